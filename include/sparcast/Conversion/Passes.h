@@ -1,0 +1,25 @@
+//===- Passes.h - Sparcast conversion passes --------------------*- C++ -*-===//
+#ifndef SPARCAST_CONVERSION_PASSES_H
+#define SPARCAST_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::sc {
+
+#define GEN_PASS_DECL
+#include "sparcast/Conversion/Passes.h.inc"
+
+/// Patterns of the reference lowering of sc ops to linalg/tensor/arith.
+void populateScToLinalgPatterns(RewritePatternSet &patterns);
+
+#define GEN_PASS_REGISTRATION
+#include "sparcast/Conversion/Passes.h.inc"
+
+} // namespace mlir::sc
+
+#endif // SPARCAST_CONVERSION_PASSES_H

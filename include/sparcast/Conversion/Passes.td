@@ -1,0 +1,75 @@
+//===- Passes.td - Sparcast conversion passes ----------------*- tablegen -*-===//
+//
+// Keep alphabetical.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SPARCAST_CONVERSION_PASSES_TD
+#define SPARCAST_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ScDropLineagePass : Pass<"sc-drop-lineage"> {
+  let summary = "Remove sc.lineage argument attributes before LLVM lowering";
+  let description = [{
+    Lineage is a tensor-level fact. Once the program is lowered past memrefs
+    (func-to-llvm expands each memref into several arguments) it no longer
+    describes anything, so the CPU and GPU pipelines drop it first.
+
+    Before:
+
+    ```mlir
+    func.func @f(%x: memref<?x8xf32> {sc.lineage = #sc.lineage<request>})
+    ```
+
+    After:
+
+    ```mlir
+    func.func @f(%x: memref<?x8xf32>)
+    ```
+  }];
+}
+
+def ScLowerToLinalgPass : Pass<"sc-lower-to-linalg"> {
+  let summary = "Reference lowering of every sc op to linalg, tensor and arith";
+  let description = [{
+    Lowers `sc` ops to upstream linalg/tensor/arith/math ops that compute
+    exactly the op's definition in fp32, naively (gathers are materialized,
+    masks evaluated per element). This is the golden model: lowered further
+    to LLVM it runs on the CPU, and every optimizing rewrite is checked
+    against it.
+
+    Before:
+
+    ```mlir
+    %e = sc.gather_rows %user[%idx]
+        : tensor<?x8xf32>, tensor<?xi32> -> tensor<?x8xf32>
+    ```
+
+    After:
+
+    ```mlir
+    %c0 = arith.constant 0 : index
+    %n = tensor.dim %idx, %c0 : tensor<?xi32>
+    %init = tensor.empty(%n) : tensor<?x8xf32>
+    %e = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>],
+                         iterator_types = ["parallel", "parallel"]}
+        outs(%init : tensor<?x8xf32>) {
+    ^bb0(%out: f32):
+      %b = linalg.index 0 : index
+      %j = linalg.index 1 : index
+      %r = tensor.extract %idx[%b] : tensor<?xi32>
+      %ri = arith.index_cast %r : i32 to index
+      %v = tensor.extract %user[%ri, %j] : tensor<?x8xf32>
+      linalg.yield %v : f32
+    } -> tensor<?x8xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+#endif // SPARCAST_CONVERSION_PASSES_TD

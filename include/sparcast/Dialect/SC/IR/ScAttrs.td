@@ -1,0 +1,181 @@
+//===- ScAttrs.td - attributes of the sc dialect -------------*- tablegen -*-===//
+#ifndef SPARCAST_DIALECT_SC_IR_SCATTRS_TD
+#define SPARCAST_DIALECT_SC_IR_SCATTRS_TD
+
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "sparcast/Dialect/SC/IR/ScDialect.td"
+include "sparcast/Dialect/SC/IR/ScInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Sc_LineageKind : I32EnumAttr<"LineageKind", "batch lineage of a tensor", [
+    I32EnumAttrCase<"shared", 0>,
+    I32EnumAttrCase<"request", 1>,
+    I32EnumAttrCase<"candidate", 2>,
+    I32EnumAttrCase<"index", 3>
+  ]> {
+  let cppNamespace = "::mlir::sc";
+  let genSpecializedAttr = 0;
+}
+
+def Sc_AnchorKinds : I32BitEnumAttr<"AnchorKinds",
+    "anchor key blocks every query block attends to", [
+    I32BitEnumAttrCaseNone<"none">,
+    I32BitEnumAttrCaseBit<"first", 0>,
+    I32BitEnumAttrCaseBit<"middle", 1>,
+    I32BitEnumAttrCaseBit<"last", 2>
+  ]> {
+  let cppNamespace = "::mlir::sc";
+  let genSpecializedAttr = 0;
+  let separator = "|";
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+class Sc_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Sc_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+def Sc_LineageAttr : EnumAttr<Sc_Dialect, Sc_LineageKind, "lineage"> {
+  let summary = "batch lineage of a tensor";
+  let description = [{
+    Says what the leading dimension of a tensor is indexed by:
+
+    * `request`: one row per request (user), B_user rows;
+    * `candidate`: one row per candidate, B rows;
+    * `index`: the int32 `tensor<?xi32>` mapping each candidate to its
+      request row (values in [0, B_user));
+    * `shared`: no batch dimension (weights).
+
+    Example:
+
+    ```mlir
+    func.func @f(%user: tensor<?x64xf16> {sc.lineage = #sc.lineage<request>},
+                 %idx: tensor<?xi32> {sc.lineage = #sc.lineage<index>})
+    ```
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Sc_LogLinearMaskAttr : Sc_Attr<"LogLinearMask", "log_linear",
+    [DeclareAttrInterfaceMethods<Sc_BlockMaskAttrInterface>]> {
+  let summary = "deterministic log-linear block-sparse attention mask";
+  let description = [{
+    Query block `i` keeps key block `j` when
+    `|i - j| <= local_width`, or `|i - j|` is a power of two `2^k` with
+    `k >= 1`, or `j` is an anchor block (`first` = 0, `middle` = nb/2,
+    `last` = nb-1, nb the number of key blocks). With `causal = true` only
+    blocks `j <= i` are kept. All distances are in blocks, not tokens. Each
+    query block keeps O(log nb) key blocks.
+
+    Example:
+
+    ```mlir
+    #sc.log_linear<block_size = 128, local_width = 1,
+                   anchors = first|middle|last, causal = false>
+    ```
+  }];
+  let parameters = (ins
+    "int64_t":$block_size,
+    DefaultValuedParameter<"int64_t", "1">:$local_width,
+    DefaultValuedParameter<"::mlir::sc::AnchorKinds",
+      "(::mlir::sc::AnchorKinds::first | ::mlir::sc::AnchorKinds::middle | ::mlir::sc::AnchorKinds::last)">:$anchors,
+    DefaultValuedParameter<"bool", "false">:$causal
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Sc_BlockSparseMaskAttr : Sc_Attr<"BlockSparseMask", "block_sparse",
+    [DeclareAttrInterfaceMethods<Sc_BlockMaskAttrInterface>]> {
+  let summary = "explicit block-sparse (BSR) attention mask";
+  let description = [{
+    Kept key blocks per query block as compressed rows: query block `i`
+    keeps key blocks `indices[offsets[i] .. offsets[i+1])`, sorted and
+    distinct, each below `key_blocks`. Every query block keeps at least one
+    key block (a row with none would make softmax undefined).
+
+    Example (2 query blocks, 3 key blocks):
+
+    ```mlir
+    #sc.block_sparse<block_size = 64, key_blocks = 3,
+                     offsets = [0, 2, 3], indices = [0, 1, 2]>
+    ```
+  }];
+  let parameters = (ins
+    "int64_t":$block_size,
+    "int64_t":$key_blocks,
+    ArrayRefParameter<"int32_t">:$offsets,
+    ArrayRefParameter<"int32_t">:$indices
+  );
+  let assemblyFormat = [{
+    `<` `block_size` `=` $block_size `,` `key_blocks` `=` $key_blocks `,`
+    `offsets` `=` `[` $offsets `]` `,` `indices` `=` `[` $indices `]` `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getNumQueryBlocks() const { return getOffsets().size() - 1; }
+  }];
+}
+
+def Sc_HybridTilesAttr : Sc_Attr<"HybridTiles", "hybrid_tiles"> {
+  let summary = "per-tile dense / 2:4 / zero layout of a matrix";
+  let description = [{
+    A matrix cut into a `grid` of `tile` shaped tiles, each stored dense
+    (`d`), 2:4 structured sparse along the contraction dim (`s`: two kept
+    values of every four, 2-bit metadata per kept element) or skipped as
+    all-zero (`z`). `kinds` lists the tiles row-major, one letter per tile.
+
+    Example:
+
+    ```mlir
+    #sc.hybrid_tiles<tile = [64, 64], grid = [2, 2], kinds = "dszd">
+    ```
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"int64_t">:$tile,
+    ArrayRefParameter<"int64_t">:$grid,
+    StringRefParameter<"one letter per tile: d, s or z">:$kinds
+  );
+  let assemblyFormat = [{
+    `<` `tile` `=` `[` $tile `]` `,` `grid` `=` `[` $grid `]` `,`
+    `kinds` `=` $kinds `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    enum class TileKind { dense, sparse24, zero };
+    /// Kind of the tile at (row, col) of the grid.
+    TileKind getTileKind(int64_t row, int64_t col) const;
+  }];
+}
+
+def Sc_BlockCsrAttr : Sc_Attr<"BlockCsr", "block_csr"> {
+  let summary = "block-sparse CSR layout of sparse embeddings";
+  let description = [{
+    Sparse rows over a very wide id space (e.g. 1.2M features) stored as
+    CSR whose column ids are split into a block id (`id_bits` wide) and an
+    offset inside a block of `block_size` columns (`offset_bits` wide), so
+    streaming kernels touch one dense block of the other operand at a time.
+
+    Example:
+
+    ```mlir
+    #sc.block_csr<block_size = 4096, id_bits = 32, offset_bits = 16>
+    ```
+  }];
+  let parameters = (ins
+    "int64_t":$block_size,
+    DefaultValuedParameter<"int64_t", "32">:$id_bits,
+    DefaultValuedParameter<"int64_t", "16">:$offset_bits
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+#endif // SPARCAST_DIALECT_SC_IR_SCATTRS_TD

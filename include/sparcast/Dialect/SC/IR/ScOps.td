@@ -1,0 +1,134 @@
+//===- ScOps.td - ops of the sc dialect ----------------------*- tablegen -*-===//
+#ifndef SPARCAST_DIALECT_SC_IR_SCOPS_TD
+#define SPARCAST_DIALECT_SC_IR_SCOPS_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "sparcast/Dialect/SC/IR/ScDialect.td"
+include "sparcast/Dialect/SC/IR/ScAttrs.td"
+
+def Sc_IndexTensor : TensorRankOf<[I32], [1]>;
+
+def Sc_GatherRowsOp : Sc_Op<"gather_rows", [Pure]> {
+  let summary = "gather rows of a tensor by an int32 index (the broadcast)";
+  let description = [{
+    `result[b, ...] = source[indices[b], ...]`. This is how models broadcast
+    request tensors to candidates: `source` has one row per request and
+    `indices` maps each candidate to its request. Index values must lie in
+    [0, dim(source, 0)); the runtime checks them on request.
+
+    Example:
+
+    ```mlir
+    %e = sc.gather_rows %user[%idx]
+        : tensor<?x64x32xf16>, tensor<?xi32> -> tensor<?x64x32xf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$source, Sc_IndexTensor:$indices);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $source `[` $indices `]` attr-dict `:` type($source) `,` type($indices)
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Sc_BatchMatmulOp : Sc_Op<"batch_matmul", [
+    RecursiveMemoryEffects, IsolatedFromAbove]> {
+  let summary = "batched matmul with an element-wise epilogue region";
+  let description = [{
+    `result[b, m, n] = epilogue(sum_k lhs[b, m, k] * rhs[b, k, n], b, m, n,
+    epilogue_ins...)` with fp32 accumulation. Either operand may be shared by
+    the batch (rank 2, e.g. a weight); at least one is batched (rank 3).
+    With `transpose_rhs` the rhs is laid out `[b, n, k]`.
+
+    The optional epilogue region receives the fp32 accumulator, the batch,
+    row and column indices, then the `epilogue_ins` operands, and yields the
+    result element. It may read the epilogue operands with `tensor.extract`
+    at any indices, which expresses scale, bias, activation, cast and the
+    IKBO gather-add `user[idx[b], m, n]`. Without a region the accumulator is
+    converted to the result element type.
+
+    Example:
+
+    ```mlir
+    %c = sc.batch_matmul %w, %e epilogue_ins(%bias : tensor<32xf32>)
+        : tensor<16x64xf16>, tensor<?x64x32xf16> -> tensor<?x16x32xf16> {
+    ^bb0(%acc: f32, %b: index, %m: index, %n: index, %bias_: tensor<32xf32>):
+      %x = tensor.extract %bias_[%n] : tensor<32xf32>
+      %s = arith.addf %acc, %x : f32
+      %h = arith.truncf %s : f32 to f16
+      sc.yield %h : f16
+    }
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs,
+                       Variadic<AnyType>:$epilogue_ins,
+                       UnitAttr:$transpose_rhs);
+  let results = (outs AnyRankedTensor:$result);
+  let regions = (region MaxSizedRegion<1>:$epilogue);
+  let assemblyFormat = [{
+    $lhs `,` $rhs (`epilogue_ins` `(` $epilogue_ins^ `:` type($epilogue_ins) `)`)?
+    attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+    ($epilogue^)?
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The contraction size K (may be dynamic).
+    int64_t getContractionSize();
+    /// Whether the op has an epilogue region.
+    bool hasEpilogue() { return !getEpilogue().empty(); }
+    /// Number of leading block arguments of the epilogue that are not
+    /// epilogue operands: accumulator, batch, row, column.
+    static constexpr unsigned kNumEpilogueLeadingArgs = 4;
+  }];
+}
+
+def Sc_AttentionOp : Sc_Op<"attention", [Pure]> {
+  let summary = "scaled dot-product attention, optionally indexed and block-masked";
+  let description = [{
+    `result[b, h] = softmax(scale * Q[b, h] K[r, h]^T + mask) V[r, h]` with
+    `Q : [B, H, L, d]`, `K : [R, H, S, d]`, `V : [R, H, S, dv]`, softmax in
+    fp32. Without `index`, `r = b` (R == B). With `index` (int32 `[B]`,
+    values in [0, R)), `r = index[b]`: each candidate attends to its
+    request's keys and values, which are never broadcast (IKBO type II).
+    `mask` is a block mask (`#sc.log_linear` or `#sc.block_sparse`);
+    softmax runs over the kept keys only. `scale` defaults to 1/sqrt(d).
+
+    Example:
+
+    ```mlir
+    %o = sc.attention %q, %k, %v index %idx
+        : tensor<?x2x64x128xf16>, tensor<?x2x1024x128xf16>,
+          tensor<?x2x1024x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$query, AnyRankedTensor:$key,
+                       AnyRankedTensor:$value,
+                       Optional<Sc_IndexTensor>:$index,
+                       OptionalAttr<AnyAttrOf<[Sc_LogLinearMaskAttr,
+                                              Sc_BlockSparseMaskAttr]>>:$mask,
+                       OptionalAttr<F32Attr>:$scale);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`index` $index^)? (`mask` `(` $mask^ `)`)?
+    attr-dict `:` type($query) `,` type($key) `,` type($value)
+    (`,` type($index)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The softmax scale: `scale` if set, else 1/sqrt(head dim).
+    float getScaleOrDefault();
+  }];
+}
+
+def Sc_YieldOp : Sc_Op<"yield", [Pure, Terminator, ReturnLike,
+                                 HasParent<"BatchMatmulOp">]> {
+  let summary = "yields the result element of an epilogue region";
+  let arguments = (ins AnyType:$value);
+  let assemblyFormat = "$value attr-dict `:` type($value)";
+}
+
+#endif // SPARCAST_DIALECT_SC_IR_SCOPS_TD

@@ -1,0 +1,18 @@
+//===- Pipelines.h - named Sparcast pass pipelines --------------*- C++ -*-===//
+#ifndef SPARCAST_PIPELINES_PIPELINES_H
+#define SPARCAST_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+
+namespace mlir::sc {
+
+/// Lowers a module of func/tensor/linalg/sc ops to the LLVM dialect for the
+/// host CPU through the reference lowering: the golden model runner.
+void buildScCpuReferencePipeline(OpPassManager &pm);
+
+/// Registers --sc-cpu-reference-pipeline.
+void registerScPipelines();
+
+} // namespace mlir::sc
+
+#endif // SPARCAST_PIPELINES_PIPELINES_H

@@ -1,0 +1,412 @@
+//===- LowerToLinalg.cpp - reference lowering of sc ops -------------------===//
+//
+// Lowers every sc op to the naive linalg/tensor/arith computation of its
+// definition, in fp32. Nothing here is fast: it is the golden model that the
+// optimizing rewrites are compared with on the CPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sparcast/Conversion/Passes.h"
+#include "sparcast/Dialect/SC/IR/ScOps.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/IRMapping.h"
+
+#include <limits>
+
+#define DEBUG_TYPE "sc-lower-to-linalg"
+
+namespace mlir::sc {
+#define GEN_PASS_DEF_SCLOWERTOLINALGPASS
+#include "sparcast/Conversion/Passes.h.inc"
+} // namespace mlir::sc
+
+using namespace mlir;
+using namespace mlir::sc;
+
+namespace {
+
+using utils::IteratorType;
+constexpr IteratorType kPar = IteratorType::parallel;
+constexpr IteratorType kRed = IteratorType::reduction;
+
+/// `tensor.empty` of the given sizes, optionally filled with `fill`.
+Value createInit(ImplicitLocOpBuilder &b, ArrayRef<OpFoldResult> sizes,
+                 Type elementType, std::optional<double> fill = std::nullopt) {
+  Value empty = tensor::EmptyOp::create(b, sizes, elementType);
+  if (!fill)
+    return empty;
+  Value scalar = arith::ConstantOp::create(
+      b, b.getFloatAttr(elementType, *fill));
+  return linalg::FillOp::create(b, scalar, empty).getResult(0);
+}
+
+/// Converts a float scalar to `type` (extension or truncation).
+Value convertFloat(OpBuilder &b, Location loc, Value v, Type type) {
+  unsigned from = v.getType().getIntOrFloatBitWidth();
+  unsigned to = type.getIntOrFloatBitWidth();
+  if (v.getType() == type)
+    return v;
+  if (from < to)
+    return arith::ExtFOp::create(b, loc, type, v);
+  return arith::TruncFOp::create(b, loc, type, v);
+}
+
+/// Casts `v` to `type` when lowering produced a less static type.
+Value castTo(OpBuilder &b, Location loc, Value v, Type type) {
+  if (v.getType() == type)
+    return v;
+  return tensor::CastOp::create(b, loc, type, v);
+}
+
+AffineMap mapOf(MLIRContext *ctx, unsigned numDims, ArrayRef<unsigned> dims) {
+  SmallVector<AffineExpr> exprs;
+  for (unsigned d : dims)
+    exprs.push_back(getAffineDimExpr(d, ctx));
+  return AffineMap::get(numDims, 0, exprs, ctx);
+}
+
+//===----------------------------------------------------------------------===//
+// sc.gather_rows
+//===----------------------------------------------------------------------===//
+
+/// Materializes `source[indices[b], ...]` with one `tensor.extract` per element.
+Value buildGatherRows(ImplicitLocOpBuilder &b, Value source, Value indices) {
+  auto sourceType = cast<RankedTensorType>(source.getType());
+  int64_t rank = sourceType.getRank();
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, b.getLoc(), source);
+  sizes[0] = tensor::getMixedSize(b, b.getLoc(), indices, 0);
+  Value init = createInit(b, sizes, sourceType.getElementType());
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank)};
+  SmallVector<IteratorType> iters(rank, kPar);
+  auto generic = linalg::GenericOp::create(
+      b, init.getType(), ValueRange{}, ValueRange{init}, maps, iters,
+      [&](OpBuilder &nb, Location loc, ValueRange) {
+        SmallVector<Value> at;
+        for (int64_t d = 0; d < rank; ++d)
+          at.push_back(linalg::IndexOp::create(nb, loc, d));
+        Value row = tensor::ExtractOp::create(nb, loc, indices, at[0]);
+        at[0] = arith::IndexCastOp::create(nb, loc, nb.getIndexType(), row);
+        Value v = tensor::ExtractOp::create(nb, loc, source, at);
+        linalg::YieldOp::create(nb, loc, v);
+      });
+  return generic.getResult(0);
+}
+
+struct LowerGatherRows : OpConversionPattern<GatherRowsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GatherRowsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    Value result = buildGatherRows(b, adaptor.getSource(), adaptor.getIndices());
+    rewriter.replaceOp(op, castTo(b, op.getLoc(), result, op.getType()));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// sc.batch_matmul
+//===----------------------------------------------------------------------===//
+
+struct LowerBatchMatmul : OpConversionPattern<BatchMatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BatchMatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    MLIRContext *ctx = op.getContext();
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    bool lhsBatched = op.getLhs().getType().getRank() == 3;
+    bool rhsBatched = op.getRhs().getType().getRank() == 3;
+    bool transposed = op.getTransposeRhs();
+    Location loc = op.getLoc();
+
+    // [B, M, N] from whichever operands carry them.
+    OpFoldResult batch = lhsBatched ? tensor::getMixedSize(b, loc, lhs, 0)
+                                    : tensor::getMixedSize(b, loc, rhs, 0);
+    OpFoldResult m = tensor::getMixedSize(b, loc, lhs, lhsBatched ? 1 : 0);
+    OpFoldResult n = tensor::getMixedSize(
+        b, loc, rhs, (rhsBatched ? 1 : 0) + (transposed ? 0 : 1));
+    SmallVector<OpFoldResult> sizes = {batch, m, n};
+    Type f32 = b.getF32Type();
+    Value acc = createInit(b, sizes, f32, 0.0);
+
+    // Loops (b, m, n, k).
+    enum { B = 0, M = 1, N = 2, K = 3 };
+    SmallVector<unsigned> lhsDims = lhsBatched ? SmallVector<unsigned>{B, M, K}
+                                               : SmallVector<unsigned>{M, K};
+    SmallVector<unsigned> rhsDims;
+    if (rhsBatched)
+      rhsDims.push_back(B);
+    if (transposed)
+      rhsDims.append({N, K});
+    else
+      rhsDims.append({K, N});
+    SmallVector<AffineMap> maps = {mapOf(ctx, 4, lhsDims),
+                                   mapOf(ctx, 4, rhsDims),
+                                   mapOf(ctx, 4, {B, M, N})};
+    acc = linalg::GenericOp::create(
+              b, acc.getType(), ValueRange{lhs, rhs}, ValueRange{acc}, maps,
+              {kPar, kPar, kPar, kRed},
+              [&](OpBuilder &nb, Location l, ValueRange args) {
+                Value x = convertFloat(nb, l, args[0], nb.getF32Type());
+                Value y = convertFloat(nb, l, args[1], nb.getF32Type());
+                Value prod = arith::MulFOp::create(nb, l, x, y);
+                Value sum = arith::AddFOp::create(nb, l, args[2], prod);
+                linalg::YieldOp::create(nb, l, sum);
+              })
+              .getResult(0);
+
+    // Epilogue: the region's body inlined into an element-wise generic.
+    Type resultElement = op.getType().getElementType();
+    Value init = createInit(b, sizes, resultElement);
+    SmallVector<AffineMap> idMaps(2, b.getMultiDimIdentityMap(3));
+    auto epilogue = linalg::GenericOp::create(
+        b, init.getType(), ValueRange{acc}, ValueRange{init}, idMaps,
+        {kPar, kPar, kPar}, [&](OpBuilder &nb, Location l, ValueRange args) {
+          if (!op.hasEpilogue()) {
+            linalg::YieldOp::create(
+                nb, l, convertFloat(nb, l, args[0], resultElement));
+            return;
+          }
+          Block &body = op.getEpilogue().front();
+          IRMapping mapping;
+          mapping.map(body.getArgument(0), args[0]);
+          for (unsigned d = 0; d < 3; ++d)
+            mapping.map(body.getArgument(1 + d),
+                        linalg::IndexOp::create(nb, l, d));
+          for (auto [i, v] : llvm::enumerate(adaptor.getEpilogueIns()))
+            mapping.map(
+                body.getArgument(BatchMatmulOp::kNumEpilogueLeadingArgs + i),
+                v);
+          for (Operation &inner : body.without_terminator())
+            nb.clone(inner, mapping);
+          auto yield = cast<YieldOp>(body.getTerminator());
+          linalg::YieldOp::create(nb, l,
+                                  mapping.lookupOrDefault(yield.getValue()));
+        });
+    rewriter.replaceOp(op,
+                       castTo(b, loc, epilogue.getResult(0), op.getType()));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// sc.attention
+//===----------------------------------------------------------------------===//
+
+/// i1 "query block `qb` keeps key block `kb`" for a log-linear mask, computed
+/// from the definition (not from the enumerated pattern), so that the mask
+/// materialization can be checked against it.
+Value buildLogLinearKeep(OpBuilder &b, Location loc, LogLinearMaskAttr mask,
+                         Value qb, Value kb, Value numKeyBlocks) {
+  auto cst = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  using P = arith::CmpIPredicate;
+  auto cmp = [&](P p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y).getResult();
+  };
+  auto orI = [&](Value x, Value y) {
+    return arith::OrIOp::create(b, loc, x, y).getResult();
+  };
+  Value diff = arith::SubIOp::create(b, loc, qb, kb);
+  Value negDiff = arith::SubIOp::create(b, loc, kb, qb);
+  Value dist = arith::MaxSIOp::create(b, loc, diff, negDiff);
+  Value keep = cmp(P::sle, dist, cst(mask.getLocalWidth()));
+  // dist = 2^k, k >= 1  <=>  dist >= 2 and dist & (dist - 1) == 0.
+  Value distMinusOne = arith::SubIOp::create(b, loc, dist, cst(1));
+  Value pow2 = cmp(P::eq, arith::AndIOp::create(b, loc, dist, distMinusOne),
+                   cst(0));
+  keep = orI(keep, arith::AndIOp::create(b, loc, pow2,
+                                         cmp(P::sge, dist, cst(2))));
+  AnchorKinds anchors = mask.getAnchors();
+  if (bitEnumContainsAll(anchors, AnchorKinds::first))
+    keep = orI(keep, cmp(P::eq, kb, cst(0)));
+  if (bitEnumContainsAll(anchors, AnchorKinds::middle))
+    keep = orI(keep, cmp(P::eq, kb,
+                         arith::DivSIOp::create(b, loc, numKeyBlocks, cst(2))));
+  if (bitEnumContainsAll(anchors, AnchorKinds::last))
+    keep = orI(keep, cmp(P::eq, kb,
+                         arith::SubIOp::create(b, loc, numKeyBlocks, cst(1))));
+  if (mask.getCausal())
+    keep = arith::AndIOp::create(b, loc, keep, cmp(P::sle, kb, qb));
+  return keep;
+}
+
+/// Dense i1 [query blocks, key blocks] table of an explicit block mask.
+Value buildBlockSparseTable(ImplicitLocOpBuilder &b, BlockSparseMaskAttr mask) {
+  int64_t rows = mask.getNumQueryBlocks(), cols = mask.getKeyBlocks();
+  SmallVector<bool> table(rows * cols, false);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c : mask.getKeptKeyBlocks(r, rows, cols))
+      table[r * cols + c] = true;
+  auto type = RankedTensorType::get({rows, cols}, b.getI1Type());
+  return arith::ConstantOp::create(b, DenseElementsAttr::get(type, table));
+}
+
+struct LowerAttention : OpConversionPattern<AttentionOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AttentionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    MLIRContext *ctx = op.getContext();
+    Location loc = op.getLoc();
+    Value q = adaptor.getQuery(), k = adaptor.getKey(), v = adaptor.getValue();
+    // The golden model simply materializes the per-candidate K and V.
+    if (Value index = adaptor.getIndex()) {
+      k = buildGatherRows(b, k, index);
+      v = buildGatherRows(b, v, index);
+    }
+    Type f32 = b.getF32Type();
+    OpFoldResult batch = tensor::getMixedSize(b, loc, q, 0);
+    OpFoldResult heads = tensor::getMixedSize(b, loc, q, 1);
+    OpFoldResult queryLen = tensor::getMixedSize(b, loc, q, 2);
+    OpFoldResult keyLen = tensor::getMixedSize(b, loc, k, 2);
+    OpFoldResult valueDim = tensor::getMixedSize(b, loc, v, 3);
+
+    // scores[b, h, l, s] = sum_e q[b, h, l, e] * k[b, h, s, e]
+    Value scores = createInit(b, {batch, heads, queryLen, keyLen}, f32, 0.0);
+    auto mulAdd = [&](OpBuilder &nb, Location l, ValueRange args) {
+      Value x = convertFloat(nb, l, args[0], nb.getF32Type());
+      Value y = convertFloat(nb, l, args[1], nb.getF32Type());
+      Value prod = arith::MulFOp::create(nb, l, x, y);
+      linalg::YieldOp::create(
+          nb, l, Value(arith::AddFOp::create(nb, l, args[2], prod)));
+    };
+    scores = linalg::GenericOp::create(
+                 b, scores.getType(), ValueRange{q, k}, ValueRange{scores},
+                 {mapOf(ctx, 5, {0, 1, 2, 4}), mapOf(ctx, 5, {0, 1, 3, 4}),
+                  mapOf(ctx, 5, {0, 1, 2, 3})},
+                 {kPar, kPar, kPar, kPar, kRed}, mulAdd)
+                 .getResult(0);
+
+    // Scale, then -inf outside the kept blocks.
+    float scale = op.getScaleOrDefault();
+    Attribute maskAttr = op.getMaskAttr();
+    Value table, numKeyBlocks;
+    int64_t blockSize = 0;
+    if (maskAttr) {
+      blockSize = cast<BlockMaskAttrInterface>(maskAttr).getMaskBlockSize();
+      if (auto bsr = dyn_cast<BlockSparseMaskAttr>(maskAttr))
+        table = buildBlockSparseTable(b, bsr);
+      Value len = getValueOrCreateConstantIndexOp(b, loc, keyLen);
+      Value blockMinusOne = arith::ConstantIndexOp::create(b, blockSize - 1);
+      numKeyBlocks = arith::DivUIOp::create(
+          b, arith::AddIOp::create(b, len, blockMinusOne),
+          arith::ConstantIndexOp::create(b, blockSize));
+    }
+    SmallVector<AffineMap> id4(1, b.getMultiDimIdentityMap(4));
+    scores = linalg::GenericOp::create(
+                 b, scores.getType(), ValueRange{}, ValueRange{scores}, id4,
+                 {kPar, kPar, kPar, kPar},
+                 [&](OpBuilder &nb, Location l, ValueRange args) {
+                   Value s = arith::MulFOp::create(
+                       nb, l, args[0],
+                       arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(scale)));
+                   if (maskAttr) {
+                     Value block = arith::ConstantIndexOp::create(nb, l, blockSize);
+                     Value qb = arith::DivUIOp::create(
+                         nb, l, linalg::IndexOp::create(nb, l, 2), block);
+                     Value kb = arith::DivUIOp::create(
+                         nb, l, linalg::IndexOp::create(nb, l, 3), block);
+                     Value keep;
+                     if (table)
+                       keep = tensor::ExtractOp::create(nb, l, table,
+                                                        ValueRange{qb, kb});
+                     else
+                       keep = buildLogLinearKeep(
+                           nb, l, cast<LogLinearMaskAttr>(maskAttr), qb, kb,
+                           numKeyBlocks);
+                     Value negInf = arith::ConstantOp::create(
+                         nb, l, nb.getF32FloatAttr(
+                                    -std::numeric_limits<float>::infinity()));
+                     s = arith::SelectOp::create(nb, l, keep, s, negInf);
+                   }
+                   linalg::YieldOp::create(nb, l, s);
+                 })
+                 .getResult(0);
+
+    // Row maximum, exponentials, row sums.
+    SmallVector<OpFoldResult> rowSizes = {batch, heads, queryLen};
+    AffineMap full = b.getMultiDimIdentityMap(4);
+    AffineMap row = mapOf(ctx, 4, {0, 1, 2});
+    Value rowMax = createInit(b, rowSizes, f32,
+                              -std::numeric_limits<double>::infinity());
+    rowMax = linalg::GenericOp::create(
+                 b, rowMax.getType(), ValueRange{scores}, ValueRange{rowMax},
+                 {full, row}, {kPar, kPar, kPar, kRed},
+                 [&](OpBuilder &nb, Location l, ValueRange args) {
+                   linalg::YieldOp::create(
+                       nb, l, Value(arith::MaximumFOp::create(nb, l, args[0], args[1])));
+                 })
+                 .getResult(0);
+    Value probs = linalg::GenericOp::create(
+                      b, scores.getType(), ValueRange{rowMax}, ValueRange{scores},
+                      {row, full}, {kPar, kPar, kPar, kPar},
+                      [&](OpBuilder &nb, Location l, ValueRange args) {
+                        Value d = arith::SubFOp::create(nb, l, args[1], args[0]);
+                        linalg::YieldOp::create(nb, l, Value(math::ExpOp::create(nb, l, d)));
+                      })
+                      .getResult(0);
+    Value rowSum = createInit(b, rowSizes, f32, 0.0);
+    rowSum = linalg::GenericOp::create(
+                 b, rowSum.getType(), ValueRange{probs}, ValueRange{rowSum},
+                 {full, row}, {kPar, kPar, kPar, kRed},
+                 [&](OpBuilder &nb, Location l, ValueRange args) {
+                   linalg::YieldOp::create(
+                       nb, l, Value(arith::AddFOp::create(nb, l, args[0], args[1])));
+                 })
+                 .getResult(0);
+
+    // out[b, h, l, e] = sum_s probs[b, h, l, s] * v[b, h, s, e] / rowSum
+    Value out = createInit(b, {batch, heads, queryLen, valueDim}, f32, 0.0);
+    out = linalg::GenericOp::create(
+              b, out.getType(), ValueRange{probs, v}, ValueRange{out},
+              {mapOf(ctx, 5, {0, 1, 2, 4}), mapOf(ctx, 5, {0, 1, 4, 3}),
+               mapOf(ctx, 5, {0, 1, 2, 3})},
+              {kPar, kPar, kPar, kPar, kRed}, mulAdd)
+              .getResult(0);
+    Type resultElement = op.getType().getElementType();
+    Value init = createInit(b, {batch, heads, queryLen, valueDim}, resultElement);
+    Value result =
+        linalg::GenericOp::create(
+            b, init.getType(), ValueRange{out, rowSum}, ValueRange{init},
+            {full, row, full}, {kPar, kPar, kPar, kPar},
+            [&](OpBuilder &nb, Location l, ValueRange args) {
+              Value x = arith::DivFOp::create(nb, l, args[0], args[1]);
+              linalg::YieldOp::create(nb, l,
+                                      convertFloat(nb, l, x, resultElement));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, castTo(b, loc, result, op.getType()));
+    return success();
+  }
+};
+
+struct ScLowerToLinalgPass
+    : sc::impl::ScLowerToLinalgPassBase<ScLowerToLinalgPass> {
+  using Base::Base;
+  void runOnOperation() final {
+    MLIRContext *ctx = &getContext();
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<ScDialect>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    RewritePatternSet patterns(ctx);
+    populateScToLinalgPatterns(patterns);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::sc::populateScToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<LowerAttention, LowerBatchMatmul, LowerGatherRows>(
+      patterns.getContext());
+}

@@ -1,0 +1,220 @@
+//===- ScAttrs.cpp - attributes of the sc dialect -------------------------===//
+//
+// Verifiers of the layout attributes and the block-mask interface.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sparcast/Dialect/SC/IR/MaskPatterns.h"
+#include "sparcast/Dialect/SC/IR/ScDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::sc;
+
+#include "sparcast/Dialect/SC/IR/ScEnums.cpp.inc"
+
+#include "sparcast/Dialect/SC/IR/ScAttrInterfaces.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "sparcast/Dialect/SC/IR/ScAttrs.cpp.inc"
+
+void ScDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "sparcast/Dialect/SC/IR/ScAttrs.cpp.inc"
+      >();
+}
+
+/// Block sizes are powers of two between 16 (one MMA fragment) and 1024.
+static LogicalResult verifyBlockSize(function_ref<InFlightDiagnostic()> emitError,
+                                     int64_t blockSize) {
+  if (blockSize < 16 || blockSize > 1024 || !llvm::isPowerOf2_64(blockSize))
+    return emitError() << "block_size must be a power of two in [16, 1024], got "
+                       << blockSize;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LogLinearMaskAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+LogLinearMaskAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                          int64_t blockSize, int64_t localWidth,
+                          AnchorKinds anchors, bool causal) {
+  if (failed(verifyBlockSize(emitError, blockSize)))
+    return failure();
+  if (localWidth < 0)
+    return emitError() << "local_width must be non-negative, got "
+                       << localWidth;
+  return success();
+}
+
+int64_t LogLinearMaskAttr::getMaskBlockSize() const { return getBlockSize(); }
+
+SmallVector<int64_t>
+LogLinearMaskAttr::getKeptKeyBlocks(int64_t queryBlock, int64_t numQueryBlocks,
+                                    int64_t numKeyBlocks) const {
+  LogLinearParams params;
+  params.localWidth = getLocalWidth();
+  params.anchorFirst = bitEnumContainsAll(getAnchors(), AnchorKinds::first);
+  params.anchorMiddle = bitEnumContainsAll(getAnchors(), AnchorKinds::middle);
+  params.anchorLast = bitEnumContainsAll(getAnchors(), AnchorKinds::last);
+  params.causal = getCausal();
+  return logLinearKeptBlocks(queryBlock, numKeyBlocks, params);
+}
+
+LogicalResult LogLinearMaskAttr::verifyBlockCounts(
+    function_ref<InFlightDiagnostic()> emitError, int64_t numQueryBlocks,
+    int64_t numKeyBlocks) const {
+  if (numKeyBlocks == 0)
+    return emitError() << "log-linear mask needs at least one key block";
+  // Query block i keeps key block i whenever i < numKeyBlocks; past that a
+  // row may come out empty, which softmax cannot normalize. Dynamic counts
+  // are checked by the runtime.
+  if (ShapedType::isDynamic(numQueryBlocks) ||
+      ShapedType::isDynamic(numKeyBlocks) || numQueryBlocks <= numKeyBlocks)
+    return success();
+  for (int64_t q = numKeyBlocks; q < numQueryBlocks; ++q)
+    if (getKeptKeyBlocks(q, numQueryBlocks, numKeyBlocks).empty())
+      return emitError() << "log-linear mask leaves query block " << q
+                         << " with no key block";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// BlockSparseMaskAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+BlockSparseMaskAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                            int64_t blockSize, int64_t keyBlocks,
+                            ArrayRef<int32_t> offsets,
+                            ArrayRef<int32_t> indices) {
+  if (failed(verifyBlockSize(emitError, blockSize)))
+    return failure();
+  if (keyBlocks < 1)
+    return emitError() << "key_blocks must be positive, got " << keyBlocks;
+  if (offsets.size() < 2)
+    return emitError() << "offsets must have at least 2 entries (one query "
+                          "block), got "
+                       << offsets.size();
+  if (offsets.front() != 0)
+    return emitError() << "offsets must start at 0, got " << offsets.front();
+  if (offsets.back() != static_cast<int64_t>(indices.size()))
+    return emitError() << "last offset must equal the number of indices ("
+                       << indices.size() << "), got " << offsets.back();
+  for (size_t row = 0; row + 1 < offsets.size(); ++row) {
+    int32_t begin = offsets[row], end = offsets[row + 1];
+    if (end < begin)
+      return emitError() << "offsets must be non-decreasing, got "
+                         << offsets[row] << " then " << offsets[row + 1];
+    if (end == begin)
+      return emitError() << "query block " << row << " keeps no key block";
+    for (int32_t i = begin; i < end; ++i) {
+      if (indices[i] < 0 || indices[i] >= keyBlocks)
+        return emitError() << "query block " << row << " keeps key block "
+                           << indices[i] << ", out of range [0, " << keyBlocks
+                           << ")";
+      if (i > begin && indices[i] <= indices[i - 1])
+        return emitError() << "key blocks of query block " << row
+                           << " must be sorted and distinct, got "
+                           << indices[i - 1] << " then " << indices[i];
+    }
+  }
+  return success();
+}
+
+int64_t BlockSparseMaskAttr::getMaskBlockSize() const { return getBlockSize(); }
+
+SmallVector<int64_t>
+BlockSparseMaskAttr::getKeptKeyBlocks(int64_t queryBlock,
+                                      int64_t numQueryBlocks,
+                                      int64_t numKeyBlocks) const {
+  ArrayRef<int32_t> offsets = getOffsets();
+  ArrayRef<int32_t> row =
+      getIndices().slice(offsets[queryBlock],
+                         offsets[queryBlock + 1] - offsets[queryBlock]);
+  return SmallVector<int64_t>(row.begin(), row.end());
+}
+
+LogicalResult BlockSparseMaskAttr::verifyBlockCounts(
+    function_ref<InFlightDiagnostic()> emitError, int64_t numQueryBlocks,
+    int64_t numKeyBlocks) const {
+  // The tables are explicit, so they fix both counts.
+  if (ShapedType::isDynamic(numQueryBlocks) ||
+      ShapedType::isDynamic(numKeyBlocks))
+    return emitError() << "a block_sparse mask needs static sequence lengths";
+  if (numQueryBlocks != getNumQueryBlocks())
+    return emitError() << "mask has " << getNumQueryBlocks()
+                       << " query blocks, the queries have " << numQueryBlocks;
+  if (numKeyBlocks != getKeyBlocks())
+    return emitError() << "mask has " << getKeyBlocks()
+                       << " key blocks, the keys have " << numKeyBlocks;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// HybridTilesAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult HybridTilesAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                      ArrayRef<int64_t> tile,
+                                      ArrayRef<int64_t> grid, StringRef kinds) {
+  if (tile.size() != 2)
+    return emitError() << "tile must have 2 sizes, got " << tile.size();
+  if (grid.size() != 2)
+    return emitError() << "grid must have 2 sizes, got " << grid.size();
+  for (int64_t size : tile)
+    if (size <= 0 || size % 16 != 0)
+      return emitError() << "tile sizes must be positive multiples of 16, got "
+                         << size;
+  for (int64_t size : grid)
+    if (size <= 0)
+      return emitError() << "grid sizes must be positive, got " << size;
+  int64_t numTiles = grid[0] * grid[1];
+  if (static_cast<int64_t>(kinds.size()) != numTiles)
+    return emitError() << "expected " << numTiles << " tile kinds, got "
+                       << kinds.size();
+  for (auto [i, c] : llvm::enumerate(kinds))
+    if (c != 'd' && c != 's' && c != 'z')
+      return emitError() << "tile " << i << " has kind '" << c
+                         << "', expected 'd' (dense), 's' (2:4) or 'z' (zero)";
+  return success();
+}
+
+HybridTilesAttr::TileKind HybridTilesAttr::getTileKind(int64_t row,
+                                                       int64_t col) const {
+  char c = getKinds()[row * getGrid()[1] + col];
+  if (c == 's')
+    return TileKind::sparse24;
+  if (c == 'z')
+    return TileKind::zero;
+  return TileKind::dense;
+}
+
+//===----------------------------------------------------------------------===//
+// BlockCsrAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult BlockCsrAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   int64_t blockSize, int64_t idBits,
+                                   int64_t offsetBits) {
+  if (blockSize < 1 || !llvm::isPowerOf2_64(blockSize))
+    return emitError() << "block_size must be a positive power of two, got "
+                       << blockSize;
+  if (idBits != 16 && idBits != 32 && idBits != 64)
+    return emitError() << "id_bits must be 16, 32 or 64, got " << idBits;
+  if (offsetBits != 8 && offsetBits != 16 && offsetBits != 32)
+    return emitError() << "offset_bits must be 8, 16 or 32, got "
+                       << offsetBits;
+  if (offsetBits < 63 && blockSize > (int64_t(1) << offsetBits))
+    return emitError() << "offset_bits = " << offsetBits
+                       << " cannot address a block of " << blockSize
+                       << " columns";
+  return success();
+}

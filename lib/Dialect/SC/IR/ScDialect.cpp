@@ -1,0 +1,69 @@
+//===- ScDialect.cpp - the Sparcast `sc` dialect --------------------------===//
+//
+// Dialect registration and the verifier of lineage argument attributes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sparcast/Dialect/SC/IR/ScDialect.h"
+#include "sparcast/Dialect/SC/IR/ScOps.h"
+
+using namespace mlir;
+using namespace mlir::sc;
+
+#include "sparcast/Dialect/SC/IR/ScOpsDialect.cpp.inc"
+
+void ScDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "sparcast/Dialect/SC/IR/ScOps.cpp.inc"
+      >();
+  registerAttributes();
+}
+
+/// `sc.lineage` on a function argument: a `#sc.lineage<...>` on a ranked
+/// tensor whose shape fits the lineage.
+LogicalResult ScDialect::verifyRegionArgAttribute(Operation *op,
+                                                  unsigned regionIndex,
+                                                  unsigned argIndex,
+                                                  NamedAttribute attr) {
+  if (attr.getName() != getLineageAttrName())
+    return op->emitError() << "unknown sc argument attribute '"
+                           << attr.getName().getValue() << "'";
+  auto lineage = dyn_cast<LineageKindAttr>(attr.getValue());
+  if (!lineage)
+    return op->emitError() << "'" << getLineageAttrName()
+                           << "' expects a #sc.lineage attribute, got "
+                           << attr.getValue();
+  Region &region = op->getRegion(regionIndex);
+  if (region.empty())
+    return success(); // A declaration: nothing to check the types against.
+  Type type = region.getArgument(argIndex).getType();
+  // Tensors before bufferization, memrefs after.
+  auto tensorType = dyn_cast<ShapedType>(type);
+  if (!tensorType || !tensorType.hasRank() ||
+      !isa<RankedTensorType, MemRefType>(type))
+    return op->emitError() << "argument #" << argIndex << " with lineage "
+                           << stringifyLineageKind(lineage.getValue())
+                           << " must be a ranked tensor or memref, got "
+                           << type;
+  switch (lineage.getValue()) {
+  case LineageKind::shared:
+    return success();
+  case LineageKind::request:
+  case LineageKind::candidate:
+    if (tensorType.getRank() < 1)
+      return op->emitError()
+             << "argument #" << argIndex << " with lineage "
+             << stringifyLineageKind(lineage.getValue())
+             << " needs a batch dimension, got a rank-0 tensor";
+    return success();
+  case LineageKind::index:
+    if (tensorType.getRank() != 1 ||
+        !tensorType.getElementType().isSignlessInteger(32))
+      return op->emitError() << "argument #" << argIndex
+                             << " with lineage index must be a 1-D i32 tensor, got "
+                             << type;
+    return success();
+  }
+  return success();
+}

@@ -1,0 +1,254 @@
+//===- ScOps.cpp - ops of the sc dialect ----------------------------------===//
+//
+// Verifiers of the sc ops. Shape checks share small helpers that take the
+// role of the operand, so every message names what is wrong and where.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sparcast/Dialect/SC/IR/ScOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::sc;
+
+static bool compatibleDims(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+static std::string dimToString(int64_t d) {
+  return ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d);
+}
+
+/// Checks that dimension `what` of `role` (size `have`) matches `want`.
+static LogicalResult verifyDim(Operation *op, StringRef role, StringRef what,
+                               int64_t have, int64_t want) {
+  if (compatibleDims(have, want))
+    return success();
+  return op->emitOpError() << "expected " << role << " " << what << " to be "
+                           << dimToString(want) << ", got "
+                           << dimToString(have);
+}
+
+static LogicalResult verifyRank(Operation *op, StringRef role,
+                                RankedTensorType type,
+                                ArrayRef<int64_t> allowed) {
+  if (llvm::is_contained(allowed, type.getRank()))
+    return success();
+  InFlightDiagnostic diag = op->emitOpError() << "expected " << role
+                                              << " of rank ";
+  llvm::interleave(allowed, diag, " or ");
+  return diag << ", got " << type.getRank();
+}
+
+static bool isMatmulFloat(Type type) {
+  return type.isF16() || type.isBF16() || type.isF32();
+}
+
+//===----------------------------------------------------------------------===//
+// GatherRowsOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherRowsOp::verify() {
+  auto sourceType = getSource().getType();
+  auto resultType = getResult().getType();
+  if (sourceType.getRank() < 1)
+    return emitOpError() << "expected source with a batch dimension, got "
+                         << sourceType;
+  if (resultType.getRank() != sourceType.getRank())
+    return emitOpError() << "expected result of rank " << sourceType.getRank()
+                         << ", got " << resultType.getRank();
+  if (resultType.getElementType() != sourceType.getElementType())
+    return emitOpError() << "expected result element type "
+                         << sourceType.getElementType() << ", got "
+                         << resultType.getElementType();
+  if (failed(verifyDim(*this, "result", "dim 0", resultType.getDimSize(0),
+                       getIndices().getType().getDimSize(0))))
+    return failure();
+  for (int64_t d = 1; d < sourceType.getRank(); ++d)
+    if (failed(verifyDim(*this, "result", "dim " + std::to_string(d),
+                         resultType.getDimSize(d), sourceType.getDimSize(d))))
+      return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// BatchMatmulOp
+//===----------------------------------------------------------------------===//
+
+int64_t BatchMatmulOp::getContractionSize() {
+  return getLhs().getType().getShape().back();
+}
+
+LogicalResult BatchMatmulOp::verify() {
+  RankedTensorType lhsType = getLhs().getType();
+  RankedTensorType rhsType = getRhs().getType();
+  RankedTensorType resultType = getResult().getType();
+  if (failed(verifyRank(*this, "lhs", lhsType, {2, 3})) ||
+      failed(verifyRank(*this, "rhs", rhsType, {2, 3})) ||
+      failed(verifyRank(*this, "result", resultType, {3})))
+    return failure();
+  bool lhsBatched = lhsType.getRank() == 3, rhsBatched = rhsType.getRank() == 3;
+  if (!lhsBatched && !rhsBatched)
+    return emitOpError() << "expected at least one batched (rank 3) operand";
+  if (lhsType.getElementType() != rhsType.getElementType())
+    return emitOpError() << "expected lhs and rhs of the same element type, got "
+                         << lhsType.getElementType() << " and "
+                         << rhsType.getElementType();
+  if (!isMatmulFloat(lhsType.getElementType()))
+    return emitOpError() << "expected f16, bf16 or f32 operands, got "
+                         << lhsType.getElementType();
+  if (!isMatmulFloat(resultType.getElementType()))
+    return emitOpError() << "expected f16, bf16 or f32 result, got "
+                         << resultType.getElementType();
+
+  ArrayRef<int64_t> lhs = lhsType.getShape(), rhs = rhsType.getShape();
+  int64_t m = lhs[lhs.size() - 2], k = lhs.back();
+  int64_t rhsK = getTransposeRhs() ? rhs.back() : rhs[rhs.size() - 2];
+  int64_t n = getTransposeRhs() ? rhs[rhs.size() - 2] : rhs.back();
+  if (failed(verifyDim(*this, "rhs", "contraction size", rhsK, k)))
+    return failure();
+  int64_t batch = ShapedType::kDynamic;
+  if (lhsBatched)
+    batch = lhs[0];
+  if (rhsBatched) {
+    if (lhsBatched &&
+        failed(verifyDim(*this, "rhs", "batch size", rhs[0], lhs[0])))
+      return failure();
+    if (!lhsBatched || ShapedType::isDynamic(batch))
+      batch = rhs[0];
+  }
+  ArrayRef<int64_t> res = resultType.getShape();
+  if (failed(verifyDim(*this, "result", "batch size", res[0], batch)) ||
+      failed(verifyDim(*this, "result", "rows", res[1], m)) ||
+      failed(verifyDim(*this, "result", "columns", res[2], n)))
+    return failure();
+  if (!hasEpilogue() && !getEpilogueIns().empty())
+    return emitOpError() << "has " << getEpilogueIns().size()
+                         << " epilogue operands but no epilogue region";
+  return success();
+}
+
+LogicalResult BatchMatmulOp::verifyRegions() {
+  if (!hasEpilogue())
+    return success();
+  Block &body = getEpilogue().front();
+  unsigned want = kNumEpilogueLeadingArgs + getEpilogueIns().size();
+  if (body.getNumArguments() != want)
+    return emitOpError() << "expected " << want
+                         << " epilogue block arguments (accumulator, batch, "
+                            "row, column, then one per epilogue operand), got "
+                         << body.getNumArguments();
+  if (!body.getArgument(0).getType().isF32())
+    return emitOpError() << "expected the epilogue accumulator to be f32, got "
+                         << body.getArgument(0).getType();
+  for (unsigned i = 1; i < kNumEpilogueLeadingArgs; ++i)
+    if (!body.getArgument(i).getType().isIndex())
+      return emitOpError() << "expected epilogue block argument #" << i
+                           << " to be index, got "
+                           << body.getArgument(i).getType();
+  for (auto [i, operand] : llvm::enumerate(getEpilogueIns())) {
+    Type argType = body.getArgument(kNumEpilogueLeadingArgs + i).getType();
+    if (argType != operand.getType())
+      return emitOpError() << "expected epilogue block argument #"
+                           << kNumEpilogueLeadingArgs + i << " to be "
+                           << operand.getType() << ", got " << argType;
+  }
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield)
+    return emitOpError() << "expected the epilogue to end with sc.yield";
+  Type elementType = getResult().getType().getElementType();
+  if (yield.getValue().getType() != elementType)
+    return emitOpError() << "expected the epilogue to yield " << elementType
+                         << ", got " << yield.getValue().getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+float AttentionOp::getScaleOrDefault() {
+  if (std::optional<APFloat> scale = getScale())
+    return scale->convertToFloat();
+  return 1.0f / std::sqrt(static_cast<float>(
+                    getQuery().getType().getShape().back()));
+}
+
+LogicalResult AttentionOp::verify() {
+  RankedTensorType q = getQuery().getType(), k = getKey().getType(),
+                   v = getValue().getType(), out = getResult().getType();
+  if (failed(verifyRank(*this, "query", q, {4})) ||
+      failed(verifyRank(*this, "key", k, {4})) ||
+      failed(verifyRank(*this, "value", v, {4})) ||
+      failed(verifyRank(*this, "result", out, {4})))
+    return failure();
+  Type elementType = q.getElementType();
+  if (!isMatmulFloat(elementType))
+    return emitOpError() << "expected f16, bf16 or f32 query, got "
+                         << elementType;
+  if (k.getElementType() != elementType || v.getElementType() != elementType)
+    return emitOpError() << "expected query, key and value of one element "
+                            "type, got "
+                         << elementType << ", " << k.getElementType() << ", "
+                         << v.getElementType();
+  if (!isMatmulFloat(out.getElementType()))
+    return emitOpError() << "expected f16, bf16 or f32 result, got "
+                         << out.getElementType();
+  if (ShapedType::isDynamic(q.getDimSize(3)) ||
+      ShapedType::isDynamic(v.getDimSize(3)))
+    return emitOpError() << "expected static head dimensions";
+
+  int64_t batch = q.getDimSize(0), heads = q.getDimSize(1);
+  int64_t queryLen = q.getDimSize(2), keyLen = k.getDimSize(2);
+  if (failed(verifyDim(*this, "key", "heads", k.getDimSize(1), heads)) ||
+      failed(verifyDim(*this, "value", "heads", v.getDimSize(1), heads)) ||
+      failed(verifyDim(*this, "key", "head dim", k.getDimSize(3),
+                       q.getDimSize(3))) ||
+      failed(verifyDim(*this, "value", "length", v.getDimSize(2), keyLen)) ||
+      failed(verifyDim(*this, "value", "batch size", v.getDimSize(0),
+                       k.getDimSize(0))))
+    return failure();
+  if (getIndex()) {
+    if (failed(verifyDim(*this, "index", "size",
+                         getIndex().getType().getDimSize(0), batch)))
+      return failure();
+  } else if (failed(verifyDim(*this, "key", "batch size", k.getDimSize(0),
+                              batch))) {
+    return failure();
+  }
+  if (failed(verifyDim(*this, "result", "batch size", out.getDimSize(0),
+                       batch)) ||
+      failed(verifyDim(*this, "result", "heads", out.getDimSize(1), heads)) ||
+      failed(verifyDim(*this, "result", "length", out.getDimSize(2),
+                       queryLen)) ||
+      failed(verifyDim(*this, "result", "head dim", out.getDimSize(3),
+                       v.getDimSize(3))))
+    return failure();
+
+  if (std::optional<APFloat> scale = getScale()) {
+    float s = scale->convertToFloat();
+    if (!(s > 0.0f) || !std::isfinite(s))
+      return emitOpError() << "expected a positive finite scale, got " << s;
+  }
+  if (Attribute maskAttr = getMaskAttr()) {
+    auto mask = cast<BlockMaskAttrInterface>(maskAttr);
+    int64_t block = mask.getMaskBlockSize();
+    auto numBlocks = [&](int64_t len) {
+      return ShapedType::isDynamic(len) ? ShapedType::kDynamic
+                                        : llvm::divideCeil(len, block);
+    };
+    if (failed(mask.verifyBlockCounts([&] { return emitOpError(); },
+                                      numBlocks(queryLen),
+                                      numBlocks(keyLen))))
+      return failure();
+  }
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "sparcast/Dialect/SC/IR/ScOps.cpp.inc"

@@ -1,0 +1,319 @@
+//===- CpuRunner.cpp - run tensor functions on the host CPU ---------------===//
+
+#include "sparcast/ExecutionEngine/CpuRunner.h"
+#include "sparcast/Dialect/SC/IR/ScDialect.h"
+#include "sparcast/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::sc;
+
+//===----------------------------------------------------------------------===//
+// HostTensor
+//===----------------------------------------------------------------------===//
+
+static size_t bytesOf(ElementKind kind) {
+  switch (kind) {
+  case ElementKind::f32:
+  case ElementKind::i32:
+    return 4;
+  case ElementKind::f16:
+  case ElementKind::bf16:
+    return 2;
+  }
+  return 4;
+}
+
+static const llvm::fltSemantics &semanticsOf(ElementKind kind) {
+  return kind == ElementKind::f16 ? llvm::APFloat::IEEEhalf()
+                                  : llvm::APFloat::BFloat();
+}
+
+HostTensor::HostTensor(ElementKind kind, ArrayRef<int64_t> shape)
+    : kind(kind), shape(shape) {
+  data.assign(getNumElements() * bytesOf(kind), 0);
+}
+
+int64_t HostTensor::getNumElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+double HostTensor::get(int64_t i) const {
+  const uint8_t *p = data.data() + i * bytesOf(kind);
+  switch (kind) {
+  case ElementKind::f32: {
+    float f;
+    std::memcpy(&f, p, 4);
+    return f;
+  }
+  case ElementKind::i32: {
+    int32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  case ElementKind::f16:
+  case ElementKind::bf16: {
+    uint16_t bits;
+    std::memcpy(&bits, p, 2);
+    llvm::APFloat f(semanticsOf(kind), llvm::APInt(16, bits));
+    return f.convertToFloat();
+  }
+  }
+  return 0;
+}
+
+void HostTensor::set(int64_t i, double v) {
+  uint8_t *p = data.data() + i * bytesOf(kind);
+  switch (kind) {
+  case ElementKind::f32: {
+    float f = static_cast<float>(v);
+    std::memcpy(p, &f, 4);
+    return;
+  }
+  case ElementKind::i32: {
+    int32_t x = static_cast<int32_t>(v);
+    std::memcpy(p, &x, 4);
+    return;
+  }
+  case ElementKind::f16:
+  case ElementKind::bf16: {
+    llvm::APFloat f(v);
+    bool lost;
+    f.convert(semanticsOf(kind), llvm::APFloat::rmNearestTiesToEven, &lost);
+    uint16_t bits = f.bitcastToAPInt().getZExtValue();
+    std::memcpy(p, &bits, 2);
+    return;
+  }
+  }
+}
+
+static std::optional<ElementKind> kindOf(Type type) {
+  if (type.isF32())
+    return ElementKind::f32;
+  if (type.isF16())
+    return ElementKind::f16;
+  if (type.isBF16())
+    return ElementKind::bf16;
+  if (type.isSignlessInteger(32))
+    return ElementKind::i32;
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// Random inputs
+//===----------------------------------------------------------------------===//
+
+/// Candidate -> user map: every user gets at least one candidate (when
+/// there are enough), the rest spread unevenly at random.
+static std::vector<int32_t> makeIndex(int64_t users, int64_t candidates,
+                                      bool shuffle, std::mt19937_64 &rng) {
+  std::vector<int32_t> index(candidates);
+  std::vector<int64_t> counts(users, 0);
+  int64_t i = 0;
+  for (; i < std::min(users, candidates); ++i)
+    counts[i] = 1;
+  std::uniform_int_distribution<int64_t> anyUser(0, users - 1);
+  for (; i < candidates; ++i)
+    ++counts[anyUser(rng)];
+  int64_t at = 0;
+  for (int64_t u = 0; u < users; ++u)
+    for (int64_t c = 0; c < counts[u]; ++c)
+      index[at++] = static_cast<int32_t>(u);
+  if (shuffle)
+    std::shuffle(index.begin(), index.end(), rng);
+  return index;
+}
+
+FailureOr<std::vector<HostTensor>>
+mlir::sc::makeRandomInputs(func::FuncOp func, const InputSpec &spec) {
+  std::mt19937_64 rng(spec.seed);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  std::vector<HostTensor> inputs;
+  for (auto [i, argType] : llvm::enumerate(func.getArgumentTypes())) {
+    auto type = dyn_cast<RankedTensorType>(argType);
+    std::optional<ElementKind> kind =
+        type ? kindOf(type.getElementType()) : std::nullopt;
+    if (!kind)
+      return func.emitError() << "cannot make a random value for argument #"
+                              << i << " of type " << argType;
+    auto lineage = func.getArgAttrOfType<LineageKindAttr>(
+        i, ScDialect::getLineageAttrName());
+    LineageKind lk = lineage ? lineage.getValue() : LineageKind::shared;
+    SmallVector<int64_t> shape(type.getShape());
+    for (auto [d, size] : llvm::enumerate(shape)) {
+      if (!ShapedType::isDynamic(size))
+        continue;
+      if (d == 0 && lk == LineageKind::request)
+        size = spec.users;
+      else if (d == 0 &&
+               (lk == LineageKind::candidate || lk == LineageKind::index))
+        size = spec.candidates;
+      else
+        size = spec.otherDynamicSize;
+    }
+    HostTensor tensor(*kind, shape);
+    if (lk == LineageKind::index) {
+      std::vector<int32_t> index =
+          makeIndex(spec.users, shape[0], spec.shuffleIndex, rng);
+      for (auto [j, v] : llvm::enumerate(index))
+        tensor.set(j, v);
+    } else if (*kind == ElementKind::i32) {
+      return func.emitError() << "integer argument #" << i
+                              << " needs #sc.lineage<index>";
+    } else {
+      for (int64_t j = 0; j < tensor.getNumElements(); ++j)
+        tensor.set(j, uniform(rng));
+    }
+    inputs.push_back(std::move(tensor));
+  }
+  return inputs;
+}
+
+//===----------------------------------------------------------------------===//
+// CpuFunction
+//===----------------------------------------------------------------------===//
+
+FailureOr<std::unique_ptr<CpuFunction>>
+CpuFunction::compile(ModuleOp module, StringRef name) {
+  auto func = module.lookupSymbol<func::FuncOp>(name);
+  if (!func)
+    return module.emitError() << "no function @" << name;
+  std::unique_ptr<CpuFunction> result(new CpuFunction());
+  result->name = name.str();
+  for (Type t : func.getArgumentTypes()) {
+    auto type = dyn_cast<RankedTensorType>(t);
+    if (!type || !kindOf(type.getElementType()))
+      return func.emitError() << "unsupported argument type " << t;
+    result->argRanks.push_back(type.getRank());
+  }
+  if (func.getNumResults() != 1)
+    return func.emitError() << "expected one result, got "
+                            << func.getNumResults();
+  auto resultType = dyn_cast<RankedTensorType>(func.getResultTypes()[0]);
+  if (!resultType || !kindOf(resultType.getElementType()))
+    return func.emitError() << "unsupported result type "
+                            << func.getResultTypes()[0];
+  result->resultRank = resultType.getRank();
+  result->resultKind = *kindOf(resultType.getElementType());
+  func->setAttr("llvm.emit_c_interface", UnitAttr::get(module.getContext()));
+
+  PassManager pm(module.getContext());
+  buildScCpuReferencePipeline(pm);
+  if (failed(pm.run(module)))
+    return failure();
+
+  static bool initialized = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)initialized;
+  ExecutionEngineOptions options;
+  options.transformer = makeOptimizingTransformer(/*optLevel=*/2,
+                                                  /*sizeLevel=*/0,
+                                                  /*targetMachine=*/nullptr);
+  auto engine = ExecutionEngine::create(module, options);
+  if (!engine)
+    return module.emitError() << "cannot JIT-compile: "
+                              << llvm::toString(engine.takeError());
+  result->engine = std::move(*engine);
+  return result;
+}
+
+namespace {
+/// A strided memref descriptor of any rank, laid out as MLIR's C interface
+/// expects: {allocated, aligned, offset, sizes[rank], strides[rank]}.
+struct Descriptor {
+  std::vector<int64_t> words;
+  explicit Descriptor(int64_t rank) : words(3 + 2 * rank, 0) {}
+  Descriptor(void *data, ArrayRef<int64_t> shape) : Descriptor(shape.size()) {
+    words[0] = reinterpret_cast<int64_t>(data);
+    words[1] = reinterpret_cast<int64_t>(data);
+    int64_t stride = 1;
+    for (int64_t d = shape.size() - 1; d >= 0; --d) {
+      words[3 + d] = shape[d];
+      words[3 + shape.size() + d] = stride;
+      stride *= shape[d];
+    }
+  }
+};
+} // namespace
+
+FailureOr<HostTensor> CpuFunction::call(MutableArrayRef<HostTensor> args) {
+  if (args.size() != argRanks.size())
+    return failure();
+  std::vector<Descriptor> descriptors;
+  descriptors.reserve(args.size() + 1);
+  descriptors.emplace_back(resultRank);
+  for (HostTensor &arg : args)
+    descriptors.emplace_back(arg.getData(), arg.getShape());
+  std::vector<void *> pointers;
+  for (Descriptor &d : descriptors)
+    pointers.push_back(d.words.data());
+  std::vector<void *> packed;
+  for (void *&p : pointers)
+    packed.push_back(&p);
+  if (llvm::Error error =
+          engine->invokePacked("_mlir_ciface_" + name, packed)) {
+    llvm::errs() << "error: " << llvm::toString(std::move(error)) << "\n";
+    return failure();
+  }
+  // Copy the (possibly strided) result out, then free it: the lowered code
+  // allocated it with malloc.
+  const std::vector<int64_t> &res = descriptors[0].words;
+  SmallVector<int64_t> shape(res.begin() + 3, res.begin() + 3 + resultRank);
+  HostTensor out(resultKind, shape);
+  HostTensor view(resultKind, {}); // scratch for element decoding
+  auto *base = reinterpret_cast<uint8_t *>(res[1]);
+  size_t elementBytes = bytesOf(resultKind);
+  for (int64_t i = 0; i < out.getNumElements(); ++i) {
+    int64_t offset = res[2], rem = i;
+    for (int64_t d = resultRank - 1; d >= 0; --d) {
+      offset += (rem % shape[d]) * res[3 + resultRank + d];
+      rem /= shape[d];
+    }
+    std::memcpy(view.getData(), base + offset * elementBytes, elementBytes);
+    out.set(i, view.get(0));
+  }
+  // A function that returns one of its arguments hands back our buffer.
+  bool ownsResult = llvm::none_of(args, [&](HostTensor &arg) {
+    return reinterpret_cast<int64_t>(arg.getData()) == res[0];
+  });
+  if (ownsResult)
+    std::free(reinterpret_cast<void *>(res[0]));
+  return out;
+}
+
+Difference mlir::sc::compareTensors(const HostTensor &got,
+                                    const HostTensor &want) {
+  Difference diff;
+  if (got.getShape() != want.getShape()) {
+    diff.shapesMatch = false;
+    return diff;
+  }
+  double errSq = 0, refSq = 0;
+  for (int64_t i = 0; i < want.getNumElements(); ++i) {
+    double g = got.get(i), w = want.get(i);
+    if (!std::isfinite(g) || !std::isfinite(w))
+      diff.allFinite = false;
+    double e = std::fabs(g - w);
+    diff.maxAbs = std::max(diff.maxAbs, e);
+    errSq += e * e;
+    refSq += w * w;
+  }
+  diff.relativeFrobenius =
+      refSq > 0 ? std::sqrt(errSq / refSq) : std::sqrt(errSq);
+  return diff;
+}

@@ -1,0 +1,55 @@
+//===- Pipelines.cpp - named Sparcast pass pipelines ----------------------===//
+
+#include "sparcast/Pipelines/Pipelines.h"
+#include "sparcast/Conversion/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void mlir::sc::buildScCpuReferencePipeline(OpPassManager &pm) {
+  // Step 1. sc ops to their naive linalg definition.
+  pm.addPass(createScLowerToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+  // Step 2. Bufferize, with plain (identity-layout) memrefs at function
+  // boundaries so that callers can pass dense host buffers.
+  {
+    bufferization::OneShotBufferizePassOptions options;
+    options.bufferizeFunctionBoundaries = true;
+    options.functionBoundaryTypeConversion =
+        bufferization::LayoutMapOption::IdentityLayoutMap;
+    pm.addPass(bufferization::createOneShotBufferizePass(options));
+  }
+  // Step 3. Loops, then LLVM. bf16 extension/truncation is expanded to
+  // integer ops: the host has no bf16 instructions.
+  pm.addPass(createScDropLineagePass());
+  pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  {
+    arith::ArithExpandOpsPassOptions options;
+    options.includeBf16 = true;
+    pm.addPass(arith::createArithExpandOpsPass(options));
+  }
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::sc::registerScPipelines() {
+  PassPipelineRegistration<>(
+      "sc-cpu-reference-pipeline",
+      "Lower sc/linalg/tensor programs to LLVM for the host CPU (golden model)",
+      buildScCpuReferencePipeline);
+}

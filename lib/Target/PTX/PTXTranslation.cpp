@@ -1,0 +1,246 @@
+//===- PTXTranslation.cpp - gpu.module to PTX and cubin -------------------===//
+//
+// PTX comes from MLIR's own NVVM serialization (NVPTX backend, format=isa);
+// cubin from running ptxas on that PTX, so that the ptxas log (registers,
+// spills) is ours to read.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sparcast/Target/PTX.h"
+#include "sparcast/InitAll.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+
+using namespace mlir;
+using namespace mlir::sc;
+
+ArrayRef<StringRef> mlir::sc::supportedChips() {
+  static const StringRef chips[] = {"sm_80", "sm_86", "sm_87",
+                                    "sm_89", "sm_90", "sm_90a"};
+  return chips;
+}
+
+bool mlir::sc::isSupportedChip(StringRef chip) {
+  return llvm::is_contained(supportedChips(), chip);
+}
+
+/// Device-side lowering of gpu.modules in gpu/nvgpu/nvvm/scf/arith/memref
+/// to the LLVM dialect, then PTX serialization by the NVVM target.
+static void buildDeviceLoweringPipeline(OpPassManager &pm) {
+  pm.addPass(createConvertNVGPUToNVVMPass());
+  OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
+  device.addPass(memref::createExpandStridedMetadataPass());
+  device.addPass(createLowerAffinePass());
+  device.addPass(createSCFToControlFlowPass());
+  device.addPass(createConvertGpuOpsToNVVMOps());
+  device.addPass(createConvertNVVMToLLVMPass());
+  device.addPass(createCanonicalizerPass());
+  device.addPass(createCSEPass());
+  device.addPass(createReconcileUnrealizedCastsPass());
+  GpuModuleToBinaryPassOptions options;
+  options.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(options));
+}
+
+FailureOr<std::vector<PTXModule>>
+mlir::sc::compileToPTX(Operation *root, const PTXOptions &options) {
+  MLIRContext *ctx = root->getContext();
+  if (!isSupportedChip(options.chip)) {
+    InFlightDiagnostic diag = root->emitError()
+                              << "unsupported chip '" << options.chip
+                              << "', expected one of: ";
+    llvm::interleaveComma(supportedChips(), diag);
+    return diag;
+  }
+  SmallVector<gpu::GPUModuleOp> gpuModules;
+  if (auto gpuModule = dyn_cast<gpu::GPUModuleOp>(root))
+    gpuModules.push_back(gpuModule);
+  else
+    root->walk([&](gpu::GPUModuleOp m) { gpuModules.push_back(m); });
+  if (gpuModules.empty())
+    return root->emitError() << "no gpu.module to compile to PTX";
+
+  // Compile clones in a scratch module: the input stays untouched and host
+  // code around the kernels does not need to lower.
+  OwningOpRef<ModuleOp> work = ModuleOp::create(root->getLoc());
+  (*work)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                   UnitAttr::get(ctx));
+  OpBuilder builder = OpBuilder::atBlockEnd(work->getBody());
+  auto target = NVVM::NVVMTargetAttr::get(ctx, options.optLevel,
+                                          "nvptx64-nvidia-cuda", options.chip,
+                                          options.features);
+  for (gpu::GPUModuleOp m : gpuModules) {
+    auto clone = cast<gpu::GPUModuleOp>(builder.clone(*m));
+    clone.setTargetsAttr(builder.getArrayAttr({target}));
+  }
+
+  PassManager pm(ctx);
+  buildDeviceLoweringPipeline(pm);
+  if (failed(pm.run(*work)))
+    return failure();
+
+  std::vector<PTXModule> result;
+  for (auto binary : work->getOps<gpu::BinaryOp>()) {
+    auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
+    result.push_back({binary.getName().str(), object.getObject().str()});
+  }
+  return result;
+}
+
+std::optional<std::string> mlir::sc::findPtxas() {
+  if (std::optional<std::string> path =
+          llvm::sys::Process::GetEnv("SPARCAST_PTXAS"))
+    if (llvm::sys::fs::can_execute(*path))
+      return path;
+  SmallVector<StringRef, 3> dirs;
+  std::optional<std::string> cudaHome =
+      llvm::sys::Process::GetEnv("CUDA_HOME");
+  std::string cudaBin = cudaHome ? *cudaHome + "/bin" : std::string();
+  if (cudaHome)
+    dirs.push_back(cudaBin);
+  if (llvm::ErrorOr<std::string> path =
+          llvm::sys::findProgramByName("ptxas", dirs))
+    return *path;
+  if (llvm::ErrorOr<std::string> path = llvm::sys::findProgramByName("ptxas"))
+    return *path;
+  if (llvm::ErrorOr<std::string> path =
+          llvm::sys::findProgramByName("ptxas", {"/usr/local/cuda/bin"}))
+    return *path;
+  return std::nullopt;
+}
+
+namespace {
+/// A temporary file removed when it goes out of scope.
+struct TempFile {
+  SmallString<128> path;
+  bool ok = false;
+  TempFile(StringRef prefix, StringRef suffix) {
+    ok = !llvm::sys::fs::createTemporaryFile(prefix, suffix, path);
+  }
+  ~TempFile() {
+    if (ok)
+      llvm::sys::fs::remove(path);
+  }
+};
+} // namespace
+
+FailureOr<PtxasResult> mlir::sc::assembleWithPtxas(StringRef ptx,
+                                                   StringRef chip,
+                                                   bool verbose,
+                                                   std::string &errorMessage) {
+  std::optional<std::string> ptxas = findPtxas();
+  if (!ptxas) {
+    errorMessage = "ptxas not found (looked at $SPARCAST_PTXAS, "
+                   "$CUDA_HOME/bin, PATH and /usr/local/cuda/bin)";
+    return failure();
+  }
+  TempFile input("sparcast", "ptx"), output("sparcast", "cubin"),
+      log("sparcast", "log");
+  if (!input.ok || !output.ok || !log.ok) {
+    errorMessage = "cannot create temporary files for ptxas";
+    return failure();
+  }
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(input.path, ec);
+    if (ec) {
+      errorMessage = "cannot write " + input.path.str().str();
+      return failure();
+    }
+    os << ptx;
+  }
+  std::string arch = ("-arch=" + chip).str();
+  SmallVector<StringRef> args = {*ptxas, arch, "-O3"};
+  if (verbose)
+    args.push_back("-v");
+  args.append({input.path, "-o", output.path});
+  std::optional<StringRef> redirects[] = {std::nullopt, log.path.str(),
+                                          log.path.str()};
+  std::string execError;
+  int rc = llvm::sys::ExecuteAndWait(*ptxas, args, /*Env=*/std::nullopt,
+                                     redirects, /*SecondsToWait=*/120,
+                                     /*MemoryLimit=*/0, &execError);
+  PtxasResult result;
+  if (auto buffer = llvm::MemoryBuffer::getFile(log.path))
+    result.log = (*buffer)->getBuffer().str();
+  if (rc != 0) {
+    errorMessage = "ptxas failed" +
+                   (execError.empty() ? std::string() : ": " + execError) +
+                   "\n" + result.log;
+    return failure();
+  }
+  auto cubin = llvm::MemoryBuffer::getFile(output.path, /*IsText=*/false);
+  if (!cubin) {
+    errorMessage = "ptxas wrote no cubin";
+    return failure();
+  }
+  result.cubin = (*cubin)->getBuffer().str();
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// mlir-translate registrations
+//===----------------------------------------------------------------------===//
+
+static llvm::cl::opt<std::string>
+    clChip("sm", llvm::cl::desc("Target chip of --mlir-to-ptx/--mlir-to-cubin "
+                                "(sm_90a, sm_90, sm_89, sm_87, sm_86, sm_80)"),
+           llvm::cl::init("sm_90a"));
+
+static void registerTranslationDialects(DialectRegistry &registry) {
+  registerAllSparcastDialects(registry);
+}
+
+static FailureOr<std::vector<PTXModule>> compileForTranslation(Operation *op) {
+  PTXOptions options;
+  options.chip = clChip;
+  return compileToPTX(op, options);
+}
+
+void mlir::sc::registerPTXTranslations() {
+  static TranslateFromMLIRRegistration toPTX(
+      "mlir-to-ptx", "Compile gpu.module(s) to PTX text",
+      [](Operation *op, raw_ostream &os) -> LogicalResult {
+        FailureOr<std::vector<PTXModule>> modules = compileForTranslation(op);
+        if (failed(modules))
+          return failure();
+        for (const PTXModule &m : *modules)
+          os << "// gpu.module @" << m.name << "\n" << m.ptx << "\n";
+        return success();
+      },
+      registerTranslationDialects);
+  static TranslateFromMLIRRegistration toCubin(
+      "mlir-to-cubin", "Compile one gpu.module to a cubin (needs ptxas)",
+      [](Operation *op, raw_ostream &os) -> LogicalResult {
+        FailureOr<std::vector<PTXModule>> modules = compileForTranslation(op);
+        if (failed(modules))
+          return failure();
+        if (modules->size() != 1)
+          return op->emitError() << "--mlir-to-cubin takes one gpu.module, got "
+                                 << modules->size();
+        std::string error;
+        FailureOr<PtxasResult> cubin = assembleWithPtxas(
+            modules->front().ptx, clChip, /*verbose=*/false, error);
+        if (failed(cubin))
+          return op->emitError() << error;
+        os << cubin->cubin;
+        return success();
+      },
+      registerTranslationDialects);
+}
