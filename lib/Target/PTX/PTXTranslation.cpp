@@ -82,6 +82,7 @@ mlir::sc::compileToPTX(Operation *root, const PTXOptions &options) {
   (*work)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                    UnitAttr::get(ctx));
   OpBuilder builder = OpBuilder::atBlockEnd(work->getBody());
+  ctx->getOrLoadDialect<NVVM::NVVMDialect>();
   auto target = NVVM::NVVMTargetAttr::get(ctx, options.optLevel,
                                           "nvptx64-nvidia-cuda", options.chip,
                                           options.features);

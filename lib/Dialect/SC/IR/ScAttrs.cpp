@@ -54,6 +54,81 @@ LogLinearMaskAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+static constexpr AnchorKinds kDefaultAnchors =
+    AnchorKinds::first | AnchorKinds::middle | AnchorKinds::last;
+
+/// `<block_size = N[, local_width = N][, anchors = [kinds]][, causal = b]>`
+Attribute LogLinearMaskAttr::parse(AsmParser &parser, Type) {
+  int64_t blockSize = -1, localWidth = 1;
+  AnchorKinds anchors = kDefaultAnchors;
+  bool causal = false;
+  auto parseEntry = [&]() -> ParseResult {
+    StringRef key;
+    SMLoc loc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&key) || parser.parseEqual())
+      return failure();
+    if (key == "block_size")
+      return parser.parseInteger(blockSize);
+    if (key == "local_width")
+      return parser.parseInteger(localWidth);
+    if (key == "causal") {
+      StringRef value;
+      if (parser.parseKeyword(&value))
+        return failure();
+      if (value != "true" && value != "false")
+        return parser.emitError(loc, "expected true or false");
+      causal = value == "true";
+      return success();
+    }
+    if (key == "anchors") {
+      anchors = AnchorKinds::none;
+      return parser.parseCommaSeparatedList(
+          AsmParser::Delimiter::Square, [&]() -> ParseResult {
+            StringRef name;
+            SMLoc at = parser.getCurrentLocation();
+            if (parser.parseKeyword(&name))
+              return failure();
+            std::optional<AnchorKinds> kind = symbolizeAnchorKinds(name);
+            if (!kind)
+              return parser.emitError(at, "unknown anchor '")
+                     << name << "', expected first, middle or last";
+            anchors = anchors | *kind;
+            return success();
+          });
+    }
+    return parser.emitError(loc, "unknown log_linear parameter '") << key << "'";
+  };
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::LessGreater,
+                                     parseEntry))
+    return {};
+  if (blockSize < 0) {
+    parser.emitError(parser.getNameLoc(), "log_linear needs a block_size");
+    return {};
+  }
+  return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
+                    parser.getContext(), blockSize, localWidth, anchors,
+                    causal);
+}
+
+void LogLinearMaskAttr::print(AsmPrinter &printer) const {
+  printer << "<block_size = " << getBlockSize();
+  if (getLocalWidth() != 1)
+    printer << ", local_width = " << getLocalWidth();
+  if (getAnchors() != kDefaultAnchors) {
+    printer << ", anchors = [";
+    SmallVector<std::string> names;
+    for (AnchorKinds kind :
+         {AnchorKinds::first, AnchorKinds::middle, AnchorKinds::last})
+      if (bitEnumContainsAll(getAnchors(), kind))
+        names.push_back(stringifyAnchorKinds(kind));
+    llvm::interleaveComma(names, printer);
+    printer << "]";
+  }
+  if (getCausal())
+    printer << ", causal = true";
+  printer << ">";
+}
+
 int64_t LogLinearMaskAttr::getMaskBlockSize() const { return getBlockSize(); }
 
 SmallVector<int64_t>

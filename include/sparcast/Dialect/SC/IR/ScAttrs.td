@@ -30,7 +30,6 @@ def Sc_AnchorKinds : I32BitEnumAttr<"AnchorKinds",
   ]> {
   let cppNamespace = "::mlir::sc";
   let genSpecializedAttr = 0;
-  let separator = "|";
 }
 
 //===----------------------------------------------------------------------===//
@@ -78,7 +77,7 @@ def Sc_LogLinearMaskAttr : Sc_Attr<"LogLinearMask", "log_linear",
 
     ```mlir
     #sc.log_linear<block_size = 128, local_width = 1,
-                   anchors = first|middle|last, causal = false>
+                   anchors = [first, middle, last], causal = false>
     ```
   }];
   let parameters = (ins
@@ -88,7 +87,8 @@ def Sc_LogLinearMaskAttr : Sc_Attr<"LogLinearMask", "log_linear",
       "(::mlir::sc::AnchorKinds::first | ::mlir::sc::AnchorKinds::middle | ::mlir::sc::AnchorKinds::last)">:$anchors,
     DefaultValuedParameter<"bool", "false">:$causal
   );
-  let assemblyFormat = "`<` struct(params) `>`";
+  // `anchors = [first, last]`: a bracketed list reads better than a bit enum.
+  let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
 }
 

@@ -1,0 +1,42 @@
+// RUN: sparcast-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{'sc.lineage' expects a #sc.lineage attribute, got 1 : i64}}
+func.func @not_lineage(%x: tensor<?x8xf32> {sc.lineage = 1}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown sc argument attribute 'sc.batch'}}
+func.func @unknown_attr(%x: tensor<?x8xf32> {sc.batch = #sc.lineage<request>}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument #0 with lineage request must be a ranked tensor or memref, got 'f32'}}
+func.func @scalar(%x: f32 {sc.lineage = #sc.lineage<request>}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument #0 with lineage candidate needs a batch dimension, got a rank-0 tensor}}
+func.func @rank0(%x: tensor<f32> {sc.lineage = #sc.lineage<candidate>}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument #0 with lineage index must be a 1-D i32 tensor, got 'tensor<?xi64>'}}
+func.func @index_type(%x: tensor<?xi64> {sc.lineage = #sc.lineage<index>}) {
+  return
+}
+
+// -----
+
+// expected-error @+2 {{expected ::mlir::sc::LineageKind to be one of: shared, request, candidate, index}}
+// expected-error @+1 {{failed to parse Sc_LineageAttr parameter 'value'}}
+func.func @unknown_kind(%x: tensor<?xf32> {sc.lineage = #sc.lineage<user>}) {
+  return
+}
