@@ -17,6 +17,8 @@ config.substitutions.append(("%sparcast_src_root", config.sparcast_src_root))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP", "CUDA_HOME"])
 llvm_config.use_default_substitutions()
+# `not` and `FileCheck` are in LLVM's bin/ but not on PATH on Debian.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 # ptxas is optional: tests that assemble PTX say `REQUIRES: ptxas`.
 if config.ptxas and not config.ptxas.endswith("-NOTFOUND") and os.path.exists(config.ptxas):

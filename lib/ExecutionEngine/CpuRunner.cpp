@@ -221,6 +221,8 @@ CpuFunction::compile(ModuleOp module, StringRef name) {
   }();
   (void)initialized;
   ExecutionEngineOptions options;
+  static const StringRef sharedLibs[] = {SPARCAST_C_RUNNER_UTILS};
+  options.sharedLibPaths = sharedLibs;
   options.transformer = makeOptimizingTransformer(/*optLevel=*/2,
                                                   /*sizeLevel=*/0,
                                                   /*targetMachine=*/nullptr);
@@ -313,6 +315,7 @@ Difference mlir::sc::compareTensors(const HostTensor &got,
     errSq += e * e;
     refSq += w * w;
   }
+  diff.referenceNorm = std::sqrt(refSq);
   diff.relativeFrobenius =
       refSq > 0 ? std::sqrt(errSq / refSq) : std::sqrt(errSq);
   return diff;

@@ -10,7 +10,8 @@
 // --users rows, candidate and index tensors --candidates rows, the index
 // maps candidates to users in uneven runs (shuffled with --shuffle-index).
 // Prints one line per trial and exits non-zero when any trial differs by
-// more than --rtol (relative Frobenius) or produces a non-finite value.
+// more than --rtol (relative Frobenius), produces a non-finite value, or
+// when the reference result is all zeros (the comparison would be vacuous).
 //
 //===----------------------------------------------------------------------===//
 
@@ -130,15 +131,17 @@ int main(int argc, char **argv) {
     if (failed(want) || failed(got))
       return fail("call failed");
     Difference diff = compareTensors(*got, *want);
+    // An all-zero reference proves nothing: treat it as a failure.
     bool ok = diff.shapesMatch && diff.allFinite &&
-              diff.relativeFrobenius <= rtol;
+              diff.referenceNorm > 0 && diff.relativeFrobenius <= rtol;
     allOk &= ok;
     llvm::outs() << "trial " << t << " seed " << seed + t << " users "
                  << users << " candidates " << candidates << ": ";
     if (!diff.shapesMatch)
       llvm::outs() << "result shapes differ";
     else
-      llvm::outs() << llvm::format("max_abs %.3e rel_fro %.3e", diff.maxAbs,
+      llvm::outs() << llvm::format("ref_norm %.3e max_abs %.3e rel_fro %.3e",
+                                   diff.referenceNorm, diff.maxAbs,
                                    diff.relativeFrobenius)
                    << (diff.allFinite ? "" : " non-finite");
     llvm::outs() << (ok ? " ok" : " MISMATCH") << "\n";

@@ -88,6 +88,8 @@ struct Difference {
   double maxAbs = 0;
   /// ||got - want||_F / ||want||_F (absolute when want is all zero).
   double relativeFrobenius = 0;
+  /// ||want||_F: a zero reference would make any comparison vacuous.
+  double referenceNorm = 0;
   bool allFinite = true;
   bool shapesMatch = true;
 };
