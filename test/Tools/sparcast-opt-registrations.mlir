@@ -8,6 +8,7 @@
 // DIALECTS-DAG: nvvm
 // DIALECTS-DAG: sc
 // DIALECTS-DAG: tensor
+// HELP-DAG: Available Dialects: {{.*}}, sc,
 // HELP-DAG: --sc-cpu-reference-pipeline
 // HELP-DAG: --sc-drop-lineage
 // HELP-DAG: --sc-lower-to-linalg

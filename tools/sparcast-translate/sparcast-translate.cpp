@@ -1,13 +1,13 @@
 //===- sparcast-translate.cpp - mlir-translate plus PTX/cubin output ------===//
 
-#include "sparcast/Target/PTX.h"
-
 #include "mlir/InitAllTranslations.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 
+void registerPTXTranslations();
+
 int main(int argc, char **argv) {
   mlir::registerAllTranslations();
-  mlir::sc::registerPTXTranslations();
+  registerPTXTranslations();
   return mlir::failed(
       mlir::mlirTranslateMain(argc, argv, "Sparcast translation driver"));
 }

@@ -55,9 +55,6 @@ FailureOr<PtxasResult> assembleWithPtxas(StringRef ptx, StringRef chip,
                                          bool verbose,
                                          std::string &errorMessage);
 
-/// Registers --mlir-to-ptx and --mlir-to-cubin with mlir-translate.
-void registerPTXTranslations();
-
 } // namespace mlir::sc
 
 #endif // SPARCAST_TARGET_PTX_H

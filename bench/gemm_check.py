@@ -1,0 +1,185 @@
+"""Correctness and speed of Sparcast's GEMM kernels on the GPU machine.
+
+Runs every entry of the compiled artifacts against an fp32 torch reference on
+fresh random inputs (outputs poisoned with NaN first), checks the runtime's
+argument validation, then times our kernels and their peers (torch.matmul /
+torch.bmm, i.e. cuBLAS) in the same process with CUDA events (median).
+Writes one JSON with everything.
+
+    python3 bench/gemm_check.py --artifacts bench/artifacts --out results.json
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import sparcast  # noqa: E402
+
+TOLERANCE = 2e-3
+
+
+def rel_fro(out, ref):
+    out = out.float()
+    ref = ref.float()
+    return (torch.linalg.norm(out - ref) / torch.linalg.norm(ref)).item()
+
+
+def median_ms(fn, iters=30, warmup=5):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(iters):
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def uniform(shape, dtype, gen):
+    return (torch.rand(shape, generator=gen, device="cuda") * 2 - 1).to(dtype)
+
+
+def poisoned(shape, dtype):
+    t = torch.empty(shape, dtype=dtype, device="cuda")
+    t.fill_(float("nan"))
+    return t
+
+
+def check(name, entry, args, ref, out_dtype, out_shape):
+    out = poisoned(out_shape, out_dtype)
+    entry(*args, out=[out])
+    torch.cuda.synchronize()
+    err = rel_fro(out, ref)
+    finite = bool(torch.isfinite(out).all().item())
+    ok = finite and err <= TOLERANCE
+    print("  %-40s rel_fro %.2e %s%s" % (name, err, "ok" if ok else "FAIL",
+                                          "" if finite else " (non-finite)"))
+    return {"case": name, "rel_fro": err, "finite": finite, "ok": ok}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--artifacts", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--commit", default="unknown")
+    args = p.parse_args()
+
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(int(time.time()))
+    suite = sparcast.load(os.path.join(args.artifacts, "gemm_suite"))
+    example = sparcast.load(os.path.join(args.artifacts, "gemm"))
+    results = {"gpu": torch.cuda.get_device_name(), "commit": args.commit,
+               "torch": torch.__version__, "correctness": [], "validation": [],
+               "speed": []}
+    f16, bf16 = torch.float16, torch.bfloat16
+
+    print("== correctness (fp32 reference, NaN-poisoned outputs)")
+    corr = results["correctness"]
+    for B in (1, 3, 64):
+        w = uniform((433, 872), f16, gen)
+        e = uniform((B, 872, 256), f16, gen)
+        ref = torch.matmul(w.float(), e.float())
+        corr.append(check("shared_w_f16 B=%d" % B, suite.shared_w_f16, [w, e], ref, f16, (B, 433, 256)))
+        a = uniform((B, 433, 872), f16, gen)
+        ref = torch.bmm(a.float(), e.float())
+        corr.append(check("bmm_f16 B=%d" % B, suite.bmm_f16, [a, e], ref, f16, (B, 433, 256)))
+    for B in (1, 5):
+        a = uniform((B, 200, 72), f16, gen)
+        b = uniform((B, 72, 136), f16, gen)
+        bias = uniform((136,), torch.float32, gen)
+        ref = torch.relu(torch.bmm(a.float(), b.float()) + bias)
+        corr.append(check("odd_bias_relu_f16 B=%d (200x136x72)" % B, suite.odd_bias_relu_f16,
+                          [a, b, bias], ref, torch.float32, (B, 200, 136)))
+        a2 = uniform((333, 40), bf16, gen)
+        b2 = uniform((B, 40, 264), bf16, gen)
+        ref = torch.matmul(a2.float(), b2.float()) * 0.5
+        corr.append(check("odd_scale_bf16 B=%d (333x264x40)" % B, suite.odd_scale_bf16,
+                          [a2, b2], ref, bf16, (B, 333, 264)))
+    for users, B in ((15, 1024), (7, 13), (1, 3)):
+        w = uniform((433, 872), f16, gen)
+        e = uniform((B, 872, 256), f16, gen)
+        user = uniform((users, 433, 256), torch.float32, gen)
+        idx = torch.randint(0, users, (B,), generator=gen, device="cuda", dtype=torch.int32)
+        ref = torch.matmul(w.float(), e.float()) + user[idx.long()]
+        corr.append(check("gemm_gather_add U=%d B=%d" % (users, B), example.gemm_gather_add,
+                          [w, e, user, idx], ref, f16, (B, 433, 256)))
+    a = uniform((8192, 8192), bf16, gen)
+    b = uniform((1, 8192, 8192), bf16, gen)
+    ref = torch.matmul(a.float(), b[0].float()).unsqueeze(0)
+    corr.append(check("square_bf16 8192^3", suite.square_bf16, [a, b], ref, bf16, (1, 8192, 8192)))
+    del ref
+
+    print("== runtime validation (each must raise SparcastError)")
+    w = uniform((433, 872), f16, gen)
+    e = uniform((4, 872, 256), f16, gen)
+    user = uniform((2, 433, 256), torch.float32, gen)
+    idx = torch.tensor([0, 1, 1, 2], dtype=torch.int32, device="cuda")  # 2 is out of range
+    bad_cases = {
+        "index out of range": lambda: example.gemm_gather_add(w, e, user, idx, check_indices=True),
+        "wrong static dim": lambda: suite.shared_w_f16(uniform((433, 864), f16, gen), e),
+        "wrong dtype": lambda: suite.shared_w_f16(w.float(), e),
+        "misaligned pointer": lambda: suite.shared_w_f16(
+            w, uniform((4 * 872 * 256 + 1,), f16, gen)[1:].view(4, 872, 256)),
+        "inconsistent batch": lambda: suite.bmm_f16(uniform((3, 433, 872), f16, gen), e),
+    }
+    for name, fn in bad_cases.items():
+        try:
+            fn()
+            torch.cuda.synchronize()
+            results["validation"].append({"case": name, "ok": False, "message": "no error"})
+            print("  %-22s FAIL: no error" % name)
+        except sparcast.SparcastError as err:
+            results["validation"].append({"case": name, "ok": True, "message": str(err)})
+            print("  %-22s ok: %s" % (name, err))
+
+    print("== speed (median of 30, CUDA events, same process)")
+    def speed(name, ours, peers, flops):
+        row = {"case": name, "ours_ms": median_ms(ours)}
+        for peer_name, peer in peers.items():
+            row[peer_name + "_ms"] = median_ms(peer)
+            row["ratio_vs_" + peer_name] = row[peer_name + "_ms"] / row["ours_ms"]
+        row["ours_tflops"] = flops / row["ours_ms"] / 1e9
+        results["speed"].append(row)
+        print("  " + json.dumps(row))
+
+    a = uniform((8192, 8192), bf16, gen)
+    b = uniform((1, 8192, 8192), bf16, gen)
+    out = torch.empty((1, 8192, 8192), dtype=bf16, device="cuda")
+    speed("bf16 8192^3", lambda: suite.square_bf16(a, b, out=[out]),
+          {"cublas": lambda: torch.matmul(a, b[0])}, 2 * 8192 ** 3)
+    B = 1024
+    w = uniform((433, 872), f16, gen)
+    ab = uniform((B, 433, 872), f16, gen)
+    e = uniform((B, 872, 256), f16, gen)
+    out = torch.empty((B, 433, 256), dtype=f16, device="cuda")
+    speed("f16 bmm B=1024 433x256x872", lambda: suite.bmm_f16(ab, e, out=[out]),
+          {"torch_bmm": lambda: torch.bmm(ab, e)}, 2 * B * 433 * 256 * 872)
+    speed("f16 shared W B=1024 433x256x872", lambda: suite.shared_w_f16(w, e, out=[out]),
+          {"torch_matmul": lambda: torch.matmul(w, e)}, 2 * B * 433 * 256 * 872)
+    user = uniform((15, 433, 256), torch.float32, gen)
+    idx = torch.sort(torch.randint(0, 15, (B,), generator=gen, device="cuda", dtype=torch.int32))[0]
+    speed("f16 gather-add B=1024 U=15", lambda: example.gemm_gather_add(w, e, user, idx, out=[out]),
+          {"torch_matmul_plus_gather": lambda: torch.matmul(w, e) + user[idx.long()]},
+          2 * B * 433 * 256 * 872)
+
+    results["all_correct"] = all(c["ok"] for c in corr)
+    results["all_validation_ok"] = all(v["ok"] for v in results["validation"])
+    with open(args.out, "w") as f:
+        json.dump(results, f, indent=2)
+    print("correct: %s, validation: %s" % (results["all_correct"], results["all_validation_ok"]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,45 @@
+// GEMM kernels checked and timed on the H200 by bench/gemm_check.py.
+
+// The LCE shape with a shared weight (peer: torch.matmul broadcasting W).
+func.func @shared_w_f16(%w: tensor<433x872xf16>, %e: tensor<?x872x256xf16>) -> tensor<?x433x256xf16> {
+  %c = sc.batch_matmul %w, %e : tensor<433x872xf16>, tensor<?x872x256xf16> -> tensor<?x433x256xf16>
+  return %c : tensor<?x433x256xf16>
+}
+
+// Fully batched operands (peer: torch.bmm).
+func.func @bmm_f16(%a: tensor<?x433x872xf16>, %b: tensor<?x872x256xf16>) -> tensor<?x433x256xf16> {
+  %c = sc.batch_matmul %a, %b : tensor<?x433x872xf16>, tensor<?x872x256xf16> -> tensor<?x433x256xf16>
+  return %c : tensor<?x433x256xf16>
+}
+
+// The large square GEMM (peer: torch.matmul / cuBLAS), batch of one.
+func.func @square_bf16(%a: tensor<8192x8192xbf16>, %b: tensor<?x8192x8192xbf16>) -> tensor<?x8192x8192xbf16> {
+  %c = sc.batch_matmul %a, %b : tensor<8192x8192xbf16>, tensor<?x8192x8192xbf16> -> tensor<?x8192x8192xbf16>
+  return %c : tensor<?x8192x8192xbf16>
+}
+
+// Odd sizes: no dim a multiple of its tile; bias + relu epilogue, f32 out.
+func.func @odd_bias_relu_f16(%a: tensor<?x200x72xf16>, %b: tensor<?x72x136xf16>, %bias: tensor<136xf32>) -> tensor<?x200x136xf32> {
+  %c = sc.batch_matmul %a, %b epilogue_ins(%bias : tensor<136xf32>)
+      : tensor<?x200x72xf16>, tensor<?x72x136xf16> -> tensor<?x200x136xf32> {
+  ^bb0(%acc: f32, %i: index, %m: index, %n: index, %bs: tensor<136xf32>):
+    %x = tensor.extract %bs[%n] : tensor<136xf32>
+    %s = arith.addf %acc, %x : f32
+    %zero = arith.constant 0.0 : f32
+    %r = arith.maximumf %s, %zero : f32
+    sc.yield %r : f32
+  }
+  return %c : tensor<?x200x136xf32>
+}
+
+// Odd sizes in bf16 with a shared lhs and a scale epilogue.
+func.func @odd_scale_bf16(%a: tensor<333x40xbf16>, %b: tensor<?x40x264xbf16>) -> tensor<?x333x264xbf16> {
+  %c = sc.batch_matmul %a, %b : tensor<333x40xbf16>, tensor<?x40x264xbf16> -> tensor<?x333x264xbf16> {
+  ^bb0(%acc: f32, %i: index, %m: index, %n: index):
+    %half = arith.constant 0.5 : f32
+    %s = arith.mulf %acc, %half : f32
+    %h = arith.truncf %s : f32 to bf16
+    sc.yield %h : bf16
+  }
+  return %c : tensor<?x333x264xbf16>
+}

@@ -1,0 +1,79 @@
+//===- GemmKernel.h - sc.batch_matmul to a Hopper kernel --------*- C++ -*-===//
+//
+// Generates the sm_90a kernel of one sc.batch_matmul: TMA loads into a
+// multi-stage shared-memory ring guarded by mbarriers, wgmma (m64n128k16)
+// on 128B-swizzled tiles, and the op's epilogue region applied to every
+// accumulator element before the store. Also describes its launch for the
+// artifact manifest.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SPARCAST_CONVERSION_SCTOGPU_GEMMKERNEL_H
+#define SPARCAST_CONVERSION_SCTOGPU_GEMMKERNEL_H
+
+#include "sparcast/Dialect/SC/IR/ScOps.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::sc {
+
+struct GemmKernelOptions {
+  /// K-tiles in flight in the shared-memory ring.
+  int64_t stages = 4;
+};
+
+/// A size in a launch description: a constant, or factor * symbol where the
+/// symbol names a dynamic dim of the entry ("B", "U", ...).
+struct LaunchDim {
+  int64_t constant = 0;
+  std::string symbol;
+  int64_t factor = 1;
+  static LaunchDim of(int64_t c) { return LaunchDim{c, "", 1}; }
+  static LaunchDim sym(std::string s, int64_t f = 1) {
+    return LaunchDim{0, std::move(s), f};
+  }
+};
+
+struct LaunchParam {
+  enum class Kind { Tma, Memref } kind = Kind::Memref;
+  /// Entry tensor the parameter is made from.
+  std::string tensor;
+  // Tma only: global dims innermost first, byte strides of dims 1.., box.
+  std::vector<LaunchDim> dims;
+  std::vector<LaunchDim> stridesBytes;
+  std::vector<int64_t> box;
+  int64_t swizzleBytes = 128;
+};
+
+struct KernelLaunch {
+  std::string kernel;
+  LaunchDim grid[3];
+  int64_t block[3] = {128, 1, 1};
+  int64_t sharedBytes = 0;
+  std::vector<LaunchParam> params;
+  /// What the generator decided, for --report.
+  std::string summary;
+};
+
+/// How the op's operands and result are known to the entry: tensor names
+/// and the symbol of each dynamic dim (kDynamic dims only).
+struct GemmBinding {
+  std::string lhs, rhs, result;
+  std::vector<std::string> epilogueIns;
+  /// Symbol of the batch dim (the batched operand's dim 0).
+  std::string batchSymbol;
+};
+
+/// Builds kernel `kernelName` for `op` into `gpuModule`. Emits a located
+/// error and fails on what the lowering does not support.
+FailureOr<KernelLaunch> buildGemmKernel(BatchMatmulOp op,
+                                        gpu::GPUModuleOp gpuModule,
+                                        StringRef kernelName,
+                                        const GemmBinding &binding,
+                                        const GemmKernelOptions &options);
+
+} // namespace mlir::sc
+
+#endif // SPARCAST_CONVERSION_SCTOGPU_GEMMKERNEL_H

@@ -1,0 +1,32 @@
+//===- AOT.h - compile a model module into an artifact directory -*- C++ -*-===//
+//
+// sparcast-aot's work: every public func.func of the model becomes an entry
+// of the artifact; its kernels are generated, compiled to PTX (and cubin
+// when ptxas exists), and manifest.json says how the runtime launches them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SPARCAST_TARGET_AOT_H
+#define SPARCAST_TARGET_AOT_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+
+namespace mlir::sc {
+
+struct AotOptions {
+  std::string chip = "sm_90a";
+  int64_t stages = 4;
+  /// Name used for the C header (<modelName>.h).
+  std::string modelName = "model";
+};
+
+/// Compiles `module` into `outDir` (created if missing). Writes what each
+/// step decided to `report` when given. Emits located errors on failure.
+LogicalResult compileArtifact(ModuleOp module, const AotOptions &options,
+                              StringRef outDir, raw_ostream *report);
+
+} // namespace mlir::sc
+
+#endif // SPARCAST_TARGET_AOT_H

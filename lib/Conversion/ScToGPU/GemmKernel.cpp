@@ -1,0 +1,417 @@
+//===- GemmKernel.cpp - sc.batch_matmul to a Hopper kernel ----------------===//
+//
+// One CTA of one warpgroup (128 threads) computes a 128x128 tile of one batch
+// element, walking K in 64-wide tiles:
+//
+//   thread 0: TMA loads of k-tiles 0..S-2 into ring slots, mbarrier expect_tx
+//   for each k-tile kt:
+//     wait mbarrier[kt % S] (phase parity (kt / S) % 2)
+//     wgmma 128x128x64 from the slot (nvgpu.warpgroup.mma: 8 x m64n128k16,
+//       which waits for the previous group, so slot (kt-1) % S is free)
+//     barrier; thread 0 refills that slot with k-tile kt + S - 1
+//   wait all wgmma; accumulators -> shared memory (fp32, reusing the ring)
+//   every thread: element-wise epilogue (the op's region, as a device
+//   function) on its elements, bounds-checked store to global memory.
+//
+// A is read through a 2-D tensor map ([M, K], or [B*M, K] when batched: rows
+// past M belong to the next batch element but only feed output rows that
+// are never stored). B is read through a 3-D map [B, K, N] (2-D when shared)
+// so that rows past K are zero-filled, never the next batch element's.
+// Partial tiles in M, N and K come from TMA's zero fill and the store's
+// bounds check.
+//
+// The kernel body is a textual template: it reads as the kernel it is, and
+// only the tile arithmetic and types vary. The epilogue is built op by op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sparcast/Conversion/ScToGPU/GemmKernel.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::sc;
+
+namespace {
+
+constexpr int64_t kTileM = 128, kTileN = 128, kTileK = 64;
+
+// $NAME placeholders are replaced by replaceAll(); every name used here is
+// listed in buildGemmKernel.
+constexpr const char *kKernelTemplate = R"mlir(
+!tmaA = !nvgpu.tensormap.descriptor<tensor = memref<128x64x$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+!tmaB = !nvgpu.tensormap.descriptor<tensor = memref<$BBOXx$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+!tmaB2 = !nvgpu.tensormap.descriptor<tensor = memref<64x64x$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+!bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = $S>
+!acc = !nvgpu.warpgroup.accumulator<fragmented = vector<128x128xf32>>
+!dA = !nvgpu.warpgroup.descriptor<tensor = memref<128x64x$T, 3>>
+!dB = !nvgpu.warpgroup.descriptor<tensor = memref<64x128x$T, 3>>
+!smem = memref<?xi8, #gpu.address_space<workgroup>>
+!tileA = memref<128x64x$T, #gpu.address_space<workgroup>>
+!tileB = memref<$BBOXx$T, #gpu.address_space<workgroup>>
+!tileB2 = memref<64x128x$T, #gpu.address_space<workgroup>>
+!stage = memref<128x128xf32, #gpu.address_space<workgroup>>
+
+gpu.module @scratch {
+  gpu.func @$KERNEL(%tmaAp: !llvm.ptr, %tmaBp: !llvm.ptr, %C: $CTYPE$EPI_PARAMS) kernel
+      attributes {nvvm.maxntid = array<i32: 128, 1, 1>} {
+    %tmaA = builtin.unrealized_conversion_cast %tmaAp : !llvm.ptr to !tmaA
+    %tmaB = builtin.unrealized_conversion_cast %tmaBp : !llvm.ptr to !tmaB
+    %tmaB2 = builtin.unrealized_conversion_cast %tmaBp : !llvm.ptr to !tmaB2
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %c128 = arith.constant 128 : index
+    %c1024 = arith.constant 1024 : index
+    %cS = arith.constant $S : index
+    %cSm1 = arith.constant $SM1 : index
+    %cM = arith.constant $M : index
+    %cN = arith.constant $N : index
+    %kTiles = arith.constant $KT : index
+    %tileBytesA = arith.constant 16384 : index
+    %tileBytesB = arith.constant 16384 : index
+    %halfB = arith.constant 8192 : index
+    %ringB = arith.constant $RINGB : index
+    %txBytes = arith.constant 32768 : index
+    %ticks = arith.constant 10000000 : index
+    %tid = gpu.thread_id x
+    %nb = gpu.block_id x
+    %mb = gpu.block_id y
+    %b = gpu.block_id z
+    %n0 = arith.muli %nb, %c128 : index
+    %n1 = arith.addi %n0, %c64 : index
+    %m0 = arith.muli %mb, %c128 : index
+    %aRow0 = arith.muli %b, %cM : index
+    %aRowB = arith.addi %aRow0, %m0 : index
+    %aRow = $AROW
+    %leader = arith.cmpi eq, %tid, %c0 : index
+    %smem = gpu.dynamic_shared_memory : !smem
+    // 128B-swizzled TMA tiles need 1024-byte aligned shared memory.
+    %base = memref.extract_aligned_pointer_as_index %smem : !smem -> index
+    %mis = arith.remui %base, %c1024 : index
+    %pad0 = arith.subi %c1024, %mis : index
+    %pad = arith.remui %pad0, %c1024 : index
+    %bars = nvgpu.mbarrier.create -> !bars
+    scf.if %leader {
+      scf.for %s = %c0 to %cS step %c1 {
+        nvgpu.mbarrier.init %bars[%s], %c1 : !bars
+      }
+      nvgpu.tma.prefetch.descriptor %tmaA : !tmaA
+      nvgpu.tma.prefetch.descriptor %tmaB : !tmaB
+    }
+    gpu.barrier
+
+    %prologue = arith.minui %cSm1, %kTiles : index
+    scf.for %kt = %c0 to %prologue step %c1 {
+      scf.if %leader {
+$LOAD_PROLOGUE
+      }
+    }
+    %acc0 = nvgpu.warpgroup.mma.init.accumulator -> !acc
+    %accN = scf.for %kt = %c0 to %kTiles step %c1 iter_args(%acc = %acc0) -> (!acc) {
+      %s = arith.remui %kt, %cS : index
+      %round = arith.divui %kt, %cS : index
+      %par = arith.remui %round, %c2 : index
+      %parity = arith.index_cast %par : index to i1
+      nvgpu.mbarrier.try_wait.parity %bars[%s], %parity, %ticks : !bars
+      %aOff0 = arith.muli %s, %tileBytesA : index
+      %aOff = arith.addi %aOff0, %pad : index
+      %bOff0 = arith.muli %s, %tileBytesB : index
+      %bOff1 = arith.addi %bOff0, %ringB : index
+      %bOff = arith.addi %bOff1, %pad : index
+      %va = memref.view %smem[%aOff][] : !smem to !tileA
+      %vb = memref.view %smem[%bOff][] : !smem to !tileB2
+      %da = nvgpu.warpgroup.generate.descriptor %va, %tmaA : !tileA, !tmaA -> !dA
+      %db = nvgpu.warpgroup.generate.descriptor %vb, %tmaB2 : !tileB2, !tmaB2 -> !dB
+      %acc2 = nvgpu.warpgroup.mma %da, %db, %acc {transposeB} : !dA, !dB, !acc -> !acc
+      %next = arith.addi %kt, %cSm1 : index
+      %more = arith.cmpi ult, %next, %kTiles : index
+      scf.if %more {
+        gpu.barrier
+        scf.if %leader {
+$LOAD_REFILL
+        }
+      }
+      scf.yield %acc2 : !acc
+    }
+    nvvm.wgmma.wait.group.sync.aligned 0
+    gpu.barrier
+    %stage = memref.view %smem[%pad][] : !smem to !stage
+    nvgpu.warpgroup.mma.store %accN, %stage : !acc to !stage
+    gpu.barrier
+    %total = arith.constant 16384 : index
+    scf.for %i = %tid to %total step %c128 {
+      %r = arith.divui %i, %c128 : index
+      %col = arith.remui %i, %c128 : index
+      %m = arith.addi %m0, %r : index
+      %n = arith.addi %n0, %col : index
+      %inM = arith.cmpi ult, %m, %cM : index
+      %inN = arith.cmpi ult, %n, %cN : index
+      %in = arith.andi %inM, %inN : i1
+      scf.if %in {
+        %v = memref.load %stage[%r, %col] : !stage
+        %o = func.call @$KERNEL_epilogue(%v, %b, %m, %n$EPI_ARGS) : (f32, index, index, index$EPI_TYPES) -> $OUT
+        memref.store %o, %C[%b, %m, %n] : $CTYPE
+      }
+    }
+    gpu.return
+  }
+
+  // The op's epilogue region; its body is built after parsing.
+  func.func private @$KERNEL_epilogue(f32, index, index, index$EPI_TYPES) -> $OUT
+
+}
+)mlir";
+
+// Loads k-tile %$KT of A and B into ring slot ($KT mod S); local names are
+// prefixed with $P so that the two uses do not collide.
+constexpr const char *kLoadTemplate = R"mlir(
+        %$P_s = arith.remui %$KT, %cS : index
+        %$P_k = arith.muli %$KT, %c64 : index
+        %$P_aOff0 = arith.muli %$P_s, %tileBytesA : index
+        %$P_aOff = arith.addi %$P_aOff0, %pad : index
+        %$P_bOff0 = arith.muli %$P_s, %tileBytesB : index
+        %$P_bOff1 = arith.addi %$P_bOff0, %ringB : index
+        %$P_bOff = arith.addi %$P_bOff1, %pad : index
+        %$P_bOff2 = arith.addi %$P_bOff, %halfB : index
+        %$P_va = memref.view %smem[%$P_aOff][] : !smem to !tileA
+        %$P_vb1 = memref.view %smem[%$P_bOff][] : !smem to !tileB
+        %$P_vb2 = memref.view %smem[%$P_bOff2][] : !smem to !tileB
+        nvgpu.mbarrier.arrive.expect_tx %bars[%$P_s], %txBytes : !bars
+        nvgpu.tma.async.load %tmaA[%$P_k, %aRow], %bars[%$P_s] to %$P_va : !tmaA, !bars -> !tileA
+        nvgpu.tma.async.load %tmaB[%n0, %$P_k$BCOORD], %bars[%$P_s] to %$P_vb1 : !tmaB, !bars -> !tileB
+        nvgpu.tma.async.load %tmaB[%n1, %$P_k$BCOORD], %bars[%$P_s] to %$P_vb2 : !tmaB, !bars -> !tileB
+)mlir";
+
+std::string replaceAll(std::string text,
+                       const llvm::StringMap<std::string> &values) {
+  // Longest names first, so that $SM1 is not cut by $S. "$KERNEL_epilogue"
+  // is meant to become "<kernel>_epilogue".
+  std::vector<std::pair<std::string, std::string>> ordered;
+  for (const auto &kv : values)
+    ordered.push_back({"$" + kv.getKey().str(), kv.getValue()});
+  llvm::sort(ordered, [](const auto &a, const auto &b) {
+    return a.first.size() > b.first.size();
+  });
+  for (const auto &[key, value] : ordered) {
+    size_t pos = 0;
+    while ((pos = text.find(key, pos)) != std::string::npos) {
+      text.replace(pos, key.size(), value);
+      pos += value.size();
+    }
+  }
+  return text;
+}
+
+std::string typeToString(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  type.print(os);
+  return s;
+}
+
+MemRefType memrefOf(RankedTensorType t) {
+  return MemRefType::get(t.getShape(), t.getElementType());
+}
+
+/// The epilogue region as a device function
+/// (acc, b, m, n, memrefs...) -> result element: tensor.extract on the
+/// epilogue operands becomes memref.load; everything else is cloned.
+LogicalResult buildEpilogueFunction(BatchMatmulOp op, func::FuncOp func) {
+  Location loc = op.getLoc();
+  Type resultElement = op.getType().getElementType();
+  Block *entry = func.addEntryBlock();
+  OpBuilder b = OpBuilder::atBlockEnd(entry);
+  if (!op.hasEpilogue()) {
+    Value acc = entry->getArgument(0);
+    Value out = acc;
+    if (resultElement != acc.getType())
+      out = arith::TruncFOp::create(b, loc, resultElement, acc);
+    func::ReturnOp::create(b, loc, out);
+    return success();
+  }
+  Block &body = op.getEpilogue().front();
+  IRMapping mapping;
+  for (auto [from, to] : llvm::zip(body.getArguments(), entry->getArguments()))
+    mapping.map(from, to);
+  for (Operation &inner : body) {
+    if (auto yield = dyn_cast<YieldOp>(inner)) {
+      func::ReturnOp::create(b, loc, mapping.lookup(yield.getValue()));
+      continue;
+    }
+    if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
+      Value memref = mapping.lookupOrNull(extract.getTensor());
+      if (!memref || !isa<MemRefType>(memref.getType()))
+        return inner.emitError()
+               << "the GPU epilogue reads only the epilogue operands";
+      SmallVector<Value> indices;
+      for (Value i : extract.getIndices())
+        indices.push_back(mapping.lookup(i));
+      Value loaded = memref::LoadOp::create(b, inner.getLoc(), memref, indices);
+      mapping.map(extract.getResult(), loaded);
+      continue;
+    }
+    bool touchesTensors =
+        llvm::any_of(inner.getOperandTypes(), llvm::IsaPred<TensorType>) ||
+        llvm::any_of(inner.getResultTypes(), llvm::IsaPred<TensorType>) ||
+        inner.getNumRegions() != 0;
+    if (touchesTensors)
+      return inner.emitError() << "'" << inner.getName()
+                               << "' is not supported in a GPU epilogue";
+    b.clone(inner, mapping);
+  }
+  return success();
+}
+
+} // namespace
+
+FailureOr<KernelLaunch>
+mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
+                          StringRef kernelName, const GemmBinding &binding,
+                          const GemmKernelOptions &options) {
+  RankedTensorType lhsType = op.getLhs().getType();
+  RankedTensorType rhsType = op.getRhs().getType();
+  RankedTensorType resultType = op.getType();
+  Type elementType = lhsType.getElementType();
+  bool lhsBatched = lhsType.getRank() == 3, rhsBatched = rhsType.getRank() == 3;
+  int64_t m = resultType.getDimSize(1), n = resultType.getDimSize(2);
+  int64_t k = lhsType.getShape().back();
+
+  // What this lowering covers; everything else is a located error.
+  if (!elementType.isF16() && !elementType.isBF16())
+    return op.emitError() << "the sm_90a GEMM lowering takes f16 or bf16 "
+                             "operands, got "
+                          << elementType;
+  if (op.getTransposeRhs())
+    return op.emitError()
+           << "the sm_90a GEMM lowering does not support transpose_rhs yet";
+  if (ShapedType::isDynamic(m) || ShapedType::isDynamic(n) ||
+      ShapedType::isDynamic(k))
+    return op.emitError() << "the sm_90a GEMM lowering needs static M, N, K";
+  if (k % 8 != 0 || n % 8 != 0)
+    return op.emitError() << "TMA needs 16-byte aligned rows: K (" << k
+                          << ") and N (" << n
+                          << ") must be multiples of 8; pad K with sc-pad-k";
+  if (options.stages < 2 || options.stages > 6)
+    return op.emitError() << "stages must be in [2, 6], got "
+                          << options.stages;
+  for (Value v : op.getEpilogueIns())
+    if (!isa<RankedTensorType>(v.getType()))
+      return op.emitError() << "GPU epilogue operands must be ranked tensors, "
+                               "got "
+                            << v.getType();
+
+  int64_t stages = options.stages;
+  int64_t kTiles = llvm::divideCeil(k, kTileK);
+  int64_t ringBytes = stages * (kTileM * kTileK + kTileK * kTileN) * 2;
+  int64_t stageBytes = kTileM * kTileN * 4;
+  // +1024: the kernel realigns the dynamic shared memory base.
+  int64_t sharedBytes = std::max(ringBytes, stageBytes) + 1024;
+
+  std::string epiParams, epiArgs, epiTypes;
+  for (auto [i, v] : llvm::enumerate(op.getEpilogueIns())) {
+    std::string t = typeToString(memrefOf(cast<RankedTensorType>(v.getType())));
+    epiParams += llvm::formatv(", %e{0}: {1}", i, t).str();
+    epiArgs += llvm::formatv(", %e{0}", i).str();
+    epiTypes += ", " + t;
+  }
+  llvm::StringMap<std::string> values;
+  values["KERNEL"] = kernelName.str();
+  values["T"] = typeToString(elementType);
+  values["OUT"] = typeToString(resultType.getElementType());
+  values["CTYPE"] = typeToString(memrefOf(resultType));
+  values["M"] = std::to_string(m);
+  values["N"] = std::to_string(n);
+  values["KT"] = std::to_string(kTiles);
+  values["S"] = std::to_string(stages);
+  values["SM1"] = std::to_string(stages - 1);
+  values["RINGB"] = std::to_string(stages * kTileM * kTileK * 2);
+  values["BBOX"] = rhsBatched ? "1x64x64" : "64x64";
+  values["BCOORD"] = rhsBatched ? ", %b" : "";
+  values["AROW"] = lhsBatched ? "arith.addi %aRowB, %c0 : index"
+                              : "arith.addi %m0, %c0 : index";
+  values["EPI_PARAMS"] = epiParams;
+  values["EPI_ARGS"] = epiArgs;
+  values["EPI_TYPES"] = epiTypes;
+  values["LOAD_PROLOGUE"] =
+      replaceAll(kLoadTemplate, {{"P", "pro"}, {"KT", "kt"}});
+  values["LOAD_REFILL"] =
+      replaceAll(kLoadTemplate, {{"P", "ref"}, {"KT", "next"}});
+  std::string text = replaceAll(kKernelTemplate, values);
+
+  MLIRContext *ctx = op.getContext();
+  ParserConfig config(ctx);
+  OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(text, config);
+  if (!parsed)
+    return op.emitError() << "internal error: the GEMM kernel template does "
+                             "not parse";
+  auto scratch = *parsed->getOps<gpu::GPUModuleOp>().begin();
+  auto epilogue =
+      scratch.lookupSymbol<func::FuncOp>((kernelName + "_epilogue").str());
+  if (failed(buildEpilogueFunction(op, epilogue)))
+    return failure();
+  for (Operation &inner : llvm::make_early_inc_range(*scratch.getBody()))
+    inner.moveBefore(gpuModule.getBody(), gpuModule.getBody()->end());
+
+  // The launch: grid (N tiles, M tiles, batch), tensor maps, memrefs.
+  KernelLaunch launch;
+  launch.kernel = kernelName.str();
+  launch.grid[0] = LaunchDim::of(llvm::divideCeil(n, kTileN));
+  launch.grid[1] = LaunchDim::of(llvm::divideCeil(m, kTileM));
+  launch.grid[2] = ShapedType::isDynamic(resultType.getDimSize(0))
+                       ? LaunchDim::sym(binding.batchSymbol)
+                       : LaunchDim::of(resultType.getDimSize(0));
+  launch.sharedBytes = sharedBytes;
+  int64_t bytes = elementType.getIntOrFloatBitWidth() / 8;
+  LaunchParam a;
+  a.kind = LaunchParam::Kind::Tma;
+  a.tensor = binding.lhs;
+  a.dims = {LaunchDim::of(k), lhsBatched
+                                  ? (ShapedType::isDynamic(lhsType.getDimSize(0))
+                                         ? LaunchDim::sym(binding.batchSymbol, m)
+                                         : LaunchDim::of(lhsType.getDimSize(0) * m))
+                                  : LaunchDim::of(m)};
+  a.stridesBytes = {LaunchDim::of(k * bytes)};
+  a.box = {kTileK, kTileM};
+  LaunchParam bParam;
+  bParam.kind = LaunchParam::Kind::Tma;
+  bParam.tensor = binding.rhs;
+  bParam.dims = {LaunchDim::of(n), LaunchDim::of(k)};
+  bParam.stridesBytes = {LaunchDim::of(n * bytes)};
+  bParam.box = {64, kTileK};
+  if (rhsBatched) {
+    bParam.dims.push_back(ShapedType::isDynamic(rhsType.getDimSize(0))
+                              ? LaunchDim::sym(binding.batchSymbol)
+                              : LaunchDim::of(rhsType.getDimSize(0)));
+    bParam.stridesBytes.push_back(LaunchDim::of(k * n * bytes));
+    bParam.box.push_back(1);
+  }
+  LaunchParam c;
+  c.tensor = binding.result;
+  launch.params = {a, bParam, c};
+  for (const std::string &name : binding.epilogueIns) {
+    LaunchParam e;
+    e.tensor = name;
+    launch.params.push_back(e);
+  }
+  launch.summary =
+      llvm::formatv("{0}: {1}x{2}x{3} {4}, tile 128x128x64, {5} stages, "
+                    "{6} k-tiles, grid {7}x{8}x{9}, {10} B shared memory, "
+                    "epilogue {11}",
+                    kernelName, m, n, k, typeToString(elementType), stages,
+                    kTiles, launch.grid[0].constant, launch.grid[1].constant,
+                    launch.grid[2].symbol.empty()
+                        ? std::to_string(launch.grid[2].constant)
+                        : launch.grid[2].symbol,
+                    sharedBytes,
+                    op.hasEpilogue() ? "fused (region)" : "convert")
+          .str();
+  return launch;
+}

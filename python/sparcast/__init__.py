@@ -1,0 +1,198 @@
+"""Sparcast: run compiled artifacts from Python.
+
+Pure Python over the runtime's C API (ctypes); no build against torch.
+
+    import sparcast
+    m = sparcast.load("artifacts/gemm")          # a sparcast-aot output dir
+    out = m.gemm_gather_add(w, e, user, idx)     # torch CUDA tensors
+    out = m.gemm_gather_add(w, e, user, idx, stream=s, check_indices=True)
+
+Results are allocated with the shapes the manifest gives (or passed with
+out=[...]); every failure raises SparcastError with the runtime's message.
+"""
+
+import ctypes
+import json
+import os
+
+__all__ = ["load", "Module", "SparcastError"]
+
+_MAX_RANK = 8
+_DTYPE_CODES = {"f32": 0, "f16": 1, "bf16": 2, "i32": 3}
+_RUN_CHECK_INDICES = 1
+
+
+class SparcastError(RuntimeError):
+    """A failure reported by the Sparcast runtime or by argument checks."""
+
+
+class _Tensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("dtype", ctypes.c_int),
+        ("rank", ctypes.c_int32),
+        ("shape", ctypes.c_int64 * _MAX_RANK),
+    ]
+
+
+def _find_library(explicit):
+    candidates = []
+    if explicit:
+        candidates.append(explicit)
+    if os.environ.get("SPARCAST_RUNTIME_LIB"):
+        candidates.append(os.environ["SPARCAST_RUNTIME_LIB"])
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(os.path.dirname(here))
+    for build in ("build-rt", "build"):
+        candidates.append(os.path.join(root, build, "lib", "libsparcast_rt.so"))
+        candidates.append(os.path.join(root, build, "runtime", "lib", "libsparcast_rt.so"))
+    candidates.append("libsparcast_rt.so")
+    for path in candidates:
+        try:
+            return ctypes.CDLL(path)
+        except OSError:
+            continue
+    raise SparcastError(
+        "cannot load libsparcast_rt.so (set SPARCAST_RUNTIME_LIB); tried: "
+        + ", ".join(candidates))
+
+
+def _bind(lib):
+    lib.scModuleLoad.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
+    lib.scModuleLoad.restype = ctypes.c_int
+    lib.scModuleDestroy.argtypes = [ctypes.c_void_p]
+    lib.scModuleDestroy.restype = None
+    lib.scRun.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(_Tensor),
+                          ctypes.c_int32, ctypes.POINTER(_Tensor), ctypes.c_int32,
+                          ctypes.c_void_p, ctypes.c_uint32]
+    lib.scRun.restype = ctypes.c_int
+    lib.scValidate.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(_Tensor),
+                               ctypes.c_int32, ctypes.POINTER(_Tensor), ctypes.c_int32]
+    lib.scValidate.restype = ctypes.c_int
+    lib.scGetLastError.argtypes = []
+    lib.scGetLastError.restype = ctypes.c_char_p
+    return lib
+
+
+def _torch():
+    import torch  # imported lazily: the package itself does not need it
+    return torch
+
+
+def _dtype_name(tensor):
+    torch = _torch()
+    names = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16",
+             torch.int32: "i32"}
+    if tensor.dtype not in names:
+        raise SparcastError("unsupported dtype %s" % tensor.dtype)
+    return names[tensor.dtype]
+
+
+def _torch_dtype(name):
+    torch = _torch()
+    return {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
+            "i32": torch.int32}[name]
+
+
+def _to_c(tensor, role):
+    if not tensor.is_cuda:
+        raise SparcastError("%s must be a CUDA tensor" % role)
+    if not tensor.is_contiguous():
+        raise SparcastError("%s must be contiguous" % role)
+    if tensor.dim() > _MAX_RANK:
+        raise SparcastError("%s has rank above %d" % (role, _MAX_RANK))
+    c = _Tensor()
+    c.data = tensor.data_ptr()
+    c.dtype = _DTYPE_CODES[_dtype_name(tensor)]
+    c.rank = tensor.dim()
+    for i, size in enumerate(tensor.shape):
+        c.shape[i] = size
+    return c
+
+
+def _dim_value(dim, dims):
+    if isinstance(dim, int):
+        return dim
+    if "*" in dim:
+        sym, factor = dim.split("*")
+        return dims.get(sym, -1) * int(factor)
+    return dims.get(dim, -1)
+
+
+class Entry:
+    def __init__(self, module, spec):
+        self._module = module
+        self._spec = spec
+        self.name = spec["name"]
+
+    def result_shapes(self, *args):
+        """Result shapes for these arguments, from the manifest's dims."""
+        dims = {}
+        for spec, tensor in zip(self._spec["args"], args):
+            for dim, size in zip(spec["shape"], tensor.shape):
+                if isinstance(dim, str):
+                    sym, _, factor = dim.partition("*")
+                    dims.setdefault(sym, size // int(factor or 1))
+        return [tuple(_dim_value(d, dims) for d in r["shape"])
+                for r in self._spec["results"]]
+
+    def __call__(self, *args, out=None, stream=None, check_indices=False):
+        torch = _torch()
+        if len(args) != len(self._spec["args"]):
+            raise SparcastError("entry '%s' takes %d tensors, got %d"
+                                % (self.name, len(self._spec["args"]), len(args)))
+        if out is None:
+            device = args[0].device if args else torch.device("cuda")
+            out = []
+            for shape, r in zip(self.result_shapes(*args), self._spec["results"]):
+                if any(s <= 0 for s in shape):
+                    raise SparcastError("cannot size result '%s' from the arguments"
+                                        % r["name"])
+                out.append(torch.empty(shape, dtype=_torch_dtype(r["dtype"]),
+                                       device=device))
+        c_args = (_Tensor * max(1, len(args)))(
+            *[_to_c(t, "argument %d" % i) for i, t in enumerate(args)])
+        c_out = (_Tensor * max(1, len(out)))(
+            *[_to_c(t, "result %d" % i) for i, t in enumerate(out)])
+        if stream is None:
+            stream = torch.cuda.current_stream()
+        handle = stream.cuda_stream if hasattr(stream, "cuda_stream") else stream
+        flags = _RUN_CHECK_INDICES if check_indices else 0
+        status = self._module._lib.scRun(
+            self._module._handle, self.name.encode(), c_args, len(args), c_out,
+            len(out), ctypes.c_void_p(handle), flags)
+        if status != 0:
+            raise SparcastError(self._module._lib.scGetLastError().decode())
+        return out[0] if len(out) == 1 else tuple(out)
+
+
+class Module:
+    """A loaded artifact directory; entries are attributes."""
+
+    def __init__(self, directory, library=None):
+        self.directory = directory
+        with open(os.path.join(directory, "manifest.json")) as f:
+            self.manifest = json.load(f)
+        self._lib = _bind(_find_library(library))
+        handle = ctypes.c_void_p()
+        if self._lib.scModuleLoad(directory.encode(), ctypes.byref(handle)) != 0:
+            raise SparcastError(self._lib.scGetLastError().decode())
+        self._handle = handle
+        self.entries = {e["name"]: Entry(self, e) for e in self.manifest["entries"]}
+
+    def __getattr__(self, name):
+        entries = self.__dict__.get("entries", {})
+        if name in entries:
+            return entries[name]
+        raise AttributeError("artifact has no entry '%s'" % name)
+
+    def __del__(self):
+        lib = self.__dict__.get("_lib")
+        handle = self.__dict__.get("_handle")
+        if lib is not None and handle:
+            lib.scModuleDestroy(handle)
+
+
+def load(directory, library=None):
+    """Loads a sparcast-aot artifact directory."""
+    return Module(directory, library)

@@ -1,0 +1,452 @@
+//===- Manifest.cpp - artifact manifest model and argument checks ---------===//
+
+#include "Manifest.h"
+#include "Json.h"
+
+#include <cstdlib>
+#include <set>
+
+using namespace sparcast::rt;
+using sparcast::json::Value;
+
+int64_t DimExpr::evaluate(const DimBindings &dims) const {
+  if (!isSymbolic())
+    return constant;
+  auto it = dims.find(symbol);
+  return it == dims.end() ? -1 : factor * it->second;
+}
+
+std::string DimExpr::str() const {
+  if (!isSymbolic())
+    return std::to_string(constant);
+  return factor == 1 ? symbol : symbol + "*" + std::to_string(factor);
+}
+
+size_t sparcast::rt::dtypeBytes(scDType dtype) {
+  return (dtype == SC_F16 || dtype == SC_BF16) ? 2 : 4;
+}
+
+const char *sparcast::rt::dtypeName(scDType dtype) {
+  switch (dtype) {
+  case SC_F32: return "f32";
+  case SC_F16: return "f16";
+  case SC_BF16: return "bf16";
+  case SC_I32: return "i32";
+  }
+  return "?";
+}
+
+const TensorSpec *EntrySpec::findTensor(const std::string &n) const {
+  for (const TensorSpec &t : args)
+    if (t.name == n)
+      return &t;
+  for (const TensorSpec &t : results)
+    if (t.name == n)
+      return &t;
+  return nullptr;
+}
+
+const EntrySpec *Manifest::findEntry(const std::string &n) const {
+  for (const EntrySpec &e : entries)
+    if (e.name == n)
+      return &e;
+  return nullptr;
+}
+
+const ModuleSpec *Manifest::findModule(const std::string &n) const {
+  for (const ModuleSpec &m : modules)
+    if (m.name == n)
+      return &m;
+  return nullptr;
+}
+
+namespace {
+/// Reads JSON into the manifest model; every error names its path.
+struct Reader {
+  std::string &error;
+
+  bool fail(const std::string &path, const std::string &what) {
+    error = path + ": " + what;
+    return false;
+  }
+  bool getString(const Value &obj, const std::string &key,
+                 const std::string &path, std::string &out,
+                 bool required = true) {
+    const Value *v = obj.get(key);
+    if (!v)
+      return !required || fail(path, "missing \"" + key + "\"");
+    if (v->kind != Value::Kind::String)
+      return fail(path + "." + key, "expected a string");
+    out = v->string;
+    return true;
+  }
+  bool getInt(const Value &v, const std::string &path, int64_t &out) {
+    if (v.kind != Value::Kind::Number || !v.isInteger)
+      return fail(path, "expected an integer");
+    out = v.integer;
+    return true;
+  }
+  const Value *getArray(const Value &obj, const std::string &key,
+                        const std::string &path) {
+    const Value *v = obj.get(key);
+    if (!v) {
+      fail(path, "missing \"" + key + "\"");
+      return nullptr;
+    }
+    if (v->kind != Value::Kind::Array) {
+      fail(path + "." + key, "expected an array");
+      return nullptr;
+    }
+    return v;
+  }
+  bool getDim(const Value &v, const std::string &path, DimExpr &out) {
+    out = DimExpr();
+    if (v.kind == Value::Kind::Number)
+      return getInt(v, path, out.constant);
+    if (v.kind != Value::Kind::String || v.string.empty())
+      return fail(path, "expected an integer or a dim symbol");
+    std::string s = v.string;
+    size_t star = s.find('*');
+    if (star == std::string::npos) {
+      out.symbol = s;
+      return true;
+    }
+    out.symbol = s.substr(0, star);
+    char *end = nullptr;
+    out.factor = std::strtoll(s.c_str() + star + 1, &end, 10);
+    if (out.symbol.empty() || !end || *end != '\0' || out.factor <= 0)
+      return fail(path, "expected SYMBOL or SYMBOL*FACTOR, got \"" + s + "\"");
+    return true;
+  }
+  bool getDims(const Value &obj, const std::string &key,
+               const std::string &path, std::vector<DimExpr> &out) {
+    const Value *arr = getArray(obj, key, path);
+    if (!arr)
+      return false;
+    out.clear();
+    for (size_t i = 0; i < arr->array.size(); ++i) {
+      DimExpr d;
+      if (!getDim(arr->array[i], path + "." + key + "[" + std::to_string(i) + "]",
+                  d))
+        return false;
+      out.push_back(d);
+    }
+    return true;
+  }
+  bool getDType(const Value &obj, const std::string &path, scDType &out) {
+    std::string s;
+    if (!getString(obj, "dtype", path, s))
+      return false;
+    if (s == "f32") out = SC_F32;
+    else if (s == "f16") out = SC_F16;
+    else if (s == "bf16") out = SC_BF16;
+    else if (s == "i32") out = SC_I32;
+    else return fail(path + ".dtype", "unknown dtype \"" + s + "\"");
+    return true;
+  }
+  bool getTensors(const Value &obj, const std::string &key,
+                  const std::string &path, std::vector<TensorSpec> &out) {
+    const Value *arr = getArray(obj, key, path);
+    if (!arr)
+      return false;
+    for (size_t i = 0; i < arr->array.size(); ++i) {
+      std::string p = path + "." + key + "[" + std::to_string(i) + "]";
+      const Value &t = arr->array[i];
+      TensorSpec spec;
+      if (t.kind != Value::Kind::Object)
+        return fail(p, "expected an object");
+      if (!getString(t, "name", p, spec.name) || !getDType(t, p, spec.dtype) ||
+          !getDims(t, "shape", p, spec.shape) ||
+          !getString(t, "index_into", p, spec.indexInto, /*required=*/false))
+        return false;
+      if (spec.shape.size() > SC_MAX_RANK)
+        return fail(p, "rank above " + std::to_string(SC_MAX_RANK));
+      out.push_back(spec);
+    }
+    return true;
+  }
+  bool getParam(const Value &v, const std::string &p, ParamSpec &out) {
+    std::string kind;
+    if (v.kind != Value::Kind::Object || !getString(v, "kind", p, kind))
+      return fail(p, "expected an object with a \"kind\"");
+    if (kind == "memref") {
+      out.kind = ParamSpec::Kind::Memref;
+      return getString(v, "tensor", p, out.tensor);
+    }
+    if (kind == "dim") {
+      out.kind = ParamSpec::Kind::Dim;
+      const Value *d = v.get("dim");
+      return d ? getDim(*d, p + ".dim", out.dim) : fail(p, "missing \"dim\"");
+    }
+    if (kind != "tma")
+      return fail(p + ".kind", "unknown parameter kind \"" + kind + "\"");
+    out.kind = ParamSpec::Kind::Tma;
+    if (!getString(v, "tensor", p, out.tensor) ||
+        !getDims(v, "dims", p, out.dims) ||
+        !getDims(v, "strides", p, out.stridesBytes))
+      return false;
+    const Value *box = getArray(v, "box", p);
+    if (!box)
+      return false;
+    for (const Value &b : box->array) {
+      int64_t x;
+      if (!getInt(b, p + ".box", x))
+        return false;
+      out.box.push_back(x);
+    }
+    const Value *swz = v.get("swizzle");
+    if (!swz || !getInt(*swz, p + ".swizzle", out.swizzleBytes))
+      return fail(p, "missing integer \"swizzle\"");
+    if (out.dims.empty() || out.dims.size() > 5 ||
+        out.box.size() != out.dims.size() ||
+        out.stridesBytes.size() + 1 != out.dims.size())
+      return fail(p, "tma needs 1-5 dims, as many box sizes, one stride less");
+    return true;
+  }
+  bool getLaunch(const Value &v, const std::string &p, LaunchSpec &out) {
+    if (!getString(v, "module", p, out.module) ||
+        !getString(v, "kernel", p, out.kernel))
+      return false;
+    std::vector<DimExpr> grid;
+    if (!getDims(v, "grid", p, grid))
+      return false;
+    if (grid.size() != 3)
+      return fail(p + ".grid", "expected 3 sizes");
+    for (int i = 0; i < 3; ++i)
+      out.grid[i] = grid[i];
+    const Value *block = getArray(v, "block", p);
+    if (!block || block->array.size() != 3)
+      return fail(p + ".block", "expected 3 sizes");
+    for (int i = 0; i < 3; ++i)
+      if (!getInt(block->array[i], p + ".block", out.block[i]))
+        return false;
+    const Value *smem = v.get("smem");
+    if (!smem || !getInt(*smem, p + ".smem", out.sharedBytes))
+      return fail(p, "missing integer \"smem\"");
+    const Value *params = getArray(v, "params", p);
+    if (!params)
+      return false;
+    for (size_t i = 0; i < params->array.size(); ++i) {
+      ParamSpec param;
+      if (!getParam(params->array[i], p + ".params[" + std::to_string(i) + "]",
+                    param))
+        return false;
+      out.params.push_back(param);
+    }
+    return true;
+  }
+};
+
+/// Every symbol used anywhere must be bound by an argument's shape.
+bool checkSymbols(const EntrySpec &e, std::string &error) {
+  std::set<std::string> bound;
+  for (const TensorSpec &t : e.args)
+    for (const DimExpr &d : t.shape)
+      if (d.isSymbolic())
+        bound.insert(d.symbol);
+  auto check = [&](const DimExpr &d, const std::string &where) {
+    if (d.isSymbolic() && !bound.count(d.symbol)) {
+      error = "entry " + e.name + ": " + where + " uses dim \"" + d.symbol +
+              "\" that no argument shape binds";
+      return false;
+    }
+    return true;
+  };
+  for (const TensorSpec &t : e.results)
+    for (const DimExpr &d : t.shape)
+      if (!check(d, "result " + t.name))
+        return false;
+  for (const TensorSpec &t : e.args)
+    if (!t.indexInto.empty() && !bound.count(t.indexInto)) {
+      error = "entry " + e.name + ": index " + t.name + " points into \"" +
+              t.indexInto + "\" that no argument shape binds";
+      return false;
+    }
+  for (const LaunchSpec &l : e.launches) {
+    for (const DimExpr &d : l.grid)
+      if (!check(d, "kernel " + l.kernel + " grid"))
+        return false;
+    for (const ParamSpec &p : l.params) {
+      if ((p.kind != ParamSpec::Kind::Dim) && !e.findTensor(p.tensor)) {
+        error = "entry " + e.name + ": kernel " + l.kernel +
+                " refers to unknown tensor \"" + p.tensor + "\"";
+        return false;
+      }
+      for (const DimExpr &d : p.dims)
+        if (!check(d, "kernel " + l.kernel))
+          return false;
+      for (const DimExpr &d : p.stridesBytes)
+        if (!check(d, "kernel " + l.kernel))
+          return false;
+      if (p.kind == ParamSpec::Kind::Dim && !check(p.dim, "kernel " + l.kernel))
+        return false;
+    }
+  }
+  return true;
+}
+} // namespace
+
+bool sparcast::rt::parseManifest(const std::string &text, Manifest &out,
+                                 std::string &error) {
+  Value root;
+  if (!json::parse(text, root, error)) {
+    error = "manifest.json: " + error;
+    return false;
+  }
+  Reader r{error};
+  if (root.kind != Value::Kind::Object)
+    return r.fail("manifest.json", "expected an object");
+  std::string format;
+  if (!r.getString(root, "format", "manifest", format))
+    return false;
+  if (format != "sparcast-artifact-1")
+    return r.fail("manifest.format", "unsupported format \"" + format + "\"");
+  const Value *modules = r.getArray(root, "modules", "manifest");
+  if (!modules)
+    return false;
+  for (size_t i = 0; i < modules->array.size(); ++i) {
+    std::string p = "manifest.modules[" + std::to_string(i) + "]";
+    const Value &m = modules->array[i];
+    ModuleSpec spec;
+    if (m.kind != Value::Kind::Object || !r.getString(m, "name", p, spec.name) ||
+        !r.getString(m, "ptx", p, spec.ptxFile) ||
+        !r.getString(m, "cubin", p, spec.cubinFile, false) ||
+        !r.getString(m, "chip", p, spec.chip, false))
+      return error.empty() ? r.fail(p, "expected an object") : false;
+    out.modules.push_back(spec);
+  }
+  const Value *entries = r.getArray(root, "entries", "manifest");
+  if (!entries)
+    return false;
+  for (size_t i = 0; i < entries->array.size(); ++i) {
+    std::string p = "manifest.entries[" + std::to_string(i) + "]";
+    const Value &e = entries->array[i];
+    EntrySpec spec;
+    if (e.kind != Value::Kind::Object)
+      return r.fail(p, "expected an object");
+    if (!r.getString(e, "name", p, spec.name) ||
+        !r.getTensors(e, "args", p, spec.args) ||
+        !r.getTensors(e, "results", p, spec.results))
+      return false;
+    const Value *launches = r.getArray(e, "launches", p);
+    if (!launches)
+      return false;
+    for (size_t j = 0; j < launches->array.size(); ++j) {
+      LaunchSpec launch;
+      std::string lp = p + ".launches[" + std::to_string(j) + "]";
+      if (launches->array[j].kind != Value::Kind::Object)
+        return r.fail(lp, "expected an object");
+      if (!r.getLaunch(launches->array[j], lp, launch))
+        return false;
+      if (!out.findModule(launch.module))
+        return r.fail(lp, "unknown module \"" + launch.module + "\"");
+      spec.launches.push_back(launch);
+    }
+    if (!checkSymbols(spec, error))
+      return false;
+    out.entries.push_back(spec);
+  }
+  return true;
+}
+
+namespace {
+bool checkTensor(const TensorSpec &spec, const scTensor &t,
+                 const std::string &role, DimBindings &dims,
+                 std::string &error) {
+  std::string what = role + " '" + spec.name + "'";
+  if (t.dtype != spec.dtype) {
+    error = what + ": expected dtype " + dtypeName(spec.dtype) + ", got " +
+            (t.dtype >= SC_F32 && t.dtype <= SC_I32 ? dtypeName(t.dtype)
+                                                    : "an unknown dtype");
+    return false;
+  }
+  if (t.rank != static_cast<int32_t>(spec.shape.size())) {
+    error = what + ": expected rank " + std::to_string(spec.shape.size()) +
+            ", got " + std::to_string(t.rank);
+    return false;
+  }
+  for (size_t d = 0; d < spec.shape.size(); ++d) {
+    const DimExpr &want = spec.shape[d];
+    int64_t have = t.shape[d];
+    std::string at = what + " dim " + std::to_string(d);
+    if (have <= 0) {
+      error = at + ": expected a positive size, got " + std::to_string(have);
+      return false;
+    }
+    if (!want.isSymbolic()) {
+      if (have != want.constant) {
+        error = at + ": expected " + std::to_string(want.constant) + ", got " +
+                std::to_string(have);
+        return false;
+      }
+      continue;
+    }
+    if (have % want.factor != 0) {
+      error = at + ": expected a multiple of " + std::to_string(want.factor) +
+              " (" + want.str() + "), got " + std::to_string(have);
+      return false;
+    }
+    int64_t value = have / want.factor;
+    auto [it, inserted] = dims.emplace(want.symbol, value);
+    if (!inserted && it->second != value) {
+      error = at + ": " + want.str() + " = " + std::to_string(have) +
+              " but an earlier tensor has " + want.symbol + " = " +
+              std::to_string(it->second);
+      return false;
+    }
+  }
+  if (!t.data) {
+    error = what + ": null data pointer";
+    return false;
+  }
+  // TMA needs 16-byte aligned global addresses; ask it of every tensor.
+  if (reinterpret_cast<uintptr_t>(t.data) % 16 != 0) {
+    error = what + ": data pointer must be 16-byte aligned";
+    return false;
+  }
+  return true;
+}
+} // namespace
+
+bool sparcast::rt::validateCall(const EntrySpec &entry, const scTensor *args,
+                                int32_t numArgs, const scTensor *results,
+                                int32_t numResults, DimBindings &dims,
+                                std::string &error) {
+  std::string where = "entry '" + entry.name + "': ";
+  if (numArgs != static_cast<int32_t>(entry.args.size()) ||
+      numResults != static_cast<int32_t>(entry.results.size())) {
+    error = where + "expected " + std::to_string(entry.args.size()) +
+            " arguments and " + std::to_string(entry.results.size()) +
+            " results, got " + std::to_string(numArgs) + " and " +
+            std::to_string(numResults);
+    return false;
+  }
+  if ((numArgs && !args) || (numResults && !results)) {
+    error = where + "null tensor array";
+    return false;
+  }
+  dims.clear();
+  for (int32_t i = 0; i < numArgs; ++i)
+    if (!checkTensor(entry.args[i], args[i], "argument", dims, error)) {
+      error = where + error;
+      return false;
+    }
+  for (int32_t i = 0; i < numResults; ++i)
+    if (!checkTensor(entry.results[i], results[i], "result", dims, error)) {
+      error = where + error;
+      return false;
+    }
+  for (const LaunchSpec &l : entry.launches) {
+    const int64_t limits[3] = {(int64_t(1) << 31) - 1, 65535, 65535};
+    for (int i = 0; i < 3; ++i) {
+      int64_t g = l.grid[i].evaluate(dims);
+      if (g < 1 || g > limits[i]) {
+        error = where + "kernel " + l.kernel + " would need grid dim " +
+                std::to_string(i) + " = " + std::to_string(g) +
+                ", outside [1, " + std::to_string(limits[i]) + "]";
+        return false;
+      }
+    }
+  }
+  return true;
+}

@@ -1,0 +1,98 @@
+//===- Manifest.h - artifact manifest model and argument checks -*- C++ -*-===//
+//
+// What sparcast-aot writes into manifest.json, and the checks every call
+// goes through before anything is launched. No CUDA here: this part is
+// tested on machines without a GPU.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SPARCAST_RUNTIME_MANIFEST_H
+#define SPARCAST_RUNTIME_MANIFEST_H
+
+#include "sparcast/runtime.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace sparcast::rt {
+
+using DimBindings = std::map<std::string, int64_t>;
+
+/// A size known at compile time (`constant`) or `factor * symbol`, e.g. the
+/// batch "B" or the rows of a flattened batch "B*433".
+struct DimExpr {
+  std::string symbol;
+  int64_t factor = 1;
+  int64_t constant = 0;
+  bool isSymbolic() const { return !symbol.empty(); }
+  int64_t evaluate(const DimBindings &dims) const;
+  std::string str() const;
+};
+
+struct TensorSpec {
+  std::string name;
+  scDType dtype = SC_F32;
+  std::vector<DimExpr> shape;
+  /// For index tensors: the symbol its values must stay below ("U").
+  std::string indexInto;
+};
+
+struct ParamSpec {
+  enum class Kind { Tma, Memref, Dim } kind = Kind::Memref;
+  std::string tensor; // Tma, Memref
+  // Tma: global dims innermost first, byte strides of dims 1.., box, swizzle.
+  std::vector<DimExpr> dims;
+  std::vector<DimExpr> stridesBytes;
+  std::vector<int64_t> box;
+  int64_t swizzleBytes = 0;
+  DimExpr dim; // Dim: an index-typed kernel parameter
+};
+
+struct LaunchSpec {
+  std::string module;
+  std::string kernel;
+  DimExpr grid[3];
+  int64_t block[3] = {1, 1, 1};
+  int64_t sharedBytes = 0;
+  std::vector<ParamSpec> params;
+};
+
+struct EntrySpec {
+  std::string name;
+  std::vector<TensorSpec> args;
+  std::vector<TensorSpec> results;
+  std::vector<LaunchSpec> launches;
+  /// The spec of tensor `name` (an argument or a result), or nullptr.
+  const TensorSpec *findTensor(const std::string &name) const;
+};
+
+struct ModuleSpec {
+  std::string name;
+  std::string ptxFile;
+  std::string cubinFile; // may be empty
+  std::string chip;      // what the cubin was built for, e.g. "sm_90a"
+};
+
+struct Manifest {
+  std::vector<ModuleSpec> modules;
+  std::vector<EntrySpec> entries;
+  const EntrySpec *findEntry(const std::string &name) const;
+  const ModuleSpec *findModule(const std::string &name) const;
+};
+
+/// Parses and checks manifest.json text (every name a launch refers to
+/// exists, every symbol is bound by some argument shape).
+bool parseManifest(const std::string &text, Manifest &out, std::string &error);
+
+size_t dtypeBytes(scDType dtype);
+const char *dtypeName(scDType dtype);
+
+/// Checks the caller's tensors against `entry` and binds the dynamic dims.
+bool validateCall(const EntrySpec &entry, const scTensor *args,
+                  int32_t numArgs, const scTensor *results, int32_t numResults,
+                  DimBindings &dims, std::string &error);
+
+} // namespace sparcast::rt
+
+#endif // SPARCAST_RUNTIME_MANIFEST_H

@@ -1,0 +1,531 @@
+//===- Runtime.cpp - Sparcast runtime: load artifacts, check, launch ------===//
+//
+// The CUDA driver is loaded with dlopen so that the library (and all of its
+// argument checking) builds and runs on machines without CUDA. Every driver
+// call goes through SC_CUDA_CHECK, which turns a failure into a status and
+// a message naming the call.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sparcast/runtime.h"
+
+#include "Manifest.h"
+
+#include <dlfcn.h>
+
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace sparcast::rt;
+
+namespace {
+
+thread_local std::string lastError;
+
+scStatus setError(scStatus status, const std::string &message) {
+  lastError = message;
+  return status;
+}
+
+//===----------------------------------------------------------------------===//
+// The few driver API types and entry points we use.
+//===----------------------------------------------------------------------===//
+
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+struct CUctx_st;
+struct CUmod_st;
+struct CUfunc_st;
+struct CUstream_st;
+using CUcontext = CUctx_st *;
+using CUmodule = CUmod_st *;
+using CUfunction = CUfunc_st *;
+using CUstream = CUstream_st *;
+struct alignas(64) CUtensorMap {
+  uint64_t opaque[16];
+};
+
+constexpr int kAttrMaxDynamicShared = 8;  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+constexpr int kAttrCCMajor = 75;          // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+constexpr int kAttrCCMinor = 76;          // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR
+constexpr int kPtrMemoryType = 2;         // CU_POINTER_ATTRIBUTE_MEMORY_TYPE
+constexpr int kPtrRangeStart = 11;        // CU_POINTER_ATTRIBUTE_RANGE_START_ADDR
+constexpr int kPtrRangeSize = 12;         // CU_POINTER_ATTRIBUTE_RANGE_SIZE
+constexpr unsigned kMemoryTypeDevice = 2; // CU_MEMORYTYPE_DEVICE
+constexpr unsigned kMemoryTypeUnified = 4;
+constexpr int kJitErrorLogBuffer = 5;     // CU_JIT_ERROR_LOG_BUFFER
+constexpr int kJitErrorLogSize = 6;       // CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES
+
+struct Driver {
+  void *library = nullptr;
+  std::string loadError;
+  CUresult (*cuInit)(unsigned) = nullptr;
+  CUresult (*cuGetErrorName)(CUresult, const char **) = nullptr;
+  CUresult (*cuCtxGetCurrent)(CUcontext *) = nullptr;
+  CUresult (*cuCtxSetCurrent)(CUcontext) = nullptr;
+  CUresult (*cuCtxGetDevice)(CUdevice *) = nullptr;
+  CUresult (*cuDeviceGet)(CUdevice *, int) = nullptr;
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice) = nullptr;
+  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice) = nullptr;
+  CUresult (*cuModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *,
+                                 void **) = nullptr;
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *) =
+      nullptr;
+  CUresult (*cuModuleUnload)(CUmodule) = nullptr;
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int) = nullptr;
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, unsigned, CUstream,
+                             void **, void **) = nullptr;
+  CUresult (*cuMemAlloc)(CUdeviceptr *, size_t) = nullptr;
+  CUresult (*cuMemFree)(CUdeviceptr) = nullptr;
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t) = nullptr;
+  CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t) = nullptr;
+  CUresult (*cuStreamSynchronize)(CUstream) = nullptr;
+  CUresult (*cuPointerGetAttribute)(void *, int, CUdeviceptr) = nullptr;
+  CUresult (*cuTensorMapEncodeTiled)(CUtensorMap *, int, unsigned, void *,
+                                     const uint64_t *, const uint64_t *,
+                                     const unsigned *, const unsigned *, int,
+                                     int, int, int) = nullptr;
+
+  template <typename F> bool bind(F &fn, const char *name) {
+    fn = reinterpret_cast<F>(dlsym(library, name));
+    if (!fn)
+      loadError = std::string("libcuda has no ") + name;
+    return fn != nullptr;
+  }
+
+  bool load() {
+    library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+      const char *e = dlerror();
+      loadError = std::string("cannot load the CUDA driver (libcuda.so.1): ") +
+                  (e ? e : "unknown error");
+      return false;
+    }
+    return bind(cuInit, "cuInit") && bind(cuGetErrorName, "cuGetErrorName") &&
+           bind(cuCtxGetCurrent, "cuCtxGetCurrent") &&
+           bind(cuCtxSetCurrent, "cuCtxSetCurrent") &&
+           bind(cuCtxGetDevice, "cuCtxGetDevice") &&
+           bind(cuDeviceGet, "cuDeviceGet") &&
+           bind(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
+           bind(cuDeviceGetAttribute, "cuDeviceGetAttribute") &&
+           bind(cuModuleLoadDataEx, "cuModuleLoadDataEx") &&
+           bind(cuModuleGetFunction, "cuModuleGetFunction") &&
+           bind(cuModuleUnload, "cuModuleUnload") &&
+           bind(cuFuncSetAttribute, "cuFuncSetAttribute") &&
+           bind(cuLaunchKernel, "cuLaunchKernel") &&
+           bind(cuMemAlloc, "cuMemAlloc_v2") && bind(cuMemFree, "cuMemFree_v2") &&
+           bind(cuMemcpyHtoD, "cuMemcpyHtoD_v2") &&
+           bind(cuMemcpyDtoH, "cuMemcpyDtoH_v2") &&
+           bind(cuStreamSynchronize, "cuStreamSynchronize") &&
+           bind(cuPointerGetAttribute, "cuPointerGetAttribute") &&
+           bind(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
+  }
+};
+
+Driver *getDriver(std::string &error) {
+  static Driver driver;
+  static bool ok = [] {
+    if (!driver.load())
+      return false;
+    if (driver.cuInit(0) != 0) {
+      driver.loadError = "cuInit failed: no usable CUDA device";
+      return false;
+    }
+    return true;
+  }();
+  if (!ok) {
+    error = driver.loadError;
+    return nullptr;
+  }
+  return &driver;
+}
+
+std::string cudaErrorText(Driver *d, CUresult r) {
+  const char *name = nullptr;
+  if (d && d->cuGetErrorName && d->cuGetErrorName(r, &name) == 0 && name)
+    return name;
+  return "CUDA error " + std::to_string(r);
+}
+
+#define SC_CUDA_CHECK(drv, expr)                                               \
+  do {                                                                         \
+    CUresult sc_result_ = (expr);                                              \
+    if (sc_result_ != 0)                                                       \
+      return setError(SC_ERROR_CUDA, std::string("'") + #expr +                \
+                                         "' failed with " +                    \
+                                         cudaErrorText(drv, sc_result_));      \
+  } while (0)
+
+bool readFile(const std::string &path, std::string &out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  out = ss.str();
+  return true;
+}
+
+int tmaDataType(scDType dtype) {
+  switch (dtype) {
+  case SC_F16: return 6;  // CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+  case SC_BF16: return 9; // CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+  case SC_F32: return 7;  // CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+  case SC_I32: return 3;  // CU_TENSOR_MAP_DATA_TYPE_INT32
+  }
+  return 7;
+}
+
+int tmaSwizzle(int64_t bytes) {
+  switch (bytes) {
+  case 32: return 1;
+  case 64: return 2;
+  case 128: return 3;
+  default: return 0;
+  }
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// scModule
+//===----------------------------------------------------------------------===//
+
+struct scModule {
+  std::string dir;
+  Manifest manifest;
+  std::mutex mutex;
+  std::map<std::string, CUmodule> loaded;           // by module name
+  std::map<std::string, CUfunction> functions;      // module/kernel
+  std::map<std::string, CUdeviceptr> tensorMaps;    // encoded, by key
+  std::vector<CUdeviceptr> arenas;                  // tensor map storage
+  size_t arenaUsed = 0;
+  static constexpr size_t kArenaBytes = 64 * 1024;
+  Driver *driver = nullptr;
+
+  ~scModule() {
+    if (!driver)
+      return;
+    for (auto &[name, m] : loaded)
+      driver->cuModuleUnload(m);
+    for (CUdeviceptr p : arenas)
+      driver->cuMemFree(p);
+  }
+};
+
+namespace {
+
+/// Makes sure a context is current: the caller's (e.g. PyTorch's), else the
+/// primary context of device 0.
+scStatus ensureContext(Driver *d) {
+  CUcontext ctx = nullptr;
+  SC_CUDA_CHECK(d, d->cuCtxGetCurrent(&ctx));
+  if (ctx)
+    return SC_OK;
+  CUdevice dev;
+  SC_CUDA_CHECK(d, d->cuDeviceGet(&dev, 0));
+  SC_CUDA_CHECK(d, d->cuDevicePrimaryCtxRetain(&ctx, dev));
+  SC_CUDA_CHECK(d, d->cuCtxSetCurrent(ctx));
+  return SC_OK;
+}
+
+scStatus getFunction(scModule *m, const LaunchSpec &launch, CUfunction &out) {
+  Driver *d = m->driver;
+  std::string key = launch.module + "/" + launch.kernel;
+  auto found = m->functions.find(key);
+  if (found != m->functions.end()) {
+    out = found->second;
+    return SC_OK;
+  }
+  CUmodule mod = nullptr;
+  auto loadedIt = m->loaded.find(launch.module);
+  if (loadedIt != m->loaded.end()) {
+    mod = loadedIt->second;
+  } else {
+    const ModuleSpec *spec = m->manifest.findModule(launch.module);
+    // Use the cubin when it was built for this device, else JIT the PTX.
+    CUdevice dev;
+    int major = 0, minor = 0;
+    SC_CUDA_CHECK(d, d->cuCtxGetDevice(&dev));
+    SC_CUDA_CHECK(d, d->cuDeviceGetAttribute(&major, kAttrCCMajor, dev));
+    SC_CUDA_CHECK(d, d->cuDeviceGetAttribute(&minor, kAttrCCMinor, dev));
+    std::string deviceChip = "sm_" + std::to_string(major * 10 + minor);
+    std::string image;
+    bool useCubin = !spec->cubinFile.empty() &&
+                    (spec->chip == deviceChip || spec->chip == deviceChip + "a");
+    std::string file = m->dir + "/" + (useCubin ? spec->cubinFile : spec->ptxFile);
+    if (!readFile(file, image))
+      return setError(SC_ERROR_NOT_FOUND, "cannot read " + file);
+    if (!useCubin)
+      image.push_back('\0');
+    char log[8192] = {0};
+    int options[] = {kJitErrorLogBuffer, kJitErrorLogSize};
+    void *values[] = {log, reinterpret_cast<void *>(sizeof(log))};
+    CUresult r = d->cuModuleLoadDataEx(&mod, image.data(), 2, options, values);
+    if (r != 0)
+      return setError(SC_ERROR_CUDA, "loading " + file + " failed with " +
+                                         cudaErrorText(d, r) + ": " + log);
+    m->loaded[launch.module] = mod;
+  }
+  CUfunction f = nullptr;
+  CUresult r = d->cuModuleGetFunction(&f, mod, launch.kernel.c_str());
+  if (r != 0)
+    return setError(SC_ERROR_NOT_FOUND, "module " + launch.module +
+                                            " has no kernel " + launch.kernel +
+                                            " (" + cudaErrorText(d, r) + ")");
+  if (launch.sharedBytes > 48 * 1024)
+    SC_CUDA_CHECK(d, d->cuFuncSetAttribute(f, kAttrMaxDynamicShared,
+                                           static_cast<int>(launch.sharedBytes)));
+  m->functions[key] = f;
+  out = f;
+  return SC_OK;
+}
+
+/// The device copy of an encoded tensor map, encoded once per distinct
+/// (kernel, parameter, address, shape) and kept: maps are immutable once
+/// written, so concurrent launches on other streams never race on them.
+scStatus getTensorMap(scModule *m, const LaunchSpec &launch, size_t paramIndex,
+                      const ParamSpec &p, const scTensor &t,
+                      const DimBindings &dims, CUdeviceptr &out) {
+  Driver *d = m->driver;
+  std::vector<uint64_t> globalDims, strides;
+  std::ostringstream key;
+  key << launch.module << "/" << launch.kernel << "#" << paramIndex << "@"
+      << t.data;
+  for (const DimExpr &e : p.dims) {
+    globalDims.push_back(static_cast<uint64_t>(e.evaluate(dims)));
+    key << ":" << globalDims.back();
+  }
+  for (const DimExpr &e : p.stridesBytes)
+    strides.push_back(static_cast<uint64_t>(e.evaluate(dims)));
+  auto found = m->tensorMaps.find(key.str());
+  if (found != m->tensorMaps.end()) {
+    out = found->second;
+    return SC_OK;
+  }
+  std::vector<unsigned> box(p.box.begin(), p.box.end());
+  std::vector<unsigned> elementStrides(box.size(), 1);
+  CUtensorMap map;
+  CUresult r = d->cuTensorMapEncodeTiled(
+      &map, tmaDataType(t.dtype), static_cast<unsigned>(globalDims.size()),
+      t.data, globalDims.data(), strides.data(), box.data(),
+      elementStrides.data(), /*interleave=*/0, tmaSwizzle(p.swizzleBytes),
+      /*l2promotion=256B*/ 3, /*oobFill=zero*/ 0);
+  if (r != 0)
+    return setError(SC_ERROR_CUDA, "cuTensorMapEncodeTiled for tensor '" +
+                                       p.tensor + "' of kernel " +
+                                       launch.kernel + " failed with " +
+                                       cudaErrorText(d, r));
+  if (m->arenas.empty() || m->arenaUsed + sizeof(CUtensorMap) > scModule::kArenaBytes) {
+    CUdeviceptr arena;
+    SC_CUDA_CHECK(d, d->cuMemAlloc(&arena, scModule::kArenaBytes));
+    m->arenas.push_back(arena);
+    m->arenaUsed = 0;
+  }
+  CUdeviceptr slot = m->arenas.back() + m->arenaUsed;
+  m->arenaUsed += sizeof(CUtensorMap);
+  SC_CUDA_CHECK(d, d->cuMemcpyHtoD(slot, &map, sizeof(map)));
+  m->tensorMaps[key.str()] = slot;
+  out = slot;
+  return SC_OK;
+}
+
+/// Device memory holding at least the tensor's bytes: a host pointer or an
+/// undersized buffer would make the kernel fault or write out of bounds.
+scStatus checkDeviceExtent(Driver *d, const scTensor &t, const std::string &what) {
+  CUdeviceptr ptr = reinterpret_cast<CUdeviceptr>(t.data);
+  unsigned memoryType = 0;
+  if (d->cuPointerGetAttribute(&memoryType, kPtrMemoryType, ptr) != 0 ||
+      (memoryType != kMemoryTypeDevice && memoryType != kMemoryTypeUnified))
+    return setError(SC_ERROR_INVALID_ARGUMENT,
+                    what + ": data pointer is not device memory");
+  CUdeviceptr start = 0;
+  size_t size = 0;
+  if (d->cuPointerGetAttribute(&start, kPtrRangeStart, ptr) != 0 ||
+      d->cuPointerGetAttribute(&size, kPtrRangeSize, ptr) != 0)
+    return SC_OK; // not every allocator reports ranges; nothing more to check
+  size_t bytes = dtypeBytes(t.dtype);
+  for (int32_t i = 0; i < t.rank; ++i)
+    bytes *= static_cast<size_t>(t.shape[i]);
+  if (ptr + bytes > start + size)
+    return setError(SC_ERROR_INVALID_ARGUMENT,
+                    what + ": " + std::to_string(bytes) +
+                        " bytes do not fit the allocation (" +
+                        std::to_string(start + size - ptr) + " bytes left)");
+  return SC_OK;
+}
+
+scStatus checkIndices(Driver *d, const TensorSpec &spec, const scTensor &t,
+                      const DimBindings &dims, CUstream stream) {
+  int64_t bound = dims.at(spec.indexInto);
+  std::vector<int32_t> host(static_cast<size_t>(t.shape[0]));
+  SC_CUDA_CHECK(d, d->cuStreamSynchronize(stream));
+  SC_CUDA_CHECK(d, d->cuMemcpyDtoH(host.data(),
+                                   reinterpret_cast<CUdeviceptr>(t.data),
+                                   host.size() * sizeof(int32_t)));
+  for (size_t i = 0; i < host.size(); ++i)
+    if (host[i] < 0 || host[i] >= bound)
+      return setError(SC_ERROR_INVALID_ARGUMENT,
+                      "index '" + spec.name + "'[" + std::to_string(i) +
+                          "] = " + std::to_string(host[i]) +
+                          " is outside [0, " + spec.indexInto + " = " +
+                          std::to_string(bound) + ")");
+  return SC_OK;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// C API
+//===----------------------------------------------------------------------===//
+
+extern "C" {
+
+const char *scGetLastError(void) { return lastError.c_str(); }
+
+scStatus scModuleLoad(const char *dir, scModule **module) {
+  if (!dir || !module)
+    return setError(SC_ERROR_INVALID_ARGUMENT, "scModuleLoad: null argument");
+  *module = nullptr;
+  std::string text;
+  std::string path = std::string(dir) + "/manifest.json";
+  if (!readFile(path, text))
+    return setError(SC_ERROR_NOT_FOUND, "cannot read " + path);
+  auto m = std::make_unique<scModule>();
+  m->dir = dir;
+  std::string error;
+  if (!parseManifest(text, m->manifest, error))
+    return setError(SC_ERROR_MANIFEST, path + ": " + error);
+  *module = m.release();
+  lastError.clear();
+  return SC_OK;
+}
+
+void scModuleDestroy(scModule *module) { delete module; }
+
+int32_t scModuleNumEntries(const scModule *module) {
+  return module ? static_cast<int32_t>(module->manifest.entries.size()) : 0;
+}
+
+const char *scModuleEntryName(const scModule *module, int32_t i) {
+  if (!module || i < 0 ||
+      i >= static_cast<int32_t>(module->manifest.entries.size()))
+    return nullptr;
+  return module->manifest.entries[i].name.c_str();
+}
+
+scStatus scValidate(scModule *module, const char *entry, const scTensor *args,
+                    int32_t numArgs, const scTensor *results,
+                    int32_t numResults) {
+  if (!module || !entry)
+    return setError(SC_ERROR_INVALID_ARGUMENT, "scValidate: null argument");
+  const EntrySpec *spec = module->manifest.findEntry(entry);
+  if (!spec)
+    return setError(SC_ERROR_NOT_FOUND,
+                    std::string("no entry named '") + entry + "'");
+  DimBindings dims;
+  std::string error;
+  if (!validateCall(*spec, args, numArgs, results, numResults, dims, error))
+    return setError(SC_ERROR_INVALID_ARGUMENT, error);
+  lastError.clear();
+  return SC_OK;
+}
+
+scStatus scRun(scModule *module, const char *entry, const scTensor *args,
+               int32_t numArgs, const scTensor *results, int32_t numResults,
+               void *stream, uint32_t flags) {
+  if (scStatus s = scValidate(module, entry, args, numArgs, results, numResults))
+    return s;
+  const EntrySpec &spec = *module->manifest.findEntry(entry);
+  DimBindings dims;
+  std::string error;
+  validateCall(spec, args, numArgs, results, numResults, dims, error);
+
+  std::lock_guard<std::mutex> lock(module->mutex);
+  Driver *d = getDriver(error);
+  if (!d)
+    return setError(SC_ERROR_UNSUPPORTED, error);
+  module->driver = d;
+  if (scStatus s = ensureContext(d))
+    return s;
+  CUstream cuStream = static_cast<CUstream>(stream);
+
+  std::map<std::string, const scTensor *> tensors;
+  for (int32_t i = 0; i < numArgs; ++i) {
+    tensors[spec.args[i].name] = &args[i];
+    if (scStatus s = checkDeviceExtent(d, args[i], "argument '" + spec.args[i].name + "'"))
+      return s;
+    if ((flags & SC_RUN_CHECK_INDICES) && !spec.args[i].indexInto.empty())
+      if (scStatus s = checkIndices(d, spec.args[i], args[i], dims, cuStream))
+        return s;
+  }
+  for (int32_t i = 0; i < numResults; ++i) {
+    tensors[spec.results[i].name] = &results[i];
+    if (scStatus s = checkDeviceExtent(d, results[i], "result '" + spec.results[i].name + "'"))
+      return s;
+  }
+
+  for (const LaunchSpec &launch : spec.launches) {
+    CUfunction f;
+    if (scStatus s = getFunction(module, launch, f))
+      return s;
+    // Kernel parameters: tensor maps by device address, memrefs expanded as
+    // MLIR's calling convention does (allocated, aligned, offset, sizes,
+    // strides), dims as 64-bit index values.
+    std::vector<uint64_t> words;
+    words.reserve(64);
+    for (size_t i = 0; i < launch.params.size(); ++i) {
+      const ParamSpec &p = launch.params[i];
+      if (p.kind == ParamSpec::Kind::Dim) {
+        words.push_back(static_cast<uint64_t>(p.dim.evaluate(dims)));
+        continue;
+      }
+      const scTensor &t = *tensors.at(p.tensor);
+      if (p.kind == ParamSpec::Kind::Tma) {
+        CUdeviceptr map;
+        if (scStatus s = getTensorMap(module, launch, i, p, t, dims, map))
+          return s;
+        words.push_back(map);
+        continue;
+      }
+      uint64_t data = reinterpret_cast<uint64_t>(t.data);
+      words.push_back(data);
+      words.push_back(data);
+      words.push_back(0);
+      for (int32_t r = 0; r < t.rank; ++r)
+        words.push_back(static_cast<uint64_t>(t.shape[r]));
+      uint64_t stride = 1;
+      std::vector<uint64_t> strides(t.rank);
+      for (int32_t r = t.rank - 1; r >= 0; --r) {
+        strides[r] = stride;
+        stride *= static_cast<uint64_t>(t.shape[r]);
+      }
+      words.insert(words.end(), strides.begin(), strides.end());
+    }
+    std::vector<void *> params;
+    for (uint64_t &w : words)
+      params.push_back(&w);
+    unsigned grid[3];
+    for (int i = 0; i < 3; ++i)
+      grid[i] = static_cast<unsigned>(launch.grid[i].evaluate(dims));
+    SC_CUDA_CHECK(d, d->cuLaunchKernel(
+                         f, grid[0], grid[1], grid[2],
+                         static_cast<unsigned>(launch.block[0]),
+                         static_cast<unsigned>(launch.block[1]),
+                         static_cast<unsigned>(launch.block[2]),
+                         static_cast<unsigned>(launch.sharedBytes), cuStream,
+                         params.data(), nullptr));
+  }
+  lastError.clear();
+  return SC_OK;
+}
+
+} // extern "C"

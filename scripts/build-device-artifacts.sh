@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Compiles the kernels the GPU checks use into bench/artifacts/ (carried to
+# the GPU machine by the device tool; ignored by git).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BIN="${SPARCAST_BUILD_DIR:-$ROOT/build}/bin"
+"$ROOT/scripts/build.sh"
+rm -rf "$ROOT/bench/artifacts"
+"$BIN/sparcast-aot" "$ROOT/examples/gemm.mlir" -o "$ROOT/bench/artifacts/gemm" --report
+"$BIN/sparcast-aot" "$ROOT/bench/gemm_suite.mlir" -o "$ROOT/bench/artifacts/gemm_suite" --report

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (through the device tool, with bench/artifacts
+# carried): builds the runtime with the machine's cmake, then checks and
+# times every kernel. Results go to $OUT (or bench/results/latest).
+#
+#   here:  ./scripts/build-device-artifacts.sh
+#   there: ./scripts/device-check.sh [commit]
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT_DIR="${OUT:-$ROOT/bench/results/latest}"
+mkdir -p "$OUT_DIR"
+cmake -S "$ROOT/runtime" -B "$ROOT/build-rt" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$ROOT/build-rt" -j >/dev/null
+export SPARCAST_RUNTIME_LIB="$ROOT/build-rt/lib/libsparcast_rt.so"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+PYTHONUNBUFFERED=1 python3 "$ROOT/bench/gemm_check.py" \
+  --artifacts "$ROOT/bench/artifacts" --out "$OUT_DIR/gemm.json" \
+  --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/gemm.log"

@@ -1,0 +1,58 @@
+//===- sparcast-aot.cpp - compile a model graph into an artifact ----------===//
+//
+//   sparcast-aot MODEL.mlir -o DIR [--sm=sm_90a] [--stages=4] [--report]
+//
+// Writes DIR/manifest.json, one .ptx (and .cubin where ptxas exists) per
+// kernel module, and DIR/<model>.h with the C entry points.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sparcast/InitAll.h"
+#include "sparcast/Target/AOT.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.mlir>"),
+                                      cl::Required);
+static cl::opt<std::string> outDir("o", cl::desc("Artifact directory"),
+                                   cl::value_desc("dir"), cl::Required);
+static cl::opt<std::string> chip("sm", cl::desc("Target chip"),
+                                 cl::init("sm_90a"));
+static cl::opt<int64_t> stages("stages",
+                               cl::desc("K-tiles in flight per GEMM kernel"),
+                               cl::init(4));
+static cl::opt<bool> report("report",
+                            cl::desc("Print what each step decided"));
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "Sparcast ahead-of-time compiler\n");
+  DialectRegistry registry;
+  sc::registerAllSparcastDialects(registry);
+  MLIRContext context(registry);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(inputFile, sourceMgr, &context);
+  if (!module)
+    return 1;
+  sc::AotOptions options;
+  options.chip = chip;
+  options.stages = stages;
+  options.modelName = llvm::sys::path::stem(inputFile).str();
+  if (failed(sc::compileArtifact(*module, options, outDir,
+                                 report ? &llvm::outs() : nullptr)))
+    return 1;
+  if (report)
+    llvm::outs() << "wrote " << outDir << "/manifest.json\n";
+  return 0;
+}
