@@ -13,12 +13,12 @@
 
 #include <dlfcn.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -27,6 +27,16 @@ using namespace sparcast::rt;
 namespace {
 
 thread_local std::string lastError;
+
+/// SPARCAST_RT_TRACE=1 prints every step of a run to stderr.
+void trace(const std::string &what) {
+  static const bool enabled = [] {
+    const char *v = std::getenv("SPARCAST_RT_TRACE");
+    return v && *v && *v != '0';
+  }();
+  if (enabled)
+    std::fprintf(stderr, "sparcast-rt: %s\n", what.c_str());
+}
 
 scStatus setError(scStatus status, const std::string &message) {
   lastError = message;
@@ -164,14 +174,21 @@ std::string cudaErrorText(Driver *d, CUresult r) {
                                          cudaErrorText(drv, sc_result_));      \
   } while (0)
 
+// No iostreams in the runtime: it is loaded into processes (Python, torch)
+// whose C++ runtime may not be the one it was linked with, and stdio needs
+// no locale initialization.
 bool readFile(const std::string &path, std::string &out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+  FILE *f = std::fopen(path.c_str(), "rb");
+  if (!f)
     return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
-  return true;
+  out.clear();
+  char buffer[65536];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof(buffer), f)) > 0)
+    out.append(buffer, n);
+  bool ok = !std::ferror(f);
+  std::fclose(f);
+  return ok;
 }
 
 int tmaDataType(scDType dtype) {
@@ -297,22 +314,23 @@ scStatus getTensorMap(scModule *m, const LaunchSpec &launch, size_t paramIndex,
                       const DimBindings &dims, CUdeviceptr &out) {
   Driver *d = m->driver;
   std::vector<uint64_t> globalDims, strides;
-  std::ostringstream key;
-  key << launch.module << "/" << launch.kernel << "#" << paramIndex << "@"
-      << t.data;
+  std::string key = launch.module + "/" + launch.kernel + "#" +
+                    std::to_string(paramIndex) + "@" +
+                    std::to_string(reinterpret_cast<uintptr_t>(t.data));
   for (const DimExpr &e : p.dims) {
     globalDims.push_back(static_cast<uint64_t>(e.evaluate(dims)));
-    key << ":" << globalDims.back();
+    key += ":" + std::to_string(globalDims.back());
   }
   for (const DimExpr &e : p.stridesBytes)
     strides.push_back(static_cast<uint64_t>(e.evaluate(dims)));
-  auto found = m->tensorMaps.find(key.str());
+  auto found = m->tensorMaps.find(key);
   if (found != m->tensorMaps.end()) {
     out = found->second;
     return SC_OK;
   }
   std::vector<unsigned> box(p.box.begin(), p.box.end());
   std::vector<unsigned> elementStrides(box.size(), 1);
+  trace("encoding tensor map " + key);
   CUtensorMap map;
   CUresult r = d->cuTensorMapEncodeTiled(
       &map, tmaDataType(t.dtype), static_cast<unsigned>(globalDims.size()),
@@ -324,6 +342,7 @@ scStatus getTensorMap(scModule *m, const LaunchSpec &launch, size_t paramIndex,
                                        p.tensor + "' of kernel " +
                                        launch.kernel + " failed with " +
                                        cudaErrorText(d, r));
+  trace("encoded");
   if (m->arenas.empty() || m->arenaUsed + sizeof(CUtensorMap) > scModule::kArenaBytes) {
     CUdeviceptr arena;
     SC_CUDA_CHECK(d, d->cuMemAlloc(&arena, scModule::kArenaBytes));
@@ -333,7 +352,7 @@ scStatus getTensorMap(scModule *m, const LaunchSpec &launch, size_t paramIndex,
   CUdeviceptr slot = m->arenas.back() + m->arenaUsed;
   m->arenaUsed += sizeof(CUtensorMap);
   SC_CUDA_CHECK(d, d->cuMemcpyHtoD(slot, &map, sizeof(map)));
-  m->tensorMaps[key.str()] = slot;
+  m->tensorMaps[key] = slot;
   out = slot;
   return SC_OK;
 }
@@ -454,8 +473,10 @@ scStatus scRun(scModule *module, const char *entry, const scTensor *args,
   if (!d)
     return setError(SC_ERROR_UNSUPPORTED, error);
   module->driver = d;
+  trace("driver loaded");
   if (scStatus s = ensureContext(d))
     return s;
+  trace("context ready");
   CUstream cuStream = static_cast<CUstream>(stream);
 
   std::map<std::string, const scTensor *> tensors;
@@ -473,10 +494,12 @@ scStatus scRun(scModule *module, const char *entry, const scTensor *args,
       return s;
   }
 
+  trace("arguments are device memory");
   for (const LaunchSpec &launch : spec.launches) {
     CUfunction f;
     if (scStatus s = getFunction(module, launch, f))
       return s;
+    trace("function " + launch.kernel + " ready");
     // Kernel parameters: tensor maps by device address, memrefs expanded as
     // MLIR's calling convention does (allocated, aligned, offset, sizes,
     // strides), dims as 64-bit index values.
@@ -493,6 +516,7 @@ scStatus scRun(scModule *module, const char *entry, const scTensor *args,
         CUdeviceptr map;
         if (scStatus s = getTensorMap(module, launch, i, p, t, dims, map))
           return s;
+        trace("tensor map for " + p.tensor + " encoded");
         words.push_back(map);
         continue;
       }
@@ -513,6 +537,8 @@ scStatus scRun(scModule *module, const char *entry, const scTensor *args,
     std::vector<void *> params;
     for (uint64_t &w : words)
       params.push_back(&w);
+    trace("launching " + launch.kernel + " with " +
+          std::to_string(params.size()) + " parameter words");
     unsigned grid[3];
     for (int i = 0; i < 3; ++i)
       grid[i] = static_cast<unsigned>(launch.grid[i].evaluate(dims));
