@@ -28,5 +28,5 @@ else:
     lit_config.note("ptxas not found: tests that need it are skipped")
 
 tool_dirs = [config.sparcast_tools_dir, config.llvm_tools_dir]
-tools = ["sparcast-opt", "sparcast-translate", "sparcast-equiv"]
+tools = ["sparcast-aot", "sparcast-opt", "sparcast-translate", "sparcast-equiv"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

@@ -1,6 +1,6 @@
 //===- sparcast-aot.cpp - compile a model graph into an artifact ----------===//
 //
-//   sparcast-aot MODEL.mlir -o DIR [--sm=sm_90a] [--stages=4] [--report]
+//   sparcast-aot MODEL.mlir -o DIR [--sm=sm_90a] [--stages=2] [--report]
 //
 // Writes DIR/manifest.json, one .ptx (and .cubin where ptxas exists) per
 // kernel module, and DIR/<model>.h with the C entry points.
@@ -29,7 +29,7 @@ static cl::opt<std::string> chip("sm", cl::desc("Target chip"),
                                  cl::init("sm_90a"));
 static cl::opt<int64_t> stages("stages",
                                cl::desc("K-tiles in flight per GEMM kernel"),
-                               cl::init(4));
+                               cl::init(2));
 static cl::opt<bool> report("report",
                             cl::desc("Print what each step decided"));
 
@@ -39,6 +39,7 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   sc::registerAllSparcastDialects(registry);
   MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   OwningOpRef<ModuleOp> module =

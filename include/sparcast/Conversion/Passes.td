@@ -29,6 +29,30 @@ def ScDropLineagePass : Pass<"sc-drop-lineage"> {
   }];
 }
 
+def ScTestGemmKernelPass : Pass<"sc-test-gemm-kernel", "::mlir::ModuleOp"> {
+  let summary = "Test pass: generate the GPU kernel of every sc.batch_matmul";
+  let description = [{
+    Runs the GEMM kernel generator (what sparcast-aot uses) on each
+    sc.batch_matmul of each function and appends the result to the module
+    as `gpu.module @<func>_kernels`, so that the generated IR can be
+    checked. Operands are named after function arguments (`arg<i>`); the op
+    gets `sc.kernel = "<name>"`. The host code is left as it is.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "Target chip (sm_90a gets the TMA + wgmma kernel)">,
+    Option<"stages", "stages", "int64_t", /*default=*/"2",
+           "K-tiles in flight in the shared-memory ring">,
+  ];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 def ScLowerToLinalgPass : Pass<"sc-lower-to-linalg"> {
   let summary = "Reference lowering of every sc op to linalg, tensor and arith";
   let description = [{

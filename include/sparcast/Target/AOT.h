@@ -17,7 +17,7 @@ namespace mlir::sc {
 
 struct AotOptions {
   std::string chip = "sm_90a";
-  int64_t stages = 4;
+  int64_t stages = 2;
   /// Name used for the C header (<modelName>.h).
   std::string modelName = "model";
 };

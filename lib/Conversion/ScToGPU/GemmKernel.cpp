@@ -146,8 +146,14 @@ $LOAD_REFILL
     %stage = memref.view %smem[%pad][] : !smem to !stage
     nvgpu.warpgroup.mma.store %accN, %stage : !acc to !stage
     gpu.barrier
+    // Eight consecutive columns per thread: one 32-byte shared load, the
+    // epilogue on each element, one vector store (N is a multiple of 8, so
+    // a vector is either fully inside N or fully outside).
     %total = arith.constant 16384 : index
-    scf.for %i = %tid to %total step %c128 {
+    %c8 = arith.constant 8 : index
+    %c1024v = arith.constant 1024 : index
+    %first = arith.muli %tid, %c8 : index
+    scf.for %i = %first to %total step %c1024v {
       %r = arith.divui %i, %c128 : index
       %col = arith.remui %i, %c128 : index
       %m = arith.addi %m0, %r : index
@@ -156,9 +162,10 @@ $LOAD_REFILL
       %inN = arith.cmpi ult, %n, %cN : index
       %in = arith.andi %inM, %inN : i1
       scf.if %in {
-        %v = memref.load %stage[%r, %col] : !stage
-        %o = func.call @$KERNEL_epilogue(%v, %b, %m, %n$EPI_ARGS) : (f32, index, index, index$EPI_TYPES) -> $OUT
-        memref.store %o, %C[%b, %m, %n] : $CTYPE
+        %v = vector.load %stage[%r, %col] {alignment = 16} : !stage, vector<8xf32>
+        %o_init = ub.poison : vector<8x$OUT>
+$LANES
+        vector.store %o_7, %C[%b, %m, %n] {alignment = 16} : $CTYPE, vector<8x$OUT>
       }
     }
     gpu.return
@@ -188,6 +195,48 @@ constexpr const char *kLoadTemplate = R"mlir(
         nvgpu.tma.async.load %tmaA[%$P_k, %aRow], %bars[%$P_s] to %$P_va : !tmaA, !bars -> !tileA
         nvgpu.tma.async.load %tmaB[%n0, %$P_k$BCOORD], %bars[%$P_s] to %$P_vb1 : !tmaB, !bars -> !tileB
         nvgpu.tma.async.load %tmaB[%n1, %$P_k$BCOORD], %bars[%$P_s] to %$P_vb2 : !tmaB, !bars -> !tileB
+)mlir";
+
+// The portable path: one thread per output element, fp32 accumulation over
+// K, the same epilogue function. Correct for every shape and layout the op
+// allows; used for sm_80 and where the Hopper path does not apply.
+constexpr const char *kSimtTemplate = R"mlir(
+gpu.module @scratch {
+  gpu.func @$KERNEL(%A: $ATYPE, %B: $BTYPE, %C: $CTYPE$EPI_PARAMS) kernel
+      attributes {nvvm.maxntid = array<i32: 256, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c256 = arith.constant 256 : index
+    %cM = arith.constant $M : index
+    %cN = arith.constant $N : index
+    %cK = arith.constant $K : index
+    %zero = arith.constant 0.0 : f32
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %b = gpu.block_id z
+    %base = arith.muli %bid, %c256 : index
+    %flat = arith.addi %base, %tid : index
+    %m = arith.divui %flat, %cN : index
+    %n = arith.remui %flat, %cN : index
+    %in = arith.cmpi ult, %m, %cM : index
+    scf.if %in {
+      %acc = scf.for %k = %c0 to %cK step %c1 iter_args(%sum = %zero) -> (f32) {
+        %a = memref.load %A[$AIDX] : $ATYPE
+        %x = memref.load %B[$BIDX] : $BTYPE
+        %af = $AEXT
+        %xf = $BEXT
+        %p = arith.mulf %af, %xf : f32
+        %s = arith.addf %sum, %p : f32
+        scf.yield %s : f32
+      }
+      %o = func.call @$KERNEL_epilogue(%acc, %b, %m, %n$EPI_ARGS) : (f32, index, index, index$EPI_TYPES) -> $OUT
+      memref.store %o, %C[%b, %m, %n] : $CTYPE
+    }
+    gpu.return
+  }
+
+  func.func private @$KERNEL_epilogue(f32, index, index, index$EPI_TYPES) -> $OUT
+}
 )mlir";
 
 std::string replaceAll(std::string text,
@@ -270,12 +319,125 @@ LogicalResult buildEpilogueFunction(BatchMatmulOp op, func::FuncOp func) {
   return success();
 }
 
-} // namespace
+/// Why the Hopper path cannot take `op`, or an empty string when it can.
+std::string hopperPathLimitation(BatchMatmulOp op) {
+  RankedTensorType lhsType = op.getLhs().getType();
+  Type elementType = lhsType.getElementType();
+  int64_t n = op.getType().getDimSize(2), k = lhsType.getShape().back();
+  if (!elementType.isF16() && !elementType.isBF16())
+    return "wgmma takes f16/bf16 operands here, got " + typeToString(elementType);
+  if (op.getTransposeRhs())
+    return "transpose_rhs is not supported by the TMA/wgmma path yet";
+  if (k % 8 != 0 || n % 8 != 0)
+    return "TMA needs 16-byte aligned rows: K (" + std::to_string(k) +
+           ") and N (" + std::to_string(n) +
+           ") must be multiples of 8 (pad K with sc-pad-k)";
+  return "";
+}
 
-FailureOr<KernelLaunch>
-mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
-                          StringRef kernelName, const GemmBinding &binding,
-                          const GemmKernelOptions &options) {
+/// Moves the parsed kernel and its epilogue declaration into `gpuModule`
+/// and builds the epilogue body.
+LogicalResult installKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
+                            StringRef kernelName, const std::string &text) {
+  ParserConfig config(op.getContext());
+  OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(text, config);
+  if (!parsed)
+    return op.emitError() << "internal error: the GEMM kernel template does "
+                             "not parse";
+  auto scratch = *parsed->getOps<gpu::GPUModuleOp>().begin();
+  auto epilogue =
+      scratch.lookupSymbol<func::FuncOp>((kernelName + "_epilogue").str());
+  if (failed(buildEpilogueFunction(op, epilogue)))
+    return failure();
+  for (Operation &inner : llvm::make_early_inc_range(*scratch.getBody()))
+    inner.moveBefore(gpuModule.getBody(), gpuModule.getBody()->end());
+  return success();
+}
+
+/// Epilogue parameters, arguments and types as template text.
+void epilogueText(BatchMatmulOp op, llvm::StringMap<std::string> &values) {
+  std::string epiParams, epiArgs, epiTypes;
+  for (auto [i, v] : llvm::enumerate(op.getEpilogueIns())) {
+    std::string t = typeToString(memrefOf(cast<RankedTensorType>(v.getType())));
+    epiParams += llvm::formatv(", %e{0}: {1}", i, t).str();
+    epiArgs += llvm::formatv(", %e{0}", i).str();
+    epiTypes += ", " + t;
+  }
+  values["EPI_PARAMS"] = epiParams;
+  values["EPI_ARGS"] = epiArgs;
+  values["EPI_TYPES"] = epiTypes;
+}
+
+FailureOr<KernelLaunch> buildSimtGemmKernel(BatchMatmulOp op,
+                                            gpu::GPUModuleOp gpuModule,
+                                            StringRef kernelName,
+                                            const GemmBinding &binding) {
+  RankedTensorType lhsType = op.getLhs().getType();
+  RankedTensorType rhsType = op.getRhs().getType();
+  RankedTensorType resultType = op.getType();
+  bool lhsBatched = lhsType.getRank() == 3, rhsBatched = rhsType.getRank() == 3;
+  int64_t m = resultType.getDimSize(1), n = resultType.getDimSize(2);
+  int64_t k = lhsType.getShape().back();
+  if (ShapedType::isDynamic(m) || ShapedType::isDynamic(n) ||
+      ShapedType::isDynamic(k))
+    return op.emitError() << "the GEMM lowering needs static M, N, K";
+  llvm::StringMap<std::string> values;
+  values["KERNEL"] = kernelName.str();
+  values["ATYPE"] = typeToString(memrefOf(lhsType));
+  values["BTYPE"] = typeToString(memrefOf(rhsType));
+  values["CTYPE"] = typeToString(memrefOf(resultType));
+  values["OUT"] = typeToString(resultType.getElementType());
+  values["M"] = std::to_string(m);
+  values["N"] = std::to_string(n);
+  values["K"] = std::to_string(k);
+  values["AIDX"] = lhsBatched ? "%b, %m, %k" : "%m, %k";
+  std::string bIdx = op.getTransposeRhs() ? "%n, %k" : "%k, %n";
+  values["BIDX"] = rhsBatched ? "%b, " + bIdx : bIdx;
+  bool isF32 = lhsType.getElementType().isF32();
+  std::string t = typeToString(lhsType.getElementType());
+  values["AEXT"] = isF32 ? "arith.addf %a, %zero : f32"
+                         : "arith.extf %a : " + t + " to f32";
+  values["BEXT"] = isF32 ? "arith.addf %x, %zero : f32"
+                         : "arith.extf %x : " + t + " to f32";
+  epilogueText(op, values);
+  if (failed(installKernel(op, gpuModule, kernelName,
+                           replaceAll(kSimtTemplate, values))))
+    return failure();
+
+  KernelLaunch launch;
+  launch.kernel = kernelName.str();
+  launch.block[0] = 256;
+  launch.grid[0] = LaunchDim::of(llvm::divideCeil(m * n, 256));
+  launch.grid[1] = LaunchDim::of(1);
+  launch.grid[2] = ShapedType::isDynamic(resultType.getDimSize(0))
+                       ? LaunchDim::sym(binding.batchSymbol)
+                       : LaunchDim::of(resultType.getDimSize(0));
+  for (const std::string &name : {binding.lhs, binding.rhs, binding.result}) {
+    LaunchParam p;
+    p.tensor = name;
+    launch.params.push_back(p);
+  }
+  for (const std::string &name : binding.epilogueIns) {
+    LaunchParam p;
+    p.tensor = name;
+    launch.params.push_back(p);
+  }
+  launch.summary =
+      llvm::formatv("{0}: {1}x{2}x{3} {4}, portable path (one thread per "
+                    "output, fp32 accumulation), block 256, grid {5}x1x{6}",
+                    kernelName, m, n, k, t, launch.grid[0].constant,
+                    launch.grid[2].symbol.empty()
+                        ? std::to_string(launch.grid[2].constant)
+                        : launch.grid[2].symbol)
+          .str();
+  return launch;
+}
+
+FailureOr<KernelLaunch> buildHopperGemmKernel(BatchMatmulOp op,
+                                              gpu::GPUModuleOp gpuModule,
+                                              StringRef kernelName,
+                                              const GemmBinding &binding,
+                                              const GemmKernelOptions &options) {
   RankedTensorType lhsType = op.getLhs().getType();
   RankedTensorType rhsType = op.getRhs().getType();
   RankedTensorType resultType = op.getType();
@@ -284,21 +446,9 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
   int64_t m = resultType.getDimSize(1), n = resultType.getDimSize(2);
   int64_t k = lhsType.getShape().back();
 
-  // What this lowering covers; everything else is a located error.
-  if (!elementType.isF16() && !elementType.isBF16())
-    return op.emitError() << "the sm_90a GEMM lowering takes f16 or bf16 "
-                             "operands, got "
-                          << elementType;
-  if (op.getTransposeRhs())
-    return op.emitError()
-           << "the sm_90a GEMM lowering does not support transpose_rhs yet";
   if (ShapedType::isDynamic(m) || ShapedType::isDynamic(n) ||
       ShapedType::isDynamic(k))
-    return op.emitError() << "the sm_90a GEMM lowering needs static M, N, K";
-  if (k % 8 != 0 || n % 8 != 0)
-    return op.emitError() << "TMA needs 16-byte aligned rows: K (" << k
-                          << ") and N (" << n
-                          << ") must be multiples of 8; pad K with sc-pad-k";
+    return op.emitError() << "the GEMM lowering needs static M, N, K";
   if (options.stages < 2 || options.stages > 6)
     return op.emitError() << "stages must be in [2, 6], got "
                           << options.stages;
@@ -315,13 +465,6 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
   // +1024: the kernel realigns the dynamic shared memory base.
   int64_t sharedBytes = std::max(ringBytes, stageBytes) + 1024;
 
-  std::string epiParams, epiArgs, epiTypes;
-  for (auto [i, v] : llvm::enumerate(op.getEpilogueIns())) {
-    std::string t = typeToString(memrefOf(cast<RankedTensorType>(v.getType())));
-    epiParams += llvm::formatv(", %e{0}: {1}", i, t).str();
-    epiArgs += llvm::formatv(", %e{0}", i).str();
-    epiTypes += ", " + t;
-  }
   llvm::StringMap<std::string> values;
   values["KERNEL"] = kernelName.str();
   values["T"] = typeToString(elementType);
@@ -337,28 +480,29 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
   values["BCOORD"] = rhsBatched ? ", %b" : "";
   values["AROW"] = lhsBatched ? "arith.addi %aRowB, %c0 : index"
                               : "arith.addi %m0, %c0 : index";
-  values["EPI_PARAMS"] = epiParams;
-  values["EPI_ARGS"] = epiArgs;
-  values["EPI_TYPES"] = epiTypes;
-  values["LOAD_PROLOGUE"] =
+  epilogueText(op, values);
+  std::string lanes;
+  for (int j = 0; j < 8; ++j)
+    lanes += llvm::formatv(
+        "        %v_{0} = vector.extract %v[{0}] : f32 from vector<8xf32>\n"
+        "        %cj_{0} = arith.constant {0} : index\n"
+        "        %n_{0} = arith.addi %n, %cj_{0} : index\n"
+        "        %e_{0} = func.call @$KERNEL_epilogue(%v_{0}, %b, %m, %n_{0}$EPI_ARGS)"
+        " : (f32, index, index, index$EPI_TYPES) -> $OUT\n"
+        "        %o_{0} = vector.insert %e_{0}, {1} [{0}] : $OUT into vector<8x$OUT>\n",
+        j, j == 0 ? std::string("%o_init") : "%o_" + std::to_string(j - 1)).str();
+  // Two phases: first splice the generated pieces, then fill in the values
+  // they share with the template.
+  llvm::StringMap<std::string> pieces;
+  pieces["LANES"] = lanes;
+  pieces["LOAD_PROLOGUE"] =
       replaceAll(kLoadTemplate, {{"P", "pro"}, {"KT", "kt"}});
-  values["LOAD_REFILL"] =
+  pieces["LOAD_REFILL"] =
       replaceAll(kLoadTemplate, {{"P", "ref"}, {"KT", "next"}});
-  std::string text = replaceAll(kKernelTemplate, values);
+  std::string text = replaceAll(replaceAll(kKernelTemplate, pieces), values);
 
-  MLIRContext *ctx = op.getContext();
-  ParserConfig config(ctx);
-  OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(text, config);
-  if (!parsed)
-    return op.emitError() << "internal error: the GEMM kernel template does "
-                             "not parse";
-  auto scratch = *parsed->getOps<gpu::GPUModuleOp>().begin();
-  auto epilogue =
-      scratch.lookupSymbol<func::FuncOp>((kernelName + "_epilogue").str());
-  if (failed(buildEpilogueFunction(op, epilogue)))
+  if (failed(installKernel(op, gpuModule, kernelName, text)))
     return failure();
-  for (Operation &inner : llvm::make_early_inc_range(*scratch.getBody()))
-    inner.moveBefore(gpuModule.getBody(), gpuModule.getBody()->end());
 
   // The launch: grid (N tiles, M tiles, batch), tensor maps, memrefs.
   KernelLaunch launch;
@@ -414,4 +558,24 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
                     op.hasEpilogue() ? "fused (region)" : "convert")
           .str();
   return launch;
+}
+
+} // namespace
+
+FailureOr<KernelLaunch>
+mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
+                          StringRef kernelName, const GemmBinding &binding,
+                          const GemmKernelOptions &options) {
+  for (Value v : op.getEpilogueIns())
+    if (!isa<RankedTensorType>(v.getType()))
+      return op.emitError() << "GPU epilogue operands must be ranked tensors, "
+                               "got "
+                            << v.getType();
+  if (options.chip == "sm_90a") {
+    std::string limitation = hopperPathLimitation(op);
+    if (limitation.empty())
+      return buildHopperGemmKernel(op, gpuModule, kernelName, binding, options);
+    op.emitRemark() << "using the portable GEMM path: " << limitation;
+  }
+  return buildSimtGemmKernel(op, gpuModule, kernelName, binding);
 }

@@ -201,6 +201,7 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
       std::string kernelName = llvm::formatv("{0}_gemm{1}", entryName, kernelIndex++);
       GemmKernelOptions kernelOptions;
       kernelOptions.stages = options.stages;
+      kernelOptions.chip = options.chip;
       FailureOr<KernelLaunch> launch =
           buildGemmKernel(matmul, gpuModule, kernelName, binding, kernelOptions);
       if (failed(launch))

@@ -1,0 +1,16 @@
+// RUN: not sparcast-aot %s -o %t 2>&1 | FileCheck %s
+// RUN: not sparcast-aot %S/Inputs/not-an-argument.mlir -o %t 2>&1 | FileCheck %s --check-prefix=OPERAND
+// RUN: not sparcast-aot %S/Inputs/scalar-argument.mlir -o %t 2>&1 | FileCheck %s --check-prefix=SCALAR
+// RUN: not sparcast-aot %s -o %t --sm=sm_70 2>&1 | FileCheck %s --check-prefix=CHIP
+
+// Entries are made of sc.batch_matmul for now; anything else is a located
+// error, never a crash.
+// CHECK: aot-errors.mlir:[[# @LINE + 6]]:8: error: sparcast-aot: 'sc.gather_rows' is not supported in an entry yet
+// OPERAND: not-an-argument.mlir:{{[0-9]+}}:{{[0-9]+}}: error: sparcast-aot: the result must be returned directly for now
+// SCALAR: scalar-argument.mlir:{{[0-9]+}}:{{[0-9]+}}: error: entry argument #1 must be a ranked f32/f16/bf16/i32 tensor, got 'f32'
+// CHIP: error: unsupported chip 'sm_70'
+
+func.func @gather(%user: tensor<?x8xf16>, %idx: tensor<?xi32>) -> tensor<?x8xf16> {
+  %e = sc.gather_rows %user[%idx] : tensor<?x8xf16>, tensor<?xi32> -> tensor<?x8xf16>
+  return %e : tensor<?x8xf16>
+}

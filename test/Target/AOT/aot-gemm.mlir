@@ -1,0 +1,55 @@
+// RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/gemm.mlir -o %t --report | FileCheck %s --check-prefix=REPORT
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t/manifest.json
+// RUN: FileCheck %s --check-prefix=HEADER < %t/gemm.h
+// RUN: FileCheck %s --check-prefix=PTX < %t/gemm_gather_add_kernels.ptx
+
+// Keys print sorted (llvm::json). The example compiles into one sm_90a kernel; the manifest tells the
+// runtime how to launch it for any number of candidates B and users U.
+// REPORT: kernel gemm_gather_add_gemm0: 433x256x872 f16, tile 128x128x64, 2 stages, 14 k-tiles, grid 2x4xB, 66560 B shared memory, epilogue fused (region)
+// REPORT: wrote
+
+// MANIFEST: "chip": "sm_90a",
+// MANIFEST: "name": "arg1",
+// MANIFEST-NEXT: "shape": [
+// MANIFEST-NEXT: "B",
+// MANIFEST: "index_into": "U",
+// MANIFEST: "grid": [
+// MANIFEST-NEXT: 2,
+// MANIFEST-NEXT: 4,
+// MANIFEST-NEXT: "B"
+// MANIFEST: "kernel": "gemm_gather_add_gemm0",
+// MANIFEST: "box": [
+// MANIFEST-NEXT: 64,
+// MANIFEST-NEXT: 128
+// MANIFEST: "dims": [
+// MANIFEST-NEXT: 872,
+// MANIFEST-NEXT: 433
+// MANIFEST: "kind": "tma",
+// MANIFEST: "dims": [
+// MANIFEST-NEXT: 256,
+// MANIFEST-NEXT: 872,
+// MANIFEST-NEXT: "B"
+// MANIFEST: "strides": [
+// MANIFEST-NEXT: 512,
+// MANIFEST-NEXT: 446464
+// MANIFEST: "kind": "memref",
+// MANIFEST-NEXT: "tensor": "result0"
+// MANIFEST: "smem": 66560
+// MANIFEST: "format": "sparcast-artifact-1"
+// MANIFEST: "ptx": "gemm_gather_add_kernels.ptx"
+
+// HEADER: #include "sparcast/runtime.h"
+// HEADER: arg3: i32[B], values in [0, U)
+// HEADER: static inline scStatus sc_gemm_gather_add(scModule *m, const scTensor args[4], const scTensor results[1], void *stream)
+
+// PTX: .target sm_90a
+// PTX: .visible .entry gemm_gather_add_gemm0(
+// PTX: mbarrier.init.shared.b64
+// PTX: cp.async.bulk.tensor.2d.shared::cluster.global{{.*}}mbarrier::complete_tx::bytes
+// PTX: cp.async.bulk.tensor.3d.shared::cluster.global{{.*}}mbarrier::complete_tx::bytes
+// PTX: mbarrier.try_wait.parity.shared.b64
+// PTX: wgmma.fence.sync.aligned
+// PTX-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// PTX: wgmma.commit_group.sync.aligned
+// PTX: wgmma.wait_group.sync.aligned
+// PTX: st.global.v4

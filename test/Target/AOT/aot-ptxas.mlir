@@ -1,0 +1,14 @@
+// REQUIRES: ptxas
+// RUN: rm -rf %t && sparcast-aot %sparcast_src_root/bench/gemm_suite.mlir -o %t --report | FileCheck %s
+// RUN: rm -rf %t80 && sparcast-aot %sparcast_src_root/bench/gemm_suite.mlir -o %t80 --sm=sm_80 --report | FileCheck %s --check-prefix=SM80
+
+// ptxas -v accepts every generated kernel with no spills, on both paths,
+// and the artifact ships a cubin next to the PTX.
+// CHECK-COUNT-5: 0 bytes spill stores, 0 bytes spill loads
+// CHECK-NOT: spill stores
+// SM80-COUNT-5: portable path
+// SM80: Compiling entry function 'shared_w_f16_gemm0' for 'sm_80'
+// SM80-COUNT-5: 0 bytes spill stores, 0 bytes spill loads
+// RUN: FileCheck %s --check-prefix=CUBIN < %t/manifest.json
+// CUBIN: "chip": "sm_90a",
+// CUBIN: "cubin": "bmm_f16_kernels.sm_90a.cubin",

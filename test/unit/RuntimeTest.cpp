@@ -1,0 +1,276 @@
+//===- RuntimeTest.cpp - manifest reading and argument checks -------------===//
+//
+// Everything the runtime decides before touching CUDA: manifest parsing and
+// the checks each call goes through. Runs without a GPU; scRun itself must
+// answer SC_ERROR_UNSUPPORTED with a message where no driver exists.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Json.h"
+#include "Manifest.h"
+#include "sparcast/runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include <unistd.h>
+
+using namespace sparcast::rt;
+
+namespace {
+
+// One entry: out[B, 4, 16] = w[4, 8] @ e[B, 8, 16] (+ user[idx[b]]).
+constexpr const char *kManifest = R"json({
+  "format": "sparcast-artifact-1",
+  "modules": [{"name": "k", "ptx": "k.ptx", "cubin": "k.sm_90a.cubin", "chip": "sm_90a"}],
+  "entries": [{
+    "name": "gemm",
+    "args": [
+      {"name": "w", "dtype": "f16", "shape": [4, 8]},
+      {"name": "e", "dtype": "f16", "shape": ["B", 8, 16]},
+      {"name": "user", "dtype": "f32", "shape": ["U", 4, 16]},
+      {"name": "idx", "dtype": "i32", "shape": ["B"], "index_into": "U"}
+    ],
+    "results": [{"name": "out", "dtype": "f16", "shape": ["B", 4, 16]}],
+    "launches": [{
+      "module": "k", "kernel": "gemm0", "grid": [1, 1, "B"], "block": [128, 1, 1],
+      "smem": 66560,
+      "params": [
+        {"kind": "tma", "tensor": "w", "dims": [8, 4], "strides": [16], "box": [64, 128], "swizzle": 128},
+        {"kind": "tma", "tensor": "e", "dims": [16, 8, "B"], "strides": [32, 256], "box": [64, 64, 1], "swizzle": 128},
+        {"kind": "memref", "tensor": "out"},
+        {"kind": "memref", "tensor": "user"},
+        {"kind": "memref", "tensor": "idx"},
+        {"kind": "dim", "dim": "B*4"}
+      ]
+    }]
+  }]
+})json";
+
+scTensor tensor(uintptr_t address, scDType dtype, std::initializer_list<int64_t> shape) {
+  scTensor t{};
+  t.data = reinterpret_cast<void *>(address);
+  t.dtype = dtype;
+  t.rank = static_cast<int32_t>(shape.size());
+  int i = 0;
+  for (int64_t s : shape)
+    t.shape[i++] = s;
+  return t;
+}
+
+class ValidateTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    std::string error;
+    ASSERT_TRUE(parseManifest(kManifest, manifest, error)) << error;
+    args[0] = tensor(0x1000, SC_F16, {4, 8});
+    args[1] = tensor(0x2000, SC_F16, {6, 8, 16});
+    args[2] = tensor(0x3000, SC_F32, {3, 4, 16});
+    args[3] = tensor(0x4000, SC_I32, {6});
+    results[0] = tensor(0x5000, SC_F16, {6, 4, 16});
+  }
+  bool validate(std::string &error) {
+    DimBindings dims;
+    return validateCall(*manifest.findEntry("gemm"), args, 4, results, 1, dims,
+                        error);
+  }
+  Manifest manifest;
+  scTensor args[4];
+  scTensor results[1];
+};
+
+TEST(Json, ParsesWhatManifestsUse) {
+  sparcast::json::Value v;
+  std::string error;
+  ASSERT_TRUE(sparcast::json::parse(
+      R"({"a": [1, -2, 3.5, "x\n", true, null], "b": {"c": "d"}})", v, error))
+      << error;
+  const sparcast::json::Value *a = v.get("a");
+  ASSERT_TRUE(a);
+  ASSERT_EQ(a->array.size(), 6u);
+  EXPECT_EQ(a->array[1].integer, -2);
+  EXPECT_FALSE(a->array[2].isInteger);
+  EXPECT_DOUBLE_EQ(a->array[2].number, 3.5);
+  EXPECT_EQ(a->array[3].string, "x\n");
+  EXPECT_TRUE(a->array[4].boolean);
+  EXPECT_EQ(v.get("b")->get("c")->string, "d");
+}
+
+TEST(Json, ReportsWhereItFails) {
+  sparcast::json::Value v;
+  std::string error;
+  EXPECT_FALSE(sparcast::json::parse(R"({"a": [1, 2,]})", v, error));
+  EXPECT_NE(error.find("offset"), std::string::npos) << error;
+  EXPECT_FALSE(sparcast::json::parse(R"({"a": 1} x)", v, error));
+  EXPECT_NE(error.find("trailing"), std::string::npos) << error;
+}
+
+TEST(Manifest, ReadsEntriesLaunchesAndDims) {
+  Manifest m;
+  std::string error;
+  ASSERT_TRUE(parseManifest(kManifest, m, error)) << error;
+  const EntrySpec *e = m.findEntry("gemm");
+  ASSERT_TRUE(e);
+  ASSERT_EQ(e->launches.size(), 1u);
+  const LaunchSpec &l = e->launches[0];
+  EXPECT_EQ(l.grid[2].symbol, "B");
+  EXPECT_EQ(l.sharedBytes, 66560);
+  ASSERT_EQ(l.params.size(), 6u);
+  EXPECT_EQ(l.params[1].kind, ParamSpec::Kind::Tma);
+  EXPECT_EQ(l.params[1].dims[2].symbol, "B");
+  EXPECT_EQ(l.params[5].dim.factor, 4);
+  EXPECT_EQ(e->args[3].indexInto, "U");
+}
+
+TEST(Manifest, RejectsBrokenManifests) {
+  struct Case {
+    std::string from, to, message;
+  };
+  const Case cases[] = {
+      {"sparcast-artifact-1", "sparcast-artifact-9", "unsupported format"},
+      {"\"module\": \"k\"", "\"module\": \"missing\"", "unknown module"},
+      {"\"grid\": [1, 1, \"B\"]", "\"grid\": [1, 1, \"Q\"]", "no argument shape binds"},
+      {"\"tensor\": \"user\"", "\"tensor\": \"nobody\"", "unknown tensor"},
+      {"\"dtype\": \"f32\"", "\"dtype\": \"f64\"", "unknown dtype"},
+      {"\"box\": [64, 128]", "\"box\": [64]", "as many box sizes"},
+      {"\"B*4\"", "\"B*x\"", "SYMBOL*FACTOR"},
+  };
+  for (const Case &c : cases) {
+    std::string text = kManifest;
+    size_t at = text.find(c.from);
+    ASSERT_NE(at, std::string::npos) << c.from;
+    text.replace(at, c.from.size(), c.to);
+    Manifest m;
+    std::string error;
+    EXPECT_FALSE(parseManifest(text, m, error)) << c.to;
+    EXPECT_NE(error.find(c.message), std::string::npos)
+        << "expected '" << c.message << "', got '" << error << "'";
+  }
+}
+
+TEST_F(ValidateTest, AcceptsAConsistentCallAndBindsDims) {
+  DimBindings dims;
+  std::string error;
+  ASSERT_TRUE(validateCall(*manifest.findEntry("gemm"), args, 4, results, 1,
+                           dims, error))
+      << error;
+  EXPECT_EQ(dims["B"], 6);
+  EXPECT_EQ(dims["U"], 3);
+}
+
+TEST_F(ValidateTest, RejectsWrongDtype) {
+  args[0].dtype = SC_F32;
+  std::string error;
+  EXPECT_FALSE(validate(error));
+  EXPECT_NE(error.find("argument 'w': expected dtype f16, got f32"),
+            std::string::npos)
+      << error;
+}
+
+TEST_F(ValidateTest, RejectsWrongStaticDim) {
+  args[1].shape[1] = 9;
+  std::string error;
+  EXPECT_FALSE(validate(error));
+  EXPECT_NE(error.find("argument 'e' dim 1: expected 8, got 9"),
+            std::string::npos)
+      << error;
+}
+
+TEST_F(ValidateTest, RejectsInconsistentDynamicDims) {
+  results[0].shape[0] = 5;
+  std::string error;
+  EXPECT_FALSE(validate(error));
+  EXPECT_NE(error.find("B = 5 but an earlier tensor has B = 6"),
+            std::string::npos)
+      << error;
+}
+
+TEST_F(ValidateTest, RejectsWrongRankNullAndMisalignedPointers) {
+  std::string error;
+  args[3].rank = 2;
+  EXPECT_FALSE(validate(error));
+  EXPECT_NE(error.find("expected rank 1, got 2"), std::string::npos) << error;
+  args[3].rank = 1;
+  args[2].data = nullptr;
+  EXPECT_FALSE(validate(error));
+  EXPECT_NE(error.find("null data pointer"), std::string::npos) << error;
+  args[2].data = reinterpret_cast<void *>(0x3002);
+  EXPECT_FALSE(validate(error));
+  EXPECT_NE(error.find("16-byte aligned"), std::string::npos) << error;
+}
+
+TEST_F(ValidateTest, RejectsNonPositiveSizesAndOversizedGrids) {
+  std::string error;
+  args[1].shape[0] = 0;
+  args[3].shape[0] = 0;
+  results[0].shape[0] = 0;
+  EXPECT_FALSE(validate(error));
+  EXPECT_NE(error.find("expected a positive size, got 0"), std::string::npos)
+      << error;
+  args[1].shape[0] = args[3].shape[0] = results[0].shape[0] = 70000;
+  EXPECT_FALSE(validate(error));
+  EXPECT_NE(error.find("grid dim 2 = 70000, outside [1, 65535]"),
+            std::string::npos)
+      << error;
+}
+
+TEST_F(ValidateTest, RejectsWrongTensorCount) {
+  DimBindings dims;
+  std::string error;
+  EXPECT_FALSE(validateCall(*manifest.findEntry("gemm"), args, 3, results, 1,
+                            dims, error));
+  EXPECT_NE(error.find("expected 4 arguments and 1 results, got 3 and 1"),
+            std::string::npos)
+      << error;
+}
+
+/// The C API end to end on a temporary artifact directory.
+TEST(RuntimeCApi, LoadsValidatesAndReportsMissingDriver) {
+  char dir[] = "/tmp/sparcast-rt-test-XXXXXX";
+  ASSERT_TRUE(mkdtemp(dir));
+  std::string path = std::string(dir) + "/manifest.json";
+  {
+    std::ofstream out(path);
+    out << kManifest;
+  }
+  scModule *m = nullptr;
+  ASSERT_EQ(scModuleLoad(dir, &m), SC_OK) << scGetLastError();
+  ASSERT_EQ(scModuleNumEntries(m), 1);
+  EXPECT_STREQ(scModuleEntryName(m, 0), "gemm");
+  EXPECT_EQ(scModuleEntryName(m, 1), nullptr);
+
+  scTensor args[4] = {tensor(0x1000, SC_F16, {4, 8}),
+                      tensor(0x2000, SC_F16, {2, 8, 16}),
+                      tensor(0x3000, SC_F32, {1, 4, 16}),
+                      tensor(0x4000, SC_I32, {2})};
+  scTensor results[1] = {tensor(0x5000, SC_F16, {2, 4, 16})};
+  EXPECT_EQ(scValidate(m, "gemm", args, 4, results, 1), SC_OK)
+      << scGetLastError();
+  EXPECT_EQ(scValidate(m, "nope", args, 4, results, 1), SC_ERROR_NOT_FOUND);
+  EXPECT_NE(std::string(scGetLastError()).find("no entry named 'nope'"),
+            std::string::npos);
+  results[0].shape[2] = 17;
+  EXPECT_EQ(scRun(m, "gemm", args, 4, results, 1, nullptr, 0),
+            SC_ERROR_INVALID_ARGUMENT);
+  results[0].shape[2] = 16;
+  // No GPU here: bad arguments were caught above without one, a good call
+  // says that the driver is missing (or, on a GPU machine, that these
+  // made-up pointers are not device memory).
+  scStatus status = scRun(m, "gemm", args, 4, results, 1, nullptr, 0);
+  EXPECT_TRUE(status == SC_ERROR_UNSUPPORTED ||
+              status == SC_ERROR_INVALID_ARGUMENT)
+      << scGetLastError();
+  EXPECT_STRNE(scGetLastError(), "");
+  scModuleDestroy(m);
+
+  EXPECT_EQ(scModuleLoad("/nonexistent-dir", &m), SC_ERROR_NOT_FOUND);
+  EXPECT_EQ(m, nullptr);
+  std::remove(path.c_str());
+  rmdir(dir);
+}
+
+} // namespace
