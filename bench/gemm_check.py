@@ -121,6 +121,36 @@ def main():
     corr.append(check("square_bf16 8192^3", suite.square_bf16, [a, b], ref, bf16, (1, 8192, 8192)))
     del ref
 
+    print("== portable path (sm_90a fallback, and sm_80 PTX JIT-compiled here)")
+    portable = sparcast.load(os.path.join(args.artifacts, "gemm_portable"))
+    sm80 = sparcast.load(os.path.join(args.artifacts, "gemm_suite_sm80"))
+    for B in (1, 4):
+        a = uniform((B, 70, 40), f16, gen)
+        b = uniform((B, 50, 40), f16, gen)
+        ref = torch.bmm(a.float(), b.float().transpose(1, 2))
+        corr.append(check("portable transposed_f16 B=%d" % B, portable.transposed_f16, [a, b], ref,
+                          torch.float32, (B, 70, 50)))
+        a = uniform((33, 13), bf16, gen)
+        b = uniform((B, 13, 24), bf16, gen)
+        ref = torch.matmul(a.float(), b.float())
+        corr.append(check("portable unaligned_k_bf16 B=%d" % B, portable.unaligned_k_bf16, [a, b], ref,
+                          torch.float32, (B, 33, 24)))
+        a = uniform((B, 17, 9), torch.float32, gen)
+        b = uniform((9, 11), torch.float32, gen)
+        ref = torch.matmul(a.double(), b.double())
+        corr.append(check("portable f32_operands B=%d" % B, portable.f32_operands, [a, b], ref,
+                          torch.float32, (B, 17, 11)))
+        a = uniform((B, 200, 72), f16, gen)
+        b = uniform((B, 72, 136), f16, gen)
+        bias = uniform((136,), torch.float32, gen)
+        ref = torch.relu(torch.bmm(a.float(), b.float()) + bias)
+        corr.append(check("sm_80 odd_bias_relu_f16 B=%d" % B, sm80.odd_bias_relu_f16, [a, b, bias], ref,
+                          torch.float32, (B, 200, 136)))
+        w = uniform((433, 872), f16, gen)
+        e = uniform((B, 872, 256), f16, gen)
+        ref = torch.matmul(w.float(), e.float())
+        corr.append(check("sm_80 shared_w_f16 B=%d" % B, sm80.shared_w_f16, [w, e], ref, f16, (B, 433, 256)))
+
     print("== runtime validation (each must raise SparcastError)")
     w = uniform((433, 872), f16, gen)
     e = uniform((4, 872, 256), f16, gen)

@@ -8,3 +8,7 @@ BIN="${SPARCAST_BUILD_DIR:-$ROOT/build}/bin"
 rm -rf "$ROOT/bench/artifacts"
 "$BIN/sparcast-aot" "$ROOT/examples/gemm.mlir" -o "$ROOT/bench/artifacts/gemm" --report
 "$BIN/sparcast-aot" "$ROOT/bench/gemm_suite.mlir" -o "$ROOT/bench/artifacts/gemm_suite" --report
+"$BIN/sparcast-aot" "$ROOT/bench/gemm_portable.mlir" -o "$ROOT/bench/artifacts/gemm_portable" --report
+# The same suite through the portable kernel, compiled for sm_80: the
+# runtime JIT-compiles its PTX on the H200.
+"$BIN/sparcast-aot" "$ROOT/bench/gemm_suite.mlir" -o "$ROOT/bench/artifacts/gemm_suite_sm80" --sm=sm_80
