@@ -1,6 +1,6 @@
 //===- sparcast-aot.cpp - compile a model graph into an artifact ----------===//
 //
-//   sparcast-aot MODEL.mlir -o DIR [--sm=sm_90a] [--stages=2] [--report]
+//   sparcast-aot MODEL.mlir -o DIR [--sm=sm_90a] [--stages=0] [--tile-n=0] [--report]
 //
 // Writes DIR/manifest.json, one .ptx (and .cubin where ptxas exists) per
 // kernel module, and DIR/<model>.h with the C entry points.
@@ -28,8 +28,11 @@ static cl::opt<std::string> outDir("o", cl::desc("Artifact directory"),
 static cl::opt<std::string> chip("sm", cl::desc("Target chip"),
                                  cl::init("sm_90a"));
 static cl::opt<int64_t> stages("stages",
-                               cl::desc("K-tiles in flight per GEMM kernel"),
-                               cl::init(2));
+                               cl::desc("K-tiles in flight per GEMM kernel (0: chosen per kernel)"),
+                               cl::init(0));
+static cl::opt<int64_t>
+    tileN("tile-n", cl::desc("GEMM tile width: 128, 256, or 0 to choose"),
+          cl::init(0));
 static cl::opt<bool> report("report",
                             cl::desc("Print what each step decided"));
 
@@ -49,6 +52,7 @@ int main(int argc, char **argv) {
   sc::AotOptions options;
   options.chip = chip;
   options.stages = stages;
+  options.tileN = tileN;
   options.modelName = llvm::sys::path::stem(inputFile).str();
   if (failed(sc::compileArtifact(*module, options, outDir,
                                  report ? &llvm::outs() : nullptr)))

@@ -17,7 +17,9 @@ namespace mlir::sc {
 
 struct AotOptions {
   std::string chip = "sm_90a";
-  int64_t stages = 2;
+  int64_t stages = 0; // 0: chosen per kernel
+  /// GEMM tile width (0: chosen per op).
+  int64_t tileN = 0;
   /// Name used for the C header (<modelName>.h).
   std::string modelName = "model";
 };

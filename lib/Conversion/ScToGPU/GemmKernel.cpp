@@ -40,33 +40,38 @@ using namespace mlir::sc;
 
 namespace {
 
-constexpr int64_t kTileM = 128, kTileN = 128, kTileK = 64;
+constexpr int64_t kTileM = 128, kTileK = 64;
 
 // $NAME placeholders are replaced by replaceAll(); every name used here is
 // listed in buildGemmKernel.
 constexpr const char *kKernelTemplate = R"mlir(
 !tmaA = !nvgpu.tensormap.descriptor<tensor = memref<128x64x$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+!tmaAW = !nvgpu.tensormap.descriptor<tensor = memref<$ACCMx64x$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
 !tmaB = !nvgpu.tensormap.descriptor<tensor = memref<$BBOXx$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
 !tmaB2 = !nvgpu.tensormap.descriptor<tensor = memref<64x64x$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
 !bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = $S>
-!acc = !nvgpu.warpgroup.accumulator<fragmented = vector<128x128xf32>>
-!dA = !nvgpu.warpgroup.descriptor<tensor = memref<128x64x$T, 3>>
-!dB = !nvgpu.warpgroup.descriptor<tensor = memref<64x128x$T, 3>>
+!acc = !nvgpu.warpgroup.accumulator<fragmented = vector<$ACCMx$BNxf32>>
+!dA = !nvgpu.warpgroup.descriptor<tensor = memref<$ACCMx64x$T, 3>>
+!dB = !nvgpu.warpgroup.descriptor<tensor = memref<64x$BNx$T, 3>>
 !smem = memref<?xi8, #gpu.address_space<workgroup>>
 !tileA = memref<128x64x$T, #gpu.address_space<workgroup>>
+!tileAW = memref<$ACCMx64x$T, #gpu.address_space<workgroup>>
 !tileB = memref<$BBOXx$T, #gpu.address_space<workgroup>>
-!tileB2 = memref<64x128x$T, #gpu.address_space<workgroup>>
-!stage = memref<128x128xf32, #gpu.address_space<workgroup>>
+!tileB2 = memref<64x$BNx$T, #gpu.address_space<workgroup>>
+!stageW = memref<$ACCMx$BNxf32, #gpu.address_space<workgroup>>
+!stage = memref<128x$BNxf32, #gpu.address_space<workgroup>>
 
 gpu.module @scratch {
   gpu.func @$KERNEL(%tmaAp: !llvm.ptr, %tmaBp: !llvm.ptr, %C: $CTYPE$EPI_PARAMS) kernel
-      attributes {nvvm.maxntid = array<i32: 128, 1, 1>} {
+      attributes {nvvm.maxntid = array<i32: $THREADS, 1, 1>} {
     %tmaA = builtin.unrealized_conversion_cast %tmaAp : !llvm.ptr to !tmaA
+    %tmaAW = builtin.unrealized_conversion_cast %tmaAp : !llvm.ptr to !tmaAW
     %tmaB = builtin.unrealized_conversion_cast %tmaBp : !llvm.ptr to !tmaB
     %tmaB2 = builtin.unrealized_conversion_cast %tmaBp : !llvm.ptr to !tmaB2
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
+    %c8 = arith.constant 8 : index
     %c64 = arith.constant 64 : index
     %c128 = arith.constant 128 : index
     %c1024 = arith.constant 1024 : index
@@ -74,19 +79,20 @@ gpu.module @scratch {
     %cSm1 = arith.constant $SM1 : index
     %cM = arith.constant $M : index
     %cN = arith.constant $N : index
+    %cBN = arith.constant $BN : index
     %kTiles = arith.constant $KT : index
     %tileBytesA = arith.constant 16384 : index
-    %tileBytesB = arith.constant 16384 : index
-    %halfB = arith.constant 8192 : index
+    %tileBytesB = arith.constant $TILEB : index
+    %wgBytesA = arith.constant $WGBYTESA : index
     %ringB = arith.constant $RINGB : index
-    %txBytes = arith.constant 32768 : index
+    %txBytes = arith.constant $TX : index
     %ticks = arith.constant 10000000 : index
     %tid = gpu.thread_id x
+    %wg = arith.divui %tid, %c128 : index
     %nb = gpu.block_id x
     %mb = gpu.block_id y
     %b = gpu.block_id z
-    %n0 = arith.muli %nb, %c128 : index
-    %n1 = arith.addi %n0, %c64 : index
+    %n0 = arith.muli %nb, %cBN : index
     %m0 = arith.muli %mb, %c128 : index
     %aRow0 = arith.muli %b, %cM : index
     %aRowB = arith.addi %aRow0, %m0 : index
@@ -98,6 +104,7 @@ gpu.module @scratch {
     %mis = arith.remui %base, %c1024 : index
     %pad0 = arith.subi %c1024, %mis : index
     %pad = arith.remui %pad0, %c1024 : index
+    %wgOffA = arith.muli %wg, %wgBytesA : index
     %bars = nvgpu.mbarrier.create -> !bars
     scf.if %leader {
       scf.for %s = %c0 to %cS step %c1 {
@@ -114,6 +121,8 @@ gpu.module @scratch {
 $LOAD_PROLOGUE
       }
     }
+    // Warpgroup %wg multiplies rows [%wg * ACCM, (%wg + 1) * ACCM) of the
+    // A tile with the whole B tile.
     %acc0 = nvgpu.warpgroup.mma.init.accumulator -> !acc
     %accN = scf.for %kt = %c0 to %kTiles step %c1 iter_args(%acc = %acc0) -> (!acc) {
       %s = arith.remui %kt, %cS : index
@@ -122,15 +131,18 @@ $LOAD_PROLOGUE
       %parity = arith.index_cast %par : index to i1
       nvgpu.mbarrier.try_wait.parity %bars[%s], %parity, %ticks : !bars
       %aOff0 = arith.muli %s, %tileBytesA : index
-      %aOff = arith.addi %aOff0, %pad : index
+      %aOff1 = arith.addi %aOff0, %pad : index
+      %aOff = arith.addi %aOff1, %wgOffA : index
       %bOff0 = arith.muli %s, %tileBytesB : index
       %bOff1 = arith.addi %bOff0, %ringB : index
       %bOff = arith.addi %bOff1, %pad : index
-      %va = memref.view %smem[%aOff][] : !smem to !tileA
+      %va = memref.view %smem[%aOff][] : !smem to !tileAW
       %vb = memref.view %smem[%bOff][] : !smem to !tileB2
-      %da = nvgpu.warpgroup.generate.descriptor %va, %tmaA : !tileA, !tmaA -> !dA
+      %da = nvgpu.warpgroup.generate.descriptor %va, %tmaAW : !tileAW, !tmaAW -> !dA
       %db = nvgpu.warpgroup.generate.descriptor %vb, %tmaB2 : !tileB2, !tmaB2 -> !dB
       %acc2 = nvgpu.warpgroup.mma %da, %db, %acc {transposeB} : !dA, !dB, !acc -> !acc
+      // The mma of kt-1 is complete (wait_group 1 in every warpgroup): once
+      // all threads got here its slot takes k-tile kt + S - 1.
       %next = arith.addi %kt, %cSm1 : index
       %more = arith.cmpi ult, %next, %kTiles : index
       scf.if %more {
@@ -143,19 +155,23 @@ $LOAD_REFILL
     }
     nvvm.wgmma.wait.group.sync.aligned 0
     gpu.barrier
-    %stage = memref.view %smem[%pad][] : !smem to !stage
-    nvgpu.warpgroup.mma.store %accN, %stage : !acc to !stage
+    // Epilogue through a shared staging tile of 128 x BN fp32. Each
+    // warpgroup stores its accumulator rows; nvgpu.warpgroup.mma.store places
+    // warpgroup w's rows at w * ACCM from the base it is given (it derives
+    // them from the thread id), so both get the same 64-row view. Then eight
+    // consecutive columns per thread: one 32-byte shared load, the epilogue
+    // on each element, one vector store (N is a multiple of 8, so a vector
+    // is either fully inside N or fully outside).
+    %stageW = memref.view %smem[%pad][] : !smem to !stageW
+    nvgpu.warpgroup.mma.store %accN, %stageW : !acc to !stageW
     gpu.barrier
-    // Eight consecutive columns per thread: one 32-byte shared load, the
-    // epilogue on each element, one vector store (N is a multiple of 8, so
-    // a vector is either fully inside N or fully outside).
-    %total = arith.constant 16384 : index
-    %c8 = arith.constant 8 : index
-    %c1024v = arith.constant 1024 : index
+    %stage = memref.view %smem[%pad][] : !smem to !stage
+    %total = arith.constant $STAGEELEMS : index
+    %step = arith.constant $STAGESTEP : index
     %first = arith.muli %tid, %c8 : index
-    scf.for %i = %first to %total step %c1024v {
-      %r = arith.divui %i, %c128 : index
-      %col = arith.remui %i, %c128 : index
+    scf.for %i = %first to %total step %step {
+      %r = arith.divui %i, %cBN : index
+      %col = arith.remui %i, %cBN : index
       %m = arith.addi %m0, %r : index
       %n = arith.addi %n0, %col : index
       %inM = arith.cmpi ult, %m, %cM : index
@@ -173,13 +189,13 @@ $LANES
 
   // The op's epilogue region; its body is built after parsing.
   func.func private @$KERNEL_epilogue(f32, index, index, index$EPI_TYPES) -> $OUT
-
 }
 )mlir";
 
-// Loads k-tile %$KT of A and B into ring slot ($KT mod S); local names are
-// prefixed with $P so that the two uses do not collide.
-constexpr const char *kLoadTemplate = R"mlir(
+// Loads k-tile %$KT of A (one 128x64 box) and B (BN/64 boxes of 64x64) into
+// ring slot ($KT mod S); local names are prefixed with $P so that the two
+// uses do not collide.
+constexpr const char *kLoadHeadTemplate = R"mlir(
         %$P_s = arith.remui %$KT, %cS : index
         %$P_k = arith.muli %$KT, %c64 : index
         %$P_aOff0 = arith.muli %$P_s, %tileBytesA : index
@@ -187,14 +203,19 @@ constexpr const char *kLoadTemplate = R"mlir(
         %$P_bOff0 = arith.muli %$P_s, %tileBytesB : index
         %$P_bOff1 = arith.addi %$P_bOff0, %ringB : index
         %$P_bOff = arith.addi %$P_bOff1, %pad : index
-        %$P_bOff2 = arith.addi %$P_bOff, %halfB : index
         %$P_va = memref.view %smem[%$P_aOff][] : !smem to !tileA
-        %$P_vb1 = memref.view %smem[%$P_bOff][] : !smem to !tileB
-        %$P_vb2 = memref.view %smem[%$P_bOff2][] : !smem to !tileB
         nvgpu.mbarrier.arrive.expect_tx %bars[%$P_s], %txBytes : !bars
         nvgpu.tma.async.load %tmaA[%$P_k, %aRow], %bars[%$P_s] to %$P_va : !tmaA, !bars -> !tileA
-        nvgpu.tma.async.load %tmaB[%n0, %$P_k$BCOORD], %bars[%$P_s] to %$P_vb1 : !tmaB, !bars -> !tileB
-        nvgpu.tma.async.load %tmaB[%n1, %$P_k$BCOORD], %bars[%$P_s] to %$P_vb2 : !tmaB, !bars -> !tileB
+)mlir";
+
+// Chunk $J of the B tile: columns [n0 + 64 J, n0 + 64 J + 64), 8 KB apart.
+constexpr const char *kLoadChunkTemplate = R"mlir(
+        %$P_cb$J = arith.constant $CHUNKOFF : index
+        %$P_bo$J = arith.addi %$P_bOff, %$P_cb$J : index
+        %$P_cn$J = arith.constant $CHUNKCOL : index
+        %$P_n$J = arith.addi %n0, %$P_cn$J : index
+        %$P_vb$J = memref.view %smem[%$P_bo$J][] : !smem to !tileB
+        nvgpu.tma.async.load %tmaB[%$P_n$J, %$P_k$BCOORD], %bars[%$P_s] to %$P_vb$J : !tmaB, !bars -> !tileB
 )mlir";
 
 // The portable path: one thread per output element, fp32 accumulation over
@@ -449,21 +470,35 @@ FailureOr<KernelLaunch> buildHopperGemmKernel(BatchMatmulOp op,
   if (ShapedType::isDynamic(m) || ShapedType::isDynamic(n) ||
       ShapedType::isDynamic(k))
     return op.emitError() << "the GEMM lowering needs static M, N, K";
-  if (options.stages < 2 || options.stages > 6)
-    return op.emitError() << "stages must be in [2, 6], got "
-                          << options.stages;
   for (Value v : op.getEpilogueIns())
     if (!isa<RankedTensorType>(v.getType()))
       return op.emitError() << "GPU epilogue operands must be ranked tensors, "
                                "got "
                             << v.getType();
 
-  int64_t stages = options.stages;
+  // The tile is 128 x BN: BN = 128 with one warpgroup (128x128 accumulator),
+  // or BN = 256 with two warpgroups of 64x256 each, which halves how often
+  // A is re-read and uses the widest wgmma.
+  int64_t tileN = options.tileN;
+  if (tileN == 0)
+    tileN = n >= 256 ? 256 : 128;
+  if (tileN != 128 && tileN != 256)
+    return op.emitError() << "tile-n must be 128 or 256, got " << tileN;
+  int64_t stages = options.stages ? options.stages : (tileN == 256 ? 4 : 2);
+  if (stages < 2 || stages > 6)
+    return op.emitError() << "stages must be in [2, 6], got " << stages;
+  int64_t warpgroups = tileN / 128;
+  int64_t accRows = kTileM / warpgroups;
   int64_t kTiles = llvm::divideCeil(k, kTileK);
-  int64_t ringBytes = stages * (kTileM * kTileK + kTileK * kTileN) * 2;
-  int64_t stageBytes = kTileM * kTileN * 4;
+  int64_t tileBytesB = kTileK * tileN * 2;
+  int64_t ringBytes = stages * (kTileM * kTileK * 2 + tileBytesB);
+  int64_t stageBytes = kTileM * tileN * 4;
   // +1024: the kernel realigns the dynamic shared memory base.
   int64_t sharedBytes = std::max(ringBytes, stageBytes) + 1024;
+  if (sharedBytes > 227 * 1024)
+    return op.emitError() << stages << " stages of a 128x" << tileN
+                          << "x64 tile need " << sharedBytes
+                          << " B of shared memory, more than 227 KB";
 
   llvm::StringMap<std::string> values;
   values["KERNEL"] = kernelName.str();
@@ -472,10 +507,19 @@ FailureOr<KernelLaunch> buildHopperGemmKernel(BatchMatmulOp op,
   values["CTYPE"] = typeToString(memrefOf(resultType));
   values["M"] = std::to_string(m);
   values["N"] = std::to_string(n);
+  values["BN"] = std::to_string(tileN);
+  values["WGS"] = std::to_string(warpgroups);
+  values["ACCM"] = std::to_string(accRows);
+  values["THREADS"] = std::to_string(128 * warpgroups);
   values["KT"] = std::to_string(kTiles);
   values["S"] = std::to_string(stages);
   values["SM1"] = std::to_string(stages - 1);
+  values["TILEB"] = std::to_string(tileBytesB);
+  values["WGBYTESA"] = std::to_string(accRows * kTileK * 2);
   values["RINGB"] = std::to_string(stages * kTileM * kTileK * 2);
+  values["TX"] = std::to_string(kTileM * kTileK * 2 + tileBytesB);
+  values["STAGEELEMS"] = std::to_string(kTileM * tileN);
+  values["STAGESTEP"] = std::to_string(128 * warpgroups * 8);
   values["BBOX"] = rhsBatched ? "1x64x64" : "64x64";
   values["BCOORD"] = rhsBatched ? ", %b" : "";
   values["AROW"] = lhsBatched ? "arith.addi %aRowB, %c0 : index"
@@ -491,14 +535,21 @@ FailureOr<KernelLaunch> buildHopperGemmKernel(BatchMatmulOp op,
         " : (f32, index, index, index$EPI_TYPES) -> $OUT\n"
         "        %o_{0} = vector.insert %e_{0}, {1} [{0}] : $OUT into vector<8x$OUT>\n",
         j, j == 0 ? std::string("%o_init") : "%o_" + std::to_string(j - 1)).str();
+  auto loadText = [&](StringRef prefix, StringRef kt) {
+    std::string text = kLoadHeadTemplate;
+    for (int64_t j = 0; j < tileN / 64; ++j)
+      text += replaceAll(kLoadChunkTemplate,
+                         {{"J", std::to_string(j)},
+                          {"CHUNKOFF", std::to_string(j * 64 * kTileK * 2)},
+                          {"CHUNKCOL", std::to_string(j * 64)}});
+    return replaceAll(text, {{"P", prefix.str()}, {"KT", kt.str()}});
+  };
   // Two phases: first splice the generated pieces, then fill in the values
   // they share with the template.
   llvm::StringMap<std::string> pieces;
   pieces["LANES"] = lanes;
-  pieces["LOAD_PROLOGUE"] =
-      replaceAll(kLoadTemplate, {{"P", "pro"}, {"KT", "kt"}});
-  pieces["LOAD_REFILL"] =
-      replaceAll(kLoadTemplate, {{"P", "ref"}, {"KT", "next"}});
+  pieces["LOAD_PROLOGUE"] = loadText("pro", "kt");
+  pieces["LOAD_REFILL"] = loadText("ref", "next");
   std::string text = replaceAll(replaceAll(kKernelTemplate, pieces), values);
 
   if (failed(installKernel(op, gpuModule, kernelName, text)))
@@ -507,7 +558,8 @@ FailureOr<KernelLaunch> buildHopperGemmKernel(BatchMatmulOp op,
   // The launch: grid (N tiles, M tiles, batch), tensor maps, memrefs.
   KernelLaunch launch;
   launch.kernel = kernelName.str();
-  launch.grid[0] = LaunchDim::of(llvm::divideCeil(n, kTileN));
+  launch.block[0] = 128 * warpgroups;
+  launch.grid[0] = LaunchDim::of(llvm::divideCeil(n, tileN));
   launch.grid[1] = LaunchDim::of(llvm::divideCeil(m, kTileM));
   launch.grid[2] = ShapedType::isDynamic(resultType.getDimSize(0))
                        ? LaunchDim::sym(binding.batchSymbol)
@@ -546,16 +598,17 @@ FailureOr<KernelLaunch> buildHopperGemmKernel(BatchMatmulOp op,
     launch.params.push_back(e);
   }
   launch.summary =
-      llvm::formatv("{0}: {1}x{2}x{3} {4}, tile 128x128x64, {5} stages, "
-                    "{6} k-tiles, grid {7}x{8}x{9}, {10} B shared memory, "
-                    "epilogue {11}",
+      llvm::formatv("{0}: {1}x{2}x{3} {4}, tile 128x{12}x64, {13} "
+                    "warpgroup(s), {5} stages, {6} k-tiles, grid {7}x{8}x{9}, "
+                    "{10} B shared memory, epilogue {11}",
                     kernelName, m, n, k, typeToString(elementType), stages,
                     kTiles, launch.grid[0].constant, launch.grid[1].constant,
                     launch.grid[2].symbol.empty()
                         ? std::to_string(launch.grid[2].constant)
                         : launch.grid[2].symbol,
                     sharedBytes,
-                    op.hasEpilogue() ? "fused (region)" : "convert")
+                    op.hasEpilogue() ? "fused (region)" : "convert", tileN,
+                    warpgroups)
           .str();
   return launch;
 }

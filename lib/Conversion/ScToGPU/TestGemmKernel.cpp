@@ -49,6 +49,7 @@ struct ScTestGemmKernelPass
         GemmKernelOptions options;
         options.chip = chip;
         options.stages = stages;
+        options.tileN = tileN;
         std::string name = llvm::formatv("{0}_gemm{1}", func.getSymName(), i);
         if (failed(buildGemmKernel(op, gpuModule, name, binding, options)))
           return signalPassFailure();

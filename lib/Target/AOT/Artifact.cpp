@@ -202,6 +202,7 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
       GemmKernelOptions kernelOptions;
       kernelOptions.stages = options.stages;
       kernelOptions.chip = options.chip;
+      kernelOptions.tileN = options.tileN;
       FailureOr<KernelLaunch> launch =
           buildGemmKernel(matmul, gpuModule, kernelName, binding, kernelOptions);
       if (failed(launch))

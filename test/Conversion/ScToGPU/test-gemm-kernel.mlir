@@ -62,6 +62,24 @@ func.func @shared_rhs(%a: tensor<?x64x128xbf16>, %b: tensor<128x64xbf16>) -> ten
 
 // -----
 
+// N >= 256: a 128x256 tile for two warpgroups (64x256 accumulators each, on
+// their own rows of the A tile), B loaded as four 64-column boxes, 4 stages.
+// CHECK-LABEL: func.func @wide
+// CHECK: gpu.func @wide_gemm0
+// CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>
+// CHECK: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
+// CHECK-COUNT-5: nvgpu.tma.async.load
+// CHECK: nvgpu.warpgroup.mma.init.accumulator -> <fragmented = vector<64x256xf32>>
+// CHECK: nvgpu.warpgroup.mma {{.*}} : <tensor = memref<64x64xf16, 3>>, <tensor = memref<64x256xf16, 3>>, <fragmented = vector<64x256xf32>>
+// CHECK: nvgpu.warpgroup.mma.store {{.*}} : <fragmented = vector<64x256xf32>> to memref<64x256xf32, #gpu.address_space<workgroup>>
+// CHECK: vector.load {{.*}} : memref<128x256xf32, #gpu.address_space<workgroup>>, vector<8xf32>
+func.func @wide(%w: tensor<433x872xf16>, %e: tensor<?x872x256xf16>) -> tensor<?x433x256xf16> {
+  %c = sc.batch_matmul %w, %e : tensor<433x872xf16>, tensor<?x872x256xf16> -> tensor<?x433x256xf16>
+  return %c : tensor<?x433x256xf16>
+}
+
+// -----
+
 // What the Hopper path does not take goes to the portable kernel, with a
 // remark saying why.
 // CHECK-LABEL: func.func @transposed

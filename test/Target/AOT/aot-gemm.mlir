@@ -5,7 +5,7 @@
 
 // Keys print sorted (llvm::json). The example compiles into one sm_90a kernel; the manifest tells the
 // runtime how to launch it for any number of candidates B and users U.
-// REPORT: kernel gemm_gather_add_gemm0: 433x256x872 f16, tile 128x128x64, 2 stages, 14 k-tiles, grid 2x4xB, 66560 B shared memory, epilogue fused (region)
+// REPORT: kernel gemm_gather_add_gemm0: 433x256x872 f16, tile 128x256x64, 2 warpgroup(s), 4 stages, 14 k-tiles, grid 1x4xB, 197632 B shared memory, epilogue fused (region)
 // REPORT: wrote
 
 // MANIFEST: "chip": "sm_90a",
@@ -13,8 +13,10 @@
 // MANIFEST-NEXT: "shape": [
 // MANIFEST-NEXT: "B",
 // MANIFEST: "index_into": "U",
+// MANIFEST: "block": [
+// MANIFEST-NEXT: 256,
 // MANIFEST: "grid": [
-// MANIFEST-NEXT: 2,
+// MANIFEST-NEXT: 1,
 // MANIFEST-NEXT: 4,
 // MANIFEST-NEXT: "B"
 // MANIFEST: "kernel": "gemm_gather_add_gemm0",
@@ -34,7 +36,7 @@
 // MANIFEST-NEXT: 446464
 // MANIFEST: "kind": "memref",
 // MANIFEST-NEXT: "tensor": "result0"
-// MANIFEST: "smem": 66560
+// MANIFEST: "smem": 197632
 // MANIFEST: "format": "sparcast-artifact-1"
 // MANIFEST: "ptx": "gemm_gather_add_kernels.ptx"
 
@@ -49,7 +51,7 @@
 // PTX: cp.async.bulk.tensor.3d.shared::cluster.global{{.*}}mbarrier::complete_tx::bytes
 // PTX: mbarrier.try_wait.parity.shared.b64
 // PTX: wgmma.fence.sync.aligned
-// PTX-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
 // PTX: wgmma.commit_group.sync.aligned
 // PTX: wgmma.wait_group.sync.aligned
 // PTX: st.global.v4

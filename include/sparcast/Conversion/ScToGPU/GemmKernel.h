@@ -24,10 +24,13 @@ struct GemmKernelOptions {
   /// sm_90a gets the TMA + wgmma kernel when the op fits it; everything
   /// else the portable one-thread-per-output kernel.
   std::string chip = "sm_90a";
-  /// K-tiles in flight in the shared-memory ring. 2 is the measured best
-  /// on the H200 for this kernel (3 CTAs per SM hide more latency than deeper
-  /// rings): 8192^3 bf16 646 TFLOP/s at 2 stages, 616 at 3, 515 at 4.
-  int64_t stages = 2;
+  /// K-tiles in flight in the shared-memory ring; 0 chooses by measurement
+  /// on the H200 (2026-11-29): 4 for the 128x256 tile (one CTA per SM;
+  /// 8192^3 bf16 712 TFLOP/s, 533 at 2 stages), 2 for the 128x128 tile
+  /// (three CTAs per SM; 671 TFLOP/s, 515 at 4 stages).
+  int64_t stages = 0;
+  /// Tile width: 128 (one warpgroup) or 256 (two); 0 picks 256 when N >= 256.
+  int64_t tileN = 0;
 };
 
 /// A size in a launch description: a constant, or factor * symbol where the
