@@ -13,6 +13,7 @@ cmake -S "$ROOT/runtime" -B "$ROOT/build-rt" -DCMAKE_BUILD_TYPE=Release >/dev/nu
 cmake --build "$ROOT/build-rt" -j >/dev/null
 export SPARCAST_RUNTIME_LIB="$ROOT/build-rt/lib/libsparcast_rt.so"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-PYTHONUNBUFFERED=1 python3 "$ROOT/bench/gemm_check.py" \
+# A hung kernel must not eat the device lease: bound the whole run.
+PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench/gemm_check.py" \
   --artifacts "$ROOT/bench/artifacts" --out "$OUT_DIR/gemm.json" \
   --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/gemm.log"
