@@ -107,6 +107,13 @@ def main():
         ref = torch.matmul(a2.float(), b2.float()) * 0.5
         corr.append(check("odd_scale_bf16 B=%d (333x264x40)" % B, suite.odd_scale_bf16,
                           [a2, b2], ref, bf16, (B, 333, 264)))
+    for B in (1, 6):
+        a = uniform((B, 96, 64), f16, gen)
+        b = uniform((B, 64, 136), f16, gen)
+        x = torch.bmm(a.float(), b.float())
+        ref = torch.nn.functional.gelu(x, approximate="tanh") + torch.nn.functional.silu(x)
+        corr.append(check("gelu_silu_f16 B=%d (96x136x64)" % B, suite.gelu_silu_f16, [a, b], ref,
+                          f16, (B, 96, 136)))
     for users, B in ((15, 1024), (7, 13), (1, 3)):
         w = uniform((433, 872), f16, gen)
         e = uniform((B, 872, 256), f16, gen)

@@ -43,3 +43,31 @@ func.func @odd_scale_bf16(%a: tensor<333x40xbf16>, %b: tensor<?x40x264xbf16>) ->
   }
   return %c : tensor<?x333x264xbf16>
 }
+
+// Activations in the epilogue: gelu (tanh form) + silu, f16 out.
+func.func @gelu_silu_f16(%a: tensor<?x96x64xf16>, %b: tensor<?x64x136xf16>) -> tensor<?x96x136xf16> {
+  %c = sc.batch_matmul %a, %b : tensor<?x96x64xf16>, tensor<?x64x136xf16> -> tensor<?x96x136xf16> {
+  ^bb0(%x: f32, %i: index, %m: index, %n: index):
+    %one = arith.constant 1.0 : f32
+    %half = arith.constant 0.5 : f32
+    %k0 = arith.constant 0.797884583 : f32
+    %k1 = arith.constant 0.044715 : f32
+    %x2 = arith.mulf %x, %x : f32
+    %x3 = arith.mulf %x2, %x : f32
+    %p = arith.mulf %k1, %x3 : f32
+    %q = arith.addf %x, %p : f32
+    %r = arith.mulf %k0, %q : f32
+    %t = math.tanh %r : f32
+    %u = arith.addf %one, %t : f32
+    %hx = arith.mulf %half, %x : f32
+    %gelu = arith.mulf %hx, %u : f32
+    %nx = arith.negf %x : f32
+    %e = math.exp %nx : f32
+    %d = arith.addf %one, %e : f32
+    %silu = arith.divf %x, %d : f32
+    %s = arith.addf %gelu, %silu : f32
+    %h = arith.truncf %s : f32 to f16
+    sc.yield %h : f16
+  }
+  return %c : tensor<?x96x136xf16>
+}

@@ -1,16 +1,21 @@
-//===- PTXTranslationRegistration.cpp - --mlir-to-ptx, --mlir-to-cubin ---===//
+//===- TranslationRegistration.cpp - Sparcast's mlir-translate targets ----===//
 //
-// Kept apart from PTXTranslation.cpp: the --sm option is a global cl::opt,
-// which only sparcast-translate should register.
+// --mlir-to-ptx, --mlir-to-cubin and --mlir-to-manifest. Kept in the tool:
+// the --sm option is a global cl::opt, which only sparcast-translate should
+// register.
 //
 //===----------------------------------------------------------------------===//
 
 #include "sparcast/InitAll.h"
+#include "sparcast/Target/AOT.h"
 #include "sparcast/Target/PTX.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 using namespace mlir;
 using namespace mlir::sc;
@@ -37,6 +42,33 @@ static FailureOr<std::vector<PTXModule>> compileForTranslation(Operation *op) {
 }
 
 void registerPTXTranslations() {
+  static TranslateFromMLIRRegistration toManifest(
+      "mlir-to-manifest",
+      "Compile a model module and print its artifact manifest (JSON)",
+      [](Operation *op, raw_ostream &os) -> LogicalResult {
+        auto module = dyn_cast<ModuleOp>(op);
+        if (!module)
+          return op->emitError() << "--mlir-to-manifest takes a module";
+        SmallString<128> dir;
+        if (llvm::sys::fs::createUniqueDirectory("sparcast-manifest", dir))
+          return op->emitError() << "cannot create a temporary directory";
+        AotOptions options;
+        options.chip = clChip;
+        LogicalResult result = compileArtifact(module, options, dir, nullptr);
+        SmallString<128> manifest(dir);
+        llvm::sys::path::append(manifest, "manifest.json");
+        if (succeeded(result)) {
+          auto text = llvm::MemoryBuffer::getFile(manifest);
+          if (text)
+            os << (*text)->getBuffer();
+          else
+            result = op->emitError() << "no manifest was written";
+        }
+        llvm::sys::fs::remove_directories(dir);
+        return result;
+      },
+      registerTranslationDialects);
+
   static TranslateFromMLIRRegistration toPTX(
       "mlir-to-ptx", "Compile gpu.module(s) to PTX text",
       [](Operation *op, raw_ostream &os) -> LogicalResult {
