@@ -5,6 +5,7 @@
 #include "sparcast/Conversion/Passes.h"
 #include "sparcast/Dialect/SC/IR/ScDialect.h"
 #include "sparcast/Pipelines/Pipelines.h"
+#include "sparcast/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -24,5 +25,6 @@ void mlir::sc::registerAllSparcastDialects(DialectRegistry &registry) {
 void mlir::sc::registerAllSparcastPasses() {
   registerAllPasses();
   registerSparcastConversionPasses();
+  registerSparcastTransformsPasses();
   registerScPipelines();
 }

@@ -2,6 +2,7 @@
 
 #include "sparcast/Pipelines/Pipelines.h"
 #include "sparcast/Conversion/Passes.h"
+#include "sparcast/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -47,7 +48,23 @@ void mlir::sc::buildScCpuReferencePipeline(OpPassManager &pm) {
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
+void mlir::sc::buildScIkboPipeline(OpPassManager &pm) {
+  // Step 1. Split GEMMs over broadcast request features (needs lineage).
+  pm.addPass(createScIkboDecomposeGemmPass());
+  pm.addPass(createCanonicalizerPass());
+  // Step 2. 16-byte contraction rows for TMA and wgmma.
+  pm.addPass(createScPadKPass());
+  // Step 3. The gather-add and element-wise consumers into the epilogues.
+  pm.addPass(createScFuseEpiloguePass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
 void mlir::sc::registerScPipelines() {
+  PassPipelineRegistration<>(
+      "sc-ikbo-pipeline",
+      "IKBO type I: decompose broadcast GEMMs, pad K, fuse the gather-add",
+      buildScIkboPipeline);
   PassPipelineRegistration<>(
       "sc-cpu-reference-pipeline",
       "Lower sc/linalg/tensor programs to LLVM for the host CPU (golden model)",

@@ -10,7 +10,11 @@ namespace mlir::sc {
 /// host CPU through the reference lowering: the golden model runner.
 void buildScCpuReferencePipeline(OpPassManager &pm);
 
-/// Registers --sc-cpu-reference-pipeline.
+/// IKBO type I at the tensor level: sc-ikbo-decompose-gemm, sc-pad-k,
+/// sc-fuse-epilogue, with clean-ups in between.
+void buildScIkboPipeline(OpPassManager &pm);
+
+/// Registers --sc-cpu-reference-pipeline and --sc-ikbo-pipeline.
 void registerScPipelines();
 
 } // namespace mlir::sc

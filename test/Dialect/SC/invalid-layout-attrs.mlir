@@ -1,49 +1,49 @@
 // RUN: sparcast-opt %s -split-input-file -verify-diagnostics
 
 // expected-error @+1 {{tile must have 2 sizes, got 3}}
-module attributes {sc.t = #sc.hybrid_tiles<tile = [16, 16, 16], grid = [1, 1], kinds = "d">} {}
+module attributes {test.t = #sc.hybrid_tiles<tile = [16, 16, 16], grid = [1, 1], kinds = "d">} {}
 
 // -----
 
 // expected-error @+1 {{grid must have 2 sizes, got 1}}
-module attributes {sc.t = #sc.hybrid_tiles<tile = [16, 16], grid = [1], kinds = "d">} {}
+module attributes {test.t = #sc.hybrid_tiles<tile = [16, 16], grid = [1], kinds = "d">} {}
 
 // -----
 
 // expected-error @+1 {{tile sizes must be positive multiples of 16, got 24}}
-module attributes {sc.t = #sc.hybrid_tiles<tile = [24, 16], grid = [1, 1], kinds = "d">} {}
+module attributes {test.t = #sc.hybrid_tiles<tile = [24, 16], grid = [1, 1], kinds = "d">} {}
 
 // -----
 
 // expected-error @+1 {{grid sizes must be positive, got 0}}
-module attributes {sc.t = #sc.hybrid_tiles<tile = [16, 16], grid = [0, 1], kinds = "">} {}
+module attributes {test.t = #sc.hybrid_tiles<tile = [16, 16], grid = [0, 1], kinds = "">} {}
 
 // -----
 
 // expected-error @+1 {{expected 4 tile kinds, got 3}}
-module attributes {sc.t = #sc.hybrid_tiles<tile = [16, 16], grid = [2, 2], kinds = "dsz">} {}
+module attributes {test.t = #sc.hybrid_tiles<tile = [16, 16], grid = [2, 2], kinds = "dsz">} {}
 
 // -----
 
 // expected-error @+1 {{tile 1 has kind 'x', expected 'd' (dense), 's' (2:4) or 'z' (zero)}}
-module attributes {sc.t = #sc.hybrid_tiles<tile = [16, 16], grid = [1, 2], kinds = "dx">} {}
+module attributes {test.t = #sc.hybrid_tiles<tile = [16, 16], grid = [1, 2], kinds = "dx">} {}
 
 // -----
 
 // expected-error @+1 {{block_size must be a positive power of two, got 100}}
-module attributes {sc.e = #sc.block_csr<block_size = 100>} {}
+module attributes {test.e = #sc.block_csr<block_size = 100>} {}
 
 // -----
 
 // expected-error @+1 {{id_bits must be 16, 32 or 64, got 24}}
-module attributes {sc.e = #sc.block_csr<block_size = 64, id_bits = 24>} {}
+module attributes {test.e = #sc.block_csr<block_size = 64, id_bits = 24>} {}
 
 // -----
 
 // expected-error @+1 {{offset_bits must be 8, 16 or 32, got 4}}
-module attributes {sc.e = #sc.block_csr<block_size = 64, offset_bits = 4>} {}
+module attributes {test.e = #sc.block_csr<block_size = 64, offset_bits = 4>} {}
 
 // -----
 
 // expected-error @+1 {{offset_bits = 8 cannot address a block of 4096 columns}}
-module attributes {sc.e = #sc.block_csr<block_size = 4096, offset_bits = 8>} {}
+module attributes {test.e = #sc.block_csr<block_size = 4096, offset_bits = 8>} {}

@@ -51,6 +51,7 @@ LogicalResult ScDialect::verifyRegionArgAttribute(Operation *op,
     return success();
   case LineageKind::request:
   case LineageKind::candidate:
+  case LineageKind::gathered:
     if (tensorType.getRank() < 1)
       return op->emitError()
              << "argument #" << argIndex << " with lineage "
@@ -65,5 +66,26 @@ LogicalResult ScDialect::verifyRegionArgAttribute(Operation *op,
                              << type;
     return success();
   }
+  return success();
+}
+
+/// Discardable sc attributes on ops: `sc.lineage`, the lineage
+/// `sc-infer-lineage` found for the op's result, and `sc.kernel`, the kernel
+/// generated for it.
+LogicalResult ScDialect::verifyOperationAttribute(Operation *op,
+                                                  NamedAttribute attr) {
+  if (attr.getName() == "sc.kernel") {
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitError() << "'sc.kernel' expects a string, got "
+                             << attr.getValue();
+    return success();
+  }
+  if (attr.getName() != getLineageAttrName())
+    return op->emitError() << "unknown sc attribute '"
+                           << attr.getName().getValue() << "'";
+  if (!isa<LineageKindAttr>(attr.getValue()))
+    return op->emitError() << "'" << getLineageAttrName()
+                           << "' expects a #sc.lineage attribute, got "
+                           << attr.getValue();
   return success();
 }

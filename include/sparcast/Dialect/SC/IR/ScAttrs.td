@@ -15,7 +15,8 @@ def Sc_LineageKind : I32EnumAttr<"LineageKind", "batch lineage of a tensor", [
     I32EnumAttrCase<"shared", 0>,
     I32EnumAttrCase<"request", 1>,
     I32EnumAttrCase<"candidate", 2>,
-    I32EnumAttrCase<"index", 3>
+    I32EnumAttrCase<"index", 3>,
+    I32EnumAttrCase<"gathered", 4>
   ]> {
   let cppNamespace = "::mlir::sc";
   let genSpecializedAttr = 0;
@@ -50,7 +51,10 @@ def Sc_LineageAttr : EnumAttr<Sc_Dialect, Sc_LineageKind, "lineage"> {
     * `candidate`: one row per candidate, B rows;
     * `index`: the int32 `tensor<?xi32>` mapping each candidate to its
       request row (values in [0, B_user));
-    * `shared`: no batch dimension (weights).
+    * `shared`: no batch dimension (weights);
+    * `gathered`: one row per candidate, each a copy of its request's row
+      (a request tensor broadcast through the index). Computed by
+      `sc-infer-lineage`; on arguments it means the caller broadcast already.
 
     Example:
 

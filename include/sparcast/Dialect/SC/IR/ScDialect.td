@@ -30,6 +30,7 @@ def Sc_Dialect : Dialect {
   let cppNamespace = "::mlir::sc";
   let useDefaultAttributePrinterParser = 1;
   let hasRegionArgAttrVerify = 1;
+  let hasOperationAttrVerify = 1;
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::tensor::TensorDialect"

@@ -1,0 +1,155 @@
+//===- Passes.td - Sparcast tensor-level transforms ----------*- tablegen -*-===//
+//
+// Keep alphabetical.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SPARCAST_TRANSFORMS_PASSES_TD
+#define SPARCAST_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ScFuseEpiloguePass : Pass<"sc-fuse-epilogue"> {
+  let summary = "Fold element-wise consumers of a batched matmul into its epilogue";
+  let description = [{
+    A `linalg.generic` that is element-wise over the result of an
+    `sc.batch_matmul` (its only use) becomes part of the matmul's epilogue
+    region: bias adds, activations, casts, and reads of other tensors at
+    projected indices. An input produced by `sc.gather_rows` is read through
+    the index instead (`src[idx[b], m, n]`), so the broadcast is never
+    materialized: this is how the IKBO gather-add lands in the candidate
+    GEMM's epilogue.
+
+    Before:
+
+    ```mlir
+    %c = sc.batch_matmul %w, %e : tensor<4x8xf16>, tensor<?x8x6xf16> -> tensor<?x4x6xf32>
+    %g = sc.gather_rows %user[%idx] : tensor<?x4x6xf32>, tensor<?xi32> -> tensor<?x4x6xf32>
+    %o = linalg.generic {...} ins(%c, %g : ...) outs(%init : tensor<?x4x6xf16>) {
+    ^bb0(%a: f32, %u: f32, %out: f16):
+      %s = arith.addf %a, %u : f32
+      %h = arith.truncf %s : f32 to f16
+      linalg.yield %h : f16
+    } -> tensor<?x4x6xf16>
+    ```
+
+    After:
+
+    ```mlir
+    %o = sc.batch_matmul %w, %e epilogue_ins(%user, %idx : tensor<?x4x6xf32>, tensor<?xi32>)
+        : tensor<4x8xf16>, tensor<?x8x6xf16> -> tensor<?x4x6xf16> {
+    ^bb0(%acc: f32, %b: index, %m: index, %n: index, %u: tensor<?x4x6xf32>, %i: tensor<?xi32>):
+      %r = tensor.extract %i[%b] : tensor<?xi32>
+      %ri = arith.index_cast %r : i32 to index
+      %x = tensor.extract %u[%ri, %m, %n] : tensor<?x4x6xf32>
+      %s = arith.addf %acc, %x : f32
+      %h = arith.truncf %s : f32 to f16
+      sc.yield %h : f16
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def ScIkboDecomposeGemmPass : Pass<"sc-ikbo-decompose-gemm"> {
+  let summary = "Split a matmul over broadcast request features into request and candidate GEMMs";
+  let description = [{
+    A batched matmul whose contraction operand concatenates request tensors
+    broadcast to candidates (`sc.gather_rows` of request-batched values) and
+    candidate tensors is rewritten as a request GEMM at B_user rows, a
+    candidate GEMM at B rows, and a gather-add of the request result:
+
+      W @ concat_K(gather(R, idx), C) = gather(W_R @ R, idx) + W_C @ C
+
+    W is split along K to match. Both arrangements are handled: the
+    concatenation on the rhs (`W @ E[b]`, LCE) or on the lhs (`E[b] @ W` or
+    `E[b] @ W^T`), with any number of request and candidate segments in any
+    order. The op's epilogue is kept, applied after the gather-add (an
+    element-wise `linalg.generic` that `sc-fuse-epilogue` folds back into the
+    candidate GEMM).
+
+    Before:
+
+    ```mlir
+    %g = sc.gather_rows %user[%idx] : tensor<?x5x6xf16>, tensor<?xi32> -> tensor<?x5x6xf16>
+    %e = tensor.concat dim(1) %g, %cand : (tensor<?x5x6xf16>, tensor<?x3x6xf16>) -> tensor<?x8x6xf16>
+    %o = sc.batch_matmul %w, %e : tensor<4x8xf16>, tensor<?x8x6xf16> -> tensor<?x4x6xf16>
+    ```
+
+    After:
+
+    ```mlir
+    %wu = tensor.extract_slice %w[0, 0] [4, 5] [1, 1] : tensor<4x8xf16> to tensor<4x5xf16>
+    %wc = tensor.extract_slice %w[0, 5] [4, 3] [1, 1] : tensor<4x8xf16> to tensor<4x3xf16>
+    %u = sc.batch_matmul %wu, %user : tensor<4x5xf16>, tensor<?x5x6xf16> -> tensor<?x4x6xf32>
+    %c = sc.batch_matmul %wc, %cand : tensor<4x3xf16>, tensor<?x3x6xf16> -> tensor<?x4x6xf32>
+    %gu = sc.gather_rows %u[%idx] : tensor<?x4x6xf32>, tensor<?xi32> -> tensor<?x4x6xf32>
+    %o = linalg.generic ... ins(%c, %gu) ... { addf, truncf } -> tensor<?x4x6xf16>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def ScInferLineagePass : Pass<"sc-infer-lineage", "::mlir::ModuleOp"> {
+  let summary = "Label every tensor value with its batch lineage";
+  let description = [{
+    Runs the lineage analysis from the `sc.lineage` of function arguments and
+    writes the result on every op that produces a tensor of known lineage
+    (`{sc.lineage = #sc.lineage<gathered>}`). Ops that mix request and
+    candidate rows without going through the index are errors. With
+    `remarks`, each labelled op also gets a remark (what `--report` shows).
+
+    Before:
+
+    ```mlir
+    func.func @f(%u: tensor<?x8xf32> {sc.lineage = #sc.lineage<request>},
+                 %i: tensor<?xi32> {sc.lineage = #sc.lineage<index>}) -> tensor<?x8xf32> {
+      %g = sc.gather_rows %u[%i] : tensor<?x8xf32>, tensor<?xi32> -> tensor<?x8xf32>
+    ```
+
+    After:
+
+    ```mlir
+      %g = sc.gather_rows %u[%i] {sc.lineage = #sc.lineage<gathered>} : ...
+    ```
+  }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark with the lineage of every labelled op">,
+  ];
+}
+
+def ScPadKPass : Pass<"sc-pad-k"> {
+  let summary = "Zero-pad the contraction dim of batched matmuls to 16 bytes";
+  let description = [{
+    TMA and wgmma want rows of 16 bytes: K is padded with zeros to a
+    multiple of 8 for f16/bf16 (4 for f32) on both operands, which leaves
+    the product unchanged. No change when K is already aligned or dynamic.
+
+    Before:
+
+    ```mlir
+    %o = sc.batch_matmul %w, %e : tensor<4x13xf16>, tensor<?x13x6xf16> -> tensor<?x4x6xf32>
+    ```
+
+    After:
+
+    ```mlir
+    %wp = tensor.pad %w low[0, 0] high[0, 3] { ... 0.0 ... } : tensor<4x13xf16> to tensor<4x16xf16>
+    %ep = tensor.pad %e low[0, 0, 0] high[0, 3, 0] { ... } : tensor<?x13x6xf16> to tensor<?x16x6xf16>
+    %o = sc.batch_matmul %wp, %ep : tensor<4x16xf16>, tensor<?x16x6xf16> -> tensor<?x4x6xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+#endif // SPARCAST_TRANSFORMS_PASSES_TD

@@ -1,0 +1,28 @@
+//===- Transforms.h - Sparcast rewrites, apart from their passes -*- C++ -*-===//
+#ifndef SPARCAST_TRANSFORMS_TRANSFORMS_H
+#define SPARCAST_TRANSFORMS_TRANSFORMS_H
+
+#include "sparcast/Dialect/SC/IR/ScOps.h"
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::sc {
+
+class LineageAnalysis;
+
+/// Rewrites `op` as request GEMM + candidate GEMM + gather-add when its
+/// contraction operand concatenates broadcast request features with
+/// candidate features. Fails (changing nothing) otherwise.
+LogicalResult decomposeIkboGemm(RewriterBase &rewriter, BatchMatmulOp op,
+                                const LineageAnalysis &lineage);
+
+/// Zero-pads K of sc.batch_matmul to 16-byte rows.
+void populateScPadKPatterns(RewritePatternSet &patterns);
+
+/// Folds element-wise linalg.generic consumers into sc.batch_matmul
+/// epilogues, reading sc.gather_rows inputs through their index.
+void populateScFuseEpiloguePatterns(RewritePatternSet &patterns);
+
+} // namespace mlir::sc
+
+#endif // SPARCAST_TRANSFORMS_TRANSFORMS_H
