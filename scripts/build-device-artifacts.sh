@@ -12,3 +12,6 @@ rm -rf "$ROOT/bench/artifacts"
 # The same suite through the portable kernel, compiled for sm_80: the
 # runtime JIT-compiles its PTX on the H200.
 "$BIN/sparcast-aot" "$ROOT/bench/gemm_suite.mlir" -o "$ROOT/bench/artifacts/gemm_suite_sm80" --sm=sm_80
+# IKBO LCE: the plain model graphs, decomposed and fused by sparcast-aot.
+"$BIN/sparcast-aot" "$ROOT/examples/lce.mlir" -o "$ROOT/bench/artifacts/lce" --report
+"$BIN/sparcast-aot" "$ROOT/bench/lce_odd.mlir" -o "$ROOT/bench/artifacts/lce_odd"

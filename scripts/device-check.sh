@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (through the device tool, with bench/artifacts
 # carried): builds the runtime with the machine's cmake, then checks and
-# times every kernel. Results go to $OUT (or bench/results/latest).
+# times every kernel (GEMM suite, IKBO LCE). Results go to $OUT (or
+# bench/results/latest).
 #
 #   here:  ./scripts/build-device-artifacts.sh
 #   there: ./scripts/device-check.sh [commit]
@@ -17,3 +18,6 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench/gemm_check.py" \
   --artifacts "$ROOT/bench/artifacts" --out "$OUT_DIR/gemm.json" \
   --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/gemm.log"
+PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench/lce_check.py" \
+  --artifacts "$ROOT/bench/artifacts" --out "$OUT_DIR/lce.json" \
+  --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/lce.log"

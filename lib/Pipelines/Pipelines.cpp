@@ -48,14 +48,26 @@ void mlir::sc::buildScCpuReferencePipeline(OpPassManager &pm) {
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void mlir::sc::buildScIkboPipeline(OpPassManager &pm) {
+void mlir::sc::buildScIkboPipeline(OpPassManager &pm, bool report) {
   // Step 1. Split GEMMs over broadcast request features (needs lineage).
-  pm.addPass(createScIkboDecomposeGemmPass());
+  {
+    ScIkboDecomposeGemmPassOptions options;
+    options.report = report;
+    pm.addPass(createScIkboDecomposeGemmPass(options));
+  }
   pm.addPass(createCanonicalizerPass());
   // Step 2. 16-byte contraction rows for TMA and wgmma.
-  pm.addPass(createScPadKPass());
+  {
+    ScPadKPassOptions options;
+    options.report = report;
+    pm.addPass(createScPadKPass(options));
+  }
   // Step 3. The gather-add and element-wise consumers into the epilogues.
-  pm.addPass(createScFuseEpiloguePass());
+  {
+    ScFuseEpiloguePassOptions options;
+    options.report = report;
+    pm.addPass(createScFuseEpiloguePass(options));
+  }
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -64,7 +76,7 @@ void mlir::sc::registerScPipelines() {
   PassPipelineRegistration<>(
       "sc-ikbo-pipeline",
       "IKBO type I: decompose broadcast GEMMs, pad K, fuse the gather-add",
-      buildScIkboPipeline);
+      [](OpPassManager &pm) { buildScIkboPipeline(pm); });
   PassPipelineRegistration<>(
       "sc-cpu-reference-pipeline",
       "Lower sc/linalg/tensor programs to LLVM for the host CPU (golden model)",

@@ -38,7 +38,9 @@ struct InputRead {
 };
 
 struct FuseElementwiseConsumer : OpRewritePattern<linalg::GenericOp> {
-  using OpRewritePattern::OpRewritePattern;
+  FuseElementwiseConsumer(MLIRContext *ctx, bool report)
+      : OpRewritePattern(ctx), report(report) {}
+  bool report;
 
   LogicalResult matchAndRewrite(linalg::GenericOp generic,
                                 PatternRewriter &rewriter) const override {
@@ -120,6 +122,17 @@ struct FuseElementwiseConsumer : OpRewritePattern<linalg::GenericOp> {
                                  : ~0u);
 
     Location loc = generic.getLoc();
+    if (report) {
+      unsigned gathered = llvm::count_if(reads, [](const InputRead &r) {
+        return r.kind == InputRead::Kind::Gathered;
+      });
+      matmul.emitRemark() << "fused an element-wise consumer into the "
+                             "epilogue ("
+                          << gathered
+                          << " gathered input(s) read through the index, "
+                          << reads.size() - 1 - gathered
+                          << " other input(s))";
+    }
     auto fused = BatchMatmulOp::create(rewriter, loc, resultType,
                                        matmul.getLhs(), matmul.getRhs(), ins,
                                        matmul.getTransposeRhsAttr());
@@ -223,7 +236,7 @@ struct ScFuseEpiloguePass
   using Base::Base;
   void runOnOperation() final {
     RewritePatternSet patterns(&getContext());
-    populateScFuseEpiloguePatterns(patterns);
+    populateScFuseEpiloguePatterns(patterns, report);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
@@ -231,6 +244,7 @@ struct ScFuseEpiloguePass
 
 } // namespace
 
-void mlir::sc::populateScFuseEpiloguePatterns(RewritePatternSet &patterns) {
-  patterns.add<FuseElementwiseConsumer>(patterns.getContext());
+void mlir::sc::populateScFuseEpiloguePatterns(RewritePatternSet &patterns,
+                                              bool report) {
+  patterns.add<FuseElementwiseConsumer>(patterns.getContext(), report);
 }

@@ -66,7 +66,8 @@ Value sliceWeight(RewriterBase &rewriter, Location loc, Value weight,
 
 LogicalResult mlir::sc::decomposeIkboGemm(RewriterBase &rewriter,
                                           BatchMatmulOp op,
-                                          const LineageAnalysis &lineage) {
+                                          const LineageAnalysis &lineage,
+                                          bool report) {
   RankedTensorType lhsType = op.getLhs().getType();
   RankedTensorType rhsType = op.getRhs().getType();
   bool transposed = op.getTransposeRhs();
@@ -147,6 +148,18 @@ LogicalResult mlir::sc::decomposeIkboGemm(RewriterBase &rewriter,
   };
   Value user = buildGemm(requests, /*useRequest=*/true);
   Value cand = buildGemm(candidates, /*useRequest=*/false);
+  if (report) {
+    int64_t kUser = 0, kCand = 0;
+    for (const Segment &s : requests)
+      kUser += s.size;
+    for (const Segment &s : candidates)
+      kCand += s.size;
+    op.emitRemark() << "decomposed: request GEMM with K = " << kUser << " ("
+                    << requests.size() << " segment(s)) at request rows, "
+                    << "candidate GEMM with K = " << kCand << " ("
+                    << candidates.size()
+                    << " segment(s)) at candidate rows, joined by a gather-add";
+  }
   auto candType = cast<RankedTensorType>(cand.getType());
   Value gathered = GatherRowsOp::create(rewriter, loc, candType, user, index);
 
@@ -200,7 +213,7 @@ struct ScIkboDecomposeGemmPass
     getOperation()->walk([&](BatchMatmulOp op) { matmuls.push_back(op); });
     IRRewriter rewriter(&getContext());
     for (BatchMatmulOp op : matmuls)
-      (void)decomposeIkboGemm(rewriter, op, lineage);
+      (void)decomposeIkboGemm(rewriter, op, lineage, report);
   }
 };
 } // namespace

@@ -37,7 +37,9 @@ Value padDim(PatternRewriter &rewriter, Location loc, Value value,
 }
 
 struct PadContractionDim : OpRewritePattern<BatchMatmulOp> {
-  using OpRewritePattern::OpRewritePattern;
+  PadContractionDim(MLIRContext *ctx, bool report)
+      : OpRewritePattern(ctx), report(report) {}
+  bool report;
   LogicalResult matchAndRewrite(BatchMatmulOp op,
                                 PatternRewriter &rewriter) const override {
     RankedTensorType lhsType = op.getLhs().getType();
@@ -48,6 +50,9 @@ struct PadContractionDim : OpRewritePattern<BatchMatmulOp> {
       return failure();
     int64_t padded = llvm::alignTo(k, align);
     Location loc = op.getLoc();
+    if (report)
+      op.emitRemark() << "padded K " << k << " -> " << padded
+                      << " (16-byte rows) on both operands";
     Value lhs = padDim(rewriter, loc, op.getLhs(), lhsType.getRank() - 1, padded);
     int64_t rhsRank = op.getRhs().getType().getRank();
     int64_t rhsK = op.getTransposeRhs() ? rhsRank - 1 : rhsRank - 2;
@@ -67,7 +72,7 @@ struct ScPadKPass : sc::impl::ScPadKPassBase<ScPadKPass> {
   using Base::Base;
   void runOnOperation() final {
     RewritePatternSet patterns(&getContext());
-    populateScPadKPatterns(patterns);
+    populateScPadKPatterns(patterns, report);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
@@ -75,6 +80,7 @@ struct ScPadKPass : sc::impl::ScPadKPassBase<ScPadKPass> {
 
 } // namespace
 
-void mlir::sc::populateScPadKPatterns(RewritePatternSet &patterns) {
-  patterns.add<PadContractionDim>(patterns.getContext());
+void mlir::sc::populateScPadKPatterns(RewritePatternSet &patterns,
+                                      bool report) {
+  patterns.add<PadContractionDim>(patterns.getContext(), report);
 }

@@ -43,7 +43,24 @@ const TensorSpec *EntrySpec::findTensor(const std::string &n) const {
   for (const TensorSpec &t : results)
     if (t.name == n)
       return &t;
+  for (const TensorSpec &t : workspace)
+    if (t.name == n)
+      return &t;
   return nullptr;
+}
+
+WorkspaceLayout sparcast::rt::layoutWorkspace(const EntrySpec &entry,
+                                              const DimBindings &dims) {
+  WorkspaceLayout layout;
+  for (const TensorSpec &t : entry.workspace) {
+    size_t bytes = dtypeBytes(t.dtype);
+    for (const DimExpr &d : t.shape)
+      bytes *= static_cast<size_t>(d.evaluate(dims));
+    layout.bytes = (layout.bytes + 255) / 256 * 256;
+    layout.offsets.push_back(layout.bytes);
+    layout.bytes += bytes;
+  }
+  return layout;
 }
 
 const EntrySpec *Manifest::findEntry(const std::string &n) const {
@@ -256,6 +273,10 @@ bool checkSymbols(const EntrySpec &e, std::string &error) {
     for (const DimExpr &d : t.shape)
       if (!check(d, "result " + t.name))
         return false;
+  for (const TensorSpec &t : e.workspace)
+    for (const DimExpr &d : t.shape)
+      if (!check(d, "workspace " + t.name))
+        return false;
   for (const TensorSpec &t : e.args)
     if (!t.indexInto.empty() && !bound.count(t.indexInto)) {
       error = "entry " + e.name + ": index " + t.name + " points into \"" +
@@ -327,6 +348,8 @@ bool sparcast::rt::parseManifest(const std::string &text, Manifest &out,
     if (!r.getString(e, "name", p, spec.name) ||
         !r.getTensors(e, "args", p, spec.args) ||
         !r.getTensors(e, "results", p, spec.results))
+      return false;
+    if (e.get("workspace") && !r.getTensors(e, "workspace", p, spec.workspace))
       return false;
     const Value *launches = r.getArray(e, "launches", p);
     if (!launches)

@@ -62,8 +62,10 @@ struct EntrySpec {
   std::string name;
   std::vector<TensorSpec> args;
   std::vector<TensorSpec> results;
+  /// Intermediates between kernels, placed in the workspace.
+  std::vector<TensorSpec> workspace;
   std::vector<LaunchSpec> launches;
-  /// The spec of tensor `name` (an argument or a result), or nullptr.
+  /// The spec of tensor `name` (argument, result or workspace), or nullptr.
   const TensorSpec *findTensor(const std::string &name) const;
 };
 
@@ -86,6 +88,14 @@ struct Manifest {
 bool parseManifest(const std::string &text, Manifest &out, std::string &error);
 
 size_t dtypeBytes(scDType dtype);
+
+/// Where each workspace tensor lives (byte offsets, 256-byte aligned) and
+/// how many bytes the workspace needs, for these dims.
+struct WorkspaceLayout {
+  std::vector<size_t> offsets;
+  size_t bytes = 0;
+};
+WorkspaceLayout layoutWorkspace(const EntrySpec &entry, const DimBindings &dims);
 const char *dtypeName(scDType dtype);
 
 /// Checks the caller's tensors against `entry` and binds the dynamic dims.

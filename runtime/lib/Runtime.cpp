@@ -225,6 +225,10 @@ struct scModule {
   std::map<std::string, CUdeviceptr> tensorMaps;    // encoded, by key
   std::vector<CUdeviceptr> arenas;                  // tensor map storage
   size_t arenaUsed = 0;
+  // The module's own workspace; grown, never shrunk. Old buffers are kept
+  // until destruction: a kernel queued earlier may still use them.
+  std::vector<CUdeviceptr> workspaces;
+  size_t workspaceBytes = 0;
   static constexpr size_t kArenaBytes = 64 * 1024;
   Driver *driver = nullptr;
 
@@ -234,6 +238,8 @@ struct scModule {
     for (auto &[name, m] : loaded)
       driver->cuModuleUnload(m);
     for (CUdeviceptr p : arenas)
+      driver->cuMemFree(p);
+    for (CUdeviceptr p : workspaces)
       driver->cuMemFree(p);
   }
 };
@@ -458,15 +464,44 @@ scStatus scValidate(scModule *module, const char *entry, const scTensor *args,
   return SC_OK;
 }
 
-scStatus scRun(scModule *module, const char *entry, const scTensor *args,
-               int32_t numArgs, const scTensor *results, int32_t numResults,
-               void *stream, uint32_t flags) {
+scStatus scWorkspaceBytes(scModule *module, const char *entry,
+                          const scTensor *args, int32_t numArgs,
+                          const scTensor *results, int32_t numResults,
+                          uint64_t *bytes) {
+  if (!bytes)
+    return setError(SC_ERROR_INVALID_ARGUMENT, "scWorkspaceBytes: null bytes");
   if (scStatus s = scValidate(module, entry, args, numArgs, results, numResults))
     return s;
   const EntrySpec &spec = *module->manifest.findEntry(entry);
   DimBindings dims;
   std::string error;
   validateCall(spec, args, numArgs, results, numResults, dims, error);
+  *bytes = layoutWorkspace(spec, dims).bytes;
+  return SC_OK;
+}
+
+static scStatus runImpl(scModule *module, const char *entry,
+                        const scTensor *args, int32_t numArgs,
+                        const scTensor *results, int32_t numResults,
+                        void *callerWorkspace, uint64_t callerBytes,
+                        bool useCallerWorkspace, void *stream, uint32_t flags) {
+  if (scStatus s = scValidate(module, entry, args, numArgs, results, numResults))
+    return s;
+  const EntrySpec &spec = *module->manifest.findEntry(entry);
+  DimBindings dims;
+  std::string error;
+  validateCall(spec, args, numArgs, results, numResults, dims, error);
+  WorkspaceLayout layout = layoutWorkspace(spec, dims);
+  if (useCallerWorkspace && layout.bytes) {
+    if (!callerWorkspace || callerBytes < layout.bytes)
+      return setError(SC_ERROR_INVALID_ARGUMENT,
+                      "entry '" + spec.name + "' needs a workspace of " +
+                          std::to_string(layout.bytes) + " bytes, got " +
+                          std::to_string(callerBytes));
+    if (reinterpret_cast<uintptr_t>(callerWorkspace) % 256 != 0)
+      return setError(SC_ERROR_INVALID_ARGUMENT,
+                      "the workspace must be 256-byte aligned");
+  }
 
   std::lock_guard<std::mutex> lock(module->mutex);
   Driver *d = getDriver(error);
@@ -493,7 +528,28 @@ scStatus scRun(scModule *module, const char *entry, const scTensor *args,
     if (scStatus s = checkDeviceExtent(d, results[i], "result '" + spec.results[i].name + "'"))
       return s;
   }
-
+  // Intermediates: views into the workspace.
+  CUdeviceptr base = reinterpret_cast<CUdeviceptr>(callerWorkspace);
+  if (!useCallerWorkspace && layout.bytes) {
+    if (module->workspaceBytes < layout.bytes) {
+      CUdeviceptr grown;
+      SC_CUDA_CHECK(d, d->cuMemAlloc(&grown, layout.bytes));
+      module->workspaces.push_back(grown);
+      module->workspaceBytes = layout.bytes;
+    }
+    base = module->workspaces.back();
+  }
+  std::vector<scTensor> workspaceTensors(spec.workspace.size());
+  for (size_t i = 0; i < spec.workspace.size(); ++i) {
+    const TensorSpec &t = spec.workspace[i];
+    scTensor &w = workspaceTensors[i];
+    w.data = reinterpret_cast<void *>(base + layout.offsets[i]);
+    w.dtype = t.dtype;
+    w.rank = static_cast<int32_t>(t.shape.size());
+    for (size_t r = 0; r < t.shape.size(); ++r)
+      w.shape[r] = t.shape[r].evaluate(dims);
+    tensors[t.name] = &w;
+  }
   trace("arguments are device memory");
   for (const LaunchSpec &launch : spec.launches) {
     CUfunction f;
@@ -552,6 +608,23 @@ scStatus scRun(scModule *module, const char *entry, const scTensor *args,
   }
   lastError.clear();
   return SC_OK;
+}
+
+
+scStatus scRun(scModule *module, const char *entry, const scTensor *args,
+               int32_t numArgs, const scTensor *results, int32_t numResults,
+               void *stream, uint32_t flags) {
+  return runImpl(module, entry, args, numArgs, results, numResults, nullptr, 0,
+                 /*useCallerWorkspace=*/false, stream, flags);
+}
+
+scStatus scRunWithWorkspace(scModule *module, const char *entry,
+                            const scTensor *args, int32_t numArgs,
+                            const scTensor *results, int32_t numResults,
+                            void *workspace, uint64_t workspaceBytes,
+                            void *stream, uint32_t flags) {
+  return runImpl(module, entry, args, numArgs, results, numResults, workspace,
+                 workspaceBytes, /*useCallerWorkspace=*/true, stream, flags);
 }
 
 } // extern "C"

@@ -12,7 +12,7 @@ void buildScCpuReferencePipeline(OpPassManager &pm);
 
 /// IKBO type I at the tensor level: sc-ikbo-decompose-gemm, sc-pad-k,
 /// sc-fuse-epilogue, with clean-ups in between.
-void buildScIkboPipeline(OpPassManager &pm);
+void buildScIkboPipeline(OpPassManager &pm, bool report = false);
 
 /// Registers --sc-cpu-reference-pipeline and --sc-ikbo-pipeline.
 void registerScPipelines();

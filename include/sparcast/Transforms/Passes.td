@@ -47,6 +47,10 @@ def ScFuseEpiloguePass : Pass<"sc-fuse-epilogue"> {
     }
     ```
   }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark for every rewrite (what --report shows)">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::tensor::TensorDialect"
@@ -89,6 +93,10 @@ def ScIkboDecomposeGemmPass : Pass<"sc-ikbo-decompose-gemm"> {
     %o = linalg.generic ... ins(%c, %gu) ... { addf, truncf } -> tensor<?x4x6xf16>
     ```
   }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark for every rewrite (what --report shows)">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
@@ -146,6 +154,10 @@ def ScPadKPass : Pass<"sc-pad-k"> {
     %o = sc.batch_matmul %wp, %ep : tensor<4x16xf16>, tensor<?x16x6xf16> -> tensor<?x4x6xf32>
     ```
   }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark for every rewrite (what --report shows)">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::tensor::TensorDialect"

@@ -14,14 +14,16 @@ class LineageAnalysis;
 /// contraction operand concatenates broadcast request features with
 /// candidate features. Fails (changing nothing) otherwise.
 LogicalResult decomposeIkboGemm(RewriterBase &rewriter, BatchMatmulOp op,
-                                const LineageAnalysis &lineage);
+                                const LineageAnalysis &lineage,
+                                bool report = false);
 
 /// Zero-pads K of sc.batch_matmul to 16-byte rows.
-void populateScPadKPatterns(RewritePatternSet &patterns);
+void populateScPadKPatterns(RewritePatternSet &patterns, bool report = false);
 
 /// Folds element-wise linalg.generic consumers into sc.batch_matmul
 /// epilogues, reading sc.gather_rows inputs through their index.
-void populateScFuseEpiloguePatterns(RewritePatternSet &patterns);
+void populateScFuseEpiloguePatterns(RewritePatternSet &patterns,
+                                    bool report = false);
 
 } // namespace mlir::sc
 

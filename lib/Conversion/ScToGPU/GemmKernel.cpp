@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sparcast/Conversion/ScToGPU/GemmKernel.h"
+#include "TemplateUtils.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -37,6 +38,8 @@
 
 using namespace mlir;
 using namespace mlir::sc;
+using mlir::sc::detail::replaceAll;
+using mlir::sc::detail::typeToString;
 
 namespace {
 
@@ -259,33 +262,6 @@ gpu.module @scratch {
   func.func private @$KERNEL_epilogue(f32, index, index, index$EPI_TYPES) -> $OUT
 }
 )mlir";
-
-std::string replaceAll(std::string text,
-                       const llvm::StringMap<std::string> &values) {
-  // Longest names first, so that $SM1 is not cut by $S. "$KERNEL_epilogue"
-  // is meant to become "<kernel>_epilogue".
-  std::vector<std::pair<std::string, std::string>> ordered;
-  for (const auto &kv : values)
-    ordered.push_back({"$" + kv.getKey().str(), kv.getValue()});
-  llvm::sort(ordered, [](const auto &a, const auto &b) {
-    return a.first.size() > b.first.size();
-  });
-  for (const auto &[key, value] : ordered) {
-    size_t pos = 0;
-    while ((pos = text.find(key, pos)) != std::string::npos) {
-      text.replace(pos, key.size(), value);
-      pos += value.size();
-    }
-  }
-  return text;
-}
-
-std::string typeToString(Type type) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  type.print(os);
-  return s;
-}
 
 MemRefType memrefOf(RankedTensorType t) {
   return MemRefType::get(t.getShape(), t.getElementType());
@@ -579,14 +555,16 @@ FailureOr<KernelLaunch> buildHopperGemmKernel(BatchMatmulOp op,
   LaunchParam bParam;
   bParam.kind = LaunchParam::Kind::Tma;
   bParam.tensor = binding.rhs;
-  bParam.dims = {LaunchDim::of(n), LaunchDim::of(k)};
+  // The rows past K read as zeros: the padding along K, if any, too.
+  int64_t rhsK = binding.rhsSourceK ? binding.rhsSourceK : k;
+  bParam.dims = {LaunchDim::of(n), LaunchDim::of(rhsK)};
   bParam.stridesBytes = {LaunchDim::of(n * bytes)};
   bParam.box = {64, kTileK};
   if (rhsBatched) {
     bParam.dims.push_back(ShapedType::isDynamic(rhsType.getDimSize(0))
                               ? LaunchDim::sym(binding.batchSymbol)
                               : LaunchDim::of(rhsType.getDimSize(0)));
-    bParam.stridesBytes.push_back(LaunchDim::of(k * n * bytes));
+    bParam.stridesBytes.push_back(LaunchDim::of(rhsK * n * bytes));
     bParam.box.push_back(1);
   }
   LaunchParam c;
@@ -615,6 +593,10 @@ FailureOr<KernelLaunch> buildHopperGemmKernel(BatchMatmulOp op,
 
 } // namespace
 
+bool mlir::sc::usesHopperGemmPath(BatchMatmulOp op, StringRef chip) {
+  return chip == "sm_90a" && hopperPathLimitation(op).empty();
+}
+
 FailureOr<KernelLaunch>
 mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
                           StringRef kernelName, const GemmBinding &binding,
@@ -630,5 +612,8 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
       return buildHopperGemmKernel(op, gpuModule, kernelName, binding, options);
     op.emitRemark() << "using the portable GEMM path: " << limitation;
   }
+  if (binding.rhsSourceK)
+    return op.emitError() << "internal error: K padding can only be left to "
+                             "TMA on the sm_90a path";
   return buildSimtGemmKernel(op, gpuModule, kernelName, binding);
 }

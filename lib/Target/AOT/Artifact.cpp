@@ -1,20 +1,34 @@
 //===- Artifact.cpp - compile a model module into an artifact directory ---===//
 //
-// Entries are func.funcs whose arguments and results are ranked tensors.
-// Argument i is named "arg<i>", result j "result<j>". Dynamic dims get
-// symbols from lineage: dim 0 of request tensors is "U" (users), of
-// candidate, index and unannotated tensors "B"; any other dynamic dim is
-// "arg<i>_d<d>". The runtime binds the symbols from the caller's shapes.
+// An entry is a public func.func over ranked tensors: its body runs as a
+// sequence of kernels. Argument i is named "arg<i>", result j "result<j>",
+// intermediates "ws<k>" (workspace the runtime sizes from the dims). Dynamic
+// dims get symbols from lineage: dim 0 of request tensors is "U" (users), of
+// candidate, index and unannotated tensors "B"; any other dynamic dim
+// "arg<i>_d<d>".
+//
+// What the body may hold: sc.batch_matmul (a GEMM kernel each), and chains
+// of tensor.extract_slice / tensor.pad with zero padding (views). A view
+// feeding a GEMM's rhs [B, K, N] that only pads K is left to TMA's zero
+// fill; any other view is materialized by a copy kernel into the workspace.
 //
 //===----------------------------------------------------------------------===//
 
 #include "sparcast/Target/AOT.h"
+#include "sparcast/Conversion/ScToGPU/CopyKernel.h"
 #include "sparcast/Conversion/ScToGPU/GemmKernel.h"
 #include "sparcast/Dialect/SC/IR/ScOps.h"
+#include "sparcast/Pipelines/Pipelines.h"
 #include "sparcast/Target/PTX.h"
+#include "sparcast/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -43,11 +57,22 @@ json::Value dimJson(const LaunchDim &d) {
   return d.symbol + "*" + std::to_string(d.factor);
 }
 
+/// A tensor the runtime knows by name: an argument, a result or a
+/// workspace buffer.
 struct TensorInfo {
   std::string name;
   RankedTensorType type;
   std::vector<LaunchDim> shape;
   std::string indexInto;
+};
+
+/// A value that is a box of a named tensor, zero-padded: what chains of
+/// tensor.extract_slice / tensor.pad denote until something needs them.
+struct View {
+  TensorInfo source;
+  SmallVector<int64_t> offsets; // into the source
+  SmallVector<int64_t> extent;  // of the source box, kDynamic = whole dim
+  RankedTensorType type;        // of the value
 };
 
 json::Object tensorJson(const TensorInfo &t) {
@@ -72,6 +97,38 @@ std::string shapeString(const TensorInfo &t) {
   return s + "]";
 }
 
+json::Object launchJson(const KernelLaunch &launch, StringRef module) {
+  json::Array params;
+  for (const LaunchParam &p : launch.params) {
+    if (p.kind == LaunchParam::Kind::Memref) {
+      params.push_back(json::Object{{"kind", "memref"}, {"tensor", p.tensor}});
+      continue;
+    }
+    json::Array dims, strides, box;
+    for (const LaunchDim &d : p.dims)
+      dims.push_back(dimJson(d));
+    for (const LaunchDim &d : p.stridesBytes)
+      strides.push_back(dimJson(d));
+    for (int64_t b : p.box)
+      box.push_back(b);
+    params.push_back(json::Object{{"kind", "tma"},
+                                  {"tensor", p.tensor},
+                                  {"dims", std::move(dims)},
+                                  {"strides", std::move(strides)},
+                                  {"box", std::move(box)},
+                                  {"swizzle", p.swizzleBytes}});
+  }
+  return json::Object{
+      {"module", module.str()},
+      {"kernel", launch.kernel},
+      {"grid", json::Array{dimJson(launch.grid[0]), dimJson(launch.grid[1]),
+                           dimJson(launch.grid[2])}},
+      {"block",
+       json::Array{launch.block[0], launch.block[1], launch.block[2]}},
+      {"smem", launch.sharedBytes},
+      {"params", std::move(params)}};
+}
+
 LogicalResult writeFile(Operation *anchor, StringRef path, StringRef data) {
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
@@ -82,10 +139,272 @@ LogicalResult writeFile(Operation *anchor, StringRef path, StringRef data) {
   return success();
 }
 
-struct EntryBuild {
-  json::Object entry;
-  std::string header;
+/// Compiles one entry function into kernels of `gpuModule`.
+class EntryCompiler {
+public:
+  EntryCompiler(func::FuncOp func, gpu::GPUModuleOp gpuModule,
+                const AotOptions &options, raw_ostream *report)
+      : func(func), gpuModule(gpuModule), options(options), report(report) {}
+
+  LogicalResult compile();
+
+  std::vector<TensorInfo> args, results, workspace;
+  json::Array launches;
+
+private:
+  LogicalResult bindArguments();
+  LogicalResult visitSlice(tensor::ExtractSliceOp op);
+  LogicalResult visitPad(tensor::PadOp op);
+  LogicalResult visitMatmul(BatchMatmulOp op);
+  /// The named tensor holding `v`: materializes views with a copy kernel.
+  FailureOr<TensorInfo> materialize(Value v, Location loc);
+  TensorInfo newWorkspace(RankedTensorType type, std::vector<LaunchDim> shape);
+  std::string nextKernelName(StringRef what) {
+    return llvm::formatv("{0}_{1}{2}", func.getSymName(), what, kernels++);
+  }
+  void addLaunch(const KernelLaunch &launch) {
+    if (report)
+      *report << "kernel " << launch.summary << "\n";
+    launches.push_back(launchJson(launch, gpuModule.getName()));
+  }
+
+  func::FuncOp func;
+  gpu::GPUModuleOp gpuModule;
+  const AotOptions &options;
+  raw_ostream *report;
+  DenseMap<Value, TensorInfo> tensors;
+  DenseMap<Value, View> views;
+  int kernels = 0;
 };
+
+LogicalResult EntryCompiler::bindArguments() {
+  for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type || dtypeName(type.getElementType()).empty())
+      return func.emitError() << "entry argument #" << i
+                              << " must be a ranked f32/f16/bf16/i32 tensor, "
+                                 "got "
+                              << arg.getType();
+    auto lineage = func.getArgAttrOfType<LineageKindAttr>(
+        i, ScDialect::getLineageAttrName());
+    LineageKind lk = lineage ? lineage.getValue() : LineageKind::candidate;
+    TensorInfo info{"arg" + std::to_string(i), type, {}, ""};
+    for (auto [d, size] : llvm::enumerate(type.getShape())) {
+      if (!ShapedType::isDynamic(size))
+        info.shape.push_back(LaunchDim::of(size));
+      else if (d == 0)
+        info.shape.push_back(
+            LaunchDim::sym(lk == LineageKind::request ? "U" : "B"));
+      else
+        info.shape.push_back(LaunchDim::sym(llvm::formatv("arg{0}_d{1}", i, d)));
+    }
+    if (lk == LineageKind::index)
+      info.indexInto = "U";
+    tensors[arg] = info;
+    args.push_back(info);
+  }
+  return success();
+}
+
+TensorInfo EntryCompiler::newWorkspace(RankedTensorType type,
+                                       std::vector<LaunchDim> shape) {
+  TensorInfo info{"ws" + std::to_string(workspace.size()), type,
+                  std::move(shape), ""};
+  workspace.push_back(info);
+  return info;
+}
+
+/// The view `v` denotes, starting a trivial one at a named tensor.
+static std::optional<View> viewOf(Value v, const DenseMap<Value, View> &views,
+                                  const DenseMap<Value, TensorInfo> &tensors) {
+  if (auto it = views.find(v); it != views.end())
+    return it->second;
+  auto it = tensors.find(v);
+  if (it == tensors.end())
+    return std::nullopt;
+  int64_t rank = it->second.type.getRank();
+  View view{it->second, SmallVector<int64_t>(rank, 0),
+            SmallVector<int64_t>(it->second.type.getShape()),
+            it->second.type};
+  return view;
+}
+
+LogicalResult EntryCompiler::visitSlice(tensor::ExtractSliceOp op) {
+  std::optional<View> source = viewOf(op.getSource(), views, tensors);
+  if (!source)
+    return op.emitError() << "sparcast-aot: slices of entry tensors only";
+  if (!op.hasUnitStride() || !op.getType().hasStaticShape() ||
+      op.getSourceType().getRank() != op.getType().getRank() ||
+      llvm::any_of(op.getStaticOffsets(), ShapedType::isDynamic))
+    return op.emitError() << "sparcast-aot: only static, unit-stride, "
+                             "rank-preserving slices are supported";
+  if (source->type != source->source.type)
+    return op.emitError() << "sparcast-aot: slices of padded tensors are not "
+                             "supported";
+  View view = *source;
+  for (auto [d, off] : llvm::enumerate(op.getStaticOffsets()))
+    view.offsets[d] += off;
+  view.extent = SmallVector<int64_t>(op.getType().getShape());
+  view.type = op.getType();
+  views[op.getResult()] = view;
+  return success();
+}
+
+LogicalResult EntryCompiler::visitPad(tensor::PadOp op) {
+  std::optional<View> source = viewOf(op.getSource(), views, tensors);
+  Value padValue = op.getConstantPaddingValue();
+  if (!source || !padValue || !matchPattern(padValue, m_AnyZeroFloat()) ||
+      llvm::any_of(op.getStaticLow(), [](int64_t l) { return l != 0; }) ||
+      llvm::any_of(op.getStaticHigh(), ShapedType::isDynamic))
+    return op.emitError() << "sparcast-aot: only zero padding at the high "
+                             "end of entry tensors is supported";
+  View view = *source;
+  view.type = op.getResultType();
+  views[op.getResult()] = view;
+  return success();
+}
+
+FailureOr<TensorInfo> EntryCompiler::materialize(Value v, Location loc) {
+  if (auto it = tensors.find(v); it != tensors.end())
+    return it->second;
+  auto it = views.find(v);
+  if (it == views.end())
+    return emitError(loc) << "sparcast-aot: this value is not computed by a "
+                             "kernel";
+  const View &view = it->second;
+  std::vector<LaunchDim> shape;
+  for (auto [d, size] : llvm::enumerate(view.type.getShape()))
+    shape.push_back(ShapedType::isDynamic(size) ? view.source.shape[d]
+                                                : LaunchDim::of(size));
+  TensorInfo dst = newWorkspace(view.type, shape);
+  CopySpec spec;
+  spec.srcType = view.source.type;
+  spec.dstType = view.type;
+  spec.offsets = view.offsets;
+  spec.extent = view.extent;
+  spec.src = view.source.name;
+  spec.dst = dst.name;
+  spec.batch = shape[0];
+  FailureOr<KernelLaunch> launch =
+      buildCopyKernel(loc, gpuModule, nextKernelName("copy"), spec);
+  if (failed(launch))
+    return failure();
+  addLaunch(*launch);
+  tensors[v] = dst;
+  return dst;
+}
+
+LogicalResult EntryCompiler::visitMatmul(BatchMatmulOp op) {
+  GemmBinding binding;
+  Location loc = op.getLoc();
+  // A rhs [B, K, N] that only pads K is read unpadded: TMA zero-fills the
+  // rows past the source's K.
+  std::optional<View> rhsView = viewOf(op.getRhs(), views, tensors);
+  bool absorbPad = false;
+  if (rhsView && views.count(op.getRhs()) && usesHopperGemmPath(op, options.chip)) {
+    const View &v = *rhsView;
+    RankedTensorType src = v.source.type;
+    absorbPad = src.getRank() == 3 && !op.getTransposeRhs() &&
+                llvm::all_of(v.offsets, [](int64_t o) { return o == 0; }) &&
+                v.extent == SmallVector<int64_t>(src.getShape()) &&
+                v.type.getDimSize(0) == src.getDimSize(0) &&
+                v.type.getDimSize(2) == src.getDimSize(2);
+    if (absorbPad) {
+      binding.rhs = v.source.name;
+      binding.rhsSourceK = src.getDimSize(1);
+      if (report)
+        *report << "padding of " << v.source.name << " along K ("
+                << src.getDimSize(1) << " -> " << v.type.getDimSize(1)
+                << ") left to TMA zero fill\n";
+    }
+  }
+  if (!absorbPad) {
+    FailureOr<TensorInfo> rhs = materialize(op.getRhs(), loc);
+    if (failed(rhs))
+      return failure();
+    binding.rhs = rhs->name;
+  }
+  FailureOr<TensorInfo> lhs = materialize(op.getLhs(), loc);
+  if (failed(lhs))
+    return failure();
+  binding.lhs = lhs->name;
+  for (Value v : op.getEpilogueIns()) {
+    FailureOr<TensorInfo> in = materialize(v, loc);
+    if (failed(in))
+      return failure();
+    binding.epilogueIns.push_back(in->name);
+  }
+  Value batched =
+      op.getLhs().getType().getRank() == 3 ? op.getLhs() : op.getRhs();
+  std::optional<View> batchedView = viewOf(batched, views, tensors);
+  binding.batchSymbol = batchedView ? batchedView->source.shape[0].symbol : "";
+  LaunchDim batch = ShapedType::isDynamic(op.getType().getDimSize(0))
+                        ? LaunchDim::sym(binding.batchSymbol)
+                        : LaunchDim::of(op.getType().getDimSize(0));
+  std::vector<LaunchDim> shape = {batch,
+                                  LaunchDim::of(op.getType().getDimSize(1)),
+                                  LaunchDim::of(op.getType().getDimSize(2))};
+  // Returned directly: written into the caller's result; else workspace.
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  TensorInfo out;
+  std::optional<unsigned> resultIndex;
+  for (OpOperand &use : op->getUses())
+    if (use.getOwner() == ret)
+      resultIndex = use.getOperandNumber();
+  if (resultIndex) {
+    out = TensorInfo{"result" + std::to_string(*resultIndex), op.getType(),
+                     shape, ""};
+    if (results.size() <= *resultIndex)
+      results.resize(*resultIndex + 1);
+    results[*resultIndex] = out;
+  } else {
+    out = newWorkspace(op.getType(), shape);
+  }
+  binding.result = out.name;
+  tensors[op.getResult()] = out;
+
+  GemmKernelOptions kernelOptions;
+  kernelOptions.stages = options.stages;
+  kernelOptions.chip = options.chip;
+  kernelOptions.tileN = options.tileN;
+  FailureOr<KernelLaunch> launch = buildGemmKernel(
+      op, gpuModule, nextKernelName("gemm"), binding, kernelOptions);
+  if (failed(launch))
+    return failure();
+  addLaunch(*launch);
+  return success();
+}
+
+LogicalResult EntryCompiler::compile() {
+  if (failed(bindArguments()))
+    return failure();
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  for (Operation &op : func.getBody().front().without_terminator()) {
+    LogicalResult result =
+        llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+            .Case([&](BatchMatmulOp m) { return visitMatmul(m); })
+            .Case([&](tensor::ExtractSliceOp s) { return visitSlice(s); })
+            .Case([&](tensor::PadOp p) { return visitPad(p); })
+            .Case([&](arith::ConstantOp) { return success(); })
+            .Default([&](Operation *other) {
+              return other->emitError()
+                     << "sparcast-aot: '" << other->getName()
+                     << "' is not supported in an entry yet (entries are "
+                        "made of sc.batch_matmul, slices and zero padding "
+                        "for now; run --sc-ikbo-pipeline on model graphs)";
+            });
+    if (failed(result))
+      return failure();
+  }
+  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    auto it = tensors.find(v);
+    if (i >= results.size() || results[i].name.empty() || it == tensors.end() ||
+        it->second.name != results[i].name)
+      return ret.emitError() << "sparcast-aot: result #" << i
+                             << " must be produced by a kernel of the entry";
+  }
+  return success();
+}
 
 } // namespace
 
@@ -99,6 +418,31 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
                               << ec.message();
   MLIRContext *ctx = module.getContext();
   ctx->getOrLoadDialect<gpu::GPUDialect>();
+
+  // The model graph first goes through the tensor-level passes; with a
+  // report, what they decided (their remarks) goes into it.
+  {
+    std::optional<ScopedDiagnosticHandler> remarks;
+    if (report)
+      remarks.emplace(ctx, [&](Diagnostic &diag) -> LogicalResult {
+        if (diag.getSeverity() != DiagnosticSeverity::Remark)
+          return failure();
+        if (auto loc = dyn_cast<FileLineColLoc>(diag.getLocation()))
+          *report << llvm::sys::path::filename(loc.getFilename()) << ":"
+                  << loc.getLine() << ": ";
+        *report << diag.str() << "\n";
+        return success();
+      });
+    PassManager pm(ctx);
+    if (report) {
+      ScInferLineagePassOptions lineage;
+      lineage.remarks = true;
+      pm.addPass(createScInferLineagePass(lineage));
+    }
+    buildScIkboPipeline(pm, report != nullptr);
+    if (failed(pm.run(module)))
+      return failure();
+  }
   OpBuilder builder(ctx);
   OwningOpRef<ModuleOp> kernels = ModuleOp::create(module.getLoc());
 
@@ -115,155 +459,38 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
     if (func.isPrivate() || func.isExternal())
       continue;
     StringRef entryName = func.getSymName();
-    // Arguments: names, dtypes, symbolic shapes.
-    DenseMap<Value, TensorInfo> tensors;
-    std::vector<TensorInfo> args, results;
-    for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
-      auto type = dyn_cast<RankedTensorType>(arg.getType());
-      if (!type || dtypeName(type.getElementType()).empty())
-        return func.emitError() << "entry argument #" << i
-                                << " must be a ranked f32/f16/bf16/i32 "
-                                   "tensor, got "
-                                << arg.getType();
-      auto lineage = func.getArgAttrOfType<LineageKindAttr>(
-          i, ScDialect::getLineageAttrName());
-      LineageKind lk = lineage ? lineage.getValue() : LineageKind::candidate;
-      TensorInfo info{"arg" + std::to_string(i), type, {}, ""};
-      for (auto [d, size] : llvm::enumerate(type.getShape())) {
-        if (!ShapedType::isDynamic(size))
-          info.shape.push_back(LaunchDim::of(size));
-        else if (d == 0)
-          info.shape.push_back(
-              LaunchDim::sym(lk == LineageKind::request ? "U" : "B"));
-        else
-          info.shape.push_back(LaunchDim::sym(llvm::formatv("arg{0}_d{1}", i, d)));
-      }
-      if (lk == LineageKind::index)
-        info.indexInto = "U";
-      tensors[arg] = info;
-      args.push_back(info);
-    }
-    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-
     auto gpuModule = gpu::GPUModuleOp::create(
         builder, func.getLoc(), (entryName + "_kernels").str());
     kernels->getBody()->push_back(gpuModule);
-    json::Array launches;
-    int kernelIndex = 0;
-    for (Operation &op : func.getBody().front().without_terminator()) {
-      auto matmul = dyn_cast<BatchMatmulOp>(op);
-      if (!matmul)
-        return op.emitError() << "sparcast-aot: '" << op.getName()
-                              << "' is not supported in an entry yet (entries "
-                                 "are made of sc.batch_matmul for now)";
-      GemmBinding binding;
-      auto nameOf = [&](Value v, StringRef role) -> FailureOr<std::string> {
-        auto it = tensors.find(v);
-        if (it == tensors.end())
-          return matmul.emitError()
-                 << "sparcast-aot: the " << role
-                 << " must be an entry argument for now";
-        return it->second.name;
-      };
-      auto lhs = nameOf(matmul.getLhs(), "lhs");
-      auto rhs = nameOf(matmul.getRhs(), "rhs");
-      if (failed(lhs) || failed(rhs))
-        return failure();
-      binding.lhs = *lhs;
-      binding.rhs = *rhs;
-      for (Value v : matmul.getEpilogueIns()) {
-        auto name = nameOf(v, "epilogue operand");
-        if (failed(name))
-          return failure();
-        binding.epilogueIns.push_back(*name);
-      }
-      Value batched = matmul.getLhs().getType().getRank() == 3 ? matmul.getLhs()
-                                                               : matmul.getRhs();
-      const TensorInfo &batchInfo = tensors[batched];
-      binding.batchSymbol = batchInfo.shape[0].symbol;
-      // The result is an entry result: find which.
-      if (!matmul->hasOneUse() || matmul->use_begin()->getOwner() != ret)
-        return matmul.emitError() << "sparcast-aot: the result must be "
-                                     "returned directly for now";
-      unsigned resultIndex = matmul->use_begin()->getOperandNumber();
-      binding.result = "result" + std::to_string(resultIndex);
-      TensorInfo resultInfo{binding.result, matmul.getType(), {}, ""};
-      resultInfo.shape = {
-          ShapedType::isDynamic(matmul.getType().getDimSize(0))
-              ? LaunchDim::sym(binding.batchSymbol)
-              : LaunchDim::of(matmul.getType().getDimSize(0)),
-          LaunchDim::of(matmul.getType().getDimSize(1)),
-          LaunchDim::of(matmul.getType().getDimSize(2))};
-      if (results.size() <= resultIndex)
-        results.resize(resultIndex + 1);
-      results[resultIndex] = resultInfo;
+    EntryCompiler entry(func, gpuModule, options, report);
+    if (failed(entry.compile()))
+      return failure();
 
-      std::string kernelName = llvm::formatv("{0}_gemm{1}", entryName, kernelIndex++);
-      GemmKernelOptions kernelOptions;
-      kernelOptions.stages = options.stages;
-      kernelOptions.chip = options.chip;
-      kernelOptions.tileN = options.tileN;
-      FailureOr<KernelLaunch> launch =
-          buildGemmKernel(matmul, gpuModule, kernelName, binding, kernelOptions);
-      if (failed(launch))
-        return failure();
-      if (report)
-        *report << "kernel " << launch->summary << "\n";
-      json::Array params;
-      for (const LaunchParam &p : launch->params) {
-        if (p.kind == LaunchParam::Kind::Memref) {
-          params.push_back(json::Object{{"kind", "memref"}, {"tensor", p.tensor}});
-          continue;
-        }
-        json::Array dims, strides, box;
-        for (const LaunchDim &d : p.dims)
-          dims.push_back(dimJson(d));
-        for (const LaunchDim &d : p.stridesBytes)
-          strides.push_back(dimJson(d));
-        for (int64_t b : p.box)
-          box.push_back(b);
-        params.push_back(json::Object{{"kind", "tma"},
-                                      {"tensor", p.tensor},
-                                      {"dims", std::move(dims)},
-                                      {"strides", std::move(strides)},
-                                      {"box", std::move(box)},
-                                      {"swizzle", p.swizzleBytes}});
-      }
-      launches.push_back(json::Object{
-          {"module", gpuModule.getName().str()},
-          {"kernel", launch->kernel},
-          {"grid", json::Array{dimJson(launch->grid[0]), dimJson(launch->grid[1]),
-                               dimJson(launch->grid[2])}},
-          {"block", json::Array{launch->block[0], launch->block[1],
-                                launch->block[2]}},
-          {"smem", launch->sharedBytes},
-          {"params", std::move(params)}});
-    }
-    for (auto [i, v] : llvm::enumerate(ret.getOperands()))
-      if (i >= results.size() || results[i].name.empty())
-        return ret.emitError() << "sparcast-aot: result #" << i
-                               << " must be produced by a kernel";
-
-    json::Array argsJson, resultsJson;
+    json::Array argsJson, resultsJson, workspaceJson;
     std::string doc;
-    for (const TensorInfo &t : args) {
+    for (const TensorInfo &t : entry.args) {
       argsJson.push_back(tensorJson(t));
       doc += " *   " + t.name + ": " + shapeString(t) +
              (t.indexInto.empty() ? "" : ", values in [0, U)") + "\n";
     }
-    for (const TensorInfo &t : results) {
+    for (const TensorInfo &t : entry.results) {
       resultsJson.push_back(tensorJson(t));
       doc += " *   " + t.name + " (result): " + shapeString(t) + "\n";
+    }
+    for (const TensorInfo &t : entry.workspace) {
+      workspaceJson.push_back(tensorJson(t));
+      doc += " *   " + t.name + " (workspace): " + shapeString(t) + "\n";
     }
     entries.push_back(json::Object{{"name", entryName.str()},
                                    {"args", std::move(argsJson)},
                                    {"results", std::move(resultsJson)},
-                                   {"launches", std::move(launches)}});
+                                   {"workspace", std::move(workspaceJson)},
+                                   {"launches", std::move(entry.launches)}});
     header += llvm::formatv(
         "\n/* Entry '{0}':\n{1} */\nstatic inline scStatus sc_{0}(scModule *m, "
         "const scTensor args[{2}], const scTensor results[{3}], void *stream) "
         "{{\n  return scRun(m, \"{0}\", args, {2}, results, {3}, stream, 0);\n}\n",
-        entryName, doc, args.size(), results.size());
+        entryName, doc, entry.args.size(), entry.results.size());
   }
 
   // Compile every gpu.module; keep the PTX, and the cubin when ptxas exists.

@@ -67,6 +67,23 @@ scStatus scRun(scModule *module, const char *entry, const scTensor *args,
                int32_t numArgs, const scTensor *results, int32_t numResults,
                void *stream, uint32_t flags);
 
+/* Bytes of workspace `entry` needs for these arguments (0 when it has no
+ * intermediates). */
+scStatus scWorkspaceBytes(scModule *module, const char *entry,
+                          const scTensor *args, int32_t numArgs,
+                          const scTensor *results, int32_t numResults,
+                          uint64_t *bytes);
+
+/* scRun with the caller's workspace (device memory, 256-byte aligned, at
+ * least scWorkspaceBytes). scRun itself uses a workspace the module owns
+ * and grows, so calls of one module on several streams at once must pass
+ * their own. */
+scStatus scRunWithWorkspace(scModule *module, const char *entry,
+                            const scTensor *args, int32_t numArgs,
+                            const scTensor *results, int32_t numResults,
+                            void *workspace, uint64_t workspaceBytes,
+                            void *stream, uint32_t flags);
+
 /* Message of the last failure on this thread ("" if none). */
 const char *scGetLastError(void);
 

@@ -73,7 +73,14 @@ struct GemmBinding {
   std::vector<std::string> epilogueIns;
   /// Symbol of the batch dim (the batched operand's dim 0).
   std::string batchSymbol;
+  /// When the rhs [B, K, N] is a zero padding along K of a smaller tensor,
+  /// its K: TMA's zero fill past it stands in for the padding, which is
+  /// never materialized. 0 when the rhs is the tensor itself.
+  int64_t rhsSourceK = 0;
 };
+
+/// Whether buildGemmKernel takes the TMA + wgmma path for `op` on `chip`.
+bool usesHopperGemmPath(BatchMatmulOp op, StringRef chip);
 
 /// Builds kernel `kernelName` for `op` into `gpuModule`: the TMA + wgmma
 /// kernel on sm_90a when the op fits it (f16/bf16, row-major B, K and N
