@@ -36,6 +36,8 @@ constexpr const char *kManifest = R"json({
       {"name": "idx", "dtype": "i32", "shape": ["B"], "index_into": "U"}
     ],
     "results": [{"name": "out", "dtype": "f16", "shape": ["B", 4, 16]}],
+    "workspace": [{"name": "ws0", "dtype": "f16", "shape": [4, 13]},
+                  {"name": "ws1", "dtype": "f32", "shape": ["U", 4, 16]}],
     "launches": [{
       "module": "k", "kernel": "gemm0", "grid": [1, 1, "B"], "block": [128, 1, 1],
       "smem": 66560,
@@ -138,6 +140,8 @@ TEST(Manifest, RejectsBrokenManifests) {
       {"\"dtype\": \"f32\"", "\"dtype\": \"f64\"", "unknown dtype"},
       {"\"box\": [64, 128]", "\"box\": [64]", "as many box sizes"},
       {"\"B*4\"", "\"B*x\"", "SYMBOL*FACTOR"},
+      {"\"shape\": [\"U\", 4, 16]}]", "\"shape\": [\"V\", 4, 16]}]",
+       "workspace ws1 uses dim \"V\""},
   };
   for (const Case &c : cases) {
     std::string text = kManifest;
@@ -160,6 +164,16 @@ TEST_F(ValidateTest, AcceptsAConsistentCallAndBindsDims) {
       << error;
   EXPECT_EQ(dims["B"], 6);
   EXPECT_EQ(dims["U"], 3);
+}
+
+TEST_F(ValidateTest, LaysOutTheWorkspaceFromTheDims) {
+  DimBindings dims = {{"B", 6}, {"U", 3}};
+  WorkspaceLayout layout = layoutWorkspace(*manifest.findEntry("gemm"), dims);
+  ASSERT_EQ(layout.offsets.size(), 2u);
+  EXPECT_EQ(layout.offsets[0], 0u);
+  // ws0 is 4 * 13 * 2 = 104 bytes; ws1 starts at the next 256-byte boundary.
+  EXPECT_EQ(layout.offsets[1], 256u);
+  EXPECT_EQ(layout.bytes, 256u + 3 * 4 * 16 * 4);
 }
 
 TEST_F(ValidateTest, RejectsWrongDtype) {
@@ -250,6 +264,22 @@ TEST(RuntimeCApi, LoadsValidatesAndReportsMissingDriver) {
   scTensor results[1] = {tensor(0x5000, SC_F16, {2, 4, 16})};
   EXPECT_EQ(scValidate(m, "gemm", args, 4, results, 1), SC_OK)
       << scGetLastError();
+  uint64_t bytes = 0;
+  ASSERT_EQ(scWorkspaceBytes(m, "gemm", args, 4, results, 1, &bytes), SC_OK);
+  EXPECT_EQ(bytes, 256u + 1 * 4 * 16 * 4);
+  // A caller's workspace that is too small is refused before anything runs.
+  EXPECT_EQ(scRunWithWorkspace(m, "gemm", args, 4, results, 1,
+                               reinterpret_cast<void *>(0x10000), bytes - 1,
+                               nullptr, 0),
+            SC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(scGetLastError()).find("needs a workspace of"),
+            std::string::npos);
+  EXPECT_EQ(scRunWithWorkspace(m, "gemm", args, 4, results, 1,
+                               reinterpret_cast<void *>(0x10010), bytes,
+                               nullptr, 0),
+            SC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(scGetLastError()).find("256-byte aligned"),
+            std::string::npos);
   EXPECT_EQ(scValidate(m, "nope", args, 4, results, 1), SC_ERROR_NOT_FOUND);
   EXPECT_NE(std::string(scGetLastError()).find("no entry named 'nope'"),
             std::string::npos);

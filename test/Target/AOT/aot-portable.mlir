@@ -3,8 +3,12 @@
 // RUN: rm -rf %t90 && sparcast-aot %s -o %t90 2>&1 | FileCheck %s --check-prefix=REMARK
 
 // sm_80 gets the portable kernel; on sm_90a an op the Hopper path does not
-// take gets it too, with a remark.
-// CHECK: kernel transposed_gemm0: 20x9x13 f16, portable path (one thread per output, fp32 accumulation), block 256, grid 1x1xB
+// take gets it too, with a remark. K = 13 is padded to 16 first: the
+// portable kernel reads memory directly, so the padding is materialized.
+// CHECK: padded K 13 -> 16 (16-byte rows) on both operands
+// CHECK: kernel transposed_copy0: copy arg1 -> ws0 (?x9x16, zero outside the source box)
+// CHECK: kernel transposed_copy1: copy arg0 -> ws1 (?x20x16, zero outside the source box)
+// CHECK: kernel transposed_gemm2: 20x9x16 f16, portable path (one thread per output, fp32 accumulation), block 256, grid 1x1xB
 // PTX: .target sm_80
 // PTX-NOT: wgmma
 // PTX: ld.global

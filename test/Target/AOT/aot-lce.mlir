@@ -1,0 +1,44 @@
+// RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t --report | FileCheck %s
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t/manifest.json
+// RUN: FileCheck %s --check-prefix=HEADER < %t/lce.h
+
+// The LCE model graph, written the plain way, compiled end to end: the
+// report says what each pass decided and which kernels run.
+// CHECK: lce.mlir:{{[0-9]+}}: lineage: gathered
+// CHECK: lce.mlir:{{[0-9]+}}: decomposed: request GEMM with K = 1178 (1 segment(s)) at request rows, candidate GEMM with K = 866 (1 segment(s)) at candidate rows, joined by a gather-add
+// CHECK-DAG: padded K 866 -> 872 (16-byte rows) on both operands
+// CHECK-DAG: padded K 1178 -> 1184 (16-byte rows) on both operands
+// CHECK: fused an element-wise consumer into the epilogue (1 gathered input(s) read through the index, 0 other input(s))
+// CHECK: padding of arg1 along K (1178 -> 1184) left to TMA zero fill
+// CHECK: kernel lce_copy0: copy arg0 -> ws0 (433x1184, zero outside the source box)
+// CHECK: kernel lce_gemm1: 433x256x1184 f16, {{.*}} grid 1x4xU, {{.*}} epilogue convert
+// CHECK: padding of arg2 along K (866 -> 872) left to TMA zero fill
+// CHECK: kernel lce_copy2: copy arg0 -> ws2 (433x872, zero outside the source box)
+// CHECK: kernel lce_gemm3: 433x256x872 f16, {{.*}} grid 1x4xB, {{.*}} epilogue fused (region)
+
+// The user GEMM writes a U-row workspace tensor that the candidate GEMM's
+// epilogue reads through the index.
+// MANIFEST: "kernel": "lce_copy0",
+// MANIFEST: "kernel": "lce_gemm1",
+// MANIFEST: "tensor": "ws0"
+// MANIFEST: "dims": [
+// MANIFEST-NEXT: 256,
+// MANIFEST-NEXT: 1178,
+// MANIFEST-NEXT: "U"
+// MANIFEST: "tensor": "ws1"
+// MANIFEST: "kernel": "lce_copy2",
+// MANIFEST: "kernel": "lce_gemm3",
+// MANIFEST: "tensor": "ws1"
+// MANIFEST-NEXT: },
+// MANIFEST-NEXT: {
+// MANIFEST-NEXT: "kind": "memref",
+// MANIFEST-NEXT: "tensor": "arg3"
+// MANIFEST: "workspace": [
+// MANIFEST: "name": "ws1",
+// MANIFEST-NEXT: "shape": [
+// MANIFEST-NEXT: "U",
+// MANIFEST-NEXT: 433,
+// MANIFEST-NEXT: 256
+
+// HEADER: ws1 (workspace): f32[Ux433x256]
+// HEADER: static inline scStatus sc_lce(scModule *m, const scTensor args[4], const scTensor results[1], void *stream)
