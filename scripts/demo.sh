@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Sets up (if needed), builds, then shows the main job on the bundled
 # examples: parse and verify the model graphs, lower one to the CPU golden
-# model and run it against its hand-decomposed IKBO form, compile the GEMM
-# example into an artifact (PTX, cubin when ptxas is installed, manifest, C
-# header), and compile the example kernel to PTX.
+# model and run it against its hand-decomposed IKBO form, compile the LCE
+# model graph and the GEMM example into artifacts (PTX, cubin when ptxas is
+# installed, manifest, C header) with a report of every decision, and
+# compile the example kernel to PTX.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${SPARCAST_BUILD_DIR:-$ROOT/build}"
@@ -28,14 +29,20 @@ echo "== 3. run the plain LCE graph and its IKBO decomposition on the CPU"
 "$BIN/sparcast-equiv" "$ROOT/test/Integration/CPU/lce-decomposition.mlir" \
   --ref=plain --test=decomposed --users=4 --candidates=70 --trials=2 --rtol=2e-3 | sed 's/^/  /'
 
-echo "== 4. compile examples/gemm.mlir ahead of time (sm_90a)"
+echo "== 4. compile the LCE model graph ahead of time: lineage, IKBO decomposition, K padding, fusion"
+rm -rf "$OUT/lce"
+"$BIN/sparcast-aot" "$ROOT/examples/lce.mlir" -o "$OUT/lce" --report 2>&1 \
+  | grep -vE "ptxas info    : (0 bytes gmem|Compile time|Compiling|Function prop)" | sed 's/^/  /'
+echo "  artifact: $(ls "$OUT/lce" | tr '\n' ' ')"
+
+echo "== 5. compile examples/gemm.mlir ahead of time (sm_90a)"
 rm -rf "$OUT/gemm"
 "$BIN/sparcast-aot" "$ROOT/examples/gemm.mlir" -o "$OUT/gemm" --report 2>&1 \
   | grep -E "^kernel|spill|Used|ptxas not found|wrote" | sed 's/^/  /'
 echo "  artifact: $(ls "$OUT/gemm" | tr '\n' ' ')"
 echo "  run it on a GPU machine: ./scripts/device-check.sh (see README)"
 
-echo "== 5. compile examples/kernels/scale_rows.mlir"
+echo "== 6. compile examples/kernels/scale_rows.mlir"
 "$BIN/sparcast-translate" --mlir-to-ptx --sm=sm_90a "$ROOT/examples/kernels/scale_rows.mlir" -o "$OUT/scale_rows.sm_90a.ptx"
 "$BIN/sparcast-translate" --mlir-to-ptx --sm=sm_80 "$ROOT/examples/kernels/scale_rows.mlir" -o "$OUT/scale_rows.sm_80.ptx"
 echo "  PTX: $OUT/scale_rows.sm_90a.ptx ($(grep -m1 '^.target' "$OUT/scale_rows.sm_90a.ptx")), $OUT/scale_rows.sm_80.ptx"
