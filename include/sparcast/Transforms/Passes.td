@@ -104,6 +104,35 @@ def ScIkboDecomposeGemmPass : Pass<"sc-ikbo-decompose-gemm"> {
   ];
 }
 
+def ScIkboAttentionPass : Pass<"sc-ikbo-attention"> {
+  let summary = "Read each user's K/V through the index instead of broadcasting them";
+  let description = [{
+    IKBO type II: attention whose keys and values are request tensors
+    broadcast to candidates by `sc.gather_rows` with one index becomes the
+    indexed `sc.attention`, which reads every candidate's K/V rows through
+    the index; nothing the size of B_cand x S is materialized. Mask and
+    scale are kept.
+
+    Before:
+
+    ```mlir
+    %kb = sc.gather_rows %k[%idx] : tensor<?x2x1024x128xf16>, tensor<?xi32> -> tensor<?x2x1024x128xf16>
+    %vb = sc.gather_rows %v[%idx] : tensor<?x2x1024x128xf16>, tensor<?xi32> -> tensor<?x2x1024x128xf16>
+    %o = sc.attention %q, %kb, %vb : ...
+    ```
+
+    After:
+
+    ```mlir
+    %o = sc.attention %q, %k, %v index %idx : ...
+    ```
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark for every rewrite (what --report shows)">,
+  ];
+}
+
 def ScInferLineagePass : Pass<"sc-infer-lineage", "::mlir::ModuleOp"> {
   let summary = "Label every tensor value with its batch lineage";
   let description = [{
@@ -130,6 +159,35 @@ def ScInferLineagePass : Pass<"sc-infer-lineage", "::mlir::ModuleOp"> {
   let options = [
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark with the lineage of every labelled op">,
+  ];
+}
+
+def ScMaterializeBlockMaskPass : Pass<"sc-materialize-block-mask"> {
+  let summary = "Turn log-linear attention masks into explicit block tables";
+  let description = [{
+    A `#sc.log_linear` mask on an `sc.attention` with static sequence
+    lengths becomes the `#sc.block_sparse` tables of the same pattern
+    (per query block: the sorted kept key blocks), computed at compile time
+    in block units: O(nb log nb) entries, never an N x N mask. With dynamic
+    lengths the mask is left as it is (the kernel or the runtime evaluates
+    the pattern). `report` prints the size of every table.
+
+    Before:
+
+    ```mlir
+    %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 64>) : tensor<1x1x256x64xf16>, ...
+    ```
+
+    After:
+
+    ```mlir
+    %o = sc.attention %q, %k, %v mask(#sc.block_sparse<block_size = 64, key_blocks = 4,
+        offsets = [0, 4, 8, 12, 16], indices = [0, 1, 2, 3, ...]>) : ...
+    ```
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark with the size of every materialized table">,
   ];
 }
 

@@ -25,6 +25,17 @@ void populateScPadKPatterns(RewritePatternSet &patterns, bool report = false);
 void populateScFuseEpiloguePatterns(RewritePatternSet &patterns,
                                     bool report = false);
 
+/// Rewrites attention over keys/values broadcast by sc.gather_rows into the
+/// indexed sc.attention.
+void populateScIkboAttentionPatterns(RewritePatternSet &patterns,
+                                     bool report = false);
+
+/// The explicit block tables of a log-linear mask for static lengths
+/// (failure when a length is dynamic).
+FailureOr<BlockSparseMaskAttr>
+materializeLogLinearMask(LogLinearMaskAttr mask, int64_t queryLength,
+                         int64_t keyLength);
+
 } // namespace mlir::sc
 
 #endif // SPARCAST_TRANSFORMS_TRANSFORMS_H
