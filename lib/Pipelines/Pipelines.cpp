@@ -49,6 +49,12 @@ void mlir::sc::buildScCpuReferencePipeline(OpPassManager &pm) {
 }
 
 void mlir::sc::buildScIkboPipeline(OpPassManager &pm, bool report) {
+  // Step 0. Type II: attention reads each user's K/V through the index.
+  {
+    ScIkboAttentionPassOptions options;
+    options.report = report;
+    pm.addPass(createScIkboAttentionPass(options));
+  }
   // Step 1. Split GEMMs over broadcast request features (needs lineage).
   {
     ScIkboDecomposeGemmPassOptions options;

@@ -10,8 +10,9 @@ namespace mlir::sc {
 /// host CPU through the reference lowering: the golden model runner.
 void buildScCpuReferencePipeline(OpPassManager &pm);
 
-/// IKBO type I at the tensor level: sc-ikbo-decompose-gemm, sc-pad-k,
-/// sc-fuse-epilogue, with clean-ups in between.
+/// IKBO at the tensor level: sc-ikbo-attention (type II), then
+/// sc-ikbo-decompose-gemm, sc-pad-k, sc-fuse-epilogue (type I), with
+/// clean-ups in between.
 void buildScIkboPipeline(OpPassManager &pm, bool report = false);
 
 /// Registers --sc-cpu-reference-pipeline and --sc-ikbo-pipeline.
