@@ -261,6 +261,8 @@ bool checkSymbols(const EntrySpec &e, std::string &error) {
     for (const DimExpr &d : t.shape)
       if (d.isSymbolic())
         bound.insert(d.symbol);
+  // SMS: the number of SMs of the device, bound at launch (persistent grids).
+  bound.insert("SMS");
   auto check = [&](const DimExpr &d, const std::string &where) {
     if (d.isSymbolic() && !bound.count(d.symbol)) {
       error = "entry " + e.name + ": " + where + " uses dim \"" + d.symbol +
@@ -459,10 +461,13 @@ bool sparcast::rt::validateCall(const EntrySpec &entry, const scTensor *args,
       error = where + error;
       return false;
     }
+  // SMS is known at launch; any device has at least one.
+  DimBindings withDevice = dims;
+  withDevice.emplace("SMS", 1);
   for (const LaunchSpec &l : entry.launches) {
     const int64_t limits[3] = {(int64_t(1) << 31) - 1, 65535, 65535};
     for (int i = 0; i < 3; ++i) {
-      int64_t g = l.grid[i].evaluate(dims);
+      int64_t g = l.grid[i].evaluate(withDevice);
       if (g < 1 || g > limits[i]) {
         error = where + "kernel " + l.kernel + " would need grid dim " +
                 std::to_string(i) + " = " + std::to_string(g) +

@@ -65,6 +65,7 @@ struct alignas(64) CUtensorMap {
 constexpr int kAttrMaxDynamicShared = 8;  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 constexpr int kAttrCCMajor = 75;          // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
 constexpr int kAttrCCMinor = 76;          // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR
+constexpr int kAttrSMCount = 16;          // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
 constexpr int kPtrMemoryType = 2;         // CU_POINTER_ATTRIBUTE_MEMORY_TYPE
 constexpr int kPtrRangeStart = 11;        // CU_POINTER_ATTRIBUTE_RANGE_START_ADDR
 constexpr int kPtrRangeSize = 12;         // CU_POINTER_ATTRIBUTE_RANGE_SIZE
@@ -513,6 +514,13 @@ static scStatus runImpl(scModule *module, const char *entry,
     return s;
   trace("context ready");
   CUstream cuStream = static_cast<CUstream>(stream);
+  {
+    CUdevice dev;
+    int sms = 0;
+    SC_CUDA_CHECK(d, d->cuCtxGetDevice(&dev));
+    SC_CUDA_CHECK(d, d->cuDeviceGetAttribute(&sms, kAttrSMCount, dev));
+    dims["SMS"] = sms;
+  }
 
   std::map<std::string, const scTensor *> tensors;
   for (int32_t i = 0; i < numArgs; ++i) {

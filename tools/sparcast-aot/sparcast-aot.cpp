@@ -33,6 +33,10 @@ static cl::opt<int64_t> stages("stages",
 static cl::opt<int64_t>
     tileN("tile-n", cl::desc("GEMM tile width: 128, 256, or 0 to choose"),
           cl::init(0));
+static cl::opt<std::string>
+    schedule("gemm-schedule",
+             cl::desc("GEMM schedule: simple | warp-specialized"),
+             cl::init("simple"));
 static cl::opt<bool> report("report",
                             cl::desc("Print what each step decided"));
 
@@ -53,6 +57,7 @@ int main(int argc, char **argv) {
   options.chip = chip;
   options.stages = stages;
   options.tileN = tileN;
+  options.schedule = schedule;
   options.modelName = llvm::sys::path::stem(inputFile).str();
   if (failed(sc::compileArtifact(*module, options, outDir,
                                  report ? &llvm::outs() : nullptr)))

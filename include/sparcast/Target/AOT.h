@@ -20,6 +20,8 @@ struct AotOptions {
   int64_t stages = 0; // 0: chosen per kernel
   /// GEMM tile width (0: chosen per op).
   int64_t tileN = 0;
+  /// GEMM schedule: "simple" or "warp-specialized".
+  std::string schedule = "simple";
   /// Name used for the C header (<modelName>.h).
   std::string modelName = "model";
 };

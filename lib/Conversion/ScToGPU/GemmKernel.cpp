@@ -221,6 +221,252 @@ constexpr const char *kLoadChunkTemplate = R"mlir(
         nvgpu.tma.async.load %tmaB[%$P_n$J, %$P_k$BCOORD], %bars[%$P_s] to %$P_vb$J : !tmaB, !bars -> !tileB
 )mlir";
 
+// Warp-specialized, persistent: 3 warpgroups per CTA, one CTA per SM
+// walking tiles (n fastest, then m, then batch) with stride gridDim.x.
+//   warpgroup 2 (producer): one thread waits for a free ring slot (empty
+//     barrier), then issues the TMA loads of the next k-tile into it; it runs
+//     ahead across tile boundaries, so the next tile's loads overlap the
+//     consumers' epilogue;
+//   warpgroups 0 and 1 (consumers): wait for a full slot, wgmma on their
+//     64 rows of the 128x256 tile, and release the previous slot once its
+//     wgmma is done; after the
+//     last k-tile, the epilogue through a staging tile of their own (not the
+//     ring), one warpgroup's rows at a time, synchronized on named barrier 1
+//     among the 256 consumer threads. Slots are freed by lane 0 of each
+//     consumer warp (count 8).
+// Slot and phase counters run on across tiles: no pipeline drain.
+constexpr const char *kWsKernelTemplate = R"mlir(
+!tmaA = !nvgpu.tensormap.descriptor<tensor = memref<128x64x$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+!tmaAW = !nvgpu.tensormap.descriptor<tensor = memref<64x64x$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+!tmaB = !nvgpu.tensormap.descriptor<tensor = memref<$BBOXx$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+!tmaB2 = !nvgpu.tensormap.descriptor<tensor = memref<64x64x$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+!bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = $S>
+!acc = !nvgpu.warpgroup.accumulator<fragmented = vector<64x256xf32>>
+!dA = !nvgpu.warpgroup.descriptor<tensor = memref<64x64x$T, 3>>
+!dB = !nvgpu.warpgroup.descriptor<tensor = memref<64x256x$T, 3>>
+!smem = memref<?xi8, #gpu.address_space<workgroup>>
+!tileA = memref<128x64x$T, #gpu.address_space<workgroup>>
+!tileAW = memref<64x64x$T, #gpu.address_space<workgroup>>
+!tileB = memref<$BBOXx$T, #gpu.address_space<workgroup>>
+!tileB2 = memref<64x256x$T, #gpu.address_space<workgroup>>
+!stageW = memref<64x256xf32, #gpu.address_space<workgroup>>
+
+gpu.module @scratch {
+  gpu.func @$KERNEL(%tmaAp: !llvm.ptr, %tmaBp: !llvm.ptr, %C: $CTYPE$EPI_PARAMS) kernel
+      attributes {nvvm.maxntid = array<i32: 384, 1, 1>} {
+    %tmaA = builtin.unrealized_conversion_cast %tmaAp : !llvm.ptr to !tmaA
+    %tmaAW = builtin.unrealized_conversion_cast %tmaAp : !llvm.ptr to !tmaAW
+    %tmaB = builtin.unrealized_conversion_cast %tmaBp : !llvm.ptr to !tmaB
+    %tmaB2 = builtin.unrealized_conversion_cast %tmaBp : !llvm.ptr to !tmaB2
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c8 = arith.constant 8 : index
+    %c64 = arith.constant 64 : index
+    %c128 = arith.constant 128 : index
+    %c256 = arith.constant 256 : index
+    %c1024 = arith.constant 1024 : index
+    %c65536 = arith.constant 65536 : index
+    %cS = arith.constant $S : index
+    %cM = arith.constant $M : index
+    %cN = arith.constant $N : index
+    %cBN = arith.constant 256 : index
+    %cGN = arith.constant $GN : index
+    %cGM = arith.constant $GM : index
+    %kTiles = arith.constant $KT : index
+    %tileBytesA = arith.constant 16384 : index
+    %tileBytesB = arith.constant 32768 : index
+    %wgBytesA = arith.constant 8192 : index
+    %ringB = arith.constant $RINGB : index
+    %stageOff = arith.constant $STAGEOFF : index
+    %txBytes = arith.constant 49152 : index
+    %ticks = arith.constant 10000000 : index
+    %consumerBar = arith.constant 1 : i32
+    %consumerCount = arith.constant 256 : i32
+    %tid = gpu.thread_id x
+    %wg = arith.divui %tid, %c128 : index
+    %cta = gpu.block_id x
+    %ctas = gpu.grid_dim x
+    %batch = memref.dim %C, %c0 : $CTYPE
+    %perBatch = arith.muli %cGN, %cGM : index
+    %numTiles = arith.muli %batch, %perBatch : index
+    // Tiles of this CTA: cta, cta + ctas, ... below numTiles.
+    %left = arith.subi %numTiles, %cta : index
+    %leftP = arith.addi %left, %ctas : index
+    %leftM = arith.subi %leftP, %c1 : index
+    %mineRaw = arith.divui %leftM, %ctas : index
+    %any = arith.cmpi ult, %cta, %numTiles : index
+    %mine = arith.select %any, %mineRaw, %c0 : index
+    %smem = gpu.dynamic_shared_memory : !smem
+    %base = memref.extract_aligned_pointer_as_index %smem : !smem -> index
+    %mis = arith.remui %base, %c1024 : index
+    %pad0 = arith.subi %c1024, %mis : index
+    %pad = arith.remui %pad0, %c1024 : index
+    %full = nvgpu.mbarrier.create -> !bars
+    %empty = nvgpu.mbarrier.create -> !bars
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      scf.for %s = %c0 to %cS step %c1 {
+        nvgpu.mbarrier.init %full[%s], %c1 : !bars
+        nvgpu.mbarrier.init %empty[%s], %c8 : !bars
+      }
+      nvgpu.tma.prefetch.descriptor %tmaA : !tmaA
+      nvgpu.tma.prefetch.descriptor %tmaB : !tmaB
+    }
+    gpu.barrier
+    %isProducer = arith.cmpi eq, %wg, %c2 : index
+    scf.if %isProducer {
+      // The producer needs few registers: give them to the consumers.
+      nvvm.setmaxregister decrease 40
+      %leader = arith.cmpi eq, %tid, %c256 : index
+      scf.if %leader {
+        %done = scf.for %i = %c0 to %mine step %c1 iter_args(%it = %c0) -> (index) {
+$DECODE
+          %itEnd = scf.for %kt = %c0 to %kTiles step %c1 iter_args(%j = %it) -> (index) {
+            %s = arith.remui %j, %cS : index
+            %round = arith.divui %j, %cS : index
+            %rpar = arith.remui %round, %c2 : index
+            %epar = arith.xori %rpar, %c1 : index
+            %eparity = arith.index_cast %epar : index to i1
+            nvgpu.mbarrier.try_wait.parity %empty[%s], %eparity, %ticks : !bars
+$LOAD
+            %j1 = arith.addi %j, %c1 : index
+            scf.yield %j1 : index
+          }
+          scf.yield %itEnd : index
+        }
+      }
+    } else {
+      nvvm.setmaxregister increase 232
+      %wgOffA = arith.muli %wg, %wgBytesA : index
+      %c32 = arith.constant 32 : index
+      %lane = arith.remui %tid, %c32 : index
+      %laneZero = arith.cmpi eq, %lane, %c0 : index
+      %done = scf.for %i = %c0 to %mine step %c1 iter_args(%it = %c0) -> (index) {
+$DECODE
+        %acc0 = nvgpu.warpgroup.mma.init.accumulator -> !acc
+        %accN, %itEnd = scf.for %kt = %c0 to %kTiles step %c1 iter_args(%acc = %acc0, %j = %it) -> (!acc, index) {
+          %s = arith.remui %j, %cS : index
+          %round = arith.divui %j, %cS : index
+          %par = arith.remui %round, %c2 : index
+          %parity = arith.index_cast %par : index to i1
+          nvgpu.mbarrier.try_wait.parity %full[%s], %parity, %ticks : !bars
+          %aOff0 = arith.muli %s, %tileBytesA : index
+          %aOff1 = arith.addi %aOff0, %pad : index
+          %aOff = arith.addi %aOff1, %wgOffA : index
+          %bOff0 = arith.muli %s, %tileBytesB : index
+          %bOff1 = arith.addi %bOff0, %ringB : index
+          %bOff = arith.addi %bOff1, %pad : index
+          %va = memref.view %smem[%aOff][] : !smem to !tileAW
+          %vb = memref.view %smem[%bOff][] : !smem to !tileB2
+          %da = nvgpu.warpgroup.generate.descriptor %va, %tmaAW : !tileAW, !tmaAW -> !dA
+          %db = nvgpu.warpgroup.generate.descriptor %vb, %tmaB2 : !tileB2, !tmaB2 -> !dB
+          %acc2 = nvgpu.warpgroup.mma %da, %db, %acc {transposeB} : !dA, !dB, !acc -> !acc
+          // The previous k-tile's wgmma is done (wait_group 1, warp by warp):
+          // lane 0 of each consumer warp frees its slot (count 8).
+          %notFirst0 = arith.cmpi ugt, %kt, %c0 : index
+          %notFirst = arith.andi %notFirst0, %laneZero : i1
+          scf.if %notFirst {
+            %jp = arith.subi %j, %c1 : index
+            %sp = arith.remui %jp, %cS : index
+            %tok = nvgpu.mbarrier.arrive %empty[%sp] : !bars -> !nvgpu.mbarrier.token
+          }
+          %j1 = arith.addi %j, %c1 : index
+          scf.yield %acc2, %j1 : !acc, index
+        }
+        nvvm.wgmma.wait.group.sync.aligned 0
+        %jl = arith.subi %itEnd, %c1 : index
+        %sl = arith.remui %jl, %cS : index
+        scf.if %laneZero {
+          %tokl = nvgpu.mbarrier.arrive %empty[%sl] : !bars -> !nvgpu.mbarrier.token
+        }
+        // Epilogue, one warpgroup's 64 rows at a time through a 64x256
+        // staging tile. nvgpu.warpgroup.mma.store puts warpgroup w's rows at
+        // 64 w from the view's base (it derives them from the thread id), so
+        // warpgroup 1's view starts 64 rows before the staging tile.
+        %stageBase = arith.addi %pad, %stageOff : index
+        %wgStage = arith.muli %wg, %c65536 : index
+        %myView = arith.subi %stageBase, %wgStage : index
+        %stage = memref.view %smem[%stageBase][] : !smem to !stageW
+        scf.for %h = %c0 to %c2 step %c1 {
+          %mineH = arith.cmpi eq, %wg, %h : index
+          scf.if %mineH {
+            %stageW = memref.view %smem[%myView][] : !smem to !stageW
+            nvgpu.warpgroup.mma.store %accN, %stageW : !acc to !stageW
+          }
+          nvvm.barrier id = %consumerBar number_of_threads = %consumerCount
+          %mh0 = arith.muli %h, %c64 : index
+          %mh = arith.addi %m0, %mh0 : index
+          %total = arith.constant 16384 : index
+          %step = arith.constant 2048 : index
+          %firstEl = arith.muli %tid, %c8 : index
+          scf.for %e = %firstEl to %total step %step {
+            %r = arith.divui %e, %cBN : index
+            %col = arith.remui %e, %cBN : index
+            %m = arith.addi %mh, %r : index
+            %n = arith.addi %n0, %col : index
+            %inM = arith.cmpi ult, %m, %cM : index
+            %inN = arith.cmpi ult, %n, %cN : index
+            %in = arith.andi %inM, %inN : i1
+            scf.if %in {
+              %v = vector.load %stage[%r, %col] {alignment = 16} : !stageW, vector<8xf32>
+              %o_init = ub.poison : vector<8x$OUT>
+$LANES
+              vector.store %o_7, %C[%b, %m, %n] {alignment = 16} : $CTYPE, vector<8x$OUT>
+            }
+          }
+          // Everyone has read the staging tile before it is written again.
+          nvvm.barrier id = %consumerBar number_of_threads = %consumerCount
+        }
+        scf.yield %itEnd : index
+      }
+    }
+    gpu.return
+  }
+
+  // The op's epilogue region; its body is built after parsing.
+  func.func private @$KERNEL_epilogue(f32, index, index, index$EPI_TYPES) -> $OUT
+}
+)mlir";
+
+// Tile %i of this CTA -> (%b, %m0, %n0, %aRow): n fastest, then m, then the
+// batch, so the M tiles of one batch element run at about the same time.
+constexpr const char *kWsDecodeTemplate = R"mlir(
+        %i_s = arith.muli %i, %ctas : index
+        %t = arith.addi %cta, %i_s : index
+        %nb = arith.remui %t, %cGN : index
+        %t1 = arith.divui %t, %cGN : index
+        %mb = arith.remui %t1, %cGM : index
+        %b = arith.divui %t1, %cGM : index
+        %n0 = arith.muli %nb, %cBN : index
+        %m0 = arith.muli %mb, %c128 : index
+        %aRow0 = arith.muli %b, %cM : index
+        %aRowB = arith.addi %aRow0, %m0 : index
+        %aRow = $AROW
+)mlir";
+
+// The producer's loads of k-tile %kt into slot %s.
+constexpr const char *kWsLoadHeadTemplate = R"mlir(
+            %k = arith.muli %kt, %c64 : index
+            %aOff0 = arith.muli %s, %tileBytesA : index
+            %aOff = arith.addi %aOff0, %pad : index
+            %bOff0 = arith.muli %s, %tileBytesB : index
+            %bOff1 = arith.addi %bOff0, %ringB : index
+            %bOff = arith.addi %bOff1, %pad : index
+            %va = memref.view %smem[%aOff][] : !smem to !tileA
+            nvgpu.mbarrier.arrive.expect_tx %full[%s], %txBytes : !bars
+            nvgpu.tma.async.load %tmaA[%k, %aRow], %full[%s] to %va : !tmaA, !bars -> !tileA
+)mlir";
+
+constexpr const char *kWsLoadChunkTemplate = R"mlir(
+            %cb$J = arith.constant $CHUNKOFF : index
+            %bo$J = arith.addi %bOff, %cb$J : index
+            %cn$J = arith.constant $CHUNKCOL : index
+            %nn$J = arith.addi %n0, %cn$J : index
+            %vb$J = memref.view %smem[%bo$J][] : !smem to !tileB
+            nvgpu.tma.async.load %tmaB[%nn$J, %k$BCOORD], %full[%s] to %vb$J : !tmaB, !bars -> !tileB
+)mlir";
+
 // The portable path: one thread per output element, fp32 accumulation over
 // K, the same epilogue function. Correct for every shape and layout the op
 // allows; used for sm_80 and where the Hopper path does not apply.
@@ -591,6 +837,120 @@ FailureOr<KernelLaunch> buildHopperGemmKernel(BatchMatmulOp op,
   return launch;
 }
 
+FailureOr<KernelLaunch> buildWsGemmKernel(BatchMatmulOp op,
+                                          gpu::GPUModuleOp gpuModule,
+                                          StringRef kernelName,
+                                          const GemmBinding &binding) {
+  RankedTensorType lhsType = op.getLhs().getType();
+  RankedTensorType rhsType = op.getRhs().getType();
+  RankedTensorType resultType = op.getType();
+  Type elementType = lhsType.getElementType();
+  bool lhsBatched = lhsType.getRank() == 3, rhsBatched = rhsType.getRank() == 3;
+  int64_t m = resultType.getDimSize(1), n = resultType.getDimSize(2);
+  int64_t k = lhsType.getShape().back();
+  if (ShapedType::isDynamic(m) || ShapedType::isDynamic(n) ||
+      ShapedType::isDynamic(k))
+    return op.emitError() << "the GEMM lowering needs static M, N, K";
+  // Three slots of 48 KB and a 64 KB staging tile: 209 KB of the 227 KB.
+  const int64_t stages = 3;
+  int64_t kTiles = llvm::divideCeil(k, kTileK);
+  int64_t ringBytes = stages * (kTileM * kTileK * 2 + kTileK * 256 * 2);
+  int64_t sharedBytes = ringBytes + 64 * 256 * 4 + 1024;
+
+  llvm::StringMap<std::string> values;
+  values["KERNEL"] = kernelName.str();
+  values["T"] = typeToString(elementType);
+  values["OUT"] = typeToString(resultType.getElementType());
+  values["CTYPE"] = typeToString(memrefOf(resultType));
+  values["M"] = std::to_string(m);
+  values["N"] = std::to_string(n);
+  values["GN"] = std::to_string(llvm::divideCeil(n, 256));
+  values["GM"] = std::to_string(llvm::divideCeil(m, kTileM));
+  values["KT"] = std::to_string(kTiles);
+  values["S"] = std::to_string(stages);
+  values["RINGB"] = std::to_string(stages * kTileM * kTileK * 2);
+  values["STAGEOFF"] = std::to_string(ringBytes);
+  values["BBOX"] = rhsBatched ? "1x64x64" : "64x64";
+  values["BCOORD"] = rhsBatched ? ", %b" : "";
+  values["AROW"] = lhsBatched ? "arith.addi %aRowB, %c0 : index"
+                              : "arith.addi %m0, %c0 : index";
+  epilogueText(op, values);
+  std::string lanes;
+  for (int j = 0; j < 8; ++j)
+    lanes += llvm::formatv(
+        "              %v_{0} = vector.extract %v[{0}] : f32 from vector<8xf32>\n"
+        "              %cj_{0} = arith.constant {0} : index\n"
+        "              %n_{0} = arith.addi %n, %cj_{0} : index\n"
+        "              %e_{0} = func.call @$KERNEL_epilogue(%v_{0}, %b, %m, %n_{0}$EPI_ARGS)"
+        " : (f32, index, index, index$EPI_TYPES) -> $OUT\n"
+        "              %o_{0} = vector.insert %e_{0}, {1} [{0}] : $OUT into vector<8x$OUT>\n",
+        j, j == 0 ? std::string("%o_init") : "%o_" + std::to_string(j - 1)).str();
+  std::string load = kWsLoadHeadTemplate;
+  for (int64_t j = 0; j < 4; ++j)
+    load += replaceAll(kWsLoadChunkTemplate,
+                       {{"J", std::to_string(j)},
+                        {"CHUNKOFF", std::to_string(j * 64 * kTileK * 2)},
+                        {"CHUNKCOL", std::to_string(j * 64)}});
+  llvm::StringMap<std::string> pieces;
+  pieces["LANES"] = lanes;
+  pieces["DECODE"] = kWsDecodeTemplate;
+  pieces["LOAD"] = load;
+  std::string text = replaceAll(replaceAll(kWsKernelTemplate, pieces), values);
+  if (failed(installKernel(op, gpuModule, kernelName, text)))
+    return failure();
+
+  KernelLaunch launch;
+  launch.kernel = kernelName.str();
+  launch.block[0] = 384;
+  launch.grid[0] = LaunchDim::sym("SMS");
+  launch.grid[1] = LaunchDim::of(1);
+  launch.grid[2] = LaunchDim::of(1);
+  launch.sharedBytes = sharedBytes;
+  int64_t bytes = elementType.getIntOrFloatBitWidth() / 8;
+  LaunchParam a;
+  a.kind = LaunchParam::Kind::Tma;
+  a.tensor = binding.lhs;
+  a.dims = {LaunchDim::of(k), lhsBatched
+                                  ? (ShapedType::isDynamic(lhsType.getDimSize(0))
+                                         ? LaunchDim::sym(binding.batchSymbol, m)
+                                         : LaunchDim::of(lhsType.getDimSize(0) * m))
+                                  : LaunchDim::of(m)};
+  a.stridesBytes = {LaunchDim::of(k * bytes)};
+  a.box = {kTileK, kTileM};
+  LaunchParam bParam;
+  bParam.kind = LaunchParam::Kind::Tma;
+  bParam.tensor = binding.rhs;
+  int64_t rhsK = binding.rhsSourceK ? binding.rhsSourceK : k;
+  bParam.dims = {LaunchDim::of(n), LaunchDim::of(rhsK)};
+  bParam.stridesBytes = {LaunchDim::of(n * bytes)};
+  bParam.box = {64, kTileK};
+  if (rhsBatched) {
+    bParam.dims.push_back(ShapedType::isDynamic(rhsType.getDimSize(0))
+                              ? LaunchDim::sym(binding.batchSymbol)
+                              : LaunchDim::of(rhsType.getDimSize(0)));
+    bParam.stridesBytes.push_back(LaunchDim::of(rhsK * n * bytes));
+    bParam.box.push_back(1);
+  }
+  LaunchParam c;
+  c.tensor = binding.result;
+  launch.params = {a, bParam, c};
+  for (const std::string &name : binding.epilogueIns) {
+    LaunchParam e;
+    e.tensor = name;
+    launch.params.push_back(e);
+  }
+  launch.summary =
+      llvm::formatv("{0}: {1}x{2}x{3} {4}, warp-specialized persistent: "
+                    "producer warpgroup + 2 consumer warpgroups, tile "
+                    "128x256x64, {5} stages, {6} k-tiles, one CTA per SM, "
+                    "{7} B shared memory, epilogue {8}",
+                    kernelName, m, n, k, typeToString(elementType), stages,
+                    kTiles, sharedBytes,
+                    op.hasEpilogue() ? "fused (region)" : "convert")
+          .str();
+  return launch;
+}
+
 } // namespace
 
 bool mlir::sc::usesHopperGemmPath(BatchMatmulOp op, StringRef chip) {
@@ -608,6 +968,8 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
                             << v.getType();
   if (options.chip == "sm_90a") {
     std::string limitation = hopperPathLimitation(op);
+    if (limitation.empty() && options.schedule == "warp-specialized")
+      return buildWsGemmKernel(op, gpuModule, kernelName, binding);
     if (limitation.empty())
       return buildHopperGemmKernel(op, gpuModule, kernelName, binding, options);
     op.emitRemark() << "using the portable GEMM path: " << limitation;

@@ -367,6 +367,7 @@ LogicalResult EntryCompiler::visitMatmul(BatchMatmulOp op) {
   kernelOptions.stages = options.stages;
   kernelOptions.chip = options.chip;
   kernelOptions.tileN = options.tileN;
+  kernelOptions.schedule = options.schedule;
   FailureOr<KernelLaunch> launch = buildGemmKernel(
       op, gpuModule, nextKernelName("gemm"), binding, kernelOptions);
   if (failed(launch))

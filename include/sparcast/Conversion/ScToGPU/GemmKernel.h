@@ -31,6 +31,10 @@ struct GemmKernelOptions {
   int64_t stages = 0;
   /// Tile width: 128 (one warpgroup) or 256 (two); 0 picks 256 when N >= 256.
   int64_t tileN = 0;
+  /// "simple" (one CTA per tile, every thread loads and multiplies) or
+  /// "warp-specialized" (persistent: a TMA producer warpgroup and two wgmma
+  /// consumer warpgroups on a 128x256 tile, grid = number of SMs).
+  std::string schedule = "simple";
 };
 
 /// A size in a launch description: a constant, or factor * symbol where the
