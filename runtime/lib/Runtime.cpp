@@ -448,21 +448,31 @@ const char *scModuleEntryName(const scModule *module, int32_t i) {
   return module->manifest.entries[i].name.c_str();
 }
 
-scStatus scValidate(scModule *module, const char *entry, const scTensor *args,
-                    int32_t numArgs, const scTensor *results,
-                    int32_t numResults) {
+/// Finds `entry`, checks the call and binds its dims.
+static scStatus bindCall(scModule *module, const char *entry,
+                         const scTensor *args, int32_t numArgs,
+                         const scTensor *results, int32_t numResults,
+                         const EntrySpec *&spec, DimBindings &dims) {
   if (!module || !entry)
-    return setError(SC_ERROR_INVALID_ARGUMENT, "scValidate: null argument");
-  const EntrySpec *spec = module->manifest.findEntry(entry);
+    return setError(SC_ERROR_INVALID_ARGUMENT, "null module or entry name");
+  spec = module->manifest.findEntry(entry);
   if (!spec)
     return setError(SC_ERROR_NOT_FOUND,
                     std::string("no entry named '") + entry + "'");
-  DimBindings dims;
   std::string error;
   if (!validateCall(*spec, args, numArgs, results, numResults, dims, error))
     return setError(SC_ERROR_INVALID_ARGUMENT, error);
   lastError.clear();
   return SC_OK;
+}
+
+scStatus scValidate(scModule *module, const char *entry, const scTensor *args,
+                    int32_t numArgs, const scTensor *results,
+                    int32_t numResults) {
+  const EntrySpec *spec;
+  DimBindings dims;
+  return bindCall(module, entry, args, numArgs, results, numResults, spec,
+                  dims);
 }
 
 scStatus scWorkspaceBytes(scModule *module, const char *entry,
@@ -471,13 +481,12 @@ scStatus scWorkspaceBytes(scModule *module, const char *entry,
                           uint64_t *bytes) {
   if (!bytes)
     return setError(SC_ERROR_INVALID_ARGUMENT, "scWorkspaceBytes: null bytes");
-  if (scStatus s = scValidate(module, entry, args, numArgs, results, numResults))
-    return s;
-  const EntrySpec &spec = *module->manifest.findEntry(entry);
+  const EntrySpec *spec;
   DimBindings dims;
-  std::string error;
-  validateCall(spec, args, numArgs, results, numResults, dims, error);
-  *bytes = layoutWorkspace(spec, dims).bytes;
+  if (scStatus s = bindCall(module, entry, args, numArgs, results, numResults,
+                            spec, dims))
+    return s;
+  *bytes = layoutWorkspace(*spec, dims).bytes;
   return SC_OK;
 }
 
@@ -486,12 +495,13 @@ static scStatus runImpl(scModule *module, const char *entry,
                         const scTensor *results, int32_t numResults,
                         void *callerWorkspace, uint64_t callerBytes,
                         bool useCallerWorkspace, void *stream, uint32_t flags) {
-  if (scStatus s = scValidate(module, entry, args, numArgs, results, numResults))
-    return s;
-  const EntrySpec &spec = *module->manifest.findEntry(entry);
+  const EntrySpec *entrySpec;
   DimBindings dims;
+  if (scStatus s = bindCall(module, entry, args, numArgs, results, numResults,
+                            entrySpec, dims))
+    return s;
+  const EntrySpec &spec = *entrySpec;
   std::string error;
-  validateCall(spec, args, numArgs, results, numResults, dims, error);
   WorkspaceLayout layout = layoutWorkspace(spec, dims);
   if (useCallerWorkspace && layout.bytes) {
     if (!callerWorkspace || callerBytes < layout.bytes)

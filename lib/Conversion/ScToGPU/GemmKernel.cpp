@@ -676,6 +676,68 @@ FailureOr<KernelLaunch> buildSimtGemmKernel(BatchMatmulOp op,
   return launch;
 }
 
+/// Parameters of the TMA kernels: A's and B's tensor maps, then C and the
+/// epilogue operands as memrefs.
+SmallVector<LaunchParam> tmaKernelParams(BatchMatmulOp op,
+                                         const GemmBinding &binding) {
+  RankedTensorType lhsType = op.getLhs().getType();
+  RankedTensorType rhsType = op.getRhs().getType();
+  int64_t m = op.getType().getDimSize(1), n = op.getType().getDimSize(2);
+  int64_t k = lhsType.getShape().back();
+  int64_t bytes = lhsType.getElementType().getIntOrFloatBitWidth() / 8;
+  LaunchParam a;
+  a.kind = LaunchParam::Kind::Tma;
+  a.tensor = binding.lhs;
+  LaunchDim rows = LaunchDim::of(m);
+  if (lhsType.getRank() == 3)
+    rows = ShapedType::isDynamic(lhsType.getDimSize(0))
+               ? LaunchDim::sym(binding.batchSymbol, m)
+               : LaunchDim::of(lhsType.getDimSize(0) * m);
+  a.dims = {LaunchDim::of(k), rows};
+  a.stridesBytes = {LaunchDim::of(k * bytes)};
+  a.box = {kTileK, kTileM};
+  LaunchParam b;
+  b.kind = LaunchParam::Kind::Tma;
+  b.tensor = binding.rhs;
+  // The rows past K read as zeros: the padding along K, if any, too.
+  int64_t rhsK = binding.rhsSourceK ? binding.rhsSourceK : k;
+  b.dims = {LaunchDim::of(n), LaunchDim::of(rhsK)};
+  b.stridesBytes = {LaunchDim::of(n * bytes)};
+  b.box = {64, kTileK};
+  if (rhsType.getRank() == 3) {
+    b.dims.push_back(ShapedType::isDynamic(rhsType.getDimSize(0))
+                         ? LaunchDim::sym(binding.batchSymbol)
+                         : LaunchDim::of(rhsType.getDimSize(0)));
+    b.stridesBytes.push_back(LaunchDim::of(rhsK * n * bytes));
+    b.box.push_back(1);
+  }
+  LaunchParam c;
+  c.tensor = binding.result;
+  SmallVector<LaunchParam> params = {a, b, c};
+  for (const std::string &name : binding.epilogueIns) {
+    LaunchParam e;
+    e.tensor = name;
+    params.push_back(e);
+  }
+  return params;
+}
+
+/// Eight epilogue calls on the lanes of %v into %o_7, indented by `indent`.
+std::string epilogueLanes(int indent) {
+  std::string pad(indent, ' '), lanes;
+  for (int j = 0; j < 8; ++j)
+    lanes += llvm::formatv(
+        "{2}%v_{0} = vector.extract %v[{0}] : f32 from vector<8xf32>\n"
+        "{2}%cj_{0} = arith.constant {0} : index\n"
+        "{2}%n_{0} = arith.addi %n, %cj_{0} : index\n"
+        "{2}%e_{0} = func.call @$KERNEL_epilogue(%v_{0}, %b, %m, %n_{0}$EPI_ARGS)"
+        " : (f32, index, index, index$EPI_TYPES) -> $OUT\n"
+        "{2}%o_{0} = vector.insert %e_{0}, {1} [{0}] : $OUT into vector<8x$OUT>\n",
+        j, j == 0 ? std::string("%o_init") : "%o_" + std::to_string(j - 1), pad)
+        .str();
+  return lanes;
+}
+
 FailureOr<KernelLaunch> buildHopperGemmKernel(BatchMatmulOp op,
                                               gpu::GPUModuleOp gpuModule,
                                               StringRef kernelName,
@@ -747,16 +809,7 @@ FailureOr<KernelLaunch> buildHopperGemmKernel(BatchMatmulOp op,
   values["AROW"] = lhsBatched ? "arith.addi %aRowB, %c0 : index"
                               : "arith.addi %m0, %c0 : index";
   epilogueText(op, values);
-  std::string lanes;
-  for (int j = 0; j < 8; ++j)
-    lanes += llvm::formatv(
-        "        %v_{0} = vector.extract %v[{0}] : f32 from vector<8xf32>\n"
-        "        %cj_{0} = arith.constant {0} : index\n"
-        "        %n_{0} = arith.addi %n, %cj_{0} : index\n"
-        "        %e_{0} = func.call @$KERNEL_epilogue(%v_{0}, %b, %m, %n_{0}$EPI_ARGS)"
-        " : (f32, index, index, index$EPI_TYPES) -> $OUT\n"
-        "        %o_{0} = vector.insert %e_{0}, {1} [{0}] : $OUT into vector<8x$OUT>\n",
-        j, j == 0 ? std::string("%o_init") : "%o_" + std::to_string(j - 1)).str();
+  std::string lanes = epilogueLanes(8);
   auto loadText = [&](StringRef prefix, StringRef kt) {
     std::string text = kLoadHeadTemplate;
     for (int64_t j = 0; j < tileN / 64; ++j)
@@ -787,40 +840,8 @@ FailureOr<KernelLaunch> buildHopperGemmKernel(BatchMatmulOp op,
                        ? LaunchDim::sym(binding.batchSymbol)
                        : LaunchDim::of(resultType.getDimSize(0));
   launch.sharedBytes = sharedBytes;
-  int64_t bytes = elementType.getIntOrFloatBitWidth() / 8;
-  LaunchParam a;
-  a.kind = LaunchParam::Kind::Tma;
-  a.tensor = binding.lhs;
-  a.dims = {LaunchDim::of(k), lhsBatched
-                                  ? (ShapedType::isDynamic(lhsType.getDimSize(0))
-                                         ? LaunchDim::sym(binding.batchSymbol, m)
-                                         : LaunchDim::of(lhsType.getDimSize(0) * m))
-                                  : LaunchDim::of(m)};
-  a.stridesBytes = {LaunchDim::of(k * bytes)};
-  a.box = {kTileK, kTileM};
-  LaunchParam bParam;
-  bParam.kind = LaunchParam::Kind::Tma;
-  bParam.tensor = binding.rhs;
-  // The rows past K read as zeros: the padding along K, if any, too.
-  int64_t rhsK = binding.rhsSourceK ? binding.rhsSourceK : k;
-  bParam.dims = {LaunchDim::of(n), LaunchDim::of(rhsK)};
-  bParam.stridesBytes = {LaunchDim::of(n * bytes)};
-  bParam.box = {64, kTileK};
-  if (rhsBatched) {
-    bParam.dims.push_back(ShapedType::isDynamic(rhsType.getDimSize(0))
-                              ? LaunchDim::sym(binding.batchSymbol)
-                              : LaunchDim::of(rhsType.getDimSize(0)));
-    bParam.stridesBytes.push_back(LaunchDim::of(rhsK * n * bytes));
-    bParam.box.push_back(1);
-  }
-  LaunchParam c;
-  c.tensor = binding.result;
-  launch.params = {a, bParam, c};
-  for (const std::string &name : binding.epilogueIns) {
-    LaunchParam e;
-    e.tensor = name;
-    launch.params.push_back(e);
-  }
+  SmallVector<LaunchParam> params = tmaKernelParams(op, binding);
+  launch.params.assign(params.begin(), params.end());
   launch.summary =
       llvm::formatv("{0}: {1}x{2}x{3} {4}, tile 128x{12}x64, {13} "
                     "warpgroup(s), {5} stages, {6} k-tiles, grid {7}x{8}x{9}, "
@@ -875,16 +896,7 @@ FailureOr<KernelLaunch> buildWsGemmKernel(BatchMatmulOp op,
   values["AROW"] = lhsBatched ? "arith.addi %aRowB, %c0 : index"
                               : "arith.addi %m0, %c0 : index";
   epilogueText(op, values);
-  std::string lanes;
-  for (int j = 0; j < 8; ++j)
-    lanes += llvm::formatv(
-        "              %v_{0} = vector.extract %v[{0}] : f32 from vector<8xf32>\n"
-        "              %cj_{0} = arith.constant {0} : index\n"
-        "              %n_{0} = arith.addi %n, %cj_{0} : index\n"
-        "              %e_{0} = func.call @$KERNEL_epilogue(%v_{0}, %b, %m, %n_{0}$EPI_ARGS)"
-        " : (f32, index, index, index$EPI_TYPES) -> $OUT\n"
-        "              %o_{0} = vector.insert %e_{0}, {1} [{0}] : $OUT into vector<8x$OUT>\n",
-        j, j == 0 ? std::string("%o_init") : "%o_" + std::to_string(j - 1)).str();
+  std::string lanes = epilogueLanes(14);
   std::string load = kWsLoadHeadTemplate;
   for (int64_t j = 0; j < 4; ++j)
     load += replaceAll(kWsLoadChunkTemplate,
@@ -906,39 +918,8 @@ FailureOr<KernelLaunch> buildWsGemmKernel(BatchMatmulOp op,
   launch.grid[1] = LaunchDim::of(1);
   launch.grid[2] = LaunchDim::of(1);
   launch.sharedBytes = sharedBytes;
-  int64_t bytes = elementType.getIntOrFloatBitWidth() / 8;
-  LaunchParam a;
-  a.kind = LaunchParam::Kind::Tma;
-  a.tensor = binding.lhs;
-  a.dims = {LaunchDim::of(k), lhsBatched
-                                  ? (ShapedType::isDynamic(lhsType.getDimSize(0))
-                                         ? LaunchDim::sym(binding.batchSymbol, m)
-                                         : LaunchDim::of(lhsType.getDimSize(0) * m))
-                                  : LaunchDim::of(m)};
-  a.stridesBytes = {LaunchDim::of(k * bytes)};
-  a.box = {kTileK, kTileM};
-  LaunchParam bParam;
-  bParam.kind = LaunchParam::Kind::Tma;
-  bParam.tensor = binding.rhs;
-  int64_t rhsK = binding.rhsSourceK ? binding.rhsSourceK : k;
-  bParam.dims = {LaunchDim::of(n), LaunchDim::of(rhsK)};
-  bParam.stridesBytes = {LaunchDim::of(n * bytes)};
-  bParam.box = {64, kTileK};
-  if (rhsBatched) {
-    bParam.dims.push_back(ShapedType::isDynamic(rhsType.getDimSize(0))
-                              ? LaunchDim::sym(binding.batchSymbol)
-                              : LaunchDim::of(rhsType.getDimSize(0)));
-    bParam.stridesBytes.push_back(LaunchDim::of(rhsK * n * bytes));
-    bParam.box.push_back(1);
-  }
-  LaunchParam c;
-  c.tensor = binding.result;
-  launch.params = {a, bParam, c};
-  for (const std::string &name : binding.epilogueIns) {
-    LaunchParam e;
-    e.tensor = name;
-    launch.params.push_back(e);
-  }
+  SmallVector<LaunchParam> params = tmaKernelParams(op, binding);
+  launch.params.assign(params.begin(), params.end());
   launch.summary =
       llvm::formatv("{0}: {1}x{2}x{3} {4}, warp-specialized persistent: "
                     "producer warpgroup + 2 consumer warpgroups, tile "

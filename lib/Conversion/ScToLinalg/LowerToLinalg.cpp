@@ -335,16 +335,23 @@ struct LowerAttention : OpConversionPattern<AttentionOp> {
     SmallVector<OpFoldResult> rowSizes = {batch, heads, queryLen};
     AffineMap full = b.getMultiDimIdentityMap(4);
     AffineMap row = mapOf(ctx, 4, {0, 1, 2});
-    Value rowMax = createInit(b, rowSizes, f32,
-                              -std::numeric_limits<double>::infinity());
-    rowMax = linalg::GenericOp::create(
-                 b, rowMax.getType(), ValueRange{scores}, ValueRange{rowMax},
+    // Reduces [b, h, l, s] over s into [b, h, l] with `combine`.
+    auto reduceRows = [&](Value input, double init, auto combine) {
+      Value acc = createInit(b, rowSizes, f32, init);
+      return linalg::GenericOp::create(
+                 b, acc.getType(), ValueRange{input}, ValueRange{acc},
                  {full, row}, {kPar, kPar, kPar, kRed},
                  [&](OpBuilder &nb, Location l, ValueRange args) {
-                   linalg::YieldOp::create(
-                       nb, l, Value(arith::MaximumFOp::create(nb, l, args[0], args[1])));
+                   linalg::YieldOp::create(nb, l,
+                                           combine(nb, l, args[0], args[1]));
                  })
-                 .getResult(0);
+          .getResult(0);
+    };
+    Value rowMax = reduceRows(
+        scores, -std::numeric_limits<double>::infinity(),
+        [](OpBuilder &nb, Location l, Value x, Value y) -> Value {
+          return arith::MaximumFOp::create(nb, l, x, y);
+        });
     Value probs = linalg::GenericOp::create(
                       b, scores.getType(), ValueRange{rowMax}, ValueRange{scores},
                       {row, full}, {kPar, kPar, kPar, kPar},
@@ -353,15 +360,11 @@ struct LowerAttention : OpConversionPattern<AttentionOp> {
                         linalg::YieldOp::create(nb, l, Value(math::ExpOp::create(nb, l, d)));
                       })
                       .getResult(0);
-    Value rowSum = createInit(b, rowSizes, f32, 0.0);
-    rowSum = linalg::GenericOp::create(
-                 b, rowSum.getType(), ValueRange{probs}, ValueRange{rowSum},
-                 {full, row}, {kPar, kPar, kPar, kRed},
-                 [&](OpBuilder &nb, Location l, ValueRange args) {
-                   linalg::YieldOp::create(
-                       nb, l, Value(arith::AddFOp::create(nb, l, args[0], args[1])));
-                 })
-                 .getResult(0);
+    Value rowSum =
+        reduceRows(probs, 0.0, [](OpBuilder &nb, Location l, Value x,
+                                  Value y) -> Value {
+          return arith::AddFOp::create(nb, l, x, y);
+        });
 
     // out[b, h, l, e] = sum_s probs[b, h, l, s] * v[b, h, s, e] / rowSum
     Value out = createInit(b, {batch, heads, queryLen, valueDim}, f32, 0.0);
