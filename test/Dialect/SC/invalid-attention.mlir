@@ -103,3 +103,51 @@ func.func @log_linear_empty_row(%q: tensor<1x1x256x16xf16>, %k: tensor<1x1x64x16
   %0 = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 64, local_width = 0, anchors = []>) : tensor<1x1x256x16xf16>, tensor<1x1x64x16xf16>, tensor<1x1x64x16xf16> -> tensor<1x1x256x16xf16>
   return
 }
+
+// -----
+
+func.func @integer_query(%q: tensor<2x1x8x16xi8>, %k: tensor<2x1x8x16xi8>, %v: tensor<2x1x8x16xi8>) {
+  // expected-error @+1 {{expected f16, bf16 or f32 query, got 'i8'}}
+  %0 = sc.attention %q, %k, %v : tensor<2x1x8x16xi8>, tensor<2x1x8x16xi8>, tensor<2x1x8x16xi8> -> tensor<2x1x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @integer_result(%q: tensor<2x1x8x16xf16>, %k: tensor<2x1x8x16xf16>, %v: tensor<2x1x8x16xf16>) {
+  // expected-error @+1 {{expected f16, bf16 or f32 result, got 'i32'}}
+  %0 = sc.attention %q, %k, %v : tensor<2x1x8x16xf16>, tensor<2x1x8x16xf16>, tensor<2x1x8x16xf16> -> tensor<2x1x8x16xi32>
+  return
+}
+
+// -----
+
+func.func @value_heads(%q: tensor<2x2x8x16xf16>, %k: tensor<2x2x8x16xf16>, %v: tensor<2x1x8x16xf16>) {
+  // expected-error @+1 {{expected value heads to be 2, got 1}}
+  %0 = sc.attention %q, %k, %v : tensor<2x2x8x16xf16>, tensor<2x2x8x16xf16>, tensor<2x1x8x16xf16> -> tensor<2x2x8x16xf16>
+  return
+}
+
+// -----
+
+func.func @value_batch(%q: tensor<4x1x8x16xf16>, %k: tensor<2x1x8x16xf16>, %v: tensor<3x1x8x16xf16>, %i: tensor<4xi32>) {
+  // expected-error @+1 {{expected value batch size to be 2, got 3}}
+  %0 = sc.attention %q, %k, %v index %i : tensor<4x1x8x16xf16>, tensor<2x1x8x16xf16>, tensor<3x1x8x16xf16>, tensor<4xi32> -> tensor<4x1x8x16xf16>
+  return
+}
+
+// -----
+
+func.func @bsr_key_blocks(%q: tensor<1x1x64x16xf16>, %k: tensor<1x1x192x16xf16>, %v: tensor<1x1x192x16xf16>) {
+  // expected-error @+1 {{mask has 2 key blocks, the keys have 3}}
+  %0 = sc.attention %q, %k, %v mask(#sc.block_sparse<block_size = 64, key_blocks = 2, offsets = [0, 1], indices = [0]>) : tensor<1x1x64x16xf16>, tensor<1x1x192x16xf16>, tensor<1x1x192x16xf16> -> tensor<1x1x64x16xf16>
+  return
+}
+
+// -----
+
+func.func @log_linear_no_keys(%q: tensor<1x1x64x16xf16>, %k: tensor<1x1x0x16xf16>, %v: tensor<1x1x0x16xf16>) {
+  // expected-error @+1 {{log-linear mask needs at least one key block}}
+  %0 = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 64>) : tensor<1x1x64x16xf16>, tensor<1x1x0x16xf16>, tensor<1x1x0x16xf16> -> tensor<1x1x64x16xf16>
+  return
+}

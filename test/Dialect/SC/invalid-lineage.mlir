@@ -40,3 +40,28 @@ func.func @index_type(%x: tensor<?xi64> {sc.lineage = #sc.lineage<index>}) {
 func.func @unknown_kind(%x: tensor<?xf32> {sc.lineage = #sc.lineage<user>}) {
   return
 }
+
+// -----
+
+// Discardable sc attributes on ops.
+func.func @op_attrs(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'sc.lineage' expects a #sc.lineage attribute, got "request"}}
+  %0 = arith.addf %x, %x {sc.lineage = "request"} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @kernel_name(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'sc.kernel' expects a string, got 3 : i64}}
+  %0 = arith.addf %x, %x {sc.kernel = 3} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @unknown_op_attr(%x: tensor<4xf32>) {
+  // expected-error @+1 {{unknown sc attribute 'sc.tile'}}
+  %0 = arith.addf %x, %x {sc.tile = 3} : tensor<4xf32>
+  return
+}
