@@ -61,8 +61,8 @@ constexpr const char *kKernelTemplate = R"mlir(
 !tileAW = memref<$ACCMx64x$T, #gpu.address_space<workgroup>>
 !tileB = memref<$BBOXx$T, #gpu.address_space<workgroup>>
 !tileB2 = memref<64x$BNx$T, #gpu.address_space<workgroup>>
-!stageW = memref<$ACCMx$BNxf32, #gpu.address_space<workgroup>>
-!stage = memref<128x$BNxf32, #gpu.address_space<workgroup>>
+!stageW = memref<$ACCMx$BNxf32, strided<[$BNP, 1]>, #gpu.address_space<workgroup>>
+!stage = memref<128x$BNPxf32, #gpu.address_space<workgroup>>
 
 gpu.module @scratch {
   gpu.func @$KERNEL(%tmaAp: !llvm.ptr, %tmaBp: !llvm.ptr, %C: $CTYPE$EPI_PARAMS) kernel
@@ -158,17 +158,19 @@ $LOAD_REFILL
     }
     nvvm.wgmma.wait.group.sync.aligned 0
     gpu.barrier
-    // Epilogue through a shared staging tile of 128 x BN fp32. Each
+    // Epilogue through a shared staging tile of 128 x BN fp32, rows padded
+    // by 8 floats so that the fragment stores of 8 rows do not hit the same
+    // banks. Each
     // warpgroup stores its accumulator rows; nvgpu.warpgroup.mma.store places
     // warpgroup w's rows at w * ACCM from the base it is given (it derives
     // them from the thread id), so both get the same 64-row view. Then eight
     // consecutive columns per thread: one 32-byte shared load, the epilogue
     // on each element, one vector store (N is a multiple of 8, so a vector
     // is either fully inside N or fully outside).
-    %stageW = memref.view %smem[%pad][] : !smem to !stageW
+    %stage = memref.view %smem[%pad][] : !smem to !stage
+    %stageW = memref.subview %stage[0, 0] [$ACCM, $BN] [1, 1] : !stage to !stageW
     nvgpu.warpgroup.mma.store %accN, %stageW : !acc to !stageW
     gpu.barrier
-    %stage = memref.view %smem[%pad][] : !smem to !stage
     %total = arith.constant $STAGEELEMS : index
     %step = arith.constant $STAGESTEP : index
     %first = arith.muli %tid, %c8 : index
@@ -776,7 +778,7 @@ FailureOr<KernelLaunch> buildHopperGemmKernel(BatchMatmulOp op,
   int64_t kTiles = llvm::divideCeil(k, kTileK);
   int64_t tileBytesB = kTileK * tileN * 2;
   int64_t ringBytes = stages * (kTileM * kTileK * 2 + tileBytesB);
-  int64_t stageBytes = kTileM * tileN * 4;
+  int64_t stageBytes = kTileM * (tileN + 8) * 4;
   // +1024: the kernel realigns the dynamic shared memory base.
   int64_t sharedBytes = std::max(ringBytes, stageBytes) + 1024;
   if (sharedBytes > 227 * 1024)
@@ -792,6 +794,7 @@ FailureOr<KernelLaunch> buildHopperGemmKernel(BatchMatmulOp op,
   values["M"] = std::to_string(m);
   values["N"] = std::to_string(n);
   values["BN"] = std::to_string(tileN);
+  values["BNP"] = std::to_string(tileN + 8);
   values["WGS"] = std::to_string(warpgroups);
   values["ACCM"] = std::to_string(accRows);
   values["THREADS"] = std::to_string(128 * warpgroups);

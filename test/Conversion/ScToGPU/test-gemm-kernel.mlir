@@ -20,8 +20,8 @@
 // CHECK: nvgpu.warpgroup.generate.descriptor
 // CHECK: nvgpu.warpgroup.mma %{{.*}}, %{{.*}}, %{{.*}} {transposeB}
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK: nvgpu.warpgroup.mma.store {{.*}} to memref<128x128xf32, #gpu.address_space<workgroup>>
-// CHECK: vector.load {{.*}} vector<8xf32>
+// CHECK: nvgpu.warpgroup.mma.store {{.*}} to memref<128x128xf32, strided<[136, 1]>, #gpu.address_space<workgroup>>
+// CHECK: vector.load {{.*}} : memref<128x136xf32, #gpu.address_space<workgroup>>, vector<8xf32>
 // CHECK-COUNT-8: func.call @gather_add_gemm0_epilogue
 // CHECK: vector.store %{{.*}}, %[[C]][{{.*}}] {alignment = 16 : i64} : memref<?x200x136xf16>, vector<8xf16>
 // CHECK: func.func private @gather_add_gemm0_epilogue(%[[ACC:.*]]: f32, %[[B:.*]]: index, %[[M:.*]]: index, %[[N:.*]]: index, %[[U:.*]]: memref<?x200x136xf32>, %[[I:.*]]: memref<?xi32>) -> f16
@@ -71,8 +71,8 @@ func.func @shared_rhs(%a: tensor<?x64x128xbf16>, %b: tensor<128x64xbf16>) -> ten
 // CHECK-COUNT-5: nvgpu.tma.async.load
 // CHECK: nvgpu.warpgroup.mma.init.accumulator -> <fragmented = vector<64x256xf32>>
 // CHECK: nvgpu.warpgroup.mma {{.*}} : <tensor = memref<64x64xf16, 3>>, <tensor = memref<64x256xf16, 3>>, <fragmented = vector<64x256xf32>>
-// CHECK: nvgpu.warpgroup.mma.store {{.*}} : <fragmented = vector<64x256xf32>> to memref<64x256xf32, #gpu.address_space<workgroup>>
-// CHECK: vector.load {{.*}} : memref<128x256xf32, #gpu.address_space<workgroup>>, vector<8xf32>
+// CHECK: nvgpu.warpgroup.mma.store {{.*}} : <fragmented = vector<64x256xf32>> to memref<64x256xf32, strided<[264, 1]>, #gpu.address_space<workgroup>>
+// CHECK: vector.load {{.*}} : memref<128x264xf32, #gpu.address_space<workgroup>>, vector<8xf32>
 func.func @wide(%w: tensor<433x872xf16>, %e: tensor<?x872x256xf16>) -> tensor<?x433x256xf16> {
   %c = sc.batch_matmul %w, %e : tensor<433x872xf16>, tensor<?x872x256xf16> -> tensor<?x433x256xf16>
   return %c : tensor<?x433x256xf16>
