@@ -114,6 +114,17 @@ def main():
         ref = torch.nn.functional.gelu(x, approximate="tanh") + torch.nn.functional.silu(x)
         corr.append(check("gelu_silu_f16 B=%d (96x136x64)" % B, suite.gelu_silu_f16, [a, b], ref,
                           f16, (B, 96, 136)))
+    for B in (1, 5):
+        a = uniform((B, 200, 136), bf16, gen)
+        b = uniform((B, 264, 136), bf16, gen)
+        ref = torch.bmm(a.float(), b.float().transpose(1, 2))
+        corr.append(check("transposed_bf16 B=%d (200x264x136)" % B, suite.transposed_bf16, [a, b], ref,
+                          torch.float32, (B, 200, 264)))
+        e = uniform((B, 70, 40), f16, gen)
+        w = uniform((48, 40), f16, gen)
+        ref = torch.matmul(e.float(), w.float().t())
+        corr.append(check("transposed_shared_f16 B=%d (70x48x40)" % B, suite.transposed_shared_f16, [e, w], ref,
+                          f16, (B, 70, 48)))
     for users, B in ((15, 1024), (7, 13), (1, 3)):
         w = uniform((433, 872), f16, gen)
         e = uniform((B, 872, 256), f16, gen)

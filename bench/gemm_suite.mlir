@@ -71,3 +71,16 @@ func.func @gelu_silu_f16(%a: tensor<?x96x64xf16>, %b: tensor<?x64x136xf16>) -> t
   }
   return %c : tensor<?x96x136xf16>
 }
+
+// A transposed rhs [B, N, K] on the TMA path; K = 136 and N = 264 are not
+// multiples of the tile (wide tile, second N tile partial).
+func.func @transposed_bf16(%a: tensor<?x200x136xbf16>, %b: tensor<?x264x136xbf16>) -> tensor<?x200x264xf32> {
+  %c = sc.batch_matmul %a, %b {transpose_rhs} : tensor<?x200x136xbf16>, tensor<?x264x136xbf16> -> tensor<?x200x264xf32>
+  return %c : tensor<?x200x264xf32>
+}
+
+// A transposed shared weight (E @ W^T), narrow tile.
+func.func @transposed_shared_f16(%e: tensor<?x70x40xf16>, %w: tensor<48x40xf16>) -> tensor<?x70x48xf16> {
+  %c = sc.batch_matmul %e, %w {transpose_rhs} : tensor<?x70x40xf16>, tensor<48x40xf16> -> tensor<?x70x48xf16>
+  return %c : tensor<?x70x48xf16>
+}
