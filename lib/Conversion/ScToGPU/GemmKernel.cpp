@@ -143,7 +143,7 @@ $LOAD_PROLOGUE
       %vb = memref.view %smem[%bOff][] : !smem to !tileB2
       %da = nvgpu.warpgroup.generate.descriptor %va, %tmaAW : !tileAW, !tmaAW -> !dA
       %db = nvgpu.warpgroup.generate.descriptor %vb, %tmaB2 : !tileB2, !tmaB2 -> !dB
-      %acc2 = nvgpu.warpgroup.mma %da, %db, %acc $TRANSB : !dA, !dB, !acc -> !acc
+      %acc2 = nvgpu.warpgroup.mma %da, %db, %acc {transposeB} : !dA, !dB, !acc -> !acc
       // The mma of kt-1 is complete (wait_group 1 in every warpgroup): once
       // all threads got here its slot takes k-tile kt + S - 1.
       %next = arith.addi %kt, %cSm1 : index
@@ -221,13 +221,6 @@ constexpr const char *kLoadChunkTemplate = R"mlir(
         %$P_n$J = arith.addi %n0, %$P_cn$J : index
         %$P_vb$J = memref.view %smem[%$P_bo$J][] : !smem to !tileB
         nvgpu.tma.async.load %tmaB[%$P_n$J, %$P_k$BCOORD], %bars[%$P_s] to %$P_vb$J : !tmaB, !bars -> !tileB
-)mlir";
-
-// A transposed B ([N, K], K contiguous) is one box of BN rows of 64 K
-// values: the layout wgmma reads without transposeB.
-constexpr const char *kLoadTransposedBTemplate = R"mlir(
-        %$P_vbt = memref.view %smem[%$P_bOff][] : !smem to !tileB
-        nvgpu.tma.async.load %tmaB[%$P_k, %n0$BCOORD], %bars[%$P_s] to %$P_vbt : !tmaB, !bars -> !tileB
 )mlir";
 
 // Warp-specialized, persistent: 3 warpgroups per CTA, one CTA per SM
@@ -578,6 +571,8 @@ std::string hopperPathLimitation(BatchMatmulOp op) {
   int64_t n = op.getType().getDimSize(2), k = lhsType.getShape().back();
   if (!elementType.isF16() && !elementType.isBF16())
     return "wgmma takes f16/bf16 operands here, got " + typeToString(elementType);
+  if (op.getTransposeRhs())
+    return "transpose_rhs is not supported by the TMA/wgmma path yet";
   if (k % 8 != 0 || n % 8 != 0)
     return "TMA needs 16-byte aligned rows: K (" + std::to_string(k) +
            ") and N (" + std::to_string(n) +
@@ -686,8 +681,7 @@ FailureOr<KernelLaunch> buildSimtGemmKernel(BatchMatmulOp op,
 /// Parameters of the TMA kernels: A's and B's tensor maps, then C and the
 /// epilogue operands as memrefs.
 SmallVector<LaunchParam> tmaKernelParams(BatchMatmulOp op,
-                                         const GemmBinding &binding,
-                                         int64_t tileN) {
+                                         const GemmBinding &binding) {
   RankedTensorType lhsType = op.getLhs().getType();
   RankedTensorType rhsType = op.getRhs().getType();
   int64_t m = op.getType().getDimSize(1), n = op.getType().getDimSize(2);
@@ -709,16 +703,9 @@ SmallVector<LaunchParam> tmaKernelParams(BatchMatmulOp op,
   b.tensor = binding.rhs;
   // The rows past K read as zeros: the padding along K, if any, too.
   int64_t rhsK = binding.rhsSourceK ? binding.rhsSourceK : k;
-  if (op.getTransposeRhs()) {
-    // [N, K]: boxes of BN rows of 64 K values.
-    b.dims = {LaunchDim::of(k), LaunchDim::of(n)};
-    b.stridesBytes = {LaunchDim::of(k * bytes)};
-    b.box = {kTileK, tileN};
-  } else {
-    b.dims = {LaunchDim::of(n), LaunchDim::of(rhsK)};
-    b.stridesBytes = {LaunchDim::of(n * bytes)};
-    b.box = {64, kTileK};
-  }
+  b.dims = {LaunchDim::of(n), LaunchDim::of(rhsK)};
+  b.stridesBytes = {LaunchDim::of(n * bytes)};
+  b.box = {64, kTileK};
   if (rhsType.getRank() == 3) {
     b.dims.push_back(ShapedType::isDynamic(rhsType.getDimSize(0))
                          ? LaunchDim::sym(binding.batchSymbol)
@@ -820,20 +807,15 @@ FailureOr<KernelLaunch> buildHopperGemmKernel(BatchMatmulOp op,
   values["TX"] = std::to_string(kTileM * kTileK * 2 + tileBytesB);
   values["STAGEELEMS"] = std::to_string(kTileM * tileN);
   values["STAGESTEP"] = std::to_string(128 * warpgroups * 8);
-  bool transposed = op.getTransposeRhs();
-  std::string box = transposed ? std::to_string(tileN) + "x64" : "64x64";
-  values["BBOX"] = rhsBatched ? "1x" + box : box;
+  values["BBOX"] = rhsBatched ? "1x64x64" : "64x64";
   values["BCOORD"] = rhsBatched ? ", %b" : "";
-  values["TRANSB"] = transposed ? "" : "{transposeB}";
   values["AROW"] = lhsBatched ? "arith.addi %aRowB, %c0 : index"
                               : "arith.addi %m0, %c0 : index";
   epilogueText(op, values);
   std::string lanes = epilogueLanes(8);
   auto loadText = [&](StringRef prefix, StringRef kt) {
     std::string text = kLoadHeadTemplate;
-    if (transposed)
-      text += kLoadTransposedBTemplate;
-    for (int64_t j = 0; !transposed && j < tileN / 64; ++j)
+    for (int64_t j = 0; j < tileN / 64; ++j)
       text += replaceAll(kLoadChunkTemplate,
                          {{"J", std::to_string(j)},
                           {"CHUNKOFF", std::to_string(j * 64 * kTileK * 2)},
@@ -861,7 +843,7 @@ FailureOr<KernelLaunch> buildHopperGemmKernel(BatchMatmulOp op,
                        ? LaunchDim::sym(binding.batchSymbol)
                        : LaunchDim::of(resultType.getDimSize(0));
   launch.sharedBytes = sharedBytes;
-  SmallVector<LaunchParam> params = tmaKernelParams(op, binding, tileN);
+  SmallVector<LaunchParam> params = tmaKernelParams(op, binding);
   launch.params.assign(params.begin(), params.end());
   launch.summary =
       llvm::formatv("{0}: {1}x{2}x{3} {4}, tile 128x{12}x64, {13} "
@@ -939,7 +921,7 @@ FailureOr<KernelLaunch> buildWsGemmKernel(BatchMatmulOp op,
   launch.grid[1] = LaunchDim::of(1);
   launch.grid[2] = LaunchDim::of(1);
   launch.sharedBytes = sharedBytes;
-  SmallVector<LaunchParam> params = tmaKernelParams(op, binding, 256);
+  SmallVector<LaunchParam> params = tmaKernelParams(op, binding);
   launch.params.assign(params.begin(), params.end());
   launch.summary =
       llvm::formatv("{0}: {1}x{2}x{3} {4}, warp-specialized persistent: "
@@ -970,8 +952,7 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
                             << v.getType();
   if (options.chip == "sm_90a") {
     std::string limitation = hopperPathLimitation(op);
-    if (limitation.empty() && options.schedule == "warp-specialized" &&
-        !op.getTransposeRhs())
+    if (limitation.empty() && options.schedule == "warp-specialized")
       return buildWsGemmKernel(op, gpuModule, kernelName, binding);
     if (limitation.empty())
       return buildHopperGemmKernel(op, gpuModule, kernelName, binding, options);
