@@ -137,10 +137,10 @@ class Entry:
                 for r in self._spec["results"]]
 
     def __call__(self, *args, out=None, stream=None, check_indices=False):
-        torch = _torch()
         if len(args) != len(self._spec["args"]):
             raise SparcastError("entry '%s' takes %d tensors, got %d"
                                 % (self.name, len(self._spec["args"]), len(args)))
+        torch = _torch()
         if out is None:
             device = args[0].device if args else torch.device("cuda")
             out = []

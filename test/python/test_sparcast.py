@@ -1,0 +1,75 @@
+"""The Python package without a GPU: loading an artifact through the
+runtime, entry lookup, result shapes from the manifest's dims, errors.
+
+Run by ctest with SPARCAST_RUNTIME_LIB pointing at the built runtime.
+"""
+
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+import sparcast  # noqa: E402
+
+MANIFEST = {
+    "format": "sparcast-artifact-1",
+    "modules": [{"name": "k", "ptx": "k.ptx"}],
+    "entries": [{
+        "name": "lce",
+        "args": [{"name": "arg0", "dtype": "f16", "shape": [433, 2044]},
+                 {"name": "arg1", "dtype": "f16", "shape": ["U", 1178, 256]},
+                 {"name": "arg2", "dtype": "f16", "shape": ["B", 866, 256]},
+                 {"name": "arg3", "dtype": "i32", "shape": ["B"], "index_into": "U"}],
+        "results": [{"name": "result0", "dtype": "f16", "shape": ["B", 433, 256]}],
+        "workspace": [{"name": "ws0", "dtype": "f32", "shape": ["U", 433, 256]}],
+        "launches": [{"module": "k", "kernel": "gemm", "grid": [1, 4, "B"], "block": [256, 1, 1],
+                      "smem": 0, "params": [{"kind": "memref", "tensor": "result0"}]}],
+    }],
+}
+
+
+class Shaped:
+    """Stands in for a tensor where only the shape matters."""
+
+    def __init__(self, *shape):
+        self.shape = shape
+
+
+class PackageTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        with open(os.path.join(self.dir, "manifest.json"), "w") as f:
+            json.dump(MANIFEST, f)
+
+    def test_entries_are_attributes(self):
+        m = sparcast.load(self.dir)
+        self.assertEqual(sorted(m.entries), ["lce"])
+        self.assertEqual(m.lce.name, "lce")
+        with self.assertRaises(AttributeError):
+            m.nope
+
+    def test_result_shapes_follow_the_dims(self):
+        m = sparcast.load(self.dir)
+        shapes = m.lce.result_shapes(Shaped(433, 2044), Shaped(15, 1178, 256),
+                                     Shaped(1024, 866, 256), Shaped(1024))
+        self.assertEqual(shapes, [(1024, 433, 256)])
+
+    def test_wrong_argument_count_raises(self):
+        m = sparcast.load(self.dir)
+        with self.assertRaises(sparcast.SparcastError) as err:
+            m.lce(Shaped(1))
+        self.assertIn("takes 4 tensors, got 1", str(err.exception))
+
+    def test_bad_manifest_raises_the_runtime_message(self):
+        bad = dict(MANIFEST, format="something-else")
+        with open(os.path.join(self.dir, "manifest.json"), "w") as f:
+            json.dump(bad, f)
+        with self.assertRaises(sparcast.SparcastError) as err:
+            sparcast.load(self.dir)
+        self.assertIn("unsupported format", str(err.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
