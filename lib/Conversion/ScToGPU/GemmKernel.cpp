@@ -925,9 +925,11 @@ FailureOr<KernelLaunch> buildWsGemmKernel(BatchMatmulOp op,
   launch.params.assign(params.begin(), params.end());
   launch.summary =
       llvm::formatv("{0}: {1}x{2}x{3} {4}, warp-specialized persistent: "
-                    "producer warpgroup + 2 consumer warpgroups, tile "
-                    "128x256x64, {5} stages, {6} k-tiles, one CTA per SM, "
-                    "{7} B shared memory, epilogue {8}",
+                    "producer warpgroup (TMA, 40 registers) + 2 consumer "
+                    "warpgroups (wgmma + epilogue, 232 registers), tile "
+                    "128x256x64, {5} stages, {6} k-tiles, one CTA per SM "
+                    "walking tiles n, m, batch, {7} B shared memory, "
+                    "epilogue {8}",
                     kernelName, m, n, k, typeToString(elementType), stages,
                     kTiles, sharedBytes,
                     op.hasEpilogue() ? "fused (region)" : "convert")

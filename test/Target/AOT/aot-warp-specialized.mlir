@@ -7,7 +7,7 @@
 // registers to two consumer warpgroups (setmaxnreg), slots are handed over
 // with full/empty mbarriers, consumers sync on named barrier 1, and the
 // grid is the device's SM count. ptxas: no spills, no setmaxnreg warning.
-// CHECK: kernel gemm_gather_add_gemm0: 433x256x872 f16, warp-specialized persistent: producer warpgroup + 2 consumer warpgroups, tile 128x256x64, 3 stages, 14 k-tiles, one CTA per SM
+// CHECK: kernel gemm_gather_add_gemm0: 433x256x872 f16, warp-specialized persistent: producer warpgroup (TMA, 40 registers) + 2 consumer warpgroups (wgmma + epilogue, 232 registers), tile 128x256x64, 3 stages, 14 k-tiles, one CTA per SM walking tiles n, m, batch
 // CHECK: 0 bytes spill stores, 0 bytes spill loads
 // CHECK-NOT: C7508
 // PTX: .maxntid 384, 1, 1
