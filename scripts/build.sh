@@ -19,3 +19,5 @@ if [ ! -f "$BUILD/build.ninja" ]; then
 fi
 ninja -C "$BUILD" -j"$(nproc)" | grep -v "^\[" || true
 test -x "$BUILD/bin/sparcast-opt"
+# Dialect and pass reference (TableGen) into $BUILD/docs.
+ninja -C "$BUILD" mlir-doc >/dev/null
