@@ -13,10 +13,9 @@
 //   every thread: element-wise epilogue (the op's region, as a device
 //   function) on its elements, bounds-checked store to global memory.
 //
-// A is read through a 2-D tensor map ([M, K], or [B*M, K] when batched: rows
-// past M belong to the next batch element but only feed output rows that
-// are never stored). B is read through a 3-D map [B, K, N] (2-D when shared)
-// so that rows past K are zero-filled, never the next batch element's.
+// A and B are read through 3-D tensor maps when batched ([B, M, K] and
+// [B, K, N]; 2-D when shared), so that rows past M and K are zero-filled,
+// never read from the next batch element.
 // Partial tiles in M, N and K come from TMA's zero fill and the store's
 // bounds check.
 //
@@ -48,7 +47,7 @@ constexpr int64_t kTileM = 128, kTileK = 64;
 // $NAME placeholders are replaced by replaceAll(); every name used here is
 // listed in buildGemmKernel.
 constexpr const char *kKernelTemplate = R"mlir(
-!tmaA = !nvgpu.tensormap.descriptor<tensor = memref<128x64x$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+!tmaA = !nvgpu.tensormap.descriptor<tensor = memref<$ABOXx$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
 !tmaAW = !nvgpu.tensormap.descriptor<tensor = memref<$ACCMx64x$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
 !tmaB = !nvgpu.tensormap.descriptor<tensor = memref<$BBOXx$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
 !tmaB2 = !nvgpu.tensormap.descriptor<tensor = memref<64x64x$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
@@ -57,7 +56,7 @@ constexpr const char *kKernelTemplate = R"mlir(
 !dA = !nvgpu.warpgroup.descriptor<tensor = memref<$ACCMx64x$T, 3>>
 !dB = !nvgpu.warpgroup.descriptor<tensor = memref<64x$BNx$T, 3>>
 !smem = memref<?xi8, #gpu.address_space<workgroup>>
-!tileA = memref<128x64x$T, #gpu.address_space<workgroup>>
+!tileA = memref<$ABOXx$T, #gpu.address_space<workgroup>>
 !tileAW = memref<$ACCMx64x$T, #gpu.address_space<workgroup>>
 !tileB = memref<$BBOXx$T, #gpu.address_space<workgroup>>
 !tileB2 = memref<64x$BNx$T, #gpu.address_space<workgroup>>
@@ -97,8 +96,6 @@ gpu.module @scratch {
     %b = gpu.block_id z
     %n0 = arith.muli %nb, %cBN : index
     %m0 = arith.muli %mb, %c128 : index
-    %aRow0 = arith.muli %b, %cM : index
-    %aRowB = arith.addi %aRow0, %m0 : index
     %aRow = $AROW
     %leader = arith.cmpi eq, %tid, %c0 : index
     %smem = gpu.dynamic_shared_memory : !smem
@@ -210,7 +207,7 @@ constexpr const char *kLoadHeadTemplate = R"mlir(
         %$P_bOff = arith.addi %$P_bOff1, %pad : index
         %$P_va = memref.view %smem[%$P_aOff][] : !smem to !tileA
         nvgpu.mbarrier.arrive.expect_tx %bars[%$P_s], %txBytes : !bars
-        nvgpu.tma.async.load %tmaA[%$P_k, %aRow], %bars[%$P_s] to %$P_va : !tmaA, !bars -> !tileA
+        nvgpu.tma.async.load %tmaA[%$P_k, %aRow$ACOORD], %bars[%$P_s] to %$P_va : !tmaA, !bars -> !tileA
 )mlir";
 
 // Chunk $J of the B tile: columns [n0 + 64 J, n0 + 64 J + 64), 8 KB apart.
@@ -238,7 +235,7 @@ constexpr const char *kLoadChunkTemplate = R"mlir(
 //     consumer warp (count 8).
 // Slot and phase counters run on across tiles: no pipeline drain.
 constexpr const char *kWsKernelTemplate = R"mlir(
-!tmaA = !nvgpu.tensormap.descriptor<tensor = memref<128x64x$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+!tmaA = !nvgpu.tensormap.descriptor<tensor = memref<$ABOXx$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
 !tmaAW = !nvgpu.tensormap.descriptor<tensor = memref<64x64x$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
 !tmaB = !nvgpu.tensormap.descriptor<tensor = memref<$BBOXx$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
 !tmaB2 = !nvgpu.tensormap.descriptor<tensor = memref<64x64x$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
@@ -247,7 +244,7 @@ constexpr const char *kWsKernelTemplate = R"mlir(
 !dA = !nvgpu.warpgroup.descriptor<tensor = memref<64x64x$T, 3>>
 !dB = !nvgpu.warpgroup.descriptor<tensor = memref<64x256x$T, 3>>
 !smem = memref<?xi8, #gpu.address_space<workgroup>>
-!tileA = memref<128x64x$T, #gpu.address_space<workgroup>>
+!tileA = memref<$ABOXx$T, #gpu.address_space<workgroup>>
 !tileAW = memref<64x64x$T, #gpu.address_space<workgroup>>
 !tileB = memref<$BBOXx$T, #gpu.address_space<workgroup>>
 !tileB2 = memref<64x256x$T, #gpu.address_space<workgroup>>
@@ -431,7 +428,7 @@ $LANES
 }
 )mlir";
 
-// Tile %i of this CTA -> (%b, %m0, %n0, %aRow): n fastest, then m, then the
+// Tile %i of this CTA -> (%b, %m0, %n0): n fastest, then m, then the
 // batch, so the M tiles of one batch element run at about the same time.
 constexpr const char *kWsDecodeTemplate = R"mlir(
         %i_s = arith.muli %i, %ctas : index
@@ -442,8 +439,6 @@ constexpr const char *kWsDecodeTemplate = R"mlir(
         %b = arith.divui %t1, %cGM : index
         %n0 = arith.muli %nb, %cBN : index
         %m0 = arith.muli %mb, %c128 : index
-        %aRow0 = arith.muli %b, %cM : index
-        %aRowB = arith.addi %aRow0, %m0 : index
         %aRow = $AROW
 )mlir";
 
@@ -457,7 +452,7 @@ constexpr const char *kWsLoadHeadTemplate = R"mlir(
             %bOff = arith.addi %bOff1, %pad : index
             %va = memref.view %smem[%aOff][] : !smem to !tileA
             nvgpu.mbarrier.arrive.expect_tx %full[%s], %txBytes : !bars
-            nvgpu.tma.async.load %tmaA[%k, %aRow], %full[%s] to %va : !tmaA, !bars -> !tileA
+            nvgpu.tma.async.load %tmaA[%k, %aRow$ACOORD], %full[%s] to %va : !tmaA, !bars -> !tileA
 )mlir";
 
 constexpr const char *kWsLoadChunkTemplate = R"mlir(
@@ -690,14 +685,16 @@ SmallVector<LaunchParam> tmaKernelParams(BatchMatmulOp op,
   LaunchParam a;
   a.kind = LaunchParam::Kind::Tma;
   a.tensor = binding.lhs;
-  LaunchDim rows = LaunchDim::of(m);
-  if (lhsType.getRank() == 3)
-    rows = ShapedType::isDynamic(lhsType.getDimSize(0))
-               ? LaunchDim::sym(binding.batchSymbol, m)
-               : LaunchDim::of(lhsType.getDimSize(0) * m);
-  a.dims = {LaunchDim::of(k), rows};
+  a.dims = {LaunchDim::of(k), LaunchDim::of(m)};
   a.stridesBytes = {LaunchDim::of(k * bytes)};
   a.box = {kTileK, kTileM};
+  if (lhsType.getRank() == 3) {
+    a.dims.push_back(ShapedType::isDynamic(lhsType.getDimSize(0))
+                         ? LaunchDim::sym(binding.batchSymbol)
+                         : LaunchDim::of(lhsType.getDimSize(0)));
+    a.stridesBytes.push_back(LaunchDim::of(m * k * bytes));
+    a.box.push_back(1);
+  }
   LaunchParam b;
   b.kind = LaunchParam::Kind::Tma;
   b.tensor = binding.rhs;
@@ -809,8 +806,11 @@ FailureOr<KernelLaunch> buildHopperGemmKernel(BatchMatmulOp op,
   values["STAGESTEP"] = std::to_string(128 * warpgroups * 8);
   values["BBOX"] = rhsBatched ? "1x64x64" : "64x64";
   values["BCOORD"] = rhsBatched ? ", %b" : "";
-  values["AROW"] = lhsBatched ? "arith.addi %aRowB, %c0 : index"
-                              : "arith.addi %m0, %c0 : index";
+  // A batched A is read through a 3-D map [B, M, K]: rows past M are
+  // zero-filled instead of read from the next batch element.
+  values["AROW"] = "arith.addi %m0, %c0 : index";
+  values["ABOX"] = lhsBatched ? "1x128x64" : "128x64";
+  values["ACOORD"] = lhsBatched ? ", %b" : "";
   epilogueText(op, values);
   std::string lanes = epilogueLanes(8);
   auto loadText = [&](StringRef prefix, StringRef kt) {
@@ -896,8 +896,11 @@ FailureOr<KernelLaunch> buildWsGemmKernel(BatchMatmulOp op,
   values["STAGEOFF"] = std::to_string(ringBytes);
   values["BBOX"] = rhsBatched ? "1x64x64" : "64x64";
   values["BCOORD"] = rhsBatched ? ", %b" : "";
-  values["AROW"] = lhsBatched ? "arith.addi %aRowB, %c0 : index"
-                              : "arith.addi %m0, %c0 : index";
+  // A batched A is read through a 3-D map [B, M, K]: rows past M are
+  // zero-filled instead of read from the next batch element.
+  values["AROW"] = "arith.addi %m0, %c0 : index";
+  values["ABOX"] = lhsBatched ? "1x128x64" : "128x64";
+  values["ACOORD"] = lhsBatched ? ", %b" : "";
   epilogueText(op, values);
   std::string lanes = epilogueLanes(14);
   std::string load = kWsLoadHeadTemplate;
