@@ -156,6 +156,31 @@ TEST(Manifest, RejectsBrokenManifests) {
   }
 }
 
+/// Truncations and byte flips of a valid manifest never crash the reader:
+/// they parse or they fail with a message.
+TEST(Manifest, SurvivesCorruptedInput) {
+  std::string text = kManifest;
+  uint64_t state = 42;
+  auto next = [&]() {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<size_t>(state >> 33);
+  };
+  for (int round = 0; round < 2000; ++round) {
+    std::string corrupted = text;
+    if (round % 3 == 0) {
+      corrupted.resize(next() % text.size());
+    } else {
+      for (int flips = 1 + round % 4; flips > 0; --flips)
+        corrupted[next() % corrupted.size()] =
+            "{}[],:\"0123456789-abcBU*. \\"[next() % 29];
+    }
+    Manifest m;
+    std::string error;
+    if (!parseManifest(corrupted, m, error))
+      EXPECT_FALSE(error.empty()) << corrupted;
+  }
+}
+
 TEST_F(ValidateTest, AcceptsAConsistentCallAndBindsDims) {
   DimBindings dims;
   std::string error;
