@@ -10,6 +10,7 @@
 #include "sparcast/runtime.h"
 
 #include "Manifest.h"
+#include "sparcast/Support/LogLinearPattern.h"
 
 #include <dlfcn.h>
 
@@ -628,6 +629,57 @@ static scStatus runImpl(scModule *module, const char *entry,
   return SC_OK;
 }
 
+
+scStatus scLogLinearTables(int64_t queryLength, int64_t keyLength,
+                           int64_t blockSize, int64_t localWidth,
+                           uint32_t anchors, int32_t causal, int32_t *offsets,
+                           int32_t *indices, int64_t indicesCapacity,
+                           int64_t *numIndices) {
+  if (!offsets || !numIndices)
+    return setError(SC_ERROR_INVALID_ARGUMENT,
+                    "scLogLinearTables: null offsets or numIndices");
+  if (blockSize < 16 || blockSize > 1024 || (blockSize & (blockSize - 1)))
+    return setError(SC_ERROR_INVALID_ARGUMENT,
+                    "block size must be a power of two in [16, 1024], got " +
+                        std::to_string(blockSize));
+  if (queryLength <= 0 || keyLength <= 0 || localWidth < 0)
+    return setError(SC_ERROR_INVALID_ARGUMENT,
+                    "lengths must be positive and the local width "
+                    "non-negative");
+  sparcast::LogLinearParams params;
+  params.localWidth = localWidth;
+  params.anchorFirst = anchors & 1u;
+  params.anchorMiddle = anchors & 2u;
+  params.anchorLast = anchors & 4u;
+  params.causal = causal != 0;
+  int64_t queryBlocks = (queryLength + blockSize - 1) / blockSize;
+  int64_t keyBlocks = (keyLength + blockSize - 1) / blockSize;
+  int64_t count = 0;
+  offsets[0] = 0;
+  for (int64_t q = 0; q < queryBlocks; ++q) {
+    std::vector<int64_t> kept =
+        sparcast::logLinearKeptBlocks(q, keyBlocks, params);
+    if (kept.empty())
+      return setError(SC_ERROR_INVALID_ARGUMENT,
+                      "query block " + std::to_string(q) +
+                          " keeps no key block");
+    for (int64_t k : kept) {
+      if (indices) {
+        if (count >= indicesCapacity)
+          return setError(SC_ERROR_INVALID_ARGUMENT,
+                          "indices capacity " +
+                              std::to_string(indicesCapacity) +
+                              " is too small");
+        indices[count] = static_cast<int32_t>(k);
+      }
+      ++count;
+    }
+    offsets[q + 1] = static_cast<int32_t>(count);
+  }
+  *numIndices = count;
+  lastError.clear();
+  return SC_OK;
+}
 
 scStatus scRun(scModule *module, const char *entry, const scTensor *args,
                int32_t numArgs, const scTensor *results, int32_t numResults,

@@ -5,21 +5,23 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "sparcast/Dialect/SC/IR/MaskPatterns.h"
+#include "sparcast/Support/LogLinearPattern.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-using namespace mlir::sc;
+using sparcast::LogLinearParams;
+using sparcast::logLinearKeptBlocks;
+using Blocks = std::vector<int64_t>;
 
 namespace {
 
 bool isPowerOfTwoStride(int64_t d) { return d >= 2 && (d & (d - 1)) == 0; }
 
-llvm::SmallVector<int64_t> bruteForce(int64_t q, int64_t nk,
+Blocks bruteForce(int64_t q, int64_t nk,
                                       const LogLinearParams &p) {
-  llvm::SmallVector<int64_t> kept;
+  Blocks kept;
   for (int64_t k = 0; k < nk; ++k) {
     int64_t d = q > k ? q - k : k - q;
     bool keep = d <= p.localWidth || isPowerOfTwoStride(d) ||
@@ -60,8 +62,8 @@ TEST(LogLinearMask, StridesAreInBlocksNotTokens) {
   // nothing beyond the local window.
   LogLinearParams p;
   p.anchorFirst = p.anchorMiddle = p.anchorLast = false;
-  llvm::SmallVector<int64_t> kept = logLinearKeptBlocks(64, 128, p);
-  llvm::SmallVector<int64_t> want = {0,  32, 48, 56, 60, 62,  63,
+  Blocks kept = logLinearKeptBlocks(64, 128, p);
+  Blocks want = {0,  32, 48, 56, 60, 62,  63,
                                      64, 65, 66, 68, 72, 80, 96};
   EXPECT_EQ(kept, want);
 }
@@ -85,7 +87,7 @@ TEST(LogLinearMask, CausalRowsNeverEmpty) {
   p.localWidth = 0;
   p.anchorFirst = p.anchorMiddle = p.anchorLast = false;
   for (int64_t q = 0; q < 300; ++q) {
-    llvm::SmallVector<int64_t> kept = logLinearKeptBlocks(q, 300, p);
+    Blocks kept = logLinearKeptBlocks(q, 300, p);
     ASSERT_FALSE(kept.empty());
     EXPECT_EQ(kept.back(), q);
   }

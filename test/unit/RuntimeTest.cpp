@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Json.h"
+#include "sparcast/Support/LogLinearPattern.h"
 #include "Manifest.h"
 #include "sparcast/runtime.h"
 
@@ -265,6 +266,56 @@ TEST_F(ValidateTest, RejectsWrongTensorCount) {
   EXPECT_NE(error.find("expected 4 arguments and 1 results, got 3 and 1"),
             std::string::npos)
       << error;
+}
+
+/// The runtime's tables for dynamic lengths are the compiler's for static
+/// ones (one shared definition), including partial last blocks.
+TEST(RuntimeLogLinear, TablesMatchTheDefinition) {
+  for (int64_t length : {1, 100, 128, 1000, 4096, 16384}) {
+    for (bool causal : {false, true}) {
+      int64_t count = 0;
+      std::vector<int32_t> offsets(length / 64 + 2);
+      ASSERT_EQ(scLogLinearTables(length, length, 64, 1, 7, causal,
+                                  offsets.data(), nullptr, 0, &count),
+                SC_OK)
+          << scGetLastError();
+      std::vector<int32_t> indices(count);
+      ASSERT_EQ(scLogLinearTables(length, length, 64, 1, 7, causal,
+                                  offsets.data(), indices.data(), count,
+                                  &count),
+                SC_OK);
+      int64_t blocks = (length + 63) / 64;
+      sparcast::LogLinearParams p;
+      p.causal = causal;
+      for (int64_t q = 0; q < blocks; ++q) {
+        std::vector<int64_t> want = sparcast::logLinearKeptBlocks(q, blocks, p);
+        std::vector<int64_t> got(indices.begin() + offsets[q],
+                                 indices.begin() + offsets[q + 1]);
+        ASSERT_EQ(got, want) << "length " << length << " q " << q;
+      }
+    }
+  }
+}
+
+TEST(RuntimeLogLinear, RejectsBadParameters) {
+  int32_t offsets[8];
+  int32_t indices[4];
+  int64_t count = 0;
+  EXPECT_EQ(scLogLinearTables(256, 256, 100, 1, 7, 0, offsets, nullptr, 0,
+                              &count),
+            SC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(scGetLastError()).find("power of two"),
+            std::string::npos);
+  EXPECT_EQ(scLogLinearTables(256, 256, 64, 1, 7, 0, offsets, indices, 4,
+                              &count),
+            SC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(scGetLastError()).find("capacity"), std::string::npos);
+  // Query block 1 is past the only key block, with nothing to keep.
+  EXPECT_EQ(scLogLinearTables(128, 64, 64, 0, 0, 0, offsets, nullptr, 0,
+                              &count),
+            SC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(scGetLastError()).find("keeps no key block"),
+            std::string::npos);
 }
 
 /// The C API end to end on a temporary artifact directory.

@@ -84,6 +84,18 @@ scStatus scRunWithWorkspace(scModule *module, const char *entry,
                             void *workspace, uint64_t workspaceBytes,
                             void *stream, uint32_t flags);
 
+/* The block tables of a log-linear attention mask (see #sc.log_linear),
+ * for lengths known only at run time: query block i keeps key blocks
+ * indices[offsets[i] .. offsets[i + 1]). `offsets` has
+ * ceil(queryLength / blockSize) + 1 entries; with indices == NULL only
+ * *numIndices is computed. anchors: bit 0 first, bit 1 middle, bit 2 last.
+ * Fails when a query block would keep no key block. */
+scStatus scLogLinearTables(int64_t queryLength, int64_t keyLength,
+                           int64_t blockSize, int64_t localWidth,
+                           uint32_t anchors, int32_t causal, int32_t *offsets,
+                           int32_t *indices, int64_t indicesCapacity,
+                           int64_t *numIndices);
+
 /* Message of the last failure on this thread ("" if none). */
 const char *scGetLastError(void);
 

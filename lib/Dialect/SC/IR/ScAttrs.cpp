@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "sparcast/Dialect/SC/IR/MaskPatterns.h"
 #include "sparcast/Dialect/SC/IR/ScDialect.h"
+#include "sparcast/Support/LogLinearPattern.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -134,13 +134,15 @@ int64_t LogLinearMaskAttr::getMaskBlockSize() const { return getBlockSize(); }
 SmallVector<int64_t>
 LogLinearMaskAttr::getKeptKeyBlocks(int64_t queryBlock, int64_t numQueryBlocks,
                                     int64_t numKeyBlocks) const {
-  LogLinearParams params;
+  sparcast::LogLinearParams params;
   params.localWidth = getLocalWidth();
   params.anchorFirst = bitEnumContainsAll(getAnchors(), AnchorKinds::first);
   params.anchorMiddle = bitEnumContainsAll(getAnchors(), AnchorKinds::middle);
   params.anchorLast = bitEnumContainsAll(getAnchors(), AnchorKinds::last);
   params.causal = getCausal();
-  return logLinearKeptBlocks(queryBlock, numKeyBlocks, params);
+  std::vector<int64_t> kept =
+      sparcast::logLinearKeptBlocks(queryBlock, numKeyBlocks, params);
+  return SmallVector<int64_t>(kept.begin(), kept.end());
 }
 
 LogicalResult LogLinearMaskAttr::verifyBlockCounts(
