@@ -1,0 +1,20 @@
+// RUN: rm -rf %t && sparcast-aot %S/Inputs/entries.mlir -o %t --report | FileCheck %s
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t/manifest.json
+
+// Several entries in one artifact: a static batch (constant grid), and an
+// entry whose first result also feeds its second kernel.
+// CHECK: kernel static_batch_gemm0: 64x72x40 f16, {{.*}} grid 1x1x3,
+// CHECK: kernel two_results_gemm0: 16x16x8 f16, {{.*}} grid 1x1xB,
+// CHECK: kernel two_results_gemm1: 16x16x16 f16, {{.*}} grid 1x1xB,
+
+// MANIFEST: "kernel": "static_batch_gemm0",
+// MANIFEST: "name": "static_batch",
+// MANIFEST: "kernel": "two_results_gemm0",
+// MANIFEST: "tensor": "result0"
+// MANIFEST: "kernel": "two_results_gemm1",
+// MANIFEST: "tensor": "arg2"
+// MANIFEST: "tensor": "result0"
+// MANIFEST: "tensor": "result1"
+// MANIFEST: "name": "two_results",
+// MANIFEST: "name": "result0",
+// MANIFEST: "name": "result1",
