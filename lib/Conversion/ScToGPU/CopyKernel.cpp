@@ -119,9 +119,7 @@ FailureOr<KernelLaunch> mlir::sc::buildCopyKernel(Location loc,
   if (!parsed)
     return emitError(loc) << "internal error: the copy kernel template does "
                              "not parse";
-  auto scratch = *parsed->getOps<gpu::GPUModuleOp>().begin();
-  for (Operation &op : llvm::make_early_inc_range(*scratch.getBody()))
-    op.moveBefore(gpuModule.getBody(), gpuModule.getBody()->end());
+  detail::moveKernels(detail::templateModule(*parsed), gpuModule);
 
   KernelLaunch launch;
   launch.kernel = kernelName.str();

@@ -30,7 +30,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
@@ -44,9 +43,10 @@ namespace {
 
 constexpr int64_t kTileM = 128, kTileK = 64;
 
-// $NAME placeholders are replaced by replaceAll(); every name used here is
-// listed in buildGemmKernel.
-constexpr const char *kKernelTemplate = R"mlir(
+// What both TMA schedules declare: tensor map, barrier, accumulator,
+// descriptor and tile types ($TYPES), and the tensor maps cast from the
+// kernel's pointer parameters ($CASTS).
+constexpr const char *kTmaTypesTemplate = R"mlir(
 !tmaA = !nvgpu.tensormap.descriptor<tensor = memref<$ABOXx$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
 !tmaAW = !nvgpu.tensormap.descriptor<tensor = memref<$ACCMx64x$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
 !tmaB = !nvgpu.tensormap.descriptor<tensor = memref<$BBOXx$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
@@ -60,16 +60,26 @@ constexpr const char *kKernelTemplate = R"mlir(
 !tileAW = memref<$ACCMx64x$T, #gpu.address_space<workgroup>>
 !tileB = memref<$BBOXx$T, #gpu.address_space<workgroup>>
 !tileB2 = memref<64x$BNx$T, #gpu.address_space<workgroup>>
+)mlir";
+
+constexpr const char *kTmaCastsTemplate = R"mlir(
+    %tmaA = builtin.unrealized_conversion_cast %tmaAp : !llvm.ptr to !tmaA
+    %tmaAW = builtin.unrealized_conversion_cast %tmaAp : !llvm.ptr to !tmaAW
+    %tmaB = builtin.unrealized_conversion_cast %tmaBp : !llvm.ptr to !tmaB
+    %tmaB2 = builtin.unrealized_conversion_cast %tmaBp : !llvm.ptr to !tmaB2
+)mlir";
+
+// $NAME placeholders are replaced by replaceAll(); every name used here is
+// listed in buildGemmKernel.
+constexpr const char *kKernelTemplate = R"mlir(
+$TYPES
 !stageW = memref<$ACCMx$BNxf32, strided<[$BNP, 1]>, #gpu.address_space<workgroup>>
 !stage = memref<128x$BNPxf32, #gpu.address_space<workgroup>>
 
 gpu.module @scratch {
   gpu.func @$KERNEL(%tmaAp: !llvm.ptr, %tmaBp: !llvm.ptr, %C: $CTYPE$EPI_PARAMS) kernel
       attributes {nvvm.maxntid = array<i32: $THREADS, 1, 1>} {
-    %tmaA = builtin.unrealized_conversion_cast %tmaAp : !llvm.ptr to !tmaA
-    %tmaAW = builtin.unrealized_conversion_cast %tmaAp : !llvm.ptr to !tmaAW
-    %tmaB = builtin.unrealized_conversion_cast %tmaBp : !llvm.ptr to !tmaB
-    %tmaB2 = builtin.unrealized_conversion_cast %tmaBp : !llvm.ptr to !tmaB2
+$CASTS
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
@@ -195,10 +205,10 @@ $LANES
 )mlir";
 
 // Loads k-tile %$KT of A (one 128x64 box) and B (BN/64 boxes of 64x64) into
-// ring slot ($KT mod S); local names are prefixed with $P so that the two
-// uses do not collide.
+// ring slot (%$SLOT mod S), signalling barrier group %$FULL; local names are
+// prefixed with $P so that several uses do not collide.
 constexpr const char *kLoadHeadTemplate = R"mlir(
-        %$P_s = arith.remui %$KT, %cS : index
+        %$P_s = arith.remui %$SLOT, %cS : index
         %$P_k = arith.muli %$KT, %c64 : index
         %$P_aOff0 = arith.muli %$P_s, %tileBytesA : index
         %$P_aOff = arith.addi %$P_aOff0, %pad : index
@@ -206,8 +216,8 @@ constexpr const char *kLoadHeadTemplate = R"mlir(
         %$P_bOff1 = arith.addi %$P_bOff0, %ringB : index
         %$P_bOff = arith.addi %$P_bOff1, %pad : index
         %$P_va = memref.view %smem[%$P_aOff][] : !smem to !tileA
-        nvgpu.mbarrier.arrive.expect_tx %bars[%$P_s], %txBytes : !bars
-        nvgpu.tma.async.load %tmaA[%$P_k, %aRow$ACOORD], %bars[%$P_s] to %$P_va : !tmaA, !bars -> !tileA
+        nvgpu.mbarrier.arrive.expect_tx %$FULL[%$P_s], %txBytes : !bars
+        nvgpu.tma.async.load %tmaA[%$P_k, %aRow$ACOORD], %$FULL[%$P_s] to %$P_va : !tmaA, !bars -> !tileA
 )mlir";
 
 // Chunk $J of the B tile: columns [n0 + 64 J, n0 + 64 J + 64), 8 KB apart.
@@ -217,7 +227,7 @@ constexpr const char *kLoadChunkTemplate = R"mlir(
         %$P_cn$J = arith.constant $CHUNKCOL : index
         %$P_n$J = arith.addi %n0, %$P_cn$J : index
         %$P_vb$J = memref.view %smem[%$P_bo$J][] : !smem to !tileB
-        nvgpu.tma.async.load %tmaB[%$P_n$J, %$P_k$BCOORD], %bars[%$P_s] to %$P_vb$J : !tmaB, !bars -> !tileB
+        nvgpu.tma.async.load %tmaB[%$P_n$J, %$P_k$BCOORD], %$FULL[%$P_s] to %$P_vb$J : !tmaB, !bars -> !tileB
 )mlir";
 
 // Warp-specialized, persistent: 3 warpgroups per CTA, one CTA per SM
@@ -235,28 +245,13 @@ constexpr const char *kLoadChunkTemplate = R"mlir(
 //     consumer warp (count 8).
 // Slot and phase counters run on across tiles: no pipeline drain.
 constexpr const char *kWsKernelTemplate = R"mlir(
-!tmaA = !nvgpu.tensormap.descriptor<tensor = memref<$ABOXx$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
-!tmaAW = !nvgpu.tensormap.descriptor<tensor = memref<64x64x$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
-!tmaB = !nvgpu.tensormap.descriptor<tensor = memref<$BBOXx$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
-!tmaB2 = !nvgpu.tensormap.descriptor<tensor = memref<64x64x$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
-!bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = $S>
-!acc = !nvgpu.warpgroup.accumulator<fragmented = vector<64x256xf32>>
-!dA = !nvgpu.warpgroup.descriptor<tensor = memref<64x64x$T, 3>>
-!dB = !nvgpu.warpgroup.descriptor<tensor = memref<64x256x$T, 3>>
-!smem = memref<?xi8, #gpu.address_space<workgroup>>
-!tileA = memref<$ABOXx$T, #gpu.address_space<workgroup>>
-!tileAW = memref<64x64x$T, #gpu.address_space<workgroup>>
-!tileB = memref<$BBOXx$T, #gpu.address_space<workgroup>>
-!tileB2 = memref<64x256x$T, #gpu.address_space<workgroup>>
+$TYPES
 !stageW = memref<64x256xf32, #gpu.address_space<workgroup>>
 
 gpu.module @scratch {
   gpu.func @$KERNEL(%tmaAp: !llvm.ptr, %tmaBp: !llvm.ptr, %C: $CTYPE$EPI_PARAMS) kernel
       attributes {nvvm.maxntid = array<i32: 384, 1, 1>} {
-    %tmaA = builtin.unrealized_conversion_cast %tmaAp : !llvm.ptr to !tmaA
-    %tmaAW = builtin.unrealized_conversion_cast %tmaAp : !llvm.ptr to !tmaAW
-    %tmaB = builtin.unrealized_conversion_cast %tmaBp : !llvm.ptr to !tmaB
-    %tmaB2 = builtin.unrealized_conversion_cast %tmaBp : !llvm.ptr to !tmaB2
+$CASTS
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
@@ -442,27 +437,6 @@ constexpr const char *kWsDecodeTemplate = R"mlir(
         %aRow = $AROW
 )mlir";
 
-// The producer's loads of k-tile %kt into slot %s.
-constexpr const char *kWsLoadHeadTemplate = R"mlir(
-            %k = arith.muli %kt, %c64 : index
-            %aOff0 = arith.muli %s, %tileBytesA : index
-            %aOff = arith.addi %aOff0, %pad : index
-            %bOff0 = arith.muli %s, %tileBytesB : index
-            %bOff1 = arith.addi %bOff0, %ringB : index
-            %bOff = arith.addi %bOff1, %pad : index
-            %va = memref.view %smem[%aOff][] : !smem to !tileA
-            nvgpu.mbarrier.arrive.expect_tx %full[%s], %txBytes : !bars
-            nvgpu.tma.async.load %tmaA[%k, %aRow$ACOORD], %full[%s] to %va : !tmaA, !bars -> !tileA
-)mlir";
-
-constexpr const char *kWsLoadChunkTemplate = R"mlir(
-            %cb$J = arith.constant $CHUNKOFF : index
-            %bo$J = arith.addi %bOff, %cb$J : index
-            %cn$J = arith.constant $CHUNKCOL : index
-            %nn$J = arith.addi %n0, %cn$J : index
-            %vb$J = memref.view %smem[%bo$J][] : !smem to !tileB
-            nvgpu.tma.async.load %tmaB[%nn$J, %k$BCOORD], %full[%s] to %vb$J : !tmaB, !bars -> !tileB
-)mlir";
 
 // The portable path: one thread per output element, fp32 accumulation over
 // K, the same epilogue function. Correct for every shape and layout the op
@@ -579,18 +553,17 @@ std::string hopperPathLimitation(BatchMatmulOp op) {
 /// and builds the epilogue body.
 LogicalResult installKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
                             StringRef kernelName, const std::string &text) {
-  ParserConfig config(op.getContext());
-  OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(text, config);
+  OwningOpRef<ModuleOp> parsed =
+      sc::detail::parseTemplate(op.getContext(), text);
   if (!parsed)
     return op.emitError() << "internal error: the GEMM kernel template does "
                              "not parse";
-  auto scratch = *parsed->getOps<gpu::GPUModuleOp>().begin();
+  gpu::GPUModuleOp scratch = sc::detail::templateModule(*parsed);
   auto epilogue =
       scratch.lookupSymbol<func::FuncOp>((kernelName + "_epilogue").str());
   if (failed(buildEpilogueFunction(op, epilogue)))
     return failure();
-  for (Operation &inner : llvm::make_early_inc_range(*scratch.getBody()))
-    inner.moveBefore(gpuModule.getBody(), gpuModule.getBody()->end());
+  sc::detail::moveKernels(scratch, gpuModule);
   return success();
 }
 
@@ -721,6 +694,21 @@ SmallVector<LaunchParam> tmaKernelParams(BatchMatmulOp op,
   return params;
 }
 
+/// The loads of one k-tile (see kLoadHeadTemplate) for a BN-wide B tile.
+std::string loadText(StringRef prefix, StringRef slot, StringRef kt,
+                     StringRef barriers, int64_t tileN) {
+  std::string text = kLoadHeadTemplate;
+  for (int64_t j = 0; j < tileN / 64; ++j)
+    text += replaceAll(kLoadChunkTemplate,
+                       {{"J", std::to_string(j)},
+                        {"CHUNKOFF", std::to_string(j * 64 * kTileK * 2)},
+                        {"CHUNKCOL", std::to_string(j * 64)}});
+  return replaceAll(text, {{"P", prefix.str()},
+                           {"SLOT", slot.str()},
+                           {"KT", kt.str()},
+                           {"FULL", barriers.str()}});
+}
+
 /// Eight epilogue calls on the lanes of %v into %o_7, indented by `indent`.
 std::string epilogueLanes(int indent) {
   std::string pad(indent, ' '), lanes;
@@ -813,21 +801,14 @@ FailureOr<KernelLaunch> buildHopperGemmKernel(BatchMatmulOp op,
   values["ACOORD"] = lhsBatched ? ", %b" : "";
   epilogueText(op, values);
   std::string lanes = epilogueLanes(8);
-  auto loadText = [&](StringRef prefix, StringRef kt) {
-    std::string text = kLoadHeadTemplate;
-    for (int64_t j = 0; j < tileN / 64; ++j)
-      text += replaceAll(kLoadChunkTemplate,
-                         {{"J", std::to_string(j)},
-                          {"CHUNKOFF", std::to_string(j * 64 * kTileK * 2)},
-                          {"CHUNKCOL", std::to_string(j * 64)}});
-    return replaceAll(text, {{"P", prefix.str()}, {"KT", kt.str()}});
-  };
   // Two phases: first splice the generated pieces, then fill in the values
   // they share with the template.
   llvm::StringMap<std::string> pieces;
   pieces["LANES"] = lanes;
-  pieces["LOAD_PROLOGUE"] = loadText("pro", "kt");
-  pieces["LOAD_REFILL"] = loadText("ref", "next");
+  pieces["TYPES"] = kTmaTypesTemplate;
+  pieces["CASTS"] = kTmaCastsTemplate;
+  pieces["LOAD_PROLOGUE"] = loadText("pro", "kt", "kt", "bars", tileN);
+  pieces["LOAD_REFILL"] = loadText("ref", "next", "next", "bars", tileN);
   std::string text = replaceAll(replaceAll(kKernelTemplate, pieces), values);
 
   if (failed(installKernel(op, gpuModule, kernelName, text)))
@@ -888,6 +869,8 @@ FailureOr<KernelLaunch> buildWsGemmKernel(BatchMatmulOp op,
   values["CTYPE"] = typeToString(memrefOf(resultType));
   values["M"] = std::to_string(m);
   values["N"] = std::to_string(n);
+  values["ACCM"] = "64";
+  values["BN"] = "256";
   values["GN"] = std::to_string(llvm::divideCeil(n, 256));
   values["GM"] = std::to_string(llvm::divideCeil(m, kTileM));
   values["KT"] = std::to_string(kTiles);
@@ -903,16 +886,12 @@ FailureOr<KernelLaunch> buildWsGemmKernel(BatchMatmulOp op,
   values["ACOORD"] = lhsBatched ? ", %b" : "";
   epilogueText(op, values);
   std::string lanes = epilogueLanes(14);
-  std::string load = kWsLoadHeadTemplate;
-  for (int64_t j = 0; j < 4; ++j)
-    load += replaceAll(kWsLoadChunkTemplate,
-                       {{"J", std::to_string(j)},
-                        {"CHUNKOFF", std::to_string(j * 64 * kTileK * 2)},
-                        {"CHUNKCOL", std::to_string(j * 64)}});
   llvm::StringMap<std::string> pieces;
   pieces["LANES"] = lanes;
   pieces["DECODE"] = kWsDecodeTemplate;
-  pieces["LOAD"] = load;
+  pieces["TYPES"] = kTmaTypesTemplate;
+  pieces["CASTS"] = kTmaCastsTemplate;
+  pieces["LOAD"] = loadText("ws", "j", "kt", "full", 256);
   std::string text = replaceAll(replaceAll(kWsKernelTemplate, pieces), values);
   if (failed(installKernel(op, gpuModule, kernelName, text)))
     return failure();

@@ -41,3 +41,13 @@ mlir::sc::detail::parseTemplate(MLIRContext *context, const std::string &text) {
   ParserConfig config(context);
   return parseSourceString<ModuleOp>(text, config);
 }
+
+gpu::GPUModuleOp mlir::sc::detail::templateModule(ModuleOp parsed) {
+  return *parsed.getOps<gpu::GPUModuleOp>().begin();
+}
+
+void mlir::sc::detail::moveKernels(gpu::GPUModuleOp from,
+                                   gpu::GPUModuleOp to) {
+  for (Operation &op : llvm::make_early_inc_range(*from.getBody()))
+    op.moveBefore(to.getBody(), to.getBody()->end());
+}

@@ -7,6 +7,7 @@
 #ifndef SPARCAST_LIB_CONVERSION_SCTOGPU_TEMPLATEUTILS_H
 #define SPARCAST_LIB_CONVERSION_SCTOGPU_TEMPLATEUTILS_H
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/IR/Types.h"
@@ -26,6 +27,12 @@ std::string typeToString(Type type);
 /// Parses `text` (a module holding one gpu.module) in `context`.
 OwningOpRef<ModuleOp> parseTemplate(MLIRContext *context,
                                     const std::string &text);
+
+/// The gpu.module a parsed template holds.
+gpu::GPUModuleOp templateModule(ModuleOp parsed);
+
+/// Moves everything in `from` to the end of `to`.
+void moveKernels(gpu::GPUModuleOp from, gpu::GPUModuleOp to);
 
 } // namespace mlir::sc::detail
 
