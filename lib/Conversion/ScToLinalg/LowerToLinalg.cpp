@@ -61,6 +61,15 @@ Value castTo(OpBuilder &b, Location loc, Value v, Type type) {
   return tensor::CastOp::create(b, loc, type, v);
 }
 
+/// Body of a contraction: acc + f32(a) * f32(b), for (a, b, acc).
+void yieldMulAdd(OpBuilder &b, Location loc, ValueRange args) {
+  Value x = convertFloat(b, loc, args[0], b.getF32Type());
+  Value y = convertFloat(b, loc, args[1], b.getF32Type());
+  Value prod = arith::MulFOp::create(b, loc, x, y);
+  linalg::YieldOp::create(b, loc,
+                          Value(arith::AddFOp::create(b, loc, args[2], prod)));
+}
+
 AffineMap mapOf(MLIRContext *ctx, unsigned numDims, ArrayRef<unsigned> dims) {
   SmallVector<AffineExpr> exprs;
   for (unsigned d : dims)
@@ -151,13 +160,7 @@ struct LowerBatchMatmul : OpConversionPattern<BatchMatmulOp> {
     acc = linalg::GenericOp::create(
               b, acc.getType(), ValueRange{lhs, rhs}, ValueRange{acc}, maps,
               {kPar, kPar, kPar, kRed},
-              [&](OpBuilder &nb, Location l, ValueRange args) {
-                Value x = convertFloat(nb, l, args[0], nb.getF32Type());
-                Value y = convertFloat(nb, l, args[1], nb.getF32Type());
-                Value prod = arith::MulFOp::create(nb, l, x, y);
-                Value sum = arith::AddFOp::create(nb, l, args[2], prod);
-                linalg::YieldOp::create(nb, l, sum);
-              })
+              yieldMulAdd)
               .getResult(0);
 
     // Epilogue: the region's body inlined into an element-wise generic.
@@ -271,18 +274,11 @@ struct LowerAttention : OpConversionPattern<AttentionOp> {
 
     // scores[b, h, l, s] = sum_e q[b, h, l, e] * k[b, h, s, e]
     Value scores = createInit(b, {batch, heads, queryLen, keyLen}, f32, 0.0);
-    auto mulAdd = [&](OpBuilder &nb, Location l, ValueRange args) {
-      Value x = convertFloat(nb, l, args[0], nb.getF32Type());
-      Value y = convertFloat(nb, l, args[1], nb.getF32Type());
-      Value prod = arith::MulFOp::create(nb, l, x, y);
-      linalg::YieldOp::create(
-          nb, l, Value(arith::AddFOp::create(nb, l, args[2], prod)));
-    };
     scores = linalg::GenericOp::create(
                  b, scores.getType(), ValueRange{q, k}, ValueRange{scores},
                  {mapOf(ctx, 5, {0, 1, 2, 4}), mapOf(ctx, 5, {0, 1, 3, 4}),
                   mapOf(ctx, 5, {0, 1, 2, 3})},
-                 {kPar, kPar, kPar, kPar, kRed}, mulAdd)
+                 {kPar, kPar, kPar, kPar, kRed}, yieldMulAdd)
                  .getResult(0);
 
     // Scale, then -inf outside the kept blocks.
@@ -372,7 +368,7 @@ struct LowerAttention : OpConversionPattern<AttentionOp> {
               b, out.getType(), ValueRange{probs, v}, ValueRange{out},
               {mapOf(ctx, 5, {0, 1, 2, 4}), mapOf(ctx, 5, {0, 1, 4, 3}),
                mapOf(ctx, 5, {0, 1, 2, 3})},
-              {kPar, kPar, kPar, kPar, kRed}, mulAdd)
+              {kPar, kPar, kPar, kPar, kRed}, yieldMulAdd)
               .getResult(0);
     Type resultElement = op.getType().getElementType();
     Value init = createInit(b, {batch, heads, queryLen, valueDim}, resultElement);
