@@ -69,20 +69,26 @@ def check(name, entry, args, ref, out_dtype, out_shape):
     return {"case": name, "rel_fro": err, "finite": finite, "ok": ok}
 
 
-def main():
+def setup():
+    """The command line every check script takes, a generator seeded afresh
+    (new inputs each run), and the header of its results."""
     p = argparse.ArgumentParser()
     p.add_argument("--artifacts", required=True)
     p.add_argument("--out", required=True)
     p.add_argument("--commit", default="unknown")
     args = p.parse_args()
-
     gen = torch.Generator(device="cuda")
     gen.manual_seed(int(time.time()))
+    header = {"gpu": torch.cuda.get_device_name(), "commit": args.commit,
+              "torch": torch.__version__}
+    return args, gen, header
+
+
+def main():
+    args, gen, header = setup()
     suite = sparcast.load(os.path.join(args.artifacts, "gemm_suite"))
     example = sparcast.load(os.path.join(args.artifacts, "gemm"))
-    results = {"gpu": torch.cuda.get_device_name(), "commit": args.commit,
-               "torch": torch.__version__, "correctness": [], "validation": [],
-               "speed": []}
+    results = dict(header, correctness=[], validation=[], speed=[])
     f16, bf16 = torch.float16, torch.bfloat16
 
     print("== correctness (fp32 reference, NaN-poisoned outputs)")

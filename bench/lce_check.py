@@ -11,18 +11,16 @@ sweep of B and the candidates-per-user ratio.
     python3 bench/lce_check.py --artifacts bench/artifacts --out lce.json
 """
 
-import argparse
 import json
 import os
 import sys
-import time
 
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sparcast  # noqa: E402
-from gemm_check import median_ms, uniform  # noqa: E402
+from gemm_check import median_ms, setup, uniform  # noqa: E402
 
 M, N = 433, 256
 
@@ -47,19 +45,11 @@ def eager_plain(w, e_user, e_cand, idx):
 
 
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--artifacts", required=True)
-    p.add_argument("--out", required=True)
-    p.add_argument("--commit", default="unknown")
-    args = p.parse_args()
-    gen = torch.Generator(device="cuda")
-    gen.manual_seed(int(time.time()))
+    args, gen, header = setup()
     f16 = torch.float16
     lce = sparcast.load(os.path.join(args.artifacts, "lce"))
     lce_odd = sparcast.load(os.path.join(args.artifacts, "lce_odd"))
-    results = {"gpu": torch.cuda.get_device_name(), "commit": args.commit,
-               "torch": torch.__version__, "workload": "lce",
-               "correctness": [], "speed": [], "sweep": []}
+    results = dict(header, workload="lce", correctness=[], speed=[], sweep=[])
 
     print("== correctness (FBGEMM rule vs fp16 cuBLAS, fresh inputs)")
     cases = [(1024, 15, False, True, 1178, 866, lce.lce), (512, 256, False, True, 1178, 866, lce.lce),
