@@ -84,42 +84,79 @@ def setup():
     return args, gen, header
 
 
-def main():
-    args, gen, header = setup()
-    suite = sparcast.load(os.path.join(args.artifacts, "gemm_suite"))
-    example = sparcast.load(os.path.join(args.artifacts, "gemm"))
-    results = dict(header, correctness=[], validation=[], speed=[])
-    f16, bf16 = torch.float16, torch.bfloat16
+# GEMM schedules compiled by scripts/build-device-artifacts.sh: artifact
+# directory suffix -> the --gemm-schedule it was compiled with.
+SCHEDULES = {"": "auto", "_simple": "simple", "_cooperative": "cooperative",
+             "_pingpong": "pingpong"}
 
-    print("== correctness (fp32 reference, NaN-poisoned outputs)")
-    corr = results["correctness"]
-    for B in (1, 3, 64):
+
+def load_schedules(artifacts):
+    """(schedule, GEMM suite, gemm example) for each schedule compiled."""
+    found = []
+    for suffix, schedule in SCHEDULES.items():
+        suite_dir = os.path.join(artifacts, "gemm_suite" + suffix)
+        if os.path.isdir(suite_dir):
+            found.append((schedule, sparcast.load(suite_dir),
+                          sparcast.load(os.path.join(artifacts, "gemm" + suffix))))
+    return found
+
+
+def check_tma_kernels(label, suite, example, gen, corr):
+    """Every TMA/wgmma kernel of one schedule against fp32 references."""
+    f16, bf16 = torch.float16, torch.bfloat16
+    check_ = lambda name, *rest: corr.append(dict(check(label + name, *rest), schedule=label.strip()))
+    for B in (1, 3, 64, 200):
         w = uniform((433, 872), f16, gen)
         e = uniform((B, 872, 256), f16, gen)
         ref = torch.matmul(w.float(), e.float())
-        corr.append(check("shared_w_f16 B=%d" % B, suite.shared_w_f16, [w, e], ref, f16, (B, 433, 256)))
+        check_("shared_w_f16 B=%d" % B, suite.shared_w_f16, [w, e], ref, f16, (B, 433, 256))
         a = uniform((B, 433, 872), f16, gen)
         ref = torch.bmm(a.float(), e.float())
-        corr.append(check("bmm_f16 B=%d" % B, suite.bmm_f16, [a, e], ref, f16, (B, 433, 256)))
+        check_("bmm_f16 B=%d" % B, suite.bmm_f16, [a, e], ref, f16, (B, 433, 256))
     for B in (1, 5):
         a = uniform((B, 200, 72), f16, gen)
         b = uniform((B, 72, 136), f16, gen)
         bias = uniform((136,), torch.float32, gen)
         ref = torch.relu(torch.bmm(a.float(), b.float()) + bias)
-        corr.append(check("odd_bias_relu_f16 B=%d (200x136x72)" % B, suite.odd_bias_relu_f16,
-                          [a, b, bias], ref, torch.float32, (B, 200, 136)))
+        check_("odd_bias_relu_f16 B=%d (200x136x72)" % B, suite.odd_bias_relu_f16,
+               [a, b, bias], ref, torch.float32, (B, 200, 136))
         a2 = uniform((333, 40), bf16, gen)
         b2 = uniform((B, 40, 264), bf16, gen)
         ref = torch.matmul(a2.float(), b2.float()) * 0.5
-        corr.append(check("odd_scale_bf16 B=%d (333x264x40)" % B, suite.odd_scale_bf16,
-                          [a2, b2], ref, bf16, (B, 333, 264)))
+        check_("odd_scale_bf16 B=%d (333x264x40)" % B, suite.odd_scale_bf16,
+               [a2, b2], ref, bf16, (B, 333, 264))
     for B in (1, 6):
         a = uniform((B, 96, 64), f16, gen)
         b = uniform((B, 64, 136), f16, gen)
         x = torch.bmm(a.float(), b.float())
         ref = torch.nn.functional.gelu(x, approximate="tanh") + torch.nn.functional.silu(x)
-        corr.append(check("gelu_silu_f16 B=%d (96x136x64)" % B, suite.gelu_silu_f16, [a, b], ref,
-                          f16, (B, 96, 136)))
+        check_("gelu_silu_f16 B=%d (96x136x64)" % B, suite.gelu_silu_f16, [a, b], ref,
+               f16, (B, 96, 136))
+    for users, B in ((15, 1024), (7, 13), (1, 3)):
+        w = uniform((433, 872), f16, gen)
+        e = uniform((B, 872, 256), f16, gen)
+        user = uniform((users, 433, 256), torch.float32, gen)
+        idx = torch.randint(0, users, (B,), generator=gen, device="cuda", dtype=torch.int32)
+        ref = torch.matmul(w.float(), e.float()) + user[idx.long()]
+        check_("gemm_gather_add U=%d B=%d" % (users, B), example.gemm_gather_add,
+               [w, e, user, idx], ref, f16, (B, 433, 256))
+    a = uniform((8192, 8192), bf16, gen)
+    b = uniform((1, 8192, 8192), bf16, gen)
+    ref = torch.matmul(a.float(), b[0].float()).unsqueeze(0)
+    check_("square_bf16 8192^3", suite.square_bf16, [a, b], ref, bf16, (1, 8192, 8192))
+
+
+def main():
+    args, gen, header = setup()
+    schedules = load_schedules(args.artifacts)
+    _, suite, example = schedules[0]
+    results = dict(header, correctness=[], validation=[], speed=[])
+    f16, bf16 = torch.float16, torch.bfloat16
+
+    print("== correctness (fp32 reference, NaN-poisoned outputs)")
+    corr = results["correctness"]
+    for schedule, s_suite, s_example in schedules:
+        check_tma_kernels("[%s] " % schedule, s_suite, s_example, gen, corr)
     for B in (1, 5):
         a = uniform((B, 200, 136), bf16, gen)
         b = uniform((B, 264, 136), bf16, gen)
@@ -131,20 +168,6 @@ def main():
         ref = torch.matmul(e.float(), w.float().t())
         corr.append(check("transposed_shared_f16 B=%d (70x48x40)" % B, suite.transposed_shared_f16, [e, w], ref,
                           f16, (B, 70, 48)))
-    for users, B in ((15, 1024), (7, 13), (1, 3)):
-        w = uniform((433, 872), f16, gen)
-        e = uniform((B, 872, 256), f16, gen)
-        user = uniform((users, 433, 256), torch.float32, gen)
-        idx = torch.randint(0, users, (B,), generator=gen, device="cuda", dtype=torch.int32)
-        ref = torch.matmul(w.float(), e.float()) + user[idx.long()]
-        corr.append(check("gemm_gather_add U=%d B=%d" % (users, B), example.gemm_gather_add,
-                          [w, e, user, idx], ref, f16, (B, 433, 256)))
-    a = uniform((8192, 8192), bf16, gen)
-    b = uniform((1, 8192, 8192), bf16, gen)
-    ref = torch.matmul(a.float(), b[0].float()).unsqueeze(0)
-    corr.append(check("square_bf16 8192^3", suite.square_bf16, [a, b], ref, bf16, (1, 8192, 8192)))
-    del ref
-
     print("== portable path (sm_90a fallback, and sm_80 PTX JIT-compiled here)")
     portable = sparcast.load(os.path.join(args.artifacts, "gemm_portable"))
     sm80 = sparcast.load(os.path.join(args.artifacts, "gemm_suite_sm80"))
@@ -200,31 +223,36 @@ def main():
 
     print("== speed (median of 30, CUDA events, same process)")
     def speed(name, ours, peers, flops):
-        row = {"case": name, "ours_ms": median_ms(ours)}
+        row = {"case": name}
+        for schedule, fn in ours.items():
+            row[schedule + "_ms"] = median_ms(fn)
+            row[schedule + "_tflops"] = flops / row[schedule + "_ms"] / 1e9
         for peer_name, peer in peers.items():
             row[peer_name + "_ms"] = median_ms(peer)
-            row["ratio_vs_" + peer_name] = row[peer_name + "_ms"] / row["ours_ms"]
-        row["ours_tflops"] = flops / row["ours_ms"] / 1e9
+            for schedule in ours:
+                row["ratio_%s_vs_%s" % (schedule, peer_name)] = row[peer_name + "_ms"] / row[schedule + "_ms"]
         results["speed"].append(row)
         print("  " + json.dumps(row))
 
     a = uniform((8192, 8192), bf16, gen)
     b = uniform((1, 8192, 8192), bf16, gen)
     out = torch.empty((1, 8192, 8192), dtype=bf16, device="cuda")
-    speed("bf16 8192^3", lambda: suite.square_bf16(a, b, out=[out]),
+    speed("bf16 8192^3", {s: (lambda m=m: m.square_bf16(a, b, out=[out])) for s, m, _ in schedules},
           {"cublas": lambda: torch.matmul(a, b[0])}, 2 * 8192 ** 3)
     B = 1024
     w = uniform((433, 872), f16, gen)
     ab = uniform((B, 433, 872), f16, gen)
     e = uniform((B, 872, 256), f16, gen)
     out = torch.empty((B, 433, 256), dtype=f16, device="cuda")
-    speed("f16 bmm B=1024 433x256x872", lambda: suite.bmm_f16(ab, e, out=[out]),
+    speed("f16 bmm B=1024 433x256x872", {s: (lambda m=m: m.bmm_f16(ab, e, out=[out])) for s, m, _ in schedules},
           {"torch_bmm": lambda: torch.bmm(ab, e)}, 2 * B * 433 * 256 * 872)
-    speed("f16 shared W B=1024 433x256x872", lambda: suite.shared_w_f16(w, e, out=[out]),
+    speed("f16 shared W B=1024 433x256x872",
+          {s: (lambda m=m: m.shared_w_f16(w, e, out=[out])) for s, m, _ in schedules},
           {"torch_matmul": lambda: torch.matmul(w, e)}, 2 * B * 433 * 256 * 872)
     user = uniform((15, 433, 256), torch.float32, gen)
     idx = torch.sort(torch.randint(0, 15, (B,), generator=gen, device="cuda", dtype=torch.int32))[0]
-    speed("f16 gather-add B=1024 U=15", lambda: example.gemm_gather_add(w, e, user, idx, out=[out]),
+    speed("f16 gather-add B=1024 U=15",
+          {s: (lambda x=x: x.gemm_gather_add(w, e, user, idx, out=[out])) for s, _, x in schedules},
           {"torch_matmul_plus_gather": lambda: torch.matmul(w, e) + user[idx.long()]},
           2 * B * 433 * 256 * 872)
 

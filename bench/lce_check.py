@@ -20,7 +20,7 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sparcast  # noqa: E402
-from gemm_check import median_ms, setup, uniform  # noqa: E402
+from gemm_check import SCHEDULES, median_ms, setup, uniform  # noqa: E402
 
 M, N = 433, 256
 
@@ -47,16 +47,22 @@ def eager_plain(w, e_user, e_cand, idx):
 def main():
     args, gen, header = setup()
     f16 = torch.float16
-    lce = sparcast.load(os.path.join(args.artifacts, "lce"))
-    lce_odd = sparcast.load(os.path.join(args.artifacts, "lce_odd"))
+    # The pipeline compiled with each GEMM schedule: schedule -> (lce, lce_odd).
+    variants = {}
+    for suffix, schedule in SCHEDULES.items():
+        if os.path.isdir(os.path.join(args.artifacts, "lce" + suffix)):
+            variants[schedule] = (sparcast.load(os.path.join(args.artifacts, "lce" + suffix)).lce,
+                                  sparcast.load(os.path.join(args.artifacts, "lce_odd" + suffix)).lce_odd)
     results = dict(header, workload="lce", correctness=[], speed=[], sweep=[])
 
     print("== correctness (FBGEMM rule vs fp16 cuBLAS, fresh inputs)")
-    cases = [(1024, 15, False, True, 1178, 866, lce.lce), (512, 256, False, True, 1178, 866, lce.lce),
-             (3072, 3, False, True, 1178, 866, lce.lce), (1024, 15, True, True, 1178, 866, lce.lce),
-             (1000, 1, False, False, 1178, 866, lce.lce), (3072, 44, False, False, 1178, 866, lce.lce),
-             (1024, 15, True, True, 1177, 865, lce_odd.lce_odd), (512, 7, False, True, 1177, 865, lce_odd.lce_odd)]
-    for B, users, shuffle, uneven, ku, kc, entry in cases:
+    cases = [(1024, 15, False, True, 1178, 866), (512, 256, False, True, 1178, 866),
+             (3072, 3, False, True, 1178, 866), (1024, 15, True, True, 1178, 866),
+             (1000, 1, False, False, 1178, 866), (3072, 44, False, False, 1178, 866),
+             (1024, 15, True, True, 1177, 865), (512, 7, False, True, 1177, 865)]
+    cases = [c + (schedule, entries[0] if c[4] == 1178 else entries[1])
+             for schedule, entries in variants.items() for c in cases]
+    for B, users, shuffle, uneven, ku, kc, schedule, entry in cases:
         w = uniform((M, ku + kc), f16, gen)
         e_user = uniform((users, ku, N), f16, gen)
         e_cand = uniform((B, kc, N), f16, gen)
@@ -70,10 +76,10 @@ def main():
         bound = (cublas16 - ref32).abs().max().item()
         finite = bool(torch.isfinite(out).all().item())
         ok = finite and err <= bound
-        name = "B=%d users=%d%s%s K=%d+%d" % (B, users, " shuffled" if shuffle else "",
+        name = "[%s] B=%d users=%d%s%s K=%d+%d" % (schedule, B, users, " shuffled" if shuffle else "",
                                              " uneven" if uneven else "", ku, kc)
-        print("  %-44s max_err %.4f (cuBLAS fp16 %.4f) %s" % (name, err, bound, "ok" if ok else "FAIL"))
-        results["correctness"].append({"case": name, "max_err": err, "cublas_fp16_max_err": bound,
+        print("  %-64s max_err %.4f (cuBLAS fp16 %.4f) %s" % (name, err, bound, "ok" if ok else "FAIL"))
+        results["correctness"].append({"case": name, "schedule": schedule, "max_err": err, "cublas_fp16_max_err": bound,
                                        "finite": finite, "ok": ok})
 
     def timings(B, users, iters=30):
@@ -90,7 +96,10 @@ def main():
         e_up, e_cp = pad(e_user, 1, 1184).contiguous(), pad(e_cand, 1, 872).contiguous()
         il = idx.long()
         row = {"B": B, "users": users}
-        row["ours_ms"] = median_ms(lambda: lce.lce(w, e_user, e_cand, idx, out=[out]), iters)
+        for schedule, (entry, _) in variants.items():
+            row[schedule + "_ms"] = median_ms(lambda: entry(w, e_user, e_cand, idx, out=[out]), iters)
+        # "ours": what sparcast-aot compiles by default.
+        row["ours_ms"] = row["auto_ms"]
         row["eager_bmm_broadcast_ms"] = median_ms(lambda: eager_plain(w, e_user, e_cand, idx), iters)
         row["eager_decomposed_ms"] = median_ms(
             lambda: torch.matmul(w_c, e_cand) + torch.matmul(w_u, e_user)[il], iters)
@@ -110,8 +119,9 @@ def main():
             users = max(1, B // ratio)
             r = timings(B, users, iters=15)
             results["sweep"].append(r)
-            print("  B=%4d users=%4d ours %.3f ms, decomposed+padded %.3f ms (x%.2f), broadcast bmm %.3f ms (x%.2f)" % (
-                B, users, r["ours_ms"], r["eager_decomposed_padded_ms"], r["speedup_vs_eager_decomposed_padded"],
+            print("  B=%4d users=%4d ours %.3f ms (%s), decomposed+padded %.3f ms (x%.2f), broadcast bmm %.3f ms (x%.2f)" % (
+                B, users, r["ours_ms"], ", ".join("%s %.3f" % (s, r[s + "_ms"]) for s in variants),
+                r["eager_decomposed_padded_ms"], r["speedup_vs_eager_decomposed_padded"],
                 r["eager_bmm_broadcast_ms"], r["speedup_vs_eager_bmm_broadcast"]))
     results["all_correct"] = all(c["ok"] for c in results["correctness"])
     with open(args.out, "w") as f:

@@ -15,3 +15,12 @@ rm -rf "$ROOT/bench/artifacts"
 # IKBO LCE: the plain model graphs, decomposed and fused by sparcast-aot.
 "$BIN/sparcast-aot" "$ROOT/examples/lce.mlir" -o "$ROOT/bench/artifacts/lce" --report
 "$BIN/sparcast-aot" "$ROOT/bench/lce_odd.mlir" -o "$ROOT/bench/artifacts/lce_odd"
+# The same kernels with each GEMM schedule forced (the ones above use the
+# default, auto): the checks run them all and time them side by side.
+for schedule in simple cooperative pingpong; do
+  for model in examples/gemm.mlir bench/gemm_suite.mlir examples/lce.mlir bench/lce_odd.mlir; do
+    name="$(basename "$model" .mlir)"
+    "$BIN/sparcast-aot" "$ROOT/$model" -o "$ROOT/bench/artifacts/${name}_$schedule" \
+      --gemm-schedule=$schedule 2>/dev/null >/dev/null
+  done
+done

@@ -231,6 +231,8 @@ struct scModule {
   // until destruction: a kernel queued earlier may still use them.
   std::vector<CUdeviceptr> workspaces;
   size_t workspaceBytes = 0;
+  // SM count per device, for persistent grids (symbol SMS); asked once.
+  std::map<CUdevice, int> smCounts;
   static constexpr size_t kArenaBytes = 64 * 1024;
   Driver *driver = nullptr;
 
@@ -527,10 +529,14 @@ static scStatus runImpl(scModule *module, const char *entry,
   CUstream cuStream = static_cast<CUstream>(stream);
   {
     CUdevice dev;
-    int sms = 0;
     SC_CUDA_CHECK(d, d->cuCtxGetDevice(&dev));
-    SC_CUDA_CHECK(d, d->cuDeviceGetAttribute(&sms, kAttrSMCount, dev));
-    dims["SMS"] = sms;
+    auto known = module->smCounts.find(dev);
+    if (known == module->smCounts.end()) {
+      int sms = 0;
+      SC_CUDA_CHECK(d, d->cuDeviceGetAttribute(&sms, kAttrSMCount, dev));
+      known = module->smCounts.emplace(dev, sms).first;
+    }
+    dims["SMS"] = known->second;
   }
 
   std::map<std::string, const scTensor *> tensors;

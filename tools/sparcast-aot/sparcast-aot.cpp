@@ -35,8 +35,8 @@ static cl::opt<int64_t>
           cl::init(0));
 static cl::opt<std::string>
     schedule("gemm-schedule",
-             cl::desc("GEMM schedule: simple | warp-specialized"),
-             cl::init("simple"));
+             cl::desc("GEMM schedule: auto | simple | cooperative | pingpong"),
+             cl::init("auto"));
 static cl::opt<bool> report("report",
                             cl::desc("Print what each step decided"));
 

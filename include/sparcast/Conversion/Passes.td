@@ -45,6 +45,8 @@ def ScTestGemmKernelPass : Pass<"sc-test-gemm-kernel", "::mlir::ModuleOp"> {
            "K-tiles in flight in the shared-memory ring (0: chosen)">,
     Option<"tileN", "tile-n", "int64_t", /*default=*/"0",
            "Tile width, 128 or 256 (0: chosen)">,
+    Option<"schedule", "schedule", "std::string", /*default=*/"\"auto\"",
+           "GEMM schedule: auto, simple, cooperative or pingpong">,
   ];
   let dependentDialects = [
     "::mlir::func::FuncDialect",

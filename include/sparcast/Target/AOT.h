@@ -20,8 +20,9 @@ struct AotOptions {
   int64_t stages = 0; // 0: chosen per kernel
   /// GEMM tile width (0: chosen per op).
   int64_t tileN = 0;
-  /// GEMM schedule: "simple" or "warp-specialized".
-  std::string schedule = "simple";
+  /// GEMM schedule: "auto", "simple", "cooperative" or "pingpong"
+  /// (GemmKernelOptions).
+  std::string schedule = "auto";
   /// Name used for the C header (<modelName>.h).
   std::string modelName = "model";
 };

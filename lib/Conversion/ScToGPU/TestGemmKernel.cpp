@@ -50,6 +50,7 @@ struct ScTestGemmKernelPass
         options.chip = chip;
         options.stages = stages;
         options.tileN = tileN;
+        options.schedule = schedule;
         std::string name = llvm::formatv("{0}_gemm{1}", func.getSymName(), i);
         if (failed(buildGemmKernel(op, gpuModule, name, binding, options)))
           return signalPassFailure();

@@ -1,4 +1,4 @@
-// RUN: sparcast-opt %s -split-input-file -sc-test-gemm-kernel -verify-diagnostics | FileCheck %s
+// RUN: sparcast-opt %s -split-input-file -sc-test-gemm-kernel=schedule=simple -verify-diagnostics | FileCheck %s
 
 // The Hopper kernel: 2-D tensor map for the shared lhs, 3-D for the batched
 // rhs (zero fill past K stays inside the batch element), an mbarrier per

@@ -1,4 +1,4 @@
-// RUN: rm -rf %t && sparcast-aot %S/Inputs/entries.mlir -o %t --report | FileCheck %s
+// RUN: rm -rf %t && sparcast-aot %S/Inputs/entries.mlir -o %t --gemm-schedule=simple --report | FileCheck %s
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/manifest.json
 
 // Several entries in one artifact: a static batch (constant grid), and an

@@ -1,9 +1,10 @@
-// RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/gemm.mlir -o %t --report | FileCheck %s --check-prefix=REPORT
+// RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/gemm.mlir -o %t --gemm-schedule=simple --report | FileCheck %s --check-prefix=REPORT
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/manifest.json
 // RUN: FileCheck %s --check-prefix=HEADER < %t/gemm.h
 // RUN: FileCheck %s --check-prefix=PTX < %t/gemm_gather_add_kernels.ptx
 
-// Keys print sorted (llvm::json). The example compiles into one sm_90a kernel; the manifest tells the
+// Keys print sorted (llvm::json). The example compiles into one sm_90a kernel
+// (here the simple schedule: one CTA per tile); the manifest tells the
 // runtime how to launch it for any number of candidates B and users U.
 // REPORT: kernel gemm_gather_add_gemm0: 433x256x872 f16, tile 128x256x64, 2 warpgroup(s), 4 stages, 14 k-tiles, grid 1x4xB, 197632 B shared memory, epilogue fused (region)
 // REPORT: wrote

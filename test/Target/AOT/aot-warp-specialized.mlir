@@ -1,23 +1,64 @@
 // REQUIRES: ptxas
-// RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/gemm.mlir -o %t --gemm-schedule=warp-specialized --report | FileCheck %s
-// RUN: FileCheck %s --check-prefix=PTX < %t/gemm_gather_add_kernels.ptx
+// RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/gemm.mlir -o %t --gemm-schedule=cooperative --report | FileCheck %s --check-prefix=COOP
+// RUN: FileCheck %s --check-prefixes=PTX,PTX-COOP < %t/gemm_gather_add_kernels.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/manifest.json
+// RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/gemm.mlir -o %t --gemm-schedule=pingpong --report | FileCheck %s --check-prefix=PP
+// RUN: FileCheck %s --check-prefixes=PTX,PTX-PP < %t/gemm_gather_add_kernels.ptx
+// RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/gemm.mlir -o %t --report | FileCheck %s --check-prefix=AUTO
+// RUN: not sparcast-aot %sparcast_src_root/examples/gemm.mlir -o %t --gemm-schedule=fastest 2>&1 | FileCheck %s --check-prefix=BAD
 
-// The warp-specialized persistent schedule: a producer warpgroup gives its
-// registers to two consumer warpgroups (setmaxnreg), slots are handed over
-// with full/empty mbarriers, consumers sync on named barrier 1, and the
-// grid is the device's SM count. ptxas: no spills, no setmaxnreg warning.
-// CHECK: kernel gemm_gather_add_gemm0: 433x256x872 f16, warp-specialized persistent: producer warpgroup (TMA, 40 registers) + 2 consumer warpgroups (wgmma + epilogue, 232 registers), tile 128x256x64, 3 stages, 14 k-tiles, one CTA per SM walking tiles n, m, batch
-// CHECK: 0 bytes spill stores, 0 bytes spill loads
-// CHECK-NOT: C7508
+// The warp-specialized persistent schedules: a producer warpgroup gives its
+// registers to two consumer warpgroups (setmaxnreg), ring slots are handed
+// over with full/empty mbarriers, each consumer applies the epilogue in
+// registers and stores through TMA (staging tile, proxy fence, bulk group,
+// wait for the read before reuse), and the grid is the device's SM count.
+// ptxas: no spills, no setmaxnreg warning (C7508), no serialized wgmma
+// (C7520).
+// COOP: kernel gemm_gather_add_gemm0: 433x256x872 f16, warp-specialized persistent, cooperative: producer warpgroup (TMA, 40 registers) + 2 consumer warpgroups (wgmma + epilogue, 232 registers), both consumers on one 128x256x64 tile, 4 stages, 14 k-tiles, one CTA per SM walking tiles in groups of 8 M tiles, 230400 B shared memory, epilogue fused (region) in registers, TMA stores
+// COOP-NOT: C7508
+// COOP-NOT: C7520
+// COOP: 0 bytes spill stores, 0 bytes spill loads
+// PP: kernel gemm_gather_add_gemm0: 433x256x872 f16, warp-specialized persistent, ping-pong: {{.*}} each consumer a 64x256x64 tile of its own, 4 stages, 14 k-tiles, {{.*}} 197632 B shared memory
+// PP-NOT: C7508
+// PP-NOT: C7520
+// PP: 0 bytes spill stores, 0 bytes spill loads
+// The example's epilogue reads other tensors (gather-add): auto picks
+// ping-pong, so the loads run under the other consumer's wgmma.
+// AUTO: kernel gemm_gather_add_gemm0: {{.*}} ping-pong
+// BAD: error: unknown GEMM schedule 'fastest', expected auto, simple, cooperative or pingpong
+
 // PTX: .maxntid 384, 1, 1
 // PTX-DAG: setmaxnreg.dec.sync.aligned.u32 40
 // PTX-DAG: setmaxnreg.inc.sync.aligned.u32 232
 // PTX-DAG: mbarrier.arrive.expect_tx.shared.b64
 // PTX-DAG: mbarrier.arrive.shared.b64
-// PTX-DAG: bar.sync {{.*}}1, 256;
-// PTX-DAG: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// PTX-DAG: fence.proxy.async.shared::cta
+// PTX-DAG: bar.sync {{.*}}, 128;
+// PTX-DAG: cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group
+// PTX-DAG: cp.async.bulk.commit_group
+// PTX-DAG: cp.async.bulk.wait_group.read 0
+// PTX-DAG: cp.async.bulk.wait_group 0
+// Ping-pong turns: named barriers among the two consumers (256 threads).
+// PTX-PP-DAG: bar.arrive {{.*}}, 256;
+// PTX-PP-DAG: bar.sync {{.*}}, 256;
+// PTX-COOP-NOT: bar.arrive
+
 // MANIFEST: "block": [
 // MANIFEST-NEXT: 384,
 // MANIFEST: "grid": [
 // MANIFEST-NEXT: "SMS",
+// The result is passed as a memref (the batch size) and, after the
+// epilogue operands, as a tensor map: boxes of 64 rows x 128 bytes.
+// MANIFEST: "kind": "memref",
+// MANIFEST-NEXT: "tensor": "result0"
+// MANIFEST: "box": [
+// MANIFEST-NEXT: 64,
+// MANIFEST-NEXT: 64,
+// MANIFEST-NEXT: 1
+// MANIFEST: "dims": [
+// MANIFEST-NEXT: 256,
+// MANIFEST-NEXT: 433,
+// MANIFEST-NEXT: "B"
+// MANIFEST: "kind": "tma",
+// MANIFEST: "tensor": "result0"

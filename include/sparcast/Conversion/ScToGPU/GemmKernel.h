@@ -31,10 +31,16 @@ struct GemmKernelOptions {
   int64_t stages = 0;
   /// Tile width: 128 (one warpgroup) or 256 (two); 0 picks 256 when N >= 256.
   int64_t tileN = 0;
-  /// "simple" (one CTA per tile, every thread loads and multiplies) or
-  /// "warp-specialized" (persistent: a TMA producer warpgroup and two wgmma
-  /// consumer warpgroups on a 128x256 tile, grid = number of SMs).
-  std::string schedule = "simple";
+  /// "simple" (one CTA per tile, every thread loads and multiplies), or
+  /// warp-specialized and persistent (grid = number of SMs, a TMA producer
+  /// warpgroup, two wgmma consumer warpgroups, TMA-store epilogue):
+  /// "cooperative" (both consumers on one 128x256 tile) or "pingpong" (each
+  /// consumer on its own 64x256 tile, one's epilogue under the other's
+  /// wgmma). "auto" picks per kernel on sm_90a: ping-pong when the epilogue
+  /// reads other tensors (its loads then run under the other consumer's
+  /// wgmma), cooperative otherwise (measured on the H200, 2026-11-29: see
+  /// docs/performance.md).
+  std::string schedule = "auto";
 };
 
 /// A size in a launch description: a constant, or factor * symbol where the

@@ -1,0 +1,69 @@
+// RUN: sparcast-opt %s -split-input-file -sc-test-gemm-kernel=schedule=pingpong | FileCheck %s --check-prefixes=CHECK,PP
+// RUN: sparcast-opt %s -split-input-file -sc-test-gemm-kernel=schedule=cooperative | FileCheck %s --check-prefixes=CHECK,COOP
+// RUN: not sparcast-opt %s -split-input-file -sc-test-gemm-kernel=schedule=fastest 2>&1 | FileCheck %s --check-prefix=BAD
+
+// The warp-specialized persistent kernels: warpgroup 2 produces (TMA into
+// the ring, full/empty mbarriers), warpgroups 0 and 1 consume (wgmma as two
+// 64x128 accumulators, the epilogue on the registers, TMA stores).
+// BAD: error: unknown GEMM schedule 'fastest', expected auto, simple, cooperative or pingpong
+// CHECK-LABEL: gpu.func @gather_add_gemm0(
+// CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<?x200x136xf16>, %{{.*}}: memref<?x200x136xf32>, %{{.*}}: memref<?xi32>, %{{.*}}: !llvm.ptr) kernel
+// CHECK-SAME: nvvm.maxntid = array<i32: 384, 1, 1>
+// The role index comes from lane 0, so ptxas sees it warp-uniform.
+// CHECK: gpu.shuffle idx
+// COOP: nvgpu.mbarrier.init %{{.*}}[%{{.*}}], %{{.*}} : <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
+// PP: nvgpu.mbarrier.init %{{.*}}[%{{.*}}], %{{.*}} : <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
+// CHECK: nvvm.setmaxregister  decrease 40
+// CHECK: nvgpu.mbarrier.try_wait.parity
+// COOP: nvgpu.tma.async.load {{.*}} -> memref<128x64xf16, #gpu.address_space<workgroup>>
+// PP: nvgpu.tma.async.load {{.*}} -> memref<64x64xf16, #gpu.address_space<workgroup>>
+// CHECK: nvvm.setmaxregister  increase 232
+// Ping-pong: wait for the other consumer's turn, give it back after the
+// wgmma are issued.
+// PP: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
+// CHECK: nvgpu.warpgroup.mma {{.*}} -> <fragmented = vector<64x128xf32>>
+// CHECK: nvgpu.warpgroup.mma {{.*}} -> <fragmented = vector<64x128xf32>>
+// CHECK: nvgpu.mbarrier.arrive
+// PP: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %{{.*}}
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// Epilogue: wait until TMA has read the staging tile, registers ->
+// epilogue -> staging, proxy fence, TMA store.
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK: llvm.extractvalue
+// CHECK: func.call @gather_add_gemm0_epilogue
+// CHECK: vector.store {{.*}} : memref<8192xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvgpu.tma.async.store {{.*}} : memref<1x64x64xf16, #gpu.address_space<workgroup>> -> <tensor = memref<1x64x64xf16, 3>
+// CHECK: nvvm.cp.async.bulk.commit.group
+// Before exit, the stores are waited for completely.
+// CHECK: nvvm.cp.async.bulk.wait_group 0{{$}}
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.return
+func.func @gather_add(%w: tensor<200x72xf16>, %e: tensor<?x72x136xf16>,
+                      %user: tensor<?x200x136xf32>, %idx: tensor<?xi32>) -> tensor<?x200x136xf16> {
+  %c = sc.batch_matmul %w, %e epilogue_ins(%user, %idx : tensor<?x200x136xf32>, tensor<?xi32>)
+      : tensor<200x72xf16>, tensor<?x72x136xf16> -> tensor<?x200x136xf16> {
+  ^bb0(%acc: f32, %b: index, %m: index, %n: index, %u: tensor<?x200x136xf32>, %i: tensor<?xi32>):
+    %r = tensor.extract %i[%b] : tensor<?xi32>
+    %ri = arith.index_cast %r : i32 to index
+    %x = tensor.extract %u[%ri, %m, %n] : tensor<?x200x136xf32>
+    %s = arith.addf %acc, %x : f32
+    %h = arith.truncf %s : f32 to f16
+    sc.yield %h : f16
+  }
+  return %c : tensor<?x200x136xf16>
+}
+
+// -----
+
+// An f32 result: 32-column boxes of 128 bytes, and 3 ring slots next to the
+// larger staging tiles.
+// CHECK-LABEL: gpu.func @f32_out_gemm0(
+// CHECK: nvgpu.mbarrier.init %{{.*}}[%{{.*}}], %{{.*}} : <memorySpace = #gpu.address_space<workgroup>, num_barriers = {{3|4}}>
+// CHECK: vector.store {{.*}} : memref<8192xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// CHECK: nvgpu.tma.async.store {{.*}} : memref<1x64x32xf32, #gpu.address_space<workgroup>>
+func.func @f32_out(%a: tensor<?x96x64xbf16>, %b: tensor<?x64x256xbf16>) -> tensor<?x96x256xf32> {
+  %c = sc.batch_matmul %a, %b : tensor<?x96x64xbf16>, tensor<?x64x256xbf16> -> tensor<?x96x256xf32>
+  return %c : tensor<?x96x256xf32>
+}
