@@ -31,20 +31,25 @@ def rel_fro(out, ref):
     return (torch.linalg.norm(out - ref) / torch.linalg.norm(ref)).item()
 
 
-def median_ms(fn, iters=30, warmup=5):
-    for _ in range(warmup):
+def compare_ms(fns, rounds=7, iters=10):
+    """Median time of each of `fns` (name -> callable), measured in rounds
+    that run every function in turn: clock and thermal drift during the run
+    then falls on all of them alike instead of on whichever runs last."""
+    for fn in fns.values():
         fn()
     torch.cuda.synchronize()
-    times = []
-    for _ in range(iters):
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
+    times = {name: [] for name in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            for _ in range(iters):
+                start = torch.cuda.Event(enable_timing=True)
+                end = torch.cuda.Event(enable_timing=True)
+                start.record()
+                fn()
+                end.record()
+                end.synchronize()
+                times[name].append(start.elapsed_time(end))
+    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def uniform(shape, dtype, gen):
@@ -221,14 +226,15 @@ def main():
             results["validation"].append({"case": name, "ok": True, "message": str(err)})
             print("  %-22s ok: %s" % (name, err))
 
-    print("== speed (median of 30, CUDA events, same process)")
+    print("== speed (CUDA events, median of 70 per kernel, measured in interleaved rounds)")
     def speed(name, ours, peers, flops):
         row = {"case": name}
-        for schedule, fn in ours.items():
-            row[schedule + "_ms"] = median_ms(fn)
+        ms = compare_ms(dict(ours, **peers))
+        for schedule in ours:
+            row[schedule + "_ms"] = ms[schedule]
             row[schedule + "_tflops"] = flops / row[schedule + "_ms"] / 1e9
-        for peer_name, peer in peers.items():
-            row[peer_name + "_ms"] = median_ms(peer)
+        for peer_name in peers:
+            row[peer_name + "_ms"] = ms[peer_name]
             for schedule in ours:
                 row["ratio_%s_vs_%s" % (schedule, peer_name)] = row[peer_name + "_ms"] / row[schedule + "_ms"]
         results["speed"].append(row)

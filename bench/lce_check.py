@@ -20,7 +20,7 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sparcast  # noqa: E402
-from gemm_check import SCHEDULES, median_ms, setup, uniform  # noqa: E402
+from gemm_check import SCHEDULES, compare_ms, setup, uniform  # noqa: E402
 
 M, N = 433, 256
 
@@ -82,7 +82,7 @@ def main():
         results["correctness"].append({"case": name, "schedule": schedule, "max_err": err, "cublas_fp16_max_err": bound,
                                        "finite": finite, "ok": ok})
 
-    def timings(B, users, iters=30):
+    def timings(B, users, rounds=7):
         ku, kc = 1178, 866
         w = uniform((M, ku + kc), f16, gen)
         e_user = uniform((users, ku, N), f16, gen)
@@ -96,15 +96,15 @@ def main():
         e_up, e_cp = pad(e_user, 1, 1184).contiguous(), pad(e_cand, 1, 872).contiguous()
         il = idx.long()
         row = {"B": B, "users": users}
-        for schedule, (entry, _) in variants.items():
-            row[schedule + "_ms"] = median_ms(lambda: entry(w, e_user, e_cand, idx, out=[out]), iters)
+        fns = {schedule: (lambda entry=entry: entry(w, e_user, e_cand, idx, out=[out]))
+               for schedule, (entry, _) in variants.items()}
+        fns["eager_bmm_broadcast"] = lambda: eager_plain(w, e_user, e_cand, idx)
+        fns["eager_decomposed"] = lambda: torch.matmul(w_c, e_cand) + torch.matmul(w_u, e_user)[il]
+        fns["eager_decomposed_padded"] = lambda: torch.matmul(w_cp, e_cp) + torch.matmul(w_up, e_up)[il]
+        for name, ms in compare_ms(fns, rounds).items():
+            row[name + "_ms"] = ms
         # "ours": what sparcast-aot compiles by default.
         row["ours_ms"] = row["auto_ms"]
-        row["eager_bmm_broadcast_ms"] = median_ms(lambda: eager_plain(w, e_user, e_cand, idx), iters)
-        row["eager_decomposed_ms"] = median_ms(
-            lambda: torch.matmul(w_c, e_cand) + torch.matmul(w_u, e_user)[il], iters)
-        row["eager_decomposed_padded_ms"] = median_ms(
-            lambda: torch.matmul(w_cp, e_cp) + torch.matmul(w_up, e_up)[il], iters)
         for peer in ("eager_bmm_broadcast", "eager_decomposed", "eager_decomposed_padded"):
             row["speedup_vs_" + peer] = row[peer + "_ms"] / row["ours_ms"]
         return row
@@ -117,7 +117,7 @@ def main():
     for B in (512, 1024, 2048, 3072):
         for ratio in (2, 70, 1000):
             users = max(1, B // ratio)
-            r = timings(B, users, iters=15)
+            r = timings(B, users, rounds=3)
             results["sweep"].append(r)
             print("  B=%4d users=%4d ours %.3f ms (%s), decomposed+padded %.3f ms (x%.2f), broadcast bmm %.3f ms (x%.2f)" % (
                 B, users, r["ours_ms"], ", ".join("%s %.3f" % (s, r[s + "_ms"]) for s in variants),
