@@ -145,6 +145,22 @@ def check_tma_kernels(label, suite, example, gen, corr):
         ref = torch.matmul(w.float(), e.float()) + user[idx.long()]
         check_("gemm_gather_add U=%d B=%d" % (users, B), example.gemm_gather_add,
                [w, e, user, idx], ref, f16, (B, 433, 256))
+    for B in (1, 5):
+        a = uniform((B, 200, 136), bf16, gen)
+        b = uniform((B, 264, 136), bf16, gen)
+        ref = torch.bmm(a.float(), b.float().transpose(1, 2))
+        check_("transposed_bf16 B=%d (200x264x136)" % B, suite.transposed_bf16, [a, b], ref,
+                          torch.float32, (B, 200, 264))
+        e = uniform((B, 70, 40), f16, gen)
+        w = uniform((48, 40), f16, gen)
+        ref = torch.matmul(e.float(), w.float().t())
+        check_("transposed_shared_f16 B=%d (70x48x40)" % B, suite.transposed_shared_f16, [e, w], ref,
+                          f16, (B, 70, 48))
+    for B in (1, 7):
+        x = uniform((B, 433, 872), f16, gen)
+        w = uniform((256, 872), f16, gen)
+        ref = torch.matmul(x.float(), w.float().t())
+        check_("linear_f16 B=%d (x @ w^T)" % B, suite.linear_f16, [x, w], ref, f16, (B, 433, 256))
     a = uniform((8192, 8192), bf16, gen)
     b = uniform((1, 8192, 8192), bf16, gen)
     ref = torch.matmul(a.float(), b[0].float()).unsqueeze(0)
@@ -162,17 +178,6 @@ def main():
     corr = results["correctness"]
     for schedule, s_suite, s_example in schedules:
         check_tma_kernels("[%s] " % schedule, s_suite, s_example, gen, corr)
-    for B in (1, 5):
-        a = uniform((B, 200, 136), bf16, gen)
-        b = uniform((B, 264, 136), bf16, gen)
-        ref = torch.bmm(a.float(), b.float().transpose(1, 2))
-        corr.append(check("transposed_bf16 B=%d (200x264x136)" % B, suite.transposed_bf16, [a, b], ref,
-                          torch.float32, (B, 200, 264)))
-        e = uniform((B, 70, 40), f16, gen)
-        w = uniform((48, 40), f16, gen)
-        ref = torch.matmul(e.float(), w.float().t())
-        corr.append(check("transposed_shared_f16 B=%d (70x48x40)" % B, suite.transposed_shared_f16, [e, w], ref,
-                          f16, (B, 70, 48)))
     print("== portable path (sm_90a fallback, and sm_80 PTX JIT-compiled here)")
     portable = sparcast.load(os.path.join(args.artifacts, "gemm_portable"))
     sm80 = sparcast.load(os.path.join(args.artifacts, "gemm_suite_sm80"))
@@ -252,6 +257,10 @@ def main():
     out = torch.empty((B, 433, 256), dtype=f16, device="cuda")
     speed("f16 bmm B=1024 433x256x872", {s: (lambda m=m: m.bmm_f16(ab, e, out=[out])) for s, m, _ in schedules},
           {"torch_bmm": lambda: torch.bmm(ab, e)}, 2 * B * 433 * 256 * 872)
+    wt = uniform((256, 872), f16, gen)
+    speed("f16 linear B=1024 433x256x872 (x @ w^T)",
+          {s: (lambda m=m: m.linear_f16(ab, wt, out=[out])) for s, m, _ in schedules},
+          {"torch_matmul": lambda: torch.matmul(ab, wt.t())}, 2 * B * 433 * 256 * 872)
     speed("f16 shared W B=1024 433x256x872",
           {s: (lambda m=m: m.shared_w_f16(w, e, out=[out])) for s, m, _ in schedules},
           {"torch_matmul": lambda: torch.matmul(w, e)}, 2 * B * 433 * 256 * 872)

@@ -84,3 +84,10 @@ func.func @transposed_shared_f16(%e: tensor<?x70x40xf16>, %w: tensor<48x40xf16>)
   %c = sc.batch_matmul %e, %w {transpose_rhs} : tensor<?x70x40xf16>, tensor<48x40xf16> -> tensor<?x70x48xf16>
   return %c : tensor<?x70x48xf16>
 }
+
+// nn.Linear as models write it: activations [B, M, K] times a weight
+// [N, K] transposed (peer: torch.matmul(x, w.t())).
+func.func @linear_f16(%x: tensor<?x433x872xf16>, %w: tensor<256x872xf16>) -> tensor<?x433x256xf16> {
+  %c = sc.batch_matmul %x, %w {transpose_rhs} : tensor<?x433x872xf16>, tensor<256x872xf16> -> tensor<?x433x256xf16>
+  return %c : tensor<?x433x256xf16>
+}

@@ -220,14 +220,16 @@ constexpr const char *kLoadHeadTemplate = R"mlir(
         nvgpu.tma.async.load %tmaA[%$P_k, %aRow$ACOORD], %$FULL[%$P_s] to %$P_va : !tmaA, !bars -> !tileA
 )mlir";
 
-// Chunk $J of the B tile: columns [n0 + 64 J, n0 + 64 J + 64), 8 KB apart.
+// Chunk $J of the B tile: columns [n0 + 64 J, n0 + 64 J + 64), 8 KB apart:
+// 64 k-rows of 64 columns (N-major), or 64 n-rows of 64 k (K-major, the rhs
+// transposed).
 constexpr const char *kLoadChunkTemplate = R"mlir(
         %$P_cb$J = arith.constant $CHUNKOFF : index
         %$P_bo$J = arith.addi %$P_bOff, %$P_cb$J : index
         %$P_cn$J = arith.constant $CHUNKCOL : index
         %$P_n$J = arith.addi %n0, %$P_cn$J : index
         %$P_vb$J = memref.view %smem[%$P_bo$J][] : !smem to !tileB
-        nvgpu.tma.async.load %tmaB[%$P_n$J, %$P_k$BCOORD], %$FULL[%$P_s] to %$P_vb$J : !tmaB, !bars -> !tileB
+        nvgpu.tma.async.load %tmaB[$BCOORDS$BCOORD], %$FULL[%$P_s] to %$P_vb$J : !tmaB, !bars -> !tileB
 )mlir";
 
 // Warp-specialized, persistent: 3 warpgroups per CTA, one CTA per SM
@@ -248,6 +250,7 @@ constexpr const char *kLoadChunkTemplate = R"mlir(
 // Slot and phase counters run on across tiles: no pipeline drain.
 constexpr const char *kWsKernelTemplate = R"mlir(
 $TYPES
+!accS = $ACCSTRUCT
 !tmaC = !nvgpu.tensormap.descriptor<tensor = memref<1x64x$EOUTx$OUT, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
 !boxC = memref<1x64x$EOUTx$OUT, #gpu.address_space<workgroup>>
 !stageC = memref<$HALFELEMSx$OUT, #gpu.address_space<workgroup>>
@@ -316,6 +319,14 @@ $CASTS
     %pad = arith.remui %pad0, %c1024 : index
     %full = nvgpu.mbarrier.create -> !bars
     %empty = nvgpu.mbarrier.create -> !bars
+    // wgmma shared-memory descriptors: (address >> 4) in bits 0-13 over
+    // fixed bits for the 128B swizzle: leading byte offset 8192 (between
+    // 64-column chunks of an MN-major tile), stride byte offset 1024 (between
+    // 8-row groups), swizzle mode 1 (128B) in bits 62-63.
+    %descBits = arith.constant 4611686293338849280 : i64
+    %descAddrMask = arith.constant 262143 : i64
+    %c4i64 = arith.constant 4 : i64
+    %smemBase = arith.index_cast %base : index to i64
     %first = arith.cmpi eq, %tid, %c0 : index
     scf.if %first {
       scf.for %s = %c0 to %cS step %c1 {
@@ -372,41 +383,23 @@ $LOAD
 $DECODE
         %j0 = arith.muli %i, %kTiles : index
 $ORDER_BEFORE
-        %accL0 = nvgpu.warpgroup.mma.init.accumulator -> !acc
-        %accR0 = nvgpu.warpgroup.mma.init.accumulator -> !acc
-        %accL, %accR, %itEnd = scf.for %kt = %c0 to %kTiles step %c1 iter_args(%aL = %accL0, %aR = %accR0, %j = %j0) -> (!acc, !acc, index) {
-          %s = arith.remui %j, %cS : index
-          %round = arith.divui %j, %cS : index
-          %par = arith.remui %round, %c2 : index
-          %parity = arith.index_cast %par : index to i1
-          nvgpu.mbarrier.try_wait.parity %full[%s], %parity, %ticks : !bars
-          %aOff0 = arith.muli %s, %tileBytesA : index
-          %aOff1 = arith.addi %aOff0, %pad : index
-          %aOff = arith.addi %aOff1, %wgOffA : index
-          %bOff0 = arith.muli %s, %tileBytesB : index
-          %bOff1 = arith.addi %bOff0, %ringB : index
-          %bOffL = arith.addi %bOff1, %pad : index
-          %bOffR = arith.addi %bOffL, %c16384 : index
-          %va = memref.view %smem[%aOff][] : !smem to !tileAW
-          %vbL = memref.view %smem[%bOffL][] : !smem to !tileB2
-          %vbR = memref.view %smem[%bOffR][] : !smem to !tileB2
-          %da = nvgpu.warpgroup.generate.descriptor %va, %tmaAW : !tileAW, !tmaAW -> !dA
-          %dbL = nvgpu.warpgroup.generate.descriptor %vbL, %tmaB2 : !tileB2, !tmaB2 -> !dB
-          %dbR = nvgpu.warpgroup.generate.descriptor %vbR, %tmaB2 : !tileB2, !tmaB2 -> !dB
-          %aL2 = nvgpu.warpgroup.mma %da, %dbL, %aL {transposeB} : !dA, !dB, !acc -> !acc
-          %aR2 = nvgpu.warpgroup.mma %da, %dbR, %aR {transposeB} : !dA, !dB, !acc -> !acc
-          // Each mma waits until one group is left in flight: the previous
-          // k-tile's wgmma is done, warp by warp, so lane 0 of each warp
-          // that read the slot frees it.
-          %notFirst0 = arith.cmpi ugt, %kt, %c0 : index
-          %notFirst = arith.andi %notFirst0, %laneZero : i1
-          scf.if %notFirst {
+        // The first k-tile is peeled: its first wgmma ignores the
+        // accumulator, so nothing has to zero it.
+        %accU = llvm.mlir.undef : !accS
+$KTILE_FIRST
+        %jNext = arith.addi %j0, %c1 : index
+        %accL, %accR, %itEnd = scf.for %kt = %c1 to %kTiles step %c1 iter_args(%aL = %k0_L, %aR = %k0_R, %j = %jNext) -> (!accS, !accS, index) {
+$KTILE
+          // One group is left in flight: the previous k-tile's wgmma is
+          // done, warp by warp, so lane 0 of each warp that read the slot
+          // frees it.
+          scf.if %laneZero {
             %jp = arith.subi %j, %c1 : index
             %sp = arith.remui %jp, %cS : index
             %tok = nvgpu.mbarrier.arrive %empty[%sp] : !bars -> !nvgpu.mbarrier.token
           }
           %j1 = arith.addi %j, %c1 : index
-          scf.yield %aL2, %aR2, %j1 : !acc, !acc, index
+          scf.yield %k_L, %k_R, %j1 : !accS, !accS, index
         }
 $ORDER_AFTER
         nvvm.wgmma.wait.group.sync.aligned 0
@@ -580,14 +573,15 @@ LogicalResult buildEpilogueFunction(BatchMatmulOp op, func::FuncOp func) {
 }
 
 /// Why the Hopper path cannot take `op`, or an empty string when it can.
-std::string hopperPathLimitation(BatchMatmulOp op) {
+std::string hopperPathLimitation(BatchMatmulOp op, StringRef schedule) {
   RankedTensorType lhsType = op.getLhs().getType();
   Type elementType = lhsType.getElementType();
   int64_t n = op.getType().getDimSize(2), k = lhsType.getShape().back();
   if (!elementType.isF16() && !elementType.isBF16())
     return "wgmma takes f16/bf16 operands here, got " + typeToString(elementType);
-  if (op.getTransposeRhs())
-    return "transpose_rhs is not supported by the TMA/wgmma path yet";
+  if (op.getTransposeRhs() && schedule == "simple")
+    return "the simple schedule does not take transpose_rhs (the "
+           "warp-specialized ones do)";
   if (k % 8 != 0 || n % 8 != 0)
     return "TMA needs 16-byte aligned rows: K (" + std::to_string(k) +
            ") and N (" + std::to_string(n) +
@@ -720,8 +714,14 @@ SmallVector<LaunchParam> tmaKernelParams(BatchMatmulOp op,
   b.tensor = binding.rhs;
   // The rows past K read as zeros: the padding along K, if any, too.
   int64_t rhsK = binding.rhsSourceK ? binding.rhsSourceK : k;
-  b.dims = {LaunchDim::of(n), LaunchDim::of(rhsK)};
-  b.stridesBytes = {LaunchDim::of(n * bytes)};
+  // [K, N] row-major, or [N, K] when transposed; boxes of 64 x 64.
+  if (op.getTransposeRhs()) {
+    b.dims = {LaunchDim::of(rhsK), LaunchDim::of(n)};
+    b.stridesBytes = {LaunchDim::of(rhsK * bytes)};
+  } else {
+    b.dims = {LaunchDim::of(n), LaunchDim::of(rhsK)};
+    b.stridesBytes = {LaunchDim::of(n * bytes)};
+  }
   b.box = {64, kTileK};
   if (rhsType.getRank() == 3) {
     b.dims.push_back(ShapedType::isDynamic(rhsType.getDimSize(0))
@@ -743,17 +743,90 @@ SmallVector<LaunchParam> tmaKernelParams(BatchMatmulOp op,
 
 /// The loads of one k-tile (see kLoadHeadTemplate) for a BN-wide B tile.
 std::string loadText(StringRef prefix, StringRef slot, StringRef kt,
-                     StringRef barriers, int64_t tileN) {
+                     StringRef barriers, int64_t tileN, bool kMajorB = false) {
   std::string text = kLoadHeadTemplate;
   for (int64_t j = 0; j < tileN / 64; ++j)
     text += replaceAll(kLoadChunkTemplate,
-                       {{"J", std::to_string(j)},
+                       {{"BCOORDS", kMajorB ? "%$P_k, %$P_n$J" : "%$P_n$J, %$P_k"},
+                        {"J", std::to_string(j)},
                         {"CHUNKOFF", std::to_string(j * 64 * kTileK * 2)},
                         {"CHUNKCOL", std::to_string(j * 64)}});
   return replaceAll(text, {{"P", prefix.str()},
                            {"SLOT", slot.str()},
                            {"KT", kt.str()},
                            {"FULL", barriers.str()}});
+}
+
+/// One k-tile of the warp-specialized consumer, k-tile %`j` of the ring:
+/// wait until its slot is full, then the wgmma of the warpgroup's 64 A rows
+/// with the two 128-column halves of the B tile, into `accL` / `accR`
+/// (results %<p>_L, %<p>_R), as one commit group, then a wait that leaves
+/// only this group in flight. Names are prefixed by `p`. When `first`, the
+/// first wgmma of each half ignores its accumulator (scale-d 0).
+/// The descriptors are built here rather than by nvgpu so that B can be in
+/// either layout:
+///   N-major (B row-major [K, N]): 64-column chunks of 64 k-rows, wgmma
+///     "row" layout for B, 16 k-rows (2048 bytes) per k16 step;
+///   K-major (the rhs transposed, [N, K]): n-rows of 64 k, like A, wgmma
+///     "col" layout for B, 32 bytes per k16 step.
+/// A is K-major: 32 bytes per k16 step.
+std::string consumerKTileText(StringRef p, StringRef j, StringRef accL,
+                              StringRef accR, bool first, bool kMajorB,
+                              StringRef elementType) {
+  std::string text = replaceAll(R"mlir(
+          %$P_s = arith.remui $J, %cS : index
+          %$P_round = arith.divui $J, %cS : index
+          %$P_par = arith.remui %$P_round, %c2 : index
+          %$P_parity = arith.index_cast %$P_par : index to i1
+          nvgpu.mbarrier.try_wait.parity %full[%$P_s], %$P_parity, %ticks : !bars
+          %$P_aOff0 = arith.muli %$P_s, %tileBytesA : index
+          %$P_aOff1 = arith.addi %$P_aOff0, %pad : index
+          %$P_aOff = arith.addi %$P_aOff1, %wgOffA : index
+          %$P_bOff0 = arith.muli %$P_s, %tileBytesB : index
+          %$P_bOff1 = arith.addi %$P_bOff0, %ringB : index
+          %$P_bLOff = arith.addi %$P_bOff1, %pad : index
+          %$P_bROff = arith.addi %$P_bLOff, %c16384 : index
+)mlir",
+                                {{"P", p.str()}, {"J", j.str()}});
+  for (StringRef name : {"a", "bL", "bR"}) {
+    text += llvm::formatv(R"mlir(
+          %{0}_{1}Off64 = arith.index_cast %{0}_{1}Off : index to i64
+          %{0}_{1}Addr = arith.addi %smemBase, %{0}_{1}Off64 : i64
+          %{0}_{1}Masked = arith.andi %{0}_{1}Addr, %descAddrMask : i64
+          %{0}_{1}Enc = arith.shrui %{0}_{1}Masked, %c4i64 : i64
+          %{0}_{1}Desc = arith.ori %{0}_{1}Enc, %descBits : i64
+)mlir",
+                          p, name)
+                .str();
+  }
+  text += "          nvvm.wgmma.fence.aligned\n";
+  int64_t bStep = kMajorB ? 2 : 128;
+  for (auto [half, accIn] : {std::pair<StringRef, StringRef>{"L", accL},
+                             std::pair<StringRef, StringRef>{"R", accR}}) {
+    for (int64_t kk = 0; kk < 4; ++kk) {
+      std::string in = kk == 0 ? accIn.str()
+                               : llvm::formatv("%{0}_w{1}{2}", p, half, kk - 1).str();
+      std::string out = kk == 3 ? llvm::formatv("%{0}_{1}", p, half).str()
+                                : llvm::formatv("%{0}_w{1}{2}", p, half, kk).str();
+      text += llvm::formatv(
+                  R"mlir(
+          %{0}_dA{1}{2} = arith.constant {3} : i64
+          %{0}_dAk{1}{2} = arith.addi %{0}_aDesc, %{0}_dA{1}{2} : i64
+          %{0}_dB{1}{2} = arith.constant {4} : i64
+          %{0}_dBk{1}{2} = arith.addi %{0}_b{1}Desc, %{0}_dB{1}{2} : i64
+          {5} = nvvm.wgmma.mma_async %{0}_dAk{1}{2}, %{0}_dBk{1}{2}, {6}, #nvvm.shape<m = 64, n = 128, k = 16>, D [<f32>, <{7}>], A [<{8}>, <one>, <row>], B [<{8}>, <one>, <{9}>] : !accS -> !accS
+)mlir",
+                  p, half, kk, 2 * kk, bStep * kk, out, in,
+                  first && kk == 0 ? "zero" : "one", elementType,
+                  kMajorB ? "col" : "row")
+                  .str();
+    }
+  }
+  text += R"mlir(
+          nvvm.wgmma.commit.group.sync.aligned
+          nvvm.wgmma.wait.group.sync.aligned 1
+)mlir";
+  return text;
 }
 
 /// The warp-specialized kernel's epilogue, run by each consumer warpgroup
@@ -802,10 +875,6 @@ std::string tmaStoreEpilogueText(ArrayRef<std::string> accs, int64_t outBytes,
         %se_qWithin = arith.remui %se_qBytes, %se_c16 : index
         %se_zero = arith.constant 0.0 : $OUT
 )mlir", outBytes, rowsPerWarpgroup).str();
-  std::string inner = "struct<(";
-  for (int64_t i = 0; i < 64; ++i)
-    inner += i ? ", f32" : "f32";
-  std::string structType = "!llvm.struct<(" + inner + ")>)>";
   for (auto [h, acc] : llvm::enumerate(accs)) {
     text += llvm::formatv(R"mlir(
         // Columns [{0}, {0} + 128): wait until TMA has read the staging tile.
@@ -813,9 +882,8 @@ std::string tmaStoreEpilogueText(ArrayRef<std::string> accs, int64_t outBytes,
           nvvm.cp.async.bulk.wait_group 0 {{read}
         }
         nvvm.barrier id = %wgBar number_of_threads = %wgCount
-        %se_s{1} = builtin.unrealized_conversion_cast {2} : !acc to {3}
 )mlir",
-                          128 * h, h, acc, structType)
+                          128 * h)
                 .str();
     for (int64_t p = 0; p < 32; ++p) {
       int64_t colInHalf = 8 * (p / 2);
@@ -823,8 +891,8 @@ std::string tmaStoreEpilogueText(ArrayRef<std::string> accs, int64_t outBytes,
       int64_t chunkBase = (colInHalf % boxCols) * outBytes / 16;
       int row = 8 * (p % 2);
       text += llvm::formatv(R"mlir(
-        %se_xa{0}_{1} = llvm.extractvalue %se_s{0}[0, {2}] : {3}
-        %se_xb{0}_{1} = llvm.extractvalue %se_s{0}[0, {4}] : {3}
+        %se_xa{0}_{1} = llvm.extractvalue {3}[{2}] : !accS
+        %se_xb{0}_{1} = llvm.extractvalue {3}[{4}] : !accS
         %se_no{0}_{1} = arith.constant {5} : index
         %se_n{0}_{1} = arith.addi %se_col, %se_no{0}_{1} : index
         %se_inN{0}_{1} = arith.cmpi ult, %se_n{0}_{1}, %cN : index
@@ -849,7 +917,7 @@ std::string tmaStoreEpilogueText(ArrayRef<std::string> accs, int64_t outBytes,
         %se_i{0}_{1} = arith.divui %se_o3{0}_{1}, %se_bytes : index
         vector.store %se_v{0}_{1}, %stage[%se_i{0}_{1}] : !stageC, vector<2x$OUT>
 )mlir",
-                            h, p, 2 * p, structType, 2 * p + 1,
+                            h, p, 2 * p, acc, 2 * p + 1,
                             128 * h + colInHalf, row, chunkBase, box * 8192)
                   .str();
     }
@@ -1052,6 +1120,10 @@ FailureOr<KernelLaunch> buildWsGemmKernel(BatchMatmulOp op,
   values["ACCM"] = "64";
   values["BN"] = "128";
   values["GROUP"] = std::to_string(groupM);
+  std::string accStruct = "!llvm.struct<(";
+  for (int i = 0; i < 64; ++i)
+    accStruct += i ? ", f32" : "f32";
+  values["ACCSTRUCT"] = accStruct + ")>";
   values["HALFBYTES"] = std::to_string(halfBytes);
   values["HALFELEMS"] = std::to_string(64 * 128);
   values["EOUT"] = std::to_string(128 / outBytes);
@@ -1082,7 +1154,14 @@ FailureOr<KernelLaunch> buildWsGemmKernel(BatchMatmulOp op,
   pieces["DECODE"] = kWsDecodeTemplate;
   pieces["TYPES"] = kTmaTypesTemplate;
   pieces["CASTS"] = kTmaCastsTemplate;
-  pieces["LOAD"] = loadText("ws", "j", "kt", "full", 256);
+  bool kMajorB = op.getTransposeRhs();
+  pieces["LOAD"] = loadText("ws", "j", "kt", "full", 256, kMajorB);
+  pieces["KTILE_FIRST"] =
+      consumerKTileText("k0", "%j0", "%accU", "%accU", /*first=*/true,
+                        kMajorB, typeToString(elementType));
+  pieces["KTILE"] =
+      consumerKTileText("k", "%j", "%aL", "%aR", /*first=*/false, kMajorB,
+                        typeToString(elementType));
   pieces["ORDER_BEFORE"] = pingpong ? kPingPongWaitTemplate : "";
   pieces["ORDER_AFTER"] = pingpong ? kPingPongArriveTemplate : "";
   pieces["EPILOGUE"] =
@@ -1130,8 +1209,23 @@ FailureOr<KernelLaunch> buildWsGemmKernel(BatchMatmulOp op,
 
 } // namespace
 
-bool mlir::sc::usesHopperGemmPath(BatchMatmulOp op, StringRef chip) {
-  return chip == "sm_90a" && hopperPathLimitation(op).empty();
+/// The schedule `requested` means for `op`: "auto" picks ping-pong when
+/// the epilogue reads other tensors (its loads then run under the other
+/// consumer's wgmma) or K is short (the epilogue is a large share of each
+/// tile's time), cooperative otherwise (long K: its 128x256 tile reads less
+/// from L2 per flop). Measured on the H200, see docs/performance.md.
+static StringRef resolveSchedule(BatchMatmulOp op, StringRef requested) {
+  if (requested != "auto")
+    return requested;
+  int64_t k = op.getLhs().getType().getShape().back();
+  return !op.getEpilogueIns().empty() || k < 4096 ? "pingpong" : "cooperative";
+}
+
+bool mlir::sc::usesHopperGemmPath(BatchMatmulOp op,
+                                  const GemmKernelOptions &options) {
+  return options.chip == "sm_90a" &&
+         hopperPathLimitation(op, resolveSchedule(op, options.schedule))
+             .empty();
 }
 
 FailureOr<KernelLaunch>
@@ -1148,10 +1242,9 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
       schedule != "pingpong")
     return op.emitError() << "unknown GEMM schedule '" << schedule
                           << "', expected auto, simple, cooperative or pingpong";
-  if (schedule == "auto")
-    schedule = op.getEpilogueIns().empty() ? "cooperative" : "pingpong";
+  schedule = resolveSchedule(op, schedule);
   if (options.chip == "sm_90a") {
-    std::string limitation = hopperPathLimitation(op);
+    std::string limitation = hopperPathLimitation(op, schedule);
     if (limitation.empty() &&
         (schedule == "cooperative" || schedule == "pingpong"))
       return buildWsGemmKernel(op, gpuModule, kernelName, binding,

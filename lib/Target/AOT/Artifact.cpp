@@ -301,7 +301,10 @@ LogicalResult EntryCompiler::visitMatmul(BatchMatmulOp op) {
   // rows past the source's K.
   std::optional<View> rhsView = viewOf(op.getRhs(), views, tensors);
   bool absorbPad = false;
-  if (rhsView && views.count(op.getRhs()) && usesHopperGemmPath(op, options.chip)) {
+  GemmKernelOptions pathOptions;
+  pathOptions.chip = options.chip;
+  pathOptions.schedule = options.schedule;
+  if (rhsView && views.count(op.getRhs()) && usesHopperGemmPath(op, pathOptions)) {
     const View &v = *rhsView;
     RankedTensorType src = v.source.type;
     absorbPad = src.getRank() == 3 && !op.getTransposeRhs() &&

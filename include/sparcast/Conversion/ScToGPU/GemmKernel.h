@@ -89,8 +89,9 @@ struct GemmBinding {
   int64_t rhsSourceK = 0;
 };
 
-/// Whether buildGemmKernel takes the TMA + wgmma path for `op` on `chip`.
-bool usesHopperGemmPath(BatchMatmulOp op, StringRef chip);
+/// Whether buildGemmKernel takes the TMA + wgmma path for `op` with
+/// `options` (chip and schedule).
+bool usesHopperGemmPath(BatchMatmulOp op, const GemmKernelOptions &options);
 
 /// Builds kernel `kernelName` for `op` into `gpuModule`: the TMA + wgmma
 /// kernel on sm_90a when the op fits it (f16/bf16, row-major B, K and N
