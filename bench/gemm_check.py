@@ -84,7 +84,8 @@ def setup():
     args = p.parse_args()
     gen = torch.Generator(device="cuda")
     gen.manual_seed(int(time.time()))
-    header = {"gpu": torch.cuda.get_device_name(), "commit": args.commit,
+    header = {"date": time.strftime("%Y-%m-%d"), "gpu": torch.cuda.get_device_name(),
+              "commit": args.commit,
               "torch": torch.__version__}
     return args, gen, header
 

@@ -5,7 +5,8 @@
 # bench/results/latest).
 #
 #   here:  ./scripts/build-device-artifacts.sh
-#   there: ./scripts/device-check.sh [commit]
+#   there: ./scripts/device-check.sh COMMIT   (pass the hash from here: the
+#          GPU machine's copy of the tree may not have the latest .git)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT_DIR="${OUT:-$ROOT/bench/results/latest}"

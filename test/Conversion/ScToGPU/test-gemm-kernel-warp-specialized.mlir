@@ -21,8 +21,19 @@
 // Ping-pong: wait for the other consumer's turn, give it back after the
 // wgmma are issued.
 // PP: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
-// CHECK: nvgpu.warpgroup.mma {{.*}} -> <fragmented = vector<64x128xf32>>
-// CHECK: nvgpu.warpgroup.mma {{.*}} -> <fragmented = vector<64x128xf32>>
+// The first k-tile is peeled: its first wgmma of each half ignores the
+// accumulator. B is N-major (wgmma "row" layout), descriptors step 2048
+// bytes (128 in the address field) per k16 for B, 32 bytes for A.
+// CHECK: llvm.mlir.undef : !llvm.struct<(f32,
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: scf.for
+// CHECK: nvgpu.mbarrier.try_wait.parity
+// CHECK: arith.constant 384 : i64
+// CHECK: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: nvgpu.mbarrier.arrive
 // PP: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %{{.*}}
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
@@ -66,4 +77,16 @@ func.func @gather_add(%w: tensor<200x72xf16>, %e: tensor<?x72x136xf16>,
 func.func @f32_out(%a: tensor<?x96x64xbf16>, %b: tensor<?x64x256xbf16>) -> tensor<?x96x256xf32> {
   %c = sc.batch_matmul %a, %b : tensor<?x96x64xbf16>, tensor<?x64x256xbf16> -> tensor<?x96x256xf32>
   return %c : tensor<?x96x256xf32>
+}
+
+// -----
+
+// A transposed rhs [N, K] (x @ w^T) is K-major: wgmma "col" layout for B,
+// 32 bytes (2 in the address field) per k16 step, loads at [k, n].
+// CHECK-LABEL: gpu.func @linear_gemm0(
+// CHECK: nvgpu.tma.async.load %{{.*}}[%[[K:.*]], %{{.*}}], {{.*}} -> memref<64x64xf16, #gpu.address_space<workgroup>>
+// CHECK: nvvm.wgmma.mma_async {{.*}} A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+func.func @linear(%x: tensor<?x100x64xf16>, %w: tensor<256x64xf16>) -> tensor<?x100x256xf16> {
+  %c = sc.batch_matmul %x, %w {transpose_rhs} : tensor<?x100x64xf16>, tensor<256x64xf16> -> tensor<?x100x256xf16>
+  return %c : tensor<?x100x256xf16>
 }

@@ -11,7 +11,7 @@
 // CHECK: fused an element-wise consumer into the epilogue (1 gathered input(s) read through the index, 0 other input(s))
 // CHECK: padding of arg1 along K (1178 -> 1184) left to TMA zero fill
 // CHECK: kernel lce_copy0: copy arg0 -> ws0 (433x1184, zero outside the source box)
-// CHECK: kernel lce_gemm1: 433x256x1184 f16, warp-specialized persistent, cooperative: {{.*}} epilogue convert
+// CHECK: kernel lce_gemm1: 433x256x1184 f16, warp-specialized persistent, ping-pong: {{.*}} epilogue convert
 // CHECK: padding of arg2 along K (866 -> 872) left to TMA zero fill
 // CHECK: kernel lce_copy2: copy arg0 -> ws2 (433x872, zero outside the source box)
 // CHECK: kernel lce_gemm3: 433x256x872 f16, warp-specialized persistent, ping-pong: {{.*}} epilogue fused (region)
