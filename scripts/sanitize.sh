@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (artifacts carried, as for device-check.sh): small
+# cases of every kernel under compute-sanitizer's memcheck and racecheck.
+# Each tool's report goes to $OUT (or bench/results/latest). (synccheck is
+# left out: under it the warp-specialized kernels fail to launch with no
+# report, 2026-11-29; its instrumentation and setmaxnreg do not mix.)
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT_DIR="${OUT:-$ROOT/bench/results/latest}"
+mkdir -p "$OUT_DIR"
+cmake -S "$ROOT/runtime" -B "$ROOT/build-rt" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$ROOT/build-rt" -j >/dev/null
+export SPARCAST_RUNTIME_LIB="$ROOT/build-rt/lib/libsparcast_rt.so"
+SANITIZER="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+status=0
+for tool in memcheck racecheck; do
+  echo "== $tool"
+  if timeout "${SPARCAST_CHECK_TIMEOUT:-200}" "$SANITIZER" --tool "$tool" --error-exitcode 3 \
+      python3 "$ROOT/bench/sanitize_case.py" --artifacts "$ROOT/bench/artifacts" \
+      > "$OUT_DIR/sanitize-$tool.log" 2>&1; then
+    echo "$tool: clean"
+  else
+    echo "$tool: FAILED (exit $?)"; status=1
+  fi
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|FAIL|Error|hazard" "$OUT_DIR/sanitize-$tool.log" | head -20 || true
+done
+exit $status
