@@ -15,6 +15,9 @@ rm -rf "$ROOT/bench/artifacts"
 # IKBO LCE: the plain model graphs, decomposed and fused by sparcast-aot.
 "$BIN/sparcast-aot" "$ROOT/examples/lce.mlir" -o "$ROOT/bench/artifacts/lce" --report
 "$BIN/sparcast-aot" "$ROOT/bench/lce_odd.mlir" -o "$ROOT/bench/artifacts/lce_odd"
+# Attention: target attention (IKBO type II) and log-linear block-sparse.
+"$BIN/sparcast-aot" "$ROOT/examples/target_attention.mlir" -o "$ROOT/bench/artifacts/target_attention" --report
+"$BIN/sparcast-aot" "$ROOT/bench/attention_suite.mlir" -o "$ROOT/bench/artifacts/attention_suite" >/dev/null
 # The same kernels with each GEMM schedule forced (the ones above use the
 # default, auto): the checks run them all and time them side by side.
 for schedule in simple cooperative pingpong; do

@@ -22,3 +22,6 @@ PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench
 PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench/lce_check.py" \
   --artifacts "$ROOT/bench/artifacts" --out "$OUT_DIR/lce.json" \
   --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/lce.log"
+PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench/attention_check.py" \
+  --artifacts "$ROOT/bench/artifacts" --out "$OUT_DIR/attention.json" \
+  --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/attention.log"

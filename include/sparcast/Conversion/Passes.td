@@ -57,6 +57,30 @@ def ScTestGemmKernelPass : Pass<"sc-test-gemm-kernel", "::mlir::ModuleOp"> {
   ];
 }
 
+def ScTestAttentionKernelPass : Pass<"sc-test-attention-kernel", "::mlir::ModuleOp"> {
+  let summary = "Test pass: generate the GPU kernel of every sc.attention";
+  let description = [{
+    Runs the attention kernel generator (what sparcast-aot uses) on each
+    sc.attention of each function and appends the result to the module as
+    `gpu.module @<func>_kernels`, so that the generated IR can be checked.
+    Operands are named after function arguments (`arg<i>`); the op gets
+    `sc.kernel = "<name>"`.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "Target chip">,
+  ];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 def ScLowerToLinalgPass : Pass<"sc-lower-to-linalg"> {
   let summary = "Reference lowering of every sc op to linalg, tensor and arith";
   let description = [{

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sparcast/Target/AOT.h"
+#include "sparcast/Conversion/ScToGPU/AttentionKernel.h"
 #include "sparcast/Conversion/ScToGPU/CopyKernel.h"
 #include "sparcast/Conversion/ScToGPU/GemmKernel.h"
 #include "sparcast/Dialect/SC/IR/ScOps.h"
@@ -156,6 +157,10 @@ private:
   LogicalResult visitSlice(tensor::ExtractSliceOp op);
   LogicalResult visitPad(tensor::PadOp op);
   LogicalResult visitMatmul(BatchMatmulOp op);
+  LogicalResult visitAttention(AttentionOp op);
+  /// The tensor `result` is written to: the caller's result when returned,
+  /// else a new workspace tensor.
+  TensorInfo bindResult(Value result, std::vector<LaunchDim> shape);
   /// The named tensor holding `v`: materializes views with a copy kernel.
   FailureOr<TensorInfo> materialize(Value v, Location loc);
   TensorInfo newWorkspace(RankedTensorType type, std::vector<LaunchDim> shape);
@@ -347,24 +352,7 @@ LogicalResult EntryCompiler::visitMatmul(BatchMatmulOp op) {
   std::vector<LaunchDim> shape = {batch,
                                   LaunchDim::of(op.getType().getDimSize(1)),
                                   LaunchDim::of(op.getType().getDimSize(2))};
-  // Returned directly: written into the caller's result; else workspace.
-  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-  TensorInfo out;
-  std::optional<unsigned> resultIndex;
-  for (OpOperand &use : op->getUses())
-    if (use.getOwner() == ret)
-      resultIndex = use.getOperandNumber();
-  if (resultIndex) {
-    out = TensorInfo{"result" + std::to_string(*resultIndex), op.getType(),
-                     shape, ""};
-    if (results.size() <= *resultIndex)
-      results.resize(*resultIndex + 1);
-    results[*resultIndex] = out;
-  } else {
-    out = newWorkspace(op.getType(), shape);
-  }
-  binding.result = out.name;
-  tensors[op.getResult()] = out;
+  binding.result = bindResult(op.getResult(), shape).name;
 
   GemmKernelOptions kernelOptions;
   kernelOptions.stages = options.stages;
@@ -379,6 +367,59 @@ LogicalResult EntryCompiler::visitMatmul(BatchMatmulOp op) {
   return success();
 }
 
+TensorInfo EntryCompiler::bindResult(Value result,
+                                     std::vector<LaunchDim> shape) {
+  auto type = cast<RankedTensorType>(result.getType());
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  TensorInfo out;
+  std::optional<unsigned> resultIndex;
+  for (OpOperand &use : result.getUses())
+    if (use.getOwner() == ret)
+      resultIndex = use.getOperandNumber();
+  if (resultIndex) {
+    out = TensorInfo{"result" + std::to_string(*resultIndex), type, shape, ""};
+    if (results.size() <= *resultIndex)
+      results.resize(*resultIndex + 1);
+    results[*resultIndex] = out;
+  } else {
+    out = newWorkspace(type, shape);
+  }
+  tensors[result] = out;
+  return out;
+}
+
+LogicalResult EntryCompiler::visitAttention(AttentionOp op) {
+  Location loc = op.getLoc();
+  AttentionBinding binding;
+  FailureOr<TensorInfo> q = materialize(op.getQuery(), loc);
+  FailureOr<TensorInfo> k = materialize(op.getKey(), loc);
+  FailureOr<TensorInfo> v = materialize(op.getValue(), loc);
+  if (failed(q) || failed(k) || failed(v))
+    return failure();
+  binding.query = q->name;
+  binding.key = k->name;
+  binding.value = v->name;
+  if (Value index = op.getIndex()) {
+    FailureOr<TensorInfo> idx = materialize(index, loc);
+    if (failed(idx))
+      return failure();
+    binding.index = idx->name;
+  }
+  binding.batchSymbol = q->shape[0].symbol;
+  binding.keyBatchSymbol = k->shape[0].symbol;
+  RankedTensorType type = op.getType();
+  std::vector<LaunchDim> shape = {q->shape[0]};
+  for (int64_t d = 1; d < 4; ++d)
+    shape.push_back(LaunchDim::of(type.getDimSize(d)));
+  binding.result = bindResult(op.getResult(), shape).name;
+  FailureOr<KernelLaunch> launch = buildAttentionKernel(
+      op, gpuModule, nextKernelName("attention"), binding, options.chip);
+  if (failed(launch))
+    return failure();
+  addLaunch(*launch);
+  return success();
+}
+
 LogicalResult EntryCompiler::compile() {
   if (failed(bindArguments()))
     return failure();
@@ -387,6 +428,7 @@ LogicalResult EntryCompiler::compile() {
     LogicalResult result =
         llvm::TypeSwitch<Operation *, LogicalResult>(&op)
             .Case([&](BatchMatmulOp m) { return visitMatmul(m); })
+            .Case([&](AttentionOp a) { return visitAttention(a); })
             .Case([&](tensor::ExtractSliceOp s) { return visitSlice(s); })
             .Case([&](tensor::PadOp p) { return visitPad(p); })
             .Case([&](arith::ConstantOp) { return success(); })
@@ -394,7 +436,8 @@ LogicalResult EntryCompiler::compile() {
               return other->emitError()
                      << "sparcast-aot: '" << other->getName()
                      << "' is not supported in an entry yet (entries are "
-                        "made of sc.batch_matmul, slices and zero padding "
+                        "made of sc.batch_matmul, sc.attention, slices and "
+                        "zero padding "
                         "for now; run --sc-ikbo-pipeline on model graphs)";
             });
     if (failed(result))

@@ -1,0 +1,170 @@
+"""Target attention (IKBO type II) and log-linear block-sparse attention on
+the GPU: the kernels of bench/attention_suite.mlir and examples/*.mlir
+against torch SDPA in fp32 (keys/values broadcast by the index, or the
+block mask expanded to a dense boolean mask), outputs poisoned first; then
+speed against SDPA in the same process (interleaved rounds).
+
+    python3 bench/attention_check.py --artifacts bench/artifacts --out attention.json
+"""
+
+import json
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sparcast  # noqa: E402
+from gemm_check import TOLERANCE, compare_ms, rel_fro, setup, uniform  # noqa: E402
+
+
+def make_index(users, B, gen, shuffle):
+    """Every user gets >= 1 candidate, the rest at random (uneven)."""
+    extra = torch.randint(0, users, (B - users,), generator=gen, device="cuda")
+    idx = torch.cat([torch.arange(users, device="cuda"), extra]).sort()[0]
+    if shuffle:
+        idx = idx[torch.randperm(B, generator=gen, device="cuda")]
+    return idx.to(torch.int32).contiguous()
+
+
+def log_linear_blocks(nb, local_width=1, causal=False):
+    """keep[i, j] of #sc.log_linear (default anchors first, middle, last),
+    from its definition."""
+    i = torch.arange(nb).view(-1, 1)
+    j = torch.arange(nb).view(1, -1)
+    dist = (i - j).abs()
+    keep = (dist <= local_width) | ((dist >= 2) & ((dist & (dist - 1)) == 0))
+    keep |= (j == 0) | (j == nb // 2) | (j == nb - 1)
+    if causal:
+        keep &= j <= i
+    return keep
+
+
+def dense_mask(N, block, causal):
+    nb = (N + block - 1) // block
+    keep = log_linear_blocks(nb, causal=causal)
+    return keep.repeat_interleave(block, 0).repeat_interleave(block, 1)[:N, :N].cuda()
+
+
+def main():
+    args, gen, header = setup()
+    suite = sparcast.load(os.path.join(args.artifacts, "attention_suite"))
+    example = sparcast.load(os.path.join(args.artifacts, "target_attention"))
+    results = dict(header, workload="target-attention, block-sparse-attention",
+                   correctness=[], speed=[])
+    f16, bf16 = torch.float16, torch.bfloat16
+
+    def check(name, entry, args_, ref, shape, dtype):
+        out = torch.full(shape, float("nan"), dtype=dtype, device="cuda")
+        entry(*args_, out=[out])
+        torch.cuda.synchronize()
+        err = rel_fro(out, ref)
+        finite = bool(torch.isfinite(out).all().item())
+        ok = finite and err <= TOLERANCE
+        print("  %-58s rel_fro %.2e %s" % (name, err, "ok" if ok else "FAIL"), flush=True)
+        results["correctness"].append({"case": name, "rel_fro": err, "finite": finite, "ok": ok})
+
+    print("== target attention (fp32 SDPA on K/V gathered by the index)")
+    cases = [("ta_s%d" % S, f16, 2, 64, S, 128) for S in (500, 512, 1000, 1024, 2000, 2048, 4096)]
+    cases += [("ta_h1_bf16", bf16, 1, 64, 1024, 128), ("ta_h4_seed32", f16, 4, 32, 512, 128),
+              ("ta_seed128_d64", bf16, 2, 128, 1000, 64)]
+    for name, dtype, H, L, S, d in cases:
+        for users, B, shuffle in ((7, 33, False), (5, 64, True)):
+            q = uniform((B, H, L, d), dtype, gen)
+            k = uniform((users, H, S, d), dtype, gen)
+            v = uniform((users, H, S, d), dtype, gen)
+            idx = make_index(users, B, gen, shuffle)
+            il = idx.long()
+            ref = F.scaled_dot_product_attention(q.float(), k.float()[il], v.float()[il])
+            check("%s users=%d B=%d%s" % (name, users, B, " shuffled" if shuffle else ""),
+                  getattr(suite, name), [q, k, v, idx], ref, (B, H, L, d), dtype)
+    # The example, written the plain way (gather_rows, then attention).
+    B, users = 130, 2
+    q = uniform((B, 2, 64, 128), f16, gen)
+    k = uniform((users, 2, 1024, 128), f16, gen)
+    v = uniform((users, 2, 1024, 128), f16, gen)
+    idx = make_index(users, B, gen, True)
+    ref = F.scaled_dot_product_attention(q.float(), k.float()[idx.long()], v.float()[idx.long()])
+    check("examples/target_attention.mlir B=130 users=2 (65 each, odd)", example.target_attention,
+          [q, k, v, idx], ref, (B, 2, 64, 128), f16)
+
+    print("== log-linear block-sparse attention (fp32 SDPA with the dense mask)")
+    for N in (1024, 4096):
+        for block in (64, 128):
+            for causal in (False, True):
+                name = "ll_n%d_b%d%s" % (N, block, "_causal" if causal else "")
+                q, k, v = (uniform((2, 2, N, 128), bf16, gen) for _ in range(3))
+                ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(),
+                                                     attn_mask=dense_mask(N, block, causal))
+                check(name, getattr(suite, name), [q, k, v], ref, (2, 2, N, 128), bf16)
+    N = 16384
+    q, k, v = (uniform((1, 2, N, 64), f16, gen) for _ in range(3))
+    mask = dense_mask(N, 128, False)
+    ref = torch.cat([F.scaled_dot_product_attention(q[:, h:h + 1].float(), k[:, h:h + 1].float(),
+                                                     v[:, h:h + 1].float(), attn_mask=mask)
+                     for h in range(2)], 1)
+    check("ll_n16384_b128_f16_d64", suite.ll_n16384_b128_f16_d64, [q, k, v], ref, (1, 2, N, 64), f16)
+    del ref, mask
+
+    print("== speed: target attention, B_cand=2048, n_seed=64, H=2, d=128 (users of 64 or 65)")
+    def target_speed(S, entry):
+        B, H, L, d = 2048, 2, 64, 128
+        users = 32
+        idx = torch.clamp(torch.arange(B, device="cuda") * users // B, max=users - 1).to(torch.int32)
+        q = uniform((B, H, L, d), f16, gen)
+        k = uniform((users, H, S, d), f16, gen)
+        v = uniform((users, H, S, d), f16, gen)
+        out = torch.empty((B, H, L, d), dtype=f16, device="cuda")
+        il = idx.long()
+        kb, vb = k[il].contiguous(), v[il].contiguous()
+        ms = compare_ms({
+            "ours": lambda: entry(q, k, v, idx, out=[out]),
+            "sdpa_prebroadcast": lambda: F.scaled_dot_product_attention(q, kb, vb),
+            "broadcast_plus_sdpa": lambda: F.scaled_dot_product_attention(q, k[il], v[il]),
+        }, rounds=5)
+        flops = 4 * B * H * L * d * S
+        row = {"case": "target attention S=%d" % S, "S": S}
+        for name_, t in ms.items():
+            row[name_ + "_ms"] = t
+            row[name_ + "_tflops"] = flops / t / 1e9
+        row["speedup_vs_sdpa_prebroadcast"] = ms["sdpa_prebroadcast"] / ms["ours"]
+        row["speedup_vs_broadcast_plus_sdpa"] = ms["broadcast_plus_sdpa"] / ms["ours"]
+        results["speed"].append(row)
+        print("  S=%5d ours %.3f ms (%.0f TFLOP/s), SDPA pre-broadcast %.3f ms (%.0f), broadcast+SDPA %.3f ms (%.0f)" % (
+            S, ms["ours"], row["ours_tflops"], ms["sdpa_prebroadcast"], row["sdpa_prebroadcast_tflops"],
+            ms["broadcast_plus_sdpa"], row["broadcast_plus_sdpa_tflops"]), flush=True)
+    target_speed(1024, example.target_attention)
+    for S in (512, 2048, 4096, 8192):
+        target_speed(S, getattr(suite, "ta_speed_s%d" % S))
+
+    print("== speed: log-linear attention, B=4, H=16, d=128, bf16")
+    for name, N, block in (("ll_speed_n4096", 4096, 128), ("ll_speed_n16384", 16384, 128),
+                           ("ll_speed_n16384_b64", 16384, 64)):
+        q, k, v = (uniform((4, 16, N, 128), bf16, gen) for _ in range(3))
+        out = torch.empty_like(q)
+        entry = getattr(suite, name)
+        nb = N // block
+        kept = int(log_linear_blocks(nb).sum())
+        ms = compare_ms({"ours": lambda: entry(q, k, v, out=[out]),
+                         "sdpa_dense": lambda: F.scaled_dot_product_attention(q, k, v)}, rounds=3, iters=5)
+        row = {"case": name, "N": N, "block": block, "kept_block_pairs": kept, "density": kept / nb / nb,
+               "ours_ms": ms["ours"], "sdpa_dense_ms": ms["sdpa_dense"],
+               "ms_per_kept_block_pair_per_head": ms["ours"] / kept / 64,
+               "dense_ms_per_block_pair_per_head": ms["sdpa_dense"] / nb / nb / 64,
+               "bsr_table_bytes": 4 * (nb + 1 + kept)}
+        results["speed"].append(row)
+        print("  " + json.dumps(row), flush=True)
+    nb = 65536 // 128
+    print("  BSR tables for N=65536, block 128: %d bytes (%d query blocks, %d kept pairs)" % (
+        4 * (nb + 1 + int(log_linear_blocks(nb).sum())), nb, int(log_linear_blocks(nb).sum())))
+
+    results["all_correct"] = all(c["ok"] for c in results["correctness"])
+    with open(args.out, "w") as f:
+        json.dump(results, f, indent=2)
+    print("correct: %s" % results["all_correct"])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,36 @@
+//===- AttentionKernel.h - sc.attention to a Hopper kernel ------*- C++ -*-===//
+//
+// The flash-attention forward kernel generated for an sc.attention op: TMA
+// loads of Q, K and V, wgmma for Q K^T and P V, online softmax in fp32 with
+// exp2, TMA stores. Indexed attention reads each candidate's keys and values
+// at index[b] (IKBO type II, never broadcast); a block mask makes each query
+// tile walk only its kept key blocks.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SPARCAST_CONVERSION_SCTOGPU_ATTENTIONKERNEL_H
+#define SPARCAST_CONVERSION_SCTOGPU_ATTENTIONKERNEL_H
+
+#include "sparcast/Conversion/ScToGPU/GemmKernel.h"
+
+namespace mlir::sc {
+
+/// How the op's operands and result are known to the entry.
+struct AttentionBinding {
+  std::string query, key, value, index, result;
+  /// Symbols of the dynamic dims: query batch (B) and key batch (U).
+  std::string batchSymbol, keyBatchSymbol;
+};
+
+/// Builds kernel `kernelName` for `op` into `gpuModule` (sm_90a only).
+/// Emits a located error and fails on what the kernel does not support:
+/// other element types, head dims other than 64 and 128, dynamic sequence
+/// lengths or heads, a block mask with a block size other than 64 or 128.
+FailureOr<KernelLaunch> buildAttentionKernel(AttentionOp op,
+                                             gpu::GPUModuleOp gpuModule,
+                                             StringRef kernelName,
+                                             const AttentionBinding &binding,
+                                             StringRef chip);
+
+} // namespace mlir::sc
+
+#endif // SPARCAST_CONVERSION_SCTOGPU_ATTENTIONKERNEL_H

@@ -1,0 +1,753 @@
+//===- AttentionKernel.cpp - sc.attention to a Hopper kernel ---------------===//
+//
+// Flash-attention forward, one CTA of one warpgroup (128 threads) per
+// 64-row query tile of one (batch element, head):
+//
+//   thread 0: TMA loads of the Q tile, then of the first S key blocks (K and
+//   V of one block share a ring slot and its mbarrier)
+//   for each key block t of the tile (all blocks, or the kept ones of a
+//   block mask, read from BSR tables compiled into the module):
+//     wait for the slot; S = Q K^T by wgmma (K read K-major); online softmax
+//     on the S registers in fp32: scale * log2(e) folded in, exp2, running
+//     row maximum and sum, O rescaled; P (f16/bf16) written to shared memory
+//     in wgmma's swizzled layout; O += P V by wgmma (V read N-major)
+//     barrier; thread 0 refills the slot with block t + S
+//   O / row sum -> staging tile -> TMA store.
+//
+// Keys and values are read at batch index[b] when the op is indexed (IKBO
+// type II: nothing is broadcast) and at b otherwise. 4-D tensor maps
+// [batch, heads, rows, head dim] zero-fill rows past the sequence, whose
+// scores are masked to -inf (and whose outputs TMA does not store).
+//
+// The wgmma descriptors are built here (128B swizzle: stride byte offset
+// 1024, leading byte offset 8192 between 64-column chunks), as in the GEMM
+// kernels.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sparcast/Conversion/ScToGPU/AttentionKernel.h"
+#include "TemplateUtils.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::sc;
+using mlir::sc::detail::replaceAll;
+using mlir::sc::detail::typeToString;
+
+namespace {
+
+constexpr const char *kAttentionTemplate = R"mlir(
+!tmaQ = !nvgpu.tensormap.descriptor<tensor = memref<1x1x64x64x$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+!tmaK = !nvgpu.tensormap.descriptor<tensor = memref<1x1x$BNx64x$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+!tmaV = !nvgpu.tensormap.descriptor<tensor = memref<1x1x64x64x$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+!tmaO = !nvgpu.tensormap.descriptor<tensor = memref<1x1x64x64x$T, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!box64 = memref<1x1x64x64x$T, #gpu.address_space<workgroup>>
+!boxK = memref<1x1x$BNx64x$T, #gpu.address_space<workgroup>>
+!bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = $S>
+!qbar = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 1>
+!accS = $ACCS
+!accO = $ACCO
+!smem = memref<?xi8, #gpu.address_space<workgroup>>
+!stage = memref<$STAGEELEMSx$T, #gpu.address_space<workgroup>>
+
+gpu.module @scratch {
+$GLOBALS
+  gpu.func @$KERNEL(%tmaQp: !llvm.ptr, %tmaKp: !llvm.ptr, %tmaVp: !llvm.ptr, %tmaOp: !llvm.ptr$INDEX_PARAM) kernel
+      attributes {nvvm.maxntid = array<i32: 128, 1, 1>} {
+    %tmaQ = builtin.unrealized_conversion_cast %tmaQp : !llvm.ptr to !tmaQ
+    %tmaK = builtin.unrealized_conversion_cast %tmaKp : !llvm.ptr to !tmaK
+    %tmaV = builtin.unrealized_conversion_cast %tmaVp : !llvm.ptr to !tmaV
+    %tmaO = builtin.unrealized_conversion_cast %tmaOp : !llvm.ptr to !tmaO
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %c8 = arith.constant 8 : index
+    %c16 = arith.constant 16 : index
+    %c32 = arith.constant 32 : index
+    %c64 = arith.constant 64 : index
+    %c128b = arith.constant 128 : index
+    %c1024 = arith.constant 1024 : index
+    %eltBytes = arith.constant 2 : index
+    %keyLen = arith.constant $KEYLEN : index
+    %cS = arith.constant $S : index
+    %cBN = arith.constant $BN : index
+    %c1i32 = arith.constant 1 : i32
+    %c2i32 = arith.constant 2 : i32
+    %c32i32 = arith.constant 32 : i32
+    %qBytes = arith.constant $QBYTES : index
+    %slotBytes = arith.constant $SLOTBYTES : index
+    %kBytes = arith.constant $KBYTES : index
+    %ringOff = arith.constant $RINGOFF : index
+    %stageOff = arith.constant $QBYTES : index
+    %ticks = arith.constant 10000000 : index
+    %false = arith.constant false
+    %descBits = arith.constant 4611686293338849280 : i64
+    %descAddrMask = arith.constant 262143 : i64
+    %c4i64 = arith.constant 4 : i64
+    %tid = gpu.thread_id x
+    %b = gpu.block_id x
+    %qt = gpu.block_id y
+    %h = gpu.block_id z
+    %q0 = arith.muli %qt, %c64 : index
+$KEYBATCH
+    %leader = arith.cmpi eq, %tid, %c0 : index
+    %smem = gpu.dynamic_shared_memory : !smem
+    // 128B-swizzled tiles need 1024-byte aligned shared memory.
+    %base = memref.extract_aligned_pointer_as_index %smem : !smem -> index
+    %mis = arith.remui %base, %c1024 : index
+    %pad0 = arith.subi %c1024, %mis : index
+    %pad = arith.remui %pad0, %c1024 : index
+    %smemBase = arith.index_cast %base : index to i64
+    %stageAt = arith.addi %pad, %stageOff : index
+    %stage = memref.view %smem[%stageAt][] : !smem to !stage
+    %bars = nvgpu.mbarrier.create -> !bars
+    %qbar = nvgpu.mbarrier.create -> !qbar
+$BLOCKS
+    scf.if %leader {
+      scf.for %s = %c0 to %cS step %c1 {
+        nvgpu.mbarrier.init %bars[%s], %c1 : !bars
+      }
+      nvgpu.mbarrier.init %qbar[%c0], %c1 : !qbar
+      nvgpu.tma.prefetch.descriptor %tmaK : !tmaK
+      nvgpu.tma.prefetch.descriptor %tmaV : !tmaV
+    }
+    gpu.barrier
+    scf.if %leader {
+      nvgpu.mbarrier.arrive.expect_tx %qbar[%c0], %qBytes : !qbar
+$LOADQ
+      %pro = arith.minui %cS, %nkb : index
+      scf.for %t = %c0 to %pro step %c1 {
+$LOADKV_PROLOGUE
+      }
+    }
+    nvgpu.mbarrier.try_wait.parity %qbar[%c0], %false, %ticks : !qbar
+
+    // This thread's rows of the 64-row tile (wgmma fragment layout): r0 and
+    // r0 + 8, and its column pair 2 (lane % 4) in every group of 8.
+    %warp = arith.divui %tid, %c32 : index
+    %lane = arith.remui %tid, %c32 : index
+    %quad = arith.divui %lane, %c4 : index
+    %q = arith.remui %lane, %c4 : index
+    %warpRow = arith.muli %warp, %c16 : index
+    %r0 = arith.addi %warpRow, %quad : index
+    %r8 = arith.addi %r0, %c8 : index
+    %rb0 = arith.muli %r0, %c128b : index
+    %rb8 = arith.muli %r8, %c128b : index
+    %q2 = arith.muli %q, %c2 : index
+    %qBytesT = arith.muli %q2, %eltBytes : index
+    %qChunk = arith.divui %qBytesT, %c16 : index
+    %qWithin = arith.remui %qBytesT, %c16 : index
+    %qAddr0 = arith.addi %pad, %c0 : index
+    %qAddr64 = arith.index_cast %qAddr0 : index to i64
+    %qAbs = arith.addi %smemBase, %qAddr64 : i64
+    %qMasked = arith.andi %qAbs, %descAddrMask : i64
+    %qEnc = arith.shrui %qMasked, %c4i64 : i64
+    %qDesc = arith.ori %qEnc, %descBits : i64
+    %stageAt64 = arith.index_cast %stageAt : index to i64
+    %pAbs = arith.addi %smemBase, %stageAt64 : i64
+    %pMasked = arith.andi %pAbs, %descAddrMask : i64
+    %pEnc = arith.shrui %pMasked, %c4i64 : i64
+    %pDesc = arith.ori %pEnc, %descBits : i64
+    %scale2 = arith.constant $SCALE2 : f32
+    %negInf = arith.constant 0xFF800000 : f32
+    %mInit = arith.constant -1.0e30 : f32
+    %zeroF = arith.constant 0.0 : f32
+    %oZero = llvm.mlir.zero : !accO
+
+    %oEnd, %mEnd0, %mEnd8, %lEnd0, %lEnd8 = scf.for %t = %c0 to %nkb step %c1
+        iter_args(%o = %oZero, %m0 = %mInit, %m8 = %mInit, %l0 = %zeroF, %l8 = %zeroF)
+        -> (!accO, f32, f32, f32, f32) {
+      %slot = arith.remui %t, %cS : index
+      %round = arith.divui %t, %cS : index
+      %par = arith.remui %round, %c2 : index
+      %parity = arith.index_cast %par : index to i1
+      nvgpu.mbarrier.try_wait.parity %bars[%slot], %parity, %ticks : !bars
+$KEY_BLOCK_OF_T
+      %slotOff = arith.muli %slot, %slotBytes : index
+      %kOff0 = arith.addi %pad, %ringOff : index
+      %kOff = arith.addi %kOff0, %slotOff : index
+      %vOff = arith.addi %kOff, %kBytes : index
+      %kOff64 = arith.index_cast %kOff : index to i64
+      %kAbs = arith.addi %smemBase, %kOff64 : i64
+      %kMasked = arith.andi %kAbs, %descAddrMask : i64
+      %kEnc = arith.shrui %kMasked, %c4i64 : i64
+      %kDesc = arith.ori %kEnc, %descBits : i64
+      %vOff64 = arith.index_cast %vOff : index to i64
+      %vAbs = arith.addi %smemBase, %vOff64 : i64
+      %vMasked = arith.andi %vAbs, %descAddrMask : i64
+      %vEnc = arith.shrui %vMasked, %c4i64 : i64
+      %vDesc = arith.ori %vEnc, %descBits : i64
+      // S = Q K^T.
+      %sU = llvm.mlir.undef : !accS
+      nvvm.wgmma.fence.aligned
+$QK
+      nvvm.wgmma.commit.group.sync.aligned
+      nvvm.wgmma.wait.group.sync.aligned 0
+      // Online softmax on the registers.
+$SOFTMAX
+      // P to shared memory, visible to wgmma (async proxy) before it reads.
+      nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+      gpu.barrier
+      // O += P V.
+      nvvm.wgmma.fence.aligned
+$PV
+      nvvm.wgmma.commit.group.sync.aligned
+      nvvm.wgmma.wait.group.sync.aligned 0
+      // Every thread's wgmma have read the slot and P: refill the slot.
+      gpu.barrier
+      %tNext = arith.addi %t, %cS : index
+      %more = arith.cmpi ult, %tNext, %nkb : index
+      %refill = arith.andi %leader, %more : i1
+      scf.if %refill {
+$LOADKV_REFILL
+      }
+      scf.yield %oNew, %mNew0, %mNew8, %lNew0, %lNew8 : !accO, f32, f32, f32, f32
+    }
+
+    // Row sums across the four threads of a row, then O / sum to the
+    // staging tile and out through TMA.
+$FINISH
+    nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+    gpu.barrier
+    scf.if %leader {
+$STOREO
+      nvvm.cp.async.bulk.commit.group
+      nvvm.cp.async.bulk.wait_group 0
+    }
+    gpu.return
+  }
+}
+)mlir";
+
+// TMA loads of key block %kb (rows kb * BN ..) of K and V into ring slot
+// %$SLOT, signalling its barrier. K: one box of BN rows per 64-column chunk
+// of the head dim; V: 64-row boxes, 64-column chunks, (block, chunk) order.
+std::string loadKeyValueText(StringRef p, StringRef t, int64_t dChunks,
+                             int64_t blockN, StringRef kbExpr) {
+  std::string text = llvm::formatv(R"mlir(
+        %{0}_slot = arith.remui {1}, %cS : index
+{2}
+        %{0}_row = arith.muli %{0}_kb, %cBN : index
+        %{0}_so = arith.muli %{0}_slot, %slotBytes : index
+        %{0}_k0 = arith.addi %pad, %ringOff : index
+        %{0}_k = arith.addi %{0}_k0, %{0}_so : index
+        %{0}_v = arith.addi %{0}_k, %kBytes : index
+        nvgpu.mbarrier.arrive.expect_tx %bars[%{0}_slot], %slotBytes : !bars
+)mlir",
+                                   p, t, kbExpr)
+                         .str();
+  for (int64_t c = 0; c < dChunks; ++c) {
+    text += llvm::formatv(R"mlir(
+        %{0}_kc{1} = arith.constant {2} : index
+        %{0}_ka{1} = arith.addi %{0}_k, %{0}_kc{1} : index
+        %{0}_kv{1} = memref.view %smem[%{0}_ka{1}][] : !smem to !boxK
+        %{0}_d{1} = arith.constant {3} : index
+        nvgpu.tma.async.load %tmaK[%{0}_d{1}, %{0}_row, %h, %kvBatch], %bars[%{0}_slot] to %{0}_kv{1} : !tmaK, !bars -> !boxK
+)mlir",
+                          p, c, c * blockN * 128, c * 64)
+                .str();
+    for (int64_t j = 0; j < blockN / 64; ++j)
+      text += llvm::formatv(R"mlir(
+        %{0}_vc{1}{2} = arith.constant {3} : index
+        %{0}_va{1}{2} = arith.addi %{0}_v, %{0}_vc{1}{2} : index
+        %{0}_vv{1}{2} = memref.view %smem[%{0}_va{1}{2}][] : !smem to !box64
+        %{0}_vr{1}{2}0 = arith.constant {4} : index
+        %{0}_vr{1}{2} = arith.addi %{0}_row, %{0}_vr{1}{2}0 : index
+        nvgpu.tma.async.load %tmaV[%{0}_d{1}, %{0}_vr{1}{2}, %h, %kvBatch], %bars[%{0}_slot] to %{0}_vv{1}{2} : !tmaV, !bars -> !box64
+)mlir",
+                            p, c, j, (j * dChunks + c) * 8192, j * 64)
+                  .str();
+  }
+  return text;
+}
+
+std::string structOf(int64_t n) {
+  std::string s = "!llvm.struct<(";
+  for (int64_t i = 0; i < n; ++i)
+    s += i ? ", f32" : "f32";
+  return s + ")>";
+}
+
+/// wgmma of S = Q K^T: head dim in 64-column chunks, 4 k16 steps each; the
+/// first step ignores the (undefined) accumulator.
+std::string qkText(int64_t dChunks, int64_t blockN, StringRef type) {
+  std::string text;
+  std::string acc = "%sU";
+  int64_t steps = dChunks * 4;
+  int64_t step = 0;
+  for (int64_t c = 0; c < dChunks; ++c)
+    for (int64_t kk = 0; kk < 4; ++kk, ++step) {
+      std::string out = step == steps - 1 ? std::string("%sFinal")
+                                          : llvm::formatv("%s{0}", step).str();
+      text += llvm::formatv(R"mlir(
+      %qa{0} = arith.constant {1} : i64
+      %qd{0} = arith.addi %qDesc, %qa{0} : i64
+      %ka{0} = arith.constant {2} : i64
+      %kd{0} = arith.addi %kDesc, %ka{0} : i64
+      {3} = nvvm.wgmma.mma_async %qd{0}, %kd{0}, {4}, #nvvm.shape<m = 64, n = {5}, k = 16>, D [<f32>, <{6}>], A [<{7}>, <one>, <row>], B [<{7}>, <one>, <col>] : !accS -> !accS
+)mlir",
+                            step, (c * 8192 + kk * 32) >> 4,
+                            (c * blockN * 128 + kk * 32) >> 4, out, acc,
+                            blockN, step == 0 ? "zero" : "one", type)
+                  .str();
+      acc = out;
+    }
+  return text;
+}
+
+/// wgmma of O += P V: keys in k16 steps; P is K-major in the staging tile
+/// (64-key chunks), V N-major in the slot (64-key blocks of head-dim chunks).
+std::string pvText(int64_t dChunks, int64_t blockN, int64_t headDim,
+                   StringRef type) {
+  std::string text;
+  std::string acc = "%oScaled";
+  for (int64_t kk = 0; kk < blockN / 16; ++kk) {
+    std::string out = kk == blockN / 16 - 1 ? "%oNew"
+                                            : llvm::formatv("%pv{0}", kk).str();
+    int64_t pOff = (kk / 4) * 8192 + (kk % 4) * 32;
+    int64_t vOff = (kk / 4) * dChunks * 8192 + (kk % 4) * 2048;
+    text += llvm::formatv(R"mlir(
+      %pa{0} = arith.constant {1} : i64
+      %pd{0} = arith.addi %pDesc, %pa{0} : i64
+      %va{0} = arith.constant {2} : i64
+      %vd{0} = arith.addi %vDesc, %va{0} : i64
+      {3} = nvvm.wgmma.mma_async %pd{0}, %vd{0}, {4}, #nvvm.shape<m = 64, n = {5}, k = 16>, D [<f32>, <one>], A [<{6}>, <one>, <row>], B [<{6}>, <one>, <row>] : !accO -> !accO
+)mlir",
+                          kk, pOff >> 4, vOff >> 4, out, acc, headDim, type)
+                .str();
+    acc = out;
+  }
+  return text;
+}
+
+/// Byte offset, in a staging tile of 64-column chunks (64 rows x 128 bytes,
+/// 128B swizzle), of the element pair at row %rb<row> (as bytes) and
+/// column 8 * group + 2 (lane % 4): defines %<p>_i (element index).
+std::string swizzledPairIndex(StringRef p, int64_t group, int row,
+                              int64_t eltBytes) {
+  int64_t colsPerChunk = 128 / eltBytes;
+  int64_t col = 8 * group;
+  int64_t chunk = col / colsPerChunk;
+  int64_t base16 = (col % colsPerChunk) * eltBytes / 16;
+  return llvm::formatv(R"mlir(
+      %{0}_cb = arith.constant {1} : index
+      %{0}_c = arith.addi %qChunk, %{0}_cb : index
+      %{0}_sw = arith.xori %{0}_c, %quad : index
+      %{0}_swb = arith.muli %{0}_sw, %c16 : index
+      %{0}_bo = arith.constant {2} : index
+      %{0}_o1 = arith.addi %rb{3}, %{0}_bo : index
+      %{0}_o2 = arith.addi %{0}_o1, %{0}_swb : index
+      %{0}_o3 = arith.addi %{0}_o2, %qWithin : index
+      %{0}_i = arith.divui %{0}_o3, %eltBytes : index
+)mlir",
+                       p, base16, chunk * 8192, row)
+      .str();
+}
+
+/// Online softmax of the S registers (BN / 2 per thread), the rescale of O
+/// and P's writes to the staging tile. Defines %mNew0/8, %lNew0/8,
+/// %oScaled.
+std::string softmaxText(int64_t blockN, int64_t headDim, int64_t keyLen,
+                        bool maskTail, StringRef type, int64_t eltBytes) {
+  std::string text;
+  int64_t n = blockN / 2;
+  if (maskTail)
+    text += R"mlir(
+      %kPos0 = arith.muli %kb, %cBN : index
+      %kPosQ = arith.addi %kPos0, %q2 : index
+)mlir";
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t col = 8 * (i / 4) + (i % 2);
+    text += llvm::formatv(R"mlir(
+      %x{0} = llvm.extractvalue %sFinal[{0}] : !accS
+      %y{0} = arith.mulf %x{0}, %scale2 : f32
+)mlir",
+                          i)
+                .str();
+    if (maskTail)
+      text += llvm::formatv(R"mlir(
+      %kc{0} = arith.constant {1} : index
+      %kp{0} = arith.addi %kPosQ, %kc{0} : index
+      %kin{0} = arith.cmpi ult, %kp{0}, %keyLen : index
+      %z{0} = arith.select %kin{0}, %y{0}, %negInf : f32
+)mlir",
+                            i, col)
+                  .str();
+    else
+      text += llvm::formatv("      %z{0} = arith.addf %y{0}, %zeroF : f32\n", i)
+                  .str();
+  }
+  // Row maxima (registers with (i / 2) % 2 == 0 hold row r0, else r0 + 8).
+  for (int row : {0, 8}) {
+    std::string prev;
+    for (int64_t i = 0; i < n; ++i) {
+      if (((i / 2) % 2 == 0) != (row == 0))
+        continue;
+      if (prev.empty()) {
+        prev = llvm::formatv("%z{0}", i).str();
+        continue;
+      }
+      std::string out = llvm::formatv("%mx{0}_{1}", row, i).str();
+      text += llvm::formatv("      {0} = arith.maximumf {1}, %z{2} : f32\n",
+                            out, prev, i)
+                  .str();
+      prev = out;
+    }
+    text += llvm::formatv(R"mlir(
+      %mq{0}a, %mqv{0}a = gpu.shuffle xor {1}, %c1i32, %c32i32 : f32
+      %mr{0}a = arith.maximumf {1}, %mq{0}a : f32
+      %mq{0}b, %mqv{0}b = gpu.shuffle xor %mr{0}a, %c2i32, %c32i32 : f32
+      %mr{0} = arith.maximumf %mr{0}a, %mq{0}b : f32
+      %mNew{0} = arith.maximumf %m{0}, %mr{0} : f32
+      %md{0} = arith.subf %m{0}, %mNew{0} : f32
+      %alpha{0} = math.exp2 %md{0} : f32
+)mlir",
+                          row, prev)
+                .str();
+  }
+  // p = exp2(s - m), partial row sums, P pairs to the staging tile.
+  std::string sum0 = "%zeroF", sum8 = "%zeroF";
+  for (int64_t i = 0; i < n; ++i) {
+    int row = (i / 2) % 2 ? 8 : 0;
+    text += llvm::formatv(R"mlir(
+      %e{0}a = arith.subf %z{0}, %mNew{1} : f32
+      %p{0} = math.exp2 %e{0}a : f32
+)mlir",
+                          i, row)
+                .str();
+    std::string &sum = row ? sum8 : sum0;
+    std::string out = llvm::formatv("%ps{0}", i).str();
+    text += llvm::formatv("      {0} = arith.addf {1}, %p{2} : f32\n", out, sum,
+                          i)
+                .str();
+    sum = out;
+    if (i % 2 == 1) {
+      std::string pp = llvm::formatv("pp{0}", i).str();
+      text += swizzledPairIndex(pp, i / 4, row, eltBytes);
+      text += llvm::formatv(R"mlir(
+      %{0}_a = arith.truncf %p{1} : f32 to {3}
+      %{0}_b = arith.truncf %p{2} : f32 to {3}
+      %{0}_v = vector.from_elements %{0}_a, %{0}_b : vector<2x{3}>
+      vector.store %{0}_v, %stage[%{0}_i] : !stage, vector<2x{3}>
+)mlir",
+                            pp, i - 1, i, type)
+                  .str();
+    }
+  }
+  text += llvm::formatv(R"mlir(
+      %la0 = arith.mulf %l0, %alpha0 : f32
+      %lNew0 = arith.addf %la0, {0} : f32
+      %la8 = arith.mulf %l8, %alpha8 : f32
+      %lNew8 = arith.addf %la8, {1} : f32
+)mlir",
+                        sum0, sum8)
+              .str();
+  // O *= alpha, row by row.
+  std::string acc = "%o";
+  for (int64_t i = 0; i < headDim / 2; ++i) {
+    int row = (i / 2) % 2 ? 8 : 0;
+    std::string out = i == headDim / 2 - 1 ? "%oScaled"
+                                           : llvm::formatv("%os{0}", i).str();
+    text += llvm::formatv(R"mlir(
+      %ov{0} = llvm.extractvalue %o[{0}] : !accO
+      %ow{0} = arith.mulf %ov{0}, %alpha{1} : f32
+      {2} = llvm.insertvalue %ow{0}, {3}[{0}] : !accO
+)mlir",
+                          i, row, out, acc)
+                .str();
+    acc = out;
+  }
+  return text;
+}
+
+/// After the loop: row sums across the quad, O / sum written to the staging
+/// tile (64 rows x head dim) in the swizzled layout of the O tensor map.
+std::string finishText(int64_t headDim, StringRef type, int64_t eltBytes) {
+  std::string text = R"mlir(
+    %ls0a, %lsv0a = gpu.shuffle xor %lEnd0, %c1i32, %c32i32 : f32
+    %ls0b = arith.addf %lEnd0, %ls0a : f32
+    %ls0c, %lsv0c = gpu.shuffle xor %ls0b, %c2i32, %c32i32 : f32
+    %lSum0 = arith.addf %ls0b, %ls0c : f32
+    %ls8a, %lsv8a = gpu.shuffle xor %lEnd8, %c1i32, %c32i32 : f32
+    %ls8b = arith.addf %lEnd8, %ls8a : f32
+    %ls8c, %lsv8c = gpu.shuffle xor %ls8b, %c2i32, %c32i32 : f32
+    %lSum8 = arith.addf %ls8b, %ls8c : f32
+    %one = arith.constant 1.0 : f32
+    %inv0 = arith.divf %one, %lSum0 : f32
+    %inv8 = arith.divf %one, %lSum8 : f32
+    // The last P V has been read by every thread: the staging tile is free.
+    gpu.barrier
+)mlir";
+  for (int64_t i = 1; i < headDim / 2; i += 2) {
+    int row = (i / 2) % 2 ? 8 : 0;
+    std::string p = llvm::formatv("fo{0}", i).str();
+    text += llvm::formatv(R"mlir(
+    %fa{0} = llvm.extractvalue %oEnd[{1}] : !accO
+    %fb{0} = llvm.extractvalue %oEnd[{0}] : !accO
+    %fsa{0} = arith.mulf %fa{0}, %inv{2} : f32
+    %fsb{0} = arith.mulf %fb{0}, %inv{2} : f32
+    %fta{0} = arith.truncf %fsa{0} : f32 to {3}
+    %ftb{0} = arith.truncf %fsb{0} : f32 to {3}
+    %fv{0} = vector.from_elements %fta{0}, %ftb{0} : vector<2x{3}>
+)mlir",
+                          i, i - 1, row, type)
+                .str();
+    text += swizzledPairIndex(p, i / 4, row, eltBytes);
+    text += llvm::formatv(
+                "    vector.store %fv{0}, %stage[%{1}_i] : !stage, vector<2x{2}>\n",
+                i, p, type)
+                .str();
+  }
+  return text;
+}
+
+} // namespace
+
+FailureOr<KernelLaunch>
+mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
+                               StringRef kernelName,
+                               const AttentionBinding &binding,
+                               StringRef chip) {
+  RankedTensorType qType = op.getQuery().getType();
+  RankedTensorType kType = op.getKey().getType();
+  RankedTensorType vType = op.getValue().getType();
+  Type elementType = qType.getElementType();
+  if (chip != "sm_90a")
+    return op.emitError() << "the attention kernel needs sm_90a (TMA and "
+                             "wgmma), got "
+                          << chip;
+  if (!elementType.isF16() && !elementType.isBF16())
+    return op.emitError() << "the attention kernel takes f16 or bf16, got "
+                          << elementType;
+  if (kType.getElementType() != elementType ||
+      vType.getElementType() != elementType ||
+      op.getType().getElementType() != elementType)
+    return op.emitError() << "the attention kernel needs Q, K, V and the "
+                             "result of one element type";
+  int64_t heads = qType.getDimSize(1), queryLen = qType.getDimSize(2);
+  int64_t headDim = qType.getDimSize(3), keyLen = kType.getDimSize(2);
+  if (ShapedType::isDynamic(heads) || ShapedType::isDynamic(queryLen) ||
+      ShapedType::isDynamic(keyLen) || ShapedType::isDynamic(headDim))
+    return op.emitError() << "the attention kernel needs static heads, "
+                             "sequence lengths and head dim";
+  if (headDim != 64 && headDim != 128)
+    return op.emitError() << "the attention kernel takes head dims 64 and "
+                             "128, got "
+                          << headDim;
+  if (vType.getDimSize(3) != headDim)
+    return op.emitError() << "the attention kernel needs the value dim equal "
+                             "to the head dim";
+
+  // Key blocks: the mask's blocks, or 64 keys.
+  int64_t blockN = 64;
+  std::string globals, blocks;
+  auto mask = dyn_cast_if_present<BlockMaskAttrInterface>(op.getMaskAttr());
+  int64_t numKeyBlocks = 0;
+  int64_t keptPairs = 0;
+  if (mask) {
+    blockN = mask.getMaskBlockSize();
+    if (blockN != 64 && blockN != 128)
+      return op.emitError() << "the attention kernel takes mask blocks of 64 "
+                               "or 128 tokens, got "
+                            << blockN;
+    int64_t numQueryBlocks = llvm::divideCeil(queryLen, blockN);
+    numKeyBlocks = llvm::divideCeil(keyLen, blockN);
+    // BSR tables of the kept key blocks, compiled into the module.
+    SmallVector<int32_t> offsets = {0}, indices;
+    for (int64_t qb = 0; qb < numQueryBlocks; ++qb) {
+      for (int64_t kb : mask.getKeptKeyBlocks(qb, numQueryBlocks, numKeyBlocks))
+        indices.push_back(static_cast<int32_t>(kb));
+      offsets.push_back(static_cast<int32_t>(indices.size()));
+    }
+    keptPairs = indices.size();
+    auto list = [](ArrayRef<int32_t> v) {
+      std::string s;
+      for (auto [i, x] : llvm::enumerate(v))
+        s += (i ? ", " : "") + std::to_string(x);
+      return s;
+    };
+    globals = llvm::formatv(
+                  "  memref.global \"private\" constant @$KERNEL_offsets : "
+                  "memref<{0}xi32> = dense<[{1}]>\n"
+                  "  memref.global \"private\" constant @$KERNEL_indices : "
+                  "memref<{2}xi32> = dense<[{3}]>\n",
+                  offsets.size(), list(offsets), indices.size(), list(indices))
+                  .str();
+    blocks = llvm::formatv(R"mlir(
+    // Kept key blocks of this tile's query block (BSR tables).
+    %offsets = memref.get_global @$KERNEL_offsets : memref<{0}xi32>
+    %indices = memref.get_global @$KERNEL_indices : memref<{1}xi32>
+    %maskBlock = arith.constant {2} : index
+    %qBlock = arith.divui %q0, %maskBlock : index
+    %qBlock1 = arith.addi %qBlock, %c1 : index
+    %firstI = memref.load %offsets[%qBlock] : memref<{0}xi32>
+    %lastI = memref.load %offsets[%qBlock1] : memref<{0}xi32>
+    %firstKb = arith.index_cast %firstI : i32 to index
+    %lastKb = arith.index_cast %lastI : i32 to index
+    %nkb = arith.subi %lastKb, %firstKb : index
+)mlir",
+                           offsets.size(), indices.size(), blockN)
+                 .str();
+  } else {
+    numKeyBlocks = llvm::divideCeil(keyLen, blockN);
+    blocks = llvm::formatv("    %nkb = arith.constant {0} : index\n",
+                           numKeyBlocks)
+                 .str();
+  }
+  // Key block of iteration %t (in the loop) / of %<p>_t (loads).
+  auto kbOf = [&](StringRef t, StringRef out) {
+    if (!mask)
+      return llvm::formatv("        {0} = arith.addi {1}, %c0 : index", out, t)
+          .str();
+    return llvm::formatv(
+               "        {0}_i = arith.addi %firstKb, {1} : index\n"
+               "        {0}_v = memref.load %indices[{0}_i] : memref<{2}xi32>\n"
+               "        {0} = arith.index_cast {0}_v : i32 to index",
+               out, t, keptPairs)
+        .str();
+  };
+
+  int64_t dChunks = headDim / 64;
+  int64_t eltBytes = 2;
+  int64_t qBytes = dChunks * 8192;
+  int64_t kBytes = dChunks * blockN * 128;
+  int64_t slotBytes = 2 * kBytes;
+  int64_t stageBytes = std::max(blockN, headDim) / 64 * 8192;
+  // Two slots keep two CTAs per SM for 64-key blocks of d = 128 (97 KB).
+  int64_t stages = 2;
+  int64_t ringOff = qBytes + stageBytes;
+  int64_t sharedBytes = ringOff + stages * slotBytes + 1024;
+  float scale = op.getScaleOrDefault();
+  double scale2 = static_cast<double>(scale) * 1.4426950408889634;
+  bool indexed = static_cast<bool>(op.getIndex());
+  bool maskTail = keyLen % blockN != 0;
+
+  llvm::StringMap<std::string> values;
+  values["KERNEL"] = kernelName.str();
+  values["T"] = typeToString(elementType);
+  values["BN"] = std::to_string(blockN);
+  values["S"] = std::to_string(stages);
+  values["QBYTES"] = std::to_string(qBytes);
+  values["KBYTES"] = std::to_string(kBytes);
+  values["SLOTBYTES"] = std::to_string(slotBytes);
+  values["RINGOFF"] = std::to_string(ringOff);
+  values["STAGEELEMS"] = std::to_string(stageBytes / eltBytes);
+  values["ACCS"] = structOf(blockN / 2);
+  values["ACCO"] = structOf(headDim / 2);
+  values["SCALE2"] = llvm::formatv("{0:e}", scale2).str();
+  values["INDEX_PARAM"] = indexed ? ", %idx: memref<?xi32>" : "";
+
+  llvm::StringMap<std::string> pieces;
+  pieces["GLOBALS"] = globals;
+  pieces["BLOCKS"] = blocks;
+  pieces["KEYBATCH"] =
+      indexed ? "    %kvRaw = memref.load %idx[%b] : memref<?xi32>\n"
+                "    %kvBatch = arith.index_cast %kvRaw : i32 to index\n"
+              : "    %kvBatch = arith.addi %b, %c0 : index\n";
+  std::string loadQ;
+  for (int64_t c = 0; c < dChunks; ++c)
+    loadQ += llvm::formatv(R"mlir(
+      %qa{0} = arith.constant {1} : index
+      %qo{0} = arith.addi %pad, %qa{0} : index
+      %qv{0} = memref.view %smem[%qo{0}][] : !smem to !box64
+      %qd{0} = arith.constant {2} : index
+      nvgpu.tma.async.load %tmaQ[%qd{0}, %q0, %h, %b], %qbar[%c0] to %qv{0} : !tmaQ, !qbar -> !box64
+)mlir",
+                           c, c * 8192, c * 64)
+                 .str();
+  pieces["LOADQ"] = loadQ;
+  pieces["LOADKV_PROLOGUE"] = loadKeyValueText(
+      "pro", "%t", dChunks, blockN, kbOf("%t", "%pro_kb"));
+  pieces["LOADKV_REFILL"] = loadKeyValueText(
+      "ref", "%tNext", dChunks, blockN, kbOf("%tNext", "%ref_kb"));
+  pieces["KEY_BLOCK_OF_T"] = kbOf("%t", "%kb");
+  pieces["QK"] = qkText(dChunks, blockN, typeToString(elementType));
+  pieces["SOFTMAX"] = softmaxText(blockN, headDim, keyLen, maskTail,
+                                  typeToString(elementType), eltBytes);
+  pieces["PV"] = pvText(dChunks, blockN, headDim, typeToString(elementType));
+  pieces["FINISH"] = finishText(headDim, typeToString(elementType), eltBytes);
+  std::string storeO;
+  for (int64_t c = 0; c < dChunks; ++c)
+    storeO += llvm::formatv(R"mlir(
+      %so{0} = arith.constant {1} : index
+      %sa{0} = arith.addi %stageAt, %so{0} : index
+      %sv{0} = memref.view %smem[%sa{0}][] : !smem to !box64
+      %sd{0} = arith.constant {2} : index
+      nvgpu.tma.async.store %sv{0} to %tmaO[%sd{0}, %q0, %h, %b] : !box64 -> !tmaO
+)mlir",
+                            c, c * 8192, c * 64)
+                  .str();
+  pieces["STOREO"] = storeO;
+  values["KEYLEN"] = std::to_string(keyLen);
+  std::string text = replaceAll(replaceAll(kAttentionTemplate, pieces), values);
+
+  OwningOpRef<ModuleOp> parsed =
+      sc::detail::parseTemplate(op.getContext(), text);
+  if (!parsed)
+    return op.emitError() << "internal error: the attention kernel template "
+                             "does not parse";
+  sc::detail::moveKernels(sc::detail::templateModule(*parsed), gpuModule);
+
+  // Launch: one CTA per (batch element, 64-row query tile, head), batch
+  // fastest so that the candidates of one request run side by side and
+  // share its keys and values in L2.
+  auto dim = [](int64_t size, const std::string &symbol) {
+    return ShapedType::isDynamic(size) ? LaunchDim::sym(symbol)
+                                       : LaunchDim::of(size);
+  };
+  LaunchDim batch = dim(qType.getDimSize(0), binding.batchSymbol);
+  LaunchDim keyBatch = dim(kType.getDimSize(0), binding.keyBatchSymbol);
+  KernelLaunch launch;
+  launch.kernel = kernelName.str();
+  launch.block[0] = 128;
+  launch.grid[0] = batch;
+  launch.grid[1] = LaunchDim::of(llvm::divideCeil(queryLen, 64));
+  launch.grid[2] = LaunchDim::of(heads);
+  launch.sharedBytes = sharedBytes;
+  auto map = [&](const std::string &tensor, int64_t rows, LaunchDim batchDim,
+                 int64_t boxRows) {
+    LaunchParam p;
+    p.kind = LaunchParam::Kind::Tma;
+    p.tensor = tensor;
+    p.dims = {LaunchDim::of(headDim), LaunchDim::of(rows), LaunchDim::of(heads),
+              batchDim};
+    p.stridesBytes = {LaunchDim::of(headDim * eltBytes),
+                      LaunchDim::of(rows * headDim * eltBytes),
+                      LaunchDim::of(heads * rows * headDim * eltBytes)};
+    p.box = {64, boxRows, 1, 1};
+    return p;
+  };
+  launch.params.push_back(map(binding.query, queryLen, batch, 64));
+  launch.params.push_back(map(binding.key, keyLen, keyBatch, blockN));
+  launch.params.push_back(map(binding.value, keyLen, keyBatch, 64));
+  launch.params.push_back(map(binding.result, queryLen, batch, 64));
+  if (indexed) {
+    LaunchParam p;
+    p.tensor = binding.index;
+    launch.params.push_back(p);
+  }
+  launch.summary =
+      llvm::formatv(
+          "{0}: attention {1} x {2} keys, {3} heads, head dim {4}, {5}, "
+          "{6}64-row query tiles, {7}-key blocks{8}, {9} ring slots, "
+          "wgmma QK^T and PV, online softmax (exp2, fp32), TMA stores, "
+          "grid Bx{10}x{3}, {11} B shared memory",
+          kernelName, queryLen, keyLen, heads, headDim,
+          typeToString(elementType),
+          indexed ? "keys/values read through the index, " : "", blockN,
+          mask ? llvm::formatv(" ({0} of {1} block pairs kept, BSR tables in "
+                               "the module)",
+                               keptPairs,
+                               llvm::divideCeil(queryLen, blockN) *
+                                   numKeyBlocks)
+                     .str()
+               : std::string(),
+          stages, llvm::divideCeil(queryLen, 64), sharedBytes)
+          .str();
+  return launch;
+}
