@@ -2,72 +2,72 @@
 // Target attention (IKBO type II): Q [B_cand, H, n_seed, d], K/V [B_user, H, S, d]
 // read through the candidate->user index.
 
-func.func @ta_s500(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x500x128xf16>, %v: tensor<?x2x500x128xf16>, %idx: tensor<?xi32>) -> tensor<?x2x64x128xf16> {
+func.func @ta_s500(%q: tensor<?x2x64x128xf16> {sc.lineage = #sc.lineage<candidate>}, %k: tensor<?x2x500x128xf16> {sc.lineage = #sc.lineage<request>}, %v: tensor<?x2x500x128xf16> {sc.lineage = #sc.lineage<request>}, %idx: tensor<?xi32> {sc.lineage = #sc.lineage<index>}) -> tensor<?x2x64x128xf16> {
   %o = sc.attention %q, %k, %v index %idx : tensor<?x2x64x128xf16>, tensor<?x2x500x128xf16>, tensor<?x2x500x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
   return %o : tensor<?x2x64x128xf16>
 }
 
-func.func @ta_s512(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x512x128xf16>, %v: tensor<?x2x512x128xf16>, %idx: tensor<?xi32>) -> tensor<?x2x64x128xf16> {
+func.func @ta_s512(%q: tensor<?x2x64x128xf16> {sc.lineage = #sc.lineage<candidate>}, %k: tensor<?x2x512x128xf16> {sc.lineage = #sc.lineage<request>}, %v: tensor<?x2x512x128xf16> {sc.lineage = #sc.lineage<request>}, %idx: tensor<?xi32> {sc.lineage = #sc.lineage<index>}) -> tensor<?x2x64x128xf16> {
   %o = sc.attention %q, %k, %v index %idx : tensor<?x2x64x128xf16>, tensor<?x2x512x128xf16>, tensor<?x2x512x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
   return %o : tensor<?x2x64x128xf16>
 }
 
-func.func @ta_s1000(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x1000x128xf16>, %v: tensor<?x2x1000x128xf16>, %idx: tensor<?xi32>) -> tensor<?x2x64x128xf16> {
+func.func @ta_s1000(%q: tensor<?x2x64x128xf16> {sc.lineage = #sc.lineage<candidate>}, %k: tensor<?x2x1000x128xf16> {sc.lineage = #sc.lineage<request>}, %v: tensor<?x2x1000x128xf16> {sc.lineage = #sc.lineage<request>}, %idx: tensor<?xi32> {sc.lineage = #sc.lineage<index>}) -> tensor<?x2x64x128xf16> {
   %o = sc.attention %q, %k, %v index %idx : tensor<?x2x64x128xf16>, tensor<?x2x1000x128xf16>, tensor<?x2x1000x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
   return %o : tensor<?x2x64x128xf16>
 }
 
-func.func @ta_s1024(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x1024x128xf16>, %v: tensor<?x2x1024x128xf16>, %idx: tensor<?xi32>) -> tensor<?x2x64x128xf16> {
+func.func @ta_s1024(%q: tensor<?x2x64x128xf16> {sc.lineage = #sc.lineage<candidate>}, %k: tensor<?x2x1024x128xf16> {sc.lineage = #sc.lineage<request>}, %v: tensor<?x2x1024x128xf16> {sc.lineage = #sc.lineage<request>}, %idx: tensor<?xi32> {sc.lineage = #sc.lineage<index>}) -> tensor<?x2x64x128xf16> {
   %o = sc.attention %q, %k, %v index %idx : tensor<?x2x64x128xf16>, tensor<?x2x1024x128xf16>, tensor<?x2x1024x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
   return %o : tensor<?x2x64x128xf16>
 }
 
-func.func @ta_s2000(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x2000x128xf16>, %v: tensor<?x2x2000x128xf16>, %idx: tensor<?xi32>) -> tensor<?x2x64x128xf16> {
+func.func @ta_s2000(%q: tensor<?x2x64x128xf16> {sc.lineage = #sc.lineage<candidate>}, %k: tensor<?x2x2000x128xf16> {sc.lineage = #sc.lineage<request>}, %v: tensor<?x2x2000x128xf16> {sc.lineage = #sc.lineage<request>}, %idx: tensor<?xi32> {sc.lineage = #sc.lineage<index>}) -> tensor<?x2x64x128xf16> {
   %o = sc.attention %q, %k, %v index %idx : tensor<?x2x64x128xf16>, tensor<?x2x2000x128xf16>, tensor<?x2x2000x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
   return %o : tensor<?x2x64x128xf16>
 }
 
-func.func @ta_s2048(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x2048x128xf16>, %v: tensor<?x2x2048x128xf16>, %idx: tensor<?xi32>) -> tensor<?x2x64x128xf16> {
+func.func @ta_s2048(%q: tensor<?x2x64x128xf16> {sc.lineage = #sc.lineage<candidate>}, %k: tensor<?x2x2048x128xf16> {sc.lineage = #sc.lineage<request>}, %v: tensor<?x2x2048x128xf16> {sc.lineage = #sc.lineage<request>}, %idx: tensor<?xi32> {sc.lineage = #sc.lineage<index>}) -> tensor<?x2x64x128xf16> {
   %o = sc.attention %q, %k, %v index %idx : tensor<?x2x64x128xf16>, tensor<?x2x2048x128xf16>, tensor<?x2x2048x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
   return %o : tensor<?x2x64x128xf16>
 }
 
-func.func @ta_s4096(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x4096x128xf16>, %v: tensor<?x2x4096x128xf16>, %idx: tensor<?xi32>) -> tensor<?x2x64x128xf16> {
+func.func @ta_s4096(%q: tensor<?x2x64x128xf16> {sc.lineage = #sc.lineage<candidate>}, %k: tensor<?x2x4096x128xf16> {sc.lineage = #sc.lineage<request>}, %v: tensor<?x2x4096x128xf16> {sc.lineage = #sc.lineage<request>}, %idx: tensor<?xi32> {sc.lineage = #sc.lineage<index>}) -> tensor<?x2x64x128xf16> {
   %o = sc.attention %q, %k, %v index %idx : tensor<?x2x64x128xf16>, tensor<?x2x4096x128xf16>, tensor<?x2x4096x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
   return %o : tensor<?x2x64x128xf16>
 }
 
-func.func @ta_h1_bf16(%q: tensor<?x1x64x128xbf16>, %k: tensor<?x1x1024x128xbf16>, %v: tensor<?x1x1024x128xbf16>, %idx: tensor<?xi32>) -> tensor<?x1x64x128xbf16> {
+func.func @ta_h1_bf16(%q: tensor<?x1x64x128xbf16> {sc.lineage = #sc.lineage<candidate>}, %k: tensor<?x1x1024x128xbf16> {sc.lineage = #sc.lineage<request>}, %v: tensor<?x1x1024x128xbf16> {sc.lineage = #sc.lineage<request>}, %idx: tensor<?xi32> {sc.lineage = #sc.lineage<index>}) -> tensor<?x1x64x128xbf16> {
   %o = sc.attention %q, %k, %v index %idx : tensor<?x1x64x128xbf16>, tensor<?x1x1024x128xbf16>, tensor<?x1x1024x128xbf16>, tensor<?xi32> -> tensor<?x1x64x128xbf16>
   return %o : tensor<?x1x64x128xbf16>
 }
 
-func.func @ta_h4_seed32(%q: tensor<?x4x32x128xf16>, %k: tensor<?x4x512x128xf16>, %v: tensor<?x4x512x128xf16>, %idx: tensor<?xi32>) -> tensor<?x4x32x128xf16> {
+func.func @ta_h4_seed32(%q: tensor<?x4x32x128xf16> {sc.lineage = #sc.lineage<candidate>}, %k: tensor<?x4x512x128xf16> {sc.lineage = #sc.lineage<request>}, %v: tensor<?x4x512x128xf16> {sc.lineage = #sc.lineage<request>}, %idx: tensor<?xi32> {sc.lineage = #sc.lineage<index>}) -> tensor<?x4x32x128xf16> {
   %o = sc.attention %q, %k, %v index %idx : tensor<?x4x32x128xf16>, tensor<?x4x512x128xf16>, tensor<?x4x512x128xf16>, tensor<?xi32> -> tensor<?x4x32x128xf16>
   return %o : tensor<?x4x32x128xf16>
 }
 
-func.func @ta_seed128_d64(%q: tensor<?x2x128x64xbf16>, %k: tensor<?x2x1000x64xbf16>, %v: tensor<?x2x1000x64xbf16>, %idx: tensor<?xi32>) -> tensor<?x2x128x64xbf16> {
+func.func @ta_seed128_d64(%q: tensor<?x2x128x64xbf16> {sc.lineage = #sc.lineage<candidate>}, %k: tensor<?x2x1000x64xbf16> {sc.lineage = #sc.lineage<request>}, %v: tensor<?x2x1000x64xbf16> {sc.lineage = #sc.lineage<request>}, %idx: tensor<?xi32> {sc.lineage = #sc.lineage<index>}) -> tensor<?x2x128x64xbf16> {
   %o = sc.attention %q, %k, %v index %idx : tensor<?x2x128x64xbf16>, tensor<?x2x1000x64xbf16>, tensor<?x2x1000x64xbf16>, tensor<?xi32> -> tensor<?x2x128x64xbf16>
   return %o : tensor<?x2x128x64xbf16>
 }
 
-func.func @ta_speed_s512(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x512x128xf16>, %v: tensor<?x2x512x128xf16>, %idx: tensor<?xi32>) -> tensor<?x2x64x128xf16> {
+func.func @ta_speed_s512(%q: tensor<?x2x64x128xf16> {sc.lineage = #sc.lineage<candidate>}, %k: tensor<?x2x512x128xf16> {sc.lineage = #sc.lineage<request>}, %v: tensor<?x2x512x128xf16> {sc.lineage = #sc.lineage<request>}, %idx: tensor<?xi32> {sc.lineage = #sc.lineage<index>}) -> tensor<?x2x64x128xf16> {
   %o = sc.attention %q, %k, %v index %idx : tensor<?x2x64x128xf16>, tensor<?x2x512x128xf16>, tensor<?x2x512x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
   return %o : tensor<?x2x64x128xf16>
 }
 
-func.func @ta_speed_s2048(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x2048x128xf16>, %v: tensor<?x2x2048x128xf16>, %idx: tensor<?xi32>) -> tensor<?x2x64x128xf16> {
+func.func @ta_speed_s2048(%q: tensor<?x2x64x128xf16> {sc.lineage = #sc.lineage<candidate>}, %k: tensor<?x2x2048x128xf16> {sc.lineage = #sc.lineage<request>}, %v: tensor<?x2x2048x128xf16> {sc.lineage = #sc.lineage<request>}, %idx: tensor<?xi32> {sc.lineage = #sc.lineage<index>}) -> tensor<?x2x64x128xf16> {
   %o = sc.attention %q, %k, %v index %idx : tensor<?x2x64x128xf16>, tensor<?x2x2048x128xf16>, tensor<?x2x2048x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
   return %o : tensor<?x2x64x128xf16>
 }
 
-func.func @ta_speed_s4096(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x4096x128xf16>, %v: tensor<?x2x4096x128xf16>, %idx: tensor<?xi32>) -> tensor<?x2x64x128xf16> {
+func.func @ta_speed_s4096(%q: tensor<?x2x64x128xf16> {sc.lineage = #sc.lineage<candidate>}, %k: tensor<?x2x4096x128xf16> {sc.lineage = #sc.lineage<request>}, %v: tensor<?x2x4096x128xf16> {sc.lineage = #sc.lineage<request>}, %idx: tensor<?xi32> {sc.lineage = #sc.lineage<index>}) -> tensor<?x2x64x128xf16> {
   %o = sc.attention %q, %k, %v index %idx : tensor<?x2x64x128xf16>, tensor<?x2x4096x128xf16>, tensor<?x2x4096x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
   return %o : tensor<?x2x64x128xf16>
 }
 
-func.func @ta_speed_s8192(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x8192x128xf16>, %v: tensor<?x2x8192x128xf16>, %idx: tensor<?xi32>) -> tensor<?x2x64x128xf16> {
+func.func @ta_speed_s8192(%q: tensor<?x2x64x128xf16> {sc.lineage = #sc.lineage<candidate>}, %k: tensor<?x2x8192x128xf16> {sc.lineage = #sc.lineage<request>}, %v: tensor<?x2x8192x128xf16> {sc.lineage = #sc.lineage<request>}, %idx: tensor<?xi32> {sc.lineage = #sc.lineage<index>}) -> tensor<?x2x64x128xf16> {
   %o = sc.attention %q, %k, %v index %idx : tensor<?x2x64x128xf16>, tensor<?x2x8192x128xf16>, tensor<?x2x8192x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
   return %o : tensor<?x2x64x128xf16>
 }
