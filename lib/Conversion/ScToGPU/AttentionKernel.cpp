@@ -57,7 +57,7 @@ constexpr const char *kAttentionTemplate = R"mlir(
 gpu.module @scratch {
 $GLOBALS
   gpu.func @$KERNEL(%tmaQp: !llvm.ptr, %tmaKp: !llvm.ptr, %tmaVp: !llvm.ptr, %tmaOp: !llvm.ptr$INDEX_PARAM) kernel
-      attributes {nvvm.maxntid = array<i32: 128, 1, 1>} {
+      attributes {nvvm.maxntid = array<i32: $THREADS, 1, 1>} {
     %tmaQ = builtin.unrealized_conversion_cast %tmaQp : !llvm.ptr to !tmaQ
     %tmaK = builtin.unrealized_conversion_cast %tmaKp : !llvm.ptr to !tmaK
     %tmaV = builtin.unrealized_conversion_cast %tmaVp : !llvm.ptr to !tmaV
@@ -70,32 +70,45 @@ $GLOBALS
     %c16 = arith.constant 16 : index
     %c32 = arith.constant 32 : index
     %c64 = arith.constant 64 : index
+    %c128 = arith.constant 128 : index
     %c128b = arith.constant 128 : index
     %c1024 = arith.constant 1024 : index
     %eltBytes = arith.constant 2 : index
     %keyLen = arith.constant $KEYLEN : index
     %cS = arith.constant $S : index
+    %cW = arith.constant $W : index
     %cBN = arith.constant $BN : index
     %c1i32 = arith.constant 1 : i32
     %c2i32 = arith.constant 2 : i32
     %c32i32 = arith.constant 32 : i32
+    %c128i32 = arith.constant 128 : i32
     %qBytes = arith.constant $QBYTES : index
+    %qBytesAll = arith.constant $QBYTESALL : index
     %slotBytes = arith.constant $SLOTBYTES : index
     %kBytes = arith.constant $KBYTES : index
     %ringOff = arith.constant $RINGOFF : index
-    %stageOff = arith.constant $QBYTES : index
+    %stage0 = arith.constant $STAGE0 : index
+    %stageBytes = arith.constant $STAGEBYTES : index
     %ticks = arith.constant 10000000 : index
     %false = arith.constant false
+    %true = arith.constant true
     %descBits = arith.constant 4611686293338849280 : i64
     %descAddrMask = arith.constant 262143 : i64
     %c4i64 = arith.constant 4 : i64
     %tid = gpu.thread_id x
-    %b = gpu.block_id x
-    %qt = gpu.block_id y
+    // Role from lane 0 (a shuffle), so ptxas sees it warp-uniform:
+    // consumers 0 .. W-1, then the producer, a warpgroup each (ptxas
+    // budgets registers per warpgroup anyway).
+    %tid32 = arith.index_cast %tid : index to i32
+    %roleRaw = arith.divui %tid32, %c128i32 : i32
+    %lane0 = arith.constant 0 : i32
+    %roleU, %roleOk = gpu.shuffle idx %roleRaw, %lane0, %c32i32 : i32
+    %w = arith.index_cast %roleU : i32 to index
+    %x = gpu.block_id x
+    %y = gpu.block_id y
     %h = gpu.block_id z
-    %q0 = arith.muli %qt, %c64 : index
-$KEYBATCH
-    %leader = arith.cmpi eq, %tid, %c0 : index
+$ASSIGN
+    scf.if %run {
     %smem = gpu.dynamic_shared_memory : !smem
     // 128B-swizzled tiles need 1024-byte aligned shared memory.
     %base = memref.extract_aligned_pointer_as_index %smem : !smem -> index
@@ -103,121 +116,181 @@ $KEYBATCH
     %pad0 = arith.subi %c1024, %mis : index
     %pad = arith.remui %pad0, %c1024 : index
     %smemBase = arith.index_cast %base : index to i64
-    %stageAt = arith.addi %pad, %stageOff : index
-    %stage = memref.view %smem[%stageAt][] : !smem to !stage
-    %bars = nvgpu.mbarrier.create -> !bars
+    %full = nvgpu.mbarrier.create -> !bars
+    %empty = nvgpu.mbarrier.create -> !bars
     %qbar = nvgpu.mbarrier.create -> !qbar
 $BLOCKS
-    scf.if %leader {
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      %releases = arith.constant $RELEASES : index
       scf.for %s = %c0 to %cS step %c1 {
-        nvgpu.mbarrier.init %bars[%s], %c1 : !bars
+        nvgpu.mbarrier.init %full[%s], %c1 : !bars
+        nvgpu.mbarrier.init %empty[%s], %releases : !bars
       }
       nvgpu.mbarrier.init %qbar[%c0], %c1 : !qbar
-      nvgpu.tma.prefetch.descriptor %tmaK : !tmaK
-      nvgpu.tma.prefetch.descriptor %tmaV : !tmaV
     }
     gpu.barrier
-    scf.if %leader {
-      nvgpu.mbarrier.arrive.expect_tx %qbar[%c0], %qBytes : !qbar
+    %isProducer = arith.cmpi eq, %w, %cW : index
+    scf.if %isProducer {
+$PRODUCER_REGS
+      %prodTid = arith.muli %cW, %c128 : index
+      %lead = arith.cmpi eq, %tid, %prodTid : index
+      scf.if %lead {
+        nvgpu.tma.prefetch.descriptor %tmaK : !tmaK
+        nvgpu.tma.prefetch.descriptor %tmaV : !tmaV
+        nvgpu.mbarrier.arrive.expect_tx %qbar[%c0], %qBytesAll : !qbar
 $LOADQ
-      %pro = arith.minui %cS, %nkb : index
-      scf.for %t = %c0 to %pro step %c1 {
-$LOADKV_PROLOGUE
+        // Key/value blocks, job by job (one per distinct request of the
+        // tile's consumers), into the ring once every consumer freed a slot.
+        scf.for %job = %c0 to %jobs step %c1 {
+          %isJob0 = arith.cmpi eq, %job, %c0 : index
+          %kvBatch = arith.select %isJob0, %rA, %rB : index
+          %jBase = arith.muli %job, %nkb : index
+          scf.for %t = %c0 to %nkb step %c1 {
+            %pj = arith.addi %jBase, %t : index
+            %ps = arith.remui %pj, %cS : index
+            %pr = arith.divui %pj, %cS : index
+            %prp = arith.remui %pr, %c2 : index
+            %pep = arith.xori %prp, %c1 : index
+            %pepar = arith.index_cast %pep : index to i1
+            nvgpu.mbarrier.try_wait.parity %empty[%ps], %pepar, %ticks : !bars
+$LOADKV
+          }
+        }
       }
-    }
-    nvgpu.mbarrier.try_wait.parity %qbar[%c0], %false, %ticks : !qbar
-
-    // This thread's rows of the 64-row tile (wgmma fragment layout): r0 and
-    // r0 + 8, and its column pair 2 (lane % 4) in every group of 8.
-    %warp = arith.divui %tid, %c32 : index
-    %lane = arith.remui %tid, %c32 : index
-    %quad = arith.divui %lane, %c4 : index
-    %q = arith.remui %lane, %c4 : index
-    %warpRow = arith.muli %warp, %c16 : index
-    %r0 = arith.addi %warpRow, %quad : index
-    %r8 = arith.addi %r0, %c8 : index
-    %rb0 = arith.muli %r0, %c128b : index
-    %rb8 = arith.muli %r8, %c128b : index
-    %q2 = arith.muli %q, %c2 : index
-    %qBytesT = arith.muli %q2, %eltBytes : index
-    %qChunk = arith.divui %qBytesT, %c16 : index
-    %qWithin = arith.remui %qBytesT, %c16 : index
-    %qAddr0 = arith.addi %pad, %c0 : index
-    %qAddr64 = arith.index_cast %qAddr0 : index to i64
-    %qAbs = arith.addi %smemBase, %qAddr64 : i64
-    %qMasked = arith.andi %qAbs, %descAddrMask : i64
-    %qEnc = arith.shrui %qMasked, %c4i64 : i64
-    %qDesc = arith.ori %qEnc, %descBits : i64
-    %stageAt64 = arith.index_cast %stageAt : index to i64
-    %pAbs = arith.addi %smemBase, %stageAt64 : i64
-    %pMasked = arith.andi %pAbs, %descAddrMask : i64
-    %pEnc = arith.shrui %pMasked, %c4i64 : i64
-    %pDesc = arith.ori %pEnc, %descBits : i64
-    %scale2 = arith.constant $SCALE2 : f32
-    %negInf = arith.constant 0xFF800000 : f32
-    %mInit = arith.constant -1.0e30 : f32
-    %zeroF = arith.constant 0.0 : f32
-    %oZero = llvm.mlir.zero : !accO
-
-    %oEnd, %mEnd0, %mEnd8, %lEnd0, %lEnd8 = scf.for %t = %c0 to %nkb step %c1
-        iter_args(%o = %oZero, %m0 = %mInit, %m8 = %mInit, %l0 = %zeroF, %l8 = %zeroF)
-        -> (!accO, f32, f32, f32, f32) {
-      %slot = arith.remui %t, %cS : index
-      %round = arith.divui %t, %cS : index
-      %par = arith.remui %round, %c2 : index
-      %parity = arith.index_cast %par : index to i1
-      nvgpu.mbarrier.try_wait.parity %bars[%slot], %parity, %ticks : !bars
+    } else {
+$CONSUMER_REGS
+      // Consumer %w: its batch element, query tile, Q and staging tiles.
+      %isW0 = arith.cmpi eq, %w, %c0 : index
+      %bW = arith.select %isW0, %bA, %bB : index
+      %tileW = arith.select %isW0, %tileA, %tileB : index
+      %q0 = arith.muli %tileW, %c64 : index
+      %wgBar1 = arith.addi %w, %c1 : index
+      %wgBar = arith.index_cast %wgBar1 : index to i32
+      %inWg = arith.remui %tid, %c128 : index
+      %elected = arith.cmpi eq, %inWg, %c0 : index
+      %qOffW = arith.muli %w, %qBytes : index
+      %qOff = arith.addi %pad, %qOffW : index
+      %stOffW = arith.muli %w, %stageBytes : index
+      %stOff0 = arith.addi %pad, %stage0 : index
+      %stageAt = arith.addi %stOff0, %stOffW : index
+      %stage = memref.view %smem[%stageAt][] : !smem to !stage
+      // This thread's rows of the 64-row tile (wgmma fragment layout): r0
+      // and r0 + 8, and its column pair 2 (lane % 4) in every group of 8.
+      %warp = arith.divui %inWg, %c32 : index
+      %lane = arith.remui %tid, %c32 : index
+      %laneZero = arith.cmpi eq, %lane, %c0 : index
+      %quad = arith.divui %lane, %c4 : index
+      %q = arith.remui %lane, %c4 : index
+      %warpRow = arith.muli %warp, %c16 : index
+      %r0 = arith.addi %warpRow, %quad : index
+      %r8 = arith.addi %r0, %c8 : index
+      %rb0 = arith.muli %r0, %c128b : index
+      %rb8 = arith.muli %r8, %c128b : index
+      %q2 = arith.muli %q, %c2 : index
+      %qBytesT = arith.muli %q2, %eltBytes : index
+      %qChunk = arith.divui %qBytesT, %c16 : index
+      %qWithin = arith.remui %qBytesT, %c16 : index
+      %qOff64 = arith.index_cast %qOff : index to i64
+      %qAbs = arith.addi %smemBase, %qOff64 : i64
+      %qMasked = arith.andi %qAbs, %descAddrMask : i64
+      %qEnc = arith.shrui %qMasked, %c4i64 : i64
+      %qDesc = arith.ori %qEnc, %descBits : i64
+      %stageAt64 = arith.index_cast %stageAt : index to i64
+      %pAbs = arith.addi %smemBase, %stageAt64 : i64
+      %pMasked = arith.andi %pAbs, %descAddrMask : i64
+      %pEnc = arith.shrui %pMasked, %c4i64 : i64
+      %pDesc = arith.ori %pEnc, %descBits : i64
+      %scale2 = arith.constant $SCALE2 : f32
+      %negInf = arith.constant 0xFF800000 : f32
+      %mInit = arith.constant -1.0e30 : f32
+      %zeroF = arith.constant 0.0 : f32
+      %oZero = llvm.mlir.zero : !accO
+      nvgpu.mbarrier.try_wait.parity %qbar[%c0], %false, %ticks : !qbar
+      scf.for %job = %c0 to %jobs step %c1 {
+        %jBase = arith.muli %job, %nkb : index
+        // One job: consumer 0, and consumer 1 when it has a tile; two jobs
+        // (different requests): consumer `job`. An idle consumer still
+        // waits for and frees every slot, so the producer never stalls on
+        // it and it never waits for its partner.
+        %oneJob = arith.cmpi eq, %jobs, %c1 : index
+        %w1 = arith.cmpi eq, %w, %c1 : index
+        %idleIn1 = arith.andi %w1, %noB : i1
+        %activeIn1 = arith.xori %idleIn1, %true : i1
+        %mine = arith.cmpi eq, %w, %job : index
+        %active = arith.select %oneJob, %activeIn1, %mine : i1
+        scf.if %active {
+          %oEnd, %mEnd0, %mEnd8, %lEnd0, %lEnd8 = scf.for %t = %c0 to %nkb step %c1
+              iter_args(%o = %oZero, %m0 = %mInit, %m8 = %mInit, %l0 = %zeroF, %l8 = %zeroF)
+              -> (!accO, f32, f32, f32, f32) {
+            %j = arith.addi %jBase, %t : index
+            %slot = arith.remui %j, %cS : index
+            %round = arith.divui %j, %cS : index
+            %par = arith.remui %round, %c2 : index
+            %parity = arith.index_cast %par : index to i1
+            nvgpu.mbarrier.try_wait.parity %full[%slot], %parity, %ticks : !bars
 $KEY_BLOCK_OF_T
-      %slotOff = arith.muli %slot, %slotBytes : index
-      %kOff0 = arith.addi %pad, %ringOff : index
-      %kOff = arith.addi %kOff0, %slotOff : index
-      %vOff = arith.addi %kOff, %kBytes : index
-      %kOff64 = arith.index_cast %kOff : index to i64
-      %kAbs = arith.addi %smemBase, %kOff64 : i64
-      %kMasked = arith.andi %kAbs, %descAddrMask : i64
-      %kEnc = arith.shrui %kMasked, %c4i64 : i64
-      %kDesc = arith.ori %kEnc, %descBits : i64
-      %vOff64 = arith.index_cast %vOff : index to i64
-      %vAbs = arith.addi %smemBase, %vOff64 : i64
-      %vMasked = arith.andi %vAbs, %descAddrMask : i64
-      %vEnc = arith.shrui %vMasked, %c4i64 : i64
-      %vDesc = arith.ori %vEnc, %descBits : i64
-      // S = Q K^T.
-      %sU = llvm.mlir.undef : !accS
-      nvvm.wgmma.fence.aligned
+            %slotOff = arith.muli %slot, %slotBytes : index
+            %kOff0 = arith.addi %pad, %ringOff : index
+            %kOff = arith.addi %kOff0, %slotOff : index
+            %vOff = arith.addi %kOff, %kBytes : index
+            %kOff64 = arith.index_cast %kOff : index to i64
+            %kAbs = arith.addi %smemBase, %kOff64 : i64
+            %kMasked = arith.andi %kAbs, %descAddrMask : i64
+            %kEnc = arith.shrui %kMasked, %c4i64 : i64
+            %kDesc = arith.ori %kEnc, %descBits : i64
+            %vOff64 = arith.index_cast %vOff : index to i64
+            %vAbs = arith.addi %smemBase, %vOff64 : i64
+            %vMasked = arith.andi %vAbs, %descAddrMask : i64
+            %vEnc = arith.shrui %vMasked, %c4i64 : i64
+            %vDesc = arith.ori %vEnc, %descBits : i64
+            // S = Q K^T.
+            %sU = llvm.mlir.undef : !accS
+            nvvm.wgmma.fence.aligned
 $QK
-      nvvm.wgmma.commit.group.sync.aligned
-      nvvm.wgmma.wait.group.sync.aligned 0
-      // Online softmax on the registers.
+            nvvm.wgmma.commit.group.sync.aligned
+            nvvm.wgmma.wait.group.sync.aligned 0
+            // Online softmax on the registers.
 $SOFTMAX
-      // P to shared memory, visible to wgmma (async proxy) before it reads.
-      nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-      gpu.barrier
-      // O += P V.
-      nvvm.wgmma.fence.aligned
+            // P to shared memory, visible to wgmma (async proxy).
+            nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+            nvvm.barrier id = %wgBar number_of_threads = %c128i32
+            // O += P V.
+            nvvm.wgmma.fence.aligned
 $PV
-      nvvm.wgmma.commit.group.sync.aligned
-      nvvm.wgmma.wait.group.sync.aligned 0
-      // Every thread's wgmma have read the slot and P: refill the slot.
-      gpu.barrier
-      %tNext = arith.addi %t, %cS : index
-      %more = arith.cmpi ult, %tNext, %nkb : index
-      %refill = arith.andi %leader, %more : i1
-      scf.if %refill {
-$LOADKV_REFILL
-      }
-      scf.yield %oNew, %mNew0, %mNew8, %lNew0, %lNew8 : !accO, f32, f32, f32, f32
-    }
-
-    // Row sums across the four threads of a row, then O / sum to the
-    // staging tile and out through TMA.
+            nvvm.wgmma.commit.group.sync.aligned
+            nvvm.wgmma.wait.group.sync.aligned 0
+            // This warp is done with the slot.
+            scf.if %laneZero {
+              %tok = nvgpu.mbarrier.arrive %empty[%slot] : !bars -> !nvgpu.mbarrier.token
+            }
+            scf.yield %oNew, %mNew0, %mNew8, %lNew0, %lNew8 : !accO, f32, f32, f32, f32
+          }
+          // Row sums across the four threads of a row, then O / sum to the
+          // staging tile and out through TMA.
 $FINISH
-    nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-    gpu.barrier
-    scf.if %leader {
+          nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+          nvvm.barrier id = %wgBar number_of_threads = %c128i32
+          scf.if %elected {
 $STOREO
-      nvvm.cp.async.bulk.commit.group
-      nvvm.cp.async.bulk.wait_group 0
+            nvvm.cp.async.bulk.commit.group
+            nvvm.cp.async.bulk.wait_group 0
+          }
+        } else {
+          scf.for %t = %c0 to %nkb step %c1 {
+            %dj = arith.addi %jBase, %t : index
+            %ds = arith.remui %dj, %cS : index
+            %dr = arith.divui %dj, %cS : index
+            %drp = arith.remui %dr, %c2 : index
+            %dpar = arith.index_cast %drp : index to i1
+            nvgpu.mbarrier.try_wait.parity %full[%ds], %dpar, %ticks : !bars
+            scf.if %laneZero {
+              %dtok = nvgpu.mbarrier.arrive %empty[%ds] : !bars -> !nvgpu.mbarrier.token
+            }
+          }
+        }
+      }
+    }
     }
     gpu.return
   }
@@ -237,7 +310,7 @@ std::string loadKeyValueText(StringRef p, StringRef t, int64_t dChunks,
         %{0}_k0 = arith.addi %pad, %ringOff : index
         %{0}_k = arith.addi %{0}_k0, %{0}_so : index
         %{0}_v = arith.addi %{0}_k, %kBytes : index
-        nvgpu.mbarrier.arrive.expect_tx %bars[%{0}_slot], %slotBytes : !bars
+        nvgpu.mbarrier.arrive.expect_tx %full[%{0}_slot], %slotBytes : !bars
 )mlir",
                                    p, t, kbExpr)
                          .str();
@@ -247,7 +320,7 @@ std::string loadKeyValueText(StringRef p, StringRef t, int64_t dChunks,
         %{0}_ka{1} = arith.addi %{0}_k, %{0}_kc{1} : index
         %{0}_kv{1} = memref.view %smem[%{0}_ka{1}][] : !smem to !boxK
         %{0}_d{1} = arith.constant {3} : index
-        nvgpu.tma.async.load %tmaK[%{0}_d{1}, %{0}_row, %h, %kvBatch], %bars[%{0}_slot] to %{0}_kv{1} : !tmaK, !bars -> !boxK
+        nvgpu.tma.async.load %tmaK[%{0}_d{1}, %{0}_row, %h, %kvBatch], %full[%{0}_slot] to %{0}_kv{1} : !tmaK, !bars -> !boxK
 )mlir",
                           p, c, c * blockN * 128, c * 64)
                 .str();
@@ -258,7 +331,7 @@ std::string loadKeyValueText(StringRef p, StringRef t, int64_t dChunks,
         %{0}_vv{1}{2} = memref.view %smem[%{0}_va{1}{2}][] : !smem to !box64
         %{0}_vr{1}{2}0 = arith.constant {4} : index
         %{0}_vr{1}{2} = arith.addi %{0}_row, %{0}_vr{1}{2}0 : index
-        nvgpu.tma.async.load %tmaV[%{0}_d{1}, %{0}_vr{1}{2}, %h, %kvBatch], %bars[%{0}_slot] to %{0}_vv{1}{2} : !tmaV, !bars -> !box64
+        nvgpu.tma.async.load %tmaV[%{0}_d{1}, %{0}_vr{1}{2}, %h, %kvBatch], %full[%{0}_slot] to %{0}_vv{1}{2} : !tmaV, !bars -> !box64
 )mlir",
                             p, c, j, (j * dChunks + c) * 8192, j * 64)
                   .str();
@@ -481,7 +554,7 @@ std::string finishText(int64_t headDim, StringRef type, int64_t eltBytes) {
     %inv0 = arith.divf %one, %lSum0 : f32
     %inv8 = arith.divf %one, %lSum8 : f32
     // The last P V has been read by every thread: the staging tile is free.
-    gpu.barrier
+    nvvm.barrier id = %wgBar number_of_threads = %c128i32
 )mlir";
   for (int64_t i = 1; i < headDim / 2; i += 2) {
     int row = (i / 2) % 2 ? 8 : 0;
@@ -543,10 +616,22 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
     return op.emitError() << "the attention kernel needs the value dim equal "
                              "to the head dim";
 
-  // Key blocks: the mask's blocks, or 64 keys.
-  int64_t blockN = 64;
-  std::string globals, blocks;
+  bool indexed = static_cast<bool>(op.getIndex());
   auto mask = dyn_cast_if_present<BlockMaskAttrInterface>(op.getMaskAttr());
+  // Consumers per CTA. Two warpgroups share every K/V block when their
+  // 64-row query tiles read the same keys: two candidates of one request
+  // (pairs), or two tiles of one query block of 128 rows (split). Else one.
+  enum class Mode { Single, Pairs, Split } mode = Mode::Single;
+  if (indexed && queryLen <= 64)
+    mode = Mode::Pairs;
+  else if (queryLen > 64 &&
+           (!mask || mask.getMaskBlockSize() == 128))
+    mode = Mode::Split;
+  int64_t consumers = mode == Mode::Single ? 1 : 2;
+  // Key blocks: the mask's blocks, else 128 keys with two consumers (wider
+  // S wgmma), 64 with one (two CTAs per SM).
+  int64_t blockN = consumers == 2 ? 128 : 64;
+  std::string globals, blocks;
   int64_t numKeyBlocks = 0;
   int64_t keptPairs = 0;
   if (mask) {
@@ -583,7 +668,8 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
     %offsets = memref.get_global @$KERNEL_offsets : memref<{0}xi32>
     %indices = memref.get_global @$KERNEL_indices : memref<{1}xi32>
     %maskBlock = arith.constant {2} : index
-    %qBlock = arith.divui %q0, %maskBlock : index
+    %qRowA = arith.muli %tileA, %c64 : index
+    %qBlock = arith.divui %qRowA, %maskBlock : index
     %qBlock1 = arith.addi %qBlock, %c1 : index
     %firstI = memref.load %offsets[%qBlock] : memref<{0}xi32>
     %lastI = memref.load %offsets[%qBlock1] : memref<{0}xi32>
@@ -617,14 +703,19 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   int64_t qBytes = dChunks * 8192;
   int64_t kBytes = dChunks * blockN * 128;
   int64_t slotBytes = 2 * kBytes;
+  // Per consumer: its Q tile and a staging tile (P, then O).
   int64_t stageBytes = std::max(blockN, headDim) / 64 * 8192;
-  // Two slots keep two CTAs per SM for 64-key blocks of d = 128 (97 KB).
+  int64_t stage0 = consumers * qBytes;
+  int64_t ringOff = stage0 + consumers * stageBytes;
+  // One consumer: two slots, so that two CTAs fit an SM (97 KB for d = 128).
+  // Two: as many slots as fit (up to 4).
   int64_t stages = 2;
-  int64_t ringOff = qBytes + stageBytes;
+  if (consumers == 2)
+    stages = std::clamp<int64_t>((227 * 1024 - 1024 - 256 - ringOff) / slotBytes,
+                                 2, 4);
   int64_t sharedBytes = ringOff + stages * slotBytes + 1024;
   float scale = op.getScaleOrDefault();
   double scale2 = static_cast<double>(scale) * 1.4426950408889634;
-  bool indexed = static_cast<bool>(op.getIndex());
   bool maskTail = keyLen % blockN != 0;
 
   llvm::StringMap<std::string> values;
@@ -636,6 +727,12 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   values["KBYTES"] = std::to_string(kBytes);
   values["SLOTBYTES"] = std::to_string(slotBytes);
   values["RINGOFF"] = std::to_string(ringOff);
+  values["W"] = std::to_string(consumers);
+  values["THREADS"] = std::to_string(128 * (consumers + 1));
+  values["RELEASES"] = std::to_string(4 * consumers);
+  values["QBYTESALL"] = std::to_string(consumers * qBytes);
+  values["STAGE0"] = std::to_string(stage0);
+  values["STAGEBYTES"] = std::to_string(stageBytes);
   values["STAGEELEMS"] = std::to_string(stageBytes / eltBytes);
   values["ACCS"] = structOf(blockN / 2);
   values["ACCO"] = structOf(headDim / 2);
@@ -645,26 +742,92 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   llvm::StringMap<std::string> pieces;
   pieces["GLOBALS"] = globals;
   pieces["BLOCKS"] = blocks;
-  pieces["KEYBATCH"] =
-      indexed ? "    %kvRaw = memref.load %idx[%b] : memref<?xi32>\n"
-                "    %kvBatch = arith.index_cast %kvRaw : i32 to index\n"
-              : "    %kvBatch = arith.addi %b, %c0 : index\n";
-  std::string loadQ;
-  for (int64_t c = 0; c < dChunks; ++c)
-    loadQ += llvm::formatv(R"mlir(
-      %qa{0} = arith.constant {1} : index
-      %qo{0} = arith.addi %pad, %qa{0} : index
-      %qv{0} = memref.view %smem[%qo{0}][] : !smem to !box64
-      %qd{0} = arith.constant {2} : index
-      nvgpu.tma.async.load %tmaQ[%qd{0}, %q0, %h, %b], %qbar[%c0] to %qv{0} : !tmaQ, !qbar -> !box64
+  // What the CTA computes: consumer 0 (1) takes batch element %bA (%bB),
+  // query tile %tileA (%tileB), reading keys of request %rA (%rB); %jobs
+  // K/V streams (2 when a pair's candidates belong to different requests);
+  // %noB when consumer 1 has nothing to do; %run is false for CTAs past
+  // the last pair.
+  auto userOf = [&](StringRef b, StringRef out) {
+    if (!indexed)
+      return llvm::formatv("    {0} = arith.addi {1}, %c0 : index\n", out, b)
+          .str();
+    return llvm::formatv("    {0}_raw = memref.load %idx[{1}] : memref<?xi32>\n"
+                         "    {0} = arith.index_cast {0}_raw : i32 to index\n",
+                         out, b)
+        .str();
+  };
+  std::string assign;
+  if (mode == Mode::Pairs) {
+    assign = R"mlir(
+    %nB = memref.dim %idx, %c0 : memref<?xi32>
+    %bA = arith.muli %x, %c2 : index
+    %bB = arith.addi %bA, %c1 : index
+    %run = arith.cmpi ult, %bA, %nB : index
+    %hasB = arith.cmpi ult, %bB, %nB : index
+    %noB = arith.xori %hasB, %true : i1
+    %tileA = arith.addi %y, %c0 : index
+    %tileB = arith.addi %y, %c0 : index
+    %bAc = arith.select %run, %bA, %c0 : index
+    %bBc = arith.select %hasB, %bB, %bAc : index
+)mlir";
+    assign += userOf("%bAc", "%rA") + userOf("%bBc", "%rB");
+    assign += R"mlir(
+    %sameUser = arith.cmpi eq, %rA, %rB : index
+    %oneStream = arith.ori %sameUser, %noB : i1
+    %jobs = arith.select %oneStream, %c1, %c2 : index
+)mlir";
+  } else if (mode == Mode::Split) {
+    assign = llvm::formatv(R"mlir(
+    %bA = arith.addi %x, %c0 : index
+    %bB = arith.addi %x, %c0 : index
+    %run = arith.constant true
+    %tileA = arith.muli %y, %c2 : index
+    %tileB = arith.addi %tileA, %c1 : index
+    %rowB = arith.muli %tileB, %c64 : index
+    %queryLen = arith.constant {0} : index
+    %hasB = arith.cmpi ult, %rowB, %queryLen : index
+    %noB = arith.xori %hasB, %true : i1
+    %jobs = arith.addi %c1, %c0 : index
 )mlir",
-                           c, c * 8192, c * 64)
+                           queryLen)
                  .str();
+    assign += userOf("%bA", "%rA") + "    %rB = arith.addi %rA, %c0 : index\n";
+  } else {
+    assign = R"mlir(
+    %bA = arith.addi %x, %c0 : index
+    %bB = arith.addi %x, %c0 : index
+    %run = arith.constant true
+    %tileA = arith.addi %y, %c0 : index
+    %tileB = arith.addi %y, %c0 : index
+    %noB = arith.constant true
+    %jobs = arith.addi %c1, %c0 : index
+)mlir";
+    assign += userOf("%bA", "%rA") + "    %rB = arith.addi %rA, %c0 : index\n";
+  }
+  pieces["ASSIGN"] = assign;
+  // With two consumers (384 threads, 168 registers each at launch), the
+  // producer gives its registers to them.
+  pieces["PRODUCER_REGS"] =
+      consumers == 2 ? "      nvvm.setmaxregister decrease 40\n" : "";
+  pieces["CONSUMER_REGS"] =
+      consumers == 2 ? "      nvvm.setmaxregister increase 232\n" : "";
+  std::string loadQ;
+  for (int64_t wg = 0; wg < consumers; ++wg)
+    for (int64_t c = 0; c < dChunks; ++c)
+      loadQ += llvm::formatv(R"mlir(
+        %qa{0}{1} = arith.constant {2} : index
+        %qo{0}{1} = arith.addi %pad, %qa{0}{1} : index
+        %qv{0}{1} = memref.view %smem[%qo{0}{1}][] : !smem to !box64
+        %qd{0}{1} = arith.constant {3} : index
+        %qr{0}{1} = arith.muli {4}, %c64 : index
+        nvgpu.tma.async.load %tmaQ[%qd{0}{1}, %qr{0}{1}, %h, {5}], %qbar[%c0] to %qv{0}{1} : !tmaQ, !qbar -> !box64
+)mlir",
+                             wg, c, wg * qBytes + c * 8192, c * 64,
+                             wg ? "%tileB" : "%tileA", wg ? "%bB" : "%bA")
+                   .str();
   pieces["LOADQ"] = loadQ;
-  pieces["LOADKV_PROLOGUE"] = loadKeyValueText(
-      "pro", "%t", dChunks, blockN, kbOf("%t", "%pro_kb"));
-  pieces["LOADKV_REFILL"] = loadKeyValueText(
-      "ref", "%tNext", dChunks, blockN, kbOf("%tNext", "%ref_kb"));
+  pieces["LOADKV"] = loadKeyValueText("ld", "%pj", dChunks, blockN,
+                                      kbOf("%t", "%ld_kb"));
   pieces["KEY_BLOCK_OF_T"] = kbOf("%t", "%kb");
   pieces["QK"] = qkText(dChunks, blockN, typeToString(elementType));
   pieces["SOFTMAX"] = softmaxText(blockN, headDim, keyLen, maskTail,
@@ -678,7 +841,7 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
       %sa{0} = arith.addi %stageAt, %so{0} : index
       %sv{0} = memref.view %smem[%sa{0}][] : !smem to !box64
       %sd{0} = arith.constant {2} : index
-      nvgpu.tma.async.store %sv{0} to %tmaO[%sd{0}, %q0, %h, %b] : !box64 -> !tmaO
+      nvgpu.tma.async.store %sv{0} to %tmaO[%sd{0}, %q0, %h, %bW] : !box64 -> !tmaO
 )mlir",
                             c, c * 8192, c * 64)
                   .str();
@@ -704,9 +867,13 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   LaunchDim keyBatch = dim(kType.getDimSize(0), binding.keyBatchSymbol);
   KernelLaunch launch;
   launch.kernel = kernelName.str();
-  launch.block[0] = 128;
+  launch.block[0] = 128 * (consumers + 1);
+  // Pairs: CTA x takes candidates 2x and 2x + 1 (the upper half of the
+  // grid has nothing to do: the launch description has no division).
   launch.grid[0] = batch;
-  launch.grid[1] = LaunchDim::of(llvm::divideCeil(queryLen, 64));
+  launch.grid[1] = LaunchDim::of(
+      mode == Mode::Split ? llvm::divideCeil(queryLen, 128)
+                          : llvm::divideCeil(queryLen, 64));
   launch.grid[2] = LaunchDim::of(heads);
   launch.sharedBytes = sharedBytes;
   auto map = [&](const std::string &tensor, int64_t rows, LaunchDim batchDim,
@@ -731,15 +898,24 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
     p.tensor = binding.index;
     launch.params.push_back(p);
   }
+  StringRef modeText =
+      mode == Mode::Pairs
+          ? "two consumer warpgroups, one candidate each, sharing K/V when "
+            "both belong to one request (else one stream each, in turn)"
+      : mode == Mode::Split
+          ? "two consumer warpgroups on the two 64-row halves of a 128-row "
+            "query tile, sharing K/V"
+          : "one consumer warpgroup on a 64-row query tile";
   launch.summary =
       llvm::formatv(
           "{0}: attention {1} x {2} keys, {3} heads, head dim {4}, {5}, "
-          "{6}64-row query tiles, {7}-key blocks{8}, {9} ring slots, "
-          "wgmma QK^T and PV, online softmax (exp2, fp32), TMA stores, "
-          "grid Bx{10}x{3}, {11} B shared memory",
+          "{6}{7}, TMA producer warpgroup, {8}-key blocks{9}, {10} ring "
+          "slots, wgmma QK^T and PV, online softmax (exp2, fp32), TMA "
+          "stores, {11} B shared memory",
           kernelName, queryLen, keyLen, heads, headDim,
           typeToString(elementType),
-          indexed ? "keys/values read through the index, " : "", blockN,
+          indexed ? "keys/values read through the index, " : "", modeText,
+          blockN,
           mask ? llvm::formatv(" ({0} of {1} block pairs kept, BSR tables in "
                                "the module)",
                                keptPairs,
@@ -747,7 +923,7 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                                    numKeyBlocks)
                      .str()
                : std::string(),
-          stages, llvm::divideCeil(queryLen, 64), sharedBytes)
+          stages, sharedBytes)
           .str();
   return launch;
 }
