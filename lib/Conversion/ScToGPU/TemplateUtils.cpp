@@ -39,7 +39,6 @@ std::string mlir::sc::detail::typeToString(Type type) {
 OwningOpRef<ModuleOp>
 mlir::sc::detail::parseTemplate(MLIRContext *context, const std::string &text) {
   ParserConfig config(context);
-  if (getenv("SC_DUMP_TEMPLATE")) llvm::errs() << text;
   return parseSourceString<ModuleOp>(text, config);
 }
 

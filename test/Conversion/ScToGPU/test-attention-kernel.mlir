@@ -1,0 +1,109 @@
+// RUN: sparcast-opt %s -split-input-file -sc-test-attention-kernel -verify-diagnostics | FileCheck %s
+
+// Target attention, n_seed = 64: CTA x takes candidates 2x and 2x + 1 (two
+// consumer warpgroups and a producer: 384 threads), keys/values at
+// index[b]; one K/V stream when both candidates belong to one request,
+// else two, one consumer draining while the other computes.
+// CHECK-LABEL: gpu.func @target_attention0(
+// CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[IDX:.*]]: memref<?xi32>) kernel
+// CHECK-SAME: nvvm.maxntid = array<i32: 384, 1, 1>
+// CHECK: gpu.shuffle idx
+// CHECK: memref.dim %[[IDX]]
+// CHECK: memref.load %[[IDX]]
+// CHECK: memref.load %[[IDX]]
+// CHECK: arith.cmpi eq
+// CHECK: nvvm.setmaxregister  decrease 40
+// Producer: waits for a free slot, K and V of one block under one barrier.
+// CHECK: nvgpu.mbarrier.try_wait.parity
+// CHECK: nvgpu.mbarrier.arrive.expect_tx
+// CHECK: nvgpu.tma.async.load {{.*}} -> memref<1x1x128x64xf16, #gpu.address_space<workgroup>>
+// CHECK: nvvm.setmaxregister  increase 232
+// S = Q K^T reads K K-major ("col"); the first step ignores the accumulator.
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// Keys past S = 1000 are masked in the last block; softmax uses exp2.
+// CHECK: arith.select {{.*}} : f32
+// CHECK: gpu.shuffle xor
+// CHECK: math.exp2
+// P goes to shared memory, fenced for the async proxy, then P V reads V
+// N-major ("row").
+// CHECK: vector.store {{.*}} vector<2xf16>
+// CHECK: nvvm.fence.proxy
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
+// CHECK: nvgpu.mbarrier.arrive
+// CHECK: nvgpu.tma.async.store
+// An idle consumer only waits for and frees the slots.
+// CHECK: } else {
+// CHECK: scf.for
+// CHECK: nvgpu.mbarrier.try_wait.parity
+// CHECK: nvgpu.mbarrier.arrive
+func.func @target(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x1000x128xf16>,
+                  %v: tensor<?x2x1000x128xf16>, %idx: tensor<?xi32>) -> tensor<?x2x64x128xf16> {
+  %o = sc.attention %q, %k, %v index %idx : tensor<?x2x64x128xf16>, tensor<?x2x1000x128xf16>, tensor<?x2x1000x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
+  return %o : tensor<?x2x64x128xf16>
+}
+
+// -----
+
+// A log-linear mask of 128-token blocks: BSR tables compiled into the
+// module; the two consumers take the two halves of a 128-row query block
+// and walk its kept key blocks.
+// Query block 0 keeps 0, 1 (local) and 2, 4 (powers of two); block 1 keeps
+// 0, 1, 2 and 3, 5; ... (8 blocks, anchors = [first]).
+// CHECK: memref.global "private" constant @loglinear_attention0_offsets : memref<9xi32> = dense<[0, 4, 9, 15, 22, 28, 35, 41, 46]>
+// CHECK: memref.global "private" constant @loglinear_attention0_indices : memref<46xi32> = dense<[0, 1, 2, 4, 0, 1, 2, 3, 5,
+// CHECK-LABEL: gpu.func @loglinear_attention0(
+// CHECK-SAME: nvvm.maxntid = array<i32: 384, 1, 1>
+// CHECK: memref.get_global @loglinear_attention0_offsets
+// CHECK: memref.get_global @loglinear_attention0_indices
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+func.func @loglinear(%q: tensor<2x2x1024x64xbf16>, %k: tensor<2x2x1024x64xbf16>, %v: tensor<2x2x1024x64xbf16>) -> tensor<2x2x1024x64xbf16> {
+  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128, anchors = [first]>) : tensor<2x2x1024x64xbf16>, tensor<2x2x1024x64xbf16>, tensor<2x2x1024x64xbf16> -> tensor<2x2x1024x64xbf16>
+  return %o : tensor<2x2x1024x64xbf16>
+}
+
+// -----
+
+// 64-token mask blocks: one consumer per 64-row tile (its own kept list);
+// causal keeps blocks j <= i only.
+// CHECK: memref.global "private" constant @block64_attention0_offsets : memref<5xi32> = dense<[0, 1, 3, 6, 10]>
+// CHECK-LABEL: gpu.func @block64_attention0(
+// CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>
+// CHECK-NOT: nvvm.setmaxregister
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
+func.func @block64(%q: tensor<1x1x256x128xf16>, %k: tensor<1x1x256x128xf16>, %v: tensor<1x1x256x128xf16>) -> tensor<1x1x256x128xf16> {
+  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 64, causal = true>) : tensor<1x1x256x128xf16>, tensor<1x1x256x128xf16>, tensor<1x1x256x128xf16> -> tensor<1x1x256x128xf16>
+  return %o : tensor<1x1x256x128xf16>
+}
+
+// -----
+
+func.func @f32_operands(%q: tensor<?x2x64x128xf32>, %k: tensor<?x2x64x128xf32>, %v: tensor<?x2x64x128xf32>) -> tensor<?x2x64x128xf32> {
+  // expected-error @+1 {{the attention kernel takes f16 or bf16, got 'f32'}}
+  %o = sc.attention %q, %k, %v : tensor<?x2x64x128xf32>, tensor<?x2x64x128xf32>, tensor<?x2x64x128xf32> -> tensor<?x2x64x128xf32>
+  return %o : tensor<?x2x64x128xf32>
+}
+
+// -----
+
+func.func @head_dim_96(%q: tensor<?x2x64x96xf16>, %k: tensor<?x2x64x96xf16>, %v: tensor<?x2x64x96xf16>) -> tensor<?x2x64x96xf16> {
+  // expected-error @+1 {{the attention kernel takes head dims 64 and 128, got 96}}
+  %o = sc.attention %q, %k, %v : tensor<?x2x64x96xf16>, tensor<?x2x64x96xf16>, tensor<?x2x64x96xf16> -> tensor<?x2x64x96xf16>
+  return %o : tensor<?x2x64x96xf16>
+}
+
+// -----
+
+func.func @dynamic_length(%q: tensor<?x2x?x128xf16>, %k: tensor<?x2x?x128xf16>, %v: tensor<?x2x?x128xf16>) -> tensor<?x2x?x128xf16> {
+  // expected-error @+1 {{the attention kernel needs static heads, sequence lengths and head dim}}
+  %o = sc.attention %q, %k, %v : tensor<?x2x?x128xf16>, tensor<?x2x?x128xf16>, tensor<?x2x?x128xf16> -> tensor<?x2x?x128xf16>
+  return %o : tensor<?x2x?x128xf16>
+}
+
+// -----
+
+func.func @block32(%q: tensor<1x1x256x64xf16>, %k: tensor<1x1x256x64xf16>, %v: tensor<1x1x256x64xf16>) -> tensor<1x1x256x64xf16> {
+  // expected-error @+1 {{the attention kernel takes mask blocks of 64 or 128 tokens, got 32}}
+  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 32>) : tensor<1x1x256x64xf16>, tensor<1x1x256x64xf16>, tensor<1x1x256x64xf16> -> tensor<1x1x256x64xf16>
+  return %o : tensor<1x1x256x64xf16>
+}

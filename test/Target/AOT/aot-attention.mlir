@@ -1,0 +1,59 @@
+// REQUIRES: ptxas
+// RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t --report | FileCheck %s --check-prefix=TARGET
+// RUN: FileCheck %s --check-prefix=TMANIFEST < %t/manifest.json
+// RUN: FileCheck %s --check-prefix=PTX < %t/target_attention_kernels.ptx
+// RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/loglinear_attention.mlir -o %t --report | FileCheck %s --check-prefix=LOGLINEAR
+
+// Target attention written the plain way (gather_rows then attention): the
+// IKBO pipeline reads K/V through the index instead, and the entry is one
+// attention kernel; ptxas takes it with no spills.
+// TARGET: lineage: gathered
+// TARGET: kernel target_attention_attention0: attention 64 x 1024 keys, 2 heads, head dim 128, f16, keys/values read through the index, two consumer warpgroups, one candidate each
+// TARGET: 0 bytes spill stores, 0 bytes spill loads
+
+// Q/K/V/O as 4-D tensor maps [batch, heads, rows, head dim], K/V at the
+// request batch U, the index passed as a memref; grid (B, query tiles, H).
+// TMANIFEST: "name": "arg1",
+// TMANIFEST-NEXT: "shape": [
+// TMANIFEST-NEXT: "U",
+// TMANIFEST: "index_into": "U",
+// TMANIFEST: "block": [
+// TMANIFEST-NEXT: 384,
+// TMANIFEST: "grid": [
+// TMANIFEST-NEXT: "B",
+// TMANIFEST-NEXT: 1,
+// TMANIFEST-NEXT: 2
+// TMANIFEST: "kernel": "target_attention_attention0",
+// TMANIFEST: "dims": [
+// TMANIFEST-NEXT: 128,
+// TMANIFEST-NEXT: 64,
+// TMANIFEST-NEXT: 2,
+// TMANIFEST-NEXT: "B"
+// K: boxes of 128 keys (one block).
+// TMANIFEST: "box": [
+// TMANIFEST-NEXT: 64,
+// TMANIFEST-NEXT: 128,
+// TMANIFEST-NEXT: 1,
+// TMANIFEST-NEXT: 1
+// TMANIFEST: "dims": [
+// TMANIFEST-NEXT: 128,
+// TMANIFEST-NEXT: 1024,
+// TMANIFEST-NEXT: 2,
+// TMANIFEST-NEXT: "U"
+// TMANIFEST: "kind": "memref",
+// TMANIFEST-NEXT: "tensor": "arg3"
+
+// PTX: .maxntid 384, 1, 1
+// PTX-DAG: setmaxnreg.dec.sync.aligned.u32 40
+// PTX-DAG: setmaxnreg.inc.sync.aligned.u32 232
+// PTX-DAG: cp.async.bulk.tensor.4d.shared::cluster.global
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// PTX-DAG: ex2.approx
+// PTX-DAG: shfl.sync.bfly
+// PTX-DAG: fence.proxy.async.shared::cta
+// PTX-DAG: cp.async.bulk.tensor.4d.global.shared::cta
+
+// The log-linear example (N = 16384, blocks of 128): 2020 of the 16384
+// block pairs are kept (12%).
+// LOGLINEAR: kernel loglinear_attention_attention0: attention 16384 x 16384 keys, 16 heads, head dim 128, bf16, two consumer warpgroups on the two 64-row halves of a 128-row query tile, sharing K/V, TMA producer warpgroup, 128-key blocks (2020 of 16384 block pairs kept, BSR tables in the module)
+// LOGLINEAR: 0 bytes spill stores, 0 bytes spill loads
