@@ -123,12 +123,13 @@ func.func @ll_speed_n4096(%q: tensor<4x16x4096x128xbf16>, %k: tensor<4x16x4096x1
   return %o : tensor<4x16x4096x128xbf16>
 }
 
-func.func @ll_speed_n16384(%q: tensor<4x16x16384x128xbf16>, %k: tensor<4x16x16384x128xbf16>, %v: tensor<4x16x16384x128xbf16>) -> tensor<4x16x16384x128xbf16> {
-  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128>) : tensor<4x16x16384x128xbf16>, tensor<4x16x16384x128xbf16>, tensor<4x16x16384x128xbf16> -> tensor<4x16x16384x128xbf16>
-  return %o : tensor<4x16x16384x128xbf16>
-}
 
 func.func @ll_speed_n16384_b64(%q: tensor<4x16x16384x128xbf16>, %k: tensor<4x16x16384x128xbf16>, %v: tensor<4x16x16384x128xbf16>) -> tensor<4x16x16384x128xbf16> {
   %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 64>) : tensor<4x16x16384x128xbf16>, tensor<4x16x16384x128xbf16>, tensor<4x16x16384x128xbf16> -> tensor<4x16x16384x128xbf16>
   return %o : tensor<4x16x16384x128xbf16>
+}
+
+func.func @ll_speed_n65536(%q: tensor<4x16x65536x128xbf16>, %k: tensor<4x16x65536x128xbf16>, %v: tensor<4x16x65536x128xbf16>) -> tensor<4x16x65536x128xbf16> {
+  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128>) : tensor<4x16x65536x128xbf16>, tensor<4x16x65536x128xbf16>, tensor<4x16x65536x128xbf16> -> tensor<4x16x65536x128xbf16>
+  return %o : tensor<4x16x65536x128xbf16>
 }

@@ -18,6 +18,7 @@ rm -rf "$ROOT/bench/artifacts"
 # Attention: target attention (IKBO type II) and log-linear block-sparse.
 "$BIN/sparcast-aot" "$ROOT/examples/target_attention.mlir" -o "$ROOT/bench/artifacts/target_attention" --report
 "$BIN/sparcast-aot" "$ROOT/bench/attention_suite.mlir" -o "$ROOT/bench/artifacts/attention_suite" >/dev/null
+"$BIN/sparcast-aot" "$ROOT/examples/loglinear_attention.mlir" -o "$ROOT/bench/artifacts/loglinear_attention" --report
 # The same kernels with each GEMM schedule forced (the ones above use the
 # default, auto): the checks run them all and time them side by side.
 for schedule in simple cooperative pingpong; do
