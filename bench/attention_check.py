@@ -90,6 +90,21 @@ def main():
             check("%s users=%d B=%d%s" % (name, users, B, " shuffled" if shuffle else ""),
                   getattr(suite, name), [q, k, v, idx], ref, (B, H, L, d), dtype,
                   lambda: F.scaled_dot_product_attention(q, k[il], v[il]))
+    # Dynamic lengths, read at launch.
+    for L, S, users, B in ((64, 1000, 3, 7), (100, 777, 2, 5), (200, 64, 4, 4), (1, 300, 1, 3)):
+        q = uniform((B, 2, L, 128), f16, gen)
+        k = uniform((users, 2, S, 128), f16, gen)
+        v = uniform((users, 2, S, 128), f16, gen)
+        idx = make_index(users, B, gen, True)
+        il = idx.long()
+        ref = F.scaled_dot_product_attention(q.float(), k.float()[il], v.float()[il])
+        check("ta_dyn L=%d S=%d users=%d B=%d" % (L, S, users, B), suite.ta_dyn, [q, k, v, idx], ref,
+              (B, 2, L, 128), f16, lambda: F.scaled_dot_product_attention(q, k[il], v[il]))
+    for B, N in ((2, 300), (1, 1000)):
+        q, k, v = (uniform((B, 4, N, 64), bf16, gen) for _ in range(3))
+        ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float())
+        check("self_dyn_d64 B=%d N=%d" % (B, N), suite.self_dyn_d64, [q, k, v], ref, (B, 4, N, 64), bf16,
+              lambda: F.scaled_dot_product_attention(q, k, v))
     # The example, written the plain way (gather_rows, then attention).
     B, users = 130, 2
     q = uniform((B, 2, 64, 128), f16, gen)

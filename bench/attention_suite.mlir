@@ -133,3 +133,14 @@ func.func @ll_speed_n65536(%q: tensor<4x16x65536x128xbf16>, %k: tensor<4x16x6553
   %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128>) : tensor<4x16x65536x128xbf16>, tensor<4x16x65536x128xbf16>, tensor<4x16x65536x128xbf16> -> tensor<4x16x65536x128xbf16>
   return %o : tensor<4x16x65536x128xbf16>
 }
+
+// Dynamic lengths: L and S are read at launch (any L, any S).
+func.func @ta_dyn(%q: tensor<?x2x?x128xf16> {sc.lineage = #sc.lineage<candidate>}, %k: tensor<?x2x?x128xf16> {sc.lineage = #sc.lineage<request>}, %v: tensor<?x2x?x128xf16> {sc.lineage = #sc.lineage<request>}, %idx: tensor<?xi32> {sc.lineage = #sc.lineage<index>}) -> tensor<?x2x?x128xf16> {
+  %o = sc.attention %q, %k, %v index %idx : tensor<?x2x?x128xf16>, tensor<?x2x?x128xf16>, tensor<?x2x?x128xf16>, tensor<?xi32> -> tensor<?x2x?x128xf16>
+  return %o : tensor<?x2x?x128xf16>
+}
+
+func.func @self_dyn_d64(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x4x?x64xbf16>, %v: tensor<?x4x?x64xbf16>) -> tensor<?x4x?x64xbf16> {
+  %o = sc.attention %q, %k, %v : tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16> -> tensor<?x4x?x64xbf16>
+  return %o : tensor<?x4x?x64xbf16>
+}

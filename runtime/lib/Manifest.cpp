@@ -13,13 +13,20 @@ int64_t DimExpr::evaluate(const DimBindings &dims) const {
   if (!isSymbolic())
     return constant;
   auto it = dims.find(symbol);
-  return it == dims.end() ? -1 : factor * it->second;
+  if (it == dims.end())
+    return -1;
+  return (factor * it->second + divisor - 1) / divisor;
 }
 
 std::string DimExpr::str() const {
   if (!isSymbolic())
     return std::to_string(constant);
-  return factor == 1 ? symbol : symbol + "*" + std::to_string(factor);
+  std::string s = symbol;
+  if (factor != 1)
+    s += "*" + std::to_string(factor);
+  if (divisor != 1)
+    s += "/" + std::to_string(divisor);
+  return s;
 }
 
 size_t sparcast::rt::dtypeBytes(scDType dtype) {
@@ -123,16 +130,28 @@ struct Reader {
     if (v.kind != Value::Kind::String || v.string.empty())
       return fail(path, "expected an integer or a dim symbol");
     std::string s = v.string;
-    size_t star = s.find('*');
-    if (star == std::string::npos) {
-      out.symbol = s;
-      return true;
+    auto bad = [&] {
+      return fail(path, "expected SYMBOL, SYMBOL*FACTOR or SYMBOL[*FACTOR]/DIVISOR, got \"" +
+                            s + "\"");
+    };
+    size_t slash = s.find('/');
+    std::string head = s.substr(0, slash);
+    if (slash != std::string::npos) {
+      char *end = nullptr;
+      out.divisor = std::strtoll(s.c_str() + slash + 1, &end, 10);
+      if (!end || *end != '\0' || out.divisor <= 0 || slash + 1 == s.size())
+        return bad();
     }
-    out.symbol = s.substr(0, star);
-    char *end = nullptr;
-    out.factor = std::strtoll(s.c_str() + star + 1, &end, 10);
-    if (out.symbol.empty() || !end || *end != '\0' || out.factor <= 0)
-      return fail(path, "expected SYMBOL or SYMBOL*FACTOR, got \"" + s + "\"");
+    size_t star = head.find('*');
+    out.symbol = head.substr(0, star);
+    if (star != std::string::npos) {
+      char *end = nullptr;
+      out.factor = std::strtoll(head.c_str() + star + 1, &end, 10);
+      if (!end || *end != '\0' || out.factor <= 0 || star + 1 == head.size())
+        return bad();
+    }
+    if (out.symbol.empty())
+      return bad();
     return true;
   }
   bool getDims(const Value &obj, const std::string &key,
@@ -405,6 +424,10 @@ bool checkTensor(const TensorSpec &spec, const scTensor &t,
         return false;
       }
       continue;
+    }
+    if (want.divisor != 1) {
+      error = at + ": a tensor dim cannot be " + want.str();
+      return false;
     }
     if (have % want.factor != 0) {
       error = at + ": expected a multiple of " + std::to_string(want.factor) +

@@ -19,11 +19,13 @@ namespace sparcast::rt {
 
 using DimBindings = std::map<std::string, int64_t>;
 
-/// A size known at compile time (`constant`) or `factor * symbol`, e.g. the
-/// batch "B" or the rows of a flattened batch "B*433".
+/// A size known at compile time (`constant`) or ceil(`factor * symbol /
+/// divisor`), e.g. the batch "B", the rows of a flattened batch "B*433", or
+/// the 64-row tiles of a dynamic length "L/64".
 struct DimExpr {
   std::string symbol;
   int64_t factor = 1;
+  int64_t divisor = 1;
   int64_t constant = 0;
   bool isSymbolic() const { return !symbol.empty(); }
   int64_t evaluate(const DimBindings &dims) const;

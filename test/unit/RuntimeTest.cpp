@@ -48,7 +48,8 @@ constexpr const char *kManifest = R"json({
         {"kind": "memref", "tensor": "out"},
         {"kind": "memref", "tensor": "user"},
         {"kind": "memref", "tensor": "idx"},
-        {"kind": "dim", "dim": "B*4"}
+        {"kind": "dim", "dim": "B*4"},
+        {"kind": "dim", "dim": "B*3/64"}
       ]
     }]
   }]
@@ -122,10 +123,15 @@ TEST(Manifest, ReadsEntriesLaunchesAndDims) {
   const LaunchSpec &l = e->launches[0];
   EXPECT_EQ(l.grid[2].symbol, "B");
   EXPECT_EQ(l.sharedBytes, 66560);
-  ASSERT_EQ(l.params.size(), 6u);
+  ASSERT_EQ(l.params.size(), 7u);
   EXPECT_EQ(l.params[1].kind, ParamSpec::Kind::Tma);
   EXPECT_EQ(l.params[1].dims[2].symbol, "B");
   EXPECT_EQ(l.params[5].dim.factor, 4);
+  // ceil(3 B / 64): tiles over a dynamic length.
+  EXPECT_EQ(l.params[6].dim.divisor, 64);
+  EXPECT_EQ(l.params[6].dim.evaluate({{"B", 100}}), 5);
+  EXPECT_EQ(l.params[6].dim.evaluate({{"B", 128}}), 6);
+  EXPECT_EQ(l.params[6].dim.str(), "B*3/64");
   EXPECT_EQ(e->args[3].indexInto, "U");
 }
 
@@ -141,6 +147,8 @@ TEST(Manifest, RejectsBrokenManifests) {
       {"\"dtype\": \"f32\"", "\"dtype\": \"f64\"", "unknown dtype"},
       {"\"box\": [64, 128]", "\"box\": [64]", "as many box sizes"},
       {"\"B*4\"", "\"B*x\"", "SYMBOL*FACTOR"},
+      {"\"B*3/64\"", "\"B*3/0\"", "SYMBOL[*FACTOR]/DIVISOR"},
+      {"\"B*3/64\"", "\"/64\"", "SYMBOL[*FACTOR]/DIVISOR"},
       {"\"shape\": [\"U\", 4, 16]}]", "\"shape\": [\"V\", 4, 16]}]",
        "workspace ws1 uses dim \"V\""},
   };

@@ -56,7 +56,7 @@ constexpr const char *kAttentionTemplate = R"mlir(
 
 gpu.module @scratch {
 $GLOBALS
-  gpu.func @$KERNEL(%tmaQp: !llvm.ptr, %tmaKp: !llvm.ptr, %tmaVp: !llvm.ptr, %tmaOp: !llvm.ptr$INDEX_PARAM) kernel
+  gpu.func @$KERNEL(%tmaQp: !llvm.ptr, %tmaKp: !llvm.ptr, %tmaVp: !llvm.ptr, %tmaOp: !llvm.ptr$INDEX_PARAM$LEN_PARAMS) kernel
       attributes {nvvm.maxntid = array<i32: $THREADS, 1, 1>} {
     %tmaQ = builtin.unrealized_conversion_cast %tmaQp : !llvm.ptr to !tmaQ
     %tmaK = builtin.unrealized_conversion_cast %tmaKp : !llvm.ptr to !tmaK
@@ -74,7 +74,8 @@ $GLOBALS
     %c128b = arith.constant 128 : index
     %c1024 = arith.constant 1024 : index
     %eltBytes = arith.constant 2 : index
-    %keyLen = arith.constant $KEYLEN : index
+    %keyLen = $KEYLEN
+    %queryLen = $QUERYLEN
     %cS = arith.constant $S : index
     %cW = arith.constant $W : index
     %cBN = arith.constant $BN : index
@@ -604,10 +605,15 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                              "result of one element type";
   int64_t heads = qType.getDimSize(1), queryLen = qType.getDimSize(2);
   int64_t headDim = qType.getDimSize(3), keyLen = kType.getDimSize(2);
-  if (ShapedType::isDynamic(heads) || ShapedType::isDynamic(queryLen) ||
-      ShapedType::isDynamic(keyLen) || ShapedType::isDynamic(headDim))
-    return op.emitError() << "the attention kernel needs static heads, "
-                             "sequence lengths and head dim";
+  if (ShapedType::isDynamic(heads) || ShapedType::isDynamic(headDim))
+    return op.emitError() << "the attention kernel needs static heads and "
+                             "head dim";
+  // Dynamic lengths are passed to the kernel as values.
+  bool dynamicQuery = ShapedType::isDynamic(queryLen);
+  bool dynamicKey = ShapedType::isDynamic(keyLen);
+  if ((dynamicQuery || dynamicKey) && op.getMaskAttr())
+    return op.emitError() << "a block mask needs static sequence lengths "
+                             "here (its tables are compiled into the kernel)";
   if (headDim != 64 && headDim != 128)
     return op.emitError() << "the attention kernel takes head dims 64 and "
                              "128, got "
@@ -621,10 +627,12 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // Consumers per CTA. Two warpgroups share every K/V block when their
   // 64-row query tiles read the same keys: two candidates of one request
   // (pairs), or two tiles of one query block of 128 rows (split). Else one.
+  // A dynamic query length takes the split form (any length; consumer 1
+  // idles on a single 64-row tile).
   enum class Mode { Single, Pairs, Split } mode = Mode::Single;
-  if (indexed && queryLen <= 64)
+  if (indexed && !dynamicQuery && queryLen <= 64)
     mode = Mode::Pairs;
-  else if (queryLen > 64 &&
+  else if ((dynamicQuery || queryLen > 64) &&
            (!mask || mask.getMaskBlockSize() == 128))
     mode = Mode::Split;
   int64_t consumers = mode == Mode::Single ? 1 : 2;
@@ -680,9 +688,12 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                            offsets.size(), indices.size(), blockN)
                  .str();
   } else {
-    numKeyBlocks = llvm::divideCeil(keyLen, blockN);
-    blocks = llvm::formatv("    %nkb = arith.constant {0} : index\n",
-                           numKeyBlocks)
+    // ceil(keys / block), from the (possibly dynamic) length.
+    blocks = llvm::formatv("    %nkbBlock = arith.constant {0} : index\n"
+                           "    %nkbUp = arith.addi %keyLen, %nkbBlock : index\n"
+                           "    %nkbUp1 = arith.subi %nkbUp, %c1 : index\n"
+                           "    %nkb = arith.divui %nkbUp1, %nkbBlock : index\n",
+                           blockN)
                  .str();
   }
   // Key block of iteration %t (in the loop) / of %<p>_t (loads).
@@ -716,7 +727,7 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   int64_t sharedBytes = ringOff + stages * slotBytes + 1024;
   float scale = op.getScaleOrDefault();
   double scale2 = static_cast<double>(scale) * 1.4426950408889634;
-  bool maskTail = keyLen % blockN != 0;
+  bool maskTail = dynamicKey || keyLen % blockN != 0;
 
   llvm::StringMap<std::string> values;
   values["KERNEL"] = kernelName.str();
@@ -784,12 +795,10 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
     %tileA = arith.muli %y, %c2 : index
     %tileB = arith.addi %tileA, %c1 : index
     %rowB = arith.muli %tileB, %c64 : index
-    %queryLen = arith.constant {0} : index
     %hasB = arith.cmpi ult, %rowB, %queryLen : index
     %noB = arith.xori %hasB, %true : i1
     %jobs = arith.addi %c1, %c0 : index
-)mlir",
-                           queryLen)
+)mlir")
                  .str();
     assign += userOf("%bA", "%rA") + "    %rB = arith.addi %rA, %c0 : index\n";
   } else {
@@ -846,7 +855,15 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                             c, c * 8192, c * 64)
                   .str();
   pieces["STOREO"] = storeO;
-  values["KEYLEN"] = std::to_string(keyLen);
+  values["KEYLEN"] =
+      dynamicKey ? std::string("arith.addi %keyLenArg, %c0 : index")
+                 : llvm::formatv("arith.constant {0} : index", keyLen).str();
+  values["QUERYLEN"] =
+      dynamicQuery ? std::string("arith.addi %queryLenArg, %c0 : index")
+                   : llvm::formatv("arith.constant {0} : index", queryLen).str();
+  values["LEN_PARAMS"] =
+      std::string(dynamicQuery ? ", %queryLenArg: index" : "") +
+      (dynamicKey ? ", %keyLenArg: index" : "");
   std::string text = replaceAll(replaceAll(kAttentionTemplate, pieces), values);
 
   OwningOpRef<ModuleOp> parsed =
@@ -871,31 +888,53 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // Pairs: CTA x takes candidates 2x and 2x + 1 (the upper half of the
   // grid has nothing to do: the launch description has no division).
   launch.grid[0] = batch;
-  launch.grid[1] = LaunchDim::of(
-      mode == Mode::Split ? llvm::divideCeil(queryLen, 128)
-                          : llvm::divideCeil(queryLen, 64));
+  int64_t rowsPerCta = mode == Mode::Split ? 128 : 64;
+  launch.grid[1] =
+      dynamicQuery ? LaunchDim::ceilDiv(binding.queryLenSymbol, rowsPerCta)
+                   : LaunchDim::of(llvm::divideCeil(queryLen, rowsPerCta));
   launch.grid[2] = LaunchDim::of(heads);
   launch.sharedBytes = sharedBytes;
-  auto map = [&](const std::string &tensor, int64_t rows, LaunchDim batchDim,
+  // [batch, heads, rows, head dim]; rows (and so the outer strides) may be
+  // a dynamic length.
+  auto map = [&](const std::string &tensor, int64_t rows,
+                 const std::string &rowsSymbol, LaunchDim batchDim,
                  int64_t boxRows) {
     LaunchParam p;
     p.kind = LaunchParam::Kind::Tma;
     p.tensor = tensor;
-    p.dims = {LaunchDim::of(headDim), LaunchDim::of(rows), LaunchDim::of(heads),
+    auto rowsTimes = [&](int64_t f) {
+      return ShapedType::isDynamic(rows) ? LaunchDim::sym(rowsSymbol, f)
+                                         : LaunchDim::of(rows * f);
+    };
+    p.dims = {LaunchDim::of(headDim), rowsTimes(1), LaunchDim::of(heads),
               batchDim};
     p.stridesBytes = {LaunchDim::of(headDim * eltBytes),
-                      LaunchDim::of(rows * headDim * eltBytes),
-                      LaunchDim::of(heads * rows * headDim * eltBytes)};
+                      rowsTimes(headDim * eltBytes),
+                      rowsTimes(heads * headDim * eltBytes)};
     p.box = {64, boxRows, 1, 1};
     return p;
   };
-  launch.params.push_back(map(binding.query, queryLen, batch, 64));
-  launch.params.push_back(map(binding.key, keyLen, keyBatch, blockN));
-  launch.params.push_back(map(binding.value, keyLen, keyBatch, 64));
-  launch.params.push_back(map(binding.result, queryLen, batch, 64));
+  launch.params.push_back(
+      map(binding.query, queryLen, binding.queryLenSymbol, batch, 64));
+  launch.params.push_back(
+      map(binding.key, keyLen, binding.keyLenSymbol, keyBatch, blockN));
+  launch.params.push_back(
+      map(binding.value, keyLen, binding.keyLenSymbol, keyBatch, 64));
+  launch.params.push_back(
+      map(binding.result, queryLen, binding.queryLenSymbol, batch, 64));
   if (indexed) {
     LaunchParam p;
     p.tensor = binding.index;
+    launch.params.push_back(p);
+  }
+  for (auto [isDynamic, symbol] :
+       {std::pair<bool, std::string>{dynamicQuery, binding.queryLenSymbol},
+        std::pair<bool, std::string>{dynamicKey, binding.keyLenSymbol}}) {
+    if (!isDynamic)
+      continue;
+    LaunchParam p;
+    p.kind = LaunchParam::Kind::Dim;
+    p.dim = LaunchDim::sym(symbol);
     launch.params.push_back(p);
   }
   StringRef modeText =
@@ -912,7 +951,10 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
           "{6}{7}, TMA producer warpgroup, {8}-key blocks{9}, {10} ring "
           "slots, wgmma QK^T and PV, online softmax (exp2, fp32), TMA "
           "stores, {11} B shared memory",
-          kernelName, queryLen, keyLen, heads, headDim,
+          kernelName,
+          dynamicQuery ? std::string("?") : std::to_string(queryLen),
+          dynamicKey ? std::string("?") : std::to_string(keyLen), heads,
+          headDim,
           typeToString(elementType),
           indexed ? "keys/values read through the index, " : "", modeText,
           blockN,

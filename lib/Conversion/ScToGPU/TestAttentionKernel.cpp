@@ -45,6 +45,8 @@ struct ScTestAttentionKernelPass
         binding.result = "result";
         binding.batchSymbol = "B";
         binding.keyBatchSymbol = "U";
+        binding.queryLenSymbol = "L";
+        binding.keyLenSymbol = "S";
         std::string name =
             llvm::formatv("{0}_attention{1}", func.getSymName(), i);
         if (failed(buildAttentionKernel(op, gpuModule, name, binding, chip)))

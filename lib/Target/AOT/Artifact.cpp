@@ -53,9 +53,12 @@ std::string dtypeName(Type t) {
 json::Value dimJson(const LaunchDim &d) {
   if (d.symbol.empty())
     return d.constant;
-  if (d.factor == 1)
-    return d.symbol;
-  return d.symbol + "*" + std::to_string(d.factor);
+  std::string s = d.symbol;
+  if (d.factor != 1)
+    s += "*" + std::to_string(d.factor);
+  if (d.divisor != 1)
+    s += "/" + std::to_string(d.divisor);
+  return s;
 }
 
 /// A tensor the runtime knows by name: an argument, a result or a
@@ -103,6 +106,10 @@ json::Object launchJson(const KernelLaunch &launch, StringRef module) {
   for (const LaunchParam &p : launch.params) {
     if (p.kind == LaunchParam::Kind::Memref) {
       params.push_back(json::Object{{"kind", "memref"}, {"tensor", p.tensor}});
+      continue;
+    }
+    if (p.kind == LaunchParam::Kind::Dim) {
+      params.push_back(json::Object{{"kind", "dim"}, {"dim", dimJson(p.dim)}});
       continue;
     }
     json::Array dims, strides, box;
@@ -407,10 +414,18 @@ LogicalResult EntryCompiler::visitAttention(AttentionOp op) {
   }
   binding.batchSymbol = q->shape[0].symbol;
   binding.keyBatchSymbol = k->shape[0].symbol;
-  RankedTensorType type = op.getType();
-  std::vector<LaunchDim> shape = {q->shape[0]};
-  for (int64_t d = 1; d < 4; ++d)
-    shape.push_back(LaunchDim::of(type.getDimSize(d)));
+  binding.queryLenSymbol = q->shape[2].symbol;
+  binding.keyLenSymbol = k->shape[2].symbol;
+  // V has K's (possibly dynamic) length: the kernel reads both with it, so
+  // the runtime must check that they agree.
+  if (!v->shape[2].symbol.empty() && v->shape[2].symbol != k->shape[2].symbol)
+    for (TensorInfo &a : args)
+      if (a.name == v->name) {
+        a.shape[2] = k->shape[2];
+        tensors[op.getValue()].shape[2] = k->shape[2];
+      }
+  std::vector<LaunchDim> shape = {q->shape[0], q->shape[1], q->shape[2],
+                                  v->shape[3]};
   binding.result = bindResult(op.getResult(), shape).name;
   FailureOr<KernelLaunch> launch = buildAttentionKernel(
       op, gpuModule, nextKernelName("attention"), binding, options.chip);

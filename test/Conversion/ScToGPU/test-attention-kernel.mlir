@@ -78,6 +78,23 @@ func.func @block64(%q: tensor<1x1x256x128xf16>, %k: tensor<1x1x256x128xf16>, %v:
 
 // -----
 
+// Dynamic lengths are kernel parameters: the number of key blocks and the
+// tail mask come from the key length; the split form takes any query length.
+// CHECK-LABEL: gpu.func @dynamic_attention0(
+// CHECK-SAME: %{{.*}}: memref<?xi32>, %[[L:.*]]: index, %[[S:.*]]: index) kernel
+// CHECK-SAME: nvvm.maxntid = array<i32: 384, 1, 1>
+// CHECK: %[[KL:.*]] = arith.addi %[[S]], %{{.*}} : index
+// CHECK: %[[QL:.*]] = arith.addi %[[L]], %{{.*}} : index
+// CHECK: arith.cmpi ult, %{{.*}}, %[[QL]] : index
+// CHECK: arith.addi %[[KL]], %{{.*}} : index
+// CHECK: arith.divui
+func.func @dynamic(%q: tensor<?x2x?x128xf16>, %k: tensor<?x2x?x128xf16>, %v: tensor<?x2x?x128xf16>, %idx: tensor<?xi32>) -> tensor<?x2x?x128xf16> {
+  %o = sc.attention %q, %k, %v index %idx : tensor<?x2x?x128xf16>, tensor<?x2x?x128xf16>, tensor<?x2x?x128xf16>, tensor<?xi32> -> tensor<?x2x?x128xf16>
+  return %o : tensor<?x2x?x128xf16>
+}
+
+// -----
+
 func.func @f32_operands(%q: tensor<?x2x64x128xf32>, %k: tensor<?x2x64x128xf32>, %v: tensor<?x2x64x128xf32>) -> tensor<?x2x64x128xf32> {
   // expected-error @+1 {{the attention kernel takes f16 or bf16, got 'f32'}}
   %o = sc.attention %q, %k, %v : tensor<?x2x64x128xf32>, tensor<?x2x64x128xf32>, tensor<?x2x64x128xf32> -> tensor<?x2x64x128xf32>
@@ -94,10 +111,18 @@ func.func @head_dim_96(%q: tensor<?x2x64x96xf16>, %k: tensor<?x2x64x96xf16>, %v:
 
 // -----
 
-func.func @dynamic_length(%q: tensor<?x2x?x128xf16>, %k: tensor<?x2x?x128xf16>, %v: tensor<?x2x?x128xf16>) -> tensor<?x2x?x128xf16> {
-  // expected-error @+1 {{the attention kernel needs static heads, sequence lengths and head dim}}
-  %o = sc.attention %q, %k, %v : tensor<?x2x?x128xf16>, tensor<?x2x?x128xf16>, tensor<?x2x?x128xf16> -> tensor<?x2x?x128xf16>
-  return %o : tensor<?x2x?x128xf16>
+func.func @dynamic_heads(%q: tensor<?x?x64x128xf16>, %k: tensor<?x?x64x128xf16>, %v: tensor<?x?x64x128xf16>) -> tensor<?x?x64x128xf16> {
+  // expected-error @+1 {{the attention kernel needs static heads and head dim}}
+  %o = sc.attention %q, %k, %v : tensor<?x?x64x128xf16>, tensor<?x?x64x128xf16>, tensor<?x?x64x128xf16> -> tensor<?x?x64x128xf16>
+  return %o : tensor<?x?x64x128xf16>
+}
+
+// -----
+
+func.func @masked_dynamic_length(%q: tensor<1x2x?x64xf16>, %k: tensor<1x2x?x64xf16>, %v: tensor<1x2x?x64xf16>) -> tensor<1x2x?x64xf16> {
+  // expected-error @+1 {{a block mask needs static sequence lengths here (its tables are compiled into the kernel)}}
+  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128>) : tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16> -> tensor<1x2x?x64xf16>
+  return %o : tensor<1x2x?x64xf16>
 }
 
 // -----

@@ -57,3 +57,27 @@
 // block pairs are kept (12%).
 // LOGLINEAR: kernel loglinear_attention_attention0: attention 16384 x 16384 keys, 16 heads, head dim 128, bf16, two consumer warpgroups on the two 64-row halves of a 128-row query tile, sharing K/V, TMA producer warpgroup, 128-key blocks (2020 of 16384 block pairs kept, BSR tables in the module)
 // LOGLINEAR: 0 bytes spill stores, 0 bytes spill loads
+
+// RUN: rm -rf %t && sparcast-aot %S/Inputs/attention_dynamic.mlir -o %t --report | FileCheck %s --check-prefix=DYN
+// RUN: FileCheck %s --check-prefix=DMANIFEST < %t/manifest.json
+// Dynamic lengths: V is declared with K's length symbol (the runtime checks
+// they agree), the grid counts 128-row tiles of L, the maps' rows and outer
+// strides scale with the lengths, and both lengths are passed as values.
+// DYN: kernel dyn_attention0: attention ? x ? keys
+// DYN: 0 bytes spill stores, 0 bytes spill loads
+// DMANIFEST: "name": "arg2",
+// DMANIFEST-NEXT: "shape": [
+// DMANIFEST-NEXT: "U",
+// DMANIFEST-NEXT: 2,
+// DMANIFEST-NEXT: "arg1_d2",
+// DMANIFEST: "grid": [
+// DMANIFEST-NEXT: "B",
+// DMANIFEST-NEXT: "arg0_d2/128",
+// DMANIFEST: "strides": [
+// DMANIFEST-NEXT: 256,
+// DMANIFEST-NEXT: "arg0_d2*256",
+// DMANIFEST-NEXT: "arg0_d2*512"
+// DMANIFEST: "dim": "arg0_d2",
+// DMANIFEST-NEXT: "kind": "dim"
+// DMANIFEST: "dim": "arg1_d2",
+// DMANIFEST-NEXT: "kind": "dim"

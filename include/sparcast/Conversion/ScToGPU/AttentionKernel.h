@@ -17,14 +17,16 @@ namespace mlir::sc {
 /// How the op's operands and result are known to the entry.
 struct AttentionBinding {
   std::string query, key, value, index, result;
-  /// Symbols of the dynamic dims: query batch (B) and key batch (U).
-  std::string batchSymbol, keyBatchSymbol;
+  /// Symbols of the dynamic dims: query batch (B), key batch (U), query
+  /// and key lengths.
+  std::string batchSymbol, keyBatchSymbol, queryLenSymbol, keyLenSymbol;
 };
 
 /// Builds kernel `kernelName` for `op` into `gpuModule` (sm_90a only).
 /// Emits a located error and fails on what the kernel does not support:
-/// other element types, head dims other than 64 and 128, dynamic sequence
-/// lengths or heads, a block mask with a block size other than 64 or 128.
+/// other element types, head dims other than 64 and 128, dynamic heads, a
+/// block mask with a block size other than 64 or 128 or over dynamic
+/// lengths. Dynamic sequence lengths are passed to the kernel as values.
 FailureOr<KernelLaunch> buildAttentionKernel(AttentionOp op,
                                              gpu::GPUModuleOp gpuModule,
                                              StringRef kernelName,

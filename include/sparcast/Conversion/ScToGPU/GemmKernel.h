@@ -43,20 +43,28 @@ struct GemmKernelOptions {
   std::string schedule = "auto";
 };
 
-/// A size in a launch description: a constant, or factor * symbol where the
-/// symbol names a dynamic dim of the entry ("B", "U", ...).
+/// A size in a launch description: a constant, or ceil(factor * symbol /
+/// divisor) where the symbol names a dynamic dim of the entry ("B", "U",
+/// ...); the divisor is for grids over tiles of a dynamic length.
 struct LaunchDim {
   int64_t constant = 0;
   std::string symbol;
   int64_t factor = 1;
-  static LaunchDim of(int64_t c) { return LaunchDim{c, "", 1}; }
+  int64_t divisor = 1;
+  static LaunchDim of(int64_t c) { return LaunchDim{c, "", 1, 1}; }
   static LaunchDim sym(std::string s, int64_t f = 1) {
-    return LaunchDim{0, std::move(s), f};
+    return LaunchDim{0, std::move(s), f, 1};
+  }
+  static LaunchDim ceilDiv(std::string s, int64_t divisor) {
+    return LaunchDim{0, std::move(s), 1, divisor};
   }
 };
 
 struct LaunchParam {
-  enum class Kind { Tma, Memref } kind = Kind::Memref;
+  /// A tensor map, a memref descriptor, or a dim value (an `index`).
+  enum class Kind { Tma, Memref, Dim } kind = Kind::Memref;
+  /// Dim only: its value.
+  LaunchDim dim;
   /// Entry tensor the parameter is made from.
   std::string tensor;
   // Tma only: global dims innermost first, byte strides of dims 1.., box.
