@@ -126,6 +126,15 @@ def main():
                 ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), attn_mask=m)
                 check(name, getattr(suite, name), [q, k, v], ref, (2, 2, N, 128), bf16,
                       lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=m))
+    # Dynamic lengths: the runtime builds the tables for each N.
+    for name, dtype, d, block, causal in (("ll_dyn", bf16, 128, 128, False),
+                                          ("ll_dyn_b64_causal", f16, 64, 64, True)):
+        for B, N in ((2, 1000), (1, 2048), (1, 3000)):
+            q, k, v = (uniform((B, 2, N, d), dtype, gen) for _ in range(3))
+            m = dense_mask(N, block, causal)
+            ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), attn_mask=m)
+            check("%s B=%d N=%d" % (name, B, N), getattr(suite, name), [q, k, v], ref, (B, 2, N, d), dtype,
+                  lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=m))
     N = 16384
     q, k, v = (uniform((1, 2, N, 64), f16, gen) for _ in range(3))
     mask = dense_mask(N, 128, False)

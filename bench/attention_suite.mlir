@@ -144,3 +144,14 @@ func.func @self_dyn_d64(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x4x?x64xbf16>, %v
   %o = sc.attention %q, %k, %v : tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16> -> tensor<?x4x?x64xbf16>
   return %o : tensor<?x4x?x64xbf16>
 }
+
+// Log-linear masks over dynamic lengths: the runtime builds the tables.
+func.func @ll_dyn(%q: tensor<?x2x?x128xbf16>, %k: tensor<?x2x?x128xbf16>, %v: tensor<?x2x?x128xbf16>) -> tensor<?x2x?x128xbf16> {
+  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128>) : tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16> -> tensor<?x2x?x128xbf16>
+  return %o : tensor<?x2x?x128xbf16>
+}
+
+func.func @ll_dyn_b64_causal(%q: tensor<?x2x?x64xf16>, %k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x64xf16>) -> tensor<?x2x?x64xf16> {
+  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 64, causal = true>) : tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16> -> tensor<?x2x?x64xf16>
+  return %o : tensor<?x2x?x64xf16>
+}

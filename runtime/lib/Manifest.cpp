@@ -214,6 +214,26 @@ struct Reader {
       const Value *d = v.get("dim");
       return d ? getDim(*d, p + ".dim", out.dim) : fail(p, "missing \"dim\"");
     }
+    if (kind == "log_linear_tables") {
+      out.kind = ParamSpec::Kind::LogLinearTables;
+      const Value *q = v.get("query_len"), *k = v.get("key_len");
+      if (!q || !k)
+        return fail(p, "missing \"query_len\" or \"key_len\"");
+      if (!getDim(*q, p + ".query_len", out.queryLen) ||
+          !getDim(*k, p + ".key_len", out.keyLen))
+        return false;
+      for (auto [key, field] : {std::pair<const char *, int64_t *>{"block", &out.maskBlock},
+                                {"local_width", &out.localWidth},
+                                {"anchors", &out.anchors},
+                                {"causal", &out.causal}}) {
+        const Value *x = v.get(key);
+        if (!x || !getInt(*x, p + "." + key, *field))
+          return fail(p, std::string("missing integer \"") + key + "\"");
+      }
+      if (out.maskBlock <= 0 || out.localWidth < 0)
+        return fail(p, "log_linear_tables needs block > 0 and local_width >= 0");
+      return true;
+    }
     if (kind != "tma")
       return fail(p + ".kind", "unknown parameter kind \"" + kind + "\"");
     out.kind = ParamSpec::Kind::Tma;
@@ -309,7 +329,9 @@ bool checkSymbols(const EntrySpec &e, std::string &error) {
       if (!check(d, "kernel " + l.kernel + " grid"))
         return false;
     for (const ParamSpec &p : l.params) {
-      if ((p.kind != ParamSpec::Kind::Dim) && !e.findTensor(p.tensor)) {
+      bool usesTensor = p.kind == ParamSpec::Kind::Tma ||
+                        p.kind == ParamSpec::Kind::Memref;
+      if (usesTensor && !e.findTensor(p.tensor)) {
         error = "entry " + e.name + ": kernel " + l.kernel +
                 " refers to unknown tensor \"" + p.tensor + "\"";
         return false;
@@ -321,6 +343,10 @@ bool checkSymbols(const EntrySpec &e, std::string &error) {
         if (!check(d, "kernel " + l.kernel))
           return false;
       if (p.kind == ParamSpec::Kind::Dim && !check(p.dim, "kernel " + l.kernel))
+        return false;
+      if (p.kind == ParamSpec::Kind::LogLinearTables &&
+          (!check(p.queryLen, "kernel " + l.kernel) ||
+           !check(p.keyLen, "kernel " + l.kernel)))
         return false;
     }
   }

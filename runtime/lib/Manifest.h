@@ -41,7 +41,7 @@ struct TensorSpec {
 };
 
 struct ParamSpec {
-  enum class Kind { Tma, Memref, Dim } kind = Kind::Memref;
+  enum class Kind { Tma, Memref, Dim, LogLinearTables } kind = Kind::Memref;
   std::string tensor; // Tma, Memref
   // Tma: global dims innermost first, byte strides of dims 1.., box, swizzle.
   std::vector<DimExpr> dims;
@@ -49,6 +49,11 @@ struct ParamSpec {
   std::vector<int64_t> box;
   int64_t swizzleBytes = 0;
   DimExpr dim; // Dim: an index-typed kernel parameter
+  // LogLinearTables: BSR tables of #sc.log_linear for lengths known at
+  // launch, built by the runtime (scLogLinearTables) and passed as a 1-D
+  // i32 memref: offsets, then kept key blocks.
+  DimExpr queryLen, keyLen;
+  int64_t maskBlock = 0, localWidth = 0, anchors = 0, causal = 0;
 };
 
 struct LaunchSpec {

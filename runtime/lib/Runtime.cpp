@@ -233,6 +233,9 @@ struct scModule {
   size_t workspaceBytes = 0;
   // SM count per device, for persistent grids (symbol SMS); asked once.
   std::map<CUdevice, int> smCounts;
+  // Log-linear mask tables built for lengths met at launch, by mask and
+  // lengths: {device buffer, int32 elements}. Immutable once written.
+  std::map<std::string, std::pair<CUdeviceptr, int64_t>> maskTables;
   static constexpr size_t kArenaBytes = 64 * 1024;
   Driver *driver = nullptr;
 
@@ -245,6 +248,8 @@ struct scModule {
       driver->cuMemFree(p);
     for (CUdeviceptr p : workspaces)
       driver->cuMemFree(p);
+    for (auto &[key, table] : maskTables)
+      driver->cuMemFree(table.first);
   }
 };
 
@@ -364,6 +369,46 @@ scStatus getTensorMap(scModule *m, const LaunchSpec &launch, size_t paramIndex,
   SC_CUDA_CHECK(d, d->cuMemcpyHtoD(slot, &map, sizeof(map)));
   m->tensorMaps[key] = slot;
   out = slot;
+  return SC_OK;
+}
+
+/// The BSR tables of a log-linear mask for the lengths of this call, built
+/// once per (mask, lengths) and kept: [offsets (query blocks + 1), indices].
+scStatus getMaskTables(scModule *m, const ParamSpec &p, const DimBindings &dims,
+                       CUdeviceptr &out, int64_t &elements) {
+  int64_t queryLen = p.queryLen.evaluate(dims), keyLen = p.keyLen.evaluate(dims);
+  std::string key = std::to_string(p.maskBlock) + "/" +
+                    std::to_string(p.localWidth) + "/" +
+                    std::to_string(p.anchors) + "/" + std::to_string(p.causal) +
+                    ":" + std::to_string(queryLen) + "x" + std::to_string(keyLen);
+  auto found = m->maskTables.find(key);
+  if (found != m->maskTables.end()) {
+    out = found->second.first;
+    elements = found->second.second;
+    return SC_OK;
+  }
+  int64_t queryBlocks = (queryLen + p.maskBlock - 1) / p.maskBlock;
+  std::vector<int32_t> table(static_cast<size_t>(queryBlocks + 1));
+  int64_t numIndices = 0;
+  uint32_t anchors = static_cast<uint32_t>(p.anchors);
+  int32_t causal = static_cast<int32_t>(p.causal);
+  if (scStatus s = scLogLinearTables(queryLen, keyLen, p.maskBlock, p.localWidth,
+                                     anchors, causal, table.data(), nullptr, 0,
+                                     &numIndices))
+    return s;
+  table.resize(static_cast<size_t>(queryBlocks + 1 + numIndices));
+  if (scStatus s = scLogLinearTables(
+          queryLen, keyLen, p.maskBlock, p.localWidth, anchors, causal,
+          table.data(), table.data() + queryBlocks + 1, numIndices, &numIndices))
+    return s;
+  Driver *d = m->driver;
+  CUdeviceptr buffer;
+  SC_CUDA_CHECK(d, d->cuMemAlloc(&buffer, table.size() * sizeof(int32_t)));
+  SC_CUDA_CHECK(d, d->cuMemcpyHtoD(buffer, table.data(),
+                                   table.size() * sizeof(int32_t)));
+  m->maskTables[key] = {buffer, static_cast<int64_t>(table.size())};
+  out = buffer;
+  elements = static_cast<int64_t>(table.size());
   return SC_OK;
 }
 
@@ -590,6 +635,17 @@ static scStatus runImpl(scModule *module, const char *entry,
       const ParamSpec &p = launch.params[i];
       if (p.kind == ParamSpec::Kind::Dim) {
         words.push_back(static_cast<uint64_t>(p.dim.evaluate(dims)));
+        continue;
+      }
+      if (p.kind == ParamSpec::Kind::LogLinearTables) {
+        CUdeviceptr table;
+        int64_t elements;
+        if (scStatus s = getMaskTables(module, p, dims, table, elements))
+          return s;
+        // A 1-D memref descriptor: allocated, aligned, offset, size, stride.
+        for (uint64_t word : {uint64_t(table), uint64_t(table), uint64_t(0),
+                              uint64_t(elements), uint64_t(1)})
+          words.push_back(word);
         continue;
       }
       const scTensor &t = *tensors.at(p.tensor);

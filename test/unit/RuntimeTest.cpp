@@ -49,7 +49,9 @@ constexpr const char *kManifest = R"json({
         {"kind": "memref", "tensor": "user"},
         {"kind": "memref", "tensor": "idx"},
         {"kind": "dim", "dim": "B*4"},
-        {"kind": "dim", "dim": "B*3/64"}
+        {"kind": "dim", "dim": "B*3/64"},
+        {"kind": "log_linear_tables", "query_len": "B", "key_len": 16, "block": 128,
+         "local_width": 1, "anchors": 5, "causal": 1}
       ]
     }]
   }]
@@ -123,7 +125,7 @@ TEST(Manifest, ReadsEntriesLaunchesAndDims) {
   const LaunchSpec &l = e->launches[0];
   EXPECT_EQ(l.grid[2].symbol, "B");
   EXPECT_EQ(l.sharedBytes, 66560);
-  ASSERT_EQ(l.params.size(), 7u);
+  ASSERT_EQ(l.params.size(), 8u);
   EXPECT_EQ(l.params[1].kind, ParamSpec::Kind::Tma);
   EXPECT_EQ(l.params[1].dims[2].symbol, "B");
   EXPECT_EQ(l.params[5].dim.factor, 4);
@@ -132,6 +134,13 @@ TEST(Manifest, ReadsEntriesLaunchesAndDims) {
   EXPECT_EQ(l.params[6].dim.evaluate({{"B", 100}}), 5);
   EXPECT_EQ(l.params[6].dim.evaluate({{"B", 128}}), 6);
   EXPECT_EQ(l.params[6].dim.str(), "B*3/64");
+  // Mask tables the runtime builds per call.
+  EXPECT_EQ(l.params[7].kind, ParamSpec::Kind::LogLinearTables);
+  EXPECT_EQ(l.params[7].queryLen.symbol, "B");
+  EXPECT_EQ(l.params[7].keyLen.constant, 16);
+  EXPECT_EQ(l.params[7].maskBlock, 128);
+  EXPECT_EQ(l.params[7].anchors, 5);
+  EXPECT_EQ(l.params[7].causal, 1);
   EXPECT_EQ(e->args[3].indexInto, "U");
 }
 
@@ -149,6 +158,9 @@ TEST(Manifest, RejectsBrokenManifests) {
       {"\"B*4\"", "\"B*x\"", "SYMBOL*FACTOR"},
       {"\"B*3/64\"", "\"B*3/0\"", "SYMBOL[*FACTOR]/DIVISOR"},
       {"\"B*3/64\"", "\"/64\"", "SYMBOL[*FACTOR]/DIVISOR"},
+      {"\"block\": 128,", "\"block\": 0,", "needs block > 0"},
+      {"\"query_len\": \"B\"", "\"query_len\": \"Q\"", "no argument shape binds"},
+      {"\"anchors\": 5,", "", "missing integer \"anchors\""},
       {"\"shape\": [\"U\", 4, 16]}]", "\"shape\": [\"V\", 4, 16]}]",
        "workspace ws1 uses dim \"V\""},
   };

@@ -56,7 +56,7 @@ constexpr const char *kAttentionTemplate = R"mlir(
 
 gpu.module @scratch {
 $GLOBALS
-  gpu.func @$KERNEL(%tmaQp: !llvm.ptr, %tmaKp: !llvm.ptr, %tmaVp: !llvm.ptr, %tmaOp: !llvm.ptr$INDEX_PARAM$LEN_PARAMS) kernel
+  gpu.func @$KERNEL(%tmaQp: !llvm.ptr, %tmaKp: !llvm.ptr, %tmaVp: !llvm.ptr, %tmaOp: !llvm.ptr$INDEX_PARAM$LEN_PARAMS$TABLES_PARAM) kernel
       attributes {nvvm.maxntid = array<i32: $THREADS, 1, 1>} {
     %tmaQ = builtin.unrealized_conversion_cast %tmaQp : !llvm.ptr to !tmaQ
     %tmaK = builtin.unrealized_conversion_cast %tmaKp : !llvm.ptr to !tmaK
@@ -611,9 +611,9 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // Dynamic lengths are passed to the kernel as values.
   bool dynamicQuery = ShapedType::isDynamic(queryLen);
   bool dynamicKey = ShapedType::isDynamic(keyLen);
-  if ((dynamicQuery || dynamicKey) && op.getMaskAttr())
-    return op.emitError() << "a block mask needs static sequence lengths "
-                             "here (its tables are compiled into the kernel)";
+  // With dynamic lengths a log-linear mask's tables are built by the
+  // runtime at launch (the op verifier admits only log-linear masks there).
+  bool runtimeTables = (dynamicQuery || dynamicKey) && op.getMaskAttr();
   if (headDim != 64 && headDim != 128)
     return op.emitError() << "the attention kernel takes head dims 64 and "
                              "128, got "
@@ -648,6 +648,29 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
       return op.emitError() << "the attention kernel takes mask blocks of 64 "
                                "or 128 tokens, got "
                             << blockN;
+  }
+  if (mask && runtimeTables) {
+    blocks = llvm::formatv(R"mlir(
+    // Kept key blocks of this tile's query block, from the tables the
+    // runtime built for this call's lengths: offsets, then key blocks.
+    %maskBlock = arith.constant {0} : index
+    %qRowA = arith.muli %tileA, %c64 : index
+    %qBlock = arith.divui %qRowA, %maskBlock : index
+    %qBlock1 = arith.addi %qBlock, %c1 : index
+    %firstI = memref.load %tables[%qBlock] : memref<?xi32>
+    %lastI = memref.load %tables[%qBlock1] : memref<?xi32>
+    %firstRel = arith.index_cast %firstI : i32 to index
+    %lastRel = arith.index_cast %lastI : i32 to index
+    %nkb = arith.subi %lastRel, %firstRel : index
+    %nqbUp = arith.addi %queryLen, %maskBlock : index
+    %nqbUp1 = arith.subi %nqbUp, %c1 : index
+    %nqb = arith.divui %nqbUp1, %maskBlock : index
+    %indexBase = arith.addi %nqb, %c1 : index
+    %firstKb = arith.addi %indexBase, %firstRel : index
+)mlir",
+                           blockN)
+                 .str();
+  } else if (mask) {
     int64_t numQueryBlocks = llvm::divideCeil(queryLen, blockN);
     numKeyBlocks = llvm::divideCeil(keyLen, blockN);
     // BSR tables of the kept key blocks, compiled into the module.
@@ -701,11 +724,17 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
     if (!mask)
       return llvm::formatv("        {0} = arith.addi {1}, %c0 : index", out, t)
           .str();
+    std::string table = runtimeTables
+                            ? std::string("%tables")
+                            : std::string("%indices");
+    std::string type =
+        runtimeTables ? std::string("memref<?xi32>")
+                      : llvm::formatv("memref<{0}xi32>", keptPairs).str();
     return llvm::formatv(
                "        {0}_i = arith.addi %firstKb, {1} : index\n"
-               "        {0}_v = memref.load %indices[{0}_i] : memref<{2}xi32>\n"
+               "        {0}_v = memref.load {2}[{0}_i] : {3}\n"
                "        {0} = arith.index_cast {0}_v : i32 to index",
-               out, t, keptPairs)
+               out, t, table, type)
         .str();
   };
 
@@ -861,6 +890,7 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   values["QUERYLEN"] =
       dynamicQuery ? std::string("arith.addi %queryLenArg, %c0 : index")
                    : llvm::formatv("arith.constant {0} : index", queryLen).str();
+  values["TABLES_PARAM"] = runtimeTables ? ", %tables: memref<?xi32>" : "";
   values["LEN_PARAMS"] =
       std::string(dynamicQuery ? ", %queryLenArg: index" : "") +
       (dynamicKey ? ", %keyLenArg: index" : "");
@@ -937,6 +967,20 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
     p.dim = LaunchDim::sym(symbol);
     launch.params.push_back(p);
   }
+  if (runtimeTables) {
+    auto logLinear = cast<LogLinearMaskAttr>(op.getMaskAttr());
+    LaunchParam p;
+    p.kind = LaunchParam::Kind::LogLinearTables;
+    p.queryLen = dynamicQuery ? LaunchDim::sym(binding.queryLenSymbol)
+                              : LaunchDim::of(queryLen);
+    p.keyLen = dynamicKey ? LaunchDim::sym(binding.keyLenSymbol)
+                          : LaunchDim::of(keyLen);
+    p.maskBlock = blockN;
+    p.localWidth = logLinear.getLocalWidth();
+    p.anchors = static_cast<int64_t>(logLinear.getAnchors());
+    p.causal = logLinear.getCausal();
+    launch.params.push_back(p);
+  }
   StringRef modeText =
       mode == Mode::Pairs
           ? "two consumer warpgroups, one candidate each, sharing K/V when "
@@ -958,7 +1002,10 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
           typeToString(elementType),
           indexed ? "keys/values read through the index, " : "", modeText,
           blockN,
-          mask ? llvm::formatv(" ({0} of {1} block pairs kept, BSR tables in "
+          runtimeTables
+              ? std::string(" (kept blocks from BSR tables the runtime builds "
+                            "for each call's lengths)")
+          : mask ? llvm::formatv(" ({0} of {1} block pairs kept, BSR tables in "
                                "the module)",
                                keptPairs,
                                llvm::divideCeil(queryLen, blockN) *

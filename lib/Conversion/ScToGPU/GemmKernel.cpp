@@ -688,7 +688,7 @@ FailureOr<KernelLaunch> buildSimtGemmKernel(BatchMatmulOp op,
 
 /// Parameters of the TMA kernels: A's and B's tensor maps, then C and the
 /// epilogue operands as memrefs.
-SmallVector<LaunchParam> tmaKernelParams(BatchMatmulOp op,
+std::vector<LaunchParam> tmaKernelParams(BatchMatmulOp op,
                                          const GemmBinding &binding,
                                          int64_t tileM = kTileM) {
   RankedTensorType lhsType = op.getLhs().getType();
@@ -732,7 +732,7 @@ SmallVector<LaunchParam> tmaKernelParams(BatchMatmulOp op,
   }
   LaunchParam c;
   c.tensor = binding.result;
-  SmallVector<LaunchParam> params = {a, b, c};
+  std::vector<LaunchParam> params = {a, b, c};
   for (const std::string &name : binding.epilogueIns) {
     LaunchParam e;
     e.tensor = name;
@@ -1062,7 +1062,7 @@ FailureOr<KernelLaunch> buildHopperGemmKernel(BatchMatmulOp op,
                        ? LaunchDim::sym(binding.batchSymbol)
                        : LaunchDim::of(resultType.getDimSize(0));
   launch.sharedBytes = sharedBytes;
-  SmallVector<LaunchParam> params = tmaKernelParams(op, binding);
+  std::vector<LaunchParam> params = tmaKernelParams(op, binding);
   launch.params.assign(params.begin(), params.end());
   launch.summary =
       llvm::formatv("{0}: {1}x{2}x{3} {4}, tile 128x{12}x64, {13} "
@@ -1177,7 +1177,7 @@ FailureOr<KernelLaunch> buildWsGemmKernel(BatchMatmulOp op,
   launch.grid[1] = LaunchDim::of(1);
   launch.grid[2] = LaunchDim::of(1);
   launch.sharedBytes = sharedBytes;
-  SmallVector<LaunchParam> params = tmaKernelParams(op, binding, tileM);
+  std::vector<LaunchParam> params = tmaKernelParams(op, binding, tileM);
   launch.params.assign(params.begin(), params.end());
   // C's tensor map for the TMA stores: boxes of 64 rows x 128 bytes.
   LaunchParam c;

@@ -112,6 +112,16 @@ json::Object launchJson(const KernelLaunch &launch, StringRef module) {
       params.push_back(json::Object{{"kind", "dim"}, {"dim", dimJson(p.dim)}});
       continue;
     }
+    if (p.kind == LaunchParam::Kind::LogLinearTables) {
+      params.push_back(json::Object{{"kind", "log_linear_tables"},
+                                    {"query_len", dimJson(p.queryLen)},
+                                    {"key_len", dimJson(p.keyLen)},
+                                    {"block", p.maskBlock},
+                                    {"local_width", p.localWidth},
+                                    {"anchors", p.anchors},
+                                    {"causal", p.causal}});
+      continue;
+    }
     json::Array dims, strides, box;
     for (const LaunchDim &d : p.dims)
       dims.push_back(dimJson(d));

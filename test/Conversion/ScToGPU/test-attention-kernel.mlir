@@ -119,9 +119,15 @@ func.func @dynamic_heads(%q: tensor<?x?x64x128xf16>, %k: tensor<?x?x64x128xf16>,
 
 // -----
 
-func.func @masked_dynamic_length(%q: tensor<1x2x?x64xf16>, %k: tensor<1x2x?x64xf16>, %v: tensor<1x2x?x64xf16>) -> tensor<1x2x?x64xf16> {
-  // expected-error @+1 {{a block mask needs static sequence lengths here (its tables are compiled into the kernel)}}
-  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128>) : tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16> -> tensor<1x2x?x64xf16>
+// A log-linear mask over a dynamic length: the runtime builds the tables
+// for each call's lengths and passes them (offsets, then key blocks).
+// CHECK-LABEL: gpu.func @loglinear_dynamic_attention0(
+// CHECK-SAME: %[[L:.*]]: index, %[[S:.*]]: index, %[[T:.*]]: memref<?xi32>) kernel
+// CHECK: memref.load %[[T]]
+// CHECK: memref.load %[[T]]
+// CHECK: memref.load %[[T]]
+func.func @loglinear_dynamic(%q: tensor<1x2x?x64xf16>, %k: tensor<1x2x?x64xf16>, %v: tensor<1x2x?x64xf16>) -> tensor<1x2x?x64xf16> {
+  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128, causal = true>) : tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16> -> tensor<1x2x?x64xf16>
   return %o : tensor<1x2x?x64xf16>
 }
 

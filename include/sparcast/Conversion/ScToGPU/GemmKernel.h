@@ -61,10 +61,15 @@ struct LaunchDim {
 };
 
 struct LaunchParam {
-  /// A tensor map, a memref descriptor, or a dim value (an `index`).
-  enum class Kind { Tma, Memref, Dim } kind = Kind::Memref;
+  /// A tensor map, a memref descriptor, a dim value (an `index`), or the
+  /// BSR tables of a log-linear mask over lengths known at launch (a 1-D
+  /// i32 memref: offsets, then kept key blocks), built by the runtime.
+  enum class Kind { Tma, Memref, Dim, LogLinearTables } kind = Kind::Memref;
   /// Dim only: its value.
   LaunchDim dim;
+  /// LogLinearTables only: the lengths and the mask's parameters.
+  LaunchDim queryLen, keyLen;
+  int64_t maskBlock = 0, localWidth = 0, anchors = 0, causal = 0;
   /// Entry tensor the parameter is made from.
   std::string tensor;
   // Tma only: global dims innermost first, byte strides of dims 1.., box.
