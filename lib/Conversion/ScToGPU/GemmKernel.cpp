@@ -342,18 +342,11 @@ $CASTS
       // The producer needs few registers: give them to the consumers.
       nvvm.setmaxregister decrease 40
       %leader = arith.cmpi eq, %tid, %c256 : index
-      %kRot = arith.remui %cta, %kTiles : index
       scf.if %leader {
         scf.for %i = %c0 to %mine step %c1 {
 $DECODE
           %j0 = arith.muli %i, %kTiles : index
           %itEnd = scf.for %kt = %c0 to %kTiles step %c1 iter_args(%j = %j0) -> (index) {
-            // K-tiles in an order rotated by the CTA index: CTAs that share
-            // an operand (a weight) then read different parts of it at a
-            // time instead of all hitting the same L2 lines. The consumers
-            // do not care: A and B of a slot always have the same k.
-            %ktRot0 = arith.addi %kt, %kRot : index
-            %ktRot = arith.remui %ktRot0, %kTiles : index
             %s = arith.remui %j, %cS : index
             %round = arith.divui %j, %cS : index
             %rpar = arith.remui %round, %c2 : index
@@ -1162,7 +1155,7 @@ FailureOr<KernelLaunch> buildWsGemmKernel(BatchMatmulOp op,
   pieces["TYPES"] = kTmaTypesTemplate;
   pieces["CASTS"] = kTmaCastsTemplate;
   bool kMajorB = op.getTransposeRhs();
-  pieces["LOAD"] = loadText("ws", "j", "ktRot", "full", 256, kMajorB);
+  pieces["LOAD"] = loadText("ws", "j", "kt", "full", 256, kMajorB);
   pieces["KTILE_FIRST"] =
       consumerKTileText("k0", "%j0", "%accU", "%accU", /*first=*/true,
                         kMajorB, typeToString(elementType));
