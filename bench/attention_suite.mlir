@@ -155,3 +155,9 @@ func.func @ll_dyn_b64_causal(%q: tensor<?x2x?x64xf16>, %k: tensor<?x2x?x64xf16>,
   %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 64, causal = true>) : tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16> -> tensor<?x2x?x64xf16>
   return %o : tensor<?x2x?x64xf16>
 }
+
+// Self-attention of the user history alone (the fused example's self part).
+func.func @self_s1024(%q: tensor<?x2x1024x128xf16>, %k: tensor<?x2x1024x128xf16>, %v: tensor<?x2x1024x128xf16>) -> tensor<?x2x1024x128xf16> {
+  %o = sc.attention %q, %k, %v : tensor<?x2x1024x128xf16>, tensor<?x2x1024x128xf16>, tensor<?x2x1024x128xf16> -> tensor<?x2x1024x128xf16>
+  return %o : tensor<?x2x1024x128xf16>
+}

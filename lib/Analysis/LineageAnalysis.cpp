@@ -131,6 +131,10 @@ void LineageAnalysis::visit(Operation *op) {
       result = joinOperands(op, op->getOperands());
     }
   } else {
+    // An op with no results (func.return) only forwards its operands; they
+    // keep their own lineages.
+    if (op->getNumResults() == 0)
+      return;
     SmallVector<Value> tensors;
     for (Value v : op->getOperands())
       if (isa<RankedTensorType>(v.getType()))

@@ -289,6 +289,17 @@ struct Reader {
         return false;
       out.params.push_back(param);
     }
+    if (const Value *atMost = v.get("at_most")) {
+      if (atMost->kind != Value::Kind::Array)
+        return fail(p + ".at_most", "expected an array of [symbol, symbol]");
+      for (const Value &pair : atMost->array) {
+        if (pair.kind != Value::Kind::Array || pair.array.size() != 2 ||
+            pair.array[0].kind != Value::Kind::String ||
+            pair.array[1].kind != Value::Kind::String)
+          return fail(p + ".at_most", "expected an array of [symbol, symbol]");
+        out.atMost.push_back({pair.array[0].string, pair.array[1].string});
+      }
+    }
     return true;
   }
 };
@@ -328,6 +339,14 @@ bool checkSymbols(const EntrySpec &e, std::string &error) {
     for (const DimExpr &d : l.grid)
       if (!check(d, "kernel " + l.kernel + " grid"))
         return false;
+    for (const auto &[a, b] : l.atMost) {
+      DimExpr da, db;
+      da.symbol = a;
+      db.symbol = b;
+      if (!check(da, "kernel " + l.kernel + " at_most") ||
+          !check(db, "kernel " + l.kernel + " at_most"))
+        return false;
+    }
     for (const ParamSpec &p : l.params) {
       bool usesTensor = p.kind == ParamSpec::Kind::Tma ||
                         p.kind == ParamSpec::Kind::Memref;
@@ -514,6 +533,13 @@ bool sparcast::rt::validateCall(const EntrySpec &entry, const scTensor *args,
   DimBindings withDevice = dims;
   withDevice.emplace("SMS", 1);
   for (const LaunchSpec &l : entry.launches) {
+    for (const auto &[a, b] : l.atMost)
+      if (dims.at(a) > dims.at(b)) {
+        error = where + "kernel " + l.kernel + " needs " + a + " <= " + b +
+                ", got " + a + " = " + std::to_string(dims.at(a)) + " and " +
+                b + " = " + std::to_string(dims.at(b));
+        return false;
+      }
     const int64_t limits[3] = {(int64_t(1) << 31) - 1, 65535, 65535};
     for (int i = 0; i < 3; ++i) {
       int64_t g = l.grid[i].evaluate(withDevice);

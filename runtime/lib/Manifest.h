@@ -63,6 +63,9 @@ struct LaunchSpec {
   int64_t block[3] = {1, 1, 1};
   int64_t sharedBytes = 0;
   std::vector<ParamSpec> params;
+  /// Dims the launch needs ordered: {a, b} means a <= b (e.g. users <=
+  /// candidates when a grid column per candidate also serves one user).
+  std::vector<std::pair<std::string, std::string>> atMost;
 };
 
 struct EntrySpec {

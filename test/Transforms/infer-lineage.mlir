@@ -89,3 +89,20 @@ func.func @mixed_add(%u: tensor<?x4xf32> {sc.lineage = #sc.lineage<request>},
   %s = arith.addf %u, %g : tensor<?x4xf32>
   return %s : tensor<?x4xf32>
 }
+
+// -----
+
+// Returning a request-batched and a candidate-batched value is not mixing
+// them: each result keeps its lineage.
+// CHECK-LABEL: func.func @returns_both
+// CHECK: sc.lineage = #sc.lineage<request>
+// CHECK: sc.lineage = #sc.lineage<candidate>
+func.func @returns_both(%u: tensor<?x4xf32> {sc.lineage = #sc.lineage<request>},
+                        %c: tensor<?x4xf32> {sc.lineage = #sc.lineage<candidate>})
+    -> (tensor<?x4xf32>, tensor<?x4xf32>) {
+  // expected-remark @+1 {{lineage: request}}
+  %a = arith.negf %u : tensor<?x4xf32>
+  // expected-remark @+1 {{lineage: candidate}}
+  %b = arith.negf %c : tensor<?x4xf32>
+  return %a, %b : tensor<?x4xf32>, tensor<?x4xf32>
+}

@@ -41,7 +41,7 @@ constexpr const char *kManifest = R"json({
                   {"name": "ws1", "dtype": "f32", "shape": ["U", 4, 16]}],
     "launches": [{
       "module": "k", "kernel": "gemm0", "grid": [1, 1, "B"], "block": [128, 1, 1],
-      "smem": 66560,
+      "smem": 66560, "at_most": [["U", "B"]],
       "params": [
         {"kind": "tma", "tensor": "w", "dims": [8, 4], "strides": [16], "box": [64, 128], "swizzle": 128},
         {"kind": "tma", "tensor": "e", "dims": [16, 8, "B"], "strides": [32, 256], "box": [64, 64, 1], "swizzle": 128},
@@ -161,6 +161,8 @@ TEST(Manifest, RejectsBrokenManifests) {
       {"\"block\": 128,", "\"block\": 0,", "needs block > 0"},
       {"\"query_len\": \"B\"", "\"query_len\": \"Q\"", "no argument shape binds"},
       {"\"anchors\": 5,", "", "missing integer \"anchors\""},
+      {"[[\"U\", \"B\"]]", "[[\"U\", \"Z\"]]", "at_most uses dim \"Z\""},
+      {"[[\"U\", \"B\"]]", "[\"U\"]", "expected an array of [symbol, symbol]"},
       {"\"shape\": [\"U\", 4, 16]}]", "\"shape\": [\"V\", 4, 16]}]",
        "workspace ws1 uses dim \"V\""},
   };
@@ -220,6 +222,16 @@ TEST_F(ValidateTest, LaysOutTheWorkspaceFromTheDims) {
   // ws0 is 4 * 13 * 2 = 104 bytes; ws1 starts at the next 256-byte boundary.
   EXPECT_EQ(layout.offsets[1], 256u);
   EXPECT_EQ(layout.bytes, 256u + 3 * 4 * 16 * 4);
+}
+
+TEST_F(ValidateTest, RejectsMoreUsersThanTheLaunchAllows) {
+  // The launch needs U <= B (at_most); 7 users for 6 candidates is refused.
+  args[2] = tensor(0x3000, SC_F32, {7, 4, 16});
+  std::string error;
+  EXPECT_FALSE(validate(error));
+  EXPECT_NE(error.find("kernel gemm0 needs U <= B, got U = 7 and B = 6"),
+            std::string::npos)
+      << error;
 }
 
 TEST_F(ValidateTest, RejectsWrongDtype) {

@@ -56,12 +56,13 @@ constexpr const char *kAttentionTemplate = R"mlir(
 
 gpu.module @scratch {
 $GLOBALS
-  gpu.func @$KERNEL(%tmaQp: !llvm.ptr, %tmaKp: !llvm.ptr, %tmaVp: !llvm.ptr, %tmaOp: !llvm.ptr$INDEX_PARAM$LEN_PARAMS$TABLES_PARAM) kernel
+  gpu.func @$KERNEL(%tmaQp: !llvm.ptr, %tmaKp: !llvm.ptr, %tmaVp: !llvm.ptr, %tmaOp: !llvm.ptr$INDEX_PARAM$LEN_PARAMS$TABLES_PARAM$SELF_PARAMS) kernel
       attributes {nvvm.maxntid = array<i32: $THREADS, 1, 1>} {
-    %tmaQ = builtin.unrealized_conversion_cast %tmaQp : !llvm.ptr to !tmaQ
+$SELF_SELECT
+    %tmaQ = builtin.unrealized_conversion_cast $QPTR : !llvm.ptr to !tmaQ
     %tmaK = builtin.unrealized_conversion_cast %tmaKp : !llvm.ptr to !tmaK
     %tmaV = builtin.unrealized_conversion_cast %tmaVp : !llvm.ptr to !tmaV
-    %tmaO = builtin.unrealized_conversion_cast %tmaOp : !llvm.ptr to !tmaO
+    %tmaO = builtin.unrealized_conversion_cast $OPTR : !llvm.ptr to !tmaO
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
@@ -586,7 +587,8 @@ FailureOr<KernelLaunch>
 mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                                StringRef kernelName,
                                const AttentionBinding &binding,
-                               StringRef chip) {
+                               StringRef chip,
+                               const SelfAttentionSection *self) {
   RankedTensorType qType = op.getQuery().getType();
   RankedTensorType kType = op.getKey().getType();
   RankedTensorType vType = op.getValue().getType();
@@ -636,6 +638,27 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
            (!mask || mask.getMaskBlockSize() == 128))
     mode = Mode::Split;
   int64_t consumers = mode == Mode::Single ? 1 : 2;
+  // A self-attention over the same keys and values, fused into this launch:
+  // CTAs with grid y >= 1 take its 128-row query tiles (user x), the others
+  // the candidate pairs.
+  int64_t selfLen = 0;
+  AttentionOp selfOp = self ? self->op : AttentionOp();
+  if (self) {
+    RankedTensorType sq = selfOp.getQuery().getType();
+    selfLen = sq.getDimSize(2);
+    if (mode != Mode::Pairs || mask || dynamicKey)
+      return op.emitError() << "fusing a self-attention needs an indexed "
+                               "target attention of at most 64 static query "
+                               "rows, static keys and no mask";
+    if (selfOp.getIndex() || selfOp.getMaskAttr() ||
+        selfOp.getKey() != op.getKey() || selfOp.getValue() != op.getValue() ||
+        ShapedType::isDynamic(selfLen) || sq.getDimSize(1) != heads ||
+        sq.getDimSize(3) != headDim || sq.getElementType() != elementType)
+      return selfOp.emitError()
+             << "only a self-attention over the same keys and values, with "
+                "the same heads, head dim and element type, no index and no "
+                "mask, fuses with the target attention";
+  }
   // Key blocks: the mask's blocks, else 128 keys with two consumers (wider
   // S wgmma), 64 with one (two CTAs per SM).
   int64_t blockN = consumers == 2 ? 128 : 64;
@@ -842,7 +865,59 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
 )mlir";
     assign += userOf("%bA", "%rA") + "    %rB = arith.addi %rA, %c0 : index\n";
   }
+  if (self) {
+    // Target pairs at grid y = 0, self tiles at y >= 1 (user x: the runtime
+    // checks that users <= candidates, so every user has a CTA column).
+    assign += llvm::formatv(R"mlir(
+    %isSelf = arith.cmpi ugt, %y, %c0 : index
+    %selfLen = arith.constant {0} : index
+    %sRun = arith.cmpi ult, %x, %nUsers : index
+    %sY = arith.subi %y, %c1 : index
+    %sTileA = arith.muli %sY, %c2 : index
+    %sTileB = arith.addi %sTileA, %c1 : index
+    %sRowB = arith.muli %sTileB, %c64 : index
+    %sHasB = arith.cmpi ult, %sRowB, %selfLen : index
+    %sNoB = arith.xori %sHasB, %true : i1
+)mlir",
+                            selfLen)
+                  .str();
+    // Rename the target's values and select per section.
+    for (StringRef v : {"bA", "bB", "run", "tileA", "tileB", "noB", "rA", "rB",
+                        "jobs"}) {
+      std::string from = ("%" + v + " =").str();
+      std::string to = ("%t_" + v + " =").str();
+      size_t at = assign.find(from);
+      assign.replace(at, from.size(), to);
+      // Later uses of the target's value in its own assignment.
+      for (size_t use = assign.find("%" + v.str(), at + to.size());
+           use != std::string::npos && use < assign.find("%isSelf =");
+           use = assign.find("%" + v.str(), use + 1)) {
+        char next = assign[use + 1 + v.size()];
+        if (std::isalnum(static_cast<unsigned char>(next)) || next == '_')
+          continue;
+        assign.replace(use, v.size() + 1, "%t_" + v.str());
+      }
+    }
+    assign += R"mlir(
+    %bA = arith.select %isSelf, %x, %t_bA : index
+    %bB = arith.select %isSelf, %x, %t_bB : index
+    %run = arith.select %isSelf, %sRun, %t_run : i1
+    %tileA = arith.select %isSelf, %sTileA, %t_tileA : index
+    %tileB = arith.select %isSelf, %sTileB, %t_tileB : index
+    %noB = arith.select %isSelf, %sNoB, %t_noB : i1
+    %rA = arith.select %isSelf, %x, %t_rA : index
+    %rB = arith.select %isSelf, %x, %t_rB : index
+    %jobs = arith.select %isSelf, %c1, %t_jobs : index
+)mlir";
+  }
   pieces["ASSIGN"] = assign;
+  pieces["SELF_SELECT"] =
+      self ? "    %selfY = gpu.block_id y\n"
+             "    %selfC0 = arith.constant 0 : index\n"
+             "    %inSelf = arith.cmpi ugt, %selfY, %selfC0 : index\n"
+             "    %tmaQsel = arith.select %inSelf, %tmaQsp, %tmaQp : !llvm.ptr\n"
+             "    %tmaOsel = arith.select %inSelf, %tmaOsp, %tmaOp : !llvm.ptr\n"
+           : "";
   // With two consumers (384 threads, 168 registers each at launch), the
   // producer gives its registers to them.
   pieces["PRODUCER_REGS"] =
@@ -891,6 +966,10 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
       dynamicQuery ? std::string("arith.addi %queryLenArg, %c0 : index")
                    : llvm::formatv("arith.constant {0} : index", queryLen).str();
   values["TABLES_PARAM"] = runtimeTables ? ", %tables: memref<?xi32>" : "";
+  values["SELF_PARAMS"] =
+      self ? ", %tmaQsp: !llvm.ptr, %tmaOsp: !llvm.ptr, %nUsers: index" : "";
+  values["QPTR"] = self ? "%tmaQsel" : "%tmaQp";
+  values["OPTR"] = self ? "%tmaOsel" : "%tmaOp";
   values["LEN_PARAMS"] =
       std::string(dynamicQuery ? ", %queryLenArg: index" : "") +
       (dynamicKey ? ", %keyLenArg: index" : "");
@@ -922,6 +1001,8 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   launch.grid[1] =
       dynamicQuery ? LaunchDim::ceilDiv(binding.queryLenSymbol, rowsPerCta)
                    : LaunchDim::of(llvm::divideCeil(queryLen, rowsPerCta));
+  if (self)
+    launch.grid[1] = LaunchDim::of(1 + llvm::divideCeil(selfLen, 128));
   launch.grid[2] = LaunchDim::of(heads);
   launch.sharedBytes = sharedBytes;
   // [batch, heads, rows, head dim]; rows (and so the outer strides) may be
@@ -967,6 +1048,19 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
     p.dim = LaunchDim::sym(symbol);
     launch.params.push_back(p);
   }
+  if (self) {
+    LaunchDim users =
+        dim(selfOp.getQuery().getType().getDimSize(0), self->userSymbol);
+    launch.params.push_back(map(self->query, selfLen, "", users, 64));
+    launch.params.push_back(map(self->result, selfLen, "", users, 64));
+    LaunchParam p;
+    p.kind = LaunchParam::Kind::Dim;
+    p.dim = users;
+    launch.params.push_back(p);
+    // Self tiles of user u run in grid column u < B.
+    if (!users.symbol.empty() && !batch.symbol.empty())
+      launch.atMost.push_back({users.symbol, batch.symbol});
+  }
   if (runtimeTables) {
     auto logLinear = cast<LogLinearMaskAttr>(op.getMaskAttr());
     LaunchParam p;
@@ -989,12 +1083,19 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
           ? "two consumer warpgroups on the two 64-row halves of a 128-row "
             "query tile, sharing K/V"
           : "one consumer warpgroup on a 64-row query tile";
+  std::string selfText =
+      self ? llvm::formatv("; fused with the self-attention {0} x {0} of the "
+                           "same keys/values (grid rows 1..{1}: its 128-row "
+                           "query tiles)",
+                           selfLen, llvm::divideCeil(selfLen, 128))
+                 .str()
+           : "";
   launch.summary =
       llvm::formatv(
           "{0}: attention {1} x {2} keys, {3} heads, head dim {4}, {5}, "
           "{6}{7}, TMA producer warpgroup, {8}-key blocks{9}, {10} ring "
           "slots, wgmma QK^T and PV, online softmax (exp2, fp32), TMA "
-          "stores, {11} B shared memory",
+          "stores, {11} B shared memory{12}",
           kernelName,
           dynamicQuery ? std::string("?") : std::to_string(queryLen),
           dynamicKey ? std::string("?") : std::to_string(keyLen), heads,
@@ -1012,7 +1113,7 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                                    numKeyBlocks)
                      .str()
                : std::string(),
-          stages, sharedBytes)
+          stages, sharedBytes, selfText)
           .str();
   return launch;
 }

@@ -136,7 +136,7 @@ json::Object launchJson(const KernelLaunch &launch, StringRef module) {
                                   {"box", std::move(box)},
                                   {"swizzle", p.swizzleBytes}});
   }
-  return json::Object{
+  json::Object out{
       {"module", module.str()},
       {"kernel", launch.kernel},
       {"grid", json::Array{dimJson(launch.grid[0]), dimJson(launch.grid[1]),
@@ -145,6 +145,13 @@ json::Object launchJson(const KernelLaunch &launch, StringRef module) {
        json::Array{launch.block[0], launch.block[1], launch.block[2]}},
       {"smem", launch.sharedBytes},
       {"params", std::move(params)}};
+  if (!launch.atMost.empty()) {
+    json::Array atMost;
+    for (const auto &[a, b] : launch.atMost)
+      atMost.push_back(json::Array{a, b});
+    out["at_most"] = std::move(atMost);
+  }
+  return out;
 }
 
 LogicalResult writeFile(Operation *anchor, StringRef path, StringRef data) {
@@ -174,7 +181,12 @@ private:
   LogicalResult visitSlice(tensor::ExtractSliceOp op);
   LogicalResult visitPad(tensor::PadOp op);
   LogicalResult visitMatmul(BatchMatmulOp op);
-  LogicalResult visitAttention(AttentionOp op);
+  LogicalResult visitAttention(AttentionOp op, AttentionOp self);
+  /// Self-attentions computed by a target attention's kernel: target ->
+  /// self, and the selves so placed.
+  DenseMap<Operation *, AttentionOp> selfFor;
+  DenseSet<Operation *> fusedSelf;
+  void findFusableSelfAttention();
   /// The tensor `result` is written to: the caller's result when returned,
   /// else a new workspace tensor.
   TensorInfo bindResult(Value result, std::vector<LaunchDim> shape);
@@ -405,7 +417,55 @@ TensorInfo EntryCompiler::bindResult(Value result,
   return out;
 }
 
-LogicalResult EntryCompiler::visitAttention(AttentionOp op) {
+/// "file:line" of a location, for the report.
+static std::string lineOf(Location loc) {
+  if (auto l = dyn_cast<FileLineColLoc>(loc))
+    return (llvm::sys::path::filename(l.getFilename()) + ":" +
+            Twine(l.getLine()))
+        .str();
+  return "?";
+}
+
+/// A self-attention fuses into an indexed target attention's launch when it
+/// reads the same keys and values and the kernel takes the pair (see
+/// buildAttentionKernel): then one K/V stream serves both.
+void EntryCompiler::findFusableSelfAttention() {
+  if (options.chip != "sm_90a")
+    return;
+  SmallVector<AttentionOp> attentions(func.getOps<AttentionOp>());
+  auto staticDims = [](AttentionOp a) {
+    return a.getQuery().getType().hasStaticShape() ||
+           (!ShapedType::isDynamic(a.getQuery().getType().getDimSize(1)) &&
+            !ShapedType::isDynamic(a.getQuery().getType().getDimSize(2)) &&
+            !ShapedType::isDynamic(a.getQuery().getType().getDimSize(3)) &&
+            !ShapedType::isDynamic(a.getKey().getType().getDimSize(2)));
+  };
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  for (AttentionOp target : attentions) {
+    RankedTensorType tq = target.getQuery().getType();
+    if (!target.getIndex() || target.getMaskAttr() || !staticDims(target) ||
+        tq.getDimSize(2) > 64)
+      continue;
+    for (AttentionOp self : attentions) {
+      RankedTensorType sq = self.getQuery().getType();
+      bool onlyReturned = llvm::all_of(self->getUsers(), [&](Operation *u) {
+        return u == ret.getOperation();
+      });
+      if (self == target || fusedSelf.count(self) || self.getIndex() ||
+          self.getMaskAttr() || self.getKey() != target.getKey() ||
+          self.getValue() != target.getValue() || !staticDims(self) ||
+          sq.getDimSize(1) != tq.getDimSize(1) ||
+          sq.getDimSize(3) != tq.getDimSize(3) ||
+          sq.getElementType() != tq.getElementType() || !onlyReturned)
+        continue;
+      selfFor[target] = self;
+      fusedSelf.insert(self);
+      break;
+    }
+  }
+}
+
+LogicalResult EntryCompiler::visitAttention(AttentionOp op, AttentionOp self) {
   Location loc = op.getLoc();
   AttentionBinding binding;
   FailureOr<TensorInfo> q = materialize(op.getQuery(), loc);
@@ -437,8 +497,26 @@ LogicalResult EntryCompiler::visitAttention(AttentionOp op) {
   std::vector<LaunchDim> shape = {q->shape[0], q->shape[1], q->shape[2],
                                   v->shape[3]};
   binding.result = bindResult(op.getResult(), shape).name;
-  FailureOr<KernelLaunch> launch = buildAttentionKernel(
-      op, gpuModule, nextKernelName("attention"), binding, options.chip);
+  SelfAttentionSection section;
+  if (self) {
+    FailureOr<TensorInfo> sq = materialize(self.getQuery(), loc);
+    if (failed(sq))
+      return failure();
+    section.op = self;
+    section.query = sq->name;
+    section.userSymbol = sq->shape[0].symbol;
+    std::vector<LaunchDim> selfShape = {sq->shape[0], sq->shape[1],
+                                        sq->shape[2], v->shape[3]};
+    section.result = bindResult(self.getResult(), selfShape).name;
+    if (report)
+      *report << llvm::formatv(
+          "{0}: self-attention over the same keys/values fused into the "
+          "kernel of the target attention at {1}\n",
+          lineOf(self.getLoc()), lineOf(op.getLoc()));
+  }
+  FailureOr<KernelLaunch> launch =
+      buildAttentionKernel(op, gpuModule, nextKernelName("attention"), binding,
+                           options.chip, self ? &section : nullptr);
   if (failed(launch))
     return failure();
   addLaunch(*launch);
@@ -448,12 +526,17 @@ LogicalResult EntryCompiler::visitAttention(AttentionOp op) {
 LogicalResult EntryCompiler::compile() {
   if (failed(bindArguments()))
     return failure();
+  findFusableSelfAttention();
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   for (Operation &op : func.getBody().front().without_terminator()) {
     LogicalResult result =
         llvm::TypeSwitch<Operation *, LogicalResult>(&op)
             .Case([&](BatchMatmulOp m) { return visitMatmul(m); })
-            .Case([&](AttentionOp a) { return visitAttention(a); })
+            .Case([&](AttentionOp a) {
+              if (fusedSelf.count(a))
+                return success(); // computed by its target's kernel
+              return visitAttention(a, selfFor.lookup(a));
+            })
             .Case([&](tensor::ExtractSliceOp s) { return visitSlice(s); })
             .Case([&](tensor::PadOp p) { return visitPad(p); })
             .Case([&](arith::ConstantOp) { return success(); })

@@ -81,3 +81,26 @@
 // DMANIFEST-NEXT: "kind": "dim"
 // DMANIFEST: "dim": "arg1_d2",
 // DMANIFEST-NEXT: "kind": "dim"
+
+// RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/self_target_attention.mlir -o %t --report | FileCheck %s --check-prefix=FUSED
+// RUN: FileCheck %s --check-prefix=FMANIFEST < %t/manifest.json
+// RUN: FileCheck %s --check-prefix=FPTX < %t/self_target_attention_kernels.ptx
+// Self + target attention over one history: one launch; grid row 0 takes
+// candidate pairs, rows 1..8 the self-attention's 128-row tiles of user x
+// (the runtime checks U <= B); the query and output maps are picked per row.
+// FUSED: self_target_attention.mlir:13: self-attention over the same keys/values fused into the kernel of the target attention at self_target_attention.mlir:20
+// FUSED: kernel self_target_attention_attention0: {{.*}}; fused with the self-attention 1024 x 1024 of the same keys/values (grid rows 1..8: its 128-row query tiles)
+// FUSED-NOT: {{^}}kernel
+// FUSED: 0 bytes spill stores, 0 bytes spill loads
+// FMANIFEST: "at_most": [
+// FMANIFEST-NEXT: [
+// FMANIFEST-NEXT: "U",
+// FMANIFEST-NEXT: "B"
+// FMANIFEST: "grid": [
+// FMANIFEST-NEXT: "B",
+// FMANIFEST-NEXT: 9,
+// FMANIFEST-NEXT: 2
+// FMANIFEST: "tensor": "result0"
+// FMANIFEST: "dim": "U",
+// FMANIFEST-NEXT: "kind": "dim"
+// FPTX: selp.b64

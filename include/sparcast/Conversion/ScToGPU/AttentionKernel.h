@@ -22,7 +22,18 @@ struct AttentionBinding {
   std::string batchSymbol, keyBatchSymbol, queryLenSymbol, keyLenSymbol;
 };
 
+/// A self-attention over the target attention's keys and values (user
+/// history attending to itself), computed by the same launch.
+struct SelfAttentionSection {
+  AttentionOp op;
+  /// Its query and result tensors, and the symbol of its batch (users).
+  std::string query, result, userSymbol;
+};
+
 /// Builds kernel `kernelName` for `op` into `gpuModule` (sm_90a only).
+/// With `self`, one launch computes both `op` (an indexed target attention)
+/// and the self-attention: the first grid row takes candidate pairs, the
+/// others the self-attention's query tiles, all reading one K/V stream.
 /// Emits a located error and fails on what the kernel does not support:
 /// other element types, head dims other than 64 and 128, dynamic heads, a
 /// block mask with a block size other than 64 or 128 or over dynamic
@@ -31,7 +42,9 @@ FailureOr<KernelLaunch> buildAttentionKernel(AttentionOp op,
                                              gpu::GPUModuleOp gpuModule,
                                              StringRef kernelName,
                                              const AttentionBinding &binding,
-                                             StringRef chip);
+                                             StringRef chip,
+                                             const SelfAttentionSection *self =
+                                                 nullptr);
 
 } // namespace mlir::sc
 

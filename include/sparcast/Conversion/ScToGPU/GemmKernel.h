@@ -85,6 +85,9 @@ struct KernelLaunch {
   int64_t block[3] = {128, 1, 1};
   int64_t sharedBytes = 0;
   std::vector<LaunchParam> params;
+  /// Conditions on the entry's dims the launch relies on: {a, b} is a <= b,
+  /// checked by the runtime before it launches.
+  std::vector<std::pair<std::string, std::string>> atMost;
   /// What the generator decided, for --report.
   std::string summary;
 };
