@@ -37,6 +37,10 @@ static cl::opt<std::string>
     schedule("gemm-schedule",
              cl::desc("GEMM schedule: auto | simple | cooperative | pingpong"),
              cl::init("auto"));
+static cl::opt<bool> fuseSelfAttention(
+    "fuse-self-attention",
+    cl::desc("Compute a self-attention over a target attention's keys and "
+             "values in the same launch (experimental: not yet run on a GPU)"));
 static cl::opt<bool> report("report",
                             cl::desc("Print what each step decided"));
 
@@ -58,6 +62,7 @@ int main(int argc, char **argv) {
   options.stages = stages;
   options.tileN = tileN;
   options.schedule = schedule;
+  options.fuseSelfAttention = fuseSelfAttention;
   options.modelName = llvm::sys::path::stem(inputFile).str();
   if (failed(sc::compileArtifact(*module, options, outDir,
                                  report ? &llvm::outs() : nullptr)))

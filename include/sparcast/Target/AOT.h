@@ -23,6 +23,10 @@ struct AotOptions {
   /// GEMM schedule: "auto", "simple", "cooperative" or "pingpong"
   /// (GemmKernelOptions).
   std::string schedule = "auto";
+  /// Compute a self-attention over an indexed target attention's keys and
+  /// values in the target's launch. Opt-in: compiled and checked by ptxas,
+  /// not yet run on the GPU (2026-11-29).
+  bool fuseSelfAttention = false;
   /// Name used for the C header (<modelName>.h).
   std::string modelName = "model";
 };

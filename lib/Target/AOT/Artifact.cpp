@@ -430,7 +430,7 @@ static std::string lineOf(Location loc) {
 /// reads the same keys and values and the kernel takes the pair (see
 /// buildAttentionKernel): then one K/V stream serves both.
 void EntryCompiler::findFusableSelfAttention() {
-  if (options.chip != "sm_90a")
+  if (!options.fuseSelfAttention || options.chip != "sm_90a")
     return;
   SmallVector<AttentionOp> attentions(func.getOps<AttentionOp>());
   auto staticDims = [](AttentionOp a) {

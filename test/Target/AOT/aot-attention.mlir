@@ -82,10 +82,15 @@
 // DMANIFEST: "dim": "arg1_d2",
 // DMANIFEST-NEXT: "kind": "dim"
 
-// RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/self_target_attention.mlir -o %t --report | FileCheck %s --check-prefix=FUSED
+// RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/self_target_attention.mlir -o %t --report | FileCheck %s --check-prefix=UNFUSED
+// RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/self_target_attention.mlir -o %t --report --fuse-self-attention | FileCheck %s --check-prefix=FUSED
 // RUN: FileCheck %s --check-prefix=FMANIFEST < %t/manifest.json
 // RUN: FileCheck %s --check-prefix=FPTX < %t/self_target_attention_kernels.ptx
-// Self + target attention over one history: one launch; grid row 0 takes
+// By default (fusion not yet run on a GPU) the two attentions are two
+// kernels.
+// UNFUSED: kernel self_target_attention_attention0: attention 1024 x 1024 keys
+// UNFUSED: kernel self_target_attention_attention1: attention 64 x 1024 keys
+// With --fuse-self-attention, self + target attention over one history: one launch; grid row 0 takes
 // candidate pairs, rows 1..8 the self-attention's 128-row tiles of user x
 // (the runtime checks U <= B); the query and output maps are picked per row.
 // FUSED: self_target_attention.mlir:13: self-attention over the same keys/values fused into the kernel of the target attention at self_target_attention.mlir:20
