@@ -1,0 +1,74 @@
+//===- GemmKernelCommon.h - pieces shared by the GEMM kernels ---*- C++ -*-===//
+//
+// What the portable, simple and warp-specialized GEMM kernel generators
+// share: template pieces, the epilogue region as a device function, the
+// kernel parameters and the k-tile loads.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SPARCAST_LIB_CONVERSION_SCTOGPU_GEMMKERNELCOMMON_H
+#define SPARCAST_LIB_CONVERSION_SCTOGPU_GEMMKERNELCOMMON_H
+
+#include "sparcast/Conversion/ScToGPU/GemmKernel.h"
+
+#include "llvm/ADT/StringMap.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::sc::detail {
+
+constexpr int64_t kTileM = 128, kTileK = 64;
+
+/// Tensor map, barrier, accumulator, descriptor and tile types ($TYPES),
+/// and the tensor maps cast from the kernel's pointer parameters ($CASTS).
+extern const char *const kTmaTypesTemplate;
+extern const char *const kTmaCastsTemplate;
+
+MemRefType memrefOf(RankedTensorType t);
+
+/// Parses `text`, builds the epilogue function from the op's region and
+/// moves the kernel into `gpuModule`.
+LogicalResult installKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
+                            StringRef kernelName, const std::string &text);
+
+/// Epilogue parameters, arguments and types as template text
+/// ($EPI_PARAMS, $EPI_ARGS, $EPI_TYPES).
+void epilogueText(BatchMatmulOp op, llvm::StringMap<std::string> &values);
+
+/// Parameters of the TMA kernels: A's and B's tensor maps (A boxes of
+/// `tileM` rows), then C and the epilogue operands as memrefs.
+std::vector<LaunchParam> tmaKernelParams(BatchMatmulOp op,
+                                         const GemmBinding &binding,
+                                         int64_t tileM = kTileM);
+
+/// The TMA loads of one k-tile for a `tileN`-wide B tile (N-major, or
+/// K-major when the rhs is transposed).
+std::string loadText(StringRef prefix, StringRef slot, StringRef kt,
+                     StringRef barriers, int64_t tileN, bool kMajorB = false);
+
+/// Eight epilogue calls on the lanes of %v into %o_7.
+std::string epilogueLanes(int indent);
+
+/// One thread per output element: any shape, layout and chip.
+FailureOr<KernelLaunch> buildPortableGemmKernel(BatchMatmulOp op,
+                                                gpu::GPUModuleOp gpuModule,
+                                                StringRef kernelName,
+                                                const GemmBinding &binding);
+
+/// One CTA per 128 x BN tile (GemmSimpleKernel.cpp).
+FailureOr<KernelLaunch> buildSimpleGemmKernel(BatchMatmulOp op,
+                                              gpu::GPUModuleOp gpuModule,
+                                              StringRef kernelName,
+                                              const GemmBinding &binding,
+                                              const GemmKernelOptions &options);
+
+/// Persistent, warp-specialized, cooperative or ping-pong
+/// (GemmWarpSpecializedKernel.cpp).
+FailureOr<KernelLaunch>
+buildWarpSpecializedGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
+                               StringRef kernelName, const GemmBinding &binding,
+                               bool pingpong);
+
+} // namespace mlir::sc::detail
+
+#endif // SPARCAST_LIB_CONVERSION_SCTOGPU_GEMMKERNELCOMMON_H
