@@ -2,9 +2,9 @@
 # Sets up (if needed), builds, then shows the main job on the bundled
 # examples: parse and verify the model graphs, lower one to the CPU golden
 # model and run it against its hand-decomposed IKBO form, compile the LCE
-# model graph and the GEMM example into artifacts (PTX, cubin when ptxas is
-# installed, manifest, C header) with a report of every decision, and
-# compile the example kernel to PTX.
+# model graph, the GEMM example and the attention models into artifacts
+# (PTX, cubin when ptxas is installed, manifest, C header) with a report of
+# every decision, and compile the example kernel to PTX.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${SPARCAST_BUILD_DIR:-$ROOT/build}"
@@ -42,7 +42,14 @@ rm -rf "$OUT/gemm"
 echo "  artifact: $(ls "$OUT/gemm" | tr '\n' ' ')"
 echo "  run it on a GPU machine: ./scripts/device-check.sh (see README)"
 
-echo "== 6. compile examples/kernels/scale_rows.mlir"
+echo "== 6. compile the attention models: target attention (IKBO type II) and log-linear block-sparse"
+for model in target_attention loglinear_attention; do
+  rm -rf "$OUT/$model"
+  "$BIN/sparcast-aot" "$ROOT/examples/$model.mlir" -o "$OUT/$model" --report 2>&1 \
+    | grep -E "^kernel|keys and values|spill|ptxas not found" | sed 's/^/  /'
+done
+
+echo "== 7. compile examples/kernels/scale_rows.mlir"
 "$BIN/sparcast-translate" --mlir-to-ptx --sm=sm_90a "$ROOT/examples/kernels/scale_rows.mlir" -o "$OUT/scale_rows.sm_90a.ptx"
 "$BIN/sparcast-translate" --mlir-to-ptx --sm=sm_80 "$ROOT/examples/kernels/scale_rows.mlir" -o "$OUT/scale_rows.sm_80.ptx"
 echo "  PTX: $OUT/scale_rows.sm_90a.ptx ($(grep -m1 '^.target' "$OUT/scale_rows.sm_90a.ptx")), $OUT/scale_rows.sm_80.ptx"
