@@ -9,6 +9,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <cmath>
@@ -198,15 +199,15 @@ CpuFunction::compile(ModuleOp module, StringRef name) {
       return func.emitError() << "unsupported argument type " << t;
     result->argRanks.push_back(type.getRank());
   }
-  if (func.getNumResults() != 1)
-    return func.emitError() << "expected one result, got "
-                            << func.getNumResults();
-  auto resultType = dyn_cast<RankedTensorType>(func.getResultTypes()[0]);
-  if (!resultType || !kindOf(resultType.getElementType()))
-    return func.emitError() << "unsupported result type "
-                            << func.getResultTypes()[0];
-  result->resultRank = resultType.getRank();
-  result->resultKind = *kindOf(resultType.getElementType());
+  if (func.getNumResults() == 0)
+    return func.emitError() << "expected at least one result";
+  for (Type t : func.getResultTypes()) {
+    auto type = dyn_cast<RankedTensorType>(t);
+    if (!type || !kindOf(type.getElementType()))
+      return func.emitError() << "unsupported result type " << t;
+    result->resultRanks.push_back(type.getRank());
+    result->resultKinds.push_back(*kindOf(type.getElementType()));
+  }
   func->setAttr("llvm.emit_c_interface", UnitAttr::get(module.getContext()));
 
   PassManager pm(module.getContext());
@@ -253,15 +254,21 @@ struct Descriptor {
 };
 } // namespace
 
-FailureOr<HostTensor> CpuFunction::call(MutableArrayRef<HostTensor> args) {
+FailureOr<std::vector<HostTensor>>
+CpuFunction::call(MutableArrayRef<HostTensor> args) {
   if (args.size() != argRanks.size())
     return failure();
+  // The C interface returns the results through one struct of their
+  // descriptors (all 8-byte words, so they lie back to back).
+  size_t resultWords = 0;
+  for (int64_t rank : resultRanks)
+    resultWords += 3 + 2 * rank;
+  std::vector<int64_t> results(resultWords, 0);
   std::vector<Descriptor> descriptors;
-  descriptors.reserve(args.size() + 1);
-  descriptors.emplace_back(resultRank);
+  descriptors.reserve(args.size());
   for (HostTensor &arg : args)
     descriptors.emplace_back(arg.getData(), arg.getShape());
-  std::vector<void *> pointers;
+  std::vector<void *> pointers = {results.data()};
   for (Descriptor &d : descriptors)
     pointers.push_back(d.words.data());
   std::vector<void *> packed;
@@ -272,30 +279,40 @@ FailureOr<HostTensor> CpuFunction::call(MutableArrayRef<HostTensor> args) {
     llvm::errs() << "error: " << llvm::toString(std::move(error)) << "\n";
     return failure();
   }
-  // Copy the (possibly strided) result out, then free it: the lowered code
-  // allocated it with malloc.
-  const std::vector<int64_t> &res = descriptors[0].words;
-  SmallVector<int64_t> shape(res.begin() + 3, res.begin() + 3 + resultRank);
-  HostTensor out(resultKind, shape);
-  HostTensor view(resultKind, {}); // scratch for element decoding
-  auto *base = reinterpret_cast<uint8_t *>(res[1]);
-  size_t elementBytes = bytesOf(resultKind);
-  for (int64_t i = 0; i < out.getNumElements(); ++i) {
-    int64_t offset = res[2], rem = i;
-    for (int64_t d = resultRank - 1; d >= 0; --d) {
-      offset += (rem % shape[d]) * res[3 + resultRank + d];
-      rem /= shape[d];
+  // Copy each (possibly strided) result out, then free the buffers the
+  // lowered code allocated with malloc: once each, and never an argument's
+  // (a function may return one of its arguments).
+  std::vector<HostTensor> outs;
+  SmallPtrSet<void *, 4> freed;
+  for (HostTensor &arg : args)
+    freed.insert(arg.getData());
+  const int64_t *res = results.data();
+  for (auto [rank, kind] : llvm::zip(resultRanks, resultKinds)) {
+    SmallVector<int64_t> shape(res + 3, res + 3 + rank);
+    HostTensor out(kind, shape);
+    HostTensor view(kind, {}); // scratch for element decoding
+    auto *base = reinterpret_cast<uint8_t *>(res[1]);
+    size_t elementBytes = bytesOf(kind);
+    for (int64_t i = 0; i < out.getNumElements(); ++i) {
+      int64_t offset = res[2], rem = i;
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        offset += (rem % shape[d]) * res[3 + rank + d];
+        rem /= shape[d];
+      }
+      std::memcpy(view.getData(), base + offset * elementBytes, elementBytes);
+      out.set(i, view.get(0));
     }
-    std::memcpy(view.getData(), base + offset * elementBytes, elementBytes);
-    out.set(i, view.get(0));
+    outs.push_back(std::move(out));
+    res += 3 + 2 * rank;
   }
-  // A function that returns one of its arguments hands back our buffer.
-  bool ownsResult = llvm::none_of(args, [&](HostTensor &arg) {
-    return reinterpret_cast<int64_t>(arg.getData()) == res[0];
-  });
-  if (ownsResult)
-    std::free(reinterpret_cast<void *>(res[0]));
-  return out;
+  res = results.data();
+  for (int64_t rank : resultRanks) {
+    auto *allocated = reinterpret_cast<void *>(res[0]);
+    if (freed.insert(allocated).second)
+      std::free(allocated);
+    res += 3 + 2 * rank;
+  }
+  return outs;
 }
 
 Difference mlir::sc::compareTensors(const HostTensor &got,

@@ -128,23 +128,29 @@ int main(int argc, char **argv) {
   for (unsigned t = 0; t < trials; ++t) {
     auto want = (*refCompiled)->call(inputs[t]);
     auto got = (*testCompiled)->call(inputs[t]);
-    if (failed(want) || failed(got))
+    if (failed(want) || failed(got) || want->size() != got->size())
       return fail("call failed");
-    Difference diff = compareTensors(*got, *want);
-    // An all-zero reference proves nothing: treat it as a failure.
-    bool ok = diff.shapesMatch && diff.allFinite &&
-              diff.referenceNorm > 0 && diff.relativeFrobenius <= rtol;
-    allOk &= ok;
-    llvm::outs() << "trial " << t << " seed " << seed + t << " users "
-                 << users << " candidates " << candidates << ": ";
-    if (!diff.shapesMatch)
-      llvm::outs() << "result shapes differ";
-    else
-      llvm::outs() << llvm::format("ref_norm %.3e max_abs %.3e rel_fro %.3e",
-                                   diff.referenceNorm, diff.maxAbs,
-                                   diff.relativeFrobenius)
-                   << (diff.allFinite ? "" : " non-finite");
-    llvm::outs() << (ok ? " ok" : " MISMATCH") << "\n";
+    // Each result on its own line (tagged when there are several).
+    for (size_t r = 0; r < want->size(); ++r) {
+      Difference diff = compareTensors((*got)[r], (*want)[r]);
+      // An all-zero reference proves nothing: treat it as a failure.
+      bool ok = diff.shapesMatch && diff.allFinite &&
+                diff.referenceNorm > 0 && diff.relativeFrobenius <= rtol;
+      allOk &= ok;
+      llvm::outs() << "trial " << t << " seed " << seed + t << " users "
+                   << users << " candidates " << candidates;
+      if (want->size() > 1)
+        llvm::outs() << " result " << r;
+      llvm::outs() << ": ";
+      if (!diff.shapesMatch)
+        llvm::outs() << "result shapes differ";
+      else
+        llvm::outs() << llvm::format("ref_norm %.3e max_abs %.3e rel_fro %.3e",
+                                     diff.referenceNorm, diff.maxAbs,
+                                     diff.relativeFrobenius)
+                     << (diff.allFinite ? "" : " non-finite");
+      llvm::outs() << (ok ? " ok" : " MISMATCH") << "\n";
+    }
   }
   llvm::outs() << (allOk ? "EQUIVALENT" : "NOT EQUIVALENT") << "\n";
   return allOk ? 0 : 1;

@@ -68,19 +68,19 @@ FailureOr<std::vector<HostTensor>> makeRandomInputs(func::FuncOp func,
 class CpuFunction {
 public:
   /// Lowers `module` in place with the CPU reference pipeline and compiles
-  /// `name`, which must take and return ranked tensors (one result).
+  /// `name`, which must take and return ranked tensors.
   static FailureOr<std::unique_ptr<CpuFunction>> compile(ModuleOp module,
                                                          StringRef name);
-  /// Calls the function.
-  FailureOr<HostTensor> call(MutableArrayRef<HostTensor> args);
+  /// Calls the function: its results, in order.
+  FailureOr<std::vector<HostTensor>> call(MutableArrayRef<HostTensor> args);
 
 private:
   CpuFunction() = default;
   std::unique_ptr<ExecutionEngine> engine;
   std::string name;
   SmallVector<int64_t> argRanks;
-  int64_t resultRank = 0;
-  ElementKind resultKind = ElementKind::f32;
+  SmallVector<int64_t> resultRanks;
+  SmallVector<ElementKind> resultKinds;
 };
 
 /// How far `got` is from `want`.

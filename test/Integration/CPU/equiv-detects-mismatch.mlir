@@ -1,5 +1,6 @@
 // RUN: not sparcast-equiv %s --ref=matmul --test=off_by_one --candidates=3 | FileCheck %s
 // RUN: not sparcast-equiv %s --ref=zeros --test=zeros --candidates=3 | FileCheck %s --check-prefix=ZERO
+// RUN: not sparcast-equiv %s --ref=two_results --test=second_wrong --candidates=3 | FileCheck %s --check-prefix=TWO
 
 // The checker itself: a wrong rewrite (a dropped row of the contraction)
 // must be reported, and so must a comparison of all-zero results, which
@@ -8,6 +9,11 @@
 // CHECK: NOT EQUIVALENT
 // ZERO: ref_norm 0.000e+00
 // ZERO: NOT EQUIVALENT
+// With several results each is compared: the second one is wrong here, and
+// an argument returned as a result is not freed.
+// TWO: trial 0 {{.*}} result 0: {{.*}} ok
+// TWO: trial 0 {{.*}} result 1: {{.*}} MISMATCH
+// TWO: NOT EQUIVALENT
 
 func.func @matmul(%w: tensor<3x4xf32>, %e: tensor<?x4x2xf32> {sc.lineage = #sc.lineage<candidate>}) -> tensor<?x3x2xf32> {
   %c = sc.batch_matmul %w, %e : tensor<3x4xf32>, tensor<?x4x2xf32> -> tensor<?x3x2xf32>
@@ -30,4 +36,14 @@ func.func @zeros(%e: tensor<?x4x2xf32> {sc.lineage = #sc.lineage<candidate>}) ->
   %init = tensor.empty(%n) : tensor<?x4x2xf32>
   %z = linalg.fill ins(%zero : f32) outs(%init : tensor<?x4x2xf32>) -> tensor<?x4x2xf32>
   return %z : tensor<?x4x2xf32>
+}
+
+func.func @two_results(%w: tensor<3x4xf32>, %e: tensor<?x4x2xf32> {sc.lineage = #sc.lineage<candidate>}) -> (tensor<3x4xf32>, tensor<?x3x2xf32>) {
+  %c = sc.batch_matmul %w, %e : tensor<3x4xf32>, tensor<?x4x2xf32> -> tensor<?x3x2xf32>
+  return %w, %c : tensor<3x4xf32>, tensor<?x3x2xf32>
+}
+
+func.func @second_wrong(%w: tensor<3x4xf32>, %e: tensor<?x4x2xf32> {sc.lineage = #sc.lineage<candidate>}) -> (tensor<3x4xf32>, tensor<?x3x2xf32>) {
+  %d = func.call @off_by_one(%w, %e) : (tensor<3x4xf32>, tensor<?x4x2xf32>) -> tensor<?x3x2xf32>
+  return %w, %d : tensor<3x4xf32>, tensor<?x3x2xf32>
 }
