@@ -222,4 +222,27 @@ def ScPadKPass : Pass<"sc-pad-k"> {
   ];
 }
 
+def ScSelectGemmSchedulePass : Pass<"sc-select-gemm-schedule"> {
+  let summary = "Choose the GPU schedule of every sc.batch_matmul";
+  let description = [{
+    Records on each `sc.batch_matmul` the schedule its GPU kernel gets, as
+    `sc.gemm_schedule = "simple" | "cooperative" | "pingpong"`, so that the
+    choice is in the IR (a model may pin it per op) and the kernel
+    generator only reads it. With `schedule=auto` an op that already has
+    one keeps it and the others get the op's default (ping-pong when the
+    epilogue reads other tensors or K < 4096, else cooperative); any other
+    value is set on every op.
+
+    ```mlir
+    %c = sc.batch_matmul %w, %e {sc.gemm_schedule = "pingpong"} : ...
+    ```
+  }];
+  let options = [
+    Option<"schedule", "schedule", "std::string", /*default=*/"\"auto\"",
+           "auto (keep or choose per op), simple, cooperative or pingpong">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark with each op's schedule and why">,
+  ];
+}
+
 #endif // SPARCAST_TRANSFORMS_PASSES_TD

@@ -269,16 +269,16 @@ static std::string hopperPathLimitation(BatchMatmulOp op, StringRef schedule) {
 }
 
 
-/// The schedule `requested` means for `op`: "auto" picks ping-pong when
-/// the epilogue reads other tensors (its loads then run under the other
-/// consumer's wgmma) or K is short (the epilogue is a large share of each
-/// tile's time), cooperative otherwise (long K: its 128x256 tile reads less
-/// from L2 per flop). Measured on the H200, see docs/performance.md.
+/// The schedule of `op`: the one pinned on it (sc.gemm_schedule, see
+/// sc-select-gemm-schedule), else `requested`, where "auto" is the op's
+/// default.
 static StringRef resolveSchedule(BatchMatmulOp op, StringRef requested) {
+  if (auto pinned =
+          op->getAttrOfType<StringAttr>(BatchMatmulOp::getScheduleAttrName()))
+    return pinned.getValue();
   if (requested != "auto")
     return requested;
-  int64_t k = op.getLhs().getType().getShape().back();
-  return !op.getEpilogueIns().empty() || k < 4096 ? "pingpong" : "cooperative";
+  return op.getDefaultSchedule();
 }
 
 bool mlir::sc::usesHopperGemmPath(BatchMatmulOp op,
@@ -297,12 +297,11 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
       return op.emitError() << "GPU epilogue operands must be ranked tensors, "
                                "got "
                             << v.getType();
-  StringRef schedule = options.schedule;
-  if (schedule != "auto" && schedule != "simple" && schedule != "cooperative" &&
-      schedule != "pingpong")
-    return op.emitError() << "unknown GEMM schedule '" << schedule
+  StringRef requested = options.schedule;
+  if (requested != "auto" && !BatchMatmulOp::isKnownSchedule(requested))
+    return op.emitError() << "unknown GEMM schedule '" << requested
                           << "', expected auto, simple, cooperative or pingpong";
-  schedule = resolveSchedule(op, schedule);
+  StringRef schedule = resolveSchedule(op, requested);
   if (options.chip == "sm_90a") {
     std::string limitation = hopperPathLimitation(op, schedule);
     if (limitation.empty() &&

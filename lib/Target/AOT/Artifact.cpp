@@ -595,6 +595,14 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
       pm.addPass(createScInferLineagePass(lineage));
     }
     buildScIkboPipeline(pm, report != nullptr);
+    // Each GEMM's schedule, recorded on the op (the kernels read it); only
+    // the Hopper kernels have schedules.
+    if (options.chip == "sm_90a") {
+      ScSelectGemmSchedulePassOptions schedules;
+      schedules.schedule = options.schedule;
+      schedules.report = report != nullptr;
+      pm.addNestedPass<func::FuncOp>(createScSelectGemmSchedulePass(schedules));
+    }
     if (failed(pm.run(module)))
       return failure();
   }

@@ -65,3 +65,19 @@ func.func @unknown_op_attr(%x: tensor<4xf32>) {
   %0 = arith.addf %x, %x {sc.tile = 3} : tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @unknown_schedule(%a: tensor<?x4x8xf16>, %b: tensor<?x8x16xf16>) -> tensor<?x4x16xf16> {
+  // expected-error @+1 {{'sc.gemm_schedule' expects "simple", "cooperative" or "pingpong", got "fast"}}
+  %c = sc.batch_matmul %a, %b {sc.gemm_schedule = "fast"} : tensor<?x4x8xf16>, tensor<?x8x16xf16> -> tensor<?x4x16xf16>
+  return %c : tensor<?x4x16xf16>
+}
+
+// -----
+
+func.func @schedule_elsewhere(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'sc.gemm_schedule' applies to sc.batch_matmul only}}
+  %0 = arith.addf %x, %x {sc.gemm_schedule = "simple"} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

@@ -74,6 +74,18 @@ LogicalResult ScDialect::verifyRegionArgAttribute(Operation *op,
 /// generated for it.
 LogicalResult ScDialect::verifyOperationAttribute(Operation *op,
                                                   NamedAttribute attr) {
+  if (attr.getName() == BatchMatmulOp::getScheduleAttrName()) {
+    auto schedule = dyn_cast<StringAttr>(attr.getValue());
+    if (!isa<BatchMatmulOp>(op))
+      return op->emitError() << "'" << BatchMatmulOp::getScheduleAttrName()
+                             << "' applies to sc.batch_matmul only";
+    if (!schedule || !BatchMatmulOp::isKnownSchedule(schedule.getValue()))
+      return op->emitError() << "'" << BatchMatmulOp::getScheduleAttrName()
+                             << "' expects \"simple\", \"cooperative\" or "
+                                "\"pingpong\", got "
+                             << attr.getValue();
+    return success();
+  }
   if (attr.getName() == "sc.kernel") {
     if (!isa<StringAttr>(attr.getValue()))
       return op->emitError() << "'sc.kernel' expects a string, got "

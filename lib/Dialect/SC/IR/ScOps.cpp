@@ -80,6 +80,35 @@ LogicalResult GatherRowsOp::verify() {
 // BatchMatmulOp
 //===----------------------------------------------------------------------===//
 
+bool BatchMatmulOp::isKnownSchedule(StringRef schedule) {
+  return schedule == "simple" || schedule == "cooperative" ||
+         schedule == "pingpong";
+}
+
+StringRef BatchMatmulOp::getDefaultSchedule(std::string *why) {
+  int64_t k = getContractionSize();
+  auto explain = [&](const std::string &text) {
+    if (why)
+      *why = text;
+  };
+  if (!getEpilogueIns().empty()) {
+    explain("the epilogue reads other tensors: ping-pong runs those loads "
+            "under the other consumer's wgmma");
+    return "pingpong";
+  }
+  if (ShapedType::isDynamic(k) || k < 4096) {
+    explain("K = " + (ShapedType::isDynamic(k) ? std::string("?")
+                                              : std::to_string(k)) +
+            " < 4096: the epilogue is a large share of each tile, ping-pong "
+            "hides it");
+    return "pingpong";
+  }
+  explain("K = " + std::to_string(k) +
+          " >= 4096: bound by L2 bandwidth, the cooperative 128x256 tile "
+          "reads less per flop");
+  return "cooperative";
+}
+
 int64_t BatchMatmulOp::getContractionSize() {
   return getLhs().getType().getShape().back();
 }

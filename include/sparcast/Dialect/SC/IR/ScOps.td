@@ -80,6 +80,19 @@ def Sc_BatchMatmulOp : Sc_Op<"batch_matmul", [
     int64_t getContractionSize();
     /// Whether the op has an epilogue region.
     bool hasEpilogue() { return !getEpilogue().empty(); }
+    /// Name of the discardable attribute that pins the op's GPU schedule.
+    static constexpr ::llvm::StringLiteral getScheduleAttrName() {
+      return ::llvm::StringLiteral("sc.gemm_schedule");
+    }
+    /// The GPU schedules ("simple", "cooperative", "pingpong").
+    static bool isKnownSchedule(::llvm::StringRef schedule);
+    /// The schedule the op gets without a choice made for it, and why.
+    /// Ping-pong when the epilogue reads other tensors (its loads then run
+    /// under the other consumer's wgmma) or K < 4096 (the epilogue is then a
+    /// large share of each tile's time); cooperative for longer K (bound by
+    /// L2 bandwidth, and its 128x256 tile reads less per flop). Measured on
+    /// the H200, docs/performance.md.
+    ::llvm::StringRef getDefaultSchedule(std::string *why = nullptr);
     /// Number of leading block arguments of the epilogue that are not
     /// epilogue operands: accumulator, batch, row, column.
     static constexpr unsigned kNumEpilogueLeadingArgs = 4;

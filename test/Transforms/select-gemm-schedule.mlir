@@ -1,0 +1,43 @@
+// RUN: sparcast-opt %s -split-input-file -sc-select-gemm-schedule="report=true" -verify-diagnostics | FileCheck %s
+// RUN: sparcast-opt %s -split-input-file -sc-select-gemm-schedule="schedule=simple" | FileCheck %s --check-prefix=FORCED
+// RUN: not sparcast-opt %s -split-input-file -sc-select-gemm-schedule="schedule=fastest" 2>&1 | FileCheck %s --check-prefix=BAD
+
+// Each GEMM records its schedule. Short K: ping-pong; long K: cooperative;
+// an epilogue that reads other tensors: ping-pong; a pinned one is kept.
+// CHECK-LABEL: func.func @choices
+// CHECK: sc.batch_matmul {{.*}} {sc.gemm_schedule = "pingpong"}
+// CHECK: sc.batch_matmul {{.*}} {sc.gemm_schedule = "cooperative"}
+// CHECK: sc.batch_matmul {{.*}} {sc.gemm_schedule = "simple"}
+// FORCED-COUNT-3: sc.gemm_schedule = "simple"
+// BAD: error: unknown GEMM schedule 'fastest', expected auto, simple, cooperative or pingpong
+func.func @choices(%a: tensor<?x64x872xf16>, %b: tensor<?x872x256xf16>,
+                   %c: tensor<?x64x8192xf16>, %d: tensor<?x8192x256xf16>)
+    -> (tensor<?x64x256xf16>, tensor<?x64x256xf16>, tensor<?x64x256xf16>) {
+  // expected-remark @+1 {{GEMM schedule pingpong (K = 872 < 4096: the epilogue is a large share of each tile, ping-pong hides it)}}
+  %0 = sc.batch_matmul %a, %b : tensor<?x64x872xf16>, tensor<?x872x256xf16> -> tensor<?x64x256xf16>
+  // expected-remark @+1 {{GEMM schedule cooperative (K = 8192 >= 4096: bound by L2 bandwidth, the cooperative 128x256 tile reads less per flop)}}
+  %1 = sc.batch_matmul %c, %d : tensor<?x64x8192xf16>, tensor<?x8192x256xf16> -> tensor<?x64x256xf16>
+  // expected-remark @+1 {{GEMM schedule simple (pinned on the op)}}
+  %2 = sc.batch_matmul %c, %d {sc.gemm_schedule = "simple"} : tensor<?x64x8192xf16>, tensor<?x8192x256xf16> -> tensor<?x64x256xf16>
+  return %0, %1, %2 : tensor<?x64x256xf16>, tensor<?x64x256xf16>, tensor<?x64x256xf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @gather_add
+// CHECK: sc.gemm_schedule = "pingpong"
+func.func @gather_add(%w: tensor<64x8192xf16>, %e: tensor<?x8192x256xf16>,
+                      %u: tensor<?x64x256xf32>, %i: tensor<?xi32>) -> tensor<?x64x256xf16> {
+  // expected-remark @+1 {{GEMM schedule pingpong (the epilogue reads other tensors: ping-pong runs those loads under the other consumer's wgmma)}}
+  %c = sc.batch_matmul %w, %e epilogue_ins(%u, %i : tensor<?x64x256xf32>, tensor<?xi32>)
+      : tensor<64x8192xf16>, tensor<?x8192x256xf16> -> tensor<?x64x256xf16> {
+  ^bb0(%acc: f32, %b: index, %m: index, %n: index, %ut: tensor<?x64x256xf32>, %it: tensor<?xi32>):
+    %r = tensor.extract %it[%b] : tensor<?xi32>
+    %ri = arith.index_cast %r : i32 to index
+    %x = tensor.extract %ut[%ri, %m, %n] : tensor<?x64x256xf32>
+    %s = arith.addf %acc, %x : f32
+    %h = arith.truncf %s : f32 to f16
+    sc.yield %h : f16
+  }
+  return %c : tensor<?x64x256xf16>
+}
