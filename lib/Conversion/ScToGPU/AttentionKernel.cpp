@@ -819,52 +819,56 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                          out, b)
         .str();
   };
+  // $O prefixes the nine values a section defines (%bA ... %jobs): empty
+  // for the op alone, "t_" for the target section of a fused launch.
   std::string assign;
   if (mode == Mode::Pairs) {
     assign = R"mlir(
     %nB = memref.dim %idx, %c0 : memref<?xi32>
-    %bA = arith.muli %x, %c2 : index
-    %bB = arith.addi %bA, %c1 : index
-    %run = arith.cmpi ult, %bA, %nB : index
-    %hasB = arith.cmpi ult, %bB, %nB : index
-    %noB = arith.xori %hasB, %true : i1
-    %tileA = arith.addi %y, %c0 : index
-    %tileB = arith.addi %y, %c0 : index
-    %bAc = arith.select %run, %bA, %c0 : index
-    %bBc = arith.select %hasB, %bB, %bAc : index
+    %$ObA = arith.muli %x, %c2 : index
+    %$ObB = arith.addi %$ObA, %c1 : index
+    %$Orun = arith.cmpi ult, %$ObA, %nB : index
+    %hasB = arith.cmpi ult, %$ObB, %nB : index
+    %$OnoB = arith.xori %hasB, %true : i1
+    %$OtileA = arith.addi %y, %c0 : index
+    %$OtileB = arith.addi %y, %c0 : index
+    %bAc = arith.select %$Orun, %$ObA, %c0 : index
+    %bBc = arith.select %hasB, %$ObB, %bAc : index
 )mlir";
-    assign += userOf("%bAc", "%rA") + userOf("%bBc", "%rB");
+    assign += userOf("%bAc", "%$OrA") + userOf("%bBc", "%$OrB");
     assign += R"mlir(
-    %sameUser = arith.cmpi eq, %rA, %rB : index
-    %oneStream = arith.ori %sameUser, %noB : i1
-    %jobs = arith.select %oneStream, %c1, %c2 : index
+    %sameUser = arith.cmpi eq, %$OrA, %$OrB : index
+    %oneStream = arith.ori %sameUser, %$OnoB : i1
+    %$Ojobs = arith.select %oneStream, %c1, %c2 : index
 )mlir";
   } else if (mode == Mode::Split) {
-    assign = llvm::formatv(R"mlir(
-    %bA = arith.addi %x, %c0 : index
-    %bB = arith.addi %x, %c0 : index
-    %run = arith.constant true
-    %tileA = arith.muli %y, %c2 : index
-    %tileB = arith.addi %tileA, %c1 : index
-    %rowB = arith.muli %tileB, %c64 : index
+    assign = R"mlir(
+    %$ObA = arith.addi %x, %c0 : index
+    %$ObB = arith.addi %x, %c0 : index
+    %$Orun = arith.constant true
+    %$OtileA = arith.muli %y, %c2 : index
+    %$OtileB = arith.addi %$OtileA, %c1 : index
+    %rowB = arith.muli %$OtileB, %c64 : index
     %hasB = arith.cmpi ult, %rowB, %queryLen : index
-    %noB = arith.xori %hasB, %true : i1
-    %jobs = arith.addi %c1, %c0 : index
-)mlir")
-                 .str();
-    assign += userOf("%bA", "%rA") + "    %rB = arith.addi %rA, %c0 : index\n";
+    %$OnoB = arith.xori %hasB, %true : i1
+    %$Ojobs = arith.addi %c1, %c0 : index
+)mlir";
+    assign += userOf("%$ObA", "%$OrA") +
+              "    %$OrB = arith.addi %$OrA, %c0 : index\n";
   } else {
     assign = R"mlir(
-    %bA = arith.addi %x, %c0 : index
-    %bB = arith.addi %x, %c0 : index
-    %run = arith.constant true
-    %tileA = arith.addi %y, %c0 : index
-    %tileB = arith.addi %y, %c0 : index
-    %noB = arith.constant true
-    %jobs = arith.addi %c1, %c0 : index
+    %$ObA = arith.addi %x, %c0 : index
+    %$ObB = arith.addi %x, %c0 : index
+    %$Orun = arith.constant true
+    %$OtileA = arith.addi %y, %c0 : index
+    %$OtileB = arith.addi %y, %c0 : index
+    %$OnoB = arith.constant true
+    %$Ojobs = arith.addi %c1, %c0 : index
 )mlir";
-    assign += userOf("%bA", "%rA") + "    %rB = arith.addi %rA, %c0 : index\n";
+    assign += userOf("%$ObA", "%$OrA") +
+              "    %$OrB = arith.addi %$OrA, %c0 : index\n";
   }
+  assign = replaceAll(assign, {{"O", self ? "t_" : ""}});
   if (self) {
     // Target pairs at grid y = 0, self tiles at y >= 1 (user x: the runtime
     // checks that users <= candidates, so every user has a CTA column).
@@ -878,27 +882,6 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
     %sRowB = arith.muli %sTileB, %c64 : index
     %sHasB = arith.cmpi ult, %sRowB, %selfLen : index
     %sNoB = arith.xori %sHasB, %true : i1
-)mlir",
-                            selfLen)
-                  .str();
-    // Rename the target's values and select per section.
-    for (StringRef v : {"bA", "bB", "run", "tileA", "tileB", "noB", "rA", "rB",
-                        "jobs"}) {
-      std::string from = ("%" + v + " =").str();
-      std::string to = ("%t_" + v + " =").str();
-      size_t at = assign.find(from);
-      assign.replace(at, from.size(), to);
-      // Later uses of the target's value in its own assignment.
-      for (size_t use = assign.find("%" + v.str(), at + to.size());
-           use != std::string::npos && use < assign.find("%isSelf =");
-           use = assign.find("%" + v.str(), use + 1)) {
-        char next = assign[use + 1 + v.size()];
-        if (std::isalnum(static_cast<unsigned char>(next)) || next == '_')
-          continue;
-        assign.replace(use, v.size() + 1, "%t_" + v.str());
-      }
-    }
-    assign += R"mlir(
     %bA = arith.select %isSelf, %x, %t_bA : index
     %bB = arith.select %isSelf, %x, %t_bB : index
     %run = arith.select %isSelf, %sRun, %t_run : i1
@@ -908,7 +891,9 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
     %rA = arith.select %isSelf, %x, %t_rA : index
     %rB = arith.select %isSelf, %x, %t_rB : index
     %jobs = arith.select %isSelf, %c1, %t_jobs : index
-)mlir";
+)mlir",
+                            selfLen)
+                  .str();
   }
   pieces["ASSIGN"] = assign;
   pieces["SELF_SELECT"] =
