@@ -23,6 +23,12 @@ rm -rf "$ROOT/bench/artifacts"
 "$BIN/sparcast-aot" "$ROOT/examples/loglinear_attention.mlir" -o "$ROOT/bench/artifacts/loglinear_attention" --report
 # The same kernels with each GEMM schedule forced (the ones above use the
 # default, auto): the checks run them all and time them side by side.
+# Experimental: the default schedules with B shared by TMA multicast in CTA
+# pairs (not yet run on a GPU; the checks run and time them like the others).
+for model in examples/gemm.mlir bench/gemm_suite.mlir examples/lce.mlir bench/lce_odd.mlir; do
+  name="$(basename "$model" .mlir)"
+  "$BIN/sparcast-aot" "$ROOT/$model" -o "$ROOT/bench/artifacts/${name}_mc" --gemm-multicast 2>/dev/null >/dev/null
+done
 for schedule in simple cooperative pingpong; do
   for model in examples/gemm.mlir bench/gemm_suite.mlir examples/lce.mlir bench/lce_odd.mlir; do
     name="$(basename "$model" .mlir)"

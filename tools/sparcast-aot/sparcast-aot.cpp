@@ -41,6 +41,10 @@ static cl::opt<bool> fuseSelfAttention(
     "fuse-self-attention",
     cl::desc("Compute a self-attention over a target attention's keys and "
              "values in the same launch (experimental: not yet run on a GPU)"));
+static cl::opt<bool> gemmMulticast(
+    "gemm-multicast",
+    cl::desc("Warp-specialized GEMMs in CTA pairs sharing B by TMA multicast "
+             "(experimental: not yet run on a GPU)"));
 static cl::opt<bool> report("report",
                             cl::desc("Print what each step decided"));
 
@@ -63,6 +67,7 @@ int main(int argc, char **argv) {
   options.tileN = tileN;
   options.schedule = schedule;
   options.fuseSelfAttention = fuseSelfAttention;
+  options.gemmMulticast = gemmMulticast;
   options.modelName = llvm::sys::path::stem(inputFile).str();
   if (failed(sc::compileArtifact(*module, options, outDir,
                                  report ? &llvm::outs() : nullptr)))

@@ -27,6 +27,9 @@ struct AotOptions {
   /// values in the target's launch. Opt-in: compiled and checked by ptxas,
   /// not yet run on the GPU (2026-11-29).
   bool fuseSelfAttention = false;
+  /// Warp-specialized GEMMs in clusters of two CTAs sharing B by TMA
+  /// multicast (GemmKernelOptions::multicast). Experimental, opt-in.
+  bool gemmMulticast = false;
   /// Name used for the C header (<modelName>.h).
   std::string modelName = "model";
 };

@@ -306,8 +306,9 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
     std::string limitation = hopperPathLimitation(op, schedule);
     if (limitation.empty() &&
         (schedule == "cooperative" || schedule == "pingpong"))
-      return detail::buildWarpSpecializedGemmKernel(op, gpuModule, kernelName, binding,
-                               schedule == "pingpong");
+      return detail::buildWarpSpecializedGemmKernel(
+          op, gpuModule, kernelName, binding, schedule == "pingpong",
+          options.multicast);
     if (limitation.empty())
       return detail::buildSimpleGemmKernel(op, gpuModule, kernelName, binding,
                                            options);

@@ -64,10 +64,12 @@ FailureOr<KernelLaunch> buildSimpleGemmKernel(BatchMatmulOp op,
 
 /// Persistent, warp-specialized, cooperative or ping-pong
 /// (GemmWarpSpecializedKernel.cpp).
+/// With `multicast`, CTA pairs (clusters of 2) take pairs of M tiles and
+/// share each B k-tile by TMA multicast (experimental: not yet run on a GPU).
 FailureOr<KernelLaunch>
 buildWarpSpecializedGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
                                StringRef kernelName, const GemmBinding &binding,
-                               bool pingpong);
+                               bool pingpong, bool multicast);
 
 } // namespace mlir::sc::detail
 

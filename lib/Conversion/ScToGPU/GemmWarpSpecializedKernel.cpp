@@ -44,7 +44,7 @@ $TYPES
 
 gpu.module @scratch {
   gpu.func @$KERNEL(%tmaAp: !llvm.ptr, %tmaBp: !llvm.ptr, %C: $CTYPE$EPI_PARAMS, %tmaCp: !llvm.ptr) kernel
-      attributes {nvvm.maxntid = array<i32: 384, 1, 1>} {
+      attributes {nvvm.maxntid = array<i32: 384, 1, 1>$CLUSTER_ATTR} {
 $CASTS
     %tmaC = builtin.unrealized_conversion_cast %tmaCp : !llvm.ptr to !tmaC
     %c0 = arith.constant 0 : index
@@ -88,16 +88,17 @@ $CASTS
     %wg = arith.index_cast %wgU : i32 to index
     %cta = gpu.block_id x
     %ctas = gpu.grid_dim x
+$UNITS
     %batch = memref.dim %C, %c0 : $CTYPE
     %perBatch = arith.muli %cGN, %cGM : index
     %perGroup = arith.muli %cGroup, %cGN : index
     %numTiles = arith.muli %batch, %perBatch : index
     // Tiles of this CTA: cta, cta + ctas, ... below numTiles.
-    %left = arith.subi %numTiles, %cta : index
-    %leftP = arith.addi %left, %ctas : index
+    %left = arith.subi %numTiles, %unit : index
+    %leftP = arith.addi %left, %units : index
     %leftM = arith.subi %leftP, %c1 : index
-    %mineRaw = arith.divui %leftM, %ctas : index
-    %any = arith.cmpi ult, %cta, %numTiles : index
+    %mineRaw = arith.divui %leftM, %units : index
+    %any = arith.cmpi ult, %unit, %numTiles : index
     %mine = arith.select %any, %mineRaw, %c0 : index
     %smem = gpu.dynamic_shared_memory : !smem
     %base = memref.extract_aligned_pointer_as_index %smem : !smem -> index
@@ -123,7 +124,7 @@ $CASTS
       nvgpu.tma.prefetch.descriptor %tmaA : !tmaA
       nvgpu.tma.prefetch.descriptor %tmaB : !tmaB
     }
-    gpu.barrier
+$INIT_SYNC
     %isProducer = arith.cmpi eq, %wg, %c2 : index
     scf.if %isProducer {
       // The producer needs few registers: give them to the consumers.
@@ -184,6 +185,7 @@ $KTILE
             %jp = arith.subi %j, %c1 : index
             %sp = arith.remui %jp, %cS : index
             %tok = nvgpu.mbarrier.arrive %empty[%sp] : !bars -> !nvgpu.mbarrier.token
+$REMOTE_RELEASE_SP
           }
           %j1 = arith.addi %j, %c1 : index
           scf.yield %k_L, %k_R, %j1 : !accS, !accS, index
@@ -194,6 +196,7 @@ $ORDER_AFTER
         %sl = arith.remui %jl, %cS : index
         scf.if %laneZero {
           %tokl = nvgpu.mbarrier.arrive %empty[%sl] : !bars -> !nvgpu.mbarrier.token
+$REMOTE_RELEASE_SL
         }
 $EPILOGUE
       }
@@ -202,6 +205,7 @@ $EPILOGUE
         nvvm.cp.async.bulk.wait_group 0
       }
     }
+$EXIT_SYNC
     gpu.return
   }
 
@@ -246,8 +250,8 @@ constexpr const char *kPingPongArriveTemplate = R"mlir(
 // CTAs running at the same time share A rows and B columns in L2 (for
 // short N, as in the LCE, this is plain m-fastest order).
 constexpr const char *kWsDecodeTemplate = R"mlir(
-        %i_s = arith.muli %i, %ctas : index
-        %t = arith.addi %cta, %i_s : index
+        %i_s = arith.muli %i, %units : index
+        %t = arith.addi %unit, %i_s : index
         %b = arith.divui %t, %perBatch : index
         %tb = arith.remui %t, %perBatch : index
         %grp = arith.divui %tb, %perGroup : index
@@ -256,7 +260,7 @@ constexpr const char *kWsDecodeTemplate = R"mlir(
         %rowsLeft = arith.subi %cGM, %firstM : index
         %grpRows = arith.minui %rowsLeft, %cGroup : index
         %mOff = arith.remui %inGrp, %grpRows : index
-        %mb = arith.addi %firstM, %mOff : index
+$MB_OF_UNIT
         %nb = arith.divui %inGrp, %grpRows : index
         %n0 = arith.muli %nb, %cBN : index
         %m0 = arith.muli %mb, %cTileM : index
@@ -453,11 +457,49 @@ std::string tmaStoreEpilogueText(ArrayRef<std::string> accs, int64_t outBytes,
   }
   return text;
 }
+/// The loads of one k-tile with multicast: A (this CTA's rows) locally;
+/// of B's four 64-column chunks, this CTA loads chunks 2 r and 2 r + 1 and
+/// multicasts them to both CTAs of the cluster (mask 0b11), so each CTA's
+/// full barrier sees all of B (its expect_tx counts the whole slot).
+std::string multicastLoadText(bool kMajorB) {
+  std::string text = R"mlir(
+        %mc_s = arith.remui %j, %cS : index
+        %mc_k = arith.muli %kt, %c64 : index
+        %mc_aOff0 = arith.muli %mc_s, %tileBytesA : index
+        %mc_aOff = arith.addi %mc_aOff0, %pad : index
+        %mc_bOff0 = arith.muli %mc_s, %tileBytesB : index
+        %mc_bOff1 = arith.addi %mc_bOff0, %ringB : index
+        %mc_bOff = arith.addi %mc_bOff1, %pad : index
+        %mc_va = memref.view %smem[%mc_aOff][] : !smem to !tileA
+        nvgpu.mbarrier.arrive.expect_tx %full[%mc_s], %txBytes : !bars
+        nvgpu.tma.async.load %tmaA[%mc_k, %aRow$ACOORD], %full[%mc_s] to %mc_va : !tmaA, !bars -> !tileA
+        %mc_mask = arith.constant 3 : i16
+        %mc_r2 = arith.muli %rank, %c2 : index
+)mlir";
+  for (int jj = 0; jj < 2; ++jj)
+    text += llvm::formatv(R"mlir(
+        %mc_c{0}a = arith.constant {0} : index
+        %mc_c{0} = arith.addi %mc_r2, %mc_c{0}a : index
+        %mc_cb{0}a = arith.constant 8192 : index
+        %mc_cb{0} = arith.muli %mc_c{0}, %mc_cb{0}a : index
+        %mc_bo{0} = arith.addi %mc_bOff, %mc_cb{0} : index
+        %mc_cn{0} = arith.muli %mc_c{0}, %c64 : index
+        %mc_n{0} = arith.addi %n0, %mc_cn{0} : index
+        %mc_vb{0} = memref.view %smem[%mc_bo{0}][] : !smem to !tileB
+        nvgpu.tma.async.load %tmaB[{1}$BCOORD], %full[%mc_s] to %mc_vb{0} multicast_mask = %mc_mask : !tmaB, !bars -> !tileB
+)mlir",
+                          jj,
+                          kMajorB ? llvm::formatv("%mc_k, %mc_n{0}", jj).str()
+                                  : llvm::formatv("%mc_n{0}, %mc_k", jj).str())
+                .str();
+  return text;
+}
+
 } // namespace
 
 FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
     BatchMatmulOp op, gpu::GPUModuleOp gpuModule, StringRef kernelName,
-    const GemmBinding &binding, bool pingpong) {
+    const GemmBinding &binding, bool pingpong, bool multicast) {
   RankedTensorType lhsType = op.getLhs().getType();
   RankedTensorType rhsType = op.getRhs().getType();
   RankedTensorType resultType = op.getType();
@@ -501,7 +543,10 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   values["HALFELEMS"] = std::to_string(64 * 128);
   values["EOUT"] = std::to_string(128 / outBytes);
   values["GN"] = std::to_string(llvm::divideCeil(n, 256));
-  values["GM"] = std::to_string(llvm::divideCeil(m, tileM));
+  // With multicast, tiles are walked in pairs along M (one per CTA of the
+  // cluster): GM counts the pairs.
+  int64_t mTiles = llvm::divideCeil(m, tileM);
+  values["GM"] = std::to_string(multicast ? llvm::divideCeil(mTiles, 2) : mTiles);
   values["TILEM"] = std::to_string(tileM);
   values["ABYTES"] = std::to_string(tileBytesA);
   values["TX"] = std::to_string(slotBytes);
@@ -510,7 +555,9 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   values["FIRSTTILE"] = pingpong ? "arith.addi %wg, %c0 : index"
                                  : "arith.addi %c0, %c0 : index";
   // Lane 0 of each warp that reads a slot frees it.
-  values["RELEASES"] = pingpong ? "4" : "8";
+  // Lane 0 of each consumer warp that reads a slot frees it, in both CTAs
+  // of the cluster with multicast (the peer's loads write this slot too).
+  values["RELEASES"] = std::to_string((pingpong ? 4 : 8) * (multicast ? 2 : 1));
   values["KT"] = std::to_string(kTiles);
   values["S"] = std::to_string(stages);
   values["RINGB"] = std::to_string(stages * tileBytesA);
@@ -524,11 +571,56 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   values["ACOORD"] = lhsBatched ? ", %b" : "";
   epilogueText(op, values);
   llvm::StringMap<std::string> pieces;
-  pieces["DECODE"] = kWsDecodeTemplate;
   pieces["TYPES"] = kTmaTypesTemplate;
   pieces["CASTS"] = kTmaCastsTemplate;
   bool kMajorB = op.getTransposeRhs();
-  pieces["LOAD"] = loadText("ws", "j", "kt", "full", 256, kMajorB);
+  pieces["LOAD"] = multicast ? multicastLoadText(kMajorB)
+                             : loadText("ws", "j", "kt", "full", 256, kMajorB);
+  pieces["CLUSTER_ATTR"] =
+      multicast ? ", nvvm.cluster_dim = array<i32: 2, 1, 1>" : "";
+  pieces["UNITS"] =
+      multicast
+          ? "    // A cluster of two CTAs works on pairs of M tiles; CTA rank r\n"
+            "    // takes M tile 2 pair + r.\n"
+            "    %rank32 = nvvm.read.ptx.sreg.cluster.ctarank : i32\n"
+            "    %rank = arith.index_cast %rank32 : i32 to index\n"
+            "    %unit = arith.divui %cta, %c2 : index\n"
+            "    %units = arith.divui %ctas, %c2 : index\n"
+            "    %peer0 = arith.constant 1 : i32\n"
+            "    %peer = arith.subi %peer0, %rank32 : i32\n"
+          : "    %unit = arith.addi %cta, %c0 : index\n"
+            "    %units = arith.addi %ctas, %c0 : index\n";
+  pieces["DECODE"] = replaceAll(
+      kWsDecodeTemplate,
+      {{"MB_OF_UNIT",
+        multicast ? "        %mbPair = arith.addi %firstM, %mOff : index\n"
+                    "        %mbPair2 = arith.muli %mbPair, %c2 : index\n"
+                    "        %mb = arith.addi %mbPair2, %rank : index"
+                  : "        %mb = arith.addi %firstM, %mOff : index"}});
+  // Barriers initialized in one CTA are used by its peer: make the init
+  // visible cluster-wide before anyone arrives or loads.
+  pieces["INIT_SYNC"] =
+      multicast ? "    nvvm.fence.mbarrier.init\n"
+                  "    nvvm.cluster.arrive\n"
+                  "    nvvm.cluster.wait\n"
+                : "    gpu.barrier\n";
+  // No CTA leaves while its peer may still write into it or arrive on it.
+  pieces["EXIT_SYNC"] = multicast ? "    nvvm.cluster.arrive\n"
+                                    "    nvvm.cluster.wait\n"
+                                  : "";
+  auto remoteRelease = [&](StringRef slot) -> std::string {
+    if (!multicast)
+      return "";
+    return llvm::formatv(
+               "            %r_{0} = nvgpu.mbarrier.get %empty[{1}] : !bars -> i32\n"
+               "            nvvm.inline_ptx \"{{ .reg .b32 ra; mapa.shared::cluster.u32 ra, $0, $1; "
+               "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra]; }\" "
+               "ro(%r_{0}, %peer : i32, i32)\n",
+               slot.drop_front(), slot)
+        .str();
+  };
+  pieces["REMOTE_RELEASE_SP"] = remoteRelease("%sp");
+  pieces["REMOTE_RELEASE_SL"] = remoteRelease("%sl");
   pieces["KTILE_FIRST"] =
       consumerKTileText("k0", "%j0", "%accU", "%accU", /*first=*/true,
                         kMajorB, typeToString(elementType));
@@ -569,13 +661,16 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
           "warpgroup (TMA, 40 registers) + 2 consumer warpgroups (wgmma + "
           "epilogue, 232 registers), {6}, {7} stages, {8} k-tiles, one CTA "
           "per SM walking tiles in groups of {9} M tiles, {10} B shared "
-          "memory, epilogue {11} in registers, TMA stores",
+          "memory, epilogue {11} in registers, TMA stores{12}",
           kernelName, m, n, k, typeToString(elementType),
           pingpong ? "ping-pong" : "cooperative",
           pingpong ? "each consumer a 64x256x64 tile of its own"
                    : "both consumers on one 128x256x64 tile",
           stages, kTiles, groupM, sharedBytes,
-          op.hasEpilogue() ? "fused (region)" : "convert")
+          op.hasEpilogue() ? "fused (region)" : "convert",
+          multicast ? ", clusters of 2 CTAs on pairs of M tiles sharing B by "
+                      "TMA multicast (experimental)"
+                    : "")
           .str();
   return launch;
 }

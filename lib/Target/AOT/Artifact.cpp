@@ -388,6 +388,7 @@ LogicalResult EntryCompiler::visitMatmul(BatchMatmulOp op) {
   kernelOptions.chip = options.chip;
   kernelOptions.tileN = options.tileN;
   kernelOptions.schedule = options.schedule;
+  kernelOptions.multicast = options.gemmMulticast;
   FailureOr<KernelLaunch> launch = buildGemmKernel(
       op, gpuModule, nextKernelName("gemm"), binding, kernelOptions);
   if (failed(launch))

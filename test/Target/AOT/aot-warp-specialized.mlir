@@ -62,3 +62,18 @@
 // MANIFEST-NEXT: "B"
 // MANIFEST: "kind": "tma",
 // MANIFEST: "tensor": "result0"
+
+// RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/gemm.mlir -o %t --gemm-multicast --report | FileCheck %s --check-prefix=MC
+// RUN: FileCheck %s --check-prefix=MCPTX < %t/gemm_gather_add_kernels.ptx
+// Experimental multicast: clusters of two CTAs on pairs of M tiles; each
+// loads half of B and multicasts it to both; consumers free a slot in both
+// CTAs (mapa + remote arrive); cluster barriers after init and before exit.
+// MC: kernel gemm_gather_add_gemm0: {{.*}} ping-pong: {{.*}}, clusters of 2 CTAs on pairs of M tiles sharing B by TMA multicast (experimental)
+// MC: 0 bytes spill stores, 0 bytes spill loads
+// MCPTX: .reqnctapercluster 2, 1, 1
+// MCPTX-DAG: fence.mbarrier_init.release.cluster
+// MCPTX-DAG: barrier.cluster.arrive
+// MCPTX-DAG: barrier.cluster.wait
+// MCPTX-DAG: multicast::cluster
+// MCPTX-DAG: mapa.shared::cluster.u32
+// MCPTX-DAG: mbarrier.arrive.release.cluster.shared::cluster.b64

@@ -41,6 +41,10 @@ struct GemmKernelOptions {
   /// wgmma), cooperative otherwise (measured on the H200, 2026-11-29: see
   /// docs/performance.md).
   std::string schedule = "auto";
+  /// Warp-specialized schedules only: clusters of two CTAs share each B
+  /// k-tile by TMA multicast. Experimental (compiled and checked by ptxas,
+  /// not yet run on a GPU), off by default.
+  bool multicast = false;
 };
 
 /// A size in a launch description: a constant, or ceil(factor * symbol /
