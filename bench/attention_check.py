@@ -53,7 +53,6 @@ def main():
     suite = sparcast.load(os.path.join(args.artifacts, "attention_suite"))
     example = sparcast.load(os.path.join(args.artifacts, "target_attention"))
     loglinear = sparcast.load(os.path.join(args.artifacts, "loglinear_attention"))
-    fused = sparcast.load(os.path.join(args.artifacts, "self_target_attention"))
     results = dict(header, workload="target-attention, block-sparse-attention",
                    correctness=[], speed=[])
     f16, bf16 = torch.float16, torch.bfloat16
@@ -117,42 +116,6 @@ def main():
           [q, k, v, idx], ref, (B, 2, 64, 128), f16,
           lambda: F.scaled_dot_product_attention(q, k[idx.long()], v[idx.long()]))
 
-    print("== fused self + target attention (one launch, one K/V stream)")
-    for users, B, shuffle in ((5, 9, True), (3, 130, False), (1, 1, False)):
-        hq = uniform((users, 2, 1024, 128), f16, gen)
-        k = uniform((users, 2, 1024, 128), f16, gen)
-        v = uniform((users, 2, 1024, 128), f16, gen)
-        q = uniform((B, 2, 64, 128), f16, gen)
-        idx = make_index(users, B, gen, shuffle)
-        il = idx.long()
-        self_ref = F.scaled_dot_product_attention(hq.float(), k.float(), v.float())
-        target_ref = F.scaled_dot_product_attention(q.float(), k.float()[il], v.float()[il])
-        o_self = torch.full((users, 2, 1024, 128), float("nan"), dtype=f16, device="cuda")
-        o_target = torch.full((B, 2, 64, 128), float("nan"), dtype=f16, device="cuda")
-        fused.self_target_attention(hq, k, v, q, idx, out=[o_self, o_target])
-        torch.cuda.synchronize()
-        for part, out, ref, peer in (
-                ("self", o_self, self_ref, lambda: F.scaled_dot_product_attention(hq, k, v)),
-                ("target", o_target, target_ref, lambda: F.scaled_dot_product_attention(q, k[il], v[il]))):
-            err = rel_fro(out, ref)
-            peer_err = rel_fro(peer(), ref)
-            ok = bool(torch.isfinite(out).all().item()) and err <= TOLERANCE
-            name = "self_target_attention %s users=%d B=%d%s" % (part, users, B, " shuffled" if shuffle else "")
-            print("  %-58s rel_fro %.2e (torch SDPA in float16: %.2e) %s" % (name, err, peer_err,
-                                                                             "ok" if ok else "FAIL"), flush=True)
-            results["correctness"].append({"case": name, "rel_fro": err, "torch_same_dtype_rel_fro": peer_err,
-                                           "ok": ok})
-    # More users than candidates: refused with a message, nothing launched.
-    try:
-        fused.self_target_attention(uniform((4, 2, 1024, 128), f16, gen), uniform((4, 2, 1024, 128), f16, gen),
-                                    uniform((4, 2, 1024, 128), f16, gen), uniform((3, 2, 64, 128), f16, gen),
-                                    torch.tensor([0, 1, 2], dtype=torch.int32, device="cuda"))
-        results["correctness"].append({"case": "users > candidates refused", "ok": False})
-        print("  users > candidates: FAIL (no error)")
-    except sparcast.SparcastError as err:
-        results["correctness"].append({"case": "users > candidates refused", "ok": True, "message": str(err)})
-        print("  users > candidates refused: ok: %s" % err)
-
     print("== log-linear block-sparse attention (fp32 SDPA with the dense mask)")
     for N in (1024, 4096):
         for block in (64, 128):
@@ -213,26 +176,6 @@ def main():
     target_speed(1024, example.target_attention)
     for S in (512, 2048, 4096, 8192):
         target_speed(S, getattr(suite, "ta_speed_s%d" % S))
-
-    print("== speed: fused self + target attention (32 users, B_cand=2048, S=1024) vs our two kernels")
-    users, B = 32, 2048
-    idx = torch.clamp(torch.arange(B, device="cuda") * users // B, max=users - 1).to(torch.int32)
-    hq, k, v = (uniform((users, 2, 1024, 128), f16, gen) for _ in range(3))
-    q = uniform((B, 2, 64, 128), f16, gen)
-    o_self = torch.empty((users, 2, 1024, 128), dtype=f16, device="cuda")
-    o_target = torch.empty((B, 2, 64, 128), dtype=f16, device="cuda")
-    ms = compare_ms({
-        "fused": lambda: fused.self_target_attention(hq, k, v, q, idx, out=[o_self, o_target]),
-        "two_kernels": lambda: (suite.self_s1024(hq, k, v, out=[o_self]),
-                                example.target_attention(q, k, v, idx, out=[o_target])),
-        "sdpa_two_calls_prebroadcast": lambda: (F.scaled_dot_product_attention(hq, k, v),
-                                                F.scaled_dot_product_attention(q, k[idx.long()], v[idx.long()])),
-    }, rounds=5)
-    row = dict({"case": "fused self + target attention, 32 users, B=2048, S=1024"},
-               **{name + "_ms": t for name, t in ms.items()})
-    row["speedup_vs_two_kernels"] = ms["two_kernels"] / ms["fused"]
-    results["speed"].append(row)
-    print("  " + json.dumps(row), flush=True)
 
     print("== speed: log-linear attention, B=4, H=16, d=128, bf16")
     flex_inputs = None

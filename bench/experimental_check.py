@@ -1,0 +1,130 @@
+"""Experimental kernels on the GPU, in a process of their own (a hang or a
+fault here does not cost the main checks): TMA multicast GEMMs
+(sparcast-aot --gemm-multicast) and the fused self + target attention
+(--fuse-self-attention). Each is checked against an fp32 reference on fresh
+inputs, then timed against the default kernels in the same process.
+
+    python3 bench/experimental_check.py --artifacts bench/artifacts --out experimental.json
+"""
+
+import json
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sparcast  # noqa: E402
+from attention_check import make_index  # noqa: E402
+from gemm_check import TOLERANCE, check_tma_kernels, compare_ms, rel_fro, setup, uniform  # noqa: E402
+
+
+def main():
+    args, gen, header = setup()
+    results = dict(header, workload="experimental: gemm multicast, fused self+target attention",
+                   correctness=[], speed=[])
+    f16 = torch.float16
+    art = lambda name: sparcast.load(os.path.join(args.artifacts, name))
+
+    print("== GEMM with B shared by TMA multicast in CTA pairs (fp32 reference)", flush=True)
+    check_tma_kernels("[multicast] ", art("gemm_suite_mc"), art("gemm_mc"), gen, results["correctness"])
+    lce, lce_mc = art("lce").lce, art("lce_mc").lce
+    B, users, ku, kc = 1024, 15, 1178, 866
+    w = uniform((433, ku + kc), f16, gen)
+    e_user = uniform((users, ku, 256), f16, gen)
+    e_cand = uniform((B, kc, 256), f16, gen)
+    idx = make_index(users, B, gen, True)
+    ref = torch.matmul(w.float(), torch.cat([e_user.float()[idx.long()], e_cand.float()], 1))
+    out = torch.full((B, 433, 256), float("nan"), dtype=f16, device="cuda")
+    lce_mc(w, e_user, e_cand, idx, out=[out])
+    torch.cuda.synchronize()
+    err = rel_fro(out, ref)
+    ok = bool(torch.isfinite(out).all().item()) and err <= TOLERANCE
+    print("  [multicast] lce B=1024 users=15 shuffled rel_fro %.2e %s" % (err, "ok" if ok else "FAIL"), flush=True)
+    results["correctness"].append({"case": "[multicast] lce", "rel_fro": err, "ok": ok})
+    ms = compare_ms({"default": lambda: lce(w, e_user, e_cand, idx, out=[out]),
+                     "multicast": lambda: lce_mc(w, e_user, e_cand, idx, out=[out])})
+    row = {"case": "LCE reference shapes", "default_ms": ms["default"], "multicast_ms": ms["multicast"],
+           "speedup": ms["default"] / ms["multicast"]}
+    results["speed"].append(row)
+    print("  " + json.dumps(row), flush=True)
+    suite, suite_mc = art("gemm_suite"), art("gemm_suite_mc")
+    a = uniform((8192, 8192), torch.bfloat16, gen)
+    b = uniform((1, 8192, 8192), torch.bfloat16, gen)
+    o = torch.empty((1, 8192, 8192), dtype=torch.bfloat16, device="cuda")
+    ms = compare_ms({"default": lambda: suite.square_bf16(a, b, out=[o]),
+                     "multicast": lambda: suite_mc.square_bf16(a, b, out=[o]),
+                     "cublas": lambda: torch.matmul(a, b[0])})
+    row = dict({"case": "bf16 8192^3"}, **{k + "_ms": v for k, v in ms.items()})
+    results["speed"].append(row)
+    print("  " + json.dumps(row), flush=True)
+
+    fused = art("self_target_attention")
+    suite = art("attention_suite")
+    example = art("target_attention")
+    print("== fused self + target attention (one launch, one K/V stream)")
+    for users, B, shuffle in ((5, 9, True), (3, 130, False), (1, 1, False)):
+        hq = uniform((users, 2, 1024, 128), f16, gen)
+        k = uniform((users, 2, 1024, 128), f16, gen)
+        v = uniform((users, 2, 1024, 128), f16, gen)
+        q = uniform((B, 2, 64, 128), f16, gen)
+        idx = make_index(users, B, gen, shuffle)
+        il = idx.long()
+        self_ref = F.scaled_dot_product_attention(hq.float(), k.float(), v.float())
+        target_ref = F.scaled_dot_product_attention(q.float(), k.float()[il], v.float()[il])
+        o_self = torch.full((users, 2, 1024, 128), float("nan"), dtype=f16, device="cuda")
+        o_target = torch.full((B, 2, 64, 128), float("nan"), dtype=f16, device="cuda")
+        fused.self_target_attention(hq, k, v, q, idx, out=[o_self, o_target])
+        torch.cuda.synchronize()
+        for part, out, ref, peer in (
+                ("self", o_self, self_ref, lambda: F.scaled_dot_product_attention(hq, k, v)),
+                ("target", o_target, target_ref, lambda: F.scaled_dot_product_attention(q, k[il], v[il]))):
+            err = rel_fro(out, ref)
+            peer_err = rel_fro(peer(), ref)
+            ok = bool(torch.isfinite(out).all().item()) and err <= TOLERANCE
+            name = "self_target_attention %s users=%d B=%d%s" % (part, users, B, " shuffled" if shuffle else "")
+            print("  %-58s rel_fro %.2e (torch SDPA in float16: %.2e) %s" % (name, err, peer_err,
+                                                                             "ok" if ok else "FAIL"), flush=True)
+            results["correctness"].append({"case": name, "rel_fro": err, "torch_same_dtype_rel_fro": peer_err,
+                                           "ok": ok})
+    # More users than candidates: refused with a message, nothing launched.
+    try:
+        fused.self_target_attention(uniform((4, 2, 1024, 128), f16, gen), uniform((4, 2, 1024, 128), f16, gen),
+                                    uniform((4, 2, 1024, 128), f16, gen), uniform((3, 2, 64, 128), f16, gen),
+                                    torch.tensor([0, 1, 2], dtype=torch.int32, device="cuda"))
+        results["correctness"].append({"case": "users > candidates refused", "ok": False})
+        print("  users > candidates: FAIL (no error)")
+    except sparcast.SparcastError as err:
+        results["correctness"].append({"case": "users > candidates refused", "ok": True, "message": str(err)})
+        print("  users > candidates refused: ok: %s" % err)
+
+    print("== speed: fused self + target attention (32 users, B_cand=2048, S=1024) vs our two kernels")
+    users, B = 32, 2048
+    idx = torch.clamp(torch.arange(B, device="cuda") * users // B, max=users - 1).to(torch.int32)
+    hq, k, v = (uniform((users, 2, 1024, 128), f16, gen) for _ in range(3))
+    q = uniform((B, 2, 64, 128), f16, gen)
+    o_self = torch.empty((users, 2, 1024, 128), dtype=f16, device="cuda")
+    o_target = torch.empty((B, 2, 64, 128), dtype=f16, device="cuda")
+    ms = compare_ms({
+        "fused": lambda: fused.self_target_attention(hq, k, v, q, idx, out=[o_self, o_target]),
+        "two_kernels": lambda: (suite.self_s1024(hq, k, v, out=[o_self]),
+                                example.target_attention(q, k, v, idx, out=[o_target])),
+        "sdpa_two_calls_prebroadcast": lambda: (F.scaled_dot_product_attention(hq, k, v),
+                                                F.scaled_dot_product_attention(q, k[idx.long()], v[idx.long()])),
+    }, rounds=5)
+    row = dict({"case": "fused self + target attention, 32 users, B=2048, S=1024"},
+               **{name + "_ms": t for name, t in ms.items()})
+    row["speedup_vs_two_kernels"] = ms["two_kernels"] / ms["fused"]
+    results["speed"].append(row)
+    print("  " + json.dumps(row), flush=True)
+
+    results["all_correct"] = all(c["ok"] for c in results["correctness"])
+    with open(args.out, "w") as f:
+        json.dump(results, f, indent=2)
+    print("correct: %s" % results["all_correct"])
+
+
+if __name__ == "__main__":
+    main()
