@@ -1,4 +1,6 @@
 // RUN: sparcast-opt %s -split-input-file -sc-test-attention-kernel -verify-diagnostics | FileCheck %s
+// RUN: not sparcast-opt %s -split-input-file -sc-test-attention-kernel=chip=sm_80 2>&1 | FileCheck %s --check-prefix=SM80
+// SM80: error: the attention kernel needs sm_90a (TMA and wgmma), got sm_80
 
 // Target attention, n_seed = 64: CTA x takes candidates 2x and 2x + 1 (two
 // consumer warpgroups and a producer: 384 threads), keys/values at
