@@ -36,7 +36,11 @@
 using namespace mlir;
 using namespace mlir::sc;
 using mlir::sc::detail::replaceAll;
+using mlir::sc::detail::f32StructType;
+using mlir::sc::detail::swizzledPairIndexText;
 using mlir::sc::detail::typeToString;
+using mlir::sc::detail::wgmmaDescriptorConstantsText;
+using mlir::sc::detail::wgmmaDescriptorText;
 
 namespace {
 
@@ -94,10 +98,7 @@ $SELF_SELECT
     %ticks = arith.constant 10000000 : index
     %false = arith.constant false
     %true = arith.constant true
-    %descBits = arith.constant 4611686293338849280 : i64
-    %descAddrMask = arith.constant 262143 : i64
-    %c4i64 = arith.constant 4 : i64
-    %tid = gpu.thread_id x
+$DESC_CONSTANTS    %tid = gpu.thread_id x
     // Role from lane 0 (a shuffle), so ptxas sees it warp-uniform:
     // consumers 0 .. W-1, then the producer, a warpgroup each (ptxas
     // budgets registers per warpgroup anyway).
@@ -193,17 +194,7 @@ $CONSUMER_REGS
       %qBytesT = arith.muli %q2, %eltBytes : index
       %qChunk = arith.divui %qBytesT, %c16 : index
       %qWithin = arith.remui %qBytesT, %c16 : index
-      %qOff64 = arith.index_cast %qOff : index to i64
-      %qAbs = arith.addi %smemBase, %qOff64 : i64
-      %qMasked = arith.andi %qAbs, %descAddrMask : i64
-      %qEnc = arith.shrui %qMasked, %c4i64 : i64
-      %qDesc = arith.ori %qEnc, %descBits : i64
-      %stageAt64 = arith.index_cast %stageAt : index to i64
-      %pAbs = arith.addi %smemBase, %stageAt64 : i64
-      %pMasked = arith.andi %pAbs, %descAddrMask : i64
-      %pEnc = arith.shrui %pMasked, %c4i64 : i64
-      %pDesc = arith.ori %pEnc, %descBits : i64
-      %scale2 = arith.constant $SCALE2 : f32
+$DESC_QP      %scale2 = arith.constant $SCALE2 : f32
       %negInf = arith.constant 0xFF800000 : f32
       %mInit = arith.constant -1.0e30 : f32
       %zeroF = arith.constant 0.0 : f32
@@ -236,17 +227,7 @@ $KEY_BLOCK_OF_T
             %kOff0 = arith.addi %pad, %ringOff : index
             %kOff = arith.addi %kOff0, %slotOff : index
             %vOff = arith.addi %kOff, %kBytes : index
-            %kOff64 = arith.index_cast %kOff : index to i64
-            %kAbs = arith.addi %smemBase, %kOff64 : i64
-            %kMasked = arith.andi %kAbs, %descAddrMask : i64
-            %kEnc = arith.shrui %kMasked, %c4i64 : i64
-            %kDesc = arith.ori %kEnc, %descBits : i64
-            %vOff64 = arith.index_cast %vOff : index to i64
-            %vAbs = arith.addi %smemBase, %vOff64 : i64
-            %vMasked = arith.andi %vAbs, %descAddrMask : i64
-            %vEnc = arith.shrui %vMasked, %c4i64 : i64
-            %vDesc = arith.ori %vEnc, %descBits : i64
-            // S = Q K^T.
+$DESC_KV            // S = Q K^T.
             %sU = llvm.mlir.undef : !accS
             nvvm.wgmma.fence.aligned
 $QK
@@ -341,12 +322,6 @@ std::string loadKeyValueText(StringRef p, StringRef t, int64_t dChunks,
   return text;
 }
 
-std::string structOf(int64_t n) {
-  std::string s = "!llvm.struct<(";
-  for (int64_t i = 0; i < n; ++i)
-    s += i ? ", f32" : "f32";
-  return s + ")>";
-}
 
 /// wgmma of S = Q K^T: head dim in 64-column chunks, 4 k16 steps each; the
 /// first step ignores the (undefined) accumulator.
@@ -398,30 +373,6 @@ std::string pvText(int64_t dChunks, int64_t blockN, int64_t headDim,
     acc = out;
   }
   return text;
-}
-
-/// Byte offset, in a staging tile of 64-column chunks (64 rows x 128 bytes,
-/// 128B swizzle), of the element pair at row %rb<row> (as bytes) and
-/// column 8 * group + 2 (lane % 4): defines %<p>_i (element index).
-std::string swizzledPairIndex(StringRef p, int64_t group, int row,
-                              int64_t eltBytes) {
-  int64_t colsPerChunk = 128 / eltBytes;
-  int64_t col = 8 * group;
-  int64_t chunk = col / colsPerChunk;
-  int64_t base16 = (col % colsPerChunk) * eltBytes / 16;
-  return llvm::formatv(R"mlir(
-      %{0}_cb = arith.constant {1} : index
-      %{0}_c = arith.addi %qChunk, %{0}_cb : index
-      %{0}_sw = arith.xori %{0}_c, %quad : index
-      %{0}_swb = arith.muli %{0}_sw, %c16 : index
-      %{0}_bo = arith.constant {2} : index
-      %{0}_o1 = arith.addi %rb{3}, %{0}_bo : index
-      %{0}_o2 = arith.addi %{0}_o1, %{0}_swb : index
-      %{0}_o3 = arith.addi %{0}_o2, %qWithin : index
-      %{0}_i = arith.divui %{0}_o3, %eltBytes : index
-)mlir",
-                       p, base16, chunk * 8192, row)
-      .str();
 }
 
 /// Online softmax of the S registers (BN / 2 per thread), the rescale of O
@@ -503,7 +454,7 @@ std::string softmaxText(int64_t blockN, int64_t headDim, int64_t keyLen,
     sum = out;
     if (i % 2 == 1) {
       std::string pp = llvm::formatv("pp{0}", i).str();
-      text += swizzledPairIndex(pp, i / 4, row, eltBytes);
+      text += swizzledPairIndexText(pp, "", 8 * (i / 4), row, eltBytes);
       text += llvm::formatv(R"mlir(
       %{0}_a = arith.truncf %p{1} : f32 to {3}
       %{0}_b = arith.truncf %p{2} : f32 to {3}
@@ -572,7 +523,7 @@ std::string finishText(int64_t headDim, StringRef type, int64_t eltBytes) {
 )mlir",
                           i, i - 1, row, type)
                 .str();
-    text += swizzledPairIndex(p, i / 4, row, eltBytes);
+    text += swizzledPairIndexText(p, "", 8 * (i / 4), row, eltBytes);
     text += llvm::formatv(
                 "    vector.store %fv{0}, %stage[%{1}_i] : !stage, vector<2x{2}>\n",
                 i, p, type)
@@ -797,13 +748,18 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   values["STAGE0"] = std::to_string(stage0);
   values["STAGEBYTES"] = std::to_string(stageBytes);
   values["STAGEELEMS"] = std::to_string(stageBytes / eltBytes);
-  values["ACCS"] = structOf(blockN / 2);
-  values["ACCO"] = structOf(headDim / 2);
+  values["ACCS"] = f32StructType(blockN / 2);
+  values["ACCO"] = f32StructType(headDim / 2);
   values["SCALE2"] = llvm::formatv("{0:e}", scale2).str();
   values["INDEX_PARAM"] = indexed ? ", %idx: memref<?xi32>" : "";
 
   llvm::StringMap<std::string> pieces;
   pieces["GLOBALS"] = globals;
+  pieces["DESC_CONSTANTS"] = wgmmaDescriptorConstantsText();
+  pieces["DESC_QP"] =
+      wgmmaDescriptorText("qDesc", "qOff") + wgmmaDescriptorText("pDesc", "stageAt");
+  pieces["DESC_KV"] =
+      wgmmaDescriptorText("kDesc", "kOff") + wgmmaDescriptorText("vDesc", "vOff");
   pieces["BLOCKS"] = blocks;
   // What the CTA computes: consumer 0 (1) takes batch element %bA (%bB),
   // query tile %tileA (%tileB), reading keys of request %rA (%rB); %jobs

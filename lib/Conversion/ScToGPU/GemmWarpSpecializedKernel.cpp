@@ -107,14 +107,8 @@ $UNITS
     %pad = arith.remui %pad0, %c1024 : index
     %full = nvgpu.mbarrier.create -> !bars
     %empty = nvgpu.mbarrier.create -> !bars
-    // wgmma shared-memory descriptors: (address >> 4) in bits 0-13 over
-    // fixed bits for the 128B swizzle: leading byte offset 8192 (between
-    // 64-column chunks of an MN-major tile), stride byte offset 1024 (between
-    // 8-row groups), swizzle mode 1 (128B) in bits 62-63.
-    %descBits = arith.constant 4611686293338849280 : i64
-    %descAddrMask = arith.constant 262143 : i64
-    %c4i64 = arith.constant 4 : i64
-    %smemBase = arith.index_cast %base : index to i64
+    // Constants of the wgmma descriptors (wgmmaDescriptorConstantsText).
+$DESC_CONSTANTS    %smemBase = arith.index_cast %base : index to i64
     %first = arith.cmpi eq, %tid, %c0 : index
     scf.if %first {
       scf.for %s = %c0 to %cS step %c1 {
@@ -299,17 +293,9 @@ std::string consumerKTileText(StringRef p, StringRef j, StringRef accL,
           %$P_bROff = arith.addi %$P_bLOff, %c16384 : index
 )mlir",
                                 {{"P", p.str()}, {"J", j.str()}});
-  for (StringRef name : {"a", "bL", "bR"}) {
-    text += llvm::formatv(R"mlir(
-          %{0}_{1}Off64 = arith.index_cast %{0}_{1}Off : index to i64
-          %{0}_{1}Addr = arith.addi %smemBase, %{0}_{1}Off64 : i64
-          %{0}_{1}Masked = arith.andi %{0}_{1}Addr, %descAddrMask : i64
-          %{0}_{1}Enc = arith.shrui %{0}_{1}Masked, %c4i64 : i64
-          %{0}_{1}Desc = arith.ori %{0}_{1}Enc, %descBits : i64
-)mlir",
-                          p, name)
-                .str();
-  }
+  for (StringRef name : {"a", "bL", "bR"})
+    text += wgmmaDescriptorText((p + "_" + name + "Desc").str(),
+                                (p + "_" + name + "Off").str());
   text += "          nvvm.wgmma.fence.aligned\n";
   int64_t bStep = kMajorB ? 2 : 128;
   for (auto [half, accIn] : {std::pair<StringRef, StringRef>{"L", accL},
@@ -362,7 +348,7 @@ std::string tmaStoreEpilogueText(ArrayRef<std::string> accs, int64_t outBytes,
         %se_c4 = arith.constant 4 : index
         %se_c16 = arith.constant 16 : index
         %se_c32 = arith.constant 32 : index
-        %se_bytes = arith.constant {0} : index
+        %se_eltBytes = arith.constant {0} : index
         %se_warp = arith.divui %inWg, %se_c32 : index
         %se_lane = arith.remui %tid, %se_c32 : index
         %se_quad = arith.divui %se_lane, %se_c4 : index
@@ -381,7 +367,7 @@ std::string tmaStoreEpilogueText(ArrayRef<std::string> accs, int64_t outBytes,
         %se_rb8 = arith.muli %se_rowRel8, %c128 : index
         %se_q2 = arith.muli %se_q, %c2 : index
         %se_col = arith.addi %n0, %se_q2 : index
-        %se_qBytes = arith.muli %se_q2, %se_bytes : index
+        %se_qBytes = arith.muli %se_q2, %se_eltBytes : index
         %se_qChunk = arith.divui %se_qBytes, %se_c16 : index
         %se_qWithin = arith.remui %se_qBytes, %se_c16 : index
         %se_zero = arith.constant 0.0 : $OUT
@@ -398,8 +384,6 @@ std::string tmaStoreEpilogueText(ArrayRef<std::string> accs, int64_t outBytes,
                 .str();
     for (int64_t p = 0; p < 32; ++p) {
       int64_t colInHalf = 8 * (p / 2);
-      int64_t box = colInHalf / boxCols;
-      int64_t chunkBase = (colInHalf % boxCols) * outBytes / 16;
       int row = 8 * (p % 2);
       text += llvm::formatv(R"mlir(
         %se_xa{0}_{1} = llvm.extractvalue {3}[{2}] : !accS
@@ -417,19 +401,15 @@ std::string tmaStoreEpilogueText(ArrayRef<std::string> accs, int64_t outBytes,
           scf.yield %se_zero, %se_zero : $OUT, $OUT
         }
         %se_v{0}_{1} = vector.from_elements %se_ya{0}_{1}, %se_yb{0}_{1} : vector<2x$OUT>
-        %se_cb{0}_{1} = arith.constant {7} : index
-        %se_c{0}_{1} = arith.addi %se_qChunk, %se_cb{0}_{1} : index
-        %se_sw{0}_{1} = arith.xori %se_c{0}_{1}, %se_quad : index
-        %se_swb{0}_{1} = arith.muli %se_sw{0}_{1}, %se_c16 : index
-        %se_bo{0}_{1} = arith.constant {8} : index
-        %se_o1{0}_{1} = arith.addi %se_rb{6}, %se_bo{0}_{1} : index
-        %se_o2{0}_{1} = arith.addi %se_o1{0}_{1}, %se_swb{0}_{1} : index
-        %se_o3{0}_{1} = arith.addi %se_o2{0}_{1}, %se_qWithin : index
-        %se_i{0}_{1} = arith.divui %se_o3{0}_{1}, %se_bytes : index
-        vector.store %se_v{0}_{1}, %stage[%se_i{0}_{1}] : !stageC, vector<2x$OUT>
 )mlir",
                             h, p, 2 * p, acc, 2 * p + 1,
-                            128 * h + colInHalf, row, chunkBase, box * 8192)
+                            128 * h + colInHalf, row)
+                  .str();
+      std::string pair = llvm::formatv("se_p{0}_{1}", h, p).str();
+      text += swizzledPairIndexText(pair, "se_", colInHalf, row, outBytes);
+      text += llvm::formatv("        vector.store %se_v{0}_{1}, %stage[%{2}_i] : "
+                            "!stageC, vector<2x$OUT>\n",
+                            h, p, pair)
                   .str();
     }
     // Every thread's writes are visible to the TMA (async) proxy before
@@ -535,10 +515,7 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   values["ACCM"] = "64";
   values["BN"] = "128";
   values["GROUP"] = std::to_string(groupM);
-  std::string accStruct = "!llvm.struct<(";
-  for (int i = 0; i < 64; ++i)
-    accStruct += i ? ", f32" : "f32";
-  values["ACCSTRUCT"] = accStruct + ")>";
+  values["ACCSTRUCT"] = f32StructType(64);
   values["HALFBYTES"] = std::to_string(halfBytes);
   values["HALFELEMS"] = std::to_string(64 * 128);
   values["EOUT"] = std::to_string(128 / outBytes);
@@ -621,6 +598,7 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   };
   pieces["REMOTE_RELEASE_SP"] = remoteRelease("%sp");
   pieces["REMOTE_RELEASE_SL"] = remoteRelease("%sl");
+  pieces["DESC_CONSTANTS"] = wgmmaDescriptorConstantsText();
   pieces["KTILE_FIRST"] =
       consumerKTileText("k0", "%j0", "%accU", "%accU", /*first=*/true,
                         kMajorB, typeToString(elementType));

@@ -2,6 +2,8 @@
 
 #include "TemplateUtils.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -50,4 +52,53 @@ void mlir::sc::detail::moveKernels(gpu::GPUModuleOp from,
                                    gpu::GPUModuleOp to) {
   for (Operation &op : llvm::make_early_inc_range(*from.getBody()))
     op.moveBefore(to.getBody(), to.getBody()->end());
+}
+
+std::string mlir::sc::detail::f32StructType(int64_t n) {
+  std::string s = "!llvm.struct<(";
+  for (int64_t i = 0; i < n; ++i)
+    s += i ? ", f32" : "f32";
+  return s + ")>";
+}
+
+std::string mlir::sc::detail::wgmmaDescriptorConstantsText() {
+  return R"mlir(
+    %descBits = arith.constant 4611686293338849280 : i64
+    %descAddrMask = arith.constant 262143 : i64
+    %c4i64 = arith.constant 4 : i64
+)mlir";
+}
+
+std::string mlir::sc::detail::wgmmaDescriptorText(StringRef desc,
+                                                  StringRef offset) {
+  return llvm::formatv(R"mlir(
+          %{0}_off64 = arith.index_cast %{1} : index to i64
+          %{0}_abs = arith.addi %smemBase, %{0}_off64 : i64
+          %{0}_masked = arith.andi %{0}_abs, %descAddrMask : i64
+          %{0}_enc = arith.shrui %{0}_masked, %c4i64 : i64
+          %{0} = arith.ori %{0}_enc, %descBits : i64
+)mlir",
+                       desc, offset)
+      .str();
+}
+
+std::string mlir::sc::detail::swizzledPairIndexText(StringRef p, StringRef t,
+                                                    int64_t col, int row,
+                                                    int64_t eltBytes) {
+  int64_t colsPerBox = 128 / eltBytes;
+  int64_t box = col / colsPerBox;
+  int64_t chunkBase = (col % colsPerBox) * eltBytes / 16;
+  return llvm::formatv(R"mlir(
+        %{0}_cb = arith.constant {2} : index
+        %{0}_c = arith.addi %{1}qChunk, %{0}_cb : index
+        %{0}_sw = arith.xori %{0}_c, %{1}quad : index
+        %{0}_swb = arith.muli %{0}_sw, %{1}c16 : index
+        %{0}_bo = arith.constant {3} : index
+        %{0}_o1 = arith.addi %{1}rb{4}, %{0}_bo : index
+        %{0}_o2 = arith.addi %{0}_o1, %{0}_swb : index
+        %{0}_o3 = arith.addi %{0}_o2, %{1}qWithin : index
+        %{0}_i = arith.divui %{0}_o3, %{1}eltBytes : index
+)mlir",
+                       p, t, chunkBase, box * 8192, row)
+      .str();
 }

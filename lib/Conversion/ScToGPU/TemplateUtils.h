@@ -34,6 +34,31 @@ gpu::GPUModuleOp templateModule(ModuleOp parsed);
 /// Moves everything in `from` to the end of `to`.
 void moveKernels(gpu::GPUModuleOp from, gpu::GPUModuleOp to);
 
+// Pieces of the wgmma kernels (warp-specialized GEMM, attention).
+
+/// `!llvm.struct<(f32, ...)>` of `n` members: a wgmma f32 accumulator.
+std::string f32StructType(int64_t n);
+
+/// Defines %descBits, %descAddrMask and %c4i64, which wgmmaDescriptorText
+/// uses: the fixed bits of a 128B-swizzled descriptor (leading byte offset
+/// 8192 between 64-column chunks of an MN-major tile, stride byte offset
+/// 1024 between 8-row groups, swizzle mode 1 in bits 62-63).
+std::string wgmmaDescriptorConstantsText();
+
+/// Defines %<desc> (i64), the wgmma shared-memory descriptor of the tile at
+/// byte offset %<offset> (index) from %smemBase (i64): (address >> 4) in
+/// bits 0-13 over %descBits. Intermediate names are prefixed by <desc>.
+std::string wgmmaDescriptorText(StringRef desc, StringRef offset);
+
+/// Defines %<p>_i, the element index in a staging tile of 64-row boxes of
+/// 128 bytes (128B swizzle, 8 KB apart) of the element pair at byte row
+/// %<t>rb<row> and column `col` + 2 (lane % 4). Reads the thread's values
+/// %<t>qChunk and %<t>qWithin (its 16-byte chunk within a group of 8
+/// columns and the offset inside it), %<t>quad (lane / 4, its row % 8),
+/// %<t>c16 and %<t>eltBytes.
+std::string swizzledPairIndexText(StringRef p, StringRef t, int64_t col,
+                                  int row, int64_t eltBytes);
+
 } // namespace mlir::sc::detail
 
 #endif // SPARCAST_LIB_CONVERSION_SCTOGPU_TEMPLATEUTILS_H
