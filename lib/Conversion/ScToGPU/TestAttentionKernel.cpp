@@ -2,6 +2,7 @@
 
 #include "sparcast/Conversion/Passes.h"
 #include "sparcast/Conversion/ScToGPU/AttentionKernel.h"
+#include "TestKernelPass.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -18,42 +19,23 @@ struct ScTestAttentionKernelPass
     : sc::impl::ScTestAttentionKernelPassBase<ScTestAttentionKernelPass> {
   using Base::Base;
   void runOnOperation() final {
-    ModuleOp module = getOperation();
-    // Collect first: kernels are appended to the module being walked.
-    SmallVector<std::pair<func::FuncOp, SmallVector<AttentionOp>>> work;
-    for (auto func : module.getOps<func::FuncOp>()) {
-      SmallVector<AttentionOp> ops;
-      func.walk([&](AttentionOp op) { ops.push_back(op); });
-      if (!ops.empty())
-        work.push_back({func, ops});
-    }
-    OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
-    for (auto &[func, ops] : work) {
-      auto gpuModule = gpu::GPUModuleOp::create(
-          builder, func.getLoc(), (func.getSymName() + "_kernels").str());
-      for (auto [i, op] : llvm::enumerate(ops)) {
-        auto nameOf = [&](Value v) -> std::string {
-          if (auto arg = dyn_cast_if_present<BlockArgument>(v))
-            return llvm::formatv("arg{0}", arg.getArgNumber()).str();
-          return "value";
-        };
-        AttentionBinding binding;
-        binding.query = nameOf(op.getQuery());
-        binding.key = nameOf(op.getKey());
-        binding.value = nameOf(op.getValue());
-        binding.index = op.getIndex() ? nameOf(op.getIndex()) : "";
-        binding.result = "result";
-        binding.batchSymbol = "B";
-        binding.keyBatchSymbol = "U";
-        binding.queryLenSymbol = "L";
-        binding.keyLenSymbol = "S";
-        std::string name =
-            llvm::formatv("{0}_attention{1}", func.getSymName(), i);
-        if (failed(buildAttentionKernel(op, gpuModule, name, binding, chip)))
-          return signalPassFailure();
-        op->setAttr("sc.kernel", builder.getStringAttr(name));
-      }
-    }
+    auto build = [&](AttentionOp op, gpu::GPUModuleOp gpuModule,
+                     StringRef name) -> LogicalResult {
+      AttentionBinding binding;
+      binding.query = sc::detail::testOperandName(op.getQuery());
+      binding.key = sc::detail::testOperandName(op.getKey());
+      binding.value = sc::detail::testOperandName(op.getValue());
+      binding.index = op.getIndex() ? sc::detail::testOperandName(op.getIndex()) : "";
+      binding.result = "result";
+      binding.batchSymbol = "B";
+      binding.keyBatchSymbol = "U";
+      binding.queryLenSymbol = "L";
+      binding.keyLenSymbol = "S";
+      return buildAttentionKernel(op, gpuModule, name, binding, chip);
+    };
+    if (failed(sc::detail::buildTestKernels<AttentionOp>(getOperation(),
+                                                     "attention", build)))
+      signalPassFailure();
   }
 };
 } // namespace
