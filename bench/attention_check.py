@@ -18,15 +18,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sparcast  # noqa: E402
 from gemm_check import TOLERANCE, compare_ms, rel_fro, setup, uniform  # noqa: E402
-
-
-def make_index(users, B, gen, shuffle):
-    """Every user gets >= 1 candidate, the rest at random (uneven)."""
-    extra = torch.randint(0, users, (B - users,), generator=gen, device="cuda")
-    idx = torch.cat([torch.arange(users, device="cuda"), extra]).sort()[0]
-    if shuffle:
-        idx = idx[torch.randperm(B, generator=gen, device="cuda")]
-    return idx.to(torch.int32).contiguous()
+from lce_check import make_index  # noqa: E402
 
 
 def log_linear_blocks(nb, local_width=1, causal=False):

@@ -17,7 +17,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sparcast  # noqa: E402
-from attention_check import make_index  # noqa: E402
+from lce_check import make_index  # noqa: E402
 from gemm_check import TOLERANCE, check_tma_kernels, compare_ms, rel_fro, setup, uniform  # noqa: E402
 
 
