@@ -435,11 +435,11 @@ void EntryCompiler::findFusableSelfAttention() {
     return;
   SmallVector<AttentionOp> attentions(func.getOps<AttentionOp>());
   auto staticDims = [](AttentionOp a) {
-    return a.getQuery().getType().hasStaticShape() ||
-           (!ShapedType::isDynamic(a.getQuery().getType().getDimSize(1)) &&
-            !ShapedType::isDynamic(a.getQuery().getType().getDimSize(2)) &&
-            !ShapedType::isDynamic(a.getQuery().getType().getDimSize(3)) &&
-            !ShapedType::isDynamic(a.getKey().getType().getDimSize(2)));
+    // Heads, query length, head dim and key length (the batch may vary).
+    return !ShapedType::isDynamic(a.getQuery().getType().getDimSize(1)) &&
+           !ShapedType::isDynamic(a.getQuery().getType().getDimSize(2)) &&
+           !ShapedType::isDynamic(a.getQuery().getType().getDimSize(3)) &&
+           !ShapedType::isDynamic(a.getKey().getType().getDimSize(2));
   };
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   for (AttentionOp target : attentions) {
