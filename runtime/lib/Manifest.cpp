@@ -195,6 +195,11 @@ struct Reader {
           !getDims(t, "shape", p, spec.shape) ||
           !getString(t, "index_into", p, spec.indexInto, /*required=*/false))
         return false;
+      if (const Value *z = t.get("zero_init")) {
+        if (z->kind != Value::Kind::Bool)
+          return fail(p + ".zero_init", "expected true or false");
+        spec.zeroInit = z->boolean;
+      }
       if (spec.shape.size() > SC_MAX_RANK)
         return fail(p, "rank above " + std::to_string(SC_MAX_RANK));
       out.push_back(spec);

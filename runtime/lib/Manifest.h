@@ -38,6 +38,9 @@ struct TensorSpec {
   std::vector<DimExpr> shape;
   /// For index tensors: the symbol its values must stay below ("U").
   std::string indexInto;
+  /// Workspace only: zeroed on the stream before the entry's first launch
+  /// (e.g. the readiness flags of a multi-stage kernel).
+  bool zeroInit = false;
 };
 
 struct ParamSpec {

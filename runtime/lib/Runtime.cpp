@@ -99,6 +99,8 @@ struct Driver {
   CUresult (*cuMemFree)(CUdeviceptr) = nullptr;
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t) = nullptr;
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t) = nullptr;
+  CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream) =
+      nullptr;
   CUresult (*cuStreamSynchronize)(CUstream) = nullptr;
   CUresult (*cuPointerGetAttribute)(void *, int, CUdeviceptr) = nullptr;
   CUresult (*cuTensorMapEncodeTiled)(CUtensorMap *, int, unsigned, void *,
@@ -136,6 +138,7 @@ struct Driver {
            bind(cuMemAlloc, "cuMemAlloc_v2") && bind(cuMemFree, "cuMemFree_v2") &&
            bind(cuMemcpyHtoD, "cuMemcpyHtoD_v2") &&
            bind(cuMemcpyDtoH, "cuMemcpyDtoH_v2") &&
+           bind(cuMemsetD8Async, "cuMemsetD8Async") &&
            bind(cuStreamSynchronize, "cuStreamSynchronize") &&
            bind(cuPointerGetAttribute, "cuPointerGetAttribute") &&
            bind(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
@@ -619,6 +622,14 @@ static scStatus runImpl(scModule *module, const char *entry,
     for (size_t r = 0; r < t.shape.size(); ++r)
       w.shape[r] = t.shape[r].evaluate(dims);
     tensors[t.name] = &w;
+    // Stream-ordered: zero again on every call, before its kernels.
+    if (t.zeroInit) {
+      size_t bytes = dtypeBytes(t.dtype);
+      for (int32_t r = 0; r < w.rank; ++r)
+        bytes *= static_cast<size_t>(w.shape[r]);
+      SC_CUDA_CHECK(d, d->cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(w.data),
+                                          0, bytes, cuStream));
+    }
   }
   trace("arguments are device memory");
   for (const LaunchSpec &launch : spec.launches) {

@@ -38,7 +38,8 @@ constexpr const char *kManifest = R"json({
     ],
     "results": [{"name": "out", "dtype": "f16", "shape": ["B", 4, 16]}],
     "workspace": [{"name": "ws0", "dtype": "f16", "shape": [4, 13]},
-                  {"name": "ws1", "dtype": "f32", "shape": ["U", 4, 16]}],
+                  {"name": "ws1", "dtype": "f32", "shape": ["U", 4, 16]},
+                  {"name": "ws2", "dtype": "i32", "shape": ["U"], "zero_init": true}],
     "launches": [{
       "module": "k", "kernel": "gemm0", "grid": [1, 1, "B"], "block": [128, 1, 1],
       "smem": 66560, "at_most": [["U", "B"]],
@@ -142,6 +143,10 @@ TEST(Manifest, ReadsEntriesLaunchesAndDims) {
   EXPECT_EQ(l.params[7].anchors, 5);
   EXPECT_EQ(l.params[7].causal, 1);
   EXPECT_EQ(e->args[3].indexInto, "U");
+  // Flags the runtime zeroes before each call's kernels.
+  ASSERT_EQ(e->workspace.size(), 3u);
+  EXPECT_FALSE(e->workspace[1].zeroInit);
+  EXPECT_TRUE(e->workspace[2].zeroInit);
 }
 
 TEST(Manifest, RejectsBrokenManifests) {
@@ -163,8 +168,9 @@ TEST(Manifest, RejectsBrokenManifests) {
       {"\"anchors\": 5,", "", "missing integer \"anchors\""},
       {"[[\"U\", \"B\"]]", "[[\"U\", \"Z\"]]", "at_most uses dim \"Z\""},
       {"[[\"U\", \"B\"]]", "[\"U\"]", "expected an array of [symbol, symbol]"},
-      {"\"shape\": [\"U\", 4, 16]}]", "\"shape\": [\"V\", 4, 16]}]",
+      {"\"ws1\", \"dtype\": \"f32\", \"shape\": [\"U\"", "\"ws1\", \"dtype\": \"f32\", \"shape\": [\"V\"",
        "workspace ws1 uses dim \"V\""},
+      {"\"zero_init\": true", "\"zero_init\": 1", "zero_init: expected true or false"},
   };
   for (const Case &c : cases) {
     std::string text = kManifest;
@@ -217,11 +223,13 @@ TEST_F(ValidateTest, AcceptsAConsistentCallAndBindsDims) {
 TEST_F(ValidateTest, LaysOutTheWorkspaceFromTheDims) {
   DimBindings dims = {{"B", 6}, {"U", 3}};
   WorkspaceLayout layout = layoutWorkspace(*manifest.findEntry("gemm"), dims);
-  ASSERT_EQ(layout.offsets.size(), 2u);
+  ASSERT_EQ(layout.offsets.size(), 3u);
   EXPECT_EQ(layout.offsets[0], 0u);
-  // ws0 is 4 * 13 * 2 = 104 bytes; ws1 starts at the next 256-byte boundary.
+  // ws0 is 4 * 13 * 2 = 104 bytes; ws1 starts at the next 256-byte boundary,
+  // ws2 (3 * 4 bytes) after ws1's 768 bytes.
   EXPECT_EQ(layout.offsets[1], 256u);
-  EXPECT_EQ(layout.bytes, 256u + 3 * 4 * 16 * 4);
+  EXPECT_EQ(layout.offsets[2], 256u + 768u);
+  EXPECT_EQ(layout.bytes, 256u + 768u + 3 * 4);
 }
 
 TEST_F(ValidateTest, RejectsMoreUsersThanTheLaunchAllows) {
@@ -374,7 +382,7 @@ TEST(RuntimeCApi, LoadsValidatesAndReportsMissingDriver) {
       << scGetLastError();
   uint64_t bytes = 0;
   ASSERT_EQ(scWorkspaceBytes(m, "gemm", args, 4, results, 1, &bytes), SC_OK);
-  EXPECT_EQ(bytes, 256u + 1 * 4 * 16 * 4);
+  EXPECT_EQ(bytes, 256u + 1 * 4 * 16 * 4 + 1 * 4); // ws0, ws1, ws2
   // A caller's workspace that is too small is refused before anything runs.
   EXPECT_EQ(scRunWithWorkspace(m, "gemm", args, 4, results, 1,
                                reinterpret_cast<void *>(0x10000), bytes - 1,
