@@ -44,12 +44,17 @@ def eager_plain(w, e_user, e_cand, idx):
     return torch.matmul(w, e)
 
 
+# The pipeline compiled with each GEMM schedule, and with the user and
+# candidate GEMMs in one multi-stage kernel (sparcast-aot --fuse-gemm-stages).
+VARIANTS = dict(SCHEDULES, _fused="fused", _fused_cooperative="fused_cooperative")
+
+
 def main():
     args, gen, header = setup()
     f16 = torch.float16
-    # The pipeline compiled with each GEMM schedule: schedule -> (lce, lce_odd).
+    # variant -> (lce, lce_odd).
     variants = {}
-    for suffix, schedule in SCHEDULES.items():
+    for suffix, schedule in VARIANTS.items():
         if os.path.isdir(os.path.join(args.artifacts, "lce" + suffix)):
             variants[schedule] = (sparcast.load(os.path.join(args.artifacts, "lce" + suffix)).lce,
                                   sparcast.load(os.path.join(args.artifacts, "lce_odd" + suffix)).lce_odd)
@@ -81,6 +86,18 @@ def main():
         print("  %-64s max_err %.4f (cuBLAS fp16 %.4f) %s" % (name, err, bound, "ok" if ok else "FAIL"))
         results["correctness"].append({"case": name, "schedule": schedule, "max_err": err, "cublas_fp16_max_err": bound,
                                        "finite": finite, "ok": ok})
+        if schedule.startswith("fused") and shuffle:
+            # A race between the stages would move the result from run to
+            # run: 30 more runs must match the first bit for bit.
+            first = out.clone()
+            same = True
+            for _ in range(30):
+                out.fill_(float("nan"))
+                entry(w, e_user, e_cand, idx, out=[out])
+                torch.cuda.synchronize()
+                same = same and torch.equal(out, first)
+            print("  %-64s 30 reruns bitwise equal: %s" % (name, "ok" if same else "FAIL"))
+            results["correctness"].append({"case": name + " reruns", "schedule": schedule, "ok": same})
 
     def timings(B, users, rounds=7):
         ku, kc = 1178, 866

@@ -24,12 +24,16 @@ struct AotOptions {
   /// (GemmKernelOptions).
   std::string schedule = "auto";
   /// Compute a self-attention over an indexed target attention's keys and
-  /// values in the target's launch. Opt-in: compiled and checked by ptxas,
-  /// not yet run on the GPU (2026-11-29).
+  /// values in the target's launch. Opt-in: correct on the H200 but 0.85x
+  /// the speed of the two kernels (2026-11-29).
   bool fuseSelfAttention = false;
   /// Warp-specialized GEMMs in clusters of two CTAs sharing B by TMA
-  /// multicast (GemmKernelOptions::multicast). Experimental, opt-in.
+  /// multicast (GemmKernelOptions::multicast). Experimental, opt-in:
+  /// correct on the H200 but 0.64-0.71x the speed (2026-11-29).
   bool gemmMulticast = false;
+  /// A GEMM whose result only another GEMM's epilogue reads runs as stage 1
+  /// of that GEMM's kernel (GemmStageOne).
+  bool fuseGemmStages = false;
   /// Name used for the C header (<modelName>.h).
   std::string modelName = "model";
 };

@@ -18,6 +18,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::sc;
@@ -62,7 +63,7 @@ static constexpr const char *kLoadHeadTemplate = R"mlir(
         %$P_bOff = arith.addi %$P_bOff1, %pad : index
         %$P_va = memref.view %smem[%$P_aOff][] : !smem to !tileA
         nvgpu.mbarrier.arrive.expect_tx %$FULL[%$P_s], %txBytes : !bars
-        nvgpu.tma.async.load %tmaA[%$P_k, %aRow$ACOORD], %$FULL[%$P_s] to %$P_va : !tmaA, !bars -> !tileA
+        nvgpu.tma.async.load %$MAPA[%$P_k, %aRow$ACOORD], %$FULL[%$P_s] to %$P_va : !tmaA, !bars -> !tileA
 )mlir";
 
 // Chunk $J of the B tile: columns [n0 + 64 J, n0 + 64 J + 64), 8 KB apart:
@@ -74,11 +75,39 @@ static constexpr const char *kLoadChunkTemplate = R"mlir(
         %$P_cn$J = arith.constant $CHUNKCOL : index
         %$P_n$J = arith.addi %n0, %$P_cn$J : index
         %$P_vb$J = memref.view %smem[%$P_bo$J][] : !smem to !tileB
-        nvgpu.tma.async.load %tmaB[$BCOORDS$BCOORD], %$FULL[%$P_s] to %$P_vb$J : !tmaB, !bars -> !tileB
+        nvgpu.tma.async.load %$MAPB[$BCOORDS$BCOORD], %$FULL[%$P_s] to %$P_vb$J : !tmaB, !bars -> !tileB
 )mlir";
 
 MemRefType memrefOf(RankedTensorType t) {
   return MemRefType::get(t.getShape(), t.getElementType());
+}
+
+/// Clones `inner`, an op of an epilogue region, into `b`: tensor.extract on
+/// an epilogue operand becomes memref.load; ops on tensors or with regions
+/// are refused.
+static LogicalResult cloneEpilogueOp(Operation &inner, OpBuilder &b,
+                                     IRMapping &mapping) {
+  if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
+    Value memref = mapping.lookupOrNull(extract.getTensor());
+    if (!memref || !isa<MemRefType>(memref.getType()))
+      return inner.emitError()
+             << "the GPU epilogue reads only the epilogue operands";
+    SmallVector<Value> indices;
+    for (Value i : extract.getIndices())
+      indices.push_back(mapping.lookup(i));
+    Value loaded = memref::LoadOp::create(b, inner.getLoc(), memref, indices);
+    mapping.map(extract.getResult(), loaded);
+    return success();
+  }
+  bool touchesTensors =
+      llvm::any_of(inner.getOperandTypes(), llvm::IsaPred<TensorType>) ||
+      llvm::any_of(inner.getResultTypes(), llvm::IsaPred<TensorType>) ||
+      inner.getNumRegions() != 0;
+  if (touchesTensors)
+    return inner.emitError() << "'" << inner.getName()
+                             << "' is not supported in a GPU epilogue";
+  b.clone(inner, mapping);
+  return success();
 }
 
 /// The epilogue region as a device function
@@ -106,34 +135,18 @@ static LogicalResult buildEpilogueFunction(BatchMatmulOp op, func::FuncOp func) 
       func::ReturnOp::create(b, loc, mapping.lookup(yield.getValue()));
       continue;
     }
-    if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
-      Value memref = mapping.lookupOrNull(extract.getTensor());
-      if (!memref || !isa<MemRefType>(memref.getType()))
-        return inner.emitError()
-               << "the GPU epilogue reads only the epilogue operands";
-      SmallVector<Value> indices;
-      for (Value i : extract.getIndices())
-        indices.push_back(mapping.lookup(i));
-      Value loaded = memref::LoadOp::create(b, inner.getLoc(), memref, indices);
-      mapping.map(extract.getResult(), loaded);
-      continue;
-    }
-    bool touchesTensors =
-        llvm::any_of(inner.getOperandTypes(), llvm::IsaPred<TensorType>) ||
-        llvm::any_of(inner.getResultTypes(), llvm::IsaPred<TensorType>) ||
-        inner.getNumRegions() != 0;
-    if (touchesTensors)
-      return inner.emitError() << "'" << inner.getName()
-                               << "' is not supported in a GPU epilogue";
-    b.clone(inner, mapping);
+    if (failed(cloneEpilogueOp(inner, b, mapping)))
+      return failure();
   }
   return success();
 }
 
 /// Moves the parsed kernel and its epilogue declaration into `gpuModule`
 /// and builds the epilogue body.
-LogicalResult installKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
-                            StringRef kernelName, const std::string &text) {
+LogicalResult installKernel(
+    BatchMatmulOp op, gpu::GPUModuleOp gpuModule, StringRef kernelName,
+    const std::string &text,
+    function_ref<LogicalResult(gpu::GPUModuleOp)> buildMore) {
   OwningOpRef<ModuleOp> parsed =
       sc::detail::parseTemplate(op.getContext(), text);
   if (!parsed)
@@ -144,8 +157,116 @@ LogicalResult installKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
       scratch.lookupSymbol<func::FuncOp>((kernelName + "_epilogue").str());
   if (failed(buildEpilogueFunction(op, epilogue)))
     return failure();
+  if (buildMore && failed(buildMore(scratch)))
+    return failure();
   sc::detail::moveKernels(scratch, gpuModule);
   return success();
+}
+
+/// In `stage2`'s epilogue, the batch index g of every read of `stage1`'s
+/// result, when each read is [g, m, n] (m, n: the element's own row and
+/// column) and the same g, computed from the batch index and the epilogue
+/// operands only. Else null, with `why` set.
+Value stageDependency(BatchMatmulOp stage1, BatchMatmulOp stage2,
+                             std::string &why) {
+  if (!stage2.hasEpilogue()) {
+    why = "the second GEMM has no epilogue";
+    return {};
+  }
+  Block &body = stage2.getEpilogue().front();
+  // Region arguments: acc, b, m, n, then one per epilogue operand.
+  SmallVector<Value> reads;
+  for (auto [i, in] : llvm::enumerate(stage2.getEpilogueIns()))
+    if (in == stage1.getResult())
+      reads.push_back(body.getArgument(4 + i));
+  Value g;
+  for (Value read : reads)
+    for (Operation *user : read.getUsers()) {
+      auto extract = dyn_cast<tensor::ExtractOp>(user);
+      if (!extract || extract.getIndices().size() != 3 ||
+          extract.getIndices()[1] != body.getArgument(2) ||
+          extract.getIndices()[2] != body.getArgument(3)) {
+        why = "the epilogue reads the first GEMM's result other than at "
+              "[g(b), m, n]";
+        return {};
+      }
+      if (g && extract.getIndices()[0] != g) {
+        why = "the epilogue reads the first GEMM's result at two batch "
+              "indices";
+        return {};
+      }
+      g = extract.getIndices()[0];
+    }
+  if (!g) {
+    why = "the epilogue does not read the first GEMM's result";
+    return {};
+  }
+  // g must not depend on the accumulator, the row or the column.
+  SmallVector<Value> work = {g};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() == &body &&
+          (arg.getArgNumber() == 0 || arg.getArgNumber() == 2 ||
+           arg.getArgNumber() == 3)) {
+        why = "the batch index read from the first GEMM's result depends on "
+              "the accumulator, the row or the column";
+        return {};
+      }
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (def->getBlock() != &body)
+      continue; // defined outside the region: not allowed by the verifier
+    llvm::append_range(work, def->getOperands());
+  }
+  return g;
+}
+
+/// @<kernel>_dependency(b, memrefs...) -> index: stage2's g(b) (see
+/// stageDependency), the ops it needs cloned from the epilogue region.
+static LogicalResult buildDependencyFunction(BatchMatmulOp stage2, Value g,
+                                             func::FuncOp func) {
+  Block &body = stage2.getEpilogue().front();
+  Block *entry = func.addEntryBlock();
+  OpBuilder b = OpBuilder::atBlockEnd(entry);
+  IRMapping mapping;
+  mapping.map(body.getArgument(1), entry->getArgument(0));
+  for (unsigned i = 4; i < body.getNumArguments(); ++i)
+    mapping.map(body.getArgument(i), entry->getArgument(i - 3));
+  // The backward slice of g, in the region's order.
+  DenseSet<Operation *> needed;
+  SmallVector<Value> work = {g};
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (def && def->getBlock() == &body && needed.insert(def).second)
+      llvm::append_range(work, def->getOperands());
+  }
+  for (Operation &inner : body)
+    if (needed.count(&inner) && failed(cloneEpilogueOp(inner, b, mapping)))
+      return failure();
+  func::ReturnOp::create(b, stage2.getLoc(), mapping.lookup(g));
+  return success();
+}
+
+LogicalResult buildStageOneFunctions(BatchMatmulOp stage1,
+                                     BatchMatmulOp stage2,
+                                     gpu::GPUModuleOp scratch,
+                                     StringRef kernelName) {
+  std::string why;
+  Value g = stageDependency(stage1, stage2, why);
+  if (!g)
+    return stage2.emitError() << "internal error: " << why;
+  auto epilogue1 =
+      scratch.lookupSymbol<func::FuncOp>((kernelName + "_epilogue1").str());
+  auto dependency =
+      scratch.lookupSymbol<func::FuncOp>((kernelName + "_dependency").str());
+  if (failed(buildEpilogueFunction(stage1, epilogue1)))
+    return failure();
+  return buildDependencyFunction(stage2, g, dependency);
 }
 
 /// Epilogue parameters, arguments and types as template text.
@@ -219,7 +340,8 @@ std::vector<LaunchParam> tmaKernelParams(BatchMatmulOp op,
 
 /// The loads of one k-tile (see kLoadHeadTemplate) for a BN-wide B tile.
 std::string loadText(StringRef prefix, StringRef slot, StringRef kt,
-                     StringRef barriers, int64_t tileN, bool kMajorB) {
+                     StringRef barriers, int64_t tileN, bool kMajorB,
+                     StringRef mapA, StringRef mapB) {
   std::string text = kLoadHeadTemplate;
   for (int64_t j = 0; j < tileN / 64; ++j)
     text += replaceAll(kLoadChunkTemplate,
@@ -230,7 +352,9 @@ std::string loadText(StringRef prefix, StringRef slot, StringRef kt,
   return replaceAll(text, {{"P", prefix.str()},
                            {"SLOT", slot.str()},
                            {"KT", kt.str()},
-                           {"FULL", barriers.str()}});
+                           {"FULL", barriers.str()},
+                           {"MAPA", mapA.str()},
+                           {"MAPB", mapB.str()}});
 }
 
 /// Eight epilogue calls on the lanes of %v into %o_7, indented by `indent`.
@@ -288,10 +412,58 @@ bool mlir::sc::usesHopperGemmPath(BatchMatmulOp op,
              .empty();
 }
 
+std::string mlir::sc::gemmStageFusionLimitation(
+    BatchMatmulOp stage1, BatchMatmulOp stage2,
+    const GemmKernelOptions &options) {
+  if (options.chip != "sm_90a")
+    return "multi-stage kernels are sm_90a only";
+  if (options.multicast)
+    return "not with --gemm-multicast";
+  StringRef s1 = resolveSchedule(stage1, options.schedule);
+  StringRef s2 = resolveSchedule(stage2, options.schedule);
+  if (s1 != s2 || (s2 != "pingpong" && s2 != "cooperative"))
+    return ("both GEMMs need the same warp-specialized schedule, got " + s1 +
+            " and " + s2)
+        .str();
+  for (BatchMatmulOp op : {stage1, stage2}) {
+    std::string limitation = hopperPathLimitation(op, s2);
+    if (!limitation.empty())
+      return limitation;
+  }
+  if (!stage1.getResult().hasOneUse() ||
+      !llvm::is_contained(stage2.getEpilogueIns(), stage1.getResult()))
+    return "the first GEMM's result has uses other than the second GEMM's "
+           "epilogue";
+  if (!stage1.getEpilogueIns().empty())
+    return "the first GEMM's epilogue reads other tensors";
+  RankedTensorType l1 = stage1.getLhs().getType(), l2 = stage2.getLhs().getType();
+  RankedTensorType r1 = stage1.getRhs().getType(), r2 = stage2.getRhs().getType();
+  if (l1.getElementType() != l2.getElementType() ||
+      l1.getRank() != l2.getRank() || r1.getRank() != r2.getRank() ||
+      stage1.getTransposeRhs() != stage2.getTransposeRhs())
+    return "the GEMMs differ in operand types, ranks or layout";
+  if (stage1.getType().getDimSize(1) != stage2.getType().getDimSize(1) ||
+      stage1.getType().getDimSize(2) != stage2.getType().getDimSize(2))
+    return "the GEMMs' results differ in M or N";
+  std::string why;
+  if (!detail::stageDependency(stage1, stage2, why))
+    return why;
+  return "";
+}
+
+int64_t mlir::sc::gemmStageFlagsPerBatch(BatchMatmulOp stage2,
+                                         const GemmKernelOptions &options) {
+  int64_t tileM =
+      resolveSchedule(stage2, options.schedule) == "pingpong" ? 64 : 128;
+  return llvm::divideCeil(stage2.getType().getDimSize(1), tileM) *
+         llvm::divideCeil(stage2.getType().getDimSize(2), 256);
+}
+
 FailureOr<KernelLaunch>
 mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
                           StringRef kernelName, const GemmBinding &binding,
-                          const GemmKernelOptions &options) {
+                          const GemmKernelOptions &options,
+                          const GemmStageOne *stage1) {
   for (Value v : op.getEpilogueIns())
     if (!isa<RankedTensorType>(v.getType()))
       return op.emitError() << "GPU epilogue operands must be ranked tensors, "
@@ -302,6 +474,15 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
     return op.emitError() << "unknown GEMM schedule '" << requested
                           << "', expected auto, simple, cooperative or pingpong";
   StringRef schedule = resolveSchedule(op, requested);
+  if (stage1) {
+    std::string limitation =
+        gemmStageFusionLimitation(stage1->op, op, options);
+    if (!limitation.empty())
+      return op.emitError() << "cannot fuse the GEMM stages: " << limitation;
+    return detail::buildWarpSpecializedGemmKernel(
+        op, gpuModule, kernelName, binding, schedule == "pingpong",
+        /*multicast=*/false, stage1);
+  }
   if (options.chip == "sm_90a") {
     std::string limitation = hopperPathLimitation(op, schedule);
     if (limitation.empty() &&

@@ -26,10 +26,29 @@ extern const char *const kTmaCastsTemplate;
 
 MemRefType memrefOf(RankedTensorType t);
 
-/// Parses `text`, builds the epilogue function from the op's region and
-/// moves the kernel into `gpuModule`.
-LogicalResult installKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
-                            StringRef kernelName, const std::string &text);
+/// Parses `text`, builds the epilogue function from the op's region (and
+/// whatever `buildMore` builds in the parsed module) and moves the kernel
+/// into `gpuModule`.
+LogicalResult installKernel(
+    BatchMatmulOp op, gpu::GPUModuleOp gpuModule, StringRef kernelName,
+    const std::string &text,
+    function_ref<LogicalResult(gpu::GPUModuleOp)> buildMore = {});
+
+/// In `stage2`'s epilogue, the batch index g of every read of `stage1`'s
+/// result, when each read is [g, m, n] (m, n: the element's own row and
+/// column) with the same g, computed from the batch index and the epilogue
+/// operands only. Else null, with `why` set.
+Value stageDependency(BatchMatmulOp stage1, BatchMatmulOp stage2,
+                      std::string &why);
+
+/// Of a multi-stage kernel (see GemmStageOne): builds the bodies of
+/// @<kernel>_epilogue1 (stage 1's epilogue, (acc, b, m, n) -> element) and
+/// @<kernel>_dependency ((b, stage 2's epilogue memrefs...) -> the stage-1
+/// batch element that stage-2 batch element b reads) in `scratch`.
+LogicalResult buildStageOneFunctions(BatchMatmulOp stage1,
+                                     BatchMatmulOp stage2,
+                                     gpu::GPUModuleOp scratch,
+                                     StringRef kernelName);
 
 /// Epilogue parameters, arguments and types as template text
 /// ($EPI_PARAMS, $EPI_ARGS, $EPI_TYPES).
@@ -43,8 +62,10 @@ std::vector<LaunchParam> tmaKernelParams(BatchMatmulOp op,
 
 /// The TMA loads of one k-tile for a `tileN`-wide B tile (N-major, or
 /// K-major when the rhs is transposed).
+/// The tensor maps are the values %`mapA` and %`mapB`.
 std::string loadText(StringRef prefix, StringRef slot, StringRef kt,
-                     StringRef barriers, int64_t tileN, bool kMajorB = false);
+                     StringRef barriers, int64_t tileN, bool kMajorB = false,
+                     StringRef mapA = "tmaA", StringRef mapB = "tmaB");
 
 /// Eight epilogue calls on the lanes of %v into %o_7.
 std::string epilogueLanes(int indent);
@@ -64,12 +85,14 @@ FailureOr<KernelLaunch> buildSimpleGemmKernel(BatchMatmulOp op,
 
 /// Persistent, warp-specialized, cooperative or ping-pong
 /// (GemmWarpSpecializedKernel.cpp).
+/// With `stage1`, the kernel runs it first (see GemmStageOne).
 /// With `multicast`, CTA pairs (clusters of 2) take pairs of M tiles and
 /// share each B k-tile by TMA multicast (experimental: not yet run on a GPU).
 FailureOr<KernelLaunch>
 buildWarpSpecializedGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
                                StringRef kernelName, const GemmBinding &binding,
-                               bool pingpong, bool multicast);
+                               bool pingpong, bool multicast,
+                               const GemmStageOne *stage1 = nullptr);
 
 } // namespace mlir::sc::detail
 

@@ -68,6 +68,8 @@ struct TensorInfo {
   RankedTensorType type;
   std::vector<LaunchDim> shape;
   std::string indexInto;
+  /// Workspace only: zeroed by the runtime before each call's kernels.
+  bool zeroInit = false;
 };
 
 /// A value that is a box of a named tensor, zero-padded: what chains of
@@ -88,6 +90,8 @@ json::Object tensorJson(const TensorInfo &t) {
                  {"shape", std::move(shape)}};
   if (!t.indexInto.empty())
     o["index_into"] = t.indexInto;
+  if (t.zeroInit)
+    o["zero_init"] = true;
   return o;
 }
 
@@ -164,6 +168,15 @@ LogicalResult writeFile(Operation *anchor, StringRef path, StringRef data) {
   return success();
 }
 
+/// "file:line" of a location, for the report.
+static std::string lineOf(Location loc) {
+  if (auto l = dyn_cast<FileLineColLoc>(loc))
+    return (llvm::sys::path::filename(l.getFilename()) + ":" +
+            Twine(l.getLine()))
+        .str();
+  return "?";
+}
+
 /// Compiles one entry function into kernels of `gpuModule`.
 class EntryCompiler {
 public:
@@ -181,6 +194,14 @@ private:
   LogicalResult visitSlice(tensor::ExtractSliceOp op);
   LogicalResult visitPad(tensor::PadOp op);
   LogicalResult visitMatmul(BatchMatmulOp op);
+  /// Binds `op`'s operands (materializing views the kernel cannot read) and
+  /// its result.
+  FailureOr<GemmBinding> bindMatmul(BatchMatmulOp op);
+  GemmKernelOptions gemmOptions() const;
+  /// GEMMs run as stage 1 of another GEMM's kernel: stage 2 -> stage 1.
+  DenseMap<Operation *, BatchMatmulOp> stageOneOf;
+  DenseSet<Operation *> stageOnes;
+  void findFusableGemmStages();
   LogicalResult visitAttention(AttentionOp op, AttentionOp self);
   /// Self-attentions computed by a target attention's kernel: target ->
   /// self, and the selves so placed.
@@ -328,7 +349,17 @@ FailureOr<TensorInfo> EntryCompiler::materialize(Value v, Location loc) {
   return dst;
 }
 
-LogicalResult EntryCompiler::visitMatmul(BatchMatmulOp op) {
+GemmKernelOptions EntryCompiler::gemmOptions() const {
+  GemmKernelOptions kernelOptions;
+  kernelOptions.stages = options.stages;
+  kernelOptions.chip = options.chip;
+  kernelOptions.tileN = options.tileN;
+  kernelOptions.schedule = options.schedule;
+  kernelOptions.multicast = options.gemmMulticast;
+  return kernelOptions;
+}
+
+FailureOr<GemmBinding> EntryCompiler::bindMatmul(BatchMatmulOp op) {
   GemmBinding binding;
   Location loc = op.getLoc();
   // A rhs [B, K, N] that only pads K is read unpadded: TMA zero-fills the
@@ -382,19 +413,78 @@ LogicalResult EntryCompiler::visitMatmul(BatchMatmulOp op) {
                                   LaunchDim::of(op.getType().getDimSize(1)),
                                   LaunchDim::of(op.getType().getDimSize(2))};
   binding.result = bindResult(op.getResult(), shape).name;
+  return binding;
+}
 
-  GemmKernelOptions kernelOptions;
-  kernelOptions.stages = options.stages;
-  kernelOptions.chip = options.chip;
-  kernelOptions.tileN = options.tileN;
-  kernelOptions.schedule = options.schedule;
-  kernelOptions.multicast = options.gemmMulticast;
-  FailureOr<KernelLaunch> launch = buildGemmKernel(
-      op, gpuModule, nextKernelName("gemm"), binding, kernelOptions);
+LogicalResult EntryCompiler::visitMatmul(BatchMatmulOp op) {
+  if (stageOnes.count(op))
+    return success(); // bound and run by its stage 2's kernel
+  BatchMatmulOp stage1 = stageOneOf.lookup(op);
+  FailureOr<GemmBinding> b1 = failure();
+  if (stage1) {
+    // Stage 1 runs in this kernel: bind it first (its result is the
+    // workspace tensor this GEMM's epilogue reads).
+    b1 = bindMatmul(stage1);
+    if (failed(b1))
+      return failure();
+  }
+  FailureOr<GemmBinding> binding = bindMatmul(op);
+  if (failed(binding))
+    return failure();
+  std::optional<GemmStageOne> stageOne;
+  if (stage1) {
+    const TensorInfo &c1 = tensors.at(stage1.getResult());
+    LaunchDim flags = c1.shape[0];
+    int64_t perBatch = gemmStageFlagsPerBatch(op, gemmOptions());
+    if (flags.symbol.empty())
+      flags.constant *= perBatch;
+    else
+      flags.factor *= perBatch;
+    TensorInfo info = newWorkspace(
+        RankedTensorType::get({ShapedType::kDynamic},
+                              IntegerType::get(op.getContext(), 32)),
+        {flags});
+    info.zeroInit = true;
+    workspace.back().zeroInit = true;
+    stageOne = GemmStageOne{stage1, *b1, info.name};
+    if (report)
+      *report << llvm::formatv(
+          "{0}: GEMM stages fused: the GEMM at {1} runs as stage 1 of this "
+          "GEMM's kernel, readiness flags in {2} (zeroed per call)\n",
+          lineOf(op.getLoc()), lineOf(stage1.getLoc()), info.name);
+  }
+  FailureOr<KernelLaunch> launch =
+      buildGemmKernel(op, gpuModule, nextKernelName("gemm"), *binding,
+                      gemmOptions(), stageOne ? &*stageOne : nullptr);
   if (failed(launch))
     return failure();
   addLaunch(*launch);
   return success();
+}
+
+/// A GEMM whose result only another GEMM's epilogue reads (the IKBO user
+/// GEMM and its candidate GEMM's gather-add) runs as that GEMM's stage 1
+/// when the kernel takes the pair (gemmStageFusionLimitation); the report
+/// says why when it does not.
+void EntryCompiler::findFusableGemmStages() {
+  if (!options.fuseGemmStages)
+    return;
+  for (BatchMatmulOp stage2 : func.getOps<BatchMatmulOp>())
+    for (Value in : stage2.getEpilogueIns()) {
+      auto stage1 = in.getDefiningOp<BatchMatmulOp>();
+      if (!stage1 || stageOneOf.count(stage2))
+        continue;
+      std::string why =
+          gemmStageFusionLimitation(stage1, stage2, gemmOptions());
+      if (why.empty()) {
+        stageOneOf[stage2] = stage1;
+        stageOnes.insert(stage1);
+        continue;
+      }
+      if (report)
+        *report << llvm::formatv("{0}: GEMM stages not fused: {1}\n",
+                                 lineOf(stage2.getLoc()), why);
+    }
 }
 
 TensorInfo EntryCompiler::bindResult(Value result,
@@ -418,14 +508,6 @@ TensorInfo EntryCompiler::bindResult(Value result,
   return out;
 }
 
-/// "file:line" of a location, for the report.
-static std::string lineOf(Location loc) {
-  if (auto l = dyn_cast<FileLineColLoc>(loc))
-    return (llvm::sys::path::filename(l.getFilename()) + ":" +
-            Twine(l.getLine()))
-        .str();
-  return "?";
-}
 
 /// A self-attention fuses into an indexed target attention's launch when it
 /// reads the same keys and values and the kernel takes the pair (see
@@ -528,6 +610,7 @@ LogicalResult EntryCompiler::compile() {
   if (failed(bindArguments()))
     return failure();
   findFusableSelfAttention();
+  findFusableGemmStages();
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   for (Operation &op : func.getBody().front().without_terminator()) {
     LogicalResult result =

@@ -113,15 +113,43 @@ struct GemmBinding {
 /// `options` (chip and schedule).
 bool usesHopperGemmPath(BatchMatmulOp op, const GemmKernelOptions &options);
 
+/// Multi-stage fusion (IKBO): a GEMM whose result only an other GEMM's
+/// epilogue reads, as [g(b), m, n] with g computed from the batch index and
+/// epilogue operands (the gather-add: g(b) = idx[b]), runs in that GEMM's
+/// persistent kernel as stage 1: every CTA first walks stage-1 tiles
+/// (ascending), then stage-2 tiles (descending); a stage-1 tile publishes
+/// its readiness with a release add on its flag, a stage-2 tile's epilogue
+/// waits (one thread polls, then an acquire load and a named barrier) for
+/// the flag of the stage-1 tile it reads.
+struct GemmStageOne {
+  BatchMatmulOp op;
+  GemmBinding binding;
+  /// A zero-initialized i32 tensor of gemmStageFlagCount elements.
+  std::string flags;
+};
+
+/// Why `stage1` cannot run as stage 1 of `stage2`'s kernel with `options`,
+/// or an empty string when it can.
+std::string gemmStageFusionLimitation(BatchMatmulOp stage1,
+                                      BatchMatmulOp stage2,
+                                      const GemmKernelOptions &options);
+
+/// The readiness flags per stage-1 batch element (one per output tile).
+int64_t gemmStageFlagsPerBatch(BatchMatmulOp stage2,
+                               const GemmKernelOptions &options);
+
 /// Builds kernel `kernelName` for `op` into `gpuModule`: the TMA + wgmma
 /// kernel on sm_90a when the op fits it (f16/bf16, row-major B, K and N
 /// multiples of 8), else the portable kernel, with a remark saying why.
 /// Emits a located error and fails on what no path supports.
+/// With `stage1` (see gemmStageFusionLimitation, which must hold), the
+/// kernel computes both GEMMs.
 FailureOr<KernelLaunch> buildGemmKernel(BatchMatmulOp op,
                                         gpu::GPUModuleOp gpuModule,
                                         StringRef kernelName,
                                         const GemmBinding &binding,
-                                        const GemmKernelOptions &options);
+                                        const GemmKernelOptions &options,
+                                        const GemmStageOne *stage1 = nullptr);
 
 } // namespace mlir::sc
 
