@@ -38,8 +38,8 @@ namespace {
 constexpr const char *kWsKernelTemplate = R"mlir(
 $TYPES
 !accS = $ACCSTRUCT
-!tmaC = !nvgpu.tensormap.descriptor<tensor = memref<1x64x$EOUTx$OUT, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
-!boxC = memref<1x64x$EOUTx$OUT, #gpu.address_space<workgroup>>
+!tmaC = !nvgpu.tensormap.descriptor<tensor = memref<$CLEAD64x$EOUTx$OUT, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!boxC = memref<$CLEAD64x$EOUTx$OUT, #gpu.address_space<workgroup>>
 !stageC = memref<$HALFELEMSx$OUT, #gpu.address_space<workgroup>>
 
 gpu.module @scratch {
@@ -57,11 +57,11 @@ $CASTS
     %c1024 = arith.constant 1024 : index
     %c16384 = arith.constant 16384 : index
     %cS = arith.constant $S : index
-    %cM = arith.constant $M : index
+$CM_DEF
     %cN = arith.constant $N : index
     %cBN = arith.constant 256 : index
     %cGN = arith.constant $GN : index
-    %cGM = arith.constant $GM : index
+$CGM_DEF
     %cGroup = arith.constant $GROUP : index
     %kTiles = arith.constant $KT : index
     %cTileM = arith.constant $TILEM : index
@@ -90,7 +90,7 @@ $CASTS
     %ctas = gpu.grid_dim x
 $UNITS
     %batch = memref.dim %C, %c0 : $CTYPE
-    %perBatch = arith.muli %cGN, %cGM : index
+$AFTER_BATCH    %perBatch = arith.muli %cGN, %cGM : index
     %perGroup = arith.muli %cGroup, %cGN : index
 $NUM_TILES
     // Tiles of this CTA: cta, cta + ctas, ... below numTiles.
@@ -363,7 +363,7 @@ std::string tmaStoreEpilogueText(ArrayRef<std::string> accs, int64_t outBytes,
         %se_row8 = arith.addi %se_m, %se_rowRel8 : index
         %se_in0 = arith.cmpi ult, %se_row0, %cM : index
         %se_in8 = arith.cmpi ult, %se_row8, %cM : index
-        %se_rb0 = arith.muli %se_rowRel0, %c128 : index
+$FLAT_EPI        %se_rb0 = arith.muli %se_rowRel0, %c128 : index
         %se_rb8 = arith.muli %se_rowRel8, %c128 : index
         %se_q2 = arith.muli %se_q, %c2 : index
         %se_col = arith.addi %n0, %se_q2 : index
@@ -394,8 +394,8 @@ std::string tmaStoreEpilogueText(ArrayRef<std::string> accs, int64_t outBytes,
         %se_in{0}_{1} = arith.andi %se_in{6}, %se_inN{0}_{1} : i1
         %se_ya{0}_{1}, %se_yb{0}_{1} = scf.if %se_in{0}_{1} -> ($OUT, $OUT) {{
           %se_n1 = arith.addi %se_n{0}_{1}, %c1 : index
-          %se_ea = func.call @$KERNEL_epilogue(%se_xa{0}_{1}, %b, %se_row{6}, %se_n{0}_{1}$EPI_ARGS) : (f32, index, index, index$EPI_TYPES) -> $OUT
-          %se_eb = func.call @$KERNEL_epilogue(%se_xb{0}_{1}, %b, %se_row{6}, %se_n1$EPI_ARGS) : (f32, index, index, index$EPI_TYPES) -> $OUT
+          %se_ea = func.call @$KERNEL_epilogue(%se_xa{0}_{1}, $EPI_B{6}, $EPI_M{6}, %se_n{0}_{1}$EPI_ARGS) : (f32, index, index, index$EPI_TYPES) -> $OUT
+          %se_eb = func.call @$KERNEL_epilogue(%se_xb{0}_{1}, $EPI_B{6}, $EPI_M{6}, %se_n1$EPI_ARGS) : (f32, index, index, index$EPI_TYPES) -> $OUT
           scf.yield %se_ea, %se_eb : $OUT, $OUT
         } else {{
           scf.yield %se_zero, %se_zero : $OUT, $OUT
@@ -426,7 +426,7 @@ std::string tmaStoreEpilogueText(ArrayRef<std::string> accs, int64_t outBytes,
           %se_box{0}_{1} = memref.view %smem[%se_ba{0}_{1}][] : !smem to !boxC
           %se_bn{0}_{1} = arith.constant {3} : index
           %se_nc{0}_{1} = arith.addi %n0, %se_bn{0}_{1} : index
-          nvgpu.tma.async.store %se_box{0}_{1} to %tmaC[%se_nc{0}_{1}, %se_m, %b] : !boxC -> !tmaC
+          nvgpu.tma.async.store %se_box{0}_{1} to %tmaC[%se_nc{0}_{1}, %se_m$CCOORD] : !boxC -> !tmaC
 )mlir",
                             h, j, j * 8192, 128 * h + j * boxCols)
                   .str();
@@ -474,6 +474,26 @@ std::string multicastLoadText(bool kMajorB) {
                 .str();
   return text;
 }
+
+// Flat rows: a batched lhs [B, M, K] times a shared rhs is one GEMM of
+// B * M rows, read and written through 2-D tensor maps, so tiles run
+// across batch elements: no partial tile per batch element, and the rhs is
+// read once per tile of the flattened rows.
+constexpr const char *kFlatRowsTemplate = R"mlir(
+    %mPerBatch = arith.constant $M : index
+    %cM = arith.muli %batch, %mPerBatch : index
+    %flatTiles0 = arith.addi %cM, %cTileM : index
+    %flatTiles1 = arith.subi %flatTiles0, %c1 : index
+    %cGM = arith.divui %flatTiles1, %cTileM : index
+)mlir";
+
+// The epilogue sees (batch element, row) of the flat row.
+constexpr const char *kFlatRowsEpilogueTemplate = R"mlir(
+        %se_fb0 = arith.divui %se_row0, %mPerBatch : index
+        %se_fm0 = arith.remui %se_row0, %mPerBatch : index
+        %se_fb8 = arith.divui %se_row8, %mPerBatch : index
+        %se_fm8 = arith.remui %se_row8, %mPerBatch : index
+)mlir";
 
 // Multi-stage kernels (see GemmStageOne). The CTA's tiles are taken from
 // one sequence: the T1 stage-1 tiles in ascending order, then the T2
@@ -646,6 +666,8 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   if (ShapedType::isDynamic(m) || ShapedType::isDynamic(n) ||
       ShapedType::isDynamic(k))
     return op.emitError() << "the GEMM lowering needs static M, N, K";
+  // Tiles over the rows of all batch elements when only the lhs is batched.
+  bool flatRows = lhsBatched && !rhsBatched && !multicast && !stage1;
   // Cooperative: both consumers on one 128x256 tile (64 rows each).
   // Ping-pong: each consumer on its own 64x256 tile, alternating, so one's
   // epilogue runs while the other's wgmma does.
@@ -700,8 +722,9 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   // A batched A is read through a 3-D map [B, M, K]: rows past M are
   // zero-filled instead of read from the next batch element.
   values["AROW"] = "arith.addi %m0, %c0 : index";
-  values["ABOX"] = (lhsBatched ? "1x" : "") + std::to_string(tileM) + "x64";
-  values["ACOORD"] = lhsBatched ? ", %b" : "";
+  values["ABOX"] =
+      (lhsBatched && !flatRows ? "1x" : "") + std::to_string(tileM) + "x64";
+  values["ACOORD"] = lhsBatched && !flatRows ? ", %b" : "";
   epilogueText(op, values);
   llvm::StringMap<std::string> pieces;
   pieces["TYPES"] = kTmaTypesTemplate;
@@ -768,9 +791,21 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   pieces["ORDER_BEFORE"] = pingpong ? kPingPongWaitTemplate : "";
   pieces["ORDER_AFTER"] = pingpong ? kPingPongArriveTemplate : "";
   int64_t rowsPerWarpgroup = pingpong ? 0 : 64;
+  pieces["CM_DEF"] = flatRows ? "" : "    %cM = arith.constant $M : index";
+  pieces["CGM_DEF"] = flatRows ? "" : "    %cGM = arith.constant $GM : index";
+  pieces["AFTER_BATCH"] = flatRows ? kFlatRowsTemplate : "";
+  values["CLEAD"] = flatRows ? "" : "1x";
+  values["CCOORD"] = flatRows ? "" : ", %b";
+  values["EPI_B0"] = flatRows ? "%se_fb0" : "%b";
+  values["EPI_B8"] = flatRows ? "%se_fb8" : "%b";
+  values["EPI_M0"] = flatRows ? "%se_fm0" : "%se_row0";
+  values["EPI_M8"] = flatRows ? "%se_fm8" : "%se_row8";
+  values["FLAT_EPI"] = flatRows ? kFlatRowsEpilogueTemplate : "";
   pieces["EPILOGUE"] =
       tmaStoreEpilogueText({"%accL", "%accR"}, outBytes, rowsPerWarpgroup);
-  pieces["NUM_TILES"] = "    %numTiles = arith.muli %batch, %perBatch : index";
+  pieces["NUM_TILES"] =
+      flatRows ? "    %numTiles = arith.addi %perBatch, %c0 : index"
+               : "    %numTiles = arith.muli %batch, %perBatch : index";
   pieces["RING_START"] = "        %j0 = arith.muli %i, %kTiles : index";
   pieces["KTILES_HERE"] = "%kTiles";
   for (StringRef key : {"STAGE1_PARAMS", "STAGE1_SETUP", "STAGE1_PREFETCH",
@@ -828,17 +863,37 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   launch.grid[2] = LaunchDim::of(1);
   launch.sharedBytes = sharedBytes;
   std::vector<LaunchParam> params = tmaKernelParams(op, binding, tileM);
+  LaunchDim batchDim = ShapedType::isDynamic(resultType.getDimSize(0))
+                           ? LaunchDim::sym(binding.batchSymbol)
+                           : LaunchDim::of(resultType.getDimSize(0));
+  // [B * M] rows: B's symbol times M, or the product.
+  LaunchDim flatM = batchDim;
+  if (flatM.symbol.empty())
+    flatM.constant *= m;
+  else
+    flatM.factor *= m;
+  if (flatRows) {
+    // A as one [B * M, K] matrix.
+    int64_t bytes = elementType.getIntOrFloatBitWidth() / 8;
+    params[0].dims = {LaunchDim::of(k), flatM};
+    params[0].stridesBytes = {LaunchDim::of(k * bytes)};
+    params[0].box = {kTileK, tileM};
+  }
   launch.params.assign(params.begin(), params.end());
   // C's tensor map for the TMA stores: boxes of 64 rows x 128 bytes.
   LaunchParam c;
   c.kind = LaunchParam::Kind::Tma;
   c.tensor = binding.result;
-  c.dims = {LaunchDim::of(n), LaunchDim::of(m),
-            ShapedType::isDynamic(resultType.getDimSize(0))
-                ? LaunchDim::sym(binding.batchSymbol)
-                : LaunchDim::of(resultType.getDimSize(0))};
-  c.stridesBytes = {LaunchDim::of(n * outBytes), LaunchDim::of(m * n * outBytes)};
-  c.box = {128 / outBytes, 64, 1};
+  if (flatRows) {
+    c.dims = {LaunchDim::of(n), flatM};
+    c.stridesBytes = {LaunchDim::of(n * outBytes)};
+    c.box = {128 / outBytes, 64};
+  } else {
+    c.dims = {LaunchDim::of(n), LaunchDim::of(m), batchDim};
+    c.stridesBytes = {LaunchDim::of(n * outBytes),
+                      LaunchDim::of(m * n * outBytes)};
+    c.box = {128 / outBytes, 64, 1};
+  }
   launch.params.push_back(c);
   if (stage1) {
     // Stage 1's A and B tensor maps and C (a memref), then the flags.
@@ -867,6 +922,9 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
                       "TMA multicast (experimental)"
                     : "")
           .str();
+  if (flatRows)
+    launch.summary += "; lhs batch elements as one matrix of B x " +
+                      std::to_string(m) + " rows, tiles across them";
   if (stage1) {
     BatchMatmulOp op1 = stage1->op;
     int64_t k1 = op1.getLhs().getType().getShape().back();
