@@ -165,6 +165,7 @@ $LOAD
 $DECODE
 $RING_START
 $ORDER_BEFORE
+$LIVE_BEGIN
         // The first k-tile is peeled: its first wgmma ignores the
         // accumulator, so nothing has to zero it.
         %accU = llvm.mlir.undef : !accS
@@ -193,6 +194,7 @@ $ORDER_AFTER
 $REMOTE_RELEASE_SL
         }
 $EPILOGUE
+$LIVE_END
       }
       // Shared memory must outlive the TMA stores that read it.
       scf.if %elected {
@@ -363,6 +365,13 @@ std::string tmaStoreEpilogueText(ArrayRef<std::string> accs, int64_t outBytes,
         %se_row8 = arith.addi %se_m, %se_rowRel8 : index
         %se_in0 = arith.cmpi ult, %se_row0, %cM : index
         %se_in8 = arith.cmpi ult, %se_row8, %cM : index
+        // The epilogue runs on every register, at indices clamped into the
+        // result (its values past the edges are dropped): no branch, so its
+        // loads can all be in flight at once.
+        %se_cM1 = arith.subi %cM, %c1 : index
+        %se_rc0 = arith.minui %se_row0, %se_cM1 : index
+        %se_rc8 = arith.minui %se_row8, %se_cM1 : index
+        %se_cN2 = arith.subi %cN, %c2 : index
 $FLAT_EPI        %se_rb0 = arith.muli %se_rowRel0, %c128 : index
         %se_rb8 = arith.muli %se_rowRel8, %c128 : index
         %se_q2 = arith.muli %se_q, %c2 : index
@@ -392,14 +401,12 @@ $FLAT_EPI        %se_rb0 = arith.muli %se_rowRel0, %c128 : index
         %se_n{0}_{1} = arith.addi %se_col, %se_no{0}_{1} : index
         %se_inN{0}_{1} = arith.cmpi ult, %se_n{0}_{1}, %cN : index
         %se_in{0}_{1} = arith.andi %se_in{6}, %se_inN{0}_{1} : i1
-        %se_ya{0}_{1}, %se_yb{0}_{1} = scf.if %se_in{0}_{1} -> ($OUT, $OUT) {{
-          %se_n1 = arith.addi %se_n{0}_{1}, %c1 : index
-          %se_ea = func.call @$KERNEL_epilogue(%se_xa{0}_{1}, $EPI_B{6}, $EPI_M{6}, %se_n{0}_{1}$EPI_ARGS) : (f32, index, index, index$EPI_TYPES) -> $OUT
-          %se_eb = func.call @$KERNEL_epilogue(%se_xb{0}_{1}, $EPI_B{6}, $EPI_M{6}, %se_n1$EPI_ARGS) : (f32, index, index, index$EPI_TYPES) -> $OUT
-          scf.yield %se_ea, %se_eb : $OUT, $OUT
-        } else {{
-          scf.yield %se_zero, %se_zero : $OUT, $OUT
-        }
+        %se_cl{0}_{1} = arith.minui %se_n{0}_{1}, %se_cN2 : index
+        %se_cr{0}_{1} = arith.addi %se_cl{0}_{1}, %c1 : index
+        %se_ea{0}_{1} = func.call @$KERNEL_epilogue(%se_xa{0}_{1}, $EPI_B{6}, $EPI_M{6}, %se_cl{0}_{1}$EPI_ARGS) : (f32, index, index, index$EPI_TYPES) -> $OUT
+        %se_eb{0}_{1} = func.call @$KERNEL_epilogue(%se_xb{0}_{1}, $EPI_B{6}, $EPI_M{6}, %se_cr{0}_{1}$EPI_ARGS) : (f32, index, index, index$EPI_TYPES) -> $OUT
+        %se_ya{0}_{1} = arith.select %se_in{0}_{1}, %se_ea{0}_{1}, %se_zero : $OUT
+        %se_yb{0}_{1} = arith.select %se_in{0}_{1}, %se_eb{0}_{1}, %se_zero : $OUT
         %se_v{0}_{1} = vector.from_elements %se_ya{0}_{1}, %se_yb{0}_{1} : vector<2x$OUT>
 )mlir",
                             h, p, 2 * p, acc, 2 * p + 1,
@@ -489,10 +496,10 @@ constexpr const char *kFlatRowsTemplate = R"mlir(
 
 // The epilogue sees (batch element, row) of the flat row.
 constexpr const char *kFlatRowsEpilogueTemplate = R"mlir(
-        %se_fb0 = arith.divui %se_row0, %mPerBatch : index
-        %se_fm0 = arith.remui %se_row0, %mPerBatch : index
-        %se_fb8 = arith.divui %se_row8, %mPerBatch : index
-        %se_fm8 = arith.remui %se_row8, %mPerBatch : index
+        %se_fb0 = arith.divui %se_rc0, %mPerBatch : index
+        %se_fm0 = arith.remui %se_rc0, %mPerBatch : index
+        %se_fb8 = arith.divui %se_rc8, %mPerBatch : index
+        %se_fm8 = arith.remui %se_rc8, %mPerBatch : index
 )mlir";
 
 // Multi-stage kernels (see GemmStageOne). The CTA's tiles are taken from
@@ -774,11 +781,33 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
     return llvm::formatv(
                "            %r_{0} = nvgpu.mbarrier.get %empty[{1}] : !bars -> i32\n"
                "            nvvm.inline_ptx \"{{ .reg .b32 ra; mapa.shared::cluster.u32 ra, $0, $1; "
-               "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra]; }\" "
+               "mbarrier.arrive.shared::cluster.b64 _, [ra]; }\" "
                "ro(%r_{0}, %peer : i32, i32)\n",
                slot.drop_front(), slot)
         .str();
   };
+  // With multicast, a tile entirely past M (the second of a pair when M has
+  // an odd number of tiles) only takes part in the pair's loads: its
+  // consumer waits for each slot and frees it, in both CTAs.
+  pieces["LIVE_BEGIN"] = multicast ? "        %tileLive = arith.cmpi ult, %m0, %cM : index\n"
+                                     "        scf.if %tileLive {\n"
+                                   : "";
+  pieces["LIVE_END"] =
+      multicast ? std::string(R"mlir(
+        } else {
+          scf.for %dk = %c0 to %kTiles step %c1 {
+            %dj = arith.addi %j0, %dk : index
+            %ds = arith.remui %dj, %cS : index
+            %dr = arith.divui %dj, %cS : index
+            %drp = arith.remui %dr, %c2 : index
+            %dpar = arith.index_cast %drp : index to i1
+            nvgpu.mbarrier.try_wait.parity %full[%ds], %dpar, %ticks : !bars
+            scf.if %laneZero {
+              %dtok = nvgpu.mbarrier.arrive %empty[%ds] : !bars -> !nvgpu.mbarrier.token
+)mlir") + remoteRelease("%ds") +
+                      "            }\n          }\n" +
+                      (pingpong ? kPingPongArriveTemplate : "") + "        }\n"
+                : "";
   pieces["REMOTE_RELEASE_SP"] = remoteRelease("%sp");
   pieces["REMOTE_RELEASE_SL"] = remoteRelease("%sl");
   pieces["DESC_CONSTANTS"] = wgmmaDescriptorConstantsText();
@@ -798,8 +827,8 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   values["CCOORD"] = flatRows ? "" : ", %b";
   values["EPI_B0"] = flatRows ? "%se_fb0" : "%b";
   values["EPI_B8"] = flatRows ? "%se_fb8" : "%b";
-  values["EPI_M0"] = flatRows ? "%se_fm0" : "%se_row0";
-  values["EPI_M8"] = flatRows ? "%se_fm8" : "%se_row8";
+  values["EPI_M0"] = flatRows ? "%se_fm0" : "%se_rc0";
+  values["EPI_M8"] = flatRows ? "%se_fm8" : "%se_rc8";
   values["FLAT_EPI"] = flatRows ? kFlatRowsEpilogueTemplate : "";
   pieces["EPILOGUE"] =
       tmaStoreEpilogueText({"%accL", "%accR"}, outBytes, rowsPerWarpgroup);

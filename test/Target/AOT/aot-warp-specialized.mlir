@@ -76,4 +76,4 @@
 // MCPTX-DAG: barrier.cluster.wait
 // MCPTX-DAG: multicast::cluster
 // MCPTX-DAG: mapa.shared::cluster.u32
-// MCPTX-DAG: mbarrier.arrive.release.cluster.shared::cluster.b64
+// MCPTX-DAG: mbarrier.arrive.shared::cluster.b64
