@@ -235,10 +235,7 @@ $QK
             nvvm.wgmma.wait.group.sync.aligned 0
             // Online softmax on the registers.
 $SOFTMAX
-            // P to shared memory, visible to wgmma (async proxy).
-            nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-            nvvm.barrier id = %wgBar number_of_threads = %c128i32
-            // O += P V.
+            // O += P V, P from the registers.
             nvvm.wgmma.fence.aligned
 $PV
             nvvm.wgmma.commit.group.sync.aligned
@@ -350,25 +347,48 @@ std::string qkText(int64_t dChunks, int64_t blockN, StringRef type) {
   return text;
 }
 
-/// wgmma of O += P V: keys in k16 steps; P is K-major in the staging tile
-/// (64-key chunks), V N-major in the slot (64-key blocks of head-dim chunks).
+/// wgmma of O += P V with P in registers (the A fragment of a k16 step is
+/// the S accumulator's layout: registers 8c .. 8c + 7 of the thread hold
+/// its rows r0 / r8 at keys 16c + 2 (lane % 4) + {0, 1, 8, 9}), V N-major
+/// in the slot (64-key blocks of head-dim chunks). NVVM's wgmma op takes A
+/// only from shared memory, so this is the PTX instruction itself, the
+/// accumulators tied in and out.
 std::string pvText(int64_t dChunks, int64_t blockN, int64_t headDim,
                    StringRef type) {
+  int64_t nAcc = headDim / 2;
+  std::string constraints, regsD, argTypes;
+  for (int64_t r = 0; r < nAcc; ++r) {
+    constraints += "=f,";
+    regsD += llvm::formatv("{0}${1}", r ? "," : "", r).str();
+  }
+  constraints += "r,r,r,r,l";
+  for (int64_t r = 0; r < nAcc; ++r)
+    constraints += llvm::formatv(",{0}", r).str();
+  argTypes = "i32, i32, i32, i32, i64";
+  for (int64_t r = 0; r < nAcc; ++r)
+    argTypes += ", f32";
   std::string text;
   std::string acc = "%oScaled";
   for (int64_t kk = 0; kk < blockN / 16; ++kk) {
     std::string out = kk == blockN / 16 - 1 ? "%oNew"
                                             : llvm::formatv("%pv{0}", kk).str();
-    int64_t pOff = (kk / 4) * 8192 + (kk % 4) * 32;
     int64_t vOff = (kk / 4) * dChunks * 8192 + (kk % 4) * 2048;
+    std::string ins;
+    for (int64_t r = 0; r < nAcc; ++r) {
+      text += llvm::formatv(
+                  "      %pvi{0}_{1} = llvm.extractvalue {2}[{1}] : !accO\n", kk,
+                  r, acc)
+                  .str();
+      ins += llvm::formatv(", %pvi{0}_{1}", kk, r).str();
+    }
     text += llvm::formatv(R"mlir(
-      %pa{0} = arith.constant {1} : i64
-      %pd{0} = arith.addi %pDesc, %pa{0} : i64
-      %va{0} = arith.constant {2} : i64
+      %va{0} = arith.constant {1} : i64
       %vd{0} = arith.addi %vDesc, %va{0} : i64
-      {3} = nvvm.wgmma.mma_async %pd{0}, %vd{0}, {4}, #nvvm.shape<m = 64, n = {5}, k = 16>, D [<f32>, <one>], A [<{6}>, <one>, <row>], B [<{6}>, <one>, <row>] : !accO -> !accO
+      {2} = llvm.inline_asm has_side_effects asm_dialect = att "{{ .reg .pred p; setp.ne.b32 p, 1, 0; wgmma.mma_async.sync.aligned.m64n{3}k16.f32.{4}.{4} {{{5}}, {{${6}, ${7}, ${8}, ${9}}, ${10}, p, 1, 1, 1; }", "{11}" %pa{0}_0, %pa{0}_1, %pa{0}_2, %pa{0}_3, %vd{0}{12} : ({13}) -> !accO
 )mlir",
-                          kk, pOff >> 4, vOff >> 4, out, acc, headDim, type)
+                          kk, vOff >> 4, out, headDim, type, regsD, nAcc,
+                          nAcc + 1, nAcc + 2, nAcc + 3, nAcc + 4, constraints,
+                          ins, argTypes)
                 .str();
     acc = out;
   }
@@ -387,25 +407,25 @@ std::string softmaxText(int64_t blockN, int64_t headDim, int64_t keyLen,
       %kPos0 = arith.muli %kb, %cBN : index
       %kPosQ = arith.addi %kPos0, %q2 : index
 )mlir";
+  // Scores stay unscaled (z); the running maxima are kept scaled (m), so
+  // p = exp2(z * scale - m) is one fma. scale > 0: the maximum of z scaled
+  // is the scaled maximum. maxnumf: scores are finite, no NaN handling.
   for (int64_t i = 0; i < n; ++i) {
     int64_t col = 8 * (i / 4) + (i % 2);
+    std::string x = llvm::formatv("%x{0}", i).str();
     text += llvm::formatv(R"mlir(
-      %x{0} = llvm.extractvalue %sFinal[{0}] : !accS
-      %y{0} = arith.mulf %x{0}, %scale2 : f32
+      {1} = llvm.extractvalue %sFinal[{0}] : !accS
 )mlir",
-                          i)
+                          i, maskTail ? x : llvm::formatv("%z{0}", i).str())
                 .str();
     if (maskTail)
       text += llvm::formatv(R"mlir(
       %kc{0} = arith.constant {1} : index
       %kp{0} = arith.addi %kPosQ, %kc{0} : index
       %kin{0} = arith.cmpi ult, %kp{0}, %keyLen : index
-      %z{0} = arith.select %kin{0}, %y{0}, %negInf : f32
+      %z{0} = arith.select %kin{0}, %x{0}, %negInf : f32
 )mlir",
                             i, col)
-                  .str();
-    else
-      text += llvm::formatv("      %z{0} = arith.addf %y{0}, %zeroF : f32\n", i)
                   .str();
   }
   // Row maxima (registers with (i / 2) % 2 == 0 hold row r0, else r0 + 8).
@@ -419,19 +439,21 @@ std::string softmaxText(int64_t blockN, int64_t headDim, int64_t keyLen,
         continue;
       }
       std::string out = llvm::formatv("%mx{0}_{1}", row, i).str();
-      text += llvm::formatv("      {0} = arith.maximumf {1}, %z{2} : f32\n",
+      text += llvm::formatv("      {0} = arith.maxnumf {1}, %z{2} : f32\n",
                             out, prev, i)
                   .str();
       prev = out;
     }
     text += llvm::formatv(R"mlir(
       %mq{0}a, %mqv{0}a = gpu.shuffle xor {1}, %c1i32, %c32i32 : f32
-      %mr{0}a = arith.maximumf {1}, %mq{0}a : f32
+      %mr{0}a = arith.maxnumf {1}, %mq{0}a : f32
       %mq{0}b, %mqv{0}b = gpu.shuffle xor %mr{0}a, %c2i32, %c32i32 : f32
-      %mr{0} = arith.maximumf %mr{0}a, %mq{0}b : f32
-      %mNew{0} = arith.maximumf %m{0}, %mr{0} : f32
+      %mr{0}u = arith.maxnumf %mr{0}a, %mq{0}b : f32
+      %mr{0} = arith.mulf %mr{0}u, %scale2 : f32
+      %mNew{0} = arith.maxnumf %m{0}, %mr{0} : f32
       %md{0} = arith.subf %m{0}, %mNew{0} : f32
       %alpha{0} = math.exp2 %md{0} : f32
+      %mNeg{0} = arith.negf %mNew{0} : f32
 )mlir",
                           row, prev)
                 .str();
@@ -441,7 +463,7 @@ std::string softmaxText(int64_t blockN, int64_t headDim, int64_t keyLen,
   for (int64_t i = 0; i < n; ++i) {
     int row = (i / 2) % 2 ? 8 : 0;
     text += llvm::formatv(R"mlir(
-      %e{0}a = arith.subf %z{0}, %mNew{1} : f32
+      %e{0}a = math.fma %z{0}, %scale2, %mNeg{1} : f32
       %p{0} = math.exp2 %e{0}a : f32
 )mlir",
                           i, row)
@@ -452,18 +474,17 @@ std::string softmaxText(int64_t blockN, int64_t headDim, int64_t keyLen,
                           i)
                 .str();
     sum = out;
-    if (i % 2 == 1) {
-      std::string pp = llvm::formatv("pp{0}", i).str();
-      text += swizzledPairIndexText(pp, "", 8 * (i / 4), row, eltBytes);
+    if (i % 2 == 1)
+      // P's A fragment for O += P V: register j = (i % 8) / 2 of k16 step
+      // i / 8, two keys packed.
       text += llvm::formatv(R"mlir(
-      %{0}_a = arith.truncf %p{1} : f32 to {3}
-      %{0}_b = arith.truncf %p{2} : f32 to {3}
-      %{0}_v = vector.from_elements %{0}_a, %{0}_b : vector<2x{3}>
-      vector.store %{0}_v, %stage[%{0}_i] : !stage, vector<2x{3}>
+      %pa{0}_{1}a = arith.truncf %p{2} : f32 to {4}
+      %pa{0}_{1}b = arith.truncf %p{3} : f32 to {4}
+      %pa{0}_{1}v = vector.from_elements %pa{0}_{1}a, %pa{0}_{1}b : vector<2x{4}>
+      %pa{0}_{1} = llvm.bitcast %pa{0}_{1}v : vector<2x{4}> to i32
 )mlir",
-                            pp, i - 1, i, type)
+                            i / 8, (i % 8) / 2, i - 1, i, type)
                   .str();
-    }
   }
   text += llvm::formatv(R"mlir(
       %la0 = arith.mulf %l0, %alpha0 : f32
@@ -525,8 +546,9 @@ std::string finishText(int64_t headDim, StringRef type, int64_t eltBytes) {
                 .str();
     text += swizzledPairIndexText(p, "", 8 * (i / 4), row, eltBytes);
     text += llvm::formatv(
-                "    vector.store %fv{0}, %stage[%{1}_i] : !stage, vector<2x{2}>\n",
-                i, p, type)
+                "    vector.store %fv{0}, %stage[%{1}_i] {{alignment = {3} : i64} : "
+                "!stage, vector<2x{2}>\n",
+                i, p, type, 2 * eltBytes)
                 .str();
   }
   return text;

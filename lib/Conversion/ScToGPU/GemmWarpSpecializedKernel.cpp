@@ -414,9 +414,10 @@ $FLAT_EPI        %se_rb0 = arith.muli %se_rowRel0, %c128 : index
                   .str();
       std::string pair = llvm::formatv("se_p{0}_{1}", h, p).str();
       text += swizzledPairIndexText(pair, "se_", colInHalf, row, outBytes);
-      text += llvm::formatv("        vector.store %se_v{0}_{1}, %stage[%{2}_i] : "
-                            "!stageC, vector<2x$OUT>\n",
-                            h, p, pair)
+      // A pair sits at a multiple of its size: one store, not two.
+      text += llvm::formatv("        vector.store %se_v{0}_{1}, %stage[%{2}_i] "
+                            "{{alignment = {3} : i64} : !stageC, vector<2x$OUT>\n",
+                            h, p, pair, 2 * outBytes)
                   .str();
     }
     // Every thread's writes are visible to the TMA (async) proxy before

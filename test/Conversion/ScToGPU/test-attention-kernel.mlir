@@ -26,11 +26,13 @@
 // CHECK: arith.select {{.*}} : f32
 // CHECK: gpu.shuffle xor
 // CHECK: math.exp2
-// P goes to shared memory, fenced for the async proxy, then P V reads V
-// N-major ("row").
-// CHECK: vector.store {{.*}} vector<2xf16>
-// CHECK: nvvm.fence.proxy
-// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
+// P stays in registers, packed in pairs as wgmma's A fragments; P V reads
+// V N-major (trans-b 1), the O accumulators tied in and out.
+// CHECK: arith.truncf {{.*}} : f32 to f16
+// CHECK: llvm.bitcast {{.*}} : vector<2xf16> to i32
+// CHECK-NOT: nvvm.fence.proxy
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "{ .reg .pred p; setp.ne.b32 p, 1, 0; wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {$0,{{.*}},$63}, {$64, $65, $66, $67}, $68, p, 1, 1, 1; }", "=f,{{.*}},r,r,r,r,l,0,1,{{.*}},63"
 // CHECK: nvgpu.mbarrier.arrive
 // CHECK: nvgpu.tma.async.store
 // An idle consumer only waits for and frees the slots.
@@ -58,7 +60,7 @@ func.func @target(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x1000x128xf16>,
 // CHECK: memref.get_global @loglinear_attention0_offsets
 // CHECK: memref.get_global @loglinear_attention0_indices
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
-// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {$0,{{.*}},$31}, {$32, $33, $34, $35}, $36, p, 1, 1, 1;
 func.func @loglinear(%q: tensor<2x2x1024x64xbf16>, %k: tensor<2x2x1024x64xbf16>, %v: tensor<2x2x1024x64xbf16>) -> tensor<2x2x1024x64xbf16> {
   %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128, anchors = [first]>) : tensor<2x2x1024x64xbf16>, tensor<2x2x1024x64xbf16>, tensor<2x2x1024x64xbf16> -> tensor<2x2x1024x64xbf16>
   return %o : tensor<2x2x1024x64xbf16>
