@@ -197,6 +197,11 @@ $CONSUMER_REGS
 $DESC_QP      %scale2 = arith.constant $SCALE2 : f32
       %negInf = arith.constant 0xFF800000 : f32
       %mInit = arith.constant -1.0e30 : f32
+      // Lazy rescaling: a row keeps its running maximum until a block's
+      // maximum exceeds it by more than 8 (log2 units): p = exp2(s - m)
+      // then stays below 2^8, exact in f16/bf16 range and fp32 sums, and O
+      // is rescaled only when some row of the warp moved its maximum.
+      %lazyBound = arith.constant 8.0 : f32
       %zeroF = arith.constant 0.0 : f32
       %oZero = llvm.mlir.zero : !accO
       nvgpu.mbarrier.try_wait.parity %qbar[%c0], %false, %ticks : !qbar
@@ -450,7 +455,9 @@ std::string softmaxText(int64_t blockN, int64_t headDim, int64_t keyLen,
       %mq{0}b, %mqv{0}b = gpu.shuffle xor %mr{0}a, %c2i32, %c32i32 : f32
       %mr{0}u = arith.maxnumf %mr{0}a, %mq{0}b : f32
       %mr{0} = arith.mulf %mr{0}u, %scale2 : f32
-      %mNew{0} = arith.maxnumf %m{0}, %mr{0} : f32
+      %grow{0} = arith.subf %mr{0}, %m{0} : f32
+      %big{0} = arith.cmpf ogt, %grow{0}, %lazyBound : f32
+      %mNew{0} = arith.select %big{0}, %mr{0}, %m{0} : f32
       %md{0} = arith.subf %m{0}, %mNew{0} : f32
       %alpha{0} = math.exp2 %md{0} : f32
       %mNeg{0} = arith.negf %mNew{0} : f32
@@ -494,21 +501,34 @@ std::string softmaxText(int64_t blockN, int64_t headDim, int64_t keyLen,
 )mlir",
                         sum0, sum8)
               .str();
-  // O *= alpha, row by row.
+  // O *= alpha, row by row, when a row of the warp took a new maximum.
+  text += R"mlir(
+      %grew = arith.ori %big0, %big8 : i1
+      %allLanes = arith.constant -1 : i32
+      %warpGrew = nvvm.vote.sync any %allLanes, %grew -> i1
+      %oScaled = scf.if %warpGrew -> (!accO) {
+)mlir";
   std::string acc = "%o";
   for (int64_t i = 0; i < headDim / 2; ++i) {
     int row = (i / 2) % 2 ? 8 : 0;
-    std::string out = i == headDim / 2 - 1 ? "%oScaled"
-                                           : llvm::formatv("%os{0}", i).str();
+    std::string out = llvm::formatv("%os{0}", i).str();
     text += llvm::formatv(R"mlir(
-      %ov{0} = llvm.extractvalue %o[{0}] : !accO
-      %ow{0} = arith.mulf %ov{0}, %alpha{1} : f32
-      {2} = llvm.insertvalue %ow{0}, {3}[{0}] : !accO
+        %ov{0} = llvm.extractvalue %o[{0}] : !accO
+        %ow{0} = arith.mulf %ov{0}, %alpha{1} : f32
+        {2} = llvm.insertvalue %ow{0}, {3}[{0}] : !accO
 )mlir",
                           i, row, out, acc)
                 .str();
     acc = out;
   }
+  text += llvm::formatv(R"mlir(
+        scf.yield {0} : !accO
+      } else {{
+        scf.yield %o : !accO
+      }
+)mlir",
+                        acc)
+              .str();
   return text;
 }
 
