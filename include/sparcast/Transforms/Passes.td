@@ -245,4 +245,31 @@ def ScSelectGemmSchedulePass : Pass<"sc-select-gemm-schedule"> {
   ];
 }
 
+def ScFuseGemmStagesPass : Pass<"sc-fuse-gemm-stages"> {
+  let summary = "Run a GEMM whose result only another GEMM's epilogue reads "
+                "as stage 1 of that GEMM's kernel";
+  let description = [{
+    IKBO's user GEMM and its candidate GEMM (whose epilogue adds the user
+    rows through the index) can run in one persistent warp-specialized
+    kernel: first the user tiles, then the candidate tiles, each candidate
+    tile waiting only for the user tile it reads. This pass marks every GEMM
+    that can (`sc.gemm_stage1`, checked by the verifier): its result is read
+    only by another GEMM's epilogue, at `[g(b), m, n]` with g computed from
+    the batch index and epilogue operands; both GEMMs have the same operand
+    types, M and N, and the same warp-specialized schedule (`sc.gemm_schedule`
+    as sc-select-gemm-schedule leaves it, or the op's default). The kernel
+    generator may still refuse for what only it knows (the chip, TMA
+    alignment) and then says why.
+
+    ```mlir
+    %u = sc.batch_matmul %w_user, %e_user {sc.gemm_schedule = "pingpong", sc.gemm_stage1} : ...
+    %c = sc.batch_matmul %w_cand, %e_cand epilogue_ins(%u, %idx : ...) ...
+    ```
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark for each pair: fused, or why not">,
+  ];
+}
+
 #endif // SPARCAST_TRANSFORMS_PASSES_TD

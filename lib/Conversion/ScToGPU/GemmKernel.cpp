@@ -169,69 +169,6 @@ LogicalResult installKernel(
   return success();
 }
 
-/// In `stage2`'s epilogue, the batch index g of every read of `stage1`'s
-/// result, when each read is [g, m, n] (m, n: the element's own row and
-/// column) and the same g, computed from the batch index and the epilogue
-/// operands only. Else null, with `why` set.
-Value stageDependency(BatchMatmulOp stage1, BatchMatmulOp stage2,
-                             std::string &why) {
-  if (!stage2.hasEpilogue()) {
-    why = "the second GEMM has no epilogue";
-    return {};
-  }
-  Block &body = stage2.getEpilogue().front();
-  // Region arguments: acc, b, m, n, then one per epilogue operand.
-  SmallVector<Value> reads;
-  for (auto [i, in] : llvm::enumerate(stage2.getEpilogueIns()))
-    if (in == stage1.getResult())
-      reads.push_back(body.getArgument(4 + i));
-  Value g;
-  for (Value read : reads)
-    for (Operation *user : read.getUsers()) {
-      auto extract = dyn_cast<tensor::ExtractOp>(user);
-      if (!extract || extract.getIndices().size() != 3 ||
-          extract.getIndices()[1] != body.getArgument(2) ||
-          extract.getIndices()[2] != body.getArgument(3)) {
-        why = "the epilogue reads the first GEMM's result other than at "
-              "[g(b), m, n]";
-        return {};
-      }
-      if (g && extract.getIndices()[0] != g) {
-        why = "the epilogue reads the first GEMM's result at two batch "
-              "indices";
-        return {};
-      }
-      g = extract.getIndices()[0];
-    }
-  if (!g) {
-    why = "the epilogue does not read the first GEMM's result";
-    return {};
-  }
-  // g must not depend on the accumulator, the row or the column.
-  SmallVector<Value> work = {g};
-  DenseSet<Value> seen;
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    if (!seen.insert(v).second)
-      continue;
-    if (auto arg = dyn_cast<BlockArgument>(v)) {
-      if (arg.getOwner() == &body &&
-          (arg.getArgNumber() == 0 || arg.getArgNumber() == 2 ||
-           arg.getArgNumber() == 3)) {
-        why = "the batch index read from the first GEMM's result depends on "
-              "the accumulator, the row or the column";
-        return {};
-      }
-      continue;
-    }
-    Operation *def = v.getDefiningOp();
-    if (def->getBlock() != &body)
-      continue; // defined outside the region: not allowed by the verifier
-    llvm::append_range(work, def->getOperands());
-  }
-  return g;
-}
-
 /// @<kernel>_dependency(b, memrefs...) -> index: stage2's g(b) (see
 /// stageDependency), the ops it needs cloned from the epilogue region.
 static LogicalResult buildDependencyFunction(BatchMatmulOp stage2, Value g,
@@ -263,7 +200,7 @@ LogicalResult buildStageOneFunctions(BatchMatmulOp stage1,
                                      gpu::GPUModuleOp scratch,
                                      StringRef kernelName) {
   std::string why;
-  Value g = stageDependency(stage1, stage2, why);
+  Value g = stage2.getStageDependency(stage1, why);
   if (!g)
     return stage2.emitError() << "internal error: " << why;
   auto epilogue1 =
@@ -436,25 +373,7 @@ std::string mlir::sc::gemmStageFusionLimitation(
     if (!limitation.empty())
       return limitation;
   }
-  if (!stage1.getResult().hasOneUse() ||
-      !llvm::is_contained(stage2.getEpilogueIns(), stage1.getResult()))
-    return "the first GEMM's result has uses other than the second GEMM's "
-           "epilogue";
-  if (!stage1.getEpilogueIns().empty())
-    return "the first GEMM's epilogue reads other tensors";
-  RankedTensorType l1 = stage1.getLhs().getType(), l2 = stage2.getLhs().getType();
-  RankedTensorType r1 = stage1.getRhs().getType(), r2 = stage2.getRhs().getType();
-  if (l1.getElementType() != l2.getElementType() ||
-      l1.getRank() != l2.getRank() || r1.getRank() != r2.getRank() ||
-      stage1.getTransposeRhs() != stage2.getTransposeRhs())
-    return "the GEMMs differ in operand types, ranks or layout";
-  if (stage1.getType().getDimSize(1) != stage2.getType().getDimSize(1) ||
-      stage1.getType().getDimSize(2) != stage2.getType().getDimSize(2))
-    return "the GEMMs' results differ in M or N";
-  std::string why;
-  if (!detail::stageDependency(stage1, stage2, why))
-    return why;
-  return "";
+  return stage2.getStageFusionLimitation(stage1);
 }
 
 int64_t mlir::sc::gemmStageFlagsPerBatch(BatchMatmulOp stage2,

@@ -34,13 +34,6 @@ LogicalResult installKernel(
     const std::string &text,
     function_ref<LogicalResult(gpu::GPUModuleOp)> buildMore = {});
 
-/// In `stage2`'s epilogue, the batch index g of every read of `stage1`'s
-/// result, when each read is [g, m, n] (m, n: the element's own row and
-/// column) with the same g, computed from the batch index and the epilogue
-/// operands only. Else null, with `why` set.
-Value stageDependency(BatchMatmulOp stage1, BatchMatmulOp stage2,
-                      std::string &why);
-
 /// Of a multi-stage kernel (see GemmStageOne): builds the bodies of
 /// @<kernel>_epilogue1 (stage 1's epilogue, (acc, b, m, n) -> element) and
 /// @<kernel>_dependency ((b, stage 2's epilogue memrefs...) -> the stage-1

@@ -449,8 +449,8 @@ LogicalResult EntryCompiler::visitMatmul(BatchMatmulOp op) {
     stageOne = GemmStageOne{stage1, *b1, info.name};
     if (report)
       *report << llvm::formatv(
-          "{0}: GEMM stages fused: the GEMM at {1} runs as stage 1 of this "
-          "GEMM's kernel, readiness flags in {2} (zeroed per call)\n",
+          "{0}: the GEMM at {1} runs as stage 1 of this GEMM's kernel, "
+          "readiness flags in {2} (zeroed per call)\n",
           lineOf(op.getLoc()), lineOf(stage1.getLoc()), info.name);
   }
   FailureOr<KernelLaunch> launch =
@@ -462,29 +462,26 @@ LogicalResult EntryCompiler::visitMatmul(BatchMatmulOp op) {
   return success();
 }
 
-/// A GEMM whose result only another GEMM's epilogue reads (the IKBO user
-/// GEMM and its candidate GEMM's gather-add) runs as that GEMM's stage 1
-/// when the kernel takes the pair (gemmStageFusionLimitation); the report
-/// says why when it does not.
+/// GEMMs that sc-fuse-gemm-stages marked (`sc.gemm_stage1`) run in their
+/// consumer's kernel when the kernel generator takes the pair (it knows the
+/// chip and the TMA constraints); the report says why when it does not.
 void EntryCompiler::findFusableGemmStages() {
-  if (!options.fuseGemmStages)
-    return;
-  for (BatchMatmulOp stage2 : func.getOps<BatchMatmulOp>())
-    for (Value in : stage2.getEpilogueIns()) {
-      auto stage1 = in.getDefiningOp<BatchMatmulOp>();
-      if (!stage1 || stageOneOf.count(stage2))
-        continue;
-      std::string why =
-          gemmStageFusionLimitation(stage1, stage2, gemmOptions());
-      if (why.empty()) {
-        stageOneOf[stage2] = stage1;
-        stageOnes.insert(stage1);
-        continue;
-      }
-      if (report)
-        *report << llvm::formatv("{0}: GEMM stages not fused: {1}\n",
-                                 lineOf(stage2.getLoc()), why);
+  for (BatchMatmulOp stage1 : func.getOps<BatchMatmulOp>()) {
+    if (!stage1->hasAttr(BatchMatmulOp::getStageOneAttrName()))
+      continue;
+    // The verifier made sure of a single use by another GEMM's epilogue.
+    auto stage2 = cast<BatchMatmulOp>(*stage1.getResult().user_begin());
+    std::string why = gemmStageFusionLimitation(stage1, stage2, gemmOptions());
+    if (why.empty()) {
+      stageOneOf[stage2] = stage1;
+      stageOnes.insert(stage1);
+      continue;
     }
+    if (report)
+      *report << llvm::formatv("{0}: GEMM stages not fused by the kernel "
+                               "generator: {1}\n",
+                               lineOf(stage2.getLoc()), why);
+  }
 }
 
 TensorInfo EntryCompiler::bindResult(Value result,
@@ -686,6 +683,11 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
       schedules.schedule = options.schedule;
       schedules.report = report != nullptr;
       pm.addNestedPass<func::FuncOp>(createScSelectGemmSchedulePass(schedules));
+      if (options.fuseGemmStages) {
+        ScFuseGemmStagesPassOptions stages;
+        stages.report = report != nullptr;
+        pm.addNestedPass<func::FuncOp>(createScFuseGemmStagesPass(stages));
+      }
     }
     if (failed(pm.run(module)))
       return failure();

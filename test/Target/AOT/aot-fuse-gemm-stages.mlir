@@ -10,7 +10,8 @@
 // IKBO multi-stage fusion: the user GEMM runs as stage 1 of the candidate
 // GEMM's persistent kernel. One GEMM launch (after the two weight copies),
 // its report says both stages and the flags.
-// CHECK: lce.mlir:16: GEMM stages fused: the GEMM at lce.mlir:16 runs as stage 1 of this GEMM's kernel, readiness flags in ws3 (zeroed per call)
+// CHECK: lce.mlir:16: GEMM stages fused: the GEMM at lce.mlir:16 runs as stage 1 of this GEMM's kernel
+// CHECK: lce.mlir:16: the GEMM at lce.mlir:16 runs as stage 1 of this GEMM's kernel, readiness flags in ws3 (zeroed per call)
 // CHECK: kernel lce_gemm2: 433x256x872 f16, warp-specialized persistent, ping-pong: {{.*}}; multi-stage: first the 433x256x1184 GEMM's tiles (stage 1, ascending, 19 k-tiles, epilogue stored from registers), then this GEMM's (stage 2, descending)
 // CHECK-NOT: kernel lce_gemm
 // CHECK-NOT: C7508
@@ -62,13 +63,14 @@
 
 // What the fusion refuses, and why; a dependency computed from two
 // epilogue operands is fine.
-// PAIRS: gemm-stages.mlir:12: GEMM stages not fused: the first GEMM's result has uses other than the second GEMM's epilogue
+// (Remarks of different functions may come in any order.)
+// PAIRS-DAG: gemm-stages.mlir:12: GEMM stages not fused: the first GEMM's result has uses other than the second GEMM's epilogue
+// PAIRS-DAG: gemm-stages.mlir:32: GEMM stages not fused: the batch index read from the first GEMM's result depends on the accumulator, the row or the column
+// PAIRS-DAG: gemm-stages.mlir:53: GEMM stages fused: the GEMM at gemm-stages.mlir:52 runs as stage 1
 // PAIRS: kernel also_returned_gemm0:
 // PAIRS: kernel also_returned_gemm1:
-// PAIRS: gemm-stages.mlir:32: GEMM stages not fused: the batch index read from the first GEMM's result depends on the accumulator, the row or the column
 // PAIRS: kernel row_dependent_gemm0:
 // PAIRS: kernel row_dependent_gemm1:
-// PAIRS: gemm-stages.mlir:53: GEMM stages fused: the GEMM at gemm-stages.mlir:52 runs as stage 1
 // PAIRS: kernel gather_offset_gemm0: {{.*}}multi-stage
 // PAIRS-NOT: kernel gather_offset_gemm
 

@@ -7,6 +7,7 @@
 
 #include "sparcast/Dialect/SC/IR/ScOps.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/Support/MathExtras.h"
@@ -119,6 +120,88 @@ StringRef BatchMatmulOp::getDefaultSchedule(std::string *why) {
           " >= 4096: bound by L2 bandwidth, the cooperative 128x256 tile "
           "reads less per flop");
   return "cooperative";
+}
+
+Value BatchMatmulOp::getStageDependency(BatchMatmulOp stage1,
+                                        std::string &why) {
+  if (!hasEpilogue()) {
+    why = "the second GEMM has no epilogue";
+    return {};
+  }
+  Block &body = getEpilogue().front();
+  SmallVector<Value> reads;
+  for (auto [i, in] : llvm::enumerate(getEpilogueIns()))
+    if (in == stage1.getResult())
+      reads.push_back(body.getArgument(kNumEpilogueLeadingArgs + i));
+  Value g;
+  for (Value read : reads)
+    for (Operation *user : read.getUsers()) {
+      auto extract = dyn_cast<tensor::ExtractOp>(user);
+      if (!extract || extract.getIndices().size() != 3 ||
+          extract.getIndices()[1] != body.getArgument(2) ||
+          extract.getIndices()[2] != body.getArgument(3)) {
+        why = "the epilogue reads the first GEMM's result other than at "
+              "[g(b), m, n]";
+        return {};
+      }
+      if (g && extract.getIndices()[0] != g) {
+        why = "the epilogue reads the first GEMM's result at two batch "
+              "indices";
+        return {};
+      }
+      g = extract.getIndices()[0];
+    }
+  if (!g) {
+    why = "the epilogue does not read the first GEMM's result";
+    return {};
+  }
+  // g must not depend on the accumulator, the row or the column: a tile of
+  // this GEMM then reads exactly one tile of the first.
+  SmallVector<Value> work = {g};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() == &body &&
+          (arg.getArgNumber() == 0 || arg.getArgNumber() == 2 ||
+           arg.getArgNumber() == 3)) {
+        why = "the batch index read from the first GEMM's result depends on "
+              "the accumulator, the row or the column";
+        return {};
+      }
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (def->getBlock() == &body)
+      llvm::append_range(work, def->getOperands());
+  }
+  return g;
+}
+
+std::string BatchMatmulOp::getStageFusionLimitation(BatchMatmulOp stage1) {
+  if (!stage1.getResult().hasOneUse() ||
+      !llvm::is_contained(getEpilogueIns(), stage1.getResult()))
+    return "the first GEMM's result has uses other than the second GEMM's "
+           "epilogue";
+  if (!stage1.getEpilogueIns().empty())
+    return "the first GEMM's epilogue reads other tensors";
+  RankedTensorType l1 = stage1.getLhs().getType(), l2 = getLhs().getType();
+  RankedTensorType r1 = stage1.getRhs().getType(), r2 = getRhs().getType();
+  if (l1.getElementType() != l2.getElementType() ||
+      l1.getRank() != l2.getRank() || r1.getRank() != r2.getRank() ||
+      stage1.getTransposeRhs() != getTransposeRhs())
+    return "the GEMMs differ in operand types, ranks or layout";
+  if (stage1.getType().getDimSize(1) != getType().getDimSize(1) ||
+      stage1.getType().getDimSize(2) != getType().getDimSize(2) ||
+      ShapedType::isDynamic(getType().getDimSize(1)) ||
+      ShapedType::isDynamic(getType().getDimSize(2)))
+    return "the GEMMs' results differ in M or N (or they are dynamic)";
+  std::string why;
+  if (!getStageDependency(stage1, why))
+    return why;
+  return "";
 }
 
 int64_t BatchMatmulOp::getContractionSize() {

@@ -96,6 +96,21 @@ def Sc_BatchMatmulOp : Sc_Op<"batch_matmul", [
     /// Number of leading block arguments of the epilogue that are not
     /// epilogue operands: accumulator, batch, row, column.
     static constexpr unsigned kNumEpilogueLeadingArgs = 4;
+    /// Name of the unit attribute marking a GEMM that runs as stage 1 of
+    /// the kernel of the GEMM whose epilogue reads its result
+    /// (sc-fuse-gemm-stages).
+    static constexpr ::llvm::StringLiteral getStageOneAttrName() {
+      return ::llvm::StringLiteral("sc.gemm_stage1");
+    }
+    /// When this op's epilogue reads `stage1`'s result only at [g(b), m, n]
+    /// (m, n: the element's own row and column), always with the same g
+    /// computed from the batch index and the epilogue operands: g (a value
+    /// of the epilogue region). Else null, with `why` set.
+    ::mlir::Value getStageDependency(BatchMatmulOp stage1, std::string &why);
+    /// Why `stage1` cannot run as stage 1 of this op's kernel, from the ops
+    /// alone (uses, types, shapes, the dependency; not the chip), or an
+    /// empty string.
+    std::string getStageFusionLimitation(BatchMatmulOp stage1);
   }];
 }
 

@@ -1,0 +1,73 @@
+//===- FuseGemmStages.cpp - mark GEMMs that run as stage 1 of another ------===//
+//
+// A GEMM whose result only another GEMM's epilogue reads (IKBO's user GEMM
+// under the candidate GEMM's gather-add) can run in that GEMM's persistent
+// kernel, as its first stage: the decision is recorded on the first GEMM
+// (`sc.gemm_stage1`) and the kernel generator reads it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sparcast/Transforms/Passes.h"
+#include "sparcast/Dialect/SC/IR/ScOps.h"
+
+#include "llvm/Support/Path.h"
+
+#define DEBUG_TYPE "sc-fuse-gemm-stages"
+
+namespace mlir::sc {
+#define GEN_PASS_DEF_SCFUSEGEMMSTAGESPASS
+#include "sparcast/Transforms/Passes.h.inc"
+} // namespace mlir::sc
+
+using namespace mlir;
+using namespace mlir::sc;
+
+/// The op's schedule: recorded by sc-select-gemm-schedule, else its default.
+static StringRef scheduleOf(BatchMatmulOp op) {
+  if (auto s = op->getAttrOfType<StringAttr>(BatchMatmulOp::getScheduleAttrName()))
+    return s.getValue();
+  return op.getDefaultSchedule();
+}
+
+/// "file:line" of a location, for remarks.
+static std::string lineOf(Location loc) {
+  if (auto l = dyn_cast<FileLineColLoc>(loc))
+    return (llvm::sys::path::filename(l.getFilename()) + ":" +
+            Twine(l.getLine()))
+        .str();
+  return "?";
+}
+
+namespace {
+struct ScFuseGemmStagesPass
+    : sc::impl::ScFuseGemmStagesPassBase<ScFuseGemmStagesPass> {
+  using Base::Base;
+  void runOnOperation() final {
+    getOperation()->walk([&](BatchMatmulOp stage2) {
+      for (Value in : stage2.getEpilogueIns()) {
+        auto stage1 = in.getDefiningOp<BatchMatmulOp>();
+        if (!stage1 || stage1->hasAttr(BatchMatmulOp::getStageOneAttrName()))
+          continue;
+        std::string why = stage2.getStageFusionLimitation(stage1);
+        StringRef s1 = scheduleOf(stage1), s2 = scheduleOf(stage2);
+        if (why.empty() && (s1 != s2 || s2 == "simple"))
+          why = ("both GEMMs need the same warp-specialized schedule, got " +
+                 s1 + " and " + s2)
+                    .str();
+        if (!why.empty()) {
+          if (report)
+            stage2.emitRemark() << "GEMM stages not fused: " << why;
+          continue;
+        }
+        stage1->setAttr(BatchMatmulOp::getStageOneAttrName(),
+                        UnitAttr::get(&getContext()));
+        if (report)
+          stage2.emitRemark()
+              << "GEMM stages fused: the GEMM at " << lineOf(stage1.getLoc())
+              << " runs as stage 1 of this GEMM's kernel";
+        break; // one stage 1 per kernel
+      }
+    });
+  }
+};
+} // namespace
