@@ -17,7 +17,10 @@ if [ ! -f "$BUILD/build.ninja" ]; then
     -DLLVM_EXTERNAL_LIT="$LLVM_PREFIX/bin/lit" \
     "$@" >/dev/null
 fi
-ninja -C "$BUILD" -j"$(nproc)" | grep -v "^\[" || true
+# Progress lines are dropped; a failed build still fails (a stale binary
+# from an earlier build must not be tested).
+ninja -C "$BUILD" -j"$(nproc)" | { grep -v "^\[" || true; }
+[ "${PIPESTATUS[0]}" -eq 0 ] || { echo "build.sh: ninja failed" >&2; exit 1; }
 test -x "$BUILD/bin/sparcast-opt"
 # Dialect and pass reference (TableGen) into $BUILD/docs.
 ninja -C "$BUILD" mlir-doc >/dev/null

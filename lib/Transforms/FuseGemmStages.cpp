@@ -9,8 +9,7 @@
 
 #include "sparcast/Transforms/Passes.h"
 #include "sparcast/Dialect/SC/IR/ScOps.h"
-
-#include "llvm/Support/Path.h"
+#include "sparcast/Support/Locations.h"
 
 #define DEBUG_TYPE "sc-fuse-gemm-stages"
 
@@ -29,14 +28,6 @@ static StringRef scheduleOf(BatchMatmulOp op) {
   return op.getDefaultSchedule();
 }
 
-/// "file:line" of a location, for remarks.
-static std::string lineOf(Location loc) {
-  if (auto l = dyn_cast<FileLineColLoc>(loc))
-    return (llvm::sys::path::filename(l.getFilename()) + ":" +
-            Twine(l.getLine()))
-        .str();
-  return "?";
-}
 
 namespace {
 struct ScFuseGemmStagesPass
@@ -63,7 +54,7 @@ struct ScFuseGemmStagesPass
                         UnitAttr::get(&getContext()));
         if (report)
           stage2.emitRemark()
-              << "GEMM stages fused: the GEMM at " << lineOf(stage1.getLoc())
+              << "GEMM stages fused: the GEMM at " << fileLineOf(stage1.getLoc())
               << " runs as stage 1 of this GEMM's kernel";
         break; // one stage 1 per kernel
       }

@@ -328,6 +328,38 @@ std::string consumerKTileText(StringRef p, StringRef j, StringRef accL,
   return text;
 }
 
+/// This thread's place in its warpgroup's accumulator fragment (wgmma
+/// m64nN, f32): defines %<p>c4, %<p>c16, %<p>c32, %<p>lane, %<p>q (lane %
+/// 4), %<p>quad (lane / 4), %<p>rowRel0/8 (rows within the warpgroup's 64),
+/// %<p>m (the warpgroup's first row: %m0 + wg * rowsPerWarpgroup),
+/// %<p>row0/8, %<p>in0/8 (row < %cM), %<p>q2 and %<p>col (%n0 + 2 q).
+std::string fragmentCoordinatesText(StringRef p, int64_t rowsPerWarpgroup) {
+  return replaceAll(llvm::formatv(R"mlir(
+        %$Pc4 = arith.constant 4 : index
+        %$Pc16 = arith.constant 16 : index
+        %$Pc32 = arith.constant 32 : index
+        %$Pwarp = arith.divui %inWg, %$Pc32 : index
+        %$Plane = arith.remui %tid, %$Pc32 : index
+        %$Pquad = arith.divui %$Plane, %$Pc4 : index
+        %$Pq = arith.remui %$Plane, %$Pc4 : index
+        %$PwarpRow = arith.muli %$Pwarp, %$Pc16 : index
+        %$ProwRel0 = arith.addi %$PwarpRow, %$Pquad : index
+        %$ProwRel8 = arith.addi %$ProwRel0, %c8 : index
+        %$PwgRows = arith.constant {0} : index
+        %$PwgRow = arith.muli %wg, %$PwgRows : index
+        %$Pm = arith.addi %m0, %$PwgRow : index
+        %$Prow0 = arith.addi %$Pm, %$ProwRel0 : index
+        %$Prow8 = arith.addi %$Pm, %$ProwRel8 : index
+        %$Pin0 = arith.cmpi ult, %$Prow0, %cM : index
+        %$Pin8 = arith.cmpi ult, %$Prow8, %cM : index
+        %$Pq2 = arith.muli %$Pq, %c2 : index
+        %$Pcol = arith.addi %n0, %$Pq2 : index
+)mlir",
+                                  rowsPerWarpgroup)
+                        .str(),
+                    {{"P", p.str()}});
+}
+
 /// The warp-specialized kernel's epilogue, run by each consumer warpgroup
 /// on its 64 rows of the tile, one 64x128 accumulator (`accs[h]`, columns
 /// [128 h, 128 h + 128)) at a time: the op's epilogue on the registers, the
@@ -346,25 +378,9 @@ std::string consumerKTileText(StringRef p, StringRef j, StringRef accL,
 std::string tmaStoreEpilogueText(ArrayRef<std::string> accs, int64_t outBytes,
                                  int64_t rowsPerWarpgroup) {
   int64_t boxCols = 128 / outBytes;
-  std::string text = llvm::formatv(R"mlir(
-        %se_c4 = arith.constant 4 : index
-        %se_c16 = arith.constant 16 : index
-        %se_c32 = arith.constant 32 : index
+  std::string text = fragmentCoordinatesText("se_", rowsPerWarpgroup);
+  text += llvm::formatv(R"mlir(
         %se_eltBytes = arith.constant {0} : index
-        %se_warp = arith.divui %inWg, %se_c32 : index
-        %se_lane = arith.remui %tid, %se_c32 : index
-        %se_quad = arith.divui %se_lane, %se_c4 : index
-        %se_q = arith.remui %se_lane, %se_c4 : index
-        %se_warpRow = arith.muli %se_warp, %se_c16 : index
-        %se_rowRel0 = arith.addi %se_warpRow, %se_quad : index
-        %se_rowRel8 = arith.addi %se_rowRel0, %c8 : index
-        %se_wgRows = arith.constant {1} : index
-        %se_wgRow = arith.muli %wg, %se_wgRows : index
-        %se_m = arith.addi %m0, %se_wgRow : index
-        %se_row0 = arith.addi %se_m, %se_rowRel0 : index
-        %se_row8 = arith.addi %se_m, %se_rowRel8 : index
-        %se_in0 = arith.cmpi ult, %se_row0, %cM : index
-        %se_in8 = arith.cmpi ult, %se_row8, %cM : index
         // The epilogue runs on every register, at indices clamped into the
         // result (its values past the edges are dropped): no branch, so its
         // loads can all be in flight at once.
@@ -374,13 +390,11 @@ std::string tmaStoreEpilogueText(ArrayRef<std::string> accs, int64_t outBytes,
         %se_cN2 = arith.subi %cN, %c2 : index
 $FLAT_EPI        %se_rb0 = arith.muli %se_rowRel0, %c128 : index
         %se_rb8 = arith.muli %se_rowRel8, %c128 : index
-        %se_q2 = arith.muli %se_q, %c2 : index
-        %se_col = arith.addi %n0, %se_q2 : index
         %se_qBytes = arith.muli %se_q2, %se_eltBytes : index
         %se_qChunk = arith.divui %se_qBytes, %se_c16 : index
         %se_qWithin = arith.remui %se_qBytes, %se_c16 : index
         %se_zero = arith.constant 0.0 : $OUT
-)mlir", outBytes, rowsPerWarpgroup).str();
+)mlir", outBytes).str();
   for (auto [h, acc] : llvm::enumerate(accs)) {
     text += llvm::formatv(R"mlir(
         // Columns [{0}, {0} + 128): wait until TMA has read the staging tile.
@@ -580,28 +594,7 @@ std::string flagAddressText(StringRef p, StringRef u) {
 /// its elected thread's release add on the tile's flag by the named barrier.
 std::string stageOneEpilogueText(ArrayRef<std::string> accs,
                                  int64_t rowsPerWarpgroup) {
-  std::string text = llvm::formatv(R"mlir(
-          %s1_c4 = arith.constant 4 : index
-          %s1_c32 = arith.constant 32 : index
-          %s1_warp = arith.divui %inWg, %s1_c32 : index
-          %s1_lane = arith.remui %tid, %s1_c32 : index
-          %s1_quad = arith.divui %s1_lane, %s1_c4 : index
-          %s1_q = arith.remui %s1_lane, %s1_c4 : index
-          %s1_c16 = arith.constant 16 : index
-          %s1_warpRow = arith.muli %s1_warp, %s1_c16 : index
-          %s1_rowRel0 = arith.addi %s1_warpRow, %s1_quad : index
-          %s1_wgRows = arith.constant {0} : index
-          %s1_wgRow = arith.muli %wg, %s1_wgRows : index
-          %s1_m = arith.addi %m0, %s1_wgRow : index
-          %s1_row0 = arith.addi %s1_m, %s1_rowRel0 : index
-          %s1_row8 = arith.addi %s1_row0, %c8 : index
-          %s1_in0 = arith.cmpi ult, %s1_row0, %cM : index
-          %s1_in8 = arith.cmpi ult, %s1_row8, %cM : index
-          %s1_q2 = arith.muli %s1_q, %c2 : index
-          %s1_col = arith.addi %n0, %s1_q2 : index
-)mlir",
-                                   rowsPerWarpgroup)
-                         .str();
+  std::string text = fragmentCoordinatesText("s1_", rowsPerWarpgroup);
   for (auto [h, acc] : llvm::enumerate(accs))
     for (int64_t p = 0; p < 32; ++p) {
       int row = 8 * (p % 2);

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "sparcast/Support/Locations.h"
 #include "sparcast/Target/AOT.h"
 #include "sparcast/Conversion/ScToGPU/AttentionKernel.h"
 #include "sparcast/Conversion/ScToGPU/CopyKernel.h"
@@ -168,14 +169,6 @@ LogicalResult writeFile(Operation *anchor, StringRef path, StringRef data) {
   return success();
 }
 
-/// "file:line" of a location, for the report.
-static std::string lineOf(Location loc) {
-  if (auto l = dyn_cast<FileLineColLoc>(loc))
-    return (llvm::sys::path::filename(l.getFilename()) + ":" +
-            Twine(l.getLine()))
-        .str();
-  return "?";
-}
 
 /// Compiles one entry function into kernels of `gpuModule`.
 class EntryCompiler {
@@ -451,7 +444,7 @@ LogicalResult EntryCompiler::visitMatmul(BatchMatmulOp op) {
       *report << llvm::formatv(
           "{0}: the GEMM at {1} runs as stage 1 of this GEMM's kernel, "
           "readiness flags in {2} (zeroed per call)\n",
-          lineOf(op.getLoc()), lineOf(stage1.getLoc()), info.name);
+          fileLineOf(op.getLoc()), fileLineOf(stage1.getLoc()), info.name);
   }
   FailureOr<KernelLaunch> launch =
       buildGemmKernel(op, gpuModule, nextKernelName("gemm"), *binding,
@@ -480,7 +473,7 @@ void EntryCompiler::findFusableGemmStages() {
     if (report)
       *report << llvm::formatv("{0}: GEMM stages not fused by the kernel "
                                "generator: {1}\n",
-                               lineOf(stage2.getLoc()), why);
+                               fileLineOf(stage2.getLoc()), why);
   }
 }
 
@@ -592,7 +585,7 @@ LogicalResult EntryCompiler::visitAttention(AttentionOp op, AttentionOp self) {
       *report << llvm::formatv(
           "{0}: self-attention over the same keys/values fused into the "
           "kernel of the target attention at {1}\n",
-          lineOf(self.getLoc()), lineOf(op.getLoc()));
+          fileLineOf(self.getLoc()), fileLineOf(op.getLoc()));
   }
   FailureOr<KernelLaunch> launch =
       buildAttentionKernel(op, gpuModule, nextKernelName("attention"), binding,

@@ -1,0 +1,59 @@
+"""Runs a few kernels once each, for Nsight Compute on the GPU machine:
+
+    ncu --section SpeedOfLight -k regex:gemm python3 bench/profile_kernels.py gemms
+    ncu --section SpeedOfLight -k regex:lce_gemm python3 bench/profile_kernels.py lce
+    ncu --section SpeedOfLight -k regex:attention python3 bench/profile_kernels.py attention
+
+gemms: x @ w^T ping-pong, x @ w^T cooperative, shared W ping-pong, the IKBO
+LCE ping-pong (kernel names repeat across schedules: they run in this
+order). lce: the LCE default, with B multicast in CTA pairs, cooperative.
+attention: target attention at the reference shapes (B = 2048, 32 users,
+S = 1024, f16), log-linear N = 16384 (B = 4, H = 16, bf16, blocks of 128).
+"""
+import argparse
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sparcast  # noqa: E402
+from lce_check import make_index  # noqa: E402
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("workload", choices=["gemms", "lce", "attention"])
+    p.add_argument("--artifacts", default="bench/artifacts")
+    args = p.parse_args()
+    load = lambda name: sparcast.load(os.path.join(args.artifacts, name))
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(0)
+    u = lambda shape, t=torch.float16: (torch.rand(shape, generator=gen, device="cuda") - 0.5).to(t)
+    B = 1024
+    out = torch.empty((B, 433, 256), dtype=torch.float16, device="cuda")
+    lce_inputs = lambda: (u((433, 2044)), u((15, 1178, 256)), u((B, 866, 256)), make_index(15, B, gen, True))
+    if args.workload == "gemms":
+        x, w = u((B, 433, 872)), u((256, 872))
+        load("gemm_suite_pingpong").linear_f16(x, w, out=[out])
+        load("gemm_suite_cooperative").linear_f16(x, w, out=[out])
+        load("gemm_suite_pingpong").shared_w_f16(u((433, 872)), u((B, 872, 256)), out=[out])
+        load("lce_pingpong").lce(*lce_inputs(), out=[out])
+    elif args.workload == "lce":
+        inputs = lce_inputs()
+        for name in ("lce", "lce_mc", "lce_cooperative"):
+            load(name).lce(*inputs, out=[out])
+    else:
+        f16, bf16 = torch.float16, torch.bfloat16
+        q, k, v = u((2048, 2, 64, 128)), u((32, 2, 1024, 128)), u((32, 2, 1024, 128))
+        o = torch.empty((2048, 2, 64, 128), dtype=f16, device="cuda")
+        load("target_attention").target_attention(q, k, v, make_index(32, 2048, gen, False), out=[o])
+        q, k, v = (u((4, 16, 16384, 128), bf16) for _ in range(3))
+        o = torch.empty((4, 16, 16384, 128), dtype=bf16, device="cuda")
+        load("loglinear_attention").loglinear_attention(q, k, v, out=[o])
+    torch.cuda.synchronize()
+
+
+if __name__ == "__main__":
+    main()
