@@ -76,6 +76,25 @@ FailureOr<KernelLaunch> buildSimpleGemmKernel(BatchMatmulOp op,
                                               const GemmBinding &binding,
                                               const GemmKernelOptions &options);
 
+/// Defines, for this thread of a consumer warpgroup, its place in the
+/// wgmma accumulator fragment: %<p>lane, %<p>q, %<p>quad, %<p>rowRel0/8,
+/// %<p>m, %<p>row0/8, %<p>in0/8 (row < %cM), %<p>q2, %<p>col
+/// (GemmWarpSpecializedKernel.cpp).
+std::string fragmentCoordinatesText(StringRef p, int64_t rowsPerWarpgroup);
+
+/// Multi-stage kernels (GemmMultiStage.cpp): the tile index of the one
+/// sequence over both stages (%t, %isStage1), the template pieces and
+/// values of stage 1 around the warp-specialized kernel's (its EPILOGUE
+/// piece, stage 2's, is wrapped), and stage 1's launch parameters and
+/// report.
+std::string multiStageTileIndexText();
+void multiStagePieces(const GemmStageOne &stage1, bool pingpong,
+                      int64_t rowsPerWarpgroup,
+                      llvm::StringMap<std::string> &pieces,
+                      llvm::StringMap<std::string> &values);
+void addMultiStageLaunch(KernelLaunch &launch, const GemmStageOne &stage1,
+                         int64_t tileM);
+
 /// Persistent, warp-specialized, cooperative or ping-pong
 /// (GemmWarpSpecializedKernel.cpp).
 /// With `stage1`, the kernel runs it first (see GemmStageOne).
