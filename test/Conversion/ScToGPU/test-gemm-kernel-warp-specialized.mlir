@@ -90,3 +90,34 @@ func.func @linear(%x: tensor<?x100x64xf16>, %w: tensor<256x64xf16>) -> tensor<?x
   %c = sc.batch_matmul %x, %w {transpose_rhs} : tensor<?x100x64xf16>, tensor<256x64xf16> -> tensor<?x100x256xf16>
   return %c : tensor<?x100x256xf16>
 }
+
+// -----
+
+// Flat rows: a batched lhs with a shared rhs is one GEMM of B x 100 rows
+// (2-D maps for x and the result, tiles over ceil(B * 100 / tile) rows);
+// the epilogue still gets the batch element and row of each flat row, and
+// reads its batched operand there.
+// CHECK-LABEL: gpu.func @residual_gemm0(
+// CHECK: %[[B:.*]] = memref.dim %{{.*}}, %{{.*}} : memref<?x100x256xf16>
+// CHECK: %[[PER:.*]] = arith.constant 100 : index
+// CHECK: %[[ROWS:.*]] = arith.muli %[[B]], %[[PER]] : index
+// CHECK: nvgpu.tma.async.load %{{.*}}[%{{.*}}, %{{.*}}], {{.*}} -> memref<{{64|128}}x64xf16, #gpu.address_space<workgroup>>
+// CHECK: arith.cmpi ult, %{{.*}}, %[[ROWS]] : index
+// CHECK: %[[FB:.*]] = arith.divui %{{.*}}, %[[PER]] : index
+// CHECK: %[[FM:.*]] = arith.remui %{{.*}}, %[[PER]] : index
+// CHECK: func.call @residual_gemm0_epilogue(%{{.*}}, %[[FB]], %[[FM]], %{{.*}}, %{{.*}})
+// CHECK: nvgpu.tma.async.store %{{.*}} to %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x64xf16, #gpu.address_space<workgroup>>
+// CHECK: func.func private @residual_gemm0_epilogue(%{{.*}}: f32, %[[EB:.*]]: index, %[[EM:.*]]: index, %[[EN:.*]]: index, %[[R:.*]]: memref<?x100x256xf16>)
+// CHECK: memref.load %{{.*}}[%[[EB]], %[[EM]], %[[EN]]] : memref<?x100x256xf16>
+func.func @residual(%x: tensor<?x100x64xf16>, %w: tensor<256x64xf16>, %r: tensor<?x100x256xf16>) -> tensor<?x100x256xf16> {
+  %c = sc.batch_matmul %x, %w epilogue_ins(%r : tensor<?x100x256xf16>) {transpose_rhs}
+      : tensor<?x100x64xf16>, tensor<256x64xf16> -> tensor<?x100x256xf16> {
+  ^bb0(%acc: f32, %b: index, %m: index, %n: index, %rt: tensor<?x100x256xf16>):
+    %v = tensor.extract %rt[%b, %m, %n] : tensor<?x100x256xf16>
+    %vf = arith.extf %v : f16 to f32
+    %s = arith.addf %acc, %vf : f32
+    %h = arith.truncf %s : f32 to f16
+    sc.yield %h : f16
+  }
+  return %c : tensor<?x100x256xf16>
+}
