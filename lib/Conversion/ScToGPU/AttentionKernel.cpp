@@ -262,17 +262,7 @@ $STOREO
             nvvm.cp.async.bulk.wait_group 0
           }
         } else {
-          scf.for %t = %c0 to %nkb step %c1 {
-            %dj = arith.addi %jBase, %t : index
-            %ds = arith.remui %dj, %cS : index
-            %dr = arith.divui %dj, %cS : index
-            %drp = arith.remui %dr, %c2 : index
-            %dpar = arith.index_cast %drp : index to i1
-            nvgpu.mbarrier.try_wait.parity %full[%ds], %dpar, %ticks : !bars
-            scf.if %laneZero {
-              %dtok = nvgpu.mbarrier.arrive %empty[%ds] : !bars -> !nvgpu.mbarrier.token
-            }
-          }
+$IDLE_DRAIN
         }
       }
     }
@@ -922,6 +912,7 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                              wg ? "%tileB" : "%tileA", wg ? "%bB" : "%bA")
                    .str();
   pieces["LOADQ"] = loadQ;
+  pieces["IDLE_DRAIN"] = sc::detail::drainSlotsText("%nkb", "%jBase");
   pieces["LOADKV"] = loadKeyValueText("ld", "%pj", dChunks, blockN,
                                       kbOf("%t", "%ld_kb"));
   pieces["KEY_BLOCK_OF_T"] = kbOf("%t", "%kb");

@@ -654,19 +654,8 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
                                      "        scf.if %tileLive {\n"
                                    : "";
   pieces["LIVE_END"] =
-      multicast ? std::string(R"mlir(
-        } else {
-          scf.for %dk = %c0 to %kTiles step %c1 {
-            %dj = arith.addi %j0, %dk : index
-            %ds = arith.remui %dj, %cS : index
-            %dr = arith.divui %dj, %cS : index
-            %drp = arith.remui %dr, %c2 : index
-            %dpar = arith.index_cast %drp : index to i1
-            nvgpu.mbarrier.try_wait.parity %full[%ds], %dpar, %ticks : !bars
-            scf.if %laneZero {
-              %dtok = nvgpu.mbarrier.arrive %empty[%ds] : !bars -> !nvgpu.mbarrier.token
-)mlir") + remoteRelease("%ds") +
-                      "            }\n          }\n" +
+      multicast ? "        } else {\n" +
+                      drainSlotsText("%kTiles", "%j0", remoteRelease("%ds")) +
                       (pingpong ? kPingPongArriveTemplate : "") + "        }\n"
                 : "";
   pieces["REMOTE_RELEASE_SP"] = remoteRelease("%sp");

@@ -102,3 +102,23 @@ std::string mlir::sc::detail::swizzledPairIndexText(StringRef p, StringRef t,
                        p, t, chunkBase, box * 8192, row)
       .str();
 }
+
+std::string mlir::sc::detail::drainSlotsText(StringRef count, StringRef first,
+                                             StringRef alsoRelease) {
+  return replaceAll(R"mlir(
+          scf.for %dk = %c0 to $COUNT step %c1 {
+            %dj = arith.addi $FIRST, %dk : index
+            %ds = arith.remui %dj, %cS : index
+            %dr = arith.divui %dj, %cS : index
+            %drp = arith.remui %dr, %c2 : index
+            %dpar = arith.index_cast %drp : index to i1
+            nvgpu.mbarrier.try_wait.parity %full[%ds], %dpar, %ticks : !bars
+            scf.if %laneZero {
+              %dtok = nvgpu.mbarrier.arrive %empty[%ds] : !bars -> !nvgpu.mbarrier.token
+$ALSO            }
+          }
+)mlir",
+                    {{"COUNT", count.str()},
+                     {"FIRST", first.str()},
+                     {"ALSO", alsoRelease.str()}});
+}

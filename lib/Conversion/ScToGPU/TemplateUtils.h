@@ -59,6 +59,14 @@ std::string wgmmaDescriptorText(StringRef desc, StringRef offset);
 std::string swizzledPairIndexText(StringRef p, StringRef t, int64_t col,
                                   int row, int64_t eltBytes);
 
+/// A consumer with nothing to compute for `count` ring slots from position
+/// `first` on: it waits until each slot is full and frees it (lane 0 of
+/// each warp arrives on its empty barrier, then `alsoRelease`, text that
+/// may use %ds), so the producer never waits on it. Uses %full, %empty,
+/// %cS, %c0, %c1, %c2, %ticks, %laneZero and !bars.
+std::string drainSlotsText(StringRef count, StringRef first,
+                           StringRef alsoRelease = "");
+
 } // namespace mlir::sc::detail
 
 #endif // SPARCAST_LIB_CONVERSION_SCTOGPU_TEMPLATEUTILS_H
