@@ -169,7 +169,6 @@ LogicalResult writeFile(Operation *anchor, StringRef path, StringRef data) {
   return success();
 }
 
-
 /// Compiles one entry function into kernels of `gpuModule`.
 class EntryCompiler {
 public:
@@ -206,7 +205,8 @@ private:
   TensorInfo bindResult(Value result, std::vector<LaunchDim> shape);
   /// The named tensor holding `v`: materializes views with a copy kernel.
   FailureOr<TensorInfo> materialize(Value v, Location loc);
-  TensorInfo newWorkspace(RankedTensorType type, std::vector<LaunchDim> shape);
+  TensorInfo newWorkspace(RankedTensorType type, std::vector<LaunchDim> shape,
+                          bool zeroInit = false);
   std::string nextKernelName(StringRef what) {
     return llvm::formatv("{0}_{1}{2}", func.getSymName(), what, kernels++);
   }
@@ -255,9 +255,10 @@ LogicalResult EntryCompiler::bindArguments() {
 }
 
 TensorInfo EntryCompiler::newWorkspace(RankedTensorType type,
-                                       std::vector<LaunchDim> shape) {
+                                       std::vector<LaunchDim> shape,
+                                       bool zeroInit) {
   TensorInfo info{"ws" + std::to_string(workspace.size()), type,
-                  std::move(shape), ""};
+                  std::move(shape), "", zeroInit};
   workspace.push_back(info);
   return info;
 }
@@ -436,9 +437,7 @@ LogicalResult EntryCompiler::visitMatmul(BatchMatmulOp op) {
     TensorInfo info = newWorkspace(
         RankedTensorType::get({ShapedType::kDynamic},
                               IntegerType::get(op.getContext(), 32)),
-        {flags});
-    info.zeroInit = true;
-    workspace.back().zeroInit = true;
+        {flags}, /*zeroInit=*/true);
     stageOne = GemmStageOne{stage1, *b1, info.name};
     if (report)
       *report << llvm::formatv(
