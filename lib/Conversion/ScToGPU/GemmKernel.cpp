@@ -170,16 +170,19 @@ LogicalResult installKernel(
 }
 
 /// @<kernel>_dependency(b, memrefs...) -> index: stage2's g(b) (see
-/// stageDependency), the ops it needs cloned from the epilogue region.
+/// BatchMatmulOp::getStageDependency), the ops it needs cloned from the
+/// epilogue region.
 static LogicalResult buildDependencyFunction(BatchMatmulOp stage2, Value g,
                                              func::FuncOp func) {
   Block &body = stage2.getEpilogue().front();
   Block *entry = func.addEntryBlock();
   OpBuilder b = OpBuilder::atBlockEnd(entry);
   IRMapping mapping;
+  // Region (acc, b, m, n, ins...) -> function (b, ins...).
+  constexpr unsigned lead = BatchMatmulOp::kNumEpilogueLeadingArgs;
   mapping.map(body.getArgument(1), entry->getArgument(0));
-  for (unsigned i = 4; i < body.getNumArguments(); ++i)
-    mapping.map(body.getArgument(i), entry->getArgument(i - 3));
+  for (unsigned i = lead; i < body.getNumArguments(); ++i)
+    mapping.map(body.getArgument(i), entry->getArgument(i - lead + 1));
   // The backward slice of g, in the region's order.
   DenseSet<Operation *> needed;
   SmallVector<Value> work = {g};
