@@ -99,7 +99,8 @@ void addMultiStageLaunch(KernelLaunch &launch, const GemmStageOne &stage1,
 /// (GemmWarpSpecializedKernel.cpp).
 /// With `stage1`, the kernel runs it first (see GemmStageOne).
 /// With `multicast`, CTA pairs (clusters of 2) take pairs of M tiles and
-/// share each B k-tile by TMA multicast (experimental: not yet run on a GPU).
+/// share each B k-tile by TMA multicast (opt-in: correct on the H200, not
+/// faster).
 FailureOr<KernelLaunch>
 buildWarpSpecializedGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
                                StringRef kernelName, const GemmBinding &binding,
