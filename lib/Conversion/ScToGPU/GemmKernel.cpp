@@ -392,6 +392,10 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
                           StringRef kernelName, const GemmBinding &binding,
                           const GemmKernelOptions &options,
                           const GemmStageOne *stage1) {
+  detail::GemmShape shape(op);
+  if (ShapedType::isDynamic(shape.m) || ShapedType::isDynamic(shape.n) ||
+      ShapedType::isDynamic(shape.k))
+    return op.emitError() << "the GEMM lowering needs static M, N, K";
   for (Value v : op.getEpilogueIns())
     if (!isa<RankedTensorType>(v.getType()))
       return op.emitError() << "GPU epilogue operands must be ranked tensors, "

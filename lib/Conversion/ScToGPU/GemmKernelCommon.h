@@ -26,6 +26,18 @@ extern const char *const kTmaCastsTemplate;
 
 MemRefType memrefOf(RankedTensorType t);
 
+/// The sizes every GEMM generator reads; M, N and K are static
+/// (buildGemmKernel refuses the op otherwise).
+struct GemmShape {
+  int64_t m, n, k;
+  bool lhsBatched, rhsBatched;
+  explicit GemmShape(BatchMatmulOp op)
+      : m(op.getType().getDimSize(1)), n(op.getType().getDimSize(2)),
+        k(op.getLhs().getType().getShape().back()),
+        lhsBatched(op.getLhs().getType().getRank() == 3),
+        rhsBatched(op.getRhs().getType().getRank() == 3) {}
+};
+
 /// Parses `text`, builds the epilogue function from the op's region (and
 /// whatever `buildMore` builds in the parsed module) and moves the kernel
 /// into `gpuModule`.

@@ -65,12 +65,7 @@ mlir::sc::detail::buildPortableGemmKernel(BatchMatmulOp op,
   RankedTensorType lhsType = op.getLhs().getType();
   RankedTensorType rhsType = op.getRhs().getType();
   RankedTensorType resultType = op.getType();
-  bool lhsBatched = lhsType.getRank() == 3, rhsBatched = rhsType.getRank() == 3;
-  int64_t m = resultType.getDimSize(1), n = resultType.getDimSize(2);
-  int64_t k = lhsType.getShape().back();
-  if (ShapedType::isDynamic(m) || ShapedType::isDynamic(n) ||
-      ShapedType::isDynamic(k))
-    return op.emitError() << "the GEMM lowering needs static M, N, K";
+  auto [m, n, k, lhsBatched, rhsBatched] = GemmShape(op);
   llvm::StringMap<std::string> values;
   values["KERNEL"] = kernelName.str();
   values["ATYPE"] = typeToString(memrefOf(lhsType));

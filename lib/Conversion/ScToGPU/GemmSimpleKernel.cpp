@@ -176,21 +176,9 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildSimpleGemmKernel(
     BatchMatmulOp op, gpu::GPUModuleOp gpuModule, StringRef kernelName,
     const GemmBinding &binding, const GemmKernelOptions &options) {
   RankedTensorType lhsType = op.getLhs().getType();
-  RankedTensorType rhsType = op.getRhs().getType();
   RankedTensorType resultType = op.getType();
   Type elementType = lhsType.getElementType();
-  bool lhsBatched = lhsType.getRank() == 3, rhsBatched = rhsType.getRank() == 3;
-  int64_t m = resultType.getDimSize(1), n = resultType.getDimSize(2);
-  int64_t k = lhsType.getShape().back();
-
-  if (ShapedType::isDynamic(m) || ShapedType::isDynamic(n) ||
-      ShapedType::isDynamic(k))
-    return op.emitError() << "the GEMM lowering needs static M, N, K";
-  for (Value v : op.getEpilogueIns())
-    if (!isa<RankedTensorType>(v.getType()))
-      return op.emitError() << "GPU epilogue operands must be ranked tensors, "
-                               "got "
-                            << v.getType();
+  auto [m, n, k, lhsBatched, rhsBatched] = GemmShape(op);
 
   // The tile is 128 x BN: BN = 128 with one warpgroup (128x128 accumulator),
   // or BN = 256 with two warpgroups of 64x256 each, which halves how often

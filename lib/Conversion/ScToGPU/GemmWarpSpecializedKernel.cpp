@@ -524,16 +524,9 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
     BatchMatmulOp op, gpu::GPUModuleOp gpuModule, StringRef kernelName,
     const GemmBinding &binding, bool pingpong, bool multicast,
     const GemmStageOne *stage1) {
-  RankedTensorType lhsType = op.getLhs().getType();
-  RankedTensorType rhsType = op.getRhs().getType();
   RankedTensorType resultType = op.getType();
-  Type elementType = lhsType.getElementType();
-  bool lhsBatched = lhsType.getRank() == 3, rhsBatched = rhsType.getRank() == 3;
-  int64_t m = resultType.getDimSize(1), n = resultType.getDimSize(2);
-  int64_t k = lhsType.getShape().back();
-  if (ShapedType::isDynamic(m) || ShapedType::isDynamic(n) ||
-      ShapedType::isDynamic(k))
-    return op.emitError() << "the GEMM lowering needs static M, N, K";
+  Type elementType = op.getLhs().getType().getElementType();
+  auto [m, n, k, lhsBatched, rhsBatched] = GemmShape(op);
   // Tiles over the rows of all batch elements when only the lhs is batched.
   bool flatRows = lhsBatched && !rhsBatched && !multicast && !stage1;
   // Cooperative: both consumers on one 128x256 tile (64 rows each).
