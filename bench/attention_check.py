@@ -17,7 +17,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sparcast  # noqa: E402
-from gemm_check import TOLERANCE, compare_ms, rel_fro, setup, uniform  # noqa: E402
+from gemm_check import TOLERANCE, compare_ms, rel_fro, setup, uniform, write_results  # noqa: E402
 from lce_check import make_index  # noqa: E402
 
 
@@ -214,10 +214,7 @@ def main():
     print("  BSR tables for N=65536, block 128: %d bytes (%d query blocks, %d kept pairs)" % (
         4 * (nb + 1 + int(log_linear_blocks(nb).sum())), nb, int(log_linear_blocks(nb).sum())))
 
-    results["all_correct"] = all(c["ok"] for c in results["correctness"])
-    with open(args.out, "w") as f:
-        json.dump(results, f, indent=2)
-    print("correct: %s" % results["all_correct"], flush=True)
+    write_results(results, args.out)
 
     # FlexAttention given the same block mask (compiled: slow to start, so
     # last, after the results are written).

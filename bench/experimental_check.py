@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sparcast  # noqa: E402
 from lce_check import make_index  # noqa: E402
-from gemm_check import TOLERANCE, check_tma_kernels, compare_ms, rel_fro, setup, uniform  # noqa: E402
+from gemm_check import TOLERANCE, check_tma_kernels, compare_ms, rel_fro, setup, uniform, write_results  # noqa: E402
 
 
 def main():
@@ -120,10 +120,7 @@ def main():
     results["speed"].append(row)
     print("  " + json.dumps(row), flush=True)
 
-    results["all_correct"] = all(c["ok"] for c in results["correctness"])
-    with open(args.out, "w") as f:
-        json.dump(results, f, indent=2)
-    print("correct: %s" % results["all_correct"])
+    write_results(results, args.out)
 
 
 if __name__ == "__main__":

@@ -74,6 +74,15 @@ def check(name, entry, args, ref, out_dtype, out_shape):
     return {"case": name, "rel_fro": err, "finite": finite, "ok": ok}
 
 
+def write_results(results, path):
+    """Marks the run correct when every correctness row is, writes the JSON
+    and prints the verdict (the check's last line)."""
+    results["all_correct"] = all(c["ok"] for c in results["correctness"])
+    with open(path, "w") as f:
+        json.dump(results, f, indent=2)
+    print("correct: %s" % results["all_correct"], flush=True)
+
+
 def setup():
     """The command line every check script takes, a generator seeded afresh
     (new inputs each run), and the header of its results."""

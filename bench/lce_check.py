@@ -20,7 +20,7 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sparcast  # noqa: E402
-from gemm_check import SCHEDULES, compare_ms, setup, uniform  # noqa: E402
+from gemm_check import SCHEDULES, compare_ms, setup, uniform, write_results  # noqa: E402
 
 M, N = 433, 256
 
@@ -140,10 +140,7 @@ def main():
                 B, users, r["ours_ms"], ", ".join("%s %.3f" % (s, r[s + "_ms"]) for s in variants),
                 r["eager_decomposed_padded_ms"], r["speedup_vs_eager_decomposed_padded"],
                 r["eager_bmm_broadcast_ms"], r["speedup_vs_eager_bmm_broadcast"]))
-    results["all_correct"] = all(c["ok"] for c in results["correctness"])
-    with open(args.out, "w") as f:
-        json.dump(results, f, indent=2)
-    print("correct: %s" % results["all_correct"])
+    write_results(results, args.out)
 
 
 if __name__ == "__main__":

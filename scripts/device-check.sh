@@ -9,11 +9,7 @@
 #          GPU machine's copy of the tree may not have the latest .git)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-OUT_DIR="${OUT:-$ROOT/bench/results/latest}"
-mkdir -p "$OUT_DIR"
-cmake -S "$ROOT/runtime" -B "$ROOT/build-rt" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$ROOT/build-rt" -j >/dev/null
-export SPARCAST_RUNTIME_LIB="$ROOT/build-rt/lib/libsparcast_rt.so"
+source "$ROOT/scripts/device-env.sh"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 # A hung kernel must not eat the device lease: bound the whole run.
 PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench/gemm_check.py" \

@@ -8,11 +8,7 @@
 # report, 2026-11-29; its instrumentation and setmaxnreg do not mix.)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-OUT_DIR="${OUT:-$ROOT/bench/results/latest}"
-mkdir -p "$OUT_DIR"
-cmake -S "$ROOT/runtime" -B "$ROOT/build-rt" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$ROOT/build-rt" -j >/dev/null
-export SPARCAST_RUNTIME_LIB="$ROOT/build-rt/lib/libsparcast_rt.so"
+source "$ROOT/scripts/device-env.sh"
 SANITIZER="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
 status=0
 for tool in memcheck racecheck; do
