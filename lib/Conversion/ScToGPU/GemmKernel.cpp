@@ -246,9 +246,7 @@ std::vector<LaunchParam> tmaKernelParams(BatchMatmulOp op,
   a.stridesBytes = {LaunchDim::of(k * bytes)};
   a.box = {kTileK, tileM};
   if (lhsType.getRank() == 3) {
-    a.dims.push_back(ShapedType::isDynamic(lhsType.getDimSize(0))
-                         ? LaunchDim::sym(binding.batchSymbol)
-                         : LaunchDim::of(lhsType.getDimSize(0)));
+    a.dims.push_back(binding.batchOf(lhsType));
     a.stridesBytes.push_back(LaunchDim::of(m * k * bytes));
     a.box.push_back(1);
   }
@@ -267,9 +265,7 @@ std::vector<LaunchParam> tmaKernelParams(BatchMatmulOp op,
   }
   b.box = {64, kTileK};
   if (rhsType.getRank() == 3) {
-    b.dims.push_back(ShapedType::isDynamic(rhsType.getDimSize(0))
-                         ? LaunchDim::sym(binding.batchSymbol)
-                         : LaunchDim::of(rhsType.getDimSize(0)));
+    b.dims.push_back(binding.batchOf(rhsType));
     b.stridesBytes.push_back(LaunchDim::of(rhsK * n * bytes));
     b.box.push_back(1);
   }

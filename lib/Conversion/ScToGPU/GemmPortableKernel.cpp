@@ -94,9 +94,7 @@ mlir::sc::detail::buildPortableGemmKernel(BatchMatmulOp op,
   launch.block[0] = 256;
   launch.grid[0] = LaunchDim::of(llvm::divideCeil(m * n, 256));
   launch.grid[1] = LaunchDim::of(1);
-  launch.grid[2] = ShapedType::isDynamic(resultType.getDimSize(0))
-                       ? LaunchDim::sym(binding.batchSymbol)
-                       : LaunchDim::of(resultType.getDimSize(0));
+  launch.grid[2] = binding.batchOf(resultType);
   for (const std::string &name : {binding.lhs, binding.rhs, binding.result}) {
     LaunchParam p;
     p.tensor = name;

@@ -253,9 +253,7 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildSimpleGemmKernel(
   launch.block[0] = 128 * warpgroups;
   launch.grid[0] = LaunchDim::of(llvm::divideCeil(n, tileN));
   launch.grid[1] = LaunchDim::of(llvm::divideCeil(m, kTileM));
-  launch.grid[2] = ShapedType::isDynamic(resultType.getDimSize(0))
-                       ? LaunchDim::sym(binding.batchSymbol)
-                       : LaunchDim::of(resultType.getDimSize(0));
+  launch.grid[2] = binding.batchOf(resultType);
   launch.sharedBytes = sharedBytes;
   std::vector<LaunchParam> params = tmaKernelParams(op, binding);
   launch.params.assign(params.begin(), params.end());

@@ -703,15 +703,8 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   launch.grid[2] = LaunchDim::of(1);
   launch.sharedBytes = sharedBytes;
   std::vector<LaunchParam> params = tmaKernelParams(op, binding, tileM);
-  LaunchDim batchDim = ShapedType::isDynamic(resultType.getDimSize(0))
-                           ? LaunchDim::sym(binding.batchSymbol)
-                           : LaunchDim::of(resultType.getDimSize(0));
-  // [B * M] rows: B's symbol times M, or the product.
-  LaunchDim flatM = batchDim;
-  if (flatM.symbol.empty())
-    flatM.constant *= m;
-  else
-    flatM.factor *= m;
+  LaunchDim batchDim = binding.batchOf(resultType);
+  LaunchDim flatM = batchDim.times(m); // [B * M] rows
   if (flatRows) {
     // A as one [B * M, K] matrix.
     int64_t bytes = elementType.getIntOrFloatBitWidth() / 8;

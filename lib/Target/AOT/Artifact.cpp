@@ -400,9 +400,7 @@ FailureOr<GemmBinding> EntryCompiler::bindMatmul(BatchMatmulOp op) {
       op.getLhs().getType().getRank() == 3 ? op.getLhs() : op.getRhs();
   std::optional<View> batchedView = viewOf(batched, views, tensors);
   binding.batchSymbol = batchedView ? batchedView->source.shape[0].symbol : "";
-  LaunchDim batch = ShapedType::isDynamic(op.getType().getDimSize(0))
-                        ? LaunchDim::sym(binding.batchSymbol)
-                        : LaunchDim::of(op.getType().getDimSize(0));
+  LaunchDim batch = binding.batchOf(op.getType());
   std::vector<LaunchDim> shape = {batch,
                                   LaunchDim::of(op.getType().getDimSize(1)),
                                   LaunchDim::of(op.getType().getDimSize(2))};
@@ -428,12 +426,8 @@ LogicalResult EntryCompiler::visitMatmul(BatchMatmulOp op) {
   std::optional<GemmStageOne> stageOne;
   if (stage1) {
     const TensorInfo &c1 = tensors.at(stage1.getResult());
-    LaunchDim flags = c1.shape[0];
-    int64_t perBatch = gemmStageFlagsPerBatch(op, gemmOptions());
-    if (flags.symbol.empty())
-      flags.constant *= perBatch;
-    else
-      flags.factor *= perBatch;
+    LaunchDim flags =
+        c1.shape[0].times(gemmStageFlagsPerBatch(op, gemmOptions()));
     TensorInfo info = newWorkspace(
         RankedTensorType::get({ShapedType::kDynamic},
                               IntegerType::get(op.getContext(), 32)),

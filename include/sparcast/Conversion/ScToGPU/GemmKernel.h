@@ -62,6 +62,15 @@ struct LaunchDim {
   static LaunchDim ceilDiv(std::string s, int64_t divisor) {
     return LaunchDim{0, std::move(s), 1, divisor};
   }
+  /// This size times `f` (of a size without a divisor).
+  LaunchDim times(int64_t f) const {
+    LaunchDim d = *this;
+    if (d.symbol.empty())
+      d.constant *= f;
+    else
+      d.factor *= f;
+    return d;
+  }
 };
 
 struct LaunchParam {
@@ -103,6 +112,11 @@ struct GemmBinding {
   std::vector<std::string> epilogueIns;
   /// Symbol of the batch dim (the batched operand's dim 0).
   std::string batchSymbol;
+  /// The batch dim of `t` (dim 0): its size, or the batch symbol.
+  LaunchDim batchOf(RankedTensorType t) const {
+    return ShapedType::isDynamic(t.getDimSize(0)) ? LaunchDim::sym(batchSymbol)
+                                                  : LaunchDim::of(t.getDimSize(0));
+  }
   /// When the rhs [B, K, N] is a zero padding along K of a smaller tensor,
   /// its K: TMA's zero fill past it stands in for the padding, which is
   /// never materialized. 0 when the rhs is the tensor itself.
