@@ -17,6 +17,31 @@ import sparcast  # noqa: E402
 from gemm_check import SCHEDULES, rel_fro, uniform  # noqa: E402
 
 
+def lce_case(entry, gen):
+    """The IKBO LCE on 3 uneven, shuffled users and 9 candidates: a run into
+    an output, and its fp32 reference."""
+    f16 = torch.float16
+    ku, kc, users, B = 1178, 866, 3, 9
+    w = uniform((433, ku + kc), f16, gen)
+    eu = uniform((users, ku, 256), f16, gen)
+    ec = uniform((B, kc, 256), f16, gen)
+    idx = torch.tensor([2, 0, 1, 1, 0, 2, 2, 1, 0], dtype=torch.int32, device="cuda")
+    ref = torch.matmul(w.float(), torch.cat([eu.float()[idx.long()], ec.float()], 1))
+    return (lambda o: entry(w, eu, ec, idx, out=[o])), ref
+
+
+def check(label, run, ref):
+    """Runs into a NaN-poisoned f16 output, compares with the reference,
+    prints the verdict; True when within 2e-3."""
+    out = torch.full(ref.shape, float("nan"), dtype=torch.float16, device="cuda")
+    run(out)
+    torch.cuda.synchronize()
+    err = rel_fro(out, ref)
+    ok = err <= 2e-3
+    print("%-22s rel_fro %.2e %s" % (label, err, "ok" if ok else "FAIL"), flush=True)
+    return ok
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--artifacts", required=True)
@@ -24,14 +49,14 @@ def main():
     args = p.parse_args()
     only = set(filter(None, args.only.split(",")))
     want = lambda group: not only or group in only
+    load = lambda name: sparcast.load(os.path.join(args.artifacts, name))
     gen = torch.Generator(device="cuda")
     gen.manual_seed(11)
     f16 = torch.float16
     bad = 0
     for suffix, schedule in (SCHEDULES.items() if want("gemm") else []):
-        suite = sparcast.load(os.path.join(args.artifacts, "gemm_suite" + suffix))
-        example = sparcast.load(os.path.join(args.artifacts, "gemm" + suffix))
-        lce = sparcast.load(os.path.join(args.artifacts, "lce" + suffix))
+        suite = load("gemm_suite" + suffix)
+        example = load("gemm" + suffix)
         B = 3
         w = uniform((433, 872), f16, gen)
         e = uniform((B, 872, 256), f16, gen)
@@ -45,55 +70,26 @@ def main():
             ("linear", lambda o: suite.linear_f16(x, wt, out=[o]), torch.matmul(x.float(), wt.float().t())),
             ("gather_add", lambda o: example.gemm_gather_add(w, e, user, idx, out=[o]),
              torch.matmul(w.float(), e.float()) + user[idx.long()]),
+            ("lce",) + lce_case(load("lce" + suffix).lce, gen),
         ]
-        ku, kc, users, Bl = 1178, 866, 3, 9
-        wl = uniform((433, ku + kc), f16, gen)
-        eu = uniform((users, ku, 256), f16, gen)
-        ec = uniform((Bl, kc, 256), f16, gen)
-        il = torch.tensor([2, 0, 1, 1, 0, 2, 2, 1, 0], dtype=torch.int32, device="cuda")
-        ref = torch.matmul(wl.float(), torch.cat([eu.float()[il.long()], ec.float()], 1))
-        cases.append(("lce", lambda o: lce.lce(wl, eu, ec, il, out=[o]), ref))
         for name, run, ref in cases:
-            out = torch.full(ref.shape, float("nan"), dtype=f16, device="cuda")
-            run(out)
-            torch.cuda.synchronize()
-            err = rel_fro(out, ref)
-            ok = err <= 2e-3
-            bad += not ok
-            print("[%s] %-10s rel_fro %.2e %s" % (schedule, name, err, "ok" if ok else "FAIL"), flush=True)
+            bad += not check("[%s] %s" % (schedule, name), run, ref)
     # The multi-stage IKBO GEMM (user GEMM as stage 1, flags between the
-    # stages), both schedules, on uneven shuffled users.
-    ku, kc, users, Bl = 1178, 866, 3, 9
+    # stages), both schedules.
     for name in (("lce_fused", "lce_fused_cooperative") if want("fused") else ()):
-        lce = sparcast.load(os.path.join(args.artifacts, name))
-        wl = uniform((433, ku + kc), f16, gen)
-        eu = uniform((users, ku, 256), f16, gen)
-        ec = uniform((Bl, kc, 256), f16, gen)
-        il = torch.tensor([2, 0, 1, 1, 0, 2, 2, 1, 0], dtype=torch.int32, device="cuda")
-        ref = torch.matmul(wl.float(), torch.cat([eu.float()[il.long()], ec.float()], 1))
-        out = torch.full(ref.shape, float("nan"), dtype=f16, device="cuda")
-        lce.lce(wl, eu, ec, il, out=[out])
-        torch.cuda.synchronize()
-        err = rel_fro(out, ref)
-        bad += err > 2e-3
-        print("[%s] rel_fro %.2e %s" % (name, err, "ok" if err <= 2e-3 else "FAIL"), flush=True)
+        bad += not check("[%s]" % name, *lce_case(load(name).lce, gen))
     # Target attention: pairs of candidates of one user and of two users,
     # an odd count, S not a multiple of the key block.
     if want("attention"):
         import torch.nn.functional as F
-        suite = sparcast.load(os.path.join(args.artifacts, "attention_suite"))
         users, B = 2, 5
         q = uniform((B, 2, 64, 128), f16, gen)
         k = uniform((users, 2, 1000, 128), f16, gen)
         v = uniform((users, 2, 1000, 128), f16, gen)
         idx = torch.tensor([0, 0, 1, 0, 1], dtype=torch.int32, device="cuda")
         ref = F.scaled_dot_product_attention(q.float(), k.float()[idx.long()], v.float()[idx.long()])
-        out = torch.full(ref.shape, float("nan"), dtype=f16, device="cuda")
-        suite.ta_s1000(q, k, v, idx, out=[out])
-        torch.cuda.synchronize()
-        err = rel_fro(out, ref)
-        bad += err > 2e-3
-        print("[target attention] rel_fro %.2e %s" % (err, "ok" if err <= 2e-3 else "FAIL"), flush=True)
+        suite = load("attention_suite")
+        bad += not check("[target attention]", lambda o: suite.ta_s1000(q, k, v, idx, out=[o]), ref)
     sys.exit(1 if bad else 0)
 
 
