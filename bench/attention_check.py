@@ -45,6 +45,12 @@ def main():
     suite = sparcast.load(os.path.join(args.artifacts, "attention_suite"))
     example = sparcast.load(os.path.join(args.artifacts, "target_attention"))
     loglinear = sparcast.load(os.path.join(args.artifacts, "loglinear_attention"))
+    # --baseline: the same kernels from another build (e.g. main), timed in
+    # the same rounds as ours so the two are compared on one GPU state.
+    base = None
+    if args.baseline:
+        base = {name: sparcast.load(os.path.join(args.baseline, name))
+                for name in ("attention_suite", "target_attention", "loglinear_attention")}
     results = dict(header, workload="target-attention, block-sparse-attention",
                    correctness=[], speed=[])
     f16, bf16 = torch.float16, torch.bfloat16
@@ -139,7 +145,7 @@ def main():
     del ref, mask
 
     print("== speed: target attention, B_cand=2048, n_seed=64, H=2, d=128 (users of 64 or 65)")
-    def target_speed(S, entry):
+    def target_speed(S, entry, base_entry=None):
         B, H, L, d = 2048, 2, 64, 128
         users = 32
         idx = torch.clamp(torch.arange(B, device="cuda") * users // B, max=users - 1).to(torch.int32)
@@ -153,6 +159,7 @@ def main():
             "ours": lambda: entry(q, k, v, idx, out=[out]),
             "sdpa_prebroadcast": lambda: F.scaled_dot_product_attention(q, kb, vb),
             "broadcast_plus_sdpa": lambda: F.scaled_dot_product_attention(q, k[il], v[il]),
+            **({"baseline": lambda: base_entry(q, k, v, idx, out=[out])} if base_entry else {}),
         }, rounds=5)
         flops = 4 * B * H * L * d * S
         row = {"case": "target attention S=%d" % S, "S": S}
@@ -161,21 +168,29 @@ def main():
             row[name_ + "_tflops"] = flops / t / 1e9
         row["speedup_vs_sdpa_prebroadcast"] = ms["sdpa_prebroadcast"] / ms["ours"]
         row["speedup_vs_broadcast_plus_sdpa"] = ms["broadcast_plus_sdpa"] / ms["ours"]
+        if base_entry:
+            row["speedup_vs_baseline"] = ms["baseline"] / ms["ours"]
         results["speed"].append(row)
         print("  S=%5d ours %.3f ms (%.0f TFLOP/s), SDPA pre-broadcast %.3f ms (%.0f), broadcast+SDPA %.3f ms (%.0f)" % (
             S, ms["ours"], row["ours_tflops"], ms["sdpa_prebroadcast"], row["sdpa_prebroadcast_tflops"],
-            ms["broadcast_plus_sdpa"], row["broadcast_plus_sdpa_tflops"]), flush=True)
-    target_speed(1024, example.target_attention)
+            ms["broadcast_plus_sdpa"], row["broadcast_plus_sdpa_tflops"]) +
+            (", baseline %.3f ms" % ms["baseline"] if base_entry else ""), flush=True)
+    target_speed(1024, example.target_attention, base and base["target_attention"].target_attention)
     for S in (512, 2048, 4096, 8192):
-        target_speed(S, getattr(suite, "ta_speed_s%d" % S))
+        name = "ta_speed_s%d" % S
+        target_speed(S, getattr(suite, name), base and getattr(base["attention_suite"], name))
 
     print("== speed: log-linear attention, B=4, H=16, d=128, bf16")
     flex_inputs = None
-    for name, N, block, entry in (
-            ("ll_speed_n4096", 4096, 128, suite.ll_speed_n4096),
-            ("examples/loglinear_attention.mlir (N=16384)", 16384, 128, loglinear.loglinear_attention),
-            ("ll_speed_n16384_b64", 16384, 64, suite.ll_speed_n16384_b64),
-            ("ll_speed_n65536", 65536, 128, suite.ll_speed_n65536)):
+    for name, N, block, entry, base_entry in (
+            ("ll_speed_n4096", 4096, 128, suite.ll_speed_n4096,
+             base and base["attention_suite"].ll_speed_n4096),
+            ("examples/loglinear_attention.mlir (N=16384)", 16384, 128, loglinear.loglinear_attention,
+             base and base["loglinear_attention"].loglinear_attention),
+            ("ll_speed_n16384_b64", 16384, 64, suite.ll_speed_n16384_b64,
+             base and base["attention_suite"].ll_speed_n16384_b64),
+            ("ll_speed_n65536", 65536, 128, suite.ll_speed_n65536,
+             base and base["attention_suite"].ll_speed_n65536)):
         q, k, v = (uniform((4, 16, N, 128), bf16, gen) for _ in range(3))
         out = torch.empty_like(q)
         nb = N // block
@@ -199,6 +214,8 @@ def main():
             del ref, mask
             flex_inputs = (q, k, v, nb)
         fns = {"ours": lambda: entry(q, k, v, out=[out])}
+        if base_entry:
+            fns["baseline"] = lambda: base_entry(q, k, v, out=[out])
         if N <= 16384:
             fns["sdpa_dense"] = lambda: F.scaled_dot_product_attention(q, k, v)
         ms = compare_ms(fns, rounds=3, iters=5 if N <= 16384 else 2)
@@ -208,6 +225,9 @@ def main():
                "ms_per_kept_block_pair_per_head": ms["ours"] / kept / 64,
                "dense_ms_per_block_pair_per_head": ms["sdpa_dense"] / nb / nb / 64,
                "bsr_table_bytes": 4 * (nb + 1 + kept)}
+        if base_entry:
+            row["baseline_ms"] = ms["baseline"]
+            row["speedup_vs_baseline"] = ms["baseline"] / ms["ours"]
         results["speed"].append(row)
         print("  " + json.dumps(row), flush=True)
     nb = 65536 // 128

@@ -90,6 +90,8 @@ def setup():
     p.add_argument("--artifacts", required=True)
     p.add_argument("--out", required=True)
     p.add_argument("--commit", default="unknown")
+    p.add_argument("--baseline", default=None,
+                   help="artifacts of another build, timed next to these in the same run (A/B)")
     args = p.parse_args()
     gen = torch.Generator(device="cuda")
     gen.manual_seed(int(time.time()))
