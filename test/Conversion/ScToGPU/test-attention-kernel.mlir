@@ -15,12 +15,17 @@
 // CHECK: memref.load %[[IDX]]
 // CHECK: arith.cmpi eq
 // CHECK: nvvm.setmaxregister  decrease 40
-// Producer: waits for a free slot, K and V of one block under one barrier.
-// CHECK: nvgpu.mbarrier.try_wait.parity
-// CHECK: nvgpu.mbarrier.arrive.expect_tx
-// CHECK: nvgpu.tma.async.load {{.*}} -> memref<1x1x128x64xf16, #gpu.address_space<workgroup>>
+// Producer: waits for a free slot; a 128-key block's K and V land on two
+// barriers of the slot (%full, %fullV), K first.
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[EMPTY:.*]][
+// CHECK: nvgpu.mbarrier.arrive.expect_tx %[[FULL:.*]][%{{.*}}], %{{.*}} :
+// CHECK-NEXT: nvgpu.mbarrier.arrive.expect_tx %[[FULLV:.*]][%{{.*}}], %{{.*}} :
+// CHECK: nvgpu.tma.async.load {{.*}}, %[[FULL]][%{{.*}}] to {{.*}} -> memref<1x1x128x64xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.tma.async.load {{.*}}, %[[FULLV]][%{{.*}}] to {{.*}} -> memref<1x1x64x64xf16, #gpu.address_space<workgroup>>
 // CHECK: nvvm.setmaxregister  increase 232
-// S = Q K^T reads K K-major ("col"); the first step ignores the accumulator.
+// S = Q K^T once K landed; reads K K-major ("col"); the first step ignores
+// the accumulator.
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[FULL]][
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
 // Keys past S = 1000 are masked in the last block; softmax uses exp2.
 // CHECK: arith.select {{.*}} : f32
@@ -31,6 +36,7 @@
 // CHECK: arith.truncf {{.*}} : f32 to f16
 // CHECK: llvm.bitcast {{.*}} : vector<2xf16> to i32
 // CHECK-NOT: nvvm.fence.proxy
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[FULLV]][
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "{ .reg .pred p; setp.ne.b32 p, 1, 0; wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {$0,{{.*}},$63}, {$64, $65, $66, $67}, $68, p, 1, 1, 1; }", "=f,{{.*}},r,r,r,r,l,0,1,{{.*}},63"
 // CHECK: nvgpu.mbarrier.arrive
@@ -74,6 +80,11 @@ func.func @loglinear(%q: tensor<2x2x1024x64xbf16>, %k: tensor<2x2x1024x64xbf16>,
 // CHECK-LABEL: gpu.func @block64_attention0(
 // CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>
 // CHECK-NOT: nvvm.setmaxregister
+// A 64-key block's K and V land on one barrier (%full, expecting both).
+// CHECK: nvgpu.mbarrier.arrive.expect_tx %[[FULL64:.*]][%{{.*}}], %{{.*}} :
+// CHECK-NOT: nvgpu.mbarrier.arrive.expect_tx
+// CHECK: nvgpu.tma.async.load {{.*}}, %[[FULL64]][%{{.*}}] to {{.*}} -> memref<1x1x64x64xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.tma.async.load {{.*}}, %[[FULL64]][%{{.*}}] to {{.*}} -> memref<1x1x64x64xf16, #gpu.address_space<workgroup>>
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
 func.func @block64(%q: tensor<1x1x256x128xf16>, %k: tensor<1x1x256x128xf16>, %v: tensor<1x1x256x128xf16>) -> tensor<1x1x256x128xf16> {
   %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 64, causal = true>) : tensor<1x1x256x128xf16>, tensor<1x1x256x128xf16>, tensor<1x1x256x128xf16> -> tensor<1x1x256x128xf16>
