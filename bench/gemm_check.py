@@ -157,6 +157,10 @@ def check_tma_kernels(label, suite, example, gen, corr):
         ref = torch.matmul(w.float(), e.float()) + user[idx.long()]
         check_("gemm_gather_add U=%d B=%d" % (users, B), example.gemm_gather_add,
                [w, e, user, idx], ref, f16, (B, 433, 256))
+        user16 = user.to(f16)
+        ref16 = torch.matmul(w.float(), e.float()) + user16.float()[idx.long()]
+        check_("gather_add_f16_user U=%d B=%d" % (users, B), suite.gather_add_f16_user,
+               [w, e, user16, idx], ref16, f16, (B, 433, 256))
     for B in (1, 5):
         a = uniform((B, 200, 136), bf16, gen)
         b = uniform((B, 264, 136), bf16, gen)
@@ -281,6 +285,11 @@ def main():
     speed("f16 gather-add B=1024 U=15",
           {s: (lambda x=x: x.gemm_gather_add(w, e, user, idx, out=[out])) for s, _, x in schedules},
           {"torch_matmul_plus_gather": lambda: torch.matmul(w, e) + user[idx.long()]},
+          2 * B * 433 * 256 * 872)
+    user16 = user.to(f16)
+    speed("f16 gather-add, f16 request result (TMA-prefetched) B=1024 U=15",
+          {s: (lambda m=m: m.gather_add_f16_user(w, e, user16, idx, out=[out])) for s, m, _ in schedules},
+          {"torch_matmul_plus_gather": lambda: torch.matmul(w, e) + user16[idx.long()]},
           2 * B * 433 * 256 * 872)
 
     results["all_correct"] = all(c["ok"] for c in corr)

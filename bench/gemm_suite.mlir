@@ -91,3 +91,25 @@ func.func @linear_f16(%x: tensor<?x433x872xf16>, %w: tensor<256x872xf16>) -> ten
   %c = sc.batch_matmul %x, %w {transpose_rhs} : tensor<?x433x872xf16>, tensor<256x872xf16> -> tensor<?x433x256xf16>
   return %c : tensor<?x433x256xf16>
 }
+
+// The IKBO gather-add with the request GEMM's result in f16: the kernels
+// load its tile [idx[b], rows, cols] by TMA during the tile's wgmma
+// (peer: torch.matmul + gather + add).
+func.func @gather_add_f16_user(
+    %w: tensor<433x872xf16> {sc.lineage = #sc.lineage<shared>},
+    %e: tensor<?x872x256xf16> {sc.lineage = #sc.lineage<candidate>},
+    %user: tensor<?x433x256xf16> {sc.lineage = #sc.lineage<request>},
+    %idx: tensor<?xi32> {sc.lineage = #sc.lineage<index>}) -> tensor<?x433x256xf16> {
+  %c = sc.batch_matmul %w, %e epilogue_ins(%user, %idx : tensor<?x433x256xf16>, tensor<?xi32>)
+      : tensor<433x872xf16>, tensor<?x872x256xf16> -> tensor<?x433x256xf16> {
+  ^bb0(%acc: f32, %b: index, %m: index, %n: index, %u: tensor<?x433x256xf16>, %i: tensor<?xi32>):
+    %r = tensor.extract %i[%b] : tensor<?xi32>
+    %ri = arith.index_cast %r : i32 to index
+    %x = tensor.extract %u[%ri, %m, %n] : tensor<?x433x256xf16>
+    %xf = arith.extf %x : f16 to f32
+    %s = arith.addf %acc, %xf : f32
+    %o = arith.truncf %s : f32 to f16
+    sc.yield %o : f16
+  }
+  return %c : tensor<?x433x256xf16>
+}

@@ -112,8 +112,13 @@ static LogicalResult cloneEpilogueOp(Operation &inner, OpBuilder &b,
 
 /// The epilogue region as a device function
 /// (acc, b, m, n, memrefs...) -> result element: tensor.extract on the
-/// epilogue operands becomes memref.load; everything else is cloned.
-static LogicalResult buildEpilogueFunction(BatchMatmulOp op, func::FuncOp func) {
+/// epilogue operands becomes memref.load; everything else is cloned. With
+/// `prefetched` (an epilogue operand the kernel already loaded: see
+/// BatchMatmulOp::getGatheredTileIndex), the function is
+/// (acc, b, m, n, value, memrefs...) and that operand's reads are `value`.
+static LogicalResult
+buildEpilogueFunction(BatchMatmulOp op, func::FuncOp func,
+                      std::optional<unsigned> prefetched = std::nullopt) {
   Location loc = op.getLoc();
   Type resultElement = op.getType().getElementType();
   Block *entry = func.addEntryBlock();
@@ -127,18 +132,31 @@ static LogicalResult buildEpilogueFunction(BatchMatmulOp op, func::FuncOp func) 
     return success();
   }
   Block &body = op.getEpilogue().front();
+  constexpr unsigned lead = BatchMatmulOp::kNumEpilogueLeadingArgs;
+  // Region argument i -> function argument i (i + 1 past the leading ones
+  // when a prefetched value comes first).
+  auto funcArg = [&](unsigned i) {
+    return entry->getArgument(prefetched && i >= lead ? i + 1 : i);
+  };
   IRMapping mapping;
-  for (auto [from, to] : llvm::zip(body.getArguments(), entry->getArguments()))
-    mapping.map(from, to);
-  // The runtime passes only 16-byte aligned tensors: saying so lets LLVM
-  // merge the loads of neighbouring columns into vector loads.
-  for (auto [from, to] : llvm::zip(body.getArguments(), entry->getArguments()))
+  for (unsigned i = 0; i < body.getNumArguments(); ++i) {
+    Value to = funcArg(i);
+    // The runtime passes only 16-byte aligned tensors: saying so lets LLVM
+    // merge the loads of neighbouring columns into vector loads.
     if (isa<MemRefType>(to.getType()))
-      mapping.map(from, memref::AssumeAlignmentOp::create(b, loc, to, 16)
-                             .getResult());
+      to = memref::AssumeAlignmentOp::create(b, loc, to, 16).getResult();
+    mapping.map(body.getArgument(i), to);
+  }
+  Value prefetchedArg =
+      prefetched ? body.getArgument(lead + *prefetched) : Value();
   for (Operation &inner : body) {
     if (auto yield = dyn_cast<YieldOp>(inner)) {
       func::ReturnOp::create(b, loc, mapping.lookup(yield.getValue()));
+      continue;
+    }
+    if (auto extract = dyn_cast<tensor::ExtractOp>(inner);
+        extract && prefetchedArg && extract.getTensor() == prefetchedArg) {
+      mapping.map(extract.getResult(), entry->getArgument(lead));
       continue;
     }
     if (failed(cloneEpilogueOp(inner, b, mapping)))
@@ -152,7 +170,8 @@ static LogicalResult buildEpilogueFunction(BatchMatmulOp op, func::FuncOp func) 
 LogicalResult installKernel(
     BatchMatmulOp op, gpu::GPUModuleOp gpuModule, StringRef kernelName,
     const std::string &text,
-    function_ref<LogicalResult(gpu::GPUModuleOp)> buildMore) {
+    function_ref<LogicalResult(gpu::GPUModuleOp)> buildMore,
+    std::optional<unsigned> prefetched) {
   OwningOpRef<ModuleOp> parsed =
       sc::detail::parseTemplate(op.getContext(), text);
   if (!parsed)
@@ -161,7 +180,7 @@ LogicalResult installKernel(
   gpu::GPUModuleOp scratch = sc::detail::templateModule(*parsed);
   auto epilogue =
       scratch.lookupSymbol<func::FuncOp>((kernelName + "_epilogue").str());
-  if (failed(buildEpilogueFunction(op, epilogue)))
+  if (failed(buildEpilogueFunction(op, epilogue, prefetched)))
     return failure();
   if (buildMore && failed(buildMore(scratch)))
     return failure();
@@ -172,8 +191,8 @@ LogicalResult installKernel(
 /// @<kernel>_dependency(b, memrefs...) -> index: stage2's g(b) (see
 /// BatchMatmulOp::getStageDependency), the ops it needs cloned from the
 /// epilogue region.
-static LogicalResult buildDependencyFunction(BatchMatmulOp stage2, Value g,
-                                             func::FuncOp func) {
+LogicalResult buildDependencyFunction(BatchMatmulOp stage2, Value g,
+                                      func::FuncOp func) {
   Block &body = stage2.getEpilogue().front();
   Block *entry = func.addEntryBlock();
   OpBuilder b = OpBuilder::atBlockEnd(entry);

@@ -10,8 +10,11 @@
 
 #include "sparcast/Conversion/ScToGPU/GemmKernel.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
 #include "llvm/ADT/StringMap.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,10 +44,20 @@ struct GemmShape {
 /// Parses `text`, builds the epilogue function from the op's region (and
 /// whatever `buildMore` builds in the parsed module) and moves the kernel
 /// into `gpuModule`.
+/// Parses `text`, builds @<kernel>_epilogue from the op's region (see
+/// buildEpilogueFunction; `prefetched`: the epilogue operand the kernel
+/// passes as a value) and moves the kernel into `gpuModule`.
 LogicalResult installKernel(
     BatchMatmulOp op, gpu::GPUModuleOp gpuModule, StringRef kernelName,
     const std::string &text,
-    function_ref<LogicalResult(gpu::GPUModuleOp)> buildMore = {});
+    function_ref<LogicalResult(gpu::GPUModuleOp)> buildMore = {},
+    std::optional<unsigned> prefetched = std::nullopt);
+
+/// @<kernel>_dependency(b, memrefs...) -> index: the epilogue's value `g`
+/// (a batch index computed from b and the epilogue operands), with the ops
+/// it needs cloned from the region.
+LogicalResult buildDependencyFunction(BatchMatmulOp op, Value g,
+                                      func::FuncOp func);
 
 /// Of a multi-stage kernel (see GemmStageOne): builds the bodies of
 /// @<kernel>_epilogue1 (stage 1's epilogue, (acc, b, m, n) -> element) and

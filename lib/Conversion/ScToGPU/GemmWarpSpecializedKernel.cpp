@@ -73,14 +73,15 @@ $TYPES
 !accS = $ACCSTRUCT
 !tmaC = !nvgpu.tensormap.descriptor<tensor = memref<$CLEAD64x$EOUTx$OUT, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
 !boxC = memref<$CLEAD64x$EOUTx$OUT, #gpu.address_space<workgroup>>
-!stageC = memref<$HALFELEMSx$OUT, #gpu.address_space<workgroup>>
+!stageC = memref<$STAGEELEMSx$OUT, #gpu.address_space<workgroup>>
+!cbars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
 
 gpu.module @scratch {
-  gpu.func @$KERNEL(%tmaAp: !llvm.ptr, %tmaBp: !llvm.ptr, %C: $CTYPE$EPI_PARAMS, %tmaCp: !llvm.ptr$STAGE1_PARAMS) kernel
+  gpu.func @$KERNEL(%tmaAp: !llvm.ptr, %tmaBp: !llvm.ptr, %C: $CTYPE$EPI_PARAMS, %tmaCp: !llvm.ptr$STAGE1_PARAMS$PX_PARAM) kernel
       attributes {nvvm.maxntid = array<i32: 384, 1, 1>$CLUSTER_ATTR} {
 $CASTS
     %tmaC = builtin.unrealized_conversion_cast %tmaCp : !llvm.ptr to !tmaC
-    %c0 = arith.constant 0 : index
+$PX_CAST    %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
     %c8 = arith.constant 8 : index
@@ -103,7 +104,7 @@ $CGM_DEF
     %wgBytesA = arith.constant $WGBYTESA : index
     %ringB = arith.constant $RINGB : index
     %stageOff = arith.constant $STAGEOFF : index
-    %halfBytes = arith.constant $HALFBYTES : index
+    %wgStageBytes = arith.constant $WGSTAGEBYTES : index
     %txBytes = arith.constant $TX : index
     %ticks = arith.constant 10000000 : index
     %cTileStep = arith.constant $TILESTEP : index
@@ -140,7 +141,7 @@ $STAGE1_SETUP    %smem = gpu.dynamic_shared_memory : !smem
     %pad = arith.remui %pad0, %c1024 : index
     %full = nvgpu.mbarrier.create -> !bars
     %empty = nvgpu.mbarrier.create -> !bars
-    // Constants of the wgmma descriptors (wgmmaDescriptorConstantsText).
+$PX_BARS    // Constants of the wgmma descriptors (wgmmaDescriptorConstantsText).
 $DESC_CONSTANTS    %smemBase = arith.index_cast %base : index to i64
     %first = arith.cmpi eq, %tid, %c0 : index
     scf.if %first {
@@ -150,7 +151,7 @@ $DESC_CONSTANTS    %smemBase = arith.index_cast %base : index to i64
       }
       nvgpu.tma.prefetch.descriptor %tmaA : !tmaA
       nvgpu.tma.prefetch.descriptor %tmaB : !tmaB
-$STAGE1_PREFETCH    }
+$STAGE1_PREFETCH$PX_INIT    }
 $INIT_SYNC
     %isProducer = arith.cmpi eq, %wg, %c2 : index
     scf.if %isProducer {
@@ -181,8 +182,9 @@ $LOAD
       %lane = arith.remui %tid, %c32 : index
       %laneZero = arith.cmpi eq, %lane, %c0 : index
       // The warpgroup's output staging (one 64x128 half of its rows at a
-      // time, as 64-row boxes of 128 bytes, 128B-swizzled like the TMA map
-      // of C), its named barrier (2 + wg, 128 threads) and the thread that
+      // time, or both halves when the epilogue operand is prefetched into
+      // it, as 64-row boxes of 128 bytes, 128B-swizzled like the TMA map of
+      // C), its named barrier (2 + wg, 128 threads) and the thread that
       // issues its TMA stores.
       %inWg = arith.remui %tid, %c128 : index
       %elected = arith.cmpi eq, %inWg, %c0 : index
@@ -190,12 +192,13 @@ $LOAD
       %wgBar = arith.index_cast %wgBar2 : index to i32
       %wgCount = arith.constant 128 : i32
       %stage0 = arith.addi %pad, %stageOff : index
-      %stageWg = arith.muli %wg, %halfBytes : index
+      %stageWg = arith.muli %wg, %wgStageBytes : index
       %stageBase = arith.addi %stage0, %stageWg : index
       %stage = memref.view %smem[%stageBase][] : !smem to !stageC
       %firstTile = $FIRSTTILE
       scf.for %i = %firstTile to %mine step %cTileStep {
 $DECODE
+$PX_ISSUE
 $RING_START
 $ORDER_BEFORE
 $LIVE_BEGIN
@@ -239,8 +242,8 @@ $EXIT_SYNC
   }
 
   // The op's epilogue region; its body is built after parsing.
-  func.func private @$KERNEL_epilogue(f32, index, index, index$EPI_TYPES) -> $OUT
-$STAGE1_FUNCS}
+  func.func private @$KERNEL_epilogue(f32, index, index, index$PX_TYPE$EPI_TYPES) -> $OUT
+$STAGE1_FUNCS$PX_FUNCS}
 )mlir";
 
 // Ping-pong turns. Consumer c (tiles c, c + 2, ...) starts waiting for a
@@ -296,6 +299,25 @@ $MB_OF_UNIT
         %aRow = $AROW
 )mlir";
 
+
+// The gathered epilogue operand (read at [g(b), m, n]; see
+// BatchMatmulOp::getGatheredTileIndex): at the start of each tile, the
+// warpgroup's elected thread waits until TMA has read the previous tile's
+// staging, computes g(b) and loads the warpgroup's rows of the operand's
+// tile [g(b), rows, n0 .. n0 + 256) into the staging tile by TMA, on the
+// warpgroup's barrier %cbar[wg]. The loads run under the tile's wgmma; the
+// epilogue then reads the operand from shared memory where it writes its
+// result (no global loads).
+constexpr const char *kPrefetchIssueTemplate = R"mlir(
+        scf.if %elected {
+          nvvm.cp.async.bulk.wait_group 0 {read}
+          %px_g = func.call @$KERNEL_dependency(%b$EPI_ARGS) : (index$EPI_TYPES) -> index
+          %px_rows = arith.constant $ROWSPERWG : index
+          %px_r0 = arith.muli %wg, %px_rows : index
+          %px_m = arith.addi %m0, %px_r0 : index
+          nvgpu.mbarrier.arrive.expect_tx %cbar[%wg], %wgStageBytes : !cbars
+$PX_LOADS        }
+)mlir";
 
 /// One k-tile of the warp-specialized consumer, k-tile %`j` of the ring:
 /// wait until its slot is full, then the wgmma of the warpgroup's 64 A rows
@@ -376,8 +398,11 @@ std::string consumerKTileText(StringRef p, StringRef j, StringRef accL,
 /// E columns (E = 128 / element bytes), byte (r, c) of a box at
 /// 128 r + 16 ((c_bytes / 16) xor (r % 8)) + c_bytes % 16 (swizzle_128b);
 /// r % 8 is lane / 4 for every register of a thread.
+/// `prefetched`: the staging holds both halves, already filled with the
+/// gathered epilogue operand (kPrefetchIssueTemplate); each pair reads its
+/// operand values where it then writes its results.
 std::string tmaStoreEpilogueText(ArrayRef<std::string> accs, int64_t outBytes,
-                                 int64_t rowsPerWarpgroup) {
+                                 int64_t rowsPerWarpgroup, bool prefetched) {
   int64_t boxCols = 128 / outBytes;
   std::string text = fragmentCoordinatesText("se_", rowsPerWarpgroup);
   text += llvm::formatv(R"mlir(
@@ -397,18 +422,48 @@ $FLAT_EPI        %se_rb0 = arith.muli %se_rowRel0, %c128 : index
         %se_zero = arith.constant 0.0 : $OUT
 )mlir", outBytes).str();
   for (auto [h, acc] : llvm::enumerate(accs)) {
-    text += llvm::formatv(R"mlir(
+    if (!prefetched)
+      text += llvm::formatv(R"mlir(
         // Columns [{0}, {0} + 128): wait until TMA has read the staging tile.
         scf.if %elected {{
           nvvm.cp.async.bulk.wait_group 0 {{read}
         }
         nvvm.barrier id = %wgBar number_of_threads = %wgCount
 )mlir",
-                          128 * h)
-                .str();
+                            128 * h)
+                  .str();
+    else if (h == 0)
+      text += R"mlir(
+        // The tile's operand values are in the staging tile (the tile's
+        // barrier phase: its count among this warpgroup's tiles, mod 2).
+        %px_turn = arith.divui %i, %cTileStep : index
+        %px_ph = arith.remui %px_turn, %c2 : index
+        %px_parity = arith.index_cast %px_ph : index to i1
+        nvgpu.mbarrier.try_wait.parity %cbar[%wg], %px_parity, %ticks : !cbars
+)mlir";
     for (int64_t p = 0; p < 32; ++p) {
       int64_t colInHalf = 8 * (p / 2);
       int row = 8 * (p % 2);
+      std::string pair = llvm::formatv("se_p{0}_{1}", h, p).str();
+      // Prefetched: both halves staged, so the pair's place counts the
+      // half's columns too; its operand values are read from there.
+      std::string pxArgA, pxArgB, pxType;
+      if (prefetched) {
+        text += swizzledPairIndexText(pair, "se_", 128 * h + colInHalf, row,
+                                      outBytes);
+        text += llvm::formatv(
+                    "        %se_c{0}_{1} = vector.load %stage[%{2}_i] : "
+                    "!stageC, vector<2x$OUT>\n"
+                    "        %se_ca{0}_{1} = vector.extract %se_c{0}_{1}[0] : "
+                    "$OUT from vector<2x$OUT>\n"
+                    "        %se_cb{0}_{1} = vector.extract %se_c{0}_{1}[1] : "
+                    "$OUT from vector<2x$OUT>\n",
+                    h, p, pair)
+                    .str();
+        pxArgA = llvm::formatv(", %se_ca{0}_{1}", h, p).str();
+        pxArgB = llvm::formatv(", %se_cb{0}_{1}", h, p).str();
+        pxType = ", $OUT";
+      }
       text += llvm::formatv(R"mlir(
         %se_xa{0}_{1} = llvm.extractvalue {3}[{2}] : !accS
         %se_xb{0}_{1} = llvm.extractvalue {3}[{4}] : !accS
@@ -418,17 +473,17 @@ $FLAT_EPI        %se_rb0 = arith.muli %se_rowRel0, %c128 : index
         %se_in{0}_{1} = arith.andi %se_in{6}, %se_inN{0}_{1} : i1
         %se_cl{0}_{1} = arith.minui %se_n{0}_{1}, %se_cN2 : index
         %se_cr{0}_{1} = arith.addi %se_cl{0}_{1}, %c1 : index
-        %se_ea{0}_{1} = func.call @$KERNEL_epilogue(%se_xa{0}_{1}, $EPI_B{6}, $EPI_M{6}, %se_cl{0}_{1}$EPI_ARGS) : (f32, index, index, index$EPI_TYPES) -> $OUT
-        %se_eb{0}_{1} = func.call @$KERNEL_epilogue(%se_xb{0}_{1}, $EPI_B{6}, $EPI_M{6}, %se_cr{0}_{1}$EPI_ARGS) : (f32, index, index, index$EPI_TYPES) -> $OUT
+        %se_ea{0}_{1} = func.call @$KERNEL_epilogue(%se_xa{0}_{1}, $EPI_B{6}, $EPI_M{6}, %se_cl{0}_{1}{7}$EPI_ARGS) : (f32, index, index, index{9}$EPI_TYPES) -> $OUT
+        %se_eb{0}_{1} = func.call @$KERNEL_epilogue(%se_xb{0}_{1}, $EPI_B{6}, $EPI_M{6}, %se_cr{0}_{1}{8}$EPI_ARGS) : (f32, index, index, index{9}$EPI_TYPES) -> $OUT
         %se_ya{0}_{1} = arith.select %se_in{0}_{1}, %se_ea{0}_{1}, %se_zero : $OUT
         %se_yb{0}_{1} = arith.select %se_in{0}_{1}, %se_eb{0}_{1}, %se_zero : $OUT
         %se_v{0}_{1} = vector.from_elements %se_ya{0}_{1}, %se_yb{0}_{1} : vector<2x$OUT>
 )mlir",
                             h, p, 2 * p, acc, 2 * p + 1,
-                            128 * h + colInHalf, row)
+                            128 * h + colInHalf, row, pxArgA, pxArgB, pxType)
                   .str();
-      std::string pair = llvm::formatv("se_p{0}_{1}", h, p).str();
-      text += swizzledPairIndexText(pair, "se_", colInHalf, row, outBytes);
+      if (!prefetched)
+        text += swizzledPairIndexText(pair, "se_", colInHalf, row, outBytes);
       // A pair sits at a multiple of its size: one store, not two.
       text += llvm::formatv("        vector.store %se_v{0}_{1}, %stage[%{2}_i] "
                             "{{alignment = {3} : i64} : !stageC, vector<2x$OUT>\n",
@@ -451,7 +506,8 @@ $FLAT_EPI        %se_rb0 = arith.muli %se_rowRel0, %c128 : index
           %se_nc{0}_{1} = arith.addi %n0, %se_bn{0}_{1} : index
           nvgpu.tma.async.store %se_box{0}_{1} to %tmaC[%se_nc{0}_{1}, %se_m$CCOORD] : !boxC -> !tmaC
 )mlir",
-                            h, j, j * 8192, 128 * h + j * boxCols)
+                            h, j, (prefetched ? h * 16384 : 0) + j * 8192,
+                            128 * h + j * boxCols)
                   .str();
     text += R"mlir(
           nvvm.cp.async.bulk.commit.group
@@ -520,6 +576,29 @@ constexpr const char *kFlatRowsEpilogueTemplate = R"mlir(
 
 } // namespace
 
+/// The epilogue operand the kernel prefetches by TMA, if any: one read only
+/// at [g(b), m, n] (a tile reads one tile of it, as the IKBO gather-add
+/// reads the request GEMM's result), with the result's M, N and 16-bit
+/// element type, in a kernel whose tiles each belong to one batch element.
+static std::optional<unsigned> prefetchedOperand(BatchMatmulOp op,
+                                                 bool tilesInOneBatch) {
+  RankedTensorType resultType = op.getType();
+  if (!tilesInOneBatch || resultType.getRank() != 3 ||
+      resultType.getElementType().getIntOrFloatBitWidth() != 16)
+    return std::nullopt;
+  for (auto [i, in] : llvm::enumerate(op.getEpilogueIns())) {
+    auto t = dyn_cast<RankedTensorType>(in.getType());
+    std::string why;
+    if (t && t.getRank() == 3 &&
+        t.getElementType() == resultType.getElementType() &&
+        t.getDimSize(1) == resultType.getDimSize(1) &&
+        t.getDimSize(2) == resultType.getDimSize(2) &&
+        op.getGatheredTileIndex(i, why))
+      return i;
+  }
+  return std::nullopt;
+}
+
 FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
     BatchMatmulOp op, gpu::GPUModuleOp gpuModule, StringRef kernelName,
     const GemmBinding &binding, bool pingpong, bool multicast,
@@ -539,10 +618,15 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   int64_t outBytes = resultType.getElementType().getIntOrFloatBitWidth() / 8;
   const int64_t groupM = 8;
   int64_t halfBytes = 64 * 128 * outBytes;
-  int64_t stages = (227 * 1024 - 2 * halfBytes - 1024 - 256) / slotBytes;
+  // A gathered epilogue operand is loaded by TMA into the staging, which
+  // then holds both halves of the warpgroup's rows.
+  std::optional<unsigned> prefetched =
+      prefetchedOperand(op, !flatRows && !multicast && !stage1);
+  int64_t wgStageBytes = (prefetched ? 2 : 1) * halfBytes;
+  int64_t stages = (227 * 1024 - 2 * wgStageBytes - 1024 - 256) / slotBytes;
   int64_t kTiles = llvm::divideCeil(k, kTileK);
   int64_t ringBytes = stages * slotBytes;
-  int64_t sharedBytes = ringBytes + 2 * halfBytes + 1024;
+  int64_t sharedBytes = ringBytes + 2 * wgStageBytes + 1024;
 
   llvm::StringMap<std::string> values;
   values["KERNEL"] = kernelName.str();
@@ -555,8 +639,8 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   values["BN"] = "128";
   values["GROUP"] = std::to_string(groupM);
   values["ACCSTRUCT"] = f32StructType(64);
-  values["HALFBYTES"] = std::to_string(halfBytes);
-  values["HALFELEMS"] = std::to_string(64 * 128);
+  values["WGSTAGEBYTES"] = std::to_string(wgStageBytes);
+  values["STAGEELEMS"] = std::to_string(wgStageBytes / outBytes);
   values["EOUT"] = std::to_string(128 / outBytes);
   values["GN"] = std::to_string(llvm::divideCeil(n, 256));
   // With multicast, tiles are walked in pairs along M (one per CTA of the
@@ -673,8 +757,38 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   values["EPI_M0"] = flatRows ? "%se_fm0" : "%se_rc0";
   values["EPI_M8"] = flatRows ? "%se_fm8" : "%se_rc8";
   values["FLAT_EPI"] = flatRows ? kFlatRowsEpilogueTemplate : "";
-  pieces["EPILOGUE"] =
-      tmaStoreEpilogueText({"%accL", "%accR"}, outBytes, rowsPerWarpgroup);
+  pieces["EPILOGUE"] = tmaStoreEpilogueText({"%accL", "%accR"}, outBytes,
+                                             rowsPerWarpgroup, prefetched.has_value());
+  for (StringRef key : {"PX_PARAM", "PX_CAST", "PX_BARS", "PX_INIT",
+                        "PX_ISSUE", "PX_FUNCS"})
+    pieces[key] = "";
+  values["PX_TYPE"] = "";
+  if (prefetched) {
+    pieces["PX_PARAM"] = ", %tmaXp: !llvm.ptr";
+    pieces["PX_CAST"] =
+        "    %tmaX = builtin.unrealized_conversion_cast %tmaXp : !llvm.ptr to !tmaC\n";
+    pieces["PX_BARS"] = "    %cbar = nvgpu.mbarrier.create -> !cbars\n";
+    pieces["PX_INIT"] = "      nvgpu.mbarrier.init %cbar[%c0], %c1 : !cbars\n"
+                        "      nvgpu.mbarrier.init %cbar[%c1], %c1 : !cbars\n"
+                        "      nvgpu.tma.prefetch.descriptor %tmaX : !tmaC\n";
+    std::string loads;
+    for (int64_t j = 0; j < 256 * outBytes / 128; ++j)
+      loads += llvm::formatv(
+                   "          %px_o{0} = arith.constant {1} : index\n"
+                   "          %px_a{0} = arith.addi %stageBase, %px_o{0} : index\n"
+                   "          %px_v{0} = memref.view %smem[%px_a{0}][] : !smem to !boxC\n"
+                   "          %px_n{0}0 = arith.constant {2} : index\n"
+                   "          %px_n{0} = arith.addi %n0, %px_n{0}0 : index\n"
+                   "          nvgpu.tma.async.load %tmaX[%px_n{0}, %px_m, %px_g], "
+                   "%cbar[%wg] to %px_v{0} : !tmaC, !cbars -> !boxC\n",
+                   j, j * 8192, j * 128 / outBytes)
+                   .str();
+    pieces["PX_ISSUE"] = replaceAll(kPrefetchIssueTemplate, {{"PX_LOADS", loads}});
+    pieces["PX_FUNCS"] =
+        "  func.func private @$KERNEL_dependency(index$EPI_TYPES) -> index\n";
+    values["PX_TYPE"] = ", $OUT";
+    values["ROWSPERWG"] = std::to_string(rowsPerWarpgroup);
+  }
   pieces["NUM_TILES"] =
       flatRows ? "    %numTiles = arith.addi %perBatch, %c0 : index"
                : "    %numTiles = arith.muli %batch, %perBatch : index";
@@ -689,10 +803,21 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   auto buildStageOne = [&](gpu::GPUModuleOp scratch) {
     return buildStageOneFunctions(stage1->op, op, scratch, kernelName);
   };
-  if (failed(installKernel(op, gpuModule, kernelName, text,
-                           stage1 ? function_ref<LogicalResult(
-                                        gpu::GPUModuleOp)>(buildStageOne)
-                                  : nullptr)))
+  // The prefetch's g(b), as a device function of the batch index.
+  auto buildGatherIndex = [&](gpu::GPUModuleOp scratch) -> LogicalResult {
+    std::string why;
+    Value g = op.getGatheredTileIndex(*prefetched, why);
+    auto func = scratch.lookupSymbol<func::FuncOp>(
+        (kernelName + "_dependency").str());
+    return buildDependencyFunction(op, g, func);
+  };
+  function_ref<LogicalResult(gpu::GPUModuleOp)> buildMore = nullptr;
+  if (stage1)
+    buildMore = buildStageOne;
+  else if (prefetched)
+    buildMore = buildGatherIndex;
+  if (failed(installKernel(op, gpuModule, kernelName, text, buildMore,
+                           prefetched)))
     return failure();
 
   KernelLaunch launch;
@@ -728,6 +853,17 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
     c.box = {128 / outBytes, 64, 1};
   }
   launch.params.push_back(c);
+  if (prefetched) {
+    // The gathered operand's tensor map: [U, M, N] in boxes like C's.
+    auto xType = cast<RankedTensorType>(op.getEpilogueIns()[*prefetched].getType());
+    LaunchParam x;
+    x.kind = LaunchParam::Kind::Tma;
+    x.tensor = binding.epilogueIns[*prefetched];
+    x.dims = {LaunchDim::of(n), LaunchDim::of(m), binding.batchOf(xType)};
+    x.stridesBytes = {LaunchDim::of(n * outBytes), LaunchDim::of(m * n * outBytes)};
+    x.box = {128 / outBytes, 64, 1};
+    launch.params.push_back(x);
+  }
   launch.summary =
       llvm::formatv(
           "{0}: {1}x{2}x{3} {4}, warp-specialized persistent, {5}: producer "
@@ -745,6 +881,11 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
                       "TMA multicast (experimental)"
                     : "")
           .str();
+  if (prefetched)
+    launch.summary += "; the epilogue's gathered operand " +
+                      binding.epilogueIns[*prefetched] +
+                      " read at [g(b), m, n] is loaded by TMA into the "
+                      "staging tile during the tile's wgmma";
   if (flatRows)
     launch.summary += "; lhs batch elements as one matrix of B x " +
                       std::to_string(m) + " rows, tiles across them";

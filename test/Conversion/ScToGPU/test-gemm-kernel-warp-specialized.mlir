@@ -121,3 +121,51 @@ func.func @residual(%x: tensor<?x100x64xf16>, %w: tensor<256x64xf16>, %r: tensor
   }
   return %c : tensor<?x100x256xf16>
 }
+
+// -----
+
+// A gathered epilogue operand in the result's 16-bit type (read only at
+// [g(b), m, n]) is prefetched: at each tile's start the warpgroup's elected
+// thread waits until TMA has read the previous staging, computes
+// g(b) = idx[b] (@..._dependency) and loads the operand's tile by TMA into
+// its staging (both 128-column halves: 32 KB, on its own barrier); the
+// epilogue waits for it, reads each pair from where it writes the result,
+// and gets the value as an argument instead of loading it.
+// CHECK-LABEL: gpu.func @gather_f16_gemm0(
+// CHECK-SAME: %{{.*}}: memref<?x200x136xf16>, %{{.*}}: memref<?xi32>, %{{.*}}: !llvm.ptr, %[[XP:.*]]: !llvm.ptr) kernel
+// CHECK: %[[X:.*]] = builtin.unrealized_conversion_cast %[[XP]]
+// CHECK: %[[CBAR:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+// CHECK: nvgpu.tma.prefetch.descriptor %[[X]]
+// CHECK: nvvm.setmaxregister  increase 232
+// CHECK: scf.if
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK-NEXT: %[[G:.*]] = func.call @gather_f16_gemm0_dependency(
+// CHECK: nvgpu.mbarrier.arrive.expect_tx %[[CBAR]][%{{.*}}], %{{.*}} :
+// CHECK-COUNT-4: nvgpu.tma.async.load %[[X]][%{{.*}}, %{{.*}}, %[[G]]], %[[CBAR]][%{{.*}}] to %{{.*}} : {{.*}} -> memref<1x64x64xf16, #gpu.address_space<workgroup>>
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[CBAR]][
+// CHECK-NOT: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK: %[[C:.*]] = vector.load %{{.*}}[%{{.*}}] : memref<16384xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// CHECK: %[[CA:.*]] = vector.extract %[[C]][0] : f16 from vector<2xf16>
+// CHECK: func.call @gather_f16_gemm0_epilogue(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[CA]], %{{.*}}, %{{.*}}) : (f32, index, index, index, f16, memref<?x200x136xf16>, memref<?xi32>) -> f16
+// CHECK: vector.store {{.*}} : memref<16384xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// CHECK: func.func private @gather_f16_gemm0_epilogue(%{{.*}}: f32, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %[[V:.*]]: f16, %{{.*}}: memref<?x200x136xf16>, %{{.*}}: memref<?xi32>) -> f16
+// CHECK-NOT: memref.load {{.*}} : memref<?x200x136xf16>
+// CHECK: arith.extf %[[V]] : f16 to f32
+// CHECK: func.func private @gather_f16_gemm0_dependency(%[[DB:.*]]: index, %{{.*}}: memref<?x200x136xf16>, %[[DI:.*]]: memref<?xi32>) -> index
+// CHECK: memref.load %{{.*}}[%[[DB]]] : memref<?xi32>
+func.func @gather_f16(%w: tensor<200x72xf16>, %e: tensor<?x72x136xf16>,
+                      %user: tensor<?x200x136xf16>, %idx: tensor<?xi32>) -> tensor<?x200x136xf16> {
+  %c = sc.batch_matmul %w, %e epilogue_ins(%user, %idx : tensor<?x200x136xf16>, tensor<?xi32>)
+      : tensor<200x72xf16>, tensor<?x72x136xf16> -> tensor<?x200x136xf16> {
+  ^bb0(%acc: f32, %b: index, %m: index, %n: index, %u: tensor<?x200x136xf16>, %i: tensor<?xi32>):
+    %r = tensor.extract %i[%b] : tensor<?xi32>
+    %ri = arith.index_cast %r : i32 to index
+    %x = tensor.extract %u[%ri, %m, %n] : tensor<?x200x136xf16>
+    %xf = arith.extf %x : f16 to f32
+    %s = arith.addf %acc, %xf : f32
+    %h = arith.truncf %s : f32 to f16
+    sc.yield %h : f16
+  }
+  return %c : tensor<?x200x136xf16>
+}

@@ -4,11 +4,11 @@
 
 // ptxas -v accepts every generated kernel with no spills, on both paths,
 // and the artifact ships a cubin next to the PTX.
-// CHECK-COUNT-9: 0 bytes spill stores, 0 bytes spill loads
+// CHECK-COUNT-10: 0 bytes spill stores, 0 bytes spill loads
 // CHECK-NOT: spill stores
-// SM80-COUNT-9: portable path
+// SM80-COUNT-10: portable path
 // SM80: Compiling entry function 'shared_w_f16_gemm0' for 'sm_80'
-// SM80-COUNT-9: 0 bytes spill stores, 0 bytes spill loads
+// SM80-COUNT-10: 0 bytes spill stores, 0 bytes spill loads
 // RUN: FileCheck %s --check-prefix=CUBIN < %t/manifest.json
 // CUBIN: "chip": "sm_90a",
 // CUBIN: "cubin": "bmm_f16_kernels.sm_90a.cubin",

@@ -122,6 +122,58 @@ StringRef BatchMatmulOp::getDefaultSchedule(std::string *why) {
   return "cooperative";
 }
 
+/// The g of reads of an epilogue operand (`reads`: its block arguments)
+/// that all sit at [g, m, n], with one g that depends on neither the
+/// accumulator nor the element's row or column; else null, `why` set.
+static Value gatheredReadIndex(Block &body, ArrayRef<Value> reads,
+                               StringRef what, std::string &why) {
+  Value g;
+  for (Value read : reads)
+    for (Operation *user : read.getUsers()) {
+      auto extract = dyn_cast<tensor::ExtractOp>(user);
+      if (!extract || extract.getIndices().size() != 3 ||
+          extract.getIndices()[1] != body.getArgument(2) ||
+          extract.getIndices()[2] != body.getArgument(3)) {
+        why = ("the epilogue reads " + what + " other than at [g(b), m, n]")
+                  .str();
+        return {};
+      }
+      if (g && extract.getIndices()[0] != g) {
+        why = ("the epilogue reads " + what + " at two batch indices").str();
+        return {};
+      }
+      g = extract.getIndices()[0];
+    }
+  if (!g) {
+    why = ("the epilogue does not read " + what).str();
+    return {};
+  }
+  // g must not depend on the accumulator, the row or the column: a tile of
+  // this GEMM then reads exactly one tile of the operand.
+  SmallVector<Value> work = {g};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() == &body &&
+          (arg.getArgNumber() == 0 || arg.getArgNumber() == 2 ||
+           arg.getArgNumber() == 3)) {
+        why = ("the batch index read from " + what +
+               " depends on the accumulator, the row or the column")
+                  .str();
+        return {};
+      }
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (def->getBlock() == &body)
+      llvm::append_range(work, def->getOperands());
+  }
+  return g;
+}
+
 Value BatchMatmulOp::getStageDependency(BatchMatmulOp stage1,
                                         std::string &why) {
   if (!hasEpilogue()) {
@@ -133,51 +185,19 @@ Value BatchMatmulOp::getStageDependency(BatchMatmulOp stage1,
   for (auto [i, in] : llvm::enumerate(getEpilogueIns()))
     if (in == stage1.getResult())
       reads.push_back(body.getArgument(kNumEpilogueLeadingArgs + i));
-  Value g;
-  for (Value read : reads)
-    for (Operation *user : read.getUsers()) {
-      auto extract = dyn_cast<tensor::ExtractOp>(user);
-      if (!extract || extract.getIndices().size() != 3 ||
-          extract.getIndices()[1] != body.getArgument(2) ||
-          extract.getIndices()[2] != body.getArgument(3)) {
-        why = "the epilogue reads the first GEMM's result other than at "
-              "[g(b), m, n]";
-        return {};
-      }
-      if (g && extract.getIndices()[0] != g) {
-        why = "the epilogue reads the first GEMM's result at two batch "
-              "indices";
-        return {};
-      }
-      g = extract.getIndices()[0];
-    }
-  if (!g) {
-    why = "the epilogue does not read the first GEMM's result";
+  return gatheredReadIndex(body, reads, "the first GEMM's result", why);
+}
+
+Value BatchMatmulOp::getGatheredTileIndex(unsigned epilogueIn,
+                                          std::string &why) {
+  if (!hasEpilogue() || epilogueIn >= getEpilogueIns().size()) {
+    why = "no such epilogue operand";
     return {};
   }
-  // g must not depend on the accumulator, the row or the column: a tile of
-  // this GEMM then reads exactly one tile of the first.
-  SmallVector<Value> work = {g};
-  DenseSet<Value> seen;
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    if (!seen.insert(v).second)
-      continue;
-    if (auto arg = dyn_cast<BlockArgument>(v)) {
-      if (arg.getOwner() == &body &&
-          (arg.getArgNumber() == 0 || arg.getArgNumber() == 2 ||
-           arg.getArgNumber() == 3)) {
-        why = "the batch index read from the first GEMM's result depends on "
-              "the accumulator, the row or the column";
-        return {};
-      }
-      continue;
-    }
-    Operation *def = v.getDefiningOp();
-    if (def->getBlock() == &body)
-      llvm::append_range(work, def->getOperands());
-  }
-  return g;
+  Block &body = getEpilogue().front();
+  return gatheredReadIndex(
+      body, {body.getArgument(kNumEpilogueLeadingArgs + epilogueIn)},
+      "the operand", why);
 }
 
 std::string BatchMatmulOp::getStageFusionLimitation(BatchMatmulOp stage1) {

@@ -107,6 +107,11 @@ def Sc_BatchMatmulOp : Sc_Op<"batch_matmul", [
     /// computed from the batch index and the epilogue operands: g (a value
     /// of the epilogue region). Else null, with `why` set.
     ::mlir::Value getStageDependency(BatchMatmulOp stage1, std::string &why);
+    /// When this op's epilogue reads epilogue operand `epilogueIn` only at
+    /// [g(b), m, n], with one g computed from the batch index and the
+    /// epilogue operands: g. A tile of this GEMM then reads one tile of
+    /// the operand (what the GPU kernels prefetch). Else null, `why` set.
+    ::mlir::Value getGatheredTileIndex(unsigned epilogueIn, std::string &why);
     /// Why `stage1` cannot run as stage 1 of this op's kernel, from the ops
     /// alone (uses, types, shapes, the dependency; not the chip), or an
     /// empty string.
