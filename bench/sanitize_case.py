@@ -30,14 +30,14 @@ def lce_case(entry, gen):
     return (lambda o: entry(w, eu, ec, idx, out=[o])), ref
 
 
-def check(label, run, ref):
-    """Runs into a NaN-poisoned f16 output, compares with the reference,
-    prints the verdict; True when within 2e-3."""
-    out = torch.full(ref.shape, float("nan"), dtype=torch.float16, device="cuda")
+def check(label, run, ref, dtype=torch.float16, tol=2e-3):
+    """Runs into a NaN-poisoned output, compares with the reference,
+    prints the verdict; True when within `tol`."""
+    out = torch.full(ref.shape, float("nan"), dtype=dtype, device="cuda")
     run(out)
     torch.cuda.synchronize()
     err = rel_fro(out, ref)
-    ok = err <= 2e-3
+    ok = err <= tol
     print("%-22s rel_fro %.2e %s" % (label, err, "ok" if ok else "FAIL"), flush=True)
     return ok
 
@@ -70,6 +70,9 @@ def main():
             ("linear", lambda o: suite.linear_f16(x, wt, out=[o]), torch.matmul(x.float(), wt.float().t())),
             ("gather_add", lambda o: example.gemm_gather_add(w, e, user, idx, out=[o]),
              torch.matmul(w.float(), e.float()) + user[idx.long()]),
+            # The request result in f16: its tiles come by TMA (prefetch).
+            ("gather_add_f16_user", lambda o: suite.gather_add_f16_user(w, e, user.half(), idx, out=[o]),
+             torch.matmul(w.float(), e.float()) + user.half().float()[idx.long()]),
             ("lce",) + lce_case(load("lce" + suffix).lce, gen),
         ]
         for name, run, ref in cases:
@@ -90,6 +93,14 @@ def main():
         ref = F.scaled_dot_product_attention(q.float(), k.float()[idx.long()], v.float()[idx.long()])
         suite = load("attention_suite")
         bad += not check("[target attention]", lambda o: suite.ta_s1000(q, k, v, idx, out=[o]), ref)
+        # Log-linear, 128-key blocks (K and V on separate barriers).
+        from attention_check import dense_mask
+        q, k, v = (uniform((2, 2, 1024, 128), torch.bfloat16, gen) for _ in range(3))
+        m = dense_mask(1024, 128, False)
+        ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), attn_mask=m)
+        # (bf16: its own rounding is ~2e-3 relative.)
+        bad += not check("[log-linear attention]", lambda o: suite.ll_n1024_b128(q, k, v, out=[o]), ref,
+                         torch.bfloat16, 1e-2)
     sys.exit(1 if bad else 0)
 
 

@@ -113,10 +113,7 @@ $ASSIGN
     %smem = gpu.dynamic_shared_memory : !smem
     // 128B-swizzled tiles need 1024-byte aligned shared memory.
     %base = memref.extract_aligned_pointer_as_index %smem : !smem -> index
-    %mis = arith.remui %base, %c1024 : index
-    %pad0 = arith.subi %c1024, %mis : index
-    %pad = arith.remui %pad0, %c1024 : index
-    %smemBase = arith.index_cast %base : index to i64
+$SMEM_REGION    %smemBase = arith.index_cast %base : index to i64
     // Per ring slot: %full says its key block landed, %fullV its value
     // block (128-key blocks: QK^T starts before V arrives; 64-key blocks
     // signal both on %full), %empty that every consumer warp is done.
@@ -771,7 +768,7 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // in Q) ran 0.89-0.99x on the H200: the smem they take comes out of L1.
   // With one consumer, two CTAs fit an SM (81 KB for d = 128).
   int64_t stages = 2;
-  int64_t sharedBytes = ringOff + stages * slotBytes + 1024;
+  int64_t sharedBytes = ringOff + stages * slotBytes + detail::kSmemAlignReserve;
   float scale = op.getScaleOrDefault();
   double scale2 = static_cast<double>(scale) * 1.4426950408889634;
   bool maskTail = dynamicKey || keyLen % blockN != 0;
@@ -798,6 +795,7 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   llvm::StringMap<std::string> pieces;
   pieces["GLOBALS"] = globals;
   pieces["DESC_CONSTANTS"] = wgmmaDescriptorConstantsText();
+  pieces["SMEM_REGION"] = detail::smemRegionText();
   pieces["DESC_QP"] =
       wgmmaDescriptorText("qDesc", "qOff");
   pieces["DESC_KV"] =

@@ -78,10 +78,7 @@ $CASTS
     %smem = gpu.dynamic_shared_memory : !smem
     // 128B-swizzled TMA tiles need 1024-byte aligned shared memory.
     %base = memref.extract_aligned_pointer_as_index %smem : !smem -> index
-    %mis = arith.remui %base, %c1024 : index
-    %pad0 = arith.subi %c1024, %mis : index
-    %pad = arith.remui %pad0, %c1024 : index
-    %wgOffA = arith.muli %wg, %wgBytesA : index
+$SMEM_REGION    %wgOffA = arith.muli %wg, %wgBytesA : index
     %bars = nvgpu.mbarrier.create -> !bars
     scf.if %leader {
       scf.for %s = %c0 to %cS step %c1 {
@@ -198,7 +195,7 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildSimpleGemmKernel(
   int64_t ringBytes = stages * (kTileM * kTileK * 2 + tileBytesB);
   int64_t stageBytes = kTileM * (tileN + 8) * 4;
   // +1024: the kernel realigns the dynamic shared memory base.
-  int64_t sharedBytes = std::max(ringBytes, stageBytes) + 1024;
+  int64_t sharedBytes = std::max(ringBytes, stageBytes) + kSmemAlignReserve;
   if (sharedBytes > 227 * 1024)
     return op.emitError() << stages << " stages of a 128x" << tileN
                           << "x64 tile need " << sharedBytes
@@ -239,6 +236,7 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildSimpleGemmKernel(
   llvm::StringMap<std::string> pieces;
   pieces["LANES"] = lanes;
   pieces["TYPES"] = kTmaTypesTemplate;
+  pieces["SMEM_REGION"] = smemRegionText();
   pieces["CASTS"] = kTmaCastsTemplate;
   pieces["LOAD_PROLOGUE"] = loadText("pro", "kt", "kt", "bars", tileN);
   pieces["LOAD_REFILL"] = loadText("ref", "next", "next", "bars", tileN);

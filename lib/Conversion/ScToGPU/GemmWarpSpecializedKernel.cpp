@@ -136,10 +136,7 @@ $NUM_TILES
     %mine = arith.select %any, %mineRaw, %c0 : index
 $STAGE1_SETUP    %smem = gpu.dynamic_shared_memory : !smem
     %base = memref.extract_aligned_pointer_as_index %smem : !smem -> index
-    %mis = arith.remui %base, %c1024 : index
-    %pad0 = arith.subi %c1024, %mis : index
-    %pad = arith.remui %pad0, %c1024 : index
-    %full = nvgpu.mbarrier.create -> !bars
+$SMEM_REGION    %full = nvgpu.mbarrier.create -> !bars
     %empty = nvgpu.mbarrier.create -> !bars
 $PX_BARS    // Constants of the wgmma descriptors (wgmmaDescriptorConstantsText).
 $DESC_CONSTANTS    %smemBase = arith.index_cast %base : index to i64
@@ -623,10 +620,11 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   std::optional<unsigned> prefetched =
       prefetchedOperand(op, !flatRows && !multicast && !stage1);
   int64_t wgStageBytes = (prefetched ? 2 : 1) * halfBytes;
-  int64_t stages = (227 * 1024 - 2 * wgStageBytes - 1024 - 256) / slotBytes;
+  int64_t stages =
+      (227 * 1024 - 2 * wgStageBytes - kSmemAlignReserve - 256) / slotBytes;
   int64_t kTiles = llvm::divideCeil(k, kTileK);
   int64_t ringBytes = stages * slotBytes;
-  int64_t sharedBytes = ringBytes + 2 * wgStageBytes + 1024;
+  int64_t sharedBytes = ringBytes + 2 * wgStageBytes + kSmemAlignReserve;
 
   llvm::StringMap<std::string> values;
   values["KERNEL"] = kernelName.str();
@@ -738,6 +736,7 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   pieces["REMOTE_RELEASE_SP"] = remoteRelease("%sp");
   pieces["REMOTE_RELEASE_SL"] = remoteRelease("%sl");
   pieces["DESC_CONSTANTS"] = wgmmaDescriptorConstantsText();
+  pieces["SMEM_REGION"] = smemRegionText();
   pieces["KTILE_FIRST"] =
       consumerKTileText("k0", "%j0", "%accU", "%accU", /*first=*/true,
                         kMajorB, typeToString(elementType));

@@ -103,6 +103,17 @@ std::string mlir::sc::detail::swizzledPairIndexText(StringRef p, StringRef t,
       .str();
 }
 
+std::string mlir::sc::detail::smemRegionText() {
+  return R"mlir(
+    %smemPast = arith.constant 256 : index
+    %smemFrom = arith.addi %base, %smemPast : index
+    %mis = arith.remui %smemFrom, %c1024 : index
+    %pad0 = arith.subi %c1024, %mis : index
+    %pad1 = arith.remui %pad0, %c1024 : index
+    %pad = arith.addi %pad1, %smemPast : index
+)mlir";
+}
+
 std::string mlir::sc::detail::drainSlotsText(StringRef count, StringRef first,
                                              StringRef alsoRelease) {
   return replaceAll(R"mlir(

@@ -43,6 +43,19 @@ std::string f32StructType(int64_t n);
 /// uses: the fixed bits of a 128B-swizzled descriptor (leading byte offset
 /// 8192 between 64-column chunks of an MN-major tile, stride byte offset
 /// 1024 between 8-row groups, swizzle mode 1 in bits 62-63).
+/// Shared memory the kernels keep for aligning their region: see
+/// smemRegionText.
+constexpr int64_t kSmemAlignReserve = 1280;
+
+/// %pad: the offset from %base (the address of gpu.dynamic_shared_memory)
+/// of the kernel's region: the first 1024-byte boundary (128B-swizzled
+/// TMA tiles need it) at least 256 bytes past %base. ptxas places the
+/// dynamic-memory symbol first among the kernel's static shared variables,
+/// so the mbarriers lie just past %base; a region at %base itself would
+/// overlap them. Needs %base and %c1024; the kernel asks for
+/// kSmemAlignReserve bytes more than its region.
+std::string smemRegionText();
+
 std::string wgmmaDescriptorConstantsText();
 
 /// Defines %<desc> (i64), the wgmma shared-memory descriptor of the tile at

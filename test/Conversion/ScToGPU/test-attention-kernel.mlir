@@ -14,6 +14,12 @@
 // CHECK: memref.load %[[IDX]]
 // CHECK: memref.load %[[IDX]]
 // CHECK: arith.cmpi eq
+// The kernel's region starts at the first 1024-byte boundary at least 256
+// bytes past the dynamic shared memory symbol: the mbarriers lie there.
+// CHECK: %[[BASE:.*]] = memref.extract_aligned_pointer_as_index
+// CHECK: %[[PAST:.*]] = arith.constant 256 : index
+// CHECK: %[[FROM:.*]] = arith.addi %[[BASE]], %[[PAST]] : index
+// CHECK: arith.remui %[[FROM]], %{{.*}} : index
 // CHECK: nvvm.setmaxregister  decrease 40
 // Producer: waits for a free slot; a 128-key block's K and V land on two
 // barriers of the slot (%full, %fullV), K first.

@@ -6,7 +6,7 @@
 // Keys print sorted (llvm::json). The example compiles into one sm_90a kernel
 // (here the simple schedule: one CTA per tile); the manifest tells the
 // runtime how to launch it for any number of candidates B and users U.
-// REPORT: kernel gemm_gather_add_gemm0: 433x256x872 f16, tile 128x256x64, 2 warpgroup(s), 4 stages, 14 k-tiles, grid 1x4xB, 197632 B shared memory, epilogue fused (region)
+// REPORT: kernel gemm_gather_add_gemm0: 433x256x872 f16, tile 128x256x64, 2 warpgroup(s), 4 stages, 14 k-tiles, grid 1x4xB, 197888 B shared memory, epilogue fused (region)
 // REPORT: wrote
 
 // MANIFEST: "chip": "sm_90a",
@@ -37,7 +37,7 @@
 // MANIFEST-NEXT: 446464
 // MANIFEST: "kind": "memref",
 // MANIFEST-NEXT: "tensor": "result0"
-// MANIFEST: "smem": 197632
+// MANIFEST: "smem": 197888
 // MANIFEST: "format": "sparcast-artifact-1"
 // MANIFEST: "ptx": "gemm_gather_add_kernels.ptx"
 
