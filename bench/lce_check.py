@@ -58,6 +58,11 @@ def main():
         if os.path.isdir(os.path.join(args.artifacts, "lce" + suffix)):
             variants[schedule] = (sparcast.load(os.path.join(args.artifacts, "lce" + suffix)).lce,
                                   sparcast.load(os.path.join(args.artifacts, "lce_odd" + suffix)).lce_odd)
+    # --baseline: the LCE of another build (e.g. main), checked and timed in
+    # the same rounds as ours.
+    if args.baseline:
+        variants["baseline"] = (sparcast.load(os.path.join(args.baseline, "lce")).lce,
+                                sparcast.load(os.path.join(args.baseline, "lce_odd")).lce_odd)
     results = dict(header, workload="lce", correctness=[], speed=[], sweep=[])
 
     print("== correctness (FBGEMM rule vs fp16 cuBLAS, fresh inputs)")
