@@ -89,13 +89,30 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> tested = reference->clone();
   std::string tested_name = testName.empty() ? refName : testName;
   if (!pipeline.empty()) {
+    // The passes run on the module itself: "builtin.module(p, q)" (the
+    // mlir-opt spelling) is taken as "p, q". Given to the module's pass
+    // manager as is, it would nest them on modules inside the module, run
+    // them on nothing, and compare the function with itself.
+    StringRef passes = StringRef(pipeline).trim();
+    if (passes.consume_front("builtin.module(") && !passes.consume_back(")"))
+      return fail("bad --pass-pipeline: unbalanced builtin.module(...)");
     PassManager pm(&context);
     std::string errors;
     llvm::raw_string_ostream errorStream(errors);
-    if (failed(parsePassPipeline(pipeline, pm, errorStream)))
+    if (failed(parsePassPipeline(passes, pm, errorStream)))
       return fail("bad --pass-pipeline: " + errors);
+    std::string before;
+    llvm::raw_string_ostream beforeStream(before);
+    tested->print(beforeStream);
     if (failed(pm.run(*tested)))
       return fail("--pass-pipeline failed");
+    // A pipeline that changes nothing proves nothing.
+    std::string after;
+    llvm::raw_string_ostream afterStream(after);
+    tested->print(afterStream);
+    if (before == after)
+      return fail("--pass-pipeline changed nothing: the comparison would be "
+                  "vacuous");
   }
   auto testFunc = tested->lookupSymbol<func::FuncOp>(tested_name);
   if (!testFunc)

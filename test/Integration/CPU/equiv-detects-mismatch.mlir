@@ -1,6 +1,8 @@
 // RUN: not sparcast-equiv %s --ref=matmul --test=off_by_one --candidates=3 | FileCheck %s
 // RUN: not sparcast-equiv %s --ref=zeros --test=zeros --candidates=3 | FileCheck %s --check-prefix=ZERO
 // RUN: not sparcast-equiv %s --ref=two_results --test=second_wrong --candidates=3 | FileCheck %s --check-prefix=TWO
+// RUN: not sparcast-equiv %s --ref=matmul --pass-pipeline='builtin.module(sc-materialize-block-mask)' --candidates=3 2>&1 | FileCheck %s --check-prefix=VACUOUS
+// RUN: sparcast-equiv %s --ref=off_by_one --pass-pipeline='builtin.module(sc-pad-k)' --candidates=3 | FileCheck %s --check-prefix=APPLIED
 
 // The checker itself: a wrong rewrite (a dropped row of the contraction)
 // must be reported, and so must a comparison of all-zero results, which
@@ -14,6 +16,12 @@
 // TWO: trial 0 {{.*}} result 0: {{.*}} ok
 // TWO: trial 0 {{.*}} result 1: {{.*}} MISMATCH
 // TWO: NOT EQUIVALENT
+// A pipeline that changes nothing proves nothing: refused. The mlir-opt
+// spelling builtin.module(...) runs the passes on the module itself (it
+// used to nest them on modules inside it, so they ran on nothing); K = 3
+// of f32 is padded to 4 here.
+// VACUOUS: --pass-pipeline changed nothing
+// APPLIED: EQUIVALENT
 
 func.func @matmul(%w: tensor<3x4xf32>, %e: tensor<?x4x2xf32> {sc.lineage = #sc.lineage<candidate>}) -> tensor<?x3x2xf32> {
   %c = sc.batch_matmul %w, %e : tensor<3x4xf32>, tensor<?x4x2xf32> -> tensor<?x3x2xf32>
