@@ -46,7 +46,13 @@ def eager_plain(w, e_user, e_cand, idx):
 
 # The pipeline compiled with each GEMM schedule, and with the user and
 # candidate GEMMs in one multi-stage kernel (sparcast-aot --fuse-gemm-stages).
-VARIANTS = dict(SCHEDULES, _fused="fused", _fused_cooperative="fused_cooperative")
+VARIANTS = dict(SCHEDULES, _fused="fused", _fused_cooperative="fused_cooperative",
+                _request16="request16")
+# Variants that trade precision by design, with the factor on FBGEMM's bound
+# they are held to: request16 rounds the request GEMM's result to f16 before
+# the gather-add, one more rounding of at most half an ulp next to the
+# output's own, so at most twice the max error of a single f16 rounding.
+BOUND_FACTOR = {"request16": 2.0}
 
 
 def main():
@@ -85,11 +91,14 @@ def main():
         err = (out.float() - ref32).abs().max().item()
         bound = (cublas16 - ref32).abs().max().item()
         finite = bool(torch.isfinite(out).all().item())
-        ok = finite and err <= bound
+        factor = BOUND_FACTOR.get(schedule, 1.0)
+        ok = finite and err <= factor * bound
         name = "[%s] B=%d users=%d%s%s K=%d+%d" % (schedule, B, users, " shuffled" if shuffle else "",
                                              " uneven" if uneven else "", ku, kc)
-        print("  %-64s max_err %.4f (cuBLAS fp16 %.4f) %s" % (name, err, bound, "ok" if ok else "FAIL"))
+        print("  %-64s max_err %.4f (cuBLAS fp16 %.4f%s) %s" % (
+            name, err, bound, ", bound x%g" % factor if factor != 1.0 else "", "ok" if ok else "FAIL"))
         results["correctness"].append({"case": name, "schedule": schedule, "max_err": err, "cublas_fp16_max_err": bound,
+                                       "within_fbgemm_rule": err <= bound, "bound_factor": factor,
                                        "finite": finite, "ok": ok})
         if schedule.startswith("fused") and shuffle:
             # A race between the stages would move the result from run to

@@ -29,6 +29,13 @@ for model in examples/gemm.mlir bench/gemm_suite.mlir examples/lce.mlir bench/lc
   name="$(basename "$model" .mlir)"
   "$BIN/sparcast-aot" "$ROOT/$model" -o "$ROOT/bench/artifacts/${name}_mc" --gemm-multicast 2>/dev/null >/dev/null
 done
+# IKBO LCE with the request GEMM's result in f16 (opt-in precision trade:
+# its tiles are then prefetched by TMA in the candidate GEMM's epilogue).
+for model in examples/lce.mlir bench/lce_odd.mlir; do
+  name="$(basename "$model" .mlir)"
+  "$BIN/sparcast-aot" "$ROOT/$model" -o "$ROOT/bench/artifacts/${name}_request16" \
+    --ikbo-request-in-result-type >/dev/null
+done
 # IKBO LCE with the user GEMM as stage 1 of the candidate GEMM's kernel.
 for model in examples/lce.mlir bench/lce_odd.mlir; do
   name="$(basename "$model" .mlir)"

@@ -48,7 +48,8 @@ void mlir::sc::buildScCpuReferencePipeline(OpPassManager &pm) {
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void mlir::sc::buildScIkboPipeline(OpPassManager &pm, bool report) {
+void mlir::sc::buildScIkboPipeline(OpPassManager &pm, bool report,
+                                   bool requestInResultType) {
   // Step 0. Type II: attention reads each user's K/V through the index.
   {
     ScIkboAttentionPassOptions options;
@@ -59,6 +60,7 @@ void mlir::sc::buildScIkboPipeline(OpPassManager &pm, bool report) {
   {
     ScIkboDecomposeGemmPassOptions options;
     options.report = report;
+    options.requestInResultType = requestInResultType;
     pm.addPass(createScIkboDecomposeGemmPass(options));
   }
   pm.addPass(createCanonicalizerPass());

@@ -67,7 +67,8 @@ Value sliceWeight(RewriterBase &rewriter, Location loc, Value weight,
 LogicalResult mlir::sc::decomposeIkboGemm(RewriterBase &rewriter,
                                           BatchMatmulOp op,
                                           const LineageAnalysis &lineage,
-                                          bool report) {
+                                          bool report,
+                                          bool requestInResultType) {
   RankedTensorType lhsType = op.getLhs().getType();
   RankedTensorType rhsType = op.getRhs().getType();
   bool transposed = op.getTransposeRhs();
@@ -129,6 +130,9 @@ LogicalResult mlir::sc::decomposeIkboGemm(RewriterBase &rewriter,
   Type f32 = rewriter.getF32Type();
   RankedTensorType resultType = op.getType();
 
+  // The request GEMM's result: f32, or the op's result type on request.
+  Type requestType =
+      requestInResultType ? resultType.getElementType() : Type(f32);
   auto buildGemm = [&](ArrayRef<Segment> segments, bool useRequest) {
     SmallVector<Value> slices, parts;
     for (const Segment &s : segments) {
@@ -140,7 +144,8 @@ LogicalResult mlir::sc::decomposeIkboGemm(RewriterBase &rewriter,
     Value e = concat(rewriter, loc, segmentK, parts);
     int64_t batch = cast<RankedTensorType>(e.getType()).getDimSize(0);
     auto type = RankedTensorType::get(
-        {batch, resultType.getDimSize(1), resultType.getDimSize(2)}, f32);
+        {batch, resultType.getDimSize(1), resultType.getDimSize(2)},
+        useRequest ? requestType : f32);
     Value lhs = concatOnRhs ? w : e, rhs = concatOnRhs ? e : w;
     return BatchMatmulOp::create(rewriter, loc, type, lhs, rhs, ValueRange{},
                                  op.getTransposeRhsAttr())
@@ -161,7 +166,9 @@ LogicalResult mlir::sc::decomposeIkboGemm(RewriterBase &rewriter,
                     << " segment(s)) at candidate rows, joined by a gather-add";
   }
   auto candType = cast<RankedTensorType>(cand.getType());
-  Value gathered = GatherRowsOp::create(rewriter, loc, candType, user, index);
+  auto gatheredType = RankedTensorType::get(candType.getShape(), requestType);
+  Value gathered =
+      GatherRowsOp::create(rewriter, loc, gatheredType, user, index);
 
   // out = epilogue(cand + gathered), element-wise over [B, M, N].
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, cand);
@@ -173,7 +180,10 @@ LogicalResult mlir::sc::decomposeIkboGemm(RewriterBase &rewriter,
       rewriter, loc, init.getType(), ValueRange{cand, gathered},
       ValueRange{init}, SmallVector<AffineMap>(3, id), iters,
       [&](OpBuilder &b, Location l, ValueRange args) {
-        Value sum = arith::AddFOp::create(b, l, args[0], args[1]);
+        Value request = args[1];
+        if (request.getType() != f32)
+          request = arith::ExtFOp::create(b, l, f32, request);
+        Value sum = arith::AddFOp::create(b, l, args[0], request);
         Type out = resultType.getElementType();
         if (!op.hasEpilogue()) {
           Value v = sum;
@@ -213,7 +223,8 @@ struct ScIkboDecomposeGemmPass
     getOperation()->walk([&](BatchMatmulOp op) { matmuls.push_back(op); });
     IRRewriter rewriter(&getContext());
     for (BatchMatmulOp op : matmuls)
-      (void)decomposeIkboGemm(rewriter, op, lineage, report);
+      (void)decomposeIkboGemm(rewriter, op, lineage, report,
+                              requestInResultType);
   }
 };
 } // namespace

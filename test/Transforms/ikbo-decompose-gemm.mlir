@@ -1,4 +1,15 @@
 // RUN: sparcast-opt %s -split-input-file -sc-ikbo-decompose-gemm | FileCheck %s
+// RUN: sparcast-opt %s -split-input-file -sc-ikbo-decompose-gemm=request-in-result-type=1 | FileCheck %s --check-prefix=REQ16
+
+// request-in-result-type: the request GEMM's result in the op's result
+// type (f16 here), widened where the gather-add reads it.
+// REQ16-LABEL: func.func @lce
+// REQ16: %[[USER:.*]] = sc.batch_matmul %{{.*}}, %{{.*}} : tensor<4x5xf16>, tensor<?x5x6xf16> -> tensor<?x4x6xf16>
+// REQ16: %[[CAND:.*]] = sc.batch_matmul %{{.*}}, %{{.*}} : tensor<4x3xf16>, tensor<?x3x6xf16> -> tensor<?x4x6xf32>
+// REQ16: %[[G:.*]] = sc.gather_rows %[[USER]][%{{.*}}] : tensor<?x4x6xf16>, tensor<?xi32> -> tensor<?x4x6xf16>
+// REQ16: linalg.generic {{.*}} ins(%[[CAND]], %[[G]] : tensor<?x4x6xf32>, tensor<?x4x6xf16>)
+// REQ16: arith.extf %{{.*}} : f16 to f32
+// REQ16: arith.addf
 
 // LCE: W @ concat_K(gather(U, idx), C). The user GEMM runs on the request
 // tensor (U rows), the candidate GEMM on C, then a gather-add.

@@ -51,6 +51,12 @@ static cl::opt<bool> gemmMulticast(
     "gemm-multicast",
     cl::desc("Warp-specialized GEMMs in CTA pairs sharing B by TMA multicast "
              "(experimental: correct on the H200 but slower so far)"));
+static cl::opt<bool> ikboRequestInResultType(
+    "ikbo-request-in-result-type",
+    cl::desc("IKBO: keep the request GEMM's result in the model's result "
+             "type (f16/bf16) instead of f32; the candidate GEMM then "
+             "prefetches its tiles by TMA (faster; one more rounding of the "
+             "request part, so not within FBGEMM's max-error rule)"));
 static cl::opt<bool> report("report",
                             cl::desc("Print what each step decided"));
 
@@ -75,6 +81,7 @@ int main(int argc, char **argv) {
   options.fuseSelfAttention = fuseSelfAttention;
   options.gemmMulticast = gemmMulticast;
   options.fuseGemmStages = fuseGemmStages;
+  options.ikboRequestInResultType = ikboRequestInResultType;
   options.modelName = llvm::sys::path::stem(inputFile).str();
   if (failed(sc::compileArtifact(*module, options, outDir,
                                  report ? &llvm::outs() : nullptr)))

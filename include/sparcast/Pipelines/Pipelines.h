@@ -13,7 +13,9 @@ void buildScCpuReferencePipeline(OpPassManager &pm);
 /// IKBO at the tensor level: sc-ikbo-attention (type II), then
 /// sc-ikbo-decompose-gemm, sc-pad-k, sc-fuse-epilogue (type I), with
 /// clean-ups in between.
-void buildScIkboPipeline(OpPassManager &pm, bool report = false);
+/// `requestInResultType`: see sc-ikbo-decompose-gemm's option of that name.
+void buildScIkboPipeline(OpPassManager &pm, bool report = false,
+                         bool requestInResultType = false);
 
 /// Registers --sc-cpu-reference-pipeline and --sc-ikbo-pipeline.
 void registerScPipelines();

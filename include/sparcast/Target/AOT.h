@@ -34,6 +34,10 @@ struct AotOptions {
   /// A GEMM whose result only another GEMM's epilogue reads runs as stage 1
   /// of that GEMM's kernel (GemmStageOne).
   bool fuseGemmStages = false;
+  /// IKBO: the request GEMM's result in the model's result type instead of
+  /// f32 (sc-ikbo-decompose-gemm{request-in-result-type}): faster, one more
+  /// rounding.
+  bool ikboRequestInResultType = false;
   /// Name used for the C header (<modelName>.h).
   std::string modelName = "model";
 };

@@ -96,6 +96,12 @@ def ScIkboDecomposeGemmPass : Pass<"sc-ikbo-decompose-gemm"> {
   let options = [
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark for every rewrite (what --report shows)">,
+    Option<"requestInResultType", "request-in-result-type", "bool",
+           /*default=*/"false",
+           "Keep the request GEMM's result in the op's result type (f16/bf16) "
+           "instead of f32: half the bytes the gather-add reads, and the GPU "
+           "kernels prefetch its tiles by TMA, at the cost of one more "
+           "rounding of the request part">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -12,10 +12,13 @@ class LineageAnalysis;
 
 /// Rewrites `op` as request GEMM + candidate GEMM + gather-add when its
 /// contraction operand concatenates broadcast request features with
-/// candidate features. Fails (changing nothing) otherwise.
+/// candidate features. Fails (changing nothing) otherwise. The request
+/// GEMM's result is f32, or `op`'s result type when `requestInResultType`
+/// (one more rounding; the GPU kernels then prefetch its tiles by TMA).
 LogicalResult decomposeIkboGemm(RewriterBase &rewriter, BatchMatmulOp op,
                                 const LineageAnalysis &lineage,
-                                bool report = false);
+                                bool report = false,
+                                bool requestInResultType = false);
 
 /// Zero-pads K of sc.batch_matmul to 16-byte rows.
 void populateScPadKPatterns(RewritePatternSet &patterns, bool report = false);

@@ -661,7 +661,8 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
       lineage.remarks = true;
       pm.addPass(createScInferLineagePass(lineage));
     }
-    buildScIkboPipeline(pm, report != nullptr);
+    buildScIkboPipeline(pm, report != nullptr,
+                        options.ikboRequestInResultType);
     // Each GEMM's schedule, recorded on the op (the kernels read it); only
     // the Hopper kernels have schedules.
     if (options.chip == "sm_90a") {

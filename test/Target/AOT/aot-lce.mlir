@@ -1,6 +1,12 @@
 // RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t --report | FileCheck %s
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/manifest.json
 // RUN: FileCheck %s --check-prefix=HEADER < %t/lce.h
+// RUN: rm -rf %t16 && sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t16 --report --ikbo-request-in-result-type | FileCheck %s --check-prefix=REQ16
+
+// --ikbo-request-in-result-type: the request GEMM writes f16, and the
+// candidate GEMM's epilogue gets its tiles by TMA.
+// REQ16: kernel lce_gemm1: {{.*}} epilogue convert
+// REQ16: kernel lce_gemm3: {{.*}} the epilogue's gathered operand {{.*}} is loaded by TMA into the staging tile during the tile's wgmma
 
 // The LCE model graph, written the plain way, compiled end to end: the
 // report says what each pass decided and which kernels run.
