@@ -101,18 +101,21 @@ int main(int argc, char **argv) {
     llvm::raw_string_ostream errorStream(errors);
     if (failed(parsePassPipeline(passes, pm, errorStream)))
       return fail("bad --pass-pipeline: " + errors);
-    std::string before;
-    llvm::raw_string_ostream beforeStream(before);
-    tested->print(beforeStream);
+    // The function under test as text, before and after.
+    auto printed = [&]() {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      if (auto func = tested->lookupSymbol<func::FuncOp>(tested_name))
+        func.print(os);
+      return text;
+    };
+    std::string before = printed();
     if (failed(pm.run(*tested)))
       return fail("--pass-pipeline failed");
-    // A pipeline that changes nothing proves nothing.
-    std::string after;
-    llvm::raw_string_ostream afterStream(after);
-    tested->print(afterStream);
-    if (before == after)
-      return fail("--pass-pipeline changed nothing: the comparison would be "
-                  "vacuous");
+    // A pipeline that leaves the function as it was proves nothing.
+    if (printed() == before)
+      return fail("--pass-pipeline changed nothing in @" + tested_name +
+                  ": the comparison would be vacuous");
   }
   auto testFunc = tested->lookupSymbol<func::FuncOp>(tested_name);
   if (!testFunc)
