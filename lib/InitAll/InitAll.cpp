@@ -4,6 +4,7 @@
 
 #include "sparcast/Conversion/Passes.h"
 #include "sparcast/Dialect/SC/IR/ScDialect.h"
+#include "sparcast/Dialect/SCK/IR/SckDialect.h"
 #include "sparcast/Pipelines/Pipelines.h"
 #include "sparcast/Transforms/Passes.h"
 
@@ -19,7 +20,7 @@ void mlir::sc::registerAllSparcastDialects(DialectRegistry &registry) {
   registerAllExtensions(registry);
   registerAllToLLVMIRTranslations(registry);
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
-  registry.insert<ScDialect>();
+  registry.insert<ScDialect, sck::SckDialect>();
 }
 
 void mlir::sc::registerAllSparcastPasses() {

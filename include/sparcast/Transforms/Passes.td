@@ -278,4 +278,65 @@ def ScFuseGemmStagesPass : Pass<"sc-fuse-gemm-stages"> {
   ];
 }
 
+def ScWarpSpecializePass : Pass<"sc-warp-specialize"> {
+  let summary = "Split a kernel's tile loop into a producer role and consumer roles";
+  let description = [{
+    On the kernel-level IR (`sck`): every `sck.tile_loop` outside a role
+    becomes two copies of itself, each in an `sck.role`. The producer's copy
+    keeps only the `sck.load` ops (and what computes their coordinates) and
+    puts each k-tile's boxes into a ring of `stages` slots (`sck.ring`,
+    `sck.put` after the last load). The consumers' copy takes the boxes from
+    the ring where the first load was (`sck.get`), frees the slot after the
+    last use of any of them (`sck.release`), and keeps the MMAs and the
+    epilogue. The register budgets must fit the launch budget of
+    128 x (1 + consumers) threads: producer + consumers x consumer-regs
+    <= 504 for two consumers (168 each at launch).
+
+    Before:
+
+    ```mlir
+    sck.tile_loop %tiles attributes {schedule = "persistent"} {
+    ^bb0(%t: index):
+      %acc = scf.for %k ... iter_args(%a = %zero) {
+        %ba = sck.load "A"[%k, %t] : !sck.box<64x64xf16>
+        %bb = sck.load "B"[%t, %k] : !sck.box<64x256xf16>
+        %n = sck.mma %ba, %bb, %a : ...
+        scf.yield %n
+      }
+      sck.epilogue "C"[%t], %acc : !sck.acc<64x256xf32>
+    }
+    ```
+
+    After:
+
+    ```mlir
+    %r = sck.ring {stages = 4} : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x256xf16>>
+    sck.role "producer" attributes {regs = 40} {
+      sck.tile_loop ... { scf.for %k ... { %ba = sck.load ...; %bb = sck.load ...; sck.put %r, %ba, %bb } }
+    }
+    sck.role "consumer" attributes {count = 2, order = "pingpong", regs = 232} {
+      sck.tile_loop ... { scf.for %k ... { %ba, %bb = sck.get %r; %n = sck.mma ...; sck.release %r } ; sck.epilogue ... }
+    }
+    ```
+
+    Not yet lowered to NVVM: the GPU kernels are still written by the
+    generators in lib/Conversion/ScToGPU (docs/architecture.md).
+  }];
+  let options = [
+    Option<"stages", "stages", "int64_t", /*default=*/"4",
+           "Ring slots">,
+    Option<"producerRegs", "producer-regs", "int64_t", /*default=*/"40",
+           "The producer's register budget (setmaxnreg)">,
+    Option<"consumerRegs", "consumer-regs", "int64_t", /*default=*/"232",
+           "Each consumer warpgroup's register budget (setmaxnreg)">,
+    Option<"consumers", "consumers", "int64_t", /*default=*/"2",
+           "Consumer warpgroups">,
+    Option<"order", "order", "std::string", /*default=*/"\"pingpong\"",
+           "Consumers on one tile (cooperative) or on their own tiles in turns (pingpong)">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark for each tile loop: roles, registers, ring">,
+  ];
+  let dependentDialects = ["::mlir::sck::SckDialect", "::mlir::scf::SCFDialect"];
+}
+
 #endif // SPARCAST_TRANSFORMS_PASSES_TD

@@ -1,0 +1,26 @@
+//===- SckDialect.h - the Sparcast kernel-level `sck` dialect ---*- C++ -*-===//
+//
+// Dialect, types and ops of `sck`: tiled kernels as loads, MMAs and
+// epilogues, and the roles warp specialization puts them in.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SPARCAST_DIALECT_SCK_IR_SCKDIALECT_H
+#define SPARCAST_DIALECT_SCK_IR_SCKDIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "sparcast/Dialect/SCK/IR/SckOpsDialect.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "sparcast/Dialect/SCK/IR/SckOpsTypes.h.inc"
+
+#define GET_OP_CLASSES
+#include "sparcast/Dialect/SCK/IR/SckOps.h.inc"
+
+#endif // SPARCAST_DIALECT_SCK_IR_SCKDIALECT_H

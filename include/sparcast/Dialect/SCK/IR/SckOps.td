@@ -1,0 +1,150 @@
+//===- SckOps.td - the Sparcast kernel-level `sck` dialect ---*- tablegen -*-===//
+#ifndef SPARCAST_DIALECT_SCK_IR_SCKOPS_TD
+#define SPARCAST_DIALECT_SCK_IR_SCKOPS_TD
+
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Sck_Dialect : Dialect {
+  let name = "sck";
+  let summary = "Tiled GPU kernels as loads, MMAs and epilogues that passes place in roles";
+  let description = [{
+    The kernel level of Sparcast, below `sc`: a kernel is a loop over output
+    tiles (`sck.tile_loop`) whose body loads operand boxes (`sck.load`, a TMA
+    box of an operand at tile and k-tile coordinates), multiplies them into
+    an accumulator (`sck.mma`) and hands the accumulator to the op's
+    epilogue (`sck.epilogue`). Warp specialization is a pass over this IR
+    (`sc-warp-specialize`): the loads move to a producer role that puts the
+    boxes of each k-tile into a ring of shared-memory slots (`sck.ring`,
+    `sck.put`), and the MMAs and epilogues to consumer roles that take them
+    (`sck.get`) and free the slot (`sck.release`); `sck.role` carries each
+    role's register budget (setmaxnreg) and the consumers' order.
+  }];
+  let cppNamespace = "::mlir::sck";
+  let useDefaultTypePrinterParser = 1;
+}
+
+class Sck_Type<string name, string typeMnemonic, list<Trait> traits = []>
+    : TypeDef<Sck_Dialect, name, traits> {
+  let mnemonic = typeMnemonic;
+}
+
+def Sck_BoxType : Sck_Type<"Box", "box"> {
+  let summary = "a tile of an operand in shared memory";
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "::mlir::Type":$elementType);
+  let assemblyFormat = "`<` custom<ShapeAndType>($shape, $elementType) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Sck_AccType : Sck_Type<"Acc", "acc"> {
+  let summary = "an accumulator tile in registers";
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "::mlir::Type":$elementType);
+  let assemblyFormat = "`<` custom<ShapeAndType>($shape, $elementType) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Sck_RingType : Sck_Type<"Ring", "ring"> {
+  let summary = "a ring of shared-memory slots, each holding one box of each type";
+  let parameters = (ins ArrayRefParameter<"::mlir::Type">:$boxes);
+  let assemblyFormat = "`<` $boxes `>`";
+  let genVerifyDecl = 1;
+}
+
+class Sck_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Sck_Dialect, mnemonic, traits>;
+
+def Sck_TileLoopOp : Sck_Op<"tile_loop", [SingleBlock, NoTerminator]> {
+  let summary = "the kernel's loop over output tiles";
+  let description = [{
+    Runs its body once per tile in [0, `tiles`), the tile index as the
+    block argument. `schedule`: `grid` (one CTA per tile) or `persistent`
+    (as many CTAs as SMs, each walking every grid-th tile; `group`: M tiles
+    walked in groups of that many, for L2 reuse).
+  }];
+  let arguments = (ins Index:$tiles, StrAttr:$schedule,
+                       DefaultValuedAttr<I64Attr, "1">:$group);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$tiles attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+}
+
+def Sck_LoadOp : Sck_Op<"load", [Pure]> {
+  let summary = "a TMA box of a kernel operand";
+  let description = [{
+    The box of operand `operand` (a kernel argument's name) at `coords`
+    (box coordinates, innermost first).
+  }];
+  let arguments = (ins StrAttr:$operand, Variadic<Index>:$coords);
+  let results = (outs Sck_BoxType:$box);
+  let assemblyFormat = "$operand `[` $coords `]` attr-dict `:` qualified(type($box))";
+}
+
+def Sck_ZeroOp : Sck_Op<"zero", [Pure]> {
+  let summary = "an accumulator of zeros";
+  let results = (outs Sck_AccType:$acc);
+  let assemblyFormat = "attr-dict `:` qualified(type($acc))";
+}
+
+def Sck_MmaOp : Sck_Op<"mma", [Pure, AllTypesMatch<["acc", "result"]>]> {
+  let summary = "acc + a b over the boxes' k (wgmma)";
+  let arguments = (ins Sck_BoxType:$a, Sck_BoxType:$b, Sck_AccType:$acc);
+  let results = (outs Sck_AccType:$result);
+  let assemblyFormat = "$a `,` $b `,` $acc attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($acc))";
+  let hasVerifier = 1;
+}
+
+def Sck_EpilogueOp : Sck_Op<"epilogue", [MemoryEffects<[MemWrite]>]> {
+  let summary = "the op's epilogue on an accumulator, stored at a tile";
+  let arguments = (ins StrAttr:$result, Variadic<Index>:$coords, Sck_AccType:$acc);
+  let assemblyFormat = "$result `[` $coords `]` `,` $acc attr-dict `:` qualified(type($acc))";
+}
+
+def Sck_RingOp : Sck_Op<"ring", [MemoryEffects<[MemAlloc]>]> {
+  let summary = "a ring of `stages` shared-memory slots with full/empty barriers";
+  let arguments = (ins I64Attr:$stages);
+  let results = (outs Sck_RingType:$ring);
+  let assemblyFormat = "attr-dict `:` qualified(type($ring))";
+  let hasVerifier = 1;
+}
+
+def Sck_PutOp : Sck_Op<"put", [MemoryEffects<[MemWrite]>]> {
+  let summary = "wait for a free slot, load the boxes into it";
+  let arguments = (ins Sck_RingType:$ring, Variadic<Sck_BoxType>:$boxes);
+  let assemblyFormat = "$ring `,` $boxes attr-dict `:` qualified(type($ring)) `,` qualified(type($boxes))";
+  let hasVerifier = 1;
+}
+
+def Sck_GetOp : Sck_Op<"get", [MemoryEffects<[MemRead]>]> {
+  let summary = "wait until the next slot is full; its boxes";
+  let arguments = (ins Sck_RingType:$ring);
+  let results = (outs Variadic<Sck_BoxType>:$boxes);
+  let assemblyFormat = "$ring attr-dict `:` qualified(type($ring)) `->` qualified(type($boxes))";
+  let hasVerifier = 1;
+}
+
+def Sck_ReleaseOp : Sck_Op<"release", [MemoryEffects<[MemWrite]>]> {
+  let summary = "this consumer is done with the oldest slot it got";
+  let arguments = (ins Sck_RingType:$ring);
+  let assemblyFormat = "$ring attr-dict `:` qualified(type($ring))";
+}
+
+def Sck_RoleOp : Sck_Op<"role", [SingleBlock, NoTerminator]> {
+  let summary = "code run by one role of warpgroups";
+  let description = [{
+    `kind` = `producer` (one warpgroup; `sck.put` only) or `consumer`
+    (`count` warpgroups; `order` = `cooperative`: all on one tile, or
+    `pingpong`: each its own tile, in turns). `regs`: the per-thread
+    register budget the role sets with setmaxnreg.
+  }];
+  let arguments = (ins StrAttr:$kind, I64Attr:$regs,
+                       DefaultValuedAttr<I64Attr, "1">:$count,
+                       OptionalAttr<StrAttr>:$order);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$kind attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+}
+
+#endif // SPARCAST_DIALECT_SCK_IR_SCKOPS_TD

@@ -1,0 +1,176 @@
+//===- SckDialect.cpp - the Sparcast kernel-level `sck` dialect -----------===//
+//
+// Types, ops and their verifiers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sparcast/Dialect/SCK/IR/SckDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::sck;
+
+/// `64x64xf16`: a static shape and an element type.
+static ParseResult parseShapeAndType(AsmParser &parser,
+                                     SmallVector<int64_t> &shape,
+                                     Type &elementType) {
+  if (parser.parseDimensionList(shape, /*allowDynamic=*/false,
+                                /*withTrailingX=*/true) ||
+      parser.parseType(elementType))
+    return failure();
+  return success();
+}
+
+static void printShapeAndType(AsmPrinter &printer, ArrayRef<int64_t> shape,
+                              Type elementType) {
+  for (int64_t d : shape)
+    printer << d << "x";
+  printer << elementType;
+}
+
+#include "sparcast/Dialect/SCK/IR/SckOpsDialect.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "sparcast/Dialect/SCK/IR/SckOpsTypes.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "sparcast/Dialect/SCK/IR/SckOps.cpp.inc"
+
+void SckDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "sparcast/Dialect/SCK/IR/SckOpsTypes.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "sparcast/Dialect/SCK/IR/SckOps.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+/// Boxes and accumulators are 2-D tiles of positive extent.
+static LogicalResult verifyTile(function_ref<InFlightDiagnostic()> emitError,
+                                StringRef what, ArrayRef<int64_t> shape,
+                                Type elementType) {
+  if (shape.size() != 2 || shape[0] <= 0 || shape[1] <= 0)
+    return emitError() << what << " must be a 2-D tile of positive extent";
+  if (!elementType.isIntOrFloat())
+    return emitError() << what << " elements must be integers or floats";
+  return success();
+}
+
+LogicalResult BoxType::verify(function_ref<InFlightDiagnostic()> emitError,
+                              ArrayRef<int64_t> shape, Type elementType) {
+  return verifyTile(emitError, "a box", shape, elementType);
+}
+
+LogicalResult AccType::verify(function_ref<InFlightDiagnostic()> emitError,
+                              ArrayRef<int64_t> shape, Type elementType) {
+  if (failed(verifyTile(emitError, "an accumulator", shape, elementType)))
+    return failure();
+  if (!elementType.isF32())
+    return emitError() << "accumulators are f32";
+  return success();
+}
+
+LogicalResult RingType::verify(function_ref<InFlightDiagnostic()> emitError,
+                               ArrayRef<Type> boxes) {
+  if (boxes.empty())
+    return emitError() << "a ring slot holds at least one box";
+  if (!llvm::all_of(boxes, llvm::IsaPred<BoxType>))
+    return emitError() << "a ring slot holds boxes (!sck.box)";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult TileLoopOp::verify() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != 1 || !body.getArgument(0).getType().isIndex())
+    return emitOpError("expects one index block argument (the tile)");
+  if (getSchedule() != "grid" && getSchedule() != "persistent")
+    return emitOpError("schedule must be 'grid' or 'persistent', got '")
+           << getSchedule() << "'";
+  if (getGroup() < 1)
+    return emitOpError("group must be at least 1");
+  return success();
+}
+
+LogicalResult MmaOp::verify() {
+  auto a = getA().getType(), b = getB().getType();
+  auto acc = getAcc().getType();
+  if (a.getElementType() != b.getElementType())
+    return emitOpError("operands of different element types: ")
+           << a.getElementType() << " and " << b.getElementType();
+  // A is [M, K], B is [K, N], the accumulator [M, N].
+  if (a.getShape()[1] != b.getShape()[0] ||
+      acc.getShape()[0] != a.getShape()[0] ||
+      acc.getShape()[1] != b.getShape()[1])
+    return emitOpError("shapes do not compose: ")
+           << a << " times " << b << " into " << acc;
+  return success();
+}
+
+LogicalResult RingOp::verify() {
+  if (getStages() < 2)
+    return emitOpError("needs at least 2 stages (one loading while one is "
+                       "read), got ")
+           << getStages();
+  return success();
+}
+
+/// A put or get moves one box of each of the slot's types, in a role of
+/// the given kind.
+static LogicalResult verifySlotAccess(Operation *op, RingType ring,
+                                      TypeRange boxes, StringRef role,
+                                      StringRef what, StringRef preposition) {
+  if (boxes != TypeRange(ring.getBoxes()))
+    return op->emitOpError() << what
+                             << " boxes of types that differ from the ring's slot";
+  auto parent = op->getParentOfType<RoleOp>();
+  if (!parent || parent.getKind() != role)
+    return op->emitOpError() << "only a " << role << " role " << what << " "
+                             << preposition << " a ring";
+  return success();
+}
+
+LogicalResult PutOp::verify() {
+  return verifySlotAccess(*this, getRing().getType(), getBoxes().getTypes(),
+                          "producer", "puts", "into");
+}
+
+LogicalResult GetOp::verify() {
+  return verifySlotAccess(*this, getRing().getType(), getBoxes().getTypes(),
+                          "consumer", "gets", "from");
+}
+
+LogicalResult RoleOp::verify() {
+  // setmaxnreg: a multiple of 8 in [24, 256].
+  if (getRegs() < 24 || getRegs() > 256 || getRegs() % 8 != 0)
+    return emitOpError("regs must be a multiple of 8 in [24, 256] "
+                       "(setmaxnreg), got ")
+           << getRegs();
+  if (getKind() == "producer") {
+    if (getCount() != 1)
+      return emitOpError("a producer role is one warpgroup");
+    if (getOrder())
+      return emitOpError("only consumer roles have an order");
+    return success();
+  }
+  if (getKind() != "consumer")
+    return emitOpError("kind must be 'producer' or 'consumer', got '")
+           << getKind() << "'";
+  if (getCount() < 1 || getCount() > 2)
+    return emitOpError("1 or 2 consumer warpgroups, got ") << getCount();
+  if (getOrder() && *getOrder() != "cooperative" && *getOrder() != "pingpong")
+    return emitOpError("order must be 'cooperative' or 'pingpong', got '")
+           << *getOrder() << "'";
+  return success();
+}

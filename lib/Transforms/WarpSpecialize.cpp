@@ -1,0 +1,168 @@
+//===- WarpSpecialize.cpp - producer and consumer roles of a tile loop ----===//
+//
+// On the kernel-level IR (sck): a tile loop becomes a producer copy that
+// keeps the loads and puts each k-tile's boxes into a ring, and a consumer
+// copy that gets them from the ring, frees the slot after their last use,
+// and keeps the MMAs and the epilogue. Everything else follows from data
+// flow: each copy keeps what its ops need (dead code is dropped).
+//
+//===----------------------------------------------------------------------===//
+
+#include "sparcast/Transforms/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::sc {
+#define GEN_PASS_DEF_SCWARPSPECIALIZEPASS
+#include "sparcast/Transforms/Passes.h.inc"
+} // namespace mlir::sc
+
+using namespace mlir;
+using namespace mlir::sck;
+
+namespace {
+
+/// Drops what a role's copy does not need: ops without side effects whose
+/// results are unused, loop-carried values nobody reads (canonicalization).
+LogicalResult simplify(RoleOp role) {
+  RewritePatternSet patterns(role.getContext());
+  scf::ForOp::getCanonicalizationPatterns(patterns, role.getContext());
+  GreedyRewriteConfig config;
+  config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+  return applyPatternsGreedily(role.getBody(), std::move(patterns), config);
+}
+
+struct ScWarpSpecializePass
+    : sc::impl::ScWarpSpecializePassBase<ScWarpSpecializePass> {
+  using Base::Base;
+
+  void runOnOperation() final {
+    if (order != "pingpong" && order != "cooperative") {
+      getOperation()->emitError()
+          << "unknown order '" << order << "', expected pingpong or cooperative";
+      return signalPassFailure();
+    }
+    SmallVector<TileLoopOp> loops;
+    getOperation()->walk([&](TileLoopOp loop) {
+      if (!loop->getParentOfType<RoleOp>())
+        loops.push_back(loop);
+    });
+    for (TileLoopOp loop : loops)
+      if (failed(specialize(loop)))
+        return signalPassFailure();
+  }
+
+  LogicalResult specialize(TileLoopOp loop) {
+    int64_t stages = this->stages, producerRegs = this->producerRegs,
+            consumerRegs = this->consumerRegs, consumers = this->consumers;
+    std::string order = this->order;
+    // The loads of one k-tile: all in one block (one ring slot per pass
+    // through it).
+    SmallVector<LoadOp> loads;
+    loop.walk([&](LoadOp load) { loads.push_back(load); });
+    if (loads.empty())
+      return loop.emitError("nothing to produce: the tile loop loads no box");
+    Block *stage = loads.front()->getBlock();
+    for (LoadOp load : loads)
+      if (load->getBlock() != stage)
+        return load.emitError("loads in more than one block: one ring slot "
+                              "holds the boxes of one pass through a block");
+    // Register budgets: 65536 registers for 128 x (1 + consumers) threads,
+    // allocated in steps of 8 at launch, then moved between roles.
+    int64_t warpgroups = 1 + consumers;
+    int64_t launch = 65536 / (128 * warpgroups) / 8 * 8;
+    if (producerRegs + consumers * consumerRegs > launch * warpgroups)
+      return loop.emitError()
+             << "registers: producer " << producerRegs << " + " << consumers
+             << " x " << consumerRegs << " exceeds the launch budget of "
+             << warpgroups << " x " << launch;
+
+    OpBuilder b(loop);
+    Location loc = loop.getLoc();
+    SmallVector<Type> boxes;
+    for (LoadOp load : loads)
+      boxes.push_back(load.getType());
+    auto ringType = RingType::get(b.getContext(), boxes);
+    Value ring = RingOp::create(b, loc, ringType, b.getI64IntegerAttr(stages));
+
+    // The producer: the loads, then the boxes into a free slot.
+    auto producer = RoleOp::create(b, loc, b.getStringAttr("producer"),
+                                   b.getI64IntegerAttr(producerRegs),
+                                   b.getI64IntegerAttr(1), StringAttr());
+    producer.getBody().emplaceBlock();
+    {
+      OpBuilder inside = OpBuilder::atBlockBegin(&producer.getBody().front());
+      IRMapping map;
+      Operation *copy = inside.clone(*loop, map);
+      SmallVector<Value> put;
+      for (LoadOp load : loads)
+        put.push_back(map.lookup(load.getResult()));
+      auto lastLoad = cast<LoadOp>(put.back().getDefiningOp());
+      OpBuilder after(lastLoad->getContext());
+      after.setInsertionPointAfter(lastLoad);
+      PutOp::create(after, loc, ring, put);
+      // No MMAs or epilogues here: an MMA's result is its accumulator.
+      SmallVector<Operation *> drop;
+      copy->walk([&](Operation *op) {
+        if (isa<MmaOp, EpilogueOp>(op))
+          drop.push_back(op);
+      });
+      for (Operation *op : llvm::reverse(drop)) {
+        if (auto mma = dyn_cast<MmaOp>(op))
+          mma.getResult().replaceAllUsesWith(mma.getAcc());
+        op->erase();
+      }
+    }
+    if (failed(simplify(producer)))
+      return producer.emitError("cannot simplify the producer's copy");
+
+    // The consumers: the boxes from the ring, the slot freed after their
+    // last use, the MMAs and the epilogue.
+    auto consumer = RoleOp::create(b, loc, b.getStringAttr("consumer"),
+                                   b.getI64IntegerAttr(consumerRegs),
+                                   b.getI64IntegerAttr(consumers),
+                                   b.getStringAttr(order));
+    consumer.getBody().emplaceBlock();
+    {
+      OpBuilder inside = OpBuilder::atBlockBegin(&consumer.getBody().front());
+      IRMapping map;
+      inside.clone(*loop, map);
+      auto firstLoad = cast<LoadOp>(map.lookup(loads.front().getResult())
+                                        .getDefiningOp());
+      OpBuilder at(firstLoad);
+      auto get = GetOp::create(at, loc, boxes, ring);
+      for (auto [load, box] : llvm::zip(loads, get.getBoxes())) {
+        Operation *copied = map.lookup(load.getResult()).getDefiningOp();
+        copied->getResult(0).replaceAllUsesWith(box);
+        copied->erase();
+      }
+      // The last op of the block that reads a box (uses nested in regions
+      // count at their ancestor in this block).
+      Block *block = get->getBlock();
+      Operation *last = get;
+      for (Value box : get.getBoxes())
+        for (Operation *user : box.getUsers()) {
+          Operation *inBlock = block->findAncestorOpInBlock(*user);
+          if (inBlock && last->isBeforeInBlock(inBlock))
+            last = inBlock;
+        }
+      OpBuilder release(last->getContext());
+      release.setInsertionPointAfter(last);
+      ReleaseOp::create(release, loc, ring);
+    }
+    if (failed(simplify(consumer)))
+      return consumer.emitError("cannot simplify the consumers' copy");
+
+    if (report)
+      loop.emitRemark() << "warp-specialized: producer (" << loads.size()
+                        << " box(es) per k-tile, " << producerRegs
+                        << " registers) + " << consumers << " consumer(s) ("
+                        << order << ", " << consumerRegs
+                        << " registers), ring of " << stages << " slots";
+    loop.erase();
+    return success();
+  }
+};
+} // namespace

@@ -1,0 +1,94 @@
+// RUN: sparcast-opt %s -split-input-file -verify-diagnostics
+
+func.func @bad_box() {
+  // expected-error @below {{a box must be a 2-D tile of positive extent}}
+  %b = sck.load "A"[] : !sck.box<64xf16>
+  return
+}
+
+// -----
+
+func.func @acc_not_f32() {
+  // expected-error @below {{accumulators are f32}}
+  %z = sck.zero : !sck.acc<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @mma_shapes(%k: index) {
+  %a = sck.load "A"[%k] : !sck.box<64x64xf16>
+  %b = sck.load "B"[%k] : !sck.box<32x256xf16>
+  %z = sck.zero : !sck.acc<64x256xf32>
+  // expected-error @below {{shapes do not compose}}
+  %n = sck.mma %a, %b, %z : !sck.box<64x64xf16>, !sck.box<32x256xf16>, !sck.acc<64x256xf32>
+  return
+}
+
+// -----
+
+func.func @mma_types(%k: index) {
+  %a = sck.load "A"[%k] : !sck.box<64x64xf16>
+  %b = sck.load "B"[%k] : !sck.box<64x256xbf16>
+  %z = sck.zero : !sck.acc<64x256xf32>
+  // expected-error @below {{operands of different element types}}
+  %n = sck.mma %a, %b, %z : !sck.box<64x64xf16>, !sck.box<64x256xbf16>, !sck.acc<64x256xf32>
+  return
+}
+
+// -----
+
+func.func @one_stage() {
+  // expected-error @below {{needs at least 2 stages}}
+  %r = sck.ring {stages = 1} : !sck.ring<!sck.box<64x64xf16>>
+  return
+}
+
+// -----
+
+func.func @put_outside_producer(%k: index) {
+  %r = sck.ring {stages = 2} : !sck.ring<!sck.box<64x64xf16>>
+  %a = sck.load "A"[%k] : !sck.box<64x64xf16>
+  // expected-error @below {{only a producer role puts into a ring}}
+  sck.put %r, %a : !sck.ring<!sck.box<64x64xf16>>, !sck.box<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @get_wrong_types() {
+  %r = sck.ring {stages = 2} : !sck.ring<!sck.box<64x64xf16>>
+  sck.role "consumer" attributes {regs = 232} {
+    // expected-error @below {{gets boxes of types that differ from the ring's slot}}
+    %a = sck.get %r : !sck.ring<!sck.box<64x64xf16>> -> !sck.box<64x64xbf16>
+  }
+  return
+}
+
+// -----
+
+func.func @regs() {
+  // expected-error @below {{regs must be a multiple of 8 in [24, 256]}}
+  sck.role "producer" attributes {regs = 42} {
+  }
+  return
+}
+
+// -----
+
+func.func @order() {
+  // expected-error @below {{order must be 'cooperative' or 'pingpong'}}
+  sck.role "consumer" attributes {regs = 232, count = 2, order = "alternate"} {
+  }
+  return
+}
+
+// -----
+
+func.func @schedule(%n: index) {
+  // expected-error @below {{schedule must be 'grid' or 'persistent'}}
+  sck.tile_loop %n attributes {schedule = "random"} {
+  ^bb0(%t: index):
+  }
+  return
+}

@@ -1,0 +1,58 @@
+// RUN: sparcast-opt %s | sparcast-opt | FileCheck %s
+
+// A tiled GEMM at the kernel level, single role: per tile, k-tiles of A and
+// B boxes into an accumulator, then the epilogue. It round-trips.
+// CHECK-LABEL: func.func @single_role
+// CHECK: sck.tile_loop %{{.*}} attributes {group = 8 : i64, schedule = "persistent"} {
+// CHECK: sck.load "A"[%{{.*}}, %{{.*}}] : !sck.box<64x64xf16>
+// CHECK: sck.load "B"[%{{.*}}, %{{.*}}] : !sck.box<64x256xf16>
+// CHECK: sck.mma %{{.*}}, %{{.*}}, %{{.*}} : !sck.box<64x64xf16>, !sck.box<64x256xf16>, !sck.acc<64x256xf32>
+// CHECK: sck.epilogue "C"[%{{.*}}], %{{.*}} : !sck.acc<64x256xf32>
+func.func @single_role(%tiles: index, %kTiles: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  sck.tile_loop %tiles attributes {schedule = "persistent", group = 8} {
+  ^bb0(%t: index):
+    %zero = sck.zero : !sck.acc<64x256xf32>
+    %acc = scf.for %k = %c0 to %kTiles step %c1 iter_args(%a = %zero) -> (!sck.acc<64x256xf32>) {
+      %ba = sck.load "A"[%k, %t] : !sck.box<64x64xf16>
+      %bb = sck.load "B"[%t, %k] : !sck.box<64x256xf16>
+      %n = sck.mma %ba, %bb, %a : !sck.box<64x64xf16>, !sck.box<64x256xf16>, !sck.acc<64x256xf32>
+      scf.yield %n : !sck.acc<64x256xf32>
+    }
+    sck.epilogue "C"[%t], %acc : !sck.acc<64x256xf32>
+  }
+  return
+}
+
+// Warp-specialized: a producer role puts each k-tile's boxes into the ring,
+// consumer roles get them and release the slot.
+// CHECK-LABEL: func.func @roles
+// CHECK: %[[R:.*]] = sck.ring {stages = 4 : i64} : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x256xf16>>
+// CHECK: sck.role "producer" attributes {regs = 40 : i64} {
+// CHECK: sck.put %[[R]], %{{.*}}, %{{.*}} : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x256xf16>>, !sck.box<64x64xf16>, !sck.box<64x256xf16>
+// CHECK: sck.role "consumer" attributes {count = 2 : i64, order = "pingpong", regs = 232 : i64} {
+// CHECK: sck.get %[[R]] : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x256xf16>> -> !sck.box<64x64xf16>, !sck.box<64x256xf16>
+// CHECK: sck.release %[[R]]
+func.func @roles(%tiles: index) {
+  %r = sck.ring {stages = 4} : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x256xf16>>
+  sck.role "producer" attributes {regs = 40} {
+    sck.tile_loop %tiles attributes {schedule = "persistent"} {
+    ^bb0(%t: index):
+      %ba = sck.load "A"[%t, %t] : !sck.box<64x64xf16>
+      %bb = sck.load "B"[%t, %t] : !sck.box<64x256xf16>
+      sck.put %r, %ba, %bb : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x256xf16>>, !sck.box<64x64xf16>, !sck.box<64x256xf16>
+    }
+  }
+  sck.role "consumer" attributes {regs = 232, count = 2, order = "pingpong"} {
+    sck.tile_loop %tiles attributes {schedule = "persistent"} {
+    ^bb0(%t: index):
+      %zero = sck.zero : !sck.acc<64x256xf32>
+      %ba, %bb = sck.get %r : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x256xf16>> -> !sck.box<64x64xf16>, !sck.box<64x256xf16>
+      %n = sck.mma %ba, %bb, %zero : !sck.box<64x64xf16>, !sck.box<64x256xf16>, !sck.acc<64x256xf32>
+      sck.release %r : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x256xf16>>
+      sck.epilogue "C"[%t], %n : !sck.acc<64x256xf32>
+    }
+  }
+  return
+}

@@ -1,0 +1,48 @@
+// RUN: sparcast-opt %s -split-input-file -sc-warp-specialize -verify-diagnostics
+// RUN: not sparcast-opt %s -split-input-file -sc-warp-specialize='consumer-regs=240' 2>&1 | FileCheck %s --check-prefix=REGS
+// RUN: not sparcast-opt %s -sc-warp-specialize='order=alternate' 2>&1 | FileCheck %s --check-prefix=ORDER
+
+// REGS: error: registers: producer 40 + 2 x 240 exceeds the launch budget of 3 x 168
+// ORDER: error: unknown order 'alternate', expected pingpong or cooperative
+
+func.func @nothing(%tiles: index) {
+  // expected-error @below {{nothing to produce: the tile loop loads no box}}
+  sck.tile_loop %tiles attributes {schedule = "grid"} {
+  ^bb0(%t: index):
+    %zero = sck.zero : !sck.acc<64x64xf32>
+    sck.epilogue "C"[%t], %zero : !sck.acc<64x64xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @two_blocks(%tiles: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  sck.tile_loop %tiles attributes {schedule = "grid"} {
+  ^bb0(%t: index):
+    %a = sck.load "A"[%t] : !sck.box<64x64xf16>
+    scf.for %k = %c0 to %n step %c1 {
+      // expected-error @below {{loads in more than one block}}
+      %b = sck.load "B"[%k] : !sck.box<64x64xf16>
+      %zero = sck.zero : !sck.acc<64x64xf32>
+      %m = sck.mma %a, %b, %zero : !sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
+      sck.epilogue "C"[%t], %m : !sck.acc<64x64xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @budget(%tiles: index) {
+  sck.tile_loop %tiles attributes {schedule = "grid"} {
+  ^bb0(%t: index):
+    %a = sck.load "A"[%t] : !sck.box<64x64xf16>
+    %zero = sck.zero : !sck.acc<64x64xf32>
+    %m = sck.mma %a, %a, %zero : !sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
+    sck.epilogue "C"[%t], %m : !sck.acc<64x64xf32>
+  }
+  return
+}
