@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Compiles the attention and LCE artifacts of another revision (default:
-# main) into bench/artifacts/baseline, for A/B runs on the GPU machine:
+# main) into bench/artifacts/NAME (default: baseline), for A/B runs on the
+# GPU machine (several revisions: one NAME each):
 #   bench/attention_check.py ... --baseline bench/artifacts/baseline
 #   bench/lce_check.py ...       --baseline bench/artifacts/baseline
 # Run after scripts/build-device-artifacts.sh (which clears bench/artifacts).
@@ -9,6 +10,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 REV="${1:-main}"
+NAME="${2:-baseline}"
 BIN="${SPARCAST_BUILD_DIR:-$ROOT/build}/bin"
 cd "$ROOT"
 if ! git diff --quiet || ! git diff --cached --quiet; then
@@ -25,7 +27,7 @@ for model in examples/target_attention.mlir bench/attention_suite.mlir \
              examples/loglinear_attention.mlir examples/lce.mlir bench/lce_odd.mlir; do
   "$BIN/sparcast-aot" "$ROOT/$model" -o "$out/$(basename "$model" .mlir)" >/dev/null
 done
-rm -rf "$ROOT/bench/artifacts/baseline"
+rm -rf "$ROOT/bench/artifacts/$NAME"
 mkdir -p "$ROOT/bench/artifacts"
-cp -r "$out" "$ROOT/bench/artifacts/baseline"
-echo "baseline artifacts of $REV ($(git rev-parse --short "$REV")) in bench/artifacts/baseline"
+cp -r "$out" "$ROOT/bench/artifacts/$NAME"
+echo "artifacts of $REV ($(git rev-parse --short "$REV")) in bench/artifacts/$NAME"
