@@ -278,6 +278,27 @@ def ScFuseGemmStagesPass : Pass<"sc-fuse-gemm-stages"> {
   ];
 }
 
+def ScLowerToSckPass : Pass<"sc-lower-to-sck", "::mlir::ModuleOp"> {
+  let summary = "Each sc.batch_matmul's GPU kernel as a single-role sck tile loop";
+  let description = [{
+    For every `sc.batch_matmul` with static M, N and K and 16-bit operands,
+    adds a function `@<caller>_gemm<i>_kernel(%batch: index)` holding the
+    kernel's tile loop at the kernel level (`sck`): tiles of tileM x 256
+    (tileM = 128 for the cooperative schedule, 64 for ping-pong, from the
+    op's `sc.gemm_schedule` or its default), over batch x M tiles x N tiles
+    (persistent, M tiles in groups of 8); per tile a loop over 64-wide
+    k-tiles loading the A box (`[k, m(, b)]`) and the B box (`[n, k(, b)]`,
+    or `[k, n(, b)]` transposed) and multiplying them into the accumulator,
+    then the op's epilogue at the tile (`sck.epilogue "C"`; the epilogue
+    region itself stays on the op, named by the function's `sck.op`
+    attribute). `sc-warp-specialize` then splits the loop into roles. The
+    GPU kernels are still written by the generators; this is the IR they
+    are to come from.
+  }];
+  let dependentDialects = ["::mlir::sck::SckDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect"];
+}
+
 def ScWarpSpecializePass : Pass<"sc-warp-specialize"> {
   let summary = "Split a kernel's tile loop into a producer role and consumer roles";
   let description = [{
