@@ -60,6 +60,8 @@ void buildKernel(BatchMatmulOp op, func::FuncOp caller, unsigned index) {
   func->setAttr("sck.op", b.getStringAttr(caller.getSymName() + "/gemm" +
                                           Twine(index)));
   func->setAttr("sck.schedule", b.getStringAttr(chosen));
+  op->setAttr(BatchMatmulOp::getKernelAttrName(),
+              FlatSymbolRefAttr::get(func.getSymNameAttr()));
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToStart(entry);
   Value batch = entry->getArgument(0);
@@ -124,7 +126,8 @@ struct ScLowerToSckPass : sc::impl::ScLowerToSckPassBase<ScLowerToSckPass> {
       for (BatchMatmulOp op : gemms) {
         std::string why = limitation(op);
         if (!why.empty()) {
-          op.emitRemark() << "no kernel-level form: " << why;
+          if (report)
+            op.emitRemark() << "no kernel-level form: " << why;
           ++index;
           continue;
         }

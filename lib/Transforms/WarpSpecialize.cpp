@@ -39,9 +39,9 @@ struct ScWarpSpecializePass
   using Base::Base;
 
   void runOnOperation() final {
-    if (order != "pingpong" && order != "cooperative") {
-      getOperation()->emitError()
-          << "unknown order '" << order << "', expected pingpong or cooperative";
+    if (order != "auto" && order != "pingpong" && order != "cooperative") {
+      getOperation()->emitError() << "unknown order '" << order
+                                  << "', expected auto, pingpong or cooperative";
       return signalPassFailure();
     }
     SmallVector<TileLoopOp> loops;
@@ -58,6 +58,15 @@ struct ScWarpSpecializePass
     int64_t stages = this->stages, producerRegs = this->producerRegs,
             consumerRegs = this->consumerRegs, consumers = this->consumers;
     std::string order = this->order;
+    if (order == "auto") {
+      // The schedule sc-lower-to-sck recorded on the kernel function.
+      auto func = loop->getParentOfType<func::FuncOp>();
+      auto recorded =
+          func ? func->getAttrOfType<StringAttr>("sck.schedule") : StringAttr();
+      if (recorded && recorded.getValue() == "simple")
+        return success(); // one CTA per tile, every warp loads and multiplies
+      order = recorded ? recorded.getValue().str() : "pingpong";
+    }
     // The loads of one k-tile: all in one block (one ring slot per pass
     // through it).
     SmallVector<LoadOp> loads;
@@ -160,7 +169,9 @@ struct ScWarpSpecializePass
                         << " box(es) per k-tile, " << producerRegs
                         << " registers) + " << consumers << " consumer(s) ("
                         << order << ", " << consumerRegs
-                        << " registers), ring of " << stages << " slots";
+                        << " registers), ring of "
+                        << (stages ? std::to_string(stages) + " slots"
+                                   : std::string("as many slots as fit"));
     loop.erase();
     return success();
   }

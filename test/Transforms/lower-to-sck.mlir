@@ -1,4 +1,4 @@
-// RUN: sparcast-opt %s -sc-lower-to-sck -canonicalize -verify-diagnostics | FileCheck %s
+// RUN: sparcast-opt %s -sc-lower-to-sck=report=1 -canonicalize -verify-diagnostics | FileCheck %s
 // RUN: sparcast-opt %s -sc-lower-to-sck -sc-warp-specialize=report=1 2>&1 | FileCheck %s --check-prefix=WS
 
 // The LCE's candidate GEMM (shared W, batched E; ping-pong by default):
@@ -44,4 +44,5 @@ func.func @f32(%a: tensor<?x8x8xf32>, %b: tensor<?x8x8xf32>) -> tensor<?x8x8xf32
 // CHECK-NOT: @f32_gemm0_kernel
 
 // Then warp specialization splits each kernel's loop into roles.
-// WS: remark: warp-specialized: producer (2 box(es) per k-tile, 40 registers) + 2 consumer(s) (pingpong, 232 registers), ring of 4 slots
+// WS: remark: warp-specialized: producer (2 box(es) per k-tile, 40 registers) + 2 consumer(s) (pingpong, 232 registers), ring of as many slots as fit
+// WS: remark: warp-specialized: {{.*}} (cooperative, 232 registers)

@@ -3,7 +3,7 @@
 // RUN: not sparcast-opt %s -sc-warp-specialize='order=alternate' 2>&1 | FileCheck %s --check-prefix=ORDER
 
 // REGS: error: registers: producer 40 + 2 x 240 exceeds the launch budget of 3 x 168
-// ORDER: error: unknown order 'alternate', expected pingpong or cooperative
+// ORDER: error: unknown order 'alternate', expected auto, pingpong or cooperative
 
 func.func @nothing(%tiles: index) {
   // expected-error @below {{nothing to produce: the tile loop loads no box}}

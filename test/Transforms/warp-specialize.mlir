@@ -7,7 +7,7 @@
 // consumers get them where the first load was, free the slot after the
 // MMA, and keep the epilogue.
 // CHECK-LABEL: func.func @gemm
-// CHECK: %[[R:.*]] = sck.ring {stages = 4 : i64} : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x256xf16>>
+// CHECK: %[[R:.*]] = sck.ring {stages = 0 : i64} : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x256xf16>>
 // CHECK: sck.role "producer" attributes {regs = 40 : i64} {
 // CHECK-NEXT: sck.tile_loop
 // CHECK-NEXT: ^bb0(%[[T:.*]]: index):
@@ -30,7 +30,7 @@
 // COOP: sck.ring {stages = 3 : i64}
 // COOP: sck.role "producer" attributes {regs = 24 : i64}
 // COOP: sck.role "consumer" attributes {count = 2 : i64, order = "cooperative", regs = 240 : i64}
-// REPORT: remark: warp-specialized: producer (2 box(es) per k-tile, 40 registers) + 2 consumer(s) (pingpong, 232 registers), ring of 4 slots
+// REPORT: remark: warp-specialized: producer (2 box(es) per k-tile, 40 registers) + 2 consumer(s) (pingpong, 232 registers), ring of as many slots as fit
 func.func @gemm(%tiles: index, %kTiles: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

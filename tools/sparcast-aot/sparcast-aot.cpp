@@ -57,6 +57,22 @@ static cl::opt<bool> ikboRequestInResultType(
              "type (f16/bf16) instead of f32; the candidate GEMM then "
              "prefetches its tiles by TMA (faster; one more rounding of the "
              "request part, so not within FBGEMM's max-error rule)"));
+static cl::opt<bool> warpSpecialize(
+    "warp-specialize",
+    cl::desc("Decide each warp-specialized GEMM's ring and register split on "
+             "the kernel-level IR (sc-lower-to-sck, sc-warp-specialize); with "
+             "the defaults, the same kernels"));
+static cl::opt<int64_t> wsStages(
+    "ws-stages", cl::desc("With --warp-specialize: ring stages (0: as many as fit)"),
+    cl::init(0));
+static cl::opt<int64_t> wsProducerRegs(
+    "ws-producer-regs",
+    cl::desc("With --warp-specialize: the producer's registers (setmaxnreg)"),
+    cl::init(40));
+static cl::opt<int64_t> wsConsumerRegs(
+    "ws-consumer-regs",
+    cl::desc("With --warp-specialize: each consumer's registers (setmaxnreg)"),
+    cl::init(232));
 static cl::opt<bool> report("report",
                             cl::desc("Print what each step decided"));
 
@@ -82,6 +98,10 @@ int main(int argc, char **argv) {
   options.gemmMulticast = gemmMulticast;
   options.fuseGemmStages = fuseGemmStages;
   options.ikboRequestInResultType = ikboRequestInResultType;
+  options.warpSpecialize = warpSpecialize;
+  options.wsStages = wsStages;
+  options.wsProducerRegs = wsProducerRegs;
+  options.wsConsumerRegs = wsConsumerRegs;
   options.modelName = llvm::sys::path::stem(inputFile).str();
   if (failed(sc::compileArtifact(*module, options, outDir,
                                  report ? &llvm::outs() : nullptr)))

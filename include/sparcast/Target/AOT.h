@@ -38,6 +38,14 @@ struct AotOptions {
   /// f32 (sc-ikbo-decompose-gemm{request-in-result-type}): faster, one more
   /// rounding.
   bool ikboRequestInResultType = false;
+  /// Warp specialization through the kernel-level IR: sc-lower-to-sck and
+  /// sc-warp-specialize with these options decide each warp-specialized
+  /// GEMM's ring stages (0: as many as fit) and register split; the kernel
+  /// generator takes them from there (with the defaults, the same kernels).
+  bool warpSpecialize = false;
+  int64_t wsStages = 0;
+  int64_t wsProducerRegs = 40;
+  int64_t wsConsumerRegs = 232;
   /// Name used for the C header (<modelName>.h).
   std::string modelName = "model";
 };

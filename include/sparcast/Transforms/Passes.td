@@ -295,6 +295,10 @@ def ScLowerToSckPass : Pass<"sc-lower-to-sck", "::mlir::ModuleOp"> {
     GPU kernels are still written by the generators; this is the IR they
     are to come from.
   }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark for each GEMM that has no kernel-level form">,
+  ];
   let dependentDialects = ["::mlir::sck::SckDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect"];
 }
@@ -344,16 +348,18 @@ def ScWarpSpecializePass : Pass<"sc-warp-specialize"> {
     generators in lib/Conversion/ScToGPU (docs/architecture.md).
   }];
   let options = [
-    Option<"stages", "stages", "int64_t", /*default=*/"4",
-           "Ring slots">,
+    Option<"stages", "stages", "int64_t", /*default=*/"0",
+           "Ring slots (0: as many as fit, decided when the kernel is generated)">,
     Option<"producerRegs", "producer-regs", "int64_t", /*default=*/"40",
            "The producer's register budget (setmaxnreg)">,
     Option<"consumerRegs", "consumer-regs", "int64_t", /*default=*/"232",
            "Each consumer warpgroup's register budget (setmaxnreg)">,
     Option<"consumers", "consumers", "int64_t", /*default=*/"2",
            "Consumer warpgroups">,
-    Option<"order", "order", "std::string", /*default=*/"\"pingpong\"",
-           "Consumers on one tile (cooperative) or on their own tiles in turns (pingpong)">,
+    Option<"order", "order", "std::string", /*default=*/"\"auto\"",
+           "Consumers on one tile (cooperative) or on their own tiles in turns "
+           "(pingpong); auto: the kernel function's sck.schedule (a 'simple' "
+           "kernel is left single-role), else pingpong">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark for each tile loop: roles, registers, ring">,
   ];

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GemmKernelCommon.h"
+#include "sparcast/Dialect/SCK/IR/SckDialect.h"
 #include "TemplateUtils.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -402,6 +403,41 @@ int64_t mlir::sc::gemmStageFlagsPerBatch(BatchMatmulOp stage2,
          llvm::divideCeil(stage2.getType().getDimSize(2), 256);
 }
 
+/// The warp specialization the kernel-level IR chose for `op` (its
+/// `sc.kernel` function after sc-warp-specialize): the ring's stages, the
+/// roles' registers and the consumers' order (the schedule). Nothing when
+/// the op has no such function or it has no roles.
+static LogicalResult rolesFromKernelIR(BatchMatmulOp op,
+                                       sc::detail::WarpRoles &roles,
+                                       std::string &order) {
+  auto ref =
+      op->getAttrOfType<FlatSymbolRefAttr>(BatchMatmulOp::getKernelAttrName());
+  if (!ref)
+    return success();
+  auto kernel = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, ref);
+  if (!kernel)
+    return op.emitError() << "no kernel-level function " << ref;
+  WalkResult walk = kernel.walk([&](Operation *inner) {
+    if (auto ring = dyn_cast<sck::RingOp>(inner))
+      roles.stages = ring.getStages();
+    auto role = dyn_cast<sck::RoleOp>(inner);
+    if (!role)
+      return WalkResult::advance();
+    if (role.getKind() == "producer") {
+      roles.producerRegs = role.getRegs();
+    } else {
+      if (role.getCount() != 2)
+        return role.emitError("the GPU kernels have two consumer "
+                              "warpgroups"),
+               WalkResult::interrupt();
+      roles.consumerRegs = role.getRegs();
+      order = role.getOrder().value_or("pingpong").str();
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 FailureOr<KernelLaunch>
 mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
                           StringRef kernelName, const GemmBinding &binding,
@@ -416,7 +452,12 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
       return op.emitError() << "GPU epilogue operands must be ranked tensors, "
                                "got "
                             << v.getType();
-  StringRef requested = options.schedule;
+  sc::detail::WarpRoles roles;
+  std::string order;
+  if (failed(rolesFromKernelIR(op, roles, order)))
+    return failure();
+  // A warp-specialized kernel IR decides the schedule.
+  StringRef requested = order.empty() ? StringRef(options.schedule) : order;
   if (requested != "auto" && !BatchMatmulOp::isKnownSchedule(requested))
     return op.emitError() << "unknown GEMM schedule '" << requested
                           << "', expected auto, simple, cooperative or pingpong";
@@ -428,7 +469,7 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
       return op.emitError() << "cannot fuse the GEMM stages: " << limitation;
     return detail::buildWarpSpecializedGemmKernel(
         op, gpuModule, kernelName, binding, schedule == "pingpong",
-        /*multicast=*/false, stage1);
+        /*multicast=*/false, stage1, roles);
   }
   if (options.chip == "sm_90a") {
     std::string limitation = hopperPathLimitation(op, schedule);
@@ -436,7 +477,7 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
         (schedule == "cooperative" || schedule == "pingpong"))
       return detail::buildWarpSpecializedGemmKernel(
           op, gpuModule, kernelName, binding, schedule == "pingpong",
-          options.multicast);
+          options.multicast, /*stage1=*/nullptr, roles);
     if (limitation.empty())
       return detail::buildSimpleGemmKernel(op, gpuModule, kernelName, binding,
                                            options);

@@ -126,11 +126,21 @@ void addMultiStageLaunch(KernelLaunch &launch, const GemmStageOne &stage1,
 /// With `multicast`, CTA pairs (clusters of 2) take pairs of M tiles and
 /// share each B k-tile by TMA multicast (opt-in: correct on the H200, not
 /// faster).
+/// What the kernel-level IR decided for a warp-specialized kernel (see
+/// rolesFromKernelIR): ring stages (0: as many as fit) and the roles'
+/// register budgets.
+struct WarpRoles {
+  int64_t stages = 0;
+  int64_t producerRegs = 40;
+  int64_t consumerRegs = 232;
+};
+
 FailureOr<KernelLaunch>
 buildWarpSpecializedGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
                                StringRef kernelName, const GemmBinding &binding,
                                bool pingpong, bool multicast,
-                               const GemmStageOne *stage1 = nullptr);
+                               const GemmStageOne *stage1 = nullptr,
+                               const WarpRoles &roles = {});
 
 } // namespace mlir::sc::detail
 

@@ -153,7 +153,7 @@ $INIT_SYNC
     %isProducer = arith.cmpi eq, %wg, %c2 : index
     scf.if %isProducer {
       // The producer needs few registers: give them to the consumers.
-      nvvm.setmaxregister decrease 40
+      nvvm.setmaxregister decrease $PRODUCER_REGS
       %leader = arith.cmpi eq, %tid, %c256 : index
       scf.if %leader {
         scf.for %i = %c0 to %mine step %c1 {
@@ -173,7 +173,7 @@ $LOAD
         }
       }
     } else {
-      nvvm.setmaxregister increase 232
+      nvvm.setmaxregister increase $CONSUMER_REGS
       %wgOffA = arith.muli %wg, %wgBytesA : index
       %c32 = arith.constant 32 : index
       %lane = arith.remui %tid, %c32 : index
@@ -599,7 +599,7 @@ static std::optional<unsigned> prefetchedOperand(BatchMatmulOp op,
 FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
     BatchMatmulOp op, gpu::GPUModuleOp gpuModule, StringRef kernelName,
     const GemmBinding &binding, bool pingpong, bool multicast,
-    const GemmStageOne *stage1) {
+    const GemmStageOne *stage1, const WarpRoles &roles) {
   RankedTensorType resultType = op.getType();
   Type elementType = op.getLhs().getType().getElementType();
   auto [m, n, k, lhsBatched, rhsBatched] = GemmShape(op);
@@ -620,14 +620,21 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   std::optional<unsigned> prefetched =
       prefetchedOperand(op, !flatRows && !multicast && !stage1);
   int64_t wgStageBytes = (prefetched ? 2 : 1) * halfBytes;
-  int64_t stages =
+  int64_t maxStages =
       (227 * 1024 - 2 * wgStageBytes - kSmemAlignReserve - 256) / slotBytes;
+  // The kernel-level IR may ask for fewer (never more than fit).
+  if (roles.stages > maxStages)
+    return op.emitError() << "the kernel-level IR asks for " << roles.stages
+                          << " ring stages; " << maxStages << " fit";
+  int64_t stages = roles.stages > 0 ? roles.stages : maxStages;
   int64_t kTiles = llvm::divideCeil(k, kTileK);
   int64_t ringBytes = stages * slotBytes;
   int64_t sharedBytes = ringBytes + 2 * wgStageBytes + kSmemAlignReserve;
 
   llvm::StringMap<std::string> values;
   values["KERNEL"] = kernelName.str();
+  values["PRODUCER_REGS"] = std::to_string(roles.producerRegs);
+  values["CONSUMER_REGS"] = std::to_string(roles.consumerRegs);
   values["T"] = typeToString(elementType);
   values["OUT"] = typeToString(resultType.getElementType());
   values["CTYPE"] = typeToString(memrefOf(resultType));
@@ -866,8 +873,8 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   launch.summary =
       llvm::formatv(
           "{0}: {1}x{2}x{3} {4}, warp-specialized persistent, {5}: producer "
-          "warpgroup (TMA, 40 registers) + 2 consumer warpgroups (wgmma + "
-          "epilogue, 232 registers), {6}, {7} stages, {8} k-tiles, one CTA "
+          "warpgroup (TMA, {13} registers) + 2 consumer warpgroups (wgmma + "
+          "epilogue, {14} registers), {6}, {7} stages, {8} k-tiles, one CTA "
           "per SM walking tiles in groups of {9} M tiles, {10} B shared "
           "memory, epilogue {11} in registers, TMA stores{12}",
           kernelName, m, n, k, typeToString(elementType),
@@ -878,7 +885,8 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
           op.hasEpilogue() ? "fused (region)" : "convert",
           multicast ? ", clusters of 2 CTAs on pairs of M tiles sharing B by "
                       "TMA multicast (experimental)"
-                    : "")
+                    : "",
+          roles.producerRegs, roles.consumerRegs)
           .str();
   if (prefetched)
     launch.summary += "; the epilogue's gathered operand " +

@@ -675,6 +675,19 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
         stages.report = report != nullptr;
         pm.addNestedPass<func::FuncOp>(createScFuseGemmStagesPass(stages));
       }
+      // Each GEMM's kernel at the kernel level, split into roles there;
+      // the generator reads the ring and the registers back (sc.kernel_ir).
+      if (options.warpSpecialize) {
+        ScLowerToSckPassOptions lower;
+        lower.report = report != nullptr;
+        pm.addPass(createScLowerToSckPass(lower));
+        ScWarpSpecializePassOptions roles;
+        roles.stages = options.wsStages;
+        roles.producerRegs = options.wsProducerRegs;
+        roles.consumerRegs = options.wsConsumerRegs;
+        roles.report = report != nullptr;
+        pm.addPass(createScWarpSpecializePass(roles));
+      }
     }
     if (failed(pm.run(module)))
       return failure();

@@ -39,7 +39,7 @@ func.func @mma_types(%k: index) {
 // -----
 
 func.func @one_stage() {
-  // expected-error @below {{needs at least 2 stages}}
+  // expected-error @below {{needs at least 2 stages (one loading while one is read), or 0 for as many as fit}}
   %r = sck.ring {stages = 1} : !sck.ring<!sck.box<64x64xf16>>
   return
 }

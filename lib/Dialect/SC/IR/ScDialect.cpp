@@ -86,6 +86,12 @@ LogicalResult ScDialect::verifyOperationAttribute(Operation *op,
                              << attr.getValue();
     return success();
   }
+  if (attr.getName() == BatchMatmulOp::getKernelAttrName()) {
+    if (!isa<BatchMatmulOp>(op) || !isa<FlatSymbolRefAttr>(attr.getValue()))
+      return op->emitError() << "'" << BatchMatmulOp::getKernelAttrName()
+                             << "' is a symbol reference on sc.batch_matmul";
+    return success();
+  }
   if (attr.getName() == BatchMatmulOp::getStageOneAttrName()) {
     auto stage1 = dyn_cast<BatchMatmulOp>(op);
     if (!stage1 || !isa<UnitAttr>(attr.getValue()))

@@ -119,9 +119,11 @@ LogicalResult MmaOp::verify() {
 }
 
 LogicalResult RingOp::verify() {
-  if (getStages() < 2)
+  // 0: as many as fit next to the rest of the kernel's shared memory,
+  // decided when the kernel is generated.
+  if (getStages() != 0 && getStages() < 2)
     return emitOpError("needs at least 2 stages (one loading while one is "
-                       "read), got ")
+                       "read), or 0 for as many as fit, got ")
            << getStages();
   return success();
 }

@@ -81,6 +81,12 @@ def Sc_BatchMatmulOp : Sc_Op<"batch_matmul", [
     /// Whether the op has an epilogue region.
     bool hasEpilogue() { return !getEpilogue().empty(); }
     /// Name of the discardable attribute that pins the op's GPU schedule.
+    /// Name of the symbol reference from a GEMM to its kernel at the kernel
+    /// level (`sck`, made by sc-lower-to-sck); the GPU kernel generator
+    /// takes the ring and the roles' registers from there.
+    static constexpr ::llvm::StringLiteral getKernelAttrName() {
+      return ::llvm::StringLiteral("sc.kernel_ir");
+    }
     static constexpr ::llvm::StringLiteral getScheduleAttrName() {
       return ::llvm::StringLiteral("sc.gemm_schedule");
     }

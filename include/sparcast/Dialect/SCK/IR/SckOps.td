@@ -103,7 +103,8 @@ def Sck_EpilogueOp : Sck_Op<"epilogue", [MemoryEffects<[MemWrite]>]> {
 }
 
 def Sck_RingOp : Sck_Op<"ring", [MemoryEffects<[MemAlloc]>]> {
-  let summary = "a ring of `stages` shared-memory slots with full/empty barriers";
+  let summary = "a ring of `stages` shared-memory slots with full/empty barriers "
+                "(0: as many as fit)";
   let arguments = (ins I64Attr:$stages);
   let results = (outs Sck_RingType:$ring);
   let assemblyFormat = "attr-dict `:` qualified(type($ring))";

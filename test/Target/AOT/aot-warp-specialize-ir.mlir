@@ -1,0 +1,24 @@
+// REQUIRES: ptxas
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/plain > /dev/null
+// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/ir --warp-specialize > /dev/null
+// RUN: diff %t/plain/lce_kernels.ptx %t/ir/lce_kernels.ptx
+// RUN: diff %t/plain/manifest.json %t/ir/manifest.json
+// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/tuned --warp-specialize --ws-stages=3 --ws-producer-regs=24 --ws-consumer-regs=240 --report | FileCheck %s
+// RUN: FileCheck %s --check-prefix=PTX < %t/tuned/lce_kernels.ptx
+// RUN: not sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/bad --warp-specialize --ws-stages=6 2>&1 | FileCheck %s --check-prefix=TOO-MANY
+// RUN: not sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/bad --warp-specialize --ws-consumer-regs=248 2>&1 | FileCheck %s --check-prefix=BUDGET
+
+// --warp-specialize: each warp-specialized GEMM's ring and register split
+// are decided on the kernel-level IR (sc-lower-to-sck, sc-warp-specialize)
+// and read back by the kernel generator. With the defaults the kernels are
+// the same, byte for byte (the diffs above); with other options the
+// kernels follow them.
+// CHECK: lce.mlir:{{[0-9]+}}: warp-specialized: producer (2 box(es) per k-tile, 24 registers) + 2 consumer(s) (pingpong, 240 registers), ring of 3 slots
+// CHECK: kernel lce_gemm{{[0-9]+}}: {{.*}} producer warpgroup (TMA, 24 registers) + 2 consumer warpgroups (wgmma + epilogue, 240 registers), {{.*}}, 3 stages,
+// CHECK: kernel lce_gemm{{[0-9]+}}: {{.*}} producer warpgroup (TMA, 24 registers) + 2 consumer warpgroups (wgmma + epilogue, 240 registers), {{.*}}, 3 stages,
+// CHECK-NOT: {{[1-9][0-9]*}} bytes spill stores
+// PTX: setmaxnreg.dec.sync.aligned.u32 24;
+// PTX: setmaxnreg.inc.sync.aligned.u32 240;
+// TOO-MANY: error: the kernel-level IR asks for 6 ring stages; 4 fit
+// BUDGET: error: registers: producer 40 + 2 x 248 exceeds the launch budget of 3 x 168
