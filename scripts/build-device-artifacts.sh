@@ -36,6 +36,13 @@ for model in examples/lce.mlir bench/lce_odd.mlir; do
   "$BIN/sparcast-aot" "$ROOT/$model" -o "$ROOT/bench/artifacts/${name}_request16" \
     --ikbo-request-in-result-type >/dev/null
 done
+# IKBO LCE with the register split decided on the kernel-level IR: 24 for
+# the producer, 240 for each consumer (FlashAttention-3's split).
+for model in examples/lce.mlir bench/lce_odd.mlir; do
+  name="$(basename "$model" .mlir)"
+  "$BIN/sparcast-aot" "$ROOT/$model" -o "$ROOT/bench/artifacts/${name}_ws24" \
+    --warp-specialize --ws-producer-regs=24 --ws-consumer-regs=240 >/dev/null
+done
 # IKBO LCE with the user GEMM as stage 1 of the candidate GEMM's kernel.
 for model in examples/lce.mlir bench/lce_odd.mlir; do
   name="$(basename "$model" .mlir)"
