@@ -74,10 +74,18 @@ struct ScWarpSpecializePass
     if (loads.empty())
       return loop.emitError("nothing to produce: the tile loop loads no box");
     Block *stage = loads.front()->getBlock();
-    for (LoadOp load : loads)
+    for (LoadOp load : loads) {
       if (load->getBlock() != stage)
         return load.emitError("loads in more than one block: one ring slot "
                               "holds the boxes of one pass through a block");
+      // The slot is freed at the end of the block's pass: a box read
+      // after it (yielded, or used outside the block) would read a slot the
+      // producer may already refill.
+      for (Operation *user : load->getUsers())
+        if (!stage->findAncestorOpInBlock(*user) || isa<scf::YieldOp>(user))
+          return load.emitError("a box is used outside the pass through its "
+                                "block that loads it");
+    }
     // Register budgets: 65536 registers for 128 x (1 + consumers) threads,
     // allocated in steps of 8 at launch, then moved between roles.
     int64_t warpgroups = 1 + consumers;

@@ -36,6 +36,22 @@ func.func @two_blocks(%tiles: index, %n: index) {
 
 // -----
 
+func.func @escapes(%tiles: index, %n: index, %init: !sck.box<64x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  sck.tile_loop %tiles attributes {schedule = "grid"} {
+  ^bb0(%t: index):
+    %last = scf.for %k = %c0 to %n step %c1 iter_args(%prev = %init) -> (!sck.box<64x64xf16>) {
+      // expected-error @below {{a box is used outside the pass through its block that loads it}}
+      %b = sck.load "B"[%k] : !sck.box<64x64xf16>
+      scf.yield %b : !sck.box<64x64xf16>
+    }
+  }
+  return
+}
+
+// -----
+
 func.func @budget(%tiles: index) {
   sck.tile_loop %tiles attributes {schedule = "grid"} {
   ^bb0(%t: index):
