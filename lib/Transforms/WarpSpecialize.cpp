@@ -44,6 +44,15 @@ struct ScWarpSpecializePass
                                   << "', expected auto, pingpong or cooperative";
       return signalPassFailure();
     }
+    // What the roles and the ring accept (their verifiers say the same).
+    auto badRegs = [](int64_t r) { return r < 24 || r > 256 || r % 8 != 0; };
+    if (consumers < 1 || consumers > 2 || badRegs(producerRegs) ||
+        badRegs(consumerRegs) || stages == 1 || stages < 0) {
+      getOperation()->emitError()
+          << "sc-warp-specialize: 1 or 2 consumers, registers multiples of 8 "
+             "in [24, 256], stages 0 (as many as fit) or >= 2";
+      return signalPassFailure();
+    }
     SmallVector<TileLoopOp> loops;
     getOperation()->walk([&](TileLoopOp loop) {
       if (!loop->getParentOfType<RoleOp>())

@@ -1,9 +1,13 @@
 // RUN: sparcast-opt %s -split-input-file -sc-warp-specialize -verify-diagnostics
 // RUN: not sparcast-opt %s -split-input-file -sc-warp-specialize='consumer-regs=240' 2>&1 | FileCheck %s --check-prefix=REGS
 // RUN: not sparcast-opt %s -sc-warp-specialize='order=alternate' 2>&1 | FileCheck %s --check-prefix=ORDER
+// RUN: not sparcast-opt %s -sc-warp-specialize='consumers=3' 2>&1 | FileCheck %s --check-prefix=OPTIONS
+// RUN: not sparcast-opt %s -sc-warp-specialize='producer-regs=42' 2>&1 | FileCheck %s --check-prefix=OPTIONS
+// RUN: not sparcast-opt %s -sc-warp-specialize='stages=1' 2>&1 | FileCheck %s --check-prefix=OPTIONS
 
 // REGS: error: registers: producer 40 + 2 x 240 exceeds the launch budget of 3 x 168
 // ORDER: error: unknown order 'alternate', expected auto, pingpong or cooperative
+// OPTIONS: error: sc-warp-specialize: 1 or 2 consumers, registers multiples of 8 in [24, 256], stages 0 (as many as fit) or >= 2
 
 func.func @nothing(%tiles: index) {
   // expected-error @below {{nothing to produce: the tile loop loads no box}}
