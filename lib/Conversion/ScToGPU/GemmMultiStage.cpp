@@ -32,15 +32,9 @@ constexpr const char *kStageTilesTemplate = R"mlir(
     %numTiles = arith.addi %tiles1, %tiles2 : index
 )mlir";
 
-// %mine1: how many of the CTA's tiles are stage-1 tiles; the flags'
-// address; k-tiles of stage 1.
+// The flags' address and k-tiles of stage 1 (after ctaShareText's %mine1:
+// how many of the CTA's tiles are stage-1 tiles).
 constexpr const char *kStageSetupTemplate = R"mlir(
-    %left1 = arith.subi %tiles1, %unit : index
-    %left1P = arith.addi %left1, %units : index
-    %left1M = arith.subi %left1P, %c1 : index
-    %mine1Raw = arith.divui %left1M, %units : index
-    %any1 = arith.cmpi ult, %unit, %tiles1 : index
-    %mine1 = arith.select %any1, %mine1Raw, %c0 : index
     %kTiles1 = arith.constant $KT1 : index
     %flagsBase = memref.extract_aligned_pointer_as_index %flags : memref<?xi32> -> index
     %c4 = arith.constant 4 : index
@@ -177,7 +171,7 @@ void mlir::sc::detail::multiStagePieces(const GemmStageOne &stage1,
   pieces["STAGE1_PARAMS"] = ", %tmaA1p: !llvm.ptr, %tmaB1p: !llvm.ptr, "
                             "%C1: $C1TYPE, %flags: memref<?xi32>";
   pieces["NUM_TILES"] = kStageTilesTemplate;
-  pieces["STAGE1_SETUP"] = kStageSetupTemplate;
+  pieces["STAGE1_SETUP"] = ctaShareText("1", "%tiles1") + kStageSetupTemplate;
   pieces["STAGE1_PREFETCH"] =
       "      %tmaA1 = builtin.unrealized_conversion_cast %tmaA1p : !llvm.ptr to !tmaA\n"
       "      %tmaB1 = builtin.unrealized_conversion_cast %tmaB1p : !llvm.ptr to !tmaB\n"

@@ -128,13 +128,7 @@ $AFTER_BATCH    %perBatch = arith.muli %cGN, %cGM : index
     %perGroup = arith.muli %cGroup, %cGN : index
 $NUM_TILES
     // Tiles of this CTA: cta, cta + ctas, ... below numTiles.
-    %left = arith.subi %numTiles, %unit : index
-    %leftP = arith.addi %left, %units : index
-    %leftM = arith.subi %leftP, %c1 : index
-    %mineRaw = arith.divui %leftM, %units : index
-    %any = arith.cmpi ult, %unit, %numTiles : index
-    %mine = arith.select %any, %mineRaw, %c0 : index
-$STAGE1_SETUP    %smem = gpu.dynamic_shared_memory : !smem
+$CTA_SHARE$STAGE1_SETUP    %smem = gpu.dynamic_shared_memory : !smem
     %base = memref.extract_aligned_pointer_as_index %smem : !smem -> index
 $SMEM_REGION    %full = nvgpu.mbarrier.create -> !bars
     %empty = nvgpu.mbarrier.create -> !bars
@@ -743,6 +737,7 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   pieces["REMOTE_RELEASE_SP"] = remoteRelease("%sp");
   pieces["REMOTE_RELEASE_SL"] = remoteRelease("%sl");
   pieces["DESC_CONSTANTS"] = wgmmaDescriptorConstantsText();
+  pieces["CTA_SHARE"] = ctaShareText("", "%numTiles");
   pieces["SMEM_REGION"] = smemRegionText();
   pieces["KTILE_FIRST"] =
       consumerKTileText("k0", "%j0", "%accU", "%accU", /*first=*/true,

@@ -114,6 +114,18 @@ std::string mlir::sc::detail::smemRegionText() {
 )mlir";
 }
 
+std::string mlir::sc::detail::ctaShareText(StringRef suffix, StringRef total) {
+  return replaceAll(R"mlir(
+    %left$S = arith.subi $TOTAL, %unit : index
+    %left$SP = arith.addi %left$S, %units : index
+    %left$SM = arith.subi %left$SP, %c1 : index
+    %mine$SRaw = arith.divui %left$SM, %units : index
+    %any$S = arith.cmpi ult, %unit, $TOTAL : index
+    %mine$S = arith.select %any$S, %mine$SRaw, %c0 : index
+)mlir",
+                    {{"S", suffix.str()}, {"TOTAL", total.str()}});
+}
+
 std::string mlir::sc::detail::drainSlotsText(StringRef count, StringRef first,
                                              StringRef alsoRelease) {
   return replaceAll(R"mlir(

@@ -77,6 +77,11 @@ std::string swizzledPairIndexText(StringRef p, StringRef t, int64_t col,
 /// each warp arrives on its empty barrier, then `alsoRelease`, text that
 /// may use %ds), so the producer never waits on it. Uses %full, %empty,
 /// %cS, %c0, %c1, %c2, %ticks, %laneZero and !bars.
+/// %mine<suffix>: how many of the tiles [0, `total`) this CTA walks when it
+/// takes %unit, %unit + %units, ... (%left<suffix>, %any<suffix> and the
+/// like on the way). Uses %c0 and %c1.
+std::string ctaShareText(StringRef suffix, StringRef total);
+
 std::string drainSlotsText(StringRef count, StringRef first,
                            StringRef alsoRelease = "");
 
