@@ -13,6 +13,8 @@
 // CHECK: sck.tile_loop %[[TILES]] attributes {group = 8 : i64, schedule = "persistent"} {
 // CHECK: ^bb0(%[[T:.*]]: index):
 // CHECK: %[[BI:.*]] = arith.divui %[[T]], %[[C7]] : index
+// M tiles in groups of 8 (the loop's group), as the generator walks them.
+// CHECK: arith.minui
 // CHECK: scf.for %[[K:.*]] = %{{.*}} to %[[C14]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (!sck.acc<64x256xf32>)
 // CHECK: %[[K0:.*]] = arith.muli %[[K]], %{{.*}} : index
 // CHECK: %[[A:.*]] = sck.load "A"[%[[K0]], %{{.*}}] : !sck.box<64x64xf16>
