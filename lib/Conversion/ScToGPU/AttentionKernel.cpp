@@ -118,8 +118,7 @@ $SMEM_REGION    %smemBase = arith.index_cast %base : index to i64
     // block (128-key blocks: QK^T starts before V arrives; 64-key blocks
     // signal both on %full), %empty that every consumer warp is done.
     %full = nvgpu.mbarrier.create -> !bars
-    %fullV = nvgpu.mbarrier.create -> !bars
-    %empty = nvgpu.mbarrier.create -> !bars
+$FULLV_CREATE    %empty = nvgpu.mbarrier.create -> !bars
     %qbar = nvgpu.mbarrier.create -> !qbar
 $BLOCKS
     %first = arith.cmpi eq, %tid, %c0 : index
@@ -127,8 +126,7 @@ $BLOCKS
       %releases = arith.constant $RELEASES : index
       scf.for %s = %c0 to %cS step %c1 {
         nvgpu.mbarrier.init %full[%s], %c1 : !bars
-        nvgpu.mbarrier.init %fullV[%s], %c1 : !bars
-        nvgpu.mbarrier.init %empty[%s], %releases : !bars
+$FULLV_INIT        nvgpu.mbarrier.init %empty[%s], %releases : !bars
       }
       nvgpu.mbarrier.init %qbar[%c0], %c1 : !qbar
     }
@@ -927,6 +925,11 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   bool splitKV = blockN == 128;
   pieces["LOADKV"] = loadKeyValueText("ld", "%pj", dChunks, blockN,
                                       kbOf("%t", "%ld_kb"), splitKV);
+  // %fullV exists only for 128-key blocks.
+  pieces["FULLV_CREATE"] =
+      splitKV ? "    %fullV = nvgpu.mbarrier.create -> !bars\n" : "";
+  pieces["FULLV_INIT"] =
+      splitKV ? "        nvgpu.mbarrier.init %fullV[%s], %c1 : !bars\n" : "";
   pieces["WAIT_V"] =
       splitKV ? "            nvgpu.mbarrier.try_wait.parity %fullV[%slot], %parity, %ticks : !bars\n"
               : "";

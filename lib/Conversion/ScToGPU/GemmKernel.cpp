@@ -426,10 +426,10 @@ static LogicalResult rolesFromKernelIR(BatchMatmulOp op,
     if (role.getKind() == "producer") {
       roles.producerRegs = role.getRegs();
     } else {
-      if (role.getCount() != 2)
-        return role.emitError("the GPU kernels have two consumer "
-                              "warpgroups"),
-               WalkResult::interrupt();
+      if (role.getCount() != 2) {
+        role.emitError("the GPU kernels have two consumer warpgroups");
+        return WalkResult::interrupt();
+      }
       roles.consumerRegs = role.getRegs();
       order = role.getOrder().value_or("pingpong").str();
     }
