@@ -52,6 +52,9 @@ std::string mlir::sc::detail::fragmentCoordinatesText(StringRef p,
 }
 
 namespace {
+/// How the kernel loads a gathered epilogue operand (prefetchedOperand).
+enum class PrefetchMode { None, WholeTile, Subtiles };
+
 // Warp-specialized, persistent: 3 warpgroups per CTA, one CTA per SM
 // walking tiles in grouped order (see kWsDecodeTemplate) with stride
 // gridDim.x.
@@ -74,8 +77,8 @@ $TYPES
 !tmaC = !nvgpu.tensormap.descriptor<tensor = memref<$CLEAD64x$EOUTx$OUT, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
 !boxC = memref<$CLEAD64x$EOUTx$OUT, #gpu.address_space<workgroup>>
 !stageC = memref<$STAGEELEMSx$OUT, #gpu.address_space<workgroup>>
-!cbars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
-
+!cbars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = $CBARS>
+$PX_TYPES
 gpu.module @scratch {
   gpu.func @$KERNEL(%tmaAp: !llvm.ptr, %tmaBp: !llvm.ptr, %C: $CTYPE$EPI_PARAMS, %tmaCp: !llvm.ptr$STAGE1_PARAMS$PX_PARAM) kernel
       attributes {nvvm.maxntid = array<i32: 384, 1, 1>$CLUSTER_ATTR} {
@@ -295,10 +298,10 @@ $MB_OF_UNIT
 // BatchMatmulOp::getGatheredTileIndex): at the start of each tile, the
 // warpgroup's elected thread waits until TMA has read the previous tile's
 // staging, computes g(b) and loads the warpgroup's rows of the operand's
-// tile [g(b), rows, n0 .. n0 + 256) into the staging tile by TMA, on the
-// warpgroup's barrier %cbar[wg]. The loads run under the tile's wgmma; the
-// epilogue then reads the operand from shared memory where it writes its
-// result (no global loads).
+// tile by TMA (PrefetchMode): all 256 columns into the staging tile, or,
+// for an f32 operand, its first two 32-column subtiles into the
+// warpgroup's two C buffers. The loads run under the tile's wgmma; the
+// epilogue then reads the operand from shared memory (no global loads).
 constexpr const char *kPrefetchIssueTemplate = R"mlir(
         scf.if %elected {
           nvvm.cp.async.bulk.wait_group 0 {read}
@@ -306,7 +309,6 @@ constexpr const char *kPrefetchIssueTemplate = R"mlir(
           %px_rows = arith.constant $ROWSPERWG : index
           %px_r0 = arith.muli %wg, %px_rows : index
           %px_m = arith.addi %m0, %px_r0 : index
-          nvgpu.mbarrier.arrive.expect_tx %cbar[%wg], %wgStageBytes : !cbars
 $PX_LOADS        }
 )mlir";
 
@@ -374,6 +376,23 @@ std::string consumerKTileText(StringRef p, StringRef j, StringRef accL,
   return text;
 }
 
+/// One TMA box of the gathered epilogue operand (%tmaX) at columns
+/// %n0 + `col`, rows `m`, batch element `g`, into shared memory at
+/// %stageBase + `offset`, on barrier `barrier`. Names prefixed by `p`.
+std::string operandBoxLoadText(StringRef p, int64_t offset, int64_t col,
+                               StringRef m, StringRef g, StringRef barrier) {
+  return llvm::formatv(
+             "          %{0}_o = arith.constant {1} : index\n"
+             "          %{0}_a = arith.addi %stageBase, %{0}_o : index\n"
+             "          %{0}_v = memref.view %smem[%{0}_a][] : !smem to !boxX\n"
+             "          %{0}_n0 = arith.constant {2} : index\n"
+             "          %{0}_n = arith.addi %n0, %{0}_n0 : index\n"
+             "          nvgpu.tma.async.load %tmaX[%{0}_n, {3}, {4}], {5} to "
+             "%{0}_v : !tmaX, !cbars -> !boxX\n",
+             p, offset, col, m, g, barrier)
+      .str();
+}
+
 /// The warp-specialized kernel's epilogue, run by each consumer warpgroup
 /// on its 64 rows of the tile, one 64x128 accumulator (`accs[h]`, columns
 /// [128 h, 128 h + 128)) at a time: the op's epilogue on the registers, the
@@ -389,11 +408,18 @@ std::string consumerKTileText(StringRef p, StringRef j, StringRef accL,
 /// E columns (E = 128 / element bytes), byte (r, c) of a box at
 /// 128 r + 16 ((c_bytes / 16) xor (r % 8)) + c_bytes % 16 (swizzle_128b);
 /// r % 8 is lane / 4 for every register of a thread.
-/// `prefetched`: the staging holds both halves, already filled with the
-/// gathered epilogue operand (kPrefetchIssueTemplate); each pair reads its
-/// operand values where it then writes its results.
+/// PrefetchMode::WholeTile: the staging holds both halves, already filled
+/// with the gathered epilogue operand (kPrefetchIssueTemplate); each pair
+/// reads its operand values where it then writes its results.
+/// PrefetchMode::Subtiles (an f32 operand): subtile u (32 columns: half
+/// u / 4, pairs 8 (u % 4) .. + 8 of it) is in the warpgroup's C buffer
+/// u % 2; once every thread has read it, the elected thread loads subtile
+/// u + 2 into the same buffer. Each buffer is filled 4 times a tile, so the
+/// parity of its u-th use is (u / 2) % 2.
 std::string tmaStoreEpilogueText(ArrayRef<std::string> accs, int64_t outBytes,
-                                 int64_t rowsPerWarpgroup, bool prefetched) {
+                                 int64_t rowsPerWarpgroup, PrefetchMode mode) {
+  bool prefetched = mode == PrefetchMode::WholeTile;
+  bool subtiles = mode == PrefetchMode::Subtiles;
   int64_t boxCols = 128 / outBytes;
   std::string text = fragmentCoordinatesText("se_", rowsPerWarpgroup);
   text += llvm::formatv(R"mlir(
@@ -412,6 +438,21 @@ $FLAT_EPI        %se_rb0 = arith.muli %se_rowRel0, %c128 : index
         %se_qWithin = arith.remui %se_qBytes, %se_c16 : index
         %se_zero = arith.constant 0.0 : $OUT
 )mlir", outBytes).str();
+  if (subtiles)
+    // The f32 subtiles' swizzle (128-byte rows of 32 columns): the same
+    // rows, 4-byte elements.
+    text += R"mlir(
+        %sx_eltBytes = arith.constant 4 : index
+        %sx_c16 = arith.addi %se_c16, %c0 : index
+        %sx_quad = arith.addi %se_quad, %c0 : index
+        %sx_rb0 = arith.addi %se_rb0, %c0 : index
+        %sx_rb8 = arith.addi %se_rb8, %c0 : index
+        %sx_qBytes = arith.muli %se_q2, %sx_eltBytes : index
+        %sx_qChunk = arith.divui %sx_qBytes, %sx_c16 : index
+        %sx_qWithin = arith.remui %sx_qBytes, %sx_c16 : index
+        %sx_wgBar0 = arith.muli %wg, %c2 : index
+        %sx_subBytes = arith.constant 8192 : index
+)mlir";
   for (auto [h, acc] : llvm::enumerate(accs)) {
     if (!prefetched)
       text += llvm::formatv(R"mlir(
@@ -439,6 +480,37 @@ $FLAT_EPI        %se_rb0 = arith.muli %se_rowRel0, %c128 : index
       // Prefetched: both halves staged, so the pair's place counts the
       // half's columns too; its operand values are read from there.
       std::string pxArgA, pxArgB, pxType;
+      if (subtiles) {
+        int64_t u = 4 * h + p / 8;
+        if (p % 8 == 0)
+          text += llvm::formatv(R"mlir(
+        // Subtile {0} of the operand, in C buffer {1}.
+        %sx_b{0} = arith.constant {1} : index
+        %sx_bi{0} = arith.addi %sx_wgBar0, %sx_b{0} : index
+        %sx_par{0} = arith.constant {2}
+        nvgpu.mbarrier.try_wait.parity %cbar[%sx_bi{0}], %sx_par{0}, %ticks : !cbars
+        %sx_off{0} = arith.constant {3} : index
+        %sx_at{0} = arith.addi %stageBase, %sx_off{0} : index
+        %sx_buf{0} = memref.view %smem[%sx_at{0}][] : !smem to !stageX
+)mlir",
+                                u, u % 2, (u / 2) % 2 ? "true" : "false",
+                                64 * 128 * outBytes + (u % 2) * 8192)
+                      .str();
+        std::string xpair = llvm::formatv("sx_p{0}_{1}", h, p).str();
+        text += swizzledPairIndexText(xpair, "sx_", 8 * ((p / 2) % 4), row, 4);
+        text += llvm::formatv(
+                    "        %se_c{0}_{1} = vector.load %sx_buf{3}[%{2}_i] : "
+                    "!stageX, vector<2xf32>\n"
+                    "        %se_ca{0}_{1} = vector.extract %se_c{0}_{1}[0] : "
+                    "f32 from vector<2xf32>\n"
+                    "        %se_cb{0}_{1} = vector.extract %se_c{0}_{1}[1] : "
+                    "f32 from vector<2xf32>\n",
+                    h, p, xpair, u)
+                    .str();
+        pxArgA = llvm::formatv(", %se_ca{0}_{1}", h, p).str();
+        pxArgB = llvm::formatv(", %se_cb{0}_{1}", h, p).str();
+        pxType = ", f32";
+      }
       if (prefetched) {
         text += swizzledPairIndexText(pair, "se_", 128 * h + colInHalf, row,
                                       outBytes);
@@ -480,6 +552,29 @@ $FLAT_EPI        %se_rb0 = arith.muli %se_rowRel0, %c128 : index
                             "{{alignment = {3} : i64} : !stageC, vector<2x$OUT>\n",
                             h, p, pair, 2 * outBytes)
                   .str();
+      int64_t next = 4 * h + p / 8 + 2;
+      if (subtiles && p % 8 == 7 && next < 8)
+        text += llvm::formatv(R"mlir(
+        // Every thread has read C buffer {0}: subtile {1} goes there.
+        nvvm.barrier id = %wgBar number_of_threads = %wgCount
+        scf.if %elected {{
+          %sx_g{1} = func.call @$KERNEL_dependency(%b$EPI_ARGS) : (index$EPI_TYPES) -> index
+          %sx_rows{1} = arith.constant $ROWSPERWG : index
+          %sx_r{1} = arith.muli %wg, %sx_rows{1} : index
+          %sx_m{1} = arith.addi %m0, %sx_r{1} : index
+          %sx_nb{1} = arith.constant {0} : index
+          %sx_nbi{1} = arith.addi %sx_wgBar0, %sx_nb{1} : index
+          nvgpu.mbarrier.arrive.expect_tx %cbar[%sx_nbi{1}], %sx_subBytes : !cbars
+{2}        }
+)mlir",
+                              next % 2, next,
+                              operandBoxLoadText(
+                                  "sx_l" + std::to_string(next),
+                                  64 * 128 * outBytes + (next % 2) * 8192,
+                                  32 * next, "%sx_m" + std::to_string(next),
+                                  "%sx_g" + std::to_string(next),
+                                  "%cbar[%sx_nbi" + std::to_string(next) + "]"))
+                    .str();
     }
     // Every thread's writes are visible to the TMA (async) proxy before
     // the elected thread issues the stores.
@@ -567,12 +662,14 @@ constexpr const char *kFlatRowsEpilogueTemplate = R"mlir(
 
 } // namespace
 
-/// The epilogue operand the kernel prefetches by TMA, if any: one read only
-/// at [g(b), m, n] (a tile reads one tile of it, as the IKBO gather-add
-/// reads the request GEMM's result), with the result's M, N and 16-bit
-/// element type, in a kernel whose tiles each belong to one batch element.
-static std::optional<unsigned> prefetchedOperand(BatchMatmulOp op,
-                                                 bool tilesInOneBatch) {
+/// The epilogue operand the kernel prefetches by TMA, if any, and how: one
+/// read only at [g(b), m, n] (a tile reads one tile of it, as the IKBO
+/// gather-add reads the request GEMM's result), with the result's M and N,
+/// in a kernel with a 16-bit result whose tiles each belong to one batch
+/// element. Of the result's type: the whole tile into the staging; f32:
+/// subtiles through two C buffers per warpgroup.
+static std::optional<std::pair<unsigned, PrefetchMode>>
+prefetchedOperand(BatchMatmulOp op, bool tilesInOneBatch) {
   RankedTensorType resultType = op.getType();
   if (!tilesInOneBatch || resultType.getRank() != 3 ||
       resultType.getElementType().getIntOrFloatBitWidth() != 16)
@@ -580,12 +677,15 @@ static std::optional<unsigned> prefetchedOperand(BatchMatmulOp op,
   for (auto [i, in] : llvm::enumerate(op.getEpilogueIns())) {
     auto t = dyn_cast<RankedTensorType>(in.getType());
     std::string why;
-    if (t && t.getRank() == 3 &&
-        t.getElementType() == resultType.getElementType() &&
-        t.getDimSize(1) == resultType.getDimSize(1) &&
-        t.getDimSize(2) == resultType.getDimSize(2) &&
-        op.getGatheredTileIndex(i, why))
-      return i;
+    if (!t || t.getRank() != 3 ||
+        t.getDimSize(1) != resultType.getDimSize(1) ||
+        t.getDimSize(2) != resultType.getDimSize(2) ||
+        !op.getGatheredTileIndex(i, why))
+      continue;
+    if (t.getElementType() == resultType.getElementType())
+      return std::make_pair(static_cast<unsigned>(i), PrefetchMode::WholeTile);
+    if (t.getElementType().isF32())
+      return std::make_pair(static_cast<unsigned>(i), PrefetchMode::Subtiles);
   }
   return std::nullopt;
 }
@@ -611,9 +711,16 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   int64_t halfBytes = 64 * 128 * outBytes;
   // A gathered epilogue operand is loaded by TMA into the staging, which
   // then holds both halves of the warpgroup's rows.
-  std::optional<unsigned> prefetched =
-      prefetchedOperand(op, !flatRows && !multicast && !stage1);
-  int64_t wgStageBytes = (prefetched ? 2 : 1) * halfBytes;
+  auto prefetch = prefetchedOperand(op, !flatRows && !multicast && !stage1);
+  std::optional<unsigned> prefetched;
+  PrefetchMode mode = PrefetchMode::None;
+  if (prefetch)
+    std::tie(prefetched, mode) = *prefetch;
+  // Whole tile: both halves staged (2 x 16 KB); subtiles: the 16 KB half
+  // staging and two 8 KB C buffers.
+  int64_t wgStageBytes = mode == PrefetchMode::WholeTile  ? 2 * halfBytes
+                         : mode == PrefetchMode::Subtiles ? halfBytes + 2 * 8192
+                                                          : halfBytes;
   int64_t maxStages =
       (227 * 1024 - 2 * wgStageBytes - kSmemAlignReserve - 256) / slotBytes;
   // The kernel-level IR may ask for fewer (never more than fit).
@@ -639,7 +746,10 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   values["GROUP"] = std::to_string(groupM);
   values["ACCSTRUCT"] = f32StructType(64);
   values["WGSTAGEBYTES"] = std::to_string(wgStageBytes);
-  values["STAGEELEMS"] = std::to_string(wgStageBytes / outBytes);
+  // The output staging: both halves when the whole operand tile is staged
+  // there, else one (the C buffers follow it).
+  values["STAGEELEMS"] = std::to_string(
+      (mode == PrefetchMode::WholeTile ? 2 : 1) * halfBytes / outBytes);
   values["EOUT"] = std::to_string(128 / outBytes);
   values["GN"] = std::to_string(llvm::divideCeil(n, 256));
   // With multicast, tiles are walked in pairs along M (one per CTA of the
@@ -759,35 +869,59 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   values["EPI_M8"] = flatRows ? "%se_fm8" : "%se_rc8";
   values["FLAT_EPI"] = flatRows ? kFlatRowsEpilogueTemplate : "";
   pieces["EPILOGUE"] = tmaStoreEpilogueText({"%accL", "%accR"}, outBytes,
-                                             rowsPerWarpgroup, prefetched.has_value());
+                                             rowsPerWarpgroup, mode);
   for (StringRef key : {"PX_PARAM", "PX_CAST", "PX_BARS", "PX_INIT",
-                        "PX_ISSUE", "PX_FUNCS"})
+                        "PX_ISSUE", "PX_FUNCS", "PX_TYPES"})
     pieces[key] = "";
   values["PX_TYPE"] = "";
+  values["CBARS"] = mode == PrefetchMode::Subtiles ? "4" : "2";
   if (prefetched) {
+    bool subtiles = mode == PrefetchMode::Subtiles;
+    // The operand's tensor map and boxes: C's for a whole tile; 64 rows x
+    // 32 f32 columns (128 bytes) for subtiles.
+    pieces["PX_TYPES"] =
+        subtiles ? "!tmaX = !nvgpu.tensormap.descriptor<tensor = memref<1x64x32xf32, 3>, "
+                   "swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>\n"
+                   "!boxX = memref<1x64x32xf32, #gpu.address_space<workgroup>>\n"
+                   "!stageX = memref<2048xf32, #gpu.address_space<workgroup>>\n"
+                 : "!tmaX = !tmaC\n!boxX = !boxC\n";
     pieces["PX_PARAM"] = ", %tmaXp: !llvm.ptr";
     pieces["PX_CAST"] =
-        "    %tmaX = builtin.unrealized_conversion_cast %tmaXp : !llvm.ptr to !tmaC\n";
+        "    %tmaX = builtin.unrealized_conversion_cast %tmaXp : !llvm.ptr to !tmaX\n";
     pieces["PX_BARS"] = "    %cbar = nvgpu.mbarrier.create -> !cbars\n";
-    pieces["PX_INIT"] = "      nvgpu.mbarrier.init %cbar[%c0], %c1 : !cbars\n"
-                        "      nvgpu.mbarrier.init %cbar[%c1], %c1 : !cbars\n"
-                        "      nvgpu.tma.prefetch.descriptor %tmaX : !tmaC\n";
+    std::string init;
+    for (int64_t i = 0; i < (subtiles ? 4 : 2); ++i)
+      init += llvm::formatv("      %cbarI{0} = arith.constant {0} : index\n"
+                            "      nvgpu.mbarrier.init %cbar[%cbarI{0}], %c1 : !cbars\n",
+                            i)
+                  .str();
+    pieces["PX_INIT"] = init + "      nvgpu.tma.prefetch.descriptor %tmaX : !tmaX\n";
     std::string loads;
-    for (int64_t j = 0; j < 256 * outBytes / 128; ++j)
-      loads += llvm::formatv(
-                   "          %px_o{0} = arith.constant {1} : index\n"
-                   "          %px_a{0} = arith.addi %stageBase, %px_o{0} : index\n"
-                   "          %px_v{0} = memref.view %smem[%px_a{0}][] : !smem to !boxC\n"
-                   "          %px_n{0}0 = arith.constant {2} : index\n"
-                   "          %px_n{0} = arith.addi %n0, %px_n{0}0 : index\n"
-                   "          nvgpu.tma.async.load %tmaX[%px_n{0}, %px_m, %px_g], "
-                   "%cbar[%wg] to %px_v{0} : !tmaC, !cbars -> !boxC\n",
-                   j, j * 8192, j * 128 / outBytes)
-                   .str();
+    if (!subtiles) {
+      loads = "          nvgpu.mbarrier.arrive.expect_tx %cbar[%wg], %wgStageBytes : !cbars\n";
+      for (int64_t j = 0; j < 256 * outBytes / 128; ++j)
+        loads += operandBoxLoadText("px_" + std::to_string(j), j * 8192,
+                                    j * 128 / outBytes, "%px_m", "%px_g",
+                                    "%cbar[%wg]");
+    } else {
+      // Subtiles 0 and 1 into C buffers 0 and 1 (barriers 2 wg + u).
+      loads = "          %px_sub = arith.constant 8192 : index\n"
+              "          %px_b0 = arith.muli %wg, %c2 : index\n";
+      for (int64_t u = 0; u < 2; ++u)
+        loads += llvm::formatv(
+                     "          %px_u{0} = arith.constant {0} : index\n"
+                     "          %px_bi{0} = arith.addi %px_b0, %px_u{0} : index\n"
+                     "          nvgpu.mbarrier.arrive.expect_tx %cbar[%px_bi{0}], %px_sub : !cbars\n",
+                     u)
+                     .str() +
+                 operandBoxLoadText("px_" + std::to_string(u), halfBytes + u * 8192,
+                                    32 * u, "%px_m", "%px_g",
+                                    "%cbar[%px_bi" + std::to_string(u) + "]");
+    }
     pieces["PX_ISSUE"] = replaceAll(kPrefetchIssueTemplate, {{"PX_LOADS", loads}});
     pieces["PX_FUNCS"] =
         "  func.func private @$KERNEL_dependency(index$EPI_TYPES) -> index\n";
-    values["PX_TYPE"] = ", $OUT";
+    values["PX_TYPE"] = subtiles ? ", f32" : ", $OUT";
     values["ROWSPERWG"] = std::to_string(rowsPerWarpgroup);
   }
   pieces["NUM_TILES"] =
@@ -861,8 +995,9 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
     x.kind = LaunchParam::Kind::Tma;
     x.tensor = binding.epilogueIns[*prefetched];
     x.dims = {LaunchDim::of(n), LaunchDim::of(m), binding.batchOf(xType)};
-    x.stridesBytes = {LaunchDim::of(n * outBytes), LaunchDim::of(m * n * outBytes)};
-    x.box = {128 / outBytes, 64, 1};
+    int64_t xBytes = xType.getElementType().getIntOrFloatBitWidth() / 8;
+    x.stridesBytes = {LaunchDim::of(n * xBytes), LaunchDim::of(m * n * xBytes)};
+    x.box = {128 / xBytes, 64, 1};
     launch.params.push_back(x);
   }
   launch.summary =
@@ -886,8 +1021,12 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   if (prefetched)
     launch.summary += "; the epilogue's gathered operand " +
                       binding.epilogueIns[*prefetched] +
-                      " read at [g(b), m, n] is loaded by TMA into the "
-                      "staging tile during the tile's wgmma";
+                      " read at [g(b), m, n] is loaded by TMA " +
+                      (mode == PrefetchMode::Subtiles
+                           ? "in 64x32 f32 subtiles through two C buffers "
+                             "per warpgroup, the first two during the tile's "
+                             "wgmma"
+                           : "into the staging tile during the tile's wgmma");
   if (flatRows)
     launch.summary += "; lhs batch elements as one matrix of B x " +
                       std::to_string(m) + " rows, tiles across them";

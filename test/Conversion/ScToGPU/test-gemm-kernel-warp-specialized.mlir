@@ -38,10 +38,22 @@
 // PP: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %{{.*}}
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // Epilogue: wait until TMA has read the staging tile, registers ->
-// epilogue -> staging, proxy fence, TMA store.
+// epilogue -> staging, proxy fence, TMA store. The gathered f32 operand
+// comes by TMA in 64x32 subtiles through two C buffers per warpgroup: the
+// first two loaded at the tile's start (under its wgmma), each later one
+// once every thread has read the buffer; the epilogue gets its values as
+// an argument.
 // CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK: func.call @gather_add_gemm0_dependency
+// CHECK-COUNT-2: nvgpu.tma.async.load {{.*}} -> memref<1x64x32xf32, #gpu.address_space<workgroup>>
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK: nvgpu.mbarrier.try_wait.parity
+// CHECK: vector.load {{.*}} : memref<2048xf32, #gpu.address_space<workgroup>>, vector<2xf32>
 // CHECK: llvm.extractvalue
-// CHECK: func.call @gather_add_gemm0_epilogue
+// CHECK: func.call @gather_add_gemm0_epilogue({{.*}}) : (f32, index, index, index, f32, memref<?x200x136xf32>, memref<?xi32>) -> f16
+// CHECK: nvvm.barrier id
+// CHECK: func.call @gather_add_gemm0_dependency
+// CHECK: nvgpu.tma.async.load {{.*}} -> memref<1x64x32xf32, #gpu.address_space<workgroup>>
 // CHECK: vector.store {{.*}} : memref<8192xf16, #gpu.address_space<workgroup>>, vector<2xf16>
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: nvgpu.tma.async.store {{.*}} : memref<1x64x64xf16, #gpu.address_space<workgroup>> -> <tensor = memref<1x64x64xf16, 3>
