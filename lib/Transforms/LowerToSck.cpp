@@ -22,8 +22,6 @@ using namespace mlir::sc;
 
 namespace {
 constexpr int64_t kTileN = 256, kTileK = 64;
-/// M tiles walked in groups of this many (the generator's order).
-constexpr int64_t kGroupM = 8;
 
 /// Why `op` has no kernel-level form here, or an empty string.
 std::string limitation(BatchMatmulOp op) {
@@ -70,31 +68,21 @@ void buildKernel(BatchMatmulOp op, func::FuncOp caller, unsigned index) {
   auto cst = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
+  // One CTA per tile, in plain order (group 1): sc-persistent decides
+  // otherwise.
   Value tilesM = cst(llvm::divideCeil(m, tileM));
   Value tilesN = cst(llvm::divideCeil(n, kTileN));
-  Value perBatch = arith::MulIOp::create(b, loc, tilesM, tilesN);
-  Value tiles = arith::MulIOp::create(b, loc, batch, perBatch);
   Value kTiles = cst(llvm::divideCeil(k, kTileK));
-  auto loop = sck::TileLoopOp::create(b, loc, tiles, b.getStringAttr("persistent"),
-                                      b.getI64IntegerAttr(kGroupM));
-  Block *body = b.createBlock(&loop.getBody(), {}, {b.getIndexType()}, {loc});
+  auto loop = sck::TileLoopOp::create(b, loc, batch, tilesM, tilesN,
+                                      b.getStringAttr("grid"),
+                                      b.getI64IntegerAttr(1));
+  Block *body = b.createBlock(&loop.getBody(), {},
+                              {b.getIndexType(), b.getIndexType(),
+                               b.getIndexType()},
+                              {loc, loc, loc});
   b.setInsertionPointToStart(body);
-  Value t = body->getArgument(0);
-  // Tile t -> (batch element, M tile, N tile): within a batch element, M
-  // tiles in groups of kGroupM, M fastest inside a group (the loop's
-  // `group`), as the generator walks them.
-  Value bIdx = arith::DivUIOp::create(b, loc, t, perBatch);
-  Value inBatch = arith::RemUIOp::create(b, loc, t, perBatch);
-  Value group = cst(kGroupM);
-  Value perGroup = arith::MulIOp::create(b, loc, group, tilesN);
-  Value grp = arith::DivUIOp::create(b, loc, inBatch, perGroup);
-  Value inGroup = arith::RemUIOp::create(b, loc, inBatch, perGroup);
-  Value firstM = arith::MulIOp::create(b, loc, grp, group);
-  Value rowsLeft = arith::SubIOp::create(b, loc, tilesM, firstM);
-  Value groupRows = arith::MinUIOp::create(b, loc, rowsLeft, group);
-  Value mOff = arith::RemUIOp::create(b, loc, inGroup, groupRows);
-  Value mb = arith::AddIOp::create(b, loc, firstM, mOff);
-  Value nb = arith::DivUIOp::create(b, loc, inGroup, groupRows);
+  Value bIdx = body->getArgument(0), mb = body->getArgument(1),
+        nb = body->getArgument(2);
   Value m0 = arith::MulIOp::create(b, loc, mb, cst(tileM));
   Value n0 = arith::MulIOp::create(b, loc, nb, cst(kTileN));
   auto accType = sck::AccType::get(ctx, {tileM, kTileN}, b.getF32Type());

@@ -4,23 +4,23 @@
 // The LCE's candidate GEMM (shared W, batched E; ping-pong by default):
 // 64 x 256 tiles, 7 M tiles x 1 N tile per batch element, 14 k-tiles of
 // 64; A boxes at [k, m], B boxes at [n, k, b]; the epilogue at [n, m, b].
+// One CTA per tile in plain order until sc-persistent.
 // CHECK-LABEL: func.func private @lce_gemm0_kernel(
 // CHECK-SAME: %[[B:[a-z0-9]+]]: index)
 // CHECK-SAME: sck.op = "lce/gemm0", sck.schedule = "pingpong"
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
 // CHECK-DAG: %[[C7:.*]] = arith.constant 7 : index
 // CHECK-DAG: %[[C14:.*]] = arith.constant 14 : index
-// CHECK: %[[TILES:.*]] = arith.muli %[[B]], %[[C7]] : index
-// CHECK: sck.tile_loop %[[TILES]] attributes {group = 8 : i64, schedule = "persistent"} {
-// CHECK: ^bb0(%[[T:.*]]: index):
-// CHECK: %[[BI:.*]] = arith.divui %[[T]], %[[C7]] : index
-// M tiles in groups of 8 (the loop's group), as the generator walks them.
-// CHECK: arith.minui
+// CHECK: sck.tile_loop %[[B]], %[[C7]], %[[C1]] attributes {schedule = "grid"} {
+// CHECK: ^bb0(%[[BI:.*]]: index, %[[MT:.*]]: index, %[[NT:.*]]: index):
+// CHECK: %[[M0:.*]] = arith.muli %[[MT]], %{{.*}} : index
+// CHECK: %[[N0:.*]] = arith.muli %[[NT]], %{{.*}} : index
 // CHECK: scf.for %[[K:.*]] = %{{.*}} to %[[C14]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (!sck.acc<64x256xf32>)
 // CHECK: %[[K0:.*]] = arith.muli %[[K]], %{{.*}} : index
-// CHECK: %[[A:.*]] = sck.load "A"[%[[K0]], %{{.*}}] : !sck.box<64x64xf16>
-// CHECK: %[[BB:.*]] = sck.load "B"[%{{.*}}, %[[K0]], %[[BI]]] : !sck.box<64x256xf16>
+// CHECK: %[[A:.*]] = sck.load "A"[%[[K0]], %[[M0]]] : !sck.box<64x64xf16>
+// CHECK: %[[BB:.*]] = sck.load "B"[%[[N0]], %[[K0]], %[[BI]]] : !sck.box<64x256xf16>
 // CHECK: sck.mma %[[A]], %[[BB]], %[[ACC]]
-// CHECK: sck.epilogue "C"[%{{.*}}, %{{.*}}, %[[BI]]], %{{.*}} : !sck.acc<64x256xf32>
+// CHECK: sck.epilogue "C"[%[[N0]], %[[M0]], %[[BI]]], %{{.*}} : !sck.acc<64x256xf32>
 func.func @lce(%w: tensor<433x872xf16>, %e: tensor<?x872x256xf16>) -> tensor<?x433x256xf16> {
   %c = sc.batch_matmul %w, %e : tensor<433x872xf16>, tensor<?x872x256xf16> -> tensor<?x433x256xf16>
   return %c : tensor<?x433x256xf16>

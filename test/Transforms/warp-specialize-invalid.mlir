@@ -11,8 +11,8 @@
 
 func.func @nothing(%tiles: index) {
   // expected-error @below {{nothing to produce: the tile loop loads no box}}
-  sck.tile_loop %tiles attributes {schedule = "grid"} {
-  ^bb0(%t: index):
+  sck.tile_loop %tiles, %tiles, %tiles attributes {schedule = "grid"} {
+  ^bb0(%tb: index, %t: index, %tn: index):
     %zero = sck.zero : !sck.acc<64x64xf32>
     sck.epilogue "C"[%t], %zero : !sck.acc<64x64xf32>
   }
@@ -24,8 +24,8 @@ func.func @nothing(%tiles: index) {
 func.func @two_blocks(%tiles: index, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  sck.tile_loop %tiles attributes {schedule = "grid"} {
-  ^bb0(%t: index):
+  sck.tile_loop %tiles, %tiles, %tiles attributes {schedule = "grid"} {
+  ^bb0(%tb: index, %t: index, %tn: index):
     %a = sck.load "A"[%t] : !sck.box<64x64xf16>
     scf.for %k = %c0 to %n step %c1 {
       // expected-error @below {{loads in more than one block}}
@@ -43,8 +43,8 @@ func.func @two_blocks(%tiles: index, %n: index) {
 func.func @escapes(%tiles: index, %n: index, %init: !sck.box<64x64xf16>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  sck.tile_loop %tiles attributes {schedule = "grid"} {
-  ^bb0(%t: index):
+  sck.tile_loop %tiles, %tiles, %tiles attributes {schedule = "grid"} {
+  ^bb0(%tb: index, %t: index, %tn: index):
     %last = scf.for %k = %c0 to %n step %c1 iter_args(%prev = %init) -> (!sck.box<64x64xf16>) {
       // expected-error @below {{a box is used outside the pass through its block that loads it}}
       %b = sck.load "B"[%k] : !sck.box<64x64xf16>
@@ -57,8 +57,8 @@ func.func @escapes(%tiles: index, %n: index, %init: !sck.box<64x64xf16>) {
 // -----
 
 func.func @budget(%tiles: index) {
-  sck.tile_loop %tiles attributes {schedule = "grid"} {
-  ^bb0(%t: index):
+  sck.tile_loop %tiles, %tiles, %tiles attributes {schedule = "grid"} {
+  ^bb0(%tb: index, %t: index, %tn: index):
     %a = sck.load "A"[%t] : !sck.box<64x64xf16>
     %zero = sck.zero : !sck.acc<64x64xf32>
     %m = sck.mma %a, %a, %zero : !sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>

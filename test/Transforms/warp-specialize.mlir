@@ -10,7 +10,7 @@
 // CHECK: %[[R:.*]] = sck.ring {stages = 0 : i64} : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x256xf16>>
 // CHECK: sck.role "producer" attributes {regs = 40 : i64} {
 // CHECK-NEXT: sck.tile_loop
-// CHECK-NEXT: ^bb0(%[[T:.*]]: index):
+// CHECK-NEXT: ^bb0(%{{.*}}: index, %[[T:.*]]: index, %{{.*}}: index):
 // CHECK-NEXT: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT: %[[A:.*]] = sck.load "A"[%[[K]], %[[T]]]
 // CHECK-NEXT: %[[B:.*]] = sck.load "B"[%[[T]], %[[K]]]
@@ -34,8 +34,8 @@
 func.func @gemm(%tiles: index, %kTiles: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  sck.tile_loop %tiles attributes {schedule = "persistent", group = 8} {
-  ^bb0(%t: index):
+  sck.tile_loop %tiles, %tiles, %tiles attributes {schedule = "persistent", group = 8} {
+  ^bb0(%tb: index, %t: index, %tn: index):
     %zero = sck.zero : !sck.acc<64x256xf32>
     %acc = scf.for %k = %c0 to %kTiles step %c1 iter_args(%a = %zero) -> (!sck.acc<64x256xf32>) {
       %ba = sck.load "A"[%k, %t] : !sck.box<64x64xf16>
@@ -61,8 +61,8 @@ func.func @gemm(%tiles: index, %kTiles: index) {
 // CHECK: sck.get
 func.func @coordinates(%tiles: index) {
   %c64 = arith.constant 64 : index
-  sck.tile_loop %tiles attributes {schedule = "grid"} {
-  ^bb0(%t: index):
+  sck.tile_loop %tiles, %tiles, %tiles attributes {schedule = "grid"} {
+  ^bb0(%tb: index, %t: index, %tn: index):
     %row = arith.muli %t, %c64 : index
     %ba = sck.load "A"[%row] : !sck.box<64x64xf16>
     %bb = sck.load "B"[%row] : !sck.box<64x64xf16>
@@ -83,8 +83,8 @@ func.func @coordinates(%tiles: index) {
 func.func @done(%tiles: index) {
   %r = sck.ring {stages = 2} : !sck.ring<!sck.box<64x64xf16>>
   sck.role "producer" attributes {regs = 40} {
-    sck.tile_loop %tiles attributes {schedule = "grid"} {
-    ^bb0(%t: index):
+    sck.tile_loop %tiles, %tiles, %tiles attributes {schedule = "grid"} {
+    ^bb0(%tb: index, %t: index, %tn: index):
       %a = sck.load "A"[%t] : !sck.box<64x64xf16>
       sck.put %r, %a : !sck.ring<!sck.box<64x64xf16>>, !sck.box<64x64xf16>
     }

@@ -73,6 +73,11 @@ static cl::opt<int64_t> wsConsumerRegs(
     "ws-consumer-regs",
     cl::desc("With --warp-specialize: each consumer's registers (setmaxnreg)"),
     cl::init(232));
+static cl::opt<int64_t> wsGroup(
+    "ws-group",
+    cl::desc("With --warp-specialize: persistent kernels walking M tiles in "
+             "groups of this many (sc-persistent); 0: one CTA per tile"),
+    cl::init(8));
 static cl::opt<bool> report("report",
                             cl::desc("Print what each step decided"));
 
@@ -102,6 +107,7 @@ int main(int argc, char **argv) {
   options.wsStages = wsStages;
   options.wsProducerRegs = wsProducerRegs;
   options.wsConsumerRegs = wsConsumerRegs;
+  options.wsGroup = wsGroup;
   options.modelName = llvm::sys::path::stem(inputFile).str();
   if (failed(sc::compileArtifact(*module, options, outDir,
                                  report ? &llvm::outs() : nullptr)))

@@ -46,6 +46,9 @@ struct AotOptions {
   int64_t wsStages = 0;
   int64_t wsProducerRegs = 40;
   int64_t wsConsumerRegs = 232;
+  /// With warpSpecialize: sc-persistent's M-tile group (0: no sc-persistent,
+  /// one CTA per tile).
+  int64_t wsGroup = 8;
   /// Name used for the C header (<modelName>.h).
   std::string modelName = "model";
 };

@@ -286,7 +286,8 @@ def ScLowerToSckPass : Pass<"sc-lower-to-sck", "::mlir::ModuleOp"> {
     kernel's tile loop at the kernel level (`sck`): tiles of tileM x 256
     (tileM = 128 for the cooperative schedule, 64 for ping-pong, from the
     op's `sc.gemm_schedule` or its default), over batch x M tiles x N tiles
-    (persistent, M tiles in groups of 8); per tile a loop over 64-wide
+    (one CTA per tile, plain order: `sc-persistent` changes that); per
+    tile a loop over 64-wide
     k-tiles loading the A box (`[k, m(, b)]`) and the B box (`[n, k(, b)]`,
     or `[k, n(, b)]` transposed) and multiplying them into the accumulator,
     then the op's epilogue at the tile (`sck.epilogue "C"`; the epilogue
@@ -301,6 +302,26 @@ def ScLowerToSckPass : Pass<"sc-lower-to-sck", "::mlir::ModuleOp"> {
   ];
   let dependentDialects = ["::mlir::sck::SckDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect"];
+}
+
+def ScPersistentPass : Pass<"sc-persistent"> {
+  let summary = "Make kernels' tile loops persistent, walking tiles in grouped order";
+  let description = [{
+    On the kernel-level IR (`sck`): every `sck.tile_loop` with
+    `schedule = "grid"` (one CTA per tile) becomes persistent: the launch
+    has as many CTAs as the device has SMs (the runtime reads the count
+    when it launches), each walking every CTAs-th tile, so a CTA's next
+    tile starts without draining its pipeline and no wave is left
+    half-empty. `group` orders the tiles for L2 reuse: M tiles in groups of
+    that many rows, M fastest inside a group (see `sck.tile_loop`); 1 is
+    plain order. Loops already persistent are left as they are.
+  }];
+  let options = [
+    Option<"group", "group", "int64_t", /*default=*/"8",
+           "M tiles per group in the tile order (>= 1)">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark with each loop's schedule">,
+  ];
 }
 
 def ScWarpSpecializePass : Pass<"sc-warp-specialize"> {
@@ -320,15 +341,15 @@ def ScWarpSpecializePass : Pass<"sc-warp-specialize"> {
     Before:
 
     ```mlir
-    sck.tile_loop %tiles attributes {schedule = "persistent"} {
-    ^bb0(%t: index):
+    sck.tile_loop %batches, %mTiles, %nTiles attributes {schedule = "persistent"} {
+    ^bb0(%b: index, %m: index, %n: index):
       %acc = scf.for %k ... iter_args(%a = %zero) {
-        %ba = sck.load "A"[%k, %t] : !sck.box<64x64xf16>
-        %bb = sck.load "B"[%t, %k] : !sck.box<64x256xf16>
-        %n = sck.mma %ba, %bb, %a : ...
-        scf.yield %n
+        %ba = sck.load "A"[%k, %m] : !sck.box<64x64xf16>
+        %bb = sck.load "B"[%n, %k] : !sck.box<64x256xf16>
+        %r = sck.mma %ba, %bb, %a : ...
+        scf.yield %r
       }
-      sck.epilogue "C"[%t], %acc : !sck.acc<64x256xf32>
+      sck.epilogue "C"[%n, %m], %acc : !sck.acc<64x256xf32>
     }
     ```
 

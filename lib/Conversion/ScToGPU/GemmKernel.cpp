@@ -420,6 +420,10 @@ static LogicalResult rolesFromKernelIR(BatchMatmulOp op,
   WalkResult walk = kernel.walk([&](Operation *inner) {
     if (auto ring = dyn_cast<sck::RingOp>(inner))
       roles.stages = ring.getStages();
+    if (auto loop = dyn_cast<sck::TileLoopOp>(inner)) {
+      roles.persistent = loop.getSchedule() == "persistent";
+      roles.group = loop.getGroup();
+    }
     auto role = dyn_cast<sck::RoleOp>(inner);
     if (!role)
       return WalkResult::advance();

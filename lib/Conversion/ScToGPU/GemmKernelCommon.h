@@ -127,12 +127,16 @@ void addMultiStageLaunch(KernelLaunch &launch, const GemmStageOne &stage1,
 /// share each B k-tile by TMA multicast (opt-in: correct on the H200, not
 /// faster).
 /// What the kernel-level IR decided for a warp-specialized kernel (see
-/// rolesFromKernelIR): ring stages (0: as many as fit) and the roles'
-/// register budgets.
+/// rolesFromKernelIR): ring stages (0: as many as fit), the roles'
+/// register budgets, and the tile loop's schedule: persistent (one CTA per
+/// SM) or a grid of one CTA per tile (per pair of tiles for ping-pong),
+/// M tiles in groups of `group`.
 struct WarpRoles {
   int64_t stages = 0;
   int64_t producerRegs = 40;
   int64_t consumerRegs = 232;
+  bool persistent = true;
+  int64_t group = 8;
 };
 
 FailureOr<KernelLaunch>

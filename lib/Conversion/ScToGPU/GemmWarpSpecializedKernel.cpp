@@ -707,7 +707,15 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   // Ring slots and, per consumer warpgroup, a 64x128 output staging tile
   // (16 KB for 16-bit results, 32 KB for f32), within the 227 KB.
   int64_t outBytes = resultType.getElementType().getIntOrFloatBitWidth() / 8;
-  const int64_t groupM = 8;
+  const int64_t groupM = roles.group;
+  // One CTA per tile needs no tile ever waiting for another CTA: not with
+  // the multi-stage kernel (stage 2 waits for stage 1's tiles) nor with
+  // clusters (CTA pairs).
+  if (!roles.persistent && (stage1 || multicast))
+    return op.emitError()
+           << "a grid schedule (one CTA per tile) is not available for "
+           << (stage1 ? "the multi-stage GEMM kernel" : "TMA multicast")
+           << ": run sc-persistent";
   int64_t halfBytes = 64 * 128 * outBytes;
   // A gathered epilogue operand is loaded by TMA into the staging, which
   // then holds both halves of the warpgroup's rows.
@@ -958,7 +966,28 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   KernelLaunch launch;
   launch.kernel = kernelName.str();
   launch.block[0] = 384;
-  launch.grid[0] = LaunchDim::sym("SMS");
+  // Persistent: one CTA per SM. Grid: one per unit of work (a tile, a
+  // pair of tiles for ping-pong); the kernel's loop walks tiles with a
+  // stride of the CTA count either way, so any count is correct. With
+  // rows flattened over the batch, the tile count is
+  // ceil(B m / tileM) x N tiles: approximated by B m N-tiles / tileM.
+  int64_t perUnit = pingpong ? 2 : 1;
+  int64_t nTiles = llvm::divideCeil(n, int64_t(256));
+  if (roles.persistent) {
+    launch.grid[0] = LaunchDim::sym("SMS");
+  } else {
+    LaunchDim batches = binding.batchOf(resultType);
+    int64_t perBatchNumerator =
+        flatRows ? m * nTiles : llvm::divideCeil(m, tileM) * nTiles;
+    int64_t divisor = flatRows ? tileM * perUnit : perUnit;
+    if (batches.symbol.empty()) {
+      launch.grid[0] = LaunchDim::of(
+          llvm::divideCeil(batches.constant * perBatchNumerator, divisor));
+    } else {
+      launch.grid[0] = batches.times(perBatchNumerator);
+      launch.grid[0].divisor = divisor;
+    }
+  }
   launch.grid[1] = LaunchDim::of(1);
   launch.grid[2] = LaunchDim::of(1);
   launch.sharedBytes = sharedBytes;
@@ -1002,10 +1031,10 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   }
   launch.summary =
       llvm::formatv(
-          "{0}: {1}x{2}x{3} {4}, warp-specialized persistent, {5}: producer "
+          "{0}: {1}x{2}x{3} {4}, warp-specialized{16}, {5}: producer "
           "warpgroup (TMA, {13} registers) + 2 consumer warpgroups (wgmma + "
-          "epilogue, {14} registers), {6}, {7} stages, {8} k-tiles, one CTA "
-          "per SM walking tiles in groups of {9} M tiles, {10} B shared "
+          "epilogue, {14} registers), {6}, {7} stages, {8} k-tiles, {15} "
+          "walking tiles in groups of {9} M tiles, {10} B shared "
           "memory, epilogue {11} in registers, TMA stores{12}",
           kernelName, m, n, k, typeToString(elementType),
           pingpong ? "ping-pong" : "cooperative",
@@ -1016,7 +1045,11 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
           multicast ? ", clusters of 2 CTAs on pairs of M tiles sharing B by "
                       "TMA multicast (experimental)"
                     : "",
-          roles.producerRegs, roles.consumerRegs)
+          roles.producerRegs, roles.consumerRegs,
+          roles.persistent ? "one CTA per SM"
+          : pingpong       ? "one CTA per pair of tiles"
+                           : "one CTA per tile",
+          roles.persistent ? " persistent" : "")
           .str();
   if (prefetched)
     launch.summary += "; the epilogue's gathered operand " +

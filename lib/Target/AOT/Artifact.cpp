@@ -681,6 +681,12 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
         ScLowerToSckPassOptions lower;
         lower.report = report != nullptr;
         pm.addPass(createScLowerToSckPass(lower));
+        if (options.wsGroup != 0) {
+          ScPersistentPassOptions persistent;
+          persistent.group = options.wsGroup;
+          persistent.report = report != nullptr;
+          pm.addPass(createScPersistentPass(persistent));
+        }
         ScWarpSpecializePassOptions roles;
         roles.stages = options.wsStages;
         roles.producerRegs = options.wsProducerRegs;

@@ -87,7 +87,17 @@ func.func @order() {
 
 func.func @schedule(%n: index) {
   // expected-error @below {{schedule must be 'grid' or 'persistent'}}
-  sck.tile_loop %n attributes {schedule = "random"} {
+  sck.tile_loop %n, %n, %n attributes {schedule = "random"} {
+  ^bb0(%tb: index, %t: index, %tn: index):
+  }
+  return
+}
+
+// -----
+
+func.func @tile_args(%n: index) {
+  // expected-error @below {{expects three index block arguments (batch, M tile, N tile)}}
+  sck.tile_loop %n, %n, %n attributes {schedule = "grid"} {
   ^bb0(%t: index):
   }
   return

@@ -11,8 +11,8 @@
 func.func @single_role(%tiles: index, %kTiles: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  sck.tile_loop %tiles attributes {schedule = "persistent", group = 8} {
-  ^bb0(%t: index):
+  sck.tile_loop %tiles, %tiles, %tiles attributes {schedule = "persistent", group = 8} {
+  ^bb0(%tb: index, %t: index, %tn: index):
     %zero = sck.zero : !sck.acc<64x256xf32>
     %acc = scf.for %k = %c0 to %kTiles step %c1 iter_args(%a = %zero) -> (!sck.acc<64x256xf32>) {
       %ba = sck.load "A"[%k, %t] : !sck.box<64x64xf16>
@@ -37,16 +37,16 @@ func.func @single_role(%tiles: index, %kTiles: index) {
 func.func @roles(%tiles: index) {
   %r = sck.ring {stages = 4} : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x256xf16>>
   sck.role "producer" attributes {regs = 40} {
-    sck.tile_loop %tiles attributes {schedule = "persistent"} {
-    ^bb0(%t: index):
+    sck.tile_loop %tiles, %tiles, %tiles attributes {schedule = "persistent"} {
+    ^bb0(%tb: index, %t: index, %tn: index):
       %ba = sck.load "A"[%t, %t] : !sck.box<64x64xf16>
       %bb = sck.load "B"[%t, %t] : !sck.box<64x256xf16>
       sck.put %r, %ba, %bb : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x256xf16>>, !sck.box<64x64xf16>, !sck.box<64x256xf16>
     }
   }
   sck.role "consumer" attributes {regs = 232, count = 2, order = "pingpong"} {
-    sck.tile_loop %tiles attributes {schedule = "persistent"} {
-    ^bb0(%t: index):
+    sck.tile_loop %tiles, %tiles, %tiles attributes {schedule = "persistent"} {
+    ^bb0(%tb: index, %t: index, %tn: index):
       %zero = sck.zero : !sck.acc<64x256xf32>
       %ba, %bb = sck.get %r : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x256xf16>> -> !sck.box<64x64xf16>, !sck.box<64x256xf16>
       %n = sck.mma %ba, %bb, %zero : !sck.box<64x64xf16>, !sck.box<64x256xf16>, !sck.acc<64x256xf32>

@@ -8,6 +8,11 @@
 // RUN: FileCheck %s --check-prefix=PTX < %t/tuned/lce_kernels.ptx
 // RUN: not sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/bad --warp-specialize --ws-stages=6 2>&1 | FileCheck %s --check-prefix=TOO-MANY
 // RUN: not sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/bad --warp-specialize --ws-consumer-regs=248 2>&1 | FileCheck %s --check-prefix=BUDGET
+// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/grid --warp-specialize --ws-group=0 --report | FileCheck %s --check-prefix=GRID
+// RUN: FileCheck %s --check-prefix=GRID-LAUNCH < %t/grid/manifest.json
+// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/g4 --warp-specialize --ws-group=4 --report | FileCheck %s --check-prefix=G4
+// RUN: not sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/bad --warp-specialize --ws-group=-1 2>&1 | FileCheck %s --check-prefix=BAD-GROUP
+// RUN: not sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/bad --fuse-gemm-stages --warp-specialize --ws-group=0 2>&1 | FileCheck %s --check-prefix=GRID-FUSED
 
 // --warp-specialize: each warp-specialized GEMM's ring and register split
 // are decided on the kernel-level IR (sc-lower-to-sck, sc-warp-specialize)
@@ -22,3 +27,14 @@
 // PTX: setmaxnreg.inc.sync.aligned.u32 240;
 // TOO-MANY: error: the kernel-level IR asks for 6 ring stages; 4 fit
 // BUDGET: error: registers: producer 40 + 2 x 248 exceeds the launch budget of 3 x 168
+
+// sc-persistent (--ws-group, default 8) decides the tile loop's schedule:
+// persistent with M tiles in groups of G, or, without it (0), one CTA per
+// pair of ping-pong tiles, the launch sized from B at run time.
+// GRID: kernel lce_gemm{{[0-9]+}}: {{.*}} warp-specialized, ping-pong: {{.*}} one CTA per pair of tiles walking tiles in groups of 1 M tiles
+// GRID-LAUNCH: "U*7/2",
+// GRID-LAUNCH: "B*7/2",
+// G4: tile loop: persistent, M tiles in groups of 4
+// G4: kernel lce_gemm{{[0-9]+}}: {{.*}} warp-specialized persistent, ping-pong: {{.*}} one CTA per SM walking tiles in groups of 4 M tiles
+// BAD-GROUP: error: sc-persistent: group must be at least 1, got -1
+// GRID-FUSED: error: a grid schedule (one CTA per tile) is not available for the multi-stage GEMM kernel: run sc-persistent

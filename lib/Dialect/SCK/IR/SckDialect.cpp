@@ -93,8 +93,11 @@ LogicalResult RingType::verify(function_ref<InFlightDiagnostic()> emitError,
 
 LogicalResult TileLoopOp::verify() {
   Block &body = getBody().front();
-  if (body.getNumArguments() != 1 || !body.getArgument(0).getType().isIndex())
-    return emitOpError("expects one index block argument (the tile)");
+  if (body.getNumArguments() != 3 ||
+      !llvm::all_of(body.getArgumentTypes(),
+                    [](Type t) { return t.isIndex(); }))
+    return emitOpError(
+        "expects three index block arguments (batch, M tile, N tile)");
   if (getSchedule() != "grid" && getSchedule() != "persistent")
     return emitOpError("schedule must be 'grid' or 'persistent', got '")
            << getSchedule() << "'";

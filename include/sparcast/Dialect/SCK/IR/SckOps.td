@@ -59,15 +59,22 @@ class Sck_Op<string mnemonic, list<Trait> traits = []>
 def Sck_TileLoopOp : Sck_Op<"tile_loop", [SingleBlock, NoTerminator]> {
   let summary = "the kernel's loop over output tiles";
   let description = [{
-    Runs its body once per tile in [0, `tiles`), the tile index as the
-    block argument. `schedule`: `grid` (one CTA per tile) or `persistent`
-    (as many CTAs as SMs, each walking every grid-th tile; `group`: M tiles
-    walked in groups of that many, for L2 reuse).
+    Runs its body once per output tile (b, m, n), b in [0, `batches`), m in
+    [0, `mTiles`), n in [0, `nTiles`): the block arguments. The loop owns
+    the order, so a pass can change it without touching the body: batch
+    elements one after another; within one, M tiles in groups of `group`
+    rows, M fastest inside a group, then N, then the next group (tiles that
+    share A rows and B columns run side by side, for L2 reuse).
+    `schedule`: `grid` (CTA i runs the i-th tile) or `persistent` (as many
+    CTAs as SMs, CTA c running tiles c, c + CTAs, ...; no pipeline drain
+    between a CTA's tiles).
   }];
-  let arguments = (ins Index:$tiles, StrAttr:$schedule,
+  let arguments = (ins Index:$batches, Index:$mTiles, Index:$nTiles,
+                       StrAttr:$schedule,
                        DefaultValuedAttr<I64Attr, "1">:$group);
   let regions = (region SizedRegion<1>:$body);
-  let assemblyFormat = "$tiles attr-dict-with-keyword $body";
+  let assemblyFormat =
+      "$batches `,` $mTiles `,` $nTiles attr-dict-with-keyword $body";
   let hasVerifier = 1;
 }
 

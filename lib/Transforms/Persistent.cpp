@@ -1,0 +1,43 @@
+//===- Persistent.cpp - persistent tile loops in grouped order ------------===//
+//
+// A grid launch (one CTA per tile) drains each CTA's load pipeline at the end
+// of its tile and, when the tiles are not a multiple of the SMs, leaves the
+// last wave partly empty. A persistent loop launches one CTA per SM that
+// walks tiles with a stride of the CTA count; grouping M tiles keeps the
+// tiles that run at the same time on shared rows of A and columns of B.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sparcast/Transforms/Passes.h"
+#include "sparcast/Dialect/SCK/IR/SckDialect.h"
+
+namespace mlir::sc {
+#define GEN_PASS_DEF_SCPERSISTENTPASS
+#include "sparcast/Transforms/Passes.h.inc"
+} // namespace mlir::sc
+
+using namespace mlir;
+
+namespace {
+struct ScPersistentPass : sc::impl::ScPersistentPassBase<ScPersistentPass> {
+  using Base::Base;
+  void runOnOperation() final {
+    if (group < 1) {
+      emitError(getOperation()->getLoc())
+          << "sc-persistent: group must be at least 1, got "
+          << static_cast<int64_t>(group);
+      return signalPassFailure();
+    }
+    getOperation()->walk([&](sck::TileLoopOp loop) {
+      if (loop.getSchedule() == "grid") {
+        Builder b(loop.getContext());
+        loop.setScheduleAttr(b.getStringAttr("persistent"));
+        loop.setGroupAttr(b.getI64IntegerAttr(static_cast<int64_t>(group)));
+      }
+      if (report)
+        loop.emitRemark() << "tile loop: " << loop.getSchedule()
+                          << ", M tiles in groups of " << loop.getGroup();
+    });
+  }
+};
+} // namespace
