@@ -3,7 +3,8 @@
 // The tiling the warp-specialized GEMM generator uses, written as IR: per
 // output tile (tileM x 256 of one batch element), a loop over 64-wide
 // k-tiles that loads an A box and a B box and multiplies them into the
-// accumulator, then the op's epilogue at the tile.
+// accumulator, then the op's epilogue at the tile (its element-wise region
+// carried along, the epilogue's tensors the function's arguments).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,7 @@
 #include "sparcast/Dialect/SC/IR/ScOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 
 namespace mlir::sc {
 #define GEN_PASS_DEF_SCLOWERTOSCKPASS
@@ -54,8 +56,11 @@ void buildKernel(BatchMatmulOp op, func::FuncOp caller, unsigned index) {
   b.setInsertionPointAfter(caller);
   std::string name =
       (caller.getSymName() + "_gemm" + Twine(index) + "_kernel").str();
+  // (batch elements, the epilogue's tensor operands...).
+  SmallVector<Type> argTypes = {b.getIndexType()};
+  llvm::append_range(argTypes, op.getEpilogueIns().getTypes());
   auto func = func::FuncOp::create(b, loc, name,
-                                   b.getFunctionType({b.getIndexType()}, {}));
+                                   b.getFunctionType(argTypes, {}));
   func.setPrivate();
   func->setAttr("sck.op", b.getStringAttr(caller.getSymName() + "/gemm" +
                                           Twine(index)));
@@ -109,8 +114,18 @@ void buildKernel(BatchMatmulOp op, func::FuncOp caller, unsigned index) {
                                    kLoop.getRegionIterArgs().front());
     scf::YieldOp::create(b, loc, acc);
   }
-  sck::EpilogueOp::create(b, loc, b.getStringAttr("C"),
-                          ValueRange{n0, m0, bIdx}, kLoop.getResult(0));
+  auto epilogue = sck::EpilogueOp::create(
+      b, loc, b.getStringAttr("C"), ValueRange{n0, m0, bIdx},
+      kLoop.getResult(0), entry->getArguments().drop_front());
+  if (op.hasEpilogue()) {
+    // The op's element-wise epilogue, its sc.yield an sck.yield.
+    IRMapping mapping;
+    op.getEpilogue().cloneInto(&epilogue.getBody(), mapping);
+    Operation *yield = epilogue.getBody().front().getTerminator();
+    OpBuilder at(yield);
+    sck::YieldOp::create(at, yield->getLoc(), yield->getOperand(0));
+    yield->erase();
+  }
   b.setInsertionPointAfter(loop);
   func::ReturnOp::create(b, loc);
 }

@@ -1,12 +1,14 @@
 // RUN: sparcast-opt %s -sc-lower-to-sck=report=1 -canonicalize -verify-diagnostics | FileCheck %s
-// RUN: sparcast-opt %s -sc-lower-to-sck -sc-warp-specialize=report=1 2>&1 | FileCheck %s --check-prefix=WS
+// RUN: sparcast-opt %s -sc-lower-to-sck -sc-warp-specialize=report=1 -o /dev/null 2>&1 | FileCheck %s --check-prefix=WS
+// RUN: sparcast-opt %s -sc-lower-to-sck -sc-warp-specialize | FileCheck %s --check-prefix=WSIR
 
-// The LCE's candidate GEMM (shared W, batched E; ping-pong by default):
+// The LCE's candidate GEMM (shared W, batched E, the request part added
+// in the epilogue; ping-pong by default):
 // 64 x 256 tiles, 7 M tiles x 1 N tile per batch element, 14 k-tiles of
 // 64; A boxes at [k, m], B boxes at [n, k, b]; the epilogue at [n, m, b].
 // One CTA per tile in plain order until sc-persistent.
 // CHECK-LABEL: func.func private @lce_gemm0_kernel(
-// CHECK-SAME: %[[B:[a-z0-9]+]]: index)
+// CHECK-SAME: %[[B:[a-z0-9]+]]: index, %[[REQ:[a-z0-9]+]]: tensor<?x433x256xf32>, %[[IDX:[a-z0-9]+]]: tensor<?xi32>)
 // CHECK-SAME: sck.op = "lce/gemm0", sck.schedule = "pingpong"
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
 // CHECK-DAG: %[[C7:.*]] = arith.constant 7 : index
@@ -20,9 +22,23 @@
 // CHECK: %[[A:.*]] = sck.load "A"[%[[K0]], %[[M0]]] : !sck.box<64x64xf16>
 // CHECK: %[[BB:.*]] = sck.load "B"[%[[N0]], %[[K0]], %[[BI]]] : !sck.box<64x256xf16>
 // CHECK: sck.mma %[[A]], %[[BB]], %[[ACC]]
-// CHECK: sck.epilogue "C"[%[[N0]], %[[M0]], %[[BI]]], %{{.*}} : !sck.acc<64x256xf32>
-func.func @lce(%w: tensor<433x872xf16>, %e: tensor<?x872x256xf16>) -> tensor<?x433x256xf16> {
-  %c = sc.batch_matmul %w, %e : tensor<433x872xf16>, tensor<?x872x256xf16> -> tensor<?x433x256xf16>
+// The op's epilogue region comes along, its tensors the function's
+// arguments.
+// CHECK: sck.epilogue "C"[%[[N0]], %[[M0]], %[[BI]]], %{{.*}} ins(%[[REQ]], %[[IDX]] : tensor<?x433x256xf32>, tensor<?xi32>) : !sck.acc<64x256xf32> {
+// CHECK: ^bb0(%[[V:.*]]: f32, %[[EB:.*]]: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: tensor<?x433x256xf32>, %[[I:.*]]: tensor<?xi32>):
+// CHECK: tensor.extract %[[I]][%[[EB]]] : tensor<?xi32>
+// CHECK: arith.addf %[[V]], %{{.*}} : f32
+// CHECK: sck.yield %{{.*}} : f16
+func.func @lce(%w: tensor<433x872xf16>, %e: tensor<?x872x256xf16>, %req: tensor<?x433x256xf32>, %idx: tensor<?xi32>) -> tensor<?x433x256xf16> {
+  %c = sc.batch_matmul %w, %e epilogue_ins(%req, %idx : tensor<?x433x256xf32>, tensor<?xi32>) : tensor<433x872xf16>, tensor<?x872x256xf16> -> tensor<?x433x256xf16> {
+  ^bb0(%acc: f32, %b: index, %m: index, %n: index, %r: tensor<?x433x256xf32>, %i: tensor<?xi32>):
+    %u = tensor.extract %i[%b] : tensor<?xi32>
+    %ui = arith.index_cast %u : i32 to index
+    %v = tensor.extract %r[%ui, %m, %n] : tensor<?x433x256xf32>
+    %s = arith.addf %acc, %v : f32
+    %t = arith.truncf %s : f32 to f16
+    sc.yield %t : f16
+  }
   return %c : tensor<?x433x256xf16>
 }
 
@@ -45,6 +61,13 @@ func.func @f32(%a: tensor<?x8x8xf32>, %b: tensor<?x8x8xf32>) -> tensor<?x8x8xf32
 }
 // CHECK-NOT: @f32_gemm0_kernel
 
-// Then warp specialization splits each kernel's loop into roles.
+// Then warp specialization splits each kernel's loop into roles; the
+// epilogue, region and all, goes to the consumers.
+// WSIR-LABEL: func.func private @lce_gemm0_kernel
+// WSIR: sck.role "producer"
+// WSIR-NOT: sck.epilogue
+// WSIR: sck.role "consumer"
+// WSIR: sck.epilogue "C"{{.*}} ins(
+// WSIR: sck.yield
 // WS: remark: warp-specialized: producer (2 box(es) per k-tile, 40 registers) + 2 consumer(s) (pingpong, 232 registers), ring of as many slots as fit
 // WS: remark: warp-specialized: {{.*}} (cooperative, 232 registers)

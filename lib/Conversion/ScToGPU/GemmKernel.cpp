@@ -111,20 +111,42 @@ static LogicalResult cloneEpilogueOp(Operation &inner, OpBuilder &b,
   return success();
 }
 
-/// The epilogue region as a device function
+/// The sck.epilogue of `op`'s kernel-level function (sc.kernel_ir), if any.
+static sck::EpilogueOp kernelIREpilogue(BatchMatmulOp op) {
+  auto ref =
+      op->getAttrOfType<FlatSymbolRefAttr>(BatchMatmulOp::getKernelAttrName());
+  auto kernel =
+      ref ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, ref) : nullptr;
+  sck::EpilogueOp found;
+  if (kernel)
+    kernel.walk([&](sck::EpilogueOp epilogue) {
+      found = epilogue;
+      return WalkResult::interrupt();
+    });
+  return found;
+}
+
+Block *mlir::sc::detail::epilogueBlock(BatchMatmulOp op) {
+  if (sck::EpilogueOp epilogue = kernelIREpilogue(op))
+    return epilogue.getBody().empty() ? nullptr : &epilogue.getBody().front();
+  return op.hasEpilogue() ? &op.getEpilogue().front() : nullptr;
+}
+
+/// The epilogue `body` ((acc, b, m, n, ins...) -> element, see
+/// epilogueBlock; null: the accumulator converted) as a device function
 /// (acc, b, m, n, memrefs...) -> result element: tensor.extract on the
 /// epilogue operands becomes memref.load; everything else is cloned. With
 /// `prefetched` (an epilogue operand the kernel already loaded: see
 /// BatchMatmulOp::getGatheredTileIndex), the function is
 /// (acc, b, m, n, value, memrefs...) and that operand's reads are `value`.
 static LogicalResult
-buildEpilogueFunction(BatchMatmulOp op, func::FuncOp func,
+buildEpilogueFunction(BatchMatmulOp op, Block *body, func::FuncOp func,
                       std::optional<unsigned> prefetched = std::nullopt) {
   Location loc = op.getLoc();
   Type resultElement = op.getType().getElementType();
   Block *entry = func.addEntryBlock();
   OpBuilder b = OpBuilder::atBlockEnd(entry);
-  if (!op.hasEpilogue()) {
+  if (!body) {
     Value acc = entry->getArgument(0);
     Value out = acc;
     if (resultElement != acc.getType())
@@ -132,7 +154,6 @@ buildEpilogueFunction(BatchMatmulOp op, func::FuncOp func,
     func::ReturnOp::create(b, loc, out);
     return success();
   }
-  Block &body = op.getEpilogue().front();
   constexpr unsigned lead = BatchMatmulOp::kNumEpilogueLeadingArgs;
   // Region argument i -> function argument i (i + 1 past the leading ones
   // when a prefetched value comes first).
@@ -140,19 +161,20 @@ buildEpilogueFunction(BatchMatmulOp op, func::FuncOp func,
     return entry->getArgument(prefetched && i >= lead ? i + 1 : i);
   };
   IRMapping mapping;
-  for (unsigned i = 0; i < body.getNumArguments(); ++i) {
+  for (unsigned i = 0; i < body->getNumArguments(); ++i) {
     Value to = funcArg(i);
     // The runtime passes only 16-byte aligned tensors: saying so lets LLVM
     // merge the loads of neighbouring columns into vector loads.
     if (isa<MemRefType>(to.getType()))
       to = memref::AssumeAlignmentOp::create(b, loc, to, 16).getResult();
-    mapping.map(body.getArgument(i), to);
+    mapping.map(body->getArgument(i), to);
   }
   Value prefetchedArg =
-      prefetched ? body.getArgument(lead + *prefetched) : Value();
-  for (Operation &inner : body) {
-    if (auto yield = dyn_cast<YieldOp>(inner)) {
-      func::ReturnOp::create(b, loc, mapping.lookup(yield.getValue()));
+      prefetched ? body->getArgument(lead + *prefetched) : Value();
+  for (Operation &inner : *body) {
+    // sc.yield or sck.yield: the element.
+    if (inner.hasTrait<OpTrait::IsTerminator>()) {
+      func::ReturnOp::create(b, loc, mapping.lookup(inner.getOperand(0)));
       continue;
     }
     if (auto extract = dyn_cast<tensor::ExtractOp>(inner);
@@ -172,7 +194,7 @@ LogicalResult installKernel(
     BatchMatmulOp op, gpu::GPUModuleOp gpuModule, StringRef kernelName,
     const std::string &text,
     function_ref<LogicalResult(gpu::GPUModuleOp)> buildMore,
-    std::optional<unsigned> prefetched) {
+    std::optional<unsigned> prefetched, bool epilogueFromKernelIR) {
   OwningOpRef<ModuleOp> parsed =
       sc::detail::parseTemplate(op.getContext(), text);
   if (!parsed)
@@ -181,7 +203,10 @@ LogicalResult installKernel(
   gpu::GPUModuleOp scratch = sc::detail::templateModule(*parsed);
   auto epilogue =
       scratch.lookupSymbol<func::FuncOp>((kernelName + "_epilogue").str());
-  if (failed(buildEpilogueFunction(op, epilogue, prefetched)))
+  Block *body = epilogueFromKernelIR
+                    ? epilogueBlock(op)
+                    : (op.hasEpilogue() ? &op.getEpilogue().front() : nullptr);
+  if (failed(buildEpilogueFunction(op, body, epilogue, prefetched)))
     return failure();
   if (buildMore && failed(buildMore(scratch)))
     return failure();
@@ -194,7 +219,8 @@ LogicalResult installKernel(
 /// epilogue region.
 LogicalResult buildDependencyFunction(BatchMatmulOp stage2, Value g,
                                       func::FuncOp func) {
-  Block &body = stage2.getEpilogue().front();
+  // The region g belongs to (the op's or its kernel-level epilogue's).
+  Block &body = *g.getParentBlock();
   Block *entry = func.addEntryBlock();
   OpBuilder b = OpBuilder::atBlockEnd(entry);
   IRMapping mapping;
@@ -230,7 +256,10 @@ LogicalResult buildStageOneFunctions(BatchMatmulOp stage1,
       scratch.lookupSymbol<func::FuncOp>((kernelName + "_epilogue1").str());
   auto dependency =
       scratch.lookupSymbol<func::FuncOp>((kernelName + "_dependency").str());
-  if (failed(buildEpilogueFunction(stage1, epilogue1)))
+  if (failed(buildEpilogueFunction(
+          stage1,
+          stage1.hasEpilogue() ? &stage1.getEpilogue().front() : nullptr,
+          epilogue1)))
     return failure();
   return buildDependencyFunction(stage2, g, dependency);
 }
@@ -420,6 +449,14 @@ static LogicalResult rolesFromKernelIR(BatchMatmulOp op,
   WalkResult walk = kernel.walk([&](Operation *inner) {
     if (auto ring = dyn_cast<sck::RingOp>(inner))
       roles.stages = ring.getStages();
+    // The generator maps the epilogue's operands to the op's.
+    if (auto epilogue = dyn_cast<sck::EpilogueOp>(inner);
+        epilogue && epilogue.getIns().getTypes() !=
+                        op.getEpilogueIns().getTypes()) {
+      epilogue.emitError("the kernel-level epilogue reads other tensors than "
+                         "the op's epilogue operands");
+      return WalkResult::interrupt();
+    }
     if (auto loop = dyn_cast<sck::TileLoopOp>(inner)) {
       roles.persistent = loop.getSchedule() == "persistent";
       roles.group = loop.getGroup();

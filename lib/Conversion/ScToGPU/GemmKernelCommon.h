@@ -51,7 +51,14 @@ LogicalResult installKernel(
     BatchMatmulOp op, gpu::GPUModuleOp gpuModule, StringRef kernelName,
     const std::string &text,
     function_ref<LogicalResult(gpu::GPUModuleOp)> buildMore = {},
-    std::optional<unsigned> prefetched = std::nullopt);
+    std::optional<unsigned> prefetched = std::nullopt,
+    bool epilogueFromKernelIR = true);
+
+/// The element-wise epilogue the kernel runs, (acc, b, m, n, ins...) ->
+/// element: the region of the sck.epilogue in the op's kernel-level
+/// function (sc.kernel_ir) when there is one, else the op's region; null
+/// when the accumulator is only converted.
+Block *epilogueBlock(BatchMatmulOp op);
 
 /// @<kernel>_dependency(b, memrefs...) -> index: the epilogue's value `g`
 /// (a batch index computed from b and the epilogue operands), with the ops

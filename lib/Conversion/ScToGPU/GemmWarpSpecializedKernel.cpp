@@ -671,7 +671,8 @@ constexpr const char *kFlatRowsEpilogueTemplate = R"mlir(
 static std::optional<std::pair<unsigned, PrefetchMode>>
 prefetchedOperand(BatchMatmulOp op, bool tilesInOneBatch) {
   RankedTensorType resultType = op.getType();
-  if (!tilesInOneBatch || resultType.getRank() != 3 ||
+  Block *body = epilogueBlock(op);
+  if (!body || !tilesInOneBatch || resultType.getRank() != 3 ||
       resultType.getElementType().getIntOrFloatBitWidth() != 16)
     return std::nullopt;
   for (auto [i, in] : llvm::enumerate(op.getEpilogueIns())) {
@@ -680,7 +681,7 @@ prefetchedOperand(BatchMatmulOp op, bool tilesInOneBatch) {
     if (!t || t.getRank() != 3 ||
         t.getDimSize(1) != resultType.getDimSize(1) ||
         t.getDimSize(2) != resultType.getDimSize(2) ||
-        !op.getGatheredTileIndex(i, why))
+        !BatchMatmulOp::getGatheredTileIndex(*body, i, why))
       continue;
     if (t.getElementType() == resultType.getElementType())
       return std::make_pair(static_cast<unsigned>(i), PrefetchMode::WholeTile);
@@ -949,7 +950,8 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   // The prefetch's g(b), as a device function of the batch index.
   auto buildGatherIndex = [&](gpu::GPUModuleOp scratch) -> LogicalResult {
     std::string why;
-    Value g = op.getGatheredTileIndex(*prefetched, why);
+    Value g =
+        BatchMatmulOp::getGatheredTileIndex(*epilogueBlock(op), *prefetched, why);
     auto func = scratch.lookupSymbol<func::FuncOp>(
         (kernelName + "_dependency").str());
     return buildDependencyFunction(op, g, func);
@@ -959,8 +961,10 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
     buildMore = buildStageOne;
   else if (prefetched)
     buildMore = buildGatherIndex;
+  // The multi-stage kernel's dependency comes from the op's region: so
+  // does its epilogue.
   if (failed(installKernel(op, gpuModule, kernelName, text, buildMore,
-                           prefetched)))
+                           prefetched, /*epilogueFromKernelIR=*/!stage1)))
     return failure();
 
   KernelLaunch launch;

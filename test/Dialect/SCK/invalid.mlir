@@ -102,3 +102,24 @@ func.func @tile_args(%n: index) {
   }
   return
 }
+
+// -----
+
+func.func @epilogue_args(%n: index) {
+  %zero = sck.zero : !sck.acc<64x256xf32>
+  // expected-error @below {{region arguments must be (accumulator element, b, m, n, ins...): 4 of them, the first of type 'f32'}}
+  sck.epilogue "C"[%n], %zero : !sck.acc<64x256xf32> {
+  ^bb0(%acc: f16, %b: index, %m: index, %nn: index):
+    sck.yield %acc : f16
+  }
+  return
+}
+
+// -----
+
+func.func @epilogue_ins(%n: index, %x: tensor<?xf32>) {
+  %zero = sck.zero : !sck.acc<64x256xf32>
+  // expected-error @below {{has operands but no region to read them}}
+  sck.epilogue "C"[%n], %zero ins(%x : tensor<?xf32>) : !sck.acc<64x256xf32>
+  return
+}

@@ -56,3 +56,27 @@ func.func @roles(%tiles: index) {
   }
   return
 }
+
+// The epilogue's element-wise region, (accumulator element, b, m, n,
+// ins...) -> element, its tensors as operands.
+// CHECK-LABEL: func.func @epilogue_region
+// CHECK: sck.epilogue "C"[%{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x64x256xf32>, tensor<?xi32>) : !sck.acc<64x256xf32> {
+// CHECK: ^bb0(%{{.*}}: f32, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: tensor<?x64x256xf32>, %{{.*}}: tensor<?xi32>):
+// CHECK: sck.yield %{{.*}} : f16
+func.func @epilogue_region(%batch: index, %x: tensor<?x64x256xf32>, %idx: tensor<?xi32>) {
+  %c1 = arith.constant 1 : index
+  sck.tile_loop %batch, %c1, %c1 attributes {schedule = "grid"} {
+  ^bb0(%b: index, %mt: index, %nt: index):
+    %zero = sck.zero : !sck.acc<64x256xf32>
+    sck.epilogue "C"[%nt, %mt, %b], %zero ins(%x, %idx : tensor<?x64x256xf32>, tensor<?xi32>) : !sck.acc<64x256xf32> {
+    ^bb0(%acc: f32, %bb: index, %m: index, %n: index, %xt: tensor<?x64x256xf32>, %it: tensor<?xi32>):
+      %u = tensor.extract %it[%bb] : tensor<?xi32>
+      %ui = arith.index_cast %u : i32 to index
+      %v = tensor.extract %xt[%ui, %m, %n] : tensor<?x64x256xf32>
+      %s = arith.addf %acc, %v : f32
+      %t = arith.truncf %s : f32 to f16
+      sck.yield %t : f16
+    }
+  }
+  return
+}

@@ -194,7 +194,15 @@ Value BatchMatmulOp::getGatheredTileIndex(unsigned epilogueIn,
     why = "no such epilogue operand";
     return {};
   }
-  Block &body = getEpilogue().front();
+  return getGatheredTileIndex(getEpilogue().front(), epilogueIn, why);
+}
+
+Value BatchMatmulOp::getGatheredTileIndex(Block &body, unsigned epilogueIn,
+                                          std::string &why) {
+  if (kNumEpilogueLeadingArgs + epilogueIn >= body.getNumArguments()) {
+    why = "no such epilogue operand";
+    return {};
+  }
   return gatheredReadIndex(
       body, {body.getArgument(kNumEpilogueLeadingArgs + epilogueIn)},
       "the operand", why);

@@ -106,6 +106,28 @@ LogicalResult TileLoopOp::verify() {
   return success();
 }
 
+LogicalResult EpilogueOp::verify() {
+  if (getBody().empty()) {
+    if (!getIns().empty())
+      return emitOpError("has operands but no region to read them");
+    return success();
+  }
+  Block &body = getBody().front();
+  // (acc element, b, m, n, ins...), as the op's epilogue region.
+  SmallVector<Type> expected = {getAcc().getType().getElementType()};
+  Type index = IndexType::get(getContext());
+  expected.append({index, index, index});
+  llvm::append_range(expected, getIns().getTypes());
+  if (body.getArgumentTypes() != ArrayRef<Type>(expected))
+    return emitOpError("region arguments must be (accumulator element, b, m, "
+                       "n, ins...): ")
+           << expected.size() << " of them, the first of type "
+           << expected.front();
+  if (!isa_and_nonnull<YieldOp>(body.getTerminator()))
+    return emitOpError("region must end with sck.yield");
+  return success();
+}
+
 LogicalResult MmaOp::verify() {
   auto a = getA().getType(), b = getB().getType();
   auto acc = getAcc().getType();

@@ -118,6 +118,11 @@ def Sc_BatchMatmulOp : Sc_Op<"batch_matmul", [
     /// epilogue operands: g. A tile of this GEMM then reads one tile of
     /// the operand (what the GPU kernels prefetch). Else null, `why` set.
     ::mlir::Value getGatheredTileIndex(unsigned epilogueIn, std::string &why);
+    /// The same for an epilogue region of this form, (acc, b, m, n,
+    /// ins...) -> element (the op's, or a kernel-level copy of it).
+    static ::mlir::Value getGatheredTileIndex(::mlir::Block &body,
+                                              unsigned epilogueIn,
+                                              std::string &why);
     /// Why `stage1` cannot run as stage 1 of this op's kernel, from the ops
     /// alone (uses, types, shapes, the dependency; not the chip), or an
     /// empty string.

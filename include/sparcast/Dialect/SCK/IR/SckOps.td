@@ -103,10 +103,31 @@ def Sck_MmaOp : Sck_Op<"mma", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let hasVerifier = 1;
 }
 
-def Sck_EpilogueOp : Sck_Op<"epilogue", [MemoryEffects<[MemWrite]>]> {
+def Sck_EpilogueOp : Sck_Op<"epilogue", [MemoryEffects<[MemWrite]>,
+                                         AttrSizedOperandSegments]> {
   let summary = "the op's epilogue on an accumulator, stored at a tile";
-  let arguments = (ins StrAttr:$result, Variadic<Index>:$coords, Sck_AccType:$acc);
-  let assemblyFormat = "$result `[` $coords `]` `,` $acc attr-dict `:` qualified(type($acc))";
+  let description = [{
+    Stores the accumulator `acc` at tile coordinates `coords` (innermost
+    first) of result `result`, each element through the region:
+    `(acc element, b, m, n, ins...) -> result element`, ended by
+    `sck.yield` (the element-wise epilogue of the op, `ins` its tensor
+    operands). Without a region the accumulator is converted to the
+    result's element type.
+  }];
+  let arguments = (ins StrAttr:$result, Variadic<Index>:$coords,
+                       Sck_AccType:$acc, Variadic<AnyType>:$ins);
+  let regions = (region AnyRegion:$body);
+  let assemblyFormat = [{
+    $result `[` $coords `]` `,` $acc (`ins` `(` $ins^ `:` type($ins) `)`)?
+    attr-dict `:` qualified(type($acc)) ($body^)?
+  }];
+  let hasVerifier = 1;
+}
+
+def Sck_YieldOp : Sck_Op<"yield", [Pure, Terminator, HasParent<"EpilogueOp">]> {
+  let summary = "the result element of an epilogue";
+  let arguments = (ins AnyType:$value);
+  let assemblyFormat = "$value attr-dict `:` type($value)";
 }
 
 def Sck_RingOp : Sck_Op<"ring", [MemoryEffects<[MemAlloc]>]> {

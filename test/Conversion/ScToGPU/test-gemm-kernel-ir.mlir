@@ -1,0 +1,64 @@
+// RUN: sparcast-opt %s -split-input-file -sc-test-gemm-kernel -verify-diagnostics | FileCheck %s
+
+// A GEMM with a kernel-level function (sc.kernel_ir): the kernel runs the
+// epilogue of that function's sck.epilogue, not the op's. Here the
+// kernel-level epilogue adds a ReLU the op's region does not have; the
+// gathered operand is still prefetched (read at [b, m, n]: the same tile).
+// CHECK-LABEL: gpu.func @relu_gemm0(
+// CHECK: func.func private @relu_gemm0_epilogue(%[[ACC:.*]]: f32, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %[[X:.*]]: f32, %{{.*}}: memref<?x128x256xf32>) -> f16
+// CHECK: %[[S:.*]] = arith.addf %[[ACC]], %[[X]] : f32
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[R:.*]] = arith.maximumf %[[S]], %[[Z]] : f32
+// CHECK-NEXT: %[[T:.*]] = arith.truncf %[[R]] : f32 to f16
+// CHECK-NEXT: return %[[T]] : f16
+func.func @relu(%w: tensor<128x64xf16>, %e: tensor<?x64x256xf16>, %bias: tensor<?x128x256xf32>) -> tensor<?x128x256xf16> {
+  %c = sc.batch_matmul %w, %e epilogue_ins(%bias : tensor<?x128x256xf32>) {sc.gemm_schedule = "pingpong", sc.kernel_ir = @relu_kernel} : tensor<128x64xf16>, tensor<?x64x256xf16> -> tensor<?x128x256xf16> {
+  ^bb0(%acc: f32, %b: index, %m: index, %n: index, %x: tensor<?x128x256xf32>):
+    %v = tensor.extract %x[%b, %m, %n] : tensor<?x128x256xf32>
+    %s = arith.addf %acc, %v : f32
+    %t = arith.truncf %s : f32 to f16
+    sc.yield %t : f16
+  }
+  return %c : tensor<?x128x256xf16>
+}
+func.func private @relu_kernel(%batch: index, %bias: tensor<?x128x256xf32>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  sck.tile_loop %batch, %c2, %c1 attributes {schedule = "persistent", group = 8} {
+  ^bb0(%b: index, %mt: index, %nt: index):
+    %zero = sck.zero : !sck.acc<64x256xf32>
+    sck.epilogue "C"[%nt, %mt, %b], %zero ins(%bias : tensor<?x128x256xf32>) : !sck.acc<64x256xf32> {
+    ^bb0(%acc: f32, %bb: index, %m: index, %n: index, %x: tensor<?x128x256xf32>):
+      %v = tensor.extract %x[%bb, %m, %n] : tensor<?x128x256xf32>
+      %s = arith.addf %acc, %v : f32
+      %zf = arith.constant 0.0 : f32
+      %r = arith.maximumf %s, %zf : f32
+      %t = arith.truncf %r : f32 to f16
+      sck.yield %t : f16
+    }
+  }
+  return
+}
+
+// -----
+
+// The kernel-level epilogue must read the op's epilogue operands (the
+// kernel's parameters are the op's).
+func.func @other_ins(%w: tensor<128x64xf16>, %e: tensor<?x64x256xf16>, %bias: tensor<?x128x256xf32>) -> tensor<?x128x256xf16> {
+  %c = sc.batch_matmul %w, %e epilogue_ins(%bias : tensor<?x128x256xf32>) {sc.gemm_schedule = "pingpong", sc.kernel_ir = @other_ins_kernel} : tensor<128x64xf16>, tensor<?x64x256xf16> -> tensor<?x128x256xf16> {
+  ^bb0(%acc: f32, %b: index, %m: index, %n: index, %x: tensor<?x128x256xf32>):
+    %t = arith.truncf %acc : f32 to f16
+    sc.yield %t : f16
+  }
+  return %c : tensor<?x128x256xf16>
+}
+func.func private @other_ins_kernel(%batch: index) {
+  %c1 = arith.constant 1 : index
+  sck.tile_loop %batch, %c1, %c1 attributes {schedule = "persistent"} {
+  ^bb0(%b: index, %mt: index, %nt: index):
+    %zero = sck.zero : !sck.acc<64x256xf32>
+    // expected-error @below {{the kernel-level epilogue reads other tensors than the op's epilogue operands}}
+    sck.epilogue "C"[%nt, %mt, %b], %zero : !sck.acc<64x256xf32>
+  }
+  return
+}
