@@ -716,7 +716,8 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
     return op.emitError()
            << "a grid schedule (one CTA per tile) is not available for "
            << (stage1 ? "the multi-stage GEMM kernel" : "TMA multicast")
-           << ": run sc-persistent";
+           << ": make the tile loop persistent (sc-persistent; sparcast-aot "
+              "--ws-group > 0)";
   int64_t halfBytes = 64 * 128 * outBytes;
   // A gathered epilogue operand is loaded by TMA into the staging, which
   // then holds both halves of the warpgroup's rows.

@@ -37,4 +37,4 @@
 // G4: tile loop: persistent, M tiles in groups of 4
 // G4: kernel lce_gemm{{[0-9]+}}: {{.*}} warp-specialized persistent, ping-pong: {{.*}} one CTA per SM walking tiles in groups of 4 M tiles
 // BAD-GROUP: error: sc-persistent: group must be at least 1, got -1
-// GRID-FUSED: error: a grid schedule (one CTA per tile) is not available for the multi-stage GEMM kernel: run sc-persistent
+// GRID-FUSED: error: a grid schedule (one CTA per tile) is not available for the multi-stage GEMM kernel: make the tile loop persistent (sc-persistent; sparcast-aot --ws-group > 0)
