@@ -479,6 +479,37 @@ static LogicalResult rolesFromKernelIR(BatchMatmulOp op,
   return failure(walk.wasInterrupted());
 }
 
+/// The warp-specialized kernels compute tileM x 256 tiles (tileM = 64
+/// ping-pong, 128 cooperative) in 64-wide k-tiles of the op's element
+/// type: a kernel-level IR that multiplies other boxes is not what they
+/// would run, so it is refused rather than silently not followed.
+static LogicalResult checkKernelIRTiling(BatchMatmulOp op, StringRef schedule) {
+  auto ref =
+      op->getAttrOfType<FlatSymbolRefAttr>(BatchMatmulOp::getKernelAttrName());
+  auto kernel =
+      ref ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, ref) : nullptr;
+  if (!kernel)
+    return success();
+  int64_t tileM = schedule == "pingpong" ? 64 : 128;
+  Type element = op.getLhs().getType().getElementType();
+  WalkResult walk = kernel.walk([&](sck::MmaOp mma) {
+    sck::BoxType a = mma.getA().getType(), b = mma.getB().getType();
+    sck::AccType acc = mma.getAcc().getType();
+    if (a.getShape() == ArrayRef<int64_t>{tileM, 64} &&
+        b.getShape() == ArrayRef<int64_t>{64, 256} &&
+        a.getElementType() == element &&
+        acc.getShape() == ArrayRef<int64_t>{tileM, 256})
+      return WalkResult::advance();
+    mma.emitError() << "the " << schedule << " GPU kernel multiplies "
+                    << tileM << "x64 by 64x256 boxes of " << element
+                    << " into " << tileM
+                    << "x256 accumulators; the kernel-level IR asks for "
+                    << a << " by " << b << " into " << acc;
+    return WalkResult::interrupt();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 FailureOr<KernelLaunch>
 mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
                           StringRef kernelName, const GemmBinding &binding,
@@ -503,6 +534,9 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
     return op.emitError() << "unknown GEMM schedule '" << requested
                           << "', expected auto, simple, cooperative or pingpong";
   StringRef schedule = resolveSchedule(op, requested);
+  if ((schedule == "cooperative" || schedule == "pingpong") &&
+      failed(checkKernelIRTiling(op, schedule)))
+    return failure();
   if (stage1) {
     std::string limitation =
         gemmStageFusionLimitation(stage1->op, op, options);

@@ -62,3 +62,26 @@ func.func private @other_ins_kernel(%batch: index) {
   }
   return
 }
+
+// -----
+
+// The kernel-level IR must tile as the GPU kernel does (64x256 ping-pong
+// tiles, 64-wide k-tiles): other boxes are refused, not ignored.
+func.func @other_tiles(%w: tensor<128x64xf16>, %e: tensor<?x64x256xf16>) -> tensor<?x128x256xf16> {
+  %c = sc.batch_matmul %w, %e {sc.gemm_schedule = "pingpong", sc.kernel_ir = @other_tiles_kernel} : tensor<128x64xf16>, tensor<?x64x256xf16> -> tensor<?x128x256xf16>
+  return %c : tensor<?x128x256xf16>
+}
+func.func private @other_tiles_kernel(%batch: index) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  sck.tile_loop %batch, %c2, %c1 attributes {schedule = "persistent"} {
+  ^bb0(%b: index, %mt: index, %nt: index):
+    %zero = sck.zero : !sck.acc<64x128xf32>
+    %a = sck.load "A"[%mt, %b] : !sck.box<64x32xf16>
+    %bb = sck.load "B"[%nt, %b] : !sck.box<32x128xf16>
+    // expected-error @below {{the pingpong GPU kernel multiplies 64x64 by 64x256 boxes of 'f16' into 64x256 accumulators; the kernel-level IR asks for '!sck.box<64x32xf16>' by '!sck.box<32x128xf16>' into '!sck.acc<64x128xf32>'}}
+    %r = sck.mma %a, %bb, %zero : !sck.box<64x32xf16>, !sck.box<32x128xf16>, !sck.acc<64x128xf32>
+    sck.epilogue "C"[%nt, %mt, %b], %r : !sck.acc<64x128xf32>
+  }
+  return
+}

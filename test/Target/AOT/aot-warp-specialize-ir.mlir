@@ -4,6 +4,11 @@
 // RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/ir --warp-specialize > /dev/null
 // RUN: diff %t/plain/lce_kernels.ptx %t/ir/lce_kernels.ptx
 // RUN: diff %t/plain/manifest.json %t/ir/manifest.json
+// The GEMM suite too (epilogues with constants, shared and transposed
+// operands, bf16, odd sizes):
+// RUN: sparcast-aot %sparcast_src_root/bench/gemm_suite.mlir -o %t/suite-plain > /dev/null
+// RUN: sparcast-aot %sparcast_src_root/bench/gemm_suite.mlir -o %t/suite-ir --warp-specialize > /dev/null
+// RUN: diff -r %t/suite-plain %t/suite-ir
 // RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/tuned --warp-specialize --ws-stages=3 --ws-producer-regs=24 --ws-consumer-regs=240 --report | FileCheck %s
 // RUN: FileCheck %s --check-prefix=PTX < %t/tuned/lce_kernels.ptx
 // RUN: not sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/bad --warp-specialize --ws-stages=6 2>&1 | FileCheck %s --check-prefix=TOO-MANY

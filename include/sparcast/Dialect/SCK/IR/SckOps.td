@@ -103,7 +103,7 @@ def Sck_MmaOp : Sck_Op<"mma", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let hasVerifier = 1;
 }
 
-def Sck_EpilogueOp : Sck_Op<"epilogue", [MemoryEffects<[MemWrite]>,
+def Sck_EpilogueOp : Sck_Op<"epilogue", [MemoryEffects<[MemWrite]>, IsolatedFromAbove,
                                          AttrSizedOperandSegments]> {
   let summary = "the op's epilogue on an accumulator, stored at a tile";
   let description = [{
@@ -111,8 +111,9 @@ def Sck_EpilogueOp : Sck_Op<"epilogue", [MemoryEffects<[MemWrite]>,
     first) of result `result`, each element through the region:
     `(acc element, b, m, n, ins...) -> result element`, ended by
     `sck.yield` (the element-wise epilogue of the op, `ins` its tensor
-    operands). Without a region the accumulator is converted to the
-    result's element type.
+    operands; isolated from above, as the op's region, so that it can
+    become a device function as it is). Without a region the accumulator
+    is converted to the result's element type.
   }];
   let arguments = (ins StrAttr:$result, Variadic<Index>:$coords,
                        Sck_AccType:$acc, Variadic<AnyType>:$ins);
