@@ -45,7 +45,7 @@ def check(label, run, ref, dtype=torch.float16, tol=2e-3):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--artifacts", required=True)
-    p.add_argument("--only", default="", help="comma-separated: gemm, fused, attention (default: all)")
+    p.add_argument("--only", default="", help="comma-separated: gemm, fused, attention, loglinear (default: all)")
     args = p.parse_args()
     only = set(filter(None, args.only.split(",")))
     want = lambda group: not only or group in only
@@ -85,14 +85,19 @@ def main():
     # an odd count, S not a multiple of the key block.
     if want("attention"):
         import torch.nn.functional as F
-        users, B = 2, 5
+        # SPARCAST_SANITIZE_INDEX="0,0,1,1" picks the candidates' users.
+        index = [int(u) for u in os.environ.get("SPARCAST_SANITIZE_INDEX", "0,0,1,0,1").split(",")]
+        users, B = max(index) + 1, len(index)
         q = uniform((B, 2, 64, 128), f16, gen)
         k = uniform((users, 2, 1000, 128), f16, gen)
         v = uniform((users, 2, 1000, 128), f16, gen)
-        idx = torch.tensor([0, 0, 1, 0, 1], dtype=torch.int32, device="cuda")
+        idx = torch.tensor(index, dtype=torch.int32, device="cuda")
         ref = F.scaled_dot_product_attention(q.float(), k.float()[idx.long()], v.float()[idx.long()])
         suite = load("attention_suite")
         bad += not check("[target attention]", lambda o: suite.ta_s1000(q, k, v, idx, out=[o]), ref)
+    if want("loglinear"):
+        import torch.nn.functional as F
+        suite = load("attention_suite")
         # Log-linear, 128-key blocks (K and V on separate barriers).
         from attention_check import dense_mask
         q, k, v = (uniform((2, 2, 1024, 128), torch.bfloat16, gen) for _ in range(3))
@@ -101,6 +106,13 @@ def main():
         # (bf16: its own rounding is ~2e-3 relative.)
         bad += not check("[log-linear attention]", lambda o: suite.ll_n1024_b128(q, k, v, out=[o]), ref,
                          torch.bfloat16, 1e-2)
+        # Log-linear, causal, 64-key blocks (one consumer per CTA, two CTAs
+        # per SM).
+        q, k, v = (uniform((2, 2, 1024, 128), torch.bfloat16, gen) for _ in range(3))
+        m = dense_mask(1024, 64, True)
+        ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), attn_mask=m)
+        bad += not check("[log-linear attention, 64-key blocks]",
+                         lambda o: suite.ll_n1024_b64_causal(q, k, v, out=[o]), ref, torch.bfloat16, 1e-2)
     sys.exit(1 if bad else 0)
 
 
