@@ -38,8 +38,29 @@ std::string limitation(BatchMatmulOp op) {
   return "";
 }
 
-/// The kernel of `op` (the `index`-th GEMM of `caller`) as a function.
-void buildKernel(BatchMatmulOp op, func::FuncOp caller, unsigned index) {
+/// The tile size along M of `op`'s kernel (its schedule's).
+int64_t tileRowsOf(BatchMatmulOp op) {
+  auto schedule =
+      op->getAttrOfType<StringAttr>(BatchMatmulOp::getScheduleAttrName());
+  StringRef chosen = schedule ? schedule.getValue() : op.getDefaultSchedule();
+  return chosen == "pingpong" ? 64 : 128;
+}
+
+/// Operand names of one GEMM in its kernel: the two inputs and the result.
+struct OperandNames {
+  StringRef a, b, c;
+};
+
+/// At `b`: the tile loop of `op` over `batches` batch elements, one CTA per
+/// tile in plain order: per tile a loop over 64-wide k-tiles loading the A
+/// and B boxes into the accumulator, then the epilogue into `names.c`
+/// with the op's element-wise region reading `ins` (the kernel's values
+/// of the op's epilogue operands). `beforeEpilogue(b, tile)` may add ops
+/// before the epilogue, given the tile's (batch, M tile, N tile).
+sck::EpilogueOp
+buildTileLoop(OpBuilder &b, BatchMatmulOp op, Value batches, ValueRange ins,
+              OperandNames names,
+              function_ref<void(OpBuilder &, ValueRange)> beforeEpilogue) {
   MLIRContext *ctx = op.getContext();
   Location loc = op.getLoc();
   RankedTensorType lhsType = op.getLhs().getType();
@@ -48,28 +69,7 @@ void buildKernel(BatchMatmulOp op, func::FuncOp caller, unsigned index) {
   int64_t m = op.getType().getDimSize(1), n = op.getType().getDimSize(2);
   int64_t k = lhsType.getShape().back();
   bool lhsBatched = lhsType.getRank() == 3, rhsBatched = rhsType.getRank() == 3;
-  auto schedule = op->getAttrOfType<StringAttr>(BatchMatmulOp::getScheduleAttrName());
-  StringRef chosen = schedule ? schedule.getValue() : op.getDefaultSchedule();
-  int64_t tileM = chosen == "pingpong" ? 64 : 128;
-
-  OpBuilder b(ctx);
-  b.setInsertionPointAfter(caller);
-  std::string name =
-      (caller.getSymName() + "_gemm" + Twine(index) + "_kernel").str();
-  // (batch elements, the epilogue's tensor operands...).
-  SmallVector<Type> argTypes = {b.getIndexType()};
-  llvm::append_range(argTypes, op.getEpilogueIns().getTypes());
-  auto func = func::FuncOp::create(b, loc, name,
-                                   b.getFunctionType(argTypes, {}));
-  func.setPrivate();
-  func->setAttr("sck.op", b.getStringAttr(caller.getSymName() + "/gemm" +
-                                          Twine(index)));
-  func->setAttr("sck.schedule", b.getStringAttr(chosen));
-  op->setAttr(BatchMatmulOp::getKernelAttrName(),
-              FlatSymbolRefAttr::get(func.getSymNameAttr()));
-  Block *entry = func.addEntryBlock();
-  b.setInsertionPointToStart(entry);
-  Value batch = entry->getArgument(0);
+  int64_t tileM = tileRowsOf(op);
   auto cst = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
@@ -78,9 +78,11 @@ void buildKernel(BatchMatmulOp op, func::FuncOp caller, unsigned index) {
   Value tilesM = cst(llvm::divideCeil(m, tileM));
   Value tilesN = cst(llvm::divideCeil(n, kTileN));
   Value kTiles = cst(llvm::divideCeil(k, kTileK));
-  auto loop = sck::TileLoopOp::create(b, loc, batch, tilesM, tilesN,
+  auto loop = sck::TileLoopOp::create(b, loc, batches, tilesM, tilesN,
                                       b.getStringAttr("grid"),
                                       b.getI64IntegerAttr(1));
+  // The caller's insertion point comes back after the loop.
+  OpBuilder::InsertionGuard after(b);
   Block *body = b.createBlock(&loop.getBody(), {},
                               {b.getIndexType(), b.getIndexType(),
                                b.getIndexType()},
@@ -108,15 +110,17 @@ void buildKernel(BatchMatmulOp op, func::FuncOp caller, unsigned index) {
         op.getTransposeRhs() ? SmallVector<Value>{k0, n0} : SmallVector<Value>{n0, k0};
     if (rhsBatched)
       bCoords.push_back(bIdx);
-    Value boxA = sck::LoadOp::create(b, loc, aType, b.getStringAttr("A"), aCoords);
-    Value boxB = sck::LoadOp::create(b, loc, bType, b.getStringAttr("B"), bCoords);
+    Value boxA = sck::LoadOp::create(b, loc, aType, b.getStringAttr(names.a), aCoords);
+    Value boxB = sck::LoadOp::create(b, loc, bType, b.getStringAttr(names.b), bCoords);
     Value acc = sck::MmaOp::create(b, loc, accType, boxA, boxB,
                                    kLoop.getRegionIterArgs().front());
     scf::YieldOp::create(b, loc, acc);
   }
+  if (beforeEpilogue)
+    beforeEpilogue(b, body->getArguments());
   auto epilogue = sck::EpilogueOp::create(
-      b, loc, b.getStringAttr("C"), ValueRange{n0, m0, bIdx},
-      kLoop.getResult(0), entry->getArguments().drop_front());
+      b, loc, b.getStringAttr(names.c), ValueRange{n0, m0, bIdx},
+      kLoop.getResult(0), ins);
   if (op.hasEpilogue()) {
     // The op's element-wise epilogue, its sc.yield an sck.yield.
     IRMapping mapping;
@@ -126,7 +130,97 @@ void buildKernel(BatchMatmulOp op, func::FuncOp caller, unsigned index) {
     sck::YieldOp::create(at, yield->getLoc(), yield->getOperand(0));
     yield->erase();
   }
-  b.setInsertionPointAfter(loop);
+  return epilogue;
+}
+
+/// A function @<caller>_gemm<index>_kernel(%batch, extra index args...,
+/// the op's epilogue tensors...) for `op`, its entry block ready.
+func::FuncOp createKernelFunction(BatchMatmulOp op, func::FuncOp caller,
+                                  unsigned index, unsigned extraIndexArgs) {
+  OpBuilder b(op.getContext());
+  b.setInsertionPointAfter(caller);
+  std::string name =
+      (caller.getSymName() + "_gemm" + Twine(index) + "_kernel").str();
+  SmallVector<Type> argTypes(1 + extraIndexArgs, b.getIndexType());
+  llvm::append_range(argTypes, op.getEpilogueIns().getTypes());
+  auto func = func::FuncOp::create(b, op.getLoc(), name,
+                                   b.getFunctionType(argTypes, {}));
+  func.setPrivate();
+  func->setAttr("sck.op", b.getStringAttr(caller.getSymName() + "/gemm" +
+                                          Twine(index)));
+  auto schedule =
+      op->getAttrOfType<StringAttr>(BatchMatmulOp::getScheduleAttrName());
+  func->setAttr("sck.schedule", b.getStringAttr(schedule ? schedule.getValue()
+                                                        : op.getDefaultSchedule()));
+  op->setAttr(BatchMatmulOp::getKernelAttrName(),
+              FlatSymbolRefAttr::get(func.getSymNameAttr()));
+  func.addEntryBlock();
+  return func;
+}
+
+/// The kernel of `op` (the `index`-th GEMM of `caller`): (batch elements,
+/// the epilogue's tensor operands...).
+void buildKernel(BatchMatmulOp op, func::FuncOp caller, unsigned index) {
+  func::FuncOp func = createKernelFunction(op, caller, index, 0);
+  Block *entry = &func.front();
+  OpBuilder b = OpBuilder::atBlockBegin(entry);
+  buildTileLoop(b, op, entry->getArgument(0), entry->getArguments().drop_front(),
+                {"A", "B", "C"}, nullptr);
+  func::ReturnOp::create(b, op.getLoc());
+}
+
+/// The multi-stage kernel of `stage2` (the `index`-th GEMM of `caller`)
+/// with `stage1` (sc-fuse-gemm-stages) as its first stage: (stage-2 batch
+/// elements, stage-1 batch elements, stage 2's epilogue tensors...). Stage
+/// 1's tile loop ends each tile by signalling it ready ("ready"[b, m, n]);
+/// stage 2's waits, before its epilogue, for the stage-1 tile it reads:
+/// "ready"[g(b), m, n], g the dependency computed from the epilogue.
+void buildMultiStageKernel(BatchMatmulOp stage1, BatchMatmulOp stage2,
+                           func::FuncOp caller, unsigned index) {
+  func::FuncOp func = createKernelFunction(stage2, caller, index, 1);
+  Block *entry = &func.front();
+  Location loc = stage2.getLoc();
+  OpBuilder b = OpBuilder::atBlockBegin(entry);
+  sck::EpilogueOp epilogue1 = buildTileLoop(
+      b, stage1, entry->getArgument(1), {}, {"A1", "B1", "C1"}, nullptr);
+  {
+    // The tile is ready once its epilogue stored it.
+    OpBuilder at(epilogue1);
+    at.setInsertionPointAfter(epilogue1);
+    Block *tile = epilogue1->getBlock();
+    sck::SignalOp::create(at, loc, at.getStringAttr("ready"),
+                          tile->getArguments());
+  }
+  std::string why;
+  Value g = stage2.getStageDependency(stage1, why);
+  ValueRange ins = entry->getArguments().drop_front(2);
+  buildTileLoop(
+      b, stage2, entry->getArgument(0), ins, {"A", "B", "C"},
+      [&](OpBuilder &at, ValueRange tile) {
+        // g's backward slice in the epilogue region, on the tile's batch
+        // index and the kernel's tensors.
+        Block &region = *g.getParentBlock();
+        IRMapping mapping;
+        mapping.map(region.getArgument(1), tile[0]);
+        for (auto [arg, in] :
+             llvm::zip(region.getArguments().drop_front(
+                           BatchMatmulOp::kNumEpilogueLeadingArgs),
+                       ins))
+          mapping.map(arg, in);
+        DenseSet<Operation *> needed;
+        SmallVector<Value> work = {g};
+        while (!work.empty()) {
+          Operation *def = work.pop_back_val().getDefiningOp();
+          if (def && def->getBlock() == &region && needed.insert(def).second)
+            llvm::append_range(work, def->getOperands());
+        }
+        for (Operation &inner : region)
+          if (needed.count(&inner))
+            at.clone(inner, mapping);
+        sck::WaitOp::create(at, loc, at.getStringAttr("ready"),
+                            ValueRange{mapping.lookupOrDefault(g), tile[1],
+                                       tile[2]});
+      });
   func::ReturnOp::create(b, loc);
 }
 
@@ -144,6 +238,24 @@ struct ScLowerToSckPass : sc::impl::ScLowerToSckPassBase<ScLowerToSckPass> {
           if (report)
             op.emitRemark() << "no kernel-level form: " << why;
           ++index;
+          continue;
+        }
+        // A stage 1 (sc-fuse-gemm-stages) is part of the kernel of the
+        // GEMM whose epilogue reads it.
+        if (op->hasAttr(BatchMatmulOp::getStageOneAttrName())) {
+          ++index;
+          continue;
+        }
+        BatchMatmulOp stage1;
+        for (Value in : op.getEpilogueIns())
+          if (auto def = in.getDefiningOp<BatchMatmulOp>();
+              def && def->hasAttr(BatchMatmulOp::getStageOneAttrName()))
+            stage1 = def;
+        if (stage1 && limitation(stage1).empty()) {
+          buildMultiStageKernel(stage1, op, caller, index++);
+          if (report)
+            op.emitRemark() << "kernel-level form: a multi-stage kernel, the "
+                               "GEMM it reads as stage 1";
           continue;
         }
         buildKernel(op, caller, index++);

@@ -4,7 +4,9 @@
 // keeps the loads and puts each k-tile's boxes into a ring, and a consumer
 // copy that gets them from the ring, frees the slot after their last use,
 // and keeps the MMAs and the epilogue. Everything else follows from data
-// flow: each copy keeps what its ops need (dead code is dropped).
+// flow: each copy keeps what its ops need (dead code is dropped). The tile
+// loops of one block (the stages of a multi-stage kernel) run in sequence
+// in one pair of roles sharing one ring.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,17 +55,23 @@ struct ScWarpSpecializePass
              "in [24, 256], stages 0 (as many as fit) or >= 2";
       return signalPassFailure();
     }
-    SmallVector<TileLoopOp> loops;
+    // The tile loops outside roles, grouped by block, in order.
+    SmallVector<SmallVector<TileLoopOp>> groups;
     getOperation()->walk([&](TileLoopOp loop) {
-      if (!loop->getParentOfType<RoleOp>())
-        loops.push_back(loop);
+      if (loop->getParentOfType<RoleOp>())
+        return;
+      if (groups.empty() ||
+          groups.back().front()->getBlock() != loop->getBlock())
+        groups.emplace_back();
+      groups.back().push_back(loop);
     });
-    for (TileLoopOp loop : loops)
-      if (failed(specialize(loop)))
+    for (ArrayRef<TileLoopOp> group : groups)
+      if (failed(specialize(group)))
         return signalPassFailure();
   }
 
-  LogicalResult specialize(TileLoopOp loop) {
+  LogicalResult specialize(ArrayRef<TileLoopOp> group) {
+    TileLoopOp loop = group.front();
     int64_t stages = this->stages, producerRegs = this->producerRegs,
             consumerRegs = this->consumerRegs, consumers = this->consumers;
     std::string order = this->order;
@@ -76,25 +84,36 @@ struct ScWarpSpecializePass
         return success(); // one CTA per tile, every warp loads and multiplies
       order = recorded ? recorded.getValue().str() : "pingpong";
     }
-    // The loads of one k-tile: all in one block (one ring slot per pass
-    // through it).
-    SmallVector<LoadOp> loads;
-    loop.walk([&](LoadOp load) { loads.push_back(load); });
-    if (loads.empty())
-      return loop.emitError("nothing to produce: the tile loop loads no box");
-    Block *stage = loads.front()->getBlock();
-    for (LoadOp load : loads) {
-      if (load->getBlock() != stage)
-        return load.emitError("loads in more than one block: one ring slot "
-                              "holds the boxes of one pass through a block");
-      // The slot is freed at the end of the block's pass: a box read
-      // after it (yielded, or used outside the block) would read a slot the
-      // producer may already refill.
-      for (Operation *user : load->getUsers())
-        if (!stage->findAncestorOpInBlock(*user) || isa<scf::YieldOp>(user))
-          return load.emitError("a box is used outside the pass through its "
-                                "block that loads it");
+    // Per loop, the loads of one k-tile: all in one block (one ring slot
+    // per pass through it), boxes of the same types in every loop (one
+    // ring).
+    SmallVector<SmallVector<LoadOp>> loadsOf;
+    for (TileLoopOp each : group) {
+      SmallVector<LoadOp> &loads = loadsOf.emplace_back();
+      each.walk([&](LoadOp load) { loads.push_back(load); });
+      if (loads.empty())
+        return each.emitError("nothing to produce: the tile loop loads no box");
+      Block *stage = loads.front()->getBlock();
+      for (LoadOp load : loads) {
+        if (load->getBlock() != stage)
+          return load.emitError("loads in more than one block: one ring slot "
+                                "holds the boxes of one pass through a block");
+        // The slot is freed at the end of the block's pass: a box read
+        // after it (yielded, or used outside the block) would read a slot
+        // the producer may already refill.
+        for (Operation *user : load->getUsers())
+          if (!stage->findAncestorOpInBlock(*user) || isa<scf::YieldOp>(user))
+            return load.emitError("a box is used outside the pass through "
+                                  "its block that loads it");
+      }
+      auto typesOf = [](ArrayRef<LoadOp> l) {
+        return llvm::map_to_vector(l, [](LoadOp x) { return x.getType(); });
+      };
+      if (typesOf(loads) != typesOf(loadsOf.front()))
+        return each.emitError("the tile loops of one kernel share its ring: "
+                              "this one loads other boxes than the first");
     }
+    ArrayRef<LoadOp> loads = loadsOf.front();
     // Register budgets: 65536 registers for 128 x (1 + consumers) threads,
     // allocated in steps of 8 at launch, then moved between roles.
     int64_t warpgroups = 1 + consumers;
@@ -105,7 +124,9 @@ struct ScWarpSpecializePass
              << " x " << consumerRegs << " exceeds the launch budget of "
              << warpgroups << " x " << launch;
 
-    OpBuilder b(loop);
+    // The roles go where the last loop is: what every loop's operands
+    // need is defined by then.
+    OpBuilder b(group.back());
     Location loc = loop.getLoc();
     SmallVector<Type> boxes;
     for (LoadOp load : loads)
@@ -118,21 +139,22 @@ struct ScWarpSpecializePass
                                    b.getI64IntegerAttr(producerRegs),
                                    b.getI64IntegerAttr(1), StringAttr());
     producer.getBody().emplaceBlock();
-    {
-      OpBuilder inside = OpBuilder::atBlockBegin(&producer.getBody().front());
+    OpBuilder inProducer = OpBuilder::atBlockBegin(&producer.getBody().front());
+    for (auto [each, eachLoads] : llvm::zip(group, loadsOf)) {
       IRMapping map;
-      Operation *copy = inside.clone(*loop, map);
+      Operation *copy = inProducer.clone(*each, map);
       SmallVector<Value> put;
-      for (LoadOp load : loads)
+      for (LoadOp load : eachLoads)
         put.push_back(map.lookup(load.getResult()));
       auto lastLoad = cast<LoadOp>(put.back().getDefiningOp());
       OpBuilder after(lastLoad->getContext());
       after.setInsertionPointAfter(lastLoad);
       PutOp::create(after, loc, ring, put);
-      // No MMAs or epilogues here: an MMA's result is its accumulator.
+      // No MMAs, epilogues or readiness flags here: an MMA's result is its
+      // accumulator.
       SmallVector<Operation *> drop;
       copy->walk([&](Operation *op) {
-        if (isa<MmaOp, EpilogueOp>(op))
+        if (isa<MmaOp, EpilogueOp, SignalOp, WaitOp>(op))
           drop.push_back(op);
       });
       for (Operation *op : llvm::reverse(drop)) {
@@ -151,15 +173,15 @@ struct ScWarpSpecializePass
                                    b.getI64IntegerAttr(consumers),
                                    b.getStringAttr(order));
     consumer.getBody().emplaceBlock();
-    {
-      OpBuilder inside = OpBuilder::atBlockBegin(&consumer.getBody().front());
+    OpBuilder inConsumer = OpBuilder::atBlockBegin(&consumer.getBody().front());
+    for (auto [each, eachLoads] : llvm::zip(group, loadsOf)) {
       IRMapping map;
-      inside.clone(*loop, map);
-      auto firstLoad = cast<LoadOp>(map.lookup(loads.front().getResult())
+      inConsumer.clone(*each, map);
+      auto firstLoad = cast<LoadOp>(map.lookup(eachLoads.front().getResult())
                                         .getDefiningOp());
       OpBuilder at(firstLoad);
       auto get = GetOp::create(at, loc, boxes, ring);
-      for (auto [load, box] : llvm::zip(loads, get.getBoxes())) {
+      for (auto [load, box] : llvm::zip(eachLoads, get.getBoxes())) {
         Operation *copied = map.lookup(load.getResult()).getDefiningOp();
         copied->getResult(0).replaceAllUsesWith(box);
         copied->erase();
@@ -182,14 +204,20 @@ struct ScWarpSpecializePass
       return consumer.emitError("cannot simplify the consumers' copy");
 
     if (report)
-      loop.emitRemark() << "warp-specialized: producer (" << loads.size()
+      loop.emitRemark() << "warp-specialized: "
+                        << (group.size() > 1
+                                ? std::to_string(group.size()) +
+                                      " tile loops in sequence, "
+                                : std::string())
+                        << "producer (" << loads.size()
                         << " box(es) per k-tile, " << producerRegs
                         << " registers) + " << consumers << " consumer(s) ("
                         << order << ", " << consumerRegs
                         << " registers), ring of "
                         << (stages ? std::to_string(stages) + " slots"
                                    : std::string("as many slots as fit"));
-    loop.erase();
+    for (TileLoopOp each : group)
+      each.erase();
     return success();
   }
 };

@@ -66,3 +66,18 @@ func.func @budget(%tiles: index) {
   }
   return
 }
+
+// -----
+
+func.func @stages_other_boxes(%t: index) {
+  sck.tile_loop %t, %t, %t attributes {schedule = "persistent"} {
+  ^bb0(%b: index, %m: index, %n: index):
+    %a = sck.load "A1"[%m, %b] : !sck.box<64x64xf16>
+  }
+  // expected-error @below {{the tile loops of one kernel share its ring: this one loads other boxes than the first}}
+  sck.tile_loop %t, %t, %t attributes {schedule = "persistent"} {
+  ^bb0(%b: index, %m: index, %n: index):
+    %a = sck.load "A"[%m, %b] : !sck.box<128x64xf16>
+  }
+  return
+}

@@ -91,3 +91,50 @@ func.func @done(%tiles: index) {
   }
   return
 }
+
+// -----
+
+// Two tile loops in one block (the stages of a multi-stage kernel): one
+// ring, one producer running both loops' loads in sequence, one set of
+// consumers running both loops' MMAs and epilogues; the readiness flags
+// stay with the consumers.
+// CHECK-LABEL: func.func @stages
+// CHECK: %[[R:.*]] = sck.ring
+// CHECK-NOT: = sck.ring
+// CHECK: sck.role "producer"
+// CHECK: sck.tile_loop
+// CHECK: sck.put %[[R]]
+// CHECK: sck.tile_loop
+// CHECK: sck.put %[[R]]
+// CHECK-NOT: sck.signal
+// CHECK-NOT: sck.wait
+// CHECK: sck.role "consumer"
+// CHECK: sck.tile_loop
+// CHECK: sck.get %[[R]]
+// CHECK: sck.epilogue "C1"
+// CHECK-NEXT: sck.signal "ready"
+// CHECK: sck.tile_loop
+// CHECK: sck.get %[[R]]
+// CHECK: sck.wait "ready"
+// CHECK-NEXT: sck.epilogue "C"
+// CHECK-NOT: sck.role
+// REPORT: remark: warp-specialized: 2 tile loops in sequence, producer (1 box(es) per k-tile
+func.func @stages(%t1: index, %t2: index) {
+  sck.tile_loop %t1, %t1, %t1 attributes {schedule = "persistent"} {
+  ^bb0(%b: index, %m: index, %n: index):
+    %a = sck.load "A1"[%m, %b] : !sck.box<64x64xf16>
+    %zero = sck.zero : !sck.acc<64x64xf32>
+    %r = sck.mma %a, %a, %zero : !sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
+    sck.epilogue "C1"[%n, %m, %b], %r : !sck.acc<64x64xf32>
+    sck.signal "ready"[%b, %m, %n]
+  }
+  sck.tile_loop %t2, %t2, %t2 attributes {schedule = "persistent"} {
+  ^bb0(%b: index, %m: index, %n: index):
+    %a = sck.load "A"[%m, %b] : !sck.box<64x64xf16>
+    %zero = sck.zero : !sck.acc<64x64xf32>
+    %r = sck.mma %a, %a, %zero : !sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
+    sck.wait "ready"[%b, %m, %n]
+    sck.epilogue "C"[%n, %m, %b], %r : !sck.acc<64x64xf32>
+  }
+  return
+}

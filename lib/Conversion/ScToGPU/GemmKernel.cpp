@@ -111,7 +111,8 @@ static LogicalResult cloneEpilogueOp(Operation &inner, OpBuilder &b,
   return success();
 }
 
-/// The sck.epilogue of `op`'s kernel-level function (sc.kernel_ir), if any.
+/// The epilogue of `op`'s result ("C") in its kernel-level function
+/// (sc.kernel_ir), if any (a multi-stage kernel also has stage 1's, "C1").
 static sck::EpilogueOp kernelIREpilogue(BatchMatmulOp op) {
   auto ref =
       op->getAttrOfType<FlatSymbolRefAttr>(BatchMatmulOp::getKernelAttrName());
@@ -120,6 +121,8 @@ static sck::EpilogueOp kernelIREpilogue(BatchMatmulOp op) {
   sck::EpilogueOp found;
   if (kernel)
     kernel.walk([&](sck::EpilogueOp epilogue) {
+      if (epilogue.getResult() != "C")
+        return WalkResult::advance();
       found = epilogue;
       return WalkResult::interrupt();
     });
@@ -451,8 +454,8 @@ static LogicalResult rolesFromKernelIR(BatchMatmulOp op,
       roles.stages = ring.getStages();
     // The generator maps the epilogue's operands to the op's.
     if (auto epilogue = dyn_cast<sck::EpilogueOp>(inner);
-        epilogue && epilogue.getIns().getTypes() !=
-                        op.getEpilogueIns().getTypes()) {
+        epilogue && epilogue.getResult() == "C" &&
+        epilogue.getIns().getTypes() != op.getEpilogueIns().getTypes()) {
       epilogue.emitError("the kernel-level epilogue reads other tensors than "
                          "the op's epilogue operands");
       return WalkResult::interrupt();

@@ -80,3 +80,13 @@ func.func @epilogue_region(%batch: index, %x: tensor<?x64x256xf32>, %idx: tensor
   }
   return
 }
+
+// A multi-stage kernel's readiness flags.
+// CHECK-LABEL: func.func @flags
+// CHECK: sck.signal "ready"[%{{.*}}, %{{.*}}, %{{.*}}]
+// CHECK: sck.wait "ready"[%{{.*}}, %{{.*}}, %{{.*}}]
+func.func @flags(%b: index, %m: index, %n: index) {
+  sck.signal "ready"[%b, %m, %n]
+  sck.wait "ready"[%b, %m, %n]
+  return
+}

@@ -9,6 +9,11 @@
 // RUN: sparcast-aot %sparcast_src_root/bench/gemm_suite.mlir -o %t/suite-plain > /dev/null
 // RUN: sparcast-aot %sparcast_src_root/bench/gemm_suite.mlir -o %t/suite-ir --warp-specialize > /dev/null
 // RUN: diff -r %t/suite-plain %t/suite-ir
+// The multi-stage kernel (the request GEMM as stage 1): one kernel-level
+// function with both tile loops sharing one ring; the same kernel.
+// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/fused-plain --fuse-gemm-stages > /dev/null
+// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/fused-ir --fuse-gemm-stages --warp-specialize --report | FileCheck %s --check-prefix=FUSED
+// RUN: diff -r %t/fused-plain %t/fused-ir
 // RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/tuned --warp-specialize --ws-stages=3 --ws-producer-regs=24 --ws-consumer-regs=240 --report | FileCheck %s
 // RUN: FileCheck %s --check-prefix=PTX < %t/tuned/lce_kernels.ptx
 // RUN: not sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/bad --warp-specialize --ws-stages=6 2>&1 | FileCheck %s --check-prefix=TOO-MANY
@@ -43,3 +48,5 @@
 // G4: kernel lce_gemm{{[0-9]+}}: {{.*}} warp-specialized persistent, ping-pong: {{.*}} one CTA per SM walking tiles in groups of 4 M tiles
 // BAD-GROUP: error: sc-persistent: group must be at least 1, got -1
 // GRID-FUSED: error: a grid schedule (one CTA per tile) is not available for the multi-stage GEMM kernel: make the tile loop persistent (sc-persistent; sparcast-aot --ws-group > 0)
+// FUSED: kernel-level form: a multi-stage kernel, the GEMM it reads as stage 1
+// FUSED: warp-specialized: 2 tile loops in sequence, producer (2 box(es) per k-tile, 40 registers) + 2 consumer(s) (pingpong, 232 registers)
