@@ -290,11 +290,16 @@ def ScLowerToSckPass : Pass<"sc-lower-to-sck", "::mlir::ModuleOp"> {
     tile a loop over 64-wide
     k-tiles loading the A box (`[k, m(, b)]`) and the B box (`[n, k(, b)]`,
     or `[k, n(, b)]` transposed) and multiplying them into the accumulator,
-    then the op's epilogue at the tile (`sck.epilogue "C"`; the epilogue
-    region itself stays on the op, named by the function's `sck.op`
-    attribute). `sc-warp-specialize` then splits the loop into roles. The
-    GPU kernels are still written by the generators; this is the IR they
-    are to come from.
+    then the op's epilogue at the tile (`sck.epilogue "C"` with a copy of
+    the op's epilogue region; its tensors are the function's arguments).
+    A GEMM whose epilogue reads a stage 1 (`sc.gemm_stage1`) gets one
+    function for both: stage 1's loop (`A1`, `B1`, `C1`) signals each tile
+    ready (`sck.signal`), stage 2's waits for the tile it reads
+    (`sck.wait`) before its epilogue. `sc-warp-specialize` then splits the
+    loops into roles. The GPU kernels are still written by the generators,
+    which take from this IR the ring, the roles' registers, the consumers'
+    order, the tile loop's schedule and the epilogue (and refuse a tiling
+    other than theirs).
   }];
   let options = [
     Option<"report", "report", "bool", /*default=*/"false",
@@ -328,7 +333,9 @@ def ScWarpSpecializePass : Pass<"sc-warp-specialize"> {
   let summary = "Split a kernel's tile loop into a producer role and consumer roles";
   let description = [{
     On the kernel-level IR (`sck`): every `sck.tile_loop` outside a role
-    becomes two copies of itself, each in an `sck.role`. The producer's copy
+    becomes two copies of itself, each in an `sck.role` (the tile loops of
+    one block, the stages of a multi-stage kernel, go in sequence into one
+    pair of roles sharing one ring). The producer's copy
     keeps only the `sck.load` ops (and what computes their coordinates) and
     puts each k-tile's boxes into a ring of `stages` slots (`sck.ring`,
     `sck.put` after the last load). The consumers' copy takes the boxes from
@@ -366,7 +373,8 @@ def ScWarpSpecializePass : Pass<"sc-warp-specialize"> {
     ```
 
     Not yet lowered to NVVM: the GPU kernels are still written by the
-    generators in lib/Conversion/ScToGPU (docs/architecture.md).
+    generators in lib/Conversion/ScToGPU, which follow what this pass
+    decided (docs/architecture.md).
   }];
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"0",
