@@ -139,6 +139,23 @@ int main(int argc, char **argv) {
     inputs.push_back(std::move(*made));
   }
 
+  // Functions of the kernel-level IR (sck) describe GPU kernels; they do
+  // not run on the host (sc-test-execute-kernel-ir runs them in place of
+  // their GEMMs), so they are left out of what is compiled.
+  for (ModuleOp module : {*reference, *tested}) {
+    SmallVector<func::FuncOp> kernels;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (func.getName() != refName && func.getName() != tested_name &&
+          func.walk([](Operation *op) {
+                return op->getDialect() &&
+                               op->getDialect()->getNamespace() == "sck"
+                           ? WalkResult::interrupt()
+                           : WalkResult::advance();
+              }).wasInterrupted())
+        kernels.push_back(func);
+    for (func::FuncOp kernel : kernels)
+      kernel.erase();
+  }
   auto refCompiled = CpuFunction::compile(*reference, refName);
   auto testCompiled = CpuFunction::compile(*tested, tested_name);
   if (failed(refCompiled) || failed(testCompiled))

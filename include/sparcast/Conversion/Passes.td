@@ -29,6 +29,29 @@ def ScDropLineagePass : Pass<"sc-drop-lineage"> {
   }];
 }
 
+def ScTestExecuteKernelIRPass : Pass<"sc-test-execute-kernel-ir", "::mlir::ModuleOp"> {
+  let summary = "Test pass: replace GEMMs by their kernel-level functions run on the host";
+  let description = [{
+    The CPU meaning of the kernel-level IR (`sck`), for the CPU-executed
+    proofs of the passes that write or rewrite it: each `sc.batch_matmul`
+    with `sc.kernel_ir` becomes its kernel function run op by op on
+    memrefs (tile loops as loops, box loads as copies with zeros past the
+    operand's end, MMAs into fresh accumulators, the epilogue's region on
+    every element inside the result; roles in order, the ring as a queue;
+    readiness flags nothing), and the kernel functions are removed. One
+    stage only (operands A, B, result C).
+
+    `sparcast-equiv --pass-pipeline='builtin.module(sc-lower-to-sck,
+    sc-persistent, sc-warp-specialize, sc-test-execute-kernel-ir)'` then
+    compares a model with its GEMMs computed by their kernels' IR.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def ScTestGemmKernelPass : Pass<"sc-test-gemm-kernel", "::mlir::ModuleOp"> {
   let summary = "Test pass: generate the GPU kernel of every sc.batch_matmul";
   let description = [{

@@ -1,0 +1,416 @@
+//===- ExecuteKernelIR.cpp - the CPU meaning of a GEMM's sck kernel -------===//
+//
+// Test pass. Each sc.batch_matmul that points at a kernel-level function
+// (sc.kernel_ir) is replaced by that function run on the host, op by op:
+// tile loops become loops, a TMA box load copies the box out of the operand
+// (zeros past its end, as TMA does), an MMA multiplies boxes into a fresh
+// accumulator, the epilogue runs its region on every element of the tile
+// that lies inside the result. Roles run one after the other, the producer
+// first: the ring is then a queue as long as every box the producer puts
+// (the consumers take them in the same order). Readiness flags are
+// nothing in that order.
+//
+// So the CPU-executed proofs (sparcast-equiv) can show that sc-lower-to-sck
+// and the passes on sck (sc-persistent, sc-warp-specialize) keep a GEMM's
+// meaning: the function before and after runs on random inputs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sparcast/Conversion/Passes.h"
+#include "sparcast/Dialect/SC/IR/ScOps.h"
+#include "sparcast/Dialect/SCK/IR/SckDialect.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::sc {
+#define GEN_PASS_DEF_SCTESTEXECUTEKERNELIRPASS
+#include "sparcast/Conversion/Passes.h.inc"
+} // namespace mlir::sc
+
+using namespace mlir;
+using namespace mlir::sc;
+
+namespace {
+
+/// Runs one kernel-level function for one op at the builder's point.
+class KernelRunner {
+public:
+  KernelRunner(OpBuilder &b, BatchMatmulOp op) : b(b), op(op), loc(op.getLoc()) {}
+
+  /// The op's result computed by `kernel`, or failure (an op the runner
+  /// does not know, with a located error).
+  FailureOr<Value> run(func::FuncOp kernel) {
+    RankedTensorType resultType = op.getType();
+    lhs = toBuffer(op.getLhs());
+    rhs = toBuffer(op.getRhs());
+    SmallVector<Value> dynamic;
+    for (int64_t d = 0; d < resultType.getRank(); ++d)
+      if (resultType.isDynamicDim(d))
+        dynamic.push_back(batchOfResult());
+    result = memref::AllocOp::create(
+        b, loc, MemRefType::get(resultType.getShape(), resultType.getElementType()),
+        dynamic);
+    // Kernel arguments: (batch elements, the epilogue's tensors...).
+    Block &entry = kernel.front();
+    if (entry.getNumArguments() != 1 + op.getEpilogueIns().size())
+      return kernel.emitError("the CPU runner takes kernels of one stage: "
+                              "(batch, epilogue tensors...)");
+    map.map(entry.getArgument(0), batchOfResult());
+    for (auto [arg, in] :
+         llvm::zip(entry.getArguments().drop_front(), op.getEpilogueIns()))
+      map.map(arg, in);
+    if (failed(runBlock(entry)))
+      return failure();
+    return bufferization::ToTensorOp::create(b, loc, resultType, result,
+                                             /*restrict=*/true,
+                                             /*writable=*/true)
+        .getResult();
+  }
+
+private:
+  OpBuilder &b;
+  BatchMatmulOp op;
+  Location loc;
+  Value lhs, rhs, result;
+  IRMapping map;
+  /// Per ring: a queue of boxes per box type and the put / get counts.
+  struct Queue {
+    SmallVector<Value> boxes;
+    Value counts;
+  };
+  DenseMap<Value, Queue> queues;
+
+  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+
+  Value toBuffer(Value tensor) {
+    auto type = cast<RankedTensorType>(tensor.getType());
+    return bufferization::ToBufferOp::create(
+        b, loc, MemRefType::get(type.getShape(), type.getElementType()),
+        tensor, /*read_only=*/true);
+  }
+
+  Value batchOfResult() {
+    Value batched = op.getLhs().getType().getRank() == 3 ? op.getLhs() : op.getRhs();
+    return tensor::DimOp::create(b, loc, batched, 0);
+  }
+
+  /// A loop nest over `extents` whose body `body` gets the indices.
+  void forEach(ArrayRef<Value> extents,
+               function_ref<void(ValueRange)> body,
+               SmallVector<Value> indices = {}) {
+    if (indices.size() == extents.size())
+      return body(indices);
+    auto loop = scf::ForOp::create(b, loc, cst(0), extents[indices.size()], cst(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    indices.push_back(loop.getInductionVar());
+    forEach(extents, body, indices);
+  }
+
+  Value alloc(ArrayRef<int64_t> shape, Type element) {
+    return memref::AllocOp::create(b, loc, MemRefType::get(shape, element));
+  }
+
+  void fillZero(Value buffer, ArrayRef<int64_t> shape, Type element) {
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+    forEach({cst(shape[0]), cst(shape[1])}, [&](ValueRange ij) {
+      memref::StoreOp::create(b, loc, zero, buffer, ij);
+    });
+  }
+
+  /// Box (i, j) of operand `name` at box coordinates `coords` (innermost
+  /// first, as the TMA maps take them): the operand's element at the
+  /// reversed coordinates plus (i, j), or (j, i) for the transposed rhs
+  /// (its box is read [n][k] and multiplied as [k][n]); zero past the end.
+  LogicalResult load(sck::LoadOp loadOp) {
+    StringRef name = loadOp.getOperand();
+    if (name != "A" && name != "B")
+      return loadOp.emitError("the CPU runner knows operands A and B, got '")
+             << name << "'";
+    Value source = name == "A" ? lhs : rhs;
+    bool transposed = name == "B" && op.getTransposeRhs();
+    auto sourceType = cast<MemRefType>(source.getType());
+    sck::BoxType type = loadOp.getType();
+    SmallVector<Value> coords =
+        llvm::map_to_vector(loadOp.getCoords(), [&](Value v) { return map.lookup(v); });
+    if (static_cast<int64_t>(coords.size()) != sourceType.getRank())
+      return loadOp.emitError("box coordinates do not match the operand's rank");
+    Value box = alloc(type.getShape(), type.getElementType());
+    forEach({cst(type.getShape()[0]), cst(type.getShape()[1])}, [&](ValueRange ij) {
+      SmallVector<Value> at(coords.rbegin(), coords.rend());
+      int64_t rank = sourceType.getRank();
+      Value row = transposed ? ij[1] : ij[0], col = transposed ? ij[0] : ij[1];
+      at[rank - 2] = arith::AddIOp::create(b, loc, at[rank - 2], row);
+      at[rank - 1] = arith::AddIOp::create(b, loc, at[rank - 1], col);
+      Value inside = arith::ConstantIntOp::create(b, loc, 1, 1);
+      for (int64_t d = 0; d < rank; ++d) {
+        Value extent = memref::DimOp::create(b, loc, source, d);
+        Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, at[d], extent);
+        inside = arith::AndIOp::create(b, loc, inside, ok);
+      }
+      auto ifOp = scf::IfOp::create(b, loc, type.getElementType(), inside, true);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        Value v = memref::LoadOp::create(b, loc, source, at);
+        scf::YieldOp::create(b, loc, v);
+        b.setInsertionPointToStart(ifOp.elseBlock());
+        Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
+        scf::YieldOp::create(b, loc, zero);
+      }
+      memref::StoreOp::create(b, loc, ifOp.getResult(0), box, ij);
+    });
+    map.map(loadOp.getResult(), box);
+    return success();
+  }
+
+  /// acc + a b in a fresh accumulator (fp32 products of the elements).
+  void mma(sck::MmaOp mmaOp) {
+    sck::AccType type = mmaOp.getAcc().getType();
+    int64_t k = mmaOp.getA().getType().getShape()[1];
+    Value a = map.lookup(mmaOp.getA()), bb = map.lookup(mmaOp.getB());
+    Value acc = map.lookup(mmaOp.getAcc());
+    Value out = alloc(type.getShape(), b.getF32Type());
+    forEach({cst(type.getShape()[0]), cst(type.getShape()[1])}, [&](ValueRange ij) {
+      Value init = memref::LoadOp::create(b, loc, acc, ij);
+      auto sum = scf::ForOp::create(b, loc, cst(0), cst(k), cst(1), ValueRange{init});
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(sum.getBody());
+        Value kk = sum.getInductionVar();
+        Value x = memref::LoadOp::create(b, loc, a, ValueRange{ij[0], kk});
+        Value y = memref::LoadOp::create(b, loc, bb, ValueRange{kk, ij[1]});
+        Value xf = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+        Value yf = arith::ExtFOp::create(b, loc, b.getF32Type(), y);
+        Value p = arith::MulFOp::create(b, loc, xf, yf);
+        Value s = arith::AddFOp::create(b, loc, sum.getRegionIterArgs()[0], p);
+        scf::YieldOp::create(b, loc, s);
+      }
+      memref::StoreOp::create(b, loc, sum.getResult(0), out, ij);
+    });
+    map.map(mmaOp.getResult(), out);
+  }
+
+  /// Every element of the tile inside the result, through the region.
+  LogicalResult epilogue(sck::EpilogueOp epi) {
+    if (epi.getResult() != "C")
+      return epi.emitError("the CPU runner takes kernels of one stage: no '")
+             << epi.getResult() << "'";
+    sck::AccType type = epi.getAcc().getType();
+    if (epi.getCoords().size() != 3)
+      return epi.emitError("the CPU runner takes epilogues at [n, m, b]");
+    Value n0 = map.lookup(epi.getCoords()[0]), m0 = map.lookup(epi.getCoords()[1]),
+          bIdx = map.lookup(epi.getCoords()[2]);
+    Value acc = map.lookup(epi.getAcc());
+    Type element = op.getType().getElementType();
+    Value rows = memref::DimOp::create(b, loc, result, 1);
+    Value cols = memref::DimOp::create(b, loc, result, 2);
+    LogicalResult status = success();
+    forEach({cst(type.getShape()[0]), cst(type.getShape()[1])}, [&](ValueRange ij) {
+      Value m = arith::AddIOp::create(b, loc, m0, ij[0]);
+      Value n = arith::AddIOp::create(b, loc, n0, ij[1]);
+      Value inM = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, m, rows);
+      Value inN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, n, cols);
+      Value inside = arith::AndIOp::create(b, loc, inM, inN);
+      auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, inside, false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      Value v = memref::LoadOp::create(b, loc, acc, ij);
+      Value out;
+      if (epi.getBody().empty()) {
+        out = element == v.getType() ? v : arith::TruncFOp::create(b, loc, element, v).getResult();
+      } else {
+        Block &body = epi.getBody().front();
+        IRMapping inner;
+        inner.map(body.getArgument(0), v);
+        inner.map(body.getArgument(1), bIdx);
+        inner.map(body.getArgument(2), m);
+        inner.map(body.getArgument(3), n);
+        for (auto [arg, in] : llvm::zip(body.getArguments().drop_front(4), epi.getIns()))
+          inner.map(arg, map.lookup(in));
+        for (Operation &o : body) {
+          if (auto yield = dyn_cast<sck::YieldOp>(o)) {
+            out = inner.lookup(yield.getValue());
+            break;
+          }
+          b.clone(o, inner);
+        }
+      }
+      if (!out) {
+        status = epi.emitError("the epilogue region yields nothing");
+        return;
+      }
+      memref::StoreOp::create(b, loc, out, result, ValueRange{bIdx, m, n});
+    });
+    return status;
+  }
+
+  /// The ring as queues as long as the producer's puts: at most one slot
+  /// per k-tile of every 64 x 256 tile of the result.
+  void ring(sck::RingOp ringOp) {
+    RankedTensorType resultType = op.getType();
+    int64_t k = op.getLhs().getType().getShape().back();
+    int64_t perBatch = llvm::divideCeil(resultType.getDimSize(1), 64) *
+                       llvm::divideCeil(resultType.getDimSize(2), 256) *
+                       llvm::divideCeil(k, 64);
+    Value capacity = arith::MulIOp::create(b, loc, batchOfResult(), cst(perBatch));
+    Queue queue;
+    for (Type t : ringOp.getType().getBoxes()) {
+      auto box = cast<sck::BoxType>(t);
+      SmallVector<int64_t> shape = {ShapedType::kDynamic};
+      llvm::append_range(shape, box.getShape());
+      queue.boxes.push_back(memref::AllocOp::create(
+          b, loc, MemRefType::get(shape, box.getElementType()), ValueRange{capacity}));
+    }
+    queue.counts = memref::AllocaOp::create(b, loc, MemRefType::get({2}, b.getIndexType()));
+    memref::StoreOp::create(b, loc, cst(0), queue.counts, ValueRange{cst(0)});
+    memref::StoreOp::create(b, loc, cst(0), queue.counts, ValueRange{cst(1)});
+    queues[ringOp.getResult()] = queue;
+  }
+
+  /// Copies box `box` to / from entry `slot` of a queue.
+  void copyBox(Value queue, Value slot, Value box, sck::BoxType type, bool toQueue) {
+    forEach({cst(type.getShape()[0]), cst(type.getShape()[1])}, [&](ValueRange ij) {
+      SmallVector<Value> at = {slot, ij[0], ij[1]};
+      if (toQueue)
+        memref::StoreOp::create(b, loc, memref::LoadOp::create(b, loc, box, ij), queue, at);
+      else
+        memref::StoreOp::create(b, loc, memref::LoadOp::create(b, loc, queue, at), box, ij);
+    });
+  }
+
+  /// Takes the next put (which = 0) or get (1) position of `queue`.
+  Value take(const Queue &queue, int64_t which) {
+    Value at = memref::LoadOp::create(b, loc, queue.counts, ValueRange{cst(which)});
+    Value next = arith::AddIOp::create(b, loc, at, cst(1));
+    memref::StoreOp::create(b, loc, next, queue.counts, ValueRange{cst(which)});
+    return at;
+  }
+
+  LogicalResult runBlock(Block &block) {
+    for (Operation &o : block)
+      if (failed(runOp(o)))
+        return failure();
+    return success();
+  }
+
+  LogicalResult runOp(Operation &o) {
+    if (isa<func::ReturnOp, sck::ReleaseOp, sck::SignalOp, sck::WaitOp>(o))
+      return success();
+    if (auto role = dyn_cast<sck::RoleOp>(o))
+      return runBlock(role.getBody().front());
+    if (auto ringOp = dyn_cast<sck::RingOp>(o))
+      return ring(ringOp), success();
+    if (auto loop = dyn_cast<sck::TileLoopOp>(o)) {
+      Block &body = loop.getBody().front();
+      LogicalResult status = success();
+      forEach({map.lookup(loop.getBatches()), map.lookup(loop.getMTiles()),
+               map.lookup(loop.getNTiles())},
+              [&](ValueRange tile) {
+                for (auto [arg, v] : llvm::zip(body.getArguments(), tile))
+                  map.map(arg, v);
+                status = runBlock(body);
+              });
+      return status;
+    }
+    if (auto loadOp = dyn_cast<sck::LoadOp>(o))
+      return load(loadOp);
+    if (auto zero = dyn_cast<sck::ZeroOp>(o)) {
+      sck::AccType type = zero.getType();
+      Value acc = alloc(type.getShape(), b.getF32Type());
+      fillZero(acc, type.getShape(), b.getF32Type());
+      map.map(zero.getResult(), acc);
+      return success();
+    }
+    if (auto mmaOp = dyn_cast<sck::MmaOp>(o))
+      return mma(mmaOp), success();
+    if (auto put = dyn_cast<sck::PutOp>(o)) {
+      const Queue &queue = queues[put.getRing()];
+      Value slot = take(queue, 0);
+      for (auto [q, box] : llvm::zip(queue.boxes, put.getBoxes()))
+        copyBox(q, slot, map.lookup(box), cast<sck::BoxType>(box.getType()), true);
+      return success();
+    }
+    if (auto get = dyn_cast<sck::GetOp>(o)) {
+      const Queue &queue = queues[get.getRing()];
+      Value slot = take(queue, 1);
+      for (auto [q, box] : llvm::zip(queue.boxes, get.getBoxes())) {
+        auto type = cast<sck::BoxType>(box.getType());
+        Value copy = alloc(type.getShape(), type.getElementType());
+        copyBox(q, slot, copy, type, false);
+        map.map(box, copy);
+      }
+      return success();
+    }
+    if (auto epi = dyn_cast<sck::EpilogueOp>(o))
+      return epilogue(epi);
+    if (auto loop = dyn_cast<scf::ForOp>(o)) {
+      SmallVector<Value> inits =
+          llvm::map_to_vector(loop.getInitArgs(), [&](Value v) { return map.lookup(v); });
+      LogicalResult status = success();
+      auto copy = scf::ForOp::create(
+          b, loc, map.lookup(loop.getLowerBound()), map.lookup(loop.getUpperBound()),
+          map.lookup(loop.getStep()), inits,
+          [&](OpBuilder &inside, Location, Value iv, ValueRange iters) {
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPoint(inside.getInsertionBlock(), inside.getInsertionPoint());
+            map.map(loop.getInductionVar(), iv);
+            for (auto [arg, v] : llvm::zip(loop.getRegionIterArgs(), iters))
+              map.map(arg, v);
+            Block &body = *loop.getBody();
+            for (Operation &inner : body.without_terminator())
+              if (failed(runOp(inner)))
+                status = failure();
+            SmallVector<Value> yielded = llvm::map_to_vector(
+                body.getTerminator()->getOperands(),
+                [&](Value v) { return map.lookupOrDefault(v); });
+            scf::YieldOp::create(b, loc, yielded);
+          });
+      for (auto [from, to] : llvm::zip(loop.getResults(), copy.getResults()))
+        map.map(from, to);
+      return status;
+    }
+    if (o.getNumRegions() != 0 || o.getDialect()->getNamespace() == "sck")
+      return o.emitError("the CPU runner does not know this op");
+    b.clone(o, map);
+    return success();
+  }
+};
+
+struct ScTestExecuteKernelIRPass
+    : sc::impl::ScTestExecuteKernelIRPassBase<ScTestExecuteKernelIRPass> {
+  void runOnOperation() final {
+    ModuleOp module = getOperation();
+    SmallVector<BatchMatmulOp> ops;
+    module.walk([&](BatchMatmulOp op) {
+      if (op->hasAttr(BatchMatmulOp::getKernelAttrName()))
+        ops.push_back(op);
+    });
+    DenseSet<Operation *> kernels;
+    for (BatchMatmulOp op : ops) {
+      auto ref = op->getAttrOfType<FlatSymbolRefAttr>(BatchMatmulOp::getKernelAttrName());
+      auto kernel = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, ref);
+      if (!kernel) {
+        op.emitError() << "no kernel-level function " << ref;
+        return signalPassFailure();
+      }
+      OpBuilder b(op);
+      KernelRunner runner(b, op);
+      FailureOr<Value> value = runner.run(kernel);
+      if (failed(value))
+        return signalPassFailure();
+      op.getResult().replaceAllUsesWith(*value);
+      op.erase();
+      kernels.insert(kernel);
+    }
+    // The kernel functions have run where they were used.
+    for (Operation *kernel : kernels)
+      kernel->erase();
+  }
+};
+
+} // namespace

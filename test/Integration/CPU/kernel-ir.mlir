@@ -1,0 +1,64 @@
+// RUN: sparcast-equiv %sparcast_src_root/test/Integration/CPU/Inputs/lce-odd.mlir --ref=lce --pass-pipeline='builtin.module(sc-ikbo-pipeline,func.func(sc-select-gemm-schedule{schedule=pingpong}),sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-test-execute-kernel-ir)' --users=4 --candidates=17 --trials=2 --shuffle-index --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %sparcast_src_root/test/Integration/CPU/Inputs/lce-odd.mlir --ref=lce --pass-pipeline='builtin.module(sc-ikbo-pipeline,func.func(sc-select-gemm-schedule{schedule=cooperative}),sc-lower-to-sck,sc-persistent{group=2},sc-warp-specialize{stages=3},sc-test-execute-kernel-ir)' --users=5 --candidates=9 --trials=2 --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=linear_relu --pass-pipeline='builtin.module(sc-lower-to-sck,sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=3 --rtol=1e-2 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=bmm --pass-pipeline='builtin.module(sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=2 | FileCheck %s
+// RUN: not sparcast-equiv %s --ref=relu_kernel_ir --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=3 | FileCheck %s --check-prefix=WRONG
+
+// The kernel-level IR keeps each GEMM's meaning: the GEMMs of a model,
+// lowered to their kernel functions (sc-lower-to-sck), made persistent
+// (sc-persistent) and split into producer and consumer roles around a ring
+// (sc-warp-specialize), then run on the host op by op
+// (sc-test-execute-kernel-ir), give the model's results on random inputs.
+// The LCE after the IKBO pipeline (its candidate GEMM's epilogue gathers
+// the request GEMM's result), ping-pong 64-row and cooperative 128-row
+// tiles, odd K; a transposed bf16 rhs with a bias + ReLU epilogue; several
+// M and N tiles and k-tiles, none full.
+// CHECK-COUNT-2: ok
+// CHECK: EQUIVALENT
+
+func.func @linear_relu(%x: tensor<?x70x100xbf16> {sc.lineage = #sc.lineage<candidate>}, %w: tensor<300x100xbf16>, %bias: tensor<300xf32>) -> tensor<?x70x300xbf16> {
+  %o = sc.batch_matmul %x, %w epilogue_ins(%bias : tensor<300xf32>) {transpose_rhs} : tensor<?x70x100xbf16>, tensor<300x100xbf16> -> tensor<?x70x300xbf16> {
+  ^bb0(%acc: f32, %b: index, %m: index, %n: index, %bs: tensor<300xf32>):
+    %v = tensor.extract %bs[%n] : tensor<300xf32>
+    %s = arith.addf %acc, %v : f32
+    %zero = arith.constant 0.0 : f32
+    %r = arith.maximumf %s, %zero : f32
+    %t = arith.truncf %r : f32 to bf16
+    sc.yield %t : bf16
+  }
+  return %o : tensor<?x70x300xbf16>
+}
+
+func.func @bmm(%a: tensor<?x130x150xf16> {sc.lineage = #sc.lineage<candidate>}, %b: tensor<?x150x40xf16> {sc.lineage = #sc.lineage<candidate>}) -> tensor<?x130x40xf32> {
+  %o = sc.batch_matmul %a, %b : tensor<?x130x150xf16>, tensor<?x150x40xf16> -> tensor<?x130x40xf32>
+  return %o : tensor<?x130x40xf32>
+}
+
+// The runner is not blind: a kernel-level epilogue that adds a ReLU the
+// op's region lacks gives other results.
+// WRONG: MISMATCH
+// WRONG: NOT EQUIVALENT
+func.func @relu_kernel_ir(%w: tensor<64x64xf16>, %e: tensor<?x64x256xf16> {sc.lineage = #sc.lineage<candidate>}) -> tensor<?x64x256xf16> {
+  %c = sc.batch_matmul %w, %e {sc.kernel_ir = @relu_kernel} : tensor<64x64xf16>, tensor<?x64x256xf16> -> tensor<?x64x256xf16>
+  return %c : tensor<?x64x256xf16>
+}
+func.func private @relu_kernel(%batch: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  sck.tile_loop %batch, %c1, %c1 attributes {schedule = "grid"} {
+  ^bb0(%b: index, %mt: index, %nt: index):
+    %zero = sck.zero : !sck.acc<64x256xf32>
+    %a = sck.load "A"[%c0, %c0] : !sck.box<64x64xf16>
+    %bb = sck.load "B"[%c0, %c0, %b] : !sck.box<64x256xf16>
+    %r = sck.mma %a, %bb, %zero : !sck.box<64x64xf16>, !sck.box<64x256xf16>, !sck.acc<64x256xf32>
+    sck.epilogue "C"[%c0, %c0, %b], %r : !sck.acc<64x256xf32> {
+    ^bb0(%v: f32, %bi: index, %m: index, %n: index):
+      %z = arith.constant 0.0 : f32
+      %p = arith.maximumf %v, %z : f32
+      %t = arith.truncf %p : f32 to f16
+      sck.yield %t : f16
+    }
+  }
+  return
+}
+
