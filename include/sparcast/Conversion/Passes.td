@@ -38,8 +38,9 @@ def ScTestExecuteKernelIRPass : Pass<"sc-test-execute-kernel-ir", "::mlir::Modul
     memrefs (tile loops as loops, box loads as copies with zeros past the
     operand's end, MMAs into fresh accumulators, the epilogue's region on
     every element inside the result; roles in order, the ring as a queue;
-    readiness flags nothing), and the kernel functions are removed. One
-    stage only (operands A, B, result C).
+    readiness flags nothing), and the kernel functions are removed. A
+    multi-stage kernel runs its stage 1 (A1, B1, C1) into a buffer that
+    stage 2's epilogue reads in place of the stage-1 GEMM's result.
 
     `sparcast-equiv --pass-pipeline='builtin.module(sc-lower-to-sck,
     sc-persistent, sc-warp-specialize, sc-test-execute-kernel-ir)'` then

@@ -8,7 +8,9 @@
 // that lies inside the result. Roles run one after the other, the producer
 // first: the ring is then a queue as long as every box the producer puts
 // (the consumers take them in the same order). Readiness flags are
-// nothing in that order.
+// nothing in that order. A multi-stage kernel (sc-fuse-gemm-stages) runs
+// its stage 1 (operands A1, B1, result C1) into a buffer that stage 2's
+// epilogue then reads in place of the stage-1 GEMM's result.
 //
 // So the CPU-executed proofs (sparcast-equiv) can show that sc-lower-to-sck
 // and the passes on sck (sc-persistent, sc-warp-specialize) keep a GEMM's
@@ -44,28 +46,39 @@ public:
   /// The op's result computed by `kernel`, or failure (an op the runner
   /// does not know, with a located error).
   FailureOr<Value> run(func::FuncOp kernel) {
-    RankedTensorType resultType = op.getType();
     lhs = toBuffer(op.getLhs());
     rhs = toBuffer(op.getRhs());
-    SmallVector<Value> dynamic;
-    for (int64_t d = 0; d < resultType.getRank(); ++d)
-      if (resultType.isDynamicDim(d))
-        dynamic.push_back(batchOfResult());
-    result = memref::AllocOp::create(
-        b, loc, MemRefType::get(resultType.getShape(), resultType.getElementType()),
-        dynamic);
-    // Kernel arguments: (batch elements, the epilogue's tensors...).
+    result = allocResult(op);
+    // Kernel arguments: (batch elements, the epilogue's tensors...), with a
+    // stage 1: (batch elements, stage-1 batch elements, tensors...).
+    for (Value in : op.getEpilogueIns())
+      if (auto def = in.getDefiningOp<BatchMatmulOp>();
+          def && def->hasAttr(BatchMatmulOp::getStageOneAttrName()))
+        stage1 = def;
     Block &entry = kernel.front();
-    if (entry.getNumArguments() != 1 + op.getEpilogueIns().size())
-      return kernel.emitError("the CPU runner takes kernels of one stage: "
-                              "(batch, epilogue tensors...)");
-    map.map(entry.getArgument(0), batchOfResult());
+    unsigned lead = stage1 ? 2 : 1;
+    if (entry.getNumArguments() != lead + op.getEpilogueIns().size())
+      return kernel.emitError("the CPU runner takes (batch, epilogue "
+                              "tensors...), with a stage 1 (batch, stage-1 "
+                              "batch, epilogue tensors...)");
+    map.map(entry.getArgument(0), batchOf(op));
+    if (stage1) {
+      map.map(entry.getArgument(1), batchOf(stage1));
+      lhs1 = toBuffer(stage1.getLhs());
+      rhs1 = toBuffer(stage1.getRhs());
+      result1 = allocResult(stage1);
+    }
     for (auto [arg, in] :
-         llvm::zip(entry.getArguments().drop_front(), op.getEpilogueIns()))
-      map.map(arg, in);
+         llvm::zip(entry.getArguments().drop_front(lead), op.getEpilogueIns())) {
+      // Stage 1's result is read from what the kernel's stage 1 wrote.
+      if (stage1 && in == stage1.getResult())
+        stageOneArg = arg;
+      else
+        map.map(arg, in);
+    }
     if (failed(runBlock(entry)))
       return failure();
-    return bufferization::ToTensorOp::create(b, loc, resultType, result,
+    return bufferization::ToTensorOp::create(b, loc, op.getType(), result,
                                              /*restrict=*/true,
                                              /*writable=*/true)
         .getResult();
@@ -76,6 +89,10 @@ private:
   BatchMatmulOp op;
   Location loc;
   Value lhs, rhs, result;
+  /// A multi-stage kernel's stage 1, its operands and result buffer, and
+  /// the kernel argument standing for that result.
+  BatchMatmulOp stage1;
+  Value lhs1, rhs1, result1, stageOneArg;
   IRMapping map;
   /// Per ring: a queue of boxes per box type and the put / get counts.
   struct Queue {
@@ -93,9 +110,20 @@ private:
         tensor, /*read_only=*/true);
   }
 
-  Value batchOfResult() {
-    Value batched = op.getLhs().getType().getRank() == 3 ? op.getLhs() : op.getRhs();
+  Value batchOf(BatchMatmulOp gemm) {
+    Value batched =
+        gemm.getLhs().getType().getRank() == 3 ? gemm.getLhs() : gemm.getRhs();
     return tensor::DimOp::create(b, loc, batched, 0);
+  }
+
+  Value allocResult(BatchMatmulOp gemm) {
+    RankedTensorType type = gemm.getType();
+    SmallVector<Value> dynamic;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        dynamic.push_back(batchOf(gemm));
+    return memref::AllocOp::create(
+        b, loc, MemRefType::get(type.getShape(), type.getElementType()), dynamic);
   }
 
   /// A loop nest over `extents` whose body `body` gets the indices.
@@ -128,11 +156,14 @@ private:
   /// (its box is read [n][k] and multiplied as [k][n]); zero past the end.
   LogicalResult load(sck::LoadOp loadOp) {
     StringRef name = loadOp.getOperand();
-    if (name != "A" && name != "B")
-      return loadOp.emitError("the CPU runner knows operands A and B, got '")
+    bool first = stage1 && (name == "A1" || name == "B1");
+    if (name != "A" && name != "B" && !first)
+      return loadOp.emitError("the CPU runner knows operands A and B (A1 and "
+                              "B1 of a stage 1), got '")
              << name << "'";
-    Value source = name == "A" ? lhs : rhs;
-    bool transposed = name == "B" && op.getTransposeRhs();
+    Value source = name == "A" ? lhs : name == "B" ? rhs : name == "A1" ? lhs1 : rhs1;
+    bool transposed = (name == "B" && op.getTransposeRhs()) ||
+                      (name == "B1" && stage1.getTransposeRhs());
     auto sourceType = cast<MemRefType>(source.getType());
     sck::BoxType type = loadOp.getType();
     SmallVector<Value> coords =
@@ -197,18 +228,27 @@ private:
 
   /// Every element of the tile inside the result, through the region.
   LogicalResult epilogue(sck::EpilogueOp epi) {
-    if (epi.getResult() != "C")
-      return epi.emitError("the CPU runner takes kernels of one stage: no '")
+    bool first = stage1 && epi.getResult() == "C1";
+    if (epi.getResult() != "C" && !first)
+      return epi.emitError("the CPU runner knows result C (C1 of a stage "
+                           "1), got '")
              << epi.getResult() << "'";
+    Value target = first ? result1 : result;
     sck::AccType type = epi.getAcc().getType();
     if (epi.getCoords().size() != 3)
       return epi.emitError("the CPU runner takes epilogues at [n, m, b]");
     Value n0 = map.lookup(epi.getCoords()[0]), m0 = map.lookup(epi.getCoords()[1]),
           bIdx = map.lookup(epi.getCoords()[2]);
     Value acc = map.lookup(epi.getAcc());
-    Type element = op.getType().getElementType();
-    Value rows = memref::DimOp::create(b, loc, result, 1);
-    Value cols = memref::DimOp::create(b, loc, result, 2);
+    Type element = (first ? stage1 : op).getType().getElementType();
+    if (!first && stageOneArg && !map.contains(stageOneArg))
+      // Stage 1 has run (roles and loops go in order): its result, whole.
+      map.map(stageOneArg, bufferization::ToTensorOp::create(
+                               b, loc, stage1.getType(), result1,
+                               /*restrict=*/true, /*writable=*/false)
+                               .getResult());
+    Value rows = memref::DimOp::create(b, loc, target, 1);
+    Value cols = memref::DimOp::create(b, loc, target, 2);
     LogicalResult status = success();
     forEach({cst(type.getShape()[0]), cst(type.getShape()[1])}, [&](ValueRange ij) {
       Value m = arith::AddIOp::create(b, loc, m0, ij[0]);
@@ -244,7 +284,7 @@ private:
         status = epi.emitError("the epilogue region yields nothing");
         return;
       }
-      memref::StoreOp::create(b, loc, out, result, ValueRange{bIdx, m, n});
+      memref::StoreOp::create(b, loc, out, target, ValueRange{bIdx, m, n});
     });
     return status;
   }
@@ -257,7 +297,15 @@ private:
     int64_t perBatch = llvm::divideCeil(resultType.getDimSize(1), 64) *
                        llvm::divideCeil(resultType.getDimSize(2), 256) *
                        llvm::divideCeil(k, 64);
-    Value capacity = arith::MulIOp::create(b, loc, batchOfResult(), cst(perBatch));
+    Value capacity = arith::MulIOp::create(b, loc, batchOf(op), cst(perBatch));
+    if (stage1) {
+      int64_t k1 = stage1.getLhs().getType().getShape().back();
+      int64_t perBatch1 = llvm::divideCeil(resultType.getDimSize(1), 64) *
+                          llvm::divideCeil(resultType.getDimSize(2), 256) *
+                          llvm::divideCeil(k1, 64);
+      Value more = arith::MulIOp::create(b, loc, batchOf(stage1), cst(perBatch1));
+      capacity = arith::AddIOp::create(b, loc, capacity, more);
+    }
     Queue queue;
     for (Type t : ringOp.getType().getBoxes()) {
       auto box = cast<sck::BoxType>(t);
@@ -403,8 +451,17 @@ struct ScTestExecuteKernelIRPass
       FailureOr<Value> value = runner.run(kernel);
       if (failed(value))
         return signalPassFailure();
+      // A stage 1 ran inside the kernel: the GEMM itself is then unused.
+      SmallVector<BatchMatmulOp> stages;
+      for (Value in : op.getEpilogueIns())
+        if (auto def = in.getDefiningOp<BatchMatmulOp>();
+            def && def->hasAttr(BatchMatmulOp::getStageOneAttrName()))
+          stages.push_back(def);
       op.getResult().replaceAllUsesWith(*value);
       op.erase();
+      for (BatchMatmulOp stage : stages)
+        if (stage.getResult().use_empty())
+          stage.erase();
       kernels.insert(kernel);
     }
     // The kernel functions have run where they were used.

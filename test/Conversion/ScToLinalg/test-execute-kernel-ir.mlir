@@ -4,7 +4,8 @@
 // test/Integration/CPU/kernel-ir.mlir): what it does not run is said, at
 // the kernel.
 
-// One stage only: (batch, the epilogue's tensors...).
+// Kernel arguments: (batch, the epilogue's tensors...), with a stage 1
+// (batch, stage-1 batch, tensors...).
 func.func @stages(%w: tensor<64x64xf16>, %e: tensor<?x64x256xf16>, %x: tensor<?x64x256xf32>) -> tensor<?x64x256xf16> {
   %c = sc.batch_matmul %w, %e epilogue_ins(%x : tensor<?x64x256xf32>) {sc.kernel_ir = @stages_kernel} : tensor<64x64xf16>, tensor<?x64x256xf16> -> tensor<?x64x256xf16> {
   ^bb0(%acc: f32, %b: index, %m: index, %n: index, %r: tensor<?x64x256xf32>):
@@ -13,14 +14,14 @@ func.func @stages(%w: tensor<64x64xf16>, %e: tensor<?x64x256xf16>, %x: tensor<?x
   }
   return %c : tensor<?x64x256xf16>
 }
-// expected-error @below {{the CPU runner takes kernels of one stage: (batch, epilogue tensors...)}}
+// expected-error @below {{the CPU runner takes (batch, epilogue tensors...), with a stage 1 (batch, stage-1 batch, epilogue tensors...)}}
 func.func private @stages_kernel(%batch: index, %batch1: index, %x: tensor<?x64x256xf32>) {
   return
 }
 
 // -----
 
-// Operands A and B only.
+// Operands A and B (A1 and B1 of a stage 1) only.
 func.func @other_operand(%w: tensor<64x64xf16>, %e: tensor<?x64x256xf16>) -> tensor<?x64x256xf16> {
   %c = sc.batch_matmul %w, %e {sc.kernel_ir = @other_operand_kernel} : tensor<64x64xf16>, tensor<?x64x256xf16> -> tensor<?x64x256xf16>
   return %c : tensor<?x64x256xf16>
@@ -30,7 +31,7 @@ func.func private @other_operand_kernel(%batch: index) {
   %c1 = arith.constant 1 : index
   sck.tile_loop %batch, %c1, %c1 attributes {schedule = "grid"} {
   ^bb0(%b: index, %mt: index, %nt: index):
-    // expected-error @below {{the CPU runner knows operands A and B, got 'X'}}
+    // expected-error @below {{the CPU runner knows operands A and B (A1 and B1 of a stage 1), got 'X'}}
     %a = sck.load "X"[%c0, %c0] : !sck.box<64x64xf16>
   }
   return
