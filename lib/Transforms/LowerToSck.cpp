@@ -207,16 +207,8 @@ void buildMultiStageKernel(BatchMatmulOp stage1, BatchMatmulOp stage2,
                            BatchMatmulOp::kNumEpilogueLeadingArgs),
                        ins))
           mapping.map(arg, in);
-        DenseSet<Operation *> needed;
-        SmallVector<Value> work = {g};
-        while (!work.empty()) {
-          Operation *def = work.pop_back_val().getDefiningOp();
-          if (def && def->getBlock() == &region && needed.insert(def).second)
-            llvm::append_range(work, def->getOperands());
-        }
-        for (Operation &inner : region)
-          if (needed.count(&inner))
-            at.clone(inner, mapping);
+        for (Operation *inner : BatchMatmulOp::getEpilogueSlice(g))
+          at.clone(*inner, mapping);
         sck::WaitOp::create(at, loc, at.getStringAttr("ready"),
                             ValueRange{mapping.lookupOrDefault(g), tile[1],
                                        tile[2]});

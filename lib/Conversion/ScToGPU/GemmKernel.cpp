@@ -232,16 +232,8 @@ LogicalResult buildDependencyFunction(BatchMatmulOp stage2, Value g,
   mapping.map(body.getArgument(1), entry->getArgument(0));
   for (unsigned i = lead; i < body.getNumArguments(); ++i)
     mapping.map(body.getArgument(i), entry->getArgument(i - lead + 1));
-  // The backward slice of g, in the region's order.
-  DenseSet<Operation *> needed;
-  SmallVector<Value> work = {g};
-  while (!work.empty()) {
-    Operation *def = work.pop_back_val().getDefiningOp();
-    if (def && def->getBlock() == &body && needed.insert(def).second)
-      llvm::append_range(work, def->getOperands());
-  }
-  for (Operation &inner : body)
-    if (needed.count(&inner) && failed(cloneEpilogueOp(inner, b, mapping)))
+  for (Operation *inner : BatchMatmulOp::getEpilogueSlice(g))
+    if (failed(cloneEpilogueOp(*inner, b, mapping)))
       return failure();
   func::ReturnOp::create(b, stage2.getLoc(), mapping.lookup(g));
   return success();

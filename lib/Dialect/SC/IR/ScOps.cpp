@@ -208,6 +208,22 @@ Value BatchMatmulOp::getGatheredTileIndex(Block &body, unsigned epilogueIn,
       "the operand", why);
 }
 
+SmallVector<Operation *> BatchMatmulOp::getEpilogueSlice(Value value) {
+  Block &body = *value.getParentBlock();
+  DenseSet<Operation *> needed;
+  SmallVector<Value> work = {value};
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (def && def->getBlock() == &body && needed.insert(def).second)
+      llvm::append_range(work, def->getOperands());
+  }
+  SmallVector<Operation *> slice;
+  for (Operation &op : body)
+    if (needed.count(&op))
+      slice.push_back(&op);
+  return slice;
+}
+
 std::string BatchMatmulOp::getStageFusionLimitation(BatchMatmulOp stage1) {
   if (!stage1.getResult().hasOneUse() ||
       !llvm::is_contained(getEpilogueIns(), stage1.getResult()))

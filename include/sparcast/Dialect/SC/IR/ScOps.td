@@ -123,6 +123,11 @@ def Sc_BatchMatmulOp : Sc_Op<"batch_matmul", [
     static ::mlir::Value getGatheredTileIndex(::mlir::Block &body,
                                               unsigned epilogueIn,
                                               std::string &why);
+    /// The ops of an epilogue region that `value` (a value of that region)
+    /// depends on, in the region's order: what computes it from the
+    /// region's arguments (e.g. a gathered tile's g(b)).
+    static ::llvm::SmallVector<::mlir::Operation *>
+    getEpilogueSlice(::mlir::Value value);
     /// Why `stage1` cannot run as stage 1 of this op's kernel, from the ops
     /// alone (uses, types, shapes, the dependency; not the chip), or an
     /// empty string.
