@@ -110,8 +110,10 @@ buildTileLoop(OpBuilder &b, BatchMatmulOp op, Value batches, ValueRange ins,
         op.getTransposeRhs() ? SmallVector<Value>{k0, n0} : SmallVector<Value>{n0, k0};
     if (rhsBatched)
       bCoords.push_back(bIdx);
-    Value boxA = sck::LoadOp::create(b, loc, aType, b.getStringAttr(names.a), aCoords);
-    Value boxB = sck::LoadOp::create(b, loc, bType, b.getStringAttr(names.b), bCoords);
+    Value boxA = sck::LoadOp::create(b, loc, aType, b.getStringAttr(names.a),
+                                     aCoords, /*transposed=*/false);
+    Value boxB = sck::LoadOp::create(b, loc, bType, b.getStringAttr(names.b),
+                                     bCoords, op.getTransposeRhs());
     Value acc = sck::MmaOp::create(b, loc, accType, boxA, boxB,
                                    kLoop.getRegionIterArgs().front());
     scf::YieldOp::create(b, loc, acc);

@@ -487,6 +487,18 @@ static LogicalResult checkKernelIRTiling(BatchMatmulOp op, StringRef schedule) {
     return success();
   int64_t tileM = schedule == "pingpong" ? 64 : 128;
   Type element = op.getLhs().getType().getElementType();
+  // The layouts: A as stored, B transposed exactly when the op's rhs is.
+  WalkResult layouts = kernel.walk([&](sck::LoadOp load) {
+    bool want = load.getOperand() == "B" && op.getTransposeRhs();
+    if (load.getTransposed() == want)
+      return WalkResult::advance();
+    load.emitError() << "the GPU kernel reads operand " << load.getOperand()
+                     << (want ? " transposed" : " as stored")
+                     << "; the kernel-level IR says otherwise";
+    return WalkResult::interrupt();
+  });
+  if (layouts.wasInterrupted())
+    return failure();
   WalkResult walk = kernel.walk([&](sck::MmaOp mma) {
     sck::BoxType a = mma.getA().getType(), b = mma.getB().getType();
     sck::AccType acc = mma.getAcc().getType();

@@ -150,10 +150,9 @@ private:
     });
   }
 
-  /// Box (i, j) of operand `name` at box coordinates `coords` (innermost
-  /// first, as the TMA maps take them): the operand's element at the
-  /// reversed coordinates plus (i, j), or (j, i) for the transposed rhs
-  /// (its box is read [n][k] and multiplied as [k][n]); zero past the end.
+  /// A box as sck.load defines it: element (i, j) is the operand's element
+  /// at the reversed coordinates plus (i, j), or (j, i) when `transposed`;
+  /// zero past the end.
   LogicalResult load(sck::LoadOp loadOp) {
     StringRef name = loadOp.getOperand();
     bool first = stage1 && (name == "A1" || name == "B1");
@@ -162,8 +161,7 @@ private:
                               "B1 of a stage 1), got '")
              << name << "'";
     Value source = name == "A" ? lhs : name == "B" ? rhs : name == "A1" ? lhs1 : rhs1;
-    bool transposed = (name == "B" && op.getTransposeRhs()) ||
-                      (name == "B1" && stage1.getTransposeRhs());
+    bool transposed = loadOp.getTransposed();
     auto sourceType = cast<MemRefType>(source.getType());
     sck::BoxType type = loadOp.getType();
     SmallVector<Value> coords =

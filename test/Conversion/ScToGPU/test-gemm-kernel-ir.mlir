@@ -85,3 +85,25 @@ func.func private @other_tiles_kernel(%batch: index) {
   }
   return
 }
+
+// -----
+
+// ... and read each operand in the op's layout.
+func.func @layout(%w: tensor<128x64xf16>, %e: tensor<?x64x256xf16>) -> tensor<?x128x256xf16> {
+  %c = sc.batch_matmul %w, %e {sc.gemm_schedule = "pingpong", sc.kernel_ir = @layout_kernel} : tensor<128x64xf16>, tensor<?x64x256xf16> -> tensor<?x128x256xf16>
+  return %c : tensor<?x128x256xf16>
+}
+func.func private @layout_kernel(%batch: index) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  sck.tile_loop %batch, %c2, %c1 attributes {schedule = "persistent"} {
+  ^bb0(%b: index, %mt: index, %nt: index):
+    %zero = sck.zero : !sck.acc<64x256xf32>
+    %a = sck.load "A"[%mt, %b] : !sck.box<64x64xf16>
+    // expected-error @below {{the GPU kernel reads operand B as stored; the kernel-level IR says otherwise}}
+    %bb = sck.load "B"[%nt, %b] {transposed} : !sck.box<64x256xf16>
+    %r = sck.mma %a, %bb, %zero : !sck.box<64x64xf16>, !sck.box<64x256xf16>, !sck.acc<64x256xf32>
+    sck.epilogue "C"[%nt, %mt, %b], %r : !sck.acc<64x256xf32>
+  }
+  return
+}

@@ -82,9 +82,14 @@ def Sck_LoadOp : Sck_Op<"load", [Pure]> {
   let summary = "a TMA box of a kernel operand";
   let description = [{
     The box of operand `operand` (a kernel argument's name) at `coords`
-    (box coordinates, innermost first).
+    (box coordinates, innermost first): element (i, j) of a box<R x C> is
+    the operand's element at the reversed coordinates plus (i, j) on its
+    last two dims, or plus (j, i) with `transposed` (the operand is stored
+    [cols][rows], as a K-major rhs: the box is read so and multiplied as
+    [rows][cols]). Past the operand's end, zeros (TMA's fill).
   }];
-  let arguments = (ins StrAttr:$operand, Variadic<Index>:$coords);
+  let arguments = (ins StrAttr:$operand, Variadic<Index>:$coords,
+                       UnitAttr:$transposed);
   let results = (outs Sck_BoxType:$box);
   let assemblyFormat = "$operand `[` $coords `]` attr-dict `:` qualified(type($box))";
 }
