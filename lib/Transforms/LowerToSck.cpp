@@ -80,6 +80,7 @@ buildTileLoop(OpBuilder &b, BatchMatmulOp op, Value batches, ValueRange ins,
   Value kTiles = cst(llvm::divideCeil(k, kTileK));
   auto loop = sck::TileLoopOp::create(b, loc, batches, tilesM, tilesN,
                                       b.getStringAttr("grid"),
+                                      b.getI64IntegerAttr(1),
                                       b.getI64IntegerAttr(1));
   // The caller's insertion point comes back after the loop.
   OpBuilder::InsertionGuard after(b);

@@ -329,6 +329,24 @@ def ScPersistentPass : Pass<"sc-persistent"> {
   ];
 }
 
+def ScMulticastPass : Pass<"sc-multicast"> {
+  let summary = "Pair the CTAs of persistent tile loops to share B by TMA multicast";
+  let description = [{
+    On the kernel-level IR (`sck`): every persistent `sck.tile_loop` gets
+    `cluster = 2`: CTAs in pairs (a cluster) take pairs of M tiles of the
+    same batch element and N tile, and each loads half of the B box they
+    share and multicasts it to both, halving the B traffic from L2 (the
+    LCE's candidate GEMM re-reads each B k-tile once per M tile).
+    Experimental: correct on the H200, not faster so far. Grid loops are
+    an error (the CTAs of a pair wait on each other: run sc-persistent
+    first); multi-stage kernels (two loops in a block) are left alone.
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark for each loop paired">,
+  ];
+}
+
 def ScWarpSpecializePass : Pass<"sc-warp-specialize"> {
   let summary = "Split a kernel's tile loop into a producer role and consumer roles";
   let description = [{

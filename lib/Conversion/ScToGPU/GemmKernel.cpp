@@ -455,6 +455,7 @@ static LogicalResult rolesFromKernelIR(BatchMatmulOp op,
     if (auto loop = dyn_cast<sck::TileLoopOp>(inner)) {
       roles.persistent = loop.getSchedule() == "persistent";
       roles.group = loop.getGroup();
+      roles.cluster = loop.getCluster();
     }
     auto role = dyn_cast<sck::RoleOp>(inner);
     if (!role)
@@ -559,7 +560,8 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
         (schedule == "cooperative" || schedule == "pingpong"))
       return detail::buildWarpSpecializedGemmKernel(
           op, gpuModule, kernelName, binding, schedule == "pingpong",
-          options.multicast, /*stage1=*/nullptr, roles);
+          roles.cluster ? roles.cluster == 2 : options.multicast,
+          /*stage1=*/nullptr, roles);
     if (limitation.empty())
       return detail::buildSimpleGemmKernel(op, gpuModule, kernelName, binding,
                                            options);

@@ -144,6 +144,9 @@ struct WarpRoles {
   int64_t consumerRegs = 232;
   bool persistent = true;
   int64_t group = 8;
+  /// CTAs per cluster sharing B by TMA multicast (1 or 2); 0: the IR does
+  /// not say (the option decides).
+  int64_t cluster = 0;
 };
 
 FailureOr<KernelLaunch>

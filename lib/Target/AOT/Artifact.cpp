@@ -687,6 +687,11 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
           persistent.report = report != nullptr;
           pm.addPass(createScPersistentPass(persistent));
         }
+        if (options.gemmMulticast) {
+          ScMulticastPassOptions multicast;
+          multicast.report = report != nullptr;
+          pm.addPass(createScMulticastPass(multicast));
+        }
         ScWarpSpecializePassOptions roles;
         roles.stages = options.wsStages;
         roles.producerRegs = options.wsProducerRegs;

@@ -123,3 +123,23 @@ func.func @epilogue_ins(%n: index, %x: tensor<?xf32>) {
   sck.epilogue "C"[%n], %zero ins(%x : tensor<?xf32>) : !sck.acc<64x256xf32>
   return
 }
+
+// -----
+
+func.func @cluster(%n: index) {
+  // expected-error @below {{cluster must be 1 or 2, got 3}}
+  sck.tile_loop %n, %n, %n attributes {schedule = "persistent", cluster = 3} {
+  ^bb0(%b: index, %m: index, %nn: index):
+  }
+  return
+}
+
+// -----
+
+func.func @cluster_grid(%n: index) {
+  // expected-error @below {{a cluster of 2 (multicast) needs the persistent schedule: CTAs of a pair wait on each other}}
+  sck.tile_loop %n, %n, %n attributes {schedule = "grid", cluster = 2} {
+  ^bb0(%b: index, %m: index, %nn: index):
+  }
+  return
+}

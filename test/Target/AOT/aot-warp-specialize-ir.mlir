@@ -14,6 +14,10 @@
 // RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/fused-plain --fuse-gemm-stages > /dev/null
 // RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/fused-ir --fuse-gemm-stages --warp-specialize --report | FileCheck %s --check-prefix=FUSED
 // RUN: diff -r %t/fused-plain %t/fused-ir
+// Multicast decided on the IR (sc-multicast): the same kernels.
+// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/mc-plain --gemm-multicast > /dev/null
+// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/mc-ir --gemm-multicast --warp-specialize --report | FileCheck %s --check-prefix=MC
+// RUN: diff -r %t/mc-plain %t/mc-ir
 // RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/tuned --warp-specialize --ws-stages=3 --ws-producer-regs=24 --ws-consumer-regs=240 --report | FileCheck %s
 // RUN: FileCheck %s --check-prefix=PTX < %t/tuned/lce_kernels.ptx
 // RUN: not sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/bad --warp-specialize --ws-stages=6 2>&1 | FileCheck %s --check-prefix=TOO-MANY
@@ -50,3 +54,5 @@
 // GRID-FUSED: error: a grid schedule (one CTA per tile) is not available for the multi-stage GEMM kernel: make the tile loop persistent (sc-persistent; sparcast-aot --ws-group > 0)
 // FUSED: kernel-level form: a multi-stage kernel, the GEMM it reads as stage 1
 // FUSED: warp-specialized: 2 tile loops in sequence, producer (2 box(es) per k-tile, 40 registers) + 2 consumer(s) (pingpong, 232 registers)
+// MC: tile loop: CTA pairs on pairs of M tiles, B shared by TMA multicast
+// MC: kernel lce_gemm{{[0-9]+}}: {{.*}} clusters of 2 CTAs on pairs of M tiles sharing B by TMA multicast

@@ -103,6 +103,11 @@ LogicalResult TileLoopOp::verify() {
            << getSchedule() << "'";
   if (getGroup() < 1)
     return emitOpError("group must be at least 1");
+  if (getCluster() != 1 && getCluster() != 2)
+    return emitOpError("cluster must be 1 or 2, got ") << getCluster();
+  if (getCluster() == 2 && getSchedule() != "persistent")
+    return emitOpError("a cluster of 2 (multicast) needs the persistent "
+                       "schedule: CTAs of a pair wait on each other");
   return success();
 }
 

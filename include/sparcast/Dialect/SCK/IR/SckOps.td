@@ -67,11 +67,13 @@ def Sck_TileLoopOp : Sck_Op<"tile_loop", [SingleBlock, NoTerminator]> {
     share A rows and B columns run side by side, for L2 reuse).
     `schedule`: `grid` (CTA i runs the i-th tile) or `persistent` (as many
     CTAs as SMs, CTA c running tiles c, c + CTAs, ...; no pipeline drain
-    between a CTA's tiles).
+    between a CTA's tiles). `cluster` = 2: CTAs in pairs take pairs of M
+    tiles and share each B box by TMA multicast (each loads half).
   }];
   let arguments = (ins Index:$batches, Index:$mTiles, Index:$nTiles,
                        StrAttr:$schedule,
-                       DefaultValuedAttr<I64Attr, "1">:$group);
+                       DefaultValuedAttr<I64Attr, "1">:$group,
+                       DefaultValuedAttr<I64Attr, "1">:$cluster);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat =
       "$batches `,` $mTiles `,` $nTiles attr-dict-with-keyword $body";

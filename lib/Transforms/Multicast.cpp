@@ -1,0 +1,47 @@
+//===- Multicast.cpp - CTA pairs sharing B by TMA multicast ----------------===//
+//
+// A GEMM whose B box is re-read for every M tile (the LCE's candidate GEMM:
+// 7 M tiles per batch element) moves most of its L2 traffic in B. CTAs in
+// pairs on pairs of M tiles can load half of each B box each and multicast
+// it to both. The pairs wait on each other, so the loop must be persistent
+// (every CTA resident); the stages of a multi-stage kernel are left as
+// they are (the generator does not pair them).
+//
+//===----------------------------------------------------------------------===//
+
+#include "sparcast/Transforms/Passes.h"
+#include "sparcast/Dialect/SCK/IR/SckDialect.h"
+
+namespace mlir::sc {
+#define GEN_PASS_DEF_SCMULTICASTPASS
+#include "sparcast/Transforms/Passes.h.inc"
+} // namespace mlir::sc
+
+using namespace mlir;
+
+namespace {
+struct ScMulticastPass : sc::impl::ScMulticastPassBase<ScMulticastPass> {
+  using Base::Base;
+  void runOnOperation() final {
+    WalkResult walk = getOperation()->walk([&](sck::TileLoopOp loop) {
+      // Another tile loop in the same block: a multi-stage kernel.
+      Block *block = loop->getBlock();
+      if (llvm::count_if(block->getOps<sck::TileLoopOp>(),
+                         [](sck::TileLoopOp) { return true; }) > 1)
+        return WalkResult::advance();
+      if (loop.getSchedule() != "persistent") {
+        loop.emitError("multicast pairs CTAs that wait on each other: the "
+                       "tile loop must be persistent (run sc-persistent)");
+        return WalkResult::interrupt();
+      }
+      loop.setClusterAttr(Builder(loop.getContext()).getI64IntegerAttr(2));
+      if (report)
+        loop.emitRemark("tile loop: CTA pairs on pairs of M tiles, B shared "
+                        "by TMA multicast");
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      signalPassFailure();
+  }
+};
+} // namespace
