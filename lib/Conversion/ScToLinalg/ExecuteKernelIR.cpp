@@ -97,7 +97,7 @@ private:
   /// Per ring: a queue of boxes per box type and the put / get counts.
   struct Queue {
     SmallVector<Value> boxes;
-    Value counts;
+    Value counts, capacity;
   };
   DenseMap<Value, Queue> queues;
 
@@ -116,14 +116,28 @@ private:
     return tensor::DimOp::create(b, loc, batched, 0);
   }
 
+  /// The result buffer, NaN everywhere: an element the kernel does not
+  /// write shows as a mismatch.
   Value allocResult(BatchMatmulOp gemm) {
     RankedTensorType type = gemm.getType();
     SmallVector<Value> dynamic;
     for (int64_t d = 0; d < type.getRank(); ++d)
       if (type.isDynamicDim(d))
         dynamic.push_back(batchOf(gemm));
-    return memref::AllocOp::create(
+    Value buffer = memref::AllocOp::create(
         b, loc, MemRefType::get(type.getShape(), type.getElementType()), dynamic);
+    auto element = dyn_cast<FloatType>(type.getElementType());
+    if (!element)
+      return buffer;
+    Value nan = arith::ConstantOp::create(
+        b, loc, b.getFloatAttr(element, APFloat::getNaN(element.getFloatSemantics())));
+    SmallVector<Value> extents;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      extents.push_back(memref::DimOp::create(b, loc, buffer, d));
+    forEach(extents, [&](ValueRange at) {
+      memref::StoreOp::create(b, loc, nan, buffer, at);
+    });
+    return buffer;
   }
 
   /// A loop nest over `extents` whose body `body` gets the indices.
@@ -312,6 +326,7 @@ private:
       queue.boxes.push_back(memref::AllocOp::create(
           b, loc, MemRefType::get(shape, box.getElementType()), ValueRange{capacity}));
     }
+    queue.capacity = capacity;
     queue.counts = memref::AllocaOp::create(b, loc, MemRefType::get({2}, b.getIndexType()));
     memref::StoreOp::create(b, loc, cst(0), queue.counts, ValueRange{cst(0)});
     memref::StoreOp::create(b, loc, cst(0), queue.counts, ValueRange{cst(1)});
@@ -334,7 +349,11 @@ private:
     Value at = memref::LoadOp::create(b, loc, queue.counts, ValueRange{cst(which)});
     Value next = arith::AddIOp::create(b, loc, at, cst(1));
     memref::StoreOp::create(b, loc, next, queue.counts, ValueRange{cst(which)});
-    return at;
+    // The queue holds one slot per 64-wide k-tile of every 64 x 256 tile; a
+    // kernel that puts more reuses its last slot (never writing past it),
+    // and its wrong results show as a mismatch.
+    Value last = arith::SubIOp::create(b, loc, queue.capacity, cst(1));
+    return arith::MinUIOp::create(b, loc, at, last);
   }
 
   LogicalResult runBlock(Block &block) {

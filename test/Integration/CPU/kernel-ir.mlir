@@ -4,6 +4,7 @@
 // RUN: sparcast-equiv %s --ref=linear_relu --pass-pipeline='builtin.module(sc-lower-to-sck,sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=3 --rtol=1e-2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=bmm --pass-pipeline='builtin.module(sc-lower-to-sck,sc-persistent,sc-multicast,sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=2 | FileCheck %s
 // RUN: not sparcast-equiv %s --ref=relu_kernel_ir --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=3 | FileCheck %s --check-prefix=WRONG
+// RUN: not sparcast-equiv %s --ref=overfull_kernel_ir --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=2 | FileCheck %s --check-prefix=WRONG
 
 // The kernel-level IR keeps each GEMM's meaning: the GEMMs of a model,
 // lowered to their kernel functions (sc-lower-to-sck), made persistent
@@ -64,3 +65,27 @@ func.func private @relu_kernel(%batch: index) {
   return
 }
 
+
+// A kernel that puts more boxes than a GEMM of this shape has k-tiles, and
+// stores nothing: in bounds on the host (the queue's last slot is reused),
+// and every element left unwritten (NaN) shows.
+func.func @overfull_kernel_ir(%w: tensor<64x64xf16>, %e: tensor<?x64x256xf16> {sc.lineage = #sc.lineage<candidate>}) -> tensor<?x64x256xf16> {
+  %c = sc.batch_matmul %w, %e {sc.kernel_ir = @overfull_kernel} : tensor<64x64xf16>, tensor<?x64x256xf16> -> tensor<?x64x256xf16>
+  return %c : tensor<?x64x256xf16>
+}
+func.func private @overfull_kernel(%batch: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c9 = arith.constant 9 : index
+  %r = sck.ring {stages = 2} : !sck.ring<!sck.box<64x64xf16>>
+  sck.role "producer" attributes {regs = 40} {
+    sck.tile_loop %batch, %c1, %c1 attributes {schedule = "grid"} {
+    ^bb0(%b: index, %mt: index, %nt: index):
+      scf.for %k = %c0 to %c9 step %c1 {
+        %a = sck.load "A"[%c0, %c0] : !sck.box<64x64xf16>
+        sck.put %r, %a : !sck.ring<!sck.box<64x64xf16>>, !sck.box<64x64xf16>
+      }
+    }
+  }
+  return
+}
