@@ -47,7 +47,8 @@ def eager_plain(w, e_user, e_cand, idx):
 # The pipeline compiled with each GEMM schedule, and with the user and
 # candidate GEMMs in one multi-stage kernel (sparcast-aot --fuse-gemm-stages).
 VARIANTS = dict(SCHEDULES, _fused="fused", _fused_cooperative="fused_cooperative",
-                _request16="request16", _ws24="ws24", _wsgrid="wsgrid")
+                _request16="request16", _ws24="ws24", _wsgrid="wsgrid",
+                _mc="mc", _mc_cooperative="mc_cooperative")
 # Variants that trade precision by design, with the factor on FBGEMM's bound
 # they are held to: request16 rounds the request GEMM's result to f16 before
 # the gather-add, one more rounding of at most half an ulp next to the

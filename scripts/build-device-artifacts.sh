@@ -30,7 +30,7 @@ for model in examples/gemm.mlir bench/gemm_suite.mlir examples/lce.mlir bench/lc
   "$BIN/sparcast-aot" "$ROOT/$model" -o "$ROOT/bench/artifacts/${name}_mc" --gemm-multicast 2>/dev/null >/dev/null
 done
 # IKBO LCE with multicast on the cooperative schedule (128-row tiles).
-for model in examples/lce.mlir; do
+for model in examples/lce.mlir bench/lce_odd.mlir; do
   name="$(basename "$model" .mlir)"
   "$BIN/sparcast-aot" "$ROOT/$model" -o "$ROOT/bench/artifacts/${name}_mc_cooperative" \
     --gemm-multicast --gemm-schedule=cooperative >/dev/null
