@@ -40,7 +40,9 @@ def ScTestExecuteKernelIRPass : Pass<"sc-test-execute-kernel-ir", "::mlir::Modul
     every element inside the result; roles in order, the ring as a queue;
     readiness flags nothing), and the kernel functions are removed. A
     multi-stage kernel runs its stage 1 (A1, B1, C1) into a buffer that
-    stage 2's epilogue reads in place of the stage-1 GEMM's result.
+    stage 2's epilogue reads in place of the stage-1 GEMM's result. Meant
+    for the small shapes of the tests: boxes and accumulators are
+    allocated per use and not freed.
 
     `sparcast-equiv --pass-pipeline='builtin.module(sc-lower-to-sck,
     sc-persistent, sc-warp-specialize, sc-test-execute-kernel-ir)'` then
