@@ -241,11 +241,7 @@ struct ScLowerToSckPass : sc::impl::ScLowerToSckPassBase<ScLowerToSckPass> {
           ++index;
           continue;
         }
-        BatchMatmulOp stage1;
-        for (Value in : op.getEpilogueIns())
-          if (auto def = in.getDefiningOp<BatchMatmulOp>();
-              def && def->hasAttr(BatchMatmulOp::getStageOneAttrName()))
-            stage1 = def;
+        BatchMatmulOp stage1 = op.getStageOne();
         if (stage1 && limitation(stage1).empty()) {
           buildMultiStageKernel(stage1, op, caller, index++);
           if (report)

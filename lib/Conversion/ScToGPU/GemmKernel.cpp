@@ -114,13 +114,10 @@ static LogicalResult cloneEpilogueOp(Operation &inner, OpBuilder &b,
 /// The epilogue of `op`'s result ("C") in its kernel-level function
 /// (sc.kernel_ir), if any (a multi-stage kernel also has stage 1's, "C1").
 static sck::EpilogueOp kernelIREpilogue(BatchMatmulOp op) {
-  auto ref =
-      op->getAttrOfType<FlatSymbolRefAttr>(BatchMatmulOp::getKernelAttrName());
-  auto kernel =
-      ref ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, ref) : nullptr;
+  Operation *kernel = op.getKernelIR();
   sck::EpilogueOp found;
   if (kernel)
-    kernel.walk([&](sck::EpilogueOp epilogue) {
+    kernel->walk([&](sck::EpilogueOp epilogue) {
       if (epilogue.getResult() != "C")
         return WalkResult::advance();
       found = epilogue;
@@ -132,7 +129,7 @@ static sck::EpilogueOp kernelIREpilogue(BatchMatmulOp op) {
 Block *mlir::sc::detail::epilogueBlock(BatchMatmulOp op) {
   if (sck::EpilogueOp epilogue = kernelIREpilogue(op))
     return epilogue.getBody().empty() ? nullptr : &epilogue.getBody().front();
-  return op.hasEpilogue() ? &op.getEpilogue().front() : nullptr;
+  return op.getEpilogueBlock();
 }
 
 /// The epilogue `body` ((acc, b, m, n, ins...) -> element, see
@@ -206,9 +203,7 @@ LogicalResult installKernel(
   gpu::GPUModuleOp scratch = sc::detail::templateModule(*parsed);
   auto epilogue =
       scratch.lookupSymbol<func::FuncOp>((kernelName + "_epilogue").str());
-  Block *body = epilogueFromKernelIR
-                    ? epilogueBlock(op)
-                    : (op.hasEpilogue() ? &op.getEpilogue().front() : nullptr);
+  Block *body = epilogueFromKernelIR ? epilogueBlock(op) : op.getEpilogueBlock();
   if (failed(buildEpilogueFunction(op, body, epilogue, prefetched)))
     return failure();
   if (buildMore && failed(buildMore(scratch)))
@@ -251,10 +246,8 @@ LogicalResult buildStageOneFunctions(BatchMatmulOp stage1,
       scratch.lookupSymbol<func::FuncOp>((kernelName + "_epilogue1").str());
   auto dependency =
       scratch.lookupSymbol<func::FuncOp>((kernelName + "_dependency").str());
-  if (failed(buildEpilogueFunction(
-          stage1,
-          stage1.hasEpilogue() ? &stage1.getEpilogue().front() : nullptr,
-          epilogue1)))
+  if (failed(buildEpilogueFunction(stage1, stage1.getEpilogueBlock(),
+                                   epilogue1)))
     return failure();
   return buildDependencyFunction(stage2, g, dependency);
 }
@@ -480,16 +473,13 @@ static LogicalResult rolesFromKernelIR(BatchMatmulOp op,
 /// type: a kernel-level IR that multiplies other boxes is not what they
 /// would run, so it is refused rather than silently not followed.
 static LogicalResult checkKernelIRTiling(BatchMatmulOp op, StringRef schedule) {
-  auto ref =
-      op->getAttrOfType<FlatSymbolRefAttr>(BatchMatmulOp::getKernelAttrName());
-  auto kernel =
-      ref ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, ref) : nullptr;
+  Operation *kernel = op.getKernelIR();
   if (!kernel)
     return success();
   int64_t tileM = schedule == "pingpong" ? 64 : 128;
   Type element = op.getLhs().getType().getElementType();
   // The layouts: A as stored, B transposed exactly when the op's rhs is.
-  WalkResult layouts = kernel.walk([&](sck::LoadOp load) {
+  WalkResult layouts = kernel->walk([&](sck::LoadOp load) {
     bool want = load.getOperand() == "B" && op.getTransposeRhs();
     if (load.getTransposed() == want)
       return WalkResult::advance();
@@ -500,7 +490,7 @@ static LogicalResult checkKernelIRTiling(BatchMatmulOp op, StringRef schedule) {
   });
   if (layouts.wasInterrupted())
     return failure();
-  WalkResult walk = kernel.walk([&](sck::MmaOp mma) {
+  WalkResult walk = kernel->walk([&](sck::MmaOp mma) {
     sck::BoxType a = mma.getA().getType(), b = mma.getB().getType();
     sck::AccType acc = mma.getAcc().getType();
     if (a.getShape() == ArrayRef<int64_t>{tileM, 64} &&

@@ -51,10 +51,7 @@ public:
     result = allocResult(op);
     // Kernel arguments: (batch elements, the epilogue's tensors...), with a
     // stage 1: (batch elements, stage-1 batch elements, tensors...).
-    for (Value in : op.getEpilogueIns())
-      if (auto def = in.getDefiningOp<BatchMatmulOp>();
-          def && def->hasAttr(BatchMatmulOp::getStageOneAttrName()))
-        stage1 = def;
+    stage1 = op.getStageOne();
     Block &entry = kernel.front();
     unsigned lead = stage1 ? 2 : 1;
     if (entry.getNumArguments() != lead + op.getEpilogueIns().size())
@@ -304,20 +301,18 @@ private:
   /// The ring as queues as long as the producer's puts: at most one slot
   /// per k-tile of every 64 x 256 tile of the result.
   void ring(sck::RingOp ringOp) {
-    RankedTensorType resultType = op.getType();
-    int64_t k = op.getLhs().getType().getShape().back();
-    int64_t perBatch = llvm::divideCeil(resultType.getDimSize(1), 64) *
-                       llvm::divideCeil(resultType.getDimSize(2), 256) *
-                       llvm::divideCeil(k, 64);
-    Value capacity = arith::MulIOp::create(b, loc, batchOf(op), cst(perBatch));
-    if (stage1) {
-      int64_t k1 = stage1.getLhs().getType().getShape().back();
-      int64_t perBatch1 = llvm::divideCeil(resultType.getDimSize(1), 64) *
-                          llvm::divideCeil(resultType.getDimSize(2), 256) *
-                          llvm::divideCeil(k1, 64);
-      Value more = arith::MulIOp::create(b, loc, batchOf(stage1), cst(perBatch1));
-      capacity = arith::AddIOp::create(b, loc, capacity, more);
-    }
+    // Slots of one GEMM: one per 64-wide k-tile of each 64 x 256 tile.
+    auto slots = [&](BatchMatmulOp gemm) -> Value {
+      RankedTensorType type = gemm.getType();
+      int64_t k = gemm.getLhs().getType().getShape().back();
+      int64_t perBatch = llvm::divideCeil(type.getDimSize(1), 64) *
+                         llvm::divideCeil(type.getDimSize(2), 256) *
+                         llvm::divideCeil(k, 64);
+      return arith::MulIOp::create(b, loc, batchOf(gemm), cst(perBatch));
+    };
+    Value capacity = slots(op);
+    if (stage1)
+      capacity = arith::AddIOp::create(b, loc, capacity, slots(stage1));
     Queue queue;
     for (Type t : ringOp.getType().getBoxes()) {
       auto box = cast<sck::BoxType>(t);
@@ -457,10 +452,10 @@ struct ScTestExecuteKernelIRPass
     });
     DenseSet<Operation *> kernels;
     for (BatchMatmulOp op : ops) {
-      auto ref = op->getAttrOfType<FlatSymbolRefAttr>(BatchMatmulOp::getKernelAttrName());
-      auto kernel = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, ref);
+      auto kernel = dyn_cast_or_null<func::FuncOp>(op.getKernelIR());
       if (!kernel) {
-        op.emitError() << "no kernel-level function " << ref;
+        op.emitError() << "no kernel-level function "
+                       << op->getAttr(BatchMatmulOp::getKernelAttrName());
         return signalPassFailure();
       }
       OpBuilder b(op);
@@ -469,16 +464,11 @@ struct ScTestExecuteKernelIRPass
       if (failed(value))
         return signalPassFailure();
       // A stage 1 ran inside the kernel: the GEMM itself is then unused.
-      SmallVector<BatchMatmulOp> stages;
-      for (Value in : op.getEpilogueIns())
-        if (auto def = in.getDefiningOp<BatchMatmulOp>();
-            def && def->hasAttr(BatchMatmulOp::getStageOneAttrName()))
-          stages.push_back(def);
+      BatchMatmulOp stage1 = op.getStageOne();
       op.getResult().replaceAllUsesWith(*value);
       op.erase();
-      for (BatchMatmulOp stage : stages)
-        if (stage.getResult().use_empty())
-          stage.erase();
+      if (stage1 && stage1.getResult().use_empty())
+        stage1.erase();
       kernels.insert(kernel);
     }
     // The kernel functions have run where they were used.

@@ -208,6 +208,19 @@ Value BatchMatmulOp::getGatheredTileIndex(Block &body, unsigned epilogueIn,
       "the operand", why);
 }
 
+Operation *BatchMatmulOp::getKernelIR() {
+  auto ref = (*this)->getAttrOfType<FlatSymbolRefAttr>(getKernelAttrName());
+  return ref ? SymbolTable::lookupNearestSymbolFrom(*this, ref) : nullptr;
+}
+
+BatchMatmulOp BatchMatmulOp::getStageOne() {
+  for (Value in : getEpilogueIns())
+    if (auto def = in.getDefiningOp<BatchMatmulOp>();
+        def && def->hasAttr(getStageOneAttrName()))
+      return def;
+  return {};
+}
+
 SmallVector<Operation *> BatchMatmulOp::getEpilogueSlice(Value value) {
   Block &body = *value.getParentBlock();
   DenseSet<Operation *> needed;

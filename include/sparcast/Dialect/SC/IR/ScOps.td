@@ -80,13 +80,23 @@ def Sc_BatchMatmulOp : Sc_Op<"batch_matmul", [
     int64_t getContractionSize();
     /// Whether the op has an epilogue region.
     bool hasEpilogue() { return !getEpilogue().empty(); }
-    /// Name of the discardable attribute that pins the op's GPU schedule.
+    /// The epilogue region's block, or null without an epilogue.
+    ::mlir::Block *getEpilogueBlock() {
+      return hasEpilogue() ? &getEpilogue().front() : nullptr;
+    }
     /// Name of the symbol reference from a GEMM to its kernel at the kernel
     /// level (`sck`, made by sc-lower-to-sck); the GPU kernel generator
     /// takes the ring and the roles' registers from there.
     static constexpr ::llvm::StringLiteral getKernelAttrName() {
       return ::llvm::StringLiteral("sc.kernel_ir");
     }
+    /// The function getKernelAttrName() names, or null (no attribute, or
+    /// no such symbol).
+    ::mlir::Operation *getKernelIR();
+    /// The GEMM marked as this one's stage 1 (getStageOneAttrName) whose
+    /// result this op's epilogue reads, or null.
+    BatchMatmulOp getStageOne();
+    /// Name of the discardable attribute that pins the op's GPU schedule.
     static constexpr ::llvm::StringLiteral getScheduleAttrName() {
       return ::llvm::StringLiteral("sc.gemm_schedule");
     }
