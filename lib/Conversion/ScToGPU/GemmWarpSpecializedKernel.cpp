@@ -303,7 +303,7 @@ $MB_OF_UNIT
 // warpgroup's two C buffers. The loads run under the tile's wgmma; the
 // epilogue then reads the operand from shared memory (no global loads).
 constexpr const char *kPrefetchIssueTemplate = R"mlir(
-        scf.if %elected {
+$PX_LIVE        scf.if $PX_COND {
           nvvm.cp.async.bulk.wait_group 0 {read}
           %px_g = func.call @$KERNEL_dependency(%b$EPI_ARGS) : (index$EPI_TYPES) -> index
           %px_rows = arith.constant $ROWSPERWG : index
@@ -721,11 +721,19 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   int64_t halfBytes = 64 * 128 * outBytes;
   // A gathered epilogue operand is loaded by TMA into the staging, which
   // then holds both halves of the warpgroup's rows.
-  auto prefetch = prefetchedOperand(op, !flatRows && !multicast && !stage1);
+  auto prefetch = prefetchedOperand(op, !flatRows && !stage1);
   std::optional<unsigned> prefetched;
   PrefetchMode mode = PrefetchMode::None;
   if (prefetch)
     std::tie(prefetched, mode) = *prefetch;
+  // With multicast the second tile of a pair may lie past M and skip its
+  // epilogue: the subtiles' barrier phases do not count tiles (each C
+  // buffer goes through two phases a tile), the whole tile's do, so only
+  // the subtiles are prefetched there.
+  if (multicast && mode == PrefetchMode::WholeTile) {
+    prefetched.reset();
+    mode = PrefetchMode::None;
+  }
   // Whole tile: both halves staged (2 x 16 KB); subtiles: the 16 KB half
   // staging and two 8 KB C buffers.
   int64_t wgStageBytes = mode == PrefetchMode::WholeTile  ? 2 * halfBytes
@@ -928,7 +936,17 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
                                     32 * u, "%px_m", "%px_g",
                                     "%cbar[%px_bi" + std::to_string(u) + "]");
     }
-    pieces["PX_ISSUE"] = replaceAll(kPrefetchIssueTemplate, {{"PX_LOADS", loads}});
+    // A tile past M (multicast pairs) loads nothing: its epilogue, which
+    // would wait for the loads, does not run.
+    std::string live =
+        multicast ? "        %px_live = arith.cmpi ult, %m0, %cM : index\n"
+                    "        %px_issue = arith.andi %elected, %px_live : i1\n"
+                  : "";
+    pieces["PX_ISSUE"] = replaceAll(
+        kPrefetchIssueTemplate,
+        {{"PX_LOADS", loads},
+         {"PX_LIVE", live},
+         {"PX_COND", multicast ? "%px_issue" : "%elected"}});
     pieces["PX_FUNCS"] =
         "  func.func private @$KERNEL_dependency(index$EPI_TYPES) -> index\n";
     values["PX_TYPE"] = subtiles ? ", f32" : ", $OUT";

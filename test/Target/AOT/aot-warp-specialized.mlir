@@ -68,7 +68,7 @@
 // Experimental multicast: clusters of two CTAs on pairs of M tiles; each
 // loads half of B and multicasts it to both; consumers free a slot in both
 // CTAs (mapa + remote arrive); cluster barriers after init and before exit.
-// MC: kernel gemm_gather_add_gemm0: {{.*}} ping-pong: {{.*}}, clusters of 2 CTAs on pairs of M tiles sharing B by TMA multicast (experimental)
+// MC: kernel gemm_gather_add_gemm0: {{.*}} ping-pong: {{.*}}, clusters of 2 CTAs on pairs of M tiles sharing B by TMA multicast (experimental); the epilogue's gathered operand {{.*}} in 64x32 f32 subtiles
 // MC: 0 bytes spill stores, 0 bytes spill loads
 // MCPTX: .reqnctapercluster 2, 1, 1
 // MCPTX-DAG: fence.mbarrier_init.release.cluster
