@@ -120,6 +120,12 @@ std::string fragmentCoordinatesText(StringRef p, int64_t rowsPerWarpgroup);
 /// piece, stage 2's, is wrapped), and stage 1's launch parameters and
 /// report.
 std::string multiStageTileIndexText();
+/// In a stage-2 tile of a multi-stage kernel, before its elected thread
+/// loads by TMA the stage-1 tile of batch element `g` that the epilogue
+/// reads: waits for that tile's flag (acquire) and orders stage 1's stores
+/// before the TMA's reads (fence.proxy.async.global).
+std::string stageTwoPrefetchWaitText(StringRef g);
+
 void multiStagePieces(const GemmStageOne &stage1, bool pingpong,
                       int64_t rowsPerWarpgroup,
                       llvm::StringMap<std::string> &pieces,

@@ -149,6 +149,29 @@ $FLAG_ADDRESS            scf.while : () -> () {
 
 } // namespace
 
+std::string mlir::sc::detail::stageTwoPrefetchWaitText(StringRef g) {
+  // The flag of the stage-1 tile the TMA is about to read: relaxed polls,
+  // one acquire load (a batch index out of range waits for nothing: TMA
+  // then reads zeros), then stage 1's stores (generic proxy) ordered
+  // before this thread's TMA reads (async proxy).
+  return flagAddressText("pw", g) +
+         replaceAll(R"mlir(
+          %pw_known = arith.cmpi ult, $G, %users : index
+          scf.if %pw_known {
+            scf.while : () -> () {
+              %pw_v = llvm.load %pwptr atomic syncscope("device") monotonic {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+              %pw_notYet = arith.cmpi ult, %pw_v, %flagTarget : i32
+              scf.condition(%pw_notYet)
+            } do {
+              scf.yield
+            }
+            %pw_seen = llvm.load %pwptr atomic syncscope("device") acquire {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+          }
+          nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.global>}
+)mlir",
+                    {{"G", g.str()}});
+}
+
 std::string mlir::sc::detail::multiStageTileIndexText() {
   return kStageTileIndexTemplate;
 }

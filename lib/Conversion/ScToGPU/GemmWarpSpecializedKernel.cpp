@@ -309,7 +309,7 @@ $PX_LIVE        scf.if $PX_COND {
           %px_rows = arith.constant $ROWSPERWG : index
           %px_r0 = arith.muli %wg, %px_rows : index
           %px_m = arith.addi %m0, %px_r0 : index
-$PX_LOADS        }
+$PX_WAIT$PX_LOADS        }
 )mlir";
 
 /// One k-tile of the warp-specialized consumer, k-tile %`j` of the ring:
@@ -721,7 +721,7 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   int64_t halfBytes = 64 * 128 * outBytes;
   // A gathered epilogue operand is loaded by TMA into the staging, which
   // then holds both halves of the warpgroup's rows.
-  auto prefetch = prefetchedOperand(op, !flatRows && !stage1);
+  auto prefetch = prefetchedOperand(op, !flatRows);
   std::optional<unsigned> prefetched;
   PrefetchMode mode = PrefetchMode::None;
   if (prefetch)
@@ -731,6 +731,16 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   // buffer goes through two phases a tile), the whole tile's do, so only
   // the subtiles are prefetched there.
   if (multicast && mode == PrefetchMode::WholeTile) {
+    prefetched.reset();
+    mode = PrefetchMode::None;
+  }
+  // In a multi-stage kernel only stage 1's result is prefetched (its tile's
+  // readiness is awaited first, and the dependency function is stage 1's),
+  // and only in subtiles: stage-1 tiles skip the prefetch, and the
+  // subtiles' barrier phases do not count tiles.
+  if (stage1 && prefetched &&
+      (op.getEpilogueIns()[*prefetched] != BatchMatmulOp(stage1->op).getResult() ||
+       mode != PrefetchMode::Subtiles)) {
     prefetched.reset();
     mode = PrefetchMode::None;
   }
@@ -937,18 +947,26 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
                                     "%cbar[%px_bi" + std::to_string(u) + "]");
     }
     // A tile past M (multicast pairs) loads nothing: its epilogue, which
-    // would wait for the loads, does not run.
+    // would wait for the loads, does not run. Stage-1 tiles of a
+    // multi-stage kernel load nothing; stage-2 tiles wait for the stage-1
+    // tile first.
     std::string live =
         multicast ? "        %px_live = arith.cmpi ult, %m0, %cM : index\n"
                     "        %px_issue = arith.andi %elected, %px_live : i1\n"
+        : stage1  ? "        %px_true = arith.constant true\n"
+                    "        %px_stage2 = arith.xori %isStage1, %px_true : i1\n"
+                    "        %px_issue = arith.andi %elected, %px_stage2 : i1\n"
                   : "";
     pieces["PX_ISSUE"] = replaceAll(
         kPrefetchIssueTemplate,
         {{"PX_LOADS", loads},
          {"PX_LIVE", live},
-         {"PX_COND", multicast ? "%px_issue" : "%elected"}});
+         {"PX_COND", multicast || stage1 ? "%px_issue" : "%elected"},
+         {"PX_WAIT", stage1 ? stageTwoPrefetchWaitText("%px_g") : ""}});
+    // (A multi-stage kernel declares the dependency function already.)
     pieces["PX_FUNCS"] =
-        "  func.func private @$KERNEL_dependency(index$EPI_TYPES) -> index\n";
+        stage1 ? ""
+               : "  func.func private @$KERNEL_dependency(index$EPI_TYPES) -> index\n";
     values["PX_TYPE"] = subtiles ? ", f32" : ", $OUT";
     values["ROWSPERWG"] = std::to_string(rowsPerWarpgroup);
   }

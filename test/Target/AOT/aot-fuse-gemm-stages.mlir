@@ -1,6 +1,7 @@
 // REQUIRES: ptxas
 // RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t --fuse-gemm-stages --report | FileCheck %s
 // RUN: FileCheck %s --check-prefix=PTX < %t/lce_kernels.ptx
+// RUN: FileCheck %s --check-prefix=PXPTX < %t/lce_kernels.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/manifest.json
 // RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t --fuse-gemm-stages --gemm-schedule=cooperative --report | FileCheck %s --check-prefix=COOP
 // RUN: FileCheck %s --check-prefix=COOP-MANIFEST < %t/manifest.json
@@ -12,7 +13,7 @@
 // its report says both stages and the flags.
 // CHECK: lce.mlir:16: GEMM stages fused: the GEMM at lce.mlir:16 runs as stage 1 of this GEMM's kernel
 // CHECK: lce.mlir:16: the GEMM at lce.mlir:16 runs as stage 1 of this GEMM's kernel, readiness flags in ws3 (zeroed per call)
-// CHECK: kernel lce_gemm2: 433x256x872 f16, warp-specialized persistent, ping-pong: {{.*}}; multi-stage: first the 433x256x1184 GEMM's tiles (stage 1, ascending, 19 k-tiles, epilogue stored from registers), then this GEMM's (stage 2, descending)
+// CHECK: kernel lce_gemm2: 433x256x872 f16, warp-specialized persistent, ping-pong: {{.*}}; the epilogue's gathered operand {{.*}} in 64x32 f32 subtiles {{.*}}; multi-stage: first the 433x256x1184 GEMM's tiles (stage 1, ascending, 19 k-tiles, epilogue stored from registers), then this GEMM's (stage 2, descending)
 // CHECK-NOT: kernel lce_gemm
 // CHECK-NOT: C7508
 // CHECK-NOT: C7520
@@ -30,6 +31,11 @@
 // PTX-DAG: bar.sync {{.*}}, 128;
 // PTX-DAG: st.global.v2.b32
 // PTX-DAG: cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group
+// Stage 1's result tile is prefetched by TMA in a stage-2 tile once its
+// flag is acquired, stage 1's stores ordered before the TMA's reads.
+// PXPTX: ld.acquire.gpu.global.b32
+// PXPTX: fence.proxy.async.global;
+// PXPTX: cp.async.bulk.tensor.3d.shared::cluster.global
 
 // The kernel takes stage 2's maps and memrefs, then stage 1's A and B maps,
 // its result and the flags: U * 7 tiles (64-row ping-pong tiles of 433
