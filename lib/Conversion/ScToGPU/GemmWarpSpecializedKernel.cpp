@@ -80,7 +80,7 @@ $TYPES
 !cbars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = $CBARS>
 $PX_TYPES
 gpu.module @scratch {
-  gpu.func @$KERNEL(%tmaAp: !llvm.ptr, %tmaBp: !llvm.ptr, %C: $CTYPE$EPI_PARAMS, %tmaCp: !llvm.ptr$STAGE1_PARAMS$PX_PARAM) kernel
+  gpu.func @$KERNEL(%tmaAp: !llvm.ptr, %tmaBp: !llvm.ptr, %C: $CTYPE$EPI_PARAMS, %tmaCp: !llvm.ptr$PX_PARAM$STAGE1_PARAMS) kernel
       attributes {nvvm.maxntid = array<i32: 384, 1, 1>$CLUSTER_ATTR} {
 $CASTS
     %tmaC = builtin.unrealized_conversion_cast %tmaCp : !llvm.ptr to !tmaC
@@ -1064,7 +1064,11 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
     LaunchParam x;
     x.kind = LaunchParam::Kind::Tma;
     x.tensor = binding.epilogueIns[*prefetched];
-    x.dims = {LaunchDim::of(n), LaunchDim::of(m), binding.batchOf(xType)};
+    // Bounded by its own batch (U), so a g(b) out of range reads zeros.
+    LaunchDim xBatch = *prefetched < binding.epilogueInBatches.size()
+                           ? binding.epilogueInBatches[*prefetched]
+                           : binding.batchOf(xType);
+    x.dims = {LaunchDim::of(n), LaunchDim::of(m), xBatch};
     int64_t xBytes = xType.getElementType().getIntOrFloatBitWidth() / 8;
     x.stridesBytes = {LaunchDim::of(n * xBytes), LaunchDim::of(m * n * xBytes)};
     x.box = {128 / xBytes, 64, 1};

@@ -26,6 +26,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Matchers.h"
@@ -210,11 +212,7 @@ private:
   std::string nextKernelName(StringRef what) {
     return llvm::formatv("{0}_{1}{2}", func.getSymName(), what, kernels++);
   }
-  void addLaunch(const KernelLaunch &launch) {
-    if (report)
-      *report << "kernel " << launch.summary << "\n";
-    launches.push_back(launchJson(launch, gpuModule.getName()));
-  }
+  LogicalResult addLaunch(const KernelLaunch &launch, Location loc);
 
   func::FuncOp func;
   gpu::GPUModuleOp gpuModule;
@@ -336,9 +334,8 @@ FailureOr<TensorInfo> EntryCompiler::materialize(Value v, Location loc) {
   spec.batch = shape[0];
   FailureOr<KernelLaunch> launch =
       buildCopyKernel(loc, gpuModule, nextKernelName("copy"), spec);
-  if (failed(launch))
+  if (failed(launch) || failed(addLaunch(*launch, loc)))
     return failure();
-  addLaunch(*launch);
   tensors[v] = dst;
   return dst;
 }
@@ -395,6 +392,8 @@ FailureOr<GemmBinding> EntryCompiler::bindMatmul(BatchMatmulOp op) {
     if (failed(in))
       return failure();
     binding.epilogueIns.push_back(in->name);
+    binding.epilogueInBatches.push_back(in->shape.empty() ? LaunchDim::of(1)
+                                                          : in->shape[0]);
   }
   Value batched =
       op.getLhs().getType().getRank() == 3 ? op.getLhs() : op.getRhs();
@@ -406,6 +405,45 @@ FailureOr<GemmBinding> EntryCompiler::bindMatmul(BatchMatmulOp op) {
                                   LaunchDim::of(op.getType().getDimSize(2))};
   binding.result = bindResult(op.getResult(), shape).name;
   return binding;
+}
+
+/// Whether a kernel parameter of type `t` takes what `p` passes: a tensor
+/// map is a pointer, a tensor a memref, a dim an index (log-linear tables:
+/// a memref the runtime fills).
+static bool paramTakes(Type t, const LaunchParam &p) {
+  switch (p.kind) {
+  case LaunchParam::Kind::Tma:
+    return isa<LLVM::LLVMPointerType>(t);
+  case LaunchParam::Kind::Memref:
+  case LaunchParam::Kind::LogLinearTables:
+    return isa<MemRefType>(t);
+  case LaunchParam::Kind::Dim:
+    return t.isIndex() || t.isInteger();
+  }
+  return false;
+}
+
+// The runtime passes the manifest's parameters in order: a kernel whose
+// signature disagrees (count, or a map where a memref is taken) would read
+// one argument as another on the GPU, so it is refused here.
+LogicalResult EntryCompiler::addLaunch(const KernelLaunch &launch,
+                                       Location loc) {
+  auto kernel = gpuModule.lookupSymbol<gpu::GPUFuncOp>(launch.kernel);
+  if (kernel) {
+    ArrayRef<Type> inputs = kernel.getFunctionType().getInputs();
+    bool same = inputs.size() == launch.params.size();
+    for (size_t i = 0; same && i < inputs.size(); ++i)
+      same = paramTakes(inputs[i], launch.params[i]);
+    if (!same)
+      return emitError(loc) << "internal error: kernel " << launch.kernel
+                            << "'s parameters do not match its launch's ("
+                            << inputs.size() << " vs "
+                            << launch.params.size() << ")";
+  }
+  if (report)
+    *report << "kernel " << launch.summary << "\n";
+  launches.push_back(launchJson(launch, gpuModule.getName()));
+  return success();
 }
 
 LogicalResult EntryCompiler::visitMatmul(BatchMatmulOp op) {
@@ -442,9 +480,8 @@ LogicalResult EntryCompiler::visitMatmul(BatchMatmulOp op) {
   FailureOr<KernelLaunch> launch =
       buildGemmKernel(op, gpuModule, nextKernelName("gemm"), *binding,
                       gemmOptions(), stageOne ? &*stageOne : nullptr);
-  if (failed(launch))
+  if (failed(launch) || failed(addLaunch(*launch, op.getLoc())))
     return failure();
-  addLaunch(*launch);
   return success();
 }
 
@@ -583,9 +620,8 @@ LogicalResult EntryCompiler::visitAttention(AttentionOp op, AttentionOp self) {
   FailureOr<KernelLaunch> launch =
       buildAttentionKernel(op, gpuModule, nextKernelName("attention"), binding,
                            options.chip, self ? &section : nullptr);
-  if (failed(launch))
+  if (failed(launch) || failed(addLaunch(*launch, op.getLoc())))
     return failure();
-  addLaunch(*launch);
   return success();
 }
 

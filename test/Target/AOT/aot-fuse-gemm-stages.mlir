@@ -37,9 +37,12 @@
 // PXPTX: fence.proxy.async.global;
 // PXPTX: cp.async.bulk.tensor.3d.shared::cluster.global
 
-// The kernel takes stage 2's maps and memrefs, then stage 1's A and B maps,
-// its result and the flags: U * 7 tiles (64-row ping-pong tiles of 433
-// rows, one 256-column tile), zeroed by the runtime on every call.
+// The kernel takes stage 2's maps and memrefs, the map of stage 1's result
+// for the prefetch (bounded by U, its own batch), then stage 1's A and B
+// maps, its result and the flags: U * 7 tiles (64-row ping-pong tiles of
+// 433 rows, one 256-column tile), zeroed by the runtime on every call. (The
+// order is the kernel's signature: sparcast-aot refuses a launch whose
+// parameters disagree with it.)
 // MANIFEST: "kernel": "lce_gemm2",
 // MANIFEST: "tensor": "ws2"
 // MANIFEST: "tensor": "arg2"
@@ -47,6 +50,20 @@
 // MANIFEST: "tensor": "ws1"
 // MANIFEST: "tensor": "arg3"
 // MANIFEST: "tensor": "result0"
+// MANIFEST-NEXT: },
+// MANIFEST-NEXT: {
+// MANIFEST-NEXT: "box": [
+// MANIFEST-NEXT: 32,
+// MANIFEST-NEXT: 64,
+// MANIFEST-NEXT: 1
+// MANIFEST-NEXT: ],
+// MANIFEST-NEXT: "dims": [
+// MANIFEST-NEXT: 256,
+// MANIFEST-NEXT: 433,
+// MANIFEST-NEXT: "U"
+// MANIFEST: "tensor": "ws1"
+// MANIFEST-NEXT: },
+// MANIFEST-NEXT: {
 // MANIFEST: "tensor": "ws0"
 // MANIFEST: "tensor": "arg1"
 // MANIFEST: "tensor": "ws1"

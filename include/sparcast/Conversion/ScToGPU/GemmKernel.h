@@ -110,6 +110,10 @@ struct KernelLaunch {
 struct GemmBinding {
   std::string lhs, rhs, result;
   std::vector<std::string> epilogueIns;
+  /// The batch dim (dim 0) of each epilogue input as the entry knows it: a
+  /// gathered input has its own batch (e.g. U users, not the B of the
+  /// result), which its tensor map must bound.
+  std::vector<LaunchDim> epilogueInBatches;
   /// Symbol of the batch dim (the batched operand's dim 0).
   std::string batchSymbol;
   /// The batch dim of `t` (dim 0): its size, or the batch symbol.
