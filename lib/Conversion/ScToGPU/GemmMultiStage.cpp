@@ -83,6 +83,22 @@ std::string flagAddressText(StringRef p, StringRef u) {
                     {{"P", p.str()}, {"U", u.str()}});
 }
 
+/// Waits until the flag at %`p`ptr (from flagAddressText) reaches
+/// %flagTarget: relaxed polls, then one acquire load, which orders the
+/// stage-1 tile's stores before what this thread reads next.
+std::string acquireFlagText(StringRef p) {
+  return replaceAll(R"mlir(            scf.while : () -> () {
+              %$P_v = llvm.load %$Pptr atomic syncscope("device") monotonic {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+              %$P_notYet = arith.cmpi ult, %$P_v, %flagTarget : i32
+              scf.condition(%$P_notYet)
+            } do {
+              scf.yield
+            }
+            %$P_seen = llvm.load %$Pptr atomic syncscope("device") acquire {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+)mlir",
+                    {{"P", p.str()}});
+}
+
 /// Stage 1's epilogue, per consumer warpgroup on its 64 rows: the op's
 /// epilogue on the registers, stored straight to global memory (pairs of
 /// columns; the result is small and read by stage 2 through the cache), then
@@ -135,15 +151,7 @@ constexpr const char *kStageTwoWaitTemplate = R"mlir(
           %fw_known = arith.cmpi ult, %fw_u, %users : index
           %fw_poll = arith.andi %fw_known, %elected : i1
           scf.if %fw_poll {
-$FLAG_ADDRESS            scf.while : () -> () {
-              %fw_v = llvm.load %fwptr atomic syncscope("device") monotonic {alignment = 4 : i64} : !llvm.ptr<1> -> i32
-              %fw_notYet = arith.cmpi ult, %fw_v, %flagTarget : i32
-              scf.condition(%fw_notYet)
-            } do {
-              scf.yield
-            }
-            %fw_seen = llvm.load %fwptr atomic syncscope("device") acquire {alignment = 4 : i64} : !llvm.ptr<1> -> i32
-          }
+$FLAG_ADDRESS$ACQUIRE          }
           nvvm.barrier id = %wgBar number_of_threads = %wgCount
 )mlir";
 
@@ -158,18 +166,10 @@ std::string mlir::sc::detail::stageTwoPrefetchWaitText(StringRef g) {
          replaceAll(R"mlir(
           %pw_known = arith.cmpi ult, $G, %users : index
           scf.if %pw_known {
-            scf.while : () -> () {
-              %pw_v = llvm.load %pwptr atomic syncscope("device") monotonic {alignment = 4 : i64} : !llvm.ptr<1> -> i32
-              %pw_notYet = arith.cmpi ult, %pw_v, %flagTarget : i32
-              scf.condition(%pw_notYet)
-            } do {
-              scf.yield
-            }
-            %pw_seen = llvm.load %pwptr atomic syncscope("device") acquire {alignment = 4 : i64} : !llvm.ptr<1> -> i32
-          }
+$ACQUIRE          }
           nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.global>}
 )mlir",
-                    {{"G", g.str()}});
+                    {{"G", g.str()}, {"ACQUIRE", acquireFlagText("pw")}});
 }
 
 std::string mlir::sc::detail::multiStageTileIndexText() {
@@ -211,7 +211,8 @@ void mlir::sc::detail::multiStagePieces(const GemmStageOne &stage1,
       stageOneEpilogueText({"%accL", "%accR"}, rowsPerWarpgroup) +
       "        } else {\n" +
       replaceAll(kStageTwoWaitTemplate,
-                 {{"FLAG_ADDRESS", flagAddressText("fw", "%fw_u")}}) +
+                 {{"FLAG_ADDRESS", flagAddressText("fw", "%fw_u")},
+                  {"ACQUIRE", acquireFlagText("fw")}}) +
       pieces["EPILOGUE"] + "        }\n";
 }
 
