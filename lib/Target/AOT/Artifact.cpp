@@ -429,17 +429,18 @@ static bool paramTakes(Type t, const LaunchParam &p) {
 LogicalResult EntryCompiler::addLaunch(const KernelLaunch &launch,
                                        Location loc) {
   auto kernel = gpuModule.lookupSymbol<gpu::GPUFuncOp>(launch.kernel);
-  if (kernel) {
-    ArrayRef<Type> inputs = kernel.getFunctionType().getInputs();
-    bool same = inputs.size() == launch.params.size();
-    for (size_t i = 0; same && i < inputs.size(); ++i)
-      same = paramTakes(inputs[i], launch.params[i]);
-    if (!same)
-      return emitError(loc) << "internal error: kernel " << launch.kernel
-                            << "'s parameters do not match its launch's ("
-                            << inputs.size() << " vs "
-                            << launch.params.size() << ")";
-  }
+  if (!kernel)
+    return emitError(loc) << "internal error: no kernel " << launch.kernel
+                          << " in " << gpuModule.getName();
+  ArrayRef<Type> inputs = kernel.getFunctionType().getInputs();
+  bool same = inputs.size() == launch.params.size();
+  for (size_t i = 0; same && i < inputs.size(); ++i)
+    same = paramTakes(inputs[i], launch.params[i]);
+  if (!same)
+    return emitError(loc) << "internal error: kernel " << launch.kernel
+                          << "'s parameters do not match its launch's ("
+                          << inputs.size() << " vs " << launch.params.size()
+                          << ")";
   if (report)
     *report << "kernel " << launch.summary << "\n";
   launches.push_back(launchJson(launch, gpuModule.getName()));
