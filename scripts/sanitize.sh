@@ -14,7 +14,7 @@ SANITIZER="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sa
 status=0
 for tool in memcheck racecheck; do
   echo "== $tool"
-  if timeout "${SPARCAST_CHECK_TIMEOUT:-200}" "$SANITIZER" --tool "$tool" --error-exitcode 3 \
+  if PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-200}" "$SANITIZER" --tool "$tool" --error-exitcode 3 \
       python3 "$ROOT/bench/sanitize_case.py" --artifacts "${SPARCAST_ARTIFACTS:-$ROOT/bench/artifacts}" --only "${SPARCAST_SANITIZE_ONLY:-}" \
       > "$OUT_DIR/sanitize-$tool.log" 2>&1; then
     echo "$tool: clean"
