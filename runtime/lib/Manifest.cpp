@@ -3,29 +3,43 @@
 #include "Manifest.h"
 #include "Json.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
+#include <functional>
 #include <set>
 
 using namespace sparcast::rt;
 using sparcast::json::Value;
 
 int64_t DimExpr::evaluate(const DimBindings &dims) const {
-  if (!isSymbolic())
-    return constant;
-  auto it = dims.find(symbol);
-  if (it == dims.end())
-    return -1;
-  return (factor * it->second + divisor - 1) / divisor;
+  int64_t value = constant;
+  if (isSymbolic()) {
+    auto it = dims.find(symbol);
+    if (it == dims.end())
+      return -1;
+    value = (factor * it->second + divisor - 1) / divisor;
+  }
+  for (const DimExpr &term : plus) {
+    int64_t t = term.evaluate(dims);
+    if (t < 0)
+      return -1;
+    value += t;
+  }
+  return value;
 }
 
 std::string DimExpr::str() const {
-  if (!isSymbolic())
-    return std::to_string(constant);
-  std::string s = symbol;
-  if (factor != 1)
-    s += "*" + std::to_string(factor);
-  if (divisor != 1)
-    s += "/" + std::to_string(divisor);
+  std::string s = std::to_string(constant);
+  if (isSymbolic()) {
+    s = symbol;
+    if (factor != 1)
+      s += "*" + std::to_string(factor);
+    if (divisor != 1)
+      s += "/" + std::to_string(divisor);
+  }
+  for (const DimExpr &term : plus)
+    s += "+" + term.str();
   return s;
 }
 
@@ -129,11 +143,33 @@ struct Reader {
       return getInt(v, path, out.constant);
     if (v.kind != Value::Kind::String || v.string.empty())
       return fail(path, "expected an integer or a dim symbol");
-    std::string s = v.string;
+    std::string whole = v.string;
     auto bad = [&] {
-      return fail(path, "expected SYMBOL, SYMBOL*FACTOR or SYMBOL[*FACTOR]/DIVISOR, got \"" +
-                            s + "\"");
+      return fail(path, "expected SYMBOL, SYMBOL*FACTOR or SYMBOL[*FACTOR]/DIVISOR, "
+                        "or a sum of such terms, got \"" + whole + "\"");
     };
+    // A sum: the first term here, the others in `plus`.
+    size_t cut = whole.find('+');
+    if (cut != std::string::npos) {
+      Value first, rest;
+      first.kind = rest.kind = Value::Kind::String;
+      first.string = whole.substr(0, cut);
+      rest.string = whole.substr(cut + 1);
+      DimExpr tail;
+      if (first.string.empty() || rest.string.empty() ||
+          !getDim(first, path, out) || !getDim(rest, path, tail))
+        return bad();
+      out.plus.push_back(tail);
+      for (DimExpr &more : tail.plus)
+        out.plus.push_back(more);
+      out.plus.front().plus.clear();
+      return true;
+    }
+    if (std::all_of(whole.begin(), whole.end(), ::isdigit)) {
+      out.constant = std::strtoll(whole.c_str(), nullptr, 10);
+      return true;
+    }
+    std::string s = whole;
     size_t slash = s.find('/');
     std::string head = s.substr(0, slash);
     if (slash != std::string::npos) {
@@ -318,14 +354,18 @@ bool checkSymbols(const EntrySpec &e, std::string &error) {
         bound.insert(d.symbol);
   // SMS: the number of SMs of the device, bound at launch (persistent grids).
   bound.insert("SMS");
-  auto check = [&](const DimExpr &d, const std::string &where) {
-    if (d.isSymbolic() && !bound.count(d.symbol)) {
-      error = "entry " + e.name + ": " + where + " uses dim \"" + d.symbol +
-              "\" that no argument shape binds";
-      return false;
-    }
-    return true;
-  };
+  std::function<bool(const DimExpr &, const std::string &)> check =
+      [&](const DimExpr &d, const std::string &where) {
+        if (d.isSymbolic() && !bound.count(d.symbol)) {
+          error = "entry " + e.name + ": " + where + " uses dim \"" +
+                  d.symbol + "\" that no argument shape binds";
+          return false;
+        }
+        for (const DimExpr &term : d.plus)
+          if (!check(term, where))
+            return false;
+        return true;
+      };
   for (const TensorSpec &t : e.results)
     for (const DimExpr &d : t.shape)
       if (!check(d, "result " + t.name))
@@ -475,7 +515,7 @@ bool checkTensor(const TensorSpec &spec, const scTensor &t,
       }
       continue;
     }
-    if (want.divisor != 1) {
+    if (want.divisor != 1 || !want.plus.empty()) {
       error = at + ": a tensor dim cannot be " + want.str();
       return false;
     }

@@ -27,6 +27,8 @@ struct DimExpr {
   int64_t factor = 1;
   int64_t divisor = 1;
   int64_t constant = 0;
+  /// Further terms added to this one ("B/2+U/2"; grids only).
+  std::vector<DimExpr> plus;
   bool isSymbolic() const { return !symbol.empty(); }
   int64_t evaluate(const DimBindings &dims) const;
   std::string str() const;

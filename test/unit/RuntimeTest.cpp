@@ -41,7 +41,7 @@ constexpr const char *kManifest = R"json({
                   {"name": "ws1", "dtype": "f32", "shape": ["U", 4, 16]},
                   {"name": "ws2", "dtype": "i32", "shape": ["U"], "zero_init": true}],
     "launches": [{
-      "module": "k", "kernel": "gemm0", "grid": [1, 1, "B"], "block": [128, 1, 1],
+      "module": "k", "kernel": "gemm0", "grid": ["B/2+U/2", 1, "B"], "block": [128, 1, 1],
       "smem": 66560, "at_most": [["U", "B"]],
       "params": [
         {"kind": "tma", "tensor": "w", "dims": [8, 4], "strides": [16], "box": [64, 128], "swizzle": 128},
@@ -125,6 +125,11 @@ TEST(Manifest, ReadsEntriesLaunchesAndDims) {
   ASSERT_EQ(e->launches.size(), 1u);
   const LaunchSpec &l = e->launches[0];
   EXPECT_EQ(l.grid[2].symbol, "B");
+  // A sum of terms (candidate pairs plus one per request at most).
+  ASSERT_EQ(l.grid[0].plus.size(), 1u);
+  EXPECT_EQ(l.grid[0].str(), "B/2+U/2");
+  EXPECT_EQ(l.grid[0].evaluate({{"B", 7}, {"U", 3}}), 6);
+  EXPECT_EQ(l.grid[0].evaluate({{"B", 7}}), -1);
   EXPECT_EQ(l.sharedBytes, 66560);
   ASSERT_EQ(l.params.size(), 8u);
   EXPECT_EQ(l.params[1].kind, ParamSpec::Kind::Tma);
@@ -156,7 +161,10 @@ TEST(Manifest, RejectsBrokenManifests) {
   const Case cases[] = {
       {"sparcast-artifact-1", "sparcast-artifact-9", "unsupported format"},
       {"\"module\": \"k\"", "\"module\": \"missing\"", "unknown module"},
-      {"\"grid\": [1, 1, \"B\"]", "\"grid\": [1, 1, \"Q\"]", "no argument shape binds"},
+      {"\"grid\": [\"B/2+U/2\", 1, \"B\"]", "\"grid\": [1, 1, \"Q\"]", "no argument shape binds"},
+      {"\"B/2+U/2\"", "\"B/2+Q\"", "no argument shape binds"},
+      {"\"B/2+U/2\"", "\"B/2+\"", "or a sum of such terms"},
+      {"\"B/2+U/2\"", "\"+U\"", "or a sum of such terms"},
       {"\"tensor\": \"user\"", "\"tensor\": \"nobody\"", "unknown tensor"},
       {"\"dtype\": \"f32\"", "\"dtype\": \"f64\"", "unknown dtype"},
       {"\"box\": [64, 128]", "\"box\": [64]", "as many box sizes"},
@@ -257,6 +265,28 @@ TEST_F(ValidateTest, RejectsWrongStaticDim) {
   EXPECT_FALSE(validate(error));
   EXPECT_NE(error.find("argument 'e' dim 1: expected 8, got 9"),
             std::string::npos)
+      << error;
+}
+
+TEST(Manifest, RefusesSumsAsTensorDims) {
+  // Sums are for grids: a tensor's dim binds one symbol.
+  std::string text = kManifest;
+  std::string from = "\"shape\": [\"B\", 4, 16]";
+  size_t at = text.find(from);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, from.size(), "\"shape\": [\"B+U\", 4, 16]");
+  Manifest m;
+  std::string error;
+  ASSERT_TRUE(parseManifest(text, m, error)) << error;
+  scTensor args[4] = {tensor(0x1000, SC_F16, {4, 8}),
+                      tensor(0x2000, SC_F16, {6, 8, 16}),
+                      tensor(0x3000, SC_F32, {3, 4, 16}),
+                      tensor(0x4000, SC_I32, {6})};
+  scTensor results[1] = {tensor(0x5000, SC_F16, {9, 4, 16})};
+  DimBindings dims;
+  EXPECT_FALSE(validateCall(*m.findEntry("gemm"), args, 4, results, 1, dims,
+                            error));
+  EXPECT_NE(error.find("a tensor dim cannot be B+U"), std::string::npos)
       << error;
 }
 
