@@ -114,6 +114,38 @@ def main():
             print("  %-64s 30 reruns bitwise equal: %s" % (name, "ok" if same else "FAIL"))
             results["correctness"].append({"case": name + " reruns", "schedule": schedule, "ok": same})
 
+    print("== two streams at once (the package keeps one workspace per stream)")
+    # The same entry on two streams with different shapes, launched back to
+    # back for many rounds: sharing a workspace would mix their
+    # intermediates (each call zeroes and fills it).
+    entry = variants["auto"][0] if "auto" in variants else next(iter(variants.values()))[0]
+    streams = (torch.cuda.Stream(), torch.cuda.Stream())
+    calls = []
+    for B, users in ((1024, 15), (512, 7)):
+        w = uniform((M, 2044), f16, gen)
+        e_user = uniform((users, 1178, N), f16, gen)
+        e_cand = uniform((B, 866, N), f16, gen)
+        idx = make_index(users, B, gen, True, True)
+        ref32 = eager_plain(w.float(), e_user.float(), e_cand.float(), idx)
+        bound = (eager_plain(w, e_user, e_cand, idx).float() - ref32).abs().max().item()
+        out = torch.full((B, M, N), float("nan"), dtype=f16, device="cuda")
+        calls.append(((w, e_user, e_cand, idx), out, ref32, bound))
+    torch.cuda.synchronize()
+    worst, finite = [0.0, 0.0], True
+    for _ in range(20):
+        for (inputs, out, _, _), stream in zip(calls, streams):
+            with torch.cuda.stream(stream):
+                out.fill_(float("nan"))
+                entry(*inputs, out=[out], stream=stream)
+        torch.cuda.synchronize()
+        for i, (_, out, ref32, _) in enumerate(calls):
+            finite = finite and bool(torch.isfinite(out).all().item())
+            worst[i] = max(worst[i], (out.float() - ref32).abs().max().item())
+    ok = finite and all(worst[i] <= calls[i][3] for i in range(2))
+    print("  two streams, 20 rounds: max_err %.4f / %.4f (cuBLAS fp16 %.4f / %.4f) %s" % (
+        worst[0], worst[1], calls[0][3], calls[1][3], "ok" if ok else "FAIL"))
+    results["correctness"].append({"case": "two streams at once", "max_err": max(worst), "ok": ok})
+
     def timings(B, users, rounds=7):
         ku, kc = 1178, 866
         w = uniform((M, ku + kc), f16, gen)

@@ -9,6 +9,9 @@ Pure Python over the runtime's C API (ctypes); no build against torch.
 
 Results are allocated with the shapes the manifest gives (or passed with
 out=[...]); every failure raises SparcastError with the runtime's message.
+Intermediates live in a workspace the module keeps per CUDA stream (so calls
+on several streams at once never share one), or in `workspace=` (a CUDA
+tensor of at least `entry.workspace_bytes(*args)` bytes).
 """
 
 import ctypes
@@ -69,6 +72,15 @@ def _bind(lib):
     lib.scValidate.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(_Tensor),
                                ctypes.c_int32, ctypes.POINTER(_Tensor), ctypes.c_int32]
     lib.scValidate.restype = ctypes.c_int
+    lib.scWorkspaceBytes.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(_Tensor),
+                                     ctypes.c_int32, ctypes.POINTER(_Tensor), ctypes.c_int32,
+                                     ctypes.POINTER(ctypes.c_uint64)]
+    lib.scWorkspaceBytes.restype = ctypes.c_int
+    lib.scRunWithWorkspace.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(_Tensor),
+                                       ctypes.c_int32, ctypes.POINTER(_Tensor), ctypes.c_int32,
+                                       ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p,
+                                       ctypes.c_uint32]
+    lib.scRunWithWorkspace.restype = ctypes.c_int
     lib.scGetLastError.argtypes = []
     lib.scGetLastError.restype = ctypes.c_char_p
     return lib
@@ -136,31 +148,65 @@ class Entry:
         return [tuple(_dim_value(d, dims) for d in r["shape"])
                 for r in self._spec["results"]]
 
-    def __call__(self, *args, out=None, stream=None, check_indices=False):
-        if len(args) != len(self._spec["args"]):
-            raise SparcastError("entry '%s' takes %d tensors, got %d"
-                                % (self.name, len(self._spec["args"]), len(args)))
-        torch = _torch()
-        if out is None:
-            device = args[0].device if args else torch.device("cuda")
-            out = []
-            for shape, r in zip(self.result_shapes(*args), self._spec["results"]):
-                if any(s <= 0 for s in shape):
-                    raise SparcastError("cannot size result '%s' from the arguments"
-                                        % r["name"])
-                out.append(torch.empty(shape, dtype=_torch_dtype(r["dtype"]),
-                                       device=device))
+    def _c_tensors(self, args, out):
         c_args = (_Tensor * max(1, len(args)))(
             *[_to_c(t, "argument %d" % i) for i, t in enumerate(args)])
         c_out = (_Tensor * max(1, len(out)))(
             *[_to_c(t, "result %d" % i) for i, t in enumerate(out)])
+        return c_args, c_out
+
+    def _bytes(self, c_args, n_args, c_out, n_out):
+        lib = self._module._lib
+        size = ctypes.c_uint64()
+        if lib.scWorkspaceBytes(self._module._handle, self.name.encode(), c_args, n_args,
+                                c_out, n_out, ctypes.byref(size)) != 0:
+            raise SparcastError(lib.scGetLastError().decode())
+        return size.value
+
+    def workspace_bytes(self, *args, out=None):
+        """Bytes of workspace a call with these tensors needs (0: none)."""
+        out = self._results(args, out)
+        c_args, c_out = self._c_tensors(args, out)
+        return self._bytes(c_args, len(args), c_out, len(out))
+
+    def _results(self, args, out):
+        if out is not None:
+            return out
+        torch = _torch()
+        device = args[0].device if args else torch.device("cuda")
+        out = []
+        for shape, r in zip(self.result_shapes(*args), self._spec["results"]):
+            if any(s <= 0 for s in shape):
+                raise SparcastError("cannot size result '%s' from the arguments"
+                                    % r["name"])
+            out.append(torch.empty(shape, dtype=_torch_dtype(r["dtype"]), device=device))
+        return out
+
+    def __call__(self, *args, out=None, stream=None, check_indices=False, workspace=None):
+        if len(args) != len(self._spec["args"]):
+            raise SparcastError("entry '%s' takes %d tensors, got %d"
+                                % (self.name, len(self._spec["args"]), len(args)))
+        torch = _torch()
+        out = self._results(args, out)
+        c_args, c_out = self._c_tensors(args, out)
         if stream is None:
             stream = torch.cuda.current_stream()
         handle = stream.cuda_stream if hasattr(stream, "cuda_stream") else stream
         flags = _RUN_CHECK_INDICES if check_indices else 0
-        status = self._module._lib.scRun(
+        need = self._bytes(c_args, len(args), c_out, len(out))
+        if workspace is not None:
+            if not workspace.is_cuda or not workspace.is_contiguous():
+                raise SparcastError("workspace must be a contiguous CUDA tensor")
+            ws_ptr, ws_bytes = workspace.data_ptr(), workspace.numel() * workspace.element_size()
+        elif need:
+            ws = self._module._stream_workspace(handle, need, out[0].device if out else
+                                                torch.device("cuda"), stream)
+            ws_ptr, ws_bytes = ws.data_ptr(), ws.numel()
+        else:
+            ws_ptr, ws_bytes = None, 0
+        status = self._module._lib.scRunWithWorkspace(
             self._module._handle, self.name.encode(), c_args, len(args), c_out,
-            len(out), ctypes.c_void_p(handle), flags)
+            len(out), ctypes.c_void_p(ws_ptr), ws_bytes, ctypes.c_void_p(handle), flags)
         if status != 0:
             raise SparcastError(self._module._lib.scGetLastError().decode())
         return out[0] if len(out) == 1 else tuple(out)
@@ -179,6 +225,24 @@ class Module:
             raise SparcastError(self._lib.scGetLastError().decode())
         self._handle = handle
         self.entries = {e["name"]: Entry(self, e) for e in self.manifest["entries"]}
+        # (device, stream handle) -> uint8 CUDA tensor, grown as needed.
+        self._workspaces = {}
+
+    def _stream_workspace(self, handle, need, device, stream):
+        """The workspace of calls on this stream: one per stream, so that
+        calls on several streams at once never share intermediates (the
+        runtime's own workspace is one per module)."""
+        torch = _torch()
+        key = (str(device), handle)
+        ws = self._workspaces.get(key)
+        if ws is None or ws.numel() < need:
+            # 256-byte alignment holds: the caching allocator aligns to 512.
+            ws = torch.empty(need, dtype=torch.uint8, device=device)
+            if hasattr(stream, "cuda_stream"):
+                # Freed only after this stream's work is done with it.
+                ws.record_stream(stream)
+            self._workspaces[key] = ws
+        return ws
 
     def __getattr__(self, name):
         entries = self.__dict__.get("entries", {})

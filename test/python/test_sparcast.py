@@ -62,6 +62,36 @@ class PackageTest(unittest.TestCase):
             m.lce(Shaped(1))
         self.assertIn("takes 4 tensors, got 1", str(err.exception))
 
+    def test_workspace_bytes_come_from_the_runtime(self):
+        # Tensors stand-ins (no torch here): shape, dtype code, a device
+        # address (never dereferenced: nothing is launched).
+        class Fake:
+            def __init__(self, ptr, code, *shape):
+                self.ptr, self.code, self.shape = ptr, code, shape
+
+        def to_c(t, role):
+            c = sparcast._Tensor()
+            c.data, c.dtype, c.rank = t.ptr, t.code, len(t.shape)
+            for i, size in enumerate(t.shape):
+                c.shape[i] = size
+            return c
+
+        saved = sparcast._to_c
+        sparcast._to_c = to_c
+        try:
+            m = sparcast.load(self.dir)
+            f16, i32 = 1, 3
+            args = (Fake(0x10000, f16, 433, 2044), Fake(0x20000, f16, 15, 1178, 256),
+                    Fake(0x30000, f16, 1024, 866, 256), Fake(0x40000, i32, 1024))
+            out = [Fake(0x50000, f16, 1024, 433, 256)]
+            # ws0: f32 [U, 433, 256] with U = 15.
+            self.assertEqual(m.lce.workspace_bytes(*args, out=out), 15 * 433 * 256 * 4)
+            with self.assertRaises(sparcast.SparcastError) as err:
+                m.lce.workspace_bytes(*args, out=[Fake(0x50000, f16, 1000, 433, 256)])
+            self.assertIn("B = 1000 but an earlier tensor has B = 1024", str(err.exception))
+        finally:
+            sparcast._to_c = saved
+
     def test_bad_manifest_raises_the_runtime_message(self):
         bad = dict(MANIFEST, format="something-else")
         with open(os.path.join(self.dir, "manifest.json"), "w") as f:
