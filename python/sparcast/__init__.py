@@ -186,11 +186,10 @@ class Entry:
         if len(args) != len(self._spec["args"]):
             raise SparcastError("entry '%s' takes %d tensors, got %d"
                                 % (self.name, len(self._spec["args"]), len(args)))
-        torch = _torch()
         out = self._results(args, out)
         c_args, c_out = self._c_tensors(args, out)
         if stream is None:
-            stream = torch.cuda.current_stream()
+            stream = _torch().cuda.current_stream()
         handle = stream.cuda_stream if hasattr(stream, "cuda_stream") else stream
         flags = _RUN_CHECK_INDICES if check_indices else 0
         need = self._bytes(c_args, len(args), c_out, len(out))
@@ -199,8 +198,8 @@ class Entry:
                 raise SparcastError("workspace must be a contiguous CUDA tensor")
             ws_ptr, ws_bytes = workspace.data_ptr(), workspace.numel() * workspace.element_size()
         elif need:
-            ws = self._module._stream_workspace(handle, need, out[0].device if out else
-                                                torch.device("cuda"), stream)
+            device = out[0].device if out else _torch().device("cuda")
+            ws = self._module._stream_workspace(handle, need, device, stream)
             ws_ptr, ws_bytes = ws.data_ptr(), ws.numel()
         else:
             ws_ptr, ws_bytes = None, 0

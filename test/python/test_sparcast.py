@@ -1,5 +1,6 @@
 """The Python package without a GPU: loading an artifact through the
-runtime, entry lookup, result shapes from the manifest's dims, errors.
+runtime, entry lookup, result shapes from the manifest's dims, workspace
+sizes and the caller's workspace through the runtime, errors.
 
 Run by ctest with SPARCAST_RUNTIME_LIB pointing at the built runtime.
 """
@@ -37,6 +38,32 @@ class Shaped:
         self.shape = shape
 
 
+class Fake:
+    """Stands in for a CUDA tensor (no torch here): a device address (never
+    dereferenced: nothing is launched), a dtype code, a shape."""
+
+    def __init__(self, ptr, code, *shape):
+        self.ptr, self.code, self.shape = ptr, code, shape
+
+
+F16, I32 = 1, 3
+
+
+def _fake_to_c(t, role):
+    c = sparcast._Tensor()
+    c.data, c.dtype, c.rank = t.ptr, t.code, len(t.shape)
+    for i, size in enumerate(t.shape):
+        c.shape[i] = size
+    return c
+
+
+def _lce_fakes():
+    """Arguments and result of the manifest's entry: U = 15, B = 1024."""
+    args = (Fake(0x10000, F16, 433, 2044), Fake(0x20000, F16, 15, 1178, 256),
+            Fake(0x30000, F16, 1024, 866, 256), Fake(0x40000, I32, 1024))
+    return args, [Fake(0x50000, F16, 1024, 433, 256)]
+
+
 class PackageTest(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp()
@@ -63,32 +90,53 @@ class PackageTest(unittest.TestCase):
         self.assertIn("takes 4 tensors, got 1", str(err.exception))
 
     def test_workspace_bytes_come_from_the_runtime(self):
-        # Tensors stand-ins (no torch here): shape, dtype code, a device
-        # address (never dereferenced: nothing is launched).
-        class Fake:
-            def __init__(self, ptr, code, *shape):
-                self.ptr, self.code, self.shape = ptr, code, shape
-
-        def to_c(t, role):
-            c = sparcast._Tensor()
-            c.data, c.dtype, c.rank = t.ptr, t.code, len(t.shape)
-            for i, size in enumerate(t.shape):
-                c.shape[i] = size
-            return c
-
         saved = sparcast._to_c
-        sparcast._to_c = to_c
+        sparcast._to_c = _fake_to_c
         try:
             m = sparcast.load(self.dir)
-            f16, i32 = 1, 3
-            args = (Fake(0x10000, f16, 433, 2044), Fake(0x20000, f16, 15, 1178, 256),
-                    Fake(0x30000, f16, 1024, 866, 256), Fake(0x40000, i32, 1024))
-            out = [Fake(0x50000, f16, 1024, 433, 256)]
+            args, out = _lce_fakes()
             # ws0: f32 [U, 433, 256] with U = 15.
             self.assertEqual(m.lce.workspace_bytes(*args, out=out), 15 * 433 * 256 * 4)
             with self.assertRaises(sparcast.SparcastError) as err:
-                m.lce.workspace_bytes(*args, out=[Fake(0x50000, f16, 1000, 433, 256)])
+                m.lce.workspace_bytes(*args, out=[Fake(0x50000, F16, 1000, 433, 256)])
             self.assertIn("B = 1000 but an earlier tensor has B = 1024", str(err.exception))
+        finally:
+            sparcast._to_c = saved
+
+    def test_run_passes_the_callers_workspace(self):
+        # Through scRunWithWorkspace with stand-ins (no torch, no GPU): a
+        # workspace smaller than the entry needs is refused before anything
+        # is launched, with the runtime's message.
+        class Bytes:
+            is_cuda = True
+
+            def __init__(self, ptr, n):
+                self.ptr, self.n = ptr, n
+
+            def is_contiguous(self):
+                return True
+
+            def data_ptr(self):
+                return self.ptr
+
+            def numel(self):
+                return self.n
+
+            def element_size(self):
+                return 1
+
+        saved = sparcast._to_c
+        sparcast._to_c = _fake_to_c
+        try:
+            m = sparcast.load(self.dir)
+            args, out = _lce_fakes()
+            with self.assertRaises(sparcast.SparcastError) as err:
+                m.lce(*args, out=out, stream=0, workspace=Bytes(0x60000, 4096))
+            self.assertIn("needs a workspace of %d bytes, got 4096" % (15 * 433 * 256 * 4),
+                          str(err.exception))
+            with self.assertRaises(sparcast.SparcastError) as err:
+                m.lce(*args, out=out, stream=0, workspace=Bytes(0x60010, 1 << 24))
+            self.assertIn("256-byte aligned", str(err.exception))
         finally:
             sparcast._to_c = saved
 
