@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
-#include <functional>
 #include <set>
 
 using namespace sparcast::rt;
@@ -100,6 +99,34 @@ const ModuleSpec *Manifest::findModule(const std::string &n) const {
 
 namespace {
 /// Reads JSON into the manifest model; every error names its path.
+/// One term of a dim: INTEGER, SYMBOL, SYMBOL*FACTOR or
+/// SYMBOL[*FACTOR]/DIVISOR.
+bool parseDimTerm(const std::string &s, DimExpr &out) {
+  if (s.empty())
+    return false;
+  if (std::all_of(s.begin(), s.end(), ::isdigit)) {
+    out.constant = std::strtoll(s.c_str(), nullptr, 10);
+    return true;
+  }
+  size_t slash = s.find('/');
+  std::string head = s.substr(0, slash);
+  if (slash != std::string::npos) {
+    char *end = nullptr;
+    out.divisor = std::strtoll(s.c_str() + slash + 1, &end, 10);
+    if (!end || *end != '\0' || out.divisor <= 0 || slash + 1 == s.size())
+      return false;
+  }
+  size_t star = head.find('*');
+  out.symbol = head.substr(0, star);
+  if (star != std::string::npos) {
+    char *end = nullptr;
+    out.factor = std::strtoll(head.c_str() + star + 1, &end, 10);
+    if (!end || *end != '\0' || out.factor <= 0 || star + 1 == head.size())
+      return false;
+  }
+  return !out.symbol.empty();
+}
+
 struct Reader {
   std::string &error;
 
@@ -143,52 +170,23 @@ struct Reader {
       return getInt(v, path, out.constant);
     if (v.kind != Value::Kind::String || v.string.empty())
       return fail(path, "expected an integer or a dim symbol");
-    std::string whole = v.string;
-    auto bad = [&] {
-      return fail(path, "expected SYMBOL, SYMBOL*FACTOR or SYMBOL[*FACTOR]/DIVISOR, "
-                        "or a sum of such terms, got \"" + whole + "\"");
-    };
-    // A sum: the first term here, the others in `plus`.
-    size_t cut = whole.find('+');
-    if (cut != std::string::npos) {
-      Value first, rest;
-      first.kind = rest.kind = Value::Kind::String;
-      first.string = whole.substr(0, cut);
-      rest.string = whole.substr(cut + 1);
-      DimExpr tail;
-      if (first.string.empty() || rest.string.empty() ||
-          !getDim(first, path, out) || !getDim(rest, path, tail))
-        return bad();
-      out.plus.push_back(tail);
-      for (DimExpr &more : tail.plus)
-        out.plus.push_back(more);
-      out.plus.front().plus.clear();
-      return true;
+    // One term, or a sum of terms: the first in `out`, the others in
+    // `out.plus`.
+    const std::string &whole = v.string;
+    for (size_t start = 0;;) {
+      size_t cut = whole.find('+', start);
+      DimExpr term;
+      if (!parseDimTerm(whole.substr(start, cut - start), term))
+        return fail(path, "expected SYMBOL, SYMBOL*FACTOR or SYMBOL[*FACTOR]/DIVISOR, "
+                          "or a sum of such terms, got \"" + whole + "\"");
+      if (start == 0)
+        out = term;
+      else
+        out.plus.push_back(term);
+      if (cut == std::string::npos)
+        return true;
+      start = cut + 1;
     }
-    if (std::all_of(whole.begin(), whole.end(), ::isdigit)) {
-      out.constant = std::strtoll(whole.c_str(), nullptr, 10);
-      return true;
-    }
-    std::string s = whole;
-    size_t slash = s.find('/');
-    std::string head = s.substr(0, slash);
-    if (slash != std::string::npos) {
-      char *end = nullptr;
-      out.divisor = std::strtoll(s.c_str() + slash + 1, &end, 10);
-      if (!end || *end != '\0' || out.divisor <= 0 || slash + 1 == s.size())
-        return bad();
-    }
-    size_t star = head.find('*');
-    out.symbol = head.substr(0, star);
-    if (star != std::string::npos) {
-      char *end = nullptr;
-      out.factor = std::strtoll(head.c_str() + star + 1, &end, 10);
-      if (!end || *end != '\0' || out.factor <= 0 || star + 1 == head.size())
-        return bad();
-    }
-    if (out.symbol.empty())
-      return bad();
-    return true;
   }
   bool getDims(const Value &obj, const std::string &key,
                const std::string &path, std::vector<DimExpr> &out) {
@@ -354,18 +352,20 @@ bool checkSymbols(const EntrySpec &e, std::string &error) {
         bound.insert(d.symbol);
   // SMS: the number of SMs of the device, bound at launch (persistent grids).
   bound.insert("SMS");
-  std::function<bool(const DimExpr &, const std::string &)> check =
-      [&](const DimExpr &d, const std::string &where) {
-        if (d.isSymbolic() && !bound.count(d.symbol)) {
-          error = "entry " + e.name + ": " + where + " uses dim \"" +
-                  d.symbol + "\" that no argument shape binds";
-          return false;
-        }
-        for (const DimExpr &term : d.plus)
-          if (!check(term, where))
-            return false;
-        return true;
-      };
+  auto checkTerm = [&](const DimExpr &d, const std::string &where) {
+    if (d.isSymbolic() && !bound.count(d.symbol)) {
+      error = "entry " + e.name + ": " + where + " uses dim \"" + d.symbol +
+              "\" that no argument shape binds";
+      return false;
+    }
+    return true;
+  };
+  // A sum's terms are plain terms (the reader flattens it).
+  auto check = [&](const DimExpr &d, const std::string &where) {
+    return checkTerm(d, where) &&
+           std::all_of(d.plus.begin(), d.plus.end(),
+                       [&](const DimExpr &t) { return checkTerm(t, where); });
+  };
   for (const TensorSpec &t : e.results)
     for (const DimExpr &d : t.shape)
       if (!check(d, "result " + t.name))
