@@ -192,17 +192,19 @@ class Entry:
             stream = _torch().cuda.current_stream()
         handle = stream.cuda_stream if hasattr(stream, "cuda_stream") else stream
         flags = _RUN_CHECK_INDICES if check_indices else 0
-        need = self._bytes(c_args, len(args), c_out, len(out))
+        ws_ptr, ws_bytes = None, 0
         if workspace is not None:
             if not workspace.is_cuda or not workspace.is_contiguous():
                 raise SparcastError("workspace must be a contiguous CUDA tensor")
             ws_ptr, ws_bytes = workspace.data_ptr(), workspace.numel() * workspace.element_size()
-        elif need:
-            device = out[0].device if out else _torch().device("cuda")
-            ws = self._module._stream_workspace(handle, need, device, stream)
-            ws_ptr, ws_bytes = ws.data_ptr(), ws.numel()
         else:
-            ws_ptr, ws_bytes = None, 0
+            # The size is asked only here, where the package supplies the
+            # workspace (the run checks a caller's itself).
+            need = self._bytes(c_args, len(args), c_out, len(out))
+            if need:
+                device = out[0].device if out else _torch().device("cuda")
+                ws = self._module._stream_workspace(handle, need, device, stream)
+                ws_ptr, ws_bytes = ws.data_ptr(), ws.numel()
         status = self._module._lib.scRunWithWorkspace(
             self._module._handle, self.name.encode(), c_args, len(args), c_out,
             len(out), ctypes.c_void_p(ws_ptr), ws_bytes, ctypes.c_void_p(handle), flags)
