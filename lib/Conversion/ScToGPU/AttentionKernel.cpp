@@ -215,6 +215,24 @@ $DESC_QP      %scale2 = arith.constant $SCALE2 : f32
         %activeIn1 = arith.xori %idleIn1, %true : i1
         %mine = arith.cmpi eq, %w, %job : index
         %active = arith.select %oneJob, %activeIn1, %mine : i1
+        // Turns: when both consumers run this job (they wait for the same
+        // K/V blocks), their wgmma phases (Q K^T, P V) alternate through
+        // named barriers 3 + w (wait for my turn) and 4 - w (give the
+        // other its turn), so one consumer's softmax runs while the other's
+        // wgmma does, instead of both at once. Consumer 0 goes first;
+        // consumer 1 does not hand back after its last P V (no arrival is
+        // left pending).
+        %bothRun = arith.xori %noB, %true : i1
+        %turns = arith.andi %oneJob, %bothRun : i1
+        %myTurn0 = arith.constant 3 : index
+        %myTurn1 = arith.addi %myTurn0, %w : index
+        %myTurn = arith.index_cast %myTurn1 : index to i32
+        %hisTurn0 = arith.constant 4 : index
+        %hisTurn1 = arith.subi %hisTurn0, %w : index
+        %hisTurn = arith.index_cast %hisTurn1 : index to i32
+        %turnCount = arith.constant 256 : i32
+        %isW0t = arith.cmpi eq, %w, %c0 : index
+        %nkbLast = arith.subi %nkb, %c1 : index
         scf.if %active {
           %oEnd, %mEnd0, %mEnd8, %lEnd0, %lEnd8 = scf.for %t = %c0 to %nkb step %c1
               iter_args(%o = %oZero, %m0 = %mInit, %m8 = %mInit, %l0 = %zeroF, %l8 = %zeroF)
@@ -230,18 +248,39 @@ $KEY_BLOCK_OF_T
             %kOff0 = arith.addi %pad, %ringOff : index
             %kOff = arith.addi %kOff0, %slotOff : index
             %vOff = arith.addi %kOff, %kBytes : index
-$DESC_KV            // S = Q K^T.
+$DESC_KV            // S = Q K^T (consumer 0's first turn needs no wait).
+            %tFirst = arith.cmpi eq, %t, %c0 : index
+            %w0First = arith.andi %isW0t, %tFirst : i1
+            %notW0First = arith.xori %w0First, %true : i1
+            %waitQK = arith.andi %turns, %notW0First : i1
+            scf.if %waitQK {
+              nvvm.barrier id = %myTurn number_of_threads = %turnCount
+            }
             %sU = llvm.mlir.undef : !accS
             nvvm.wgmma.fence.aligned
 $QK
             nvvm.wgmma.commit.group.sync.aligned
+            scf.if %turns {
+              nvvm.barrier.arrive id = %hisTurn number_of_threads = %turnCount
+            }
             nvvm.wgmma.wait.group.sync.aligned 0
             // Online softmax on the registers.
 $SOFTMAX
             // O += P V, P from the registers, once V landed.
-$WAIT_V            nvvm.wgmma.fence.aligned
+$WAIT_V            scf.if %turns {
+              nvvm.barrier id = %myTurn number_of_threads = %turnCount
+            }
+            nvvm.wgmma.fence.aligned
 $PV
+            %tLast = arith.cmpi eq, %t, %nkbLast : index
+            %isW1t = arith.xori %isW0t, %true : i1
+            %w1Last = arith.andi %isW1t, %tLast : i1
+            %notW1Last = arith.xori %w1Last, %true : i1
+            %handPV = arith.andi %turns, %notW1Last : i1
             nvvm.wgmma.commit.group.sync.aligned
+            scf.if %handPV {
+              nvvm.barrier.arrive id = %hisTurn number_of_threads = %turnCount
+            }
             nvvm.wgmma.wait.group.sync.aligned 0
             // This warp is done with the slot.
             scf.if %laneZero {

@@ -30,9 +30,15 @@
 // CHECK: nvgpu.tma.async.load {{.*}}, %[[FULLV]][%{{.*}}] to {{.*}} -> memref<1x1x64x64xf16, #gpu.address_space<workgroup>>
 // CHECK: nvvm.setmaxregister  increase 232
 // S = Q K^T once K landed; reads K K-major ("col"); the first step ignores
-// the accumulator.
+// the accumulator. When both consumers run the block, their wgmma phases
+// take turns (named barriers 3 + w / 4 - w, 256 threads: wait for my turn,
+// issue, hand the turn over).
 // CHECK: nvgpu.mbarrier.try_wait.parity %[[FULL]][
+// CHECK: nvvm.barrier id = %[[MINE:.*]] number_of_threads = %[[N256:.*]]
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: nvvm.barrier.arrive id = %[[HIS:.*]] number_of_threads = %[[N256]]
 // Keys past S = 1000 are masked in the last block; softmax uses exp2.
 // CHECK: arith.select {{.*}} : f32
 // CHECK: gpu.shuffle xor
@@ -43,6 +49,7 @@
 // CHECK: llvm.bitcast {{.*}} : vector<2xf16> to i32
 // CHECK-NOT: nvvm.fence.proxy
 // CHECK: nvgpu.mbarrier.try_wait.parity %[[FULLV]][
+// CHECK: nvvm.barrier id = %[[MINE]] number_of_threads = %[[N256]]
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "{ .reg .pred p; setp.ne.b32 p, 1, 0; wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {$0,{{.*}},$63}, {$64, $65, $66, $67}, $68, p, 1, 1, 1; }", "=f,{{.*}},r,r,r,r,l,0,1,{{.*}},63"
 // CHECK: nvgpu.mbarrier.arrive
