@@ -233,27 +233,19 @@ $DESC_QP      %scale2 = arith.constant $SCALE2 : f32
         %turnCount = arith.constant 256 : i32
         %isW0t = arith.cmpi eq, %w, %c0 : index
         %nkbLast = arith.subi %nkb, %c1 : index
+        // Software pipelined (FlashAttention-3's intra-warpgroup overlap):
+        // block t's Q K^T and block t - 1's P V are issued together, the
+        // softmax of block t runs while P V (t - 1) does, and O is
+        // rescaled once P V (t - 1) is done. Block 0's Q K^T and softmax
+        // come first, the last block's P V after the loop; each of these
+        // (and every loop iteration) is one wgmma turn.
         scf.if %active {
-          %oEnd, %mEnd0, %mEnd8, %lEnd0, %lEnd8 = scf.for %t = %c0 to %nkb step %c1
-              iter_args(%o = %oZero, %m0 = %mInit, %m8 = %mInit, %l0 = %zeroF, %l8 = %zeroF)
-              -> (!accO, f32, f32, f32, f32) {
-            %j = arith.addi %jBase, %t : index
-            %slot = arith.remui %j, %cS : index
-            %round = arith.divui %j, %cS : index
-            %par = arith.remui %round, %c2 : index
-            %parity = arith.index_cast %par : index to i1
-            nvgpu.mbarrier.try_wait.parity %full[%slot], %parity, %ticks : !bars
-$KEY_BLOCK_OF_T
-            %slotOff = arith.muli %slot, %slotBytes : index
-            %kOff0 = arith.addi %pad, %ringOff : index
-            %kOff = arith.addi %kOff0, %slotOff : index
-            %vOff = arith.addi %kOff, %kBytes : index
-$DESC_KV            // S = Q K^T (consumer 0's first turn needs no wait).
-            %tFirst = arith.cmpi eq, %t, %c0 : index
-            %w0First = arith.andi %isW0t, %tFirst : i1
-            %notW0First = arith.xori %w0First, %true : i1
-            %waitQK = arith.andi %turns, %notW0First : i1
-            scf.if %waitQK {
+          %pro:$PRO_N = scf.execute_region -> ($PRO_TYPES) {
+            %t = arith.constant 0 : index
+$KEY_BLOCK_IN$DESC_K            // Consumer 0's first turn needs no wait.
+            %isW1f = arith.xori %isW0t, %true : i1
+            %waitFirst = arith.andi %turns, %isW1f : i1
+            scf.if %waitFirst {
               nvvm.barrier id = %myTurn number_of_threads = %turnCount
             }
             %sU = llvm.mlir.undef : !accS
@@ -264,29 +256,82 @@ $QK
               nvvm.barrier.arrive id = %hisTurn number_of_threads = %turnCount
             }
             nvvm.wgmma.wait.group.sync.aligned 0
-            // Online softmax on the registers.
+            %m0 = arith.addf %mInit, %zeroF : f32
+            %m8 = arith.addf %mInit, %zeroF : f32
+            %l0 = arith.addf %zeroF, %zeroF : f32
+            %l8 = arith.addf %zeroF, %zeroF : f32
 $SOFTMAX
-            // O += P V, P from the registers, once V landed.
-$WAIT_V            scf.if %turns {
+            scf.yield %mNew0, %mNew8, %lNew0, %lNew8$PRO_P : $PRO_TYPES
+          }
+          %oL, %mEnd0, %mEnd8, %lEnd0, %lEnd8$LOOP_RESULTS = scf.for %t = %c1 to %nkb step %c1
+              iter_args(%o = %oZero, %m0 = %pro#0, %m8 = %pro#1, %l0 = %pro#2, %l8 = %pro#3$LOOP_ITER)
+              -> (!accO, $PRO_TYPES) {
+$KEY_BLOCK_IN            // Block t - 1's slot: its V.
+            %jP = arith.subi %j, %c1 : index
+            %slotP = arith.remui %jP, %cS : index
+            %roundP = arith.divui %jP, %cS : index
+            %parP = arith.remui %roundP, %c2 : index
+            %parityP = arith.index_cast %parP : index to i1
+            %slotOffP = arith.muli %slotP, %slotBytes : index
+            %kOffP = arith.addi %kOff0, %slotOffP : index
+            %vOff = arith.addi %kOffP, %kBytes : index
+$DESC_K$DESC_V            // V (t - 1) is waited for here, not between the wgmma: a wait
+            // loop there puts the P V on a path ptxas takes as divergent.
+$WAIT_VP            scf.if %turns {
+              nvvm.barrier id = %myTurn number_of_threads = %turnCount
+            }
+            // S = Q K^T (t) and O += P V (t - 1), one turn.
+            %sU = llvm.mlir.undef : !accS
+            nvvm.wgmma.fence.aligned
+$QK
+            nvvm.wgmma.commit.group.sync.aligned
+$PV_LOOP
+            nvvm.wgmma.commit.group.sync.aligned
+            scf.if %turns {
+              nvvm.barrier.arrive id = %hisTurn number_of_threads = %turnCount
+            }
+            // S (t) is done; the softmax runs while P V (t - 1) does.
+            nvvm.wgmma.wait.group.sync.aligned 1
+$SOFTMAX
+            nvvm.wgmma.wait.group.sync.aligned 0
+            // P (t - 1) stays in its registers until P V (t - 1) is done
+            // (so P (t) gets registers of its own).
+$KEEP_P
+            scf.if %laneZero {
+              %tok = nvgpu.mbarrier.arrive %empty[%slotP] : !bars -> !nvgpu.mbarrier.token
+            }
+$RESCALE_LOOP
+            scf.yield %oScaled, %mNew0, %mNew8, %lNew0, %lNew8$PRO_P : !accO, $PRO_TYPES
+          }
+          %oEnd = scf.execute_region -> (!accO) {
+            // The last block's P V.
+            %jL = arith.addi %jBase, %nkbLast : index
+            %slotL = arith.remui %jL, %cS : index
+            %roundL = arith.divui %jL, %cS : index
+            %parL = arith.remui %roundL, %c2 : index
+            %parityL = arith.index_cast %parL : index to i1
+            %kOff0 = arith.addi %pad, %ringOff : index
+            %slotOffL = arith.muli %slotL, %slotBytes : index
+            %kOffL = arith.addi %kOff0, %slotOffL : index
+            %vOff = arith.addi %kOffL, %kBytes : index
+$DESC_V$WAIT_VL            scf.if %turns {
               nvvm.barrier id = %myTurn number_of_threads = %turnCount
             }
             nvvm.wgmma.fence.aligned
-$PV
-            %tLast = arith.cmpi eq, %t, %nkbLast : index
-            %isW1t = arith.xori %isW0t, %true : i1
-            %w1Last = arith.andi %isW1t, %tLast : i1
-            %notW1Last = arith.xori %w1Last, %true : i1
-            %handPV = arith.andi %turns, %notW1Last : i1
+$PV_LAST
             nvvm.wgmma.commit.group.sync.aligned
-            scf.if %handPV {
+            // Consumer 1 does not hand back after its last turn.
+            %isW1l = arith.xori %isW0t, %true : i1
+            %notW1l = arith.xori %isW1l, %true : i1
+            %handLast = arith.andi %turns, %notW1l : i1
+            scf.if %handLast {
               nvvm.barrier.arrive id = %hisTurn number_of_threads = %turnCount
             }
             nvvm.wgmma.wait.group.sync.aligned 0
-            // This warp is done with the slot.
             scf.if %laneZero {
-              %tok = nvgpu.mbarrier.arrive %empty[%slot] : !bars -> !nvgpu.mbarrier.token
+              %tokL = nvgpu.mbarrier.arrive %empty[%slotL] : !bars -> !nvgpu.mbarrier.token
             }
-            scf.yield %oNew, %mNew0, %mNew8, %lNew0, %lNew8 : !accO, f32, f32, f32, f32
+            scf.yield %oFin : !accO
           }
           // Row sums across the four threads of a row, then O / sum to the
           // staging tile and out through TMA.
@@ -398,7 +443,8 @@ std::string qkText(int64_t dChunks, int64_t blockN, StringRef type) {
 /// only from shared memory, so this is the PTX instruction itself, the
 /// accumulators tied in and out.
 std::string pvText(int64_t dChunks, int64_t blockN, int64_t headDim,
-                   StringRef type) {
+                   StringRef type, StringRef pName, StringRef accIn,
+                   StringRef accOut) {
   int64_t nAcc = headDim / 2;
   std::string constraints, regsD, argTypes;
   for (int64_t r = 0; r < nAcc; ++r) {
@@ -412,9 +458,9 @@ std::string pvText(int64_t dChunks, int64_t blockN, int64_t headDim,
   for (int64_t r = 0; r < nAcc; ++r)
     argTypes += ", f32";
   std::string text;
-  std::string acc = "%oScaled";
+  std::string acc = accIn.str();
   for (int64_t kk = 0; kk < blockN / 16; ++kk) {
-    std::string out = kk == blockN / 16 - 1 ? "%oNew"
+    std::string out = kk == blockN / 16 - 1 ? accOut.str()
                                             : llvm::formatv("%pv{0}", kk).str();
     int64_t vOff = (kk / 4) * dChunks * 8192 + (kk % 4) * 2048;
     std::string ins;
@@ -428,20 +474,20 @@ std::string pvText(int64_t dChunks, int64_t blockN, int64_t headDim,
     text += llvm::formatv(R"mlir(
       %va{0} = arith.constant {1} : i64
       %vd{0} = arith.addi %vDesc, %va{0} : i64
-      {2} = llvm.inline_asm has_side_effects asm_dialect = att "{{ .reg .pred p; setp.ne.b32 p, 1, 0; wgmma.mma_async.sync.aligned.m64n{3}k16.f32.{4}.{4} {{{5}}, {{${6}, ${7}, ${8}, ${9}}, ${10}, p, 1, 1, 1; }", "{11}" %pa{0}_0, %pa{0}_1, %pa{0}_2, %pa{0}_3, %vd{0}{12} : ({13}) -> !accO
+      {2} = llvm.inline_asm has_side_effects asm_dialect = att "{{ .reg .pred p; setp.ne.b32 p, 1, 0; wgmma.mma_async.sync.aligned.m64n{3}k16.f32.{4}.{4} {{{5}}, {{${6}, ${7}, ${8}, ${9}}, ${10}, p, 1, 1, 1; }", "{11}" %{14}{0}_0, %{14}{0}_1, %{14}{0}_2, %{14}{0}_3, %vd{0}{12} : ({13}) -> !accO
 )mlir",
                           kk, vOff >> 4, out, headDim, type, regsD, nAcc,
                           nAcc + 1, nAcc + 2, nAcc + 3, nAcc + 4, constraints,
-                          ins, argTypes)
+                          ins, argTypes, pName)
                 .str();
     acc = out;
   }
   return text;
 }
 
-/// Online softmax of the S registers (BN / 2 per thread), the rescale of O
-/// and P's writes to the staging tile. Defines %mNew0/8, %lNew0/8,
-/// %oScaled.
+/// Online softmax of the S registers (%sFinal, BN / 2 per thread): defines
+/// %mNew0/8, %lNew0/8, the rescale factors %alpha0/8 (%big0/8: the row
+/// took a new maximum) and P packed as wgmma A fragments %pa<k>_<r>.
 std::string softmaxText(int64_t blockN, int64_t headDim, int64_t keyLen,
                         bool maskTail, StringRef type, int64_t eltBytes) {
   std::string text;
@@ -540,33 +586,40 @@ std::string softmaxText(int64_t blockN, int64_t headDim, int64_t keyLen,
 )mlir",
                         sum0, sum8)
               .str();
-  // O *= alpha, row by row, when a row of the warp took a new maximum.
-  text += R"mlir(
+  return text;
+}
+
+/// O *= alpha (softmaxText's), row by row, when a row of the warp took a
+/// new maximum: `oIn` -> `oOut`.
+std::string rescaleText(int64_t headDim, StringRef oIn, StringRef oOut) {
+  std::string text = llvm::formatv(R"mlir(
       %grew = arith.ori %big0, %big8 : i1
       %allLanes = arith.constant -1 : i32
       %warpGrew = nvvm.vote.sync any %allLanes, %grew -> i1
-      %oScaled = scf.if %warpGrew -> (!accO) {
-)mlir";
-  std::string acc = "%o";
+      {0} = scf.if %warpGrew -> (!accO) {{
+)mlir",
+                                   oOut)
+                         .str();
+  std::string acc = oIn.str();
   for (int64_t i = 0; i < headDim / 2; ++i) {
     int row = (i / 2) % 2 ? 8 : 0;
     std::string out = llvm::formatv("%os{0}", i).str();
     text += llvm::formatv(R"mlir(
-        %ov{0} = llvm.extractvalue %o[{0}] : !accO
+        %ov{0} = llvm.extractvalue {4}[{0}] : !accO
         %ow{0} = arith.mulf %ov{0}, %alpha{1} : f32
         {2} = llvm.insertvalue %ow{0}, {3}[{0}] : !accO
 )mlir",
-                          i, row, out, acc)
+                          i, row, out, acc, oIn)
                 .str();
     acc = out;
   }
   text += llvm::formatv(R"mlir(
         scf.yield {0} : !accO
       } else {{
-        scf.yield %o : !accO
+        scf.yield {1} : !accO
       }
 )mlir",
-                        acc)
+                        acc, oIn)
               .str();
   return text;
 }
@@ -801,10 +854,13 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // Per consumer: its Q tile (which then stages O), then the ring.
   int64_t stageBytes = qBytes;
   int64_t ringOff = consumers * qBytes;
-  // Two ring slots. Three (which fit with two consumers once O is staged
-  // in Q) ran 0.89-0.99x on the H200: the smem they take comes out of L1.
-  // With one consumer, two CTAs fit an SM (81 KB for d = 128).
-  int64_t stages = 2;
+  // Three ring slots with two consumers: the pipelined loop keeps block
+  // t - 1's slot until its P V is done in iteration t, so with two the
+  // load of block t + 1 could only start at the end of iteration t.
+  // (Without the pipelining, three ran 0.89-0.99x of two on the H200.)
+  // With one consumer, two slots, so that two CTAs fit an SM (81 KB for
+  // d = 128): the other CTA covers the loads.
+  int64_t stages = consumers == 2 ? 3 : 2;
   int64_t sharedBytes = ringOff + stages * slotBytes + detail::kSmemAlignReserve;
   float scale = op.getScaleOrDefault();
   double scale2 = static_cast<double>(scale) * 1.4426950408889634;
@@ -972,11 +1028,66 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   pieces["WAIT_V"] =
       splitKV ? "            nvgpu.mbarrier.try_wait.parity %fullV[%slot], %parity, %ticks : !bars\n"
               : "";
+  pieces["WAIT_VP"] =
+      splitKV ? "            nvgpu.mbarrier.try_wait.parity %fullV[%slotP], %parityP, %ticks : !bars\n"
+              : "";
+  pieces["WAIT_VL"] =
+      splitKV ? "            nvgpu.mbarrier.try_wait.parity %fullV[%slotL], %parityL, %ticks : !bars\n"
+              : "";
   pieces["KEY_BLOCK_OF_T"] = kbOf("%t", "%kb");
+  // Block %t of the job: its ring slot once K landed, its key block, K's
+  // offset.
+  pieces["KEY_BLOCK_IN"] = R"mlir(
+            %j = arith.addi %jBase, %t : index
+            %slot = arith.remui %j, %cS : index
+            %round = arith.divui %j, %cS : index
+            %par = arith.remui %round, %c2 : index
+            %parity = arith.index_cast %par : index to i1
+            nvgpu.mbarrier.try_wait.parity %full[%slot], %parity, %ticks : !bars
+)mlir" + pieces["KEY_BLOCK_OF_T"] + R"mlir(
+            %slotOff = arith.muli %slot, %slotBytes : index
+            %kOff0 = arith.addi %pad, %ringOff : index
+            %kOff = arith.addi %kOff0, %slotOff : index
+)mlir";
   pieces["QK"] = qkText(dChunks, blockN, typeToString(elementType));
+  pieces["RESCALE"] = rescaleText(headDim, "%o", "%oScaled");
+  // The pipelined consumer loop: P (as wgmma A fragments, blockN / 16
+  // k16 steps of 4 registers) is carried from one iteration to the next.
+  {
+    std::string types = "f32, f32, f32, f32", proP, loopIter, loopResults,
+                keepRegs, keepTypes, keepArgs;
+    int64_t pRegs = blockN / 16 * 4, idx = 4;
+    for (int64_t kk = 0; kk < blockN / 16; ++kk)
+      for (int64_t r = 0; r < 4; ++r, ++idx) {
+        types += ", i32";
+        proP += llvm::formatv(", %pa{0}_{1}", kk, r).str();
+        loopIter += llvm::formatv(", %pp{0}_{1} = %pro#{2}", kk, r, idx).str();
+        loopResults += llvm::formatv(", %pl{0}_{1}", kk, r).str();
+        keepRegs += idx > 4 ? ",r" : "r";
+        keepTypes += idx > 4 ? ", i32" : "i32";
+        keepArgs += llvm::formatv("{0}%pp{1}_{2}", idx > 4 ? ", " : "", kk, r).str();
+      }
+    values["PRO_N"] = std::to_string(4 + pRegs);
+    values["PRO_TYPES"] = types;
+    pieces["PRO_P"] = proP;
+    pieces["LOOP_ITER"] = loopIter;
+    pieces["LOOP_RESULTS"] = loopResults;
+    pieces["KEEP_P"] = llvm::formatv("            llvm.inline_asm has_side_effects "
+                                     "asm_dialect = att \"\", \"{0}\" {1} : ({2}) -> ()\n",
+                                     keepRegs, keepArgs, keepTypes)
+                           .str();
+    pieces["DESC_K"] = wgmmaDescriptorText("kDesc", "kOff");
+    pieces["DESC_V"] = wgmmaDescriptorText("vDesc", "vOff");
+    pieces["PV_LOOP"] = pvText(dChunks, blockN, headDim, typeToString(elementType),
+                               "pp", "%o", "%oPV");
+    pieces["PV_LAST"] = pvText(dChunks, blockN, headDim, typeToString(elementType),
+                               "pl", "%oL", "%oFin");
+    pieces["RESCALE_LOOP"] = rescaleText(headDim, "%oPV", "%oScaled");
+  }
   pieces["SOFTMAX"] = softmaxText(blockN, headDim, keyLen, maskTail,
                                   typeToString(elementType), eltBytes);
-  pieces["PV"] = pvText(dChunks, blockN, headDim, typeToString(elementType));
+  pieces["PV"] = pvText(dChunks, blockN, headDim, typeToString(elementType),
+                        "pa", "%oScaled", "%oNew");
   pieces["FINISH"] = finishText(headDim, typeToString(elementType), eltBytes);
   std::string storeO;
   for (int64_t c = 0; c < dChunks; ++c)

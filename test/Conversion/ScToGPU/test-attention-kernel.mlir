@@ -29,29 +29,53 @@
 // CHECK: nvgpu.tma.async.load {{.*}}, %[[FULL]][%{{.*}}] to {{.*}} -> memref<1x1x128x64xf16, #gpu.address_space<workgroup>>
 // CHECK: nvgpu.tma.async.load {{.*}}, %[[FULLV]][%{{.*}}] to {{.*}} -> memref<1x1x64x64xf16, #gpu.address_space<workgroup>>
 // CHECK: nvvm.setmaxregister  increase 232
-// S = Q K^T once K landed; reads K K-major ("col"); the first step ignores
-// the accumulator. When both consumers run the block, their wgmma phases
-// take turns (named barriers 3 + w / 4 - w, 256 threads: wait for my turn,
-// issue, hand the turn over).
+// Software pipelined consumer: block 0's Q K^T and softmax first (its
+// turn), then per block t one turn issuing Q K^T (t) and P V (t - 1), the
+// softmax of t while P V (t - 1) runs (wait_group 1), then wait_group 0, P
+// (t - 1) kept live to there, slot t - 1 freed, O rescaled; the last
+// block's P V after the loop. Q K^T reads K K-major ("col"); the first
+// step ignores the accumulator. Turns: named barriers 3 + w / 4 - w,
+// 256 threads (wait for my turn, issue, hand over).
+// CHECK: scf.execute_region
 // CHECK: nvgpu.mbarrier.try_wait.parity %[[FULL]][
 // CHECK: nvvm.barrier id = %[[MINE:.*]] number_of_threads = %[[N256:.*]]
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: scf.if
 // CHECK-NEXT: nvvm.barrier.arrive id = %[[HIS:.*]] number_of_threads = %[[N256]]
-// Keys past S = 1000 are masked in the last block; softmax uses exp2.
+// Keys past S = 1000 are masked in the last block; softmax uses exp2; P
+// is packed in pairs as wgmma's A fragments.
 // CHECK: arith.select {{.*}} : f32
 // CHECK: gpu.shuffle xor
 // CHECK: math.exp2
-// P stays in registers, packed in pairs as wgmma's A fragments; P V reads
-// V N-major (trans-b 1), the O accumulators tied in and out.
 // CHECK: arith.truncf {{.*}} : f32 to f16
 // CHECK: llvm.bitcast {{.*}} : vector<2xf16> to i32
-// CHECK-NOT: nvvm.fence.proxy
+// CHECK: scf.yield
+// CHECK: scf.for
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[FULL]][
 // CHECK: nvgpu.mbarrier.try_wait.parity %[[FULLV]][
 // CHECK: nvvm.barrier id = %[[MINE]] number_of_threads = %[[N256]]
 // CHECK: nvvm.wgmma.fence.aligned
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NOT: nvvm.wgmma.fence.aligned
+// P V reads V N-major (trans-b 1), the O accumulators tied in and out.
 // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "{ .reg .pred p; setp.ne.b32 p, 1, 0; wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {$0,{{.*}},$63}, {$64, $65, $66, $67}, $68, p, 1, 1, 1; }", "=f,{{.*}},r,r,r,r,l,0,1,{{.*}},63"
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.barrier.arrive id = %[[HIS]]
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: math.exp2
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "", "r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r"
+// CHECK: nvgpu.mbarrier.arrive
+// CHECK: nvvm.vote.sync any
+// CHECK: scf.yield
+// The last block's P V.
+// CHECK: scf.execute_region
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[FULLV]][
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: nvgpu.mbarrier.arrive
 // CHECK: nvgpu.tma.async.store
 // An idle consumer only waits for and frees the slots.
