@@ -115,10 +115,14 @@ $ASSIGN
     %base = memref.extract_aligned_pointer_as_index %smem : !smem -> index
 $SMEM_REGION    %smemBase = arith.index_cast %base : index to i64
     // Per ring slot: %full says its key block landed, %fullV its value
-    // block (128-key blocks: QK^T starts before V arrives; 64-key blocks
-    // signal both on %full), %empty that every consumer warp is done.
+    // block; %empty that every consumer warp is done with the keys,
+    // %emptyV with the values. Keys and values come and go apart: the
+    // pipelined consumer is done with K (t) in the middle of iteration t
+    // but with V (t) only at the end of iteration t + 1.
     %full = nvgpu.mbarrier.create -> !bars
-$FULLV_CREATE    %empty = nvgpu.mbarrier.create -> !bars
+    %fullV = nvgpu.mbarrier.create -> !bars
+    %empty = nvgpu.mbarrier.create -> !bars
+    %emptyV = nvgpu.mbarrier.create -> !bars
     %qbar = nvgpu.mbarrier.create -> !qbar
 $BLOCKS
     %first = arith.cmpi eq, %tid, %c0 : index
@@ -126,7 +130,9 @@ $BLOCKS
       %releases = arith.constant $RELEASES : index
       scf.for %s = %c0 to %cS step %c1 {
         nvgpu.mbarrier.init %full[%s], %c1 : !bars
-$FULLV_INIT        nvgpu.mbarrier.init %empty[%s], %releases : !bars
+        nvgpu.mbarrier.init %fullV[%s], %c1 : !bars
+        nvgpu.mbarrier.init %empty[%s], %releases : !bars
+        nvgpu.mbarrier.init %emptyV[%s], %releases : !bars
       }
       nvgpu.mbarrier.init %qbar[%c0], %c1 : !qbar
     }
@@ -142,7 +148,8 @@ $PRODUCER_REGS
         nvgpu.mbarrier.arrive.expect_tx %qbar[%c0], %qBytesAll : !qbar
 $LOADQ
         // Key/value blocks, job by job (one per distinct request of the
-        // tile's consumers), into the ring once every consumer freed a slot.
+        // tile's consumers), into the ring: K once every consumer is done
+        // with the slot's keys, V once with its values.
         scf.for %job = %c0 to %jobs step %c1 {
           %isJob0 = arith.cmpi eq, %job, %c0 : index
           %kvBatch = arith.select %isJob0, %rA, %rB : index
@@ -256,6 +263,10 @@ $QK
               nvvm.barrier.arrive id = %hisTurn number_of_threads = %turnCount
             }
             nvvm.wgmma.wait.group.sync.aligned 0
+            // This warp is done with K (0).
+            scf.if %laneZero {
+              %tok0 = nvgpu.mbarrier.arrive %empty[%slot] : !bars -> !nvgpu.mbarrier.token
+            }
             %m0 = arith.addf %mInit, %zeroF : f32
             %m8 = arith.addf %mInit, %zeroF : f32
             %l0 = arith.addf %zeroF, %zeroF : f32
@@ -277,7 +288,8 @@ $KEY_BLOCK_IN            // Block t - 1's slot: its V.
             %vOff = arith.addi %kOffP, %kBytes : index
 $DESC_K$DESC_V            // V (t - 1) is waited for here, not between the wgmma: a wait
             // loop there puts the P V on a path ptxas takes as divergent.
-$WAIT_VP            scf.if %turns {
+            nvgpu.mbarrier.try_wait.parity %fullV[%slotP], %parityP, %ticks : !bars
+            scf.if %turns {
               nvvm.barrier id = %myTurn number_of_threads = %turnCount
             }
             // S = Q K^T (t) and O += P V (t - 1), one turn.
@@ -290,15 +302,19 @@ $PV_LOOP
             scf.if %turns {
               nvvm.barrier.arrive id = %hisTurn number_of_threads = %turnCount
             }
-            // S (t) is done; the softmax runs while P V (t - 1) does.
+            // S (t) is done, so is this warp with K (t); the softmax runs
+            // while P V (t - 1) does.
             nvvm.wgmma.wait.group.sync.aligned 1
+            scf.if %laneZero {
+              %tokK = nvgpu.mbarrier.arrive %empty[%slot] : !bars -> !nvgpu.mbarrier.token
+            }
 $SOFTMAX
             nvvm.wgmma.wait.group.sync.aligned 0
             // P (t - 1) stays in its registers until P V (t - 1) is done
             // (so P (t) gets registers of its own).
 $KEEP_P
             scf.if %laneZero {
-              %tok = nvgpu.mbarrier.arrive %empty[%slotP] : !bars -> !nvgpu.mbarrier.token
+              %tokV = nvgpu.mbarrier.arrive %emptyV[%slotP] : !bars -> !nvgpu.mbarrier.token
             }
 $RESCALE_LOOP
             scf.yield %oScaled, %mNew0, %mNew8, %lNew0, %lNew8$PRO_P : !accO, $PRO_TYPES
@@ -314,7 +330,8 @@ $RESCALE_LOOP
             %slotOffL = arith.muli %slotL, %slotBytes : index
             %kOffL = arith.addi %kOff0, %slotOffL : index
             %vOff = arith.addi %kOffL, %kBytes : index
-$DESC_V$WAIT_VL            scf.if %turns {
+$DESC_V            nvgpu.mbarrier.try_wait.parity %fullV[%slotL], %parityL, %ticks : !bars
+            scf.if %turns {
               nvvm.barrier id = %myTurn number_of_threads = %turnCount
             }
             nvvm.wgmma.fence.aligned
@@ -329,7 +346,7 @@ $PV_LAST
             }
             nvvm.wgmma.wait.group.sync.aligned 0
             scf.if %laneZero {
-              %tokL = nvgpu.mbarrier.arrive %empty[%slotL] : !bars -> !nvgpu.mbarrier.token
+              %tokL = nvgpu.mbarrier.arrive %emptyV[%slotL] : !bars -> !nvgpu.mbarrier.token
             }
             scf.yield %oFin : !accO
           }
@@ -355,20 +372,12 @@ $IDLE_DRAIN
 )mlir";
 
 // TMA loads of key block %kb (rows kb * BN ..) of K and V into ring slot
-// %$SLOT, signalling its barrier. K: one box of BN rows per 64-column chunk
-// of the head dim; V: 64-row boxes, 64-column chunks, (block, chunk) order.
+// %$SLOT: K (one box of BN rows per 64-column chunk of the head dim) on
+// %full, then, once the slot's values are free (%emptyV, phase parity
+// %pepar, as the caller waited %empty for the keys), V (64-row boxes,
+// 64-column chunks, (block, chunk) order) on %fullV.
 std::string loadKeyValueText(StringRef p, StringRef t, int64_t dChunks,
-                             int64_t blockN, StringRef kbExpr, bool splitKV) {
-  // The slot's barriers expect its bytes: K and V apart or together.
-  std::string expect =
-      splitKV
-          ? llvm::formatv("        nvgpu.mbarrier.arrive.expect_tx %full[%{0}_slot], %kBytes : !bars\n"
-                          "        nvgpu.mbarrier.arrive.expect_tx %fullV[%{0}_slot], %kBytes : !bars",
-                          p)
-                .str()
-          : llvm::formatv("        nvgpu.mbarrier.arrive.expect_tx %full[%{0}_slot], %slotBytes : !bars",
-                          p)
-                .str();
+                             int64_t blockN, StringRef kbExpr) {
   std::string text = llvm::formatv(R"mlir(
         %{0}_slot = arith.remui {1}, %cS : index
 {2}
@@ -377,12 +386,10 @@ std::string loadKeyValueText(StringRef p, StringRef t, int64_t dChunks,
         %{0}_k0 = arith.addi %pad, %ringOff : index
         %{0}_k = arith.addi %{0}_k0, %{0}_so : index
         %{0}_v = arith.addi %{0}_k, %kBytes : index
-{3}
+        nvgpu.mbarrier.arrive.expect_tx %full[%{0}_slot], %kBytes : !bars
 )mlir",
-                                   p, t, kbExpr, expect)
+                                   p, t, kbExpr)
                          .str();
-  std::string vBarrier = splitKV ? "%fullV" : "%full";
-  // Keys first (QK^T needs them first), then values.
   for (int64_t c = 0; c < dChunks; ++c)
     text += llvm::formatv(R"mlir(
         %{0}_kc{1} = arith.constant {2} : index
@@ -393,6 +400,12 @@ std::string loadKeyValueText(StringRef p, StringRef t, int64_t dChunks,
 )mlir",
                           p, c, c * blockN * 128, c * 64)
                 .str();
+  text += llvm::formatv(R"mlir(
+        nvgpu.mbarrier.try_wait.parity %emptyV[%{0}_slot], %pepar, %ticks : !bars
+        nvgpu.mbarrier.arrive.expect_tx %fullV[%{0}_slot], %kBytes : !bars
+)mlir",
+                        p)
+              .str();
   for (int64_t c = 0; c < dChunks; ++c)
     for (int64_t j = 0; j < blockN / 64; ++j)
       text += llvm::formatv(R"mlir(
@@ -401,9 +414,9 @@ std::string loadKeyValueText(StringRef p, StringRef t, int64_t dChunks,
         %{0}_vv{1}{2} = memref.view %smem[%{0}_va{1}{2}][] : !smem to !box64
         %{0}_vr{1}{2}0 = arith.constant {4} : index
         %{0}_vr{1}{2} = arith.addi %{0}_row, %{0}_vr{1}{2}0 : index
-        nvgpu.tma.async.load %tmaV[%{0}_d{1}, %{0}_vr{1}{2}, %h, %kvBatch], {5}[%{0}_slot] to %{0}_vv{1}{2} : !tmaV, !bars -> !box64
+        nvgpu.tma.async.load %tmaV[%{0}_d{1}, %{0}_vr{1}{2}, %h, %kvBatch], %fullV[%{0}_slot] to %{0}_vv{1}{2} : !tmaV, !bars -> !box64
 )mlir",
-                            p, c, j, (j * dChunks + c) * 8192, j * 64, vBarrier)
+                            p, c, j, (j * dChunks + c) * 8192, j * 64)
                   .str();
   return text;
 }
@@ -854,12 +867,11 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // Per consumer: its Q tile (which then stages O), then the ring.
   int64_t stageBytes = qBytes;
   int64_t ringOff = consumers * qBytes;
-  // Three ring slots with two consumers: the pipelined loop keeps block
-  // t - 1's slot until its P V is done in iteration t, so with two the
-  // load of block t + 1 could only start at the end of iteration t.
-  // (Without the pipelining, three ran 0.89-0.99x of two on the H200.)
-  // With one consumer, two slots, so that two CTAs fit an SM (81 KB for
-  // d = 128): the other CTA covers the loads.
+  // Ring slots: in iteration t the pipelined loop frees K (t) after its
+  // Q K^T and V (t - 1) at the end, so with two slots K (t + 1) loads
+  // during iteration t and V (t + 1) from its end (needed in t + 2). Three
+  // with two consumers (their turns stretch an iteration); with one, two,
+  // so that two CTAs fit an SM (81 KB for d = 128).
   int64_t stages = consumers == 2 ? 3 : 2;
   int64_t sharedBytes = ringOff + stages * slotBytes + detail::kSmemAlignReserve;
   float scale = op.getScaleOrDefault();
@@ -1013,28 +1025,15 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                              wg ? "%tileB" : "%tileA", wg ? "%bB" : "%bA")
                    .str();
   pieces["LOADQ"] = loadQ;
-  pieces["IDLE_DRAIN"] = sc::detail::drainSlotsText("%nkb", "%jBase");
-  // Value blocks on a barrier of their own for 128-key blocks (QK^T of a
-  // block starts while its 32 KB of V still load); for 64-key blocks the
-  // extra wait cost more than it saved on the H200 (0.94x).
-  bool splitKV = blockN == 128;
-  pieces["LOADKV"] = loadKeyValueText("ld", "%pj", dChunks, blockN,
-                                      kbOf("%t", "%ld_kb"), splitKV);
-  // %fullV exists only for 128-key blocks.
-  pieces["FULLV_CREATE"] =
-      splitKV ? "    %fullV = nvgpu.mbarrier.create -> !bars\n" : "";
-  pieces["FULLV_INIT"] =
-      splitKV ? "        nvgpu.mbarrier.init %fullV[%s], %c1 : !bars\n" : "";
-  pieces["WAIT_V"] =
-      splitKV ? "            nvgpu.mbarrier.try_wait.parity %fullV[%slot], %parity, %ticks : !bars\n"
-              : "";
-  pieces["WAIT_VP"] =
-      splitKV ? "            nvgpu.mbarrier.try_wait.parity %fullV[%slotP], %parityP, %ticks : !bars\n"
-              : "";
-  pieces["WAIT_VL"] =
-      splitKV ? "            nvgpu.mbarrier.try_wait.parity %fullV[%slotL], %parityL, %ticks : !bars\n"
-              : "";
-  pieces["KEY_BLOCK_OF_T"] = kbOf("%t", "%kb");
+  // An idle consumer frees K and V of every block; it waits for V to
+  // land first, which also orders its release after the active consumer's
+  // of the slot's previous values (the producer waited for those).
+  pieces["IDLE_DRAIN"] = sc::detail::drainSlotsText(
+      "%nkb", "%jBase",
+      "              nvgpu.mbarrier.try_wait.parity %fullV[%ds], %dpar, %ticks : !bars\n"
+      "              %dtokV = nvgpu.mbarrier.arrive %emptyV[%ds] : !bars -> !nvgpu.mbarrier.token\n");
+  pieces["LOADKV"] =
+      loadKeyValueText("ld", "%pj", dChunks, blockN, kbOf("%t", "%ld_kb"));
   // Block %t of the job: its ring slot once K landed, its key block, K's
   // offset.
   pieces["KEY_BLOCK_IN"] = R"mlir(
@@ -1044,13 +1043,12 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
             %par = arith.remui %round, %c2 : index
             %parity = arith.index_cast %par : index to i1
             nvgpu.mbarrier.try_wait.parity %full[%slot], %parity, %ticks : !bars
-)mlir" + pieces["KEY_BLOCK_OF_T"] + R"mlir(
+)mlir" + kbOf("%t", "%kb") + R"mlir(
             %slotOff = arith.muli %slot, %slotBytes : index
             %kOff0 = arith.addi %pad, %ringOff : index
             %kOff = arith.addi %kOff0, %slotOff : index
 )mlir";
   pieces["QK"] = qkText(dChunks, blockN, typeToString(elementType));
-  pieces["RESCALE"] = rescaleText(headDim, "%o", "%oScaled");
   // The pipelined consumer loop: P (as wgmma A fragments, blockN / 16
   // k16 steps of 4 registers) is carried from one iteration to the next.
   {
@@ -1086,8 +1084,6 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   }
   pieces["SOFTMAX"] = softmaxText(blockN, headDim, keyLen, maskTail,
                                   typeToString(elementType), eltBytes);
-  pieces["PV"] = pvText(dChunks, blockN, headDim, typeToString(elementType),
-                        "pa", "%oScaled", "%oNew");
   pieces["FINISH"] = finishText(headDim, typeToString(elementType), eltBytes);
   std::string storeO;
   for (int64_t c = 0; c < dChunks; ++c)

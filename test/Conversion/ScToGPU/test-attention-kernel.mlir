@@ -21,19 +21,21 @@
 // CHECK: %[[FROM:.*]] = arith.addi %[[BASE]], %[[PAST]] : index
 // CHECK: arith.remui %[[FROM]], %{{.*}} : index
 // CHECK: nvvm.setmaxregister  decrease 40
-// Producer: waits for a free slot; a 128-key block's K and V land on two
-// barriers of the slot (%full, %fullV), K first.
+// Producer: K and V of a block are loaded and freed apart: K into the
+// slot once its keys are free (%empty), on %full; V once its values are
+// free (%emptyV), on %fullV.
 // CHECK: nvgpu.mbarrier.try_wait.parity %[[EMPTY:.*]][
 // CHECK: nvgpu.mbarrier.arrive.expect_tx %[[FULL:.*]][%{{.*}}], %{{.*}} :
-// CHECK-NEXT: nvgpu.mbarrier.arrive.expect_tx %[[FULLV:.*]][%{{.*}}], %{{.*}} :
 // CHECK: nvgpu.tma.async.load {{.*}}, %[[FULL]][%{{.*}}] to {{.*}} -> memref<1x1x128x64xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[EMPTYV:.*]][
+// CHECK-NEXT: nvgpu.mbarrier.arrive.expect_tx %[[FULLV:.*]][%{{.*}}], %{{.*}} :
 // CHECK: nvgpu.tma.async.load {{.*}}, %[[FULLV]][%{{.*}}] to {{.*}} -> memref<1x1x64x64xf16, #gpu.address_space<workgroup>>
 // CHECK: nvvm.setmaxregister  increase 232
 // Software pipelined consumer: block 0's Q K^T and softmax first (its
 // turn), then per block t one turn issuing Q K^T (t) and P V (t - 1), the
-// softmax of t while P V (t - 1) runs (wait_group 1), then wait_group 0, P
-// (t - 1) kept live to there, slot t - 1 freed, O rescaled; the last
-// block's P V after the loop. Q K^T reads K K-major ("col"); the first
+// softmax of t while P V (t - 1) runs (wait_group 1, after which K (t)
+// is freed), then wait_group 0, P (t - 1) kept live to there, V (t - 1)
+// freed, O rescaled; the last block's P V after the loop. Q K^T reads K K-major ("col"); the first
 // step ignores the accumulator. Turns: named barriers 3 + w / 4 - w,
 // 256 threads (wait for my turn, issue, hand over).
 // CHECK: scf.execute_region
@@ -64,10 +66,11 @@
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK: nvvm.barrier.arrive id = %[[HIS]]
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: nvgpu.mbarrier.arrive %[[EMPTY]][
 // CHECK: math.exp2
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "", "r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r"
-// CHECK: nvgpu.mbarrier.arrive
+// CHECK: nvgpu.mbarrier.arrive %[[EMPTYV]][
 // CHECK: nvvm.vote.sync any
 // CHECK: scf.yield
 // The last block's P V.
@@ -76,13 +79,16 @@
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK: nvgpu.mbarrier.arrive
+// CHECK: nvgpu.mbarrier.arrive %[[EMPTYV]][
 // CHECK: nvgpu.tma.async.store
-// An idle consumer only waits for and frees the slots.
+// An idle consumer only waits for and frees the slots: K, then V once
+// it landed.
 // CHECK: } else {
 // CHECK: scf.for
-// CHECK: nvgpu.mbarrier.try_wait.parity
-// CHECK: nvgpu.mbarrier.arrive
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[FULL]][
+// CHECK: nvgpu.mbarrier.arrive %[[EMPTY]][
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[FULLV]][
+// CHECK: nvgpu.mbarrier.arrive %[[EMPTYV]][
 func.func @target(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x1000x128xf16>,
                   %v: tensor<?x2x1000x128xf16>, %idx: tensor<?xi32>) -> tensor<?x2x64x128xf16> {
   %o = sc.attention %q, %k, %v index %idx : tensor<?x2x64x128xf16>, tensor<?x2x1000x128xf16>, tensor<?x2x1000x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
@@ -117,11 +123,12 @@ func.func @loglinear(%q: tensor<2x2x1024x64xbf16>, %k: tensor<2x2x1024x64xbf16>,
 // CHECK-LABEL: gpu.func @block64_attention0(
 // CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>
 // CHECK-NOT: nvvm.setmaxregister
-// A 64-key block's K and V land on one barrier (%full, expecting both).
+// A 64-key block's K and V too are loaded and freed apart (one consumer
+// holds V (t - 1) while it waits for K (t)).
 // CHECK: nvgpu.mbarrier.arrive.expect_tx %[[FULL64:.*]][%{{.*}}], %{{.*}} :
-// CHECK-NOT: nvgpu.mbarrier.arrive.expect_tx
 // CHECK: nvgpu.tma.async.load {{.*}}, %[[FULL64]][%{{.*}}] to {{.*}} -> memref<1x1x64x64xf16, #gpu.address_space<workgroup>>
-// CHECK: nvgpu.tma.async.load {{.*}}, %[[FULL64]][%{{.*}}] to {{.*}} -> memref<1x1x64x64xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.mbarrier.arrive.expect_tx %[[FULLV64:.*]][%{{.*}}], %{{.*}} :
+// CHECK: nvgpu.tma.async.load {{.*}}, %[[FULLV64]][%{{.*}}] to {{.*}} -> memref<1x1x64x64xf16, #gpu.address_space<workgroup>>
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
 func.func @block64(%q: tensor<1x1x256x128xf16>, %k: tensor<1x1x256x128xf16>, %v: tensor<1x1x256x128xf16>) -> tensor<1x1x256x128xf16> {
   %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 64, causal = true>) : tensor<1x1x256x128xf16>, tensor<1x1x256x128xf16>, tensor<1x1x256x128xf16> -> tensor<1x1x256x128xf16>
