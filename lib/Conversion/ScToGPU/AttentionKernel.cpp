@@ -61,7 +61,7 @@ constexpr const char *kAttentionTemplate = R"mlir(
 gpu.module @scratch {
 $GLOBALS
   gpu.func @$KERNEL(%tmaQp: !llvm.ptr, %tmaKp: !llvm.ptr, %tmaVp: !llvm.ptr, %tmaOp: !llvm.ptr$INDEX_PARAM$LEN_PARAMS$TABLES_PARAM$SELF_PARAMS) kernel
-      attributes {nvvm.maxntid = array<i32: $THREADS, 1, 1>} {
+      attributes {nvvm.maxntid = array<i32: $THREADS, 1, 1>$MINCTAS} {
 $SELF_SELECT
     %tmaQ = builtin.unrealized_conversion_cast $QPTR : !llvm.ptr to !tmaQ
     %tmaK = builtin.unrealized_conversion_cast %tmaKp : !llvm.ptr to !tmaK
@@ -240,13 +240,35 @@ $DESC_QP      %scale2 = arith.constant $SCALE2 : f32
         %turnCount = arith.constant 256 : i32
         %isW0t = arith.cmpi eq, %w, %c0 : index
         %nkbLast = arith.subi %nkb, %c1 : index
-        // Software pipelined (FlashAttention-3's intra-warpgroup overlap):
-        // block t's Q K^T and block t - 1's P V are issued together, the
-        // softmax of block t runs while P V (t - 1) does, and O is
-        // rescaled once P V (t - 1) is done. Block 0's Q K^T and softmax
-        // come first, the last block's P V after the loop; each of these
-        // (and every loop iteration) is one wgmma turn.
         scf.if %active {
+$CONSUMER_LOOP          // Row sums across the four threads of a row, then O / sum to the
+          // staging tile and out through TMA.
+$FINISH
+          nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+          nvvm.barrier id = %wgBar number_of_threads = %c128i32
+          scf.if %elected {
+$STOREO
+            nvvm.cp.async.bulk.commit.group
+            nvvm.cp.async.bulk.wait_group 0
+          }
+        } else {
+$IDLE_DRAIN
+        }
+      }
+    }
+    }
+    gpu.return
+  }
+}
+)mlir";
+
+// Two consumers: each one's blocks software pipelined (FlashAttention-3's
+// intra-warpgroup overlap): block t's Q K^T and block t - 1's P V are
+// issued together, the softmax of block t runs while P V (t - 1) does,
+// and O is rescaled once P V (t - 1) is done. Block 0's Q K^T and softmax
+// come first, the last block's P V after the loop; each of these (and
+// every loop iteration) is one wgmma turn.
+constexpr const char *kPipelinedConsumerLoop = R"mlir(
           %pro:$PRO_N = scf.execute_region -> ($PRO_TYPES) {
             %t = arith.constant 0 : index
 $KEY_BLOCK_IN$DESC_K            // Consumer 0's first turn needs no wait.
@@ -350,25 +372,37 @@ $PV_LAST
             }
             scf.yield %oFin : !accO
           }
-          // Row sums across the four threads of a row, then O / sum to the
-          // staging tile and out through TMA.
-$FINISH
-          nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-          nvvm.barrier id = %wgBar number_of_threads = %c128i32
-          scf.if %elected {
-$STOREO
-            nvvm.cp.async.bulk.commit.group
-            nvvm.cp.async.bulk.wait_group 0
+)mlir";
+
+// One consumer (two CTAs an SM, 128 registers): block by block, Q K^T,
+// softmax, P V. Defines what the pipelined loop does (%oEnd, %mEnd0/8,
+// %lEnd0/8).
+constexpr const char *kSimpleConsumerLoop = R"mlir(
+          %oEnd, %mEnd0, %mEnd8, %lEnd0, %lEnd8 = scf.for %t = %c0 to %nkb step %c1
+              iter_args(%o = %oZero, %m0 = %mInit, %m8 = %mInit, %l0 = %zeroF, %l8 = %zeroF)
+              -> (!accO, f32, f32, f32, f32) {
+$KEY_BLOCK_IN            %vOff = arith.addi %kOff, %kBytes : index
+$DESC_K$DESC_V            %sU = llvm.mlir.undef : !accS
+            nvvm.wgmma.fence.aligned
+$QK
+            nvvm.wgmma.commit.group.sync.aligned
+            nvvm.wgmma.wait.group.sync.aligned 0
+            // This warp is done with K (t).
+            scf.if %laneZero {
+              %tokK = nvgpu.mbarrier.arrive %empty[%slot] : !bars -> !nvgpu.mbarrier.token
+            }
+$SOFTMAX$RESCALE
+            // O += P V, P from the registers, once V landed.
+            nvgpu.mbarrier.try_wait.parity %fullV[%slot], %parity, %ticks : !bars
+            nvvm.wgmma.fence.aligned
+$PV
+            nvvm.wgmma.commit.group.sync.aligned
+            nvvm.wgmma.wait.group.sync.aligned 0
+            scf.if %laneZero {
+              %tokV = nvgpu.mbarrier.arrive %emptyV[%slot] : !bars -> !nvgpu.mbarrier.token
+            }
+            scf.yield %oNew, %mNew0, %mNew8, %lNew0, %lNew8 : !accO, f32, f32, f32, f32
           }
-        } else {
-$IDLE_DRAIN
-        }
-      }
-    }
-    }
-    gpu.return
-  }
-}
 )mlir";
 
 // TMA loads of key block %kb (rows kb * BN ..) of K and V into ring slot
@@ -889,6 +923,10 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   values["RINGOFF"] = std::to_string(ringOff);
   values["W"] = std::to_string(consumers);
   values["THREADS"] = std::to_string(128 * (consumers + 1));
+  // One consumer: two CTAs share an SM (one covers the other's waits), so
+  // at most 128 registers a thread (the pipelined loop took 142, leaving
+  // one CTA per SM: 0.68x on the H200; it runs only with two consumers).
+  values["MINCTAS"] = consumers == 1 ? ", nvvm.minctasm = 2 : i32" : "";
   values["RELEASES"] = std::to_string(4 * consumers);
   values["QBYTESALL"] = std::to_string(consumers * qBytes);
   values["STAGEELEMS"] = std::to_string(stageBytes / eltBytes);
@@ -1082,6 +1120,10 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                                "pl", "%oL", "%oFin");
     pieces["RESCALE_LOOP"] = rescaleText(headDim, "%oPV", "%oScaled");
   }
+  // The one-consumer loop's O update.
+  pieces["RESCALE"] = rescaleText(headDim, "%o", "%oScaled");
+  pieces["PV"] = pvText(dChunks, blockN, headDim, typeToString(elementType),
+                        "pa", "%oScaled", "%oNew");
   pieces["SOFTMAX"] = softmaxText(blockN, headDim, keyLen, maskTail,
                                   typeToString(elementType), eltBytes);
   pieces["FINISH"] = finishText(headDim, typeToString(elementType), eltBytes);
@@ -1111,7 +1153,12 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   values["LEN_PARAMS"] =
       std::string(dynamicQuery ? ", %queryLenArg: index" : "") +
       (dynamicKey ? ", %keyLenArg: index" : "");
-  std::string text = replaceAll(replaceAll(kAttentionTemplate, pieces), values);
+  // The consumer loop first: its own pieces are filled in with the rest.
+  std::string text = replaceAll(
+      kAttentionTemplate,
+      {{"CONSUMER_LOOP", consumers == 2 ? kPipelinedConsumerLoop
+                                        : kSimpleConsumerLoop}});
+  text = replaceAll(replaceAll(text, pieces), values);
 
   OwningOpRef<ModuleOp> parsed =
       sc::detail::parseTemplate(op.getContext(), text);

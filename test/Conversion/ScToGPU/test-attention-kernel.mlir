@@ -120,16 +120,30 @@ func.func @loglinear(%q: tensor<2x2x1024x64xbf16>, %k: tensor<2x2x1024x64xbf16>,
 // 64-token mask blocks: one consumer per 64-row tile (its own kept list);
 // causal keeps blocks j <= i only.
 // CHECK: memref.global "private" constant @block64_attention0_offsets : memref<5xi32> = dense<[0, 1, 3, 6, 10]>
+// One consumer, two CTAs an SM: at most 128 registers, so no software
+// pipelining (block by block: Q K^T, softmax, P V).
 // CHECK-LABEL: gpu.func @block64_attention0(
-// CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>
+// CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32
 // CHECK-NOT: nvvm.setmaxregister
-// A 64-key block's K and V too are loaded and freed apart (one consumer
-// holds V (t - 1) while it waits for K (t)).
+// K and V are loaded and freed apart here too.
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[EMPTY64:.*]][
 // CHECK: nvgpu.mbarrier.arrive.expect_tx %[[FULL64:.*]][%{{.*}}], %{{.*}} :
 // CHECK: nvgpu.tma.async.load {{.*}}, %[[FULL64]][%{{.*}}] to {{.*}} -> memref<1x1x64x64xf16, #gpu.address_space<workgroup>>
-// CHECK: nvgpu.mbarrier.arrive.expect_tx %[[FULLV64:.*]][%{{.*}}], %{{.*}} :
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[EMPTYV64:.*]][
+// CHECK-NEXT: nvgpu.mbarrier.arrive.expect_tx %[[FULLV64:.*]][%{{.*}}], %{{.*}} :
 // CHECK: nvgpu.tma.async.load {{.*}}, %[[FULLV64]][%{{.*}}] to {{.*}} -> memref<1x1x64x64xf16, #gpu.address_space<workgroup>>
+// CHECK-NOT: scf.execute_region
+// CHECK: scf.for
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[FULL64]][
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvgpu.mbarrier.arrive %[[EMPTY64]][
+// CHECK: math.exp2
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[FULLV64]][
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvgpu.mbarrier.arrive %[[EMPTYV64]][
+// CHECK: scf.yield
 func.func @block64(%q: tensor<1x1x256x128xf16>, %k: tensor<1x1x256x128xf16>, %v: tensor<1x1x256x128xf16>) -> tensor<1x1x256x128xf16> {
   %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 64, causal = true>) : tensor<1x1x256x128xf16>, tensor<1x1x256x128xf16>, tensor<1x1x256x128xf16> -> tensor<1x1x256x128xf16>
   return %o : tensor<1x1x256x128xf16>
