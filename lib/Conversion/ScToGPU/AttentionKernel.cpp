@@ -1063,13 +1063,13 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                              wg ? "%tileB" : "%tileA", wg ? "%bB" : "%bA")
                    .str();
   pieces["LOADQ"] = loadQ;
-  // An idle consumer frees K and V of every block; it waits for V to
-  // land first, which also orders its release after the active consumer's
-  // of the slot's previous values (the producer waited for those).
+  // An idle consumer frees K and V of every block once both landed (V's
+  // wait also orders its release after the active consumer's of the
+  // slot's previous values: the producer waited for those).
   pieces["IDLE_DRAIN"] = sc::detail::drainSlotsText(
       "%nkb", "%jBase",
-      "              nvgpu.mbarrier.try_wait.parity %fullV[%ds], %dpar, %ticks : !bars\n"
-      "              %dtokV = nvgpu.mbarrier.arrive %emptyV[%ds] : !bars -> !nvgpu.mbarrier.token\n");
+      "              %dtokV = nvgpu.mbarrier.arrive %emptyV[%ds] : !bars -> !nvgpu.mbarrier.token\n",
+      "            nvgpu.mbarrier.try_wait.parity %fullV[%ds], %dpar, %ticks : !bars\n");
   pieces["LOADKV"] =
       loadKeyValueText("ld", "%pj", dChunks, blockN, kbOf("%t", "%ld_kb"));
   // Block %t of the job: its ring slot once K landed, its key block, K's

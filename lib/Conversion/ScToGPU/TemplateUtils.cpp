@@ -127,7 +127,8 @@ std::string mlir::sc::detail::ctaShareText(StringRef suffix, StringRef total) {
 }
 
 std::string mlir::sc::detail::drainSlotsText(StringRef count, StringRef first,
-                                             StringRef alsoRelease) {
+                                             StringRef alsoRelease,
+                                             StringRef alsoWait) {
   return replaceAll(R"mlir(
           scf.for %dk = %c0 to $COUNT step %c1 {
             %dj = arith.addi $FIRST, %dk : index
@@ -136,12 +137,13 @@ std::string mlir::sc::detail::drainSlotsText(StringRef count, StringRef first,
             %drp = arith.remui %dr, %c2 : index
             %dpar = arith.index_cast %drp : index to i1
             nvgpu.mbarrier.try_wait.parity %full[%ds], %dpar, %ticks : !bars
-            scf.if %laneZero {
+$WAIT            scf.if %laneZero {
               %dtok = nvgpu.mbarrier.arrive %empty[%ds] : !bars -> !nvgpu.mbarrier.token
 $ALSO            }
           }
 )mlir",
                     {{"COUNT", count.str()},
                      {"FIRST", first.str()},
-                     {"ALSO", alsoRelease.str()}});
+                     {"ALSO", alsoRelease.str()},
+                     {"WAIT", alsoWait.str()}});
 }

@@ -81,14 +81,15 @@
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: nvgpu.mbarrier.arrive %[[EMPTYV]][
 // CHECK: nvgpu.tma.async.store
-// An idle consumer only waits for and frees the slots: K, then V once
-// it landed.
+// An idle consumer only waits for and frees the slots: K and V, the
+// waits by the whole warp, the releases by lane 0.
 // CHECK: } else {
 // CHECK: scf.for
 // CHECK: nvgpu.mbarrier.try_wait.parity %[[FULL]][
-// CHECK: nvgpu.mbarrier.arrive %[[EMPTY]][
-// CHECK: nvgpu.mbarrier.try_wait.parity %[[FULLV]][
-// CHECK: nvgpu.mbarrier.arrive %[[EMPTYV]][
+// CHECK-NEXT: nvgpu.mbarrier.try_wait.parity %[[FULLV]][
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: nvgpu.mbarrier.arrive %[[EMPTY]][
+// CHECK-NEXT: nvgpu.mbarrier.arrive %[[EMPTYV]][
 func.func @target(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x1000x128xf16>,
                   %v: tensor<?x2x1000x128xf16>, %idx: tensor<?xi32>) -> tensor<?x2x64x128xf16> {
   %o = sc.attention %q, %k, %v index %idx : tensor<?x2x64x128xf16>, tensor<?x2x1000x128xf16>, tensor<?x2x1000x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
