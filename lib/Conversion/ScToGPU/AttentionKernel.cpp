@@ -230,7 +230,12 @@ $DESC_QP      %scale2 = arith.constant $SCALE2 : f32
         // consumer 1 does not hand back after its last P V (no arrival is
         // left pending).
         %bothRun = arith.xori %noB, %true : i1
-        %turns = arith.andi %oneJob, %bothRun : i1
+        %turnsAny = arith.andi %oneJob, %bothRun : i1
+        // From lane 0 (a shuffle), as the role: the named barriers then sit
+        // on branches ptxas knows to be warp-uniform (bar.sync is .aligned).
+        %turnsI = arith.extui %turnsAny : i1 to i32
+        %turnsL, %turnsOk = gpu.shuffle idx %turnsI, %lane0, %c32i32 : i32
+        %turns = arith.trunci %turnsL : i32 to i1
         %myTurn0 = arith.constant 3 : index
         %myTurn1 = arith.addi %myTurn0, %w : index
         %myTurn = arith.index_cast %myTurn1 : index to i32
