@@ -256,6 +256,12 @@ $STOREO
             nvvm.cp.async.bulk.commit.group
             nvvm.cp.async.bulk.wait_group 0
           }
+          // The warpgroup meets again before its next job: a consumer
+          // that drains the other request's blocks next (two K/V streams)
+          // must not spin on %full with lanes 1-31 while lane 0, the one
+          // that frees the slots, still waits for the store (that hung
+          // under compute-sanitizer racecheck).
+          nvvm.barrier id = %wgBar number_of_threads = %c128i32
         } else {
 $IDLE_DRAIN
         }
