@@ -211,6 +211,11 @@ $DESC_QP      %scale2 = arith.constant $SCALE2 : f32
       %oZero = llvm.mlir.zero : !accO
       nvgpu.mbarrier.try_wait.parity %qbar[%c0], %false, %ticks : !qbar
       scf.for %job = %c0 to %jobs step %c1 {
+        // Each warp starts a job converged: after a drain (whose slot
+        // releases are lane 0's alone) the next job may run wgmma and
+        // bar.sync, which are .aligned.
+        %jobLanes = arith.constant -1 : i32
+        nvvm.bar.warp.sync %jobLanes : i32
         %jBase = arith.muli %job, %nkb : index
         // One job: consumer 0, and consumer 1 when it has a tile; two jobs
         // (different requests): consumer `job`. An idle consumer still
