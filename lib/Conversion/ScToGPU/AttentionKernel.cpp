@@ -147,23 +147,18 @@ $PRODUCER_REGS
         nvgpu.tma.prefetch.descriptor %tmaV : !tmaV
         nvgpu.mbarrier.arrive.expect_tx %qbar[%c0], %qBytesAll : !qbar
 $LOADQ
-        // Key/value blocks, job by job (one per distinct request of the
-        // tile's consumers), into the ring: K once every consumer is done
-        // with the slot's keys, V once with its values.
-        scf.for %job = %c0 to %jobs step %c1 {
-          %isJob0 = arith.cmpi eq, %job, %c0 : index
-          %kvBatch = arith.select %isJob0, %rA, %rB : index
-          %jBase = arith.muli %job, %nkb : index
-          scf.for %t = %c0 to %nkb step %c1 {
-            %pj = arith.addi %jBase, %t : index
-            %ps = arith.remui %pj, %cS : index
-            %pr = arith.divui %pj, %cS : index
-            %prp = arith.remui %pr, %c2 : index
-            %pep = arith.xori %prp, %c1 : index
-            %pepar = arith.index_cast %pep : index to i1
-            nvgpu.mbarrier.try_wait.parity %empty[%ps], %pepar, %ticks : !bars
+        // The request's key/value blocks into the ring: K once every
+        // consumer is done with the slot's keys, V once with its values.
+        %kvBatch = arith.addi %rA, %c0 : index
+        scf.for %t = %c0 to %nkb step %c1 {
+          %pj = arith.addi %t, %c0 : index
+          %ps = arith.remui %pj, %cS : index
+          %pr = arith.divui %pj, %cS : index
+          %prp = arith.remui %pr, %c2 : index
+          %pep = arith.xori %prp, %c1 : index
+          %pepar = arith.index_cast %pep : index to i1
+          nvgpu.mbarrier.try_wait.parity %empty[%ps], %pepar, %ticks : !bars
 $LOADKV
-          }
         }
       }
     } else {
@@ -210,32 +205,22 @@ $DESC_QP      %scale2 = arith.constant $SCALE2 : f32
       %zeroF = arith.constant 0.0 : f32
       %oZero = llvm.mlir.zero : !accO
       nvgpu.mbarrier.try_wait.parity %qbar[%c0], %false, %ticks : !qbar
-      scf.for %job = %c0 to %jobs step %c1 {
-        // Each warp starts a job converged: after a drain (whose slot
-        // releases are lane 0's alone) the next job may run wgmma and
-        // bar.sync, which are .aligned.
-        %jobLanes = arith.constant -1 : i32
-        nvvm.bar.warp.sync %jobLanes : i32
-        %jBase = arith.muli %job, %nkb : index
-        // One job: consumer 0, and consumer 1 when it has a tile; two jobs
-        // (different requests): consumer `job`. An idle consumer still
-        // waits for and frees every slot, so the producer never stalls on
-        // it and it never waits for its partner.
-        %oneJob = arith.cmpi eq, %jobs, %c1 : index
+      // Both consumers read the one request's blocks (ring positions
+      // 0 .. nkb - 1). Consumer 0 always has a tile, consumer 1 when %noB
+      // is false; an idle consumer still waits for and frees every slot, so
+      // the producer never stalls on it.
+        %jBase = arith.addi %c0, %c0 : index
         %w1 = arith.cmpi eq, %w, %c1 : index
-        %idleIn1 = arith.andi %w1, %noB : i1
-        %activeIn1 = arith.xori %idleIn1, %true : i1
-        %mine = arith.cmpi eq, %w, %job : index
-        %active = arith.select %oneJob, %activeIn1, %mine : i1
-        // Turns: when both consumers run this job (they wait for the same
+        %idle = arith.andi %w1, %noB : i1
+        %active = arith.xori %idle, %true : i1
+        // Turns: when both consumers run (they wait for the same
         // K/V blocks), their wgmma phases (Q K^T, P V) alternate through
         // named barriers 3 + w (wait for my turn) and 4 - w (give the
         // other its turn), so one consumer's softmax runs while the other's
         // wgmma does, instead of both at once. Consumer 0 goes first;
         // consumer 1 does not hand back after its last P V (no arrival is
         // left pending).
-        %bothRun = arith.xori %noB, %true : i1
-        %turnsAny = arith.andi %oneJob, %bothRun : i1
+        %turnsAny = arith.xori %noB, %true : i1
         // From lane 0 (a shuffle), as the role: the named barriers then sit
         // on branches ptxas knows to be warp-uniform (bar.sync is .aligned).
         %turnsI = arith.extui %turnsAny : i1 to i32
@@ -261,16 +246,9 @@ $STOREO
             nvvm.cp.async.bulk.commit.group
             nvvm.cp.async.bulk.wait_group 0
           }
-          // The warpgroup meets again before its next job: a consumer
-          // that drains the other request's blocks next (two K/V streams)
-          // must not spin on %full with lanes 1-31 while lane 0, the one
-          // that frees the slots, still waits for the store (that hung
-          // under compute-sanitizer racecheck).
-          nvvm.barrier id = %wgBar number_of_threads = %c128i32
         } else {
 $IDLE_DRAIN
         }
-      }
     }
     }
     gpu.return
@@ -736,6 +714,11 @@ std::string finishText(int64_t headDim, StringRef type, int64_t eltBytes) {
 
 } // namespace
 
+bool mlir::sc::attentionPairsCandidates(AttentionOp op) {
+  RankedTensorType qType = op.getQuery().getType();
+  return op.getIndex() && !qType.isDynamicDim(2) && qType.getDimSize(2) <= 64;
+}
+
 FailureOr<KernelLaunch>
 mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                                StringRef kernelName,
@@ -785,8 +768,12 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // A dynamic query length takes the split form (any length; consumer 1
   // idles on a single 64-row tile).
   enum class Mode { Single, Pairs, Split } mode = Mode::Single;
-  if (indexed && !dynamicQuery && queryLen <= 64)
+  if (attentionPairsCandidates(op)) {
     mode = Mode::Pairs;
+    if (binding.pairs.empty())
+      return op.emitError() << "internal error: the attention kernel pairs "
+                               "candidates but was given no pairs table";
+  }
   else if ((dynamicQuery || queryLen > 64) &&
            (!mask || mask.getMaskBlockSize() == 128))
     mode = Mode::Split;
@@ -954,7 +941,10 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   values["ACCS"] = f32StructType(blockN / 2);
   values["ACCO"] = f32StructType(headDim / 2);
   values["SCALE2"] = llvm::formatv("{0:e}", scale2).str();
-  values["INDEX_PARAM"] = indexed ? ", %idx: memref<?xi32>" : "";
+  values["INDEX_PARAM"] =
+      mode == Mode::Pairs ? ", %idx: memref<?xi32>, %pairs: memref<?xi32>"
+      : indexed           ? ", %idx: memref<?xi32>"
+                          : "";
 
   llvm::StringMap<std::string> pieces;
   pieces["GLOBALS"] = globals;
@@ -966,10 +956,9 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
       wgmmaDescriptorText("kDesc", "kOff") + wgmmaDescriptorText("vDesc", "vOff");
   pieces["BLOCKS"] = blocks;
   // What the CTA computes: consumer 0 (1) takes batch element %bA (%bB),
-  // query tile %tileA (%tileB), reading keys of request %rA (%rB); %jobs
-  // K/V streams (2 when a pair's candidates belong to different requests);
-  // %noB when consumer 1 has nothing to do; %run is false for CTAs past
-  // the last pair.
+  // query tile %tileA (%tileB), both reading keys of request %rA; %noB
+  // when consumer 1 has nothing to do; %run is false for CTAs with nothing
+  // to do (past the batch, or a partner run by its pair's CTA).
   auto userOf = [&](StringRef b, StringRef out) {
     if (!indexed)
       return llvm::formatv("    {0} = arith.addi {1}, %c0 : index\n", out, b)
@@ -979,28 +968,35 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                          out, b)
         .str();
   };
-  // $O prefixes the nine values a section defines (%bA ... %jobs): empty
+  // $O prefixes the seven values a section defines (%bA ... %rA): empty
   // for the op alone, "t_" for the target section of a fused launch.
   std::string assign;
   if (mode == Mode::Pairs) {
+    // CTA x runs candidate x when the pairing kernel made it lead (its
+    // entry p + 1 names the partner, of the same request; 0: alone) and
+    // nothing when x is some other candidate's partner (-1).
     assign = R"mlir(
     %nB = memref.dim %idx, %c0 : memref<?xi32>
-    %$ObA = arith.muli %x, %c2 : index
-    %$ObB = arith.addi %$ObA, %c1 : index
-    %$Orun = arith.cmpi ult, %$ObA, %nB : index
-    %hasB = arith.cmpi ult, %$ObB, %nB : index
+    %$ObA = arith.addi %x, %c0 : index
+    %inB = arith.cmpi ult, %x, %nB : index
+    %xc = arith.select %inB, %x, %c0 : index
+    %pairOf = memref.load %pairs[%xc] : memref<?xi32>
+    %pairNone = arith.constant 0 : i32
+    %leads = arith.cmpi sge, %pairOf, %pairNone : i32
+    %$Orun = arith.andi %inB, %leads : i1
+    %pairOne = arith.constant 1 : i32
+    %partner32 = arith.subi %pairOf, %pairOne : i32
+    %partner = arith.index_cast %partner32 : i32 to index
+    %partnerIn = arith.cmpi ult, %partner, %nB : index
+    %hasPartner = arith.cmpi sgt, %pairOf, %pairNone : i32
+    %hasB0 = arith.andi %hasPartner, %partnerIn : i1
+    %hasB = arith.andi %hasB0, %$Orun : i1
     %$OnoB = arith.xori %hasB, %true : i1
+    %$ObB = arith.select %hasB, %partner, %$ObA : index
     %$OtileA = arith.addi %y, %c0 : index
     %$OtileB = arith.addi %y, %c0 : index
-    %bAc = arith.select %$Orun, %$ObA, %c0 : index
-    %bBc = arith.select %hasB, %$ObB, %bAc : index
 )mlir";
-    assign += userOf("%bAc", "%$OrA") + userOf("%bBc", "%$OrB");
-    assign += R"mlir(
-    %sameUser = arith.cmpi eq, %$OrA, %$OrB : index
-    %oneStream = arith.ori %sameUser, %$OnoB : i1
-    %$Ojobs = arith.select %oneStream, %c1, %c2 : index
-)mlir";
+    assign += userOf("%xc", "%$OrA");
   } else if (mode == Mode::Split) {
     assign = R"mlir(
     %$ObA = arith.addi %x, %c0 : index
@@ -1011,10 +1007,8 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
     %rowB = arith.muli %$OtileB, %c64 : index
     %hasB = arith.cmpi ult, %rowB, %queryLen : index
     %$OnoB = arith.xori %hasB, %true : i1
-    %$Ojobs = arith.addi %c1, %c0 : index
 )mlir";
-    assign += userOf("%$ObA", "%$OrA") +
-              "    %$OrB = arith.addi %$OrA, %c0 : index\n";
+    assign += userOf("%$ObA", "%$OrA");
   } else {
     assign = R"mlir(
     %$ObA = arith.addi %x, %c0 : index
@@ -1023,10 +1017,8 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
     %$OtileA = arith.addi %y, %c0 : index
     %$OtileB = arith.addi %y, %c0 : index
     %$OnoB = arith.constant true
-    %$Ojobs = arith.addi %c1, %c0 : index
 )mlir";
-    assign += userOf("%$ObA", "%$OrA") +
-              "    %$OrB = arith.addi %$OrA, %c0 : index\n";
+    assign += userOf("%$ObA", "%$OrA");
   }
   assign = replaceAll(assign, {{"O", self ? "t_" : ""}});
   if (self) {
@@ -1049,8 +1041,6 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
     %tileB = arith.select %isSelf, %sTileB, %t_tileB : index
     %noB = arith.select %isSelf, %sNoB, %t_noB : i1
     %rA = arith.select %isSelf, %x, %t_rA : index
-    %rB = arith.select %isSelf, %x, %t_rB : index
-    %jobs = arith.select %isSelf, %c1, %t_jobs : index
 )mlir",
                             selfLen)
                   .str();
@@ -1098,7 +1088,7 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                 : "");
   pieces["LOADKV"] = loadKeyValueText("ld", "%pj", dChunks, blockN,
                                       kbOf("%t", "%ld_kb"), separateV);
-  // Block %t of the job: its ring slot once K landed, its key block, K's
+  // Block %t: its ring slot once K landed, its key block, K's
   // offset.
   pieces["KEY_BLOCK_IN"] = R"mlir(
             %j = arith.addi %jBase, %t : index
@@ -1205,8 +1195,8 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   KernelLaunch launch;
   launch.kernel = kernelName.str();
   launch.block[0] = 128 * (consumers + 1);
-  // Pairs: CTA x takes candidates 2x and 2x + 1 (the upper half of the
-  // grid has nothing to do: the launch description has no division).
+  // Pairs: CTA x takes candidate x and its partner when x leads a pair or
+  // runs alone; the CTAs of partners (about half) return at once.
   launch.grid[0] = batch;
   int64_t rowsPerCta = mode == Mode::Split ? 128 : 64;
   launch.grid[1] =
@@ -1249,6 +1239,11 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
     p.tensor = binding.index;
     launch.params.push_back(p);
   }
+  if (mode == Mode::Pairs) {
+    LaunchParam p;
+    p.tensor = binding.pairs;
+    launch.params.push_back(p);
+  }
   for (auto [isDynamic, symbol] :
        {std::pair<bool, std::string>{dynamicQuery, binding.queryLenSymbol},
         std::pair<bool, std::string>{dynamicKey, binding.keyLenSymbol}}) {
@@ -1288,8 +1283,8 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   }
   StringRef modeText =
       mode == Mode::Pairs
-          ? "two consumer warpgroups, one candidate each, sharing K/V when "
-            "both belong to one request (else one stream each, in turn)"
+          ? "two consumer warpgroups on two candidates of one request "
+            "(paired by the kernel before), sharing its K/V"
       : mode == Mode::Split
           ? "two consumer warpgroups on the two 64-row halves of a 128-row "
             "query tile, sharing K/V"

@@ -2,18 +2,20 @@
 // RUN: not sparcast-opt %s -split-input-file -sc-test-attention-kernel=chip=sm_80 2>&1 | FileCheck %s --check-prefix=SM80
 // SM80: error: the attention kernel needs sm_90a (TMA and wgmma), got sm_80
 
-// Target attention, n_seed = 64: CTA x takes candidates 2x and 2x + 1 (two
-// consumer warpgroups and a producer: 384 threads), keys/values at
-// index[b]; one K/V stream when both candidates belong to one request,
-// else two, one consumer draining while the other computes.
+// Target attention, n_seed = 64: CTA x takes candidate x and the partner
+// the pairing kernel gave it, of the same request (two consumer warpgroups
+// and a producer: 384 threads), or nothing when x is some other
+// candidate's partner (entry -1); keys/values at index[x].
 // CHECK-LABEL: gpu.func @target_attention0(
-// CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[IDX:.*]]: memref<?xi32>) kernel
+// CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[IDX:[a-z0-9]+]]: memref<?xi32>, %[[PAIRS:[a-z0-9]+]]: memref<?xi32>) kernel
 // CHECK-SAME: nvvm.maxntid = array<i32: 384, 1, 1>
 // CHECK: gpu.shuffle idx
 // CHECK: memref.dim %[[IDX]]
+// CHECK: %[[PAIR:.*]] = memref.load %[[PAIRS]]
+// CHECK: arith.cmpi sge, %[[PAIR]]
+// CHECK: arith.cmpi sgt, %[[PAIR]]
 // CHECK: memref.load %[[IDX]]
-// CHECK: memref.load %[[IDX]]
-// CHECK: arith.cmpi eq
+// CHECK-NOT: memref.load %[[IDX]]
 // The kernel's region starts at the first 1024-byte boundary at least 256
 // bytes past the dynamic shared memory symbol: the mbarriers lie there.
 // CHECK: %[[BASE:.*]] = memref.extract_aligned_pointer_as_index
