@@ -69,12 +69,17 @@
 // TMANIFEST-NEXT: ],
 // TMANIFEST-NEXT: "zero_init": true
 
-// The pairing kernel: per candidate, a compare-and-swap loop on its
-// request's slot (the atomic update), then, when it took a waiting
-// candidate, that candidate's entry (partner + 1) and its own (-1).
+// The pairing kernel: lanes of one request pair within the warp
+// (match.any, ranks by popc; the leader writes partner + 1 and -1), each
+// odd group's last lane through a relaxed device-scope compare-and-swap
+// loop on its request's slot.
 // PAIRPTX: .entry target_attention_pairs0(
-// PAIRPTX: ld.global.s32
-// PAIRPTX: atom.{{.*}}global.cas.b32
+// PAIRPTX: match.any.sync.b32 {{.*}}, -1;
+// PAIRPTX: popc.b32
+// PAIRPTX: st.global.b32 [%{{.*}}], %{{.*}};
+// PAIRPTX: st.global.b32 [%{{.*}}], -1;
+// PAIRPTX: ld.relaxed.gpu.global.b32
+// PAIRPTX: atom.relaxed.gpu.global.cas.b32
 // PAIRPTX: st.global.b32 [%{{.*}}], %{{.*}};
 // PAIRPTX-NEXT: st.global.b32 [%{{.*}}], -1;
 
