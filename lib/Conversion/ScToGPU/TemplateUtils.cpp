@@ -140,6 +140,12 @@ std::string mlir::sc::detail::drainSlotsText(StringRef count, StringRef first,
 $WAIT            scf.if %laneZero {
               %dtok = nvgpu.mbarrier.arrive %empty[%ds] : !bars -> !nvgpu.mbarrier.token
 $ALSO            }
+            // The warp meets again before the next slot: lanes 1-31 must not
+            // spin ahead on later slots while lane 0, which frees this one,
+            // waits to be scheduled (nothing but fair scheduling of diverged
+            // lanes would let it run; compute-sanitizer does not promise it).
+            %dlanes = arith.constant -1 : i32
+            nvvm.bar.warp.sync %dlanes : i32
           }
 )mlir",
                     {{"COUNT", count.str()},
