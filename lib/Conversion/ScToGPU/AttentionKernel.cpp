@@ -61,7 +61,7 @@ constexpr const char *kAttentionTemplate = R"mlir(
 gpu.module @scratch {
 $GLOBALS
   gpu.func @$KERNEL(%tmaQp: !llvm.ptr, %tmaKp: !llvm.ptr, %tmaVp: !llvm.ptr, %tmaOp: !llvm.ptr$INDEX_PARAM$LEN_PARAMS$TABLES_PARAM$SELF_PARAMS) kernel
-      attributes {nvvm.maxntid = array<i32: $THREADS, 1, 1>} {
+      attributes {nvvm.maxntid = array<i32: $THREADS, 1, 1>$MINCTAS} {
 $SELF_SELECT
     %tmaQ = builtin.unrealized_conversion_cast $QPTR : !llvm.ptr to !tmaQ
     %tmaK = builtin.unrealized_conversion_cast %tmaKp : !llvm.ptr to !tmaK
@@ -115,10 +115,14 @@ $ASSIGN
     %base = memref.extract_aligned_pointer_as_index %smem : !smem -> index
 $SMEM_REGION    %smemBase = arith.index_cast %base : index to i64
     // Per ring slot: %full says its key block landed, %fullV its value
-    // block (128-key blocks: QK^T starts before V arrives; 64-key blocks
-    // signal both on %full), %empty that every consumer warp is done.
+    // block; %empty that every consumer warp is done with the keys,
+    // %emptyV with the values. Keys and values come and go apart: the
+    // pipelined consumer is done with K (t) in the middle of iteration t
+    // but with V (t) only at the end of iteration t + 1.
     %full = nvgpu.mbarrier.create -> !bars
-$FULLV_CREATE    %empty = nvgpu.mbarrier.create -> !bars
+    %fullV = nvgpu.mbarrier.create -> !bars
+    %empty = nvgpu.mbarrier.create -> !bars
+    %emptyV = nvgpu.mbarrier.create -> !bars
     %qbar = nvgpu.mbarrier.create -> !qbar
 $BLOCKS
     %first = arith.cmpi eq, %tid, %c0 : index
@@ -126,7 +130,9 @@ $BLOCKS
       %releases = arith.constant $RELEASES : index
       scf.for %s = %c0 to %cS step %c1 {
         nvgpu.mbarrier.init %full[%s], %c1 : !bars
-$FULLV_INIT        nvgpu.mbarrier.init %empty[%s], %releases : !bars
+        nvgpu.mbarrier.init %fullV[%s], %c1 : !bars
+        nvgpu.mbarrier.init %empty[%s], %releases : !bars
+        nvgpu.mbarrier.init %emptyV[%s], %releases : !bars
       }
       nvgpu.mbarrier.init %qbar[%c0], %c1 : !qbar
     }
@@ -141,22 +147,18 @@ $PRODUCER_REGS
         nvgpu.tma.prefetch.descriptor %tmaV : !tmaV
         nvgpu.mbarrier.arrive.expect_tx %qbar[%c0], %qBytesAll : !qbar
 $LOADQ
-        // Key/value blocks, job by job (one per distinct request of the
-        // tile's consumers), into the ring once every consumer freed a slot.
-        scf.for %job = %c0 to %jobs step %c1 {
-          %isJob0 = arith.cmpi eq, %job, %c0 : index
-          %kvBatch = arith.select %isJob0, %rA, %rB : index
-          %jBase = arith.muli %job, %nkb : index
-          scf.for %t = %c0 to %nkb step %c1 {
-            %pj = arith.addi %jBase, %t : index
-            %ps = arith.remui %pj, %cS : index
-            %pr = arith.divui %pj, %cS : index
-            %prp = arith.remui %pr, %c2 : index
-            %pep = arith.xori %prp, %c1 : index
-            %pepar = arith.index_cast %pep : index to i1
-            nvgpu.mbarrier.try_wait.parity %empty[%ps], %pepar, %ticks : !bars
+        // The request's key/value blocks into the ring: K once every
+        // consumer is done with the slot's keys, V once with its values.
+        %kvBatch = arith.addi %rA, %c0 : index
+        scf.for %t = %c0 to %nkb step %c1 {
+          %pj = arith.addi %t, %c0 : index
+          %ps = arith.remui %pj, %cS : index
+          %pr = arith.divui %pj, %cS : index
+          %prp = arith.remui %pr, %c2 : index
+          %pep = arith.xori %prp, %c1 : index
+          %pepar = arith.index_cast %pep : index to i1
+          nvgpu.mbarrier.try_wait.parity %empty[%ps], %pepar, %ticks : !bars
 $LOADKV
-          }
         }
       }
     } else {
@@ -203,53 +205,38 @@ $DESC_QP      %scale2 = arith.constant $SCALE2 : f32
       %zeroF = arith.constant 0.0 : f32
       %oZero = llvm.mlir.zero : !accO
       nvgpu.mbarrier.try_wait.parity %qbar[%c0], %false, %ticks : !qbar
-      scf.for %job = %c0 to %jobs step %c1 {
-        %jBase = arith.muli %job, %nkb : index
-        // One job: consumer 0, and consumer 1 when it has a tile; two jobs
-        // (different requests): consumer `job`. An idle consumer still
-        // waits for and frees every slot, so the producer never stalls on
-        // it and it never waits for its partner.
-        %oneJob = arith.cmpi eq, %jobs, %c1 : index
+      // Both consumers read the one request's blocks (ring positions
+      // 0 .. nkb - 1). Consumer 0 always has a tile, consumer 1 when %noB
+      // is false; an idle consumer still waits for and frees every slot, so
+      // the producer never stalls on it.
+        %jBase = arith.addi %c0, %c0 : index
         %w1 = arith.cmpi eq, %w, %c1 : index
-        %idleIn1 = arith.andi %w1, %noB : i1
-        %activeIn1 = arith.xori %idleIn1, %true : i1
-        %mine = arith.cmpi eq, %w, %job : index
-        %active = arith.select %oneJob, %activeIn1, %mine : i1
+        %idle = arith.andi %w1, %noB : i1
+        %active = arith.xori %idle, %true : i1
+        // Turns: when both consumers run (they wait for the same
+        // K/V blocks), their wgmma phases (Q K^T, P V) alternate through
+        // named barriers 3 + w (wait for my turn) and 4 - w (give the
+        // other its turn), so one consumer's softmax runs while the other's
+        // wgmma does, instead of both at once. Consumer 0 goes first;
+        // consumer 1 does not hand back after its last P V (no arrival is
+        // left pending).
+        %turnsAny = arith.xori %noB, %true : i1
+        // From lane 0 (a shuffle), as the role: the named barriers then sit
+        // on branches ptxas knows to be warp-uniform (bar.sync is .aligned).
+        %turnsI = arith.extui %turnsAny : i1 to i32
+        %turnsL, %turnsOk = gpu.shuffle idx %turnsI, %lane0, %c32i32 : i32
+        %turns = arith.trunci %turnsL : i32 to i1
+        %myTurn0 = arith.constant 3 : index
+        %myTurn1 = arith.addi %myTurn0, %w : index
+        %myTurn = arith.index_cast %myTurn1 : index to i32
+        %hisTurn0 = arith.constant 4 : index
+        %hisTurn1 = arith.subi %hisTurn0, %w : index
+        %hisTurn = arith.index_cast %hisTurn1 : index to i32
+        %turnCount = arith.constant 256 : i32
+        %isW0t = arith.cmpi eq, %w, %c0 : index
+        %nkbLast = arith.subi %nkb, %c1 : index
         scf.if %active {
-          %oEnd, %mEnd0, %mEnd8, %lEnd0, %lEnd8 = scf.for %t = %c0 to %nkb step %c1
-              iter_args(%o = %oZero, %m0 = %mInit, %m8 = %mInit, %l0 = %zeroF, %l8 = %zeroF)
-              -> (!accO, f32, f32, f32, f32) {
-            %j = arith.addi %jBase, %t : index
-            %slot = arith.remui %j, %cS : index
-            %round = arith.divui %j, %cS : index
-            %par = arith.remui %round, %c2 : index
-            %parity = arith.index_cast %par : index to i1
-            nvgpu.mbarrier.try_wait.parity %full[%slot], %parity, %ticks : !bars
-$KEY_BLOCK_OF_T
-            %slotOff = arith.muli %slot, %slotBytes : index
-            %kOff0 = arith.addi %pad, %ringOff : index
-            %kOff = arith.addi %kOff0, %slotOff : index
-            %vOff = arith.addi %kOff, %kBytes : index
-$DESC_KV            // S = Q K^T.
-            %sU = llvm.mlir.undef : !accS
-            nvvm.wgmma.fence.aligned
-$QK
-            nvvm.wgmma.commit.group.sync.aligned
-            nvvm.wgmma.wait.group.sync.aligned 0
-            // Online softmax on the registers.
-$SOFTMAX
-            // O += P V, P from the registers, once V landed.
-$WAIT_V            nvvm.wgmma.fence.aligned
-$PV
-            nvvm.wgmma.commit.group.sync.aligned
-            nvvm.wgmma.wait.group.sync.aligned 0
-            // This warp is done with the slot.
-            scf.if %laneZero {
-              %tok = nvgpu.mbarrier.arrive %empty[%slot] : !bars -> !nvgpu.mbarrier.token
-            }
-            scf.yield %oNew, %mNew0, %mNew8, %lNew0, %lNew8 : !accO, f32, f32, f32, f32
-          }
-          // Row sums across the four threads of a row, then O / sum to the
+$CONSUMER_LOOP          // Row sums across the four threads of a row, then O / sum to the
           // staging tile and out through TMA.
 $FINISH
           nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
@@ -262,7 +249,6 @@ $STOREO
         } else {
 $IDLE_DRAIN
         }
-      }
     }
     }
     gpu.return
@@ -270,21 +256,155 @@ $IDLE_DRAIN
 }
 )mlir";
 
+// Two consumers: each one's blocks software pipelined (FlashAttention-3's
+// intra-warpgroup overlap): block t's Q K^T and block t - 1's P V are
+// issued together, the softmax of block t runs while P V (t - 1) does,
+// and O is rescaled once P V (t - 1) is done. Block 0's Q K^T and softmax
+// come first, the last block's P V after the loop; each of these (and
+// every loop iteration) is one wgmma turn.
+constexpr const char *kPipelinedConsumerLoop = R"mlir(
+          %pro:$PRO_N = scf.execute_region -> ($PRO_TYPES) {
+            %t = arith.constant 0 : index
+$KEY_BLOCK_IN$DESC_K            // Consumer 0's first turn needs no wait.
+            %isW1f = arith.xori %isW0t, %true : i1
+            %waitFirst = arith.andi %turns, %isW1f : i1
+            scf.if %waitFirst {
+              nvvm.barrier id = %myTurn number_of_threads = %turnCount
+            }
+            %sU = llvm.mlir.undef : !accS
+            nvvm.wgmma.fence.aligned
+$QK
+            nvvm.wgmma.commit.group.sync.aligned
+            scf.if %turns {
+              nvvm.barrier.arrive id = %hisTurn number_of_threads = %turnCount
+            }
+            nvvm.wgmma.wait.group.sync.aligned 0
+            // This warp is done with K (0).
+            scf.if %laneZero {
+              %tok0 = nvgpu.mbarrier.arrive %empty[%slot] : !bars -> !nvgpu.mbarrier.token
+            }
+            %m0 = arith.addf %mInit, %zeroF : f32
+            %m8 = arith.addf %mInit, %zeroF : f32
+            %l0 = arith.addf %zeroF, %zeroF : f32
+            %l8 = arith.addf %zeroF, %zeroF : f32
+$SOFTMAX
+            scf.yield %mNew0, %mNew8, %lNew0, %lNew8$PRO_P : $PRO_TYPES
+          }
+          %oL, %mEnd0, %mEnd8, %lEnd0, %lEnd8$LOOP_RESULTS = scf.for %t = %c1 to %nkb step %c1
+              iter_args(%o = %oZero, %m0 = %pro#0, %m8 = %pro#1, %l0 = %pro#2, %l8 = %pro#3$LOOP_ITER)
+              -> (!accO, $PRO_TYPES) {
+$KEY_BLOCK_IN            // Block t - 1's slot: its V.
+            %jP = arith.subi %j, %c1 : index
+            %slotP = arith.remui %jP, %cS : index
+            %roundP = arith.divui %jP, %cS : index
+            %parP = arith.remui %roundP, %c2 : index
+            %parityP = arith.index_cast %parP : index to i1
+            %slotOffP = arith.muli %slotP, %slotBytes : index
+            %kOffP = arith.addi %kOff0, %slotOffP : index
+            %vOff = arith.addi %kOffP, %kBytes : index
+$DESC_K$DESC_V            // V (t - 1) is waited for here, not between the wgmma: a wait
+            // loop there puts the P V on a path ptxas takes as divergent.
+            nvgpu.mbarrier.try_wait.parity %fullV[%slotP], %parityP, %ticks : !bars
+            scf.if %turns {
+              nvvm.barrier id = %myTurn number_of_threads = %turnCount
+            }
+            // S = Q K^T (t) and O += P V (t - 1), one turn.
+            %sU = llvm.mlir.undef : !accS
+            nvvm.wgmma.fence.aligned
+$QK
+            nvvm.wgmma.commit.group.sync.aligned
+$PV_LOOP
+            nvvm.wgmma.commit.group.sync.aligned
+            scf.if %turns {
+              nvvm.barrier.arrive id = %hisTurn number_of_threads = %turnCount
+            }
+            // S (t) is done, so is this warp with K (t); the softmax runs
+            // while P V (t - 1) does.
+            nvvm.wgmma.wait.group.sync.aligned 1
+            scf.if %laneZero {
+              %tokK = nvgpu.mbarrier.arrive %empty[%slot] : !bars -> !nvgpu.mbarrier.token
+            }
+$SOFTMAX
+            nvvm.wgmma.wait.group.sync.aligned 0
+            // P (t - 1) stays in its registers until P V (t - 1) is done
+            // (so P (t) gets registers of its own).
+$KEEP_P
+            scf.if %laneZero {
+              %tokV = nvgpu.mbarrier.arrive %emptyV[%slotP] : !bars -> !nvgpu.mbarrier.token
+            }
+$RESCALE_LOOP
+            scf.yield %oScaled, %mNew0, %mNew8, %lNew0, %lNew8$PRO_P : !accO, $PRO_TYPES
+          }
+          %oEnd = scf.execute_region -> (!accO) {
+            // The last block's P V.
+            %jL = arith.addi %jBase, %nkbLast : index
+            %slotL = arith.remui %jL, %cS : index
+            %roundL = arith.divui %jL, %cS : index
+            %parL = arith.remui %roundL, %c2 : index
+            %parityL = arith.index_cast %parL : index to i1
+            %kOff0 = arith.addi %pad, %ringOff : index
+            %slotOffL = arith.muli %slotL, %slotBytes : index
+            %kOffL = arith.addi %kOff0, %slotOffL : index
+            %vOff = arith.addi %kOffL, %kBytes : index
+$DESC_V            nvgpu.mbarrier.try_wait.parity %fullV[%slotL], %parityL, %ticks : !bars
+            scf.if %turns {
+              nvvm.barrier id = %myTurn number_of_threads = %turnCount
+            }
+            nvvm.wgmma.fence.aligned
+$PV_LAST
+            nvvm.wgmma.commit.group.sync.aligned
+            // Consumer 1 does not hand back after its last turn.
+            %isW1l = arith.xori %isW0t, %true : i1
+            %notW1l = arith.xori %isW1l, %true : i1
+            %handLast = arith.andi %turns, %notW1l : i1
+            scf.if %handLast {
+              nvvm.barrier.arrive id = %hisTurn number_of_threads = %turnCount
+            }
+            nvvm.wgmma.wait.group.sync.aligned 0
+            scf.if %laneZero {
+              %tokL = nvgpu.mbarrier.arrive %emptyV[%slotL] : !bars -> !nvgpu.mbarrier.token
+            }
+            scf.yield %oFin : !accO
+          }
+)mlir";
+
+// One consumer (two CTAs an SM, 128 registers): block by block, Q K^T,
+// softmax, P V. Defines what the pipelined loop does (%oEnd, %mEnd0/8,
+// %lEnd0/8).
+constexpr const char *kSimpleConsumerLoop = R"mlir(
+          %oEnd, %mEnd0, %mEnd8, %lEnd0, %lEnd8 = scf.for %t = %c0 to %nkb step %c1
+              iter_args(%o = %oZero, %m0 = %mInit, %m8 = %mInit, %l0 = %zeroF, %l8 = %zeroF)
+              -> (!accO, f32, f32, f32, f32) {
+$KEY_BLOCK_IN            %vOff = arith.addi %kOff, %kBytes : index
+$DESC_K$DESC_V            %sU = llvm.mlir.undef : !accS
+            nvvm.wgmma.fence.aligned
+$QK
+            nvvm.wgmma.commit.group.sync.aligned
+            nvvm.wgmma.wait.group.sync.aligned 0
+            // This warp is done with K (t).
+            scf.if %laneZero {
+              %tokK = nvgpu.mbarrier.arrive %empty[%slot] : !bars -> !nvgpu.mbarrier.token
+            }
+$SOFTMAX$RESCALE
+            // O += P V, P from the registers (V landed with K).
+            nvvm.wgmma.fence.aligned
+$PV
+            nvvm.wgmma.commit.group.sync.aligned
+            nvvm.wgmma.wait.group.sync.aligned 0
+            scf.if %laneZero {
+              %tokV = nvgpu.mbarrier.arrive %emptyV[%slot] : !bars -> !nvgpu.mbarrier.token
+            }
+            scf.yield %oNew, %mNew0, %mNew8, %lNew0, %lNew8 : !accO, f32, f32, f32, f32
+          }
+)mlir";
+
 // TMA loads of key block %kb (rows kb * BN ..) of K and V into ring slot
-// %$SLOT, signalling its barrier. K: one box of BN rows per 64-column chunk
-// of the head dim; V: 64-row boxes, 64-column chunks, (block, chunk) order.
+// %$SLOT: K (one box of BN rows per 64-column chunk of the head dim) on
+// %full, then, once the slot's values are free (%emptyV, phase parity
+// %pepar, as the caller waited %empty for the keys), V (64-row boxes,
+// 64-column chunks, (block, chunk) order) on %fullV.
 std::string loadKeyValueText(StringRef p, StringRef t, int64_t dChunks,
-                             int64_t blockN, StringRef kbExpr, bool splitKV) {
-  // The slot's barriers expect its bytes: K and V apart or together.
-  std::string expect =
-      splitKV
-          ? llvm::formatv("        nvgpu.mbarrier.arrive.expect_tx %full[%{0}_slot], %kBytes : !bars\n"
-                          "        nvgpu.mbarrier.arrive.expect_tx %fullV[%{0}_slot], %kBytes : !bars",
-                          p)
-                .str()
-          : llvm::formatv("        nvgpu.mbarrier.arrive.expect_tx %full[%{0}_slot], %slotBytes : !bars",
-                          p)
-                .str();
+                             int64_t blockN, StringRef kbExpr, bool separateV) {
   std::string text = llvm::formatv(R"mlir(
         %{0}_slot = arith.remui {1}, %cS : index
 {2}
@@ -293,12 +413,11 @@ std::string loadKeyValueText(StringRef p, StringRef t, int64_t dChunks,
         %{0}_k0 = arith.addi %pad, %ringOff : index
         %{0}_k = arith.addi %{0}_k0, %{0}_so : index
         %{0}_v = arith.addi %{0}_k, %kBytes : index
-{3}
+        nvgpu.mbarrier.arrive.expect_tx %full[%{0}_slot], {3} : !bars
 )mlir",
-                                   p, t, kbExpr, expect)
+                                   p, t, kbExpr,
+                                   separateV ? "%kBytes" : "%slotBytes")
                          .str();
-  std::string vBarrier = splitKV ? "%fullV" : "%full";
-  // Keys first (QK^T needs them first), then values.
   for (int64_t c = 0; c < dChunks; ++c)
     text += llvm::formatv(R"mlir(
         %{0}_kc{1} = arith.constant {2} : index
@@ -309,6 +428,17 @@ std::string loadKeyValueText(StringRef p, StringRef t, int64_t dChunks,
 )mlir",
                           p, c, c * blockN * 128, c * 64)
                 .str();
+  text += llvm::formatv(
+              "        nvgpu.mbarrier.try_wait.parity %emptyV[%{0}_slot], "
+              "%pepar, %ticks : !bars\n",
+              p)
+              .str();
+  if (separateV)
+    text += llvm::formatv("        nvgpu.mbarrier.arrive.expect_tx "
+                          "%fullV[%{0}_slot], %kBytes : !bars\n",
+                          p)
+                .str();
+  std::string vBarrier = separateV ? "%fullV" : "%full";
   for (int64_t c = 0; c < dChunks; ++c)
     for (int64_t j = 0; j < blockN / 64; ++j)
       text += llvm::formatv(R"mlir(
@@ -359,7 +489,8 @@ std::string qkText(int64_t dChunks, int64_t blockN, StringRef type) {
 /// only from shared memory, so this is the PTX instruction itself, the
 /// accumulators tied in and out.
 std::string pvText(int64_t dChunks, int64_t blockN, int64_t headDim,
-                   StringRef type) {
+                   StringRef type, StringRef pName, StringRef accIn,
+                   StringRef accOut) {
   int64_t nAcc = headDim / 2;
   std::string constraints, regsD, argTypes;
   for (int64_t r = 0; r < nAcc; ++r) {
@@ -373,9 +504,9 @@ std::string pvText(int64_t dChunks, int64_t blockN, int64_t headDim,
   for (int64_t r = 0; r < nAcc; ++r)
     argTypes += ", f32";
   std::string text;
-  std::string acc = "%oScaled";
+  std::string acc = accIn.str();
   for (int64_t kk = 0; kk < blockN / 16; ++kk) {
-    std::string out = kk == blockN / 16 - 1 ? "%oNew"
+    std::string out = kk == blockN / 16 - 1 ? accOut.str()
                                             : llvm::formatv("%pv{0}", kk).str();
     int64_t vOff = (kk / 4) * dChunks * 8192 + (kk % 4) * 2048;
     std::string ins;
@@ -389,20 +520,20 @@ std::string pvText(int64_t dChunks, int64_t blockN, int64_t headDim,
     text += llvm::formatv(R"mlir(
       %va{0} = arith.constant {1} : i64
       %vd{0} = arith.addi %vDesc, %va{0} : i64
-      {2} = llvm.inline_asm has_side_effects asm_dialect = att "{{ .reg .pred p; setp.ne.b32 p, 1, 0; wgmma.mma_async.sync.aligned.m64n{3}k16.f32.{4}.{4} {{{5}}, {{${6}, ${7}, ${8}, ${9}}, ${10}, p, 1, 1, 1; }", "{11}" %pa{0}_0, %pa{0}_1, %pa{0}_2, %pa{0}_3, %vd{0}{12} : ({13}) -> !accO
+      {2} = llvm.inline_asm has_side_effects asm_dialect = att "{{ .reg .pred p; setp.ne.b32 p, 1, 0; wgmma.mma_async.sync.aligned.m64n{3}k16.f32.{4}.{4} {{{5}}, {{${6}, ${7}, ${8}, ${9}}, ${10}, p, 1, 1, 1; }", "{11}" %{14}{0}_0, %{14}{0}_1, %{14}{0}_2, %{14}{0}_3, %vd{0}{12} : ({13}) -> !accO
 )mlir",
                           kk, vOff >> 4, out, headDim, type, regsD, nAcc,
                           nAcc + 1, nAcc + 2, nAcc + 3, nAcc + 4, constraints,
-                          ins, argTypes)
+                          ins, argTypes, pName)
                 .str();
     acc = out;
   }
   return text;
 }
 
-/// Online softmax of the S registers (BN / 2 per thread), the rescale of O
-/// and P's writes to the staging tile. Defines %mNew0/8, %lNew0/8,
-/// %oScaled.
+/// Online softmax of the S registers (%sFinal, BN / 2 per thread): defines
+/// %mNew0/8, %lNew0/8, the rescale factors %alpha0/8 (%big0/8: the row
+/// took a new maximum) and P packed as wgmma A fragments %pa<k>_<r>.
 std::string softmaxText(int64_t blockN, int64_t headDim, int64_t keyLen,
                         bool maskTail, StringRef type, int64_t eltBytes) {
   std::string text;
@@ -501,33 +632,40 @@ std::string softmaxText(int64_t blockN, int64_t headDim, int64_t keyLen,
 )mlir",
                         sum0, sum8)
               .str();
-  // O *= alpha, row by row, when a row of the warp took a new maximum.
-  text += R"mlir(
+  return text;
+}
+
+/// O *= alpha (softmaxText's), row by row, when a row of the warp took a
+/// new maximum: `oIn` -> `oOut`.
+std::string rescaleText(int64_t headDim, StringRef oIn, StringRef oOut) {
+  std::string text = llvm::formatv(R"mlir(
       %grew = arith.ori %big0, %big8 : i1
       %allLanes = arith.constant -1 : i32
       %warpGrew = nvvm.vote.sync any %allLanes, %grew -> i1
-      %oScaled = scf.if %warpGrew -> (!accO) {
-)mlir";
-  std::string acc = "%o";
+      {0} = scf.if %warpGrew -> (!accO) {{
+)mlir",
+                                   oOut)
+                         .str();
+  std::string acc = oIn.str();
   for (int64_t i = 0; i < headDim / 2; ++i) {
     int row = (i / 2) % 2 ? 8 : 0;
     std::string out = llvm::formatv("%os{0}", i).str();
     text += llvm::formatv(R"mlir(
-        %ov{0} = llvm.extractvalue %o[{0}] : !accO
+        %ov{0} = llvm.extractvalue {4}[{0}] : !accO
         %ow{0} = arith.mulf %ov{0}, %alpha{1} : f32
         {2} = llvm.insertvalue %ow{0}, {3}[{0}] : !accO
 )mlir",
-                          i, row, out, acc)
+                          i, row, out, acc, oIn)
                 .str();
     acc = out;
   }
   text += llvm::formatv(R"mlir(
         scf.yield {0} : !accO
       } else {{
-        scf.yield %o : !accO
+        scf.yield {1} : !accO
       }
 )mlir",
-                        acc)
+                        acc, oIn)
               .str();
   return text;
 }
@@ -575,6 +713,11 @@ std::string finishText(int64_t headDim, StringRef type, int64_t eltBytes) {
 }
 
 } // namespace
+
+bool mlir::sc::attentionPairsCandidates(AttentionOp op) {
+  RankedTensorType qType = op.getQuery().getType();
+  return op.getIndex() && !qType.isDynamicDim(2) && qType.getDimSize(2) <= 64;
+}
 
 FailureOr<KernelLaunch>
 mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
@@ -625,8 +768,12 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // A dynamic query length takes the split form (any length; consumer 1
   // idles on a single 64-row tile).
   enum class Mode { Single, Pairs, Split } mode = Mode::Single;
-  if (indexed && !dynamicQuery && queryLen <= 64)
+  if (attentionPairsCandidates(op)) {
     mode = Mode::Pairs;
+    if (binding.pairs.empty())
+      return op.emitError() << "internal error: the attention kernel pairs "
+                               "candidates but was given no pairs table";
+  }
   else if ((dynamicQuery || queryLen > 64) &&
            (!mask || mask.getMaskBlockSize() == 128))
     mode = Mode::Split;
@@ -762,10 +909,12 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // Per consumer: its Q tile (which then stages O), then the ring.
   int64_t stageBytes = qBytes;
   int64_t ringOff = consumers * qBytes;
-  // Two ring slots. Three (which fit with two consumers once O is staged
-  // in Q) ran 0.89-0.99x on the H200: the smem they take comes out of L1.
-  // With one consumer, two CTAs fit an SM (81 KB for d = 128).
-  int64_t stages = 2;
+  // Ring slots: in iteration t the pipelined loop frees K (t) after its
+  // Q K^T and V (t - 1) at the end, so with two slots K (t + 1) loads
+  // during iteration t and V (t + 1) from its end (needed in t + 2). Three
+  // with two consumers (their turns stretch an iteration); with one, two,
+  // so that two CTAs fit an SM (81 KB for d = 128).
+  int64_t stages = consumers == 2 ? 3 : 2;
   int64_t sharedBytes = ringOff + stages * slotBytes + detail::kSmemAlignReserve;
   float scale = op.getScaleOrDefault();
   double scale2 = static_cast<double>(scale) * 1.4426950408889634;
@@ -782,13 +931,20 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   values["RINGOFF"] = std::to_string(ringOff);
   values["W"] = std::to_string(consumers);
   values["THREADS"] = std::to_string(128 * (consumers + 1));
+  // One consumer: two CTAs share an SM (one covers the other's waits), so
+  // at most 128 registers a thread (the pipelined loop took 142, leaving
+  // one CTA per SM: 0.68x on the H200; it runs only with two consumers).
+  values["MINCTAS"] = consumers == 1 ? ", nvvm.minctasm = 2 : i32" : "";
   values["RELEASES"] = std::to_string(4 * consumers);
   values["QBYTESALL"] = std::to_string(consumers * qBytes);
   values["STAGEELEMS"] = std::to_string(stageBytes / eltBytes);
   values["ACCS"] = f32StructType(blockN / 2);
   values["ACCO"] = f32StructType(headDim / 2);
   values["SCALE2"] = llvm::formatv("{0:e}", scale2).str();
-  values["INDEX_PARAM"] = indexed ? ", %idx: memref<?xi32>" : "";
+  values["INDEX_PARAM"] =
+      mode == Mode::Pairs ? ", %idx: memref<?xi32>, %pairs: memref<?xi32>"
+      : indexed           ? ", %idx: memref<?xi32>"
+                          : "";
 
   llvm::StringMap<std::string> pieces;
   pieces["GLOBALS"] = globals;
@@ -800,10 +956,9 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
       wgmmaDescriptorText("kDesc", "kOff") + wgmmaDescriptorText("vDesc", "vOff");
   pieces["BLOCKS"] = blocks;
   // What the CTA computes: consumer 0 (1) takes batch element %bA (%bB),
-  // query tile %tileA (%tileB), reading keys of request %rA (%rB); %jobs
-  // K/V streams (2 when a pair's candidates belong to different requests);
-  // %noB when consumer 1 has nothing to do; %run is false for CTAs past
-  // the last pair.
+  // query tile %tileA (%tileB), both reading keys of request %rA; %noB
+  // when consumer 1 has nothing to do; %run is false for CTAs with nothing
+  // to do (past the batch, or a partner run by its pair's CTA).
   auto userOf = [&](StringRef b, StringRef out) {
     if (!indexed)
       return llvm::formatv("    {0} = arith.addi {1}, %c0 : index\n", out, b)
@@ -813,28 +968,35 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                          out, b)
         .str();
   };
-  // $O prefixes the nine values a section defines (%bA ... %jobs): empty
+  // $O prefixes the seven values a section defines (%bA ... %rA): empty
   // for the op alone, "t_" for the target section of a fused launch.
   std::string assign;
   if (mode == Mode::Pairs) {
+    // CTA x runs candidate x when the pairing kernel made it lead (its
+    // entry p + 1 names the partner, of the same request; 0: alone) and
+    // nothing when x is some other candidate's partner (-1).
     assign = R"mlir(
     %nB = memref.dim %idx, %c0 : memref<?xi32>
-    %$ObA = arith.muli %x, %c2 : index
-    %$ObB = arith.addi %$ObA, %c1 : index
-    %$Orun = arith.cmpi ult, %$ObA, %nB : index
-    %hasB = arith.cmpi ult, %$ObB, %nB : index
+    %$ObA = arith.addi %x, %c0 : index
+    %inB = arith.cmpi ult, %x, %nB : index
+    %xc = arith.select %inB, %x, %c0 : index
+    %pairOf = memref.load %pairs[%xc] : memref<?xi32>
+    %pairNone = arith.constant 0 : i32
+    %leads = arith.cmpi sge, %pairOf, %pairNone : i32
+    %$Orun = arith.andi %inB, %leads : i1
+    %pairOne = arith.constant 1 : i32
+    %partner32 = arith.subi %pairOf, %pairOne : i32
+    %partner = arith.index_cast %partner32 : i32 to index
+    %partnerIn = arith.cmpi ult, %partner, %nB : index
+    %hasPartner = arith.cmpi sgt, %pairOf, %pairNone : i32
+    %hasB0 = arith.andi %hasPartner, %partnerIn : i1
+    %hasB = arith.andi %hasB0, %$Orun : i1
     %$OnoB = arith.xori %hasB, %true : i1
+    %$ObB = arith.select %hasB, %partner, %$ObA : index
     %$OtileA = arith.addi %y, %c0 : index
     %$OtileB = arith.addi %y, %c0 : index
-    %bAc = arith.select %$Orun, %$ObA, %c0 : index
-    %bBc = arith.select %hasB, %$ObB, %bAc : index
 )mlir";
-    assign += userOf("%bAc", "%$OrA") + userOf("%bBc", "%$OrB");
-    assign += R"mlir(
-    %sameUser = arith.cmpi eq, %$OrA, %$OrB : index
-    %oneStream = arith.ori %sameUser, %$OnoB : i1
-    %$Ojobs = arith.select %oneStream, %c1, %c2 : index
-)mlir";
+    assign += userOf("%xc", "%$OrA");
   } else if (mode == Mode::Split) {
     assign = R"mlir(
     %$ObA = arith.addi %x, %c0 : index
@@ -845,10 +1007,8 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
     %rowB = arith.muli %$OtileB, %c64 : index
     %hasB = arith.cmpi ult, %rowB, %queryLen : index
     %$OnoB = arith.xori %hasB, %true : i1
-    %$Ojobs = arith.addi %c1, %c0 : index
 )mlir";
-    assign += userOf("%$ObA", "%$OrA") +
-              "    %$OrB = arith.addi %$OrA, %c0 : index\n";
+    assign += userOf("%$ObA", "%$OrA");
   } else {
     assign = R"mlir(
     %$ObA = arith.addi %x, %c0 : index
@@ -857,10 +1017,8 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
     %$OtileA = arith.addi %y, %c0 : index
     %$OtileB = arith.addi %y, %c0 : index
     %$OnoB = arith.constant true
-    %$Ojobs = arith.addi %c1, %c0 : index
 )mlir";
-    assign += userOf("%$ObA", "%$OrA") +
-              "    %$OrB = arith.addi %$OrA, %c0 : index\n";
+    assign += userOf("%$ObA", "%$OrA");
   }
   assign = replaceAll(assign, {{"O", self ? "t_" : ""}});
   if (self) {
@@ -883,8 +1041,6 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
     %tileB = arith.select %isSelf, %sTileB, %t_tileB : index
     %noB = arith.select %isSelf, %sNoB, %t_noB : i1
     %rA = arith.select %isSelf, %x, %t_rA : index
-    %rB = arith.select %isSelf, %x, %t_rB : index
-    %jobs = arith.select %isSelf, %c1, %t_jobs : index
 )mlir",
                             selfLen)
                   .str();
@@ -918,26 +1074,74 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                              wg ? "%tileB" : "%tileA", wg ? "%bB" : "%bA")
                    .str();
   pieces["LOADQ"] = loadQ;
-  pieces["IDLE_DRAIN"] = sc::detail::drainSlotsText("%nkb", "%jBase");
-  // Value blocks on a barrier of their own for 128-key blocks (QK^T of a
-  // block starts while its 32 KB of V still load); for 64-key blocks the
-  // extra wait cost more than it saved on the H200 (0.94x).
-  bool splitKV = blockN == 128;
+  // An idle consumer frees K and V of every block once both landed (V's
+  // wait also orders its release after the active consumer's of the
+  // slot's previous values: the producer waited for those).
+  // V on a barrier of its own for the pipelined loop (two consumers); one
+  // consumer's block-by-block loop takes K and V together on %full (a
+  // second wait there cost 3 % on the H200: 0.97x at 64-key blocks).
+  bool separateV = consumers == 2;
+  pieces["IDLE_DRAIN"] = sc::detail::drainSlotsText(
+      "%nkb", "%jBase",
+      "              %dtokV = nvgpu.mbarrier.arrive %emptyV[%ds] : !bars -> !nvgpu.mbarrier.token\n",
+      separateV ? "            nvgpu.mbarrier.try_wait.parity %fullV[%ds], %dpar, %ticks : !bars\n"
+                : "");
   pieces["LOADKV"] = loadKeyValueText("ld", "%pj", dChunks, blockN,
-                                      kbOf("%t", "%ld_kb"), splitKV);
-  // %fullV exists only for 128-key blocks.
-  pieces["FULLV_CREATE"] =
-      splitKV ? "    %fullV = nvgpu.mbarrier.create -> !bars\n" : "";
-  pieces["FULLV_INIT"] =
-      splitKV ? "        nvgpu.mbarrier.init %fullV[%s], %c1 : !bars\n" : "";
-  pieces["WAIT_V"] =
-      splitKV ? "            nvgpu.mbarrier.try_wait.parity %fullV[%slot], %parity, %ticks : !bars\n"
-              : "";
-  pieces["KEY_BLOCK_OF_T"] = kbOf("%t", "%kb");
+                                      kbOf("%t", "%ld_kb"), separateV);
+  // Block %t: its ring slot once K landed, its key block, K's
+  // offset.
+  pieces["KEY_BLOCK_IN"] = R"mlir(
+            %j = arith.addi %jBase, %t : index
+            %slot = arith.remui %j, %cS : index
+            %round = arith.divui %j, %cS : index
+            %par = arith.remui %round, %c2 : index
+            %parity = arith.index_cast %par : index to i1
+            nvgpu.mbarrier.try_wait.parity %full[%slot], %parity, %ticks : !bars
+)mlir" + kbOf("%t", "%kb") + R"mlir(
+            %slotOff = arith.muli %slot, %slotBytes : index
+            %kOff0 = arith.addi %pad, %ringOff : index
+            %kOff = arith.addi %kOff0, %slotOff : index
+)mlir";
   pieces["QK"] = qkText(dChunks, blockN, typeToString(elementType));
+  // The pipelined consumer loop: P (as wgmma A fragments, blockN / 16
+  // k16 steps of 4 registers) is carried from one iteration to the next.
+  {
+    std::string types = "f32, f32, f32, f32", proP, loopIter, loopResults,
+                keepRegs, keepTypes, keepArgs;
+    int64_t pRegs = blockN / 16 * 4, idx = 4;
+    for (int64_t kk = 0; kk < blockN / 16; ++kk)
+      for (int64_t r = 0; r < 4; ++r, ++idx) {
+        types += ", i32";
+        proP += llvm::formatv(", %pa{0}_{1}", kk, r).str();
+        loopIter += llvm::formatv(", %pp{0}_{1} = %pro#{2}", kk, r, idx).str();
+        loopResults += llvm::formatv(", %pl{0}_{1}", kk, r).str();
+        keepRegs += idx > 4 ? ",r" : "r";
+        keepTypes += idx > 4 ? ", i32" : "i32";
+        keepArgs += llvm::formatv("{0}%pp{1}_{2}", idx > 4 ? ", " : "", kk, r).str();
+      }
+    values["PRO_N"] = std::to_string(4 + pRegs);
+    values["PRO_TYPES"] = types;
+    pieces["PRO_P"] = proP;
+    pieces["LOOP_ITER"] = loopIter;
+    pieces["LOOP_RESULTS"] = loopResults;
+    pieces["KEEP_P"] = llvm::formatv("            llvm.inline_asm has_side_effects "
+                                     "asm_dialect = att \"\", \"{0}\" {1} : ({2}) -> ()\n",
+                                     keepRegs, keepArgs, keepTypes)
+                           .str();
+    pieces["DESC_K"] = wgmmaDescriptorText("kDesc", "kOff");
+    pieces["DESC_V"] = wgmmaDescriptorText("vDesc", "vOff");
+    pieces["PV_LOOP"] = pvText(dChunks, blockN, headDim, typeToString(elementType),
+                               "pp", "%o", "%oPV");
+    pieces["PV_LAST"] = pvText(dChunks, blockN, headDim, typeToString(elementType),
+                               "pl", "%oL", "%oFin");
+    pieces["RESCALE_LOOP"] = rescaleText(headDim, "%oPV", "%oScaled");
+  }
+  // The one-consumer loop's O update.
+  pieces["RESCALE"] = rescaleText(headDim, "%o", "%oScaled");
+  pieces["PV"] = pvText(dChunks, blockN, headDim, typeToString(elementType),
+                        "pa", "%oScaled", "%oNew");
   pieces["SOFTMAX"] = softmaxText(blockN, headDim, keyLen, maskTail,
                                   typeToString(elementType), eltBytes);
-  pieces["PV"] = pvText(dChunks, blockN, headDim, typeToString(elementType));
   pieces["FINISH"] = finishText(headDim, typeToString(elementType), eltBytes);
   std::string storeO;
   for (int64_t c = 0; c < dChunks; ++c)
@@ -965,7 +1169,12 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   values["LEN_PARAMS"] =
       std::string(dynamicQuery ? ", %queryLenArg: index" : "") +
       (dynamicKey ? ", %keyLenArg: index" : "");
-  std::string text = replaceAll(replaceAll(kAttentionTemplate, pieces), values);
+  // The consumer loop first: its own pieces are filled in with the rest.
+  std::string text = replaceAll(
+      kAttentionTemplate,
+      {{"CONSUMER_LOOP", consumers == 2 ? kPipelinedConsumerLoop
+                                        : kSimpleConsumerLoop}});
+  text = replaceAll(replaceAll(text, pieces), values);
 
   OwningOpRef<ModuleOp> parsed =
       sc::detail::parseTemplate(op.getContext(), text);
@@ -986,8 +1195,8 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   KernelLaunch launch;
   launch.kernel = kernelName.str();
   launch.block[0] = 128 * (consumers + 1);
-  // Pairs: CTA x takes candidates 2x and 2x + 1 (the upper half of the
-  // grid has nothing to do: the launch description has no division).
+  // Pairs: CTA x takes candidate x and its partner when x leads a pair or
+  // runs alone; the CTAs of partners (about half) return at once.
   launch.grid[0] = batch;
   int64_t rowsPerCta = mode == Mode::Split ? 128 : 64;
   launch.grid[1] =
@@ -1030,6 +1239,11 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
     p.tensor = binding.index;
     launch.params.push_back(p);
   }
+  if (mode == Mode::Pairs) {
+    LaunchParam p;
+    p.tensor = binding.pairs;
+    launch.params.push_back(p);
+  }
   for (auto [isDynamic, symbol] :
        {std::pair<bool, std::string>{dynamicQuery, binding.queryLenSymbol},
         std::pair<bool, std::string>{dynamicKey, binding.keyLenSymbol}}) {
@@ -1069,8 +1283,8 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   }
   StringRef modeText =
       mode == Mode::Pairs
-          ? "two consumer warpgroups, one candidate each, sharing K/V when "
-            "both belong to one request (else one stream each, in turn)"
+          ? "two consumer warpgroups on two candidates of one request "
+            "(paired by the kernel before), sharing its K/V"
       : mode == Mode::Split
           ? "two consumer warpgroups on the two 64-row halves of a 128-row "
             "query tile, sharing K/V"

@@ -127,7 +127,8 @@ std::string mlir::sc::detail::ctaShareText(StringRef suffix, StringRef total) {
 }
 
 std::string mlir::sc::detail::drainSlotsText(StringRef count, StringRef first,
-                                             StringRef alsoRelease) {
+                                             StringRef alsoRelease,
+                                             StringRef alsoWait) {
   return replaceAll(R"mlir(
           scf.for %dk = %c0 to $COUNT step %c1 {
             %dj = arith.addi $FIRST, %dk : index
@@ -136,12 +137,19 @@ std::string mlir::sc::detail::drainSlotsText(StringRef count, StringRef first,
             %drp = arith.remui %dr, %c2 : index
             %dpar = arith.index_cast %drp : index to i1
             nvgpu.mbarrier.try_wait.parity %full[%ds], %dpar, %ticks : !bars
-            scf.if %laneZero {
+$WAIT            scf.if %laneZero {
               %dtok = nvgpu.mbarrier.arrive %empty[%ds] : !bars -> !nvgpu.mbarrier.token
 $ALSO            }
+            // The warp meets again before the next slot: lanes 1-31 must not
+            // spin ahead on later slots while lane 0, which frees this one,
+            // waits to be scheduled (nothing but fair scheduling of diverged
+            // lanes would let it run; compute-sanitizer does not promise it).
+            %dlanes = arith.constant -1 : i32
+            nvvm.bar.warp.sync %dlanes : i32
           }
 )mlir",
                     {{"COUNT", count.str()},
                      {"FIRST", first.str()},
-                     {"ALSO", alsoRelease.str()}});
+                     {"ALSO", alsoRelease.str()},
+                     {"WAIT", alsoWait.str()}});
 }

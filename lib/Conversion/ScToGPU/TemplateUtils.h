@@ -82,8 +82,14 @@ std::string swizzledPairIndexText(StringRef p, StringRef t, int64_t col,
 /// like on the way). Uses %c0 and %c1.
 std::string ctaShareText(StringRef suffix, StringRef total);
 
+/// A consumer with nothing to compute still takes its part in the ring:
+/// slots `first` .. `first` + `count` - 1 are waited for (%full, then
+/// `alsoWait` by the whole warp) and freed by lane 0 (%empty, then
+/// `alsoRelease`). Waits stay warp-uniform: a lane spinning on a barrier
+/// while the rest of its warp spins on another hung under racecheck.
 std::string drainSlotsText(StringRef count, StringRef first,
-                           StringRef alsoRelease = "");
+                           StringRef alsoRelease = "",
+                           StringRef alsoWait = "");
 
 } // namespace mlir::sc::detail
 

@@ -19,6 +19,7 @@
 #include "sparcast/Conversion/ScToGPU/AttentionKernel.h"
 #include "sparcast/Conversion/ScToGPU/CopyKernel.h"
 #include "sparcast/Conversion/ScToGPU/GemmKernel.h"
+#include "sparcast/Conversion/ScToGPU/PairCandidatesKernel.h"
 #include "sparcast/Dialect/SC/IR/ScOps.h"
 #include "sparcast/Pipelines/Pipelines.h"
 #include "sparcast/Target/PTX.h"
@@ -617,6 +618,26 @@ LogicalResult EntryCompiler::visitAttention(AttentionOp op, AttentionOp self) {
           "{0}: self-attention over the same keys/values fused into the "
           "kernel of the target attention at {1}\n",
           fileLineOf(self.getLoc()), fileLineOf(op.getLoc()));
+  }
+  // Two candidates of one request per CTA: a pairing kernel first makes
+  // the table (which candidates those are depends on the index's values).
+  if (attentionPairsCandidates(op)) {
+    auto i32 = IntegerType::get(op.getContext(), 32);
+    LaunchDim users = k->shape[0], candidates = q->shape[0];
+    PairCandidatesSpec spec;
+    spec.index = binding.index;
+    spec.waiting = newWorkspace(RankedTensorType::get({k->type.getDimSize(0)}, i32),
+                                {users}, /*zeroInit=*/true)
+                       .name;
+    spec.pairs = newWorkspace(RankedTensorType::get({q->type.getDimSize(0)}, i32),
+                              {candidates}, /*zeroInit=*/true)
+                     .name;
+    spec.batch = candidates;
+    FailureOr<KernelLaunch> pairing = buildPairCandidatesKernel(
+        loc, gpuModule, nextKernelName("pairs"), spec);
+    if (failed(pairing) || failed(addLaunch(*pairing, loc)))
+      return failure();
+    binding.pairs = spec.pairs;
   }
   FailureOr<KernelLaunch> launch =
       buildAttentionKernel(op, gpuModule, nextKernelName("attention"), binding,

@@ -2,18 +2,20 @@
 // RUN: not sparcast-opt %s -split-input-file -sc-test-attention-kernel=chip=sm_80 2>&1 | FileCheck %s --check-prefix=SM80
 // SM80: error: the attention kernel needs sm_90a (TMA and wgmma), got sm_80
 
-// Target attention, n_seed = 64: CTA x takes candidates 2x and 2x + 1 (two
-// consumer warpgroups and a producer: 384 threads), keys/values at
-// index[b]; one K/V stream when both candidates belong to one request,
-// else two, one consumer draining while the other computes.
+// Target attention, n_seed = 64: CTA x takes candidate x and the partner
+// the pairing kernel gave it, of the same request (two consumer warpgroups
+// and a producer: 384 threads), or nothing when x is some other
+// candidate's partner (entry -1); keys/values at index[x].
 // CHECK-LABEL: gpu.func @target_attention0(
-// CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[IDX:.*]]: memref<?xi32>) kernel
+// CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[IDX:[a-z0-9]+]]: memref<?xi32>, %[[PAIRS:[a-z0-9]+]]: memref<?xi32>) kernel
 // CHECK-SAME: nvvm.maxntid = array<i32: 384, 1, 1>
 // CHECK: gpu.shuffle idx
 // CHECK: memref.dim %[[IDX]]
+// CHECK: %[[PAIR:.*]] = memref.load %[[PAIRS]]
+// CHECK: arith.cmpi sge, %[[PAIR]]
+// CHECK: arith.cmpi sgt, %[[PAIR]]
 // CHECK: memref.load %[[IDX]]
-// CHECK: memref.load %[[IDX]]
-// CHECK: arith.cmpi eq
+// CHECK-NOT: memref.load %[[IDX]]
 // The kernel's region starts at the first 1024-byte boundary at least 256
 // bytes past the dynamic shared memory symbol: the mbarriers lie there.
 // CHECK: %[[BASE:.*]] = memref.extract_aligned_pointer_as_index
@@ -21,37 +23,75 @@
 // CHECK: %[[FROM:.*]] = arith.addi %[[BASE]], %[[PAST]] : index
 // CHECK: arith.remui %[[FROM]], %{{.*}} : index
 // CHECK: nvvm.setmaxregister  decrease 40
-// Producer: waits for a free slot; a 128-key block's K and V land on two
-// barriers of the slot (%full, %fullV), K first.
+// Producer: K and V of a block are loaded and freed apart: K into the
+// slot once its keys are free (%empty), on %full; V once its values are
+// free (%emptyV), on %fullV.
 // CHECK: nvgpu.mbarrier.try_wait.parity %[[EMPTY:.*]][
 // CHECK: nvgpu.mbarrier.arrive.expect_tx %[[FULL:.*]][%{{.*}}], %{{.*}} :
-// CHECK-NEXT: nvgpu.mbarrier.arrive.expect_tx %[[FULLV:.*]][%{{.*}}], %{{.*}} :
 // CHECK: nvgpu.tma.async.load {{.*}}, %[[FULL]][%{{.*}}] to {{.*}} -> memref<1x1x128x64xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[EMPTYV:.*]][
+// CHECK-NEXT: nvgpu.mbarrier.arrive.expect_tx %[[FULLV:.*]][%{{.*}}], %{{.*}} :
 // CHECK: nvgpu.tma.async.load {{.*}}, %[[FULLV]][%{{.*}}] to {{.*}} -> memref<1x1x64x64xf16, #gpu.address_space<workgroup>>
 // CHECK: nvvm.setmaxregister  increase 232
-// S = Q K^T once K landed; reads K K-major ("col"); the first step ignores
-// the accumulator.
+// Software pipelined consumer: block 0's Q K^T and softmax first (its
+// turn), then per block t one turn issuing Q K^T (t) and P V (t - 1), the
+// softmax of t while P V (t - 1) runs (wait_group 1, after which K (t)
+// is freed), then wait_group 0, P (t - 1) kept live to there, V (t - 1)
+// freed, O rescaled; the last block's P V after the loop. Q K^T reads K K-major ("col"); the first
+// step ignores the accumulator. Turns: named barriers 3 + w / 4 - w,
+// 256 threads (wait for my turn, issue, hand over).
+// CHECK: scf.execute_region
 // CHECK: nvgpu.mbarrier.try_wait.parity %[[FULL]][
+// CHECK: nvvm.barrier id = %[[MINE:.*]] number_of_threads = %[[N256:.*]]
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
-// Keys past S = 1000 are masked in the last block; softmax uses exp2.
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: nvvm.barrier.arrive id = %[[HIS:.*]] number_of_threads = %[[N256]]
+// Keys past S = 1000 are masked in the last block; softmax uses exp2; P
+// is packed in pairs as wgmma's A fragments.
 // CHECK: arith.select {{.*}} : f32
 // CHECK: gpu.shuffle xor
 // CHECK: math.exp2
-// P stays in registers, packed in pairs as wgmma's A fragments; P V reads
-// V N-major (trans-b 1), the O accumulators tied in and out.
 // CHECK: arith.truncf {{.*}} : f32 to f16
 // CHECK: llvm.bitcast {{.*}} : vector<2xf16> to i32
-// CHECK-NOT: nvvm.fence.proxy
+// CHECK: scf.yield
+// CHECK: scf.for
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[FULL]][
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[FULLV]][
+// CHECK: nvvm.barrier id = %[[MINE]] number_of_threads = %[[N256]]
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NOT: nvvm.wgmma.fence.aligned
+// P V reads V N-major (trans-b 1), the O accumulators tied in and out.
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "{ .reg .pred p; setp.ne.b32 p, 1, 0; wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {$0,{{.*}},$63}, {$64, $65, $66, $67}, $68, p, 1, 1, 1; }", "=f,{{.*}},r,r,r,r,l,0,1,{{.*}},63"
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.barrier.arrive id = %[[HIS]]
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: nvgpu.mbarrier.arrive %[[EMPTY]][
+// CHECK: math.exp2
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "", "r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r"
+// CHECK: nvgpu.mbarrier.arrive %[[EMPTYV]][
+// CHECK: nvvm.vote.sync any
+// CHECK: scf.yield
+// The last block's P V.
+// CHECK: scf.execute_region
 // CHECK: nvgpu.mbarrier.try_wait.parity %[[FULLV]][
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "{ .reg .pred p; setp.ne.b32 p, 1, 0; wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {$0,{{.*}},$63}, {$64, $65, $66, $67}, $68, p, 1, 1, 1; }", "=f,{{.*}},r,r,r,r,l,0,1,{{.*}},63"
-// CHECK: nvgpu.mbarrier.arrive
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvgpu.mbarrier.arrive %[[EMPTYV]][
 // CHECK: nvgpu.tma.async.store
-// An idle consumer only waits for and frees the slots.
+// An idle consumer only waits for and frees the slots: K and V, the
+// waits by the whole warp, the releases by lane 0.
 // CHECK: } else {
 // CHECK: scf.for
-// CHECK: nvgpu.mbarrier.try_wait.parity
-// CHECK: nvgpu.mbarrier.arrive
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[FULL]][
+// CHECK-NEXT: nvgpu.mbarrier.try_wait.parity %[[FULLV]][
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: nvgpu.mbarrier.arrive %[[EMPTY]][
+// CHECK-NEXT: nvgpu.mbarrier.arrive %[[EMPTYV]][
 func.func @target(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x1000x128xf16>,
                   %v: tensor<?x2x1000x128xf16>, %idx: tensor<?xi32>) -> tensor<?x2x64x128xf16> {
   %o = sc.attention %q, %k, %v index %idx : tensor<?x2x64x128xf16>, tensor<?x2x1000x128xf16>, tensor<?x2x1000x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
@@ -83,15 +123,32 @@ func.func @loglinear(%q: tensor<2x2x1024x64xbf16>, %k: tensor<2x2x1024x64xbf16>,
 // 64-token mask blocks: one consumer per 64-row tile (its own kept list);
 // causal keeps blocks j <= i only.
 // CHECK: memref.global "private" constant @block64_attention0_offsets : memref<5xi32> = dense<[0, 1, 3, 6, 10]>
+// One consumer, two CTAs an SM: at most 128 registers, so no software
+// pipelining (block by block: Q K^T, softmax, P V).
 // CHECK-LABEL: gpu.func @block64_attention0(
-// CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>
+// CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32
 // CHECK-NOT: nvvm.setmaxregister
-// A 64-key block's K and V land on one barrier (%full, expecting both).
+// K and V land together on %full (both expected at once; V loaded once
+// its half of the slot is free) and are freed apart: K after Q K^T, V
+// after P V.
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[EMPTY64:.*]][
 // CHECK: nvgpu.mbarrier.arrive.expect_tx %[[FULL64:.*]][%{{.*}}], %{{.*}} :
+// CHECK: nvgpu.tma.async.load {{.*}}, %[[FULL64]][%{{.*}}] to {{.*}} -> memref<1x1x64x64xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[EMPTYV64:.*]][
 // CHECK-NOT: nvgpu.mbarrier.arrive.expect_tx
 // CHECK: nvgpu.tma.async.load {{.*}}, %[[FULL64]][%{{.*}}] to {{.*}} -> memref<1x1x64x64xf16, #gpu.address_space<workgroup>>
-// CHECK: nvgpu.tma.async.load {{.*}}, %[[FULL64]][%{{.*}}] to {{.*}} -> memref<1x1x64x64xf16, #gpu.address_space<workgroup>>
+// CHECK-NOT: scf.execute_region
+// CHECK: scf.for
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[FULL64]][
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvgpu.mbarrier.arrive %[[EMPTY64]][
+// CHECK: math.exp2
+// CHECK-NOT: nvgpu.mbarrier.try_wait.parity
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvgpu.mbarrier.arrive %[[EMPTYV64]][
+// CHECK: scf.yield
 func.func @block64(%q: tensor<1x1x256x128xf16>, %k: tensor<1x1x256x128xf16>, %v: tensor<1x1x256x128xf16>) -> tensor<1x1x256x128xf16> {
   %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 64, causal = true>) : tensor<1x1x256x128xf16>, tensor<1x1x256x128xf16>, tensor<1x1x256x128xf16> -> tensor<1x1x256x128xf16>
   return %o : tensor<1x1x256x128xf16>

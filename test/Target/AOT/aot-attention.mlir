@@ -2,13 +2,18 @@
 // RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t --report | FileCheck %s --check-prefix=TARGET
 // RUN: FileCheck %s --check-prefix=TMANIFEST < %t/manifest.json
 // RUN: FileCheck %s --check-prefix=PTX < %t/target_attention_kernels.ptx
+// RUN: FileCheck %s --check-prefix=PAIRPTX < %t/target_attention_kernels.ptx
 // RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/loglinear_attention.mlir -o %t --report | FileCheck %s --check-prefix=LOGLINEAR
 
 // Target attention written the plain way (gather_rows then attention): the
 // IKBO pipeline reads K/V through the index instead, and the entry is one
 // attention kernel; ptxas takes it with no spills.
 // TARGET: lineage: gathered
-// TARGET: kernel target_attention_attention0: attention 64 x 1024 keys, 2 heads, head dim 128, f16, keys/values read through the index, two consumer warpgroups, one candidate each
+// Two candidates of one request per CTA: a pairing kernel first pairs
+// them (in zeroed workspaces: one slot per request, one entry per
+// candidate).
+// TARGET: kernel target_attention_pairs0: pairs the candidates of each request (index arg3) into ws1, so that the attention's two consumers share one request's keys and values (scratch ws0)
+// TARGET: kernel target_attention_attention1: attention 64 x 1024 keys, 2 heads, head dim 128, f16, keys/values read through the index, two consumer warpgroups on two candidates of one request (paired by the kernel before), sharing its K/V
 // TARGET: 0 bytes spill stores, 0 bytes spill loads
 
 // Q/K/V/O as 4-D tensor maps [batch, heads, rows, head dim], K/V at the
@@ -18,12 +23,20 @@
 // TMANIFEST-NEXT: "U",
 // TMANIFEST: "index_into": "U",
 // TMANIFEST: "block": [
+// TMANIFEST-NEXT: 256,
+// TMANIFEST: "grid": [
+// TMANIFEST-NEXT: "B/256",
+// TMANIFEST: "kernel": "target_attention_pairs0",
+// TMANIFEST: "tensor": "arg3"
+// TMANIFEST: "tensor": "ws0"
+// TMANIFEST: "tensor": "ws1"
+// TMANIFEST: "block": [
 // TMANIFEST-NEXT: 384,
 // TMANIFEST: "grid": [
 // TMANIFEST-NEXT: "B",
 // TMANIFEST-NEXT: 1,
 // TMANIFEST-NEXT: 2
-// TMANIFEST: "kernel": "target_attention_attention0",
+// TMANIFEST: "kernel": "target_attention_attention1",
 // TMANIFEST: "dims": [
 // TMANIFEST-NEXT: 128,
 // TMANIFEST-NEXT: 64,
@@ -42,6 +55,33 @@
 // TMANIFEST-NEXT: "U"
 // TMANIFEST: "kind": "memref",
 // TMANIFEST-NEXT: "tensor": "arg3"
+// TMANIFEST: "kind": "memref",
+// TMANIFEST-NEXT: "tensor": "ws1"
+// TMANIFEST: "workspace": [
+// TMANIFEST: "name": "ws0",
+// TMANIFEST-NEXT: "shape": [
+// TMANIFEST-NEXT: "U"
+// TMANIFEST-NEXT: ],
+// TMANIFEST-NEXT: "zero_init": true
+// TMANIFEST: "name": "ws1",
+// TMANIFEST-NEXT: "shape": [
+// TMANIFEST-NEXT: "B"
+// TMANIFEST-NEXT: ],
+// TMANIFEST-NEXT: "zero_init": true
+
+// The pairing kernel: lanes of one request pair within the warp
+// (match.any, ranks by popc; the leader writes partner + 1 and -1), each
+// odd group's last lane through a relaxed device-scope compare-and-swap
+// loop on its request's slot.
+// PAIRPTX: .entry target_attention_pairs0(
+// PAIRPTX: match.any.sync.b32 {{.*}}, -1;
+// PAIRPTX: popc.b32
+// PAIRPTX: st.global.b32 [%{{.*}}], %{{.*}};
+// PAIRPTX: st.global.b32 [%{{.*}}], -1;
+// PAIRPTX: ld.relaxed.gpu.global.b32
+// PAIRPTX: atom.relaxed.gpu.global.cas.b32
+// PAIRPTX: st.global.b32 [%{{.*}}], %{{.*}};
+// PAIRPTX-NEXT: st.global.b32 [%{{.*}}], -1;
 
 // PTX: .maxntid 384, 1, 1
 // PTX-DAG: setmaxnreg.dec.sync.aligned.u32 40
@@ -89,12 +129,14 @@
 // By default (fusion not yet run on a GPU) the two attentions are two
 // kernels.
 // UNFUSED: kernel self_target_attention_attention0: attention 1024 x 1024 keys
-// UNFUSED: kernel self_target_attention_attention1: attention 64 x 1024 keys
+// UNFUSED: kernel self_target_attention_pairs1: pairs
+// UNFUSED: kernel self_target_attention_attention2: attention 64 x 1024 keys
 // With --fuse-self-attention, self + target attention over one history: one launch; grid row 0 takes
 // candidate pairs, rows 1..8 the self-attention's 128-row tiles of user x
 // (the runtime checks U <= B); the query and output maps are picked per row.
 // FUSED: self_target_attention.mlir:13: self-attention over the same keys/values fused into the kernel of the target attention at self_target_attention.mlir:20
-// FUSED: kernel self_target_attention_attention0: {{.*}}; fused with the self-attention 1024 x 1024 of the same keys/values (grid rows 1..8: its 128-row query tiles)
+// FUSED: kernel self_target_attention_pairs0: pairs
+// FUSED: kernel self_target_attention_attention1: {{.*}}; fused with the self-attention 1024 x 1024 of the same keys/values (grid rows 1..8: its 128-row query tiles)
 // FUSED-NOT: {{^}}kernel
 // FUSED: 0 bytes spill stores, 0 bytes spill loads
 // FMANIFEST: "at_most": [
