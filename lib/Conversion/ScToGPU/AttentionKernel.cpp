@@ -145,6 +145,8 @@ $PRODUCER_REGS
       scf.if %lead {
         nvgpu.tma.prefetch.descriptor %tmaK : !tmaK
         nvgpu.tma.prefetch.descriptor %tmaV : !tmaV
+        // O's too: the stores at the CTA's end then do not wait for it.
+        nvgpu.tma.prefetch.descriptor %tmaO : !tmaO
         nvgpu.mbarrier.arrive.expect_tx %qbar[%c0], %qBytesAll : !qbar
 $LOADQ
         // The request's key/value blocks into the ring: K once every
@@ -244,7 +246,10 @@ $FINISH
           scf.if %elected {
 $STOREO
             nvvm.cp.async.bulk.commit.group
-            nvvm.cp.async.bulk.wait_group 0
+            // The staging tile must outlive the stores' reads of it, not
+            // their writes: the CTA (and its shared memory) may go once
+            // they are read.
+            nvvm.cp.async.bulk.wait_group 0 {read}
           }
         } else {
 $IDLE_DRAIN
