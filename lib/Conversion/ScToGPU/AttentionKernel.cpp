@@ -1,18 +1,24 @@
 //===- AttentionKernel.cpp - sc.attention to a Hopper kernel ---------------===//
 //
-// Flash-attention forward, one CTA of one warpgroup (128 threads) per
-// 64-row query tile of one (batch element, head):
+// Flash-attention forward. A CTA has a producer warpgroup and one or two
+// consumer warpgroups, each consumer a 64-row query tile of one (batch
+// element, head); two consumers share every key block (two candidates of
+// one request, paired by the kernel of PairCandidatesKernel.cpp, or the
+// two halves of a 128-row query block):
 //
-//   thread 0: TMA loads of the Q tile, then of the first S key blocks (K and
-//   V of one block share a ring slot and its mbarrier)
-//   for each key block t of the tile (all blocks, or the kept ones of a
-//   block mask, read from BSR tables compiled into the module):
-//     wait for the slot; S = Q K^T by wgmma (K read K-major); online softmax
-//     on the S registers in fp32: scale * log2(e) folded in, exp2, running
-//     row maximum and sum, O rescaled; P (f16/bf16) written to shared memory
-//     in wgmma's swizzled layout; O += P V by wgmma (V read N-major)
-//     barrier; thread 0 refills the slot with block t + S
-//   O / row sum -> staging tile -> TMA store.
+//   producer (one thread): TMA loads of the Q tiles, then of K and V of
+//   each key block into a ring slot (all blocks, or the kept ones of a
+//   block mask, read from BSR tables), K and V on barriers of their own
+//   and freed apart
+//   each consumer, per key block t: S = Q K^T by wgmma (K read K-major);
+//   online softmax on the S registers in fp32 (scale * log2(e) folded in,
+//   exp2, running row maximum and sum, O rescaled lazily); P kept in
+//   registers as wgmma A fragments; O += P V by wgmma (V read N-major).
+//   With two consumers the blocks are software pipelined (Q K^T (t) and
+//   P V (t - 1) issued together, the softmax of t under P V (t - 1)) and
+//   the consumers take turns for their wgmma phases (named barriers);
+//   one consumer (two CTAs an SM) runs block by block
+//   O / row sum -> the consumer's Q tile (dead by then) -> TMA store.
 //
 // Keys and values are read at batch index[b] when the op is indexed (IKBO
 // type II: nothing is broadcast) and at b otherwise. 4-D tensor maps

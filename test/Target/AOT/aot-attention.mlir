@@ -92,6 +92,10 @@
 // PTX-DAG: shfl.sync.bfly
 // PTX-DAG: fence.proxy.async.shared::cta
 // PTX-DAG: cp.async.bulk.tensor.4d.global.shared::cta
+// The CTA waits for its O stores to read the staging tile, not for their
+// writes; O's tensor map is prefetched with K's and V's.
+// PTX-DAG: cp.async.bulk.wait_group.read 0
+// PTX-DAG: prefetch.tensormap [%{{.*}}];
 
 // The log-linear example (N = 16384, blocks of 128): 2020 of the 16384
 // block pairs are kept (12%).
