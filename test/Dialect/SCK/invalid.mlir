@@ -143,3 +143,59 @@ func.func @cluster_grid(%n: index) {
   }
   return
 }
+
+// -----
+
+func.func @softmax_state_shape(%s: !sck.acc<64x128xf32>, %o: !sck.acc<64x64xf32>, %k: index) {
+  // expected-error @below {{statistics are M x 2 (running maximum, sum), got '!sck.acc<64x3xf32>'}}
+  %st = sck.softmax_init : !sck.acc<64x3xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_rows(%s: !sck.acc<64x128xf32>, %o: !sck.acc<64x64xf32>, %st: !sck.acc<32x2xf32>, %k: index) {
+  // expected-error @below {{statistics of 32 rows for a tile of 64}}
+  %p, %on, %stn = sck.softmax %s, %o, %st at %k {scale = 1.0 : f32, keys = 10 : i64} : !sck.acc<64x128xf32>, !sck.acc<64x64xf32>, !sck.acc<32x2xf32> -> !sck.box<64x128xf16>
+  return
+}
+
+// -----
+
+func.func @softmax_p_shape(%s: !sck.acc<64x128xf32>, %o: !sck.acc<64x64xf32>, %st: !sck.acc<64x2xf32>, %k: index) {
+  // expected-error @below {{P must have the scores' shape, got '!sck.box<64x64xf16>' for '!sck.acc<64x128xf32>'}}
+  %p, %on, %stn = sck.softmax %s, %o, %st at %k {scale = 1.0 : f32, keys = 10 : i64} : !sck.acc<64x128xf32>, !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @softmax_p_type(%s: !sck.acc<64x128xf32>, %o: !sck.acc<64x64xf32>, %st: !sck.acc<64x2xf32>, %k: index) {
+  // expected-error @below {{P is f16 or bf16 (an MMA operand), got 'f32'}}
+  %p, %on, %stn = sck.softmax %s, %o, %st at %k {scale = 1.0 : f32, keys = 10 : i64} : !sck.acc<64x128xf32>, !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x128xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_rows_o(%s: !sck.acc<64x128xf32>, %o: !sck.acc<32x64xf32>, %st: !sck.acc<64x2xf32>, %k: index) {
+  // expected-error @below {{scores of 64 rows, output of 32}}
+  %p, %on, %stn = sck.softmax %s, %o, %st at %k {scale = 1.0 : f32, keys = 10 : i64} : !sck.acc<64x128xf32>, !sck.acc<32x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x128xf16>
+  return
+}
+
+// -----
+
+func.func @softmax_no_keys(%s: !sck.acc<64x128xf32>, %o: !sck.acc<64x64xf32>, %st: !sck.acc<64x2xf32>, %k: index) {
+  // expected-error @below {{needs at least one key, got 0}}
+  %p, %on, %stn = sck.softmax %s, %o, %st at %k {scale = 1.0 : f32, keys = 0 : i64} : !sck.acc<64x128xf32>, !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x128xf16>
+  return
+}
+
+// -----
+
+func.func @normalize_rows(%o: !sck.acc<64x64xf32>, %st: !sck.acc<128x2xf32>) {
+  // expected-error @below {{statistics of 128 rows for a tile of 64}}
+  %n = sck.normalize %o, %st : !sck.acc<64x64xf32>, !sck.acc<128x2xf32>
+  return
+}

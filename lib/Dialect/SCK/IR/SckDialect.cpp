@@ -148,6 +148,42 @@ LogicalResult MmaOp::verify() {
   return success();
 }
 
+/// An online softmax's statistics: an M x 2 accumulator.
+static LogicalResult verifyState(Operation *op, AccType state, int64_t rows) {
+  if (state.getShape()[1] != 2)
+    return op->emitOpError("statistics are M x 2 (running maximum, sum), got ")
+           << state;
+  if (rows >= 0 && state.getShape()[0] != rows)
+    return op->emitOpError("statistics of ")
+           << state.getShape()[0] << " rows for a tile of " << rows;
+  return success();
+}
+
+LogicalResult SoftmaxInitOp::verify() {
+  return verifyState(*this, getState().getType(), -1);
+}
+
+LogicalResult SoftmaxOp::verify() {
+  ArrayRef<int64_t> s = getS().getType().getShape();
+  ArrayRef<int64_t> o = getO().getType().getShape();
+  ArrayRef<int64_t> p = getP().getType().getShape();
+  if (o[0] != s[0])
+    return emitOpError("scores of ") << s[0] << " rows, output of " << o[0];
+  if (p != s)
+    return emitOpError("P must have the scores' shape, got ")
+           << getP().getType() << " for " << getS().getType();
+  Type element = getP().getType().getElementType();
+  if (!element.isF16() && !element.isBF16())
+    return emitOpError("P is f16 or bf16 (an MMA operand), got ") << element;
+  if (getKeys() < 1)
+    return emitOpError("needs at least one key, got ") << getKeys();
+  return verifyState(*this, getState().getType(), s[0]);
+}
+
+LogicalResult NormalizeOp::verify() {
+  return verifyState(*this, getState().getType(), getO().getType().getShape()[0]);
+}
+
 LogicalResult RingOp::verify() {
   // 0: as many as fit next to the rest of the kernel's shared memory,
   // decided when the kernel is generated.

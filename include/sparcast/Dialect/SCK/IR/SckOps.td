@@ -110,6 +110,49 @@ def Sck_MmaOp : Sck_Op<"mma", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let hasVerifier = 1;
 }
 
+def Sck_SoftmaxInitOp : Sck_Op<"softmax_init", [Pure]> {
+  let summary = "the running statistics of an online softmax, before any key";
+  let description = [{
+    An M x 2 accumulator: per row the running maximum (column 0, in log2
+    units, -1e30 before any key: finite, so that exp2 of differences never
+    sees inf - inf) and the running sum of exp2 (column 1, zero).
+  }];
+  let results = (outs Sck_AccType:$state);
+  let assemblyFormat = "attr-dict `:` qualified(type($state))";
+  let hasVerifier = 1;
+}
+
+def Sck_SoftmaxOp : Sck_Op<"softmax", [Pure, AllTypesMatch<["o", "newO"]>,
+                                        AllTypesMatch<["state", "newState"]>]> {
+  let summary = "one key block of an online softmax (flash attention)";
+  let description = [{
+    Scores `s` (M x N: the block's keys `keyStart` ..) update the running
+    statistics `state` (sck.softmax_init) and rescale the output
+    accumulator `o` (M x D), as flash attention does: per row r, with z_j =
+    s[r, j] * `scale` * log2(e) for keys `keyStart` + j < `keys` (-inf for
+    the others), m' = max(m, max_j z_j), p_j = exp2(z_j - m'), l' = l *
+    exp2(m - m') + sum_j p_j, o' = o * exp2(m - m'). Results: P (the box
+    of p in the element type of the next multiplication, M x N), o' and
+    (m', l'). `sck.normalize` divides by l at the end.
+  }];
+  let arguments = (ins Sck_AccType:$s, Sck_AccType:$o, Sck_AccType:$state,
+                       Index:$keyStart, F32Attr:$scale, I64Attr:$keys);
+  let results = (outs Sck_BoxType:$p, Sck_AccType:$newO, Sck_AccType:$newState);
+  let assemblyFormat = [{
+    $s `,` $o `,` $state `at` $keyStart attr-dict `:` qualified(type($s)) `,`
+    qualified(type($o)) `,` qualified(type($state)) `->` qualified(type($p))
+  }];
+  let hasVerifier = 1;
+}
+
+def Sck_NormalizeOp : Sck_Op<"normalize", [Pure, AllTypesMatch<["o", "result"]>]> {
+  let summary = "an online softmax's output divided by its row sums";
+  let arguments = (ins Sck_AccType:$o, Sck_AccType:$state);
+  let results = (outs Sck_AccType:$result);
+  let assemblyFormat = "$o `,` $state attr-dict `:` qualified(type($o)) `,` qualified(type($state))";
+  let hasVerifier = 1;
+}
+
 def Sck_EpilogueOp : Sck_Op<"epilogue", [MemoryEffects<[MemWrite]>, IsolatedFromAbove,
                                          AttrSizedOperandSegments]> {
   let summary = "the op's epilogue on an accumulator, stored at a tile";
