@@ -4,13 +4,16 @@
 // output tile (tileM x 256 of one batch element), a loop over 64-wide
 // k-tiles that loads an A box and a B box and multiplies them into the
 // accumulator, then the op's epilogue at the tile (its element-wise region
-// carried along, the epilogue's tensors the function's arguments).
+// carried along, the epilogue's tensors the function's arguments). With
+// `attention`, flash attention's tiling as well: per 64-row query tile, a
+// loop over key blocks (S = Q K^T, an online-softmax step, O += P V).
 //
 //===----------------------------------------------------------------------===//
 
 #include "sparcast/Transforms/Passes.h"
 #include "sparcast/Dialect/SC/IR/ScOps.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -219,6 +222,122 @@ void buildMultiStageKernel(BatchMatmulOp stage1, BatchMatmulOp stage2,
   func::ReturnOp::create(b, loc);
 }
 
+/// Why `op` has no kernel-level form here, or an empty string.
+std::string limitation(AttentionOp op) {
+  RankedTensorType q = op.getQuery().getType(), k = op.getKey().getType();
+  Type element = q.getElementType();
+  if (!element.isF16() && !element.isBF16())
+    return "16-bit operands only";
+  if (op.getMaskAttr())
+    return "block masks are not lowered yet";
+  if (q.isDynamicDim(1) || q.isDynamicDim(2) || q.isDynamicDim(3) ||
+      k.isDynamicDim(2))
+    return "heads, lengths and head dim must be static";
+  if (q.getDimSize(3) % 64 != 0)
+    return "the head dim must be a multiple of 64";
+  return "";
+}
+
+/// The kernel of attention `op` (the `index`-th of `caller`): a function
+/// (batch elements (, the index)) whose tile loop runs over batch x 64-row
+/// query tiles x heads, each tile a flash-attention loop over key blocks.
+void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
+                          unsigned index, float scale) {
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  OpBuilder b(ctx);
+  b.setInsertionPointAfter(caller);
+  RankedTensorType qType = op.getQuery().getType();
+  Type element = qType.getElementType();
+  int64_t queryLen = qType.getDimSize(2), headDim = qType.getDimSize(3);
+  int64_t heads = qType.getDimSize(1);
+  int64_t keyLen = op.getKey().getType().getDimSize(2);
+  bool indexed = static_cast<bool>(op.getIndex());
+  // The generator's key blocks: 128 with two consumers, else 64.
+  int64_t blockN = indexed || queryLen > 64 ? 128 : 64;
+  SmallVector<Type> argTypes = {b.getIndexType()};
+  if (indexed)
+    argTypes.push_back(op.getIndex().getType());
+  std::string name =
+      (caller.getSymName() + "_attention" + Twine(index) + "_kernel").str();
+  auto func = func::FuncOp::create(b, loc, name, b.getFunctionType(argTypes, {}));
+  func.setPrivate();
+  func->setAttr("sck.op", b.getStringAttr(caller.getSymName() + "/attention" +
+                                          Twine(index)));
+  op->setAttr(BatchMatmulOp::getKernelAttrName(),
+              FlatSymbolRefAttr::get(func.getSymNameAttr()));
+  Block *entry = func.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  auto cst = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  auto loop = sck::TileLoopOp::create(
+      b, loc, entry->getArgument(0), cst(llvm::divideCeil(queryLen, 64)),
+      cst(heads), b.getStringAttr("grid"), b.getI64IntegerAttr(1),
+      b.getI64IntegerAttr(1));
+  func::ReturnOp::create(b, loc);
+  Block *body = b.createBlock(&loop.getBody(), {},
+                              {b.getIndexType(), b.getIndexType(),
+                               b.getIndexType()},
+                              {loc, loc, loc});
+  b.setInsertionPointToStart(body);
+  Value bIdx = body->getArgument(0), qTile = body->getArgument(1),
+        h = body->getArgument(2);
+  Value q0 = arith::MulIOp::create(b, loc, qTile, cst(64));
+  // Keys and values of the request index[b] (IKBO type II), else of b.
+  Value kvBatch = bIdx;
+  if (indexed) {
+    Value user = tensor::ExtractOp::create(b, loc, entry->getArgument(1), bIdx);
+    kvBatch = arith::IndexCastOp::create(b, loc, b.getIndexType(), user);
+  }
+  // Q as 64-column chunks of the head dim (the k of Q K^T).
+  int64_t chunks = headDim / 64;
+  auto qBox = sck::BoxType::get(ctx, {64, 64}, element);
+  SmallVector<Value> qs;
+  for (int64_t c = 0; c < chunks; ++c)
+    qs.push_back(sck::LoadOp::create(b, loc, qBox, b.getStringAttr("Q"),
+                                     ValueRange{cst(c * 64), q0, h, bIdx},
+                                     /*transposed=*/false));
+  auto oType = sck::AccType::get(ctx, {64, headDim}, b.getF32Type());
+  auto stateType = sck::AccType::get(ctx, {64, 2}, b.getF32Type());
+  auto sType = sck::AccType::get(ctx, {64, blockN}, b.getF32Type());
+  Value o0 = sck::ZeroOp::create(b, loc, oType);
+  Value state0 = sck::SoftmaxInitOp::create(b, loc, stateType);
+  auto blocks = scf::ForOp::create(b, loc, cst(0),
+                                   cst(llvm::divideCeil(keyLen, blockN)),
+                                   cst(1), ValueRange{o0, state0});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(blocks.getBody());
+    Value k0 = arith::MulIOp::create(b, loc, blocks.getInductionVar(),
+                                     cst(blockN));
+    // S = Q K^T: K stored [keys][head dim], read transposed.
+    Value s = sck::ZeroOp::create(b, loc, sType);
+    auto kBox = sck::BoxType::get(ctx, {64, blockN}, element);
+    for (int64_t c = 0; c < chunks; ++c) {
+      Value k = sck::LoadOp::create(b, loc, kBox, b.getStringAttr("K"),
+                                    ValueRange{cst(c * 64), k0, h, kvBatch},
+                                    /*transposed=*/true);
+      s = sck::MmaOp::create(b, loc, sType, qs[c], k, s);
+    }
+    ValueRange iters = blocks.getRegionIterArgs();
+    auto step = sck::SoftmaxOp::create(
+        b, loc, sck::BoxType::get(ctx, {64, blockN}, element), oType,
+        stateType, s, iters[0], iters[1], k0, b.getF32FloatAttr(scale),
+        b.getI64IntegerAttr(keyLen));
+    auto vBox = sck::BoxType::get(ctx, {blockN, headDim}, element);
+    Value v = sck::LoadOp::create(b, loc, vBox, b.getStringAttr("V"),
+                                  ValueRange{cst(0), k0, h, kvBatch},
+                                  /*transposed=*/false);
+    Value o = sck::MmaOp::create(b, loc, oType, step.getP(), v, step.getNewO());
+    scf::YieldOp::create(b, loc, ValueRange{o, step.getNewState()});
+  }
+  Value out = sck::NormalizeOp::create(b, loc, oType, blocks.getResult(0),
+                                       blocks.getResult(1));
+  sck::EpilogueOp::create(b, loc, b.getStringAttr("O"),
+                          ValueRange{cst(0), q0, h, bIdx}, out, ValueRange{});
+}
+
 struct ScLowerToSckPass : sc::impl::ScLowerToSckPassBase<ScLowerToSckPass> {
   using Base::Base;
   void runOnOperation() final {
@@ -250,6 +369,22 @@ struct ScLowerToSckPass : sc::impl::ScLowerToSckPassBase<ScLowerToSckPass> {
           continue;
         }
         buildKernel(op, caller, index++);
+      }
+      if (!attention)
+        continue;
+      unsigned attentionIndex = 0;
+      SmallVector<AttentionOp> attentions;
+      caller.walk([&](AttentionOp op) { attentions.push_back(op); });
+      for (AttentionOp op : attentions) {
+        std::string why = limitation(op);
+        if (!why.empty()) {
+          if (report)
+            op.emitRemark() << "no kernel-level form: " << why;
+          ++attentionIndex;
+          continue;
+        }
+        buildAttentionKernel(op, caller, attentionIndex++,
+                             op.getScaleOrDefault());
       }
     }
   }

@@ -300,13 +300,27 @@ def ScLowerToSckPass : Pass<"sc-lower-to-sck", "::mlir::ModuleOp"> {
     which take from this IR the ring, the roles' registers, the consumers'
     order, the tile loop's schedule and the epilogue (and refuse a tiling
     other than theirs).
+
+    With `attention`, every `sc.attention` without a mask and with static
+    lengths and heads gets `@<caller>_attention<i>_kernel(%batch: index
+    (, %index: tensor<?xi32>))` too: a tile loop over batch x 64-row query
+    tiles x heads; per tile the Q boxes (`[d, q, h, b]`), then per key
+    block (128 keys with two consumers, as the generator: an indexed op or
+    more than 64 query rows; else 64) the K boxes (transposed, at the
+    request `index[b]` when indexed) into S, one online-softmax step
+    (`sck.softmax`), the V box into O; `sck.normalize` and the epilogue
+    `"O"` at `[0, q, h, b]`. Off by default: the attention generator does
+    not read this IR yet.
   }];
   let options = [
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark for each GEMM that has no kernel-level form">,
+    Option<"attention", "attention", "bool", /*default=*/"false",
+           "Also lower sc.attention (no mask, static lengths) to sck">,
   ];
   let dependentDialects = ["::mlir::sck::SckDialect", "::mlir::scf::SCFDialect",
-                           "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect"];
+                           "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def ScPersistentPass : Pass<"sc-persistent"> {

@@ -87,9 +87,11 @@ LogicalResult ScDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (attr.getName() == BatchMatmulOp::getKernelAttrName()) {
-    if (!isa<BatchMatmulOp>(op) || !isa<FlatSymbolRefAttr>(attr.getValue()))
+    if (!isa<BatchMatmulOp, AttentionOp>(op) ||
+        !isa<FlatSymbolRefAttr>(attr.getValue()))
       return op->emitError() << "'" << BatchMatmulOp::getKernelAttrName()
-                             << "' is a symbol reference on sc.batch_matmul";
+                             << "' is a symbol reference on sc.batch_matmul "
+                                "or sc.attention";
     return success();
   }
   if (attr.getName() == BatchMatmulOp::getStageOneAttrName()) {
