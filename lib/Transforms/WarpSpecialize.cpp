@@ -60,6 +60,16 @@ struct ScWarpSpecializePass
     getOperation()->walk([&](TileLoopOp loop) {
       if (loop->getParentOfType<RoleOp>())
         return;
+      // Attention kernels (sc-lower-to-sck{attention=1}) keep one role:
+      // their roles are still the attention generator's.
+      bool attention = false;
+      loop.walk([&](SoftmaxOp) { attention = true; });
+      if (attention) {
+        if (report)
+          loop.emitRemark() << "not warp-specialized: an attention kernel "
+                               "(its roles are the attention generator's)";
+        return;
+      }
       if (groups.empty() ||
           groups.back().front()->getBlock() != loop->getBlock())
         groups.emplace_back();

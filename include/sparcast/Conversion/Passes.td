@@ -46,10 +46,12 @@ def ScTestExecuteKernelIRPass : Pass<"sc-test-execute-kernel-ir", "::mlir::Modul
 
     `sparcast-equiv --pass-pipeline='builtin.module(sc-lower-to-sck,
     sc-persistent, sc-warp-specialize, sc-test-execute-kernel-ir)'` then
-    compares a model with its GEMMs computed by their kernels' IR.
+    compares a model with its GEMMs computed by their kernels' IR (with
+    `sc-lower-to-sck{attention=1}`, its attentions too).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::math::MathDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect"];

@@ -1,7 +1,8 @@
 //===- ExecuteKernelIR.cpp - the CPU meaning of a GEMM's sck kernel -------===//
 //
-// Test pass. Each sc.batch_matmul that points at a kernel-level function
-// (sc.kernel_ir) is replaced by that function run on the host, op by op:
+// Test pass. Each sc.batch_matmul or sc.attention that points at a
+// kernel-level function (sc.kernel_ir) is replaced by that function run on
+// the host, op by op:
 // tile loops become loops, a TMA box load copies the box out of the operand
 // (zeros past its end, as TMA does), an MMA multiplies boxes into a fresh
 // accumulator, the epilogue runs its region on every element of the tile
@@ -10,7 +11,8 @@
 // (the consumers take them in the same order). Readiness flags are
 // nothing in that order. A multi-stage kernel (sc-fuse-gemm-stages) runs
 // its stage 1 (operands A1, B1, result C1) into a buffer that stage 2's
-// epilogue then reads in place of the stage-1 GEMM's result.
+// epilogue then reads in place of the stage-1 GEMM's result. An attention
+// kernel's online-softmax ops compute exactly what sck.softmax defines.
 //
 // So the CPU-executed proofs (sparcast-equiv) can show that sc-lower-to-sck
 // and the passes on sck (sc-persistent, sc-warp-specialize) keep a GEMM's
@@ -24,6 +26,7 @@
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
@@ -41,14 +44,21 @@ namespace {
 /// Runs one kernel-level function for one op at the builder's point.
 class KernelRunner {
 public:
-  KernelRunner(OpBuilder &b, BatchMatmulOp op) : b(b), op(op), loc(op.getLoc()) {}
+  KernelRunner(OpBuilder &b, Operation *target)
+      : b(b), op(dyn_cast<BatchMatmulOp>(target)),
+        attention(dyn_cast<AttentionOp>(target)), loc(target->getLoc()) {}
 
   /// The op's result computed by `kernel`, or failure (an op the runner
   /// does not know, with a located error).
   FailureOr<Value> run(func::FuncOp kernel) {
+    if (attention)
+      return runAttention(kernel);
     lhs = toBuffer(op.getLhs());
     rhs = toBuffer(op.getRhs());
     result = allocResult(op);
+    sources["A"] = lhs;
+    sources["B"] = rhs;
+    targets["C"] = {result, op.getType().getElementType()};
     // Kernel arguments: (batch elements, the epilogue's tensors...), with a
     // stage 1: (batch elements, stage-1 batch elements, tensors...).
     stage1 = op.getStageOne();
@@ -64,6 +74,9 @@ public:
       lhs1 = toBuffer(stage1.getLhs());
       rhs1 = toBuffer(stage1.getRhs());
       result1 = allocResult(stage1);
+      sources["A1"] = lhs1;
+      sources["B1"] = rhs1;
+      targets["C1"] = {result1, stage1.getType().getElementType()};
     }
     for (auto [arg, in] :
          llvm::zip(entry.getArguments().drop_front(lead), op.getEpilogueIns())) {
@@ -84,7 +97,15 @@ public:
 private:
   OpBuilder &b;
   BatchMatmulOp op;
+  AttentionOp attention;
   Location loc;
+  /// Box sources and epilogue targets by the names the kernel uses.
+  llvm::StringMap<Value> sources;
+  struct Target {
+    Value buffer;
+    Type element;
+  };
+  llvm::StringMap<Target> targets;
   Value lhs, rhs, result;
   /// A multi-stage kernel's stage 1, its operands and result buffer, and
   /// the kernel argument standing for that result.
@@ -113,14 +134,17 @@ private:
     return tensor::DimOp::create(b, loc, batched, 0);
   }
 
-  /// The result buffer, NaN everywhere: an element the kernel does not
-  /// write shows as a mismatch.
   Value allocResult(BatchMatmulOp gemm) {
-    RankedTensorType type = gemm.getType();
+    return allocResult(gemm.getType(), batchOf(gemm));
+  }
+
+  /// The result buffer, NaN everywhere: an element the kernel does not
+  /// write shows as a mismatch. Only the batch (dim 0) may be dynamic.
+  Value allocResult(RankedTensorType type, Value batch) {
     SmallVector<Value> dynamic;
     for (int64_t d = 0; d < type.getRank(); ++d)
       if (type.isDynamicDim(d))
-        dynamic.push_back(batchOf(gemm));
+        dynamic.push_back(batch);
     Value buffer = memref::AllocOp::create(
         b, loc, MemRefType::get(type.getShape(), type.getElementType()), dynamic);
     auto element = dyn_cast<FloatType>(type.getElementType());
@@ -166,12 +190,12 @@ private:
   /// zero past the end.
   LogicalResult load(sck::LoadOp loadOp) {
     StringRef name = loadOp.getOperand();
-    bool first = stage1 && (name == "A1" || name == "B1");
-    if (name != "A" && name != "B" && !first)
+    Value source = sources.lookup(name);
+    if (!source)
       return loadOp.emitError("the CPU runner knows operands A and B (A1 and "
-                              "B1 of a stage 1), got '")
+                              "B1 of a stage 1; Q, K and V of an attention), "
+                              "got '")
              << name << "'";
-    Value source = name == "A" ? lhs : name == "B" ? rhs : name == "A1" ? lhs1 : rhs1;
     bool transposed = loadOp.getTransposed();
     auto sourceType = cast<MemRefType>(source.getType());
     sck::BoxType type = loadOp.getType();
@@ -238,26 +262,31 @@ private:
   /// Every element of the tile inside the result, through the region.
   LogicalResult epilogue(sck::EpilogueOp epi) {
     bool first = stage1 && epi.getResult() == "C1";
-    if (epi.getResult() != "C" && !first)
+    auto found = targets.find(epi.getResult());
+    if (found == targets.end())
       return epi.emitError("the CPU runner knows result C (C1 of a stage "
-                           "1), got '")
+                           "1; O of an attention), got '")
              << epi.getResult() << "'";
-    Value target = first ? result1 : result;
+    Value target = found->second.buffer;
+    Type element = found->second.element;
     sck::AccType type = epi.getAcc().getType();
-    if (epi.getCoords().size() != 3)
-      return epi.emitError("the CPU runner takes epilogues at [n, m, b]");
+    int64_t rank = cast<MemRefType>(target.getType()).getRank();
+    if (static_cast<int64_t>(epi.getCoords().size()) != rank)
+      return epi.emitError("the CPU runner takes epilogues at [n, m, b] "
+                           "([n, m, h, b] for 4-D results)");
+    // A 4-D result is [b, h, m, n]: the head in front of the tile's rows.
     Value n0 = map.lookup(epi.getCoords()[0]), m0 = map.lookup(epi.getCoords()[1]),
-          bIdx = map.lookup(epi.getCoords()[2]);
+          bIdx = map.lookup(epi.getCoords().back());
+    Value head = rank == 4 ? map.lookup(epi.getCoords()[2]) : Value();
     Value acc = map.lookup(epi.getAcc());
-    Type element = (first ? stage1 : op).getType().getElementType();
     if (!first && stageOneArg && !map.contains(stageOneArg))
       // Stage 1 has run (roles and loops go in order): its result, whole.
       map.map(stageOneArg, bufferization::ToTensorOp::create(
                                b, loc, stage1.getType(), result1,
                                /*restrict=*/true, /*writable=*/false)
                                .getResult());
-    Value rows = memref::DimOp::create(b, loc, target, 1);
-    Value cols = memref::DimOp::create(b, loc, target, 2);
+    Value rows = memref::DimOp::create(b, loc, target, rank - 2);
+    Value cols = memref::DimOp::create(b, loc, target, rank - 1);
     LogicalResult status = success();
     forEach({cst(type.getShape()[0]), cst(type.getShape()[1])}, [&](ValueRange ij) {
       Value m = arith::AddIOp::create(b, loc, m0, ij[0]);
@@ -293,14 +322,135 @@ private:
         status = epi.emitError("the epilogue region yields nothing");
         return;
       }
-      memref::StoreOp::create(b, loc, out, target, ValueRange{bIdx, m, n});
+      SmallVector<Value> at = {bIdx, m, n};
+      if (head)
+        at.insert(at.begin() + 1, head);
+      memref::StoreOp::create(b, loc, out, target, at);
     });
     return status;
   }
 
+  /// An attention op's kernel: (batch elements (, the index)).
+  FailureOr<Value> runAttention(func::FuncOp kernel) {
+    sources["Q"] = toBuffer(attention.getQuery());
+    sources["K"] = toBuffer(attention.getKey());
+    sources["V"] = toBuffer(attention.getValue());
+    RankedTensorType type = attention.getType();
+    Value batch = tensor::DimOp::create(b, loc, attention.getQuery(), 0);
+    result = allocResult(type, batch);
+    targets["O"] = {result, type.getElementType()};
+    Block &entry = kernel.front();
+    Value index = attention.getIndex();
+    if (entry.getNumArguments() != (index ? 2u : 1u))
+      return kernel.emitError("the CPU runner takes an attention kernel's "
+                              "(batch(, index))");
+    map.map(entry.getArgument(0), batch);
+    if (index)
+      map.map(entry.getArgument(1), index);
+    if (failed(runBlock(entry)))
+      return failure();
+    return bufferization::ToTensorOp::create(b, loc, type, result,
+                                             /*restrict=*/true,
+                                             /*writable=*/true)
+        .getResult();
+  }
+
+  Value f32(double v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  }
+
+  /// m = -1e30 (finite: exp2 of differences never sees inf - inf), l = 0.
+  void softmaxInit(sck::SoftmaxInitOp init) {
+    int64_t rows = init.getState().getType().getShape()[0];
+    Value state = alloc({rows, 2}, b.getF32Type());
+    forEach({cst(rows)}, [&](ValueRange r) {
+      memref::StoreOp::create(b, loc, f32(-1e30), state, ValueRange{r[0], cst(0)});
+      memref::StoreOp::create(b, loc, f32(0.0), state, ValueRange{r[0], cst(1)});
+    });
+    map.map(init.getResult(), state);
+  }
+
+  /// One key block of the online softmax, as sck.softmax defines it.
+  void softmax(sck::SoftmaxOp step) {
+    ArrayRef<int64_t> sShape = step.getS().getType().getShape();
+    int64_t rows = sShape[0], cols = sShape[1];
+    int64_t width = step.getO().getType().getShape()[1];
+    Type element = step.getP().getType().getElementType();
+    Value s = map.lookup(step.getS()), o = map.lookup(step.getO());
+    Value state = map.lookup(step.getState());
+    Value keyStart = map.lookup(step.getKeyStart());
+    Value p = alloc({rows, cols}, element);
+    Value newO = alloc({rows, width}, b.getF32Type());
+    Value newState = alloc({rows, 2}, b.getF32Type());
+    double log2e = 1.4426950408889634;
+    Value scale2 = f32(step.getScale().convertToFloat() * log2e);
+    Value keys = cst(step.getKeys());
+    Value negInf = f32(-std::numeric_limits<float>::infinity());
+    forEach({cst(rows)}, [&](ValueRange r) {
+      // z_j: the scaled score in log2 units, -inf past the keys.
+      auto z = [&](Value j) {
+        Value x = memref::LoadOp::create(b, loc, s, ValueRange{r[0], j});
+        Value scaled = arith::MulFOp::create(b, loc, x, scale2);
+        Value key = arith::AddIOp::create(b, loc, keyStart, j);
+        Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, key, keys);
+        return arith::SelectOp::create(b, loc, valid, scaled, negInf).getResult();
+      };
+      Value m = memref::LoadOp::create(b, loc, state, ValueRange{r[0], cst(0)});
+      Value l = memref::LoadOp::create(b, loc, state, ValueRange{r[0], cst(1)});
+      auto maxLoop = scf::ForOp::create(b, loc, cst(0), cst(cols), cst(1), ValueRange{m});
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(maxLoop.getBody());
+        Value mx = arith::MaximumFOp::create(b, loc, maxLoop.getRegionIterArgs()[0],
+                                             z(maxLoop.getInductionVar()));
+        scf::YieldOp::create(b, loc, mx);
+      }
+      Value mNew = maxLoop.getResult(0);
+      Value alpha = math::Exp2Op::create(b, loc, arith::SubFOp::create(b, loc, m, mNew));
+      auto sumLoop = scf::ForOp::create(b, loc, cst(0), cst(cols), cst(1), ValueRange{f32(0.0)});
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(sumLoop.getBody());
+        Value j = sumLoop.getInductionVar();
+        Value e = math::Exp2Op::create(b, loc, arith::SubFOp::create(b, loc, z(j), mNew));
+        Value pe = arith::TruncFOp::create(b, loc, element, e);
+        memref::StoreOp::create(b, loc, pe, p, ValueRange{r[0], j});
+        Value sum = arith::AddFOp::create(b, loc, sumLoop.getRegionIterArgs()[0], e);
+        scf::YieldOp::create(b, loc, sum);
+      }
+      Value lNew = arith::AddFOp::create(b, loc, arith::MulFOp::create(b, loc, l, alpha),
+                                         sumLoop.getResult(0));
+      memref::StoreOp::create(b, loc, mNew, newState, ValueRange{r[0], cst(0)});
+      memref::StoreOp::create(b, loc, lNew, newState, ValueRange{r[0], cst(1)});
+      forEach({cst(width)}, [&](ValueRange d) {
+        Value v = memref::LoadOp::create(b, loc, o, ValueRange{r[0], d[0]});
+        memref::StoreOp::create(b, loc, arith::MulFOp::create(b, loc, v, alpha), newO,
+                                ValueRange{r[0], d[0]});
+      });
+    });
+    map.map(step.getP(), p);
+    map.map(step.getNewO(), newO);
+    map.map(step.getNewState(), newState);
+  }
+
+  /// O divided by the row sums.
+  void normalize(sck::NormalizeOp norm) {
+    ArrayRef<int64_t> shape = norm.getO().getType().getShape();
+    Value o = map.lookup(norm.getO()), state = map.lookup(norm.getState());
+    Value out = alloc(shape, b.getF32Type());
+    forEach({cst(shape[0]), cst(shape[1])}, [&](ValueRange ij) {
+      Value l = memref::LoadOp::create(b, loc, state, ValueRange{ij[0], cst(1)});
+      Value v = memref::LoadOp::create(b, loc, o, ij);
+      memref::StoreOp::create(b, loc, arith::DivFOp::create(b, loc, v, l), out, ij);
+    });
+    map.map(norm.getResult(), out);
+  }
+
   /// The ring as queues as long as the producer's puts: at most one slot
   /// per k-tile of every 64 x 256 tile of the result.
-  void ring(sck::RingOp ringOp) {
+  LogicalResult ring(sck::RingOp ringOp) {
+    if (!op)
+      return ringOp.emitError("the CPU runner takes rings in GEMM kernels only");
     // Slots of one GEMM: one per 64-wide k-tile of each 64 x 256 tile.
     auto slots = [&](BatchMatmulOp gemm) -> Value {
       RankedTensorType type = gemm.getType();
@@ -326,6 +476,7 @@ private:
     memref::StoreOp::create(b, loc, cst(0), queue.counts, ValueRange{cst(0)});
     memref::StoreOp::create(b, loc, cst(0), queue.counts, ValueRange{cst(1)});
     queues[ringOp.getResult()] = queue;
+    return success();
   }
 
   /// Copies box `box` to / from entry `slot` of a queue.
@@ -364,7 +515,13 @@ private:
     if (auto role = dyn_cast<sck::RoleOp>(o))
       return runBlock(role.getBody().front());
     if (auto ringOp = dyn_cast<sck::RingOp>(o))
-      return ring(ringOp), success();
+      return ring(ringOp);
+    if (auto init = dyn_cast<sck::SoftmaxInitOp>(o))
+      return softmaxInit(init), success();
+    if (auto step = dyn_cast<sck::SoftmaxOp>(o))
+      return softmax(step), success();
+    if (auto norm = dyn_cast<sck::NormalizeOp>(o))
+      return normalize(norm), success();
     if (auto loop = dyn_cast<sck::TileLoopOp>(o)) {
       Block &body = loop.getBody().front();
       LogicalResult status = success();
@@ -445,17 +602,20 @@ struct ScTestExecuteKernelIRPass
     : sc::impl::ScTestExecuteKernelIRPassBase<ScTestExecuteKernelIRPass> {
   void runOnOperation() final {
     ModuleOp module = getOperation();
-    SmallVector<BatchMatmulOp> ops;
-    module.walk([&](BatchMatmulOp op) {
-      if (op->hasAttr(BatchMatmulOp::getKernelAttrName()))
+    SmallVector<Operation *> ops;
+    module.walk([&](Operation *op) {
+      if (isa<BatchMatmulOp, AttentionOp>(op) &&
+          op->hasAttr(BatchMatmulOp::getKernelAttrName()))
         ops.push_back(op);
     });
     DenseSet<Operation *> kernels;
-    for (BatchMatmulOp op : ops) {
-      auto kernel = dyn_cast_or_null<func::FuncOp>(op.getKernelIR());
+    for (Operation *op : ops) {
+      auto ref = op->getAttrOfType<FlatSymbolRefAttr>(
+          BatchMatmulOp::getKernelAttrName());
+      auto kernel = dyn_cast_or_null<func::FuncOp>(
+          SymbolTable::lookupNearestSymbolFrom(op, ref));
       if (!kernel) {
-        op.emitError() << "no kernel-level function "
-                       << op->getAttr(BatchMatmulOp::getKernelAttrName());
+        op->emitError() << "no kernel-level function " << ref;
         return signalPassFailure();
       }
       OpBuilder b(op);
@@ -464,9 +624,10 @@ struct ScTestExecuteKernelIRPass
       if (failed(value))
         return signalPassFailure();
       // A stage 1 ran inside the kernel: the GEMM itself is then unused.
-      BatchMatmulOp stage1 = op.getStageOne();
-      op.getResult().replaceAllUsesWith(*value);
-      op.erase();
+      auto gemm = dyn_cast<BatchMatmulOp>(op);
+      BatchMatmulOp stage1 = gemm ? gemm.getStageOne() : BatchMatmulOp();
+      op->getResult(0).replaceAllUsesWith(*value);
+      op->erase();
       if (stage1 && stage1.getResult().use_empty())
         stage1.erase();
       kernels.insert(kernel);

@@ -31,7 +31,7 @@ func.func private @other_operand_kernel(%batch: index) {
   %c1 = arith.constant 1 : index
   sck.tile_loop %batch, %c1, %c1 attributes {schedule = "grid"} {
   ^bb0(%b: index, %mt: index, %nt: index):
-    // expected-error @below {{the CPU runner knows operands A and B (A1 and B1 of a stage 1), got 'X'}}
+    // expected-error @below {{the CPU runner knows operands A and B (A1 and B1 of a stage 1; Q, K and V of an attention), got 'X'}}
     %a = sck.load "X"[%c0, %c0] : !sck.box<64x64xf16>
   }
   return
@@ -43,4 +43,42 @@ func.func @no_kernel(%w: tensor<64x64xf16>, %e: tensor<?x64x256xf16>) -> tensor<
   // expected-error @below {{no kernel-level function @missing}}
   %c = sc.batch_matmul %w, %e {sc.kernel_ir = @missing} : tensor<64x64xf16>, tensor<?x64x256xf16> -> tensor<?x64x256xf16>
   return %c : tensor<?x64x256xf16>
+}
+
+// -----
+
+// An attention kernel takes (batch(, index)); its result is "O".
+func.func @attention_arguments(%q: tensor<?x1x64x64xf16>, %k: tensor<?x1x64x64xf16>, %v: tensor<?x1x64x64xf16>) -> tensor<?x1x64x64xf16> {
+  %o = sc.attention %q, %k, %v {sc.kernel_ir = @attention_two_args} : tensor<?x1x64x64xf16>, tensor<?x1x64x64xf16>, tensor<?x1x64x64xf16> -> tensor<?x1x64x64xf16>
+  return %o : tensor<?x1x64x64xf16>
+}
+// expected-error @below {{the CPU runner takes an attention kernel's (batch(, index))}}
+func.func private @attention_two_args(%batch: index, %extra: index) {
+  return
+}
+
+// -----
+
+func.func @attention_result(%q: tensor<?x1x64x64xf16>, %k: tensor<?x1x64x64xf16>, %v: tensor<?x1x64x64xf16>) -> tensor<?x1x64x64xf16> {
+  %o = sc.attention %q, %k, %v {sc.kernel_ir = @attention_to_c} : tensor<?x1x64x64xf16>, tensor<?x1x64x64xf16>, tensor<?x1x64x64xf16> -> tensor<?x1x64x64xf16>
+  return %o : tensor<?x1x64x64xf16>
+}
+func.func private @attention_to_c(%batch: index) {
+  %c0 = arith.constant 0 : index
+  %z = sck.zero : !sck.acc<64x64xf32>
+  // expected-error @below {{the CPU runner knows result C (C1 of a stage 1; O of an attention), got 'C'}}
+  sck.epilogue "C"[%c0, %c0, %c0, %c0], %z : !sck.acc<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_ring(%q: tensor<?x1x64x64xf16>, %k: tensor<?x1x64x64xf16>, %v: tensor<?x1x64x64xf16>) -> tensor<?x1x64x64xf16> {
+  %o = sc.attention %q, %k, %v {sc.kernel_ir = @attention_with_ring} : tensor<?x1x64x64xf16>, tensor<?x1x64x64xf16>, tensor<?x1x64x64xf16> -> tensor<?x1x64x64xf16>
+  return %o : tensor<?x1x64x64xf16>
+}
+func.func private @attention_with_ring(%batch: index) {
+  // expected-error @below {{the CPU runner takes rings in GEMM kernels only}}
+  %r = sck.ring {stages = 2 : i64} : !sck.ring<!sck.box<64x64xf16>>
+  return
 }

@@ -1,0 +1,69 @@
+// RUN: sparcast-equiv %s --ref=target --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-test-execute-kernel-ir)' --users=3 --candidates=5 --shuffle-index --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=self_bf16 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-test-execute-kernel-ir)' --candidates=2 --rtol=1e-2 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=short_query --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-test-execute-kernel-ir)' --candidates=3 --rtol=2e-3 | FileCheck %s
+// RUN: not sparcast-equiv %s --ref=wrong_scale --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=2 | FileCheck %s --check-prefix=WRONG
+
+// Attention at the kernel level keeps the op's meaning: each sc.attention
+// lowered to its kernel function (sc-lower-to-sck{attention=1}: query
+// tiles of 64 rows, key blocks, an online-softmax step per block) and run
+// on the host op by op gives the op's results on random inputs. A target
+// attention reading K/V through a shuffled index (two 64-row query tiles
+// of the same candidate: 100 query rows), head dim 128 and keys that fill
+// no block (300 of 128-key blocks); a bf16 self-attention of head dim 64
+// (128-key blocks, 130 keys; bf16 P and output rounding alone give
+// ~2.5e-3 relative error); a short query (40 rows, 64-key blocks).
+// CHECK-COUNT-2: ok
+// CHECK: EQUIVALENT
+
+func.func @target(%q: tensor<?x2x100x128xf16> {sc.lineage = #sc.lineage<candidate>},
+                  %k: tensor<?x2x300x128xf16> {sc.lineage = #sc.lineage<request>},
+                  %v: tensor<?x2x300x128xf16> {sc.lineage = #sc.lineage<request>},
+                  %idx: tensor<?xi32> {sc.lineage = #sc.lineage<index>}) -> tensor<?x2x100x128xf16> {
+  %o = sc.attention %q, %k, %v index %idx
+      : tensor<?x2x100x128xf16>, tensor<?x2x300x128xf16>, tensor<?x2x300x128xf16>, tensor<?xi32> -> tensor<?x2x100x128xf16>
+  return %o : tensor<?x2x100x128xf16>
+}
+
+func.func @self_bf16(%q: tensor<?x1x130x64xbf16>, %k: tensor<?x1x130x64xbf16>,
+                     %v: tensor<?x1x130x64xbf16>) -> tensor<?x1x130x64xbf16> {
+  %o = sc.attention %q, %k, %v
+      : tensor<?x1x130x64xbf16>, tensor<?x1x130x64xbf16>, tensor<?x1x130x64xbf16> -> tensor<?x1x130x64xbf16>
+  return %o : tensor<?x1x130x64xbf16>
+}
+
+func.func @short_query(%q: tensor<?x3x40x64xf16>, %k: tensor<?x3x70x64xf16>,
+                       %v: tensor<?x3x70x64xf16>) -> tensor<?x3x40x64xf16> {
+  %o = sc.attention %q, %k, %v {scale = 0.25 : f32}
+      : tensor<?x3x40x64xf16>, tensor<?x3x70x64xf16>, tensor<?x3x70x64xf16> -> tensor<?x3x40x64xf16>
+  return %o : tensor<?x3x40x64xf16>
+}
+
+// The runner is not blind: a kernel whose softmax scale differs from the
+// op's gives other results.
+// WRONG: MISMATCH
+// WRONG: NOT EQUIVALENT
+func.func @wrong_scale(%q: tensor<?x1x64x64xf16>, %k: tensor<?x1x64x64xf16>,
+                       %v: tensor<?x1x64x64xf16>) -> tensor<?x1x64x64xf16> {
+  %o = sc.attention %q, %k, %v {sc.kernel_ir = @wrong_scale_kernel}
+      : tensor<?x1x64x64xf16>, tensor<?x1x64x64xf16>, tensor<?x1x64x64xf16> -> tensor<?x1x64x64xf16>
+  return %o : tensor<?x1x64x64xf16>
+}
+func.func private @wrong_scale_kernel(%batch: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  sck.tile_loop %batch, %c1, %c1 attributes {schedule = "grid"} {
+  ^bb0(%b: index, %t: index, %h: index):
+    %q = sck.load "Q"[%c0, %c0, %h, %b] : !sck.box<64x64xf16>
+    %o0 = sck.zero : !sck.acc<64x64xf32>
+    %st0 = sck.softmax_init : !sck.acc<64x2xf32>
+    %k = sck.load "K"[%c0, %c0, %h, %b] {transposed} : !sck.box<64x64xf16>
+    %z = sck.zero : !sck.acc<64x64xf32>
+    %s = sck.mma %q, %k, %z : !sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
+    %p, %o1, %st1 = sck.softmax %s, %o0, %st0 at %c0 {scale = 1.0 : f32, keys = 64 : i64} : !sck.acc<64x64xf32>, !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x64xf16>
+    %v = sck.load "V"[%c0, %c0, %h, %b] : !sck.box<64x64xf16>
+    %o2 = sck.mma %p, %v, %o1 : !sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
+    %out = sck.normalize %o2, %st1 : !sck.acc<64x64xf32>, !sck.acc<64x2xf32>
+    sck.epilogue "O"[%c0, %c0, %h, %b], %out : !sck.acc<64x64xf32>
+  }
+  return
+}
