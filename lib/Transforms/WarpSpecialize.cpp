@@ -60,16 +60,7 @@ struct ScWarpSpecializePass
     getOperation()->walk([&](TileLoopOp loop) {
       if (loop->getParentOfType<RoleOp>())
         return;
-      // Attention kernels (sc-lower-to-sck{attention=1}) keep one role:
-      // their roles are still the attention generator's.
-      bool attention = false;
-      loop.walk([&](SoftmaxOp) { attention = true; });
-      if (attention) {
-        if (report)
-          loop.emitRemark() << "not warp-specialized: an attention kernel "
-                               "(its roles are the attention generator's)";
-        return;
-      }
+
       if (groups.empty() ||
           groups.back().front()->getBlock() != loop->getBlock())
         groups.emplace_back();
@@ -78,6 +69,17 @@ struct ScWarpSpecializePass
     for (ArrayRef<TileLoopOp> group : groups)
       if (failed(specialize(group)))
         return signalPassFailure();
+  }
+
+  /// What the producer puts per pass: "2 box(es) per k-tile" (one ring),
+  /// or per ring "2 + 3 box(es) per pass through their blocks".
+  static std::string boxesText(ArrayRef<SmallVector<LoadOp>> loadBlocks) {
+    if (loadBlocks.size() == 1)
+      return std::to_string(loadBlocks.front().size()) + " box(es) per k-tile";
+    std::string text;
+    for (ArrayRef<LoadOp> loads : loadBlocks)
+      text += (text.empty() ? "" : " + ") + std::to_string(loads.size());
+    return text + " box(es) per pass through their blocks (one ring each)";
   }
 
   LogicalResult specialize(ArrayRef<TileLoopOp> group) {
@@ -94,36 +96,61 @@ struct ScWarpSpecializePass
         return success(); // one CTA per tile, every warp loads and multiplies
       order = recorded ? recorded.getValue().str() : "pingpong";
     }
-    // Per loop, the loads of one k-tile: all in one block (one ring slot
-    // per pass through it), boxes of the same types in every loop (one
-    // ring).
-    SmallVector<SmallVector<LoadOp>> loadsOf;
+    // Per loop, its loads by the block they are in: one ring per block
+    // (a slot per pass through it), in the order of the blocks' first
+    // loads. A GEMM loads in one block (its k-tile); an attention kernel
+    // (its key blocks in an online softmax) in two: Q once per tile, K and
+    // V per key block. Every loop of a group loads the same boxes (the
+    // rings are shared).
+    bool attention = false;
+    for (TileLoopOp each : group)
+      each.walk([&](SoftmaxOp) { attention = true; });
+    SmallVector<SmallVector<SmallVector<LoadOp>>> loadsOf;
     for (TileLoopOp each : group) {
-      SmallVector<LoadOp> &loads = loadsOf.emplace_back();
-      each.walk([&](LoadOp load) { loads.push_back(load); });
-      if (loads.empty())
+      SmallVector<SmallVector<LoadOp>> &perBlock = loadsOf.emplace_back();
+      SmallVector<Block *> blocks;
+      LogicalResult status = success();
+      each.walk([&](LoadOp load) {
+        auto at = llvm::find(blocks, load->getBlock());
+        if (at == blocks.end()) {
+          if (!blocks.empty() && !attention) {
+            status = load.emitError("loads in more than one block: one ring "
+                                    "slot holds the boxes of one pass through "
+                                    "a block");
+            return;
+          }
+          blocks.push_back(load->getBlock());
+          perBlock.emplace_back();
+          at = blocks.end() - 1;
+        }
+        perBlock[at - blocks.begin()].push_back(load);
+      });
+      if (failed(status))
+        return failure();
+      if (perBlock.empty())
         return each.emitError("nothing to produce: the tile loop loads no box");
-      Block *stage = loads.front()->getBlock();
-      for (LoadOp load : loads) {
-        if (load->getBlock() != stage)
-          return load.emitError("loads in more than one block: one ring slot "
-                                "holds the boxes of one pass through a block");
-        // The slot is freed at the end of the block's pass: a box read
-        // after it (yielded, or used outside the block) would read a slot
-        // the producer may already refill.
-        for (Operation *user : load->getUsers())
-          if (!stage->findAncestorOpInBlock(*user) || isa<scf::YieldOp>(user))
-            return load.emitError("a box is used outside the pass through "
-                                  "its block that loads it");
-      }
-      auto typesOf = [](ArrayRef<LoadOp> l) {
-        return llvm::map_to_vector(l, [](LoadOp x) { return x.getType(); });
+      for (auto [stage, loads] : llvm::zip(blocks, perBlock))
+        for (LoadOp load : loads)
+          // The slot is freed at the end of the block's pass: a box read
+          // after it (yielded, or used outside the block) would read a
+          // slot the producer may already refill.
+          for (Operation *user : load->getUsers())
+            if (!stage->findAncestorOpInBlock(*user) ||
+                isa<scf::YieldOp>(user))
+              return load.emitError("a box is used outside the pass through "
+                                    "its block that loads it");
+      auto typesOf = [](ArrayRef<SmallVector<LoadOp>> l) {
+        SmallVector<SmallVector<Type>> types;
+        for (ArrayRef<LoadOp> loads : l)
+          types.push_back(llvm::map_to_vector(
+              loads, [](LoadOp x) -> Type { return x.getType(); }));
+        return types;
       };
-      if (typesOf(loads) != typesOf(loadsOf.front()))
+      if (typesOf(perBlock) != typesOf(loadsOf.front()))
         return each.emitError("the tile loops of one kernel share its ring: "
                               "this one loads other boxes than the first");
     }
-    ArrayRef<LoadOp> loads = loadsOf.front();
+    ArrayRef<SmallVector<LoadOp>> loadBlocks = loadsOf.front();
     // Register budgets: 65536 registers for 128 x (1 + consumers) threads,
     // allocated in steps of 8 at launch, then moved between roles.
     int64_t warpgroups = 1 + consumers;
@@ -138,11 +165,16 @@ struct ScWarpSpecializePass
     // need is defined by then.
     OpBuilder b(group.back());
     Location loc = loop.getLoc();
-    SmallVector<Type> boxes;
-    for (LoadOp load : loads)
-      boxes.push_back(load.getType());
-    auto ringType = RingType::get(b.getContext(), boxes);
-    Value ring = RingOp::create(b, loc, ringType, b.getI64IntegerAttr(stages));
+    SmallVector<SmallVector<Type>> boxesOf;
+    SmallVector<Value> rings;
+    for (ArrayRef<LoadOp> loads : loadBlocks) {
+      SmallVector<Type> &boxes = boxesOf.emplace_back();
+      for (LoadOp load : loads)
+        boxes.push_back(load.getType());
+      auto ringType = RingType::get(b.getContext(), boxes);
+      rings.push_back(
+          RingOp::create(b, loc, ringType, b.getI64IntegerAttr(stages)));
+    }
 
     // The producer: the loads, then the boxes into a free slot.
     auto producer = RoleOp::create(b, loc, b.getStringAttr("producer"),
@@ -150,26 +182,36 @@ struct ScWarpSpecializePass
                                    b.getI64IntegerAttr(1), StringAttr());
     producer.getBody().emplaceBlock();
     OpBuilder inProducer = OpBuilder::atBlockBegin(&producer.getBody().front());
-    for (auto [each, eachLoads] : llvm::zip(group, loadsOf)) {
+    for (auto [each, eachBlocks] : llvm::zip(group, loadsOf)) {
       IRMapping map;
       Operation *copy = inProducer.clone(*each, map);
-      SmallVector<Value> put;
-      for (LoadOp load : eachLoads)
-        put.push_back(map.lookup(load.getResult()));
-      auto lastLoad = cast<LoadOp>(put.back().getDefiningOp());
-      OpBuilder after(lastLoad->getContext());
-      after.setInsertionPointAfter(lastLoad);
-      PutOp::create(after, loc, ring, put);
+      for (auto [ring, eachLoads] : llvm::zip(rings, eachBlocks)) {
+        SmallVector<Value> put;
+        for (LoadOp load : eachLoads)
+          put.push_back(map.lookup(load.getResult()));
+        auto lastLoad = cast<LoadOp>(put.back().getDefiningOp());
+        OpBuilder after(lastLoad->getContext());
+        after.setInsertionPointAfter(lastLoad);
+        PutOp::create(after, loc, ring, put);
+      }
       // No MMAs, epilogues or readiness flags here: an MMA's result is its
       // accumulator.
       SmallVector<Operation *> drop;
       copy->walk([&](Operation *op) {
-        if (isa<MmaOp, EpilogueOp, SignalOp, WaitOp>(op))
+        if (isa<MmaOp, EpilogueOp, SignalOp, WaitOp, SoftmaxOp, NormalizeOp>(op))
           drop.push_back(op);
       });
       for (Operation *op : llvm::reverse(drop)) {
         if (auto mma = dyn_cast<MmaOp>(op))
           mma.getResult().replaceAllUsesWith(mma.getAcc());
+        // The softmax's statistics and output go through unchanged; its P
+        // (read only by the MMAs dropped with it) has no users left.
+        if (auto step = dyn_cast<SoftmaxOp>(op)) {
+          step.getNewO().replaceAllUsesWith(step.getO());
+          step.getNewState().replaceAllUsesWith(step.getState());
+        }
+        if (auto norm = dyn_cast<NormalizeOp>(op))
+          norm.getResult().replaceAllUsesWith(norm.getO());
         op->erase();
       }
     }
@@ -184,31 +226,33 @@ struct ScWarpSpecializePass
                                    b.getStringAttr(order));
     consumer.getBody().emplaceBlock();
     OpBuilder inConsumer = OpBuilder::atBlockBegin(&consumer.getBody().front());
-    for (auto [each, eachLoads] : llvm::zip(group, loadsOf)) {
+    for (auto [each, eachBlocks] : llvm::zip(group, loadsOf)) {
       IRMapping map;
       inConsumer.clone(*each, map);
-      auto firstLoad = cast<LoadOp>(map.lookup(eachLoads.front().getResult())
-                                        .getDefiningOp());
-      OpBuilder at(firstLoad);
-      auto get = GetOp::create(at, loc, boxes, ring);
-      for (auto [load, box] : llvm::zip(eachLoads, get.getBoxes())) {
-        Operation *copied = map.lookup(load.getResult()).getDefiningOp();
-        copied->getResult(0).replaceAllUsesWith(box);
-        copied->erase();
-      }
-      // The last op of the block that reads a box (uses nested in regions
-      // count at their ancestor in this block).
-      Block *block = get->getBlock();
-      Operation *last = get;
-      for (Value box : get.getBoxes())
-        for (Operation *user : box.getUsers()) {
-          Operation *inBlock = block->findAncestorOpInBlock(*user);
-          if (inBlock && last->isBeforeInBlock(inBlock))
-            last = inBlock;
+      for (auto [ring, boxes, eachLoads] : llvm::zip(rings, boxesOf, eachBlocks)) {
+        auto firstLoad = cast<LoadOp>(map.lookup(eachLoads.front().getResult())
+                                          .getDefiningOp());
+        OpBuilder at(firstLoad);
+        auto get = GetOp::create(at, loc, boxes, ring);
+        for (auto [load, box] : llvm::zip(eachLoads, get.getBoxes())) {
+          Operation *copied = map.lookup(load.getResult()).getDefiningOp();
+          copied->getResult(0).replaceAllUsesWith(box);
+          copied->erase();
         }
-      OpBuilder release(last->getContext());
-      release.setInsertionPointAfter(last);
-      ReleaseOp::create(release, loc, ring);
+        // The last op of the block that reads a box (uses nested in
+        // regions count at their ancestor in this block).
+        Block *block = get->getBlock();
+        Operation *last = get;
+        for (Value box : get.getBoxes())
+          for (Operation *user : box.getUsers()) {
+            Operation *inBlock = block->findAncestorOpInBlock(*user);
+            if (inBlock && last->isBeforeInBlock(inBlock))
+              last = inBlock;
+          }
+        OpBuilder release(last->getContext());
+        release.setInsertionPointAfter(last);
+        ReleaseOp::create(release, loc, ring);
+      }
     }
     if (failed(simplify(consumer)))
       return consumer.emitError("cannot simplify the consumers' copy");
@@ -219,8 +263,8 @@ struct ScWarpSpecializePass
                                 ? std::to_string(group.size()) +
                                       " tile loops in sequence, "
                                 : std::string())
-                        << "producer (" << loads.size()
-                        << " box(es) per k-tile, " << producerRegs
+                        << "producer (" << boxesText(loadBlocks)
+                        << ", " << producerRegs
                         << " registers) + " << consumers << " consumer(s) ("
                         << order << ", " << consumerRegs
                         << " registers), ring of "

@@ -1,6 +1,7 @@
 // RUN: sparcast-opt %s -sc-lower-to-sck="attention=1 report=1" -canonicalize -verify-diagnostics | FileCheck %s
 // RUN: sparcast-opt %s -sc-lower-to-sck | FileCheck %s --check-prefix=OFF
 // RUN: sparcast-opt %s -sc-lower-to-sck=attention=1 -sc-warp-specialize=report=1 -o /dev/null 2>&1 | FileCheck %s --check-prefix=WS
+// RUN: sparcast-opt %s -sc-lower-to-sck=attention=1 -sc-warp-specialize -canonicalize | FileCheck %s --check-prefix=WSIR
 
 // sc-lower-to-sck{attention=1}: an indexed target attention (n_seed 64,
 // head dim 128, S = 300) becomes a tile loop over candidates x one 64-row
@@ -31,7 +32,30 @@
 // CHECK: sck.epilogue "O"[%{{.*}}, %{{.*}}, %[[H]], %[[B]]], %[[N]] : !sck.acc<64x128xf32>
 // Off by default: the attention generator does not read this IR yet.
 // OFF-NOT: sck.
-// WS: remark: not warp-specialized: an attention kernel (its roles are the attention generator's)
+// sc-warp-specialize: one ring per block that loads (Q once per tile,
+// K and V per key block); the consumers free the Q slot after the key
+// loop (their last Q K^T), the K/V slot at the end of each block.
+// WS: remark: warp-specialized: producer (2 + 3 box(es) per pass through their blocks (one ring each), 40 registers) + 2 consumer(s) (pingpong, 232 registers), ring of as many slots as fit
+// WSIR-LABEL: func.func private @target_attention0_kernel(
+// WSIR: %[[QR:.*]] = sck.ring {stages = 0 : i64} : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x64xf16>>
+// WSIR: %[[KVR:.*]] = sck.ring {stages = 0 : i64} : !sck.ring<!sck.box<64x128xf16>, !sck.box<64x128xf16>, !sck.box<128x128xf16>>
+// WSIR: sck.role "producer"
+// WSIR: sck.put %[[QR]]
+// WSIR: scf.for
+// WSIR: sck.put %[[KVR]]
+// WSIR-NOT: sck.softmax
+// WSIR: sck.role "consumer"
+// WSIR: %[[Q:.*]]:2 = sck.get %[[QR]]
+// WSIR: scf.for
+// WSIR: %[[KV:.*]]:3 = sck.get %[[KVR]]
+// WSIR: sck.mma %[[Q]]#0, %[[KV]]#0
+// WSIR: sck.softmax
+// WSIR: sck.mma %{{.*}}, %[[KV]]#2
+// WSIR-NEXT: sck.release %[[KVR]]
+// WSIR: }
+// WSIR-NEXT: sck.release %[[QR]]
+// WSIR-NEXT: sck.normalize
+// WSIR: sck.epilogue "O"
 func.func @target(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x300x128xf16>,
                   %v: tensor<?x2x300x128xf16>, %idx: tensor<?xi32>) -> tensor<?x2x64x128xf16> {
   %o = sc.attention %q, %k, %v index %idx : tensor<?x2x64x128xf16>, tensor<?x2x300x128xf16>, tensor<?x2x300x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>

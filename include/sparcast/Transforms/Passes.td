@@ -377,6 +377,12 @@ def ScWarpSpecializePass : Pass<"sc-warp-specialize"> {
     128 x (1 + consumers) threads: producer + consumers x consumer-regs
     <= 504 for two consumers (168 each at launch).
 
+    A GEMM loads in one block (its k-tile). An attention kernel (a loop
+    with `sck.softmax`) loads in two: one ring each, Q put once per tile
+    (its slot freed after the key-block loop) and each key block's K and V
+    (freed at the end of the block); the softmax steps stay with the
+    consumers.
+
     Before:
 
     ```mlir

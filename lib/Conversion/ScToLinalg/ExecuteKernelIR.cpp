@@ -449,8 +449,15 @@ private:
   /// The ring as queues as long as the producer's puts: at most one slot
   /// per k-tile of every 64 x 256 tile of the result.
   LogicalResult ring(sck::RingOp ringOp) {
-    if (!op)
-      return ringOp.emitError("the CPU runner takes rings in GEMM kernels only");
+    if (attention) {
+      // At most one slot per 64-key block of every (batch, 64-row query
+      // tile, head): the Q ring takes fewer.
+      RankedTensorType q = attention.getQuery().getType();
+      int64_t perBatch = q.getDimSize(1) * llvm::divideCeil(q.getDimSize(2), 64) *
+                         llvm::divideCeil(attention.getKey().getType().getDimSize(2), 64);
+      Value batch = tensor::DimOp::create(b, loc, attention.getQuery(), 0);
+      return makeQueue(ringOp, arith::MulIOp::create(b, loc, batch, cst(perBatch)));
+    }
     // Slots of one GEMM: one per 64-wide k-tile of each 64 x 256 tile.
     auto slots = [&](BatchMatmulOp gemm) -> Value {
       RankedTensorType type = gemm.getType();
@@ -463,6 +470,11 @@ private:
     Value capacity = slots(op);
     if (stage1)
       capacity = arith::AddIOp::create(b, loc, capacity, slots(stage1));
+    return makeQueue(ringOp, capacity);
+  }
+
+  /// Ring `ringOp` as queues of `capacity` boxes of each type.
+  LogicalResult makeQueue(sck::RingOp ringOp, Value capacity) {
     Queue queue;
     for (Type t : ringOp.getType().getBoxes()) {
       auto box = cast<sck::BoxType>(t);

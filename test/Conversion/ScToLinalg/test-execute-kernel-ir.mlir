@@ -70,15 +70,3 @@ func.func private @attention_to_c(%batch: index) {
   sck.epilogue "C"[%c0, %c0, %c0, %c0], %z : !sck.acc<64x64xf32>
   return
 }
-
-// -----
-
-func.func @attention_ring(%q: tensor<?x1x64x64xf16>, %k: tensor<?x1x64x64xf16>, %v: tensor<?x1x64x64xf16>) -> tensor<?x1x64x64xf16> {
-  %o = sc.attention %q, %k, %v {sc.kernel_ir = @attention_with_ring} : tensor<?x1x64x64xf16>, tensor<?x1x64x64xf16>, tensor<?x1x64x64xf16> -> tensor<?x1x64x64xf16>
-  return %o : tensor<?x1x64x64xf16>
-}
-func.func private @attention_with_ring(%batch: index) {
-  // expected-error @below {{the CPU runner takes rings in GEMM kernels only}}
-  %r = sck.ring {stages = 2 : i64} : !sck.ring<!sck.box<64x64xf16>>
-  return
-}

@@ -1,6 +1,8 @@
 // RUN: sparcast-equiv %s --ref=target --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-test-execute-kernel-ir)' --users=3 --candidates=5 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=self_bf16 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-test-execute-kernel-ir)' --candidates=2 --rtol=1e-2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=short_query --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-test-execute-kernel-ir)' --candidates=3 --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=target --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-persistent,sc-warp-specialize,sc-test-execute-kernel-ir)' --users=2 --candidates=4 --shuffle-index --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=short_query --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize{stages=3},sc-test-execute-kernel-ir)' --candidates=2 --rtol=2e-3 | FileCheck %s
 // RUN: not sparcast-equiv %s --ref=wrong_scale --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=2 | FileCheck %s --check-prefix=WRONG
 
 // Attention at the kernel level keeps the op's meaning: each sc.attention
@@ -11,7 +13,9 @@
 // of the same candidate: 100 query rows), head dim 128 and keys that fill
 // no block (300 of 128-key blocks); a bf16 self-attention of head dim 64
 // (128-key blocks, 130 keys; bf16 P and output rounding alone give
-// ~2.5e-3 relative error); a short query (40 rows, 64-key blocks).
+// ~2.5e-3 relative error); a short query (40 rows, 64-key blocks). Also
+// made persistent and warp-specialized (sc-warp-specialize: a ring for Q,
+// taken once per tile, and one for each key block's K and V).
 // CHECK-COUNT-2: ok
 // CHECK: EQUIVALENT
 
