@@ -228,8 +228,10 @@ std::string limitation(AttentionOp op) {
   Type element = q.getElementType();
   if (!element.isF16() && !element.isBF16())
     return "16-bit operands only";
-  if (op.getMaskAttr())
-    return "block masks are not lowered yet";
+  auto mask = dyn_cast_if_present<BlockMaskAttrInterface>(op.getMaskAttr());
+  if (op.getMaskAttr() &&
+      (!mask || (mask.getMaskBlockSize() != 64 && mask.getMaskBlockSize() != 128)))
+    return "block masks of 64 or 128 tokens only";
   if (q.isDynamicDim(1) || q.isDynamicDim(2) || q.isDynamicDim(3) ||
       k.isDynamicDim(2))
     return "heads, lengths and head dim must be static";
@@ -253,8 +255,12 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
   int64_t heads = qType.getDimSize(1);
   int64_t keyLen = op.getKey().getType().getDimSize(2);
   bool indexed = static_cast<bool>(op.getIndex());
-  // The generator's key blocks: 128 with two consumers, else 64.
-  int64_t blockN = indexed || queryLen > 64 ? 128 : 64;
+  // The generator's key blocks: the mask's, else 128 with two consumers,
+  // else 64.
+  auto mask = dyn_cast_if_present<BlockMaskAttrInterface>(op.getMaskAttr());
+  int64_t blockN = mask                        ? mask.getMaskBlockSize()
+                   : indexed || queryLen > 64 ? 128
+                                              : 64;
   SmallVector<Type> argTypes = {b.getIndexType()};
   if (indexed)
     argTypes.push_back(op.getIndex().getType());
@@ -271,6 +277,28 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
   auto cst = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
+  // A block mask's kept key blocks as BSR tables (offsets per query
+  // block, then key blocks), constants of the kernel as in the generator.
+  Value offsets, indices;
+  if (mask) {
+    int64_t numQueryBlocks = llvm::divideCeil(queryLen, blockN);
+    int64_t numKeyBlocks = llvm::divideCeil(keyLen, blockN);
+    SmallVector<int32_t> offsetTable = {0}, indexTable;
+    for (int64_t qb = 0; qb < numQueryBlocks; ++qb) {
+      for (int64_t kb :
+           mask.getKeptKeyBlocks(qb, numQueryBlocks, numKeyBlocks))
+        indexTable.push_back(static_cast<int32_t>(kb));
+      offsetTable.push_back(static_cast<int32_t>(indexTable.size()));
+    }
+    auto table = [&](ArrayRef<int32_t> values) -> Value {
+      auto type = RankedTensorType::get(
+          {static_cast<int64_t>(values.size())}, b.getI32Type());
+      return arith::ConstantOp::create(b, loc, type,
+                                       DenseIntElementsAttr::get(type, values));
+    };
+    offsets = table(offsetTable);
+    indices = table(indexTable);
+  }
   auto loop = sck::TileLoopOp::create(
       b, loc, entry->getArgument(0), cst(llvm::divideCeil(queryLen, 64)),
       cst(heads), b.getStringAttr("grid"), b.getI64IntegerAttr(1),
@@ -303,14 +331,27 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
   auto sType = sck::AccType::get(ctx, {64, blockN}, b.getF32Type());
   Value o0 = sck::ZeroOp::create(b, loc, oType);
   Value state0 = sck::SoftmaxInitOp::create(b, loc, stateType);
-  auto blocks = scf::ForOp::create(b, loc, cst(0),
-                                   cst(llvm::divideCeil(keyLen, blockN)),
-                                   cst(1), ValueRange{o0, state0});
+  // The key blocks: all, or the kept ones of this tile's query block
+  // (positions first .. last of the index table).
+  auto extract = [&](Value table, Value at) -> Value {
+    Value v = tensor::ExtractOp::create(b, loc, table, at);
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+  };
+  Value first = cst(0), last = cst(llvm::divideCeil(keyLen, blockN));
+  if (mask) {
+    Value queryBlock = arith::DivUIOp::create(b, loc, q0, cst(blockN));
+    first = extract(offsets, queryBlock);
+    last = extract(offsets,
+                   arith::AddIOp::create(b, loc, queryBlock, cst(1)));
+  }
+  auto blocks =
+      scf::ForOp::create(b, loc, first, last, cst(1), ValueRange{o0, state0});
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(blocks.getBody());
-    Value k0 = arith::MulIOp::create(b, loc, blocks.getInductionVar(),
-                                     cst(blockN));
+    Value keyBlock = mask ? extract(indices, blocks.getInductionVar())
+                          : blocks.getInductionVar();
+    Value k0 = arith::MulIOp::create(b, loc, keyBlock, cst(blockN));
     // S = Q K^T: K stored [keys][head dim], read transposed.
     Value s = sck::ZeroOp::create(b, loc, sType);
     auto kBox = sck::BoxType::get(ctx, {64, blockN}, element);

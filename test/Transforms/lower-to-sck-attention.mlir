@@ -72,10 +72,29 @@ func.func @short(%q: tensor<2x1x40x64xf16>, %k: tensor<2x1x100x64xf16>, %v: tens
   return %o : tensor<2x1x40x64xf16>
 }
 
+// A block mask: its kept key blocks as BSR tables, constants of the
+// kernel (512 tokens in 4 causal blocks of 128 with local width 0 and the
+// first block as anchor: block i keeps 0, i - 2^k for k >= 1 and i:
+// [0], [0, 1], [0, 2], [0, 1, 3]); each 64-row
+// query tile walks the kept blocks of its 128-row query block.
+// CHECK-LABEL: func.func private @masked_attention0_kernel(
+// CHECK-DAG: %[[OFFSETS:.*]] = arith.constant dense<[0, 1, 3, 5, 8]> : tensor<5xi32>
+// CHECK-DAG: %[[IND:.*]] = arith.constant dense<[0, 0, 1, 0, 2, 0, 1, 3]> : tensor<8xi32>
+// CHECK: sck.tile_loop
+// CHECK: %[[QB:.*]] = arith.divui %{{.*}}, %c128 : index
+// CHECK: tensor.extract %[[OFFSETS]][%[[QB]]]
+// CHECK: scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: tensor.extract %[[IND]][%[[T]]]
+// CHECK: sck.softmax {{.*}} -> !sck.box<64x128xbf16>
+func.func @masked(%q: tensor<1x1x512x64xbf16>, %k: tensor<1x1x512x64xbf16>, %v: tensor<1x1x512x64xbf16>) -> tensor<1x1x512x64xbf16> {
+  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128, local_width = 0, anchors = [first], causal = true>) : tensor<1x1x512x64xbf16>, tensor<1x1x512x64xbf16>, tensor<1x1x512x64xbf16> -> tensor<1x1x512x64xbf16>
+  return %o : tensor<1x1x512x64xbf16>
+}
+
 // What has no kernel-level form yet says why (with report).
-func.func @masked(%q: tensor<1x1x256x64xbf16>, %k: tensor<1x1x256x64xbf16>, %v: tensor<1x1x256x64xbf16>) -> tensor<1x1x256x64xbf16> {
-  // expected-remark @below {{no kernel-level form: block masks are not lowered yet}}
-  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128>) : tensor<1x1x256x64xbf16>, tensor<1x1x256x64xbf16>, tensor<1x1x256x64xbf16> -> tensor<1x1x256x64xbf16>
+func.func @mask32(%q: tensor<1x1x256x64xbf16>, %k: tensor<1x1x256x64xbf16>, %v: tensor<1x1x256x64xbf16>) -> tensor<1x1x256x64xbf16> {
+  // expected-remark @below {{no kernel-level form: block masks of 64 or 128 tokens only}}
+  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 32>) : tensor<1x1x256x64xbf16>, tensor<1x1x256x64xbf16>, tensor<1x1x256x64xbf16> -> tensor<1x1x256x64xbf16>
   return %o : tensor<1x1x256x64xbf16>
 }
 

@@ -301,12 +301,15 @@ def ScLowerToSckPass : Pass<"sc-lower-to-sck", "::mlir::ModuleOp"> {
     order, the tile loop's schedule and the epilogue (and refuse a tiling
     other than theirs).
 
-    With `attention`, every `sc.attention` without a mask and with static
-    lengths and heads gets `@<caller>_attention<i>_kernel(%batch: index
+    With `attention`, every `sc.attention` with static lengths and heads
+    (and no mask, or a block mask of 64 or 128 tokens) gets
+    `@<caller>_attention<i>_kernel(%batch: index
     (, %index: tensor<?xi32>))` too: a tile loop over batch x 64-row query
     tiles x heads; per tile the Q boxes (`[d, q, h, b]`), then per key
-    block (128 keys with two consumers, as the generator: an indexed op or
-    more than 64 query rows; else 64) the K boxes (transposed, at the
+    block (the mask's kept blocks, from BSR tables that are constants of
+    the kernel, of the mask's size; without a mask all blocks, of 128 keys
+    with two consumers, as the generator: an indexed op or more than 64
+    query rows; else 64) the K boxes (transposed, at the
     request `index[b]` when indexed) into S, one online-softmax step
     (`sck.softmax`), the V box into O; `sck.normalize` and the epilogue
     `"O"` at `[0, q, h, b]`. Off by default: the attention generator does

@@ -3,6 +3,8 @@
 // RUN: sparcast-equiv %s --ref=short_query --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-test-execute-kernel-ir)' --candidates=3 --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=target --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-persistent,sc-warp-specialize,sc-test-execute-kernel-ir)' --users=2 --candidates=4 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=short_query --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize{stages=3},sc-test-execute-kernel-ir)' --candidates=2 --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=log_linear64 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-persistent,sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=1 --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=log_linear128 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-test-execute-kernel-ir)' --candidates=1 --rtol=1e-2 | FileCheck %s
 // RUN: not sparcast-equiv %s --ref=wrong_scale --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=2 | FileCheck %s --check-prefix=WRONG
 
 // Attention at the kernel level keeps the op's meaning: each sc.attention
@@ -70,4 +72,21 @@ func.func private @wrong_scale_kernel(%batch: index) {
     sck.epilogue "O"[%c0, %c0, %h, %b], %out : !sck.acc<64x64xf32>
   }
   return
+}
+
+// Block masks: the kept key blocks from the kernel's BSR tables (a causal
+// log-linear mask of 64-token blocks, 300 tokens: the last block partial;
+// a non-causal one of 128-token blocks, two 64-row query tiles per block).
+func.func @log_linear64(%q: tensor<?x2x300x64xf16>, %k: tensor<?x2x300x64xf16>,
+                        %v: tensor<?x2x300x64xf16>) -> tensor<?x2x300x64xf16> {
+  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 64, causal = true>)
+      : tensor<?x2x300x64xf16>, tensor<?x2x300x64xf16>, tensor<?x2x300x64xf16> -> tensor<?x2x300x64xf16>
+  return %o : tensor<?x2x300x64xf16>
+}
+
+func.func @log_linear128(%q: tensor<?x1x640x64xbf16>, %k: tensor<?x1x640x64xbf16>,
+                         %v: tensor<?x1x640x64xbf16>) -> tensor<?x1x640x64xbf16> {
+  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128>)
+      : tensor<?x1x640x64xbf16>, tensor<?x1x640x64xbf16>, tensor<?x1x640x64xbf16> -> tensor<?x1x640x64xbf16>
+  return %o : tensor<?x1x640x64xbf16>
 }
