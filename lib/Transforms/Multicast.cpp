@@ -24,6 +24,9 @@ struct ScMulticastPass : sc::impl::ScMulticastPassBase<ScMulticastPass> {
   using Base::Base;
   void runOnOperation() final {
     WalkResult walk = getOperation()->walk([&](sck::TileLoopOp loop) {
+      // Multicast shares a GEMM's B between CTA pairs: not attention's.
+      if (loop.isAttention())
+        return WalkResult::advance();
       // Another tile loop in the same block: a multi-stage kernel.
       Block *block = loop->getBlock();
       if (llvm::count_if(block->getOps<sck::TileLoopOp>(),

@@ -29,6 +29,14 @@ struct ScPersistentPass : sc::impl::ScPersistentPassBase<ScPersistentPass> {
       return signalPassFailure();
     }
     getOperation()->walk([&](sck::TileLoopOp loop) {
+      // Attention keeps one CTA per tile unless asked: the persistent
+      // attention kernels measured slower (docs/performance.md, session 7).
+      if (loop.isAttention() && !attention) {
+        if (report)
+          loop.emitRemark() << "tile loop: " << loop.getSchedule()
+                            << " (an attention kernel: one CTA per tile)";
+        return;
+      }
       if (loop.getSchedule() == "grid") {
         Builder b(loop.getContext());
         loop.setScheduleAttr(b.getStringAttr("persistent"));

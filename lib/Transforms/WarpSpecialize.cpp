@@ -102,9 +102,8 @@ struct ScWarpSpecializePass
     // (its key blocks in an online softmax) in two: Q once per tile, K and
     // V per key block. Every loop of a group loads the same boxes (the
     // rings are shared).
-    bool attention = false;
-    for (TileLoopOp each : group)
-      each.walk([&](SoftmaxOp) { attention = true; });
+    bool attention = llvm::any_of(
+        group, [](TileLoopOp each) { return each.isAttention(); });
     SmallVector<SmallVector<SmallVector<LoadOp>>> loadsOf;
     for (TileLoopOp each : group) {
       SmallVector<SmallVector<LoadOp>> &perBlock = loadsOf.emplace_back();

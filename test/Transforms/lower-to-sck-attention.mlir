@@ -2,6 +2,8 @@
 // RUN: sparcast-opt %s -sc-lower-to-sck | FileCheck %s --check-prefix=OFF
 // RUN: sparcast-opt %s -sc-lower-to-sck=attention=1 -sc-warp-specialize=report=1 -o /dev/null 2>&1 | FileCheck %s --check-prefix=WS
 // RUN: sparcast-opt %s -sc-lower-to-sck=attention=1 -sc-warp-specialize -canonicalize | FileCheck %s --check-prefix=WSIR
+// RUN: sparcast-opt %s -sc-lower-to-sck=attention=1 -sc-persistent=report=1 -sc-multicast -o /dev/null 2>&1 | FileCheck %s --check-prefix=SCHED
+// RUN: sparcast-opt %s -sc-lower-to-sck=attention=1 -sc-persistent=attention=1 | FileCheck %s --check-prefix=PERSIST
 
 // sc-lower-to-sck{attention=1}: an indexed target attention (n_seed 64,
 // head dim 128, S = 300) becomes a tile loop over candidates x one 64-row
@@ -30,6 +32,12 @@
 // CHECK: sck.mma %[[P]], %[[V]], %[[O]] : !sck.box<64x128xf16>, !sck.box<128x128xf16>, !sck.acc<64x128xf32>
 // CHECK: %[[N:.*]] = sck.normalize
 // CHECK: sck.epilogue "O"[%{{.*}}, %{{.*}}, %[[H]], %[[B]]], %[[N]] : !sck.acc<64x128xf32>
+// sc-persistent leaves attention tile loops one CTA per tile unless asked
+// (the persistent attention measured slower); sc-multicast (a GEMM's
+// shared B) leaves them alone.
+// SCHED: remark: tile loop: grid (an attention kernel: one CTA per tile)
+// SCHED-NOT: multicast pairs CTAs
+// PERSIST: sck.tile_loop {{.*}} attributes {group = 8 : i64, schedule = "persistent"}
 // Off by default: the attention generator does not read this IR yet.
 // OFF-NOT: sck.
 // sc-warp-specialize: one ring per block that loads (Q once per tile,

@@ -111,6 +111,12 @@ LogicalResult TileLoopOp::verify() {
   return success();
 }
 
+bool TileLoopOp::isAttention() {
+  return getBody()
+      .walk([](SoftmaxOp) { return WalkResult::interrupt(); })
+      .wasInterrupted();
+}
+
 LogicalResult EpilogueOp::verify() {
   if (getBody().empty()) {
     if (!getIns().empty())

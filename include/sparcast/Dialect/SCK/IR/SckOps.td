@@ -78,6 +78,11 @@ def Sck_TileLoopOp : Sck_Op<"tile_loop", [SingleBlock, NoTerminator]> {
   let assemblyFormat =
       "$batches `,` $mTiles `,` $nTiles attr-dict-with-keyword $body";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether the tiles run an online softmax (an attention kernel: its
+    /// tiles are (batch, 64-row query tile, head)).
+    bool isAttention();
+  }];
 }
 
 def Sck_LoadOp : Sck_Op<"load", [Pure]> {
