@@ -255,12 +255,9 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
   int64_t heads = qType.getDimSize(1);
   int64_t keyLen = op.getKey().getType().getDimSize(2);
   bool indexed = static_cast<bool>(op.getIndex());
-  // The generator's key blocks: the mask's, else 128 with two consumers,
-  // else 64.
+  // The generator's key blocks and consumer warpgroups.
   auto mask = dyn_cast_if_present<BlockMaskAttrInterface>(op.getMaskAttr());
-  int64_t blockN = mask                        ? mask.getMaskBlockSize()
-                   : indexed || queryLen > 64 ? 128
-                                              : 64;
+  int64_t blockN = op.getKernelKeyBlock();
   SmallVector<Type> argTypes = {b.getIndexType()};
   if (indexed)
     argTypes.push_back(op.getIndex().getType());
@@ -270,6 +267,7 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
   func.setPrivate();
   func->setAttr("sck.op", b.getStringAttr(caller.getSymName() + "/attention" +
                                           Twine(index)));
+  func->setAttr("sck.consumers", b.getI64IntegerAttr(op.getKernelConsumers()));
   op->setAttr(BatchMatmulOp::getKernelAttrName(),
               FlatSymbolRefAttr::get(func.getSymNameAttr()));
   Block *entry = func.addEntryBlock();

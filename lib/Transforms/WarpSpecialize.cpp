@@ -104,6 +104,23 @@ struct ScWarpSpecializePass
     // rings are shared).
     bool attention = llvm::any_of(
         group, [](TileLoopOp each) { return each.isAttention(); });
+    if (attention) {
+      // The attention generator's consumer count (sc-lower-to-sck records
+      // it): one consumer runs two CTAs an SM with no register split, so
+      // such a kernel keeps one role.
+      auto func = loop->getParentOfType<func::FuncOp>();
+      auto recorded =
+          func ? func->getAttrOfType<IntegerAttr>("sck.consumers") : IntegerAttr();
+      if (recorded && recorded.getInt() == 1) {
+        if (report)
+          loop.emitRemark() << "not warp-specialized: an attention kernel "
+                               "with one consumer (two CTAs an SM, no "
+                               "register split)";
+        return success();
+      }
+      if (recorded)
+        consumers = recorded.getInt();
+    }
     SmallVector<SmallVector<SmallVector<LoadOp>>> loadsOf;
     for (TileLoopOp each : group) {
       SmallVector<SmallVector<LoadOp>> &perBlock = loadsOf.emplace_back();

@@ -14,7 +14,7 @@
 // CHECK-LABEL: func.func @target(
 // CHECK: sc.attention {{.*}} {sc.kernel_ir = @target_attention0_kernel}
 // CHECK-LABEL: func.func private @target_attention0_kernel(
-// CHECK-SAME: %[[BATCH:.*]]: index, %[[IDX:.*]]: tensor<?xi32>) attributes {sck.op = "target/attention0"}
+// CHECK-SAME: %[[BATCH:.*]]: index, %[[IDX:.*]]: tensor<?xi32>) attributes {sck.consumers = 2 : i64, sck.op = "target/attention0"}
 // CHECK: sck.tile_loop %[[BATCH]], %{{.*}}, %{{.*}} attributes {schedule = "grid"}
 // CHECK: ^bb0(%[[B:.*]]: index, %[[T:.*]]: index, %[[H:.*]]: index):
 // CHECK: %[[USER:.*]] = tensor.extract %[[IDX]][%[[B]]] : tensor<?xi32>
@@ -44,6 +44,10 @@
 // K and V per key block); the consumers free the Q slot after the key
 // loop (their last Q K^T), the K/V slot at the end of each block.
 // WS: remark: warp-specialized: producer (2 + 3 box(es) per pass through their blocks (one ring each), 40 registers) + 2 consumer(s) (pingpong, 232 registers), ring of as many slots as fit
+// The generator's one-consumer attention (two CTAs an SM, no register
+// split; sc-lower-to-sck records the count as sck.consumers) keeps one
+// role.
+// WS: remark: not warp-specialized: an attention kernel with one consumer (two CTAs an SM, no register split)
 // WSIR-LABEL: func.func private @target_attention0_kernel(
 // WSIR: %[[QR:.*]] = sck.ring {stages = 0 : i64} : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x64xf16>>
 // WSIR: %[[KVR:.*]] = sck.ring {stages = 0 : i64} : !sck.ring<!sck.box<64x128xf16>, !sck.box<64x128xf16>, !sck.box<128x128xf16>>
@@ -73,7 +77,7 @@ func.func @target(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x300x128xf16>,
 // One consumer per 64-row tile in the generator (at most 64 query rows,
 // no index): 64-key blocks, the op's scale.
 // CHECK-LABEL: func.func private @short_attention0_kernel(
-// CHECK-SAME: %{{.*}}: index) attributes
+// CHECK-SAME: %{{.*}}: index) attributes {sck.consumers = 1 : i64
 // CHECK: sck.softmax {{.*}} {keys = 100 : i64, scale = 5.000000e-01 : f32} : !sck.acc<64x64xf32>, !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x64xf16>
 func.func @short(%q: tensor<2x1x40x64xf16>, %k: tensor<2x1x100x64xf16>, %v: tensor<2x1x100x64xf16>) -> tensor<2x1x40x64xf16> {
   %o = sc.attention %q, %k, %v {scale = 0.5 : f32} : tensor<2x1x40x64xf16>, tensor<2x1x100x64xf16>, tensor<2x1x100x64xf16> -> tensor<2x1x40x64xf16>

@@ -33,6 +33,9 @@
 
 #include "sparcast/Conversion/ScToGPU/AttentionKernel.h"
 #include "TemplateUtils.h"
+#include "sparcast/Dialect/SCK/IR/SckDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
@@ -730,6 +733,86 @@ bool mlir::sc::attentionPairsCandidates(AttentionOp op) {
   return op.getIndex() && !qType.isDynamicDim(2) && qType.getDimSize(2) <= 64;
 }
 
+namespace {
+/// What the kernel-level IR of an attention op decided (its sc.kernel_ir
+/// function after sc-lower-to-sck{attention=1} and sc-warp-specialize):
+/// the key/value ring's stages (0: as many as the kernel takes) and the
+/// roles' registers.
+struct AttentionIRRoles {
+  int64_t stages = 0;
+  int64_t producerRegs = 40;
+  int64_t consumerRegs = 232;
+};
+} // namespace
+
+/// Reads `op`'s kernel-level IR, if any, into `roles`; a tiling, schedule
+/// or consumer count other than this kernel's (64-row query tiles, Q in
+/// 64 x 64 boxes, K read transposed and V as stored in key blocks of
+/// `blockN`, one CTA per tile) is refused rather than silently not
+/// followed.
+static LogicalResult readAttentionKernelIR(AttentionOp op, int64_t consumers,
+                                           int64_t blockN, int64_t headDim,
+                                           AttentionIRRoles &roles) {
+  auto ref =
+      op->getAttrOfType<FlatSymbolRefAttr>(BatchMatmulOp::getKernelAttrName());
+  if (!ref)
+    return success();
+  auto kernel = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, ref);
+  if (!kernel)
+    return op.emitError() << "no kernel-level function " << ref;
+  WalkResult walk = kernel.walk([&](Operation *inner) {
+    if (auto loop = dyn_cast<sck::TileLoopOp>(inner);
+        loop && loop.getSchedule() != "grid") {
+      loop.emitError("the attention kernel runs one CTA per tile; the "
+                     "kernel-level IR asks for a ")
+          << loop.getSchedule() << " tile loop";
+      return WalkResult::interrupt();
+    }
+    if (auto load = dyn_cast<sck::LoadOp>(inner)) {
+      StringRef name = load.getOperand();
+      SmallVector<int64_t> want =
+          name == "Q" ? SmallVector<int64_t>{64, 64}
+          : name == "K" ? SmallVector<int64_t>{64, blockN}
+                        : SmallVector<int64_t>{blockN, headDim};
+      bool transposed = name == "K";
+      if (load.getType().getShape() != ArrayRef<int64_t>(want) ||
+          load.getTransposed() != transposed) {
+        load.emitError() << "the attention kernel loads " << name << " in "
+                         << want[0] << "x" << want[1] << " boxes"
+                         << (transposed ? " read transposed" : "")
+                         << "; the kernel-level IR asks for "
+                         << load.getType()
+                         << (load.getTransposed() ? " read transposed" : "");
+        return WalkResult::interrupt();
+      }
+    }
+    if (auto ring = dyn_cast<sck::RingOp>(inner)) {
+      // The key/value ring (the Q ring is one buffer per consumer here).
+      for (Type box : ring.getType().getBoxes())
+        if (cast<sck::BoxType>(box).getShape() ==
+            ArrayRef<int64_t>{blockN, headDim})
+          roles.stages = ring.getStages();
+    }
+    auto role = dyn_cast<sck::RoleOp>(inner);
+    if (!role)
+      return WalkResult::advance();
+    if (role.getKind() == "producer") {
+      roles.producerRegs = role.getRegs();
+      return WalkResult::advance();
+    }
+    if (role.getCount() != consumers) {
+      role.emitError() << "the attention kernel runs " << consumers
+                       << " consumer warpgroup(s) for this op; the "
+                          "kernel-level IR asks for "
+                       << role.getCount();
+      return WalkResult::interrupt();
+    }
+    roles.consumerRegs = role.getRegs();
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 FailureOr<KernelLaunch>
 mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                                StringRef kernelName,
@@ -778,17 +861,17 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // (pairs), or two tiles of one query block of 128 rows (split). Else one.
   // A dynamic query length takes the split form (any length; consumer 1
   // idles on a single 64-row tile).
+  // (AttentionOp::getKernelConsumers.)
+  int64_t consumers = op.getKernelConsumers();
   enum class Mode { Single, Pairs, Split } mode = Mode::Single;
   if (attentionPairsCandidates(op)) {
     mode = Mode::Pairs;
     if (binding.pairs.empty())
       return op.emitError() << "internal error: the attention kernel pairs "
                                "candidates but was given no pairs table";
-  }
-  else if ((dynamicQuery || queryLen > 64) &&
-           (!mask || mask.getMaskBlockSize() == 128))
+  } else if (consumers == 2) {
     mode = Mode::Split;
-  int64_t consumers = mode == Mode::Single ? 1 : 2;
+  }
   // A self-attention over the same keys and values, fused into this launch:
   // CTAs with grid y >= 1 take its 128-row query tiles (user x), the others
   // the candidate pairs.
@@ -812,12 +895,11 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   }
   // Key blocks: the mask's blocks, else 128 keys with two consumers (wider
   // S wgmma), 64 with one (two CTAs per SM).
-  int64_t blockN = consumers == 2 ? 128 : 64;
+  int64_t blockN = op.getKernelKeyBlock();
   std::string globals, blocks;
   int64_t numKeyBlocks = 0;
   int64_t keptPairs = 0;
   if (mask) {
-    blockN = mask.getMaskBlockSize();
     if (blockN != 64 && blockN != 128)
       return op.emitError() << "the attention kernel takes mask blocks of 64 "
                                "or 128 tokens, got "
@@ -926,6 +1008,17 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // with two consumers (their turns stretch an iteration); with one, two,
   // so that two CTAs fit an SM (81 KB for d = 128).
   int64_t stages = consumers == 2 ? 3 : 2;
+  AttentionIRRoles roles;
+  if (failed(readAttentionKernelIR(op, consumers, blockN, headDim, roles)))
+    return failure();
+  if (roles.stages > 0) {
+    int64_t fit = (227 * 1024 - ringOff - detail::kSmemAlignReserve) / slotBytes;
+    if (roles.stages > fit)
+      return op.emitError() << "the kernel-level IR asks for "
+                            << roles.stages << " key/value ring slots; "
+                            << fit << " fit in shared memory";
+    stages = roles.stages;
+  }
   int64_t sharedBytes = ringOff + stages * slotBytes + detail::kSmemAlignReserve;
   float scale = op.getScaleOrDefault();
   double scale2 = static_cast<double>(scale) * 1.4426950408889634;
@@ -1067,9 +1160,15 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // With two consumers (384 threads, 168 registers each at launch), the
   // producer gives its registers to them.
   pieces["PRODUCER_REGS"] =
-      consumers == 2 ? "      nvvm.setmaxregister decrease 40\n" : "";
+      consumers == 2 ? llvm::formatv("      nvvm.setmaxregister decrease {0}\n",
+                                     roles.producerRegs)
+                           .str()
+                     : "";
   pieces["CONSUMER_REGS"] =
-      consumers == 2 ? "      nvvm.setmaxregister increase 232\n" : "";
+      consumers == 2 ? llvm::formatv("      nvvm.setmaxregister increase {0}\n",
+                                     roles.consumerRegs)
+                           .str()
+                     : "";
   std::string loadQ;
   for (int64_t wg = 0; wg < consumers; ++wg)
     for (int64_t c = 0; c < dChunks; ++c)

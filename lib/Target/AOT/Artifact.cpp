@@ -733,11 +733,13 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
         stages.report = report != nullptr;
         pm.addNestedPass<func::FuncOp>(createScFuseGemmStagesPass(stages));
       }
-      // Each GEMM's kernel at the kernel level, split into roles there;
-      // the generator reads the ring and the registers back (sc.kernel_ir).
+      // Each GEMM's and attention's kernel at the kernel level, split into
+      // roles there; the generators read the ring and the registers back
+      // (sc.kernel_ir).
       if (options.warpSpecialize) {
         ScLowerToSckPassOptions lower;
         lower.report = report != nullptr;
+        lower.attention = true;
         pm.addPass(createScLowerToSckPass(lower));
         if (options.wsGroup != 0) {
           ScPersistentPassOptions persistent;

@@ -360,6 +360,22 @@ float AttentionOp::getScaleOrDefault() {
                     getQuery().getType().getShape().back()));
 }
 
+int64_t AttentionOp::getKernelConsumers() {
+  RankedTensorType q = getQuery().getType();
+  bool dynamicQuery = q.isDynamicDim(2);
+  if (getIndex() && !dynamicQuery && q.getDimSize(2) <= 64)
+    return 2;
+  auto mask = dyn_cast_if_present<BlockMaskAttrInterface>(getMaskAttr());
+  bool longQuery = dynamicQuery || q.getDimSize(2) > 64;
+  return longQuery && (!mask || mask.getMaskBlockSize() == 128) ? 2 : 1;
+}
+
+int64_t AttentionOp::getKernelKeyBlock() {
+  if (auto mask = dyn_cast_if_present<BlockMaskAttrInterface>(getMaskAttr()))
+    return mask.getMaskBlockSize();
+  return getKernelConsumers() == 2 ? 128 : 64;
+}
+
 LogicalResult AttentionOp::verify() {
   RankedTensorType q = getQuery().getType(), k = getKey().getType(),
                    v = getValue().getType(), out = getResult().getType();

@@ -180,6 +180,15 @@ def Sc_AttentionOp : Sc_Op<"attention", [Pure]> {
   let extraClassDeclaration = [{
     /// The softmax scale: `scale` if set, else 1/sqrt(head dim).
     float getScaleOrDefault();
+    /// The GPU kernel's consumer warpgroups per CTA: two when their 64-row
+    /// query tiles read the same keys (two candidates of one request: an
+    /// index and at most 64 static query rows; or the halves of a 128-row
+    /// query block: more than 64 or dynamic query rows, with no mask or
+    /// one of 128-token blocks), else one.
+    int64_t getKernelConsumers();
+    /// Its key blocks: the mask's size, else 128 keys with two consumers
+    /// and 64 with one.
+    int64_t getKernelKeyBlock();
   }];
 }
 

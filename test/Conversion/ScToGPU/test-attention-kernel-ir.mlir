@@ -1,0 +1,65 @@
+// RUN: sparcast-opt %s -split-input-file -sc-test-attention-kernel -verify-diagnostics
+
+// The attention generator refuses a kernel-level IR it would not follow:
+// a persistent tile loop (it runs one CTA per tile), boxes other than its
+// tiling, a consumer count other than the op's.
+
+func.func @persistent(%q: tensor<2x1x128x64xf16>, %k: tensor<2x1x256x64xf16>, %v: tensor<2x1x256x64xf16>) -> tensor<2x1x128x64xf16> {
+  %o = sc.attention %q, %k, %v {sc.kernel_ir = @persistent_kernel} : tensor<2x1x128x64xf16>, tensor<2x1x256x64xf16>, tensor<2x1x256x64xf16> -> tensor<2x1x128x64xf16>
+  return %o : tensor<2x1x128x64xf16>
+}
+func.func private @persistent_kernel(%batch: index) {
+  %c1 = arith.constant 1 : index
+  // expected-error @below {{the attention kernel runs one CTA per tile; the kernel-level IR asks for a persistent tile loop}}
+  sck.tile_loop %batch, %c1, %c1 attributes {schedule = "persistent"} {
+  ^bb0(%b: index, %t: index, %h: index):
+  }
+  return
+}
+
+// -----
+
+func.func @k_as_stored(%q: tensor<2x1x128x64xf16>, %k: tensor<2x1x256x64xf16>, %v: tensor<2x1x256x64xf16>) -> tensor<2x1x128x64xf16> {
+  %o = sc.attention %q, %k, %v {sc.kernel_ir = @k_kernel} : tensor<2x1x128x64xf16>, tensor<2x1x256x64xf16>, tensor<2x1x256x64xf16> -> tensor<2x1x128x64xf16>
+  return %o : tensor<2x1x128x64xf16>
+}
+func.func private @k_kernel(%batch: index) {
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{the attention kernel loads K in 64x128 boxes read transposed; the kernel-level IR asks for '!sck.box<64x128xf16>'}}
+  %k = sck.load "K"[%c0, %c0, %c0, %c0] : !sck.box<64x128xf16>
+  return
+}
+
+// -----
+
+func.func @v_blocks(%q: tensor<2x1x128x64xf16>, %k: tensor<2x1x256x64xf16>, %v: tensor<2x1x256x64xf16>) -> tensor<2x1x128x64xf16> {
+  %o = sc.attention %q, %k, %v {sc.kernel_ir = @v_kernel} : tensor<2x1x128x64xf16>, tensor<2x1x256x64xf16>, tensor<2x1x256x64xf16> -> tensor<2x1x128x64xf16>
+  return %o : tensor<2x1x128x64xf16>
+}
+func.func private @v_kernel(%batch: index) {
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{the attention kernel loads V in 128x64 boxes; the kernel-level IR asks for '!sck.box<64x64xf16>'}}
+  %v = sck.load "V"[%c0, %c0, %c0, %c0] : !sck.box<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @one_consumer(%q: tensor<2x1x128x64xf16>, %k: tensor<2x1x256x64xf16>, %v: tensor<2x1x256x64xf16>) -> tensor<2x1x128x64xf16> {
+  %o = sc.attention %q, %k, %v {sc.kernel_ir = @one_consumer_kernel} : tensor<2x1x128x64xf16>, tensor<2x1x256x64xf16>, tensor<2x1x256x64xf16> -> tensor<2x1x128x64xf16>
+  return %o : tensor<2x1x128x64xf16>
+}
+func.func private @one_consumer_kernel(%batch: index) {
+  // expected-error @below {{the attention kernel runs 2 consumer warpgroup(s) for this op; the kernel-level IR asks for 1}}
+  sck.role "consumer" attributes {regs = 232 : i64, count = 1 : i64, order = "pingpong"} {
+  }
+  return
+}
+
+// -----
+
+func.func @missing(%q: tensor<2x1x128x64xf16>, %k: tensor<2x1x256x64xf16>, %v: tensor<2x1x256x64xf16>) -> tensor<2x1x128x64xf16> {
+  // expected-error @below {{no kernel-level function @nowhere}}
+  %o = sc.attention %q, %k, %v {sc.kernel_ir = @nowhere} : tensor<2x1x128x64xf16>, tensor<2x1x256x64xf16>, tensor<2x1x256x64xf16> -> tensor<2x1x128x64xf16>
+  return %o : tensor<2x1x128x64xf16>
+}
