@@ -38,7 +38,7 @@
 // SCHED: remark: tile loop: grid (an attention kernel: one CTA per tile)
 // SCHED-NOT: multicast pairs CTAs
 // PERSIST: sck.tile_loop {{.*}} attributes {group = 8 : i64, schedule = "persistent"}
-// Off by default: the attention generator does not read this IR yet.
+// Off by default (sparcast-aot --warp-specialize turns it on).
 // OFF-NOT: sck.
 // sc-warp-specialize: one ring per block that loads (Q once per tile,
 // K and V per key block); the consumers free the Q slot after the key

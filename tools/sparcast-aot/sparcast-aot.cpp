@@ -59,9 +59,10 @@ static cl::opt<bool> ikboRequestInResultType(
              "request part, so not within FBGEMM's max-error rule)"));
 static cl::opt<bool> warpSpecialize(
     "warp-specialize",
-    cl::desc("Decide each warp-specialized GEMM's ring and register split on "
-             "the kernel-level IR (sc-lower-to-sck, sc-warp-specialize); with "
-             "the defaults, the same kernels"));
+    cl::desc("Decide each warp-specialized GEMM's and two-consumer "
+             "attention's ring and register split on the kernel-level IR "
+             "(sc-lower-to-sck, sc-warp-specialize); with the defaults, the "
+             "same kernels"));
 static cl::opt<int64_t> wsStages(
     "ws-stages", cl::desc("With --warp-specialize: ring stages (0: as many as fit)"),
     cl::init(0));

@@ -312,8 +312,10 @@ def ScLowerToSckPass : Pass<"sc-lower-to-sck", "::mlir::ModuleOp"> {
     query rows; else 64) the K boxes (transposed, at the
     request `index[b]` when indexed) into S, one online-softmax step
     (`sck.softmax`), the V box into O; `sck.normalize` and the epilogue
-    `"O"` at `[0, q, h, b]`. Off by default: the attention generator does
-    not read this IR yet.
+    `"O"` at `[0, q, h, b]`; the function records the generator's consumer
+    warpgroups (`sck.consumers`). Off by default (`sparcast-aot
+    --warp-specialize` turns it on: the attention generator reads the
+    ring and the register split back).
   }];
   let options = [
     Option<"report", "report", "bool", /*default=*/"false",
@@ -387,7 +389,9 @@ def ScWarpSpecializePass : Pass<"sc-warp-specialize"> {
     with `sck.softmax`) loads in two: one ring each, Q put once per tile
     (its slot freed after the key-block loop) and each key block's K and V
     (freed at the end of the block); the softmax steps stay with the
-    consumers.
+    consumers, whose count is the one the function records
+    (`sck.consumers`: the attention generator's); a one-consumer attention
+    kernel (two CTAs an SM, no register split) keeps one role.
 
     Before:
 
