@@ -232,16 +232,19 @@ std::string limitation(AttentionOp op) {
   if (op.getMaskAttr() &&
       (!mask || (mask.getMaskBlockSize() != 64 && mask.getMaskBlockSize() != 128)))
     return "block masks of 64 or 128 tokens only";
-  if (q.isDynamicDim(1) || q.isDynamicDim(2) || q.isDynamicDim(3) ||
-      k.isDynamicDim(2))
-    return "heads, lengths and head dim must be static";
+  if (q.isDynamicDim(1) || q.isDynamicDim(3))
+    return "heads and head dim must be static";
+  if (mask && (q.isDynamicDim(2) || k.isDynamicDim(2)))
+    return "a block mask over dynamic lengths (its tables are built at "
+           "launch) has no kernel-level form yet";
   if (q.getDimSize(3) % 64 != 0)
     return "the head dim must be a multiple of 64";
   return "";
 }
 
 /// The kernel of attention `op` (the `index`-th of `caller`): a function
-/// (batch elements (, the index)) whose tile loop runs over batch x 64-row
+/// (batch elements (, the index) (, the query length) (, the key length),
+/// the lengths when dynamic) whose tile loop runs over batch x 64-row
 /// query tiles x heads, each tile a flash-attention loop over key blocks.
 void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
                           unsigned index, float scale) {
@@ -258,9 +261,15 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
   // The generator's key blocks and consumer warpgroups.
   auto mask = dyn_cast_if_present<BlockMaskAttrInterface>(op.getMaskAttr());
   int64_t blockN = op.getKernelKeyBlock();
+  bool dynamicQuery = ShapedType::isDynamic(queryLen);
+  bool dynamicKey = ShapedType::isDynamic(keyLen);
   SmallVector<Type> argTypes = {b.getIndexType()};
   if (indexed)
     argTypes.push_back(op.getIndex().getType());
+  if (dynamicQuery)
+    argTypes.push_back(b.getIndexType());
+  if (dynamicKey)
+    argTypes.push_back(b.getIndexType());
   std::string name =
       (caller.getSymName() + "_attention" + Twine(index) + "_kernel").str();
   auto func = func::FuncOp::create(b, loc, name, b.getFunctionType(argTypes, {}));
@@ -274,6 +283,15 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
   b.setInsertionPointToStart(entry);
   auto cst = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  // The lengths: constants, or the function's arguments after the index.
+  unsigned next = indexed ? 2 : 1;
+  Value queryLenValue =
+      dynamicQuery ? entry->getArgument(next++) : cst(queryLen);
+  Value keyLenValue = dynamicKey ? entry->getArgument(next++) : cst(keyLen);
+  auto ceilDiv = [&](Value v, int64_t d) -> Value {
+    Value up = arith::AddIOp::create(b, loc, v, cst(d - 1));
+    return arith::DivUIOp::create(b, loc, up, cst(d));
   };
   // A block mask's kept key blocks as BSR tables (offsets per query
   // block, then key blocks), constants of the kernel as in the generator.
@@ -297,10 +315,10 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
     offsets = table(offsetTable);
     indices = table(indexTable);
   }
+  Value keyBlocks = ceilDiv(keyLenValue, blockN);
   auto loop = sck::TileLoopOp::create(
-      b, loc, entry->getArgument(0), cst(llvm::divideCeil(queryLen, 64)),
-      cst(heads), b.getStringAttr("grid"), b.getI64IntegerAttr(1),
-      b.getI64IntegerAttr(1));
+      b, loc, entry->getArgument(0), ceilDiv(queryLenValue, 64), cst(heads),
+      b.getStringAttr("grid"), b.getI64IntegerAttr(1), b.getI64IntegerAttr(1));
   func::ReturnOp::create(b, loc);
   Block *body = b.createBlock(&loop.getBody(), {},
                               {b.getIndexType(), b.getIndexType(),
@@ -335,7 +353,7 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
     Value v = tensor::ExtractOp::create(b, loc, table, at);
     return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
   };
-  Value first = cst(0), last = cst(llvm::divideCeil(keyLen, blockN));
+  Value first = cst(0), last = keyBlocks;
   if (mask) {
     Value queryBlock = arith::DivUIOp::create(b, loc, q0, cst(blockN));
     first = extract(offsets, queryBlock);
@@ -362,8 +380,8 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
     ValueRange iters = blocks.getRegionIterArgs();
     auto step = sck::SoftmaxOp::create(
         b, loc, sck::BoxType::get(ctx, {64, blockN}, element), oType,
-        stateType, s, iters[0], iters[1], k0, b.getF32FloatAttr(scale),
-        b.getI64IntegerAttr(keyLen));
+        stateType, s, iters[0], iters[1], k0, keyLenValue,
+        b.getF32FloatAttr(scale));
     auto vBox = sck::BoxType::get(ctx, {blockN, headDim}, element);
     Value v = sck::LoadOp::create(b, loc, vBox, b.getStringAttr("V"),
                                   ValueRange{cst(0), k0, h, kvBatch},

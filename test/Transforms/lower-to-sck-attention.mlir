@@ -27,7 +27,7 @@
 // CHECK: sck.mma %[[Q0]], %[[K0]]
 // CHECK: %[[K1:.*]] = sck.load "K"[%{{.*}}, %{{.*}}, %[[H]], %[[KVB]]] {transposed} : !sck.box<64x128xf16>
 // CHECK: %[[S:.*]] = sck.mma %[[Q1]], %[[K1]]
-// CHECK: %[[P:.*]], %[[O:.*]], %[[ST:.*]] = sck.softmax %[[S]], {{.*}} {keys = 300 : i64, scale = 0.0883883461 : f32}
+// CHECK: %[[P:.*]], %[[O:.*]], %[[ST:.*]] = sck.softmax %[[S]], {{.*}} of %c300 {scale = 0.0883883461 : f32}
 // CHECK: %[[V:.*]] = sck.load "V"[%{{.*}}, %{{.*}}, %[[H]], %[[KVB]]] : !sck.box<128x128xf16>
 // CHECK: sck.mma %[[P]], %[[V]], %[[O]] : !sck.box<64x128xf16>, !sck.box<128x128xf16>, !sck.acc<64x128xf32>
 // CHECK: %[[N:.*]] = sck.normalize
@@ -78,7 +78,7 @@ func.func @target(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x300x128xf16>,
 // no index): 64-key blocks, the op's scale.
 // CHECK-LABEL: func.func private @short_attention0_kernel(
 // CHECK-SAME: %{{.*}}: index) attributes {sck.consumers = 1 : i64
-// CHECK: sck.softmax {{.*}} {keys = 100 : i64, scale = 5.000000e-01 : f32} : !sck.acc<64x64xf32>, !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x64xf16>
+// CHECK: sck.softmax {{.*}} of %c100 {scale = 5.000000e-01 : f32} : !sck.acc<64x64xf32>, !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x64xf16>
 func.func @short(%q: tensor<2x1x40x64xf16>, %k: tensor<2x1x100x64xf16>, %v: tensor<2x1x100x64xf16>) -> tensor<2x1x40x64xf16> {
   %o = sc.attention %q, %k, %v {scale = 0.5 : f32} : tensor<2x1x40x64xf16>, tensor<2x1x100x64xf16>, tensor<2x1x100x64xf16> -> tensor<2x1x40x64xf16>
   return %o : tensor<2x1x40x64xf16>
@@ -110,8 +110,21 @@ func.func @mask32(%q: tensor<1x1x256x64xbf16>, %k: tensor<1x1x256x64xbf16>, %v: 
   return %o : tensor<1x1x256x64xbf16>
 }
 
+func.func @masked_dynamic(%q: tensor<1x1x?x64xf16>, %k: tensor<1x1x?x64xf16>, %v: tensor<1x1x?x64xf16>) -> tensor<1x1x?x64xf16> {
+  // expected-remark @below {{no kernel-level form: a block mask over dynamic lengths (its tables are built at launch) has no kernel-level form yet}}
+  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 64>) : tensor<1x1x?x64xf16>, tensor<1x1x?x64xf16>, tensor<1x1x?x64xf16> -> tensor<1x1x?x64xf16>
+  return %o : tensor<1x1x?x64xf16>
+}
+
+// A key length known only at launch: an argument of the kernel, giving the
+// number of key blocks and the softmax's key length.
+// CHECK-LABEL: func.func private @dynamic_keys_attention0_kernel(
+// CHECK-SAME: %{{.*}}: index, %[[KEYS:.*]]: index)
+// CHECK: %[[UP:.*]] = arith.addi %[[KEYS]], %c63 : index
+// CHECK: %[[BLOCKS:.*]] = arith.divui %[[UP]], %c64 : index
+// CHECK: scf.for %{{.*}} = %c0 to %[[BLOCKS]] step
+// CHECK: sck.softmax {{.*}} of %[[KEYS]] {scale
 func.func @dynamic_keys(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x?x64xf16>, %v: tensor<1x1x?x64xf16>) -> tensor<1x1x64x64xf16> {
-  // expected-remark @below {{no kernel-level form: heads, lengths and head dim must be static}}
   %o = sc.attention %q, %k, %v : tensor<1x1x64x64xf16>, tensor<1x1x?x64xf16>, tensor<1x1x?x64xf16> -> tensor<1x1x64x64xf16>
   return %o : tensor<1x1x64x64xf16>
 }

@@ -301,10 +301,11 @@ def ScLowerToSckPass : Pass<"sc-lower-to-sck", "::mlir::ModuleOp"> {
     order, the tile loop's schedule and the epilogue (and refuse a tiling
     other than theirs).
 
-    With `attention`, every `sc.attention` with static lengths and heads
-    (and no mask, or a block mask of 64 or 128 tokens) gets
-    `@<caller>_attention<i>_kernel(%batch: index
-    (, %index: tensor<?xi32>))` too: a tile loop over batch x 64-row query
+    With `attention`, every `sc.attention` with static heads and head dim
+    (and no mask, or a block mask of 64 or 128 tokens over static lengths)
+    gets `@<caller>_attention<i>_kernel(%batch: index
+    (, %index: tensor<?xi32>)(, %queryLen: index)(, %keyLen: index))` too
+    (the lengths when dynamic): a tile loop over batch x 64-row query
     tiles x heads; per tile the Q boxes (`[d, q, h, b]`), then per key
     block (the mask's kept blocks, from BSR tables that are constants of
     the kernel, of the mask's size; without a mask all blocks, of 128 keys

@@ -139,12 +139,16 @@ private:
   }
 
   /// The result buffer, NaN everywhere: an element the kernel does not
-  /// write shows as a mismatch. Only the batch (dim 0) may be dynamic.
+  /// write shows as a mismatch. `sizeOf(d)` gives dynamic dim d's size.
   Value allocResult(RankedTensorType type, Value batch) {
+    return allocResult(type, [&](int64_t) { return batch; });
+  }
+  Value allocResult(RankedTensorType type,
+                    function_ref<Value(int64_t)> sizeOf) {
     SmallVector<Value> dynamic;
     for (int64_t d = 0; d < type.getRank(); ++d)
       if (type.isDynamicDim(d))
-        dynamic.push_back(batch);
+        dynamic.push_back(sizeOf(d));
     Value buffer = memref::AllocOp::create(
         b, loc, MemRefType::get(type.getShape(), type.getElementType()), dynamic);
     auto element = dyn_cast<FloatType>(type.getElementType());
@@ -337,16 +341,27 @@ private:
     sources["V"] = toBuffer(attention.getValue());
     RankedTensorType type = attention.getType();
     Value batch = tensor::DimOp::create(b, loc, attention.getQuery(), 0);
-    result = allocResult(type, batch);
+    // [B, H, L, D]: the batch and the query length may be dynamic.
+    result = allocResult(type, [&](int64_t d) -> Value {
+      return tensor::DimOp::create(b, loc, attention.getQuery(), d);
+    });
     targets["O"] = {result, type.getElementType()};
     Block &entry = kernel.front();
     Value index = attention.getIndex();
-    if (entry.getNumArguments() != (index ? 2u : 1u))
-      return kernel.emitError("the CPU runner takes an attention kernel's "
-                              "(batch(, index))");
-    map.map(entry.getArgument(0), batch);
+    // (batch(, index)(, query length)(, key length)), the lengths when
+    // dynamic.
+    SmallVector<Value> args = {batch};
     if (index)
-      map.map(entry.getArgument(1), index);
+      args.push_back(index);
+    if (type.isDynamicDim(2))
+      args.push_back(tensor::DimOp::create(b, loc, attention.getQuery(), 2));
+    if (attention.getKey().getType().isDynamicDim(2))
+      args.push_back(tensor::DimOp::create(b, loc, attention.getKey(), 2));
+    if (entry.getNumArguments() != args.size())
+      return kernel.emitError("the CPU runner takes an attention kernel's "
+                              "(batch(, index)(, dynamic lengths))");
+    for (auto [arg, value] : llvm::zip(entry.getArguments(), args))
+      map.map(arg, value);
     if (failed(runBlock(entry)))
       return failure();
     return bufferization::ToTensorOp::create(b, loc, type, result,
@@ -384,7 +399,7 @@ private:
     Value newState = alloc({rows, 2}, b.getF32Type());
     double log2e = 1.4426950408889634;
     Value scale2 = f32(step.getScale().convertToFloat() * log2e);
-    Value keys = cst(step.getKeys());
+    Value keys = map.lookup(step.getKeys());
     Value negInf = f32(-std::numeric_limits<float>::infinity());
     forEach({cst(rows)}, [&](ValueRange r) {
       // z_j: the scaled score in log2 units, -inf past the keys.
@@ -452,11 +467,19 @@ private:
     if (attention) {
       // At most one slot per 64-key block of every (batch, 64-row query
       // tile, head): the Q ring takes fewer.
-      RankedTensorType q = attention.getQuery().getType();
-      int64_t perBatch = q.getDimSize(1) * llvm::divideCeil(q.getDimSize(2), 64) *
-                         llvm::divideCeil(attention.getKey().getType().getDimSize(2), 64);
-      Value batch = tensor::DimOp::create(b, loc, attention.getQuery(), 0);
-      return makeQueue(ringOp, arith::MulIOp::create(b, loc, batch, cst(perBatch)));
+      auto dim = [&](Value tensor, int64_t d) -> Value {
+        return tensor::DimOp::create(b, loc, tensor, d);
+      };
+      auto tiles = [&](Value extent) -> Value {
+        Value up = arith::AddIOp::create(b, loc, extent, cst(63));
+        return arith::DivUIOp::create(b, loc, up, cst(64));
+      };
+      Value q = attention.getQuery();
+      Value capacity = arith::MulIOp::create(b, loc, dim(q, 0), dim(q, 1));
+      capacity = arith::MulIOp::create(b, loc, capacity, tiles(dim(q, 2)));
+      capacity = arith::MulIOp::create(b, loc, capacity,
+                                       tiles(dim(attention.getKey(), 2)));
+      return makeQueue(ringOp, capacity);
     }
     // Slots of one GEMM: one per 64-wide k-tile of each 64 x 256 tile.
     auto slots = [&](BatchMatmulOp gemm) -> Value {

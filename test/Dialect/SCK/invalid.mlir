@@ -155,40 +155,45 @@ func.func @softmax_state_shape(%s: !sck.acc<64x128xf32>, %o: !sck.acc<64x64xf32>
 // -----
 
 func.func @softmax_rows(%s: !sck.acc<64x128xf32>, %o: !sck.acc<64x64xf32>, %st: !sck.acc<32x2xf32>, %k: index) {
+  %keys10 = arith.constant 10 : index
   // expected-error @below {{statistics of 32 rows for a tile of 64}}
-  %p, %on, %stn = sck.softmax %s, %o, %st at %k {scale = 1.0 : f32, keys = 10 : i64} : !sck.acc<64x128xf32>, !sck.acc<64x64xf32>, !sck.acc<32x2xf32> -> !sck.box<64x128xf16>
+  %p, %on, %stn = sck.softmax %s, %o, %st at %k of %keys10 {scale = 1.0 : f32} : !sck.acc<64x128xf32>, !sck.acc<64x64xf32>, !sck.acc<32x2xf32> -> !sck.box<64x128xf16>
   return
 }
 
 // -----
 
 func.func @softmax_p_shape(%s: !sck.acc<64x128xf32>, %o: !sck.acc<64x64xf32>, %st: !sck.acc<64x2xf32>, %k: index) {
+  %keys10 = arith.constant 10 : index
   // expected-error @below {{P must have the scores' shape, got '!sck.box<64x64xf16>' for '!sck.acc<64x128xf32>'}}
-  %p, %on, %stn = sck.softmax %s, %o, %st at %k {scale = 1.0 : f32, keys = 10 : i64} : !sck.acc<64x128xf32>, !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x64xf16>
+  %p, %on, %stn = sck.softmax %s, %o, %st at %k of %keys10 {scale = 1.0 : f32} : !sck.acc<64x128xf32>, !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x64xf16>
   return
 }
 
 // -----
 
 func.func @softmax_p_type(%s: !sck.acc<64x128xf32>, %o: !sck.acc<64x64xf32>, %st: !sck.acc<64x2xf32>, %k: index) {
+  %keys10 = arith.constant 10 : index
   // expected-error @below {{P is f16 or bf16 (an MMA operand), got 'f32'}}
-  %p, %on, %stn = sck.softmax %s, %o, %st at %k {scale = 1.0 : f32, keys = 10 : i64} : !sck.acc<64x128xf32>, !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x128xf32>
+  %p, %on, %stn = sck.softmax %s, %o, %st at %k of %keys10 {scale = 1.0 : f32} : !sck.acc<64x128xf32>, !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x128xf32>
   return
 }
 
 // -----
 
 func.func @softmax_rows_o(%s: !sck.acc<64x128xf32>, %o: !sck.acc<32x64xf32>, %st: !sck.acc<64x2xf32>, %k: index) {
+  %keys10 = arith.constant 10 : index
   // expected-error @below {{scores of 64 rows, output of 32}}
-  %p, %on, %stn = sck.softmax %s, %o, %st at %k {scale = 1.0 : f32, keys = 10 : i64} : !sck.acc<64x128xf32>, !sck.acc<32x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x128xf16>
+  %p, %on, %stn = sck.softmax %s, %o, %st at %k of %keys10 {scale = 1.0 : f32} : !sck.acc<64x128xf32>, !sck.acc<32x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x128xf16>
   return
 }
 
 // -----
 
 func.func @softmax_no_keys(%s: !sck.acc<64x128xf32>, %o: !sck.acc<64x64xf32>, %st: !sck.acc<64x2xf32>, %k: index) {
+  %keys0 = arith.constant 0 : index
   // expected-error @below {{needs at least one key, got 0}}
-  %p, %on, %stn = sck.softmax %s, %o, %st at %k {scale = 1.0 : f32, keys = 0 : i64} : !sck.acc<64x128xf32>, !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x128xf16>
+  %p, %on, %stn = sck.softmax %s, %o, %st at %k of %keys0 {scale = 1.0 : f32} : !sck.acc<64x128xf32>, !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x128xf16>
   return
 }
 

@@ -96,12 +96,13 @@ func.func @flags(%b: index, %m: index, %n: index) {
 // divided by the row sums.
 // CHECK-LABEL: func.func @attention_tile
 // CHECK: %[[ST:.*]] = sck.softmax_init : !sck.acc<64x2xf32>
-// CHECK: sck.softmax %{{.*}}, %{{.*}}, %{{.*}} at %{{.*}} {keys = 1000 : i64, scale = 0.0883883461 : f32} : !sck.acc<64x128xf32>, !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x128xf16>
+// CHECK: sck.softmax %{{.*}}, %{{.*}}, %{{.*}} at %{{.*}} of %{{.*}} {scale = 0.0883883461 : f32} : !sck.acc<64x128xf32>, !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x128xf16>
 // CHECK: sck.normalize %{{.*}}, %{{.*}} : !sck.acc<64x64xf32>, !sck.acc<64x2xf32>
 func.func @attention_tile(%blocks: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c128 = arith.constant 128 : index
+  %keys1000 = arith.constant 1000 : index
   %q = sck.load "Q"[%c0, %c0, %c0, %c0] : !sck.box<64x64xf16>
   %o0 = sck.zero : !sck.acc<64x64xf32>
   %st0 = sck.softmax_init : !sck.acc<64x2xf32>
@@ -110,7 +111,7 @@ func.func @attention_tile(%blocks: index) {
     %k = sck.load "K"[%c0, %k0, %c0, %c0] {transposed} : !sck.box<64x128xf16>
     %z = sck.zero : !sck.acc<64x128xf32>
     %s = sck.mma %q, %k, %z : !sck.box<64x64xf16>, !sck.box<64x128xf16>, !sck.acc<64x128xf32>
-    %p, %on, %stn = sck.softmax %s, %oi, %sti at %k0 {scale = 0.0883883461 : f32, keys = 1000 : i64} : !sck.acc<64x128xf32>, !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x128xf16>
+    %p, %on, %stn = sck.softmax %s, %oi, %sti at %k0 of %keys1000 {scale = 0.0883883461 : f32} : !sck.acc<64x128xf32>, !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x128xf16>
     %v = sck.load "V"[%c0, %k0, %c0, %c0] : !sck.box<128x64xf16>
     %o1 = sck.mma %p, %v, %on : !sck.box<64x128xf16>, !sck.box<128x64xf16>, !sck.acc<64x64xf32>
     scf.yield %o1, %stn : !sck.acc<64x64xf32>, !sck.acc<64x2xf32>

@@ -5,6 +5,7 @@
 // RUN: sparcast-equiv %s --ref=self_bf16 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize{stages=3},sc-test-execute-kernel-ir)' --candidates=2 --rtol=1e-2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=log_linear64 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-persistent{attention=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=1 --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=log_linear128 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-test-execute-kernel-ir)' --candidates=1 --rtol=1e-2 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=dynamic_lengths --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --users=2 --candidates=3 --dynamic-size=130 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: not sparcast-equiv %s --ref=wrong_scale --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=2 | FileCheck %s --check-prefix=WRONG
 
 // Attention at the kernel level keeps the op's meaning: each sc.attention
@@ -65,7 +66,8 @@ func.func private @wrong_scale_kernel(%batch: index) {
     %k = sck.load "K"[%c0, %c0, %h, %b] {transposed} : !sck.box<64x64xf16>
     %z = sck.zero : !sck.acc<64x64xf32>
     %s = sck.mma %q, %k, %z : !sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
-    %p, %o1, %st1 = sck.softmax %s, %o0, %st0 at %c0 {scale = 1.0 : f32, keys = 64 : i64} : !sck.acc<64x64xf32>, !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x64xf16>
+    %keys64 = arith.constant 64 : index
+    %p, %o1, %st1 = sck.softmax %s, %o0, %st0 at %c0 of %keys64 {scale = 1.0 : f32} : !sck.acc<64x64xf32>, !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x64xf16>
     %v = sck.load "V"[%c0, %c0, %h, %b] : !sck.box<64x64xf16>
     %o2 = sck.mma %p, %v, %o1 : !sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
     %out = sck.normalize %o2, %st1 : !sck.acc<64x64xf32>, !sck.acc<64x2xf32>
@@ -89,4 +91,15 @@ func.func @log_linear128(%q: tensor<?x1x640x64xbf16>, %k: tensor<?x1x640x64xbf16
   %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128>)
       : tensor<?x1x640x64xbf16>, tensor<?x1x640x64xbf16>, tensor<?x1x640x64xbf16> -> tensor<?x1x640x64xbf16>
   return %o : tensor<?x1x640x64xbf16>
+}
+
+// Lengths known only at launch: the kernel takes them as arguments (the
+// tile loop's query tiles, the key blocks and the softmax's key length).
+func.func @dynamic_lengths(%q: tensor<?x2x?x64xf16> {sc.lineage = #sc.lineage<candidate>},
+                           %k: tensor<?x2x?x64xf16> {sc.lineage = #sc.lineage<request>},
+                           %v: tensor<?x2x?x64xf16> {sc.lineage = #sc.lineage<request>},
+                           %idx: tensor<?xi32> {sc.lineage = #sc.lineage<index>}) -> tensor<?x2x?x64xf16> {
+  %o = sc.attention %q, %k, %v index %idx
+      : tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?xi32> -> tensor<?x2x?x64xf16>
+  return %o : tensor<?x2x?x64xf16>
 }

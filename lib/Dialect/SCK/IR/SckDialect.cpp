@@ -6,6 +6,8 @@
 
 #include "sparcast/Dialect/SCK/IR/SckDialect.h"
 
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -181,8 +183,9 @@ LogicalResult SoftmaxOp::verify() {
   Type element = getP().getType().getElementType();
   if (!element.isF16() && !element.isBF16())
     return emitOpError("P is f16 or bf16 (an MMA operand), got ") << element;
-  if (getKeys() < 1)
-    return emitOpError("needs at least one key, got ") << getKeys();
+  if (std::optional<int64_t> keys = getConstantIntValue(getKeys());
+      keys && *keys < 1)
+    return emitOpError("needs at least one key, got ") << *keys;
   return verifyState(*this, getState().getType(), s[0]);
 }
 

@@ -134,18 +134,20 @@ def Sck_SoftmaxOp : Sck_Op<"softmax", [Pure, AllTypesMatch<["o", "newO"]>,
     Scores `s` (M x N: the block's keys `keyStart` ..) update the running
     statistics `state` (sck.softmax_init) and rescale the output
     accumulator `o` (M x D), as flash attention does: per row r, with z_j =
-    s[r, j] * `scale` * log2(e) for keys `keyStart` + j < `keys` (-inf for
+    s[r, j] * `scale` * log2(e) for keys `keyStart` + j < `keys` (the key
+    length, a value: it may be known only at launch; -inf for
     the others), m' = max(m, max_j z_j), p_j = exp2(z_j - m'), l' = l *
     exp2(m - m') + sum_j p_j, o' = o * exp2(m - m'). Results: P (the box
     of p in the element type of the next multiplication, M x N), o' and
     (m', l'). `sck.normalize` divides by l at the end.
   }];
   let arguments = (ins Sck_AccType:$s, Sck_AccType:$o, Sck_AccType:$state,
-                       Index:$keyStart, F32Attr:$scale, I64Attr:$keys);
+                       Index:$keyStart, Index:$keys, F32Attr:$scale);
   let results = (outs Sck_BoxType:$p, Sck_AccType:$newO, Sck_AccType:$newState);
   let assemblyFormat = [{
-    $s `,` $o `,` $state `at` $keyStart attr-dict `:` qualified(type($s)) `,`
-    qualified(type($o)) `,` qualified(type($state)) `->` qualified(type($p))
+    $s `,` $o `,` $state `at` $keyStart `of` $keys attr-dict `:`
+    qualified(type($s)) `,` qualified(type($o)) `,` qualified(type($state))
+    `->` qualified(type($p))
   }];
   let hasVerifier = 1;
 }
