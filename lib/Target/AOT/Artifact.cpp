@@ -442,6 +442,27 @@ LogicalResult EntryCompiler::addLaunch(const KernelLaunch &launch,
                           << "'s parameters do not match its launch's ("
                           << inputs.size() << " vs " << launch.params.size()
                           << ")";
+  // The runtime expands a memref parameter by its tensor's rank (sizes and
+  // strides): a kernel taking another rank would read the next parameters
+  // in their place.
+  for (auto [input, param] : llvm::zip(inputs, launch.params)) {
+    auto memref = dyn_cast<MemRefType>(input);
+    if (!memref || param.kind != LaunchParam::Kind::Memref)
+      continue;
+    const TensorInfo *tensor = nullptr;
+    for (const std::vector<TensorInfo> *list : {&args, &results, &workspace})
+      for (const TensorInfo &t : *list)
+        if (t.name == param.tensor)
+          tensor = &t;
+    if (!tensor)
+      return emitError(loc) << "internal error: kernel " << launch.kernel
+                            << " takes unknown tensor '" << param.tensor << "'";
+    if (tensor->type.getRank() != memref.getRank())
+      return emitError(loc)
+             << "internal error: kernel " << launch.kernel << " takes "
+             << param.tensor << " as a rank-" << memref.getRank()
+             << " memref, the tensor has rank " << tensor->type.getRank();
+  }
   if (report)
     *report << "kernel " << launch.summary << "\n";
   launches.push_back(launchJson(launch, gpuModule.getName()));
