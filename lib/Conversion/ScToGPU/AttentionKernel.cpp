@@ -753,14 +753,10 @@ struct AttentionIRRoles {
 static LogicalResult readAttentionKernelIR(AttentionOp op, int64_t consumers,
                                            int64_t blockN, int64_t headDim,
                                            AttentionIRRoles &roles) {
-  auto ref =
-      op->getAttrOfType<FlatSymbolRefAttr>(BatchMatmulOp::getKernelAttrName());
-  if (!ref)
-    return success();
-  auto kernel = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, ref);
-  if (!kernel)
-    return op.emitError() << "no kernel-level function " << ref;
-  WalkResult walk = kernel.walk([&](Operation *inner) {
+  FailureOr<func::FuncOp> kernel = sc::detail::kernelIRFunction(op);
+  if (failed(kernel) || !*kernel)
+    return failed(kernel) ? failure() : success();
+  WalkResult walk = kernel->walk([&](Operation *inner) {
     if (auto loop = dyn_cast<sck::TileLoopOp>(inner);
         loop && loop.getSchedule() != "grid") {
       loop.emitError("the attention kernel runs one CTA per tile; the "

@@ -427,14 +427,10 @@ int64_t mlir::sc::gemmStageFlagsPerBatch(BatchMatmulOp stage2,
 static LogicalResult rolesFromKernelIR(BatchMatmulOp op,
                                        sc::detail::WarpRoles &roles,
                                        std::string &order) {
-  auto ref =
-      op->getAttrOfType<FlatSymbolRefAttr>(BatchMatmulOp::getKernelAttrName());
-  if (!ref)
-    return success();
-  auto kernel = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, ref);
-  if (!kernel)
-    return op.emitError() << "no kernel-level function " << ref;
-  WalkResult walk = kernel.walk([&](Operation *inner) {
+  FailureOr<func::FuncOp> kernel = sc::detail::kernelIRFunction(op);
+  if (failed(kernel) || !*kernel)
+    return failed(kernel) ? failure() : success();
+  WalkResult walk = kernel->walk([&](Operation *inner) {
     if (auto ring = dyn_cast<sck::RingOp>(inner))
       roles.stages = ring.getStages();
     // The generator maps the epilogue's operands to the op's.

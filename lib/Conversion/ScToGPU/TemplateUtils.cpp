@@ -1,6 +1,7 @@
 //===- TemplateUtils.cpp - textual kernel templates -----------------------===//
 
 #include "TemplateUtils.h"
+#include "sparcast/Dialect/SC/IR/ScOps.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -152,4 +153,15 @@ $ALSO            }
                      {"FIRST", first.str()},
                      {"ALSO", alsoRelease.str()},
                      {"WAIT", alsoWait.str()}});
+}
+
+FailureOr<func::FuncOp> mlir::sc::detail::kernelIRFunction(Operation *op) {
+  auto ref =
+      op->getAttrOfType<FlatSymbolRefAttr>(BatchMatmulOp::getKernelAttrName());
+  if (!ref)
+    return func::FuncOp();
+  auto kernel = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, ref);
+  if (!kernel)
+    return op->emitError() << "no kernel-level function " << ref;
+  return kernel;
 }

@@ -7,6 +7,7 @@
 #ifndef SPARCAST_LIB_CONVERSION_SCTOGPU_TEMPLATEUTILS_H
 #define SPARCAST_LIB_CONVERSION_SCTOGPU_TEMPLATEUTILS_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -90,6 +91,11 @@ std::string ctaShareText(StringRef suffix, StringRef total);
 std::string drainSlotsText(StringRef count, StringRef first,
                            StringRef alsoRelease = "",
                            StringRef alsoWait = "");
+
+/// The kernel-level function `op` points at (its sc.kernel_ir attribute,
+/// from sc-lower-to-sck): a null function when it has none, failure (with
+/// a located error) when the symbol names no function.
+FailureOr<func::FuncOp> kernelIRFunction(Operation *op);
 
 } // namespace mlir::sc::detail
 
