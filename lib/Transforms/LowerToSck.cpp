@@ -299,13 +299,8 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
   if (mask) {
     int64_t numQueryBlocks = llvm::divideCeil(queryLen, blockN);
     int64_t numKeyBlocks = llvm::divideCeil(keyLen, blockN);
-    SmallVector<int32_t> offsetTable = {0}, indexTable;
-    for (int64_t qb = 0; qb < numQueryBlocks; ++qb) {
-      for (int64_t kb :
-           mask.getKeptKeyBlocks(qb, numQueryBlocks, numKeyBlocks))
-        indexTable.push_back(static_cast<int32_t>(kb));
-      offsetTable.push_back(static_cast<int32_t>(indexTable.size()));
-    }
+    SmallVector<int32_t> offsetTable, indexTable;
+    mask.getBlockTables(numQueryBlocks, numKeyBlocks, offsetTable, indexTable);
     auto table = [&](ArrayRef<int32_t> values) -> Value {
       auto type = RankedTensorType::get(
           {static_cast<int64_t>(values.size())}, b.getI32Type());

@@ -24,12 +24,9 @@ mlir::sc::materializeLogLinearMask(LogLinearMaskAttr mask, int64_t queryLength,
   int64_t block = mask.getBlockSize();
   int64_t queryBlocks = llvm::divideCeil(queryLength, block);
   int64_t keyBlocks = llvm::divideCeil(keyLength, block);
-  SmallVector<int32_t> offsets = {0}, indices;
-  for (int64_t q = 0; q < queryBlocks; ++q) {
-    for (int64_t k : mask.getKeptKeyBlocks(q, queryBlocks, keyBlocks))
-      indices.push_back(static_cast<int32_t>(k));
-    offsets.push_back(static_cast<int32_t>(indices.size()));
-  }
+  SmallVector<int32_t> offsets, indices;
+  cast<BlockMaskAttrInterface>(mask).getBlockTables(queryBlocks, keyBlocks,
+                                                    offsets, indices);
   return BlockSparseMaskAttr::get(mask.getContext(), block, keyBlocks, offsets,
                                   indices);
 }

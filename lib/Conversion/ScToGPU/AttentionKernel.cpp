@@ -926,12 +926,8 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
     int64_t numQueryBlocks = llvm::divideCeil(queryLen, blockN);
     numKeyBlocks = llvm::divideCeil(keyLen, blockN);
     // BSR tables of the kept key blocks, compiled into the module.
-    SmallVector<int32_t> offsets = {0}, indices;
-    for (int64_t qb = 0; qb < numQueryBlocks; ++qb) {
-      for (int64_t kb : mask.getKeptKeyBlocks(qb, numQueryBlocks, numKeyBlocks))
-        indices.push_back(static_cast<int32_t>(kb));
-      offsets.push_back(static_cast<int32_t>(indices.size()));
-    }
+    SmallVector<int32_t> offsets, indices;
+    mask.getBlockTables(numQueryBlocks, numKeyBlocks, offsets, indices);
     keptPairs = indices.size();
     auto list = [](ArrayRef<int32_t> v) {
       std::string s;

@@ -30,6 +30,22 @@ def Sc_BlockMaskAttrInterface : AttrInterface<"BlockMaskAttrInterface"> {
       (ins "::llvm::function_ref<::mlir::InFlightDiagnostic()>":$emitError,
            "int64_t":$numQueryBlocks, "int64_t":$numKeyBlocks)>,
   ];
+  let extraClassDeclaration = [{
+    /// The kept key blocks as BSR tables: `indices` the kept blocks of
+    /// every query block in turn, `offsets` where each query block's start
+    /// (numQueryBlocks + 1 entries, the last the total).
+    void getBlockTables(int64_t numQueryBlocks, int64_t numKeyBlocks,
+                        ::llvm::SmallVectorImpl<int32_t> &offsets,
+                        ::llvm::SmallVectorImpl<int32_t> &indices) {
+      offsets.assign(1, 0);
+      indices.clear();
+      for (int64_t q = 0; q < numQueryBlocks; ++q) {
+        for (int64_t k : getKeptKeyBlocks(q, numQueryBlocks, numKeyBlocks))
+          indices.push_back(static_cast<int32_t>(k));
+        offsets.push_back(static_cast<int32_t>(indices.size()));
+      }
+    }
+  }];
 }
 
 #endif // SPARCAST_DIALECT_SC_IR_SCINTERFACES_TD
