@@ -60,7 +60,6 @@ struct ScWarpSpecializePass
     getOperation()->walk([&](TileLoopOp loop) {
       if (loop->getParentOfType<RoleOp>())
         return;
-
       if (groups.empty() ||
           groups.back().front()->getBlock() != loop->getBlock())
         groups.emplace_back();
@@ -124,28 +123,28 @@ struct ScWarpSpecializePass
     SmallVector<SmallVector<SmallVector<LoadOp>>> loadsOf;
     for (TileLoopOp each : group) {
       SmallVector<SmallVector<LoadOp>> &perBlock = loadsOf.emplace_back();
-      SmallVector<Block *> blocks;
       LogicalResult status = success();
       each.walk([&](LoadOp load) {
-        auto at = llvm::find(blocks, load->getBlock());
-        if (at == blocks.end()) {
-          if (!blocks.empty() && !attention) {
+        auto at = llvm::find_if(perBlock, [&](ArrayRef<LoadOp> loads) {
+          return loads.front()->getBlock() == load->getBlock();
+        });
+        if (at == perBlock.end()) {
+          if (!perBlock.empty() && !attention) {
             status = load.emitError("loads in more than one block: one ring "
                                     "slot holds the boxes of one pass through "
                                     "a block");
             return;
           }
-          blocks.push_back(load->getBlock());
-          perBlock.emplace_back();
-          at = blocks.end() - 1;
+          at = &perBlock.emplace_back();
         }
-        perBlock[at - blocks.begin()].push_back(load);
+        at->push_back(load);
       });
       if (failed(status))
         return failure();
       if (perBlock.empty())
         return each.emitError("nothing to produce: the tile loop loads no box");
-      for (auto [stage, loads] : llvm::zip(blocks, perBlock))
+      for (ArrayRef<LoadOp> loads : perBlock) {
+        Block *stage = loads.front()->getBlock();
         for (LoadOp load : loads)
           // The slot is freed at the end of the block's pass: a box read
           // after it (yielded, or used outside the block) would read a
@@ -155,6 +154,7 @@ struct ScWarpSpecializePass
                 isa<scf::YieldOp>(user))
               return load.emitError("a box is used outside the pass through "
                                     "its block that loads it");
+      }
       auto typesOf = [](ArrayRef<SmallVector<LoadOp>> l) {
         SmallVector<SmallVector<Type>> types;
         for (ArrayRef<LoadOp> loads : l)
