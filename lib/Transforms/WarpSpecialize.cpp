@@ -48,11 +48,13 @@ struct ScWarpSpecializePass
     }
     // What the roles and the ring accept (their verifiers say the same).
     auto badRegs = [](int64_t r) { return r < 24 || r > 256 || r % 8 != 0; };
-    if (consumers < 1 || consumers > 2 || badRegs(producerRegs) ||
+    if (consumers < 1 || consumers > 2 ||
+        (producerRegs != 0 && badRegs(producerRegs)) ||
         badRegs(consumerRegs) || stages == 1 || stages < 0) {
       getOperation()->emitError()
           << "sc-warp-specialize: 1 or 2 consumers, registers multiples of 8 "
-             "in [24, 256], stages 0 (as many as fit) or >= 2";
+             "in [24, 256] (producer: or 0, the kernel's default), stages 0 "
+             "(as many as fit) or >= 2";
       return signalPassFailure();
     }
     // The tile loops outside roles, grouped by block, in order.
@@ -103,23 +105,25 @@ struct ScWarpSpecializePass
     // rings are shared).
     bool attention = llvm::any_of(
         group, [](TileLoopOp each) { return each.isAttention(); });
+    // CTAs an SM: the attention generator runs one-consumer kernels two
+    // an SM (so 128 registers a thread at launch), everything else one.
+    int64_t ctasPerSM = 1;
     if (attention) {
       // The attention generator's consumer count (sc-lower-to-sck records
-      // it): one consumer runs two CTAs an SM with no register split, so
-      // such a kernel keeps one role.
+      // it).
       auto func = loop->getParentOfType<func::FuncOp>();
       auto recorded =
           func ? func->getAttrOfType<IntegerAttr>("sck.consumers") : IntegerAttr();
-      if (recorded && recorded.getInt() == 1) {
-        if (report)
-          loop.emitRemark() << "not warp-specialized: an attention kernel "
-                               "with one consumer (two CTAs an SM, no "
-                               "register split)";
-        return success();
-      }
       if (recorded)
         consumers = recorded.getInt();
+      if (consumers == 1)
+        ctasPerSM = 2;
     }
+    // The producer's default keeps what is left of the launch budget
+    // after 232-register consumers: 40 with two (3 x 168), 24 with one
+    // at two CTAs an SM (2 x 128).
+    if (producerRegs == 0)
+      producerRegs = consumers == 1 && ctasPerSM == 2 ? 24 : 40;
     SmallVector<SmallVector<SmallVector<LoadOp>>> loadsOf;
     for (TileLoopOp each : group) {
       SmallVector<SmallVector<LoadOp>> &perBlock = loadsOf.emplace_back();
@@ -167,15 +171,17 @@ struct ScWarpSpecializePass
                               "this one loads other boxes than the first");
     }
     ArrayRef<SmallVector<LoadOp>> loadBlocks = loadsOf.front();
-    // Register budgets: 65536 registers for 128 x (1 + consumers) threads,
-    // allocated in steps of 8 at launch, then moved between roles.
+    // Register budgets: 65536 registers for 128 x (1 + consumers) threads
+    // of each CTA on an SM, allocated in steps of 8 at launch, then moved
+    // between roles.
     int64_t warpgroups = 1 + consumers;
-    int64_t launch = 65536 / (128 * warpgroups) / 8 * 8;
+    int64_t launch = 65536 / (128 * warpgroups * ctasPerSM) / 8 * 8;
     if (producerRegs + consumers * consumerRegs > launch * warpgroups)
       return loop.emitError()
              << "registers: producer " << producerRegs << " + " << consumers
              << " x " << consumerRegs << " exceeds the launch budget of "
-             << warpgroups << " x " << launch;
+             << warpgroups << " x " << launch
+             << (ctasPerSM > 1 ? " (two CTAs an SM)" : "");
 
     // The roles go where the last loop is: what every loop's operands
     // need is defined by then.
@@ -282,7 +288,8 @@ struct ScWarpSpecializePass
                         << "producer (" << boxesText(loadBlocks)
                         << ", " << producerRegs
                         << " registers) + " << consumers << " consumer(s) ("
-                        << order << ", " << consumerRegs
+                        << (consumers > 1 ? order + ", " : std::string())
+                        << consumerRegs
                         << " registers), ring of "
                         << (stages ? std::to_string(stages) + " slots"
                                    : std::string("as many slots as fit"));

@@ -44,10 +44,10 @@
 // K and V per key block); the consumers free the Q slot after the key
 // loop (their last Q K^T), the K/V slot at the end of each block.
 // WS: remark: warp-specialized: producer (2 + 3 box(es) per pass through their blocks (one ring each), 40 registers) + 2 consumer(s) (pingpong, 232 registers), ring of as many slots as fit
-// The generator's one-consumer attention (two CTAs an SM, no register
-// split; sc-lower-to-sck records the count as sck.consumers) keeps one
-// role.
-// WS: remark: not warp-specialized: an attention kernel with one consumer (two CTAs an SM, no register split)
+// The generator's one-consumer attention (sc-lower-to-sck records the
+// count as sck.consumers) runs two CTAs an SM: 128 registers a thread at
+// launch, so the producer's default is 24 (24 + 232 = 2 x 128).
+// WS: remark: warp-specialized: producer (1 + 2 box(es) per pass through their blocks (one ring each), 24 registers) + 1 consumer(s) (232 registers), ring of as many slots as fit
 // WSIR-LABEL: func.func private @target_attention0_kernel(
 // WSIR: %[[QR:.*]] = sck.ring {stages = 0 : i64} : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x64xf16>>
 // WSIR: %[[KVR:.*]] = sck.ring {stages = 0 : i64} : !sck.ring<!sck.box<64x128xf16>, !sck.box<64x128xf16>, !sck.box<128x128xf16>>

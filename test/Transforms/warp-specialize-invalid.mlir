@@ -7,7 +7,7 @@
 
 // REGS: error: registers: producer 40 + 2 x 240 exceeds the launch budget of 3 x 168
 // ORDER: error: unknown order 'alternate', expected auto, pingpong or cooperative
-// OPTIONS: error: sc-warp-specialize: 1 or 2 consumers, registers multiples of 8 in [24, 256], stages 0 (as many as fit) or >= 2
+// OPTIONS: error: sc-warp-specialize: 1 or 2 consumers, registers multiples of 8 in [24, 256] (producer: or 0, the kernel's default), stages 0 (as many as fit) or >= 2
 
 func.func @nothing(%tiles: index) {
   // expected-error @below {{nothing to produce: the tile loop loads no box}}

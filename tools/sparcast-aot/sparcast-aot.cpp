@@ -59,8 +59,8 @@ static cl::opt<bool> ikboRequestInResultType(
              "request part, so not within FBGEMM's max-error rule)"));
 static cl::opt<bool> warpSpecialize(
     "warp-specialize",
-    cl::desc("Decide each warp-specialized GEMM's and two-consumer "
-             "attention's ring and register split on the kernel-level IR "
+    cl::desc("Decide each warp-specialized GEMM's and attention's ring "
+             "and register split on the kernel-level IR "
              "(sc-lower-to-sck, sc-warp-specialize); with the defaults, the "
              "same kernels"));
 static cl::opt<int64_t> wsStages(
@@ -68,8 +68,9 @@ static cl::opt<int64_t> wsStages(
     cl::init(0));
 static cl::opt<int64_t> wsProducerRegs(
     "ws-producer-regs",
-    cl::desc("With --warp-specialize: the producer's registers (setmaxnreg)"),
-    cl::init(40));
+    cl::desc("With --warp-specialize: the producer's registers (setmaxnreg; "
+             "0: 40, or 24 for one-consumer attention at two CTAs an SM)"),
+    cl::init(0));
 static cl::opt<int64_t> wsConsumerRegs(
     "ws-consumer-regs",
     cl::desc("With --warp-specialize: each consumer's registers (setmaxnreg)"),

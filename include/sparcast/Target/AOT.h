@@ -44,7 +44,7 @@ struct AotOptions {
   /// generator takes them from there (with the defaults, the same kernels).
   bool warpSpecialize = false;
   int64_t wsStages = 0;
-  int64_t wsProducerRegs = 40;
+  int64_t wsProducerRegs = 0;
   int64_t wsConsumerRegs = 232;
   /// With warpSpecialize: sc-persistent's M-tile group (0: no sc-persistent,
   /// one CTA per tile).

@@ -384,15 +384,15 @@ def ScWarpSpecializePass : Pass<"sc-warp-specialize"> {
     last use of any of them (`sck.release`), and keeps the MMAs and the
     epilogue. The register budgets must fit the launch budget of
     128 x (1 + consumers) threads: producer + consumers x consumer-regs
-    <= 504 for two consumers (168 each at launch).
+    <= 504 for two consumers (168 each at launch), <= 256 for a
+    one-consumer attention kernel (two CTAs an SM, 128 each at launch).
 
     A GEMM loads in one block (its k-tile). An attention kernel (a loop
     with `sck.softmax`) loads in two: one ring each, Q put once per tile
     (its slot freed after the key-block loop) and each key block's K and V
     (freed at the end of the block); the softmax steps stay with the
     consumers, whose count is the one the function records
-    (`sck.consumers`: the attention generator's); a one-consumer attention
-    kernel (two CTAs an SM, no register split) keeps one role.
+    (`sck.consumers`: the attention generator's).
 
     Before:
 
@@ -428,8 +428,9 @@ def ScWarpSpecializePass : Pass<"sc-warp-specialize"> {
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"0",
            "Ring slots (0: as many as fit, decided when the kernel is generated)">,
-    Option<"producerRegs", "producer-regs", "int64_t", /*default=*/"40",
-           "The producer's register budget (setmaxnreg)">,
+    Option<"producerRegs", "producer-regs", "int64_t", /*default=*/"0",
+           "The producer's register budget (setmaxnreg; 0: 40, or 24 for a "
+           "one-consumer attention kernel at two CTAs an SM)">,
     Option<"consumerRegs", "consumer-regs", "int64_t", /*default=*/"232",
            "Each consumer warpgroup's register budget (setmaxnreg)">,
     Option<"consumers", "consumers", "int64_t", /*default=*/"2",

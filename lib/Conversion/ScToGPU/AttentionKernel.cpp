@@ -14,10 +14,9 @@
 //   online softmax on the S registers in fp32 (scale * log2(e) folded in,
 //   exp2, running row maximum and sum, O rescaled lazily); P kept in
 //   registers as wgmma A fragments; O += P V by wgmma (V read N-major).
-//   With two consumers the blocks are software pipelined (Q K^T (t) and
-//   P V (t - 1) issued together, the softmax of t under P V (t - 1)) and
-//   the consumers take turns for their wgmma phases (named barriers);
-//   one consumer (two CTAs an SM) runs block by block
+//   The blocks are software pipelined (Q K^T (t) and P V (t - 1) issued
+//   together, the softmax of t under P V (t - 1)); two consumers take
+//   turns for their wgmma phases (named barriers)
 //   O / row sum -> the consumer's Q tile (dead by then) -> TMA store.
 //
 // Keys and values are read at batch index[b] when the op is indexed (IKBO
@@ -270,7 +269,7 @@ $IDLE_DRAIN
 }
 )mlir";
 
-// Two consumers: each one's blocks software pipelined (FlashAttention-3's
+// Each consumer's blocks software pipelined (FlashAttention-3's
 // intra-warpgroup overlap): block t's Q K^T and block t - 1's P V are
 // issued together, the softmax of block t runs while P V (t - 1) does,
 // and O is rescaled once P V (t - 1) is done. Block 0's Q K^T and softmax
@@ -382,43 +381,13 @@ $PV_LAST
           }
 )mlir";
 
-// One consumer (two CTAs an SM, 128 registers): block by block, Q K^T,
-// softmax, P V. Defines what the pipelined loop does (%oEnd, %mEnd0/8,
-// %lEnd0/8).
-constexpr const char *kSimpleConsumerLoop = R"mlir(
-          %oEnd, %mEnd0, %mEnd8, %lEnd0, %lEnd8 = scf.for %t = %c0 to %nkb step %c1
-              iter_args(%o = %oZero, %m0 = %mInit, %m8 = %mInit, %l0 = %zeroF, %l8 = %zeroF)
-              -> (!accO, f32, f32, f32, f32) {
-$KEY_BLOCK_IN            %vOff = arith.addi %kOff, %kBytes : index
-$DESC_K$DESC_V            %sU = llvm.mlir.undef : !accS
-            nvvm.wgmma.fence.aligned
-$QK
-            nvvm.wgmma.commit.group.sync.aligned
-            nvvm.wgmma.wait.group.sync.aligned 0
-            // This warp is done with K (t).
-            scf.if %laneZero {
-              %tokK = nvgpu.mbarrier.arrive %empty[%slot] : !bars -> !nvgpu.mbarrier.token
-            }
-$SOFTMAX$RESCALE
-            // O += P V, P from the registers (V landed with K).
-            nvvm.wgmma.fence.aligned
-$PV
-            nvvm.wgmma.commit.group.sync.aligned
-            nvvm.wgmma.wait.group.sync.aligned 0
-            scf.if %laneZero {
-              %tokV = nvgpu.mbarrier.arrive %emptyV[%slot] : !bars -> !nvgpu.mbarrier.token
-            }
-            scf.yield %oNew, %mNew0, %mNew8, %lNew0, %lNew8 : !accO, f32, f32, f32, f32
-          }
-)mlir";
-
 // TMA loads of key block %kb (rows kb * BN ..) of K and V into ring slot
 // %$SLOT: K (one box of BN rows per 64-column chunk of the head dim) on
 // %full, then, once the slot's values are free (%emptyV, phase parity
 // %pepar, as the caller waited %empty for the keys), V (64-row boxes,
 // 64-column chunks, (block, chunk) order) on %fullV.
 std::string loadKeyValueText(StringRef p, StringRef t, int64_t dChunks,
-                             int64_t blockN, StringRef kbExpr, bool separateV) {
+                             int64_t blockN, StringRef kbExpr) {
   std::string text = llvm::formatv(R"mlir(
         %{0}_slot = arith.remui {1}, %cS : index
 {2}
@@ -427,10 +396,9 @@ std::string loadKeyValueText(StringRef p, StringRef t, int64_t dChunks,
         %{0}_k0 = arith.addi %pad, %ringOff : index
         %{0}_k = arith.addi %{0}_k0, %{0}_so : index
         %{0}_v = arith.addi %{0}_k, %kBytes : index
-        nvgpu.mbarrier.arrive.expect_tx %full[%{0}_slot], {3} : !bars
+        nvgpu.mbarrier.arrive.expect_tx %full[%{0}_slot], %kBytes : !bars
 )mlir",
-                                   p, t, kbExpr,
-                                   separateV ? "%kBytes" : "%slotBytes")
+                                   p, t, kbExpr)
                          .str();
   for (int64_t c = 0; c < dChunks; ++c)
     text += llvm::formatv(R"mlir(
@@ -447,12 +415,10 @@ std::string loadKeyValueText(StringRef p, StringRef t, int64_t dChunks,
               "%pepar, %ticks : !bars\n",
               p)
               .str();
-  if (separateV)
-    text += llvm::formatv("        nvgpu.mbarrier.arrive.expect_tx "
-                          "%fullV[%{0}_slot], %kBytes : !bars\n",
-                          p)
-                .str();
-  std::string vBarrier = separateV ? "%fullV" : "%full";
+  text += llvm::formatv("        nvgpu.mbarrier.arrive.expect_tx "
+                        "%fullV[%{0}_slot], %kBytes : !bars\n",
+                        p)
+              .str();
   for (int64_t c = 0; c < dChunks; ++c)
     for (int64_t j = 0; j < blockN / 64; ++j)
       text += llvm::formatv(R"mlir(
@@ -461,9 +427,9 @@ std::string loadKeyValueText(StringRef p, StringRef t, int64_t dChunks,
         %{0}_vv{1}{2} = memref.view %smem[%{0}_va{1}{2}][] : !smem to !box64
         %{0}_vr{1}{2}0 = arith.constant {4} : index
         %{0}_vr{1}{2} = arith.addi %{0}_row, %{0}_vr{1}{2}0 : index
-        nvgpu.tma.async.load %tmaV[%{0}_d{1}, %{0}_vr{1}{2}, %h, %kvBatch], {5}[%{0}_slot] to %{0}_vv{1}{2} : !tmaV, !bars -> !box64
+        nvgpu.tma.async.load %tmaV[%{0}_d{1}, %{0}_vr{1}{2}, %h, %kvBatch], %fullV[%{0}_slot] to %{0}_vv{1}{2} : !tmaV, !bars -> !box64
 )mlir",
-                            p, c, j, (j * dChunks + c) * 8192, j * 64, vBarrier)
+                            p, c, j, (j * dChunks + c) * 8192, j * 64)
                   .str();
   return text;
 }
@@ -740,8 +706,13 @@ namespace {
 /// roles' registers.
 struct AttentionIRRoles {
   int64_t stages = 0;
-  int64_t producerRegs = 40;
+  int64_t producerRegs;
   int64_t consumerRegs = 232;
+  /// The producer's default: two consumers (one CTA an SM, 168 registers
+  /// a thread at launch) get 2 x 232 of 3 x 168 with a producer of 40;
+  /// one consumer (two CTAs an SM, 128 at launch) 232 of 2 x 128 with 24.
+  explicit AttentionIRRoles(int64_t consumers)
+      : producerRegs(consumers == 2 ? 40 : 24) {}
 };
 } // namespace
 
@@ -1000,9 +971,19 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // with two consumers (their turns stretch an iteration); with one, two,
   // so that two CTAs fit an SM (81 KB for d = 128).
   int64_t stages = consumers == 2 ? 3 : 2;
-  AttentionIRRoles roles;
+  AttentionIRRoles roles(consumers);
   if (failed(readAttentionKernelIR(op, consumers, blockN, headDim, roles)))
     return failure();
+  // setmaxnreg moves registers between the roles: the total is what the
+  // CTA got at launch (two CTAs an SM with one consumer).
+  int64_t launchRegs = consumers == 2 ? 168 : 128;
+  if (roles.producerRegs + consumers * roles.consumerRegs >
+      (consumers + 1) * launchRegs)
+    return op.emitError() << "the kernel-level IR asks for a producer of "
+                          << roles.producerRegs << " registers and "
+                          << consumers << " consumer(s) of "
+                          << roles.consumerRegs << "; the CTA has "
+                          << consumers + 1 << " x " << launchRegs;
   if (roles.stages > 0) {
     int64_t fit = (227 * 1024 - ringOff - detail::kSmemAlignReserve) / slotBytes;
     if (roles.stages > fit)
@@ -1028,8 +1009,9 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   values["W"] = std::to_string(consumers);
   values["THREADS"] = std::to_string(128 * (consumers + 1));
   // One consumer: two CTAs share an SM (one covers the other's waits), so
-  // at most 128 registers a thread (the pipelined loop took 142, leaving
-  // one CTA per SM: 0.68x on the H200; it runs only with two consumers).
+  // 128 registers a thread at launch; the pipelined loop needs ~142, which
+  // the consumer gets from the producer by setmaxnreg (without it ptxas
+  // spilled: 0.68x on the H200; with it 1.10x over block by block).
   values["MINCTAS"] = consumers == 1 ? ", nvvm.minctasm = 2 : i32" : "";
   values["RELEASES"] = std::to_string(4 * consumers);
   values["QBYTESALL"] = std::to_string(consumers * qBytes);
@@ -1149,18 +1131,11 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
              "    %tmaQsel = arith.select %inSelf, %tmaQsp, %tmaQp : !llvm.ptr\n"
              "    %tmaOsel = arith.select %inSelf, %tmaOsp, %tmaOp : !llvm.ptr\n"
            : "";
-  // With two consumers (384 threads, 168 registers each at launch), the
-  // producer gives its registers to them.
-  pieces["PRODUCER_REGS"] =
-      consumers == 2 ? llvm::formatv("      nvvm.setmaxregister decrease {0}\n",
-                                     roles.producerRegs)
-                           .str()
-                     : "";
-  pieces["CONSUMER_REGS"] =
-      consumers == 2 ? llvm::formatv("      nvvm.setmaxregister increase {0}\n",
-                                     roles.consumerRegs)
-                           .str()
-                     : "";
+  // The producer gives its registers to the consumers.
+  pieces["PRODUCER_REGS"] = llvm::formatv(
+      "      nvvm.setmaxregister decrease {0}\n", roles.producerRegs);
+  pieces["CONSUMER_REGS"] = llvm::formatv(
+      "      nvvm.setmaxregister increase {0}\n", roles.consumerRegs);
   std::string loadQ;
   for (int64_t wg = 0; wg < consumers; ++wg)
     for (int64_t c = 0; c < dChunks; ++c)
@@ -1179,17 +1154,12 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // An idle consumer frees K and V of every block once both landed (V's
   // wait also orders its release after the active consumer's of the
   // slot's previous values: the producer waited for those).
-  // V on a barrier of its own for the pipelined loop (two consumers); one
-  // consumer's block-by-block loop takes K and V together on %full (a
-  // second wait there cost 3 % on the H200: 0.97x at 64-key blocks).
-  bool separateV = consumers == 2;
   pieces["IDLE_DRAIN"] = sc::detail::drainSlotsText(
       "%nkb", "%jBase",
       "              %dtokV = nvgpu.mbarrier.arrive %emptyV[%ds] : !bars -> !nvgpu.mbarrier.token\n",
-      separateV ? "            nvgpu.mbarrier.try_wait.parity %fullV[%ds], %dpar, %ticks : !bars\n"
-                : "");
+      "            nvgpu.mbarrier.try_wait.parity %fullV[%ds], %dpar, %ticks : !bars\n");
   pieces["LOADKV"] = loadKeyValueText("ld", "%pj", dChunks, blockN,
-                                      kbOf("%t", "%ld_kb"), separateV);
+                                      kbOf("%t", "%ld_kb"));
   // Block %t: its ring slot once K landed, its key block, K's
   // offset.
   pieces["KEY_BLOCK_IN"] = R"mlir(
@@ -1274,8 +1244,7 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // The consumer loop first: its own pieces are filled in with the rest.
   std::string text = replaceAll(
       kAttentionTemplate,
-      {{"CONSUMER_LOOP", consumers == 2 ? kPipelinedConsumerLoop
-                                        : kSimpleConsumerLoop}});
+      {{"CONSUMER_LOOP", kPipelinedConsumerLoop}});
   text = replaceAll(replaceAll(text, pieces), values);
 
   OwningOpRef<ModuleOp> parsed =

@@ -58,6 +58,24 @@ func.func private @one_consumer_kernel(%batch: index) {
 
 // -----
 
+// One consumer runs two CTAs an SM (128 registers a thread at launch):
+// setmaxnreg cannot give a 40-register producer and a 232-register
+// consumer.
+func.func @one_consumer_regs(%q: tensor<1x1x256x128xf16>, %k: tensor<1x1x256x128xf16>, %v: tensor<1x1x256x128xf16>) -> tensor<1x1x256x128xf16> {
+  // expected-error @below {{the kernel-level IR asks for a producer of 40 registers and 1 consumer(s) of 232; the CTA has 2 x 128}}
+  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 64, causal = true>) {sc.kernel_ir = @one_consumer_regs_kernel} : tensor<1x1x256x128xf16>, tensor<1x1x256x128xf16>, tensor<1x1x256x128xf16> -> tensor<1x1x256x128xf16>
+  return %o : tensor<1x1x256x128xf16>
+}
+func.func private @one_consumer_regs_kernel(%batch: index) {
+  sck.role "producer" attributes {regs = 40 : i64, count = 1 : i64} {
+  }
+  sck.role "consumer" attributes {regs = 232 : i64, count = 1 : i64, order = "pingpong"} {
+  }
+  return
+}
+
+// -----
+
 func.func @missing(%q: tensor<2x1x128x64xf16>, %k: tensor<2x1x256x64xf16>, %v: tensor<2x1x256x64xf16>) -> tensor<2x1x128x64xf16> {
   // expected-error @below {{no kernel-level function @nowhere}}
   %o = sc.attention %q, %k, %v {sc.kernel_ir = @nowhere} : tensor<2x1x128x64xf16>, tensor<2x1x256x64xf16>, tensor<2x1x256x64xf16> -> tensor<2x1x128x64xf16>
