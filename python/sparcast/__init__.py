@@ -91,13 +91,19 @@ def _torch():
     return torch
 
 
+_DTYPE_NAMES = None  # torch dtype -> manifest name, filled on first use
+
+
 def _dtype_name(tensor):
-    torch = _torch()
-    names = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16",
-             torch.int32: "i32"}
-    if tensor.dtype not in names:
+    global _DTYPE_NAMES
+    if _DTYPE_NAMES is None:
+        torch = _torch()
+        _DTYPE_NAMES = {torch.float32: "f32", torch.float16: "f16",
+                        torch.bfloat16: "bf16", torch.int32: "i32"}
+    name = _DTYPE_NAMES.get(tensor.dtype)
+    if name is None:
         raise SparcastError("unsupported dtype %s" % tensor.dtype)
-    return names[tensor.dtype]
+    return name
 
 
 def _torch_dtype(name):
@@ -113,13 +119,18 @@ def _to_c(tensor, role):
         raise SparcastError("%s must be contiguous" % role)
     if tensor.dim() > _MAX_RANK:
         raise SparcastError("%s has rank above %d" % (role, _MAX_RANK))
-    c = _Tensor()
-    c.data = tensor.data_ptr()
-    c.dtype = _DTYPE_CODES[_dtype_name(tensor)]
-    c.rank = tensor.dim()
-    for i, size in enumerate(tensor.shape):
-        c.shape[i] = size
-    return c
+    shape = tensor.shape
+    return _Tensor(tensor.data_ptr(), _DTYPE_CODES[_dtype_name(tensor)], len(shape),
+                   (ctypes.c_int64 * _MAX_RANK)(*shape))
+
+
+def _current_stream_handle(tensor):
+    """The current CUDA stream of `tensor`'s device, as a raw handle."""
+    torch = _torch()
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw(tensor.device.index)
+    return torch.cuda.current_stream(tensor.device).cuda_stream
 
 
 def _dim_value(dim, dims):
@@ -136,6 +147,10 @@ class Entry:
         self._module = module
         self._spec = spec
         self.name = spec["name"]
+        self._c_name = self.name.encode()
+        # Workspace bytes by the call's shapes (the size depends on them
+        # only): asked of the runtime once per shape.
+        self._workspace_need = {}
 
     def result_shapes(self, *args):
         """Result shapes for these arguments, from the manifest's dims."""
@@ -158,7 +173,7 @@ class Entry:
     def _bytes(self, c_args, n_args, c_out, n_out):
         lib = self._module._lib
         size = ctypes.c_uint64()
-        if lib.scWorkspaceBytes(self._module._handle, self.name.encode(), c_args, n_args,
+        if lib.scWorkspaceBytes(self._module._handle, self._c_name, c_args, n_args,
                                 c_out, n_out, ctypes.byref(size)) != 0:
             raise SparcastError(lib.scGetLastError().decode())
         return size.value
@@ -189,8 +204,11 @@ class Entry:
         out = self._results(args, out)
         c_args, c_out = self._c_tensors(args, out)
         if stream is None:
-            stream = _torch().cuda.current_stream()
-        handle = stream.cuda_stream if hasattr(stream, "cuda_stream") else stream
+            # The raw handle without building a Stream object (a few us a
+            # call); the object only when a workspace is first made.
+            handle = _current_stream_handle(args[0] if args else out[0])
+        else:
+            handle = stream.cuda_stream if hasattr(stream, "cuda_stream") else stream
         flags = _RUN_CHECK_INDICES if check_indices else 0
         ws_ptr, ws_bytes = None, 0
         if workspace is not None:
@@ -200,13 +218,17 @@ class Entry:
         else:
             # The size is asked only here, where the package supplies the
             # workspace (the run checks a caller's itself).
-            need = self._bytes(c_args, len(args), c_out, len(out))
+            shapes = tuple(t.shape for t in args) + tuple(t.shape for t in out)
+            need = self._workspace_need.get(shapes)
+            if need is None:
+                need = self._bytes(c_args, len(args), c_out, len(out))
+                self._workspace_need[shapes] = need
             if need:
                 device = out[0].device if out else _torch().device("cuda")
                 ws = self._module._stream_workspace(handle, need, device, stream)
                 ws_ptr, ws_bytes = ws.data_ptr(), ws.numel()
         status = self._module._lib.scRunWithWorkspace(
-            self._module._handle, self.name.encode(), c_args, len(args), c_out,
+            self._module._handle, self._c_name, c_args, len(args), c_out,
             len(out), ctypes.c_void_p(ws_ptr), ws_bytes, ctypes.c_void_p(handle), flags)
         if status != 0:
             raise SparcastError(self._module._lib.scGetLastError().decode())
@@ -233,10 +255,12 @@ class Module:
         """The workspace of calls on this stream: one per stream, so that
         calls on several streams at once never share intermediates (the
         runtime's own workspace is one per module)."""
-        torch = _torch()
-        key = (str(device), handle)
+        key = (device, handle)
         ws = self._workspaces.get(key)
         if ws is None or ws.numel() < need:
+            torch = _torch()
+            if stream is None:  # the current stream, whose handle this is
+                stream = torch.cuda.current_stream(device)
             # 256-byte alignment holds: the caching allocator aligns to 512.
             ws = torch.empty(need, dtype=torch.uint8, device=device)
             if hasattr(stream, "cuda_stream"):

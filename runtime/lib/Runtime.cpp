@@ -30,14 +30,24 @@ namespace {
 thread_local std::string lastError;
 
 /// SPARCAST_RT_TRACE=1 prints every step of a run to stderr.
-void trace(const std::string &what) {
+bool tracing() {
   static const bool enabled = [] {
     const char *v = std::getenv("SPARCAST_RT_TRACE");
     return v && *v && *v != '0';
   }();
-  if (enabled)
-    std::fprintf(stderr, "sparcast-rt: %s\n", what.c_str());
+  return enabled;
 }
+
+void traceLine(const std::string &what) {
+  std::fprintf(stderr, "sparcast-rt: %s\n", what.c_str());
+}
+
+// The message is built only when tracing: a launch is on the hot path.
+#define SC_TRACE(message)                                                      \
+  do {                                                                         \
+    if (tracing())                                                             \
+      traceLine(message);                                                      \
+  } while (0)
 
 scStatus setError(scStatus status, const std::string &message) {
   lastError = message;
@@ -102,7 +112,8 @@ struct Driver {
   CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream) =
       nullptr;
   CUresult (*cuStreamSynchronize)(CUstream) = nullptr;
-  CUresult (*cuPointerGetAttribute)(void *, int, CUdeviceptr) = nullptr;
+  CUresult (*cuPointerGetAttributes)(unsigned, int *, void **, CUdeviceptr) =
+      nullptr;
   CUresult (*cuTensorMapEncodeTiled)(CUtensorMap *, int, unsigned, void *,
                                      const uint64_t *, const uint64_t *,
                                      const unsigned *, const unsigned *, int,
@@ -140,7 +151,7 @@ struct Driver {
            bind(cuMemcpyDtoH, "cuMemcpyDtoH_v2") &&
            bind(cuMemsetD8Async, "cuMemsetD8Async") &&
            bind(cuStreamSynchronize, "cuStreamSynchronize") &&
-           bind(cuPointerGetAttribute, "cuPointerGetAttribute") &&
+           bind(cuPointerGetAttributes, "cuPointerGetAttributes") &&
            bind(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
   }
 };
@@ -227,7 +238,10 @@ struct scModule {
   std::mutex mutex;
   std::map<std::string, CUmodule> loaded;           // by module name
   std::map<std::string, CUfunction> functions;      // module/kernel
-  std::map<std::string, CUdeviceptr> tensorMaps;    // encoded, by key
+  std::map<const LaunchSpec *, CUfunction> launchFunctions; // the same, by launch
+  // Encoded, by (launch, parameter, address, dims): integers, so that a
+  // call does not format strings to find its maps.
+  std::map<std::vector<uint64_t>, CUdeviceptr> tensorMaps;
   std::vector<CUdeviceptr> arenas;                  // tensor map storage
   size_t arenaUsed = 0;
   // The module's own workspace; grown, never shrunk. Old buffers are kept
@@ -273,11 +287,17 @@ scStatus ensureContext(Driver *d) {
 }
 
 scStatus getFunction(scModule *m, const LaunchSpec &launch, CUfunction &out) {
+  auto cached = m->launchFunctions.find(&launch);
+  if (cached != m->launchFunctions.end()) {
+    out = cached->second;
+    return SC_OK;
+  }
   Driver *d = m->driver;
   std::string key = launch.module + "/" + launch.kernel;
   auto found = m->functions.find(key);
   if (found != m->functions.end()) {
     out = found->second;
+    m->launchFunctions[&launch] = out;
     return SC_OK;
   }
   CUmodule mod = nullptr;
@@ -320,6 +340,7 @@ scStatus getFunction(scModule *m, const LaunchSpec &launch, CUfunction &out) {
     SC_CUDA_CHECK(d, d->cuFuncSetAttribute(f, kAttrMaxDynamicShared,
                                            static_cast<int>(launch.sharedBytes)));
   m->functions[key] = f;
+  m->launchFunctions[&launch] = f;
   out = f;
   return SC_OK;
 }
@@ -331,24 +352,21 @@ scStatus getTensorMap(scModule *m, const LaunchSpec &launch, size_t paramIndex,
                       const ParamSpec &p, const scTensor &t,
                       const DimBindings &dims, CUdeviceptr &out) {
   Driver *d = m->driver;
-  std::vector<uint64_t> globalDims, strides;
-  std::string key = launch.module + "/" + launch.kernel + "#" +
-                    std::to_string(paramIndex) + "@" +
-                    std::to_string(reinterpret_cast<uintptr_t>(t.data));
-  for (const DimExpr &e : p.dims) {
-    globalDims.push_back(static_cast<uint64_t>(e.evaluate(dims)));
-    key += ":" + std::to_string(globalDims.back());
-  }
-  for (const DimExpr &e : p.stridesBytes)
-    strides.push_back(static_cast<uint64_t>(e.evaluate(dims)));
+  std::vector<uint64_t> key = {reinterpret_cast<uint64_t>(&launch), paramIndex,
+                               reinterpret_cast<uint64_t>(t.data)};
+  for (const DimExpr &e : p.dims)
+    key.push_back(static_cast<uint64_t>(e.evaluate(dims)));
   auto found = m->tensorMaps.find(key);
   if (found != m->tensorMaps.end()) {
     out = found->second;
     return SC_OK;
   }
+  std::vector<uint64_t> globalDims(key.begin() + 3, key.end()), strides;
+  for (const DimExpr &e : p.stridesBytes)
+    strides.push_back(static_cast<uint64_t>(e.evaluate(dims)));
   std::vector<unsigned> box(p.box.begin(), p.box.end());
   std::vector<unsigned> elementStrides(box.size(), 1);
-  trace("encoding tensor map " + key);
+  SC_TRACE("encoding tensor map for " + p.tensor + " of " + launch.kernel);
   CUtensorMap map;
   CUresult r = d->cuTensorMapEncodeTiled(
       &map, tmaDataType(t.dtype), static_cast<unsigned>(globalDims.size()),
@@ -360,7 +378,7 @@ scStatus getTensorMap(scModule *m, const LaunchSpec &launch, size_t paramIndex,
                                        p.tensor + "' of kernel " +
                                        launch.kernel + " failed with " +
                                        cudaErrorText(d, r));
-  trace("encoded");
+  SC_TRACE("encoded");
   if (m->arenas.empty() || m->arenaUsed + sizeof(CUtensorMap) > scModule::kArenaBytes) {
     CUdeviceptr arena;
     SC_CUDA_CHECK(d, d->cuMemAlloc(&arena, scModule::kArenaBytes));
@@ -419,15 +437,18 @@ scStatus getMaskTables(scModule *m, const ParamSpec &p, const DimBindings &dims,
 /// undersized buffer would make the kernel fault or write out of bounds.
 scStatus checkDeviceExtent(Driver *d, const scTensor &t, const std::string &what) {
   CUdeviceptr ptr = reinterpret_cast<CUdeviceptr>(t.data);
+  // One driver call for the three (a call is on the launch path): a
+  // pointer CUDA does not know gets zeros, not an error.
   unsigned memoryType = 0;
-  if (d->cuPointerGetAttribute(&memoryType, kPtrMemoryType, ptr) != 0 ||
+  CUdeviceptr start = 0;
+  size_t size = 0;
+  int attributes[] = {kPtrMemoryType, kPtrRangeStart, kPtrRangeSize};
+  void *values[] = {&memoryType, &start, &size};
+  if (d->cuPointerGetAttributes(3, attributes, values, ptr) != 0 ||
       (memoryType != kMemoryTypeDevice && memoryType != kMemoryTypeUnified))
     return setError(SC_ERROR_INVALID_ARGUMENT,
                     what + ": data pointer is not device memory");
-  CUdeviceptr start = 0;
-  size_t size = 0;
-  if (d->cuPointerGetAttribute(&start, kPtrRangeStart, ptr) != 0 ||
-      d->cuPointerGetAttribute(&size, kPtrRangeSize, ptr) != 0)
+  if (size == 0)
     return SC_OK; // not every allocator reports ranges; nothing more to check
   size_t bytes = dtypeBytes(t.dtype);
   for (int32_t i = 0; i < t.rank; ++i)
@@ -570,10 +591,10 @@ static scStatus runImpl(scModule *module, const char *entry,
   if (!d)
     return setError(SC_ERROR_UNSUPPORTED, error);
   module->driver = d;
-  trace("driver loaded");
+  SC_TRACE("driver loaded");
   if (scStatus s = ensureContext(d))
     return s;
-  trace("context ready");
+  SC_TRACE("context ready");
   CUstream cuStream = static_cast<CUstream>(stream);
   {
     CUdevice dev;
@@ -631,12 +652,12 @@ static scStatus runImpl(scModule *module, const char *entry,
                                           0, bytes, cuStream));
     }
   }
-  trace("arguments are device memory");
+  SC_TRACE("arguments are device memory");
   for (const LaunchSpec &launch : spec.launches) {
     CUfunction f;
     if (scStatus s = getFunction(module, launch, f))
       return s;
-    trace("function " + launch.kernel + " ready");
+    SC_TRACE("function " + launch.kernel + " ready");
     // Kernel parameters: tensor maps by device address, memrefs expanded as
     // MLIR's calling convention does (allocated, aligned, offset, sizes,
     // strides), dims as 64-bit index values.
@@ -664,7 +685,7 @@ static scStatus runImpl(scModule *module, const char *entry,
         CUdeviceptr map;
         if (scStatus s = getTensorMap(module, launch, i, p, t, dims, map))
           return s;
-        trace("tensor map for " + p.tensor + " encoded");
+        SC_TRACE("tensor map for " + p.tensor + " encoded");
         words.push_back(map);
         continue;
       }
@@ -685,7 +706,7 @@ static scStatus runImpl(scModule *module, const char *entry,
     std::vector<void *> params;
     for (uint64_t &w : words)
       params.push_back(&w);
-    trace("launching " + launch.kernel + " with " +
+    SC_TRACE("launching " + launch.kernel + " with " +
           std::to_string(params.size()) + " parameter words");
     unsigned grid[3];
     for (int i = 0; i < 3; ++i)

@@ -140,6 +140,40 @@ class PackageTest(unittest.TestCase):
         finally:
             sparcast._to_c = saved
 
+    def test_workspace_size_is_asked_once_per_shape(self):
+        # The package supplies the workspace (a stand-in here) and asks the
+        # runtime for its size only for shapes it has not seen.
+        class Workspace:
+            def data_ptr(self):
+                return 0x60000
+
+            def numel(self):
+                return 1 << 24
+
+        saved = sparcast._to_c
+        sparcast._to_c = _fake_to_c
+        try:
+            m = sparcast.load(self.dir)
+            m._stream_workspace = lambda handle, need, device, stream: Workspace()
+            asked = []
+            entry = m.lce
+            real_bytes = entry._bytes
+            entry._bytes = lambda *a: asked.append(1) or real_bytes(*a)
+            args, out = _lce_fakes()
+            out[0].device = "cuda:0"
+            for _ in range(3):
+                # Every run reaches the launch, which fails without a GPU
+                # (or a context) after the size was settled.
+                with self.assertRaises(sparcast.SparcastError):
+                    entry(*args, out=out, stream=0)
+            self.assertEqual(len(asked), 1)
+            small = (args[0], Fake(0x20000, F16, 7, 1178, 256)) + args[2:]
+            with self.assertRaises(sparcast.SparcastError):
+                entry(*small, out=out, stream=0)
+            self.assertEqual(len(asked), 2)
+        finally:
+            sparcast._to_c = saved
+
     def test_bad_manifest_raises_the_runtime_message(self):
         bad = dict(MANIFEST, format="something-else")
         with open(os.path.join(self.dir, "manifest.json"), "w") as f:
