@@ -32,23 +32,30 @@ def rel_fro(out, ref):
 
 
 def compare_ms(fns, rounds=7, iters=10):
-    """Median time of each of `fns` (name -> callable), measured in rounds
-    that run every function in turn: clock and thermal drift during the run
-    then falls on all of them alike instead of on whichever runs last."""
+    """Median GPU time per call of each of `fns` (name -> callable),
+    measured in rounds that run every function in turn: clock and thermal
+    drift during the run then falls on all of them alike instead of on
+    whichever runs last. A sample is a batch of iters / 2 calls back to
+    back between two events, two batches a round: the host's time per call
+    (bench/host_overhead.py) overlaps the kernels instead of adding to
+    them, for ours and the peers alike. (Before session 8 every sample was
+    one call with the GPU idle, so each call's host time counted.)"""
     for fn in fns.values():
         fn()
     torch.cuda.synchronize()
+    batch = max(1, iters // 2)
     times = {name: [] for name in fns}
     for _ in range(rounds):
         for name, fn in fns.items():
-            for _ in range(iters):
+            for _ in range(2):
                 start = torch.cuda.Event(enable_timing=True)
                 end = torch.cuda.Event(enable_timing=True)
                 start.record()
-                fn()
+                for _ in range(batch):
+                    fn()
                 end.record()
                 end.synchronize()
-                times[name].append(start.elapsed_time(end))
+                times[name].append(start.elapsed_time(end) / batch)
     return {name: statistics.median(t) for name, t in times.items()}
 
 
