@@ -1,0 +1,60 @@
+"""A/B of two attention builds on a few headline cases, nothing else in
+between (no peers: their load changes clocks), many interleaved rounds:
+for effects of a few percent. Correctness is attention_check.py's job.
+
+  python3 bench/ab_quick.py --artifacts bench/artifacts/NEW --baseline bench/artifacts
+"""
+import argparse, json, os, statistics, sys
+import torch
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import sparcast  # noqa: E402
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--artifacts", required=True)
+    p.add_argument("--baseline", required=True)
+    p.add_argument("--rounds", type=int, default=30)
+    p.add_argument("--out", default=None)
+    args = p.parse_args()
+    gen = torch.Generator(device="cuda"); gen.manual_seed(0)
+    u = lambda shape, t: (torch.rand(shape, generator=gen, device="cuda") - 0.5).to(t)
+    load = lambda d, name: sparcast.load(os.path.join(d, name))
+    B, H, L, d, users = 2048, 2, 64, 128, 32
+    idx = torch.clamp(torch.arange(B, device="cuda") * users // B, max=users - 1).to(torch.int32)
+    cases = []
+    for S, module, entry in ((1024, "target_attention", "target_attention"),
+                             (8192, "attention_suite", "ta_speed_s8192")):
+        q, k, v = u((B, H, L, d), torch.float16), u((users, H, S, d), torch.float16), u((users, H, S, d), torch.float16)
+        o = torch.empty_like(q)
+        fns = [getattr(load(x, module), entry) for x in (args.artifacts, args.baseline)]
+        cases.append(("target attention S=%d" % S, [lambda f=f: f(q, k, v, idx, out=[o]) for f in fns]))
+    q, k, v = (u((4, 16, 16384, 128), torch.bfloat16) for _ in range(3))
+    o2 = torch.empty_like(q)
+    fns = [load(x, "loglinear_attention").loglinear_attention for x in (args.artifacts, args.baseline)]
+    cases.append(("log-linear N=16384", [lambda f=f: f(q, k, v, out=[o2]) for f in fns]))
+    rows = []
+    for name, (new, old) in cases:
+        new(); old(); torch.cuda.synchronize()
+        ratios, t_new, t_old = [], [], []
+        for r in range(args.rounds):
+            pair = [(new, t_new), (old, t_old)] if r % 2 == 0 else [(old, t_old), (new, t_new)]
+            for fn, ts in pair:
+                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                s.record()
+                for _ in range(5):
+                    fn()
+                e.record(); e.synchronize()
+                ts.append(s.elapsed_time(e) / 5)
+            ratios.append(t_old[-1] / t_new[-1])
+        row = {"case": name, "new_ms": statistics.median(t_new), "baseline_ms": statistics.median(t_old),
+               "speedup_median_of_rounds": statistics.median(ratios),
+               "speedup_quartiles": statistics.quantiles(ratios, n=4)}
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    if args.out:
+        json.dump({"gpu": torch.cuda.get_device_name(), "rows": rows}, open(args.out, "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()
