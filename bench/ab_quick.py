@@ -28,11 +28,12 @@ def main():
         q, k, v = u((B, H, L, d), torch.float16), u((users, H, S, d), torch.float16), u((users, H, S, d), torch.float16)
         o = torch.empty_like(q)
         fns = [getattr(load(x, module), entry) for x in (args.artifacts, args.baseline)]
-        cases.append(("target attention S=%d" % S, [lambda f=f: f(q, k, v, idx, out=[o]) for f in fns]))
+        cases.append(("target attention S=%d" % S,
+                      [lambda f=f, q=q, k=k, v=v, o=o: f(q, k, v, idx, out=[o]) for f in fns]))
     q, k, v = (u((4, 16, 16384, 128), torch.bfloat16) for _ in range(3))
     o2 = torch.empty_like(q)
     fns = [load(x, "loglinear_attention").loglinear_attention for x in (args.artifacts, args.baseline)]
-    cases.append(("log-linear N=16384", [lambda f=f: f(q, k, v, out=[o2]) for f in fns]))
+    cases.append(("log-linear N=16384", [lambda f=f, q=q, k=k, v=v: f(q, k, v, out=[o2]) for f in fns]))
     rows = []
     for name, (new, old) in cases:
         new(); old(); torch.cuda.synchronize()
