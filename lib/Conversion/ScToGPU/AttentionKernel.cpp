@@ -39,7 +39,9 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 
 using namespace mlir;
 using namespace mlir::sc;
@@ -864,6 +866,9 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // S wgmma), 64 with one (two CTAs per SM).
   int64_t blockN = op.getKernelKeyBlock();
   std::string globals, blocks;
+  // The query tile of grid row y: y itself, or with a static mask the y-th
+  // heaviest (most kept key blocks first; see below).
+  std::string tileOrder = "    %yTile = arith.addi %y, %c0 : index\n";
   int64_t numKeyBlocks = 0;
   int64_t keptPairs = 0;
   if (mask) {
@@ -906,13 +911,30 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
         s += (i ? ", " : "") + std::to_string(x);
       return s;
     };
+    // Heaviest query blocks first (a query tile is one mask block here):
+    // CTAs start in grid order, so the last ones to start, which set the
+    // kernel's tail, are the lightest. Ties keep their order (neighbours
+    // share keys in L2).
+    SmallVector<int32_t> order(numQueryBlocks);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+      return offsets[a + 1] - offsets[a] > offsets[b + 1] - offsets[b];
+    });
     globals = llvm::formatv(
                   "  memref.global \"private\" constant @$KERNEL_offsets : "
                   "memref<{0}xi32> = dense<[{1}]>\n"
                   "  memref.global \"private\" constant @$KERNEL_indices : "
-                  "memref<{2}xi32> = dense<[{3}]>\n",
-                  offsets.size(), list(offsets), indices.size(), list(indices))
+                  "memref<{2}xi32> = dense<[{3}]>\n"
+                  "  memref.global \"private\" constant @$KERNEL_order : "
+                  "memref<{4}xi32> = dense<[{5}]>\n",
+                  offsets.size(), list(offsets), indices.size(), list(indices),
+                  order.size(), list(order))
                   .str();
+    tileOrder = llvm::formatv(
+        "    %tileOrder = memref.get_global @$KERNEL_order : memref<{0}xi32>\n"
+        "    %yTileI = memref.load %tileOrder[%y] : memref<{0}xi32>\n"
+        "    %yTile = arith.index_cast %yTileI : i32 to index\n",
+        order.size());
     blocks = llvm::formatv(R"mlir(
     // Kept key blocks of this tile's query block (BSR tables).
     %offsets = memref.get_global @$KERNEL_offsets : memref<{0}xi32>
@@ -1080,7 +1102,7 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
     %$ObA = arith.addi %x, %c0 : index
     %$ObB = arith.addi %x, %c0 : index
     %$Orun = arith.constant true
-    %$OtileA = arith.muli %y, %c2 : index
+$TILE_ORDER    %$OtileA = arith.muli %yTile, %c2 : index
     %$OtileB = arith.addi %$OtileA, %c1 : index
     %rowB = arith.muli %$OtileB, %c64 : index
     %hasB = arith.cmpi ult, %rowB, %queryLen : index
@@ -1092,13 +1114,13 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
     %$ObA = arith.addi %x, %c0 : index
     %$ObB = arith.addi %x, %c0 : index
     %$Orun = arith.constant true
-    %$OtileA = arith.addi %y, %c0 : index
-    %$OtileB = arith.addi %y, %c0 : index
+$TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
+    %$OtileB = arith.addi %yTile, %c0 : index
     %$OnoB = arith.constant true
 )mlir";
     assign += userOf("%$ObA", "%$OrA");
   }
-  assign = replaceAll(assign, {{"O", self ? "t_" : ""}});
+  assign = replaceAll(assign, {{"O", self ? "t_" : ""}, {"TILE_ORDER", tileOrder}});
   if (self) {
     // Target pairs at grid y = 0, self tiles at y >= 1 (user x: the runtime
     // checks that users <= candidates, so every user has a CTA column).

@@ -123,11 +123,16 @@ func.func @loglinear(%q: tensor<2x2x1024x64xbf16>, %k: tensor<2x2x1024x64xbf16>,
 // 64-token mask blocks: one consumer per 64-row tile (its own kept list);
 // causal keeps blocks j <= i only.
 // CHECK: memref.global "private" constant @block64_attention0_offsets : memref<5xi32> = dense<[0, 1, 3, 6, 10]>
+// Grid row y runs the y-th heaviest query block (kept counts 1, 2, 3, 4):
+// the CTAs that start last, and set the tail, are the lightest.
+// CHECK: memref.global "private" constant @block64_attention0_order : memref<4xi32> = dense<[3, 2, 1, 0]>
 // One consumer, two CTAs an SM (128 registers a thread at launch): the
 // producer gives the consumer its registers (24 + 232 = 2 x 128), which
 // the software-pipelined loop needs; no turns to take (no partner).
 // CHECK-LABEL: gpu.func @block64_attention0(
 // CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32
+// CHECK: %[[ORDER:.*]] = memref.get_global @block64_attention0_order
+// CHECK: memref.load %[[ORDER]][%{{.*}}] : memref<4xi32>
 // CHECK: nvvm.setmaxregister  decrease 24
 // K and V of a block are loaded and freed apart, as with two consumers.
 // CHECK: nvgpu.mbarrier.try_wait.parity %[[EMPTY64:.*]][
