@@ -4,6 +4,7 @@
 // RUN: sparcast-opt %s -sc-lower-to-sck=attention=1 -sc-warp-specialize -canonicalize | FileCheck %s --check-prefix=WSIR
 // RUN: sparcast-opt %s -sc-lower-to-sck=attention=1 -sc-persistent=report=1 -sc-multicast -o /dev/null 2>&1 | FileCheck %s --check-prefix=SCHED
 // RUN: sparcast-opt %s -sc-lower-to-sck=attention=1 -sc-persistent=attention=1 | FileCheck %s --check-prefix=PERSIST
+// RUN: not sparcast-opt %s -sc-lower-to-sck=attention=1 "-sc-warp-specialize=producer-regs=24 consumer-regs=240" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUDGET
 
 // sc-lower-to-sck{attention=1}: an indexed target attention (n_seed 64,
 // head dim 128, S = 300) becomes a tile loop over candidates x one 64-row
@@ -48,6 +49,9 @@
 // count as sck.consumers) runs two CTAs an SM: 128 registers a thread at
 // launch, so the producer's default is 24 (24 + 232 = 2 x 128).
 // WS: remark: warp-specialized: producer (1 + 2 box(es) per pass through their blocks (one ring each), 24 registers) + 1 consumer(s) (232 registers), ring of as many slots as fit
+// Its budget is two CTAs' worth of an SM: 24 + 240 does not fit 2 x 128
+// (24 + 2 x 240 fits the two-consumer kernels' 3 x 168).
+// BUDGET: error: registers: producer 24 + 1 x 240 exceeds the launch budget of 2 x 128 (two CTAs an SM)
 // WSIR-LABEL: func.func private @target_attention0_kernel(
 // WSIR: %[[QR:.*]] = sck.ring {stages = 0 : i64} : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x64xf16>>
 // WSIR: %[[KVR:.*]] = sck.ring {stages = 0 : i64} : !sck.ring<!sck.box<64x128xf16>, !sck.box<64x128xf16>, !sck.box<128x128xf16>>
