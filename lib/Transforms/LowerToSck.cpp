@@ -234,17 +234,15 @@ std::string limitation(AttentionOp op) {
     return "block masks of 64 or 128 tokens only";
   if (q.isDynamicDim(1) || q.isDynamicDim(3))
     return "heads and head dim must be static";
-  if (mask && (q.isDynamicDim(2) || k.isDynamicDim(2)))
-    return "a block mask over dynamic lengths (its tables are built at "
-           "launch) has no kernel-level form yet";
   if (q.getDimSize(3) % 64 != 0)
     return "the head dim must be a multiple of 64";
   return "";
 }
 
 /// The kernel of attention `op` (the `index`-th of `caller`): a function
-/// (batch elements (, the index) (, the query length) (, the key length),
-/// the lengths when dynamic) whose tile loop runs over batch x 64-row
+/// (batch elements (, the index) (, the query length) (, the key length)
+/// (, the mask's tables), the lengths when dynamic, the tables when a
+/// block mask's lengths are) whose tile loop runs over batch x 64-row
 /// query tiles x heads, each tile a flash-attention loop over key blocks.
 void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
                           unsigned index, float scale) {
@@ -263,6 +261,10 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
   int64_t blockN = op.getKernelKeyBlock();
   bool dynamicQuery = ShapedType::isDynamic(queryLen);
   bool dynamicKey = ShapedType::isDynamic(keyLen);
+  // A block mask over lengths known only at launch: its BSR tables
+  // ([offsets per query block, then kept key blocks], as the runtime
+  // builds them) are an argument, marked with the mask they encode.
+  bool tablesArg = mask && (dynamicQuery || dynamicKey);
   SmallVector<Type> argTypes = {b.getIndexType()};
   if (indexed)
     argTypes.push_back(op.getIndex().getType());
@@ -270,10 +272,15 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
     argTypes.push_back(b.getIndexType());
   if (dynamicKey)
     argTypes.push_back(b.getIndexType());
+  if (tablesArg)
+    argTypes.push_back(
+        RankedTensorType::get({ShapedType::kDynamic}, b.getI32Type()));
   std::string name =
       (caller.getSymName() + "_attention" + Twine(index) + "_kernel").str();
   auto func = func::FuncOp::create(b, loc, name, b.getFunctionType(argTypes, {}));
   func.setPrivate();
+  if (tablesArg)
+    func.setArgAttr(argTypes.size() - 1, "sck.mask_tables", op.getMaskAttr());
   func->setAttr("sck.op", b.getStringAttr(caller.getSymName() + "/attention" +
                                           Twine(index)));
   func->setAttr("sck.consumers", b.getI64IntegerAttr(op.getKernelConsumers()));
@@ -296,7 +303,13 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
   // A block mask's kept key blocks as BSR tables (offsets per query
   // block, then key blocks), constants of the kernel as in the generator.
   Value offsets, indices;
-  if (mask) {
+  // Kept key block i of the index table is at indices[indexBase + i].
+  Value indexBase = cst(0);
+  if (tablesArg) {
+    offsets = indices = entry->getArguments().back();
+    indexBase = arith::AddIOp::create(b, loc, ceilDiv(queryLenValue, blockN),
+                                      cst(1));
+  } else if (mask) {
     int64_t numQueryBlocks = llvm::divideCeil(queryLen, blockN);
     int64_t numKeyBlocks = llvm::divideCeil(keyLen, blockN);
     SmallVector<int32_t> offsetTable, indexTable;
@@ -360,8 +373,10 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(blocks.getBody());
-    Value keyBlock = mask ? extract(indices, blocks.getInductionVar())
-                          : blocks.getInductionVar();
+    Value keyBlock =
+        mask ? extract(indices, arith::AddIOp::create(
+                                    b, loc, indexBase, blocks.getInductionVar()))
+             : blocks.getInductionVar();
     Value k0 = arith::MulIOp::create(b, loc, keyBlock, cst(blockN));
     // S = Q K^T: K stored [keys][head dim], read transposed.
     Value s = sck::ZeroOp::create(b, loc, sType);

@@ -114,8 +114,21 @@ func.func @mask32(%q: tensor<1x1x256x64xbf16>, %k: tensor<1x1x256x64xbf16>, %v: 
   return %o : tensor<1x1x256x64xbf16>
 }
 
+// A block mask over lengths known only at launch: its BSR tables are the
+// kernel's last argument, marked with the mask they encode (the runtime
+// builds them at launch): offsets at the query block, kept key blocks
+// after the ceil(L / 64) + 1 offsets.
+// CHECK-LABEL: func.func private @masked_dynamic_attention0_kernel(
+// CHECK-SAME: %{{.*}}: index, %[[QLEN:[^:]*]]: index, %[[KLEN:[^:]*]]: index, %[[TABLES:[^:]*]]: tensor<?xi32> {sck.mask_tables = #sc.log_linear<block_size = 64>})
+// CHECK: %[[UP:.*]] = arith.addi %[[QLEN]], %c63 : index
+// CHECK: %[[NQB:.*]] = arith.divui %[[UP]], %c64 : index
+// CHECK: %[[BASE:.*]] = arith.addi %[[NQB]], %c1 : index
+// CHECK: tensor.extract %[[TABLES]][
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: %[[AT:.*]] = arith.addi %[[BASE]], %[[I]] : index
+// CHECK: tensor.extract %[[TABLES]][%[[AT]]]
+// CHECK: sck.softmax {{.*}} of %[[KLEN]]
 func.func @masked_dynamic(%q: tensor<1x1x?x64xf16>, %k: tensor<1x1x?x64xf16>, %v: tensor<1x1x?x64xf16>) -> tensor<1x1x?x64xf16> {
-  // expected-remark @below {{no kernel-level form: a block mask over dynamic lengths (its tables are built at launch) has no kernel-level form yet}}
   %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 64>) : tensor<1x1x?x64xf16>, tensor<1x1x?x64xf16>, tensor<1x1x?x64xf16> -> tensor<1x1x?x64xf16>
   return %o : tensor<1x1x?x64xf16>
 }

@@ -302,13 +302,16 @@ def ScLowerToSckPass : Pass<"sc-lower-to-sck", "::mlir::ModuleOp"> {
     other than theirs).
 
     With `attention`, every `sc.attention` with static heads and head dim
-    (and no mask, or a block mask of 64 or 128 tokens over static lengths)
-    gets `@<caller>_attention<i>_kernel(%batch: index
-    (, %index: tensor<?xi32>)(, %queryLen: index)(, %keyLen: index))` too
-    (the lengths when dynamic): a tile loop over batch x 64-row query
+    (and no mask, or a block mask of 64 or 128 tokens) gets
+    `@<caller>_attention<i>_kernel(%batch: index
+    (, %index: tensor<?xi32>)(, %queryLen: index)(, %keyLen: index)
+    (, %tables: tensor<?xi32> {sck.mask_tables = <mask>}))` too (the
+    lengths when dynamic; the tables when a mask's lengths are, as the
+    runtime builds them at launch): a tile loop over batch x 64-row query
     tiles x heads; per tile the Q boxes (`[d, q, h, b]`), then per key
-    block (the mask's kept blocks, from BSR tables that are constants of
-    the kernel, of the mask's size; without a mask all blocks, of 128 keys
+    block (the mask's kept blocks, from BSR tables: constants of the
+    kernel over static lengths, else the argument; of the mask's size;
+    without a mask all blocks, of 128 keys
     with two consumers, as the generator: an indexed op or more than 64
     query rows; else 64) the K boxes (transposed, at the
     request `index[b]` when indexed) into S, one online-softmax step
@@ -322,7 +325,7 @@ def ScLowerToSckPass : Pass<"sc-lower-to-sck", "::mlir::ModuleOp"> {
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark for each GEMM that has no kernel-level form">,
     Option<"attention", "attention", "bool", /*default=*/"false",
-           "Also lower sc.attention (no mask, static lengths) to sck">,
+           "Also lower sc.attention to sck">,
   ];
   let dependentDialects = ["::mlir::sck::SckDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

@@ -12,7 +12,9 @@
 // nothing in that order. A multi-stage kernel (sc-fuse-gemm-stages) runs
 // its stage 1 (operands A1, B1, result C1) into a buffer that stage 2's
 // epilogue then reads in place of the stage-1 GEMM's result. An attention
-// kernel's online-softmax ops compute exactly what sck.softmax defines.
+// kernel's online-softmax ops compute exactly what sck.softmax defines; a
+// block mask's tables, when the kernel takes them (lengths known only at
+// launch), are built for the call's lengths from the mask's definition.
 //
 // So the CPU-executed proofs (sparcast-equiv) can show that sc-lower-to-sck
 // and the passes on sck (sc-persistent, sc-warp-specialize) keep a GEMM's
@@ -20,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LogLinearKeep.h"
 #include "sparcast/Conversion/Passes.h"
 #include "sparcast/Dialect/SC/IR/ScOps.h"
 #include "sparcast/Dialect/SCK/IR/SckDialect.h"
@@ -357,9 +360,16 @@ private:
       args.push_back(tensor::DimOp::create(b, loc, attention.getQuery(), 2));
     if (attention.getKey().getType().isDynamicDim(2))
       args.push_back(tensor::DimOp::create(b, loc, attention.getKey(), 2));
+    // A block mask over lengths known only now: its tables, built here for
+    // these lengths as the runtime builds them at launch.
+    if (entry.getNumArguments() == args.size() + 1)
+      if (auto mask = kernel.getArgAttrOfType<LogLinearMaskAttr>(
+              args.size(), "sck.mask_tables"))
+        args.push_back(logLinearTables(mask));
     if (entry.getNumArguments() != args.size())
       return kernel.emitError("the CPU runner takes an attention kernel's "
-                              "(batch(, index)(, dynamic lengths))");
+                              "(batch(, index)(, dynamic lengths)(, mask "
+                              "tables))");
     for (auto [arg, value] : llvm::zip(entry.getArguments(), args))
       map.map(arg, value);
     if (failed(runBlock(entry)))
@@ -368,6 +378,68 @@ private:
                                              /*restrict=*/true,
                                              /*writable=*/true)
         .getResult();
+  }
+
+  /// The BSR tables of `mask` for the attention's lengths: offsets per
+  /// query block (ceil(L / block) + 1 of them), then each query block's
+  /// kept key blocks in order, from the mask's definition
+  /// (detail::buildLogLinearKeep), one key block at a time.
+  Value logLinearTables(LogLinearMaskAttr mask) {
+    auto idx = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    int64_t block = mask.getMaskBlockSize();
+    auto blocksOf = [&](Value tensor) -> Value {
+      Value len = tensor::DimOp::create(b, loc, tensor, 2);
+      Value up = arith::AddIOp::create(b, loc, len, idx(block - 1));
+      return arith::DivUIOp::create(b, loc, up, idx(block));
+    };
+    Value queryBlocks = blocksOf(attention.getQuery());
+    Value keyBlocks = blocksOf(attention.getKey());
+    Value base = arith::AddIOp::create(b, loc, queryBlocks, idx(1));
+    Value pairs = arith::MulIOp::create(b, loc, queryBlocks, keyBlocks);
+    Value size = arith::AddIOp::create(b, loc, base, pairs);
+    auto type = MemRefType::get({ShapedType::kDynamic}, b.getI32Type());
+    Value tables = memref::AllocOp::create(b, loc, type, ValueRange{size});
+    auto i32 = [&](Value v) -> Value {
+      return arith::IndexCastOp::create(b, loc, b.getI32Type(), v);
+    };
+    memref::StoreOp::create(b, loc, i32(idx(0)), tables, ValueRange{idx(0)});
+    auto rows = scf::ForOp::create(b, loc, idx(0), queryBlocks, idx(1),
+                                   ValueRange{idx(0)});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(rows.getBody());
+      Value qb = rows.getInductionVar();
+      auto cols = scf::ForOp::create(b, loc, idx(0), keyBlocks, idx(1),
+                                     rows.getRegionIterArgs());
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(cols.getBody());
+        Value kb = cols.getInductionVar();
+        Value count = cols.getRegionIterArgs()[0];
+        Value keep =
+            sc::detail::buildLogLinearKeep(b, loc, mask, qb, kb, keyBlocks);
+        auto store = scf::IfOp::create(b, loc, keep, /*withElse=*/false);
+        b.setInsertionPointToStart(store.thenBlock());
+        Value at = arith::AddIOp::create(b, loc, base, count);
+        memref::StoreOp::create(b, loc, i32(kb), tables, ValueRange{at});
+        b.setInsertionPointAfter(store);
+        Value one = arith::IndexCastOp::create(
+            b, loc, b.getIndexType(),
+            arith::ExtUIOp::create(b, loc, b.getI32Type(), keep));
+        scf::YieldOp::create(b, loc,
+                             ValueRange{arith::AddIOp::create(b, loc, count, one)});
+      }
+      Value next = arith::AddIOp::create(b, loc, qb, idx(1));
+      memref::StoreOp::create(b, loc, i32(cols.getResult(0)), tables,
+                              ValueRange{next});
+      scf::YieldOp::create(b, loc, cols.getResult(0));
+    }
+    auto tensorType = RankedTensorType::get({ShapedType::kDynamic}, b.getI32Type());
+    return bufferization::ToTensorOp::create(b, loc, tensorType, tables,
+                                             /*restrict=*/true,
+                                             /*writable=*/true);
   }
 
   Value f32(double v) {

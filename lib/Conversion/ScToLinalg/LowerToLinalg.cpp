@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LogLinearKeep.h"
 #include "sparcast/Conversion/Passes.h"
 #include "sparcast/Dialect/SC/IR/ScOps.h"
 
@@ -201,11 +202,11 @@ struct LowerBatchMatmul : OpConversionPattern<BatchMatmulOp> {
 // sc.attention
 //===----------------------------------------------------------------------===//
 
-/// i1 "query block `qb` keeps key block `kb`" for a log-linear mask, computed
-/// from the definition (not from the enumerated pattern), so that the mask
-/// materialization can be checked against it.
-Value buildLogLinearKeep(OpBuilder &b, Location loc, LogLinearMaskAttr mask,
-                         Value qb, Value kb, Value numKeyBlocks) {
+} // namespace
+
+Value mlir::sc::detail::buildLogLinearKeep(OpBuilder &b, Location loc,
+                                           LogLinearMaskAttr mask, Value qb,
+                                           Value kb, Value numKeyBlocks) {
   auto cst = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
@@ -239,6 +240,8 @@ Value buildLogLinearKeep(OpBuilder &b, Location loc, LogLinearMaskAttr mask,
     keep = arith::AndIOp::create(b, loc, keep, cmp(P::sle, kb, qb));
   return keep;
 }
+
+namespace {
 
 /// Dense i1 [query blocks, key blocks] table of an explicit block mask.
 Value buildBlockSparseTable(ImplicitLocOpBuilder &b, BlockSparseMaskAttr mask) {
@@ -315,7 +318,7 @@ struct LowerAttention : OpConversionPattern<AttentionOp> {
                        keep = tensor::ExtractOp::create(nb, l, table,
                                                         ValueRange{qb, kb});
                      else
-                       keep = buildLogLinearKeep(
+                       keep = sc::detail::buildLogLinearKeep(
                            nb, l, cast<LogLinearMaskAttr>(maskAttr), qb, kb,
                            numKeyBlocks);
                      Value negInf = arith::ConstantOp::create(

@@ -47,13 +47,13 @@ func.func @no_kernel(%w: tensor<64x64xf16>, %e: tensor<?x64x256xf16>) -> tensor<
 
 // -----
 
-// An attention kernel takes (batch(, index)(, dynamic lengths)); its result
-// is "O".
+// An attention kernel takes (batch(, index)(, dynamic lengths)(, mask
+// tables)); its result is "O".
 func.func @attention_arguments(%q: tensor<?x1x64x64xf16>, %k: tensor<?x1x64x64xf16>, %v: tensor<?x1x64x64xf16>) -> tensor<?x1x64x64xf16> {
   %o = sc.attention %q, %k, %v {sc.kernel_ir = @attention_two_args} : tensor<?x1x64x64xf16>, tensor<?x1x64x64xf16>, tensor<?x1x64x64xf16> -> tensor<?x1x64x64xf16>
   return %o : tensor<?x1x64x64xf16>
 }
-// expected-error @below {{the CPU runner takes an attention kernel's (batch(, index)(, dynamic lengths))}}
+// expected-error @below {{the CPU runner takes an attention kernel's (batch(, index)(, dynamic lengths)(, mask tables))}}
 func.func private @attention_two_args(%batch: index, %extra: index) {
   return
 }

@@ -6,6 +6,8 @@
 // RUN: sparcast-equiv %s --ref=log_linear64 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-persistent{attention=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=1 --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=log_linear128 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-test-execute-kernel-ir)' --candidates=1 --rtol=1e-2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=dynamic_lengths --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --users=2 --candidates=3 --dynamic-size=130 --shuffle-index --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=dynamic_log_linear64 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=1 --dynamic-size=200 --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=dynamic_log_linear128 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-test-execute-kernel-ir)' --candidates=1 --dynamic-size=300 --rtol=1e-2 | FileCheck %s
 // RUN: not sparcast-equiv %s --ref=wrong_scale --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=2 | FileCheck %s --check-prefix=WRONG
 
 // Attention at the kernel level keeps the op's meaning: each sc.attention
@@ -102,4 +104,23 @@ func.func @dynamic_lengths(%q: tensor<?x2x?x64xf16> {sc.lineage = #sc.lineage<ca
   %o = sc.attention %q, %k, %v index %idx
       : tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?xi32> -> tensor<?x2x?x64xf16>
   return %o : tensor<?x2x?x64xf16>
+}
+
+// A block mask over lengths known only at launch: the kernel takes the
+// mask's BSR tables as an argument (the runtime builds them at launch; the
+// CPU runner from the mask's definition, for the lengths of the call): a
+// causal log-linear mask of 64-token blocks over 200 tokens (the last block
+// partial), and a non-causal one of 128-token blocks over 300.
+func.func @dynamic_log_linear64(%q: tensor<?x2x?x64xf16>, %k: tensor<?x2x?x64xf16>,
+                                %v: tensor<?x2x?x64xf16>) -> tensor<?x2x?x64xf16> {
+  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 64, causal = true>)
+      : tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16> -> tensor<?x2x?x64xf16>
+  return %o : tensor<?x2x?x64xf16>
+}
+
+func.func @dynamic_log_linear128(%q: tensor<?x1x?x64xbf16>, %k: tensor<?x1x?x64xbf16>,
+                                 %v: tensor<?x1x?x64xbf16>) -> tensor<?x1x?x64xbf16> {
+  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128>)
+      : tensor<?x1x?x64xbf16>, tensor<?x1x?x64xbf16>, tensor<?x1x?x64xbf16> -> tensor<?x1x?x64xbf16>
+  return %o : tensor<?x1x?x64xbf16>
 }
