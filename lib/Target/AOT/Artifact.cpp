@@ -719,6 +719,9 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
                               << ec.message();
   MLIRContext *ctx = module.getContext();
   ctx->getOrLoadDialect<gpu::GPUDialect>();
+  // EXPERIMENT: bf16 attention with P in f16 (the generator reads attention_f16_p).
+  if (options.attentionF16P)
+    module.walk([&](AttentionOp op) { op->setAttr("attention_f16_p", UnitAttr::get(ctx)); });
 
   // The model graph first goes through the tensor-level passes; with a
   // report, what they decided (their remarks) goes into it.
