@@ -719,7 +719,8 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
                               << ec.message();
   MLIRContext *ctx = module.getContext();
   ctx->getOrLoadDialect<gpu::GPUDialect>();
-  // EXPERIMENT: bf16 attention with P in f16 (the generator reads attention_f16_p).
+  // --attention-f16-p: bf16 attention with P in f16 (the attention
+  // generator reads the attribute).
   if (options.attentionF16P)
     module.walk([&](AttentionOp op) { op->setAttr("attention_f16_p", UnitAttr::get(ctx)); });
 
