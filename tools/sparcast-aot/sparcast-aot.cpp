@@ -37,6 +37,10 @@ static cl::opt<std::string>
     schedule("gemm-schedule",
              cl::desc("GEMM schedule: auto | simple | cooperative | pingpong"),
              cl::init("auto"));
+static cl::opt<bool> attentionF16P(
+    "attention-f16-p",
+    cl::desc("bf16 attention with P in f16 (V converted to f16 in shared "
+             "memory: values beyond +-65504 overflow)"));
 static cl::opt<bool> fuseSelfAttention(
     "fuse-self-attention",
     cl::desc("Compute a self-attention over a target attention's keys and "
@@ -102,6 +106,7 @@ int main(int argc, char **argv) {
   options.tileN = tileN;
   options.schedule = schedule;
   options.fuseSelfAttention = fuseSelfAttention;
+  options.attentionF16P = attentionF16P;
   options.gemmMulticast = gemmMulticast;
   options.fuseGemmStages = fuseGemmStages;
   options.ikboRequestInResultType = ikboRequestInResultType;

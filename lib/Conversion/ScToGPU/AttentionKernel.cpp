@@ -133,7 +133,7 @@ $SMEM_REGION    %smemBase = arith.index_cast %base : index to i64
     %fullV = nvgpu.mbarrier.create -> !bars
     %empty = nvgpu.mbarrier.create -> !bars
     %emptyV = nvgpu.mbarrier.create -> !bars
-    %qbar = nvgpu.mbarrier.create -> !qbar
+$VREADY_CREATE    %qbar = nvgpu.mbarrier.create -> !qbar
 $BLOCKS
     %first = arith.cmpi eq, %tid, %c0 : index
     scf.if %first {
@@ -143,7 +143,7 @@ $BLOCKS
         nvgpu.mbarrier.init %fullV[%s], %c1 : !bars
         nvgpu.mbarrier.init %empty[%s], %releases : !bars
         nvgpu.mbarrier.init %emptyV[%s], %releases : !bars
-      }
+$VREADY_INIT      }
       nvgpu.mbarrier.init %qbar[%c0], %c1 : !qbar
     }
     gpu.barrier
@@ -159,20 +159,7 @@ $PRODUCER_REGS
         nvgpu.tma.prefetch.descriptor %tmaO : !tmaO
         nvgpu.mbarrier.arrive.expect_tx %qbar[%c0], %qBytesAll : !qbar
 $LOADQ
-        // The request's key/value blocks into the ring: K once every
-        // consumer is done with the slot's keys, V once with its values.
-        %kvBatch = arith.addi %rA, %c0 : index
-        scf.for %t = %c0 to %nkb step %c1 {
-          %pj = arith.addi %t, %c0 : index
-          %ps = arith.remui %pj, %cS : index
-          %pr = arith.divui %pj, %cS : index
-          %prp = arith.remui %pr, %c2 : index
-          %pep = arith.xori %prp, %c1 : index
-          %pepar = arith.index_cast %pep : index to i1
-          nvgpu.mbarrier.try_wait.parity %empty[%ps], %pepar, %ticks : !bars
-$LOADKV
-        }
-      }
+$PRODUCER_KV
     } else {
 $CONSUMER_REGS
       // Consumer %w: its batch element, query tile, Q and staging tiles.
@@ -319,7 +306,7 @@ $KEY_BLOCK_IN            // Block t - 1's slot: its V.
             %vOff = arith.addi %kOffP, %kBytes : index
 $DESC_K$DESC_V            // V (t - 1) is waited for here, not between the wgmma: a wait
             // loop there puts the P V on a path ptxas takes as divergent.
-            nvgpu.mbarrier.try_wait.parity %fullV[%slotP], %parityP, %ticks : !bars
+            nvgpu.mbarrier.try_wait.parity $VBAR[%slotP], %parityP, %ticks : !bars
             scf.if %turns {
               nvvm.barrier id = %myTurn number_of_threads = %turnCount
             }
@@ -361,7 +348,7 @@ $RESCALE_LOOP
             %slotOffL = arith.muli %slotL, %slotBytes : index
             %kOffL = arith.addi %kOff0, %slotOffL : index
             %vOff = arith.addi %kOffL, %kBytes : index
-$DESC_V            nvgpu.mbarrier.try_wait.parity %fullV[%slotL], %parityL, %ticks : !bars
+$DESC_V            nvgpu.mbarrier.try_wait.parity $VBAR[%slotL], %parityL, %ticks : !bars
             scf.if %turns {
               nvvm.barrier id = %myTurn number_of_threads = %turnCount
             }
@@ -1182,6 +1169,98 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
       "            nvgpu.mbarrier.try_wait.parity %fullV[%ds], %dpar, %ticks : !bars\n");
   pieces["LOADKV"] = loadKeyValueText("ld", "%pj", dChunks, blockN,
                                       kbOf("%t", "%ld_kb"));
+  // bf16 with P in f16 (attention_f16_p): P rounded to f16 (8x finer than bf16,
+  // its rounding was most of the bf16 error) needs V in f16 too (wgmma
+  // takes one type for both operands): the producer warpgroup converts each
+  // landed V block in place (bf16 -> f16 is exact within f16's range,
+  // +-65504) and signals %vReady, which the consumers wait for instead of
+  // %fullV.
+  bool f16P = elementType.isBF16() && op->hasAttr("attention_f16_p") && !self;
+  std::string pType = f16P ? "f16" : typeToString(elementType);
+  values["VBAR"] = f16P ? "%vReady" : "%fullV";
+  std::string loadLoop = R"mlir(
+        scf.for %t = %c0 to %nkb step %c1 {
+$LEAD_OPEN          %pj = arith.addi %t, %c0 : index
+          %ps = arith.remui %pj, %cS : index
+          %pr = arith.divui %pj, %cS : index
+          %prp = arith.remui %pr, %c2 : index
+          %pep = arith.xori %prp, %c1 : index
+          %pepar = arith.index_cast %pep : index to i1
+          nvgpu.mbarrier.try_wait.parity %empty[%ps], %pepar, %ticks : !bars
+$LOADKV$LEAD_CLOSE$CONVERT_PREV        }
+)mlir";
+  loadLoop = replaceAll(loadLoop, {{"LOADKV", pieces["LOADKV"]}});
+  pieces["VREADY_CREATE"] =
+      f16P ? "    // bf16 with P in f16: the slot's V converted to f16.\n"
+             "    %vReady = nvgpu.mbarrier.create -> !bars\n"
+           : "";
+  pieces["VREADY_INIT"] =
+      f16P ? "        nvgpu.mbarrier.init %vReady[%s], %c1 : !bars\n" : "";
+  auto convertText = [&](StringRef p, StringRef j) {
+    return llvm::formatv(R"mlir(
+          %{0}_s = arith.remui {1}, %cS : index
+          %{0}_r = arith.divui {1}, %cS : index
+          %{0}_rp = arith.remui %{0}_r, %c2 : index
+          %{0}_par = arith.index_cast %{0}_rp : index to i1
+          nvgpu.mbarrier.try_wait.parity %fullV[%{0}_s], %{0}_par, %ticks : !bars
+          %{0}_so = arith.muli %{0}_s, %slotBytes : index
+          %{0}_k0 = arith.addi %pad, %ringOff : index
+          %{0}_k = arith.addi %{0}_k0, %{0}_so : index
+          %{0}_v = arith.addi %{0}_k, %kBytes : index
+          %{0}_steps = arith.constant {2} : index
+          %{0}_c8 = arith.constant 8 : index
+          %{0}_c1024 = arith.constant 1024 : index
+          %{0}_mine = arith.muli %cvTid, %{0}_c8 : index
+          %{0}_v0 = arith.addi %{0}_v, %{0}_mine : index
+          scf.for %{0}_i = %c0 to %{0}_steps step %c1 {{
+            %{0}_o0 = arith.muli %{0}_i, %{0}_c1024 : index
+            %{0}_o = arith.addi %{0}_v0, %{0}_o0 : index
+            %{0}_src = memref.view %smem[%{0}_o][] : !smem to memref<4xbf16, #gpu.address_space<workgroup>>
+            %{0}_x = vector.load %{0}_src[%c0] : memref<4xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
+            %{0}_xf = arith.extf %{0}_x : vector<4xbf16> to vector<4xf32>
+            %{0}_xh = arith.truncf %{0}_xf : vector<4xf32> to vector<4xf16>
+            %{0}_dst = memref.view %smem[%{0}_o][] : !smem to memref<4xf16, #gpu.address_space<workgroup>>
+            vector.store %{0}_xh, %{0}_dst[%c0] : memref<4xf16, #gpu.address_space<workgroup>>, vector<4xf16>
+          }
+          // The converted values reach wgmma (the async proxy) before the
+          // consumers hear of them.
+          nvvm.fence.proxy {{kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+          %{0}_bar = arith.constant 5 : i32
+          nvvm.barrier id = %{0}_bar number_of_threads = %c128i32
+          scf.if %lead {{
+            %{0}_tok = nvgpu.mbarrier.arrive %vReady[%{0}_s] : !bars -> !nvgpu.mbarrier.token
+          }
+)mlir",
+                         p, j, kBytes / (8 * 128))
+        .str();
+  };
+  if (!f16P) {
+    pieces["PRODUCER_KV"] = replaceAll(
+        "        // The request's key/value blocks into the ring: K once every\n"
+        "        // consumer is done with the slot's keys, V once with its values.\n"
+        "        %kvBatch = arith.addi %rA, %c0 : index\n" +
+            loadLoop + "      }\n",
+        {{"LEAD_OPEN", ""}, {"LEAD_CLOSE", ""}, {"CONVERT_PREV", ""}});
+  } else {
+    // Every producer thread loops: the lead loads block t, then all convert
+    // block t - 1 (landed by then or soon), and the last block after.
+    pieces["PRODUCER_KV"] = replaceAll(
+        "      }\n"
+        "      %kvBatch = arith.addi %rA, %c0 : index\n"
+        "      %cvTid = arith.subi %tid, %prodTid : index\n" +
+            loadLoop +
+            "      %cvAny = arith.cmpi ugt, %nkb, %c0 : index\n"
+            "      scf.if %cvAny {\n"
+            "        %cvLast = arith.subi %nkb, %c1 : index\n" +
+            convertText("cvl", "%cvLast") + "      }\n",
+        {{"LEAD_OPEN", "          scf.if %lead {\n"},
+         {"LEAD_CLOSE", "          }\n"},
+         {"CONVERT_PREV",
+          "          %cvAfter = arith.cmpi ugt, %t, %c0 : index\n"
+          "          scf.if %cvAfter {\n"
+          "            %cvPrev = arith.subi %t, %c1 : index\n" +
+              convertText("cvp", "%cvPrev") + "          }\n"}});
+  }
   // Block %t: its ring slot once K landed, its key block, K's
   // offset.
   pieces["KEY_BLOCK_IN"] = R"mlir(
@@ -1224,18 +1303,18 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
                            .str();
     pieces["DESC_K"] = wgmmaDescriptorText("kDesc", "kOff");
     pieces["DESC_V"] = wgmmaDescriptorText("vDesc", "vOff");
-    pieces["PV_LOOP"] = pvText(dChunks, blockN, headDim, typeToString(elementType),
-                               "pp", "%o", "%oPV");
-    pieces["PV_LAST"] = pvText(dChunks, blockN, headDim, typeToString(elementType),
-                               "pl", "%oL", "%oFin");
+    pieces["PV_LOOP"] = pvText(dChunks, blockN, headDim, pType, "pp", "%o",
+                               "%oPV");
+    pieces["PV_LAST"] = pvText(dChunks, blockN, headDim, pType, "pl", "%oL",
+                               "%oFin");
     pieces["RESCALE_LOOP"] = rescaleText(headDim, "%oPV", "%oScaled");
   }
   // The one-consumer loop's O update.
   pieces["RESCALE"] = rescaleText(headDim, "%o", "%oScaled");
-  pieces["PV"] = pvText(dChunks, blockN, headDim, typeToString(elementType),
-                        "pa", "%oScaled", "%oNew");
-  pieces["SOFTMAX"] = softmaxText(blockN, headDim, keyLen, maskTail,
-                                  typeToString(elementType), eltBytes);
+  pieces["PV"] = pvText(dChunks, blockN, headDim, pType, "pa", "%oScaled",
+                        "%oNew");
+  pieces["SOFTMAX"] = softmaxText(blockN, headDim, keyLen, maskTail, pType,
+                                  eltBytes);
   pieces["FINISH"] = finishText(headDim, typeToString(elementType), eltBytes);
   std::string storeO;
   for (int64_t c = 0; c < dChunks; ++c)

@@ -719,6 +719,10 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
                               << ec.message();
   MLIRContext *ctx = module.getContext();
   ctx->getOrLoadDialect<gpu::GPUDialect>();
+  // --attention-f16-p: bf16 attention with P in f16 (the attention
+  // generator reads the attribute).
+  if (options.attentionF16P)
+    module.walk([&](AttentionOp op) { op->setAttr("attention_f16_p", UnitAttr::get(ctx)); });
 
   // The model graph first goes through the tensor-level passes; with a
   // report, what they decided (their remarks) goes into it.
