@@ -1196,6 +1196,9 @@ $LOADKV$LEAD_CLOSE$CONVERT_PREV        }
            : "";
   pieces["VREADY_INIT"] =
       f16P ? "        nvgpu.mbarrier.init %vReady[%s], %c1 : !bars\n" : "";
+  // Block j's V, once landed: producer thread i converts bytes 8i .. 8i + 7
+  // of every 1 KB (element by element, so the swizzled layout does not
+  // matter; neighbouring threads, neighbouring banks).
   auto convertText = [&](StringRef p, StringRef j) {
     return llvm::formatv(R"mlir(
           %{0}_s = arith.remui {1}, %cS : index
