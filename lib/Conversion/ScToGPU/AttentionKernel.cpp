@@ -994,11 +994,14 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                           << roles.consumerRegs << "; the CTA has "
                           << consumers + 1 << " x " << launchRegs;
   if (roles.stages > 0) {
-    int64_t fit = (227 * 1024 - ringOff - detail::kSmemAlignReserve) / slotBytes;
+    // One consumer runs two CTAs an SM: each gets half the shared memory.
+    int64_t perCta = consumers == 2 ? 227 * 1024 : 113 * 1024;
+    int64_t fit = (perCta - ringOff - detail::kSmemAlignReserve) / slotBytes;
     if (roles.stages > fit)
       return op.emitError() << "the kernel-level IR asks for "
                             << roles.stages << " key/value ring slots; "
-                            << fit << " fit in shared memory";
+                            << fit << " fit in shared memory"
+                            << (consumers == 2 ? "" : " (two CTAs an SM)");
     stages = roles.stages;
   }
   int64_t sharedBytes = ringOff + stages * slotBytes + detail::kSmemAlignReserve;

@@ -76,6 +76,20 @@ func.func private @one_consumer_regs_kernel(%batch: index) {
 
 // -----
 
+// And its ring gets half an SM's shared memory: Q (16 KB) and three
+// 32 KB slots of 64-key K/V blocks do not fit 113 KB.
+func.func @one_consumer_slots(%q: tensor<1x1x256x128xf16>, %k: tensor<1x1x256x128xf16>, %v: tensor<1x1x256x128xf16>) -> tensor<1x1x256x128xf16> {
+  // expected-error @below {{the kernel-level IR asks for 3 key/value ring slots; 2 fit in shared memory (two CTAs an SM)}}
+  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 64, causal = true>) {sc.kernel_ir = @one_consumer_slots_kernel} : tensor<1x1x256x128xf16>, tensor<1x1x256x128xf16>, tensor<1x1x256x128xf16> -> tensor<1x1x256x128xf16>
+  return %o : tensor<1x1x256x128xf16>
+}
+func.func private @one_consumer_slots_kernel(%batch: index) {
+  %ring = sck.ring {stages = 3 : i64} : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.box<64x128xf16>>
+  return
+}
+
+// -----
+
 func.func @missing(%q: tensor<2x1x128x64xf16>, %k: tensor<2x1x256x64xf16>, %v: tensor<2x1x256x64xf16>) -> tensor<2x1x128x64xf16> {
   // expected-error @below {{no kernel-level function @nowhere}}
   %o = sc.attention %q, %k, %v {sc.kernel_ir = @nowhere} : tensor<2x1x128x64xf16>, tensor<2x1x256x64xf16>, tensor<2x1x256x64xf16> -> tensor<2x1x128x64xf16>
