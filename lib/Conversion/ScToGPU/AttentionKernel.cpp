@@ -1478,7 +1478,7 @@ $LOADKV$LEAD_CLOSE$CONVERT_PREV        }
       llvm::formatv(
           "{0}: attention {1} x {2} keys, {3} heads, head dim {4}, {5}, "
           "{6}{7}, TMA producer warpgroup, {8}-key blocks{9}, {10} ring "
-          "slots, wgmma QK^T and PV, online softmax (exp2, fp32), TMA "
+          "slots, wgmma QK^T and PV{13}, online softmax (exp2, fp32), TMA "
           "stores, {11} B shared memory{12}",
           kernelName,
           dynamicQuery ? std::string("?") : std::to_string(queryLen),
@@ -1497,7 +1497,9 @@ $LOADKV$LEAD_CLOSE$CONVERT_PREV        }
                                    numKeyBlocks)
                      .str()
                : std::string(),
-          stages, sharedBytes, selfText)
+          stages, sharedBytes, selfText,
+          f16P ? " (P in f16, each V block converted to f16 by the producer)"
+               : "")
           .str();
   return launch;
 }

@@ -14,6 +14,7 @@
 // in shared memory (every producer thread a share), fences it for the
 // async proxy, meets on named barrier 5 and signals the block's "V ready"
 // mbarrier, which the consumers wait for before P V. Q K^T stays bf16.
+// REPORT: wgmma QK^T and PV (P in f16, each V block converted to f16 by the producer)
 // REPORT: 0 bytes spill stores, 0 bytes spill loads
 // CHECK: cvt.f32.bf16
 // CHECK: cvt.rn.f16x2.f32
