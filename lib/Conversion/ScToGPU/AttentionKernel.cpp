@@ -1315,10 +1315,6 @@ $LOADKV$LEAD_CLOSE$CONVERT_PREV        }
                                "%oFin");
     pieces["RESCALE_LOOP"] = rescaleText(headDim, "%oPV", "%oScaled");
   }
-  // The one-consumer loop's O update.
-  pieces["RESCALE"] = rescaleText(headDim, "%o", "%oScaled");
-  pieces["PV"] = pvText(dChunks, blockN, headDim, pType, "pa", "%oScaled",
-                        "%oNew");
   pieces["SOFTMAX"] = softmaxText(blockN, headDim, keyLen, maskTail, pType,
                                   eltBytes);
   pieces["FINISH"] = finishText(headDim, typeToString(elementType), eltBytes);
