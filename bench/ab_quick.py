@@ -1,6 +1,7 @@
-"""A/B of two attention builds on a few headline cases, nothing else in
-between (no peers: their load changes clocks), many interleaved rounds:
-for effects of a few percent. Correctness is attention_check.py's job.
+"""A/B of two builds on a few headline cases (target attention S=1024 and
+8192, log-linear N=16384, and the LCE when both builds have it), nothing
+else in between (no peers: their load changes clocks), many interleaved
+rounds: for effects of a few percent. Correctness is the checks' job.
 
   python3 bench/ab_quick.py --artifacts bench/artifacts/NEW --baseline bench/artifacts
 """
@@ -34,6 +35,15 @@ def main():
     o2 = torch.empty_like(q)
     fns = [load(x, "loglinear_attention").loglinear_attention for x in (args.artifacts, args.baseline)]
     cases.append(("log-linear N=16384", [lambda f=f, q=q, k=k, v=v: f(q, k, v, out=[o2]) for f in fns]))
+    # The IKBO LCE at the reference shapes, when both builds have it.
+    if all(os.path.isdir(os.path.join(x, "lce")) for x in (args.artifacts, args.baseline)):
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from lce_check import make_index  # noqa: E402
+        w, eu = u((433, 2044), torch.float16), u((15, 1178, 256), torch.float16)
+        ec, ix = u((1024, 866, 256), torch.float16), make_index(15, 1024, gen, True)
+        out = torch.empty((1024, 433, 256), dtype=torch.float16, device="cuda")
+        fns = [load(x, "lce").lce for x in (args.artifacts, args.baseline)]
+        cases.append(("LCE reference shapes", [lambda f=f: f(w, eu, ec, ix, out=[out]) for f in fns]))
     rows = []
     for name, (new, old) in cases:
         new(); old(); torch.cuda.synchronize()
