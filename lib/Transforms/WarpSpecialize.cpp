@@ -118,6 +118,15 @@ struct ScWarpSpecializePass
         consumers = recorded.getInt();
       if (consumers == 1)
         ctasPerSM = 2;
+      // Two attention consumers work on a pair of query tiles that read
+      // the same keys, sharing each K/V box and taking turns for their
+      // MMAs (the generator's only two-consumer form).
+      if (this->order != "auto" && consumers == 2)
+        return loop.emitError()
+               << "an attention kernel's two consumers take turns on tiles "
+                  "sharing their K/V; order '"
+               << this->order << "' is for GEMMs";
+      order = "turns";
     }
     // The producer's default keeps what is left of the launch budget
     // after 232-register consumers: 40 with two (3 x 168), 24 with one
@@ -242,10 +251,11 @@ struct ScWarpSpecializePass
 
     // The consumers: the boxes from the ring, the slot freed after their
     // last use, the MMAs and the epilogue.
-    auto consumer = RoleOp::create(b, loc, b.getStringAttr("consumer"),
-                                   b.getI64IntegerAttr(consumerRegs),
-                                   b.getI64IntegerAttr(consumers),
-                                   b.getStringAttr(order));
+    // One consumer has no order to keep.
+    auto consumer = RoleOp::create(
+        b, loc, b.getStringAttr("consumer"), b.getI64IntegerAttr(consumerRegs),
+        b.getI64IntegerAttr(consumers),
+        consumers > 1 ? b.getStringAttr(order) : StringAttr());
     consumer.getBody().emplaceBlock();
     OpBuilder inConsumer = OpBuilder::atBlockBegin(&consumer.getBody().front());
     for (auto [each, eachBlocks] : llvm::zip(group, loadsOf)) {

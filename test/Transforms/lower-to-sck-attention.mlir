@@ -2,6 +2,7 @@
 // RUN: sparcast-opt %s -sc-lower-to-sck | FileCheck %s --check-prefix=OFF
 // RUN: sparcast-opt %s -sc-lower-to-sck=attention=1 -sc-warp-specialize=report=1 -o /dev/null 2>&1 | FileCheck %s --check-prefix=WS
 // RUN: sparcast-opt %s -sc-lower-to-sck=attention=1 -sc-warp-specialize -canonicalize | FileCheck %s --check-prefix=WSIR
+// RUN: not sparcast-opt %s -sc-lower-to-sck=attention=1 -sc-warp-specialize=order=pingpong -o /dev/null 2>&1 | FileCheck %s --check-prefix=ORDER
 // RUN: sparcast-opt %s -sc-lower-to-sck=attention=1 -sc-persistent=report=1 -sc-multicast -o /dev/null 2>&1 | FileCheck %s --check-prefix=SCHED
 // RUN: sparcast-opt %s -sc-lower-to-sck=attention=1 -sc-persistent=attention=1 | FileCheck %s --check-prefix=PERSIST
 // RUN: not sparcast-opt %s -sc-lower-to-sck=attention=1 "-sc-warp-specialize=producer-regs=24 consumer-regs=240" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUDGET
@@ -44,7 +45,7 @@
 // sc-warp-specialize: one ring per block that loads (Q once per tile,
 // K and V per key block); the consumers free the Q slot after the key
 // loop (their last Q K^T), the K/V slot at the end of each block.
-// WS: remark: warp-specialized: producer (2 + 3 box(es) per pass through their blocks (one ring each), 40 registers) + 2 consumer(s) (pingpong, 232 registers), ring of as many slots as fit
+// WS: remark: warp-specialized: producer (2 + 3 box(es) per pass through their blocks (one ring each), 40 registers) + 2 consumer(s) (turns, 232 registers), ring of as many slots as fit
 // The generator's one-consumer attention (sc-lower-to-sck records the
 // count as sck.consumers) runs two CTAs an SM: 128 registers a thread at
 // launch, so the producer's default is 24 (24 + 232 = 2 x 128).
@@ -60,7 +61,12 @@
 // WSIR: scf.for
 // WSIR: sck.put %[[KVR]]
 // WSIR-NOT: sck.softmax
-// WSIR: sck.role "consumer"
+// Two attention consumers take turns on a pair of query tiles that read
+// the same keys (here two candidates of one request), sharing each K/V box:
+// order "turns", which the attention generator requires; a GEMM's order
+// asked for explicitly is refused.
+// ORDER: error: an attention kernel's two consumers take turns on tiles sharing their K/V; order 'pingpong' is for GEMMs
+// WSIR: sck.role "consumer" attributes {count = 2 : i64, order = "turns", regs = 232 : i64}
 // WSIR: %[[Q:.*]]:2 = sck.get %[[QR]]
 // WSIR: scf.for
 // WSIR: %[[KV:.*]]:3 = sck.get %[[KVR]]

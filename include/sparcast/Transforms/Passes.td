@@ -395,7 +395,10 @@ def ScWarpSpecializePass : Pass<"sc-warp-specialize"> {
     (its slot freed after the key-block loop) and each key block's K and V
     (freed at the end of the block); the softmax steps stay with the
     consumers, whose count is the one the function records
-    (`sck.consumers`: the attention generator's).
+    (`sck.consumers`: the attention generator's); two attention consumers
+    get order `turns` (a pair of query tiles reading the same keys, each
+    K/V box shared, MMA phases alternating): a GEMM order asked for
+    explicitly is an error there.
 
     Before:
 

@@ -763,6 +763,13 @@ static LogicalResult readAttentionKernelIR(AttentionOp op, int64_t consumers,
                        << role.getCount();
       return WalkResult::interrupt();
     }
+    if (consumers == 2 && role.getOrder() && *role.getOrder() != "turns") {
+      role.emitError() << "the attention kernel's two consumers take turns "
+                          "on query tiles sharing their K/V; the "
+                          "kernel-level IR asks for order '"
+                       << *role.getOrder() << "'";
+      return WalkResult::interrupt();
+    }
     roles.consumerRegs = role.getRegs();
     return WalkResult::advance();
   });

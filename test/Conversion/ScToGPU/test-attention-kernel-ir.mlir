@@ -58,6 +58,21 @@ func.func private @one_consumer_kernel(%batch: index) {
 
 // -----
 
+// Two consumers take turns on query tiles that share their K/V: a GEMM's
+// order is not what the kernel does.
+func.func @pingpong_consumers(%q: tensor<2x1x128x64xf16>, %k: tensor<2x1x256x64xf16>, %v: tensor<2x1x256x64xf16>) -> tensor<2x1x128x64xf16> {
+  %o = sc.attention %q, %k, %v {sc.kernel_ir = @pingpong_consumers_kernel} : tensor<2x1x128x64xf16>, tensor<2x1x256x64xf16>, tensor<2x1x256x64xf16> -> tensor<2x1x128x64xf16>
+  return %o : tensor<2x1x128x64xf16>
+}
+func.func private @pingpong_consumers_kernel(%batch: index) {
+  // expected-error @below {{the attention kernel's two consumers take turns on query tiles sharing their K/V; the kernel-level IR asks for order 'pingpong'}}
+  sck.role "consumer" attributes {regs = 232 : i64, count = 2 : i64, order = "pingpong"} {
+  }
+  return
+}
+
+// -----
+
 // One consumer runs two CTAs an SM (128 registers a thread at launch):
 // setmaxnreg cannot give a 40-register producer and a 232-register
 // consumer.

@@ -77,7 +77,7 @@ func.func @regs() {
 // -----
 
 func.func @order() {
-  // expected-error @below {{order must be 'cooperative' or 'pingpong'}}
+  // expected-error @below {{order must be 'cooperative', 'pingpong' or 'turns'}}
   sck.role "consumer" attributes {regs = 232, count = 2, order = "alternate"} {
   }
   return

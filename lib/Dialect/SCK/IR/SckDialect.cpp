@@ -246,8 +246,10 @@ LogicalResult RoleOp::verify() {
            << getKind() << "'";
   if (getCount() < 1 || getCount() > 2)
     return emitOpError("1 or 2 consumer warpgroups, got ") << getCount();
-  if (getOrder() && *getOrder() != "cooperative" && *getOrder() != "pingpong")
-    return emitOpError("order must be 'cooperative' or 'pingpong', got '")
+  if (getOrder() && *getOrder() != "cooperative" && *getOrder() != "pingpong" &&
+      *getOrder() != "turns")
+    return emitOpError("order must be 'cooperative', 'pingpong' or 'turns', "
+                       "got '")
            << *getOrder() << "'";
   return success();
 }

@@ -248,9 +248,13 @@ def Sck_RoleOp : Sck_Op<"role", [SingleBlock, NoTerminator]> {
   let summary = "code run by one role of warpgroups";
   let description = [{
     `kind` = `producer` (one warpgroup; `sck.put` only) or `consumer`
-    (`count` warpgroups; `order` = `cooperative`: all on one tile, or
-    `pingpong`: each its own tile, in turns). `regs`: the per-thread
-    register budget the role sets with setmaxnreg.
+    (`count` warpgroups; `order` = `cooperative`: all on one tile,
+    `pingpong`: each its own tile, one's epilogue under the other's MMAs,
+    or `turns` (attention): each its own query tile of a pair whose tiles
+    read the same keys (two candidates of one request, or the two halves
+    of a 128-row query block), sharing every K/V box and alternating their
+    MMA phases, one's softmax under the other's MMAs). `regs`: the
+    per-thread register budget the role sets with setmaxnreg.
   }];
   let arguments = (ins StrAttr:$kind, I64Attr:$regs,
                        DefaultValuedAttr<I64Attr, "1">:$count,
