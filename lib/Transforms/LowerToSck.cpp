@@ -324,9 +324,16 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
     indices = table(indexTable);
   }
   Value keyBlocks = ceilDiv(keyLenValue, blockN);
+  // Two consumers on query tiles that read the same keys, as the generator
+  // runs them: two candidates of one request (paired by the index's values
+  // at run time: here one candidate a tile), or the two 64-row halves of a
+  // 128-row query tile (a tile of two halves sharing every K/V box).
+  bool pairsCandidates = indexed && !dynamicQuery && queryLen <= 64;
+  int64_t halves = op.getKernelConsumers() == 2 && !pairsCandidates ? 2 : 1;
   auto loop = sck::TileLoopOp::create(
-      b, loc, entry->getArgument(0), ceilDiv(queryLenValue, 64), cst(heads),
-      b.getStringAttr("grid"), b.getI64IntegerAttr(1), b.getI64IntegerAttr(1));
+      b, loc, entry->getArgument(0), ceilDiv(queryLenValue, 64 * halves),
+      cst(heads), b.getStringAttr("grid"), b.getI64IntegerAttr(1),
+      b.getI64IntegerAttr(1));
   func::ReturnOp::create(b, loc);
   Block *body = b.createBlock(&loop.getBody(), {},
                               {b.getIndexType(), b.getIndexType(),
@@ -335,41 +342,49 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
   b.setInsertionPointToStart(body);
   Value bIdx = body->getArgument(0), qTile = body->getArgument(1),
         h = body->getArgument(2);
-  Value q0 = arith::MulIOp::create(b, loc, qTile, cst(64));
+  Value tile0 = arith::MulIOp::create(b, loc, qTile, cst(64 * halves));
+  SmallVector<Value> q0s;
+  for (int64_t half = 0; half < halves; ++half)
+    q0s.push_back(arith::AddIOp::create(b, loc, tile0, cst(64 * half)));
   // Keys and values of the request index[b] (IKBO type II), else of b.
   Value kvBatch = bIdx;
   if (indexed) {
     Value user = tensor::ExtractOp::create(b, loc, entry->getArgument(1), bIdx);
     kvBatch = arith::IndexCastOp::create(b, loc, b.getIndexType(), user);
   }
-  // Q as 64-column chunks of the head dim (the k of Q K^T).
+  // Q as 64-column chunks of the head dim (the k of Q K^T), per half.
   int64_t chunks = headDim / 64;
   auto qBox = sck::BoxType::get(ctx, {64, 64}, element);
-  SmallVector<Value> qs;
-  for (int64_t c = 0; c < chunks; ++c)
-    qs.push_back(sck::LoadOp::create(b, loc, qBox, b.getStringAttr("Q"),
-                                     ValueRange{cst(c * 64), q0, h, bIdx},
-                                     /*transposed=*/false));
+  SmallVector<SmallVector<Value>> qs(halves);
+  for (int64_t half = 0; half < halves; ++half)
+    for (int64_t c = 0; c < chunks; ++c)
+      qs[half].push_back(sck::LoadOp::create(
+          b, loc, qBox, b.getStringAttr("Q"),
+          ValueRange{cst(c * 64), q0s[half], h, bIdx}, /*transposed=*/false));
   auto oType = sck::AccType::get(ctx, {64, headDim}, b.getF32Type());
   auto stateType = sck::AccType::get(ctx, {64, 2}, b.getF32Type());
   auto sType = sck::AccType::get(ctx, {64, blockN}, b.getF32Type());
-  Value o0 = sck::ZeroOp::create(b, loc, oType);
-  Value state0 = sck::SoftmaxInitOp::create(b, loc, stateType);
+  // Per half its O and softmax state, carried through the key blocks.
+  SmallVector<Value> inits;
+  for (int64_t half = 0; half < halves; ++half) {
+    inits.push_back(sck::ZeroOp::create(b, loc, oType));
+    inits.push_back(sck::SoftmaxInitOp::create(b, loc, stateType));
+  }
   // The key blocks: all, or the kept ones of this tile's query block
-  // (positions first .. last of the index table).
+  // (positions first .. last of the index table; both halves of a 128-row
+  // tile lie in one query block of a 128-token mask).
   auto extract = [&](Value table, Value at) -> Value {
     Value v = tensor::ExtractOp::create(b, loc, table, at);
     return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
   };
   Value first = cst(0), last = keyBlocks;
   if (mask) {
-    Value queryBlock = arith::DivUIOp::create(b, loc, q0, cst(blockN));
+    Value queryBlock = arith::DivUIOp::create(b, loc, tile0, cst(blockN));
     first = extract(offsets, queryBlock);
     last = extract(offsets,
                    arith::AddIOp::create(b, loc, queryBlock, cst(1)));
   }
-  auto blocks =
-      scf::ForOp::create(b, loc, first, last, cst(1), ValueRange{o0, state0});
+  auto blocks = scf::ForOp::create(b, loc, first, last, cst(1), inits);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(blocks.getBody());
@@ -378,32 +393,48 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
                                     b, loc, indexBase, blocks.getInductionVar()))
              : blocks.getInductionVar();
     Value k0 = arith::MulIOp::create(b, loc, keyBlock, cst(blockN));
-    // S = Q K^T: K stored [keys][head dim], read transposed.
-    Value s = sck::ZeroOp::create(b, loc, sType);
+    // K stored [keys][head dim], read transposed: its boxes serve both
+    // halves, as V's box does.
     auto kBox = sck::BoxType::get(ctx, {64, blockN}, element);
-    for (int64_t c = 0; c < chunks; ++c) {
-      Value k = sck::LoadOp::create(b, loc, kBox, b.getStringAttr("K"),
-                                    ValueRange{cst(c * 64), k0, h, kvBatch},
-                                    /*transposed=*/true);
-      s = sck::MmaOp::create(b, loc, sType, qs[c], k, s);
-    }
+    SmallVector<Value> ks;
+    for (int64_t c = 0; c < chunks; ++c)
+      ks.push_back(sck::LoadOp::create(b, loc, kBox, b.getStringAttr("K"),
+                                       ValueRange{cst(c * 64), k0, h, kvBatch},
+                                       /*transposed=*/true));
     ValueRange iters = blocks.getRegionIterArgs();
-    auto step = sck::SoftmaxOp::create(
-        b, loc, sck::BoxType::get(ctx, {64, blockN}, element), oType,
-        stateType, s, iters[0], iters[1], k0, keyLenValue,
-        b.getF32FloatAttr(scale));
+    SmallVector<sck::SoftmaxOp> steps;
+    for (int64_t half = 0; half < halves; ++half) {
+      // S = Q K^T, one softmax step.
+      Value s = sck::ZeroOp::create(b, loc, sType);
+      for (int64_t c = 0; c < chunks; ++c)
+        s = sck::MmaOp::create(b, loc, sType, qs[half][c], ks[c], s);
+      steps.push_back(sck::SoftmaxOp::create(
+          b, loc, sck::BoxType::get(ctx, {64, blockN}, element), oType,
+          stateType, s, iters[2 * half], iters[2 * half + 1], k0, keyLenValue,
+          b.getF32FloatAttr(scale)));
+    }
     auto vBox = sck::BoxType::get(ctx, {blockN, headDim}, element);
     Value v = sck::LoadOp::create(b, loc, vBox, b.getStringAttr("V"),
                                   ValueRange{cst(0), k0, h, kvBatch},
                                   /*transposed=*/false);
-    Value o = sck::MmaOp::create(b, loc, oType, step.getP(), v, step.getNewO());
-    scf::YieldOp::create(b, loc, ValueRange{o, step.getNewState()});
+    SmallVector<Value> yields;
+    for (sck::SoftmaxOp step : steps) {
+      yields.push_back(sck::MmaOp::create(b, loc, oType, step.getP(), v,
+                                          step.getNewO()));
+      yields.push_back(step.getNewState());
+    }
+    scf::YieldOp::create(b, loc, yields);
   }
-  Value out = sck::NormalizeOp::create(b, loc, oType, blocks.getResult(0),
-                                       blocks.getResult(1));
-  sck::EpilogueOp::create(b, loc, b.getStringAttr("O"),
-                          ValueRange{cst(0), q0, h, bIdx}, out, ValueRange{});
+  for (int64_t half = 0; half < halves; ++half) {
+    Value out = sck::NormalizeOp::create(b, loc, oType,
+                                         blocks.getResult(2 * half),
+                                         blocks.getResult(2 * half + 1));
+    sck::EpilogueOp::create(b, loc, b.getStringAttr("O"),
+                            ValueRange{cst(0), q0s[half], h, bIdx}, out,
+                            ValueRange{});
+  }
 }
+
 
 struct ScLowerToSckPass : sc::impl::ScLowerToSckPassBase<ScLowerToSckPass> {
   using Base::Base;

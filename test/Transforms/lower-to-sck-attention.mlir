@@ -9,7 +9,9 @@
 
 // sc-lower-to-sck{attention=1}: an indexed target attention (n_seed 64,
 // head dim 128, S = 300) becomes a tile loop over candidates x one 64-row
-// query tile x 2 heads; Q in two 64-column boxes; per 128-key block
+// query tile x 2 heads (two consumers: the generator pairs candidates of
+// one request by the index's values at run time; a tile here is one
+// candidate); Q in two 64-column boxes; per 128-key block
 // (ceil(300 / 128) = 3 blocks) the K boxes of the request index[b], read
 // transposed, into S; one online-softmax step, its P times the V box into
 // O; O / row sums to the result at [0, q, h, b].
@@ -26,8 +28,8 @@
 // CHECK: sck.softmax_init : !sck.acc<64x2xf32>
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c3 step
 // CHECK: %[[K0:.*]] = sck.load "K"[%{{.*}}, %{{.*}}, %[[H]], %[[KVB]]] {transposed} : !sck.box<64x128xf16>
-// CHECK: sck.mma %[[Q0]], %[[K0]]
 // CHECK: %[[K1:.*]] = sck.load "K"[%{{.*}}, %{{.*}}, %[[H]], %[[KVB]]] {transposed} : !sck.box<64x128xf16>
+// CHECK: sck.mma %[[Q0]], %[[K0]]
 // CHECK: %[[S:.*]] = sck.mma %[[Q1]], %[[K1]]
 // CHECK: %[[P:.*]], %[[O:.*]], %[[ST:.*]] = sck.softmax %[[S]], {{.*}} of %c300 {scale = 0.0883883461 : f32}
 // CHECK: %[[V:.*]] = sck.load "V"[%{{.*}}, %{{.*}}, %[[H]], %[[KVB]]] : !sck.box<128x128xf16>
@@ -97,17 +99,35 @@ func.func @short(%q: tensor<2x1x40x64xf16>, %k: tensor<2x1x100x64xf16>, %v: tens
 // A block mask: its kept key blocks as BSR tables, constants of the
 // kernel (512 tokens in 4 causal blocks of 128 with local width 0 and the
 // first block as anchor: block i keeps 0, i - 2^k for k >= 1 and i:
-// [0], [0, 1], [0, 2], [0, 1, 3]); each 64-row
-// query tile walks the kept blocks of its 128-row query block.
+// [0], [0, 1], [0, 2], [0, 1, 3]). Two consumers, as the generator runs
+// them: a tile is a 128-row query block of two 64-row halves (4 tiles),
+// which walk its kept blocks together: the K and V boxes of a block are
+// loaded once for both halves, each half its own S, softmax step and O.
 // CHECK-LABEL: func.func private @masked_attention0_kernel(
 // CHECK-DAG: %[[OFFSETS:.*]] = arith.constant dense<[0, 1, 3, 5, 8]> : tensor<5xi32>
 // CHECK-DAG: %[[IND:.*]] = arith.constant dense<[0, 0, 1, 0, 2, 0, 1, 3]> : tensor<8xi32>
-// CHECK: sck.tile_loop
-// CHECK: %[[QB:.*]] = arith.divui %{{.*}}, %c128 : index
-// CHECK: tensor.extract %[[OFFSETS]][%[[QB]]]
-// CHECK: scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: sck.tile_loop %{{.*}}, %c4, %c1
+// CHECK: %[[ROW0:.*]] = arith.muli %{{.*}}, %c128 : index
+// CHECK: %[[ROW1:.*]] = arith.addi %[[ROW0]], %c64 : index
+// CHECK: %[[QA:.*]] = sck.load "Q"[%c0, %[[ROW0]],
+// CHECK: %[[QB:.*]] = sck.load "Q"[%c0, %[[ROW1]],
+// CHECK: %[[QBLOCK:.*]] = arith.divui %[[ROW0]], %c128 : index
+// CHECK: tensor.extract %[[OFFSETS]][%[[QBLOCK]]]
+// CHECK: scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step {{.*}} iter_args({{.*}}) -> (!sck.acc<64x64xf32>, !sck.acc<64x2xf32>, !sck.acc<64x64xf32>, !sck.acc<64x2xf32>)
 // CHECK: tensor.extract %[[IND]][%[[T]]]
+// CHECK: %[[K:.*]] = sck.load "K"
+// CHECK-NOT: sck.load "K"
+// CHECK: sck.mma %[[QA]], %[[K]]
 // CHECK: sck.softmax {{.*}} -> !sck.box<64x128xbf16>
+// CHECK: sck.mma %[[QB]], %[[K]]
+// CHECK: sck.softmax {{.*}} -> !sck.box<64x128xbf16>
+// CHECK: %[[V:.*]] = sck.load "V"
+// CHECK-NOT: sck.load
+// CHECK: sck.mma %{{.*}}, %[[V]]
+// CHECK: sck.mma %{{.*}}, %[[V]]
+// CHECK: scf.yield
+// CHECK: sck.epilogue "O"[%c0, %[[ROW0]],
+// CHECK: sck.epilogue "O"[%c0, %[[ROW1]],
 func.func @masked(%q: tensor<1x1x512x64xbf16>, %k: tensor<1x1x512x64xbf16>, %v: tensor<1x1x512x64xbf16>) -> tensor<1x1x512x64xbf16> {
   %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128, local_width = 0, anchors = [first], causal = true>) : tensor<1x1x512x64xbf16>, tensor<1x1x512x64xbf16>, tensor<1x1x512x64xbf16> -> tensor<1x1x512x64xbf16>
   return %o : tensor<1x1x512x64xbf16>

@@ -307,8 +307,12 @@ def ScLowerToSckPass : Pass<"sc-lower-to-sck", "::mlir::ModuleOp"> {
     (, %index: tensor<?xi32>)(, %queryLen: index)(, %keyLen: index)
     (, %tables: tensor<?xi32> {sck.mask_tables = <mask>}))` too (the
     lengths when dynamic; the tables when a mask's lengths are, as the
-    runtime builds them at launch): a tile loop over batch x 64-row query
-    tiles x heads; per tile the Q boxes (`[d, q, h, b]`), then per key
+    runtime builds them at launch): a tile loop over batch x query tiles x
+    heads, a tile 64 rows, or 128 as two 64-row halves where the generator
+    runs two consumers on the halves of a query block (more than 64 query
+    rows, or a dynamic length, without an index pairing candidates): the
+    halves share every K/V box, each has its own S, softmax and O; per
+    tile the Q boxes (`[d, q, h, b]`), then per key
     block (the mask's kept blocks, from BSR tables: constants of the
     kernel over static lengths, else the argument; of the mask's size;
     without a mask all blocks, of 128 keys
