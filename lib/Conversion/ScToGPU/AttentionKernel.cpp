@@ -716,7 +716,18 @@ static LogicalResult readAttentionKernelIR(AttentionOp op, int64_t consumers,
   FailureOr<func::FuncOp> kernel = sc::detail::kernelIRFunction(op);
   if (failed(kernel) || !*kernel)
     return failed(kernel) ? failure() : success();
-  WalkResult walk = kernel->walk([&](Operation *inner) {
+  // A tile's query rows: two 64-row halves where two consumers split a
+  // 128-row query block, else one 64-row tile (a candidate of a pair).
+  int64_t halves = consumers == 2 && !attentionPairsCandidates(op) ? 2 : 1;
+  int64_t qLoads = 0;
+  Operation *tileLoop = nullptr;
+  WalkResult walk = kernel->walk<WalkOrder::PreOrder>([&](Operation *inner) {
+    if (isa<sck::TileLoopOp>(inner) && !tileLoop)
+      tileLoop = inner;
+    if (auto load = dyn_cast<sck::LoadOp>(inner);
+        load && load.getOperand() == "Q" && tileLoop &&
+        tileLoop->isAncestor(load))
+      ++qLoads;
     if (auto loop = dyn_cast<sck::TileLoopOp>(inner);
         loop && loop.getSchedule() != "grid") {
       loop.emitError("the attention kernel runs one CTA per tile; the "
@@ -773,7 +784,16 @@ static LogicalResult readAttentionKernelIR(AttentionOp op, int64_t consumers,
     roles.consumerRegs = role.getRegs();
     return WalkResult::advance();
   });
-  return failure(walk.wasInterrupted());
+  if (walk.wasInterrupted())
+    return failure();
+  // Q boxes of one tile loop (a warp-specialized kernel has two copies of
+  // the loop, the producer's holding the loads).
+  if (tileLoop && qLoads != halves * (headDim / 64))
+    return tileLoop->emitError()
+           << "the attention kernel's tile is " << 64 * halves
+           << " query rows (" << halves * (headDim / 64)
+           << " Q boxes); the kernel-level IR loads " << qLoads;
+  return success();
 }
 
 FailureOr<KernelLaunch>

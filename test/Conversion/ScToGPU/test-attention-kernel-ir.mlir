@@ -58,6 +58,25 @@ func.func private @one_consumer_kernel(%batch: index) {
 
 // -----
 
+// Two consumers on the halves of a 128-row query block: a tile is both
+// halves (two Q boxes at head dim 64), not one 64-row tile.
+func.func @split_tile(%q: tensor<2x1x128x64xf16>, %k: tensor<2x1x256x64xf16>, %v: tensor<2x1x256x64xf16>) -> tensor<2x1x128x64xf16> {
+  %o = sc.attention %q, %k, %v {sc.kernel_ir = @split_tile_kernel} : tensor<2x1x128x64xf16>, tensor<2x1x256x64xf16>, tensor<2x1x256x64xf16> -> tensor<2x1x128x64xf16>
+  return %o : tensor<2x1x128x64xf16>
+}
+func.func private @split_tile_kernel(%batch: index) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  // expected-error @below {{the attention kernel's tile is 128 query rows (2 Q boxes); the kernel-level IR loads 1}}
+  sck.tile_loop %batch, %c2, %c2 attributes {schedule = "grid"} {
+  ^bb0(%b: index, %t: index, %h: index):
+    %q = sck.load "Q"[%c0, %t, %h, %b] : !sck.box<64x64xf16>
+  }
+  return
+}
+
+// -----
+
 // Two consumers take turns on query tiles that share their K/V: a GEMM's
 // order is not what the kernel does.
 func.func @pingpong_consumers(%q: tensor<2x1x128x64xf16>, %k: tensor<2x1x256x64xf16>, %v: tensor<2x1x256x64xf16>) -> tensor<2x1x128x64xf16> {
