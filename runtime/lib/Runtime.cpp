@@ -237,8 +237,9 @@ struct scModule {
   Manifest manifest;
   std::mutex mutex;
   std::map<std::string, CUmodule> loaded;           // by module name
-  std::map<std::string, CUfunction> functions;      // module/kernel
-  std::map<const LaunchSpec *, CUfunction> launchFunctions; // the same, by launch
+  // By launch (its kernel looked up once per launch of the manifest: a
+  // pointer, so that a call does not format strings to find it).
+  std::map<const LaunchSpec *, CUfunction> functions;
   // Encoded, by (launch, parameter, address, dims): integers, so that a
   // call does not format strings to find its maps.
   std::map<std::vector<uint64_t>, CUdeviceptr> tensorMaps;
@@ -287,19 +288,12 @@ scStatus ensureContext(Driver *d) {
 }
 
 scStatus getFunction(scModule *m, const LaunchSpec &launch, CUfunction &out) {
-  auto cached = m->launchFunctions.find(&launch);
-  if (cached != m->launchFunctions.end()) {
-    out = cached->second;
+  auto found = m->functions.find(&launch);
+  if (found != m->functions.end()) {
+    out = found->second;
     return SC_OK;
   }
   Driver *d = m->driver;
-  std::string key = launch.module + "/" + launch.kernel;
-  auto found = m->functions.find(key);
-  if (found != m->functions.end()) {
-    out = found->second;
-    m->launchFunctions[&launch] = out;
-    return SC_OK;
-  }
   CUmodule mod = nullptr;
   auto loadedIt = m->loaded.find(launch.module);
   if (loadedIt != m->loaded.end()) {
@@ -339,8 +333,7 @@ scStatus getFunction(scModule *m, const LaunchSpec &launch, CUfunction &out) {
   if (launch.sharedBytes > 48 * 1024)
     SC_CUDA_CHECK(d, d->cuFuncSetAttribute(f, kAttrMaxDynamicShared,
                                            static_cast<int>(launch.sharedBytes)));
-  m->functions[key] = f;
-  m->launchFunctions[&launch] = f;
+  m->functions[&launch] = f;
   out = f;
   return SC_OK;
 }
