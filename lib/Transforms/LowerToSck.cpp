@@ -328,8 +328,7 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
   // runs them: two candidates of one request (paired by the index's values
   // at run time: here one candidate a tile), or the two 64-row halves of a
   // 128-row query tile (a tile of two halves sharing every K/V box).
-  bool pairsCandidates = indexed && !dynamicQuery && queryLen <= 64;
-  int64_t halves = op.getKernelConsumers() == 2 && !pairsCandidates ? 2 : 1;
+  int64_t halves = op.getKernelTileRows() / 64;
   auto loop = sck::TileLoopOp::create(
       b, loc, entry->getArgument(0), ceilDiv(queryLenValue, 64 * halves),
       cst(heads), b.getStringAttr("grid"), b.getI64IntegerAttr(1),

@@ -184,7 +184,7 @@ struct ScWarpSpecializePass
     // of each CTA on an SM, allocated in steps of 8 at launch, then moved
     // between roles.
     int64_t warpgroups = 1 + consumers;
-    int64_t launch = 65536 / (128 * warpgroups * ctasPerSM) / 8 * 8;
+    int64_t launch = launchRegisters(warpgroups, ctasPerSM);
     if (producerRegs + consumers * consumerRegs > launch * warpgroups)
       return loop.emitError()
              << "registers: producer " << producerRegs << " + " << consumers

@@ -681,14 +681,6 @@ std::string finishText(int64_t headDim, StringRef type, int64_t eltBytes) {
   return text;
 }
 
-} // namespace
-
-bool mlir::sc::attentionPairsCandidates(AttentionOp op) {
-  RankedTensorType qType = op.getQuery().getType();
-  return op.getIndex() && !qType.isDynamicDim(2) && qType.getDimSize(2) <= 64;
-}
-
-namespace {
 /// What the kernel-level IR of an attention op decided (its sc.kernel_ir
 /// function after sc-lower-to-sck{attention=1} and sc-warp-specialize):
 /// the key/value ring's stages (0: as many as the kernel takes) and the
@@ -718,7 +710,7 @@ static LogicalResult readAttentionKernelIR(AttentionOp op, int64_t consumers,
     return failed(kernel) ? failure() : success();
   // A tile's query rows: two 64-row halves where two consumers split a
   // 128-row query block, else one 64-row tile (a candidate of a pair).
-  int64_t halves = consumers == 2 && !attentionPairsCandidates(op) ? 2 : 1;
+  int64_t halves = op.getKernelTileRows() / 64;
   int64_t qLoads = 0;
   Operation *tileLoop = nullptr;
   WalkResult walk = kernel->walk<WalkOrder::PreOrder>([&](Operation *inner) {
@@ -846,8 +838,10 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // idles on a single 64-row tile).
   // (AttentionOp::getKernelConsumers.)
   int64_t consumers = op.getKernelConsumers();
+  // One consumer runs two CTAs an SM (one covers the other's waits).
+  int64_t ctasPerSM = consumers == 1 ? 2 : 1;
   enum class Mode { Single, Pairs, Split } mode = Mode::Single;
-  if (attentionPairsCandidates(op)) {
+  if (op.kernelPairsCandidates()) {
     mode = Mode::Pairs;
     if (binding.pairs.empty())
       return op.emitError() << "internal error: the attention kernel pairs "
@@ -1012,7 +1006,7 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
     return failure();
   // setmaxnreg moves registers between the roles: the total is what the
   // CTA got at launch (two CTAs an SM with one consumer).
-  int64_t launchRegs = consumers == 2 ? 168 : 128;
+  int64_t launchRegs = sck::launchRegisters(consumers + 1, ctasPerSM);
   if (roles.producerRegs + consumers * roles.consumerRegs >
       (consumers + 1) * launchRegs)
     return op.emitError() << "the kernel-level IR asks for a producer of "
@@ -1022,7 +1016,7 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                           << consumers + 1 << " x " << launchRegs;
   if (roles.stages > 0) {
     // One consumer runs two CTAs an SM: each gets half the shared memory.
-    int64_t perCta = consumers == 2 ? 227 * 1024 : 113 * 1024;
+    int64_t perCta = ctasPerSM == 1 ? 227 * 1024 : 113 * 1024;
     int64_t fit = (perCta - ringOff - detail::kSmemAlignReserve) / slotBytes;
     if (roles.stages > fit)
       return op.emitError() << "the kernel-level IR asks for "
@@ -1051,7 +1045,9 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // 128 registers a thread at launch; the pipelined loop needs ~142, which
   // the consumer gets from the producer by setmaxnreg (without it ptxas
   // spilled: 0.68x on the H200; with it 1.10x over block by block).
-  values["MINCTAS"] = consumers == 1 ? ", nvvm.minctasm = 2 : i32" : "";
+  values["MINCTAS"] =
+      ctasPerSM > 1 ? llvm::formatv(", nvvm.minctasm = {0} : i32", ctasPerSM).str()
+                    : "";
   values["RELEASES"] = std::to_string(4 * consumers);
   values["QBYTESALL"] = std::to_string(consumers * qBytes);
   values["STAGEELEMS"] = std::to_string(stageBytes / eltBytes);

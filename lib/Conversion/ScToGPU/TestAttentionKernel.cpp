@@ -27,7 +27,7 @@ struct ScTestAttentionKernelPass
       binding.value = sc::detail::testOperandName(op.getValue());
       binding.index = op.getIndex() ? sc::detail::testOperandName(op.getIndex()) : "";
       binding.result = "result";
-      binding.pairs = attentionPairsCandidates(op) ? "pairs" : "";
+      binding.pairs = op.kernelPairsCandidates() ? "pairs" : "";
       binding.batchSymbol = "B";
       binding.keyBatchSymbol = "U";
       binding.queryLenSymbol = "L";

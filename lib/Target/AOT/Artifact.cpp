@@ -642,7 +642,7 @@ LogicalResult EntryCompiler::visitAttention(AttentionOp op, AttentionOp self) {
   }
   // Two candidates of one request per CTA: a pairing kernel first makes
   // the table (which candidates those are depends on the index's values).
-  if (attentionPairsCandidates(op)) {
+  if (op.kernelPairsCandidates()) {
     auto i32 = IntegerType::get(op.getContext(), 32);
     LaunchDim users = k->shape[0], candidates = q->shape[0];
     PairCandidatesSpec spec;

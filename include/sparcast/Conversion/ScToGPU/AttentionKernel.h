@@ -20,15 +20,11 @@ struct AttentionBinding {
   /// Symbols of the dynamic dims: query batch (B), key batch (U), query
   /// and key lengths.
   std::string batchSymbol, keyBatchSymbol, queryLenSymbol, keyLenSymbol;
-  /// When attentionPairsCandidates(op): the int32 [B] table of
+  /// When op.kernelPairsCandidates(): the int32 [B] table of
   /// buildPairCandidatesKernel, which CTA x reads to know its candidates.
   std::string pairs;
 };
 
-/// Whether the kernel for `op` runs two candidates of one request per CTA
-/// (an indexed attention of at most 64 static query rows): it then reads
-/// the pairs table of a pairing kernel launched before it.
-bool attentionPairsCandidates(AttentionOp op);
 
 /// A self-attention over the target attention's keys and values (user
 /// history attending to itself), computed by the same launch.

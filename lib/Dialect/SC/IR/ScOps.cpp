@@ -360,11 +360,20 @@ float AttentionOp::getScaleOrDefault() {
                     getQuery().getType().getShape().back()));
 }
 
+bool AttentionOp::kernelPairsCandidates() {
+  RankedTensorType q = getQuery().getType();
+  return getIndex() && !q.isDynamicDim(2) && q.getDimSize(2) <= 64;
+}
+
+int64_t AttentionOp::getKernelTileRows() {
+  return getKernelConsumers() == 2 && !kernelPairsCandidates() ? 128 : 64;
+}
+
 int64_t AttentionOp::getKernelConsumers() {
+  if (kernelPairsCandidates())
+    return 2;
   RankedTensorType q = getQuery().getType();
   bool dynamicQuery = q.isDynamicDim(2);
-  if (getIndex() && !dynamicQuery && q.getDimSize(2) <= 64)
-    return 2;
   auto mask = dyn_cast_if_present<BlockMaskAttrInterface>(getMaskAttr());
   bool longQuery = dynamicQuery || q.getDimSize(2) > 64;
   return longQuery && (!mask || mask.getMaskBlockSize() == 128) ? 2 : 1;

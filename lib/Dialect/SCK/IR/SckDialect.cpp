@@ -253,3 +253,7 @@ LogicalResult RoleOp::verify() {
            << *getOrder() << "'";
   return success();
 }
+
+int64_t mlir::sck::launchRegisters(int64_t warpgroups, int64_t ctasPerSM) {
+  return 65536 / (128 * warpgroups * ctasPerSM) / 8 * 8;
+}

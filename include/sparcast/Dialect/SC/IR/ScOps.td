@@ -186,6 +186,14 @@ def Sc_AttentionOp : Sc_Op<"attention", [Pure]> {
     /// query block: more than 64 or dynamic query rows, with no mask or
     /// one of 128-token blocks), else one.
     int64_t getKernelConsumers();
+    /// Whether those two consumers take two candidates of one request (an
+    /// index and at most 64 static query rows): the kernel then reads the
+    /// pairs table of a pairing kernel launched before it.
+    bool kernelPairsCandidates();
+    /// The query rows of one tile of the kernel: 128 (two 64-row halves
+    /// sharing every K/V block) where two consumers split a query block,
+    /// else 64 (a candidate of a pair, or one consumer's tile).
+    int64_t getKernelTileRows();
     /// Its key blocks: the mask's size, else 128 keys with two consumers
     /// and 64 with one.
     int64_t getKernelKeyBlock();

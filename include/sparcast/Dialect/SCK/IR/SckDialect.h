@@ -23,4 +23,11 @@
 #define GET_OP_CLASSES
 #include "sparcast/Dialect/SCK/IR/SckOps.h.inc"
 
+namespace mlir::sck {
+/// The registers a thread gets at launch when `ctasPerSM` CTAs of
+/// `warpgroups` x 128 threads share an SM's 65536 (allocated in steps of
+/// 8): the budget roles then move between them with setmaxnreg.
+int64_t launchRegisters(int64_t warpgroups, int64_t ctasPerSM);
+} // namespace mlir::sck
+
 #endif // SPARCAST_DIALECT_SCK_IR_SCKDIALECT_H
