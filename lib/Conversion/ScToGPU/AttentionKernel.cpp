@@ -133,7 +133,7 @@ $SMEM_REGION    %smemBase = arith.index_cast %base : index to i64
     %fullV = nvgpu.mbarrier.create -> !bars
     %empty = nvgpu.mbarrier.create -> !bars
     %emptyV = nvgpu.mbarrier.create -> !bars
-$VREADY_CREATE    %qbar = nvgpu.mbarrier.create -> !qbar
+    %qbar = nvgpu.mbarrier.create -> !qbar
 $BLOCKS
     %first = arith.cmpi eq, %tid, %c0 : index
     scf.if %first {
@@ -143,7 +143,7 @@ $BLOCKS
         nvgpu.mbarrier.init %fullV[%s], %c1 : !bars
         nvgpu.mbarrier.init %empty[%s], %releases : !bars
         nvgpu.mbarrier.init %emptyV[%s], %releases : !bars
-$VREADY_INIT      }
+      }
       nvgpu.mbarrier.init %qbar[%c0], %c1 : !qbar
     }
     gpu.barrier
@@ -306,7 +306,7 @@ $KEY_BLOCK_IN            // Block t - 1's slot: its V.
             %vOff = arith.addi %kOffP, %kBytes : index
 $DESC_K$DESC_V            // V (t - 1) is waited for here, not between the wgmma: a wait
             // loop there puts the P V on a path ptxas takes as divergent.
-            nvgpu.mbarrier.try_wait.parity $VBAR[%slotP], %parityP, %ticks : !bars
+            nvgpu.mbarrier.try_wait.parity %fullV[%slotP], %parityP, %ticks : !bars
             scf.if %turns {
               nvvm.barrier id = %myTurn number_of_threads = %turnCount
             }
@@ -348,7 +348,7 @@ $RESCALE_LOOP
             %slotOffL = arith.muli %slotL, %slotBytes : index
             %kOffL = arith.addi %kOff0, %slotOffL : index
             %vOff = arith.addi %kOffL, %kBytes : index
-$DESC_V            nvgpu.mbarrier.try_wait.parity $VBAR[%slotL], %parityL, %ticks : !bars
+$DESC_V            nvgpu.mbarrier.try_wait.parity %fullV[%slotL], %parityL, %ticks : !bars
             scf.if %turns {
               nvvm.barrier id = %myTurn number_of_threads = %turnCount
             }
@@ -788,6 +788,11 @@ static LogicalResult readAttentionKernelIR(AttentionOp op, int64_t consumers,
   return success();
 }
 
+bool mlir::sc::attentionKernelTakesF16Value(AttentionOp op, bool fusedSelf) {
+  return op.getQuery().getType().getElementType().isBF16() &&
+         op->hasAttr("attention_f16_p") && !fusedSelf;
+}
+
 FailureOr<KernelLaunch>
 mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                                StringRef kernelName,
@@ -1195,101 +1200,29 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
       "            nvgpu.mbarrier.try_wait.parity %fullV[%ds], %dpar, %ticks : !bars\n");
   pieces["LOADKV"] = loadKeyValueText("ld", "%pj", dChunks, blockN,
                                       kbOf("%t", "%ld_kb"));
-  // bf16 with P in f16 (attention_f16_p): P rounded to f16 (8x finer than bf16,
-  // its rounding was most of the bf16 error) needs V in f16 too (wgmma
-  // takes one type for both operands): the producer warpgroup converts each
-  // landed V block in place (bf16 -> f16 is exact within f16's range,
-  // +-65504) and signals %vReady, which the consumers wait for instead of
-  // %fullV.
-  bool f16P = elementType.isBF16() && op->hasAttr("attention_f16_p") && !self;
+  // bf16 with P in f16 (attention_f16_p): P rounded to f16 (8x finer than
+  // bf16, its rounding was most of the bf16 error) needs V in f16 too
+  // (wgmma takes one type for both operands): the entry converts V once
+  // before the kernel (buildConvertKernel), which reads it as f16.
+  bool f16P = attentionKernelTakesF16Value(op, self != nullptr);
   std::string pType = f16P ? "f16" : typeToString(elementType);
-  values["VBAR"] = f16P ? "%vReady" : "%fullV";
   std::string loadLoop = R"mlir(
         scf.for %t = %c0 to %nkb step %c1 {
-$LEAD_OPEN          %pj = arith.addi %t, %c0 : index
+          %pj = arith.addi %t, %c0 : index
           %ps = arith.remui %pj, %cS : index
           %pr = arith.divui %pj, %cS : index
           %prp = arith.remui %pr, %c2 : index
           %pep = arith.xori %prp, %c1 : index
           %pepar = arith.index_cast %pep : index to i1
           nvgpu.mbarrier.try_wait.parity %empty[%ps], %pepar, %ticks : !bars
-$LOADKV$LEAD_CLOSE$CONVERT_PREV        }
+$LOADKV        }
 )mlir";
-  loadLoop = replaceAll(loadLoop, {{"LOADKV", pieces["LOADKV"]}});
-  pieces["VREADY_CREATE"] =
-      f16P ? "    // bf16 with P in f16: the slot's V converted to f16.\n"
-             "    %vReady = nvgpu.mbarrier.create -> !bars\n"
-           : "";
-  pieces["VREADY_INIT"] =
-      f16P ? "        nvgpu.mbarrier.init %vReady[%s], %c1 : !bars\n" : "";
-  // Block j's V, once landed: producer thread i converts bytes 8i .. 8i + 7
-  // of every 1 KB (element by element, so the swizzled layout does not
-  // matter; neighbouring threads, neighbouring banks).
-  auto convertText = [&](StringRef p, StringRef j) {
-    return llvm::formatv(R"mlir(
-          %{0}_s = arith.remui {1}, %cS : index
-          %{0}_r = arith.divui {1}, %cS : index
-          %{0}_rp = arith.remui %{0}_r, %c2 : index
-          %{0}_par = arith.index_cast %{0}_rp : index to i1
-          nvgpu.mbarrier.try_wait.parity %fullV[%{0}_s], %{0}_par, %ticks : !bars
-          %{0}_so = arith.muli %{0}_s, %slotBytes : index
-          %{0}_k0 = arith.addi %pad, %ringOff : index
-          %{0}_k = arith.addi %{0}_k0, %{0}_so : index
-          %{0}_v = arith.addi %{0}_k, %kBytes : index
-          %{0}_steps = arith.constant {2} : index
-          %{0}_c8 = arith.constant 8 : index
-          %{0}_c1024 = arith.constant 1024 : index
-          %{0}_mine = arith.muli %cvTid, %{0}_c8 : index
-          %{0}_v0 = arith.addi %{0}_v, %{0}_mine : index
-          scf.for %{0}_i = %c0 to %{0}_steps step %c1 {{
-            %{0}_o0 = arith.muli %{0}_i, %{0}_c1024 : index
-            %{0}_o = arith.addi %{0}_v0, %{0}_o0 : index
-            %{0}_src = memref.view %smem[%{0}_o][] : !smem to memref<4xbf16, #gpu.address_space<workgroup>>
-            %{0}_x = vector.load %{0}_src[%c0] : memref<4xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
-            %{0}_xf = arith.extf %{0}_x : vector<4xbf16> to vector<4xf32>
-            %{0}_xh = arith.truncf %{0}_xf : vector<4xf32> to vector<4xf16>
-            %{0}_dst = memref.view %smem[%{0}_o][] : !smem to memref<4xf16, #gpu.address_space<workgroup>>
-            vector.store %{0}_xh, %{0}_dst[%c0] : memref<4xf16, #gpu.address_space<workgroup>>, vector<4xf16>
-          }
-          // The converted values reach wgmma (the async proxy) before the
-          // consumers hear of them.
-          nvvm.fence.proxy {{kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-          %{0}_bar = arith.constant 5 : i32
-          nvvm.barrier id = %{0}_bar number_of_threads = %c128i32
-          scf.if %lead {{
-            %{0}_tok = nvgpu.mbarrier.arrive %vReady[%{0}_s] : !bars -> !nvgpu.mbarrier.token
-          }
-)mlir",
-                         p, j, kBytes / (8 * 128))
-        .str();
-  };
-  if (!f16P) {
-    pieces["PRODUCER_KV"] = replaceAll(
-        "        // The request's key/value blocks into the ring: K once every\n"
-        "        // consumer is done with the slot's keys, V once with its values.\n"
-        "        %kvBatch = arith.addi %rA, %c0 : index\n" +
-            loadLoop + "      }\n",
-        {{"LEAD_OPEN", ""}, {"LEAD_CLOSE", ""}, {"CONVERT_PREV", ""}});
-  } else {
-    // Every producer thread loops: the lead loads block t, then all convert
-    // block t - 1 (landed by then or soon), and the last block after.
-    pieces["PRODUCER_KV"] = replaceAll(
-        "      }\n"
-        "      %kvBatch = arith.addi %rA, %c0 : index\n"
-        "      %cvTid = arith.subi %tid, %prodTid : index\n" +
-            loadLoop +
-            "      %cvAny = arith.cmpi ugt, %nkb, %c0 : index\n"
-            "      scf.if %cvAny {\n"
-            "        %cvLast = arith.subi %nkb, %c1 : index\n" +
-            convertText("cvl", "%cvLast") + "      }\n",
-        {{"LEAD_OPEN", "          scf.if %lead {\n"},
-         {"LEAD_CLOSE", "          }\n"},
-         {"CONVERT_PREV",
-          "          %cvAfter = arith.cmpi ugt, %t, %c0 : index\n"
-          "          scf.if %cvAfter {\n"
-          "            %cvPrev = arith.subi %t, %c1 : index\n" +
-              convertText("cvp", "%cvPrev") + "          }\n"}});
-  }
+  pieces["PRODUCER_KV"] = replaceAll(
+      "        // The request's key/value blocks into the ring: K once every\n"
+      "        // consumer is done with the slot's keys, V once with its values.\n"
+      "        %kvBatch = arith.addi %rA, %c0 : index\n" +
+          loadLoop + "      }\n",
+      {{"LOADKV", pieces["LOADKV"]}});
   // Block %t: its ring slot once K landed, its key block, K's
   // offset.
   pieces["KEY_BLOCK_IN"] = R"mlir(
@@ -1517,7 +1450,7 @@ $LOADKV$LEAD_CLOSE$CONVERT_PREV        }
                      .str()
                : std::string(),
           stages, sharedBytes, selfText,
-          f16P ? " (P in f16, each V block converted to f16 by the producer)"
+          f16P ? " (P in f16, V read as f16: converted before the kernel)"
                : "")
           .str();
   return launch;

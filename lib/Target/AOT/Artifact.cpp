@@ -17,6 +17,7 @@
 #include "sparcast/Support/Locations.h"
 #include "sparcast/Target/AOT.h"
 #include "sparcast/Conversion/ScToGPU/AttentionKernel.h"
+#include "sparcast/Conversion/ScToGPU/ConvertKernel.h"
 #include "sparcast/Conversion/ScToGPU/CopyKernel.h"
 #include "sparcast/Conversion/ScToGPU/GemmKernel.h"
 #include "sparcast/Conversion/ScToGPU/PairCandidatesKernel.h"
@@ -620,6 +621,24 @@ LogicalResult EntryCompiler::visitAttention(AttentionOp op, AttentionOp self) {
         a.shape[2] = k->shape[2];
         tensors[op.getValue()].shape[2] = k->shape[2];
       }
+  // P in f16 needs V in f16: converted once here, not block by block in
+  // the kernel (each V block is read by many query blocks).
+  if (attentionKernelTakesF16Value(op, static_cast<bool>(self))) {
+    RankedTensorType f16Type = RankedTensorType::get(
+        v->type.getShape(), Float16Type::get(op.getContext()));
+    ConvertSpec spec;
+    spec.srcType = v->type;
+    spec.dstType = f16Type;
+    spec.src = v->name;
+    std::vector<LaunchDim> shape = v->shape;
+    shape[2] = k->shape[2];
+    spec.dst = newWorkspace(f16Type, shape).name;
+    FailureOr<KernelLaunch> convert =
+        buildConvertKernel(loc, gpuModule, nextKernelName("convert"), spec);
+    if (failed(convert) || failed(addLaunch(*convert, loc)))
+      return failure();
+    binding.value = spec.dst;
+  }
   std::vector<LaunchDim> shape = {q->shape[0], q->shape[1], q->shape[2],
                                   v->shape[3]};
   binding.result = bindResult(op.getResult(), shape).name;

@@ -34,6 +34,11 @@ struct SelfAttentionSection {
   std::string query, result, userSymbol;
 };
 
+/// Whether the kernel of `op` runs P V in f16 on a bf16 attention (the op
+/// asked for it with `attention_f16_p`; a fused self-attention keeps bf16):
+/// then its V operand must be V converted to f16 (buildConvertKernel).
+bool attentionKernelTakesF16Value(AttentionOp op, bool fusedSelf);
+
 /// Builds kernel `kernelName` for `op` into `gpuModule` (sm_90a only).
 /// With `self`, one launch computes both `op` (an indexed target attention)
 /// and the self-attention: the first grid row takes candidate pairs, the

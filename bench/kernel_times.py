@@ -1,0 +1,62 @@
+"""GPU time of each kernel of the log-linear example (B=4, H=16, N=16384,
+d=128, bf16), per build, from the CUDA profiler (torch.profiler / CUPTI):
+which kernel of an entry the time goes to. With --attention-f16-p builds
+the entry converts V to f16 first; torch's own conversion (v.half()) is
+timed next to it as the peer.
+
+  python3 bench/kernel_times.py bench/artifacts bench/artifacts/f16p [--out F]
+"""
+import argparse, collections, json, os, sys
+import torch
+from torch.profiler import ProfilerActivity, profile
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import sparcast  # noqa: E402
+
+
+def kernel_us(fn, calls):
+    """Mean GPU microseconds per call of each kernel `fn` launches."""
+    fn(); torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+    total = collections.defaultdict(float)
+    for e in prof.events():
+        if e.device_type == torch.autograd.DeviceType.CUDA:
+            total[e.name] += e.device_time_total if hasattr(e, "device_time_total") else e.cuda_time_total
+    return {name: us / calls for name, us in total.items()}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("builds", nargs="+")
+    p.add_argument("--calls", type=int, default=20)
+    p.add_argument("--out", default=None)
+    args = p.parse_args()
+    gen = torch.Generator(device="cuda"); gen.manual_seed(0)
+    q, k, v = ((torch.rand((4, 16, 16384, 128), generator=gen, device="cuda") - 0.5).to(torch.bfloat16)
+               for _ in range(3))
+    o = torch.empty_like(q)
+    rows = []
+    for build in args.builds:
+        module = sparcast.load(os.path.join(build, "loglinear_attention"))
+        # A build of the same graph in f16 takes f16 inputs.
+        f16 = module.manifest["entries"][0]["args"][0]["dtype"] == "f16"
+        qq, kk, vv, oo = (x.half() for x in (q, k, v, o)) if f16 else (q, k, v, o)
+        entry = module.loglinear_attention
+        times = kernel_us(lambda: entry(qq, kk, vv, out=[oo]), args.calls)
+        rows.append({"build": build, "kernel_us": times})
+        print(build, json.dumps({n: round(t, 1) for n, t in times.items()}), flush=True)
+    vh = torch.empty(v.shape, dtype=torch.float16, device="cuda")
+    for name, fn in (("torch vh.copy_(v) (bf16 -> f16)", lambda: vh.copy_(v)),
+                     ("torch vh.copy_(vh2) (same dtype: copy bandwidth)", lambda: vh.copy_(o.view(torch.float16)))):
+        peer = kernel_us(fn, args.calls)
+        rows.append({"build": name, "kernel_us": peer})
+        print(name, json.dumps({n[:60]: round(t, 1) for n, t in peer.items()}), flush=True)
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump({"gpu": torch.cuda.get_device_name(), "rows": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
