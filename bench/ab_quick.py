@@ -1,5 +1,5 @@
-"""A/B of two builds on a few headline cases (target attention S=1024 and
-8192, log-linear N=16384, and the LCE when both builds have it), nothing
+"""A/B of two builds on a few headline cases (target attention S=512, 1024,
+2048 and 8192, log-linear N=16384, and the LCE when both builds have it), nothing
 else in between (no peers: their load changes clocks), many interleaved
 rounds: for effects of a few percent. Correctness is the checks' job.
 
@@ -24,7 +24,9 @@ def main():
     B, H, L, d, users = 2048, 2, 64, 128, 32
     idx = torch.clamp(torch.arange(B, device="cuda") * users // B, max=users - 1).to(torch.int32)
     cases = []
-    for S, module, entry in ((1024, "target_attention", "target_attention"),
+    for S, module, entry in ((512, "attention_suite", "ta_speed_s512"),
+                             (1024, "target_attention", "target_attention"),
+                             (2048, "attention_suite", "ta_speed_s2048"),
                              (8192, "attention_suite", "ta_speed_s8192")):
         q, k, v = u((B, H, L, d), torch.float16), u((users, H, S, d), torch.float16), u((users, H, S, d), torch.float16)
         o = torch.empty_like(q)

@@ -8,11 +8,11 @@
 // RUN: not sparcast-opt %s -sc-lower-to-sck=attention=1 "-sc-warp-specialize=producer-regs=24 consumer-regs=240" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUDGET
 
 // sc-lower-to-sck{attention=1}: an indexed target attention (n_seed 64,
-// head dim 128, S = 300) becomes a tile loop over candidates x one 64-row
-// query tile x 2 heads (two consumers: the generator pairs candidates of
-// one request by the index's values at run time; a tile here is one
-// candidate); Q in two 64-column boxes; per 128-key block
-// (ceil(300 / 128) = 3 blocks) the K boxes of the request index[b], read
+// head dim 128, S = 2000) becomes a tile loop over candidates x one 64-row
+// query tile x 2 heads (two consumers, as the history is longer than 1024
+// keys: the generator pairs candidates of one request by the index's
+// values at run time; a tile here is one candidate); Q in two 64-column boxes; per 128-key block
+// (ceil(2000 / 128) = 16 blocks) the K boxes of the request index[b], read
 // transposed, into S; one online-softmax step, its P times the V box into
 // O; O / row sums to the result at [0, q, h, b].
 // CHECK-LABEL: func.func @target(
@@ -26,12 +26,12 @@
 // CHECK: %[[Q0:.*]] = sck.load "Q"[%{{.*}}, %{{.*}}, %[[H]], %[[B]]] : !sck.box<64x64xf16>
 // CHECK: %[[Q1:.*]] = sck.load "Q"[%{{.*}}, %{{.*}}, %[[H]], %[[B]]] : !sck.box<64x64xf16>
 // CHECK: sck.softmax_init : !sck.acc<64x2xf32>
-// CHECK: scf.for %{{.*}} = %{{.*}} to %c3 step
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c16 step
 // CHECK: %[[K0:.*]] = sck.load "K"[%{{.*}}, %{{.*}}, %[[H]], %[[KVB]]] {transposed} : !sck.box<64x128xf16>
 // CHECK: %[[K1:.*]] = sck.load "K"[%{{.*}}, %{{.*}}, %[[H]], %[[KVB]]] {transposed} : !sck.box<64x128xf16>
 // CHECK: sck.mma %[[Q0]], %[[K0]]
 // CHECK: %[[S:.*]] = sck.mma %[[Q1]], %[[K1]]
-// CHECK: %[[P:.*]], %[[O:.*]], %[[ST:.*]] = sck.softmax %[[S]], {{.*}} of %c300 {scale = 0.0883883461 : f32}
+// CHECK: %[[P:.*]], %[[O:.*]], %[[ST:.*]] = sck.softmax %[[S]], {{.*}} of %c2000 {scale = 0.0883883461 : f32}
 // CHECK: %[[V:.*]] = sck.load "V"[%{{.*}}, %{{.*}}, %[[H]], %[[KVB]]] : !sck.box<128x128xf16>
 // CHECK: sck.mma %[[P]], %[[V]], %[[O]] : !sck.box<64x128xf16>, !sck.box<128x128xf16>, !sck.acc<64x128xf32>
 // CHECK: %[[N:.*]] = sck.normalize
@@ -80,9 +80,9 @@
 // WSIR-NEXT: sck.release %[[QR]]
 // WSIR-NEXT: sck.normalize
 // WSIR: sck.epilogue "O"
-func.func @target(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x300x128xf16>,
-                  %v: tensor<?x2x300x128xf16>, %idx: tensor<?xi32>) -> tensor<?x2x64x128xf16> {
-  %o = sc.attention %q, %k, %v index %idx : tensor<?x2x64x128xf16>, tensor<?x2x300x128xf16>, tensor<?x2x300x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
+func.func @target(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x2000x128xf16>,
+                  %v: tensor<?x2x2000x128xf16>, %idx: tensor<?xi32>) -> tensor<?x2x64x128xf16> {
+  %o = sc.attention %q, %k, %v index %idx : tensor<?x2x64x128xf16>, tensor<?x2x2000x128xf16>, tensor<?x2x2000x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
   return %o : tensor<?x2x64x128xf16>
 }
 

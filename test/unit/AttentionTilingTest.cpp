@@ -31,11 +31,14 @@ protected:
   }
 
   /// (consumers, key block) of an attention with query length `query`
-  /// ("?" for dynamic), an index or not, and `mask` (or "").
+  /// ("?" for dynamic), an index or not, `mask` (or ""), key length `keys`
+  /// and, with `pairsAttr`, the op marked as fusing a self-attention.
   std::pair<int64_t, int64_t> tiling(const std::string &query, bool indexed,
-                                     const std::string &mask) {
+                                     const std::string &mask,
+                                     const std::string &keys = "2048",
+                                     bool pairsAttr = false) {
     std::string q = "tensor<?x2x" + query + "x64xf16>";
-    std::string kv = "tensor<?x2x256x64xf16>";
+    std::string kv = "tensor<?x2x" + keys + "x64xf16>";
     std::string source =
         "func.func @f(%q: " + q + ", %k: " + kv + ", %v: " + kv +
         ", %i: tensor<?xi32>) -> " + q + " {\n  %o = sc.attention %q, %k, %v" +
@@ -49,6 +52,8 @@ protected:
       return {0, 0};
     AttentionOp op;
     module->walk([&](AttentionOp a) { op = a; });
+    if (pairsAttr)
+      op->setAttr(AttentionOp::getKernelPairsAttrName(), UnitAttr::get(&context));
     return {op.getKernelConsumers(), op.getKernelKeyBlock()};
   }
 
@@ -56,9 +61,22 @@ protected:
 };
 
 TEST_F(AttentionTilingTest, CandidatePairsShareKeyBlocksOf128) {
-  // Two candidates of one request per CTA: an index, at most 64 rows.
+  // Two candidates of one request per CTA: an index, at most 64 rows, more
+  // than 1024 keys or a dynamic number.
   EXPECT_EQ(tiling("64", true, ""), std::make_pair(int64_t(2), int64_t(128)));
   EXPECT_EQ(tiling("32", true, ""), std::make_pair(int64_t(2), int64_t(128)));
+  EXPECT_EQ(tiling("64", true, "", "1025"), std::make_pair(int64_t(2), int64_t(128)));
+  EXPECT_EQ(tiling("64", true, "", "?"), std::make_pair(int64_t(2), int64_t(128)));
+}
+
+TEST_F(AttentionTilingTest, ShortHistoriesRunOneConsumerACandidate) {
+  // At most 1024 keys: one consumer a candidate on 64-key blocks (two CTAs
+  // an SM), unless the op fuses a self-attention (only the pairs kernel
+  // does).
+  EXPECT_EQ(tiling("64", true, "", "1024"), std::make_pair(int64_t(1), int64_t(64)));
+  EXPECT_EQ(tiling("32", true, "", "256"), std::make_pair(int64_t(1), int64_t(64)));
+  EXPECT_EQ(tiling("64", true, "", "1024", /*pairsAttr=*/true),
+            std::make_pair(int64_t(2), int64_t(128)));
 }
 
 TEST_F(AttentionTilingTest, LongQueriesSplitTheirBlocksOf128Rows) {

@@ -203,7 +203,6 @@ private:
   /// self, and the selves so placed.
   DenseMap<Operation *, AttentionOp> selfFor;
   DenseSet<Operation *> fusedSelf;
-  void findFusableSelfAttention();
   /// The tensor `result` is written to: the caller's result when returned,
   /// else a new workspace tensor.
   TensorInfo bindResult(Value result, std::vector<LaunchDim> shape);
@@ -555,10 +554,13 @@ TensorInfo EntryCompiler::bindResult(Value result,
 
 /// A self-attention fuses into an indexed target attention's launch when it
 /// reads the same keys and values and the kernel takes the pair (see
-/// buildAttentionKernel): then one K/V stream serves both.
-void EntryCompiler::findFusableSelfAttention() {
-  if (!options.fuseSelfAttention || options.chip != "sm_90a")
-    return;
+/// buildAttentionKernel): then one K/V stream serves both. Returns target ->
+/// self; marks each such target (AttentionOp::getKernelPairsAttrName), whose
+/// kernel then pairs candidates whatever the keys' length.
+static DenseMap<Operation *, AttentionOp>
+findFusableSelfAttention(func::FuncOp func) {
+  DenseMap<Operation *, AttentionOp> selfFor;
+  DenseSet<Operation *> fusedSelf;
   SmallVector<AttentionOp> attentions(func.getOps<AttentionOp>());
   auto staticDims = [](AttentionOp a) {
     // Heads, query length, head dim and key length (the batch may vary).
@@ -587,9 +589,12 @@ void EntryCompiler::findFusableSelfAttention() {
         continue;
       selfFor[target] = self;
       fusedSelf.insert(self);
+      target->setAttr(AttentionOp::getKernelPairsAttrName(),
+                      UnitAttr::get(target.getContext()));
       break;
     }
   }
+  return selfFor;
 }
 
 LogicalResult EntryCompiler::visitAttention(AttentionOp op, AttentionOp self) {
@@ -690,7 +695,11 @@ LogicalResult EntryCompiler::visitAttention(AttentionOp op, AttentionOp self) {
 LogicalResult EntryCompiler::compile() {
   if (failed(bindArguments()))
     return failure();
-  findFusableSelfAttention();
+  if (options.fuseSelfAttention && options.chip == "sm_90a")
+    for (auto [target, self] : findFusableSelfAttention(func)) {
+      selfFor[target] = self;
+      fusedSelf.insert(self.getOperation());
+    }
   findFusableGemmStages();
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   for (Operation &op : func.getBody().front().without_terminator()) {
@@ -777,6 +786,16 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
         stages.report = report != nullptr;
         pm.addNestedPass<func::FuncOp>(createScFuseGemmStagesPass(stages));
       }
+    }
+    if (failed(pm.run(module)))
+      return failure();
+    // Targets that fuse a self-attention are marked before their kernel
+    // IR is built: it must have the pairs kernel's tiling.
+    if (options.fuseSelfAttention && options.chip == "sm_90a")
+      for (auto func : module.getOps<func::FuncOp>())
+        (void)findFusableSelfAttention(func);
+    pm.clear();
+    if (options.chip == "sm_90a") {
       // Each GEMM's and attention's kernel at the kernel level, split into
       // roles there; the generators read the ring and the registers back
       // (sc.kernel_ir).

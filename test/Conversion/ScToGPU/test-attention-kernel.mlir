@@ -2,7 +2,8 @@
 // RUN: not sparcast-opt %s -split-input-file -sc-test-attention-kernel=chip=sm_80 2>&1 | FileCheck %s --check-prefix=SM80
 // SM80: error: the attention kernel needs sm_90a (TMA and wgmma), got sm_80
 
-// Target attention, n_seed = 64: CTA x takes candidate x and the partner
+// Target attention, n_seed = 64, over 2000 keys (more than 1024: pairs):
+// CTA x takes candidate x and the partner
 // the pairing kernel gave it, of the same request (two consumer warpgroups
 // and a producer: 384 threads), or nothing when x is some other
 // candidate's partner (entry -1); keys/values at index[x].
@@ -47,7 +48,7 @@
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: scf.if
 // CHECK-NEXT: nvvm.barrier.arrive id = %[[HIS:.*]] number_of_threads = %[[N256]]
-// Keys past S = 1000 are masked in the last block; softmax uses exp2; P
+// Keys past S = 2000 are masked in the last block; softmax uses exp2; P
 // is packed in pairs as wgmma's A fragments.
 // CHECK: arith.select {{.*}} : f32
 // CHECK: gpu.shuffle xor
@@ -92,9 +93,9 @@
 // CHECK-NEXT: scf.if
 // CHECK-NEXT: nvgpu.mbarrier.arrive %[[EMPTY]][
 // CHECK-NEXT: nvgpu.mbarrier.arrive %[[EMPTYV]][
-func.func @target(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x1000x128xf16>,
-                  %v: tensor<?x2x1000x128xf16>, %idx: tensor<?xi32>) -> tensor<?x2x64x128xf16> {
-  %o = sc.attention %q, %k, %v index %idx : tensor<?x2x64x128xf16>, tensor<?x2x1000x128xf16>, tensor<?x2x1000x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
+func.func @target(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x2000x128xf16>,
+                  %v: tensor<?x2x2000x128xf16>, %idx: tensor<?xi32>) -> tensor<?x2x64x128xf16> {
+  %o = sc.attention %q, %k, %v index %idx : tensor<?x2x64x128xf16>, tensor<?x2x2000x128xf16>, tensor<?x2x2000x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
   return %o : tensor<?x2x64x128xf16>
 }
 

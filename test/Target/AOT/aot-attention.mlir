@@ -1,19 +1,23 @@
 // REQUIRES: ptxas
-// RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t --report | FileCheck %s --check-prefix=TARGET
+// RUN: rm -rf %t && sparcast-aot %S/Inputs/target_attention_long.mlir -o %t --report | FileCheck %s --check-prefix=TARGET
 // RUN: FileCheck %s --check-prefix=TMANIFEST < %t/manifest.json
 // RUN: FileCheck %s --check-prefix=PTX < %t/target_attention_kernels.ptx
 // RUN: FileCheck %s --check-prefix=PAIRPTX < %t/target_attention_kernels.ptx
 // RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/loglinear_attention.mlir -o %t --report | FileCheck %s --check-prefix=LOGLINEAR
+// RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t --report | FileCheck %s --check-prefix=SHORT
+// RUN: FileCheck %s --check-prefix=SHORTPTX < %t/target_attention_kernels.ptx
 
 // Target attention written the plain way (gather_rows then attention): the
 // IKBO pipeline reads K/V through the index instead, and the entry is one
-// attention kernel; ptxas takes it with no spills.
+// attention kernel; ptxas takes it with no spills. Over a history of 2048
+// keys (Inputs/target_attention_long.mlir) two candidates of one user share
+// a CTA and every K/V block.
 // TARGET: lineage: gathered
 // Two candidates of one request per CTA: a pairing kernel first pairs
 // them (in zeroed workspaces: one slot per request, one entry per
 // candidate).
 // TARGET: kernel target_attention_pairs0: pairs the candidates of each request (index arg3) into ws1, so that the attention's two consumers share one request's keys and values (scratch ws0)
-// TARGET: kernel target_attention_attention1: attention 64 x 1024 keys, 2 heads, head dim 128, f16, keys/values read through the index, two consumer warpgroups on two candidates of one request (paired by the kernel before), sharing its K/V
+// TARGET: kernel target_attention_attention1: attention 64 x 2048 keys, 2 heads, head dim 128, f16, keys/values read through the index, two consumer warpgroups on two candidates of one request (paired by the kernel before), sharing its K/V
 // TARGET: 0 bytes spill stores, 0 bytes spill loads
 
 // Q/K/V/O as 4-D tensor maps [batch, heads, rows, head dim], K/V at the
@@ -50,7 +54,7 @@
 // TMANIFEST-NEXT: 1
 // TMANIFEST: "dims": [
 // TMANIFEST-NEXT: 128,
-// TMANIFEST-NEXT: 1024,
+// TMANIFEST-NEXT: 2048,
 // TMANIFEST-NEXT: 2,
 // TMANIFEST-NEXT: "U"
 // TMANIFEST: "kind": "memref",
@@ -97,6 +101,18 @@
 // PTX-DAG: cp.async.bulk.wait_group.read 0
 // PTX-DAG: prefetch.tensormap [%{{.*}}];
 
+// Over at most 1024 keys (the example: 1024) each candidate has a CTA of
+// its own, one consumer warpgroup on 64-key blocks, two CTAs an SM: no
+// pairing kernel (AttentionOp::kernelPairsCandidates).
+// SHORT-NOT: pairs
+// SHORT: kernel target_attention_attention0: attention 64 x 1024 keys, 2 heads, head dim 128, f16, keys/values read through the index, one consumer warpgroup on a 64-row query tile, TMA producer warpgroup, 64-key blocks, 2 ring slots
+// SHORT: 0 bytes spill stores, 0 bytes spill loads
+// SHORTPTX: .maxntid 256, 1, 1
+// SHORTPTX: .minnctapersm 2
+// SHORTPTX-DAG: setmaxnreg.dec.sync.aligned.u32 24
+// SHORTPTX-DAG: setmaxnreg.inc.sync.aligned.u32 232
+// SHORTPTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+
 // The log-linear example (N = 16384, blocks of 128): 2020 of the 16384
 // block pairs are kept (12%).
 // LOGLINEAR: kernel loglinear_attention_attention0: attention 16384 x 16384 keys, 16 heads, head dim 128, bf16, two consumer warpgroups on the two 64-row halves of a 128-row query tile, sharing K/V, TMA producer warpgroup, 128-key blocks (2020 of 16384 block pairs kept, BSR tables in the module)
@@ -133,9 +149,10 @@
 // By default (fusion not yet run on a GPU) the two attentions are two
 // kernels.
 // UNFUSED: kernel self_target_attention_attention0: attention 1024 x 1024 keys
-// UNFUSED: kernel self_target_attention_pairs1: pairs
-// UNFUSED: kernel self_target_attention_attention2: attention 64 x 1024 keys
-// With --fuse-self-attention, self + target attention over one history: one launch; grid row 0 takes
+// UNFUSED: kernel self_target_attention_attention1: attention 64 x 1024 keys, {{.*}} one consumer warpgroup
+// With --fuse-self-attention, self + target attention over one history: one
+// launch (the target attention then pairs candidates, as only that kernel
+// fuses a self-attention, whatever the history's length); grid row 0 takes
 // candidate pairs, rows 1..8 the self-attention's 128-row tiles of user x
 // (the runtime checks U <= B); the query and output maps are picked per row.
 // FUSED: self_target_attention.mlir:13: self-attention over the same keys/values fused into the kernel of the target attention at self_target_attention.mlir:20

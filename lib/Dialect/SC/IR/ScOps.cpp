@@ -361,8 +361,16 @@ float AttentionOp::getScaleOrDefault() {
 }
 
 bool AttentionOp::kernelPairsCandidates() {
-  RankedTensorType q = getQuery().getType();
-  return getIndex() && !q.isDynamicDim(2) && q.getDimSize(2) <= 64;
+  RankedTensorType q = getQuery().getType(), k = getKey().getType();
+  if (!getIndex() || q.isDynamicDim(2) || q.getDimSize(2) > 64)
+    return false;
+  // Histories of at most 1024 keys: one consumer a candidate and two CTAs
+  // an SM (the co-resident CTA covers one's fixed cost: start, Q's
+  // latency, tail) beat pairs sharing each K/V block, which win on long
+  // ones (H200, session 9: 1.12x at S = 512, 1.01-1.07x at 1024, 0.99x at
+  // 2048, 0.94x at 8192). A fused self-attention needs the pairs kernel.
+  bool shortKeys = !k.isDynamicDim(2) && k.getDimSize(2) <= 1024;
+  return !shortKeys || (*this)->hasAttr(getKernelPairsAttrName());
 }
 
 int64_t AttentionOp::getKernelTileRows() {

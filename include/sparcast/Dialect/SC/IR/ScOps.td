@@ -187,9 +187,14 @@ def Sc_AttentionOp : Sc_Op<"attention", [Pure]> {
     /// one of 128-token blocks), else one.
     int64_t getKernelConsumers();
     /// Whether those two consumers take two candidates of one request (an
-    /// index and at most 64 static query rows): the kernel then reads the
-    /// pairs table of a pairing kernel launched before it.
+    /// index, at most 64 static query rows, and more than 1024 or dynamic
+    /// keys, or the op marked with getKernelPairsAttrName()): the kernel
+    /// then reads the pairs table of a pairing kernel launched before it.
     bool kernelPairsCandidates();
+    /// The unit attribute sparcast-aot puts on a target attention whose
+    /// launch also computes a self-attention (only the pairs kernel fuses
+    /// one): its kernel pairs candidates whatever the keys' length.
+    static StringRef getKernelPairsAttrName() { return "kernel_pairs_candidates"; }
     /// The query rows of one tile of the kernel: 128 (two 64-row halves
     /// sharing every K/V block) where two consumers split a query block,
     /// else 64 (a candidate of a pair, or one consumer's tile).
