@@ -204,7 +204,7 @@ $DESC_QP      %scale2 = arith.constant $SCALE2 : f32
       %zeroF = arith.constant 0.0 : f32
       %oZero = llvm.mlir.zero : !accO
       nvgpu.mbarrier.try_wait.parity %qbar[%c0], %false, %ticks : !qbar
-      // Both consumers read the one request's blocks (ring positions
+$LOAD_QREGS      // Both consumers read the one request's blocks (ring positions
       // 0 .. nkb - 1). Consumer 0 always has a tile, consumer 1 when %noB
       // is false; an idle consumer still waits for and frees every slot, so
       // the producer never stalls on it.
@@ -448,6 +448,70 @@ std::string qkText(int64_t dChunks, int64_t blockN, StringRef type) {
                   .str();
       acc = out;
     }
+  return text;
+}
+
+/// The consumer's Q tile as wgmma A fragments in registers (%qf<k>_<r>:
+/// k16 step k, registers r = rows r0 / r8 at columns 16k + 2 (lane % 4),
+/// then + 8), read once from the swizzled tile: Q K^T then reads only K
+/// from shared memory.
+std::string loadQRegsText(int64_t headDim, StringRef type) {
+  std::string text;
+  for (int64_t kk = 0; kk < headDim / 16; ++kk)
+    for (int64_t r = 0; r < 4; ++r) {
+      std::string p = llvm::formatv("qf{0}_{1}", kk, r).str();
+      text += swizzledPairIndexText(p, "", 16 * kk + (r / 2) * 8, r % 2 ? 8 : 0, 2);
+      text += llvm::formatv(
+                  "      %{0}_v = vector.load %stage[%{0}_i] : !stage, vector<2x{1}>\n"
+                  "      %{0}_w = vector.bitcast %{0}_v : vector<2x{1}> to vector<1xi32>\n"
+                  "      %{0} = vector.extract %{0}_w[0] : i32 from vector<1xi32>\n",
+                  p, type)
+                  .str();
+    }
+  return text;
+}
+
+/// qkText with Q from registers (loadQRegsText): the PTX instruction
+/// itself (NVVM's wgmma takes A only from shared memory), the accumulator
+/// tied in and out; the first step ignores it (scale-d false).
+std::string qkRegsText(int64_t dChunks, int64_t blockN, StringRef type) {
+  int64_t nAcc = blockN / 2;
+  std::string regsD, argTypes = "i32, i32, i32, i32, i64", constraints;
+  for (int64_t r = 0; r < nAcc; ++r) {
+    constraints += "=f,";
+    regsD += llvm::formatv("{0}${1}", r ? "," : "", r).str();
+  }
+  constraints += "r,r,r,r,l";
+  for (int64_t r = 0; r < nAcc; ++r) {
+    constraints += llvm::formatv(",{0}", r).str();
+    argTypes += ", f32";
+  }
+  std::string text, acc = "%sU";
+  int64_t steps = dChunks * 4;
+  for (int64_t step = 0; step < steps; ++step) {
+    int64_t c = step / 4, kk = step % 4;
+    std::string out = step == steps - 1 ? std::string("%sFinal")
+                                        : llvm::formatv("%s{0}", step).str();
+    std::string ins;
+    for (int64_t r = 0; r < nAcc; ++r) {
+      text += llvm::formatv(
+                  "      %qki{0}_{1} = llvm.extractvalue {2}[{1}] : !accS\n",
+                  step, r, acc)
+                  .str();
+      ins += llvm::formatv(", %qki{0}_{1}", step, r).str();
+    }
+    text += llvm::formatv(R"mlir(
+      %ka{0} = arith.constant {1} : i64
+      %kd{0} = arith.addi %kDesc, %ka{0} : i64
+      {2} = llvm.inline_asm has_side_effects asm_dialect = att "{{ .reg .pred p; setp.ne.b32 p, {3}, 0; wgmma.mma_async.sync.aligned.m64n{4}k16.f32.{5}.{5} {{{6}}, {{${7}, ${8}, ${9}, ${10}}, ${11}, p, 1, 1, 0; }", "{12}" %qf{0}_0, %qf{0}_1, %qf{0}_2, %qf{0}_3, %kd{0}{13} : ({14}) -> !accS
+)mlir",
+                          step, (c * blockN * 128 + kk * 32) >> 4, out,
+                          step == 0 ? 0 : 1, blockN, type, regsD, nAcc,
+                          nAcc + 1, nAcc + 2, nAcc + 3, nAcc + 4, constraints,
+                          ins, argTypes)
+                .str();
+    acc = out;
+  }
   return text;
 }
 
@@ -1237,7 +1301,15 @@ $LOADKV        }
             %kOff0 = arith.addi %pad, %ringOff : index
             %kOff = arith.addi %kOff0, %slotOff : index
 )mlir";
-  pieces["QK"] = qkText(dChunks, blockN, typeToString(elementType));
+  // Q K^T reads Q from registers (loaded once a tile), so only K comes
+  // from shared memory, except in the pairs kernel (H200, session 9: 1.018x
+  // on log-linear N = 16384 blocks of 128, 1.015x blocks of 64, 1.00x on
+  // one-consumer target attention, 0.992-0.996x on pairs).
+  bool qInRegs = mode != Mode::Pairs;
+  pieces["QK"] = qInRegs ? qkRegsText(dChunks, blockN, typeToString(elementType))
+                         : qkText(dChunks, blockN, typeToString(elementType));
+  pieces["LOAD_QREGS"] =
+      qInRegs ? loadQRegsText(headDim, typeToString(elementType)) : "";
   // The pipelined consumer loop: P (as wgmma A fragments, blockN / 16
   // k16 steps of 4 registers) is carried from one iteration to the next.
   {

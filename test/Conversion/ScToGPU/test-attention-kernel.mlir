@@ -112,7 +112,13 @@ func.func @target(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x2000x128xf16>,
 // CHECK-SAME: nvvm.maxntid = array<i32: 384, 1, 1>
 // CHECK: memref.get_global @loglinear_attention0_offsets
 // CHECK: memref.get_global @loglinear_attention0_indices
-// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// Outside the pairs kernel Q K^T takes Q from registers: the consumer reads
+// its Q tile once as wgmma A fragments (32-bit pairs of the swizzled tile),
+// and every Q K^T step is the register form of wgmma (the first one with
+// scale-d false: the accumulator starts at zero; K K-major, not transposed).
+// CHECK: vector.load %{{.*}}[%{{.*}}] : memref<4096xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
+// CHECK: vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
+// CHECK: setp.ne.b32 p, 0, 0; wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {$0,{{.*}},$63}, {$64, $65, $66, $67}, $68, p, 1, 1, 0;
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {$0,{{.*}},$31}, {$32, $33, $34, $35}, $36, p, 1, 1, 1;
 func.func @loglinear(%q: tensor<2x2x1024x64xbf16>, %k: tensor<2x2x1024x64xbf16>, %v: tensor<2x2x1024x64xbf16>) -> tensor<2x2x1024x64xbf16> {
   %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128, anchors = [first]>) : tensor<2x2x1024x64xbf16>, tensor<2x2x1024x64xbf16>, tensor<2x2x1024x64xbf16> -> tensor<2x2x1024x64xbf16>
@@ -146,12 +152,12 @@ func.func @loglinear(%q: tensor<2x2x1024x64xbf16>, %k: tensor<2x2x1024x64xbf16>,
 // Block 0's Q K^T and softmax, then per block Q K^T (t) with P V (t - 1).
 // CHECK: scf.execute_region
 // CHECK: nvgpu.mbarrier.try_wait.parity %[[FULL64]][
-// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <zero>]
+// CHECK: setp.ne.b32 p, 0, 0; wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 // CHECK: math.exp2
 // CHECK: scf.for
 // CHECK: nvgpu.mbarrier.try_wait.parity %[[FULL64]][
 // CHECK: nvgpu.mbarrier.try_wait.parity %[[FULLV64]][
-// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}} p, 1, 1, 0;
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: nvgpu.mbarrier.arrive %[[EMPTY64]][
