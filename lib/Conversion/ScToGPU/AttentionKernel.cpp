@@ -451,6 +451,45 @@ std::string qkText(int64_t dChunks, int64_t blockN, StringRef type) {
   return text;
 }
 
+/// One k16 step of wgmma with A from registers (NVVM's wgmma op takes A only
+/// from shared memory, so this is the PTX instruction itself): `out` (a
+/// struct `accType` of nAcc = n / 2 f32) = `acc` (extracted into
+/// %<tag>_<r>, tied in and out) + A B, or A B alone when !accumulate. `a`
+/// names the four A registers (%<a>_0 .. %<a>_3), `bDesc` B's descriptor;
+/// B transposed (N-major) or not (K-major).
+std::string wgmmaRegsAText(StringRef tag, StringRef out, StringRef acc,
+                           StringRef accType, int64_t n, StringRef type,
+                           StringRef a, StringRef bDesc, bool accumulate,
+                           bool transposeB) {
+  int64_t nAcc = n / 2;
+  std::string constraints, regsD, argTypes = "i32, i32, i32, i32, i64", ins,
+                                  text;
+  for (int64_t r = 0; r < nAcc; ++r) {
+    constraints += "=f,";
+    regsD += llvm::formatv("{0}${1}", r ? "," : "", r).str();
+  }
+  constraints += "r,r,r,r,l";
+  for (int64_t r = 0; r < nAcc; ++r) {
+    constraints += llvm::formatv(",{0}", r).str();
+    argTypes += ", f32";
+    text += llvm::formatv("      %{0}_{1} = llvm.extractvalue {2}[{1}] : {3}\n",
+                          tag, r, acc, accType)
+                .str();
+    ins += llvm::formatv(", %{0}_{1}", tag, r).str();
+  }
+  text += llvm::formatv(
+              "      {0} = llvm.inline_asm has_side_effects asm_dialect = att "
+              "\"{{ .reg .pred p; setp.ne.b32 p, {1}, 0; "
+              "wgmma.mma_async.sync.aligned.m64n{2}k16.f32.{3}.{3} {{{4}}, "
+              "{{${5}, ${6}, ${7}, ${8}}, ${9}, p, 1, 1, {10}; }\", \"{11}\" "
+              "%{12}_0, %{12}_1, %{12}_2, %{12}_3, {13}{14} : ({15}) -> {16}\n",
+              out, accumulate ? 1 : 0, n, type, regsD, nAcc, nAcc + 1,
+              nAcc + 2, nAcc + 3, nAcc + 4, transposeB ? 1 : 0, constraints,
+              a, bDesc, ins, argTypes, accType)
+              .str();
+  return text;
+}
+
 /// The consumer's Q tile as wgmma A fragments in registers (%qf<k>_<r>:
 /// k16 step k, registers r = rows r0 / r8 at columns 16k + 2 (lane % 4),
 /// then + 8), read once from the swizzled tile: Q K^T then reads only K
@@ -475,41 +514,21 @@ std::string loadQRegsText(int64_t headDim, StringRef type) {
 /// itself (NVVM's wgmma takes A only from shared memory), the accumulator
 /// tied in and out; the first step ignores it (scale-d false).
 std::string qkRegsText(int64_t dChunks, int64_t blockN, StringRef type) {
-  int64_t nAcc = blockN / 2;
-  std::string regsD, argTypes = "i32, i32, i32, i32, i64", constraints;
-  for (int64_t r = 0; r < nAcc; ++r) {
-    constraints += "=f,";
-    regsD += llvm::formatv("{0}${1}", r ? "," : "", r).str();
-  }
-  constraints += "r,r,r,r,l";
-  for (int64_t r = 0; r < nAcc; ++r) {
-    constraints += llvm::formatv(",{0}", r).str();
-    argTypes += ", f32";
-  }
   std::string text, acc = "%sU";
   int64_t steps = dChunks * 4;
   for (int64_t step = 0; step < steps; ++step) {
     int64_t c = step / 4, kk = step % 4;
     std::string out = step == steps - 1 ? std::string("%sFinal")
                                         : llvm::formatv("%s{0}", step).str();
-    std::string ins;
-    for (int64_t r = 0; r < nAcc; ++r) {
-      text += llvm::formatv(
-                  "      %qki{0}_{1} = llvm.extractvalue {2}[{1}] : !accS\n",
-                  step, r, acc)
-                  .str();
-      ins += llvm::formatv(", %qki{0}_{1}", step, r).str();
-    }
-    text += llvm::formatv(R"mlir(
-      %ka{0} = arith.constant {1} : i64
-      %kd{0} = arith.addi %kDesc, %ka{0} : i64
-      {2} = llvm.inline_asm has_side_effects asm_dialect = att "{{ .reg .pred p; setp.ne.b32 p, {3}, 0; wgmma.mma_async.sync.aligned.m64n{4}k16.f32.{5}.{5} {{{6}}, {{${7}, ${8}, ${9}, ${10}}, ${11}, p, 1, 1, 0; }", "{12}" %qf{0}_0, %qf{0}_1, %qf{0}_2, %qf{0}_3, %kd{0}{13} : ({14}) -> !accS
-)mlir",
-                          step, (c * blockN * 128 + kk * 32) >> 4, out,
-                          step == 0 ? 0 : 1, blockN, type, regsD, nAcc,
-                          nAcc + 1, nAcc + 2, nAcc + 3, nAcc + 4, constraints,
-                          ins, argTypes)
+    text += llvm::formatv("      %ka{0} = arith.constant {1} : i64\n"
+                          "      %kd{0} = arith.addi %kDesc, %ka{0} : i64\n",
+                          step, (c * blockN * 128 + kk * 32) >> 4)
                 .str();
+    text += wgmmaRegsAText(llvm::formatv("qki{0}", step).str(), out, acc,
+                           "!accS", blockN, type,
+                           llvm::formatv("qf{0}", step).str(),
+                           llvm::formatv("%kd{0}", step).str(),
+                           /*accumulate=*/step != 0, /*transposeB=*/false);
     acc = out;
   }
   return text;
@@ -524,41 +543,21 @@ std::string qkRegsText(int64_t dChunks, int64_t blockN, StringRef type) {
 std::string pvText(int64_t dChunks, int64_t blockN, int64_t headDim,
                    StringRef type, StringRef pName, StringRef accIn,
                    StringRef accOut) {
-  int64_t nAcc = headDim / 2;
-  std::string constraints, regsD, argTypes;
-  for (int64_t r = 0; r < nAcc; ++r) {
-    constraints += "=f,";
-    regsD += llvm::formatv("{0}${1}", r ? "," : "", r).str();
-  }
-  constraints += "r,r,r,r,l";
-  for (int64_t r = 0; r < nAcc; ++r)
-    constraints += llvm::formatv(",{0}", r).str();
-  argTypes = "i32, i32, i32, i32, i64";
-  for (int64_t r = 0; r < nAcc; ++r)
-    argTypes += ", f32";
   std::string text;
   std::string acc = accIn.str();
   for (int64_t kk = 0; kk < blockN / 16; ++kk) {
     std::string out = kk == blockN / 16 - 1 ? accOut.str()
                                             : llvm::formatv("%pv{0}", kk).str();
     int64_t vOff = (kk / 4) * dChunks * 8192 + (kk % 4) * 2048;
-    std::string ins;
-    for (int64_t r = 0; r < nAcc; ++r) {
-      text += llvm::formatv(
-                  "      %pvi{0}_{1} = llvm.extractvalue {2}[{1}] : !accO\n", kk,
-                  r, acc)
-                  .str();
-      ins += llvm::formatv(", %pvi{0}_{1}", kk, r).str();
-    }
-    text += llvm::formatv(R"mlir(
-      %va{0} = arith.constant {1} : i64
-      %vd{0} = arith.addi %vDesc, %va{0} : i64
-      {2} = llvm.inline_asm has_side_effects asm_dialect = att "{{ .reg .pred p; setp.ne.b32 p, 1, 0; wgmma.mma_async.sync.aligned.m64n{3}k16.f32.{4}.{4} {{{5}}, {{${6}, ${7}, ${8}, ${9}}, ${10}, p, 1, 1, 1; }", "{11}" %{14}{0}_0, %{14}{0}_1, %{14}{0}_2, %{14}{0}_3, %vd{0}{12} : ({13}) -> !accO
-)mlir",
-                          kk, vOff >> 4, out, headDim, type, regsD, nAcc,
-                          nAcc + 1, nAcc + 2, nAcc + 3, nAcc + 4, constraints,
-                          ins, argTypes, pName)
+    text += llvm::formatv("      %va{0} = arith.constant {1} : i64\n"
+                          "      %vd{0} = arith.addi %vDesc, %va{0} : i64\n",
+                          kk, vOff >> 4)
                 .str();
+    text += wgmmaRegsAText(llvm::formatv("pvi{0}", kk).str(), out, acc,
+                           "!accO", headDim, type,
+                           llvm::formatv("{0}{1}", pName, kk).str(),
+                           llvm::formatv("%vd{0}", kk).str(),
+                           /*accumulate=*/true, /*transposeB=*/true);
     acc = out;
   }
   return text;
