@@ -265,9 +265,17 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
   // ([offsets per query block, then kept key blocks], as the runtime
   // builds them) are an argument, marked with the mask they encode.
   bool tablesArg = mask && (dynamicQuery || dynamicKey);
+  // Two candidates of one request a tile (the generator's pairs kernel):
+  // which ones is known from the index's values only, so the table the
+  // pairing kernel makes (partner + 1, 0 alone, -1 some other's partner)
+  // is an argument after the index, marked sck.candidate_pairs.
+  bool pairs = op.kernelPairsCandidates();
   SmallVector<Type> argTypes = {b.getIndexType()};
   if (indexed)
     argTypes.push_back(op.getIndex().getType());
+  if (pairs)
+    argTypes.push_back(
+        RankedTensorType::get({ShapedType::kDynamic}, b.getI32Type()));
   if (dynamicQuery)
     argTypes.push_back(b.getIndexType());
   if (dynamicKey)
@@ -281,6 +289,8 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
   func.setPrivate();
   if (tablesArg)
     func.setArgAttr(argTypes.size() - 1, "sck.mask_tables", op.getMaskAttr());
+  if (pairs)
+    func.setArgAttr(2, "sck.candidate_pairs", b.getUnitAttr());
   func->setAttr("sck.op", b.getStringAttr(caller.getSymName() + "/attention" +
                                           Twine(index)));
   func->setAttr("sck.consumers", b.getI64IntegerAttr(op.getKernelConsumers()));
@@ -292,7 +302,7 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
   // The lengths: constants, or the function's arguments after the index.
-  unsigned next = indexed ? 2 : 1;
+  unsigned next = indexed ? (pairs ? 3 : 2) : 1;
   Value queryLenValue =
       dynamicQuery ? entry->getArgument(next++) : cst(queryLen);
   Value keyLenValue = dynamicKey ? entry->getArgument(next++) : cst(keyLen);
@@ -325,12 +335,14 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
   }
   Value keyBlocks = ceilDiv(keyLenValue, blockN);
   // Two consumers on query tiles that read the same keys, as the generator
-  // runs them: two candidates of one request (paired by the index's values
-  // at run time: here one candidate a tile), or the two 64-row halves of a
-  // 128-row query tile (a tile of two halves sharing every K/V box).
-  int64_t halves = op.getKernelTileRows() / 64;
+  // runs them: two candidates of one request (tile b: candidate b and its
+  // partner from the pairs table, nothing when b is some other's partner),
+  // or the two 64-row halves of a 128-row query tile; either way a tile of
+  // two halves sharing every K/V box.
+  int64_t halves = op.getKernelConsumers();
+  int64_t tileRows = op.getKernelTileRows();
   auto loop = sck::TileLoopOp::create(
-      b, loc, entry->getArgument(0), ceilDiv(queryLenValue, 64 * halves),
+      b, loc, entry->getArgument(0), ceilDiv(queryLenValue, tileRows),
       cst(heads), b.getStringAttr("grid"), b.getI64IntegerAttr(1),
       b.getI64IntegerAttr(1));
   func::ReturnOp::create(b, loc);
@@ -341,10 +353,31 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
   b.setInsertionPointToStart(body);
   Value bIdx = body->getArgument(0), qTile = body->getArgument(1),
         h = body->getArgument(2);
-  Value tile0 = arith::MulIOp::create(b, loc, qTile, cst(64 * halves));
-  SmallVector<Value> q0s;
+  Value tile0 = arith::MulIOp::create(b, loc, qTile, cst(tileRows));
+  // Per half its batch element and first query row.
+  SmallVector<Value> q0s, batches(halves, bIdx);
   for (int64_t half = 0; half < halves; ++half)
-    q0s.push_back(arith::AddIOp::create(b, loc, tile0, cst(64 * half)));
+    q0s.push_back(pairs ? tile0
+                        : arith::AddIOp::create(b, loc, tile0, cst(64 * half)));
+  Value hasPartner;
+  if (pairs) {
+    // Entry p of candidate b: p > 0 pairs it with candidate p - 1, 0 leaves
+    // it alone, -1 makes it some other's partner (its tile does nothing).
+    Value entryB = tensor::ExtractOp::create(b, loc, entry->getArgument(2), bIdx);
+    Value zero = arith::ConstantIntOp::create(b, loc, 0, 32);
+    Value leads = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                        entryB, zero);
+    auto ifLeads = scf::IfOp::create(b, loc, leads, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(&ifLeads.getThenRegion().front());
+    hasPartner = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                       entryB, zero);
+    Value partner = arith::IndexCastOp::create(
+        b, loc, b.getIndexType(),
+        arith::SubIOp::create(b, loc, entryB,
+                              arith::ConstantIntOp::create(b, loc, 1, 32)));
+    // Alone, the second half repeats the first and stores nothing.
+    batches[1] = arith::SelectOp::create(b, loc, hasPartner, partner, bIdx);
+  }
   // Keys and values of the request index[b] (IKBO type II), else of b.
   Value kvBatch = bIdx;
   if (indexed) {
@@ -359,7 +392,8 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
     for (int64_t c = 0; c < chunks; ++c)
       qs[half].push_back(sck::LoadOp::create(
           b, loc, qBox, b.getStringAttr("Q"),
-          ValueRange{cst(c * 64), q0s[half], h, bIdx}, /*transposed=*/false));
+          ValueRange{cst(c * 64), q0s[half], h, batches[half]},
+          /*transposed=*/false));
   auto oType = sck::AccType::get(ctx, {64, headDim}, b.getF32Type());
   auto stateType = sck::AccType::get(ctx, {64, 2}, b.getF32Type());
   auto sType = sck::AccType::get(ctx, {64, blockN}, b.getF32Type());
@@ -428,9 +462,14 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
     Value out = sck::NormalizeOp::create(b, loc, oType,
                                          blocks.getResult(2 * half),
                                          blocks.getResult(2 * half + 1));
+    OpBuilder::InsertionGuard guard(b);
+    if (pairs && half == 1) {
+      auto ifPartner = scf::IfOp::create(b, loc, hasPartner, false);
+      b.setInsertionPointToStart(&ifPartner.getThenRegion().front());
+    }
     sck::EpilogueOp::create(b, loc, b.getStringAttr("O"),
-                            ValueRange{cst(0), q0s[half], h, bIdx}, out,
-                            ValueRange{});
+                            ValueRange{cst(0), q0s[half], h, batches[half]},
+                            out, ValueRange{});
   }
 }
 

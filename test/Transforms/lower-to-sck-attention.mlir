@@ -9,22 +9,33 @@
 
 // sc-lower-to-sck{attention=1}: an indexed target attention (n_seed 64,
 // head dim 128, S = 2000) becomes a tile loop over candidates x one 64-row
-// query tile x 2 heads (two consumers, as the history is longer than 1024
-// keys: the generator pairs candidates of one request by the index's
-// values at run time; a tile here is one candidate); Q in two 64-column boxes; per 128-key block
-// (ceil(2000 / 128) = 16 blocks) the K boxes of the request index[b], read
-// transposed, into S; one online-softmax step, its P times the V box into
-// O; O / row sums to the result at [0, q, h, b].
+// query tile x 2 heads. The history is longer than 1024 keys, so the
+// generator runs two candidates of one request a CTA: which ones comes from
+// the index's values, in the table of the pairing kernel, an argument here
+// (sck.candidate_pairs: partner + 1, 0 alone, -1 some other's partner).
+// Tile b runs only when b leads (entry >= 0): candidate b and its partner
+// (or b again, stored once, when alone), each with its Q in two 64-column
+// boxes; per 128-key block (ceil(2000 / 128) = 16 blocks) the K boxes of
+// the request index[b], read transposed, shared by both; per candidate its
+// S, online-softmax step and P times the one V box into its O; O / row sums
+// to the result at [0, q, h, candidate].
 // CHECK-LABEL: func.func @target(
 // CHECK: sc.attention {{.*}} {sc.kernel_ir = @target_attention0_kernel}
 // CHECK-LABEL: func.func private @target_attention0_kernel(
-// CHECK-SAME: %[[BATCH:.*]]: index, %[[IDX:.*]]: tensor<?xi32>) attributes {sck.consumers = 2 : i64, sck.op = "target/attention0"}
+// CHECK-SAME: %[[BATCH:.*]]: index, %[[IDX:.*]]: tensor<?xi32>, %[[PAIRS:.*]]: tensor<?xi32> {sck.candidate_pairs}) attributes {sck.consumers = 2 : i64, sck.op = "target/attention0"}
 // CHECK: sck.tile_loop %[[BATCH]], %{{.*}}, %{{.*}} attributes {schedule = "grid"}
 // CHECK: ^bb0(%[[B:.*]]: index, %[[T:.*]]: index, %[[H:.*]]: index):
+// CHECK: %[[ENTRY:.*]] = tensor.extract %[[PAIRS]][%[[B]]] : tensor<?xi32>
+// CHECK: %[[LEADS:.*]] = arith.cmpi sge, %[[ENTRY]], %{{.*}} : i32
+// CHECK: scf.if %[[LEADS]] {
+// CHECK: %[[HAS:.*]] = arith.cmpi sgt, %[[ENTRY]], %{{.*}} : i32
+// CHECK: %[[PARTNER:.*]] = arith.select %[[HAS]], %{{.*}}, %[[B]] : index
 // CHECK: %[[USER:.*]] = tensor.extract %[[IDX]][%[[B]]] : tensor<?xi32>
 // CHECK: %[[KVB:.*]] = arith.index_cast %[[USER]] : i32 to index
 // CHECK: %[[Q0:.*]] = sck.load "Q"[%{{.*}}, %{{.*}}, %[[H]], %[[B]]] : !sck.box<64x64xf16>
 // CHECK: %[[Q1:.*]] = sck.load "Q"[%{{.*}}, %{{.*}}, %[[H]], %[[B]]] : !sck.box<64x64xf16>
+// CHECK: sck.load "Q"[%{{.*}}, %{{.*}}, %[[H]], %[[PARTNER]]] : !sck.box<64x64xf16>
+// CHECK: sck.load "Q"[%{{.*}}, %{{.*}}, %[[H]], %[[PARTNER]]] : !sck.box<64x64xf16>
 // CHECK: sck.softmax_init : !sck.acc<64x2xf32>
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c16 step
 // CHECK: %[[K0:.*]] = sck.load "K"[%{{.*}}, %{{.*}}, %[[H]], %[[KVB]]] {transposed} : !sck.box<64x128xf16>
@@ -32,10 +43,14 @@
 // CHECK: sck.mma %[[Q0]], %[[K0]]
 // CHECK: %[[S:.*]] = sck.mma %[[Q1]], %[[K1]]
 // CHECK: %[[P:.*]], %[[O:.*]], %[[ST:.*]] = sck.softmax %[[S]], {{.*}} of %c2000 {scale = 0.0883883461 : f32}
+// CHECK: sck.softmax
 // CHECK: %[[V:.*]] = sck.load "V"[%{{.*}}, %{{.*}}, %[[H]], %[[KVB]]] : !sck.box<128x128xf16>
 // CHECK: sck.mma %[[P]], %[[V]], %[[O]] : !sck.box<64x128xf16>, !sck.box<128x128xf16>, !sck.acc<64x128xf32>
 // CHECK: %[[N:.*]] = sck.normalize
 // CHECK: sck.epilogue "O"[%{{.*}}, %{{.*}}, %[[H]], %[[B]]], %[[N]] : !sck.acc<64x128xf32>
+// CHECK: %[[N1:.*]] = sck.normalize
+// CHECK: scf.if %[[HAS]] {
+// CHECK-NEXT: sck.epilogue "O"[%{{.*}}, %{{.*}}, %[[H]], %[[PARTNER]]], %[[N1]] : !sck.acc<64x128xf32>
 // sc-persistent leaves attention tile loops one CTA per tile unless asked
 // (the persistent attention measured slower); sc-multicast (a GEMM's
 // shared B) leaves them alone.
@@ -44,10 +59,10 @@
 // PERSIST: sck.tile_loop {{.*}} attributes {group = 8 : i64, schedule = "persistent"}
 // Off by default (sparcast-aot --warp-specialize turns it on).
 // OFF-NOT: sck.
-// sc-warp-specialize: one ring per block that loads (Q once per tile,
-// K and V per key block); the consumers free the Q slot after the key
+// sc-warp-specialize: one ring per block that loads (Q once per tile: both
+// candidates' boxes; K and V per key block), inside the tile's scf.if; the consumers free the Q slot after the key
 // loop (their last Q K^T), the K/V slot at the end of each block.
-// WS: remark: warp-specialized: producer (2 + 3 box(es) per pass through their blocks (one ring each), 40 registers) + 2 consumer(s) (turns, 232 registers), ring of as many slots as fit
+// WS: remark: warp-specialized: producer (4 + 3 box(es) per pass through their blocks (one ring each), 40 registers) + 2 consumer(s) (turns, 232 registers), ring of as many slots as fit
 // The generator's one-consumer attention (sc-lower-to-sck records the
 // count as sck.consumers) runs two CTAs an SM: 128 registers a thread at
 // launch, so the producer's default is 24 (24 + 232 = 2 x 128).
@@ -56,7 +71,7 @@
 // (24 + 2 x 240 fits the two-consumer kernels' 3 x 168).
 // BUDGET: error: registers: producer 24 + 1 x 240 exceeds the launch budget of 2 x 128 (two CTAs an SM)
 // WSIR-LABEL: func.func private @target_attention0_kernel(
-// WSIR: %[[QR:.*]] = sck.ring {stages = 0 : i64} : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x64xf16>>
+// WSIR: %[[QR:.*]] = sck.ring {stages = 0 : i64} : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.box<64x64xf16>>
 // WSIR: %[[KVR:.*]] = sck.ring {stages = 0 : i64} : !sck.ring<!sck.box<64x128xf16>, !sck.box<64x128xf16>, !sck.box<128x128xf16>>
 // WSIR: sck.role "producer"
 // WSIR: sck.put %[[QR]]
@@ -69,12 +84,13 @@
 // asked for explicitly is refused.
 // ORDER: error: an attention kernel's two consumers take turns on tiles sharing their K/V; order 'pingpong' is for GEMMs
 // WSIR: sck.role "consumer" attributes {count = 2 : i64, order = "turns", regs = 232 : i64}
-// WSIR: %[[Q:.*]]:2 = sck.get %[[QR]]
+// WSIR: %[[Q:.*]]:4 = sck.get %[[QR]]
 // WSIR: scf.for
 // WSIR: %[[KV:.*]]:3 = sck.get %[[KVR]]
 // WSIR: sck.mma %[[Q]]#0, %[[KV]]#0
 // WSIR: sck.softmax
 // WSIR: sck.mma %{{.*}}, %[[KV]]#2
+// WSIR-NEXT: sck.mma %{{.*}}, %[[KV]]#2
 // WSIR-NEXT: sck.release %[[KVR]]
 // WSIR: }
 // WSIR-NEXT: sck.release %[[QR]]

@@ -304,14 +304,19 @@ def ScLowerToSckPass : Pass<"sc-lower-to-sck", "::mlir::ModuleOp"> {
     With `attention`, every `sc.attention` with static heads and head dim
     (and no mask, or a block mask of 64 or 128 tokens) gets
     `@<caller>_attention<i>_kernel(%batch: index
-    (, %index: tensor<?xi32>)(, %queryLen: index)(, %keyLen: index)
+    (, %index: tensor<?xi32>(, %pairs: tensor<?xi32> {sck.candidate_pairs}))
+    (, %queryLen: index)(, %keyLen: index)
     (, %tables: tensor<?xi32> {sck.mask_tables = <mask>}))` too (the
     lengths when dynamic; the tables when a mask's lengths are, as the
-    runtime builds them at launch): a tile loop over batch x query tiles x
-    heads, a tile 64 rows, or 128 as two 64-row halves where the generator
-    runs two consumers on the halves of a query block (more than 64 query
-    rows, or a dynamic length, without an index pairing candidates): the
-    halves share every K/V box, each has its own S, softmax and O; per
+    runtime builds them at launch; the pairs table where the generator
+    pairs candidates of one request, as its pairing kernel makes it:
+    partner + 1, 0 alone, -1 some other's partner): a tile loop over
+    batch x query tiles x heads, a tile 64 rows, or two 64-row halves
+    where the generator runs two consumers: the halves of a 128-row query
+    block (more than 64 query rows, or a dynamic length), or candidate b
+    and its partner (tile b runs only when b leads, in an `scf.if`; a
+    candidate alone repeats its half and stores it once): the halves share
+    every K/V box, each has its own S, softmax and O; per
     tile the Q boxes (`[d, q, h, b]`), then per key
     block (the mask's kept blocks, from BSR tables: constants of the
     kernel over static lengths, else the argument; of the mask's size;

@@ -771,9 +771,20 @@ static LogicalResult readAttentionKernelIR(AttentionOp op, int64_t consumers,
   FailureOr<func::FuncOp> kernel = sc::detail::kernelIRFunction(op);
   if (failed(kernel) || !*kernel)
     return failed(kernel) ? failure() : success();
-  // A tile's query rows: two 64-row halves where two consumers split a
-  // 128-row query block, else one 64-row tile (a candidate of a pair).
-  int64_t halves = op.getKernelTileRows() / 64;
+  // A tile's query rows: two 64-row halves with two consumers (of a
+  // 128-row query block, or two candidates of one request), else one.
+  int64_t halves = consumers;
+  // Pairs of candidates come from the table the pairing kernel makes: the
+  // kernel-level IR must take it too.
+  if (op.kernelPairsCandidates() &&
+      llvm::none_of(llvm::seq<unsigned>(0, kernel->getNumArguments()),
+                    [&](unsigned i) {
+                      return static_cast<bool>(
+                          kernel->getArgAttr(i, "sck.candidate_pairs"));
+                    }))
+    return kernel->emitError()
+           << "the attention kernel pairs candidates of one request; the "
+              "kernel-level IR takes no pairs table (sck.candidate_pairs)";
   int64_t qLoads = 0;
   Operation *tileLoop = nullptr;
   WalkResult walk = kernel->walk<WalkOrder::PreOrder>([&](Operation *inner) {
@@ -845,8 +856,8 @@ static LogicalResult readAttentionKernelIR(AttentionOp op, int64_t consumers,
   // the loop, the producer's holding the loads).
   if (tileLoop && qLoads != halves * (headDim / 64))
     return tileLoop->emitError()
-           << "the attention kernel's tile is " << 64 * halves
-           << " query rows (" << halves * (headDim / 64)
+           << "the attention kernel's tile is " << halves
+           << " x 64 query rows (" << halves * (headDim / 64)
            << " Q boxes); the kernel-level IR loads " << qLoads;
   return success();
 }

@@ -356,6 +356,12 @@ private:
     SmallVector<Value> args = {batch};
     if (index)
       args.push_back(index);
+    // Two candidates of one request a tile: the pairs table, made here from
+    // the index's values as the pairing kernel makes it on the device (which
+    // candidates pair does not change any result).
+    if (index && entry.getNumArguments() > 2 &&
+        kernel.getArgAttr(2, "sck.candidate_pairs"))
+      args.push_back(candidatePairs(index));
     if (type.isDynamicDim(2))
       args.push_back(tensor::DimOp::create(b, loc, attention.getQuery(), 2));
     if (attention.getKey().getType().isDynamicDim(2))
@@ -368,8 +374,8 @@ private:
         args.push_back(logLinearTables(mask));
     if (entry.getNumArguments() != args.size())
       return kernel.emitError("the CPU runner takes an attention kernel's "
-                              "(batch(, index)(, dynamic lengths)(, mask "
-                              "tables))");
+                              "(batch(, index(, pairs))(, dynamic lengths)(, "
+                              "mask tables))");
     for (auto [arg, value] : llvm::zip(entry.getArguments(), args))
       map.map(arg, value);
     if (failed(runBlock(entry)))
@@ -438,6 +444,51 @@ private:
     }
     auto tensorType = RankedTensorType::get({ShapedType::kDynamic}, b.getI32Type());
     return bufferization::ToTensorOp::create(b, loc, tensorType, tables,
+                                             /*restrict=*/true,
+                                             /*writable=*/true);
+  }
+
+  /// The pairs table of `index` (int32 [B]): candidates of one request
+  /// paired in order of the index, the first of a pair holding its
+  /// partner + 1, the partner -1, a candidate left alone 0. A waiting
+  /// candidate per request (-1: none) makes the pairs in one pass.
+  Value candidatePairs(Value index) {
+    auto i32 = [&](int64_t v) -> Value {
+      return arith::ConstantIntOp::create(b, loc, v, 32);
+    };
+    auto type = MemRefType::get({ShapedType::kDynamic}, b.getI32Type());
+    Value candidates = tensor::DimOp::create(b, loc, index, 0);
+    Value requests = tensor::DimOp::create(b, loc, attention.getKey(), 0);
+    Value table = memref::AllocOp::create(b, loc, type, ValueRange{candidates});
+    Value waiting = memref::AllocOp::create(b, loc, type, ValueRange{requests});
+    forEach({requests}, [&](ValueRange r) {
+      memref::StoreOp::create(b, loc, i32(-1), waiting, r);
+    });
+    forEach({candidates}, [&](ValueRange c) {
+      Value request = arith::IndexCastOp::create(
+          b, loc, b.getIndexType(), tensor::ExtractOp::create(b, loc, index, c));
+      Value other = memref::LoadOp::create(b, loc, waiting, ValueRange{request});
+      Value none = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                         other, i32(0));
+      Value self = arith::IndexCastOp::create(b, loc, b.getI32Type(), c[0]);
+      auto ifNone = scf::IfOp::create(b, loc, TypeRange{}, none, true);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(&ifNone.getThenRegion().front());
+        memref::StoreOp::create(b, loc, self, waiting, ValueRange{request});
+        memref::StoreOp::create(b, loc, i32(0), table, c);
+        b.setInsertionPointToStart(&ifNone.getElseRegion().front());
+        Value otherIdx =
+            arith::IndexCastOp::create(b, loc, b.getIndexType(), other);
+        memref::StoreOp::create(b, loc,
+                                arith::AddIOp::create(b, loc, self, i32(1)),
+                                table, ValueRange{otherIdx});
+        memref::StoreOp::create(b, loc, i32(-1), table, c);
+        memref::StoreOp::create(b, loc, i32(-1), waiting, ValueRange{request});
+      }
+    });
+    auto tensorType = RankedTensorType::get({ShapedType::kDynamic}, b.getI32Type());
+    return bufferization::ToTensorOp::create(b, loc, tensorType, table,
                                              /*restrict=*/true,
                                              /*writable=*/true);
   }
@@ -696,6 +747,20 @@ private:
           });
       for (auto [from, to] : llvm::zip(loop.getResults(), copy.getResults()))
         map.map(from, to);
+      return status;
+    }
+    if (auto ifOp = dyn_cast<scf::IfOp>(o)) {
+      if (ifOp.getNumResults() != 0 || !ifOp.getElseRegion().empty())
+        return o.emitError("the CPU runner takes an scf.if without results "
+                           "or else");
+      LogicalResult status = success();
+      auto copy = scf::IfOp::create(b, loc, TypeRange{},
+                                    map.lookup(ifOp.getCondition()), false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&copy.getThenRegion().front());
+      for (Operation &inner : ifOp.getThenRegion().front().without_terminator())
+        if (failed(runOp(inner)))
+          status = failure();
       return status;
     }
     if (o.getNumRegions() != 0 || o.getDialect()->getNamespace() == "sck")

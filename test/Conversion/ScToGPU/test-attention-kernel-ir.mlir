@@ -67,7 +67,7 @@ func.func @split_tile(%q: tensor<2x1x128x64xf16>, %k: tensor<2x1x256x64xf16>, %v
 func.func private @split_tile_kernel(%batch: index) {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index
-  // expected-error @below {{the attention kernel's tile is 128 query rows (2 Q boxes); the kernel-level IR loads 1}}
+  // expected-error @below {{the attention kernel's tile is 2 x 64 query rows (2 Q boxes); the kernel-level IR loads 1}}
   sck.tile_loop %batch, %c2, %c2 attributes {schedule = "grid"} {
   ^bb0(%b: index, %t: index, %h: index):
     %q = sck.load "Q"[%c0, %t, %h, %b] : !sck.box<64x64xf16>
@@ -128,4 +128,18 @@ func.func @missing(%q: tensor<2x1x128x64xf16>, %k: tensor<2x1x256x64xf16>, %v: t
   // expected-error @below {{no kernel-level function @nowhere}}
   %o = sc.attention %q, %k, %v {sc.kernel_ir = @nowhere} : tensor<2x1x128x64xf16>, tensor<2x1x256x64xf16>, tensor<2x1x256x64xf16> -> tensor<2x1x128x64xf16>
   return %o : tensor<2x1x128x64xf16>
+}
+
+// -----
+
+// Candidates of one request two a CTA (index, 64 rows, more than 1024
+// keys): which ones is in the pairing kernel's table, which the
+// kernel-level function must take (sck.candidate_pairs).
+func.func @pairs_table(%q: tensor<?x1x64x64xf16>, %k: tensor<?x1x2048x64xf16>, %v: tensor<?x1x2048x64xf16>, %idx: tensor<?xi32>) -> tensor<?x1x64x64xf16> {
+  %o = sc.attention %q, %k, %v index %idx {sc.kernel_ir = @pairs_table_kernel} : tensor<?x1x64x64xf16>, tensor<?x1x2048x64xf16>, tensor<?x1x2048x64xf16>, tensor<?xi32> -> tensor<?x1x64x64xf16>
+  return %o : tensor<?x1x64x64xf16>
+}
+// expected-error @below {{the attention kernel pairs candidates of one request; the kernel-level IR takes no pairs table (sck.candidate_pairs)}}
+func.func private @pairs_table_kernel(%batch: index, %idx: tensor<?xi32>) {
+  return
 }

@@ -8,6 +8,8 @@
 // RUN: sparcast-equiv %s --ref=dynamic_lengths --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --users=2 --candidates=3 --dynamic-size=130 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=dynamic_log_linear64 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=1 --dynamic-size=200 --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=dynamic_log_linear128 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-test-execute-kernel-ir)' --candidates=1 --dynamic-size=300 --rtol=1e-2 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=pairs --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-test-execute-kernel-ir)' --users=3 --candidates=5 --shuffle-index --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=pairs --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --users=2 --candidates=5 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: not sparcast-equiv %s --ref=wrong_scale --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=2 | FileCheck %s --check-prefix=WRONG
 
 // Attention at the kernel level keeps the op's meaning: each sc.attention
@@ -31,6 +33,19 @@ func.func @target(%q: tensor<?x2x100x128xf16> {sc.lineage = #sc.lineage<candidat
   %o = sc.attention %q, %k, %v index %idx
       : tensor<?x2x100x128xf16>, tensor<?x2x300x128xf16>, tensor<?x2x300x128xf16>, tensor<?xi32> -> tensor<?x2x100x128xf16>
   return %o : tensor<?x2x100x128xf16>
+}
+
+// Candidates of one request two a tile (n_seed 64 over 1100 keys, the
+// generator's pairs kernel): the kernel-level function takes the pairs
+// table, which the CPU runner makes from the index's values as the pairing
+// kernel does; odd counts leave a candidate alone.
+func.func @pairs(%q: tensor<?x2x64x128xf16> {sc.lineage = #sc.lineage<candidate>},
+                 %k: tensor<?x2x1100x128xf16> {sc.lineage = #sc.lineage<request>},
+                 %v: tensor<?x2x1100x128xf16> {sc.lineage = #sc.lineage<request>},
+                 %idx: tensor<?xi32> {sc.lineage = #sc.lineage<index>}) -> tensor<?x2x64x128xf16> {
+  %o = sc.attention %q, %k, %v index %idx
+      : tensor<?x2x64x128xf16>, tensor<?x2x1100x128xf16>, tensor<?x2x1100x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
+  return %o : tensor<?x2x64x128xf16>
 }
 
 func.func @self_bf16(%q: tensor<?x1x130x64xbf16>, %k: tensor<?x1x130x64xbf16>,

@@ -20,7 +20,7 @@
 // lengths) and the fused self + target kernel are the same, byte for byte;
 // with other options the kernels follow them (here the pairs kernel of a
 // history of 2048 keys).
-// CHECK: target_attention_long.mlir:{{[0-9]+}}: warp-specialized: producer (2 + 3 box(es) per pass through their blocks (one ring each), 24 registers) + 2 consumer(s) (turns, 240 registers), ring of 2 slots
+// CHECK: target_attention_long.mlir:{{[0-9]+}}: warp-specialized: producer (4 + 3 box(es) per pass through their blocks (one ring each), 24 registers) + 2 consumer(s) (turns, 240 registers), ring of 2 slots
 // CHECK: kernel target_attention_attention1: {{.*}} 128-key blocks, 2 ring slots,
 // CHECK-NOT: {{[1-9][0-9]*}} bytes spill stores
 // PTX: setmaxnreg.dec.sync.aligned.u32 24;
