@@ -343,7 +343,11 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
   int64_t tileRows = op.getKernelTileRows();
   auto loop = sck::TileLoopOp::create(
       b, loc, entry->getArgument(0), ceilDiv(queryLenValue, tileRows),
-      cst(heads), b.getStringAttr("grid"), b.getI64IntegerAttr(1),
+      cst(heads),
+      // The generator's persistent kernel (sparcast-aot
+      // --persistent-attention) walks the same tiles from resident CTAs.
+      b.getStringAttr(op.kernelIsPersistent() ? "persistent" : "grid"),
+      b.getI64IntegerAttr(1),
       b.getI64IntegerAttr(1));
   func::ReturnOp::create(b, loc);
   Block *body = b.createBlock(&loop.getBody(), {},

@@ -33,8 +33,11 @@ struct ScPersistentPass : sc::impl::ScPersistentPassBase<ScPersistentPass> {
       // attention kernels measured slower (docs/performance.md, session 7).
       if (loop.isAttention() && !attention) {
         if (report)
-          loop.emitRemark() << "tile loop: " << loop.getSchedule()
-                            << " (an attention kernel: one CTA per tile)";
+          loop.emitRemark()
+              << "tile loop: " << loop.getSchedule()
+              << (loop.getSchedule() == "grid"
+                      ? " (an attention kernel: one CTA per tile)"
+                      : " (an attention kernel whose op asked for it)");
         return;
       }
       if (loop.getSchedule() == "grid") {

@@ -133,6 +133,14 @@ struct ScWarpSpecializePass
     // at two CTAs an SM (2 x 128).
     if (producerRegs == 0)
       producerRegs = consumers == 1 && ctasPerSM == 2 ? 24 : 40;
+    // A persistent one-consumer attention kernel's producer also holds the
+    // tile walk: 32 (at 24 it spills), leaving the consumer 224 (the
+    // attention generator's defaults for it).
+    if (attention && consumers == 1 && loop.getSchedule() == "persistent" &&
+        this->producerRegs == 0 && consumerRegs == 232) {
+      producerRegs = 32;
+      consumerRegs = 224;
+    }
     SmallVector<SmallVector<SmallVector<LoadOp>>> loadsOf;
     for (TileLoopOp each : group) {
       SmallVector<SmallVector<LoadOp>> &perBlock = loadsOf.emplace_back();

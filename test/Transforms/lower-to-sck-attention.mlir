@@ -149,6 +149,16 @@ func.func @masked(%q: tensor<1x1x512x64xbf16>, %k: tensor<1x1x512x64xbf16>, %v: 
   return %o : tensor<1x1x512x64xbf16>
 }
 
+// An op that asks for the persistent kernel (attention_persistent, from
+// sparcast-aot --persistent-attention; a block mask over static shapes)
+// gets a persistent tile loop.
+// CHECK-LABEL: func.func private @masked_persistent_attention0_kernel(
+// CHECK: sck.tile_loop %{{.*}}, %c4, %c1 attributes {schedule = "persistent"}
+func.func @masked_persistent(%q: tensor<1x1x512x64xbf16>, %k: tensor<1x1x512x64xbf16>, %v: tensor<1x1x512x64xbf16>) -> tensor<1x1x512x64xbf16> {
+  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128>) {attention_persistent} : tensor<1x1x512x64xbf16>, tensor<1x1x512x64xbf16>, tensor<1x1x512x64xbf16> -> tensor<1x1x512x64xbf16>
+  return %o : tensor<1x1x512x64xbf16>
+}
+
 // What has no kernel-level form yet says why (with report).
 func.func @mask32(%q: tensor<1x1x256x64xbf16>, %k: tensor<1x1x256x64xbf16>, %v: tensor<1x1x256x64xbf16>) -> tensor<1x1x256x64xbf16> {
   // expected-remark @below {{no kernel-level form: block masks of 64 or 128 tokens only}}

@@ -39,8 +39,13 @@ static cl::opt<std::string>
              cl::init("auto"));
 static cl::opt<bool> attentionF16P(
     "attention-f16-p",
-    cl::desc("bf16 attention with P in f16 (V converted to f16 in shared "
-             "memory: values beyond +-65504 overflow)"));
+    cl::desc("bf16 attention with P in f16 (V converted to f16 once per "
+             "call: values beyond +-65504 overflow)"));
+static cl::opt<bool> persistentAttention(
+    "persistent-attention",
+    cl::desc("Block-masked attention over static shapes as a persistent "
+             "kernel taking tiles from a counter (opt-in: slower than one "
+             "CTA per tile on the H200 so far)"));
 static cl::opt<bool> fuseSelfAttention(
     "fuse-self-attention",
     cl::desc("Compute a self-attention over a target attention's keys and "
@@ -107,6 +112,7 @@ int main(int argc, char **argv) {
   options.schedule = schedule;
   options.fuseSelfAttention = fuseSelfAttention;
   options.attentionF16P = attentionF16P;
+  options.persistentAttention = persistentAttention;
   options.gemmMulticast = gemmMulticast;
   options.fuseGemmStages = fuseGemmStages;
   options.ikboRequestInResultType = ikboRequestInResultType;

@@ -30,6 +30,8 @@ struct AotOptions {
   /// bf16 attention with P rounded to f16 (V converted to f16 in shared
   /// memory): less error, V within +-65504.
   bool attentionF16P = false;
+  /// Block-masked attention over static shapes as a persistent kernel.
+  bool persistentAttention = false;
   /// Warp-specialized GEMMs in clusters of two CTAs sharing B by TMA
   /// multicast (GemmKernelOptions::multicast). Experimental, opt-in:
   /// correct on the H200 but 0.64-0.71x the speed (2026-11-29).

@@ -70,7 +70,7 @@ constexpr const char *kAttentionTemplate = R"mlir(
 
 gpu.module @scratch {
 $GLOBALS
-  gpu.func @$KERNEL(%tmaQp: !llvm.ptr, %tmaKp: !llvm.ptr, %tmaVp: !llvm.ptr, %tmaOp: !llvm.ptr$INDEX_PARAM$LEN_PARAMS$TABLES_PARAM$SELF_PARAMS) kernel
+  gpu.func @$KERNEL(%tmaQp: !llvm.ptr, %tmaKp: !llvm.ptr, %tmaVp: !llvm.ptr, %tmaOp: !llvm.ptr$INDEX_PARAM$LEN_PARAMS$TABLES_PARAM$SELF_PARAMS$OMEM_PARAM) kernel
       attributes {nvvm.maxntid = array<i32: $THREADS, 1, 1>$MINCTAS} {
 $SELF_SELECT
     %tmaQ = builtin.unrealized_conversion_cast $QPTR : !llvm.ptr to !tmaQ
@@ -115,11 +115,7 @@ $DESC_CONSTANTS    %tid = gpu.thread_id x
     %lane0 = arith.constant 0 : i32
     %roleU, %roleOk = gpu.shuffle idx %roleRaw, %lane0, %c32i32 : i32
     %w = arith.index_cast %roleU : i32 to index
-    %x = gpu.block_id x
-    %y = gpu.block_id y
-    %h = gpu.block_id z
-$ASSIGN
-    scf.if %run {
+$CTA_TILE    scf.if %run {
     %smem = gpu.dynamic_shared_memory : !smem
     // 128B-swizzled tiles need 1024-byte aligned shared memory.
     %base = memref.extract_aligned_pointer_as_index %smem : !smem -> index
@@ -145,7 +141,7 @@ $BLOCKS
         nvgpu.mbarrier.init %emptyV[%s], %releases : !bars
       }
       nvgpu.mbarrier.init %qbar[%c0], %c1 : !qbar
-    }
+$QFREE_INIT    }
     gpu.barrier
     %isProducer = arith.cmpi eq, %w, %cW : index
     scf.if %isProducer {
@@ -157,17 +153,12 @@ $PRODUCER_REGS
         nvgpu.tma.prefetch.descriptor %tmaV : !tmaV
         // O's too: the stores at the CTA's end then do not wait for it.
         nvgpu.tma.prefetch.descriptor %tmaO : !tmaO
-        nvgpu.mbarrier.arrive.expect_tx %qbar[%c0], %qBytesAll : !qbar
+$PRODUCER_TILE_OPEN        nvgpu.mbarrier.arrive.expect_tx %qbar[%c0], %qBytesAll : !qbar
 $LOADQ
 $PRODUCER_KV
     } else {
 $CONSUMER_REGS
-      // Consumer %w: its batch element, query tile, Q and staging tiles.
-      %isW0 = arith.cmpi eq, %w, %c0 : index
-      %bW = arith.select %isW0, %bA, %bB : index
-      %tileW = arith.select %isW0, %tileA, %tileB : index
-      %q0 = arith.muli %tileW, %c64 : index
-      %wgBar1 = arith.addi %w, %c1 : index
+$CONSUMER_TILE_VALUES      %wgBar1 = arith.addi %w, %c1 : index
       %wgBar = arith.index_cast %wgBar1 : index to i32
       %inWg = arith.remui %tid, %c128 : index
       %elected = arith.cmpi eq, %inWg, %c0 : index
@@ -203,12 +194,11 @@ $DESC_QP      %scale2 = arith.constant $SCALE2 : f32
       %lazyBound = arith.constant 8.0 : f32
       %zeroF = arith.constant 0.0 : f32
       %oZero = llvm.mlir.zero : !accO
-      nvgpu.mbarrier.try_wait.parity %qbar[%c0], %false, %ticks : !qbar
-$LOAD_QREGS      // Both consumers read the one request's blocks (ring positions
+$CONSUMER_TILE_OPEN$LOAD_QREGS$Q_FREE      // Both consumers read the one request's blocks (ring positions
       // 0 .. nkb - 1). Consumer 0 always has a tile, consumer 1 when %noB
       // is false; an idle consumer still waits for and frees every slot, so
       // the producer never stalls on it.
-        %jBase = arith.addi %c0, %c0 : index
+        %jBase = arith.addi $RING_BASE, %c0 : index
         %w1 = arith.cmpi eq, %w, %c1 : index
         %idle = arith.andi %w1, %noB : i1
         %active = arith.xori %idle, %true : i1
@@ -237,21 +227,10 @@ $LOAD_QREGS      // Both consumers read the one request's blocks (ring positions
         scf.if %active {
 $CONSUMER_LOOP          // Row sums across the four threads of a row, then O / sum to the
           // staging tile and out through TMA.
-$FINISH
-          nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-          nvvm.barrier id = %wgBar number_of_threads = %c128i32
-          scf.if %elected {
-$STOREO
-            nvvm.cp.async.bulk.commit.group
-            // The staging tile must outlive the stores' reads of it, not
-            // their writes: the CTA (and its shared memory) may go once
-            // they are read.
-            nvvm.cp.async.bulk.wait_group 0 {read}
-          }
-        } else {
+$FINISH$STAGED_STORE        } else {
 $IDLE_DRAIN
         }
-    }
+$CONSUMER_TILE_CLOSE    }
     }
     gpu.return
   }
@@ -702,10 +681,9 @@ std::string rescaleText(int64_t headDim, StringRef oIn, StringRef oOut) {
   return text;
 }
 
-/// After the loop: row sums across the quad, O / sum written to the staging
-/// tile (64 rows x head dim) in the swizzled layout of the O tensor map.
-std::string finishText(int64_t headDim, StringRef type, int64_t eltBytes) {
-  std::string text = R"mlir(
+/// The inverse row sums %inv0 / %inv8 of the thread's rows r0 / r8: the
+/// four threads of a row (a quad) add their partial sums %lEnd0 / %lEnd8.
+constexpr const char *kInverseRowSums = R"mlir(
     %ls0a, %lsv0a = gpu.shuffle xor %lEnd0, %c1i32, %c32i32 : f32
     %ls0b = arith.addf %lEnd0, %ls0a : f32
     %ls0c, %lsv0c = gpu.shuffle xor %ls0b, %c2i32, %c32i32 : f32
@@ -717,6 +695,20 @@ std::string finishText(int64_t headDim, StringRef type, int64_t eltBytes) {
     %one = arith.constant 1.0 : f32
     %inv0 = arith.divf %one, %lSum0 : f32
     %inv8 = arith.divf %one, %lSum8 : f32
+)mlir";
+
+/// After the loop: row sums across the quad, then O / sum into the staging
+/// tile (64 rows x head dim) in the swizzled layout of the O tensor map,
+/// or, `toGlobal` (the persistent kernel, whose staging tile would be the
+/// next Q), straight to %oMem (rows %q0 + r0 / r8 of batch %bW, head %h).
+std::string finishText(int64_t headDim, StringRef type, int64_t eltBytes,
+                       bool toGlobal) {
+  std::string text = kInverseRowSums;
+  text += toGlobal ? R"mlir(
+    %gRow0 = arith.addi %q0, %r0 : index
+    %gRow8 = arith.addi %q0, %r8 : index
+)mlir"
+                   : R"mlir(
     // The last P V has been read by every thread: the staging tile is free.
     nvvm.barrier id = %wgBar number_of_threads = %c128i32
 )mlir";
@@ -734,6 +726,16 @@ std::string finishText(int64_t headDim, StringRef type, int64_t eltBytes) {
 )mlir",
                           i, i - 1, row, type)
                 .str();
+    if (toGlobal) {
+      text += llvm::formatv(
+                  "    %fcb{0} = arith.constant {1} : index\n"
+                  "    %fc{0} = arith.addi %q2, %fcb{0} : index\n"
+                  "    vector.store %fv{0}, %oMem[%bW, %h, %gRow{2}, %fc{0}] "
+                  "{{alignment = {4} : i64} : $OMEMTYPE, vector<2x{3}>\n",
+                  i, 8 * (i / 4), row, type, 2 * eltBytes)
+                  .str();
+      continue;
+    }
     text += swizzledPairIndexText(p, "", 8 * (i / 4), row, eltBytes);
     text += llvm::formatv(
                 "    vector.store %fv{0}, %stage[%{1}_i] {{alignment = {3} : i64} : "
@@ -755,8 +757,11 @@ struct AttentionIRRoles {
   /// The producer's default: two consumers (one CTA an SM, 168 registers
   /// a thread at launch) get 2 x 232 of 3 x 168 with a producer of 40;
   /// one consumer (two CTAs an SM, 128 at launch) 232 of 2 x 128 with 24.
-  explicit AttentionIRRoles(int64_t consumers)
-      : producerRegs(consumers == 2 ? 40 : 24) {}
+  /// A persistent one-consumer kernel's producer holds the tile walk too:
+  /// 32 (24 spills), its consumer 224.
+  AttentionIRRoles(int64_t consumers, bool persistent)
+      : producerRegs(consumers == 2 ? 40 : persistent ? 32 : 24),
+        consumerRegs(consumers == 1 && persistent ? 224 : 232) {}
 };
 } // namespace
 
@@ -767,6 +772,7 @@ struct AttentionIRRoles {
 /// followed.
 static LogicalResult readAttentionKernelIR(AttentionOp op, int64_t consumers,
                                            int64_t blockN, int64_t headDim,
+                                           bool persistent,
                                            AttentionIRRoles &roles) {
   FailureOr<func::FuncOp> kernel = sc::detail::kernelIRFunction(op);
   if (failed(kernel) || !*kernel)
@@ -795,10 +801,12 @@ static LogicalResult readAttentionKernelIR(AttentionOp op, int64_t consumers,
         tileLoop->isAncestor(load))
       ++qLoads;
     if (auto loop = dyn_cast<sck::TileLoopOp>(inner);
-        loop && loop.getSchedule() != "grid") {
-      loop.emitError("the attention kernel runs one CTA per tile; the "
-                     "kernel-level IR asks for a ")
-          << loop.getSchedule() << " tile loop";
+        loop && loop.getSchedule() != (persistent ? "persistent" : "grid")) {
+      loop.emitError()
+          << (persistent ? "the attention kernel is persistent"
+                         : "the attention kernel runs one CTA per tile")
+          << "; the kernel-level IR asks for a " << loop.getSchedule()
+          << " tile loop";
       return WalkResult::interrupt();
     }
     if (auto load = dyn_cast<sck::LoadOp>(inner)) {
@@ -949,6 +957,16 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                 "the same heads, head dim and element type, no index and no "
                 "mask, fuses with the target attention";
   }
+  // Persistent (opt-in, attention_persistent; block masks over static
+  // shapes): as many CTAs as are resident walk the tiles (x, y, head) in
+  // launch order (heaviest query blocks first), CTA c taking c, c + CTAs,
+  // ...; the ring runs on from tile to tile, and the next tile's Q loads as
+  // soon as every consumer warp has this one's in registers, so a tile's
+  // start overlaps the last one's end (no CTA launch, barrier setup or Q
+  // latency in between). O is stored from registers (its staging tile
+  // would be the next Q). Measured slower than one CTA per tile (session
+  // 9: 0.85-0.975x; a walk by counter 0.91-0.93x).
+  bool persistent = op.kernelIsPersistent();
   // Key blocks: the mask's blocks, else 128 keys with two consumers (wider
   // S wgmma), 64 with one (two CTAs per SM).
   int64_t blockN = op.getKernelKeyBlock();
@@ -1080,8 +1098,8 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // with two consumers (their turns stretch an iteration); with one, two,
   // so that two CTAs fit an SM (81 KB for d = 128).
   int64_t stages = consumers == 2 ? 3 : 2;
-  AttentionIRRoles roles(consumers);
-  if (failed(readAttentionKernelIR(op, consumers, blockN, headDim, roles)))
+  AttentionIRRoles roles(consumers, persistent);
+  if (failed(readAttentionKernelIR(op, consumers, blockN, headDim, persistent, roles)))
     return failure();
   // setmaxnreg moves registers between the roles: the total is what the
   // CTA got at launch (two CTAs an SM with one consumer).
@@ -1237,7 +1255,107 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
                             selfLen)
                   .str();
   }
-  pieces["ASSIGN"] = assign;
+  std::string ctaTile = "    %x = gpu.block_id x\n"
+                        "    %y = gpu.block_id y\n"
+                        "    %h = gpu.block_id z\n" +
+                        assign;
+  std::string consumerTileValues =
+      "      // Consumer %w: its batch element, query tile, Q and staging tiles.\n"
+      "      %isW0 = arith.cmpi eq, %w, %c0 : index\n"
+      "      %bW = arith.select %isW0, %bA, %bB : index\n"
+      "      %tileW = arith.select %isW0, %tileA, %tileB : index\n"
+      "      %q0 = arith.muli %tileW, %c64 : index\n";
+  if (!persistent) {
+    pieces["CTA_TILE"] = ctaTile;
+    pieces["BLOCKS"] = blocks;
+    pieces["CONSUMER_TILE_VALUES"] = consumerTileValues;
+    pieces["CONSUMER_TILE_OPEN"] =
+        "      nvgpu.mbarrier.try_wait.parity %qbar[%c0], %false, %ticks : !qbar\n";
+    pieces["CONSUMER_TILE_CLOSE"] = "";
+    pieces["PRODUCER_TILE_OPEN"] = "";
+    pieces["Q_FREE"] = "";
+    pieces["QFREE_INIT"] = "";
+    pieces["PRODUCER_TILE_CLOSE"] = "";
+    values["RING_BASE"] = "%c0";
+    values["OMEM_PARAM"] = "";
+  } else {
+    // Tile %tile -> (x, y, head), x fastest, as a launch would number its
+    // CTAs; then what the tile computes and its kept key blocks.
+    int64_t tilesX = qType.getDimSize(0);
+    int64_t tilesY = llvm::divideCeil(queryLen, op.getKernelTileRows());
+    std::string tile = llvm::formatv(R"mlir(
+        %tilesX = arith.constant {0} : index
+        %tilesY = arith.constant {1} : index
+        %x = arith.remui %tile, %tilesX : index
+        %tileYH = arith.divui %tile, %tilesX : index
+        %y = arith.remui %tileYH, %tilesY : index
+        %h = arith.divui %tileYH, %tilesY : index
+)mlir",
+                                     tilesX, tilesY)
+                           .str();
+    // Every tile of the walk runs (%run, outside the walk, is true).
+    std::string tileAssign = assign;
+    if (size_t at = tileAssign.find("%run ="); at != std::string::npos)
+      tileAssign.replace(at, 4, "%tileRun");
+    tile += tileAssign + blocks;
+    pieces["CTA_TILE"] = llvm::formatv("    %run = arith.constant true\n"
+                                       "    %cta = gpu.block_id x\n"
+                                       "    %ctas = gpu.grid_dim x\n"
+                                       "    %nTiles = arith.constant {0} : index\n",
+                                       tilesX * tilesY * heads)
+                             .str();
+    pieces["BLOCKS"] = "    %qfree = nvgpu.mbarrier.create -> !qbar\n";
+    pieces["CONSUMER_TILE_VALUES"] = "";
+    // CTA c takes tiles c, c + CTAs, ... of the walk (heaviest query blocks
+    // first: each round deals the heaviest tiles left), both roles alike, so
+    // nothing passes between them but Q's barriers: the producer loads a
+    // tile's Q once every consumer warp has the last one's in registers
+    // (%qfree). %done counts tiles (the barriers' phases), %ring the ring
+    // position.
+    std::string open = "        %tiles:2 = scf.for %tile = %cta to %nTiles step %ctas "
+                       "iter_args(%ring = %c0, %done = %c0) -> (index, index) {\n" +
+                       tile;
+    pieces["PRODUCER_TILE_OPEN"] = open + R"mlir(
+        %reuse = arith.cmpi uge, %done, %c1 : index
+        scf.if %reuse {
+          %fdone = arith.subi %done, %c1 : index
+          %fpar0 = arith.remui %fdone, %c2 : index
+          %fpar = arith.index_cast %fpar0 : index to i1
+          nvgpu.mbarrier.try_wait.parity %qfree[%c0], %fpar, %ticks : !qbar
+        }
+)mlir";
+    pieces["CONSUMER_TILE_OPEN"] = open + consumerTileValues + R"mlir(
+      %qpar0 = arith.remui %done, %c2 : index
+      %qpar = arith.index_cast %qpar0 : index to i1
+      nvgpu.mbarrier.try_wait.parity %qbar[%c0], %qpar, %ticks : !qbar
+)mlir";
+    std::string next = R"mlir(
+        %ringNext = arith.addi %ring, %nkb : index
+        %doneNext = arith.addi %done, %c1 : index
+        scf.yield %ringNext, %doneNext : index, index
+        }
+)mlir";
+    pieces["CONSUMER_TILE_CLOSE"] = next;
+    pieces["PRODUCER_TILE_CLOSE"] = next;
+    pieces["Q_FREE"] = R"mlir(
+      // This warp's Q is in its registers: its part of the Q tile is free
+      // (the next tile's Q loads while this one runs) once every lane has
+      // read it.
+      %qfreeLanes = arith.constant -1 : i32
+      nvvm.bar.warp.sync %qfreeLanes : i32
+      scf.if %laneZero {
+        %qtok = nvgpu.mbarrier.arrive %qfree[%c0] : !qbar -> !nvgpu.mbarrier.token
+      }
+)mlir";
+    values["RING_BASE"] = "%ring";
+    pieces["QFREE_INIT"] = llvm::formatv(
+        "      %qfreeCount = arith.constant {0} : index\n"
+        "      nvgpu.mbarrier.init %qfree[%c0], %qfreeCount : !qbar\n",
+        4 * consumers);
+    values["OMEMTYPE"] = typeToString(
+        MemRefType::get(op.getType().getShape(), op.getType().getElementType()));
+    values["OMEM_PARAM"] = ", %oMem: " + values["OMEMTYPE"];
+  }
   pieces["SELF_SELECT"] =
       self ? "    %selfY = gpu.block_id y\n"
              "    %selfC0 = arith.constant 0 : index\n"
@@ -1282,7 +1400,7 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
   std::string pType = f16P ? "f16" : typeToString(elementType);
   std::string loadLoop = R"mlir(
         scf.for %t = %c0 to %nkb step %c1 {
-          %pj = arith.addi %t, %c0 : index
+          %pj = arith.addi %t, $RING_BASE : index
           %ps = arith.remui %pj, %cS : index
           %pr = arith.divui %pj, %cS : index
           %prp = arith.remui %pr, %c2 : index
@@ -1295,7 +1413,7 @@ $LOADKV        }
       "        // The request's key/value blocks into the ring: K once every\n"
       "        // consumer is done with the slot's keys, V once with its values.\n"
       "        %kvBatch = arith.addi %rA, %c0 : index\n" +
-          loadLoop + "      }\n",
+          loadLoop + pieces["PRODUCER_TILE_CLOSE"] + "      }\n",
       {{"LOADKV", pieces["LOADKV"]}});
   // Block %t: its ring slot once K landed, its key block, K's
   // offset.
@@ -1355,7 +1473,8 @@ $LOADKV        }
   }
   pieces["SOFTMAX"] = softmaxText(blockN, headDim, keyLen, maskTail, pType,
                                   eltBytes);
-  pieces["FINISH"] = finishText(headDim, typeToString(elementType), eltBytes);
+  pieces["FINISH"] = finishText(headDim, typeToString(elementType), eltBytes,
+                                /*toGlobal=*/persistent);
   std::string storeO;
   for (int64_t c = 0; c < dChunks; ++c)
     storeO += llvm::formatv(R"mlir(
@@ -1368,6 +1487,21 @@ $LOADKV        }
                             c, c * 8192, c * 64)
                   .str();
   pieces["STOREO"] = storeO;
+  pieces["STAGED_STORE"] = R"mlir(
+          nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+          nvvm.barrier id = %wgBar number_of_threads = %c128i32
+          scf.if %elected {
+$STOREO
+            nvvm.cp.async.bulk.commit.group
+            // The staging tile must outlive the stores' reads of it, not
+            // their writes: the CTA (and its shared memory) may go once
+            // they are read.
+            nvvm.cp.async.bulk.wait_group 0 {read}
+          }
+)mlir";
+  // The persistent kernel's FINISH stored O already (from registers).
+  if (persistent)
+    pieces["STAGED_STORE"] = "";
   values["KEYLEN"] =
       dynamicKey ? std::string("arith.addi %keyLenArg, %c0 : index")
                  : llvm::formatv("arith.constant {0} : index", keyLen).str();
@@ -1417,6 +1551,11 @@ $LOADKV        }
   if (self)
     launch.grid[1] = LaunchDim::of(1 + llvm::divideCeil(selfLen, 128));
   launch.grid[2] = LaunchDim::of(heads);
+  if (persistent) {
+    launch.grid[0] = LaunchDim::sym("SMS", ctasPerSM);
+    launch.grid[1] = LaunchDim::of(1);
+    launch.grid[2] = LaunchDim::of(1);
+  }
   launch.sharedBytes = sharedBytes;
   // [batch, heads, rows, head dim]; rows (and so the outer strides) may be
   // a dynamic length.
@@ -1493,6 +1632,11 @@ $LOADKV        }
     p.causal = logLinear.getCausal();
     launch.params.push_back(p);
   }
+  if (persistent) {
+    LaunchParam p;
+    p.tensor = binding.result;
+    launch.params.push_back(p);
+  }
   StringRef modeText =
       mode == Mode::Pairs
           ? "two consumer warpgroups on two candidates of one request "
@@ -1512,8 +1656,8 @@ $LOADKV        }
       llvm::formatv(
           "{0}: attention {1} x {2} keys, {3} heads, head dim {4}, {5}, "
           "{6}{7}, TMA producer warpgroup, {8}-key blocks{9}, {10} ring "
-          "slots, wgmma QK^T and PV{13}, online softmax (exp2, fp32), TMA "
-          "stores, {11} B shared memory{12}",
+          "slots, wgmma QK^T and PV{13}, online softmax (exp2, fp32), {14}, "
+          "{11} B shared memory{12}",
           kernelName,
           dynamicQuery ? std::string("?") : std::to_string(queryLen),
           dynamicKey ? std::string("?") : std::to_string(keyLen), heads,
@@ -1533,7 +1677,13 @@ $LOADKV        }
                : std::string(),
           stages, sharedBytes, selfText,
           f16P ? " (P in f16, V read as f16: converted before the kernel)"
-               : "")
+               : "",
+          persistent ? "O stored from registers" : "TMA stores")
           .str();
+  if (persistent)
+    launch.summary += llvm::formatv("; persistent: {0} CTA(s) an SM, CTA c taking "
+                                    "tiles c, c + CTAs, ... (heaviest first)",
+                                    ctasPerSM)
+                          .str();
   return launch;
 }

@@ -751,6 +751,12 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
   // generator reads the attribute).
   if (options.attentionF16P)
     module.walk([&](AttentionOp op) { op->setAttr("attention_f16_p", UnitAttr::get(ctx)); });
+  // --persistent-attention: block-masked attention over static shapes gets
+  // the persistent kernel (AttentionOp::kernelIsPersistent).
+  if (options.persistentAttention)
+    module.walk([&](AttentionOp op) {
+      op->setAttr(AttentionOp::getKernelPersistentAttrName(), UnitAttr::get(ctx));
+    });
 
   // The model graph first goes through the tensor-level passes; with a
   // report, what they decided (their remarks) goes into it.

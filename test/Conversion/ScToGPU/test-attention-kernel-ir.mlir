@@ -143,3 +143,20 @@ func.func @pairs_table(%q: tensor<?x1x64x64xf16>, %k: tensor<?x1x2048x64xf16>, %
 func.func private @pairs_table_kernel(%batch: index, %idx: tensor<?xi32>) {
   return
 }
+
+// -----
+
+// An op that asked for the persistent kernel (sparcast-aot
+// --persistent-attention) needs a persistent tile loop in its IR.
+func.func @asked_persistent(%q: tensor<2x1x256x64xf16>, %k: tensor<2x1x256x64xf16>, %v: tensor<2x1x256x64xf16>) -> tensor<2x1x256x64xf16> {
+  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128>) {attention_persistent, sc.kernel_ir = @asked_persistent_kernel} : tensor<2x1x256x64xf16>, tensor<2x1x256x64xf16>, tensor<2x1x256x64xf16> -> tensor<2x1x256x64xf16>
+  return %o : tensor<2x1x256x64xf16>
+}
+func.func private @asked_persistent_kernel(%batch: index) {
+  %c1 = arith.constant 1 : index
+  // expected-error @below {{the attention kernel is persistent; the kernel-level IR asks for a grid tile loop}}
+  sck.tile_loop %batch, %c1, %c1 attributes {schedule = "grid"} {
+  ^bb0(%b: index, %t: index, %h: index):
+  }
+  return
+}

@@ -373,6 +373,12 @@ bool AttentionOp::kernelPairsCandidates() {
   return !shortKeys || (*this)->hasAttr(getKernelPairsAttrName());
 }
 
+bool AttentionOp::kernelIsPersistent() {
+  return (*this)->hasAttr(getKernelPersistentAttrName()) && getMaskAttr() &&
+         !getIndex() && getQuery().getType().hasStaticShape() &&
+         getKey().getType().hasStaticShape();
+}
+
 int64_t AttentionOp::getKernelTileRows() {
   return getKernelConsumers() == 2 && !kernelPairsCandidates() ? 128 : 64;
 }

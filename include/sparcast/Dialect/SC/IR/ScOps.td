@@ -195,6 +195,12 @@ def Sc_AttentionOp : Sc_Op<"attention", [Pure]> {
     /// launch also computes a self-attention (only the pairs kernel fuses
     /// one): its kernel pairs candidates whatever the keys' length.
     static StringRef getKernelPairsAttrName() { return "kernel_pairs_candidates"; }
+    /// Whether the GPU kernel is persistent (as many CTAs as are resident,
+    /// taking tiles from a counter): asked for by the unit attribute
+    /// getKernelPersistentAttrName() (sparcast-aot --persistent-attention),
+    /// and only for a block mask over static shapes without an index.
+    bool kernelIsPersistent();
+    static StringRef getKernelPersistentAttrName() { return "attention_persistent"; }
     /// The query rows of one tile of the kernel: 128 (two 64-row halves
     /// sharing every K/V block) where two consumers split a query block,
     /// else 64 (a candidate of a pair, or one consumer's tile).
