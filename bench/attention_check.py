@@ -143,6 +143,19 @@ def main():
           lambda: torch.cat([F.scaled_dot_product_attention(q[:, h:h + 1], k[:, h:h + 1], v[:, h:h + 1],
                                                             attn_mask=mask) for h in range(2)], 1))
     del ref, mask
+    # The rest of N = 16384 (blocks of 64 and 128, causal or not), in f16,
+    # d = 128: one head at a time against the dense-masked fp32 reference.
+    for name, block, causal in (("ll_n16384_b64_f16", 64, False), ("ll_n16384_b64_causal_f16", 64, True),
+                                ("ll_n16384_b128_causal_f16", 128, True)):
+        q, k, v = (uniform((1, 2, N, 128), f16, gen) for _ in range(3))
+        mask = dense_mask(N, block, causal)
+        per_head = lambda x, y, z, cast: torch.cat(
+            [F.scaled_dot_product_attention(cast(x[:, h:h + 1]), cast(y[:, h:h + 1]), cast(z[:, h:h + 1]),
+                                            attn_mask=mask) for h in range(2)], 1)
+        ref = per_head(q, k, v, lambda t: t.float())
+        check(name, getattr(suite, name), [q, k, v], ref, (1, 2, N, 128), f16,
+              lambda: per_head(q, k, v, lambda t: t))
+        del ref, mask
 
     print("== speed: target attention, B_cand=2048, n_seed=64, H=2, d=128 (users of 64 or 65)")
     def target_speed(S, entry, base_entry=None, shuffled=False):

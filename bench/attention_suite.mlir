@@ -113,6 +113,21 @@ func.func @ll_n4096_b128_causal(%q: tensor<2x2x4096x128xbf16>, %k: tensor<2x2x40
   return %o : tensor<2x2x4096x128xbf16>
 }
 
+func.func @ll_n16384_b64_f16(%q: tensor<1x2x16384x128xf16>, %k: tensor<1x2x16384x128xf16>, %v: tensor<1x2x16384x128xf16>) -> tensor<1x2x16384x128xf16> {
+  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 64>) : tensor<1x2x16384x128xf16>, tensor<1x2x16384x128xf16>, tensor<1x2x16384x128xf16> -> tensor<1x2x16384x128xf16>
+  return %o : tensor<1x2x16384x128xf16>
+}
+
+func.func @ll_n16384_b64_causal_f16(%q: tensor<1x2x16384x128xf16>, %k: tensor<1x2x16384x128xf16>, %v: tensor<1x2x16384x128xf16>) -> tensor<1x2x16384x128xf16> {
+  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 64, causal = true>) : tensor<1x2x16384x128xf16>, tensor<1x2x16384x128xf16>, tensor<1x2x16384x128xf16> -> tensor<1x2x16384x128xf16>
+  return %o : tensor<1x2x16384x128xf16>
+}
+
+func.func @ll_n16384_b128_causal_f16(%q: tensor<1x2x16384x128xf16>, %k: tensor<1x2x16384x128xf16>, %v: tensor<1x2x16384x128xf16>) -> tensor<1x2x16384x128xf16> {
+  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128, causal = true>) : tensor<1x2x16384x128xf16>, tensor<1x2x16384x128xf16>, tensor<1x2x16384x128xf16> -> tensor<1x2x16384x128xf16>
+  return %o : tensor<1x2x16384x128xf16>
+}
+
 func.func @ll_n16384_b128_f16_d64(%q: tensor<1x2x16384x64xf16>, %k: tensor<1x2x16384x64xf16>, %v: tensor<1x2x16384x64xf16>) -> tensor<1x2x16384x64xf16> {
   %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128>) : tensor<1x2x16384x64xf16>, tensor<1x2x16384x64xf16>, tensor<1x2x16384x64xf16> -> tensor<1x2x16384x64xf16>
   return %o : tensor<1x2x16384x64xf16>
