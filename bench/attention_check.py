@@ -124,6 +124,13 @@ def main():
                 ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), attn_mask=m)
                 check(name, getattr(suite, name), [q, k, v], ref, (2, 2, N, 128), bf16,
                       lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=m))
+    # A static length that fills no block: the last query tile is partial.
+    for name, block, causal in (("ll_n1000_b128_f16", 128, False), ("ll_n1000_b64_causal_f16", 64, True)):
+        q, k, v = (uniform((2, 2, 1000, 128), f16, gen) for _ in range(3))
+        m = dense_mask(1000, block, causal)
+        ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), attn_mask=m)
+        check(name, getattr(suite, name), [q, k, v], ref, (2, 2, 1000, 128), f16,
+              lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=m))
     # Dynamic lengths: the runtime builds the tables for each N.
     for name, dtype, d, block, causal in (("ll_dyn", bf16, 128, 128, False),
                                           ("ll_dyn_b64_causal", f16, 64, 64, True)):

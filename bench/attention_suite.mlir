@@ -128,6 +128,16 @@ func.func @ll_n16384_b128_causal_f16(%q: tensor<1x2x16384x128xf16>, %k: tensor<1
   return %o : tensor<1x2x16384x128xf16>
 }
 
+func.func @ll_n1000_b128_f16(%q: tensor<2x2x1000x128xf16>, %k: tensor<2x2x1000x128xf16>, %v: tensor<2x2x1000x128xf16>) -> tensor<2x2x1000x128xf16> {
+  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128>) : tensor<2x2x1000x128xf16>, tensor<2x2x1000x128xf16>, tensor<2x2x1000x128xf16> -> tensor<2x2x1000x128xf16>
+  return %o : tensor<2x2x1000x128xf16>
+}
+
+func.func @ll_n1000_b64_causal_f16(%q: tensor<2x2x1000x128xf16>, %k: tensor<2x2x1000x128xf16>, %v: tensor<2x2x1000x128xf16>) -> tensor<2x2x1000x128xf16> {
+  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 64, causal = true>) : tensor<2x2x1000x128xf16>, tensor<2x2x1000x128xf16>, tensor<2x2x1000x128xf16> -> tensor<2x2x1000x128xf16>
+  return %o : tensor<2x2x1000x128xf16>
+}
+
 func.func @ll_n16384_b128_f16_d64(%q: tensor<1x2x16384x64xf16>, %k: tensor<1x2x16384x64xf16>, %v: tensor<1x2x16384x64xf16>) -> tensor<1x2x16384x64xf16> {
   %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128>) : tensor<1x2x16384x64xf16>, tensor<1x2x16384x64xf16>, tensor<1x2x16384x64xf16> -> tensor<1x2x16384x64xf16>
   return %o : tensor<1x2x16384x64xf16>

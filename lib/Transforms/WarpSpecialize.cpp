@@ -133,12 +133,12 @@ struct ScWarpSpecializePass
     // at two CTAs an SM (2 x 128).
     if (producerRegs == 0)
       producerRegs = consumers == 1 && ctasPerSM == 2 ? 24 : 40;
-    // A persistent one-consumer attention kernel's producer also holds the
-    // tile walk: 32 (at 24 it spills), leaving the consumer 224 (the
-    // attention generator's defaults for it).
-    if (attention && consumers == 1 && loop.getSchedule() == "persistent" &&
+    // A persistent attention kernel's producer also holds the tile walk:
+    // 32 with one consumer (24 spills), 56 with two (40 spills with a
+    // masked tail), the consumers 224 (the attention generator's defaults).
+    if (attention && loop.getSchedule() == "persistent" &&
         this->producerRegs == 0 && consumerRegs == 232) {
-      producerRegs = 32;
+      producerRegs = consumers == 2 ? 56 : 32;
       consumerRegs = 224;
     }
     SmallVector<SmallVector<SmallVector<LoadOp>>> loadsOf;

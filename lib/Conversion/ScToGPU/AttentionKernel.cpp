@@ -704,9 +704,12 @@ constexpr const char *kInverseRowSums = R"mlir(
 std::string finishText(int64_t headDim, StringRef type, int64_t eltBytes,
                        bool toGlobal) {
   std::string text = kInverseRowSums;
+  // Rows past the query length are not stored (the TMA store clips them).
   text += toGlobal ? R"mlir(
     %gRow0 = arith.addi %q0, %r0 : index
     %gRow8 = arith.addi %q0, %r8 : index
+    %gIn0 = arith.cmpi ult, %gRow0, %queryLen : index
+    %gIn8 = arith.cmpi ult, %gRow8, %queryLen : index
 )mlir"
                    : R"mlir(
     // The last P V has been read by every thread: the staging tile is free.
@@ -730,8 +733,10 @@ std::string finishText(int64_t headDim, StringRef type, int64_t eltBytes,
       text += llvm::formatv(
                   "    %fcb{0} = arith.constant {1} : index\n"
                   "    %fc{0} = arith.addi %q2, %fcb{0} : index\n"
-                  "    vector.store %fv{0}, %oMem[%bW, %h, %gRow{2}, %fc{0}] "
-                  "{{alignment = {4} : i64} : $OMEMTYPE, vector<2x{3}>\n",
+                  "    scf.if %gIn{2} {{\n"
+                  "      vector.store %fv{0}, %oMem[%bW, %h, %gRow{2}, %fc{0}] "
+                  "{{alignment = {4} : i64} : $OMEMTYPE, vector<2x{3}>\n"
+                  "    }\n",
                   i, 8 * (i / 4), row, type, 2 * eltBytes)
                   .str();
       continue;
@@ -757,11 +762,13 @@ struct AttentionIRRoles {
   /// The producer's default: two consumers (one CTA an SM, 168 registers
   /// a thread at launch) get 2 x 232 of 3 x 168 with a producer of 40;
   /// one consumer (two CTAs an SM, 128 at launch) 232 of 2 x 128 with 24.
-  /// A persistent one-consumer kernel's producer holds the tile walk too:
-  /// 32 (24 spills), its consumer 224.
+  /// A persistent kernel's producer holds the tile walk too: 32 with one
+  /// consumer (24 spills), 56 with two (40 spills with a masked tail); the
+  /// consumers 224.
   AttentionIRRoles(int64_t consumers, bool persistent)
-      : producerRegs(consumers == 2 ? 40 : persistent ? 32 : 24),
-        consumerRegs(consumers == 1 && persistent ? 224 : 232) {}
+      : producerRegs(persistent ? (consumers == 2 ? 56 : 32)
+                                : (consumers == 2 ? 40 : 24)),
+        consumerRegs(persistent ? 224 : 232) {}
 };
 } // namespace
 
