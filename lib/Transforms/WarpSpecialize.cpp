@@ -128,19 +128,14 @@ struct ScWarpSpecializePass
                << this->order << "' is for GEMMs";
       order = "turns";
     }
-    // The producer's default keeps what is left of the launch budget
-    // after 232-register consumers: 40 with two (3 x 168), 24 with one
-    // at two CTAs an SM (2 x 128).
+    // Unless asked for, the kernels' own split (the consumers' option
+    // default, 232, stands for it when the producer's is left to it too).
+    RoleRegisters defaults = defaultRoleRegisters(
+        consumers, ctasPerSM, attention && loop.getSchedule() == "persistent");
+    if (this->producerRegs == 0 && consumerRegs == 232)
+      consumerRegs = defaults.consumer;
     if (producerRegs == 0)
-      producerRegs = consumers == 1 && ctasPerSM == 2 ? 24 : 40;
-    // A persistent attention kernel's producer also holds the tile walk:
-    // 32 with one consumer (24 spills), 56 with two (40 spills with a
-    // masked tail), the consumers 224 (the attention generator's defaults).
-    if (attention && loop.getSchedule() == "persistent" &&
-        this->producerRegs == 0 && consumerRegs == 232) {
-      producerRegs = consumers == 2 ? 56 : 32;
-      consumerRegs = 224;
-    }
+      producerRegs = defaults.producer;
     SmallVector<SmallVector<SmallVector<LoadOp>>> loadsOf;
     for (TileLoopOp each : group) {
       SmallVector<SmallVector<LoadOp>> &perBlock = loadsOf.emplace_back();

@@ -757,18 +757,14 @@ std::string finishText(int64_t headDim, StringRef type, int64_t eltBytes,
 /// roles' registers.
 struct AttentionIRRoles {
   int64_t stages = 0;
-  int64_t producerRegs;
-  int64_t consumerRegs = 232;
-  /// The producer's default: two consumers (one CTA an SM, 168 registers
-  /// a thread at launch) get 2 x 232 of 3 x 168 with a producer of 40;
-  /// one consumer (two CTAs an SM, 128 at launch) 232 of 2 x 128 with 24.
-  /// A persistent kernel's producer holds the tile walk too: 32 with one
-  /// consumer (24 spills), 56 with two (40 spills with a masked tail); the
-  /// consumers 224.
-  AttentionIRRoles(int64_t consumers, bool persistent)
-      : producerRegs(persistent ? (consumers == 2 ? 56 : 32)
-                                : (consumers == 2 ? 40 : 24)),
-        consumerRegs(persistent ? 224 : 232) {}
+  int64_t producerRegs, consumerRegs;
+  /// Without kernel-level IR, the split sc-warp-specialize would choose.
+  AttentionIRRoles(int64_t consumers, int64_t ctasPerSM, bool persistent) {
+    sck::RoleRegisters defaults =
+        sck::defaultRoleRegisters(consumers, ctasPerSM, persistent);
+    producerRegs = defaults.producer;
+    consumerRegs = defaults.consumer;
+  }
 };
 } // namespace
 
@@ -1105,7 +1101,7 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // with two consumers (their turns stretch an iteration); with one, two,
   // so that two CTAs fit an SM (81 KB for d = 128).
   int64_t stages = consumers == 2 ? 3 : 2;
-  AttentionIRRoles roles(consumers, persistent);
+  AttentionIRRoles roles(consumers, ctasPerSM, persistent);
   if (failed(readAttentionKernelIR(op, consumers, blockN, headDim, persistent, roles)))
     return failure();
   // setmaxnreg moves registers between the roles: the total is what the
@@ -1494,7 +1490,8 @@ $LOADKV        }
                             c, c * 8192, c * 64)
                   .str();
   pieces["STOREO"] = storeO;
-  pieces["STAGED_STORE"] = R"mlir(
+  // The persistent kernel's FINISH stores O itself (from registers).
+  pieces["STAGED_STORE"] = persistent ? "" : R"mlir(
           nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
           nvvm.barrier id = %wgBar number_of_threads = %c128i32
           scf.if %elected {
@@ -1506,9 +1503,6 @@ $STOREO
             nvvm.cp.async.bulk.wait_group 0 {read}
           }
 )mlir";
-  // The persistent kernel's FINISH stored O already (from registers).
-  if (persistent)
-    pieces["STAGED_STORE"] = "";
   values["KEYLEN"] =
       dynamicKey ? std::string("arith.addi %keyLenArg, %c0 : index")
                  : llvm::formatv("arith.constant {0} : index", keyLen).str();

@@ -257,3 +257,16 @@ LogicalResult RoleOp::verify() {
 int64_t mlir::sck::launchRegisters(int64_t warpgroups, int64_t ctasPerSM) {
   return 65536 / (128 * warpgroups * ctasPerSM) / 8 * 8;
 }
+
+sck::RoleRegisters mlir::sck::defaultRoleRegisters(int64_t consumers,
+                                                   int64_t ctasPerSM,
+                                                   bool persistentAttention) {
+  // 232-register consumers, the producer keeping what is left of the
+  // launch budget: 40 with two consumers (3 x 168), 24 with one at two
+  // CTAs an SM (2 x 128). A persistent attention kernel's producer also
+  // walks the tiles: 32 with one consumer (24 spills), 56 with two (40
+  // spills with a masked tail), the consumers 224.
+  if (persistentAttention)
+    return {consumers == 2 ? 56 : 32, 224};
+  return {consumers == 1 && ctasPerSM == 2 ? 24 : 40, 232};
+}

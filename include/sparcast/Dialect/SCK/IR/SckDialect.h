@@ -28,6 +28,14 @@ namespace mlir::sck {
 /// `warpgroups` x 128 threads share an SM's 65536 (allocated in steps of
 /// 8): the budget roles then move between them with setmaxnreg.
 int64_t launchRegisters(int64_t warpgroups, int64_t ctasPerSM);
+
+/// The default register split between a warp-specialized kernel's roles,
+/// which sc-warp-specialize and the attention generator both take.
+struct RoleRegisters {
+  int64_t producer, consumer;
+};
+RoleRegisters defaultRoleRegisters(int64_t consumers, int64_t ctasPerSM,
+                                   bool persistentAttention);
 } // namespace mlir::sck
 
 #endif // SPARCAST_DIALECT_SCK_IR_SCKDIALECT_H
