@@ -1284,29 +1284,41 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
   } else {
     // Tile %tile -> (x, y, head), x fastest, as a launch would number its
     // CTAs; then what the tile computes and its kept key blocks.
+    // The batch (x) may be dynamic: then a parameter, %tilesXArg.
     int64_t tilesX = qType.getDimSize(0);
+    bool dynamicBatch = ShapedType::isDynamic(tilesX);
     int64_t tilesY = llvm::divideCeil(queryLen, op.getKernelTileRows());
     std::string tile = llvm::formatv(R"mlir(
-        %tilesX = arith.constant {0} : index
+        %tilesX = {0}
         %tilesY = arith.constant {1} : index
         %x = arith.remui %tile, %tilesX : index
         %tileYH = arith.divui %tile, %tilesX : index
         %y = arith.remui %tileYH, %tilesY : index
         %h = arith.divui %tileYH, %tilesY : index
 )mlir",
-                                     tilesX, tilesY)
+                                     dynamicBatch
+                                         ? std::string("arith.addi %tilesXArg, %c0 : index")
+                                         : llvm::formatv("arith.constant {0} : index", tilesX).str(),
+                                     tilesY)
                            .str();
-    // Every tile of the walk runs (%run, outside the walk, is true).
+    // %run, outside the walk, is true; a tile's own is %tileRun (false for
+    // a candidate some other's pair runs).
     std::string tileAssign = assign;
     if (size_t at = tileAssign.find("%run ="); at != std::string::npos)
       tileAssign.replace(at, 4, "%tileRun");
     tile += tileAssign + blocks;
-    pieces["CTA_TILE"] = llvm::formatv("    %run = arith.constant true\n"
-                                       "    %cta = gpu.block_id x\n"
-                                       "    %ctas = gpu.grid_dim x\n"
-                                       "    %nTiles = arith.constant {0} : index\n",
-                                       tilesX * tilesY * heads)
-                             .str();
+    pieces["CTA_TILE"] =
+        "    %run = arith.constant true\n"
+        "    %cta = gpu.block_id x\n"
+        "    %ctas = gpu.grid_dim x\n" +
+        (dynamicBatch
+             ? llvm::formatv("    %tilesYH = arith.constant {0} : index\n"
+                             "    %nTiles = arith.muli %tilesXArg, %tilesYH : index\n",
+                             tilesY * heads)
+                   .str()
+             : llvm::formatv("    %nTiles = arith.constant {0} : index\n",
+                             tilesX * tilesY * heads)
+                   .str());
     pieces["BLOCKS"] = "    %qfree = nvgpu.mbarrier.create -> !qbar\n";
     pieces["CONSUMER_TILE_VALUES"] = "";
     // CTA c takes tiles c, c + CTAs, ... of the walk (heaviest query blocks
@@ -1338,6 +1350,25 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
         scf.yield %ringNext, %doneNext : index, index
         }
 )mlir";
+    if (mode == Mode::Pairs) {
+      // A candidate run by its partner's tile: both roles skip the tile
+      // (no Q, no key blocks: the ring and the barriers' phases stay).
+      next = R"mlir(
+        }
+        %ranBlocks = arith.select %tileRun, %nkb, %c0 : index
+        %ran = arith.select %tileRun, %c1, %c0 : index
+        %ringNext = arith.addi %ring, %ranBlocks : index
+        %doneNext = arith.addi %done, %ran : index
+        scf.yield %ringNext, %doneNext : index, index
+        }
+)mlir";
+      pieces["PRODUCER_TILE_OPEN"] = open + "        scf.if %tileRun {\n" +
+                                     pieces["PRODUCER_TILE_OPEN"].substr(open.size());
+      pieces["CONSUMER_TILE_OPEN"] = open + consumerTileValues +
+                                     "      scf.if %tileRun {\n" +
+                                     pieces["CONSUMER_TILE_OPEN"].substr(
+                                         open.size() + consumerTileValues.size());
+    }
     pieces["CONSUMER_TILE_CLOSE"] = next;
     pieces["PRODUCER_TILE_CLOSE"] = next;
     pieces["Q_FREE"] = R"mlir(
@@ -1357,7 +1388,8 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
         4 * consumers);
     values["OMEMTYPE"] = typeToString(
         MemRefType::get(op.getType().getShape(), op.getType().getElementType()));
-    values["OMEM_PARAM"] = ", %oMem: " + values["OMEMTYPE"];
+    values["OMEM_PARAM"] = ", %oMem: " + values["OMEMTYPE"] +
+                           (dynamicBatch ? ", %tilesXArg: index" : "");
   }
   pieces["SELF_SELECT"] =
       self ? "    %selfY = gpu.block_id y\n"
@@ -1435,8 +1467,9 @@ $LOADKV        }
   // Q K^T reads Q from registers (loaded once a tile), so only K comes
   // from shared memory, except in the pairs kernel (H200, session 9: 1.018x
   // on log-linear N = 16384 blocks of 128, 1.015x blocks of 64, 1.00x on
-  // one-consumer target attention, 0.992-0.996x on pairs).
-  bool qInRegs = mode != Mode::Pairs;
+  // one-consumer target attention, 0.992-0.996x on pairs). The persistent
+  // pairs kernel takes it too: its Q tile is the next tile's.
+  bool qInRegs = mode != Mode::Pairs || persistent;
   pieces["QK"] = qInRegs ? qkRegsText(dChunks, blockN, typeToString(elementType))
                          : qkText(dChunks, blockN, typeToString(elementType));
   pieces["LOAD_QREGS"] =
@@ -1637,6 +1670,12 @@ $STOREO
     LaunchParam p;
     p.tensor = binding.result;
     launch.params.push_back(p);
+    if (batch.constant == 0 && !batch.symbol.empty()) {
+      LaunchParam tilesX;
+      tilesX.kind = LaunchParam::Kind::Dim;
+      tilesX.dim = batch;
+      launch.params.push_back(tilesX);
+    }
   }
   StringRef modeText =
       mode == Mode::Pairs

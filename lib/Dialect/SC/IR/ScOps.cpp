@@ -374,9 +374,16 @@ bool AttentionOp::kernelPairsCandidates() {
 }
 
 bool AttentionOp::kernelIsPersistent() {
-  return (*this)->hasAttr(getKernelPersistentAttrName()) && getMaskAttr() &&
-         !getIndex() && getQuery().getType().hasStaticShape() &&
-         getKey().getType().hasStaticShape();
+  // Static lengths, heads and head dim (the batches may vary); a block mask
+  // or an index; not a target attention that fuses a self-attention.
+  auto fixed = [](RankedTensorType t) {
+    return llvm::all_of(t.getShape().drop_front(),
+                        [](int64_t d) { return !ShapedType::isDynamic(d); });
+  };
+  return (*this)->hasAttr(getKernelPersistentAttrName()) &&
+         (getMaskAttr() || getIndex()) &&
+         !(*this)->hasAttr(getKernelPairsAttrName()) &&
+         fixed(getQuery().getType()) && fixed(getKey().getType());
 }
 
 int64_t AttentionOp::getKernelTileRows() {

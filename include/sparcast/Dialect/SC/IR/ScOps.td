@@ -198,7 +198,8 @@ def Sc_AttentionOp : Sc_Op<"attention", [Pure]> {
     /// Whether the GPU kernel is persistent (as many CTAs as are resident,
     /// taking tiles from a counter): asked for by the unit attribute
     /// getKernelPersistentAttrName() (sparcast-aot --persistent-attention),
-    /// and only for a block mask over static shapes without an index.
+    /// for a block mask or an index over static lengths, heads and head dim
+    /// (batches may vary), not for a target that fuses a self-attention.
     bool kernelIsPersistent();
     static StringRef getKernelPersistentAttrName() { return "attention_persistent"; }
     /// The query rows of one tile of the kernel: 128 (two 64-row halves
