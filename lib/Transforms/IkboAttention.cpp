@@ -35,9 +35,14 @@ struct IndexBroadcastKeysAndValues : OpRewritePattern<AttentionOp> {
     if (report)
       op.emitRemark() << "keys and values read through the index: "
                          "the B_cand-row broadcasts are gone";
-    rewriter.replaceOpWithNewOp<AttentionOp>(
-        op, op.getType(), op.getQuery(), key.getSource(), value.getSource(),
-        key.getIndices(), op.getMaskAttr(), op.getScaleAttr());
+    auto indexed = rewriter.create<AttentionOp>(
+        op.getLoc(), op.getType(), op.getQuery(), key.getSource(),
+        value.getSource(), key.getIndices(), op.getMaskAttr(),
+        op.getScaleAttr());
+    // What was asked of the kernel (e.g. sparcast-aot's attention_f16_p,
+    // attention_persistent) stays with the op.
+    indexed->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+    rewriter.replaceOp(op, indexed);
     return success();
   }
 };

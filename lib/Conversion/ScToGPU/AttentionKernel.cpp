@@ -1330,6 +1330,26 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
     std::string open = "        %tiles:2 = scf.for %tile = %cta to %nTiles step %ctas "
                        "iter_args(%ring = %c0, %done = %c0) -> (index, index) {\n" +
                        tile;
+    if (mode == Mode::Pairs) {
+      // Leads sit mostly at one parity of x (pairs of neighbours), and with
+      // an even number of CTAs, CTA c would always see tiles of c's parity:
+      // half the CTAs would mostly skip. So in odd rounds (an even CTA
+      // count keeps a tile and its neighbour in one round) each CTA takes
+      // its neighbour's tile instead: every CTA alternates parities. An odd
+      // CTA count alternates by itself; the last tile of an odd count keeps
+      // its own.
+      open = "        %tiles:2 = scf.for %walk = %cta to %nTiles step %ctas "
+             "iter_args(%ring = %c0, %done = %c0) -> (index, index) {\n"
+             "        %walkRound = arith.divui %walk, %ctas : index\n"
+             "        %roundOdd = arith.andi %walkRound, %c1 : index\n"
+             "        %ctasOdd = arith.andi %ctas, %c1 : index\n"
+             "        %swapBit = arith.cmpi ugt, %roundOdd, %ctasOdd : index\n"
+             "        %neighbour = arith.xori %walk, %c1 : index\n"
+             "        %inRange = arith.cmpi ult, %neighbour, %nTiles : index\n"
+             "        %swap = arith.andi %swapBit, %inRange : i1\n"
+             "        %tile = arith.select %swap, %neighbour, %walk : index\n" +
+             tile;
+    }
     pieces["PRODUCER_TILE_OPEN"] = open + R"mlir(
         %reuse = arith.cmpi uge, %done, %c1 : index
         scf.if %reuse {
@@ -1721,9 +1741,13 @@ $STOREO
           persistent ? "O stored from registers" : "TMA stores")
           .str();
   if (persistent)
-    launch.summary += llvm::formatv("; persistent: {0} CTA(s) an SM, CTA c taking "
-                                    "tiles c, c + CTAs, ... (heaviest first)",
-                                    ctasPerSM)
-                          .str();
+    launch.summary +=
+        llvm::formatv("; persistent: {0} CTA(s) an SM, CTA c taking tiles c, c + "
+                      "CTAs, ...{1}{2}",
+                      ctasPerSM, mask ? " (heaviest first)" : "",
+                      mode == Mode::Pairs ? ", odd rounds the neighbour's tile (leads "
+                                            "alternate), non-leads skipped"
+                                          : "")
+            .str();
   return launch;
 }

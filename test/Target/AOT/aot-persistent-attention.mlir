@@ -7,9 +7,11 @@
 // RUN: sparcast-aot %sparcast_src_root/examples/loglinear_attention.mlir -o %t/ir --persistent-attention --warp-specialize > /dev/null
 // RUN: diff -r %t/plain %t/ir
 // RUN: sparcast-aot %sparcast_src_root/bench/attention_suite.mlir -o %t/suite --persistent-attention --warp-specialize --report | FileCheck %s --check-prefix=SUITE
-// RUN: sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t/target > /dev/null
-// RUN: sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t/target-flag --persistent-attention > /dev/null
-// RUN: diff -r %t/target %t/target-flag
+// RUN: sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t/target --persistent-attention --report | FileCheck %s --check-prefix=TARGET
+// RUN: sparcast-aot %sparcast_src_root/bench/attention_suite.mlir -o %t/pairs --persistent-attention --report | FileCheck %s --check-prefix=PAIRS
+// RUN: sparcast-aot %sparcast_src_root/examples/self_target_attention.mlir -o %t/fused --fuse-self-attention > /dev/null
+// RUN: sparcast-aot %sparcast_src_root/examples/self_target_attention.mlir -o %t/fused-flag --fuse-self-attention --persistent-attention > /dev/null
+// RUN: diff -r %t/fused %t/fused-flag
 
 // --persistent-attention (opt-in: on the H200 0.84-0.94x of one CTA per
 // tile, session 9): block-masked attention over static shapes runs as many
@@ -37,10 +39,27 @@
 
 // Through the kernel-level IR (--warp-specialize) the op's tile loop is
 // persistent (sc-lower-to-sck), and a persistent one-consumer kernel
-// (blocks of 64) keeps 32 registers for its producer, which also walks the
-// tiles (24 spills), 224 for the consumer (with two consumers 56 and 2 x
-// 224: at 40 the producer spills; where the keys fill no block, as
-// N = 1000 in the suite, the consumers then spill 8 bytes); the artifacts
-// are the same either way.
+// (blocks of 64; target attention over at most 1024 keys) keeps 40
+// registers for its producer, which also walks the tiles, 216 for the
+// consumer (at 32 / 224 the indexed ones spill, at 24 every one) (with two
+// consumers 56 and 2 x 224: at 40 the producer spills; where the keys fill
+// no block, as N = 1000 in the suite, the consumers then spill 8 bytes);
+// the artifacts are the same either way.
 // SUITE: tile loop: persistent (an attention kernel whose op asked for it)
-// SUITE: warp-specialized: producer (2 + 3 box(es) per pass through their blocks (one ring each), 32 registers) + 1 consumer(s) (224 registers)
+// SUITE: warp-specialized: producer (2 + 3 box(es) per pass through their blocks (one ring each), 40 registers) + 1 consumer(s) (216 registers)
+
+// Target attention (an index, static lengths; the batch may vary: the
+// kernel takes it as a parameter) is persistent too: over at most 1024
+// keys one consumer a candidate, two CTAs an SM, no spills.
+// TARGET: kernel target_attention_attention0: {{.*}}keys/values read through the index, one consumer warpgroup{{.*}}; persistent: 2 CTA(s) an SM, CTA c taking tiles c, c + CTAs, ...{{$}}
+// TARGET: 0 bytes spill stores, 0 bytes spill loads
+// TARGET-NOT: spill
+// Pairs of candidates walk the candidate tiles, the non-leads skipped; in
+// odd rounds a CTA takes its neighbour's tile, so that with an even CTA
+// count (132 SMs) every CTA sees leads (pairs of neighbours lead at one
+// parity; H200, session 9: 0.5x without it).
+// PAIRS: kernel ta_s2048_attention1: {{.*}}two consumer warpgroups on two candidates of one request{{.*}}; persistent: 1 CTA(s) an SM, CTA c taking tiles c, c + CTAs, ..., odd rounds the neighbour's tile (leads alternate), non-leads skipped
+// PAIRS: Function properties for ta_s2048_attention1
+// PAIRS-NEXT: 0 bytes spill stores, 0 bytes spill loads
+// The fused self + target kernel is not made persistent (its CTAs split
+// between the history's query blocks and the candidates by grid row).

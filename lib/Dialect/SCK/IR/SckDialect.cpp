@@ -267,6 +267,6 @@ sck::RoleRegisters mlir::sck::defaultRoleRegisters(int64_t consumers,
   // walks the tiles: 32 with one consumer (24 spills), 56 with two (40
   // spills with a masked tail), the consumers 224.
   if (persistentAttention)
-    return {consumers == 2 ? 56 : 32, 224};
+    return {consumers == 2 ? 56 : 40, consumers == 2 ? 224 : 216};
   return {consumers == 1 && ctasPerSM == 2 ? 24 : 40, 232};
 }
