@@ -91,19 +91,22 @@ def main():
     # stages), both schedules.
     for name in (("lce_fused", "lce_fused_cooperative") if want("fused") else ()):
         bad += not check("[%s]" % name, *lce_case(load(name).lce, gen))
-    # Target attention: pairs of candidates of one user and of two users,
-    # an odd count, S not a multiple of the key block.
+    # Target attention: candidates of one user and of two users, an odd
+    # count, S not a multiple of the key block; at S = 1000 one consumer a
+    # candidate, at S = 2000 pairs of candidates (the pairing kernel first).
     if want("attention"):
         # SPARCAST_SANITIZE_INDEX="0,0,1,1" picks the candidates' users.
         index = [int(u) for u in os.environ.get("SPARCAST_SANITIZE_INDEX", "0,0,1,0,1").split(",")]
         users, B = max(index) + 1, len(index)
-        q = uniform((B, 2, 64, 128), f16, gen)
-        k = uniform((users, 2, 1000, 128), f16, gen)
-        v = uniform((users, 2, 1000, 128), f16, gen)
         idx = torch.tensor(index, dtype=torch.int32, device="cuda")
-        ref = attention_ref(q.float(), k.float()[idx.long()], v.float()[idx.long()])
         suite = load("attention_suite")
-        bad += not check("[target attention]", lambda o: suite.ta_s1000(q, k, v, idx, out=[o]), ref)
+        for S, entry in ((1000, suite.ta_s1000), (2000, suite.ta_s2000)):
+            q = uniform((B, 2, 64, 128), f16, gen)
+            k = uniform((users, 2, S, 128), f16, gen)
+            v = uniform((users, 2, S, 128), f16, gen)
+            ref = attention_ref(q.float(), k.float()[idx.long()], v.float()[idx.long()])
+            bad += not check("[target attention S=%d]" % S,
+                             lambda o, f=entry, q=q, k=k, v=v: f(q, k, v, idx, out=[o]), ref)
     if want("loglinear"):
         suite = load("attention_suite")
         # Log-linear, 128-key blocks (K and V on separate barriers).
