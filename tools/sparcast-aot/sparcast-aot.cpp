@@ -43,9 +43,10 @@ static cl::opt<bool> attentionF16P(
              "call: values beyond +-65504 overflow)"));
 static cl::opt<bool> persistentAttention(
     "persistent-attention",
-    cl::desc("Block-masked attention over static shapes as a persistent "
-             "kernel taking tiles from a counter (opt-in: slower than one "
-             "CTA per tile on the H200 so far)"));
+    cl::desc("Block-masked attention over static shapes, and target "
+             "attention over static lengths, as persistent kernels (CTA c "
+             "walking tiles c, c + CTAs, ...; opt-in: slower than one CTA "
+             "per tile on the H200 so far)"));
 static cl::opt<bool> fuseSelfAttention(
     "fuse-self-attention",
     cl::desc("Compute a self-attention over a target attention's keys and "

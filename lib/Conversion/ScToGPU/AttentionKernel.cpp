@@ -961,14 +961,16 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                 "mask, fuses with the target attention";
   }
   // Persistent (opt-in, attention_persistent; block masks over static
-  // shapes): as many CTAs as are resident walk the tiles (x, y, head) in
-  // launch order (heaviest query blocks first), CTA c taking c, c + CTAs,
+  // shapes, target attention over static lengths): as many CTAs as are
+  // resident walk the tiles (x, y, head) in launch order (heaviest query
+  // blocks first), CTA c taking c, c + CTAs,
   // ...; the ring runs on from tile to tile, and the next tile's Q loads as
   // soon as every consumer warp has this one's in registers, so a tile's
   // start overlaps the last one's end (no CTA launch, barrier setup or Q
   // latency in between). O is stored from registers (its staging tile
   // would be the next Q). Measured slower than one CTA per tile (session
-  // 9: 0.85-0.975x; a walk by counter 0.91-0.93x).
+  // 9: 0.85-0.975x; a walk by counter 0.91-0.93x; target attention,
+  // session 10: 0.91-0.94x).
   bool persistent = op.kernelIsPersistent();
   // Key blocks: the mask's blocks, else 128 keys with two consumers (wider
   // S wgmma), 64 with one (two CTAs per SM).

@@ -10,6 +10,7 @@
 // RUN: sparcast-equiv %s --ref=dynamic_log_linear128 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-test-execute-kernel-ir)' --candidates=1 --dynamic-size=300 --rtol=1e-2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=pairs --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-test-execute-kernel-ir)' --users=3 --candidates=5 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=pairs --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --users=2 --candidates=5 --shuffle-index --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=pairs --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-persistent{attention=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --users=3 --candidates=5 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: not sparcast-equiv %s --ref=wrong_scale --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=2 | FileCheck %s --check-prefix=WRONG
 
 // Attention at the kernel level keeps the op's meaning: each sc.attention
