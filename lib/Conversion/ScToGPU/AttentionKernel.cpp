@@ -70,14 +70,13 @@ constexpr const char *kAttentionTemplate = R"mlir(
 
 gpu.module @scratch {
 $GLOBALS
-  gpu.func @$KERNEL(%tmaQp: !llvm.ptr, %tmaKp: !llvm.ptr, %tmaVp: !llvm.ptr, %tmaOp: !llvm.ptr$INDEX_PARAM$LEN_PARAMS$TABLES_PARAM$SELF_PARAMS$OMEM_PARAM) kernel
+  gpu.func @$KERNEL(%tmaQp: !llvm.ptr, %tmaKp: !llvm.ptr, %tmaVp: !llvm.ptr$OMAP_PARAM$INDEX_PARAM$LEN_PARAMS$TABLES_PARAM$SELF_PARAMS$OMEM_PARAM) kernel
       attributes {nvvm.maxntid = array<i32: $THREADS, 1, 1>$MINCTAS} {
 $SELF_SELECT
     %tmaQ = builtin.unrealized_conversion_cast $QPTR : !llvm.ptr to !tmaQ
     %tmaK = builtin.unrealized_conversion_cast %tmaKp : !llvm.ptr to !tmaK
     %tmaV = builtin.unrealized_conversion_cast %tmaVp : !llvm.ptr to !tmaV
-    %tmaO = builtin.unrealized_conversion_cast $OPTR : !llvm.ptr to !tmaO
-    %c0 = arith.constant 0 : index
+$OMAP_CAST    %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
     %c4 = arith.constant 4 : index
@@ -151,9 +150,7 @@ $PRODUCER_REGS
       scf.if %lead {
         nvgpu.tma.prefetch.descriptor %tmaK : !tmaK
         nvgpu.tma.prefetch.descriptor %tmaV : !tmaV
-        // O's too: the stores at the CTA's end then do not wait for it.
-        nvgpu.tma.prefetch.descriptor %tmaO : !tmaO
-$PRODUCER_TILE_OPEN        nvgpu.mbarrier.arrive.expect_tx %qbar[%c0], %qBytesAll : !qbar
+$OMAP_PREFETCH$PRODUCER_TILE_OPEN        nvgpu.mbarrier.arrive.expect_tx %qbar[%c0], %qBytesAll : !qbar
 $LOADQ
 $PRODUCER_KV
     } else {
@@ -1568,7 +1565,19 @@ $STOREO
   values["SELF_PARAMS"] =
       self ? ", %tmaQsp: !llvm.ptr, %tmaOsp: !llvm.ptr, %nUsers: index" : "";
   values["QPTR"] = self ? "%tmaQsel" : "%tmaQp";
-  values["OPTR"] = self ? "%tmaOsel" : "%tmaOp";
+  // O's tensor map, for the TMA stores: the persistent kernel stores O
+  // from registers and takes none.
+  values["OMAP_PARAM"] = persistent ? "" : ", %tmaOp: !llvm.ptr";
+  values["OMAP_CAST"] =
+      persistent ? ""
+                 : llvm::formatv("    %tmaO = builtin.unrealized_conversion_cast {0} "
+                                 ": !llvm.ptr to !tmaO\n",
+                                 self ? "%tmaOsel" : "%tmaOp")
+                       .str();
+  values["OMAP_PREFETCH"] =
+      persistent ? ""
+                 : "        // O's too: the stores at the CTA's end then do not wait for it.\n"
+                   "        nvgpu.tma.prefetch.descriptor %tmaO : !tmaO\n";
   values["LEN_PARAMS"] =
       std::string(dynamicQuery ? ", %queryLenArg: index" : "") +
       (dynamicKey ? ", %keyLenArg: index" : "");
@@ -1639,8 +1648,9 @@ $STOREO
       map(binding.key, keyLen, binding.keyLenSymbol, keyBatch, blockN));
   launch.params.push_back(
       map(binding.value, keyLen, binding.keyLenSymbol, keyBatch, 64));
-  launch.params.push_back(
-      map(binding.result, queryLen, binding.queryLenSymbol, batch, 64));
+  if (!persistent)
+    launch.params.push_back(
+        map(binding.result, queryLen, binding.queryLenSymbol, batch, 64));
   if (indexed) {
     LaunchParam p;
     p.tensor = binding.index;

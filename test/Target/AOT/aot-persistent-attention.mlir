@@ -28,6 +28,9 @@
 // MANIFEST-NEXT: "SMS",
 // MANIFEST-NEXT: 1,
 // MANIFEST-NEXT: 1
+// Tensor maps for Q, K and V only: O goes out from registers.
+// MANIFEST-COUNT-3: "kind": "tma"
+// MANIFEST-NOT: "kind": "tma"
 // MANIFEST: "kind": "memref",
 // MANIFEST-NEXT: "tensor": "result0"
 // NOSTAGE-NOT: cp.async.bulk.tensor.4d.global.shared::cta
