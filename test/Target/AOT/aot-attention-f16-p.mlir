@@ -7,6 +7,7 @@
 // RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t/plain > /dev/null
 // RUN: sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t/flag --attention-f16-p > /dev/null
 // RUN: diff -r %t/plain %t/flag
+// RUN: rm -rf %t && sparcast-aot %S/Inputs/target_attention_bf16.mlir -o %t --attention-f16-p --report | FileCheck %s --check-prefix=TARGET
 
 // --attention-f16-p (opt-in): bf16 attention rounds P to f16, 8x finer
 // than bf16 (on the H200: relative error 1.67e-3 instead of 2.3e-3, at
@@ -44,3 +45,9 @@
 // target attention example) is the same with the option.
 // DEFAULT-NOT: convert
 // DEFAULT-NOT: f32.f16.f16
+
+// A bf16 target attention written the plain way keeps the option through
+// sc-ikbo-attention (it dropped it before session 10): the request-sized V
+// (one history a user, not a copy a candidate) is converted once.
+// TARGET: kernel ta_bf16_convert0: convert arg2 (bf16) -> ws0 (f16)
+// TARGET: kernel ta_bf16_attention1: {{.*}}keys/values read through the index{{.*}}(P in f16, V read as f16: converted before the kernel)
