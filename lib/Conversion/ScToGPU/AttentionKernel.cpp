@@ -1195,14 +1195,14 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
     %pairOf = memref.load %pairs[%xc] : memref<?xi32>
     %pairNone = arith.constant 0 : i32
     %leads = arith.cmpi sge, %pairOf, %pairNone : i32
-    %$Orun = arith.andi %inB, %leads : i1
+    %$RUN = arith.andi %inB, %leads : i1
     %pairOne = arith.constant 1 : i32
     %partner32 = arith.subi %pairOf, %pairOne : i32
     %partner = arith.index_cast %partner32 : i32 to index
     %partnerIn = arith.cmpi ult, %partner, %nB : index
     %hasPartner = arith.cmpi sgt, %pairOf, %pairNone : i32
     %hasB0 = arith.andi %hasPartner, %partnerIn : i1
-    %hasB = arith.andi %hasB0, %$Orun : i1
+    %hasB = arith.andi %hasB0, %$RUN : i1
     %$OnoB = arith.xori %hasB, %true : i1
     %$ObB = arith.select %hasB, %partner, %$ObA : index
     %$OtileA = arith.addi %y, %c0 : index
@@ -1213,7 +1213,7 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
     assign = R"mlir(
     %$ObA = arith.addi %x, %c0 : index
     %$ObB = arith.addi %x, %c0 : index
-    %$Orun = arith.constant true
+    %$RUN = arith.constant true
 $TILE_ORDER    %$OtileA = arith.muli %yTile, %c2 : index
     %$OtileB = arith.addi %$OtileA, %c1 : index
     %rowB = arith.muli %$OtileB, %c64 : index
@@ -1225,14 +1225,19 @@ $TILE_ORDER    %$OtileA = arith.muli %yTile, %c2 : index
     assign = R"mlir(
     %$ObA = arith.addi %x, %c0 : index
     %$ObB = arith.addi %x, %c0 : index
-    %$Orun = arith.constant true
+    %$RUN = arith.constant true
 $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
     %$OtileB = arith.addi %yTile, %c0 : index
     %$OnoB = arith.constant true
 )mlir";
     assign += userOf("%$ObA", "%$OrA");
   }
-  assign = replaceAll(assign, {{"O", self ? "t_" : ""}, {"TILE_ORDER", tileOrder}});
+  // The flag saying whether the CTA (a persistent kernel: the tile) runs:
+  // %run, or %t_run before the fused launch picks, or a persistent walk's
+  // %tileRun (its %run, outside the walk, is true).
+  assign = replaceAll(assign, {{"O", self ? "t_" : ""},
+                               {"RUN", persistent ? "tileRun" : self ? "t_run" : "run"},
+                               {"TILE_ORDER", tileOrder}});
   if (self) {
     // Target pairs at grid y = 0, self tiles at y >= 1 (user x: the runtime
     // checks that users <= candidates, so every user has a CTA column).
@@ -1300,12 +1305,8 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
                                          : llvm::formatv("arith.constant {0} : index", tilesX).str(),
                                      tilesY)
                            .str();
-    // %run, outside the walk, is true; a tile's own is %tileRun (false for
-    // a candidate some other's pair runs).
-    std::string tileAssign = assign;
-    if (size_t at = tileAssign.find("%run ="); at != std::string::npos)
-      tileAssign.replace(at, 4, "%tileRun");
-    tile += tileAssign + blocks;
+    // A tile's %tileRun is false for a candidate some other's pair runs.
+    tile += assign + blocks;
     pieces["CTA_TILE"] =
         "    %run = arith.constant true\n"
         "    %cta = gpu.block_id x\n"
