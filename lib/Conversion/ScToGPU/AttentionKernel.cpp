@@ -45,6 +45,8 @@
 
 using namespace mlir;
 using namespace mlir::sc;
+using mlir::sc::detail::RingWait;
+using mlir::sc::detail::ringPositionText;
 using mlir::sc::detail::replaceAll;
 using mlir::sc::detail::f32StructType;
 using mlir::sc::detail::swizzledPairIndexText;
@@ -273,11 +275,7 @@ $SOFTMAX
               -> (!accO, $PRO_TYPES) {
 $KEY_BLOCK_IN            // Block t - 1's slot: its V.
             %jP = arith.subi %j, %c1 : index
-            %slotP = arith.remui %jP, %cS : index
-            %roundP = arith.divui %jP, %cS : index
-            %parP = arith.remui %roundP, %c2 : index
-            %parityP = arith.index_cast %parP : index to i1
-            %slotOffP = arith.muli %slotP, %slotBytes : index
+$PREV_RING_SLOT            %slotOffP = arith.muli %slotP, %slotBytes : index
             %kOffP = arith.addi %kOff0, %slotOffP : index
             %vOff = arith.addi %kOffP, %kBytes : index
 $DESC_K$DESC_V            // V (t - 1) is waited for here, not between the wgmma: a wait
@@ -316,11 +314,7 @@ $RESCALE_LOOP
           %oEnd = scf.execute_region -> (!accO) {
             // The last block's P V.
             %jL = arith.addi %jBase, %nkbLast : index
-            %slotL = arith.remui %jL, %cS : index
-            %roundL = arith.divui %jL, %cS : index
-            %parL = arith.remui %roundL, %c2 : index
-            %parityL = arith.index_cast %parL : index to i1
-            %kOff0 = arith.addi %pad, %ringOff : index
+$LAST_RING_SLOT            %kOff0 = arith.addi %pad, %ringOff : index
             %slotOffL = arith.muli %slotL, %slotBytes : index
             %kOffL = arith.addi %kOff0, %slotOffL : index
             %vOff = arith.addi %kOffL, %kBytes : index
@@ -1161,6 +1155,11 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   llvm::StringMap<std::string> pieces;
   pieces["GLOBALS"] = globals;
   pieces["DESC_CONSTANTS"] = wgmmaDescriptorConstantsText();
+  // Ring positions: block t - 1's and the last block's slots (their V),
+  // and the producer's (the empty barrier).
+  values["PREV_RING_SLOT"] = ringPositionText("%jP", "%slotP", "%parityP", RingWait::Full);
+  values["LAST_RING_SLOT"] = ringPositionText("%jL", "%slotL", "%parityL", RingWait::Full);
+  values["PRODUCER_RING_SLOT"] = ringPositionText("%pj", "%ps", "%pepar", RingWait::Empty);
   pieces["SMEM_REGION"] = detail::smemRegionText();
   pieces["DESC_QP"] =
       wgmmaDescriptorText("qDesc", "qOff");
@@ -1456,12 +1455,7 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
   std::string loadLoop = R"mlir(
         scf.for %t = %c0 to %nkb step %c1 {
           %pj = arith.addi %t, $RING_BASE : index
-          %ps = arith.remui %pj, %cS : index
-          %pr = arith.divui %pj, %cS : index
-          %prp = arith.remui %pr, %c2 : index
-          %pep = arith.xori %prp, %c1 : index
-          %pepar = arith.index_cast %pep : index to i1
-          nvgpu.mbarrier.try_wait.parity %empty[%ps], %pepar, %ticks : !bars
+$PRODUCER_RING_SLOT          nvgpu.mbarrier.try_wait.parity %empty[%ps], %pepar, %ticks : !bars
 $LOADKV        }
 )mlir";
   pieces["PRODUCER_KV"] = replaceAll(
@@ -1474,10 +1468,7 @@ $LOADKV        }
   // offset.
   pieces["KEY_BLOCK_IN"] = R"mlir(
             %j = arith.addi %jBase, %t : index
-            %slot = arith.remui %j, %cS : index
-            %round = arith.divui %j, %cS : index
-            %par = arith.remui %round, %c2 : index
-            %parity = arith.index_cast %par : index to i1
+)mlir" + ringPositionText("%j", "%slot", "%parity", RingWait::Full) + R"mlir(
             nvgpu.mbarrier.try_wait.parity %full[%slot], %parity, %ticks : !bars
 )mlir" + kbOf("%t", "%kb") + R"mlir(
             %slotOff = arith.muli %slot, %slotBytes : index

@@ -99,11 +99,7 @@ $LOAD_PROLOGUE
     // A tile with the whole B tile.
     %acc0 = nvgpu.warpgroup.mma.init.accumulator -> !acc
     %accN = scf.for %kt = %c0 to %kTiles step %c1 iter_args(%acc = %acc0) -> (!acc) {
-      %s = arith.remui %kt, %cS : index
-      %round = arith.divui %kt, %cS : index
-      %par = arith.remui %round, %c2 : index
-      %parity = arith.index_cast %par : index to i1
-      nvgpu.mbarrier.try_wait.parity %bars[%s], %parity, %ticks : !bars
+$SLOT      nvgpu.mbarrier.try_wait.parity %bars[%s], %parity, %ticks : !bars
       %aOff0 = arith.muli %s, %tileBytesA : index
       %aOff1 = arith.addi %aOff0, %pad : index
       %aOff = arith.addi %aOff1, %wgOffA : index
@@ -203,6 +199,7 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildSimpleGemmKernel(
 
   llvm::StringMap<std::string> values;
   values["KERNEL"] = kernelName.str();
+  values["SLOT"] = ringPositionText("%kt", "%s", "%parity", RingWait::Full);
   values["T"] = typeToString(elementType);
   values["OUT"] = typeToString(resultType.getElementType());
   values["CTYPE"] = typeToString(memrefOf(resultType));

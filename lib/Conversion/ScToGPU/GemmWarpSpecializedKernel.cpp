@@ -157,12 +157,7 @@ $INIT_SYNC
 $DECODE
 $RING_START$SELECT_MAPS
           %itEnd = scf.for %kt = %c0 to $KTILES_HERE step %c1 iter_args(%j = %j0) -> (index) {
-            %s = arith.remui %j, %cS : index
-            %round = arith.divui %j, %cS : index
-            %rpar = arith.remui %round, %c2 : index
-            %epar = arith.xori %rpar, %c1 : index
-            %eparity = arith.index_cast %epar : index to i1
-            nvgpu.mbarrier.try_wait.parity %empty[%s], %eparity, %ticks : !bars
+$PRODUCER_SLOT            nvgpu.mbarrier.try_wait.parity %empty[%s], %eparity, %ticks : !bars
 $LOAD
             %j1 = arith.addi %j, %c1 : index
             scf.yield %j1 : index
@@ -328,11 +323,9 @@ $PX_WAIT$PX_LOADS        }
 std::string consumerKTileText(StringRef p, StringRef j, StringRef accL,
                               StringRef accR, bool first, bool kMajorB,
                               StringRef elementType) {
-  std::string text = replaceAll(R"mlir(
-          %$P_s = arith.remui $J, %cS : index
-          %$P_round = arith.divui $J, %cS : index
-          %$P_par = arith.remui %$P_round, %c2 : index
-          %$P_parity = arith.index_cast %$P_par : index to i1
+  std::string text = ringPositionText(j, ("%" + p + "_s").str(),
+                                      ("%" + p + "_parity").str(), RingWait::Full);
+  text += replaceAll(R"mlir(
           nvgpu.mbarrier.try_wait.parity %full[%$P_s], %$P_parity, %ticks : !bars
           %$P_aOff0 = arith.muli %$P_s, %tileBytesA : index
           %$P_aOff1 = arith.addi %$P_aOff0, %pad : index
@@ -875,6 +868,7 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   pieces["REMOTE_RELEASE_SP"] = remoteRelease("%sp");
   pieces["REMOTE_RELEASE_SL"] = remoteRelease("%sl");
   pieces["DESC_CONSTANTS"] = wgmmaDescriptorConstantsText();
+  pieces["PRODUCER_SLOT"] = ringPositionText("%j", "%s", "%eparity", RingWait::Empty);
   pieces["CTA_SHARE"] = ctaShareText("", "%numTiles");
   pieces["SMEM_REGION"] = smemRegionText();
   pieces["KTILE_FIRST"] =

@@ -127,17 +127,32 @@ std::string mlir::sc::detail::ctaShareText(StringRef suffix, StringRef total) {
                     {{"S", suffix.str()}, {"TOTAL", total.str()}});
 }
 
+std::string mlir::sc::detail::ringPositionText(StringRef j, StringRef slot,
+                                               StringRef parity,
+                                               RingWait wait) {
+  bool empty = wait == RingWait::Empty;
+  return llvm::formatv("        {1} = arith.remui {0}, %cS : index\n"
+                       "        {2}_round = arith.divui {0}, %cS : index\n"
+                       "        {2}_phase = arith.remui {2}_round, %c2 : index\n"
+                       "{3}"
+                       "        {2} = arith.index_cast {2}_{4} : index to i1\n",
+                       j, slot, parity,
+                       empty ? llvm::formatv("        {0}_free = arith.xori {0}_phase, "
+                                             "%c1 : index\n",
+                                             parity)
+                                   .str()
+                             : std::string(),
+                       empty ? "free" : "phase")
+      .str();
+}
+
 std::string mlir::sc::detail::drainSlotsText(StringRef count, StringRef first,
                                              StringRef alsoRelease,
                                              StringRef alsoWait) {
   return replaceAll(R"mlir(
           scf.for %dk = %c0 to $COUNT step %c1 {
             %dj = arith.addi $FIRST, %dk : index
-            %ds = arith.remui %dj, %cS : index
-            %dr = arith.divui %dj, %cS : index
-            %drp = arith.remui %dr, %c2 : index
-            %dpar = arith.index_cast %drp : index to i1
-            nvgpu.mbarrier.try_wait.parity %full[%ds], %dpar, %ticks : !bars
+$SLOT            nvgpu.mbarrier.try_wait.parity %full[%ds], %dpar, %ticks : !bars
 $WAIT            scf.if %laneZero {
               %dtok = nvgpu.mbarrier.arrive %empty[%ds] : !bars -> !nvgpu.mbarrier.token
 $ALSO            }
@@ -150,6 +165,7 @@ $ALSO            }
           }
 )mlir",
                     {{"COUNT", count.str()},
+                     {"SLOT", ringPositionText("%dj", "%ds", "%dpar", RingWait::Full)},
                      {"FIRST", first.str()},
                      {"ALSO", alsoRelease.str()},
                      {"WAIT", alsoWait.str()}});

@@ -83,6 +83,18 @@ std::string swizzledPairIndexText(StringRef p, StringRef t, int64_t col,
 /// like on the way). Uses %c0 and %c1.
 std::string ctaShareText(StringRef suffix, StringRef total);
 
+/// Which barrier of a ring slot a wait is on: Full (the slot's data has
+/// landed) or Empty (the slot is free again: its first wait, before any
+/// release, passes at once).
+enum class RingWait { Full, Empty };
+
+/// Position `j` of a ring of %cS slots (j counts the k-tiles or key blocks
+/// that went through it): defines `slot` (j mod %cS) and the i1 `parity`
+/// the slot's `wait` barrier is at on this pass ((j / %cS) mod 2, flipped
+/// for Empty). Intermediate values are named after `parity`.
+std::string ringPositionText(StringRef j, StringRef slot, StringRef parity,
+                             RingWait wait);
+
 /// A consumer with nothing to compute still takes its part in the ring:
 /// slots `first` .. `first` + `count` - 1 are waited for (%full, then
 /// `alsoWait` by the whole warp) and freed by lane 0 (%empty, then
