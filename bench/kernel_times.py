@@ -2,9 +2,12 @@
 d=128, bf16), per build, from the CUDA profiler (torch.profiler / CUPTI):
 which kernel of an entry the time goes to. With --attention-f16-p builds
 the entry converts V to f16 first; torch's own conversion (v.half()) is
-timed next to it as the peer.
+timed next to it as the peer. With --lce, the IKBO LCE at the reference
+shapes instead (W's padding copies, the request GEMM, the candidate GEMM),
+eager decomposed + padded as the peer.
 
   python3 bench/kernel_times.py bench/artifacts bench/artifacts/f16p [--out F]
+  python3 bench/kernel_times.py --lce bench/artifacts [--out F]
 """
 import argparse, collections, json, os, sys
 import torch
@@ -32,8 +35,11 @@ def main():
     p.add_argument("builds", nargs="+")
     p.add_argument("--calls", type=int, default=20)
     p.add_argument("--out", default=None)
+    p.add_argument("--lce", action="store_true")
     args = p.parse_args()
     gen = torch.Generator(device="cuda"); gen.manual_seed(0)
+    if args.lce:
+        return lce(args, gen)
     q, k, v = ((torch.rand((4, 16, 16384, 128), generator=gen, device="cuda") - 0.5).to(torch.bfloat16)
                for _ in range(3))
     o = torch.empty_like(q)
@@ -56,6 +62,31 @@ def main():
     if args.out:
         with open(args.out, "w") as f:
             json.dump({"gpu": torch.cuda.get_device_name(), "rows": rows}, f, indent=1)
+
+
+def lce(args, gen):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from lce_check import make_index  # noqa: E402
+    u = lambda shape: (torch.rand(shape, generator=gen, device="cuda") - 0.5).half()
+    w, eu, ec = u((433, 2044)), u((15, 1178, 256)), u((1024, 866, 256))
+    ix = make_index(15, 1024, gen, False, False)
+    out = torch.empty((1024, 433, 256), dtype=torch.float16, device="cuda")
+    rows = []
+    for build in args.builds:
+        entry = sparcast.load(os.path.join(build, "lce")).lce
+        times = kernel_us(lambda: entry(w, eu, ec, ix, out=[out]), args.calls)
+        rows.append({"build": build, "kernel_us": times})
+        print(build, json.dumps({n: round(t, 1) for n, t in times.items()}), flush=True)
+    # The peer: W split and padded to 8 columns, one bmm per side, the
+    # request result gathered and added (eager decomposed + padded).
+    wu = torch.nn.functional.pad(w[:, :1178], (0, 6)); wc = torch.nn.functional.pad(w[:, 1178:], (0, 6))
+    eup = torch.nn.functional.pad(eu, (0, 0, 0, 6)); ecp = torch.nn.functional.pad(ec, (0, 0, 0, 6))
+    peer = kernel_us(lambda: torch.matmul(wc, ecp) + torch.matmul(wu, eup)[ix.long()], args.calls)
+    rows.append({"build": "eager decomposed + padded", "kernel_us": peer})
+    print("eager", json.dumps({n[:60]: round(t, 1) for n, t in peer.items()}), flush=True)
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump({"gpu": torch.cuda.get_device_name(), "workload": "lce", "rows": rows}, f, indent=1)
 
 
 if __name__ == "__main__":
