@@ -1179,7 +1179,8 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                          out, b)
         .str();
   };
-  // $O prefixes the seven values a section defines (%bA ... %rA): empty
+  // $O prefixes the values a section defines (%bA ... %rA; the run flag is
+  // $RUN, below): empty
   // for the op alone, "t_" for the target section of a fused launch.
   std::string assign;
   if (mode == Mode::Pairs) {
