@@ -1180,8 +1180,8 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
         .str();
   };
   // $O prefixes the values a section defines (%bA ... %rA; the run flag is
-  // $RUN, below): empty
-  // for the op alone, "t_" for the target section of a fused launch.
+  // $RUN, below): empty for the op alone, "t_" for the target section of a
+  // fused launch.
   std::string assign;
   if (mode == Mode::Pairs) {
     // CTA x runs candidate x when the pairing kernel made it lead (its
