@@ -30,7 +30,8 @@ struct AotOptions {
   /// bf16 attention with P rounded to f16 (V converted to f16 in shared
   /// memory): less error, V within +-65504.
   bool attentionF16P = false;
-  /// Block-masked attention over static shapes as a persistent kernel.
+  /// Block-masked attention over static shapes, and target attention over
+  /// static lengths, as persistent kernels (AttentionOp::kernelIsPersistent).
   bool persistentAttention = false;
   /// Warp-specialized GEMMs in clusters of two CTAs sharing B by TMA
   /// multicast (GemmKernelOptions::multicast). Experimental, opt-in:

@@ -1327,10 +1327,13 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
     // tile's Q once every consumer warp has the last one's in registers
     // (%qfree). %done counts tiles (the barriers' phases), %ring the ring
     // position.
-    std::string open = "        %tiles:2 = scf.for %tile = %cta to %nTiles step %ctas "
-                       "iter_args(%ring = %c0, %done = %c0) -> (index, index) {\n" +
-                       tile;
-    if (mode == Mode::Pairs) {
+    bool pairs = mode == Mode::Pairs;
+    std::string open =
+        llvm::formatv("        %tiles:2 = scf.for {0} = %cta to %nTiles step %ctas "
+                      "iter_args(%ring = %c0, %done = %c0) -> (index, index) {{\n",
+                      pairs ? "%walk" : "%tile")
+            .str();
+    if (pairs)
       // Leads sit mostly at one parity of x (pairs of neighbours), and with
       // an even number of CTAs, CTA c would always see tiles of c's parity:
       // half the CTAs would mostly skip. So in odd rounds (an even CTA
@@ -1338,19 +1341,19 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
       // its neighbour's tile instead: every CTA alternates parities. An odd
       // CTA count alternates by itself; the last tile of an odd count keeps
       // its own.
-      open = "        %tiles:2 = scf.for %walk = %cta to %nTiles step %ctas "
-             "iter_args(%ring = %c0, %done = %c0) -> (index, index) {\n"
-             "        %walkRound = arith.divui %walk, %ctas : index\n"
-             "        %roundOdd = arith.andi %walkRound, %c1 : index\n"
-             "        %ctasOdd = arith.andi %ctas, %c1 : index\n"
-             "        %swapBit = arith.cmpi ugt, %roundOdd, %ctasOdd : index\n"
-             "        %neighbour = arith.xori %walk, %c1 : index\n"
-             "        %inRange = arith.cmpi ult, %neighbour, %nTiles : index\n"
-             "        %swap = arith.andi %swapBit, %inRange : i1\n"
-             "        %tile = arith.select %swap, %neighbour, %walk : index\n" +
-             tile;
-    }
-    pieces["PRODUCER_TILE_OPEN"] = open + R"mlir(
+      open += "        %walkRound = arith.divui %walk, %ctas : index\n"
+              "        %roundOdd = arith.andi %walkRound, %c1 : index\n"
+              "        %ctasOdd = arith.andi %ctas, %c1 : index\n"
+              "        %swapBit = arith.cmpi ugt, %roundOdd, %ctasOdd : index\n"
+              "        %neighbour = arith.xori %walk, %c1 : index\n"
+              "        %inRange = arith.cmpi ult, %neighbour, %nTiles : index\n"
+              "        %swap = arith.andi %swapBit, %inRange : i1\n"
+              "        %tile = arith.select %swap, %neighbour, %walk : index\n";
+    open += tile;
+    // A candidate run by its partner's tile: both roles skip the tile (no
+    // Q, no key blocks: the ring and the barriers' phases stay).
+    std::string skip = pairs ? "        scf.if %tileRun {\n" : "";
+    pieces["PRODUCER_TILE_OPEN"] = open + skip + R"mlir(
         %reuse = arith.cmpi uge, %done, %c1 : index
         scf.if %reuse {
           %fdone = arith.subi %done, %c1 : index
@@ -1359,21 +1362,12 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
           nvgpu.mbarrier.try_wait.parity %qfree[%c0], %fpar, %ticks : !qbar
         }
 )mlir";
-    pieces["CONSUMER_TILE_OPEN"] = open + consumerTileValues + R"mlir(
+    pieces["CONSUMER_TILE_OPEN"] = open + consumerTileValues + skip + R"mlir(
       %qpar0 = arith.remui %done, %c2 : index
       %qpar = arith.index_cast %qpar0 : index to i1
       nvgpu.mbarrier.try_wait.parity %qbar[%c0], %qpar, %ticks : !qbar
 )mlir";
-    std::string next = R"mlir(
-        %ringNext = arith.addi %ring, %nkb : index
-        %doneNext = arith.addi %done, %c1 : index
-        scf.yield %ringNext, %doneNext : index, index
-        }
-)mlir";
-    if (mode == Mode::Pairs) {
-      // A candidate run by its partner's tile: both roles skip the tile
-      // (no Q, no key blocks: the ring and the barriers' phases stay).
-      next = R"mlir(
+    std::string next = pairs ? R"mlir(
         }
         %ranBlocks = arith.select %tileRun, %nkb, %c0 : index
         %ran = arith.select %tileRun, %c1, %c0 : index
@@ -1381,14 +1375,13 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
         %doneNext = arith.addi %done, %ran : index
         scf.yield %ringNext, %doneNext : index, index
         }
+)mlir"
+                             : R"mlir(
+        %ringNext = arith.addi %ring, %nkb : index
+        %doneNext = arith.addi %done, %c1 : index
+        scf.yield %ringNext, %doneNext : index, index
+        }
 )mlir";
-      pieces["PRODUCER_TILE_OPEN"] = open + "        scf.if %tileRun {\n" +
-                                     pieces["PRODUCER_TILE_OPEN"].substr(open.size());
-      pieces["CONSUMER_TILE_OPEN"] = open + consumerTileValues +
-                                     "      scf.if %tileRun {\n" +
-                                     pieces["CONSUMER_TILE_OPEN"].substr(
-                                         open.size() + consumerTileValues.size());
-    }
     pieces["CONSUMER_TILE_CLOSE"] = next;
     pieces["PRODUCER_TILE_CLOSE"] = next;
     pieces["Q_FREE"] = R"mlir(
@@ -1580,12 +1573,9 @@ $STOREO
       {{"CONSUMER_LOOP", kPipelinedConsumerLoop}});
   text = replaceAll(replaceAll(text, pieces), values);
 
-  OwningOpRef<ModuleOp> parsed =
-      sc::detail::parseTemplate(op.getContext(), text);
-  if (!parsed)
-    return op.emitError() << "internal error: the attention kernel template "
-                             "does not parse";
-  sc::detail::moveKernels(sc::detail::templateModule(*parsed), gpuModule);
+  if (failed(sc::detail::installTemplate(op.getLoc(), gpuModule, text,
+                                         "attention")))
+    return failure();
 
   // Launch: one CTA per (batch element, 64-row query tile, head), batch
   // fastest so that the candidates of one request run side by side and

@@ -87,12 +87,9 @@ FailureOr<KernelLaunch> mlir::sc::buildConvertKernel(Location loc,
                          : std::string("?");
   values["FLATS"] = "memref<" + flat + "x" + typeToString(from) + ">";
   values["FLATD"] = "memref<" + flat + "x" + typeToString(to) + ">";
-  OwningOpRef<ModuleOp> parsed = detail::parseTemplate(
-      gpuModule.getContext(), replaceAll(kConvertTemplate, values));
-  if (!parsed)
-    return emitError(loc) << "internal error: the convert kernel template "
-                             "does not parse";
-  detail::moveKernels(detail::templateModule(*parsed), gpuModule);
+  if (failed(detail::installTemplate(
+          loc, gpuModule, replaceAll(kConvertTemplate, values), "convert")))
+    return failure();
 
   KernelLaunch launch;
   launch.kernel = kernelName.str();

@@ -114,12 +114,9 @@ FailureOr<KernelLaunch> mlir::sc::buildCopyKernel(Location loc,
   values["SOURCE"] = source;
   values["SRCIDX"] = srcIdx;
   values["DSTIDX"] = dstIdx;
-  OwningOpRef<ModuleOp> parsed = detail::parseTemplate(
-      gpuModule.getContext(), replaceAll(kCopyTemplate, values));
-  if (!parsed)
-    return emitError(loc) << "internal error: the copy kernel template does "
-                             "not parse";
-  detail::moveKernels(detail::templateModule(*parsed), gpuModule);
+  if (failed(detail::installTemplate(
+          loc, gpuModule, replaceAll(kCopyTemplate, values), "copy")))
+    return failure();
 
   KernelLaunch launch;
   launch.kernel = kernelName.str();

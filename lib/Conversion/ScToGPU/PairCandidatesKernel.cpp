@@ -127,13 +127,11 @@ FailureOr<KernelLaunch>
 mlir::sc::buildPairCandidatesKernel(Location loc, gpu::GPUModuleOp gpuModule,
                                     StringRef kernelName,
                                     const PairCandidatesSpec &spec) {
-  OwningOpRef<ModuleOp> parsed = detail::parseTemplate(
-      gpuModule.getContext(),
-      detail::replaceAll(kPairTemplate, {{"KERNEL", kernelName.str()}}));
-  if (!parsed)
-    return emitError(loc) << "internal error: the pairing kernel template "
-                             "does not parse";
-  detail::moveKernels(detail::templateModule(*parsed), gpuModule);
+  if (failed(detail::installTemplate(
+          loc, gpuModule,
+          detail::replaceAll(kPairTemplate, {{"KERNEL", kernelName.str()}}),
+          "pairing")))
+    return failure();
 
   KernelLaunch launch;
   launch.kernel = kernelName.str();

@@ -55,6 +55,18 @@ void mlir::sc::detail::moveKernels(gpu::GPUModuleOp from,
     op.moveBefore(to.getBody(), to.getBody()->end());
 }
 
+LogicalResult mlir::sc::detail::installTemplate(Location loc,
+                                                gpu::GPUModuleOp gpuModule,
+                                                const std::string &text,
+                                                StringRef kind) {
+  OwningOpRef<ModuleOp> parsed = parseTemplate(gpuModule.getContext(), text);
+  if (!parsed)
+    return emitError(loc) << "internal error: the " << kind
+                          << " kernel template does not parse";
+  moveKernels(templateModule(*parsed), gpuModule);
+  return success();
+}
+
 std::string mlir::sc::detail::f32StructType(int64_t n) {
   std::string s = "!llvm.struct<(";
   for (int64_t i = 0; i < n; ++i)

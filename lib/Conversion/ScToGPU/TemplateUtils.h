@@ -35,6 +35,12 @@ gpu::GPUModuleOp templateModule(ModuleOp parsed);
 /// Moves everything in `from` to the end of `to`.
 void moveKernels(gpu::GPUModuleOp from, gpu::GPUModuleOp to);
 
+/// Parses `text` and moves its kernels into `gpuModule`: a template whose
+/// kernels need nothing built after parsing. A template that does not
+/// parse is an internal error at `loc`, naming the `kind` of kernel.
+LogicalResult installTemplate(Location loc, gpu::GPUModuleOp gpuModule,
+                              const std::string &text, StringRef kind);
+
 // Pieces of the wgmma kernels (warp-specialized GEMM, attention).
 
 /// `!llvm.struct<(f32, ...)>` of `n` members: a wgmma f32 accumulator.

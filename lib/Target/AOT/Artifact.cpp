@@ -751,8 +751,9 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
   // generator reads the attribute).
   if (options.attentionF16P)
     module.walk([&](AttentionOp op) { op->setAttr("attention_f16_p", UnitAttr::get(ctx)); });
-  // --persistent-attention: block-masked attention over static shapes gets
-  // the persistent kernel (AttentionOp::kernelIsPersistent).
+  // --persistent-attention: block-masked attention over static shapes and
+  // target attention over static lengths get the persistent kernel
+  // (AttentionOp::kernelIsPersistent).
   if (options.persistentAttention)
     module.walk([&](AttentionOp op) {
       op->setAttr(AttentionOp::getKernelPersistentAttrName(), UnitAttr::get(ctx));

@@ -196,7 +196,7 @@ def Sc_AttentionOp : Sc_Op<"attention", [Pure]> {
     /// one): its kernel pairs candidates whatever the keys' length.
     static StringRef getKernelPairsAttrName() { return "kernel_pairs_candidates"; }
     /// Whether the GPU kernel is persistent (as many CTAs as are resident,
-    /// taking tiles from a counter): asked for by the unit attribute
+    /// CTA c taking tiles c, c + CTAs, ...): asked for by the unit attribute
     /// getKernelPersistentAttrName() (sparcast-aot --persistent-attention),
     /// for a block mask or an index over static lengths, heads and head dim
     /// (batches may vary), not for a target that fuses a self-attention.
