@@ -1,0 +1,91 @@
+"""A/B of GEMM builds at the LCE's shapes: the IKBO LCE (reference shapes,
+B=1024, 15 users) and the plain shared-W GEMM (1024 x 433x256x872), from
+any number of artifact folders, each checked against the fp32 reference
+(the LCE by FBGEMM's rule, the GEMM by relative Frobenius error), then
+timed in interleaved rounds (CUDA events, median). For kernel variants;
+the full checks are gemm_check.py and lce_check.py.
+
+  python3 bench/gemm_ab.py --lce bench/artifacts/lce_pingpong bench/artifacts/exp/lce \
+      --shared-w bench/artifacts/gemm_suite_pingpong bench/artifacts/exp/gemm_suite --out ab.json
+"""
+import argparse, json, os, statistics, sys
+import torch
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sparcast  # noqa: E402
+from lce_check import make_index  # noqa: E402
+
+
+def timed_rounds(fns, rounds):
+    """Median ms of each fn over interleaved rounds of 5 calls."""
+    times = [[] for _ in fns]
+    for f in fns:
+        f()
+    torch.cuda.synchronize()
+    for r in range(rounds):
+        order = list(range(len(fns)))
+        if r % 2:
+            order.reverse()
+        for i in order:
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            for _ in range(5):
+                fns[i]()
+            e.record(); e.synchronize()
+            times[i].append(s.elapsed_time(e) / 5)
+    return [statistics.median(t) for t in times]
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--lce", nargs="*", default=[])
+    p.add_argument("--shared-w", nargs="*", default=[])
+    p.add_argument("--rounds", type=int, default=30)
+    p.add_argument("--out", default=None)
+    args = p.parse_args()
+    gen = torch.Generator(device="cuda"); gen.manual_seed(0)
+    u = lambda shape, t=torch.float16: (torch.rand(shape, generator=gen, device="cuda") - 0.5).to(t)
+    rows = []
+    B = 1024
+    if args.lce:
+        w, eu, ec = u((433, 2044)), u((15, 1178, 256)), u((B, 866, 256))
+        ix = make_index(15, B, gen, True)
+        e = torch.cat([eu[ix.long()], ec], dim=1)
+        ref = torch.matmul(w.float(), e.float())
+        bound = (torch.matmul(w, e).float() - ref).abs().max().item()
+        fns = []
+        for d in args.lce:
+            f = sparcast.load(d).lce
+            out = torch.full((B, 433, 256), float("nan"), dtype=torch.float16, device="cuda")
+            f(w, eu, ec, ix, out=[out]); torch.cuda.synchronize()
+            err = (out.float() - ref).abs().max().item()
+            rows.append({"case": "lce correctness", "artifacts": d, "max_err": err,
+                         "cublas_fp16_max_err": bound, "ok": err <= bound})
+            print(json.dumps(rows[-1]), flush=True)
+            fns.append(lambda f=f, out=out: f(w, eu, ec, ix, out=[out]))
+        for d, ms in zip(args.lce, timed_rounds(fns, args.rounds)):
+            rows.append({"case": "lce B=1024 users=15", "artifacts": d, "ms": ms})
+            print(json.dumps(rows[-1]), flush=True)
+    if args.shared_w:
+        w, e = u((433, 872)), u((B, 872, 256))
+        ref = torch.matmul(w.float(), e.float())
+        fns = []
+        for d in args.shared_w:
+            f = sparcast.load(d).shared_w_f16
+            out = torch.full((B, 433, 256), float("nan"), dtype=torch.float16, device="cuda")
+            f(w, e, out=[out]); torch.cuda.synchronize()
+            rel = ((out.float() - ref).norm() / ref.norm()).item()
+            rows.append({"case": "shared_w correctness", "artifacts": d, "rel_fro": rel, "ok": rel < 1e-3})
+            print(json.dumps(rows[-1]), flush=True)
+            fns.append(lambda f=f, out=out: f(w, e, out=[out]))
+        fns.append(lambda: torch.matmul(w, e))
+        names = args.shared_w + ["torch.matmul"]
+        for d, ms in zip(names, timed_rounds(fns, args.rounds)):
+            rows.append({"case": "shared_w B=1024 433x256x872", "artifacts": d, "ms": ms})
+            print(json.dumps(rows[-1]), flush=True)
+    if args.out:
+        json.dump({"gpu": torch.cuda.get_device_name(), "rows": rows}, open(args.out, "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()
