@@ -74,6 +74,23 @@ LogicalResult mlir::sc::decomposeIkboGemm(RewriterBase &rewriter,
   bool transposed = op.getTransposeRhs();
   // Which operand concatenates along K: the rhs of W @ E[b] (K = dim 1 of
   // [B, K, N], dim 2 of [B, N, K]) or the lhs of E[b] @ W (K = dim 2).
+  // A request tensor broadcast to the candidates inside a K concatenation:
+  // what the decomposition removes.
+  auto broadcastsRequest = [&](tensor::ConcatOp concat) {
+    return concat && llvm::any_of(concat.getInputs(), [&](Value input) {
+             auto gather = input.getDefiningOp<GatherRowsOp>();
+             std::optional<LineageKind> source =
+                 gather ? lineage.lookup(gather.getSource()) : std::nullopt;
+             return source && *source == LineageKind::request;
+           });
+  };
+  // Why a GEMM that broadcasts request rows stays as it is (a remark with
+  // `report`: the broadcast is then still computed).
+  auto keep = [&](const Twine &why) {
+    if (report)
+      op.emitRemark() << "not decomposed: " << why;
+    return failure();
+  };
   bool concatOnRhs;
   tensor::ConcatOp concatOp;
   if (lhsType.getRank() == 2 && rhsType.getRank() == 3) {
@@ -87,38 +104,49 @@ LogicalResult mlir::sc::decomposeIkboGemm(RewriterBase &rewriter,
     if (!concatOp || concatOp.getDim() != 2)
       return failure();
   } else {
+    if (broadcastsRequest(op.getLhs().getDefiningOp<tensor::ConcatOp>()) ||
+        broadcastsRequest(op.getRhs().getDefiningOp<tensor::ConcatOp>()))
+      return keep("the weight is batched (the request GEMM shares one "
+                  "weight across the candidates)");
     return failure();
   }
+  if (!broadcastsRequest(concatOp))
+    return failure();
 
   // Classify the segments; every broadcast must use the same index.
   SmallVector<Segment> requests, candidates;
   Value index;
   int64_t offset = 0;
-  for (Value input : concatOp.getInputs()) {
+  for (auto [i, input] : llvm::enumerate(concatOp.getInputs())) {
     auto type = cast<RankedTensorType>(input.getType());
     int64_t size = type.getDimSize(concatOp.getDim());
     if (ShapedType::isDynamic(size))
-      return failure();
+      return keep("segment #" + Twine(i) +
+                  " of the K concatenation has a dynamic size");
     Segment segment{input, Value(), offset, size};
     offset += size;
     if (auto gather = input.getDefiningOp<GatherRowsOp>()) {
       std::optional<LineageKind> source = lineage.lookup(gather.getSource());
       if (source && *source == LineageKind::request) {
         if (index && index != gather.getIndices())
-          return failure();
+          return keep("its request segments are broadcast by different "
+                      "indices");
         index = gather.getIndices();
         segment.request = gather.getSource();
         requests.push_back(segment);
         continue;
       }
     }
+    // (Request rows next to broadcast ones are a lineage conflict, which
+    // the analysis has reported.)
     std::optional<LineageKind> l = lineage.lookup(input);
     if (l && *l == LineageKind::request)
       return failure();
     candidates.push_back(segment);
   }
-  if (requests.empty() || candidates.empty())
-    return failure();
+  if (candidates.empty())
+    return keep("every segment of the K concatenation is a broadcast "
+                "request: no candidate part");
 
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
