@@ -224,7 +224,7 @@ void buildMultiStageKernel(BatchMatmulOp stage1, BatchMatmulOp stage2,
 
 /// Why `op` has no kernel-level form here, or an empty string.
 std::string limitation(AttentionOp op) {
-  RankedTensorType q = op.getQuery().getType(), k = op.getKey().getType();
+  RankedTensorType q = op.getQuery().getType();
   Type element = q.getElementType();
   if (!element.isF16() && !element.isBF16())
     return "16-bit operands only";
