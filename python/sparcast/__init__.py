@@ -17,6 +17,7 @@ tensor of at least `entry.workspace_bytes(*args)` bytes).
 import ctypes
 import json
 import os
+import threading
 
 __all__ = ["load", "Module", "SparcastError"]
 
@@ -112,25 +113,33 @@ def _torch_dtype(name):
             "i32": torch.int32}[name]
 
 
-def _to_c(tensor, role):
+def _fill(c, tensor, role):
+    """Writes `tensor` into the _Tensor struct `c`, checked first."""
     if not tensor.is_cuda:
         raise SparcastError("%s must be a CUDA tensor" % role)
     if not tensor.is_contiguous():
         raise SparcastError("%s must be contiguous" % role)
-    if tensor.dim() > _MAX_RANK:
-        raise SparcastError("%s has rank above %d" % (role, _MAX_RANK))
     shape = tensor.shape
-    return _Tensor(tensor.data_ptr(), _DTYPE_CODES[_dtype_name(tensor)], len(shape),
-                   (ctypes.c_int64 * _MAX_RANK)(*shape))
+    rank = len(shape)
+    if rank > _MAX_RANK:
+        raise SparcastError("%s has rank above %d" % (role, _MAX_RANK))
+    c.data = tensor.data_ptr()
+    c.dtype = _DTYPE_CODES[_dtype_name(tensor)]
+    c.rank = rank
+    c.shape[:rank] = shape
+
+
+_RAW_STREAM = None  # torch._C._cuda_getCurrentRawStream, looked up once
 
 
 def _current_stream_handle(tensor):
     """The current CUDA stream of `tensor`'s device, as a raw handle."""
-    torch = _torch()
-    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    if raw is not None:
-        return raw(tensor.device.index)
-    return torch.cuda.current_stream(tensor.device).cuda_stream
+    global _RAW_STREAM
+    if _RAW_STREAM is None:
+        _RAW_STREAM = getattr(_torch()._C, "_cuda_getCurrentRawStream", False)
+    if _RAW_STREAM:
+        return _RAW_STREAM(tensor.device.index)
+    return _torch().cuda.current_stream(tensor.device).cuda_stream
 
 
 def _dim_value(dim, dims):
@@ -151,6 +160,10 @@ class Entry:
         # Workspace bytes by the call's shapes (the size depends on them
         # only): asked of the runtime once per shape.
         self._workspace_need = {}
+        # The argument and result structs of a call, made once per thread
+        # and refilled (ctypes releases the GIL in the C call: threads keep
+        # their own).
+        self._structs = threading.local()
 
     def result_shapes(self, *args):
         """Result shapes for these arguments, from the manifest's dims."""
@@ -164,11 +177,16 @@ class Entry:
                 for r in self._spec["results"]]
 
     def _c_tensors(self, args, out):
-        c_args = (_Tensor * max(1, len(args)))(
-            *[_to_c(t, "argument %d" % i) for i, t in enumerate(args)])
-        c_out = (_Tensor * max(1, len(out)))(
-            *[_to_c(t, "result %d" % i) for i, t in enumerate(out)])
-        return c_args, c_out
+        structs = self._structs
+        if getattr(structs, "args", None) is None or len(structs.args) < len(args) \
+                or len(structs.out) < len(out):
+            structs.args = (_Tensor * max(1, len(args)))()
+            structs.out = (_Tensor * max(1, len(out)))()
+        for i, t in enumerate(args):
+            _fill(structs.args[i], t, "argument %d" % i)
+        for i, t in enumerate(out):
+            _fill(structs.out[i], t, "result %d" % i)
+        return structs.args, structs.out
 
     def _bytes(self, c_args, n_args, c_out, n_out):
         lib = self._module._lib

@@ -485,61 +485,62 @@ bool sparcast::rt::parseManifest(const std::string &text, Manifest &out,
 
 namespace {
 bool checkTensor(const TensorSpec &spec, const scTensor &t,
-                 const std::string &role, DimBindings &dims,
-                 std::string &error) {
-  std::string what = role + " '" + spec.name + "'";
+                 const char *role, DimBindings &dims, std::string &error) {
+  // The messages name the tensor; they are built only on failure (this
+  // runs on every call).
+  auto what = [&] { return std::string(role) + " '" + spec.name + "'"; };
   if (t.dtype != spec.dtype) {
-    error = what + ": expected dtype " + dtypeName(spec.dtype) + ", got " +
+    error = what() + ": expected dtype " + dtypeName(spec.dtype) + ", got " +
             (t.dtype >= SC_F32 && t.dtype <= SC_I32 ? dtypeName(t.dtype)
                                                     : "an unknown dtype");
     return false;
   }
   if (t.rank != static_cast<int32_t>(spec.shape.size())) {
-    error = what + ": expected rank " + std::to_string(spec.shape.size()) +
+    error = what() + ": expected rank " + std::to_string(spec.shape.size()) +
             ", got " + std::to_string(t.rank);
     return false;
   }
   for (size_t d = 0; d < spec.shape.size(); ++d) {
     const DimExpr &want = spec.shape[d];
     int64_t have = t.shape[d];
-    std::string at = what + " dim " + std::to_string(d);
+    auto at = [&] { return what() + " dim " + std::to_string(d); };
     if (have <= 0) {
-      error = at + ": expected a positive size, got " + std::to_string(have);
+      error = at() + ": expected a positive size, got " + std::to_string(have);
       return false;
     }
     if (!want.isSymbolic()) {
       if (have != want.constant) {
-        error = at + ": expected " + std::to_string(want.constant) + ", got " +
-                std::to_string(have);
+        error = at() + ": expected " + std::to_string(want.constant) +
+                ", got " + std::to_string(have);
         return false;
       }
       continue;
     }
     if (want.divisor != 1 || !want.plus.empty()) {
-      error = at + ": a tensor dim cannot be " + want.str();
+      error = at() + ": a tensor dim cannot be " + want.str();
       return false;
     }
     if (have % want.factor != 0) {
-      error = at + ": expected a multiple of " + std::to_string(want.factor) +
+      error = at() + ": expected a multiple of " + std::to_string(want.factor) +
               " (" + want.str() + "), got " + std::to_string(have);
       return false;
     }
     int64_t value = have / want.factor;
     auto [it, inserted] = dims.emplace(want.symbol, value);
     if (!inserted && it->second != value) {
-      error = at + ": " + want.str() + " = " + std::to_string(have) +
+      error = at() + ": " + want.str() + " = " + std::to_string(have) +
               " but an earlier tensor has " + want.symbol + " = " +
               std::to_string(it->second);
       return false;
     }
   }
   if (!t.data) {
-    error = what + ": null data pointer";
+    error = what() + ": null data pointer";
     return false;
   }
   // TMA needs 16-byte aligned global addresses; ask it of every tensor.
   if (reinterpret_cast<uintptr_t>(t.data) % 16 != 0) {
-    error = what + ": data pointer must be 16-byte aligned";
+    error = what() + ": data pointer must be 16-byte aligned";
     return false;
   }
   return true;
@@ -550,46 +551,54 @@ bool sparcast::rt::validateCall(const EntrySpec &entry, const scTensor *args,
                                 int32_t numArgs, const scTensor *results,
                                 int32_t numResults, DimBindings &dims,
                                 std::string &error) {
-  std::string where = "entry '" + entry.name + "': ";
+  auto where = [&] { return "entry '" + entry.name + "': "; };
   if (numArgs != static_cast<int32_t>(entry.args.size()) ||
       numResults != static_cast<int32_t>(entry.results.size())) {
-    error = where + "expected " + std::to_string(entry.args.size()) +
+    error = where() + "expected " + std::to_string(entry.args.size()) +
             " arguments and " + std::to_string(entry.results.size()) +
             " results, got " + std::to_string(numArgs) + " and " +
             std::to_string(numResults);
     return false;
   }
   if ((numArgs && !args) || (numResults && !results)) {
-    error = where + "null tensor array";
+    error = where() + "null tensor array";
     return false;
   }
   dims.clear();
   for (int32_t i = 0; i < numArgs; ++i)
     if (!checkTensor(entry.args[i], args[i], "argument", dims, error)) {
-      error = where + error;
+      error = where() + error;
       return false;
     }
   for (int32_t i = 0; i < numResults; ++i)
     if (!checkTensor(entry.results[i], results[i], "result", dims, error)) {
-      error = where + error;
+      error = where() + error;
       return false;
     }
-  // SMS is known at launch; any device has at least one.
-  DimBindings withDevice = dims;
-  withDevice.emplace("SMS", 1);
+  // SMS is known at launch; any device has at least one. (Bound for the
+  // grid checks only, without copying the bindings.)
+  bool smsAdded = dims.emplace("SMS", 1).second;
+  struct DropSms {
+    DimBindings &dims;
+    bool added;
+    ~DropSms() {
+      if (added)
+        dims.erase("SMS");
+    }
+  } dropSms{dims, smsAdded};
   for (const LaunchSpec &l : entry.launches) {
     for (const auto &[a, b] : l.atMost)
       if (dims.at(a) > dims.at(b)) {
-        error = where + "kernel " + l.kernel + " needs " + a + " <= " + b +
+        error = where() + "kernel " + l.kernel + " needs " + a + " <= " + b +
                 ", got " + a + " = " + std::to_string(dims.at(a)) + " and " +
                 b + " = " + std::to_string(dims.at(b));
         return false;
       }
     const int64_t limits[3] = {(int64_t(1) << 31) - 1, 65535, 65535};
     for (int i = 0; i < 3; ++i) {
-      int64_t g = l.grid[i].evaluate(withDevice);
+      int64_t g = l.grid[i].evaluate(dims);
       if (g < 1 || g > limits[i]) {
-        error = where + "kernel " + l.kernel + " would need grid dim " +
+        error = where() + "kernel " + l.kernel + " would need grid dim " +
                 std::to_string(i) + " = " + std::to_string(g) +
                 ", outside [1, " + std::to_string(limits[i]) + "]";
         return false;

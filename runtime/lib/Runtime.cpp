@@ -428,7 +428,10 @@ scStatus getMaskTables(scModule *m, const ParamSpec &p, const DimBindings &dims,
 
 /// Device memory holding at least the tensor's bytes: a host pointer or an
 /// undersized buffer would make the kernel fault or write out of bounds.
-scStatus checkDeviceExtent(Driver *d, const scTensor &t, const std::string &what) {
+scStatus checkDeviceExtent(Driver *d, const scTensor &t, const char *role,
+                           const std::string &name) {
+  // (The message is built only on failure: this runs on every call.)
+  auto what = [&] { return std::string(role) + " '" + name + "'"; };
   CUdeviceptr ptr = reinterpret_cast<CUdeviceptr>(t.data);
   // One driver call for the three (a call is on the launch path): a
   // pointer CUDA does not know gets zeros, not an error.
@@ -440,7 +443,7 @@ scStatus checkDeviceExtent(Driver *d, const scTensor &t, const std::string &what
   if (d->cuPointerGetAttributes(3, attributes, values, ptr) != 0 ||
       (memoryType != kMemoryTypeDevice && memoryType != kMemoryTypeUnified))
     return setError(SC_ERROR_INVALID_ARGUMENT,
-                    what + ": data pointer is not device memory");
+                    what() + ": data pointer is not device memory");
   if (size == 0)
     return SC_OK; // not every allocator reports ranges; nothing more to check
   size_t bytes = dtypeBytes(t.dtype);
@@ -448,7 +451,7 @@ scStatus checkDeviceExtent(Driver *d, const scTensor &t, const std::string &what
     bytes *= static_cast<size_t>(t.shape[i]);
   if (ptr + bytes > start + size)
     return setError(SC_ERROR_INVALID_ARGUMENT,
-                    what + ": " + std::to_string(bytes) +
+                    what() + ": " + std::to_string(bytes) +
                         " bytes do not fit the allocation (" +
                         std::to_string(start + size - ptr) + " bytes left)");
   return SC_OK;
@@ -604,7 +607,7 @@ static scStatus runImpl(scModule *module, const char *entry,
   std::map<std::string, const scTensor *> tensors;
   for (int32_t i = 0; i < numArgs; ++i) {
     tensors[spec.args[i].name] = &args[i];
-    if (scStatus s = checkDeviceExtent(d, args[i], "argument '" + spec.args[i].name + "'"))
+    if (scStatus s = checkDeviceExtent(d, args[i], "argument", spec.args[i].name))
       return s;
     if ((flags & SC_RUN_CHECK_INDICES) && !spec.args[i].indexInto.empty())
       if (scStatus s = checkIndices(d, spec.args[i], args[i], dims, cuStream))
@@ -612,7 +615,7 @@ static scStatus runImpl(scModule *module, const char *entry,
   }
   for (int32_t i = 0; i < numResults; ++i) {
     tensors[spec.results[i].name] = &results[i];
-    if (scStatus s = checkDeviceExtent(d, results[i], "result '" + spec.results[i].name + "'"))
+    if (scStatus s = checkDeviceExtent(d, results[i], "result", spec.results[i].name))
       return s;
   }
   // Intermediates: views into the workspace.

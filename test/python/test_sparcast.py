@@ -49,12 +49,10 @@ class Fake:
 F16, I32 = 1, 3
 
 
-def _fake_to_c(t, role):
-    c = sparcast._Tensor()
+def _fake_fill(c, t, role):
     c.data, c.dtype, c.rank = t.ptr, t.code, len(t.shape)
     for i, size in enumerate(t.shape):
         c.shape[i] = size
-    return c
 
 
 def _lce_fakes():
@@ -90,8 +88,8 @@ class PackageTest(unittest.TestCase):
         self.assertIn("takes 4 tensors, got 1", str(err.exception))
 
     def test_workspace_bytes_come_from_the_runtime(self):
-        saved = sparcast._to_c
-        sparcast._to_c = _fake_to_c
+        saved = sparcast._fill
+        sparcast._fill = _fake_fill
         try:
             m = sparcast.load(self.dir)
             args, out = _lce_fakes()
@@ -101,7 +99,7 @@ class PackageTest(unittest.TestCase):
                 m.lce.workspace_bytes(*args, out=[Fake(0x50000, F16, 1000, 433, 256)])
             self.assertIn("B = 1000 but an earlier tensor has B = 1024", str(err.exception))
         finally:
-            sparcast._to_c = saved
+            sparcast._fill = saved
 
     def test_run_passes_the_callers_workspace(self):
         # Through scRunWithWorkspace with stand-ins (no torch, no GPU): a
@@ -125,8 +123,8 @@ class PackageTest(unittest.TestCase):
             def element_size(self):
                 return 1
 
-        saved = sparcast._to_c
-        sparcast._to_c = _fake_to_c
+        saved = sparcast._fill
+        sparcast._fill = _fake_fill
         try:
             m = sparcast.load(self.dir)
             args, out = _lce_fakes()
@@ -138,7 +136,7 @@ class PackageTest(unittest.TestCase):
                 m.lce(*args, out=out, stream=0, workspace=Bytes(0x60010, 1 << 24))
             self.assertIn("256-byte aligned", str(err.exception))
         finally:
-            sparcast._to_c = saved
+            sparcast._fill = saved
 
     def test_workspace_size_is_asked_once_per_shape(self):
         # The package supplies the workspace (a stand-in here) and asks the
@@ -150,8 +148,8 @@ class PackageTest(unittest.TestCase):
             def numel(self):
                 return 1 << 24
 
-        saved = sparcast._to_c
-        sparcast._to_c = _fake_to_c
+        saved = sparcast._fill
+        sparcast._fill = _fake_fill
         try:
             m = sparcast.load(self.dir)
             m._stream_workspace = lambda handle, need, device, stream: Workspace()
@@ -172,7 +170,7 @@ class PackageTest(unittest.TestCase):
                 entry(*small, out=out, stream=0)
             self.assertEqual(len(asked), 2)
         finally:
-            sparcast._to_c = saved
+            sparcast._fill = saved
 
     def test_bad_manifest_raises_the_runtime_message(self):
         bad = dict(MANIFEST, format="something-else")
