@@ -4,7 +4,8 @@ which kernel of an entry the time goes to. With --attention-f16-p builds
 the entry converts V to f16 first; torch's own conversion (v.half()) is
 timed next to it as the peer. With --lce, the IKBO LCE at the reference
 shapes instead (W's padding copies, the request GEMM, the candidate GEMM),
-eager decomposed + padded as the peer.
+eager decomposed + padded as the peer, and the calls' timeline: per call
+the span on the GPU, the kernels' own time and the idle gaps between them.
 
   python3 bench/kernel_times.py bench/artifacts bench/artifacts/f16p [--out F]
   python3 bench/kernel_times.py --lce bench/artifacts [--out F]
@@ -28,6 +29,27 @@ def kernel_us(fn, calls):
         if e.device_type == torch.autograd.DeviceType.CUDA:
             total[e.name] += e.device_time_total if hasattr(e, "device_time_total") else e.cuda_time_total
     return {name: us / calls for name, us in total.items()}
+
+
+def timeline(fn, calls):
+    """The calls' kernels on the GPU's clock: per call, the span from the
+    first kernel's start to the last one's end, the kernels' own time, and
+    the mean idle gap before each kernel (the first kernel's gap is after
+    the previous call's last kernel). Calls are issued back to back."""
+    fn(); torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+    kernels = sorted((e.time_range.start, e.time_range.end, e.name) for e in prof.events()
+                     if e.device_type == torch.autograd.DeviceType.CUDA)
+    span = kernels[-1][1] - kernels[0][0]
+    busy = sum(end - start for start, end, _ in kernels)
+    gaps = collections.defaultdict(list)
+    for (_, prev_end, _), (start, _, name) in zip(kernels, kernels[1:]):
+        gaps[name].append(start - prev_end)
+    return {"span_per_call_us": span / calls, "kernels_per_call_us": busy / calls,
+            "mean_gap_before_us": {n: sum(g) / len(g) for n, g in gaps.items()}}
 
 
 def main():
@@ -75,8 +97,9 @@ def lce(args, gen):
     for build in args.builds:
         entry = sparcast.load(os.path.join(build, "lce")).lce
         times = kernel_us(lambda: entry(w, eu, ec, ix, out=[out]), args.calls)
-        rows.append({"build": build, "kernel_us": times})
-        print(build, json.dumps({n: round(t, 1) for n, t in times.items()}), flush=True)
+        line = timeline(lambda: entry(w, eu, ec, ix, out=[out]), args.calls)
+        rows.append({"build": build, "kernel_us": times, "timeline": line})
+        print(build, json.dumps({n: round(t, 1) for n, t in times.items()}), json.dumps(line), flush=True)
     # The peer: W split and padded to 8 columns, one bmm per side, the
     # request result gathered and added (eager decomposed + padded).
     wu = torch.nn.functional.pad(w[:, :1178], (0, 6)); wc = torch.nn.functional.pad(w[:, 1178:], (0, 6))
