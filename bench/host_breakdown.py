@@ -11,7 +11,7 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sparcast  # noqa: E402
-from lce_check import make_index  # noqa: E402
+from host_overhead import reference_inputs  # noqa: E402
 
 
 def per_call_us(fn, n=200, reps=5):
@@ -31,15 +31,7 @@ def main():
     p.add_argument("--artifacts", default="bench/artifacts")
     p.add_argument("--out", required=True)
     args = p.parse_args()
-    gen = torch.Generator(device="cuda"); gen.manual_seed(0)
-    u = lambda shape: (torch.rand(shape, generator=gen, device="cuda") - 0.5).half()
-    B, H, L, d, S, users = 2048, 2, 64, 128, 1024, 32
-    idx = torch.clamp(torch.arange(B, device="cuda") * users // B, max=users - 1).to(torch.int32)
-    q, k, v = u((B, H, L, d)), u((users, H, S, d)), u((users, H, S, d))
-    o = torch.empty_like(q)
-    w, eu, ec = u((433, 2044)), u((15, 1178, 256)), u((1024, 866, 256))
-    ix = make_index(15, 1024, gen, True)
-    out = torch.empty((1024, 433, 256), dtype=torch.float16, device="cuda")
+    (q, k, v, idx, o), (w, eu, ec, ix, out) = reference_inputs()
     ta = sparcast.load(os.path.join(args.artifacts, "target_attention")).target_attention
     lce = sparcast.load(os.path.join(args.artifacts, "lce")).lce
     rows = []

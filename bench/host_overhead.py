@@ -70,25 +70,35 @@ def host_us(fn, n=50):
     return h
 
 
+def reference_inputs():
+    """Target attention's (q, k, v, index, out) at the reference shapes
+    (B = 2048, H = 2, 64 queries, d = 128, S = 1024, 32 users) and the
+    LCE's (w, e_user, e_cand, index, out) (B = 1024, 15 uneven users),
+    f16, seeded."""
+    gen = torch.Generator(device="cuda"); gen.manual_seed(0)
+    u = lambda shape: (torch.rand(shape, generator=gen, device="cuda") - 0.5).half()
+    B, H, L, d, users, S = 2048, 2, 64, 128, 32, 1024
+    idx = torch.clamp(torch.arange(B, device="cuda") * users // B, max=users - 1).to(torch.int32)
+    q, k, v = u((B, H, L, d)), u((users, H, S, d)), u((users, H, S, d))
+    Bl = 1024
+    w, eu, ec, ix = u((433, 2044)), u((15, 1178, 256)), u((Bl, 866, 256)), make_index(15, Bl, gen, True)
+    out = torch.empty((Bl, 433, 256), dtype=torch.float16, device="cuda")
+    return (q, k, v, idx, torch.empty_like(q)), (w, eu, ec, ix, out)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--artifacts", default="bench/artifacts")
     p.add_argument("--out", required=True)
     p.add_argument("--commit", default="")
     args = p.parse_args()
-    gen = torch.Generator(device="cuda"); gen.manual_seed(0)
-    u = lambda shape: (torch.rand(shape, generator=gen, device="cuda") - 0.5).half()
-    B, H, L, d, users, S = 2048, 2, 64, 128, 32, 1024
-    idx = torch.clamp(torch.arange(B, device="cuda") * users // B, max=users - 1).to(torch.int32)
-    q, k, v = u((B, H, L, d)), u((users, H, S, d)), u((users, H, S, d))
-    o = torch.empty_like(q)
+    (q, k, v, idx, o), (w, eu, ec, ix, out) = reference_inputs()
+    B, H, L, d = q.shape
+    S = k.shape[2]
     il = idx.long()
     kb, vb = k[il].contiguous(), v[il].contiguous()
     ta = sparcast.load(os.path.join(args.artifacts, "target_attention"))
     lce = sparcast.load(os.path.join(args.artifacts, "lce"))
-    Bl = 1024
-    w, eu, ec, ix = u((433, 2044)), u((15, 1178, 256)), u((Bl, 866, 256)), make_index(15, Bl, gen, True)
-    out = torch.empty((Bl, 433, 256), dtype=torch.float16, device="cuda")
     w_up = F.pad(w[:, :1178], (0, 1184 - 1178)).contiguous()
     w_cp = F.pad(w[:, 1178:], (0, 872 - 866)).contiguous()
     e_up = F.pad(eu, (0, 0, 0, 1184 - 1178)).contiguous()
