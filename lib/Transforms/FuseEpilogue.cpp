@@ -37,6 +37,87 @@ struct InputRead {
   AffineMap map;  // Mapped: the input's indexing map
 };
 
+/// Whether `generic` can become the epilogue of the batch_matmul it reads:
+/// an element-wise generic over [B, M, N] that reads exactly one
+/// batch_matmul result, used only by it (and by tensor.dim, which the
+/// operands answer), at the same element. On success sets `matmul`, how
+/// each input is read (`reads`) and the values the body captures from
+/// above (`captured`); else returns why not (empty when `generic` reads no
+/// batch_matmul result at all).
+static std::string checkFusable(linalg::GenericOp generic, BatchMatmulOp &matmul,
+                                SmallVector<InputRead> &reads,
+                                SetVector<Value> &captured) {
+  bool readsMatmul = llvm::any_of(generic.getDpsInputs(), [](Value v) {
+    return v.getDefiningOp<BatchMatmulOp>();
+  });
+  auto refuse = [&](const char *why) {
+    return readsMatmul ? std::string(why) : std::string();
+  };
+  if (generic.getNumResults() != 1 || generic.getNumDpsInits() != 1 ||
+      generic.getNumLoops() != 3 ||
+      generic.getNumParallelLoops() != generic.getNumLoops())
+    return refuse("it is not element-wise over a [B, M, N] result");
+  auto resultType = dyn_cast<RankedTensorType>(generic.getResultTypes()[0]);
+  if (!resultType || !resultType.getElementType().isIntOrFloat())
+    return refuse("its result is not a tensor of scalars");
+  OpOperand *init = generic.getDpsInitOperand(0);
+  if (!generic.getMatchingIndexingMap(init).isIdentity() ||
+      !generic.getMatchingBlockArgument(init).use_empty())
+    return refuse("it reads its output");
+
+  // Exactly one input is a batch_matmul used only here (and by tensor.dim,
+  // which the operands answer), read element-wise.
+  auto onlyUsedHere = [&](BatchMatmulOp producer) {
+    return llvm::all_of(producer->getUsers(), [&](Operation *user) {
+      if (user == generic.getOperation())
+        return true;
+      auto dim = dyn_cast<tensor::DimOp>(user);
+      std::optional<int64_t> d = dim ? dim.getConstantIndex() : std::nullopt;
+      return d && (*d == 0 || !producer.getType().isDynamicDim(*d));
+    }) && llvm::count(generic->getOperands(), producer.getResult()) == 1;
+  };
+  const char *matmulWhy = nullptr;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    AffineMap map = generic.getMatchingIndexingMap(input);
+    auto producer = input->get().getDefiningOp<BatchMatmulOp>();
+    if (producer && !matmul) {
+      if (!map.isIdentity()) {
+        matmulWhy = "it reads the GEMM's result other than element by element";
+      } else if (!onlyUsedHere(producer)) {
+        matmulWhy = "the GEMM's result has other users (it is written out "
+                    "for them)";
+      } else {
+        matmul = producer;
+        reads.push_back({InputRead::Kind::Accumulator, {}, {}, map});
+        continue;
+      }
+    }
+    if (!map.isProjectedPermutation())
+      return refuse("an input is read through a map that is not a "
+                    "projected permutation");
+    auto gather = input->get().getDefiningOp<GatherRowsOp>();
+    if (gather && map.isIdentity()) {
+      reads.push_back({InputRead::Kind::Gathered, gather.getSource(),
+                       gather.getIndices(), map});
+      continue;
+    }
+    reads.push_back({InputRead::Kind::Mapped, input->get(), {}, map});
+  }
+  if (!matmul)
+    return refuse(matmulWhy ? matmulWhy : "");
+  // Values the body captures from above: tensors become epilogue operands,
+  // constants are cloned; anything else stays out.
+  getUsedValuesDefinedAbove(generic.getRegion(), captured);
+  for (Value v : captured)
+    if (!isa<RankedTensorType>(v.getType()) &&
+        !v.getDefiningOp<arith::ConstantOp>()) {
+      matmul = {};
+      return "its body uses a value from above that is neither a tensor nor "
+             "a constant";
+    }
+  return "";
+}
+
 struct FuseElementwiseConsumer : OpRewritePattern<linalg::GenericOp> {
   FuseElementwiseConsumer(MLIRContext *ctx, bool report)
       : OpRewritePattern(ctx), report(report) {}
@@ -44,59 +125,14 @@ struct FuseElementwiseConsumer : OpRewritePattern<linalg::GenericOp> {
 
   LogicalResult matchAndRewrite(linalg::GenericOp generic,
                                 PatternRewriter &rewriter) const override {
-    if (generic.getNumResults() != 1 || generic.getNumDpsInits() != 1 ||
-        generic.getNumLoops() != 3 ||
-        generic.getNumParallelLoops() != generic.getNumLoops())
-      return failure();
-    auto resultType = dyn_cast<RankedTensorType>(generic.getResultTypes()[0]);
-    if (!resultType || !resultType.getElementType().isIntOrFloat())
-      return failure();
-    OpOperand *init = generic.getDpsInitOperand(0);
-    if (!generic.getMatchingIndexingMap(init).isIdentity() ||
-        !generic.getMatchingBlockArgument(init).use_empty())
-      return failure();
-
-    // Exactly one input is a batch_matmul used only here (and by
-    // tensor.dim, which the operands answer), read element-wise.
-    auto onlyUsedHere = [&](BatchMatmulOp producer) {
-      return llvm::all_of(producer->getUsers(), [&](Operation *user) {
-        if (user == generic.getOperation())
-          return true;
-        auto dim = dyn_cast<tensor::DimOp>(user);
-        std::optional<int64_t> d = dim ? dim.getConstantIndex() : std::nullopt;
-        return d && (*d == 0 || !producer.getType().isDynamicDim(*d));
-      }) && llvm::count(generic->getOperands(), producer.getResult()) == 1;
-    };
     BatchMatmulOp matmul;
     SmallVector<InputRead> reads;
-    for (OpOperand *input : generic.getDpsInputOperands()) {
-      AffineMap map = generic.getMatchingIndexingMap(input);
-      auto producer = input->get().getDefiningOp<BatchMatmulOp>();
-      if (producer && !matmul && map.isIdentity() && onlyUsedHere(producer)) {
-        matmul = producer;
-        reads.push_back({InputRead::Kind::Accumulator, {}, {}, map});
-        continue;
-      }
-      if (!map.isProjectedPermutation())
-        return failure();
-      auto gather = input->get().getDefiningOp<GatherRowsOp>();
-      if (gather && map.isIdentity()) {
-        reads.push_back({InputRead::Kind::Gathered, gather.getSource(),
-                         gather.getIndices(), map});
-        continue;
-      }
-      reads.push_back({InputRead::Kind::Mapped, input->get(), {}, map});
-    }
+    SetVector<Value> captured;
+    (void)checkFusable(generic, matmul, reads, captured);
     if (!matmul)
       return failure();
-    // Values the body captures from above: tensors become epilogue operands,
-    // constants are cloned; anything else stays out.
-    SetVector<Value> captured;
-    getUsedValuesDefinedAbove(generic.getRegion(), captured);
-    for (Value v : captured)
-      if (!isa<RankedTensorType>(v.getType()) &&
-          !v.getDefiningOp<arith::ConstantOp>())
-        return failure();
+    RankedTensorType resultType =
+        cast<RankedTensorType>(generic.getResultTypes()[0]);
 
     // The new epilogue operands: the matmul's, then one per tensor read.
     SmallVector<Value> ins(matmul.getEpilogueIns());
@@ -238,7 +274,19 @@ struct ScFuseEpiloguePass
     RewritePatternSet patterns(&getContext());
     populateScFuseEpiloguePatterns(patterns, report);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    if (!report)
+      return;
+    // What still reads a GEMM's result was not fused: say why (the result
+    // is then written out and read again).
+    getOperation()->walk([](linalg::GenericOp generic) {
+      BatchMatmulOp matmul;
+      SmallVector<InputRead> reads;
+      SetVector<Value> captured;
+      std::string why = checkFusable(generic, matmul, reads, captured);
+      if (!why.empty())
+        generic.emitRemark() << "not fused into the GEMM's epilogue: " << why;
+    });
   }
 };
 
