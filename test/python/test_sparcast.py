@@ -101,6 +101,34 @@ class PackageTest(unittest.TestCase):
         finally:
             sparcast._fill = saved
 
+    def test_threads_keep_their_own_argument_structs(self):
+        # The package refills its ctypes structs on every call, one set per
+        # thread: the C call releases the GIL, so two threads calling the
+        # same entry must never see each other's tensors.
+        import threading
+        saved = sparcast._fill
+        sparcast._fill = _fake_fill
+        try:
+            m = sparcast.load(self.dir)
+            failures = []
+
+            def calls(users):
+                args, out = _lce_fakes()
+                args = (args[0], Fake(0x20000, F16, users, 1178, 256)) + args[2:]
+                for _ in range(300):
+                    got = m.lce.workspace_bytes(*args, out=out)
+                    if got != users * 433 * 256 * 4:
+                        failures.append((users, got))
+
+            threads = [threading.Thread(target=calls, args=(u,)) for u in (3, 15, 40)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            self.assertEqual(failures, [])
+        finally:
+            sparcast._fill = saved
+
     def test_run_passes_the_callers_workspace(self):
         # Through scRunWithWorkspace with stand-ins (no torch, no GPU): a
         # workspace smaller than the entry needs is refused before anything
