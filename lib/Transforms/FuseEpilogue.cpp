@@ -50,7 +50,9 @@ static std::string checkFusable(linalg::GenericOp generic, BatchMatmulOp &matmul
   bool readsMatmul = llvm::any_of(generic.getDpsInputs(), [](Value v) {
     return v.getDefiningOp<BatchMatmulOp>();
   });
+  // (A refusal leaves `matmul` null, even when it was found first.)
   auto refuse = [&](const char *why) {
+    matmul = {};
     return readsMatmul ? std::string(why) : std::string();
   };
   if (generic.getNumResults() != 1 || generic.getNumDpsInits() != 1 ||
@@ -110,11 +112,9 @@ static std::string checkFusable(linalg::GenericOp generic, BatchMatmulOp &matmul
   getUsedValuesDefinedAbove(generic.getRegion(), captured);
   for (Value v : captured)
     if (!isa<RankedTensorType>(v.getType()) &&
-        !v.getDefiningOp<arith::ConstantOp>()) {
-      matmul = {};
-      return "its body uses a value from above that is neither a tensor nor "
-             "a constant";
-    }
+        !v.getDefiningOp<arith::ConstantOp>())
+      return refuse("its body uses a value from above that is neither a "
+                    "tensor nor a constant");
   return "";
 }
 

@@ -87,3 +87,23 @@ func.func @captured_scalar(%w: tensor<4x3xf16>, %c: tensor<?x3x6xf16>, %init: te
   } -> tensor<?x4x6xf32>
   return %o : tensor<?x4x6xf32>
 }
+
+// -----
+
+// The GEMM's result comes first, then an input read through a map that is
+// not a projected permutation (a diagonal): nothing is fused.
+// CHECK-LABEL: func.func @diagonal_input
+// CHECK: sc.batch_matmul %{{.*}}, %{{.*}} : tensor<4x3xf16>, tensor<?x3x4xf16> -> tensor<?x4x4xf32>
+// CHECK: linalg.generic
+func.func @diagonal_input(%w: tensor<4x3xf16>, %c: tensor<?x3x4xf16>, %d: tensor<?x4xf32>, %init: tensor<?x4x4xf32>) -> tensor<?x4x4xf32> {
+  %cand = sc.batch_matmul %w, %c : tensor<4x3xf16>, tensor<?x3x4xf16> -> tensor<?x4x4xf32>
+  // expected-remark @below {{not fused into the GEMM's epilogue: an input is read through a map that is not a projected permutation}}
+  %o = linalg.generic {indexing_maps = [affine_map<(b, m, n) -> (b, m, n)>, affine_map<(b, m, n) -> (b, m + n)>, affine_map<(b, m, n) -> (b, m, n)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%cand, %d : tensor<?x4x4xf32>, tensor<?x4xf32>) outs(%init : tensor<?x4x4xf32>) {
+  ^bb0(%a: f32, %x: f32, %out: f32):
+    %r = arith.addf %a, %x : f32
+    linalg.yield %r : f32
+  } -> tensor<?x4x4xf32>
+  return %o : tensor<?x4x4xf32>
+}
