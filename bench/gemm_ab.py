@@ -1,5 +1,6 @@
 """A/B of GEMM builds at the LCE's shapes: the IKBO LCE (reference shapes,
-B=1024, 15 users) and the plain shared-W GEMM (1024 x 433x256x872), from
+B=1024, 15 users), the plain shared-W GEMM (1024 x 433x256x872) and the
+same shapes as x @ w^T (--linear), from
 any number of artifact folders, each checked against the fp32 reference
 (the LCE by FBGEMM's rule, the GEMM by relative Frobenius error), then
 timed in interleaved rounds (CUDA events, median). For kernel variants;
@@ -40,6 +41,8 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--lce", nargs="*", default=[])
     p.add_argument("--shared-w", nargs="*", default=[])
+    p.add_argument("--linear", nargs="*", default=[],
+                   help="folders with linear_f16 (x @ w^T, B=1024 x 433 x 872 by 256 x 872)")
     p.add_argument("--rounds", type=int, default=30)
     p.add_argument("--out", default=None)
     args = p.parse_args()
@@ -82,6 +85,22 @@ def main():
         names = args.shared_w + ["torch.matmul"]
         for d, ms in zip(names, timed_rounds(fns, args.rounds)):
             rows.append({"case": "shared_w B=1024 433x256x872", "artifacts": d, "ms": ms})
+            print(json.dumps(rows[-1]), flush=True)
+    if args.linear:
+        x, w = u((B, 433, 872)), u((256, 872))
+        ref = torch.matmul(x.float(), w.float().t())
+        fns = []
+        for d in args.linear:
+            f = sparcast.load(d).linear_f16
+            out = torch.full((B, 433, 256), float("nan"), dtype=torch.float16, device="cuda")
+            f(x, w, out=[out]); torch.cuda.synchronize()
+            rel = ((out.float() - ref).norm() / ref.norm()).item()
+            rows.append({"case": "linear correctness", "artifacts": d, "rel_fro": rel, "ok": rel < 1e-3})
+            print(json.dumps(rows[-1]), flush=True)
+            fns.append(lambda f=f, out=out: f(x, w, out=[out]))
+        fns.append(lambda: torch.matmul(x, w.t()))
+        for d, ms in zip(args.linear + ["torch.matmul"], timed_rounds(fns, args.rounds)):
+            rows.append({"case": "linear B=1024 433x256x872 (x @ w^T)", "artifacts": d, "ms": ms})
             print(json.dumps(rows[-1]), flush=True)
     if args.out:
         json.dump({"gpu": torch.cuda.get_device_name(), "rows": rows}, open(args.out, "w"), indent=1)
