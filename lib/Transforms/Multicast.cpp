@@ -12,6 +12,8 @@
 #include "sparcast/Transforms/Passes.h"
 #include "sparcast/Dialect/SCK/IR/SckDialect.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
 namespace mlir::sc {
 #define GEN_PASS_DEF_SCMULTICASTPASS
 #include "sparcast/Transforms/Passes.h.inc"
@@ -20,6 +22,25 @@ namespace mlir::sc {
 using namespace mlir;
 
 namespace {
+/// A cooperative GEMM's tile loop whose A box carries a batch coordinate
+/// and whose B box does not (x @ w: the shared rhs every tile reads).
+bool isSharedRhsCooperative(sck::TileLoopOp loop) {
+  auto func = loop->getParentOfType<func::FuncOp>();
+  auto schedule =
+      func ? func->getAttrOfType<StringAttr>("sck.schedule") : StringAttr();
+  if (!schedule || schedule.getValue() != "cooperative")
+    return false;
+  int aCoords = -1, bCoords = -1;
+  loop.walk([&](sck::LoadOp load) {
+    int coords = static_cast<int>(load.getCoords().size());
+    if (load.getOperand() == "A")
+      aCoords = coords;
+    else if (load.getOperand() == "B")
+      bCoords = coords;
+  });
+  return aCoords == 3 && bCoords == 2;
+}
+
 struct ScMulticastPass : sc::impl::ScMulticastPassBase<ScMulticastPass> {
   using Base::Base;
   void runOnOperation() final {
@@ -31,6 +52,9 @@ struct ScMulticastPass : sc::impl::ScMulticastPassBase<ScMulticastPass> {
       Block *block = loop->getBlock();
       if (llvm::count_if(block->getOps<sck::TileLoopOp>(),
                          [](sck::TileLoopOp) { return true; }) > 1)
+        return WalkResult::advance();
+      if (sharedRhsOnly &&
+          (loop.getSchedule() != "persistent" || !isSharedRhsCooperative(loop)))
         return WalkResult::advance();
       if (loop.getSchedule() != "persistent") {
         loop.emitError("multicast pairs CTAs that wait on each other: the "

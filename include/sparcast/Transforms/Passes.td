@@ -372,13 +372,19 @@ def ScMulticastPass : Pass<"sc-multicast"> {
     same batch element and N tile, and each loads half of the B box they
     share and multicasts it to both, halving the B traffic from L2 (the
     LCE's candidate GEMM re-reads each B k-tile once per M tile).
-    Experimental: correct on the H200, not faster so far. Grid loops are
-    an error (the CTAs of a pair wait on each other: run sc-persistent
-    first); multi-stage kernels (two loops in a block) are left alone.
+    Grid loops are an error (the CTAs of a pair wait on each other: run
+    sc-persistent first); multi-stage kernels (two loops in a block) are
+    left alone. With `shared-rhs-only`, the default of sparcast-aot, only
+    the loops of a cooperative GEMM whose A is batched and B is not (x @ w:
+    every tile reads all of w, x streams from DRAM; 1.33x on the H200) are
+    paired, and grid loops are skipped: elsewhere pairs measured correct
+    but not faster.
   }];
   let options = [
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark for each loop paired">,
+    Option<"sharedRhsOnly", "shared-rhs-only", "bool", /*default=*/"false",
+           "Pair only cooperative GEMMs with a batched A and a shared B">,
   ];
 }
 

@@ -504,6 +504,20 @@ static LogicalResult checkKernelIRTiling(BatchMatmulOp op, StringRef schedule) {
   return failure(walk.wasInterrupted());
 }
 
+/// Whether `op` shares B by TMA multicast in CTA pairs when neither the
+/// kernel-level IR nor the options say: for a shared rhs (x @ w, x @ w^T:
+/// the lhs's batch elements as one matrix) under the cooperative
+/// persistent schedule, where every tile reads all of w and x streams from
+/// DRAM: half of w a CTA leaves room in the SMs' L2 bandwidth for x (H200,
+/// 1024 x 433 x 872 by 256 x 872: 0.394 vs 0.525 ms, torch.matmul 0.396;
+/// docs/performance.md, session 11).
+static bool multicastByDefault(BatchMatmulOp op, StringRef schedule,
+                               const sc::detail::WarpRoles &roles) {
+  sc::detail::GemmShape shape(op);
+  return schedule == "cooperative" && roles.persistent && shape.lhsBatched &&
+         !shape.rhsBatched;
+}
+
 FailureOr<KernelLaunch>
 mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
                           StringRef kernelName, const GemmBinding &binding,
@@ -546,7 +560,9 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
         (schedule == "cooperative" || schedule == "pingpong"))
       return detail::buildWarpSpecializedGemmKernel(
           op, gpuModule, kernelName, binding, schedule == "pingpong",
-          roles.cluster ? roles.cluster == 2 : options.multicast,
+          roles.cluster ? roles.cluster == 2
+                        : options.multicast ||
+                              multicastByDefault(op, schedule, roles),
           /*stage1=*/nullptr, roles);
     if (limitation.empty())
       return detail::buildSimpleGemmKernel(op, gpuModule, kernelName, binding,

@@ -642,8 +642,8 @@ constexpr const char *kFlatRowsTemplate = R"mlir(
     %cM = arith.muli %batch, %mPerBatch : index
     %flatTiles0 = arith.addi %cM, %cTileM : index
     %flatTiles1 = arith.subi %flatTiles0, %c1 : index
-    %cGM = arith.divui %flatTiles1, %cTileM : index
-)mlir";
+    %flatTiles = arith.divui %flatTiles1, %cTileM : index
+$FLAT_GM)mlir";
 
 // The epilogue sees (batch element, row) of the flat row.
 constexpr const char *kFlatRowsEpilogueTemplate = R"mlir(
@@ -692,7 +692,7 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   Type elementType = op.getLhs().getType().getElementType();
   auto [m, n, k, lhsBatched, rhsBatched] = GemmShape(op);
   // Tiles over the rows of all batch elements when only the lhs is batched.
-  bool flatRows = lhsBatched && !rhsBatched && !multicast && !stage1;
+  bool flatRows = lhsBatched && !rhsBatched && !stage1;
   // Cooperative: both consumers on one 128x256 tile (64 rows each).
   // Ping-pong: each consumer on its own 64x256 tile, alternating, so one's
   // epilogue runs while the other's wgmma does.
@@ -883,6 +883,11 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   pieces["CM_DEF"] = flatRows ? "" : "    %cM = arith.constant $M : index";
   pieces["CGM_DEF"] = flatRows ? "" : "    %cGM = arith.constant $GM : index";
   pieces["AFTER_BATCH"] = flatRows ? kFlatRowsTemplate : "";
+  // With multicast the M tiles go in pairs: GM counts the pairs.
+  pieces["FLAT_GM"] =
+      multicast ? "    %flatPairs0 = arith.addi %flatTiles, %c1 : index\n"
+                  "    %cGM = arith.divui %flatPairs0, %c2 : index\n"
+                : "    %cGM = arith.addi %flatTiles, %c0 : index\n";
   values["CLEAD"] = flatRows ? "" : "1x";
   values["CCOORD"] = flatRows ? "" : ", %b";
   values["EPI_B0"] = flatRows ? "%se_fb0" : "%b";
@@ -1082,7 +1087,7 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
           stages, kTiles, groupM, sharedBytes,
           op.hasEpilogue() ? "fused (region)" : "convert",
           multicast ? ", clusters of 2 CTAs on pairs of M tiles sharing B by "
-                      "TMA multicast (experimental)"
+                      "TMA multicast"
                     : "",
           roles.producerRegs, roles.consumerRegs,
           roles.persistent ? "one CTA per SM"

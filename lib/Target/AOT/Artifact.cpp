@@ -817,11 +817,13 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
           persistent.report = report != nullptr;
           pm.addPass(createScPersistentPass(persistent));
         }
-        if (options.gemmMulticast) {
-          ScMulticastPassOptions multicast;
-          multicast.report = report != nullptr;
-          pm.addPass(createScMulticastPass(multicast));
-        }
+        // CTA pairs sharing B: for every GEMM when asked, else for the
+        // shared-rhs cooperative GEMMs (where pairs measured faster), as
+        // the kernel generator does without the kernel-level IR.
+        ScMulticastPassOptions multicast;
+        multicast.report = report != nullptr;
+        multicast.sharedRhsOnly = !options.gemmMulticast;
+        pm.addPass(createScMulticastPass(multicast));
         ScWarpSpecializePassOptions roles;
         roles.stages = options.wsStages;
         roles.producerRegs = options.wsProducerRegs;

@@ -63,12 +63,21 @@
 // MANIFEST: "kind": "tma",
 // MANIFEST: "tensor": "result0"
 
+// A shared rhs (x @ w^T) under the cooperative schedule gets CTA pairs by
+// default; a shared lhs (W @ E) and a batched rhs do not.
+// RUN: rm -rf %t && sparcast-aot %sparcast_src_root/bench/gemm_suite.mlir -o %t --report | FileCheck %s --check-prefix=SHARED
+// RUN: FileCheck %s --check-prefix=SHARED-PTX < %t/linear_f16_kernels.ptx
+// SHARED: kernel shared_w_f16_gemm0: {{.*}} TMA stores{{$}}
+// SHARED: kernel bmm_f16_gemm0: {{.*}} TMA stores{{$}}
+// SHARED: kernel linear_f16_gemm0: {{.*}} cooperative: {{.*}} TMA stores, clusters of 2 CTAs on pairs of M tiles sharing B by TMA multicast; lhs batch elements as one matrix of B x 433 rows
+// SHARED-PTX: .reqnctapercluster 2, 1, 1
+// SHARED-PTX: multicast::cluster
 // RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/gemm.mlir -o %t --gemm-multicast --report | FileCheck %s --check-prefix=MC
 // RUN: FileCheck %s --check-prefix=MCPTX < %t/gemm_gather_add_kernels.ptx
 // Experimental multicast: clusters of two CTAs on pairs of M tiles; each
 // loads half of B and multicasts it to both; consumers free a slot in both
 // CTAs (mapa + remote arrive); cluster barriers after init and before exit.
-// MC: kernel gemm_gather_add_gemm0: {{.*}} ping-pong: {{.*}}, clusters of 2 CTAs on pairs of M tiles sharing B by TMA multicast (experimental); the epilogue's gathered operand {{.*}} in 64x32 f32 subtiles
+// MC: kernel gemm_gather_add_gemm0: {{.*}} ping-pong: {{.*}}, clusters of 2 CTAs on pairs of M tiles sharing B by TMA multicast; the epilogue's gathered operand {{.*}} in 64x32 f32 subtiles
 // MC: 0 bytes spill stores, 0 bytes spill loads
 // MCPTX: .reqnctapercluster 2, 1, 1
 // MCPTX-DAG: fence.mbarrier_init.release.cluster

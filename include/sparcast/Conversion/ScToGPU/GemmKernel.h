@@ -42,8 +42,10 @@ struct GemmKernelOptions {
   /// docs/performance.md).
   std::string schedule = "auto";
   /// Warp-specialized schedules only: clusters of two CTAs share each B
-  /// k-tile by TMA multicast. Off by default: correct on the H200 but not
-  /// faster (0.97x on the LCE, 0.99x on 8192^3 bf16, 2026-11-29).
+  /// k-tile by TMA multicast, for every GEMM. Without it, only a shared
+  /// rhs under the cooperative schedule gets it (x @ w: 1.33x on the H200,
+  /// 2026-11-30); elsewhere correct but not faster (0.97x on the LCE, 0.99x
+  /// on 8192^3 bf16, 2026-11-29).
   bool multicast = false;
 };
 
