@@ -6,7 +6,8 @@
 
 gemms: x @ w^T ping-pong, x @ w^T cooperative, shared W ping-pong, the IKBO
 LCE ping-pong (kernel names repeat across schedules: they run in this
-order). lce: the LCE default, with B multicast in CTA pairs, cooperative.
+order). transposed: shared W ping-pong, cooperative and transposed, then
+the LCE ping-pong and transposed. lce: the LCE default, with B multicast in CTA pairs, cooperative.
 attention: target attention at the reference shapes (B = 2048, 32 users,
 S = 1024, f16), log-linear N = 16384 (B = 4, H = 16, bf16, blocks of 128).
 """
@@ -24,7 +25,7 @@ from lce_check import make_index  # noqa: E402
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("workload", choices=["gemms", "lce", "attention"])
+    p.add_argument("workload", choices=["gemms", "lce", "attention", "transposed"])
     p.add_argument("--artifacts", default="bench/artifacts")
     args = p.parse_args()
     load = lambda name: sparcast.load(os.path.join(args.artifacts, name))
@@ -40,6 +41,13 @@ def main():
         load("gemm_suite_cooperative").linear_f16(x, w, out=[out])
         load("gemm_suite_pingpong").shared_w_f16(u((433, 872)), u((B, 872, 256)), out=[out])
         load("lce_pingpong").lce(*lce_inputs(), out=[out])
+    elif args.workload == "transposed":
+        w, e = u((433, 872)), u((B, 872, 256))
+        for name in ("gemm_suite_pingpong", "gemm_suite_cooperative", "gemm_suite_transposed"):
+            load(name).shared_w_f16(w, e, out=[out])
+        inputs = lce_inputs()
+        for name in ("lce_pingpong", "lce_transposed"):
+            load(name).lce(*inputs, out=[out])
     elif args.workload == "lce":
         inputs = lce_inputs()
         for name in ("lce", "lce_mc", "lce_cooperative"):

@@ -63,7 +63,7 @@ for model in examples/lce.mlir bench/lce_odd.mlir; do
   "$BIN/sparcast-aot" "$ROOT/$model" -o "$ROOT/bench/artifacts/${name}_fused_cooperative" \
     --fuse-gemm-stages --gemm-schedule=cooperative >/dev/null
 done
-for schedule in simple cooperative pingpong; do
+for schedule in simple cooperative pingpong transposed; do
   for model in examples/gemm.mlir bench/gemm_suite.mlir examples/lce.mlir bench/lce_odd.mlir; do
     name="$(basename "$model" .mlir)"
     "$BIN/sparcast-aot" "$ROOT/$model" -o "$ROOT/bench/artifacts/${name}_$schedule" \

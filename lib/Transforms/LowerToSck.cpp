@@ -41,12 +41,11 @@ std::string limitation(BatchMatmulOp op) {
   return "";
 }
 
-/// The tile size along M of `op`'s kernel (its schedule's).
-int64_t tileRowsOf(BatchMatmulOp op) {
+/// The schedule of `op`'s kernel.
+StringRef scheduleOf(BatchMatmulOp op) {
   auto schedule =
       op->getAttrOfType<StringAttr>(BatchMatmulOp::getScheduleAttrName());
-  StringRef chosen = schedule ? schedule.getValue() : op.getDefaultSchedule();
-  return chosen == "pingpong" ? 64 : 128;
+  return schedule ? schedule.getValue() : op.getDefaultSchedule();
 }
 
 /// Operand names of one GEMM in its kernel: the two inputs and the result.
@@ -57,6 +56,9 @@ struct OperandNames {
 /// At `b`: the tile loop of `op` over `batches` batch elements, one CTA per
 /// tile in plain order: per tile a loop over 64-wide k-tiles loading the A
 /// and B boxes into the accumulator, then the epilogue into `names.c`
+/// (the transposed schedule: tiles of 224 rows by 128 columns computed as
+/// B^T A^T, both boxes read transposed, the epilogue storing the
+/// accumulator transposed)
 /// with the op's element-wise region reading `ins` (the kernel's values
 /// of the op's epilogue operands). `beforeEpilogue(b, tile)` may add ops
 /// before the epilogue, given the tile's (batch, M tile, N tile).
@@ -72,14 +74,19 @@ buildTileLoop(OpBuilder &b, BatchMatmulOp op, Value batches, ValueRange ins,
   int64_t m = op.getType().getDimSize(1), n = op.getType().getDimSize(2);
   int64_t k = lhsType.getShape().back();
   bool lhsBatched = lhsType.getRank() == 3, rhsBatched = rhsType.getRank() == 3;
-  int64_t tileM = tileRowsOf(op);
+  StringRef schedule = scheduleOf(op);
+  bool transposed = schedule == "transposed";
+  int64_t tileM = transposed ? BatchMatmulOp::getTransposedTileRows(m)
+                  : schedule == "pingpong" ? 64
+                                           : 128;
+  int64_t tileN = transposed ? 128 : kTileN;
   auto cst = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
   // One CTA per tile, in plain order (group 1): sc-persistent decides
   // otherwise.
   Value tilesM = cst(llvm::divideCeil(m, tileM));
-  Value tilesN = cst(llvm::divideCeil(n, kTileN));
+  Value tilesN = cst(llvm::divideCeil(n, tileN));
   Value kTiles = cst(llvm::divideCeil(k, kTileK));
   auto loop = sck::TileLoopOp::create(b, loc, batches, tilesM, tilesN,
                                       b.getStringAttr("grid"),
@@ -95,10 +102,14 @@ buildTileLoop(OpBuilder &b, BatchMatmulOp op, Value batches, ValueRange ins,
   Value bIdx = body->getArgument(0), mb = body->getArgument(1),
         nb = body->getArgument(2);
   Value m0 = arith::MulIOp::create(b, loc, mb, cst(tileM));
-  Value n0 = arith::MulIOp::create(b, loc, nb, cst(kTileN));
-  auto accType = sck::AccType::get(ctx, {tileM, kTileN}, b.getF32Type());
-  auto aType = sck::BoxType::get(ctx, {tileM, kTileK}, element);
-  auto bType = sck::BoxType::get(ctx, {kTileK, kTileN}, element);
+  Value n0 = arith::MulIOp::create(b, loc, nb, cst(tileN));
+  auto accType =
+      transposed ? sck::AccType::get(ctx, {tileN, tileM}, b.getF32Type())
+                 : sck::AccType::get(ctx, {tileM, tileN}, b.getF32Type());
+  auto aType = transposed ? sck::BoxType::get(ctx, {kTileK, tileM}, element)
+                          : sck::BoxType::get(ctx, {tileM, kTileK}, element);
+  auto bType = transposed ? sck::BoxType::get(ctx, {tileN, kTileK}, element)
+                          : sck::BoxType::get(ctx, {kTileK, tileN}, element);
   Value zero = sck::ZeroOp::create(b, loc, accType);
   auto kLoop = scf::ForOp::create(b, loc, cst(0), kTiles, cst(1), zero);
   {
@@ -115,10 +126,11 @@ buildTileLoop(OpBuilder &b, BatchMatmulOp op, Value batches, ValueRange ins,
     if (rhsBatched)
       bCoords.push_back(bIdx);
     Value boxA = sck::LoadOp::create(b, loc, aType, b.getStringAttr(names.a),
-                                     aCoords, /*transposed=*/false);
+                                     aCoords, transposed);
     Value boxB = sck::LoadOp::create(b, loc, bType, b.getStringAttr(names.b),
-                                     bCoords, op.getTransposeRhs());
-    Value acc = sck::MmaOp::create(b, loc, accType, boxA, boxB,
+                                     bCoords, transposed || op.getTransposeRhs());
+    Value acc = sck::MmaOp::create(b, loc, accType, transposed ? boxB : boxA,
+                                   transposed ? boxA : boxB,
                                    kLoop.getRegionIterArgs().front());
     scf::YieldOp::create(b, loc, acc);
   }
@@ -126,7 +138,7 @@ buildTileLoop(OpBuilder &b, BatchMatmulOp op, Value batches, ValueRange ins,
     beforeEpilogue(b, body->getArguments());
   auto epilogue = sck::EpilogueOp::create(
       b, loc, b.getStringAttr(names.c), ValueRange{n0, m0, bIdx},
-      kLoop.getResult(0), ins);
+      kLoop.getResult(0), ins, transposed);
   if (op.hasEpilogue()) {
     // The op's element-wise epilogue, its sc.yield an sck.yield.
     IRMapping mapping;

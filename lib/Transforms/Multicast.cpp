@@ -13,6 +13,7 @@
 #include "sparcast/Dialect/SCK/IR/SckDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 namespace mlir::sc {
 #define GEN_PASS_DEF_SCMULTICASTPASS
@@ -22,12 +23,18 @@ namespace mlir::sc {
 using namespace mlir;
 
 namespace {
-/// A cooperative GEMM's tile loop whose A box carries a batch coordinate
-/// and whose B box does not (x @ w: the shared rhs every tile reads).
-bool isSharedRhsCooperative(sck::TileLoopOp loop) {
+/// Where CTA pairs measured faster: a cooperative GEMM's tile loop whose A
+/// box carries a batch coordinate and whose B box does not (x @ w: the
+/// shared rhs every tile reads), and the transposed tile's loop over an
+/// even number of N tiles (pairs of N tiles share W's rows).
+bool pairsMeasuredFaster(sck::TileLoopOp loop) {
   auto func = loop->getParentOfType<func::FuncOp>();
   auto schedule =
       func ? func->getAttrOfType<StringAttr>("sck.schedule") : StringAttr();
+  if (schedule && schedule.getValue() == "transposed") {
+    std::optional<int64_t> nTiles = getConstantIntValue(loop.getNTiles());
+    return nTiles && *nTiles % 2 == 0;
+  }
   if (!schedule || schedule.getValue() != "cooperative")
     return false;
   int aCoords = -1, bCoords = -1;
@@ -54,7 +61,7 @@ struct ScMulticastPass : sc::impl::ScMulticastPassBase<ScMulticastPass> {
                          [](sck::TileLoopOp) { return true; }) > 1)
         return WalkResult::advance();
       if (sharedRhsOnly &&
-          (loop.getSchedule() != "persistent" || !isSharedRhsCooperative(loop)))
+          (loop.getSchedule() != "persistent" || !pairsMeasuredFaster(loop)))
         return WalkResult::advance();
       if (loop.getSchedule() != "persistent") {
         loop.emitError("multicast pairs CTAs that wait on each other: the "

@@ -1,7 +1,7 @@
 //===- SelectGemmSchedule.cpp - choose each GEMM's GPU schedule -----------===//
 //
-// The schedule of a GEMM kernel (simple, warp-specialized cooperative or
-// ping-pong) is a decision about the op, so it lives on the op: the kernel
+// The schedule of a GEMM kernel (simple, warp-specialized cooperative,
+// ping-pong or transposed) is a decision about the op, so it lives on the op: the kernel
 // generator reads `sc.gemm_schedule`, and a model can pin it per op.
 //
 //===----------------------------------------------------------------------===//
@@ -27,14 +27,20 @@ struct ScSelectGemmSchedulePass
     if (schedule != "auto" && !sc::BatchMatmulOp::isKnownSchedule(schedule)) {
       getOperation()->emitError()
           << "unknown GEMM schedule '" << schedule
-          << "', expected auto, simple, cooperative or pingpong";
+          << "', expected auto, simple, cooperative, pingpong or transposed";
       return signalPassFailure();
     }
     StringRef name = sc::BatchMatmulOp::getScheduleAttrName();
     getOperation()->walk([&](sc::BatchMatmulOp op) {
       std::string why;
       StringRef chosen;
-      if (schedule != "auto") {
+      std::string limitation = op.getTransposedTileLimitation();
+      if (schedule == "transposed" && !limitation.empty()) {
+        // Asked of every GEMM: those it cannot take keep their default.
+        chosen = op.getDefaultSchedule(&why);
+        why = "the transposed schedule cannot take it: " + limitation +
+              "; default: " + why;
+      } else if (schedule != "auto") {
         chosen = schedule;
         why = "requested";
       } else if (auto pinned = op->getAttrOfType<StringAttr>(name)) {

@@ -96,6 +96,9 @@ struct ScWarpSpecializePass
       if (recorded && recorded.getValue() == "simple")
         return success(); // one CTA per tile, every warp loads and multiplies
       order = recorded ? recorded.getValue().str() : "pingpong";
+      // The transposed tile: a tile per consumer, in turns.
+      if (order == "transposed")
+        order = "pingpong";
     }
     // Per loop, its loads by the block they are in: one ring per block
     // (a slot per pass through it), in the order of the blocks' first

@@ -9,7 +9,7 @@
 // CHECK: sc.batch_matmul {{.*}} {sc.gemm_schedule = "cooperative"}
 // CHECK: sc.batch_matmul {{.*}} {sc.gemm_schedule = "simple"}
 // FORCED-COUNT-3: sc.gemm_schedule = "simple"
-// BAD: error: unknown GEMM schedule 'fastest', expected auto, simple, cooperative or pingpong
+// BAD: error: unknown GEMM schedule 'fastest', expected auto, simple, cooperative, pingpong or transposed
 func.func @choices(%a: tensor<?x64x872xf16>, %b: tensor<?x872x256xf16>,
                    %c: tensor<?x64x8192xf16>, %d: tensor<?x8192x256xf16>)
     -> (tensor<?x64x256xf16>, tensor<?x64x256xf16>, tensor<?x64x256xf16>) {

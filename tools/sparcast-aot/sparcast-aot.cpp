@@ -35,7 +35,7 @@ static cl::opt<int64_t>
           cl::init(0));
 static cl::opt<std::string>
     schedule("gemm-schedule",
-             cl::desc("GEMM schedule: auto | simple | cooperative | pingpong"),
+             cl::desc("GEMM schedule: auto | simple | cooperative | pingpong | transposed"),
              cl::init("auto"));
 static cl::opt<bool> attentionF16P(
     "attention-f16-p",

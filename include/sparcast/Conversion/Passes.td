@@ -74,7 +74,7 @@ def ScTestGemmKernelPass : Pass<"sc-test-gemm-kernel", "::mlir::ModuleOp"> {
     Option<"tileN", "tile-n", "int64_t", /*default=*/"0",
            "Tile width, 128 or 256 (0: chosen)">,
     Option<"schedule", "schedule", "std::string", /*default=*/"\"auto\"",
-           "GEMM schedule: auto, simple, cooperative or pingpong">,
+           "GEMM schedule: auto, simple, cooperative, pingpong or transposed">,
   ];
   let dependentDialects = [
     "::mlir::func::FuncDialect",

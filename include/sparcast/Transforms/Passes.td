@@ -245,7 +245,7 @@ def ScSelectGemmSchedulePass : Pass<"sc-select-gemm-schedule"> {
   }];
   let options = [
     Option<"schedule", "schedule", "std::string", /*default=*/"\"auto\"",
-           "auto (keep or choose per op), simple, cooperative or pingpong">,
+           "auto (keep or choose per op), simple, cooperative, pingpong or transposed">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark with each op's schedule and why">,
   ];

@@ -155,12 +155,34 @@ struct WarpRoles {
   int64_t cluster = 0;
 };
 
+/// `schedule`: "cooperative", "pingpong" or "transposed" (see
+/// GemmTransposedTile.cpp).
 FailureOr<KernelLaunch>
 buildWarpSpecializedGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
                                StringRef kernelName, const GemmBinding &binding,
-                               bool pingpong, bool multicast,
+                               StringRef schedule, bool multicast,
                                const GemmStageOne *stage1 = nullptr,
                                const WarpRoles &roles = {});
+
+/// The transposed tile (GemmTransposedTile.cpp): a shared lhs W [M, K] by
+/// a batched rhs E [B, K, N] (N-major) as out[b]^T = E[b]^T W^T, each
+/// consumer warpgroup in ping-pong turns a tile of 128 n by `tileRows` m
+/// (BatchMatmulOp::getTransposedTileRows) in two m64n<tileRows>
+/// accumulators (%accL, %accR). Constants (%cChunks, %c4096t, %c8192t,
+/// %c16384t) at the kernel's top; one k-tile's loads (producer); one
+/// k-tile's wgmma (consumer; as consumerKTileText); at the tile's start,
+/// the elected thread's loads of the first two chunks of the gathered f32
+/// operand; the epilogue (chunks of 32 m through [m][n] staging boxes, the
+/// operand read from the C buffers when `prefetched`).
+std::string transposedTileConstantsText(int64_t tileRows);
+/// `pairRow` > 0: CTA pairs, each loading W's rows from rank * pairRow and
+/// multicasting them.
+std::string transposedTileLoadText(int64_t pairRow = 0);
+std::string transposedTileKTileText(StringRef p, StringRef j, StringRef accL,
+                                    StringRef accR, bool first,
+                                    StringRef elementType, int64_t tileRows);
+std::string transposedTilePrefetchText();
+std::string transposedTileEpilogueText(bool prefetched, int64_t tileRows);
 
 } // namespace mlir::sc::detail
 

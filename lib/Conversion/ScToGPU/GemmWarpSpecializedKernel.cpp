@@ -74,8 +74,8 @@ enum class PrefetchMode { None, WholeTile, Subtiles };
 constexpr const char *kWsKernelTemplate = R"mlir(
 $TYPES
 !accS = $ACCSTRUCT
-!tmaC = !nvgpu.tensormap.descriptor<tensor = memref<$CLEAD64x$EOUTx$OUT, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
-!boxC = memref<$CLEAD64x$EOUTx$OUT, #gpu.address_space<workgroup>>
+!tmaC = !nvgpu.tensormap.descriptor<tensor = memref<$CLEAD$CROWSx$EOUTx$OUT, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!boxC = memref<$CLEAD$CROWSx$EOUTx$OUT, #gpu.address_space<workgroup>>
 !stageC = memref<$STAGEELEMSx$OUT, #gpu.address_space<workgroup>>
 !cbars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = $CBARS>
 $PX_TYPES
@@ -96,14 +96,14 @@ $PX_CAST    %c0 = arith.constant 0 : index
     %cS = arith.constant $S : index
 $CM_DEF
     %cN = arith.constant $N : index
-    %cBN = arith.constant 256 : index
+    %cBN = arith.constant $TILEN : index
     %cGN = arith.constant $GN : index
 $CGM_DEF
     %cGroup = arith.constant $GROUP : index
     %kTiles = arith.constant $KT : index
     %cTileM = arith.constant $TILEM : index
     %tileBytesA = arith.constant $ABYTES : index
-    %tileBytesB = arith.constant 32768 : index
+    %tileBytesB = arith.constant $BSLOTBYTES : index
     %wgBytesA = arith.constant $WGBYTESA : index
     %ringB = arith.constant $RINGB : index
     %stageOff = arith.constant $STAGEOFF : index
@@ -282,7 +282,7 @@ $TILE_INDEX
         %grpRows = arith.minui %rowsLeft, %cGroup : index
         %mOff = arith.remui %inGrp, %grpRows : index
 $MB_OF_UNIT
-        %nb = arith.divui %inGrp, %grpRows : index
+$NB_OF_UNIT
         %n0 = arith.muli %nb, %cBN : index
         %m0 = arith.muli %mb, %cTileM : index
         %aRow = $AROW
@@ -686,18 +686,33 @@ prefetchedOperand(BatchMatmulOp op, bool tilesInOneBatch) {
 
 FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
     BatchMatmulOp op, gpu::GPUModuleOp gpuModule, StringRef kernelName,
-    const GemmBinding &binding, bool pingpong, bool multicast,
+    const GemmBinding &binding, StringRef schedule, bool multicast,
     const GemmStageOne *stage1, const WarpRoles &roles) {
   RankedTensorType resultType = op.getType();
   Type elementType = op.getLhs().getType().getElementType();
   auto [m, n, k, lhsBatched, rhsBatched] = GemmShape(op);
+  bool transposed = schedule == "transposed";
+  // The transposed tile takes ping-pong turns.
+  bool pingpong = schedule == "pingpong" || transposed;
+  if (transposed && (stage1 || lhsBatched || op.getTransposeRhs() ||
+                     (multicast && llvm::divideCeil(n, int64_t(128)) % 2 != 0)))
+    return op.emitError()
+           << "internal error: the transposed tile takes a shared lhs and an "
+              "N-major rhs, in a kernel of its own";
   // Tiles over the rows of all batch elements when only the lhs is batched.
   bool flatRows = lhsBatched && !rhsBatched && !stage1;
   // Cooperative: both consumers on one 128x256 tile (64 rows each).
   // Ping-pong: each consumer on its own 64x256 tile, alternating, so one's
-  // epilogue runs while the other's wgmma does.
-  int64_t tileM = pingpong ? 64 : 128;
-  int64_t tileBytesA = tileM * kTileK * 2, slotBytes = tileBytesA + kTileK * 256 * 2;
+  // epilogue runs while the other's wgmma does. Transposed: each consumer
+  // on its own tile of TM rows (m) by 128 columns (n), alternating; the
+  // slot's "A" part holds E's boxes, its "B" part W's.
+  int64_t tileM = transposed ? BatchMatmulOp::getTransposedTileRows(m)
+                  : pingpong ? 64
+                             : 128;
+  int64_t tileN = transposed ? 128 : 256;
+  int64_t tileBytesA = transposed ? tileN * kTileK * 2 : tileM * kTileK * 2;
+  int64_t tileBytesB = transposed ? tileM * kTileK * 2 : kTileK * 256 * 2;
+  int64_t slotBytes = tileBytesA + tileBytesB;
   // Ring slots and, per consumer warpgroup, a 64x128 output staging tile
   // (16 KB for 16-bit results, 32 KB for f32), within the 227 KB.
   int64_t outBytes = resultType.getElementType().getIntOrFloatBitWidth() / 8;
@@ -719,6 +734,12 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   PrefetchMode mode = PrefetchMode::None;
   if (prefetch)
     std::tie(prefetched, mode) = *prefetch;
+  // The transposed tile brings in only an f32 operand (in chunks); a
+  // 16-bit one is read by the epilogue function.
+  if (transposed && mode != PrefetchMode::Subtiles) {
+    prefetched.reset();
+    mode = PrefetchMode::None;
+  }
   // With multicast the second tile of a pair may lie past M and skip its
   // epilogue: the subtiles' barrier phases do not count tiles (each C
   // buffer goes through two phases a tile), the whole tile's do, so only
@@ -739,9 +760,13 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   }
   // Whole tile: both halves staged (2 x 16 KB); subtiles: the 16 KB half
   // staging and two 8 KB C buffers.
-  int64_t wgStageBytes = mode == PrefetchMode::WholeTile  ? 2 * halfBytes
-                         : mode == PrefetchMode::Subtiles ? halfBytes + 2 * 8192
-                                                          : halfBytes;
+  // Transposed: two 32 x 64 staging boxes (4 KB at 16 bits) and two C
+  // buffers of 32 x 128 f32.
+  int64_t wgStageBytes =
+      transposed ? 2 * 32 * 128 + (prefetched ? 2 * 16384 : 0)
+      : mode == PrefetchMode::WholeTile ? 2 * halfBytes
+      : mode == PrefetchMode::Subtiles  ? halfBytes + 2 * 8192
+                                        : halfBytes;
   int64_t maxStages =
       (227 * 1024 - 2 * wgStageBytes - kSmemAlignReserve - 256) / slotBytes;
   // The kernel-level IR may ask for fewer (never more than fit).
@@ -765,21 +790,37 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   values["ACCM"] = "64";
   values["BN"] = "128";
   values["GROUP"] = std::to_string(groupM);
-  values["ACCSTRUCT"] = f32StructType(64);
+  values["ACCSTRUCT"] = f32StructType(transposed ? tileM / 2 : 64);
+  values["TILEN"] = std::to_string(tileN);
+  values["BSLOTBYTES"] = std::to_string(tileBytesB);
+  values["CROWS"] = transposed ? "8" : "64";
   values["WGSTAGEBYTES"] = std::to_string(wgStageBytes);
   // The output staging: both halves when the whole operand tile is staged
   // there, else one (the C buffers follow it).
   values["STAGEELEMS"] = std::to_string(
-      (mode == PrefetchMode::WholeTile ? 2 : 1) * halfBytes / outBytes);
+      transposed ? 2 * 32 * 128 / outBytes
+                 : (mode == PrefetchMode::WholeTile ? 2 : 1) * halfBytes / outBytes);
   values["EOUT"] = std::to_string(128 / outBytes);
-  values["GN"] = std::to_string(llvm::divideCeil(n, 256));
+  // Transposed with multicast: the pairs go along N (two N tiles sharing
+  // W's rows); GN counts the pairs.
+  values["GN"] = std::to_string(transposed && multicast
+                                    ? llvm::divideCeil(n, 2 * tileN)
+                                    : llvm::divideCeil(n, tileN));
   // With multicast, tiles are walked in pairs along M (one per CTA of the
   // cluster): GM counts the pairs.
   int64_t mTiles = llvm::divideCeil(m, tileM);
-  values["GM"] = std::to_string(multicast ? llvm::divideCeil(mTiles, 2) : mTiles);
+  values["GM"] = std::to_string(multicast && !transposed
+                                    ? llvm::divideCeil(mTiles, 2)
+                                    : mTiles);
   values["TILEM"] = std::to_string(tileM);
   values["ABYTES"] = std::to_string(tileBytesA);
-  values["TX"] = std::to_string(slotBytes);
+  // (Transposed pairs: both halves of W's box land in each CTA, the rows
+  // they share twice.)
+  values["TX"] = std::to_string(
+      transposed && multicast
+          ? tileBytesA + 2 * llvm::alignTo(tileM / 2, 8) * kTileK * 2
+          : slotBytes);
+  // (Transposed: E's 64 x 64 box of the warpgroup's columns.)
   values["WGBYTESA"] = pingpong ? "0" : "8192";
   values["TILESTEP"] = pingpong ? "2" : "1";
   values["FIRSTTILE"] = pingpong ? "arith.addi %wg, %c0 : index"
@@ -797,16 +838,22 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   // A batched A is read through a 3-D map [B, M, K]: rows past M are
   // zero-filled instead of read from the next batch element.
   values["AROW"] = "arith.addi %m0, %c0 : index";
+  int64_t aBoxRows =
+      transposed && multicast ? int64_t(llvm::alignTo(tileM / 2, 8)) : tileM;
   values["ABOX"] =
-      (lhsBatched && !flatRows ? "1x" : "") + std::to_string(tileM) + "x64";
+      (lhsBatched && !flatRows ? "1x" : "") + std::to_string(aBoxRows) + "x64";
   values["ACOORD"] = lhsBatched && !flatRows ? ", %b" : "";
   epilogueText(op, values);
   llvm::StringMap<std::string> pieces;
   pieces["TYPES"] = kTmaTypesTemplate;
   pieces["CASTS"] = kTmaCastsTemplate;
   bool kMajorB = op.getTransposeRhs();
+  // Transposed with multicast: W's box in two overlapping 8-row-aligned
+  // halves, one loaded by each CTA of the pair and multicast to both.
+  int64_t wHalfRows = llvm::alignTo(tileM / 2, 8);
   pieces["LOAD"] =
-      multicast ? multicastLoadText(kMajorB)
+      transposed ? transposedTileLoadText(multicast ? tileM - wHalfRows : 0)
+      : multicast ? multicastLoadText(kMajorB)
                 : loadText("ws", "j", "kt", "full", 256, kMajorB,
                            stage1 ? "tmaAt" : "tmaA", stage1 ? "tmaBt" : "tmaB");
   pieces["CLUSTER_ATTR"] =
@@ -827,8 +874,15 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
       kWsDecodeTemplate,
       {{"TILE_INDEX", stage1 ? multiStageTileIndexText()
                              : "        %t = arith.addi %unit, %i_s : index"},
+       {"NB_OF_UNIT",
+        transposed && multicast
+            ? "        %nbPair = arith.divui %inGrp, %grpRows : index\n"
+              "        %nbPair2 = arith.muli %nbPair, %c2 : index\n"
+              "        %nb = arith.addi %nbPair2, %rank : index"
+            : "        %nb = arith.divui %inGrp, %grpRows : index"},
        {"MB_OF_UNIT",
-        multicast ? "        %mbPair = arith.addi %firstM, %mOff : index\n"
+        multicast && !transposed
+                  ? "        %mbPair = arith.addi %firstM, %mOff : index\n"
                     "        %mbPair2 = arith.muli %mbPair, %c2 : index\n"
                     "        %mb = arith.addi %mbPair2, %rank : index"
                   : "        %mb = arith.addi %firstM, %mOff : index"}});
@@ -857,26 +911,36 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   // With multicast, a tile entirely past M (the second of a pair when M has
   // an odd number of tiles) only takes part in the pair's loads: its
   // consumer waits for each slot and frees it, in both CTAs.
-  pieces["LIVE_BEGIN"] = multicast ? "        %tileLive = arith.cmpi ult, %m0, %cM : index\n"
+  // (Transposed pairs along N: N is a multiple of the pair, every tile
+  // lives.)
+  bool deadTiles = multicast && !transposed;
+  pieces["LIVE_BEGIN"] = deadTiles ? "        %tileLive = arith.cmpi ult, %m0, %cM : index\n"
                                      "        scf.if %tileLive {\n"
                                    : "";
   pieces["LIVE_END"] =
-      multicast ? "        } else {\n" +
+      deadTiles ? "        } else {\n" +
                       drainSlotsText("%kTiles", "%j0", remoteRelease("%ds")) +
                       (pingpong ? kPingPongArriveTemplate : "") + "        }\n"
                 : "";
   pieces["REMOTE_RELEASE_SP"] = remoteRelease("%sp");
   pieces["REMOTE_RELEASE_SL"] = remoteRelease("%sl");
-  pieces["DESC_CONSTANTS"] = wgmmaDescriptorConstantsText();
+  pieces["DESC_CONSTANTS"] =
+      wgmmaDescriptorConstantsText() +
+      (transposed ? transposedTileConstantsText(tileM) : std::string());
   pieces["PRODUCER_SLOT"] = ringPositionText("%j", "%s", "%eparity", RingWait::Empty);
   pieces["CTA_SHARE"] = ctaShareText("", "%numTiles");
   pieces["SMEM_REGION"] = smemRegionText();
+  std::string element = typeToString(elementType);
   pieces["KTILE_FIRST"] =
-      consumerKTileText("k0", "%j0", "%accU", "%accU", /*first=*/true,
-                        kMajorB, typeToString(elementType));
+      transposed ? transposedTileKTileText("k0", "%j0", "%accU", "%accU",
+                                           /*first=*/true, element, tileM)
+                 : consumerKTileText("k0", "%j0", "%accU", "%accU",
+                                     /*first=*/true, kMajorB, element);
   pieces["KTILE"] =
-      consumerKTileText("k", "%j", "%aL", "%aR", /*first=*/false, kMajorB,
-                        typeToString(elementType));
+      transposed ? transposedTileKTileText("k", "%j", "%aL", "%aR",
+                                           /*first=*/false, element, tileM)
+                 : consumerKTileText("k", "%j", "%aL", "%aR", /*first=*/false,
+                                     kMajorB, element);
   pieces["ORDER_BEFORE"] = pingpong ? kPingPongWaitTemplate : "";
   pieces["ORDER_AFTER"] = pingpong ? kPingPongArriveTemplate : "";
   int64_t rowsPerWarpgroup = pingpong ? 0 : 64;
@@ -895,8 +959,10 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   values["EPI_M0"] = flatRows ? "%se_fm0" : "%se_rc0";
   values["EPI_M8"] = flatRows ? "%se_fm8" : "%se_rc8";
   values["FLAT_EPI"] = flatRows ? kFlatRowsEpilogueTemplate : "";
-  pieces["EPILOGUE"] = tmaStoreEpilogueText({"%accL", "%accR"}, outBytes,
-                                             rowsPerWarpgroup, mode);
+  pieces["EPILOGUE"] =
+      transposed ? transposedTileEpilogueText(prefetched.has_value(), tileM)
+                 : tmaStoreEpilogueText({"%accL", "%accR"}, outBytes,
+                                        rowsPerWarpgroup, mode);
   for (StringRef key : {"PX_PARAM", "PX_CAST", "PX_BARS", "PX_INIT",
                         "PX_ISSUE", "PX_FUNCS", "PX_TYPES"})
     pieces[key] = "";
@@ -907,7 +973,13 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
     // The operand's tensor map and boxes: C's for a whole tile; 64 rows x
     // 32 f32 columns (128 bytes) for subtiles.
     pieces["PX_TYPES"] =
-        subtiles ? "!tmaX = !nvgpu.tensormap.descriptor<tensor = memref<1x64x32xf32, 3>, "
+        transposed
+            ? "!tmaX = !nvgpu.tensormap.descriptor<tensor = memref<1x32x32xf32, 3>, "
+              "swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>\n"
+              "!boxX = memref<1x32x32xf32, #gpu.address_space<workgroup>>\n"
+              "!stageXT = memref<" + std::to_string(wgStageBytes / 4) +
+                  "xf32, #gpu.address_space<workgroup>>\n"
+        : subtiles ? "!tmaX = !nvgpu.tensormap.descriptor<tensor = memref<1x64x32xf32, 3>, "
                    "swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>\n"
                    "!boxX = memref<1x64x32xf32, #gpu.address_space<workgroup>>\n"
                    "!stageX = memref<2048xf32, #gpu.address_space<workgroup>>\n"
@@ -956,7 +1028,7 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
                     "        %px_stage2 = arith.xori %isStage1, %px_true : i1\n"
                     "        %px_issue = arith.andi %elected, %px_stage2 : i1\n"
                   : "";
-    pieces["PX_ISSUE"] = replaceAll(
+    pieces["PX_ISSUE"] = transposed ? transposedTilePrefetchText() : replaceAll(
         kPrefetchIssueTemplate,
         {{"PX_LOADS", loads},
          {"PX_LIVE", live},
@@ -1012,7 +1084,7 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   // rows flattened over the batch, the tile count is
   // ceil(B m / tileM) x N tiles: approximated by B m N-tiles / tileM.
   int64_t perUnit = pingpong ? 2 : 1;
-  int64_t nTiles = llvm::divideCeil(n, int64_t(256));
+  int64_t nTiles = llvm::divideCeil(n, tileN);
   if (roles.persistent) {
     launch.grid[0] = LaunchDim::sym("SMS");
   } else {
@@ -1031,7 +1103,7 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   launch.grid[1] = LaunchDim::of(1);
   launch.grid[2] = LaunchDim::of(1);
   launch.sharedBytes = sharedBytes;
-  std::vector<LaunchParam> params = tmaKernelParams(op, binding, tileM);
+  std::vector<LaunchParam> params = tmaKernelParams(op, binding, aBoxRows);
   LaunchDim batchDim = binding.batchOf(resultType);
   LaunchDim flatM = batchDim.times(m); // [B * M] rows
   if (flatRows) {
@@ -1054,7 +1126,8 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
     c.dims = {LaunchDim::of(n), LaunchDim::of(m), batchDim};
     c.stridesBytes = {LaunchDim::of(n * outBytes),
                       LaunchDim::of(m * n * outBytes)};
-    c.box = {128 / outBytes, 64, 1};
+    // (Transposed: the epilogue stores 8 rows at a time.)
+    c.box = {128 / outBytes, transposed ? 8 : 64, 1};
   }
   launch.params.push_back(c);
   if (prefetched) {
@@ -1070,7 +1143,7 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
     x.dims = {LaunchDim::of(n), LaunchDim::of(m), xBatch};
     int64_t xBytes = xType.getElementType().getIntOrFloatBitWidth() / 8;
     x.stridesBytes = {LaunchDim::of(n * xBytes), LaunchDim::of(m * n * xBytes)};
-    x.box = {128 / xBytes, 64, 1};
+    x.box = {128 / xBytes, transposed ? 32 : 64, 1};
     launch.params.push_back(x);
   }
   launch.summary =
@@ -1081,14 +1154,23 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
           "walking tiles in groups of {9} M tiles, {10} B shared "
           "memory, epilogue {11} in registers, TMA stores{12}",
           kernelName, m, n, k, typeToString(elementType),
-          pingpong ? "ping-pong" : "cooperative",
-          pingpong ? "each consumer a 64x256x64 tile of its own"
-                   : "both consumers on one 128x256x64 tile",
+          transposed ? "transposed ping-pong"
+          : pingpong ? "ping-pong"
+                     : "cooperative",
+          transposed
+              ? "each consumer a tile of its own of " + std::to_string(tileM) +
+                    " rows x 128 columns computed transposed (E^T W^T: two "
+                    "m64n" + std::to_string(tileM) +
+                    " accumulators, E read MN-major)"
+          : pingpong ? "each consumer a 64x256x64 tile of its own"
+                     : "both consumers on one 128x256x64 tile",
           stages, kTiles, groupM, sharedBytes,
           op.hasEpilogue() ? "fused (region)" : "convert",
-          multicast ? ", clusters of 2 CTAs on pairs of M tiles sharing B by "
-                      "TMA multicast"
-                    : "",
+          !multicast   ? ""
+          : transposed ? ", clusters of 2 CTAs on pairs of N tiles sharing "
+                         "W's rows by TMA multicast"
+                       : ", clusters of 2 CTAs on pairs of M tiles sharing B "
+                         "by TMA multicast",
           roles.producerRegs, roles.consumerRegs,
           roles.persistent ? "one CTA per SM"
           : pingpong       ? "one CTA per pair of tiles"
@@ -1099,7 +1181,10 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
     launch.summary += "; the epilogue's gathered operand " +
                       binding.epilogueIns[*prefetched] +
                       " read at [g(b), m, n] is loaded by TMA " +
-                      (mode == PrefetchMode::Subtiles
+                      (transposed
+                           ? "in 32x128 f32 chunks through two C buffers per "
+                             "warpgroup, the first two during the tile's wgmma"
+                       : mode == PrefetchMode::Subtiles
                            ? "in 64x32 f32 subtiles through two C buffers "
                              "per warpgroup, the first two during the tile's "
                              "wgmma"

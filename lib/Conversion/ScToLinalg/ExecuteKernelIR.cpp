@@ -295,9 +295,11 @@ private:
     Value rows = memref::DimOp::create(b, loc, target, rank - 2);
     Value cols = memref::DimOp::create(b, loc, target, rank - 1);
     LogicalResult status = success();
+    // A transposed accumulator's element (i, j) is the result's (j, i).
+    bool transposed = epi.getTransposed();
     forEach({cst(type.getShape()[0]), cst(type.getShape()[1])}, [&](ValueRange ij) {
-      Value m = arith::AddIOp::create(b, loc, m0, ij[0]);
-      Value n = arith::AddIOp::create(b, loc, n0, ij[1]);
+      Value m = arith::AddIOp::create(b, loc, m0, ij[transposed ? 1 : 0]);
+      Value n = arith::AddIOp::create(b, loc, n0, ij[transposed ? 0 : 1]);
       Value inM = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, m, rows);
       Value inN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, n, cols);
       Value inside = arith::AndIOp::create(b, loc, inM, inN);

@@ -69,7 +69,7 @@ func.func @unknown_op_attr(%x: tensor<4xf32>) {
 // -----
 
 func.func @unknown_schedule(%a: tensor<?x4x8xf16>, %b: tensor<?x8x16xf16>) -> tensor<?x4x16xf16> {
-  // expected-error @+1 {{'sc.gemm_schedule' expects "simple", "cooperative" or "pingpong", got "fast"}}
+  // expected-error @+1 {{'sc.gemm_schedule' expects "simple", "cooperative", "pingpong" or "transposed", got "fast"}}
   %c = sc.batch_matmul %a, %b {sc.gemm_schedule = "fast"} : tensor<?x4x8xf16>, tensor<?x8x16xf16> -> tensor<?x4x16xf16>
   return %c : tensor<?x4x16xf16>
 }
@@ -80,4 +80,14 @@ func.func @schedule_elsewhere(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'sc.gemm_schedule' applies to sc.batch_matmul only}}
   %0 = arith.addf %x, %x {sc.gemm_schedule = "simple"} : tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+// The transposed schedule shares the lhs between its tiles: a batched lhs
+// cannot take it.
+func.func @transposed_needs_shared_lhs(%a: tensor<?x4x8xf16>, %b: tensor<?x8x16xf16>) -> tensor<?x4x16xf16> {
+  // expected-error @+1 {{the transposed schedule cannot take this GEMM: its lhs is batched (the transposed tile shares it)}}
+  %c = sc.batch_matmul %a, %b {sc.gemm_schedule = "transposed"} : tensor<?x4x8xf16>, tensor<?x8x16xf16> -> tensor<?x4x16xf16>
+  return %c : tensor<?x4x16xf16>
 }

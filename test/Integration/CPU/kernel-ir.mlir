@@ -3,6 +3,8 @@
 // RUN: sparcast-equiv %sparcast_src_root/test/Integration/CPU/Inputs/lce-odd.mlir --ref=lce --pass-pipeline='builtin.module(sc-ikbo-pipeline,func.func(sc-select-gemm-schedule),func.func(sc-fuse-gemm-stages),sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-test-execute-kernel-ir)' --users=4 --candidates=17 --trials=2 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=linear_relu --pass-pipeline='builtin.module(sc-lower-to-sck,sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=3 --rtol=1e-2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=bmm --pass-pipeline='builtin.module(sc-lower-to-sck,sc-persistent,sc-multicast,sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=2 | FileCheck %s
+// RUN: sparcast-equiv %sparcast_src_root/test/Integration/CPU/Inputs/lce-odd.mlir --ref=lce --pass-pipeline='builtin.module(sc-ikbo-pipeline,func.func(sc-select-gemm-schedule{schedule=transposed}),sc-lower-to-sck,sc-persistent,sc-multicast{shared-rhs-only=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --users=4 --candidates=17 --trials=2 --shuffle-index --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=shared_lhs --pass-pipeline='builtin.module(func.func(sc-select-gemm-schedule{schedule=transposed}),sc-lower-to-sck,sc-persistent,sc-multicast{shared-rhs-only=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=2 --rtol=1e-2 | FileCheck %s
 // RUN: not sparcast-equiv %s --ref=relu_kernel_ir --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=3 | FileCheck %s --check-prefix=WRONG
 // RUN: not sparcast-equiv %s --ref=overfull_kernel_ir --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=2 | FileCheck %s --check-prefix=WRONG
 
@@ -15,7 +17,10 @@
 // the request GEMM's result), ping-pong 64-row and cooperative 128-row
 // tiles, odd K, and as one multi-stage kernel (sc-fuse-gemm-stages: the
 // request GEMM as stage 1, written to a buffer stage 2's epilogue reads); a transposed bf16 rhs with a bias + ReLU epilogue; several
-// M and N tiles and k-tiles, none full.
+// M and N tiles and k-tiles, none full; the transposed schedule (tiles of
+// the result transposed, E^T W^T, both boxes read transposed; its N tiles
+// in CTA pairs) on the LCE and on a shared lhs of two 152-row M tiles and
+// two N tiles.
 // CHECK-COUNT-2: ok
 // CHECK: EQUIVALENT
 
@@ -88,4 +93,11 @@ func.func private @overfull_kernel(%batch: index) {
     }
   }
   return
+}
+
+// -----
+
+func.func @shared_lhs(%w: tensor<300x100xf16>, %e: tensor<?x100x250xf16> {sc.lineage = #sc.lineage<candidate>}) -> tensor<?x300x250xf16> {
+  %o = sc.batch_matmul %w, %e : tensor<300x100xf16>, tensor<?x100x250xf16> -> tensor<?x300x250xf16>
+  return %o : tensor<?x300x250xf16>
 }

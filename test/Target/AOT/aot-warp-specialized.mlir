@@ -25,7 +25,7 @@
 // The example's epilogue reads other tensors (gather-add): auto picks
 // ping-pong, so the loads run under the other consumer's wgmma.
 // AUTO: kernel gemm_gather_add_gemm0: {{.*}} ping-pong
-// BAD: error: unknown GEMM schedule 'fastest', expected auto, simple, cooperative or pingpong
+// BAD: error: unknown GEMM schedule 'fastest', expected auto, simple, cooperative, pingpong or transposed
 
 // PTX: .maxntid 384, 1, 1
 // PTX-DAG: setmaxnreg.dec.sync.aligned.u32 40
@@ -63,6 +63,18 @@
 // MANIFEST: "kind": "tma",
 // MANIFEST: "tensor": "result0"
 
+// The transposed schedule (opt-in): the LCE's candidate GEMM as E^T W^T in
+// 152 x 128 tiles, ping-pong, its N tiles in CTA pairs sharing W; the
+// request GEMM (an f32 result) keeps its default.
+// RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t --gemm-schedule=transposed --report | FileCheck %s --check-prefix=TRANSPOSED
+// RUN: FileCheck %s --check-prefix=TRANSPOSED-PTX < %t/lce_kernels.ptx
+// TRANSPOSED: GEMM schedule transposed (requested)
+// TRANSPOSED: kernel lce_gemm1: {{.*}} ping-pong: {{.*}} TMA stores{{$}}
+// TRANSPOSED: kernel lce_gemm3: {{.*}} transposed ping-pong: {{.*}} each consumer a tile of its own of 152 rows x 128 columns computed transposed {{.*}} clusters of 2 CTAs on pairs of N tiles sharing W's rows by TMA multicast; the epilogue's gathered operand ws1 {{.*}} in 32x128 f32 chunks
+// TRANSPOSED-NOT: spill stores, {{[1-9]}}
+// TRANSPOSED-PTX: .reqnctapercluster 2, 1, 1
+// TRANSPOSED-PTX: multicast::cluster
+// TRANSPOSED-PTX: wgmma.mma_async.sync.aligned.m64n152k16.f32.f16.f16 {{.*}}, p, 1,  1, 1,  0;
 // A shared rhs (x @ w^T) under the cooperative schedule gets CTA pairs by
 // default; a shared lhs (W @ E) and a batched rhs do not.
 // RUN: rm -rf %t && sparcast-aot %sparcast_src_root/bench/gemm_suite.mlir -o %t --report | FileCheck %s --check-prefix=SHARED

@@ -81,9 +81,16 @@ LogicalResult ScDialect::verifyOperationAttribute(Operation *op,
                              << "' applies to sc.batch_matmul only";
     if (!schedule || !BatchMatmulOp::isKnownSchedule(schedule.getValue()))
       return op->emitError() << "'" << BatchMatmulOp::getScheduleAttrName()
-                             << "' expects \"simple\", \"cooperative\" or "
-                                "\"pingpong\", got "
+                             << "' expects \"simple\", \"cooperative\", "
+                                "\"pingpong\" or \"transposed\", got "
                              << attr.getValue();
+    if (schedule.getValue() == "transposed") {
+      std::string why = cast<BatchMatmulOp>(op).getTransposedTileLimitation();
+      if (!why.empty())
+        return op->emitError() << "the transposed schedule cannot take this "
+                                  "GEMM: "
+                               << why;
+    }
     return success();
   }
   if (attr.getName() == BatchMatmulOp::getKernelAttrName()) {

@@ -83,7 +83,22 @@ LogicalResult GatherRowsOp::verify() {
 
 bool BatchMatmulOp::isKnownSchedule(StringRef schedule) {
   return schedule == "simple" || schedule == "cooperative" ||
-         schedule == "pingpong";
+         schedule == "pingpong" || schedule == "transposed";
+}
+
+int64_t BatchMatmulOp::getTransposedTileRows(int64_t m) {
+  int64_t tiles = llvm::divideCeil(m, int64_t(152));
+  return llvm::alignTo(llvm::divideCeil(m, tiles), 8);
+}
+
+std::string BatchMatmulOp::getTransposedTileLimitation() {
+  if (getLhs().getType().getRank() != 2)
+    return "its lhs is batched (the transposed tile shares it)";
+  if (getTransposeRhs())
+    return "its rhs is transposed";
+  if (!getType().getElementType().isF16() && !getType().getElementType().isBF16())
+    return "its result is not f16 or bf16";
+  return "";
 }
 
 StringRef BatchMatmulOp::getDefaultSchedule(std::string *why) {

@@ -100,8 +100,18 @@ def Sc_BatchMatmulOp : Sc_Op<"batch_matmul", [
     static constexpr ::llvm::StringLiteral getScheduleAttrName() {
       return ::llvm::StringLiteral("sc.gemm_schedule");
     }
-    /// The GPU schedules ("simple", "cooperative", "pingpong").
+    /// The GPU schedules ("simple", "cooperative", "pingpong",
+    /// "transposed").
     static bool isKnownSchedule(::llvm::StringRef schedule);
+    /// Why the transposed schedule (out[b]^T = E[b]^T W^T in 128 x 224
+    /// tiles) cannot take this op, or an empty string: it needs a shared
+    /// lhs, an untransposed rhs and a 16-bit result.
+    std::string getTransposedTileLimitation();
+    /// The transposed schedule's tile rows (result rows m a tile) for a
+    /// result of `m` rows: as few tiles of at most 152 rows (the two
+    /// m64n152 accumulators a consumer holds) as cover m, split evenly,
+    /// rounded up to a multiple of 8 (433 -> 152).
+    static int64_t getTransposedTileRows(int64_t m);
     /// The schedule the op gets without a choice made for it, and why.
     /// Ping-pong when the epilogue reads other tensors (its loads then run
     /// under the other consumer's wgmma) or K < 4096 (the epilogue is then a

@@ -170,14 +170,18 @@ def Sck_EpilogueOp : Sck_Op<"epilogue", [MemoryEffects<[MemWrite]>, IsolatedFrom
     `sck.yield` (the element-wise epilogue of the op, `ins` its tensor
     operands; isolated from above, as the op's region, so that it can
     become a device function as it is). Without a region the accumulator
-    is converted to the result's element type.
+    is converted to the result's element type. With `transposed` the
+    accumulator holds the tile transposed: its element (i, j) is the
+    result's (m0 + j, n0 + i) (a GEMM computed as E^T W^T).
   }];
   let arguments = (ins StrAttr:$result, Variadic<Index>:$coords,
-                       Sck_AccType:$acc, Variadic<AnyType>:$ins);
+                       Sck_AccType:$acc, Variadic<AnyType>:$ins,
+                       UnitAttr:$transposed);
   let regions = (region AnyRegion:$body);
   let assemblyFormat = [{
-    $result `[` $coords `]` `,` $acc (`ins` `(` $ins^ `:` type($ins) `)`)?
-    attr-dict `:` qualified(type($acc)) ($body^)?
+    $result `[` $coords `]` (`transposed` $transposed^)? `,` $acc
+    (`ins` `(` $ins^ `:` type($ins) `)`)? attr-dict `:` qualified(type($acc))
+    ($body^)?
   }];
   let hasVerifier = 1;
 }
