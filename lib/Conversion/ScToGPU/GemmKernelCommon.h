@@ -164,6 +164,25 @@ buildWarpSpecializedGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
                                const GemmStageOne *stage1 = nullptr,
                                const WarpRoles &roles = {});
 
+/// How a consumer's two accumulator halves multiply one k-tile (four k16
+/// steps each): the descriptor that differs between the halves (B's for
+/// the two 128-column halves of a B tile, A's for the transposed tile's
+/// two E boxes), each operand's step per k16 in descriptor units (16
+/// bytes) and its wgmma layout, and the instruction's N.
+struct WgmmaHalves {
+  bool aPerHalf = false;
+  int64_t aStep = 2, bStep = 128, n = 128;
+  StringRef aLayout = "row", bLayout = "row";
+};
+
+/// The wgmma of one k-tile into %<p>_L and %<p>_R from `accL` / `accR`
+/// (descriptors %<p>_aDesc / %<p>_b{L,R}Desc, or %<p>_a{L,R}Desc /
+/// %<p>_bDesc), as one commit group, then a wait leaving only it in flight.
+/// When `first`, the first wgmma of each half ignores its accumulator.
+std::string wgmmaHalvesText(StringRef p, StringRef accL, StringRef accR,
+                            bool first, StringRef elementType,
+                            const WgmmaHalves &halves);
+
 /// The transposed tile (GemmTransposedTile.cpp): a shared lhs W [M, K] by
 /// a batched rhs E [B, K, N] (N-major) as out[b]^T = E[b]^T W^T, each
 /// consumer warpgroup in ping-pong turns a tile of 128 n by `tileRows` m

@@ -119,31 +119,15 @@ std::string mlir::sc::detail::transposedTileKTileText(StringRef p, StringRef j,
                                 (p + "_" + name + "Off").str());
   text += "          nvvm.wgmma.fence.aligned\n";
   // A MN-major: 16 k-rows of 128 bytes (2048 bytes, 128 descriptor units)
-  // per k16 step; B K-major: 32 bytes (2 units).
-  for (auto [half, accIn] : {std::pair<StringRef, StringRef>{"L", accL},
-                             std::pair<StringRef, StringRef>{"R", accR}}) {
-    for (int64_t kk = 0; kk < 4; ++kk) {
-      std::string in = kk == 0 ? accIn.str()
-                               : llvm::formatv("%{0}_w{1}{2}", p, half, kk - 1).str();
-      std::string out = kk == 3 ? llvm::formatv("%{0}_{1}", p, half).str()
-                                : llvm::formatv("%{0}_w{1}{2}", p, half, kk).str();
-      text += llvm::formatv(
-                  R"mlir(
-          %{0}_dA{1}{2} = arith.constant {3} : i64
-          %{0}_dAk{1}{2} = arith.addi %{0}_a{1}Desc, %{0}_dA{1}{2} : i64
-          %{0}_dB{1}{2} = arith.constant {4} : i64
-          %{0}_dBk{1}{2} = arith.addi %{0}_bDesc, %{0}_dB{1}{2} : i64
-          {5} = nvvm.wgmma.mma_async %{0}_dAk{1}{2}, %{0}_dBk{1}{2}, {6}, #nvvm.shape<m = 64, n = {9}, k = 16>, D [<f32>, <{7}>], A [<{8}>, <one>, <col>], B [<{8}>, <one>, <col>] : !accS -> !accS
-)mlir",
-                  p, half, kk, 128 * kk, 2 * kk, out, in,
-                  first && kk == 0 ? "zero" : "one", elementType, tileRows)
-                  .str();
-    }
-  }
-  text += R"mlir(
-          nvvm.wgmma.commit.group.sync.aligned
-          nvvm.wgmma.wait.group.sync.aligned 1
-)mlir";
+  // per k16 step, one E box per half; B K-major: 32 bytes (2 units).
+  WgmmaHalves halves;
+  halves.aPerHalf = true;
+  halves.aStep = 128;
+  halves.bStep = 2;
+  halves.aLayout = "col";
+  halves.bLayout = "col";
+  halves.n = tileRows;
+  text += wgmmaHalvesText(p, accL, accR, first, elementType, halves);
   return text;
 }
 

@@ -340,9 +340,25 @@ std::string consumerKTileText(StringRef p, StringRef j, StringRef accL,
     text += wgmmaDescriptorText((p + "_" + name + "Desc").str(),
                                 (p + "_" + name + "Off").str());
   text += "          nvvm.wgmma.fence.aligned\n";
-  int64_t bStep = kMajorB ? 2 : 128;
+  WgmmaHalves halves;
+  halves.bStep = kMajorB ? 2 : 128;
+  halves.bLayout = kMajorB ? "col" : "row";
+  text += wgmmaHalvesText(p, accL, accR, first, elementType, halves);
+  return text;
+}
+
+} // namespace
+
+std::string mlir::sc::detail::wgmmaHalvesText(StringRef p, StringRef accL,
+                                              StringRef accR, bool first,
+                                              StringRef elementType,
+                                              const WgmmaHalves &h) {
+  std::string text;
   for (auto [half, accIn] : {std::pair<StringRef, StringRef>{"L", accL},
                              std::pair<StringRef, StringRef>{"R", accR}}) {
+    // The descriptor that differs between the halves carries its name.
+    std::string aDesc = h.aPerHalf ? ("a" + half + "Desc").str() : "aDesc";
+    std::string bDesc = h.aPerHalf ? "bDesc" : ("b" + half + "Desc").str();
     for (int64_t kk = 0; kk < 4; ++kk) {
       std::string in = kk == 0 ? accIn.str()
                                : llvm::formatv("%{0}_w{1}{2}", p, half, kk - 1).str();
@@ -351,14 +367,14 @@ std::string consumerKTileText(StringRef p, StringRef j, StringRef accL,
       text += llvm::formatv(
                   R"mlir(
           %{0}_dA{1}{2} = arith.constant {3} : i64
-          %{0}_dAk{1}{2} = arith.addi %{0}_aDesc, %{0}_dA{1}{2} : i64
+          %{0}_dAk{1}{2} = arith.addi %{0}_{10}, %{0}_dA{1}{2} : i64
           %{0}_dB{1}{2} = arith.constant {4} : i64
-          %{0}_dBk{1}{2} = arith.addi %{0}_b{1}Desc, %{0}_dB{1}{2} : i64
-          {5} = nvvm.wgmma.mma_async %{0}_dAk{1}{2}, %{0}_dBk{1}{2}, {6}, #nvvm.shape<m = 64, n = 128, k = 16>, D [<f32>, <{7}>], A [<{8}>, <one>, <row>], B [<{8}>, <one>, <{9}>] : !accS -> !accS
+          %{0}_dBk{1}{2} = arith.addi %{0}_{11}, %{0}_dB{1}{2} : i64
+          {5} = nvvm.wgmma.mma_async %{0}_dAk{1}{2}, %{0}_dBk{1}{2}, {6}, #nvvm.shape<m = 64, n = {12}, k = 16>, D [<f32>, <{7}>], A [<{8}>, <one>, <{13}>], B [<{8}>, <one>, <{9}>] : !accS -> !accS
 )mlir",
-                  p, half, kk, 2 * kk, bStep * kk, out, in,
-                  first && kk == 0 ? "zero" : "one", elementType,
-                  kMajorB ? "col" : "row")
+                  p, half, kk, h.aStep * kk, h.bStep * kk, out, in,
+                  first && kk == 0 ? "zero" : "one", elementType, h.bLayout,
+                  aDesc, bDesc, h.n, h.aLayout)
                   .str();
     }
   }
@@ -369,6 +385,7 @@ std::string consumerKTileText(StringRef p, StringRef j, StringRef accL,
   return text;
 }
 
+namespace {
 /// One TMA box of the gathered epilogue operand (%tmaX) at columns
 /// %n0 + `col`, rows `m`, batch element `g`, into shared memory at
 /// %stageBase + `offset`, on barrier `barrier`. Names prefixed by `p`.
