@@ -72,8 +72,6 @@ LogicalResult mlir::sc::decomposeIkboGemm(RewriterBase &rewriter,
   RankedTensorType lhsType = op.getLhs().getType();
   RankedTensorType rhsType = op.getRhs().getType();
   bool transposed = op.getTransposeRhs();
-  // Which operand concatenates along K: the rhs of W @ E[b] (K = dim 1 of
-  // [B, K, N], dim 2 of [B, N, K]) or the lhs of E[b] @ W (K = dim 2).
   // A request tensor broadcast to the candidates inside a K concatenation:
   // what the decomposition removes.
   auto broadcastsRequest = [&](tensor::ConcatOp concat) {
@@ -91,6 +89,8 @@ LogicalResult mlir::sc::decomposeIkboGemm(RewriterBase &rewriter,
       op.emitRemark() << "not decomposed: " << why;
     return failure();
   };
+  // Which operand concatenates along K: the rhs of W @ E[b] (K = dim 1 of
+  // [B, K, N], dim 2 of [B, N, K]) or the lhs of E[b] @ W (K = dim 2).
   bool concatOnRhs;
   tensor::ConcatOp concatOp;
   if (lhsType.getRank() == 2 && rhsType.getRank() == 3) {

@@ -34,8 +34,9 @@ struct ScSelectGemmSchedulePass
     getOperation()->walk([&](sc::BatchMatmulOp op) {
       std::string why;
       StringRef chosen;
-      std::string limitation = op.getTransposedTileLimitation();
-      if (schedule == "transposed" && !limitation.empty()) {
+      std::string limitation =
+          schedule == "transposed" ? op.getTransposedTileLimitation() : "";
+      if (!limitation.empty()) {
         // Asked of every GEMM: those it cannot take keep their default.
         chosen = op.getDefaultSchedule(&why);
         why = "the transposed schedule cannot take it: " + limitation +

@@ -470,9 +470,9 @@ static LogicalResult rolesFromKernelIR(BatchMatmulOp op,
 }
 
 /// The warp-specialized kernels compute tileM x 256 tiles (tileM = 64
-/// ping-pong, 128 cooperative), or the transposed schedule's 128 x 224
-/// tiles of the result transposed (E^T W^T: both operands read
-/// transposed), in 64-wide k-tiles of the op's element type: a
+/// ping-pong, 128 cooperative), or the transposed schedule's 128 x TM
+/// tiles of the result transposed (E^T W^T: both operands read transposed,
+/// TM = BatchMatmulOp::getTransposedTileRows), in 64-wide k-tiles of the op's element type: a
 /// kernel-level IR that multiplies other boxes is not what they would run,
 /// so it is refused rather than silently not followed.
 static LogicalResult checkKernelIRTiling(BatchMatmulOp op, StringRef schedule) {
@@ -536,7 +536,6 @@ static LogicalResult checkKernelIRTiling(BatchMatmulOp op, StringRef schedule) {
 /// docs/performance.md, session 11).
 static bool multicastByDefault(BatchMatmulOp op, StringRef schedule,
                                const sc::detail::WarpRoles &roles) {
-  sc::detail::GemmShape shape(op);
   if (!roles.persistent)
     return false;
   // The transposed tile's pairs share W's rows (N tiles in pairs): 0.475 vs
@@ -544,6 +543,7 @@ static bool multicastByDefault(BatchMatmulOp op, StringRef schedule,
   // 11).
   if (schedule == "transposed")
     return true;
+  sc::detail::GemmShape shape(op);
   return schedule == "cooperative" && shape.lhsBatched && !shape.rhsBatched;
 }
 
@@ -588,10 +588,9 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
   if (options.chip == "sm_90a") {
     std::string limitation = hopperPathLimitation(op, schedule);
     // CTA pairs: as the kernel-level IR says, else as asked, else where
-    // they measured faster. The transposed tile pairs its 128-column tiles:
-    // an even number of them.
+    // they measured faster.
     bool canPair = schedule != "transposed" ||
-                   llvm::divideCeil(op.getType().getDimSize(2), int64_t(128)) % 2 == 0;
+                   detail::transposedTilesPair(op.getType().getDimSize(2));
     bool multicast =
         canPair && (roles.cluster ? roles.cluster == 2
                                   : options.multicast ||

@@ -164,6 +164,12 @@ buildWarpSpecializedGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
                                const GemmStageOne *stage1 = nullptr,
                                const WarpRoles &roles = {});
 
+/// In a warp-specialized GEMM's epilogue, after the warpgroup wrote its
+/// staging: every thread's writes made visible to the TMA (async) proxy,
+/// the warpgroup's named barrier, then the elected thread's block (opened,
+/// for its TMA stores; the caller closes it).
+extern const char *const kStagingStoreOpenText;
+
 /// How a consumer's two accumulator halves multiply one k-tile (four k16
 /// steps each): the descriptor that differs between the halves (B's for
 /// the two 128-column halves of a B tile, A's for the transposed tile's
@@ -175,21 +181,22 @@ struct WgmmaHalves {
   StringRef aLayout = "row", bLayout = "row";
 };
 
-/// The wgmma of one k-tile into %<p>_L and %<p>_R from `accL` / `accR`
-/// (descriptors %<p>_aDesc / %<p>_b{L,R}Desc, or %<p>_a{L,R}Desc /
-/// %<p>_bDesc), as one commit group, then a wait leaving only it in flight.
-/// When `first`, the first wgmma of each half ignores its accumulator.
-std::string wgmmaHalvesText(StringRef p, StringRef accL, StringRef accR,
-                            bool first, StringRef elementType,
-                            const WgmmaHalves &halves);
+/// One k-tile of a warp-specialized consumer (GemmWarpSpecializedKernel.cpp):
+/// the ring's full wait, the slot's descriptors and the wgmma of both
+/// halves into %<p>_L and %<p>_R from `accL` / `accR`, as one commit
+/// group, then a wait leaving only it in flight. When `first`, the first
+/// wgmma of each half ignores its accumulator.
+std::string consumerKTileText(StringRef p, StringRef j, StringRef accL,
+                              StringRef accR, bool first, StringRef elementType,
+                              const WgmmaHalves &halves);
 
 /// The transposed tile (GemmTransposedTile.cpp): a shared lhs W [M, K] by
 /// a batched rhs E [B, K, N] (N-major) as out[b]^T = E[b]^T W^T, each
 /// consumer warpgroup in ping-pong turns a tile of 128 n by `tileRows` m
 /// (BatchMatmulOp::getTransposedTileRows) in two m64n<tileRows>
 /// accumulators (%accL, %accR). Constants (%cChunks, %c4096t, %c8192t,
-/// %c16384t) at the kernel's top; one k-tile's loads (producer); one
-/// k-tile's wgmma (consumer; as consumerKTileText); at the tile's start,
+/// %c16384t) at the kernel's top; one k-tile's loads (producer); the
+/// consumer's k-tile operands (for consumerKTileText); at the tile's start,
 /// the elected thread's loads of the first two chunks of the gathered f32
 /// operand; the epilogue (chunks of 32 m through [m][n] staging boxes, the
 /// operand read from the C buffers when `prefetched`).
@@ -197,9 +204,11 @@ std::string transposedTileConstantsText(int64_t tileRows);
 /// `pairRow` > 0: CTA pairs, each loading W's rows from rank * pairRow and
 /// multicasting them.
 std::string transposedTileLoadText(int64_t pairRow = 0);
-std::string transposedTileKTileText(StringRef p, StringRef j, StringRef accL,
-                                    StringRef accR, bool first,
-                                    StringRef elementType, int64_t tileRows);
+WgmmaHalves transposedTileHalves(int64_t tileRows);
+/// Whether the transposed tile's N tiles (128 columns) of a result of `n`
+/// columns go in CTA pairs: an even number of them, so every tile of a
+/// pair lives.
+bool transposedTilesPair(int64_t n);
 std::string transposedTilePrefetchText();
 std::string transposedTileEpilogueText(bool prefetched, int64_t tileRows);
 

@@ -46,8 +46,7 @@ static constexpr const char *kTransposedLoadTemplate = R"mlir(
         nvgpu.mbarrier.arrive.expect_tx %full[%tl_s], %txBytes : !bars
         nvgpu.tma.async.load %tmaB[%n0, %tl_k$BCOORD], %full[%tl_s] to %tl_e0 : !tmaB, !bars -> !tileB
         nvgpu.tma.async.load %tmaB[%tl_n1, %tl_k$BCOORD], %full[%tl_s] to %tl_e1 : !tmaB, !bars -> !tileB
-        nvgpu.tma.async.load %tmaA[%tl_k, %m0$ACOORD], %full[%tl_s] to %tl_w : !tmaA, !bars -> !tileA
-)mlir";
+$W_LOAD)mlir";
 
 namespace {
 /// The epilogue's chunks: 32 rows m (4 groups of 8 accumulator columns)
@@ -72,16 +71,14 @@ std::string mlir::sc::detail::transposedTileConstantsText(int64_t tileRows) {
 }
 
 std::string mlir::sc::detail::transposedTileLoadText(int64_t pairRow) {
-  if (pairRow == 0)
-    return kTransposedLoadTemplate;
-  // CTA pairs: this CTA's half of W's box (rank r: rows r * pairRow on, a
-  // multiple of 8 rows, so a multiple of the 1024-byte swizzle period),
-  // multicast to both CTAs; E's boxes locally.
-  std::string text = kTransposedLoadTemplate;
-  std::string own = "        nvgpu.tma.async.load %tmaA[%tl_k, %m0$ACOORD], %full[%tl_s] to %tl_w : !tmaA, !bars -> !tileA\n";
-  size_t at = text.find(own);
-  assert(at != std::string::npos);
-  text.replace(at, own.size(), llvm::formatv(R"mlir(
+  // Alone: W's whole box. CTA pairs: this CTA's half of it (rank r: rows
+  // r * pairRow on, a multiple of 8 rows, so a multiple of the 1024-byte
+  // swizzle period), multicast to both CTAs; E's boxes locally either way.
+  std::string wLoad =
+      pairRow == 0
+          ? "        nvgpu.tma.async.load %tmaA[%tl_k, %m0$ACOORD], %full[%tl_s] "
+            "to %tl_w : !tmaA, !bars -> !tileA\n"
+          : llvm::formatv(R"mlir(
         %tl_pr = arith.constant {0} : index
         %tl_wr = arith.muli %rank, %tl_pr : index
         %tl_wm = arith.addi %m0, %tl_wr : index
@@ -91,33 +88,17 @@ std::string mlir::sc::detail::transposedTileLoadText(int64_t pairRow) {
         %tl_wv = memref.view %smem[%tl_wo][] : !smem to !tileA
         %tl_mask = arith.constant 3 : i16
         nvgpu.tma.async.load %tmaA[%tl_k, %tl_wm$ACOORD], %full[%tl_s] to %tl_wv multicast_mask = %tl_mask : !tmaA, !bars -> !tileA
-)mlir", pairRow, pairRow * 128).str());
-  return text;
+)mlir",
+                          pairRow, pairRow * 128)
+                .str();
+  return replaceAll(kTransposedLoadTemplate, {{"W_LOAD", wLoad}});
 }
 
-std::string mlir::sc::detail::transposedTileKTileText(StringRef p, StringRef j,
-                                                      StringRef accL,
-                                                      StringRef accR,
-                                                      bool first,
-                                                      StringRef elementType,
-                                                      int64_t tileRows) {
-  std::string text = ringPositionText(j, ("%" + p + "_s").str(),
-                                      ("%" + p + "_parity").str(), RingWait::Full);
-  // The two E boxes (one per accumulator half) and W's box.
-  text += replaceAll(R"mlir(
-          nvgpu.mbarrier.try_wait.parity %full[%$P_s], %$P_parity, %ticks : !bars
-          %$P_aOff0 = arith.muli %$P_s, %tileBytesA : index
-          %$P_aLOff = arith.addi %$P_aOff0, %pad : index
-          %$P_aROff = arith.addi %$P_aLOff, %c8192t : index
-          %$P_bOff0 = arith.muli %$P_s, %tileBytesB : index
-          %$P_bOff1 = arith.addi %$P_bOff0, %ringB : index
-          %$P_bOff = arith.addi %$P_bOff1, %pad : index
-)mlir",
-                     {{"P", p.str()}});
-  for (StringRef name : {"aL", "aR", "b"})
-    text += wgmmaDescriptorText((p + "_" + name + "Desc").str(),
-                                (p + "_" + name + "Off").str());
-  text += "          nvvm.wgmma.fence.aligned\n";
+bool mlir::sc::detail::transposedTilesPair(int64_t n) {
+  return llvm::divideCeil(n, int64_t(128)) % 2 == 0;
+}
+
+WgmmaHalves mlir::sc::detail::transposedTileHalves(int64_t tileRows) {
   // A MN-major: 16 k-rows of 128 bytes (2048 bytes, 128 descriptor units)
   // per k16 step, one E box per half; B K-major: 32 bytes (2 units).
   WgmmaHalves halves;
@@ -127,8 +108,7 @@ std::string mlir::sc::detail::transposedTileKTileText(StringRef p, StringRef j,
   halves.aLayout = "col";
   halves.bLayout = "col";
   halves.n = tileRows;
-  text += wgmmaHalvesText(p, accL, accR, first, elementType, halves);
-  return text;
+  return halves;
 }
 
 /// The elected thread's TMA loads of chunk `u` of the tile's gathered f32
@@ -160,27 +140,29 @@ static std::string chunkOperandLoadText(StringRef p, int64_t u) {
 }
 
 /// Where chunk `u` of this warpgroup's tile goes in the global sequence of
-/// its chunks (%cChunks a tile, `turn` tiles before): its C buffer (the
-/// sequence alternates between two, whatever the parity of the chunk
-/// count), the buffer's barrier and the parity of its use. Defines
-/// %<p>_xo (the C buffer's byte offset from %stageBase), %<p>_bar and
-/// %<p>_par.
+/// its chunks (%cChunks a tile, `turn` tiles before): a position in a ring
+/// of its two C buffers (the sequence alternates between them, whatever the
+/// parity of the chunk count), the buffer's barrier and the parity of its
+/// use. Defines %<p>_xo (the C buffer's byte offset from %stageBase),
+/// %<p>_bar and %<p>_par.
 static std::string chunkPlaceText(StringRef p, int64_t u, StringRef turn) {
-  return llvm::formatv(R"mlir(
+  std::string text = llvm::formatv(R"mlir(
         %{0}_turnC = arith.muli {2}, %cChunks : index
         %{0}_u = arith.constant {1} : index
         %{0}_G = arith.addi %{0}_turnC, %{0}_u : index
-        %{0}_sel = arith.remui %{0}_G, %c2 : index
+)mlir",
+                                   p, u, turn)
+                         .str();
+  text += ringPositionText(("%" + p + "_G").str(), ("%" + p + "_sel").str(),
+                           ("%" + p + "_par").str(), RingWait::Full, "%c2");
+  return text + llvm::formatv(R"mlir(
         %{0}_xs = arith.muli %{0}_sel, %c16384t : index
         %{0}_xo = arith.addi %{0}_xs, %c8192t : index
         %{0}_b2 = arith.muli %wg, %c2 : index
         %{0}_bar = arith.addi %{0}_b2, %{0}_sel : index
-        %{0}_use = arith.divui %{0}_G, %c2 : index
-        %{0}_ph = arith.remui %{0}_use, %c2 : index
-        %{0}_par = arith.index_cast %{0}_ph : index to i1
 )mlir",
-                       p, u, turn)
-      .str();
+                              p)
+                    .str();
 }
 
 // The warpgroup's count of tiles before this one (ping-pong: it takes
@@ -337,11 +319,7 @@ std::string mlir::sc::detail::transposedTileEpilogueText(bool prefetched,
     // the elected thread stores them, 8 rows at a time (a tile's rows end
     // inside a chunk when TM is not a multiple of 32), and loads chunk
     // u + 2 into the buffer.
-    text += R"mlir(
-        nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-        nvvm.barrier id = %wgBar number_of_threads = %wgCount
-        scf.if %elected {
-)mlir";
+    text += kStagingStoreOpenText;
     for (int64_t h = 0; h < 2; ++h)
       for (int64_t gg = 0; gg < chunks.groupsIn(u); ++gg)
         text += llvm::formatv(R"mlir(

@@ -18,6 +18,12 @@ using namespace mlir;
 using namespace mlir::sc;
 using namespace mlir::sc::detail;
 
+const char *const mlir::sc::detail::kStagingStoreOpenText = R"mlir(
+        nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+        nvvm.barrier id = %wgBar number_of_threads = %wgCount
+        scf.if %elected {
+)mlir";
+
 /// This thread's place in its warpgroup's accumulator fragment (wgmma
 /// m64nN, f32): defines %<p>c4, %<p>c16, %<p>c32, %<p>lane, %<p>q (lane %
 /// 4), %<p>quad (lane / 4), %<p>rowRel0/8 (rows within the warpgroup's 64),
@@ -307,25 +313,41 @@ $PX_LIVE        scf.if $PX_COND {
 $PX_WAIT$PX_LOADS        }
 )mlir";
 
+} // namespace
+
 /// One k-tile of the warp-specialized consumer, k-tile %`j` of the ring:
-/// wait until its slot is full, then the wgmma of the warpgroup's 64 A rows
-/// with the two 128-column halves of the B tile, into `accL` / `accR`
-/// (results %<p>_L, %<p>_R), as one commit group, then a wait that leaves
-/// only this group in flight. Names are prefixed by `p`. When `first`, the
-/// first wgmma of each half ignores its accumulator (scale-d 0).
+/// wait until its slot is full, then the wgmma of the two accumulator
+/// halves (see WgmmaHalves) into `accL` / `accR` (results %<p>_L, %<p>_R),
+/// as one commit group, then a wait that leaves only this group in flight.
+/// Names are prefixed by `p`. When `first`, the first wgmma of each half
+/// ignores its accumulator (scale-d 0).
 /// The descriptors are built here rather than by nvgpu so that B can be in
 /// either layout:
 ///   N-major (B row-major [K, N]): 64-column chunks of 64 k-rows, wgmma
 ///     "row" layout for B, 16 k-rows (2048 bytes) per k16 step;
 ///   K-major (the rhs transposed, [N, K]): n-rows of 64 k, like A, wgmma
 ///     "col" layout for B, 32 bytes per k16 step.
-/// A is K-major: 32 bytes per k16 step.
-std::string consumerKTileText(StringRef p, StringRef j, StringRef accL,
-                              StringRef accR, bool first, bool kMajorB,
-                              StringRef elementType) {
+/// A is K-major (32 bytes per k16 step) and the warpgroup's own rows
+/// (%wgOffA), its halves the two 128-column halves of the B tile; or, for
+/// the transposed tile (`aPerHalf`), A is E's two MN-major boxes (8 KB
+/// apart), one per half, and B is W's whole box.
+std::string mlir::sc::detail::consumerKTileText(StringRef p, StringRef j,
+                                                StringRef accL, StringRef accR,
+                                                bool first,
+                                                StringRef elementType,
+                                                const WgmmaHalves &h) {
   std::string text = ringPositionText(j, ("%" + p + "_s").str(),
                                       ("%" + p + "_parity").str(), RingWait::Full);
-  text += replaceAll(R"mlir(
+  text += replaceAll(h.aPerHalf ? R"mlir(
+          nvgpu.mbarrier.try_wait.parity %full[%$P_s], %$P_parity, %ticks : !bars
+          %$P_aOff0 = arith.muli %$P_s, %tileBytesA : index
+          %$P_aLOff = arith.addi %$P_aOff0, %pad : index
+          %$P_aROff = arith.addi %$P_aLOff, %c8192t : index
+          %$P_bOff0 = arith.muli %$P_s, %tileBytesB : index
+          %$P_bOff1 = arith.addi %$P_bOff0, %ringB : index
+          %$P_bOff = arith.addi %$P_bOff1, %pad : index
+)mlir"
+                                : R"mlir(
           nvgpu.mbarrier.try_wait.parity %full[%$P_s], %$P_parity, %ticks : !bars
           %$P_aOff0 = arith.muli %$P_s, %tileBytesA : index
           %$P_aOff1 = arith.addi %$P_aOff0, %pad : index
@@ -335,25 +357,12 @@ std::string consumerKTileText(StringRef p, StringRef j, StringRef accL,
           %$P_bLOff = arith.addi %$P_bOff1, %pad : index
           %$P_bROff = arith.addi %$P_bLOff, %c16384 : index
 )mlir",
-                                {{"P", p.str()}, {"J", j.str()}});
-  for (StringRef name : {"a", "bL", "bR"})
+                     {{"P", p.str()}});
+  for (StringRef name : h.aPerHalf ? std::initializer_list<StringRef>{"aL", "aR", "b"}
+                                   : std::initializer_list<StringRef>{"a", "bL", "bR"})
     text += wgmmaDescriptorText((p + "_" + name + "Desc").str(),
                                 (p + "_" + name + "Off").str());
   text += "          nvvm.wgmma.fence.aligned\n";
-  WgmmaHalves halves;
-  halves.bStep = kMajorB ? 2 : 128;
-  halves.bLayout = kMajorB ? "col" : "row";
-  text += wgmmaHalvesText(p, accL, accR, first, elementType, halves);
-  return text;
-}
-
-} // namespace
-
-std::string mlir::sc::detail::wgmmaHalvesText(StringRef p, StringRef accL,
-                                              StringRef accR, bool first,
-                                              StringRef elementType,
-                                              const WgmmaHalves &h) {
-  std::string text;
   for (auto [half, accIn] : {std::pair<StringRef, StringRef>{"L", accL},
                              std::pair<StringRef, StringRef>{"R", accR}}) {
     // The descriptor that differs between the halves carries its name.
@@ -586,13 +595,7 @@ $FLAT_EPI        %se_rb0 = arith.muli %se_rowRel0, %c128 : index
                                   "%cbar[%sx_nbi" + std::to_string(next) + "]"))
                     .str();
     }
-    // Every thread's writes are visible to the TMA (async) proxy before
-    // the elected thread issues the stores.
-    text += R"mlir(
-        nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-        nvvm.barrier id = %wgBar number_of_threads = %wgCount
-        scf.if %elected {
-)mlir";
+    text += kStagingStoreOpenText;
     for (int64_t j = 0; j < 128 / boxCols; ++j)
       text += llvm::formatv(R"mlir(
           %se_bb{0}_{1} = arith.constant {2} : index
@@ -712,7 +715,7 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   // The transposed tile takes ping-pong turns.
   bool pingpong = schedule == "pingpong" || transposed;
   if (transposed && (stage1 || lhsBatched || op.getTransposeRhs() ||
-                     (multicast && llvm::divideCeil(n, int64_t(128)) % 2 != 0)))
+                     (multicast && !transposedTilesPair(n))))
     return op.emitError()
            << "internal error: the transposed tile takes a shared lhs and an "
               "N-major rhs, in a kernel of its own";
@@ -730,6 +733,11 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   int64_t tileBytesA = transposed ? tileN * kTileK * 2 : tileM * kTileK * 2;
   int64_t tileBytesB = transposed ? tileM * kTileK * 2 : kTileK * 256 * 2;
   int64_t slotBytes = tileBytesA + tileBytesB;
+  // Transposed with CTA pairs: W's box in two overlapping 8-row-aligned
+  // halves, one loaded by each CTA of the pair and multicast to both (both
+  // land in each CTA, the rows they share twice).
+  int64_t wHalfRows =
+      transposed && multicast ? int64_t(llvm::alignTo(tileM / 2, 8)) : 0;
   // Ring slots and, per consumer warpgroup, a 64x128 output staging tile
   // (16 KB for 16-bit results, 32 KB for f32), within the 227 KB.
   int64_t outBytes = resultType.getElementType().getIntOrFloatBitWidth() / 8;
@@ -831,12 +839,8 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
                                     : mTiles);
   values["TILEM"] = std::to_string(tileM);
   values["ABYTES"] = std::to_string(tileBytesA);
-  // (Transposed pairs: both halves of W's box land in each CTA, the rows
-  // they share twice.)
   values["TX"] = std::to_string(
-      transposed && multicast
-          ? tileBytesA + 2 * llvm::alignTo(tileM / 2, 8) * kTileK * 2
-          : slotBytes);
+      wHalfRows ? tileBytesA + 2 * wHalfRows * kTileK * 2 : slotBytes);
   // (Transposed: E's 64 x 64 box of the warpgroup's columns.)
   values["WGBYTESA"] = pingpong ? "0" : "8192";
   values["TILESTEP"] = pingpong ? "2" : "1";
@@ -855,8 +859,7 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   // A batched A is read through a 3-D map [B, M, K]: rows past M are
   // zero-filled instead of read from the next batch element.
   values["AROW"] = "arith.addi %m0, %c0 : index";
-  int64_t aBoxRows =
-      transposed && multicast ? int64_t(llvm::alignTo(tileM / 2, 8)) : tileM;
+  int64_t aBoxRows = wHalfRows ? wHalfRows : tileM;
   values["ABOX"] =
       (lhsBatched && !flatRows ? "1x" : "") + std::to_string(aBoxRows) + "x64";
   values["ACOORD"] = lhsBatched && !flatRows ? ", %b" : "";
@@ -865,11 +868,8 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   pieces["TYPES"] = kTmaTypesTemplate;
   pieces["CASTS"] = kTmaCastsTemplate;
   bool kMajorB = op.getTransposeRhs();
-  // Transposed with multicast: W's box in two overlapping 8-row-aligned
-  // halves, one loaded by each CTA of the pair and multicast to both.
-  int64_t wHalfRows = llvm::alignTo(tileM / 2, 8);
   pieces["LOAD"] =
-      transposed ? transposedTileLoadText(multicast ? tileM - wHalfRows : 0)
+      transposed ? transposedTileLoadText(wHalfRows ? tileM - wHalfRows : 0)
       : multicast ? multicastLoadText(kMajorB)
                 : loadText("ws", "j", "kt", "full", 256, kMajorB,
                            stage1 ? "tmaAt" : "tmaA", stage1 ? "tmaBt" : "tmaB");
@@ -948,16 +948,17 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   pieces["CTA_SHARE"] = ctaShareText("", "%numTiles");
   pieces["SMEM_REGION"] = smemRegionText();
   std::string element = typeToString(elementType);
-  pieces["KTILE_FIRST"] =
-      transposed ? transposedTileKTileText("k0", "%j0", "%accU", "%accU",
-                                           /*first=*/true, element, tileM)
-                 : consumerKTileText("k0", "%j0", "%accU", "%accU",
-                                     /*first=*/true, kMajorB, element);
-  pieces["KTILE"] =
-      transposed ? transposedTileKTileText("k", "%j", "%aL", "%aR",
-                                           /*first=*/false, element, tileM)
-                 : consumerKTileText("k", "%j", "%aL", "%aR", /*first=*/false,
-                                     kMajorB, element);
+  WgmmaHalves halves;
+  if (transposed) {
+    halves = transposedTileHalves(tileM);
+  } else {
+    halves.bStep = kMajorB ? 2 : 128;
+    halves.bLayout = kMajorB ? "col" : "row";
+  }
+  pieces["KTILE_FIRST"] = consumerKTileText("k0", "%j0", "%accU", "%accU",
+                                            /*first=*/true, element, halves);
+  pieces["KTILE"] = consumerKTileText("k", "%j", "%aL", "%aR",
+                                      /*first=*/false, element, halves);
   pieces["ORDER_BEFORE"] = pingpong ? kPingPongWaitTemplate : "";
   pieces["ORDER_AFTER"] = pingpong ? kPingPongArriveTemplate : "";
   int64_t rowsPerWarpgroup = pingpong ? 0 : 64;

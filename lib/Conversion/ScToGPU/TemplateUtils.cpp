@@ -141,10 +141,10 @@ std::string mlir::sc::detail::ctaShareText(StringRef suffix, StringRef total) {
 
 std::string mlir::sc::detail::ringPositionText(StringRef j, StringRef slot,
                                                StringRef parity,
-                                               RingWait wait) {
+                                               RingWait wait, StringRef slots) {
   bool empty = wait == RingWait::Empty;
-  return llvm::formatv("        {1} = arith.remui {0}, %cS : index\n"
-                       "        {2}_round = arith.divui {0}, %cS : index\n"
+  return llvm::formatv("        {1} = arith.remui {0}, {5} : index\n"
+                       "        {2}_round = arith.divui {0}, {5} : index\n"
                        "        {2}_phase = arith.remui {2}_round, %c2 : index\n"
                        "{3}"
                        "        {2} = arith.index_cast {2}_{4} : index to i1\n",
@@ -154,7 +154,7 @@ std::string mlir::sc::detail::ringPositionText(StringRef j, StringRef slot,
                                              parity)
                                    .str()
                              : std::string(),
-                       empty ? "free" : "phase")
+                       empty ? "free" : "phase", slots)
       .str();
 }
 

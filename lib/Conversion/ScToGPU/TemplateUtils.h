@@ -94,12 +94,13 @@ std::string ctaShareText(StringRef suffix, StringRef total);
 /// release, passes at once).
 enum class RingWait { Full, Empty };
 
-/// Position `j` of a ring of %cS slots (j counts the k-tiles or key blocks
-/// that went through it): defines `slot` (j mod %cS) and the i1 `parity`
-/// the slot's `wait` barrier is at on this pass ((j / %cS) mod 2, flipped
-/// for Empty). Intermediate values are named after `parity`.
+/// Position `j` of a ring of `slots` slots (%cS unless said; j counts the
+/// k-tiles or key blocks that went through it): defines `slot` (j mod
+/// slots) and the i1 `parity` the slot's `wait` barrier is at on this pass
+/// ((j / slots) mod 2, flipped for Empty). Intermediate values are named
+/// after `parity`.
 std::string ringPositionText(StringRef j, StringRef slot, StringRef parity,
-                             RingWait wait);
+                             RingWait wait, StringRef slots = "%cS");
 
 /// A consumer with nothing to compute still takes its part in the ring:
 /// slots `first` .. `first` + `count` - 1 are waited for (%full, then
