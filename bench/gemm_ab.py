@@ -37,6 +37,25 @@ def timed_rounds(fns, rounds):
     return [statistics.median(t) for t in times]
 
 
+def plain_gemm(rows, name, case, folders, entry, inputs, ref, peer, rounds):
+    """A GEMM without an epilogue from each folder's `entry`: checked against
+    the fp32 `ref` (relative Frobenius error) into a NaN-poisoned result,
+    then timed with torch's `peer` in interleaved rounds; rows appended."""
+    fns = []
+    for d in folders:
+        f = getattr(sparcast.load(d), entry)
+        out = torch.full(ref.shape, float("nan"), dtype=torch.float16, device="cuda")
+        f(*inputs, out=[out]); torch.cuda.synchronize()
+        rel = ((out.float() - ref).norm() / ref.norm()).item()
+        rows.append({"case": name + " correctness", "artifacts": d, "rel_fro": rel, "ok": rel < 1e-3})
+        print(json.dumps(rows[-1]), flush=True)
+        fns.append(lambda f=f, out=out: f(*inputs, out=[out]))
+    fns.append(peer)
+    for d, ms in zip(list(folders) + ["torch.matmul"], timed_rounds(fns, rounds)):
+        rows.append({"case": case, "artifacts": d, "ms": ms})
+        print(json.dumps(rows[-1]), flush=True)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--lce", nargs="*", default=[])
@@ -71,37 +90,14 @@ def main():
             print(json.dumps(rows[-1]), flush=True)
     if args.shared_w:
         w, e = u((433, 872)), u((B, 872, 256))
-        ref = torch.matmul(w.float(), e.float())
-        fns = []
-        for d in args.shared_w:
-            f = sparcast.load(d).shared_w_f16
-            out = torch.full((B, 433, 256), float("nan"), dtype=torch.float16, device="cuda")
-            f(w, e, out=[out]); torch.cuda.synchronize()
-            rel = ((out.float() - ref).norm() / ref.norm()).item()
-            rows.append({"case": "shared_w correctness", "artifacts": d, "rel_fro": rel, "ok": rel < 1e-3})
-            print(json.dumps(rows[-1]), flush=True)
-            fns.append(lambda f=f, out=out: f(w, e, out=[out]))
-        fns.append(lambda: torch.matmul(w, e))
-        names = args.shared_w + ["torch.matmul"]
-        for d, ms in zip(names, timed_rounds(fns, args.rounds)):
-            rows.append({"case": "shared_w B=1024 433x256x872", "artifacts": d, "ms": ms})
-            print(json.dumps(rows[-1]), flush=True)
+        plain_gemm(rows, "shared_w", "shared_w B=1024 433x256x872", args.shared_w,
+                   "shared_w_f16", (w, e), torch.matmul(w.float(), e.float()),
+                   lambda: torch.matmul(w, e), args.rounds)
     if args.linear:
         x, w = u((B, 433, 872)), u((256, 872))
-        ref = torch.matmul(x.float(), w.float().t())
-        fns = []
-        for d in args.linear:
-            f = sparcast.load(d).linear_f16
-            out = torch.full((B, 433, 256), float("nan"), dtype=torch.float16, device="cuda")
-            f(x, w, out=[out]); torch.cuda.synchronize()
-            rel = ((out.float() - ref).norm() / ref.norm()).item()
-            rows.append({"case": "linear correctness", "artifacts": d, "rel_fro": rel, "ok": rel < 1e-3})
-            print(json.dumps(rows[-1]), flush=True)
-            fns.append(lambda f=f, out=out: f(x, w, out=[out]))
-        fns.append(lambda: torch.matmul(x, w.t()))
-        for d, ms in zip(args.linear + ["torch.matmul"], timed_rounds(fns, args.rounds)):
-            rows.append({"case": "linear B=1024 433x256x872 (x @ w^T)", "artifacts": d, "ms": ms})
-            print(json.dumps(rows[-1]), flush=True)
+        plain_gemm(rows, "linear", "linear B=1024 433x256x872 (x @ w^T)", args.linear,
+                   "linear_f16", (x, w), torch.matmul(x.float(), w.float().t()),
+                   lambda: torch.matmul(x, w.t()), args.rounds)
     if args.out:
         json.dump({"gpu": torch.cuda.get_device_name(), "rows": rows}, open(args.out, "w"), indent=1)
 

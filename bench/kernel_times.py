@@ -17,32 +17,31 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import sparcast  # noqa: E402
 
 
-def kernel_us(fn, calls):
-    """Mean GPU microseconds per call of each kernel `fn` launches."""
+def cuda_events(fn, calls):
+    """The GPU events (kernels, memsets) of `calls` back-to-back calls of
+    `fn`, after a warm-up call, from one profiling run."""
     fn(); torch.cuda.synchronize()
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         for _ in range(calls):
             fn()
         torch.cuda.synchronize()
+    return [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+
+
+def kernel_us(events, calls):
+    """Mean GPU microseconds per call of each kernel among `events`."""
     total = collections.defaultdict(float)
-    for e in prof.events():
-        if e.device_type == torch.autograd.DeviceType.CUDA:
-            total[e.name] += e.device_time_total if hasattr(e, "device_time_total") else e.cuda_time_total
+    for e in events:
+        total[e.name] += e.device_time_total if hasattr(e, "device_time_total") else e.cuda_time_total
     return {name: us / calls for name, us in total.items()}
 
 
-def timeline(fn, calls):
+def timeline(events, calls):
     """The calls' kernels on the GPU's clock: per call, the span from the
     first kernel's start to the last one's end, the kernels' own time, and
     the mean idle gap before each kernel (the first kernel's gap is after
     the previous call's last kernel). Calls are issued back to back."""
-    fn(); torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(calls):
-            fn()
-        torch.cuda.synchronize()
-    kernels = sorted((e.time_range.start, e.time_range.end, e.name) for e in prof.events()
-                     if e.device_type == torch.autograd.DeviceType.CUDA)
+    kernels = sorted((e.time_range.start, e.time_range.end, e.name) for e in events)
     span = kernels[-1][1] - kernels[0][0]
     busy = sum(end - start for start, end, _ in kernels)
     gaps = collections.defaultdict(list)
@@ -72,13 +71,13 @@ def main():
         f16 = module.manifest["entries"][0]["args"][0]["dtype"] == "f16"
         qq, kk, vv, oo = (x.half() for x in (q, k, v, o)) if f16 else (q, k, v, o)
         entry = module.loglinear_attention
-        times = kernel_us(lambda: entry(qq, kk, vv, out=[oo]), args.calls)
+        times = kernel_us(cuda_events(lambda: entry(qq, kk, vv, out=[oo]), args.calls), args.calls)
         rows.append({"build": build, "kernel_us": times})
         print(build, json.dumps({n: round(t, 1) for n, t in times.items()}), flush=True)
     vh = torch.empty(v.shape, dtype=torch.float16, device="cuda")
     for name, fn in (("torch vh.copy_(v) (bf16 -> f16)", lambda: vh.copy_(v)),
                      ("torch vh.copy_(vh2) (same dtype: copy bandwidth)", lambda: vh.copy_(o.view(torch.float16)))):
-        peer = kernel_us(fn, args.calls)
+        peer = kernel_us(cuda_events(fn, args.calls), args.calls)
         rows.append({"build": name, "kernel_us": peer})
         print(name, json.dumps({n[:60]: round(t, 1) for n, t in peer.items()}), flush=True)
     if args.out:
@@ -96,15 +95,17 @@ def lce(args, gen):
     rows = []
     for build in args.builds:
         entry = sparcast.load(os.path.join(build, "lce")).lce
-        times = kernel_us(lambda: entry(w, eu, ec, ix, out=[out]), args.calls)
-        line = timeline(lambda: entry(w, eu, ec, ix, out=[out]), args.calls)
+        # One profiling run gives both the kernels' times and the timeline.
+        events = cuda_events(lambda: entry(w, eu, ec, ix, out=[out]), args.calls)
+        times, line = kernel_us(events, args.calls), timeline(events, args.calls)
         rows.append({"build": build, "kernel_us": times, "timeline": line})
         print(build, json.dumps({n: round(t, 1) for n, t in times.items()}), json.dumps(line), flush=True)
     # The peer: W split and padded to 8 columns, one bmm per side, the
     # request result gathered and added (eager decomposed + padded).
     wu = torch.nn.functional.pad(w[:, :1178], (0, 6)); wc = torch.nn.functional.pad(w[:, 1178:], (0, 6))
     eup = torch.nn.functional.pad(eu, (0, 0, 0, 6)); ecp = torch.nn.functional.pad(ec, (0, 0, 0, 6))
-    peer = kernel_us(lambda: torch.matmul(wc, ecp) + torch.matmul(wu, eup)[ix.long()], args.calls)
+    peer = kernel_us(cuda_events(lambda: torch.matmul(wc, ecp) + torch.matmul(wu, eup)[ix.long()], args.calls),
+                     args.calls)
     rows.append({"build": "eager decomposed + padded", "kernel_us": peer})
     print("eager", json.dumps({n[:60]: round(t, 1) for n, t in peer.items()}), flush=True)
     if args.out:
