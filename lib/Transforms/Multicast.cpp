@@ -23,19 +23,25 @@ namespace mlir::sc {
 using namespace mlir;
 
 namespace {
+/// The schedule of the GEMM whose kernel function holds `loop`.
+StringRef kernelSchedule(sck::TileLoopOp loop) {
+  auto func = loop->getParentOfType<func::FuncOp>();
+  auto schedule =
+      func ? func->getAttrOfType<StringAttr>("sck.schedule") : StringAttr();
+  return schedule ? schedule.getValue() : StringRef();
+}
+
 /// Where CTA pairs measured faster: a cooperative GEMM's tile loop whose A
 /// box carries a batch coordinate and whose B box does not (x @ w: the
 /// shared rhs every tile reads), and the transposed tile's loop over an
 /// even number of N tiles (pairs of N tiles share W's rows).
 bool pairsMeasuredFaster(sck::TileLoopOp loop) {
-  auto func = loop->getParentOfType<func::FuncOp>();
-  auto schedule =
-      func ? func->getAttrOfType<StringAttr>("sck.schedule") : StringAttr();
-  if (schedule && schedule.getValue() == "transposed") {
+  StringRef schedule = kernelSchedule(loop);
+  if (schedule == "transposed") {
     std::optional<int64_t> nTiles = getConstantIntValue(loop.getNTiles());
     return nTiles && *nTiles % 2 == 0;
   }
-  if (!schedule || schedule.getValue() != "cooperative")
+  if (schedule != "cooperative")
     return false;
   int aCoords = -1, bCoords = -1;
   loop.walk([&](sck::LoadOp load) {
@@ -70,8 +76,11 @@ struct ScMulticastPass : sc::impl::ScMulticastPassBase<ScMulticastPass> {
       }
       loop.setClusterAttr(Builder(loop.getContext()).getI64IntegerAttr(2));
       if (report)
-        loop.emitRemark("tile loop: CTA pairs on pairs of M tiles, B shared "
-                        "by TMA multicast");
+        loop.emitRemark(kernelSchedule(loop) == "transposed"
+                            ? "tile loop: CTA pairs on pairs of N tiles, the "
+                              "shared lhs (W) by TMA multicast"
+                            : "tile loop: CTA pairs on pairs of M tiles, B "
+                              "shared by TMA multicast");
       return WalkResult::advance();
     });
     if (walk.wasInterrupted())

@@ -28,6 +28,11 @@ int64_t DimExpr::evaluate(const DimBindings &dims) const {
   return value;
 }
 
+bool LaunchSpec::Condition::holds(const DimBindings &dims) const {
+  int64_t l = lhs.evaluate(dims), r = rhs.evaluate(dims);
+  return atLeast ? l >= r : l < r;
+}
+
 std::string DimExpr::str() const {
   std::string s = std::to_string(constant);
   if (isSymbolic()) {
@@ -339,6 +344,21 @@ struct Reader {
         out.atMost.push_back({pair.array[0].string, pair.array[1].string});
       }
     }
+    if (const Value *when = v.get("when")) {
+      LaunchSpec::Condition c;
+      std::string cmp;
+      const Value *lhs = when->get("lhs"), *rhs = when->get("rhs");
+      if (!lhs || !rhs || !getString(*when, "cmp", p + ".when", cmp) ||
+          !getDim(*lhs, p + ".when.lhs", c.lhs) ||
+          !getDim(*rhs, p + ".when.rhs", c.rhs))
+        return fail(p + ".when", "expected {\"lhs\": dim, \"cmp\": \">=\" or "
+                                 "\"<\", \"rhs\": dim}");
+      if (cmp != ">=" && cmp != "<")
+        return fail(p + ".when.cmp", "expected \">=\" or \"<\", got \"" + cmp +
+                                         "\"");
+      c.atLeast = cmp == ">=";
+      out.when = c;
+    }
     return true;
   }
 };
@@ -384,6 +404,9 @@ bool checkSymbols(const EntrySpec &e, std::string &error) {
     for (const DimExpr &d : l.grid)
       if (!check(d, "kernel " + l.kernel + " grid"))
         return false;
+    if (l.when && (!check(l.when->lhs, "kernel " + l.kernel + " when") ||
+                   !check(l.when->rhs, "kernel " + l.kernel + " when")))
+      return false;
     for (const auto &[a, b] : l.atMost) {
       DimExpr da, db;
       da.symbol = a;
@@ -420,6 +443,7 @@ bool checkSymbols(const EntrySpec &e, std::string &error) {
 
 bool sparcast::rt::parseManifest(const std::string &text, Manifest &out,
                                  std::string &error) {
+  out = Manifest(); // what was read before is replaced, not added to
   Value root;
   if (!json::parse(text, root, error)) {
     error = "manifest.json: " + error;
@@ -587,6 +611,8 @@ bool sparcast::rt::validateCall(const EntrySpec &entry, const scTensor *args,
     }
   } dropSms{dims, smsAdded};
   for (const LaunchSpec &l : entry.launches) {
+    if (!l.runsWith(dims))
+      continue;
     for (const auto &[a, b] : l.atMost)
       if (dims.at(a) > dims.at(b)) {
         error = where() + "kernel " + l.kernel + " needs " + a + " <= " + b +

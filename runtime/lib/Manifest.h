@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,17 @@ struct LaunchSpec {
   /// Dims the launch needs ordered: {a, b} means a <= b (e.g. users <=
   /// candidates when a grid column per candidate also serves one user).
   std::vector<std::pair<std::string, std::string>> atMost;
+  /// Launched only when lhs >= rhs (or lhs < rhs) for the call's dims: one
+  /// of the kernels of a GEMM dispatched on them.
+  struct Condition {
+    DimExpr lhs, rhs;
+    bool atLeast = true;
+    bool holds(const DimBindings &dims) const;
+  };
+  std::optional<Condition> when;
+  bool runsWith(const DimBindings &dims) const {
+    return !when || when->holds(dims);
+  }
 };
 
 struct EntrySpec {

@@ -650,6 +650,8 @@ static scStatus runImpl(scModule *module, const char *entry,
   }
   SC_TRACE("arguments are device memory");
   for (const LaunchSpec &launch : spec.launches) {
+    if (!launch.runsWith(dims))
+      continue; // the other kernel of a dispatch runs
     CUfunction f;
     if (scStatus s = getFunction(module, launch, f))
       return s;

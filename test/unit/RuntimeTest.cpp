@@ -250,6 +250,71 @@ TEST_F(ValidateTest, RejectsMoreUsersThanTheLaunchAllows) {
       << error;
 }
 
+/// The manifest with the launch run only when `lhs cmp rhs` (a kernel of a
+/// GEMM dispatched on the dims).
+std::string withCondition(const std::string &lhs, const std::string &cmp,
+                          const std::string &rhs) {
+  std::string text = kManifest;
+  std::string at = "\"at_most\": [[\"U\", \"B\"]],";
+  text.replace(text.find(at), at.size(),
+               at + " \"when\": {\"lhs\": " + lhs + ", \"cmp\": \"" + cmp +
+                   "\", \"rhs\": " + rhs + "},");
+  return text;
+}
+
+TEST(Manifest, ReadsLaunchConditions) {
+  Manifest m;
+  std::string error;
+  ASSERT_TRUE(parseManifest(withCondition("\"B\"", ">=", "\"U*4\""), m, error))
+      << error;
+  const LaunchSpec &l = m.findEntry("gemm")->launches[0];
+  ASSERT_TRUE(l.when.has_value());
+  EXPECT_TRUE(l.when->atLeast);
+  EXPECT_TRUE(l.runsWith({{"B", 12}, {"U", 3}}));
+  EXPECT_FALSE(l.runsWith({{"B", 11}, {"U", 3}}));
+  ASSERT_TRUE(parseManifest(withCondition("\"B\"", "<", "\"U*4\""), m, error))
+      << error;
+  EXPECT_FALSE(m.findEntry("gemm")->launches[0].runsWith({{"B", 12}, {"U", 3}}));
+  EXPECT_TRUE(m.findEntry("gemm")->launches[0].runsWith({{"B", 11}, {"U", 3}}));
+  // Without a condition a launch always runs.
+  ASSERT_TRUE(parseManifest(kManifest, m, error)) << error;
+  EXPECT_TRUE(m.findEntry("gemm")->launches[0].runsWith({}));
+}
+
+TEST(Manifest, RejectsBrokenLaunchConditions) {
+  struct Case {
+    std::string lhs, cmp, rhs, message;
+  };
+  const Case cases[] = {
+      {"\"B\"", "==", "\"U*4\"", "expected \">=\" or \"<\", got \"==\""},
+      {"\"B\"", ">=", "\"Q*4\"", "when uses dim \"Q\""},
+      {"\"B\"", ">=", "[]", "expected {\"lhs\": dim"},
+  };
+  for (const Case &c : cases) {
+    Manifest m;
+    std::string error;
+    EXPECT_FALSE(parseManifest(withCondition(c.lhs, c.cmp, c.rhs), m, error));
+    EXPECT_NE(error.find(c.message), std::string::npos)
+        << "expected '" << c.message << "', got '" << error << "'";
+  }
+}
+
+TEST_F(ValidateTest, ChecksOnlyTheLaunchesThatRun) {
+  // 7 users for 6 candidates break the launch's U <= B, which is checked
+  // only when the launch runs: here when B >= 4 U, which does not hold.
+  std::string error;
+  ASSERT_TRUE(parseManifest(withCondition("\"B\"", ">=", "\"U*4\""), manifest,
+                            error))
+      << error;
+  args[2] = tensor(0x3000, SC_F32, {7, 4, 16});
+  EXPECT_TRUE(validate(error)) << error;
+  ASSERT_TRUE(parseManifest(withCondition("\"B\"", "<", "\"U*4\""), manifest,
+                            error))
+      << error;
+  EXPECT_FALSE(validate(error));
+  EXPECT_NE(error.find("kernel gemm0 needs U <= B"), std::string::npos) << error;
+}
+
 TEST_F(ValidateTest, RejectsWrongDtype) {
   args[0].dtype = SC_F32;
   std::string error;

@@ -251,6 +251,50 @@ def ScSelectGemmSchedulePass : Pass<"sc-select-gemm-schedule"> {
   ];
 }
 
+def ScDispatchGemmSchedulePass : Pass<"sc-dispatch-gemm-schedule"> {
+  let summary = "Choose a gather-add GEMM's schedule at run time from its "
+                "candidates per user";
+  let description = [{
+    IKBO's candidate GEMM (`out[b] = W @ E[b] + R[g(b)]`, W shared, R the
+    request GEMM's result read through the index) is fastest with the
+    transposed schedule when many candidates share a user (R's tiles stay
+    in L2: 1.03-1.13x on the H200) and with its default (ping-pong) when
+    each user has few candidates (0.92-0.99x transposed, R then streams from
+    DRAM). B (candidates) and U (users, R's batch) are dynamic, so the
+    choice is made at run time: the op becomes an `scf.if` over
+    `B >= min-candidates-per-user * U` with the op pinned to `transposed`
+    in one branch and to its default in the other. sparcast-aot turns the
+    condition into the launches' `when` in the manifest, the runtime
+    launches one kernel or the other. Ops with a schedule already (pinned
+    or chosen), ops the transposed schedule cannot take and ops whose
+    epilogue reads no operand through an index are left alone.
+
+    ```mlir
+    %b = tensor.dim %e, %c0 : tensor<?x872x256xf16>
+    %u = tensor.dim %r, %c0 : tensor<?x433x256xf32>
+    %min = arith.muli %u, %c4 : index
+    %few = arith.cmpi sge, %b, %min : index
+    %out = scf.if %few -> (tensor<?x433x256xf16>) {
+      %t = sc.batch_matmul %w, %e epilogue_ins(%r, %idx : ...) {sc.gemm_schedule = "transposed"} ...
+      scf.yield %t : tensor<?x433x256xf16>
+    } else {
+      %p = sc.batch_matmul %w, %e epilogue_ins(%r, %idx : ...) {sc.gemm_schedule = "pingpong"} ...
+      scf.yield %p : tensor<?x433x256xf16>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"minCandidatesPerUser", "min-candidates-per-user", "int64_t",
+           /*default=*/"4",
+           "Candidates per user (B / U) from which the transposed kernel runs">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark for each GEMM: dispatched, or why not">,
+  ];
+}
+
 def ScFuseGemmStagesPass : Pass<"sc-fuse-gemm-stages"> {
   let summary = "Run a GEMM whose result only another GEMM's epilogue reads "
                 "as stage 1 of that GEMM's kernel";

@@ -34,6 +34,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -84,6 +85,28 @@ struct View {
   SmallVector<int64_t> offsets; // into the source
   SmallVector<int64_t> extent;  // of the source box, kDynamic = whole dim
   RankedTensorType type;        // of the value
+};
+
+/// A condition on the call's dims under which a launch runs: lhs >= rhs, or
+/// lhs < rhs (a GEMM dispatched at run time, sc-dispatch-gemm-schedule).
+struct LaunchCondition {
+  LaunchDim lhs, rhs;
+  bool atLeast = true;
+  LaunchCondition negated() const { return {lhs, rhs, !atLeast}; }
+  json::Object toJson() const {
+    return json::Object{{"lhs", dimJson(lhs)},
+                        {"cmp", atLeast ? ">=" : "<"},
+                        {"rhs", dimJson(rhs)}};
+  }
+  std::string str() const {
+    auto text = [](const LaunchDim &d) {
+      json::Value v = dimJson(d);
+      if (auto s = v.getAsString())
+        return s->str();
+      return std::to_string(*v.getAsInteger());
+    };
+    return text(lhs) + (atLeast ? " >= " : " < ") + text(rhs);
+  }
 };
 
 json::Object tensorJson(const TensorInfo &t) {
@@ -187,6 +210,15 @@ public:
 
 private:
   LogicalResult bindArguments();
+  /// One op of the entry (or of a dispatch's branch).
+  LogicalResult visit(Operation &op);
+  /// Index values computed from the call's dims (tensor.dim, constants,
+  /// products), and the conditions compared from them.
+  LogicalResult visitDim(tensor::DimOp op);
+  LogicalResult visitMul(arith::MulIOp op);
+  LogicalResult visitCmp(arith::CmpIOp op);
+  /// A dispatch: each branch's launches run under its condition.
+  LogicalResult visitIf(scf::IfOp op);
   LogicalResult visitSlice(tensor::ExtractSliceOp op);
   LogicalResult visitPad(tensor::PadOp op);
   LogicalResult visitMatmul(BatchMatmulOp op);
@@ -221,6 +253,10 @@ private:
   raw_ostream *report;
   DenseMap<Value, TensorInfo> tensors;
   DenseMap<Value, View> views;
+  DenseMap<Value, LaunchDim> dims;
+  DenseMap<Value, LaunchCondition> conditions;
+  /// The condition of the branch being compiled, if any.
+  std::optional<LaunchCondition> condition;
   int kernels = 0;
 };
 
@@ -325,6 +361,12 @@ FailureOr<TensorInfo> EntryCompiler::materialize(Value v, Location loc) {
     shape.push_back(ShapedType::isDynamic(size) ? view.source.shape[d]
                                                 : LaunchDim::of(size));
   TensorInfo dst = newWorkspace(view.type, shape);
+  // A value defined outside a dispatch's branch is copied whichever
+  // branch runs (the other may read the copy made here).
+  std::optional<LaunchCondition> branch = condition;
+  if (v.getParentBlock() == &func.getBody().front())
+    condition.reset();
+  auto restore = llvm::make_scope_exit([&] { condition = branch; });
   CopySpec spec;
   spec.srcType = view.source.type;
   spec.dstType = view.type;
@@ -463,9 +505,14 @@ LogicalResult EntryCompiler::addLaunch(const KernelLaunch &launch,
              << param.tensor << " as a rank-" << memref.getRank()
              << " memref, the tensor has rank " << tensor->type.getRank();
   }
+  json::Object entry = launchJson(launch, gpuModule.getName());
+  if (condition)
+    entry["when"] = condition->toJson();
   if (report)
-    *report << "kernel " << launch.summary << "\n";
-  launches.push_back(launchJson(launch, gpuModule.getName()));
+    *report << "kernel " << launch.summary
+            << (condition ? " (launched when " + condition->str() + ")" : "")
+            << "\n";
+  launches.push_back(std::move(entry));
   return success();
 }
 
@@ -532,6 +579,17 @@ void EntryCompiler::findFusableGemmStages() {
 
 TensorInfo EntryCompiler::bindResult(Value result,
                                      std::vector<LaunchDim> shape) {
+  // A dispatch's branches write their result where the scf.if's goes:
+  // bound by the first branch, shared by the second.
+  if (result.hasOneUse())
+    if (auto yield = dyn_cast<scf::YieldOp>(*result.user_begin())) {
+      Value merged = yield->getParentOp()->getResult(
+          result.use_begin()->getOperandNumber());
+      if (!tensors.count(merged))
+        tensors[merged] = bindResult(merged, shape);
+      tensors[result] = tensors.at(merged);
+      return tensors.at(result);
+    }
   auto type = cast<RankedTensorType>(result.getType());
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   TensorInfo out;
@@ -692,6 +750,103 @@ LogicalResult EntryCompiler::visitAttention(AttentionOp op, AttentionOp self) {
   return success();
 }
 
+LogicalResult EntryCompiler::visit(Operation &op) {
+  return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+      .Case([&](BatchMatmulOp m) { return visitMatmul(m); })
+      .Case([&](AttentionOp a) {
+        if (fusedSelf.count(a))
+          return success(); // computed by its target's kernel
+        return visitAttention(a, selfFor.lookup(a));
+      })
+      .Case([&](tensor::ExtractSliceOp s) { return visitSlice(s); })
+      .Case([&](tensor::PadOp p) { return visitPad(p); })
+      .Case([&](arith::ConstantOp c) {
+        if (auto value = dyn_cast<IntegerAttr>(c.getValue());
+            value && c.getType().isIndex())
+          dims[c.getResult()] = LaunchDim::of(value.getInt());
+        return success();
+      })
+      .Case([&](tensor::DimOp d) { return visitDim(d); })
+      .Case([&](arith::MulIOp m) { return visitMul(m); })
+      .Case([&](arith::CmpIOp c) { return visitCmp(c); })
+      .Case([&](scf::IfOp i) { return visitIf(i); })
+      .Default([&](Operation *other) {
+        return other->emitError()
+               << "sparcast-aot: '" << other->getName()
+               << "' is not supported in an entry yet (entries are "
+                  "made of sc.batch_matmul, sc.attention, slices and "
+                  "zero padding, and dispatches on the dims "
+                  "for now; run --sc-ikbo-pipeline on model graphs)";
+      });
+}
+
+LogicalResult EntryCompiler::visitDim(tensor::DimOp op) {
+  std::optional<int64_t> index = op.getConstantIndex();
+  std::optional<View> view = viewOf(op.getSource(), views, tensors);
+  if (!index || !view)
+    return op.emitError() << "sparcast-aot: only constant dims of entry "
+                             "tensors are supported";
+  // A view's dynamic dims are its source's (pads and slices are static).
+  int64_t size = view->type.getDimSize(*index);
+  dims[op.getResult()] = ShapedType::isDynamic(size)
+                             ? view->source.shape[*index]
+                             : LaunchDim::of(size);
+  return success();
+}
+
+LogicalResult EntryCompiler::visitMul(arith::MulIOp op) {
+  auto lhs = dims.find(op.getLhs()), rhs = dims.find(op.getRhs());
+  if (lhs == dims.end() || rhs == dims.end() ||
+      (!lhs->second.symbol.empty() && !rhs->second.symbol.empty()) ||
+      lhs->second.divisor != 1 || rhs->second.divisor != 1)
+    return op.emitError() << "sparcast-aot: only a dim times a constant is "
+                             "supported";
+  dims[op.getResult()] = lhs->second.symbol.empty()
+                             ? rhs->second.times(lhs->second.constant)
+                             : lhs->second.times(rhs->second.constant);
+  return success();
+}
+
+LogicalResult EntryCompiler::visitCmp(arith::CmpIOp op) {
+  auto lhs = dims.find(op.getLhs()), rhs = dims.find(op.getRhs());
+  using P = arith::CmpIPredicate;
+  P p = op.getPredicate();
+  if (lhs == dims.end() || rhs == dims.end() ||
+      !llvm::is_contained({P::sge, P::uge, P::slt, P::ult}, p))
+    return op.emitError() << "sparcast-aot: only dims compared by >= or < "
+                             "are supported";
+  conditions[op.getResult()] = LaunchCondition{
+      lhs->second, rhs->second, p == P::sge || p == P::uge};
+  return success();
+}
+
+LogicalResult EntryCompiler::visitIf(scf::IfOp op) {
+  auto cond = conditions.find(op.getCondition());
+  if (cond == conditions.end() || condition || op.getElseRegion().empty())
+    return op.emitError() << "sparcast-aot: only a dispatch on the dims "
+                             "with two branches, not nested, is supported";
+  for (auto [region, when] :
+       {std::pair{&op.getThenRegion(), cond->second},
+        std::pair{&op.getElseRegion(), cond->second.negated()}}) {
+    condition = when;
+    for (Operation &inner : region->front().without_terminator())
+      if (failed(visit(inner)))
+        return failure();
+    condition.reset();
+    auto yield = cast<scf::YieldOp>(region->front().getTerminator());
+    for (auto [yielded, result] :
+         llvm::zip(yield.getOperands(), op.getResults())) {
+      auto it = tensors.find(yielded);
+      if (it == tensors.end() || (tensors.count(result) &&
+                                  tensors.at(result).name != it->second.name))
+        return yield.emitError() << "sparcast-aot: both branches must "
+                                    "compute their result by a kernel";
+      tensors[result] = it->second;
+    }
+  }
+  return success();
+}
+
 LogicalResult EntryCompiler::compile() {
   if (failed(bindArguments()))
     return failure();
@@ -702,29 +857,9 @@ LogicalResult EntryCompiler::compile() {
     }
   findFusableGemmStages();
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-  for (Operation &op : func.getBody().front().without_terminator()) {
-    LogicalResult result =
-        llvm::TypeSwitch<Operation *, LogicalResult>(&op)
-            .Case([&](BatchMatmulOp m) { return visitMatmul(m); })
-            .Case([&](AttentionOp a) {
-              if (fusedSelf.count(a))
-                return success(); // computed by its target's kernel
-              return visitAttention(a, selfFor.lookup(a));
-            })
-            .Case([&](tensor::ExtractSliceOp s) { return visitSlice(s); })
-            .Case([&](tensor::PadOp p) { return visitPad(p); })
-            .Case([&](arith::ConstantOp) { return success(); })
-            .Default([&](Operation *other) {
-              return other->emitError()
-                     << "sparcast-aot: '" << other->getName()
-                     << "' is not supported in an entry yet (entries are "
-                        "made of sc.batch_matmul, sc.attention, slices and "
-                        "zero padding "
-                        "for now; run --sc-ikbo-pipeline on model graphs)";
-            });
-    if (failed(result))
+  for (Operation &op : func.getBody().front().without_terminator())
+    if (failed(visit(op)))
       return failure();
-  }
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
     auto it = tensors.find(v);
     if (i >= results.size() || results[i].name.empty() || it == tensors.end() ||
@@ -784,6 +919,16 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
     // Each GEMM's schedule, recorded on the op (the kernels read it); only
     // the Hopper kernels have schedules.
     if (options.chip == "sm_90a") {
+      // The default schedules: where the best one depends on the call's
+      // dims, both kernels, chosen at launch. An explicit schedule, CTA
+      // pairs for every GEMM or fused GEMM stages each ask for one kernel.
+      if (options.schedule == "auto" && !options.gemmMulticast &&
+          !options.fuseGemmStages) {
+        ScDispatchGemmSchedulePassOptions dispatch;
+        dispatch.report = report != nullptr;
+        pm.addNestedPass<func::FuncOp>(
+            createScDispatchGemmSchedulePass(dispatch));
+      }
       ScSelectGemmSchedulePassOptions schedules;
       schedules.schedule = options.schedule;
       schedules.report = report != nullptr;

@@ -6,7 +6,8 @@
 // --ikbo-request-in-result-type: the request GEMM writes f16, and the
 // candidate GEMM's epilogue gets its tiles by TMA.
 // REQ16: kernel lce_gemm1: {{.*}} epilogue convert
-// REQ16: kernel lce_gemm3: {{.*}} the epilogue's gathered operand {{.*}} is loaded by TMA into the staging tile during the tile's wgmma
+// REQ16: kernel lce_gemm3: {{.*}} transposed ping-pong: {{.*}} (launched when B >= U*4)
+// REQ16: kernel lce_gemm4: {{.*}} the epilogue's gathered operand {{.*}} is loaded by TMA into the staging tile during the tile's wgmma (launched when B < U*4)
 
 // The LCE model graph, written the plain way, compiled end to end: the
 // report says what each pass decided and which kernels run.
@@ -15,12 +16,17 @@
 // CHECK-DAG: padded K 866 -> 872 (16-byte rows) on both operands
 // CHECK-DAG: padded K 1178 -> 1184 (16-byte rows) on both operands
 // CHECK: fused an element-wise consumer into the epilogue (1 gathered input(s) read through the index, 0 other input(s))
+// CHECK: GEMM schedule not dispatched: the transposed schedule cannot take it: its result is not f16 or bf16
+// CHECK: GEMM schedule dispatched at run time: transposed when B >= 4 x the users (the request tiles then stay in L2), else pingpong
 // CHECK: padding of arg1 along K (1178 -> 1184) left to TMA zero fill
 // CHECK: kernel lce_copy0: copy arg0 -> ws0 (433x1184, zero outside the source box)
 // CHECK: kernel lce_gemm1: 433x256x1184 f16, warp-specialized persistent, ping-pong: {{.*}} epilogue convert
 // CHECK: padding of arg2 along K (866 -> 872) left to TMA zero fill
 // CHECK: kernel lce_copy2: copy arg0 -> ws2 (433x872, zero outside the source box)
-// CHECK: kernel lce_gemm3: 433x256x872 f16, warp-specialized persistent, ping-pong: {{.*}} epilogue fused (region)
+// The candidate GEMM has two kernels: the transposed tiles when a user has
+// at least 4 candidates, else ping-pong's; the runtime launches one.
+// CHECK: kernel lce_gemm3: 433x256x872 f16, warp-specialized persistent, transposed ping-pong: {{.*}} epilogue fused (region) {{.*}} (launched when B >= U*4)
+// CHECK: kernel lce_gemm4: 433x256x872 f16, warp-specialized persistent, ping-pong: {{.*}} epilogue fused (region) {{.*}} (launched when B < U*4)
 
 // The user GEMM writes a U-row workspace tensor that the candidate GEMM's
 // epilogue reads through the index.
@@ -33,12 +39,22 @@
 // MANIFEST-NEXT: "U"
 // MANIFEST: "tensor": "ws1"
 // MANIFEST: "kernel": "lce_copy2",
+// MANIFEST-NOT: "when"
 // MANIFEST: "kernel": "lce_gemm3",
+// MANIFEST: "when": {
+// MANIFEST-NEXT: "cmp": ">=",
+// MANIFEST-NEXT: "lhs": "B",
+// MANIFEST-NEXT: "rhs": "U*4"
+// MANIFEST: "kernel": "lce_gemm4",
 // MANIFEST: "tensor": "ws1"
 // MANIFEST-NEXT: },
 // MANIFEST-NEXT: {
 // MANIFEST-NEXT: "kind": "memref",
 // MANIFEST-NEXT: "tensor": "arg3"
+// MANIFEST: "when": {
+// MANIFEST-NEXT: "cmp": "<",
+// MANIFEST-NEXT: "lhs": "B",
+// MANIFEST-NEXT: "rhs": "U*4"
 // MANIFEST: "workspace": [
 // MANIFEST: "name": "ws1",
 // MANIFEST-NEXT: "shape": [

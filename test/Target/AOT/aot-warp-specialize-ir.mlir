@@ -4,6 +4,10 @@
 // RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/ir --warp-specialize > /dev/null
 // RUN: diff %t/plain/lce_kernels.ptx %t/ir/lce_kernels.ptx
 // RUN: diff %t/plain/manifest.json %t/ir/manifest.json
+// The candidate GEMM is dispatched on the dims (sc-dispatch-gemm-schedule):
+// a kernel-level function for each of its kernels, the transposed one's
+// N tiles in CTA pairs.
+// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/ir-report --warp-specialize --report | FileCheck %s --check-prefix=DISPATCH
 // The GEMM suite too (epilogues with constants, shared and transposed
 // operands, bf16, odd sizes):
 // RUN: sparcast-aot %sparcast_src_root/bench/gemm_suite.mlir -o %t/suite-plain > /dev/null
@@ -18,7 +22,7 @@
 // RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/mc-plain --gemm-multicast > /dev/null
 // RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/mc-ir --gemm-multicast --warp-specialize --report | FileCheck %s --check-prefix=MC
 // RUN: diff -r %t/mc-plain %t/mc-ir
-// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/tuned --warp-specialize --ws-stages=3 --ws-producer-regs=24 --ws-consumer-regs=240 --report | FileCheck %s
+// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/tuned --gemm-schedule=pingpong --warp-specialize --ws-stages=3 --ws-producer-regs=24 --ws-consumer-regs=240 --report | FileCheck %s
 // RUN: FileCheck %s --check-prefix=PTX < %t/tuned/lce_kernels.ptx
 // RUN: not sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/bad --warp-specialize --ws-stages=6 2>&1 | FileCheck %s --check-prefix=TOO-MANY
 // RUN: not sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/bad --warp-specialize --ws-consumer-regs=248 2>&1 | FileCheck %s --check-prefix=BUDGET
@@ -56,3 +60,9 @@
 // FUSED: warp-specialized: 2 tile loops in sequence, producer (2 box(es) per k-tile, 40 registers) + 2 consumer(s) (pingpong, 232 registers)
 // MC: tile loop: CTA pairs on pairs of M tiles, B shared by TMA multicast
 // MC: kernel lce_gemm{{[0-9]+}}: {{.*}} clusters of 2 CTAs on pairs of M tiles sharing B by TMA multicast
+// DISPATCH: GEMM schedule dispatched at run time
+// DISPATCH-COUNT-3: tile loop: persistent, M tiles in groups of 8
+// DISPATCH: tile loop: CTA pairs on pairs of N tiles, the shared lhs (W) by TMA multicast
+// DISPATCH-COUNT-3: warp-specialized: producer
+// DISPATCH: kernel lce_gemm3: {{.*}} transposed ping-pong: {{.*}} (launched when B >= U*4)
+// DISPATCH: kernel lce_gemm4: {{.*}} ping-pong: {{.*}} (launched when B < U*4)

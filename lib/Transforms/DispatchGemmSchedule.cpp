@@ -1,0 +1,124 @@
+//===- DispatchGemmSchedule.cpp - a GEMM's schedule chosen at run time ----===//
+//
+// Which kernel is fastest for IKBO's candidate GEMM depends on how many
+// candidates share a user, which only the call knows (B and U are dynamic):
+// the op is versioned under an scf.if over its dims, one copy per schedule,
+// and sparcast-aot makes the condition the launches' `when`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sparcast/Transforms/Passes.h"
+#include "sparcast/Dialect/SC/IR/ScOps.h"
+
+#include "mlir/IR/IRMapping.h"
+
+#define DEBUG_TYPE "sc-dispatch-gemm-schedule"
+
+namespace mlir::sc {
+#define GEN_PASS_DEF_SCDISPATCHGEMMSCHEDULEPASS
+#include "sparcast/Transforms/Passes.h.inc"
+} // namespace mlir::sc
+
+using namespace mlir;
+using namespace mlir::sc;
+
+/// The epilogue operand `op` reads through an index (at [g(b), m, n] with
+/// g not b itself: the request result of IKBO's gather-add), or null with
+/// `why` set.
+static Value gatheredEpilogueOperand(BatchMatmulOp op, std::string &why) {
+  if (op.getEpilogue().empty()) {
+    why = "it has no epilogue region";
+    return Value();
+  }
+  Value batchIndex = op.getEpilogue().front().getArgument(1);
+  for (auto [i, in] : llvm::enumerate(op.getEpilogueIns())) {
+    auto type = dyn_cast<RankedTensorType>(in.getType());
+    if (!type || type.getRank() != 3 || !type.isDynamicDim(0))
+      continue;
+    std::string unused;
+    Value g = op.getGatheredTileIndex(i, unused);
+    if (g && g != batchIndex)
+      return in;
+  }
+  why = "its epilogue reads no operand of a dynamic batch through an index";
+  return Value();
+}
+
+namespace {
+struct ScDispatchGemmSchedulePass
+    : sc::impl::ScDispatchGemmSchedulePassBase<ScDispatchGemmSchedulePass> {
+  using Base::Base;
+
+  /// Why `op` keeps one schedule, or an empty string.
+  std::string limitation(BatchMatmulOp op, Value &gathered) {
+    if (op->hasAttr(BatchMatmulOp::getScheduleAttrName()))
+      return "it has a schedule already";
+    if (op->getParentOfType<scf::IfOp>())
+      return "it is in a dispatch already";
+    std::string why = op.getTransposedTileLimitation();
+    if (!why.empty())
+      return "the transposed schedule cannot take it: " + why;
+    gathered = gatheredEpilogueOperand(op, why);
+    if (!gathered)
+      return why;
+    if (op.getDefaultSchedule() == "transposed")
+      return "its default is the transposed schedule";
+    return "";
+  }
+
+  void runOnOperation() final {
+    if (minCandidatesPerUser < 1) {
+      getOperation()->emitError()
+          << "min-candidates-per-user must be at least 1, got "
+          << static_cast<int64_t>(minCandidatesPerUser);
+      return signalPassFailure();
+    }
+    SmallVector<BatchMatmulOp> gemms;
+    getOperation()->walk([&](BatchMatmulOp op) { gemms.push_back(op); });
+    for (BatchMatmulOp op : gemms) {
+      Value gathered;
+      std::string why = limitation(op, gathered);
+      if (!why.empty()) {
+        if (report)
+          op.emitRemark() << "GEMM schedule not dispatched: " << why;
+        continue;
+      }
+      dispatch(op, gathered);
+    }
+  }
+
+  void dispatch(BatchMatmulOp op, Value gathered) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    // The batched operand's batch is the op's (the transposed schedule
+    // needs a shared lhs, so it is the rhs).
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value candidates = tensor::DimOp::create(b, loc, op.getRhs(), zero);
+    Value users = tensor::DimOp::create(b, loc, gathered, zero);
+    Value factor = arith::ConstantIndexOp::create(b, loc, minCandidatesPerUser);
+    Value least = arith::MulIOp::create(b, loc, users, factor);
+    Value many = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                       candidates, least);
+    StringRef fallback = op.getDefaultSchedule();
+    auto branch = [&](StringRef schedule) {
+      return [&op, schedule](OpBuilder &nested, Location at) {
+        Operation *copy = nested.clone(*op.getOperation());
+        copy->setAttr(BatchMatmulOp::getScheduleAttrName(),
+                      nested.getStringAttr(schedule));
+        scf::YieldOp::create(nested, at, copy->getResult(0));
+      };
+    };
+    auto dispatched = scf::IfOp::create(b, loc, many, branch("transposed"),
+                                        branch(fallback));
+    if (report)
+      op.emitRemark() << "GEMM schedule dispatched at run time: transposed "
+                         "when B >= "
+                      << static_cast<int64_t>(minCandidatesPerUser)
+                      << " x the users (the request tiles then stay in L2), "
+                         "else "
+                      << fallback;
+    op.getResult().replaceAllUsesWith(dispatched.getResult(0));
+    op.erase();
+  }
+};
+} // namespace

@@ -1,0 +1,83 @@
+// RUN: sparcast-opt %s -split-input-file -sc-dispatch-gemm-schedule="report=true" -verify-diagnostics | FileCheck %s
+// RUN: sparcast-opt %s -split-input-file -sc-dispatch-gemm-schedule="min-candidates-per-user=16" | FileCheck %s --check-prefix=SIXTEEN
+// RUN: not sparcast-opt %s -split-input-file -sc-dispatch-gemm-schedule="min-candidates-per-user=0" 2>&1 | FileCheck %s --check-prefix=BAD
+
+// IKBO's candidate GEMM (its epilogue adds the request result through the
+// index) gets both kernels: transposed when B >= 4 x the users (dims of the
+// rhs and of the gathered operand), else its default.
+// CHECK-LABEL: func.func @candidate_gemm
+// CHECK: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: %[[B:.*]] = tensor.dim %arg1, %[[C0]] : tensor<?x872x256xf16>
+// CHECK: %[[U:.*]] = tensor.dim %arg2, %[[C0]] : tensor<?x433x256xf32>
+// CHECK: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: %[[LEAST:.*]] = arith.muli %[[U]], %[[C4]] : index
+// CHECK: %[[MANY:.*]] = arith.cmpi sge, %[[B]], %[[LEAST]] : index
+// CHECK: %[[R:.*]] = scf.if %[[MANY]] -> (tensor<?x433x256xf16>) {
+// CHECK: %[[T:.*]] = sc.batch_matmul %arg0, %arg1 epilogue_ins(%arg2, %arg3 : {{.*}}) {sc.gemm_schedule = "transposed"}
+// CHECK: scf.yield %[[T]]
+// CHECK: } else {
+// CHECK: %[[P:.*]] = sc.batch_matmul %arg0, %arg1 epilogue_ins(%arg2, %arg3 : {{.*}}) {sc.gemm_schedule = "pingpong"}
+// CHECK: scf.yield %[[P]]
+// CHECK: return %[[R]]
+// SIXTEEN-LABEL: func.func @candidate_gemm
+// SIXTEEN: arith.constant 16 : index
+func.func @candidate_gemm(%w: tensor<433x872xf16>, %e: tensor<?x872x256xf16>,
+                          %r: tensor<?x433x256xf32>, %idx: tensor<?xi32>)
+    -> tensor<?x433x256xf16> {
+  // expected-remark @+1 {{GEMM schedule dispatched at run time: transposed when B >= 4 x the users (the request tiles then stay in L2), else pingpong}}
+  %0 = sc.batch_matmul %w, %e epilogue_ins(%r, %idx : tensor<?x433x256xf32>, tensor<?xi32>)
+      : tensor<433x872xf16>, tensor<?x872x256xf16> -> tensor<?x433x256xf16> {
+  ^bb0(%acc: f32, %b: index, %m: index, %n: index, %req: tensor<?x433x256xf32>, %i: tensor<?xi32>):
+    %u32 = tensor.extract %i[%b] : tensor<?xi32>
+    %u = arith.index_cast %u32 : i32 to index
+    %x = tensor.extract %req[%u, %m, %n] : tensor<?x433x256xf32>
+    %s = arith.addf %acc, %x : f32
+    %h = arith.truncf %s : f32 to f16
+    sc.yield %h : f16
+  }
+  return %0 : tensor<?x433x256xf16>
+}
+
+// -----
+
+// The GEMMs that keep one kernel say why.
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT: scf.if
+func.func @left_alone(%w: tensor<433x872xf16>, %e: tensor<?x872x256xf16>,
+                      %x: tensor<?x433x872xf16>, %r: tensor<?x433x256xf32>,
+                      %idx: tensor<?xi32>, %same: tensor<?x433x256xf32>)
+    -> (tensor<?x433x256xf16>, tensor<?x433x256xf16>, tensor<?x433x256xf32>,
+        tensor<?x433x256xf16>, tensor<?x433x256xf16>) {
+  // expected-remark @+1 {{GEMM schedule not dispatched: it has no epilogue region}}
+  %0 = sc.batch_matmul %w, %e : tensor<433x872xf16>, tensor<?x872x256xf16> -> tensor<?x433x256xf16>
+  // expected-remark @+1 {{GEMM schedule not dispatched: the transposed schedule cannot take it: its lhs is batched (the transposed tile shares it)}}
+  %1 = sc.batch_matmul %x, %e : tensor<?x433x872xf16>, tensor<?x872x256xf16> -> tensor<?x433x256xf16>
+  // expected-remark @+1 {{GEMM schedule not dispatched: the transposed schedule cannot take it: its result is not f16 or bf16}}
+  %2 = sc.batch_matmul %w, %e : tensor<433x872xf16>, tensor<?x872x256xf16> -> tensor<?x433x256xf32>
+  // A pinned schedule is the model's choice.
+  // expected-remark @+1 {{GEMM schedule not dispatched: it has a schedule already}}
+  %3 = sc.batch_matmul %w, %e epilogue_ins(%r, %idx : tensor<?x433x256xf32>, tensor<?xi32>) {sc.gemm_schedule = "pingpong"}
+      : tensor<433x872xf16>, tensor<?x872x256xf16> -> tensor<?x433x256xf16> {
+  ^bb0(%acc: f32, %b: index, %m: index, %n: index, %req: tensor<?x433x256xf32>, %i: tensor<?xi32>):
+    %u32 = tensor.extract %i[%b] : tensor<?xi32>
+    %u = arith.index_cast %u32 : i32 to index
+    %y = tensor.extract %req[%u, %m, %n] : tensor<?x433x256xf32>
+    %s = arith.addf %acc, %y : f32
+    %h = arith.truncf %s : f32 to f16
+    sc.yield %h : f16
+  }
+  // An epilogue operand read at the element's own batch is not gathered.
+  // expected-remark @+1 {{GEMM schedule not dispatched: its epilogue reads no operand of a dynamic batch through an index}}
+  %4 = sc.batch_matmul %w, %e epilogue_ins(%same : tensor<?x433x256xf32>)
+      : tensor<433x872xf16>, tensor<?x872x256xf16> -> tensor<?x433x256xf16> {
+  ^bb0(%acc: f32, %b: index, %m: index, %n: index, %add: tensor<?x433x256xf32>):
+    %y = tensor.extract %add[%b, %m, %n] : tensor<?x433x256xf32>
+    %s = arith.addf %acc, %y : f32
+    %h = arith.truncf %s : f32 to f16
+    sc.yield %h : f16
+  }
+  return %0, %1, %2, %3, %4 : tensor<?x433x256xf16>, tensor<?x433x256xf16>, tensor<?x433x256xf32>,
+                              tensor<?x433x256xf16>, tensor<?x433x256xf16>
+}
+
+// BAD: error: min-candidates-per-user must be at least 1, got 0
