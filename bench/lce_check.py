@@ -6,7 +6,9 @@ ref32 the fp32 result of the plain graph, cuBLAS fp16 the same graph run by
 torch in fp16; for several B, candidates per user, uneven and shuffled
 users, and odd K. Speed at the reference shapes against eager bmm on the
 broadcast inputs, eager decomposed, eager decomposed with K padded; then a
-sweep of B and the candidates-per-user ratio.
+sweep of B and the candidates-per-user ratio (the default's candidate GEMM
+dispatches on it: "auto" against "pingpong" and "transposed" shows the
+choice).
 
     python3 bench/lce_check.py --artifacts bench/artifacts --out lce.json
 """
@@ -47,13 +49,14 @@ def eager_plain(w, e_user, e_cand, idx):
 # The pipeline compiled with each GEMM schedule, and with the user and
 # candidate GEMMs in one multi-stage kernel (sparcast-aot --fuse-gemm-stages).
 VARIANTS = dict(SCHEDULES, _fused="fused", _fused_cooperative="fused_cooperative",
-                _request16="request16", _ws24="ws24", _wsgrid="wsgrid",
+                _request16="request16", _request16_pingpong="request16_pingpong",
+                _ws24="ws24", _wsgrid="wsgrid",
                 _mc="mc", _mc_cooperative="mc_cooperative")
 # Variants that trade precision by design, with the factor on FBGEMM's bound
 # they are held to: request16 rounds the request GEMM's result to f16 before
 # the gather-add, one more rounding of at most half an ulp next to the
 # output's own, so at most twice the max error of a single f16 rounding.
-BOUND_FACTOR = {"request16": 2.0}
+BOUND_FACTOR = {"request16": 2.0, "request16_pingpong": 2.0}
 
 
 def main():
@@ -179,7 +182,9 @@ def main():
     print("  " + json.dumps(row))
     print("== sweep")
     for B in (512, 1024, 2048, 3072):
-        for ratio in (2, 70, 1000):
+        # Candidates per user: 2, 4 and 8 around the default's dispatch
+        # (the transposed kernel from 4 on), 70 and 1000.
+        for ratio in (2, 4, 8, 70, 1000):
             users = max(1, B // ratio)
             r = timings(B, users, rounds=3)
             results["sweep"].append(r)

@@ -41,6 +41,10 @@ for model in examples/lce.mlir bench/lce_odd.mlir; do
   name="$(basename "$model" .mlir)"
   "$BIN/sparcast-aot" "$ROOT/$model" -o "$ROOT/bench/artifacts/${name}_request16" \
     --ikbo-request-in-result-type >/dev/null
+  # The same with ping-pong's kernel only (the default dispatches on the
+  # candidates per user: the transposed kernel with many).
+  "$BIN/sparcast-aot" "$ROOT/$model" -o "$ROOT/bench/artifacts/${name}_request16_pingpong" \
+    --ikbo-request-in-result-type --gemm-schedule=pingpong >/dev/null
 done
 # IKBO LCE with the register split decided on the kernel-level IR: 24 for
 # the producer, 240 for each consumer (FlashAttention-3's split).
