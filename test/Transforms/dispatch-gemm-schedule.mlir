@@ -45,9 +45,10 @@ func.func @candidate_gemm(%w: tensor<433x872xf16>, %e: tensor<?x872x256xf16>,
 // CHECK-NOT: scf.if
 func.func @left_alone(%w: tensor<433x872xf16>, %e: tensor<?x872x256xf16>,
                       %x: tensor<?x433x872xf16>, %r: tensor<?x433x256xf32>,
-                      %idx: tensor<?xi32>, %same: tensor<?x433x256xf32>)
+                      %idx: tensor<?xi32>, %same: tensor<?x433x256xf32>,
+                      %r16: tensor<?x433x256xf16>)
     -> (tensor<?x433x256xf16>, tensor<?x433x256xf16>, tensor<?x433x256xf32>,
-        tensor<?x433x256xf16>, tensor<?x433x256xf16>) {
+        tensor<?x433x256xf16>, tensor<?x433x256xf16>, tensor<?x433x256xf16>) {
   // expected-remark @+1 {{GEMM schedule not dispatched: it has no epilogue region}}
   %0 = sc.batch_matmul %w, %e : tensor<433x872xf16>, tensor<?x872x256xf16> -> tensor<?x433x256xf16>
   // expected-remark @+1 {{GEMM schedule not dispatched: the transposed schedule cannot take it: its lhs is batched (the transposed tile shares it)}}
@@ -76,8 +77,22 @@ func.func @left_alone(%w: tensor<433x872xf16>, %e: tensor<?x872x256xf16>,
     %h = arith.truncf %s : f32 to f16
     sc.yield %h : f16
   }
-  return %0, %1, %2, %3, %4 : tensor<?x433x256xf16>, tensor<?x433x256xf16>, tensor<?x433x256xf32>,
-                              tensor<?x433x256xf16>, tensor<?x433x256xf16>
+  // The request result in f16 (--ikbo-request-in-result-type): the
+  // transposed kernel does not prefetch it.
+  // expected-remark @+1 {{GEMM schedule not dispatched: the operand its epilogue reads through the index is not f32}}
+  %5 = sc.batch_matmul %w, %e epilogue_ins(%r16, %idx : tensor<?x433x256xf16>, tensor<?xi32>)
+      : tensor<433x872xf16>, tensor<?x872x256xf16> -> tensor<?x433x256xf16> {
+  ^bb0(%acc: f32, %b: index, %m: index, %n: index, %req: tensor<?x433x256xf16>, %i: tensor<?xi32>):
+    %u32 = tensor.extract %i[%b] : tensor<?xi32>
+    %u = arith.index_cast %u32 : i32 to index
+    %y = tensor.extract %req[%u, %m, %n] : tensor<?x433x256xf16>
+    %yf = arith.extf %y : f16 to f32
+    %s = arith.addf %acc, %yf : f32
+    %h = arith.truncf %s : f32 to f16
+    sc.yield %h : f16
+  }
+  return %0, %1, %2, %3, %4, %5 : tensor<?x433x256xf16>, tensor<?x433x256xf16>, tensor<?x433x256xf32>,
+                                  tensor<?x433x256xf16>, tensor<?x433x256xf16>, tensor<?x433x256xf16>
 }
 
 // BAD: error: min-candidates-per-user must be at least 1, got 0
