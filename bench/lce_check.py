@@ -79,7 +79,9 @@ def main():
     cases = [(1024, 15, False, True, 1178, 866), (512, 256, False, True, 1178, 866),
              (3072, 3, False, True, 1178, 866), (1024, 15, True, True, 1178, 866),
              (1000, 1, False, False, 1178, 866), (3072, 44, False, False, 1178, 866),
-             (1024, 15, True, True, 1177, 865), (512, 7, False, True, 1177, 865)]
+             (1024, 15, True, True, 1177, 865), (512, 7, False, True, 1177, 865),
+             # An odd number of candidates (clusters over batch pairs).
+             (999, 13, True, True, 1178, 866)]
     cases = [c + (schedule, entries[0] if c[4] == 1178 else entries[1])
              for schedule, entries in variants.items() for c in cases]
     for B, users, shuffle, uneven, ku, kc, schedule, entry in cases:
