@@ -57,6 +57,12 @@ static cl::opt<bool> fuseGemmStages(
     cl::desc("Run a GEMM whose result only another GEMM's epilogue reads "
              "(IKBO's user GEMM) as the first stage of that GEMM's "
              "persistent kernel, with per-tile readiness flags"));
+static cl::opt<int64_t> dispatchMinCandidatesPerUser(
+    "dispatch-min-candidates-per-user",
+    cl::desc("With the default schedules: IKBO's candidate GEMM gets two "
+             "kernels, the transposed one launched when B >= this x the "
+             "users, ping-pong's otherwise (0: ping-pong's only)"),
+    cl::init(4));
 static cl::opt<bool> gemmMulticast(
     "gemm-multicast",
     cl::desc("Warp-specialized GEMMs in CTA pairs sharing B by TMA multicast "
@@ -116,6 +122,7 @@ int main(int argc, char **argv) {
   options.persistentAttention = persistentAttention;
   options.gemmMulticast = gemmMulticast;
   options.fuseGemmStages = fuseGemmStages;
+  options.dispatchMinCandidatesPerUser = dispatchMinCandidatesPerUser;
   options.ikboRequestInResultType = ikboRequestInResultType;
   options.warpSpecialize = warpSpecialize;
   options.wsStages = wsStages;

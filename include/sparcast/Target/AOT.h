@@ -40,6 +40,9 @@ struct AotOptions {
   /// A GEMM whose result only another GEMM's epilogue reads runs as stage 1
   /// of that GEMM's kernel (GemmStageOne).
   bool fuseGemmStages = false;
+  /// Candidates per user from which IKBO's candidate GEMM runs the
+  /// transposed kernel (sc-dispatch-gemm-schedule); 0: no dispatch.
+  int64_t dispatchMinCandidatesPerUser = 4;
   /// IKBO: the request GEMM's result in the model's result type instead of
   /// f32 (sc-ikbo-decompose-gemm{request-in-result-type}): faster, one more
   /// rounding.

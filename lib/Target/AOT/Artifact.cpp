@@ -923,8 +923,9 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
       // dims, both kernels, chosen at launch. An explicit schedule, CTA
       // pairs for every GEMM or fused GEMM stages each ask for one kernel.
       if (options.schedule == "auto" && !options.gemmMulticast &&
-          !options.fuseGemmStages) {
+          !options.fuseGemmStages && options.dispatchMinCandidatesPerUser != 0) {
         ScDispatchGemmSchedulePassOptions dispatch;
+        dispatch.minCandidatesPerUser = options.dispatchMinCandidatesPerUser;
         dispatch.report = report != nullptr;
         pm.addNestedPass<func::FuncOp>(
             createScDispatchGemmSchedulePass(dispatch));

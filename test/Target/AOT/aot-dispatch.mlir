@@ -1,6 +1,10 @@
 // RUN: rm -rf %t && sparcast-aot %S/Inputs/dispatch-ge.mlir -o %t --report | FileCheck %s
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/manifest.json
 // RUN: not sparcast-aot %S/Inputs/dispatch-unsupported.mlir -o %t/bad 2>&1 | FileCheck %s --check-prefix=BAD
+// The LCE's dispatch threshold: 8 candidates per user, or none (0).
+// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/lce8 --dispatch-min-candidates-per-user=8 --report | FileCheck %s --check-prefix=EIGHT
+// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/lce0 --dispatch-min-candidates-per-user=0 --report | FileCheck %s --check-prefix=NONE
+// RUN: not sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/lcem --dispatch-min-candidates-per-user=-2 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 
 // A dispatch on the call's dims (an scf.if over tensor.dim, constants,
 // products and a >= or < comparison): each branch's kernels are launched
@@ -21,3 +25,10 @@
 // MANIFEST: "name": "result0",
 // MANIFEST-NOT: "name": "result1"
 // BAD: dispatch-unsupported.mlir:7:10: error: sparcast-aot: only dims compared by >= or < are supported
+// EIGHT: GEMM schedule dispatched at run time: transposed when B >= 8 x the users
+// EIGHT: kernel lce_gemm3: {{.*}} transposed ping-pong: {{.*}} (launched when B >= U*8)
+// EIGHT: kernel lce_gemm4: {{.*}} ping-pong: {{.*}} (launched when B < U*8)
+// NONE-NOT: dispatched
+// NONE: kernel lce_gemm3: 433x256x872 f16, warp-specialized persistent, ping-pong:
+// NONE-NOT: launched when
+// NEGATIVE: error: min-candidates-per-user must be at least 1, got -2
