@@ -60,17 +60,14 @@ struct ScDispatchGemmSchedulePass
   std::string limitation(BatchMatmulOp op, Value &gathered) {
     if (op->hasAttr(BatchMatmulOp::getScheduleAttrName()))
       return "it has a schedule already";
+    // (sparcast-aot compiles one level of dispatch.)
     if (op->getParentOfType<scf::IfOp>())
-      return "it is in a dispatch already";
+      return "it is inside an scf.if already";
     std::string why = op.getTransposedTileLimitation();
     if (!why.empty())
       return "the transposed schedule cannot take it: " + why;
     gathered = gatheredEpilogueOperand(op, why);
-    if (!gathered)
-      return why;
-    if (op.getDefaultSchedule() == "transposed")
-      return "its default is the transposed schedule";
-    return "";
+    return gathered ? "" : why;
   }
 
   void runOnOperation() final {

@@ -96,3 +96,34 @@ func.func @left_alone(%w: tensor<433x872xf16>, %e: tensor<?x872x256xf16>,
 }
 
 // BAD: error: min-candidates-per-user must be at least 1, got 0
+
+// -----
+
+// A GEMM the model already runs under an scf.if keeps its one kernel.
+// CHECK-LABEL: func.func @under_if
+// CHECK-COUNT-1: scf.if
+// CHECK-NOT: scf.if
+func.func @under_if(%w: tensor<433x872xf16>, %e: tensor<?x872x256xf16>,
+                    %r: tensor<?x433x256xf32>, %idx: tensor<?xi32>, %p: i1)
+    -> tensor<?x433x256xf16> {
+  %c0 = arith.constant 0 : index
+  %c = tensor.dim %e, %c0 : tensor<?x872x256xf16>
+  %o = scf.if %p -> (tensor<?x433x256xf16>) {
+    // expected-remark @+1 {{GEMM schedule not dispatched: it is inside an scf.if already}}
+    %0 = sc.batch_matmul %w, %e epilogue_ins(%r, %idx : tensor<?x433x256xf32>, tensor<?xi32>)
+        : tensor<433x872xf16>, tensor<?x872x256xf16> -> tensor<?x433x256xf16> {
+    ^bb0(%acc: f32, %b: index, %m: index, %n: index, %req: tensor<?x433x256xf32>, %i: tensor<?xi32>):
+      %u32 = tensor.extract %i[%b] : tensor<?xi32>
+      %u = arith.index_cast %u32 : i32 to index
+      %x = tensor.extract %req[%u, %m, %n] : tensor<?x433x256xf32>
+      %s = arith.addf %acc, %x : f32
+      %h = arith.truncf %s : f32 to f16
+      sc.yield %h : f16
+    }
+    scf.yield %0 : tensor<?x433x256xf16>
+  } else {
+    %z = tensor.empty(%c) : tensor<?x433x256xf16>
+    scf.yield %z : tensor<?x433x256xf16>
+  }
+  return %o : tensor<?x433x256xf16>
+}
