@@ -96,6 +96,12 @@ static cl::opt<int64_t> wsGroup(
     cl::desc("With --warp-specialize: persistent kernels walking M tiles in "
              "groups of this many (sc-persistent); 0: one CTA per tile"),
     cl::init(8));
+static cl::opt<bool> kernelsFromIR(
+    "kernels-from-ir",
+    cl::desc("With --warp-specialize: write each GEMM kernel's body from its "
+             "kernel-level IR (sck-to-nvgpu) where that lowering takes it "
+             "(ping-pong, plain epilogue); the launch stays the generator's"),
+    cl::init(false));
 static cl::opt<bool> report("report",
                             cl::desc("Print what each step decided"));
 
@@ -129,6 +135,7 @@ int main(int argc, char **argv) {
   options.wsProducerRegs = wsProducerRegs;
   options.wsConsumerRegs = wsConsumerRegs;
   options.wsGroup = wsGroup;
+  options.kernelsFromIR = kernelsFromIR;
   options.modelName = llvm::sys::path::stem(inputFile).str();
   if (failed(sc::compileArtifact(*module, options, outDir,
                                  report ? &llvm::outs() : nullptr)))

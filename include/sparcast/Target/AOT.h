@@ -58,6 +58,9 @@ struct AotOptions {
   /// With warpSpecialize: sc-persistent's M-tile group (0: no sc-persistent,
   /// one CTA per tile).
   int64_t wsGroup = 8;
+  /// With warpSpecialize: GEMM kernel bodies written from the kernel-level
+  /// IR (sck-to-nvgpu) where that lowering takes it.
+  bool kernelsFromIR = false;
   /// Name used for the C header (<modelName>.h).
   std::string modelName = "model";
 };

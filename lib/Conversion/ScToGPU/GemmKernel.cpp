@@ -595,10 +595,30 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
         canPair && (roles.cluster ? roles.cluster == 2
                                   : options.multicast ||
                                         multicastByDefault(op, schedule, roles));
-    if (limitation.empty() && warpSpecialized)
-      return detail::buildWarpSpecializedGemmKernel(
+    if (limitation.empty() && warpSpecialized) {
+      FailureOr<KernelLaunch> launch = detail::buildWarpSpecializedGemmKernel(
           op, gpuModule, kernelName, binding, schedule, multicast,
           /*stage1=*/nullptr, roles);
+      // The body written from the kernel-level IR instead, same launch.
+      if (succeeded(launch) && options.kernelFromIR) {
+        std::string why = detail::gemmKernelFromIRLimitation(op);
+        if (!why.empty()) {
+          launch->summary += "; body from the template (sck-to-nvgpu does "
+                             "not lower " + why + " yet)";
+          return launch;
+        }
+        if (failed(detail::writeGemmKernelFromIR(op, gpuModule, kernelName,
+                                                 launch->sharedBytes)))
+          return failure();
+        launch->summary = launch->kernel +
+                          ": body written from the kernel-level IR by "
+                          "sck-to-nvgpu (ring, roles, ping-pong turns, wgmma "
+                          "64x256 a consumer, epilogue stored from "
+                          "registers); launch as the generator's: " +
+                          launch->summary.substr(launch->kernel.size() + 2);
+      }
+      return launch;
+    }
     if (limitation.empty())
       return detail::buildSimpleGemmKernel(op, gpuModule, kernelName, binding,
                                            options);

@@ -155,6 +155,16 @@ struct WarpRoles {
   int64_t cluster = 0;
 };
 
+/// Replaces kernel `kernelName` of `module` (the generator's, for `op`) by
+/// one written from `op`'s kernel-level IR op by op (SckToNVGPU.cpp), with
+/// the same parameters, its ring in `sharedBytes` of shared memory; a
+/// located error for IR it does not lower.
+LogicalResult writeGemmKernelFromIR(BatchMatmulOp op, gpu::GPUModuleOp module,
+                                    StringRef kernelName, int64_t sharedBytes);
+/// Why writeGemmKernelFromIR does not take `op` (its IR, its epilogue), or
+/// an empty string.
+std::string gemmKernelFromIRLimitation(BatchMatmulOp op);
+
 /// `schedule`: "cooperative", "pingpong" or "transposed" (see
 /// GemmTransposedTile.cpp).
 FailureOr<KernelLaunch>

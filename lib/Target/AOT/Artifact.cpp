@@ -390,6 +390,7 @@ GemmKernelOptions EntryCompiler::gemmOptions() const {
   kernelOptions.tileN = options.tileN;
   kernelOptions.schedule = options.schedule;
   kernelOptions.multicast = options.gemmMulticast;
+  kernelOptions.kernelFromIR = options.kernelsFromIR && options.warpSpecialize;
   return kernelOptions;
 }
 

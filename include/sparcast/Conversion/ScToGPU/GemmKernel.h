@@ -47,6 +47,11 @@ struct GemmKernelOptions {
   /// 2026-11-30); elsewhere correct but not faster (0.97x on the LCE, 0.99x
   /// on 8192^3 bf16, 2026-11-29).
   bool multicast = false;
+  /// Write the kernel body from the GEMM's kernel-level IR (sck-to-nvgpu,
+  /// SckToNVGPU.cpp) instead of the generator's template, where that
+  /// lowering takes the IR (today: ping-pong, plain epilogue); the launch
+  /// (grid, shared memory, parameters) stays the generator's.
+  bool kernelFromIR = false;
 };
 
 /// A size in a launch description: a constant, or ceil(factor * symbol /

@@ -1,0 +1,719 @@
+//===- SckToNVGPU.cpp - a GEMM kernel written from its kernel-level IR ----===//
+//
+// The kernel body built op by op from the `sck` function that
+// sc-lower-to-sck, sc-persistent and sc-warp-specialize left for a GEMM,
+// instead of from the generator's templates: the ring becomes shared-memory
+// slots with full/empty mbarriers, each role a warpgroup branch with its
+// setmaxnreg, the tile loop this CTA's share of the tiles (persistent:
+// CTA c takes tiles c, c + CTAs, ...; grouped order as the loop says), a
+// put the wait for a free slot, expect_tx and the TMA loads of its boxes,
+// a get the wait for a full slot, an mma wgmma on the slot's boxes
+// (descriptors of their 128B-swizzled layout), a release the consumer
+// warps' arrivals on the slot's empty barrier, ping-pong turns named
+// barriers, and the epilogue the accumulator's fragments converted and
+// stored to the result. What it takes for now: the ping-pong schedule
+// (64 x 256 tiles, one consumer a tile), f16/bf16 operands with an
+// N-major rhs, no epilogue region, no clusters, one stage. Anything else
+// is refused with a located error, so the generator's kernel is used.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmKernelCommon.h"
+#include "TemplateUtils.h"
+#include "sparcast/Conversion/ScToGPU/GemmKernel.h"
+#include "sparcast/Dialect/SCK/IR/SckDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace mlir::sc;
+
+namespace {
+constexpr int64_t kTileM = 64, kTileN = 256, kK = 64;
+/// The wgmma descriptor bits of a 128B-swizzled operand: swizzle mode 1,
+/// 1024-byte stride between 8-row groups, 8192-byte leading offset between
+/// 64-element column blocks (an N-major B); the start address is or-ed in.
+constexpr int64_t kDescriptorBits = 0x4000004002000000;
+
+/// The pieces of the kernel-level IR the lowering follows.
+struct KernelIR {
+  sck::RingOp ring;
+  sck::RoleOp producer, consumer;
+  sck::TileLoopOp producerLoop, consumerLoop;
+};
+
+/// Builds the kernel; `b` inside the new gpu.func's entry block.
+class GemmKernelWriter {
+public:
+  GemmKernelWriter(BatchMatmulOp op, KernelIR ir, int64_t stages,
+                   OpBuilder &b, Location loc)
+      : op(op), ir(ir), stages(stages), b(b), loc(loc),
+        ctx(op.getContext()) {}
+
+  LogicalResult write(gpu::GPUFuncOp func);
+
+private:
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value i32(int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
+  }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
+  Value rem(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  /// Ring position j -> slot and the parity its barrier's phase has when
+  /// the slot is full (`free`: when it is empty again, one phase earlier).
+  std::pair<Value, Value> ringPosition(Value j, bool free);
+  /// (b, m tile, n tile) of this CTA's tile i, in the tile loop's order.
+  SmallVector<Value> decode(Value i);
+  Value descriptor(Value byteOffset);
+  /// The wgmma of one k-tile on ring slot `slot` into the two m64n128
+  /// halves (`first`: ignoring the accumulators), as one commit group;
+  /// waits until only it is in flight.
+  std::pair<Value, Value> mmaOnSlot(Value slot, Value inL, Value inR,
+                                    bool first);
+  LogicalResult writeProducer();
+  LogicalResult writeConsumer();
+  LogicalResult writeEpilogue(sck::EpilogueOp epilogue, Value accL, Value accR,
+                              IRMapping &mapping);
+
+  BatchMatmulOp op;
+  KernelIR ir;
+  int64_t stages;
+  OpBuilder &b;
+  Location loc;
+  MLIRContext *ctx;
+  // Values of the kernel's prologue.
+  Value tmaA, tmaB, c, tid, wg, smem, pad, smemBase, full, empty, mine, ctas,
+      cta, batch, kTiles;
+  Type elementType, accType;
+  MemRefType boxA, boxB;
+};
+} // namespace
+
+/// The ring, the two roles and their tile loops, with nothing else at the
+/// kernel function's top level than constants, of the form lowered; else
+/// why not.
+static std::optional<KernelIR> matchKernelIR(func::FuncOp kernel,
+                                             std::string &why) {
+  KernelIR ir;
+  for (Operation &inner : kernel.getBody().front()) {
+    if (auto ring = dyn_cast<sck::RingOp>(inner)) {
+      ir.ring = ring;
+    } else if (auto role = dyn_cast<sck::RoleOp>(inner)) {
+      auto loops = role.getBody().front().getOps<sck::TileLoopOp>();
+      if (!llvm::hasSingleElement(loops)) {
+        why = "a role with other than one tile loop";
+        return std::nullopt;
+      }
+      (role.getKind() == "producer" ? ir.producer : ir.consumer) = role;
+      (role.getKind() == "producer" ? ir.producerLoop : ir.consumerLoop) =
+          *loops.begin();
+    } else if (!isa<arith::ConstantOp, func::ReturnOp>(inner)) {
+      why = "'" + inner.getName().getStringRef().str() +
+            "' at the kernel's top level";
+      return std::nullopt;
+    }
+  }
+  if (!ir.ring || !ir.producer || !ir.consumer)
+    why = "no ring or no roles (sc-warp-specialize did not run)";
+  else if (ir.consumer.getCount() != 2 ||
+           ir.consumer.getOrder().value_or("") != "pingpong")
+    why = "not two consumers in ping-pong order";
+  else if (ir.consumerLoop.getCluster() != 1)
+    why = "CTA clusters";
+  else if (ir.consumerLoop.getSchedule() != "persistent")
+    why = "a grid tile loop";
+  for (Type box : ir.ring ? ir.ring.getType().getBoxes() : ArrayRef<Type>()) {
+    auto t = cast<sck::BoxType>(box);
+    bool a = t == ir.ring.getType().getBoxes().front();
+    SmallVector<int64_t> want = a ? SmallVector<int64_t>{kTileM, kK}
+                                  : SmallVector<int64_t>{kK, kTileN};
+    if (t.getShape() != ArrayRef<int64_t>(want))
+      why = "ring boxes other than 64x64 (A) and 64x256 (B)";
+  }
+  if (!why.empty())
+    return std::nullopt;
+  return ir;
+}
+
+std::pair<Value, Value> GemmKernelWriter::ringPosition(Value j, bool free) {
+  Value cS = index(stages);
+  Value slot = rem(j, cS);
+  Value phase = rem(div(j, cS), index(2));
+  if (free)
+    phase = arith::XOrIOp::create(b, loc, phase, index(1));
+  Value parity = arith::IndexCastOp::create(b, loc, b.getI1Type(), phase);
+  return {slot, parity};
+}
+
+SmallVector<Value> GemmKernelWriter::decode(Value i) {
+  // Tile t = cta + i * ctas; within a batch element, M tiles in groups of
+  // `group` rows, M fastest inside a group, then N.
+  sck::TileLoopOp loop = ir.consumerLoop;
+  Value mTiles = loop.getMTiles(), nTiles = loop.getNTiles();
+  auto constant = [&](Value v) -> Value {
+    return b.clone(*v.getDefiningOp())->getResult(0);
+  };
+  Value cGM = constant(mTiles), cGN = constant(nTiles);
+  Value group = index(loop.getGroup());
+  Value t = add(cta, mul(i, ctas));
+  Value perBatch = mul(cGN, cGM);
+  Value bIdx = div(t, perBatch);
+  Value tb = rem(t, perBatch);
+  Value perGroup = mul(group, cGN);
+  Value grp = div(tb, perGroup);
+  Value inGrp = rem(tb, perGroup);
+  Value firstM = mul(grp, group);
+  Value rows = arith::MinUIOp::create(b, loc, arith::SubIOp::create(b, loc, cGM, firstM),
+                                      group);
+  Value mb = add(firstM, rem(inGrp, rows));
+  Value nb = div(inGrp, rows);
+  return {bIdx, mb, nb};
+}
+
+Value GemmKernelWriter::descriptor(Value byteOffset) {
+  Value off = arith::IndexCastOp::create(b, loc, b.getI64Type(), byteOffset);
+  Value address = arith::AddIOp::create(b, loc, smemBase, off);
+  Value masked = arith::AndIOp::create(
+      b, loc, address,
+      arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0x3FFFF));
+  Value encoded = arith::ShRUIOp::create(
+      b, loc, masked, arith::ConstantIntOp::create(b, loc, b.getI64Type(), 4));
+  return arith::OrIOp::create(
+      b, loc, encoded,
+      arith::ConstantIntOp::create(b, loc, b.getI64Type(), kDescriptorBits));
+}
+
+std::pair<Value, Value> GemmKernelWriter::mmaOnSlot(Value slot, Value inL,
+                                                   Value inR, bool first) {
+  Value aOff = add(mul(slot, index(kTileM * kK * 2)), pad);
+  Value bOff = add(add(index(stages * kTileM * kK * 2),
+                       mul(slot, index(kK * kTileN * 2))),
+                   pad);
+  Value descA = descriptor(aOff);
+  // B's two 128-column halves: two 64 x 64 boxes each, 16 KB apart.
+  Value descBL = descriptor(bOff);
+  Value descBR = descriptor(add(bOff, index(16384)));
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  auto type = elementType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+  SmallVector<Value> out;
+  for (auto [descB, acc] : {std::pair{descBL, inL}, std::pair{descBR, inR}}) {
+    for (int64_t kk = 0; kk < kK / 16; ++kk) {
+      // k16 step: 32 bytes along A's rows (2 descriptor units), 16 rows of
+      // 128 bytes of B (128 units).
+      Value a = arith::AddIOp::create(
+          b, loc, descA, arith::ConstantIntOp::create(b, loc, b.getI64Type(), 2 * kk));
+      Value bd = arith::AddIOp::create(
+          b, loc, descB,
+          arith::ConstantIntOp::create(b, loc, b.getI64Type(), 128 * kk));
+      auto scaleOut = first && kk == 0 ? NVVM::WGMMAScaleOut::zero
+                                       : NVVM::WGMMAScaleOut::one;
+      acc = NVVM::WgmmaMmaAsyncOp::create(
+          b, loc, accType, acc, a, bd, NVVM::MMAShapeAttr::get(ctx, 64, 128, 16),
+          NVVM::WGMMATypesAttr::get(ctx, type), NVVM::WGMMATypesAttr::get(ctx, type),
+          NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+          NVVM::WGMMAScaleOutAttr::get(ctx, scaleOut),
+          NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+          NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+          NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+          NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row), nullptr);
+    }
+    out.push_back(acc);
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+  return {out[0], out[1]};
+}
+
+/// The kernel's value for `v`, a value of the kernel-level function: as
+/// mapped, or a constant of the function's top level cloned here.
+static Value lookup(Value v, OpBuilder &b, IRMapping &mapping) {
+  if (Value mapped = mapping.lookupOrNull(v))
+    return mapped;
+  Operation *def = v.getDefiningOp();
+  if (!def || !isa<arith::ConstantOp>(def))
+    return Value();
+  Value copy = b.clone(*def)->getResult(0);
+  mapping.map(v, copy);
+  return copy;
+}
+
+/// Lowers `body` (a tile loop's or k loop's block) into `b`'s insertion
+/// point: arithmetic is cloned, and `visit` lowers the rest (sck ops, the
+/// k loop). The loop's block arguments come mapped.
+static LogicalResult
+lowerBody(Block &body, OpBuilder &b, IRMapping &mapping,
+          function_ref<LogicalResult(Operation &, IRMapping &)> visit) {
+  for (Operation &inner : body.without_terminator()) {
+    if (isa<arith::ArithDialect>(inner.getDialect())) {
+      for (Value operand : inner.getOperands())
+        if (!lookup(operand, b, mapping))
+          return inner.emitError("sck-to-nvgpu: a value from outside the "
+                                 "tile loop that is not a constant");
+      b.clone(inner, mapping);
+      continue;
+    }
+    if (failed(visit(inner, mapping)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult GemmKernelWriter::writeProducer() {
+  sck::TileLoopOp loop = ir.producerLoop;
+  Value leader = cmp(arith::CmpIPredicate::eq, tid, index(256));
+  auto ifLeader = scf::IfOp::create(b, loc, leader, /*withElse=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifLeader.getThenRegion().front());
+  auto tiles = scf::ForOp::create(b, loc, index(0), mine, index(1));
+  b.setInsertionPointToStart(tiles.getBody());
+  Value i = tiles.getInductionVar();
+  IRMapping mapping;
+  SmallVector<Value> coords = decode(i);
+  for (auto [arg, v] : llvm::zip(loop.getBody().front().getArguments(), coords))
+    mapping.map(arg, v);
+  // The k loop's position in the ring: the CTA's tile i starts at i x KT.
+  SmallVector<Operation *> loads;
+  LogicalResult result = lowerBody(
+      loop.getBody().front(), b, mapping,
+      [&](Operation &inner, IRMapping &map) -> LogicalResult {
+        auto kLoop = dyn_cast<scf::ForOp>(inner);
+        if (!kLoop)
+          return inner.emitError("sck-to-nvgpu: the producer's tile is one k "
+                                 "loop of loads and a put");
+        auto newLoop = scf::ForOp::create(b, loc, lookup(kLoop.getLowerBound(), b, map),
+                                          lookup(kLoop.getUpperBound(), b, map),
+                                          lookup(kLoop.getStep(), b, map));
+        OpBuilder::InsertionGuard inLoop(b);
+        b.setInsertionPointToStart(newLoop.getBody());
+        map.map(kLoop.getInductionVar(), newLoop.getInductionVar());
+        Value j = add(mul(i, kTiles), newLoop.getInductionVar());
+        return lowerBody(
+            *kLoop.getBody(), b, map,
+            [&](Operation &op2, IRMapping &m2) -> LogicalResult {
+              if (auto load = dyn_cast<sck::LoadOp>(op2)) {
+                if (load.getTransposed())
+                  return load.emitError("sck-to-nvgpu: no transposed boxes yet");
+                loads.push_back(load);
+                return success();
+              }
+              auto put = dyn_cast<sck::PutOp>(op2);
+              if (!put)
+                return op2.emitError("sck-to-nvgpu: not lowered in a producer");
+              auto [slot, freeParity] = ringPosition(j, /*free=*/true);
+              Value ticks = index(10000000);
+              nvgpu::MBarrierTryWaitParityOp::create(b, loc, empty, freeParity,
+                                                     ticks, slot);
+              int64_t slotBytes = (kTileM * kK + kK * kTileN) * 2;
+              nvgpu::MBarrierArriveExpectTxOp::create(b, loc, full,
+                                                      index(slotBytes), slot,
+                                                      Value());
+              for (Value boxValue : put.getBoxes()) {
+                auto load = boxValue.getDefiningOp<sck::LoadOp>();
+                if (!load || !llvm::is_contained(loads, load.getOperation()))
+                  return put.emitError("sck-to-nvgpu: a put of the k-tile's loads");
+                SmallVector<Value> at;
+                for (Value v : load.getCoords())
+                  at.push_back(lookup(v, b, m2));
+                bool isA = load.getOperand() == "A";
+                // A's slots first (8 KB each), then B's (32 KB: four 64 x 64
+                // boxes, 64 columns n apart).
+                Value base = isA ? mul(slot, index(kTileM * kK * 2))
+                                 : add(index(stages * kTileM * kK * 2),
+                                       mul(slot, index(kK * kTileN * 2)));
+                base = add(base, pad);
+                for (int64_t part = 0; part < (isA ? 1 : kTileN / 64); ++part) {
+                  Value at0 = add(base, index(part * 8192));
+                  Value view = memref::ViewOp::create(
+                      b, loc, isA ? boxA : boxB, smem, at0, ValueRange());
+                  SmallVector<Value> partAt = at;
+                  if (!isA)
+                    partAt[0] = add(partAt[0], index(part * 64));
+                  nvgpu::TmaAsyncLoadOp::create(b, loc, view, full,
+                                                isA ? tmaA : tmaB, partAt, slot,
+                                                Value(), Value());
+                }
+              }
+              return success();
+            });
+      });
+  return result;
+}
+
+LogicalResult GemmKernelWriter::writeConsumer() {
+  sck::TileLoopOp loop = ir.consumerLoop;
+  Value lane = rem(tid, index(32));
+  Value laneZero = cmp(arith::CmpIPredicate::eq, lane, index(0));
+  // Consumer w takes the CTA's tiles w, w + 2, ... (ping-pong).
+  auto tiles = scf::ForOp::create(b, loc, wg, mine, index(2));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(tiles.getBody());
+  Value i = tiles.getInductionVar();
+  IRMapping mapping;
+  SmallVector<Value> coords = decode(i);
+  for (auto [arg, v] : llvm::zip(loop.getBody().front().getArguments(), coords))
+    mapping.map(arg, v);
+  // Turns: wait until the other consumer has issued its tile's wgmma (named
+  // barrier 5 - w), hand over after this tile's (4 + w); not before the
+  // first tile, not after the last.
+  Value count = i32(256);
+  {
+    Value notFirst = cmp(arith::CmpIPredicate::ugt, i, index(0));
+    auto ifWait = scf::IfOp::create(b, loc, notFirst, false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&ifWait.getThenRegion().front());
+    Value id = arith::IndexCastOp::create(b, loc, b.getI32Type(),
+                                          arith::SubIOp::create(b, loc, index(5), wg));
+    NVVM::BarrierOp::create(b, loc, Type(), id, count, nullptr, Value());
+  }
+  // Releases ring position j: lane 0 of each of the warpgroup's warps
+  // arrives on its slot's empty barrier (count 4).
+  auto release = [&](Value j) {
+    Value slot = ringPosition(j, /*free=*/false).first;
+    auto ifLane = scf::IfOp::create(b, loc, laneZero, false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&ifLane.getThenRegion().front());
+    nvgpu::MBarrierArriveOp::create(b, loc, nvgpu::MBarrierTokenType::get(ctx),
+                                    empty, slot);
+  };
+  // Zero accumulators (two m64n128 halves), replaced as the k loop runs.
+  DenseMap<Value, std::pair<Value, Value>> accs;
+  auto handOver = [&]() {
+    Value next = add(i, index(1));
+    Value partner = cmp(arith::CmpIPredicate::ult, next, mine);
+    auto ifArrive = scf::IfOp::create(b, loc, partner, false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&ifArrive.getThenRegion().front());
+    Value id = arith::IndexCastOp::create(b, loc, b.getI32Type(),
+                                          add(index(4), wg));
+    NVVM::BarrierArriveOp::create(b, loc, id, count);
+  };
+  return lowerBody(
+      loop.getBody().front(), b, mapping,
+      [&](Operation &inner, IRMapping &map) -> LogicalResult {
+        // The zero accumulator is the peeled first k-tile's (below).
+        if (auto zero = dyn_cast<sck::ZeroOp>(inner)) {
+          accs[zero.getResult()] = {Value(), Value()};
+          return success();
+        }
+        if (auto epilogue = dyn_cast<sck::EpilogueOp>(inner)) {
+          auto it = accs.find(epilogue.getAcc());
+          if (it == accs.end())
+            return epilogue.emitError("sck-to-nvgpu: the epilogue of a k loop's "
+                                      "accumulator");
+          return writeEpilogue(epilogue, it->second.first, it->second.second, map);
+        }
+        auto kLoop = dyn_cast<scf::ForOp>(inner);
+        if (!kLoop || kLoop.getNumRegionIterArgs() != 1 ||
+            !kLoop.getInitArgs()[0].getDefiningOp<sck::ZeroOp>())
+          return inner.emitError("sck-to-nvgpu: the consumer's tile is a zero "
+                                 "accumulator, one k loop and its epilogue");
+        // One k-tile of the IR's loop body at induction value `iv` from
+        // accumulators `in`: its get, mma and release. The first k-tile is
+        // peeled (its wgmma ignore the accumulator: nothing to zero) and
+        // has no previous slot to release.
+        auto kTile = [&](Value iv, std::pair<Value, Value> in,
+                         bool first) -> FailureOr<std::pair<Value, Value>> {
+          map.map(kLoop.getInductionVar(), iv);
+          accs[kLoop.getRegionIterArgs()[0]] = in;
+          Value j = add(mul(i, kTiles), iv);
+          Value slot;
+          LogicalResult body = lowerBody(
+              *kLoop.getBody(), b, map,
+              [&](Operation &op2, IRMapping &) -> LogicalResult {
+                if (isa<sck::GetOp>(op2)) {
+                  auto [s, parity] = ringPosition(j, /*free=*/false);
+                  slot = s;
+                  nvgpu::MBarrierTryWaitParityOp::create(b, loc, full, parity,
+                                                         index(10000000), s);
+                  return success();
+                }
+                if (auto mma = dyn_cast<sck::MmaOp>(op2)) {
+                  if (!slot || !accs.count(mma.getAcc()))
+                    return mma.emitError("sck-to-nvgpu: an mma of a got slot");
+                  auto [inL, inR] = accs.lookup(mma.getAcc());
+                  accs[mma.getResult()] = mmaOnSlot(slot, inL, inR, first);
+                  return success();
+                }
+                if (isa<sck::ReleaseOp>(op2)) {
+                  if (!slot)
+                    return op2.emitError("sck-to-nvgpu: a release of a got slot");
+                  // The slot is read until its wgmma completes: released
+                  // one k-tile later, once the next k-tile's wgmma is issued
+                  // and the group before it waited for (the last one after
+                  // the loop).
+                  if (!first)
+                    release(arith::SubIOp::create(b, loc, j, index(1)));
+                  return success();
+                }
+                return op2.emitError("sck-to-nvgpu: not lowered in a consumer");
+              });
+          if (failed(body))
+            return failure();
+          auto yield = cast<scf::YieldOp>(kLoop.getBody()->getTerminator());
+          auto it = accs.find(yield.getOperand(0));
+          if (it == accs.end())
+            return yield.emitError("sck-to-nvgpu: the k loop yields its mma");
+          return it->second;
+        };
+        Value lb = lookup(kLoop.getLowerBound(), b, map);
+        Value step = lookup(kLoop.getStep(), b, map);
+        Value undef = LLVM::UndefOp::create(b, loc, accType);
+        FailureOr<std::pair<Value, Value>> peeled =
+            kTile(lb, {undef, undef}, /*first=*/true);
+        if (failed(peeled))
+          return failure();
+        auto newLoop = scf::ForOp::create(
+            b, loc, add(lb, step), lookup(kLoop.getUpperBound(), b, map), step,
+            ValueRange{peeled->first, peeled->second});
+        {
+          OpBuilder::InsertionGuard inLoop(b);
+          b.setInsertionPointToStart(newLoop.getBody());
+          FailureOr<std::pair<Value, Value>> next =
+              kTile(newLoop.getInductionVar(),
+                    {newLoop.getRegionIterArgs()[0], newLoop.getRegionIterArgs()[1]},
+                    /*first=*/false);
+          if (failed(next))
+            return failure();
+          scf::YieldOp::create(b, loc, ValueRange{next->first, next->second});
+        }
+        accs[kLoop.getResult(0)] = {newLoop.getResult(0), newLoop.getResult(1)};
+        handOver();
+        // The last k-tile's wgmma, then its slot.
+        NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+        Value last = arith::SubIOp::create(
+            b, loc, add(mul(i, kTiles), kTiles), index(1));
+        release(last);
+        return success();
+      });
+}
+
+LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
+                                              Value accL, Value accR,
+                                              IRMapping &mapping) {
+  if (!epilogue.getBody().empty() || epilogue.getTransposed() ||
+      !epilogue.getIns().empty())
+    return epilogue.emitError("sck-to-nvgpu: only the plain epilogue (the "
+                              "accumulator converted) for now");
+  // Coordinates: [n0, m0, b] (innermost first).
+  SmallVector<Value> at;
+  for (Value v : epilogue.getCoords())
+    at.push_back(lookup(v, b, mapping));
+  if (at.size() != 3)
+    return epilogue.emitError("sck-to-nvgpu: a batched result tile");
+  Value n0 = at[0], m0 = at[1], bIdx = at[2];
+  Type outType = op.getType().getElementType();
+  int64_t m = op.getType().getDimSize(1), n = op.getType().getDimSize(2);
+  // The wgmma accumulator's fragment: in each n8 group g, this thread has
+  // rows warp * 16 + lane / 4 (+ 8) and columns 8 g + 2 (lane % 4) (+ 1).
+  Value inWg = rem(tid, index(128));
+  Value warp = div(inWg, index(32));
+  Value lane = rem(tid, index(32));
+  Value row0 = add(add(m0, mul(warp, index(16))), div(lane, index(4)));
+  Value col0 = add(n0, mul(rem(lane, index(4)), index(2)));
+  Value rowsLeft = arith::SubIOp::create(b, loc, index(m), row0);
+  Value colsLeft = arith::SubIOp::create(b, loc, index(n), col0);
+  // Registers 2 p and 2 p + 1 are neighbouring columns: stored as one
+  // vector when N is even (the pair then lies inside the row, aligned).
+  int64_t perStore = n % 2 == 0 ? 2 : 1;
+  int64_t outBytes = outType.getIntOrFloatBitWidth() / 8;
+  // Per row (r0, r0 + 8): one branch for the row, then its registers (2
+  // of every 4) in both halves; columns checked only where N tiles can be
+  // partial.
+  Value accs[2] = {accL, accR};
+  for (int64_t r = 0; r < 2; ++r) {
+    Value row = add(row0, index(8 * r));
+    auto ifRow = scf::IfOp::create(
+        b, loc, cmp(arith::CmpIPredicate::sgt, rowsLeft, index(8 * r)), false);
+    OpBuilder::InsertionGuard rowGuard(b);
+    b.setInsertionPointToStart(&ifRow.getThenRegion().front());
+    for (int64_t half = 0; half < 2; ++half) {
+      for (int64_t g = 0; g < 16; ++g) {
+        for (int64_t cc = 0; cc < 2; cc += perStore) {
+          int64_t reg = 4 * g + 2 * r + cc;
+          int64_t colOff = 128 * half + 8 * g + cc;
+          Value col = add(col0, index(colOff));
+          OpBuilder::InsertionGuard colGuard(b);
+          if (n % kTileN != 0) {
+            auto ifCol = scf::IfOp::create(
+                b, loc, cmp(arith::CmpIPredicate::sgt, colsLeft, index(colOff)),
+                false);
+            b.setInsertionPointToStart(&ifCol.getThenRegion().front());
+          }
+          SmallVector<Value> values;
+          for (int64_t e = 0; e < perStore; ++e) {
+            Value v = LLVM::ExtractValueOp::create(b, loc, accs[half], reg + e);
+            if (outType != v.getType())
+              v = arith::TruncFOp::create(b, loc, outType, v);
+            values.push_back(v);
+          }
+          if (perStore == 1) {
+            memref::StoreOp::create(b, loc, values[0], c, ValueRange{bIdx, row, col});
+            continue;
+          }
+          Value pair = vector::FromElementsOp::create(
+              b, loc, VectorType::get({2}, outType), values);
+          vector::StoreOp::create(b, loc, pair, c, ValueRange{bIdx, row, col},
+                                  /*nontemporal=*/false,
+                                  llvm::MaybeAlign(2 * outBytes));
+        }
+      }
+    }
+  }
+  return success();
+}
+
+LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
+  elementType = op.getLhs().getType().getElementType();
+  accType = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(64, Float32Type::get(ctx)));
+  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto tmaSpace = IntegerAttr::get(IntegerType::get(ctx, 64), 3);
+  auto mapType = [&](ArrayRef<int64_t> box) {
+    return nvgpu::TensorMapDescriptorType::get(
+        ctx, MemRefType::get(box, elementType, MemRefLayoutAttrInterface(), tmaSpace),
+        nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+        nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
+        nvgpu::TensorMapOOBKind::OOB_ZERO,
+        nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+  };
+  // The boxes: [k, m] of A, [n, k] of B, with a leading 1 when batched.
+  bool lhsBatched = op.getLhs().getType().getRank() == 3;
+  bool rhsBatched = op.getRhs().getType().getRank() == 3;
+  SmallVector<int64_t> aBox = lhsBatched ? SmallVector<int64_t>{1, kTileM, kK}
+                                         : SmallVector<int64_t>{kTileM, kK};
+  SmallVector<int64_t> bBox = rhsBatched ? SmallVector<int64_t>{1, kK, 64}
+                                         : SmallVector<int64_t>{kK, 64};
+  boxA = MemRefType::get(aBox, elementType, MemRefLayoutAttrInterface(), workgroup);
+  boxB = MemRefType::get(bBox, elementType, MemRefLayoutAttrInterface(), workgroup);
+  tmaA = UnrealizedConversionCastOp::create(b, loc, mapType(aBox), func.getArgument(0))
+             .getResult(0);
+  tmaB = UnrealizedConversionCastOp::create(b, loc, mapType(bBox), func.getArgument(1))
+             .getResult(0);
+  c = func.getArgument(2);
+
+  tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  // The warpgroup from lane 0 (a shuffle): warp-uniform for ptxas, so the
+  // role branches do not serialize wgmma.
+  Value tid32 = arith::IndexCastOp::create(b, loc, b.getI32Type(), tid);
+  Value wgRaw = arith::DivUIOp::create(b, loc, tid32, i32(128));
+  Value wgU = gpu::ShuffleOp::create(b, loc, wgRaw, i32(0), i32(32),
+                                     gpu::ShuffleMode::IDX)
+                  .getShuffleResult();
+  wg = arith::IndexCastOp::create(b, loc, b.getIndexType(), wgU);
+  cta = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  ctas = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+  batch = memref::DimOp::create(b, loc, c, 0);
+  Value cGM = b.clone(*ir.consumerLoop.getMTiles().getDefiningOp())->getResult(0);
+  Value cGN = b.clone(*ir.consumerLoop.getNTiles().getDefiningOp())->getResult(0);
+  Value numTiles = mul(batch, mul(cGM, cGN));
+  // Tiles of this CTA: cta, cta + ctas, ... below numTiles.
+  Value left = arith::SubIOp::create(b, loc, add(numTiles, ctas), add(cta, index(1)));
+  Value any = cmp(arith::CmpIPredicate::ult, cta, numTiles);
+  mine = arith::SelectOp::create(b, loc, any, div(left, ctas), index(0));
+  kTiles = index(llvm::divideCeil(op.getContractionSize(), kK));
+
+  auto smemType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                                  MemRefLayoutAttrInterface(), workgroup);
+  smem = gpu::DynamicSharedMemoryOp::create(b, loc, smemType);
+  // 128B-swizzled boxes want 1024-byte aligned shared memory.
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smem);
+  pad = rem(arith::SubIOp::create(b, loc, index(1024), rem(base, index(1024))),
+            index(1024));
+  smemBase = arith::IndexCastOp::create(b, loc, b.getI64Type(), base);
+  auto barsType = nvgpu::MBarrierGroupType::get(ctx, workgroup, stages);
+  full = nvgpu::MBarrierCreateOp::create(b, loc, barsType);
+  empty = nvgpu::MBarrierCreateOp::create(b, loc, barsType);
+  {
+    Value first = cmp(arith::CmpIPredicate::eq, tid, index(0));
+    auto ifFirst = scf::IfOp::create(b, loc, first, false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
+    auto slots = scf::ForOp::create(b, loc, index(0), index(stages), index(1));
+    b.setInsertionPointToStart(slots.getBody());
+    Value s = slots.getInductionVar();
+    nvgpu::MBarrierInitOp::create(b, loc, full, index(1), s, Value());
+    // Lane 0 of each warp of the consumer that read the slot.
+    nvgpu::MBarrierInitOp::create(b, loc, empty, index(4), s, Value());
+  }
+  gpu::BarrierOp::create(b, loc);
+  Value isProducer = cmp(arith::CmpIPredicate::eq, wg, index(2));
+  auto roles = scf::IfOp::create(b, loc, isProducer, /*withElse=*/true);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&roles.getThenRegion().front());
+    NVVM::SetMaxRegisterOp::create(b, loc, ir.producer.getRegs(),
+                                   NVVM::SetMaxRegisterAction::decrease);
+    if (failed(writeProducer()))
+      return failure();
+    b.setInsertionPointToStart(&roles.getElseRegion().front());
+    NVVM::SetMaxRegisterOp::create(b, loc, ir.consumer.getRegs(),
+                                   NVVM::SetMaxRegisterAction::increase);
+    if (failed(writeConsumer()))
+      return failure();
+  }
+  gpu::ReturnOp::create(b, loc);
+  return success();
+}
+
+std::string mlir::sc::detail::gemmKernelFromIRLimitation(BatchMatmulOp op) {
+  FailureOr<func::FuncOp> kernel = sc::detail::kernelIRFunction(op);
+  if (failed(kernel) || !*kernel)
+    return "no kernel-level IR (sc-lower-to-sck did not run)";
+  if (op.hasEpilogue())
+    return "an epilogue region";
+  if (op.getTransposeRhs())
+    return "a K-major rhs";
+  std::string why;
+  (void)matchKernelIR(*kernel, why);
+  return why;
+}
+
+LogicalResult mlir::sc::detail::writeGemmKernelFromIR(BatchMatmulOp op,
+                                                      gpu::GPUModuleOp module,
+                                                      StringRef kernelName,
+                                                      int64_t sharedBytes) {
+  func::FuncOp kernel = *sc::detail::kernelIRFunction(op);
+  std::string why;
+  std::optional<KernelIR> ir = matchKernelIR(kernel, why);
+  if (!ir)
+    return op.emitError("internal error: sck-to-nvgpu cannot lower: ") << why;
+  // The ring: as many slots as the IR asks, or as fit (no staging: the
+  // epilogue stores from registers), past up to 1 KB of alignment.
+  int64_t slotBytes = (kTileM * kK + kK * kTileN) * 2;
+  int64_t fit = (sharedBytes - 1024) / slotBytes;
+  int64_t stages = ir->ring.getStages() ? ir->ring.getStages() : fit;
+  if (stages < 2 || stages > fit)
+    return ir->ring.emitError("sck-to-nvgpu: ")
+           << stages << " ring slots of " << slotBytes << " bytes in "
+           << sharedBytes << " bytes of shared memory";
+  auto old = module.lookupSymbol<gpu::GPUFuncOp>(kernelName);
+  if (!old)
+    return op.emitError("internal error: no kernel ") << kernelName;
+  // Same name, parameters and attributes as the generator's kernel: the
+  // launch it described stays valid.
+  OpBuilder b(old);
+  auto func = gpu::GPUFuncOp::create(b, old.getLoc(), kernelName,
+                                     old.getFunctionType());
+  func->setAttrs(old->getAttrs());
+  b.setInsertionPointToStart(&func.getBody().front());
+  GemmKernelWriter writer(op, *ir, stages, b, kernel.getLoc());
+  if (failed(writer.write(func))) {
+    func.erase();
+    return failure();
+  }
+  old.erase();
+  return success();
+}
