@@ -38,6 +38,8 @@ using namespace mlir::sc;
 
 namespace {
 constexpr int64_t kTileM = 64, kTileN = 256, kK = 64;
+/// A ring slot: A's 64 x 64 box and B's 64 x 256, 16-bit.
+constexpr int64_t kSlotBytes = (kTileM * kK + kK * kTileN) * 2;
 /// The wgmma descriptor bits of a 128B-swizzled operand: swizzle mode 1,
 /// 1024-byte stride between 8-row groups, 8192-byte leading offset between
 /// 64-element column blocks (an N-major B); the start address is or-ed in.
@@ -95,8 +97,8 @@ private:
   Location loc;
   MLIRContext *ctx;
   // Values of the kernel's prologue.
-  Value tmaA, tmaB, c, tid, wg, smem, pad, smemBase, full, empty, mine, ctas,
-      cta, batch, kTiles;
+  Value tmaA, tmaB, tmaC, c, tid, wg, smem, pad, smemBase, full, empty, mine,
+      ctas, cta, batch, kTiles, stageBase;
   Type elementType, accType;
   MemRefType boxA, boxB;
 };
@@ -316,9 +318,8 @@ LogicalResult GemmKernelWriter::writeProducer() {
               Value ticks = index(10000000);
               nvgpu::MBarrierTryWaitParityOp::create(b, loc, empty, freeParity,
                                                      ticks, slot);
-              int64_t slotBytes = (kTileM * kK + kK * kTileN) * 2;
               nvgpu::MBarrierArriveExpectTxOp::create(b, loc, full,
-                                                      index(slotBytes), slot,
+                                                      index(kSlotBytes), slot,
                                                       Value());
               for (Value boxValue : put.getBoxes()) {
                 auto load = boxValue.getDefiningOp<sck::LoadOp>();
@@ -515,62 +516,85 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
     return epilogue.emitError("sck-to-nvgpu: a batched result tile");
   Value n0 = at[0], m0 = at[1], bIdx = at[2];
   Type outType = op.getType().getElementType();
-  int64_t m = op.getType().getDimSize(1), n = op.getType().getDimSize(2);
+  int64_t outBytes = outType.getIntOrFloatBitWidth() / 8;
+  int64_t boxCols = 128 / outBytes;
   // The wgmma accumulator's fragment: in each n8 group g, this thread has
-  // rows warp * 16 + lane / 4 (+ 8) and columns 8 g + 2 (lane % 4) (+ 1).
+  // rows warp * 16 + lane / 4 (+ 8) of the tile and columns 8 g + 2 (lane
+  // % 4) (+ 1). Each 128-column half goes through the warpgroup's staging
+  // tile (boxes of 64 rows x 128 bytes, 128B-swizzled as C's tensor map)
+  // and out by TMA, which drops what lies past M or N.
   Value inWg = rem(tid, index(128));
   Value warp = div(inWg, index(32));
   Value lane = rem(tid, index(32));
-  Value row0 = add(add(m0, mul(warp, index(16))), div(lane, index(4)));
-  Value col0 = add(n0, mul(rem(lane, index(4)), index(2)));
-  Value rowsLeft = arith::SubIOp::create(b, loc, index(m), row0);
-  Value colsLeft = arith::SubIOp::create(b, loc, index(n), col0);
-  // Registers 2 p and 2 p + 1 are neighbouring columns: stored as one
-  // vector when N is even (the pair then lies inside the row, aligned).
-  int64_t perStore = n % 2 == 0 ? 2 : 1;
-  int64_t outBytes = outType.getIntOrFloatBitWidth() / 8;
-  // Per row (r0, r0 + 8): one branch for the row, then its registers (2
-  // of every 4) in both halves; columns checked only where N tiles can be
-  // partial.
+  Value quad = div(lane, index(4));
+  Value rowRel0 = add(mul(warp, index(16)), quad);
+  Value colPair = mul(rem(lane, index(4)), index(2));
+  Value elected = cmp(arith::CmpIPredicate::eq, inWg, index(0));
+  Value wgBar = arith::IndexCastOp::create(b, loc, b.getI32Type(),
+                                           add(wg, index(2)));
+  Value wgCount = i32(128);
+  auto stageType = MemRefType::get({kTileM * 128 / outBytes}, outType,
+                                   MemRefLayoutAttrInterface(),
+                                   boxA.getMemorySpace());
+  Value stage = memref::ViewOp::create(b, loc, stageType, smem, stageBase,
+                                       ValueRange());
+  auto boxType = MemRefType::get({1, kTileM, boxCols}, outType,
+                                 MemRefLayoutAttrInterface(),
+                                 boxA.getMemorySpace());
   Value accs[2] = {accL, accR};
-  for (int64_t r = 0; r < 2; ++r) {
-    Value row = add(row0, index(8 * r));
-    auto ifRow = scf::IfOp::create(
-        b, loc, cmp(arith::CmpIPredicate::sgt, rowsLeft, index(8 * r)), false);
-    OpBuilder::InsertionGuard rowGuard(b);
-    b.setInsertionPointToStart(&ifRow.getThenRegion().front());
-    for (int64_t half = 0; half < 2; ++half) {
-      for (int64_t g = 0; g < 16; ++g) {
-        for (int64_t cc = 0; cc < 2; cc += perStore) {
-          int64_t reg = 4 * g + 2 * r + cc;
-          int64_t colOff = 128 * half + 8 * g + cc;
-          Value col = add(col0, index(colOff));
-          OpBuilder::InsertionGuard colGuard(b);
-          if (n % kTileN != 0) {
-            auto ifCol = scf::IfOp::create(
-                b, loc, cmp(arith::CmpIPredicate::sgt, colsLeft, index(colOff)),
-                false);
-            b.setInsertionPointToStart(&ifCol.getThenRegion().front());
-          }
-          SmallVector<Value> values;
-          for (int64_t e = 0; e < perStore; ++e) {
-            Value v = LLVM::ExtractValueOp::create(b, loc, accs[half], reg + e);
-            if (outType != v.getType())
-              v = arith::TruncFOp::create(b, loc, outType, v);
-            values.push_back(v);
-          }
-          if (perStore == 1) {
-            memref::StoreOp::create(b, loc, values[0], c, ValueRange{bIdx, row, col});
-            continue;
-          }
-          Value pair = vector::FromElementsOp::create(
-              b, loc, VectorType::get({2}, outType), values);
-          vector::StoreOp::create(b, loc, pair, c, ValueRange{bIdx, row, col},
-                                  /*nontemporal=*/false,
-                                  llvm::MaybeAlign(2 * outBytes));
+  for (int64_t half = 0; half < 2; ++half) {
+    // TMA has read the staging tile (the previous half's stores).
+    {
+      auto ifElected = scf::IfOp::create(b, loc, elected, false);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&ifElected.getThenRegion().front());
+      NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, b.getUnitAttr());
+    }
+    NVVM::BarrierOp::create(b, loc, Type(), wgBar, wgCount, nullptr, Value());
+    for (int64_t g = 0; g < 16; ++g) {
+      for (int64_t r = 0; r < 2; ++r) {
+        int64_t reg = 4 * g + 2 * r;
+        // Column 8 g + colPair of the half: box q, column c in it; the
+        // pair's 16-byte chunk is swizzled by the row (mod 8: the quad).
+        int64_t q = 8 * g / boxCols;
+        Value cInBox = add(index(8 * g % boxCols), colPair);
+        Value bytes = mul(cInBox, index(outBytes));
+        Value chunk = arith::XOrIOp::create(b, loc, div(bytes, index(16)), quad);
+        Value rowRel = add(rowRel0, index(8 * r));
+        Value offset = add(add(index(q * kTileM * 128), mul(rowRel, index(128))),
+                           add(mul(chunk, index(16)), rem(bytes, index(16))));
+        SmallVector<Value> values;
+        for (int64_t e = 0; e < 2; ++e) {
+          Value v = LLVM::ExtractValueOp::create(b, loc, accs[half], reg + e);
+          if (outType != v.getType())
+            v = arith::TruncFOp::create(b, loc, outType, v);
+          values.push_back(v);
         }
+        Value pair = vector::FromElementsOp::create(
+            b, loc, VectorType::get({2}, outType), values);
+        vector::StoreOp::create(b, loc, pair, stage,
+                                ValueRange{div(offset, index(outBytes))},
+                                /*nontemporal=*/false,
+                                llvm::MaybeAlign(2 * outBytes));
       }
     }
+    // The stores are visible to TMA, then the elected thread sends them.
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    NVVM::BarrierOp::create(b, loc, Type(), wgBar, wgCount, nullptr, Value());
+    auto ifElected = scf::IfOp::create(b, loc, elected, false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&ifElected.getThenRegion().front());
+    for (int64_t q = 0; q < 128 / boxCols; ++q) {
+      Value box = memref::ViewOp::create(
+          b, loc, boxType, smem, add(stageBase, index(q * kTileM * 128)),
+          ValueRange());
+      Value n = add(n0, index(128 * half + q * boxCols));
+      nvgpu::TmaAsyncStoreOp::create(b, loc, box, tmaC, ValueRange{n, m0, bIdx},
+                                     Value());
+    }
+    NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
   }
   return success();
 }
@@ -603,6 +627,21 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
   tmaB = UnrealizedConversionCastOp::create(b, loc, mapType(bBox), func.getArgument(1))
              .getResult(0);
   c = func.getArgument(2);
+  // C's tensor map: boxes of 64 rows x 128 bytes, as the launch encodes it.
+  Type outType = op.getType().getElementType();
+  int64_t outBytes = outType.getIntOrFloatBitWidth() / 8;
+  tmaC = UnrealizedConversionCastOp::create(
+             b, loc,
+             nvgpu::TensorMapDescriptorType::get(
+                 ctx,
+                 MemRefType::get({1, kTileM, 128 / outBytes}, outType,
+                                 MemRefLayoutAttrInterface(), tmaSpace),
+                 nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+                 nvgpu::TensorMapL2PromoKind::L2PROMO_NONE,
+                 nvgpu::TensorMapOOBKind::OOB_ZERO,
+                 nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE),
+             func.getArgument(3))
+             .getResult(0);
 
   tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   // The warpgroup from lane 0 (a shuffle): warp-uniform for ptxas, so the
@@ -661,8 +700,17 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
     b.setInsertionPointToStart(&roles.getElseRegion().front());
     NVVM::SetMaxRegisterOp::create(b, loc, ir.consumer.getRegs(),
                                    NVVM::SetMaxRegisterAction::increase);
+    // The warpgroup's staging tile, past the ring.
+    int64_t stageBytes = kTileM * 128 * outBytes;
+    stageBase = add(add(pad, index(stages * kSlotBytes)),
+                    mul(wg, index(stageBytes)));
     if (failed(writeConsumer()))
       return failure();
+    // Shared memory must outlive the TMA stores that read it.
+    Value elected = cmp(arith::CmpIPredicate::eq, rem(tid, index(128)), index(0));
+    auto ifElected = scf::IfOp::create(b, loc, elected, false);
+    b.setInsertionPointToStart(&ifElected.getThenRegion().front());
+    NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, UnitAttr());
   }
   gpu::ReturnOp::create(b, loc);
   return success();
@@ -690,10 +738,13 @@ LogicalResult mlir::sc::detail::writeGemmKernelFromIR(BatchMatmulOp op,
   std::optional<KernelIR> ir = matchKernelIR(kernel, why);
   if (!ir)
     return op.emitError("internal error: sck-to-nvgpu cannot lower: ") << why;
-  // The ring: as many slots as the IR asks, or as fit (no staging: the
-  // epilogue stores from registers), past up to 1 KB of alignment.
-  int64_t slotBytes = (kTileM * kK + kK * kTileN) * 2;
-  int64_t fit = (sharedBytes - 1024) / slotBytes;
+  // The ring: as many slots as the IR asks, or as fit next to the two
+  // consumers' staging tiles (64 x 128 of the result each), past up to 1 KB
+  // of alignment.
+  int64_t slotBytes = kSlotBytes;
+  int64_t stageBytes =
+      kTileM * 128 * op.getType().getElementType().getIntOrFloatBitWidth() / 8;
+  int64_t fit = (sharedBytes - 1024 - 2 * stageBytes) / slotBytes;
   int64_t stages = ir->ring.getStages() ? ir->ring.getStages() : fit;
   if (stages < 2 || stages > fit)
     return ir->ring.emitError("sck-to-nvgpu: ")
