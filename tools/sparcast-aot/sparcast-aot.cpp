@@ -118,6 +118,11 @@ int main(int argc, char **argv) {
       parseSourceFile<ModuleOp>(inputFile, sourceMgr, &context);
   if (!module)
     return 1;
+  if (kernelsFromIR && !warpSpecialize) {
+    llvm::errs() << "error: --kernels-from-ir needs --warp-specialize (the "
+                    "kernel-level IR it lowers)\n";
+    return 1;
+  }
   sc::AotOptions options;
   options.chip = chip;
   options.stages = stages;

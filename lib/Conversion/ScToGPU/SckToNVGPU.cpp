@@ -37,9 +37,9 @@ using namespace mlir;
 using namespace mlir::sc;
 
 namespace {
-constexpr int64_t kTileM = 64, kTileN = 256, kK = 64;
+constexpr int64_t kTileRows = 64, kTileCols = 256, kTileDepth = 64;
 /// A ring slot: A's 64 x 64 box and B's 64 x 256, 16-bit.
-constexpr int64_t kSlotBytes = (kTileM * kK + kK * kTileN) * 2;
+constexpr int64_t kSlotBytes = (kTileRows * kTileDepth + kTileDepth * kTileCols) * 2;
 /// The wgmma descriptor bits of a 128B-swizzled operand: swizzle mode 1,
 /// 1024-byte stride between 8-row groups, 8192-byte leading offset between
 /// 64-element column blocks (an N-major B); the start address is or-ed in.
@@ -132,7 +132,8 @@ static std::optional<KernelIR> matchKernelIR(func::FuncOp kernel,
     why = "no ring or no roles (sc-warp-specialize did not run)";
   else if (ir.consumer.getCount() != 2 ||
            ir.consumer.getOrder().value_or("") != "pingpong")
-    why = "not two consumers in ping-pong order";
+    why = "consumers in order '" + ir.consumer.getOrder().value_or("").str() +
+          "'";
   else if (ir.consumerLoop.getCluster() != 1)
     why = "CTA clusters";
   else if (ir.consumerLoop.getSchedule() != "persistent")
@@ -140,9 +141,9 @@ static std::optional<KernelIR> matchKernelIR(func::FuncOp kernel,
   for (Type box : ir.ring ? ir.ring.getType().getBoxes() : ArrayRef<Type>()) {
     auto t = cast<sck::BoxType>(box);
     bool a = t == ir.ring.getType().getBoxes().front();
-    SmallVector<int64_t> want = a ? SmallVector<int64_t>{kTileM, kK}
-                                  : SmallVector<int64_t>{kK, kTileN};
-    if (t.getShape() != ArrayRef<int64_t>(want))
+    SmallVector<int64_t> want = a ? SmallVector<int64_t>{kTileRows, kTileDepth}
+                                  : SmallVector<int64_t>{kTileDepth, kTileCols};
+    if (why.empty() && t.getShape() != ArrayRef<int64_t>(want))
       why = "ring boxes other than 64x64 (A) and 64x256 (B)";
   }
   if (!why.empty())
@@ -200,9 +201,9 @@ Value GemmKernelWriter::descriptor(Value byteOffset) {
 
 std::pair<Value, Value> GemmKernelWriter::mmaOnSlot(Value slot, Value inL,
                                                    Value inR, bool first) {
-  Value aOff = add(mul(slot, index(kTileM * kK * 2)), pad);
-  Value bOff = add(add(index(stages * kTileM * kK * 2),
-                       mul(slot, index(kK * kTileN * 2))),
+  Value aOff = add(mul(slot, index(kTileRows * kTileDepth * 2)), pad);
+  Value bOff = add(add(index(stages * kTileRows * kTileDepth * 2),
+                       mul(slot, index(kTileDepth * kTileCols * 2))),
                    pad);
   Value descA = descriptor(aOff);
   // B's two 128-column halves: two 64 x 64 boxes each, 16 KB apart.
@@ -212,7 +213,7 @@ std::pair<Value, Value> GemmKernelWriter::mmaOnSlot(Value slot, Value inL,
   auto type = elementType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
   SmallVector<Value> out;
   for (auto [descB, acc] : {std::pair{descBL, inL}, std::pair{descBR, inR}}) {
-    for (int64_t kk = 0; kk < kK / 16; ++kk) {
+    for (int64_t kk = 0; kk < kTileDepth / 16; ++kk) {
       // k16 step: 32 bytes along A's rows (2 descriptor units), 16 rows of
       // 128 bytes of B (128 units).
       Value a = arith::AddIOp::create(
@@ -331,11 +332,11 @@ LogicalResult GemmKernelWriter::writeProducer() {
                 bool isA = load.getOperand() == "A";
                 // A's slots first (8 KB each), then B's (32 KB: four 64 x 64
                 // boxes, 64 columns n apart).
-                Value base = isA ? mul(slot, index(kTileM * kK * 2))
-                                 : add(index(stages * kTileM * kK * 2),
-                                       mul(slot, index(kK * kTileN * 2)));
+                Value base = isA ? mul(slot, index(kTileRows * kTileDepth * 2))
+                                 : add(index(stages * kTileRows * kTileDepth * 2),
+                                       mul(slot, index(kTileDepth * kTileCols * 2)));
                 base = add(base, pad);
-                for (int64_t part = 0; part < (isA ? 1 : kTileN / 64); ++part) {
+                for (int64_t part = 0; part < (isA ? 1 : kTileCols / 64); ++part) {
                   Value at0 = add(base, index(part * 8192));
                   Value view = memref::ViewOp::create(
                       b, loc, isA ? boxA : boxB, smem, at0, ValueRange());
@@ -533,12 +534,12 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
   Value wgBar = arith::IndexCastOp::create(b, loc, b.getI32Type(),
                                            add(wg, index(2)));
   Value wgCount = i32(128);
-  auto stageType = MemRefType::get({kTileM * 128 / outBytes}, outType,
+  auto stageType = MemRefType::get({kTileRows * 128 / outBytes}, outType,
                                    MemRefLayoutAttrInterface(),
                                    boxA.getMemorySpace());
   Value stage = memref::ViewOp::create(b, loc, stageType, smem, stageBase,
                                        ValueRange());
-  auto boxType = MemRefType::get({1, kTileM, boxCols}, outType,
+  auto boxType = MemRefType::get({1, kTileRows, boxCols}, outType,
                                  MemRefLayoutAttrInterface(),
                                  boxA.getMemorySpace());
   Value accs[2] = {accL, accR};
@@ -561,7 +562,7 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
         Value bytes = mul(cInBox, index(outBytes));
         Value chunk = arith::XOrIOp::create(b, loc, div(bytes, index(16)), quad);
         Value rowRel = add(rowRel0, index(8 * r));
-        Value offset = add(add(index(q * kTileM * 128), mul(rowRel, index(128))),
+        Value offset = add(add(index(q * kTileRows * 128), mul(rowRel, index(128))),
                            add(mul(chunk, index(16)), rem(bytes, index(16))));
         SmallVector<Value> values;
         for (int64_t e = 0; e < 2; ++e) {
@@ -588,7 +589,7 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
     b.setInsertionPointToStart(&ifElected.getThenRegion().front());
     for (int64_t q = 0; q < 128 / boxCols; ++q) {
       Value box = memref::ViewOp::create(
-          b, loc, boxType, smem, add(stageBase, index(q * kTileM * 128)),
+          b, loc, boxType, smem, add(stageBase, index(q * kTileRows * 128)),
           ValueRange());
       Value n = add(n0, index(128 * half + q * boxCols));
       nvgpu::TmaAsyncStoreOp::create(b, loc, box, tmaC, ValueRange{n, m0, bIdx},
@@ -616,10 +617,10 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
   // The boxes: [k, m] of A, [n, k] of B, with a leading 1 when batched.
   bool lhsBatched = op.getLhs().getType().getRank() == 3;
   bool rhsBatched = op.getRhs().getType().getRank() == 3;
-  SmallVector<int64_t> aBox = lhsBatched ? SmallVector<int64_t>{1, kTileM, kK}
-                                         : SmallVector<int64_t>{kTileM, kK};
-  SmallVector<int64_t> bBox = rhsBatched ? SmallVector<int64_t>{1, kK, 64}
-                                         : SmallVector<int64_t>{kK, 64};
+  SmallVector<int64_t> aBox = lhsBatched ? SmallVector<int64_t>{1, kTileRows, kTileDepth}
+                                         : SmallVector<int64_t>{kTileRows, kTileDepth};
+  SmallVector<int64_t> bBox = rhsBatched ? SmallVector<int64_t>{1, kTileDepth, 64}
+                                         : SmallVector<int64_t>{kTileDepth, 64};
   boxA = MemRefType::get(aBox, elementType, MemRefLayoutAttrInterface(), workgroup);
   boxB = MemRefType::get(bBox, elementType, MemRefLayoutAttrInterface(), workgroup);
   tmaA = UnrealizedConversionCastOp::create(b, loc, mapType(aBox), func.getArgument(0))
@@ -634,7 +635,7 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
              b, loc,
              nvgpu::TensorMapDescriptorType::get(
                  ctx,
-                 MemRefType::get({1, kTileM, 128 / outBytes}, outType,
+                 MemRefType::get({1, kTileRows, 128 / outBytes}, outType,
                                  MemRefLayoutAttrInterface(), tmaSpace),
                  nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
                  nvgpu::TensorMapL2PromoKind::L2PROMO_NONE,
@@ -662,7 +663,7 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
   Value left = arith::SubIOp::create(b, loc, add(numTiles, ctas), add(cta, index(1)));
   Value any = cmp(arith::CmpIPredicate::ult, cta, numTiles);
   mine = arith::SelectOp::create(b, loc, any, div(left, ctas), index(0));
-  kTiles = index(llvm::divideCeil(op.getContractionSize(), kK));
+  kTiles = index(llvm::divideCeil(op.getContractionSize(), kTileDepth));
 
   auto smemType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                                   MemRefLayoutAttrInterface(), workgroup);
@@ -701,7 +702,7 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
     NVVM::SetMaxRegisterOp::create(b, loc, ir.consumer.getRegs(),
                                    NVVM::SetMaxRegisterAction::increase);
     // The warpgroup's staging tile, past the ring.
-    int64_t stageBytes = kTileM * 128 * outBytes;
+    int64_t stageBytes = kTileRows * 128 * outBytes;
     stageBase = add(add(pad, index(stages * kSlotBytes)),
                     mul(wg, index(stageBytes)));
     if (failed(writeConsumer()))
@@ -743,7 +744,7 @@ LogicalResult mlir::sc::detail::writeGemmKernelFromIR(BatchMatmulOp op,
   // of alignment.
   int64_t slotBytes = kSlotBytes;
   int64_t stageBytes =
-      kTileM * 128 * op.getType().getElementType().getIntOrFloatBitWidth() / 8;
+      kTileRows * 128 * op.getType().getElementType().getIntOrFloatBitWidth() / 8;
   int64_t fit = (sharedBytes - 1024 - 2 * stageBytes) / slotBytes;
   int64_t stages = ir->ring.getStages() ? ir->ring.getStages() : fit;
   if (stages < 2 || stages > fit)
