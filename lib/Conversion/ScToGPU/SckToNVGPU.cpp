@@ -79,6 +79,11 @@ private:
   std::pair<Value, Value> ringPosition(Value j, bool free);
   /// (b, m tile, n tile) of this CTA's tile i, in the tile loop's order.
   SmallVector<Value> decode(Value i);
+  /// A loop over this CTA's tiles from `first` by `step`, the insertion
+  /// point left in its body, `loop`'s block arguments mapped to the tile's
+  /// coordinates; returns the tile's index among the CTA's.
+  Value openTileLoop(sck::TileLoopOp loop, Value first, Value step,
+                     IRMapping &mapping);
   Value descriptor(Value byteOffset);
   /// The wgmma of one k-tile on ring slot `slot` into the two m64n128
   /// halves (`first`: ignoring the accumulators), as one commit group;
@@ -186,6 +191,17 @@ SmallVector<Value> GemmKernelWriter::decode(Value i) {
   return {bIdx, mb, nb};
 }
 
+Value GemmKernelWriter::openTileLoop(sck::TileLoopOp loop, Value first,
+                                     Value step, IRMapping &mapping) {
+  auto tiles = scf::ForOp::create(b, loc, first, mine, step);
+  b.setInsertionPointToStart(tiles.getBody());
+  Value i = tiles.getInductionVar();
+  for (auto [arg, v] :
+       llvm::zip(loop.getBody().front().getArguments(), decode(i)))
+    mapping.map(arg, v);
+  return i;
+}
+
 Value GemmKernelWriter::descriptor(Value byteOffset) {
   Value off = arith::IndexCastOp::create(b, loc, b.getI64Type(), byteOffset);
   Value address = arith::AddIOp::create(b, loc, smemBase, off);
@@ -280,13 +296,8 @@ LogicalResult GemmKernelWriter::writeProducer() {
   auto ifLeader = scf::IfOp::create(b, loc, leader, /*withElse=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&ifLeader.getThenRegion().front());
-  auto tiles = scf::ForOp::create(b, loc, index(0), mine, index(1));
-  b.setInsertionPointToStart(tiles.getBody());
-  Value i = tiles.getInductionVar();
   IRMapping mapping;
-  SmallVector<Value> coords = decode(i);
-  for (auto [arg, v] : llvm::zip(loop.getBody().front().getArguments(), coords))
-    mapping.map(arg, v);
+  Value i = openTileLoop(loop, index(0), index(1), mapping);
   // The k loop's position in the ring: the CTA's tile i starts at i x KT.
   SmallVector<Operation *> loads;
   LogicalResult result = lowerBody(
@@ -359,14 +370,9 @@ LogicalResult GemmKernelWriter::writeConsumer() {
   Value lane = rem(tid, index(32));
   Value laneZero = cmp(arith::CmpIPredicate::eq, lane, index(0));
   // Consumer w takes the CTA's tiles w, w + 2, ... (ping-pong).
-  auto tiles = scf::ForOp::create(b, loc, wg, mine, index(2));
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(tiles.getBody());
-  Value i = tiles.getInductionVar();
   IRMapping mapping;
-  SmallVector<Value> coords = decode(i);
-  for (auto [arg, v] : llvm::zip(loop.getBody().front().getArguments(), coords))
-    mapping.map(arg, v);
+  Value i = openTileLoop(loop, wg, index(2), mapping);
   // Turns: wait until the other consumer has issued its tile's wgmma (named
   // barrier 5 - w), hand over after this tile's (4 + w); not before the
   // first tile, not after the last.
