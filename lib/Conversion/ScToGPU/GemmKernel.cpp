@@ -601,7 +601,8 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
           /*stage1=*/nullptr, roles);
       // The body written from the kernel-level IR instead, same launch.
       if (succeeded(launch) && options.kernelFromIR) {
-        std::string why = detail::gemmKernelFromIRLimitation(op);
+        std::string why =
+            detail::gemmKernelFromIRLimitation(op, gpuModule, kernelName);
         if (!why.empty()) {
           launch->summary += "; body from the template (sck-to-nvgpu does "
                              "not lower " + why + " yet)";

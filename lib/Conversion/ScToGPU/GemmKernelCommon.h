@@ -163,7 +163,9 @@ LogicalResult writeGemmKernelFromIR(BatchMatmulOp op, gpu::GPUModuleOp module,
                                     StringRef kernelName, int64_t sharedBytes);
 /// Why writeGemmKernelFromIR does not take `op` (its IR, its epilogue), or
 /// an empty string.
-std::string gemmKernelFromIRLimitation(BatchMatmulOp op);
+std::string gemmKernelFromIRLimitation(BatchMatmulOp op,
+                                       gpu::GPUModuleOp module,
+                                       StringRef kernelName);
 
 /// `schedule`: "cooperative", "pingpong" or "transposed" (see
 /// GemmTransposedTile.cpp).

@@ -91,7 +91,16 @@ private:
   std::pair<Value, Value> mmaOnSlot(Value slot, Value inL, Value inR,
                                     bool first);
   LogicalResult writeProducer();
+  /// A producer k-tile's op (a load, or the put that loads the boxes) at
+  /// ring position `j`.
+  LogicalResult lowerProducerOp(Operation &op, Value j, IRMapping &mapping);
   LogicalResult writeConsumer();
+  /// A consumer k-tile's op at ring position `j` (`first`: the tile's
+  /// first k-tile): get (the slot, set in `slot`), mma, release.
+  LogicalResult lowerConsumerOp(Operation &op, Value j, bool first, Value &slot,
+                                DenseMap<Value, std::pair<Value, Value>> &accs);
+  /// Frees ring position j's slot.
+  void releaseSlot(Value j);
   LogicalResult writeEpilogue(sck::EpilogueOp epilogue, Value accL, Value accR,
                               IRMapping &mapping);
 
@@ -106,6 +115,10 @@ private:
       ctas, cta, batch, kTiles, stageBase;
   Type elementType, accType;
   MemRefType boxA, boxB;
+  /// The op's element-wise epilogue as a device function (null: convert)
+  /// and the kernel's epilogue operands it reads.
+  func::FuncOp epilogueFn;
+  SmallVector<Value> epilogueIns;
 };
 } // namespace
 
@@ -290,6 +303,48 @@ lowerBody(Block &body, OpBuilder &b, IRMapping &mapping,
   return success();
 }
 
+LogicalResult GemmKernelWriter::lowerProducerOp(Operation &op2, Value j,
+                                                IRMapping &m2) {
+  if (auto load = dyn_cast<sck::LoadOp>(op2))
+    return load.getTransposed()
+               ? load.emitError("sck-to-nvgpu: no transposed boxes yet")
+               : success(); // read by the put
+  auto put = dyn_cast<sck::PutOp>(op2);
+  if (!put)
+    return op2.emitError("sck-to-nvgpu: not lowered in a producer");
+  auto [slot, freeParity] = ringPosition(j, /*free=*/true);
+  nvgpu::MBarrierTryWaitParityOp::create(b, loc, empty, freeParity,
+                                         index(10000000), slot);
+  nvgpu::MBarrierArriveExpectTxOp::create(b, loc, full, index(kSlotBytes), slot,
+                                          Value());
+  for (Value boxValue : put.getBoxes()) {
+    auto load = boxValue.getDefiningOp<sck::LoadOp>();
+    if (!load || load->getBlock() != put->getBlock())
+      return put.emitError("sck-to-nvgpu: a put of the k-tile's loads");
+    SmallVector<Value> at;
+    for (Value v : load.getCoords())
+      at.push_back(lookup(v, b, m2));
+    bool isA = load.getOperand() == "A";
+    // A's slots first (8 KB each), then B's (32 KB: four 64 x 64 boxes, 64
+    // columns n apart).
+    Value base = isA ? mul(slot, index(kTileRows * kTileDepth * 2))
+                     : add(index(stages * kTileRows * kTileDepth * 2),
+                           mul(slot, index(kTileDepth * kTileCols * 2)));
+    base = add(base, pad);
+    for (int64_t part = 0; part < (isA ? 1 : kTileCols / 64); ++part) {
+      Value view = memref::ViewOp::create(b, loc, isA ? boxA : boxB, smem,
+                                          add(base, index(part * 8192)),
+                                          ValueRange());
+      SmallVector<Value> partAt = at;
+      if (!isA)
+        partAt[0] = add(partAt[0], index(part * 64));
+      nvgpu::TmaAsyncLoadOp::create(b, loc, view, full, isA ? tmaA : tmaB,
+                                    partAt, slot, Value(), Value());
+    }
+  }
+  return success();
+}
+
 LogicalResult GemmKernelWriter::writeProducer() {
   sck::TileLoopOp loop = ir.producerLoop;
   Value leader = cmp(arith::CmpIPredicate::eq, tid, index(256));
@@ -298,71 +353,27 @@ LogicalResult GemmKernelWriter::writeProducer() {
   b.setInsertionPointToStart(&ifLeader.getThenRegion().front());
   IRMapping mapping;
   Value i = openTileLoop(loop, index(0), index(1), mapping);
-  // The k loop's position in the ring: the CTA's tile i starts at i x KT.
-  SmallVector<Operation *> loads;
-  LogicalResult result = lowerBody(
+  // The ring position of the CTA's tile i, k-tile kt: i x KT + kt. A tile
+  // of one k-tile has its loads and put without a loop.
+  Value first = mul(i, kTiles);
+  return lowerBody(
       loop.getBody().front(), b, mapping,
       [&](Operation &inner, IRMapping &map) -> LogicalResult {
         auto kLoop = dyn_cast<scf::ForOp>(inner);
         if (!kLoop)
-          return inner.emitError("sck-to-nvgpu: the producer's tile is one k "
-                                 "loop of loads and a put");
+          return lowerProducerOp(inner, first, map);
         auto newLoop = scf::ForOp::create(b, loc, lookup(kLoop.getLowerBound(), b, map),
                                           lookup(kLoop.getUpperBound(), b, map),
                                           lookup(kLoop.getStep(), b, map));
         OpBuilder::InsertionGuard inLoop(b);
         b.setInsertionPointToStart(newLoop.getBody());
         map.map(kLoop.getInductionVar(), newLoop.getInductionVar());
-        Value j = add(mul(i, kTiles), newLoop.getInductionVar());
-        return lowerBody(
-            *kLoop.getBody(), b, map,
-            [&](Operation &op2, IRMapping &m2) -> LogicalResult {
-              if (auto load = dyn_cast<sck::LoadOp>(op2)) {
-                if (load.getTransposed())
-                  return load.emitError("sck-to-nvgpu: no transposed boxes yet");
-                loads.push_back(load);
-                return success();
-              }
-              auto put = dyn_cast<sck::PutOp>(op2);
-              if (!put)
-                return op2.emitError("sck-to-nvgpu: not lowered in a producer");
-              auto [slot, freeParity] = ringPosition(j, /*free=*/true);
-              Value ticks = index(10000000);
-              nvgpu::MBarrierTryWaitParityOp::create(b, loc, empty, freeParity,
-                                                     ticks, slot);
-              nvgpu::MBarrierArriveExpectTxOp::create(b, loc, full,
-                                                      index(kSlotBytes), slot,
-                                                      Value());
-              for (Value boxValue : put.getBoxes()) {
-                auto load = boxValue.getDefiningOp<sck::LoadOp>();
-                if (!load || !llvm::is_contained(loads, load.getOperation()))
-                  return put.emitError("sck-to-nvgpu: a put of the k-tile's loads");
-                SmallVector<Value> at;
-                for (Value v : load.getCoords())
-                  at.push_back(lookup(v, b, m2));
-                bool isA = load.getOperand() == "A";
-                // A's slots first (8 KB each), then B's (32 KB: four 64 x 64
-                // boxes, 64 columns n apart).
-                Value base = isA ? mul(slot, index(kTileRows * kTileDepth * 2))
-                                 : add(index(stages * kTileRows * kTileDepth * 2),
-                                       mul(slot, index(kTileDepth * kTileCols * 2)));
-                base = add(base, pad);
-                for (int64_t part = 0; part < (isA ? 1 : kTileCols / 64); ++part) {
-                  Value at0 = add(base, index(part * 8192));
-                  Value view = memref::ViewOp::create(
-                      b, loc, isA ? boxA : boxB, smem, at0, ValueRange());
-                  SmallVector<Value> partAt = at;
-                  if (!isA)
-                    partAt[0] = add(partAt[0], index(part * 64));
-                  nvgpu::TmaAsyncLoadOp::create(b, loc, view, full,
-                                                isA ? tmaA : tmaB, partAt, slot,
-                                                Value(), Value());
-                }
-              }
-              return success();
-            });
+        Value j = add(first, newLoop.getInductionVar());
+        return lowerBody(*kLoop.getBody(), b, map,
+                         [&](Operation &op2, IRMapping &m2) {
+                           return lowerProducerOp(op2, j, m2);
+                         });
       });
-  return result;
 }
 
 LogicalResult GemmKernelWriter::writeConsumer() {
@@ -386,16 +397,6 @@ LogicalResult GemmKernelWriter::writeConsumer() {
                                           arith::SubIOp::create(b, loc, index(5), wg));
     NVVM::BarrierOp::create(b, loc, Type(), id, count, nullptr, Value());
   }
-  // Releases ring position j: lane 0 of each of the warpgroup's warps
-  // arrives on its slot's empty barrier (count 4).
-  auto release = [&](Value j) {
-    Value slot = ringPosition(j, /*free=*/false).first;
-    auto ifLane = scf::IfOp::create(b, loc, laneZero, false);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(&ifLane.getThenRegion().front());
-    nvgpu::MBarrierArriveOp::create(b, loc, nvgpu::MBarrierTokenType::get(ctx),
-                                    empty, slot);
-  };
   // Zero accumulators (two m64n128 halves), replaced as the k loop runs.
   DenseMap<Value, std::pair<Value, Value>> accs;
   auto handOver = [&]() {
@@ -408,12 +409,22 @@ LogicalResult GemmKernelWriter::writeConsumer() {
                                           add(index(4), wg));
     NVVM::BarrierArriveOp::create(b, loc, id, count);
   };
+  // After the tile's last k-tile (ring position end - 1) is issued: the
+  // other consumer's turn, then that k-tile's wgmma and its slot.
+  Value directSlot; // the slot of a k-tile not in a loop
+  auto finishKTiles = [&](Value end) {
+    handOver();
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    releaseSlot(arith::SubIOp::create(b, loc, end, index(1)));
+  };
   return lowerBody(
       loop.getBody().front(), b, mapping,
       [&](Operation &inner, IRMapping &map) -> LogicalResult {
-        // The zero accumulator is the peeled first k-tile's (below).
+        // A zero accumulator is never materialized: the tile's first
+        // k-tile (peeled) has wgmma that ignore their accumulator.
         if (auto zero = dyn_cast<sck::ZeroOp>(inner)) {
-          accs[zero.getResult()] = {Value(), Value()};
+          Value undef = LLVM::UndefOp::create(b, loc, accType);
+          accs[zero.getResult()] = {undef, undef};
           return success();
         }
         if (auto epilogue = dyn_cast<sck::EpilogueOp>(inner)) {
@@ -424,14 +435,22 @@ LogicalResult GemmKernelWriter::writeConsumer() {
           return writeEpilogue(epilogue, it->second.first, it->second.second, map);
         }
         auto kLoop = dyn_cast<scf::ForOp>(inner);
-        if (!kLoop || kLoop.getNumRegionIterArgs() != 1 ||
+        if (!kLoop) {
+          // A tile of one k-tile: its get, mma and release without a loop.
+          if (failed(lowerConsumerOp(inner, mul(i, kTiles), /*first=*/true,
+                                     directSlot, accs)))
+            return failure();
+          if (isa<sck::ReleaseOp>(inner))
+            finishKTiles(add(mul(i, kTiles), kTiles));
+          return success();
+        }
+        if (kLoop.getNumRegionIterArgs() != 1 ||
             !kLoop.getInitArgs()[0].getDefiningOp<sck::ZeroOp>())
           return inner.emitError("sck-to-nvgpu: the consumer's tile is a zero "
                                  "accumulator, one k loop and its epilogue");
         // One k-tile of the IR's loop body at induction value `iv` from
-        // accumulators `in`: its get, mma and release. The first k-tile is
-        // peeled (its wgmma ignore the accumulator: nothing to zero) and
-        // has no previous slot to release.
+        // accumulators `in`. The first k-tile is peeled (its wgmma ignore
+        // the accumulator: nothing to zero).
         auto kTile = [&](Value iv, std::pair<Value, Value> in,
                          bool first) -> FailureOr<std::pair<Value, Value>> {
           map.map(kLoop.getInductionVar(), iv);
@@ -439,34 +458,8 @@ LogicalResult GemmKernelWriter::writeConsumer() {
           Value j = add(mul(i, kTiles), iv);
           Value slot;
           LogicalResult body = lowerBody(
-              *kLoop.getBody(), b, map,
-              [&](Operation &op2, IRMapping &) -> LogicalResult {
-                if (isa<sck::GetOp>(op2)) {
-                  auto [s, parity] = ringPosition(j, /*free=*/false);
-                  slot = s;
-                  nvgpu::MBarrierTryWaitParityOp::create(b, loc, full, parity,
-                                                         index(10000000), s);
-                  return success();
-                }
-                if (auto mma = dyn_cast<sck::MmaOp>(op2)) {
-                  if (!slot || !accs.count(mma.getAcc()))
-                    return mma.emitError("sck-to-nvgpu: an mma of a got slot");
-                  auto [inL, inR] = accs.lookup(mma.getAcc());
-                  accs[mma.getResult()] = mmaOnSlot(slot, inL, inR, first);
-                  return success();
-                }
-                if (isa<sck::ReleaseOp>(op2)) {
-                  if (!slot)
-                    return op2.emitError("sck-to-nvgpu: a release of a got slot");
-                  // The slot is read until its wgmma completes: released
-                  // one k-tile later, once the next k-tile's wgmma is issued
-                  // and the group before it waited for (the last one after
-                  // the loop).
-                  if (!first)
-                    release(arith::SubIOp::create(b, loc, j, index(1)));
-                  return success();
-                }
-                return op2.emitError("sck-to-nvgpu: not lowered in a consumer");
+              *kLoop.getBody(), b, map, [&](Operation &op2, IRMapping &) {
+                return lowerConsumerOp(op2, j, first, slot, accs);
               });
           if (failed(body))
             return failure();
@@ -478,9 +471,8 @@ LogicalResult GemmKernelWriter::writeConsumer() {
         };
         Value lb = lookup(kLoop.getLowerBound(), b, map);
         Value step = lookup(kLoop.getStep(), b, map);
-        Value undef = LLVM::UndefOp::create(b, loc, accType);
         FailureOr<std::pair<Value, Value>> peeled =
-            kTile(lb, {undef, undef}, /*first=*/true);
+            kTile(lb, accs.lookup(kLoop.getInitArgs()[0]), /*first=*/true);
         if (failed(peeled))
           return failure();
         auto newLoop = scf::ForOp::create(
@@ -498,23 +490,59 @@ LogicalResult GemmKernelWriter::writeConsumer() {
           scf::YieldOp::create(b, loc, ValueRange{next->first, next->second});
         }
         accs[kLoop.getResult(0)] = {newLoop.getResult(0), newLoop.getResult(1)};
-        handOver();
-        // The last k-tile's wgmma, then its slot.
-        NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-        Value last = arith::SubIOp::create(
-            b, loc, add(mul(i, kTiles), kTiles), index(1));
-        release(last);
+        finishKTiles(add(mul(i, kTiles), kTiles));
         return success();
       });
+}
+
+LogicalResult GemmKernelWriter::lowerConsumerOp(
+    Operation &op2, Value j, bool first, Value &slot,
+    DenseMap<Value, std::pair<Value, Value>> &accs) {
+  if (isa<sck::GetOp>(op2)) {
+    auto [s, parity] = ringPosition(j, /*free=*/false);
+    slot = s;
+    nvgpu::MBarrierTryWaitParityOp::create(b, loc, full, parity,
+                                           index(10000000), s);
+    return success();
+  }
+  if (auto mma = dyn_cast<sck::MmaOp>(op2)) {
+    if (!slot || !accs.count(mma.getAcc()))
+      return mma.emitError("sck-to-nvgpu: an mma of a got slot");
+    auto [inL, inR] = accs.lookup(mma.getAcc());
+    accs[mma.getResult()] = mmaOnSlot(slot, inL, inR, first);
+    return success();
+  }
+  if (isa<sck::ReleaseOp>(op2)) {
+    if (!slot)
+      return op2.emitError("sck-to-nvgpu: a release of a got slot");
+    // The slot is read until its wgmma completes: released one k-tile
+    // later, once the next k-tile's wgmma is issued and the group before it
+    // waited for (the last one by finishKTiles).
+    if (!first)
+      releaseSlot(arith::SubIOp::create(b, loc, j, index(1)));
+    return success();
+  }
+  return op2.emitError("sck-to-nvgpu: not lowered in a consumer");
+}
+
+void GemmKernelWriter::releaseSlot(Value j) {
+  // Lane 0 of each of the warpgroup's warps arrives (count 4).
+  Value laneZero = cmp(arith::CmpIPredicate::eq, rem(tid, index(32)), index(0));
+  Value slot = ringPosition(j, /*free=*/false).first;
+  auto ifLane = scf::IfOp::create(b, loc, laneZero, false);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&ifLane.getThenRegion().front());
+  nvgpu::MBarrierArriveOp::create(b, loc, nvgpu::MBarrierTokenType::get(ctx),
+                                  empty, slot);
 }
 
 LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
                                               Value accL, Value accR,
                                               IRMapping &mapping) {
-  if (!epilogue.getBody().empty() || epilogue.getTransposed() ||
-      !epilogue.getIns().empty())
-    return epilogue.emitError("sck-to-nvgpu: only the plain epilogue (the "
-                              "accumulator converted) for now");
+  if (epilogue.getTransposed() || epilogue.getBody().empty() != !epilogueFn)
+    return epilogue.emitError("sck-to-nvgpu: the epilogue of an untransposed "
+                              "tile, its region built as the kernel's "
+                              "epilogue function");
   // Coordinates: [n0, m0, b] (innermost first).
   SmallVector<Value> at;
   for (Value v : epilogue.getCoords())
@@ -548,6 +576,8 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
   auto boxType = MemRefType::get({1, kTileRows, boxCols}, outType,
                                  MemRefLayoutAttrInterface(),
                                  boxA.getMemorySpace());
+  int64_t mLast = op.getType().getDimSize(1) - 1;
+  int64_t nLast = op.getType().getDimSize(2) - 1;
   Value accs[2] = {accL, accR};
   for (int64_t half = 0; half < 2; ++half) {
     // TMA has read the staging tile (the previous half's stores).
@@ -573,8 +603,20 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
         SmallVector<Value> values;
         for (int64_t e = 0; e < 2; ++e) {
           Value v = LLVM::ExtractValueOp::create(b, loc, accs[half], reg + e);
-          if (outType != v.getType())
+          if (epilogueFn) {
+            // At indices clamped into the result: what lies past it is
+            // computed on its last row or column and dropped by the store.
+            Value m = arith::MinUIOp::create(b, loc, add(add(m0, rowRel0), index(8 * r)),
+                                             index(mLast));
+            Value n = arith::MinUIOp::create(
+                b, loc, add(add(n0, colPair), index(128 * half + 8 * g + e)),
+                index(nLast));
+            SmallVector<Value> args = {v, bIdx, m, n};
+            args.append(epilogueIns.begin(), epilogueIns.end());
+            v = func::CallOp::create(b, loc, epilogueFn, args).getResult(0);
+          } else if (outType != v.getType()) {
             v = arith::TruncFOp::create(b, loc, outType, v);
+          }
           values.push_back(v);
         }
         Value pair = vector::FromElementsOp::create(
@@ -634,6 +676,13 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
   tmaB = UnrealizedConversionCastOp::create(b, loc, mapType(bBox), func.getArgument(1))
              .getResult(0);
   c = func.getArgument(2);
+  // The epilogue operands (memrefs) follow C; C's tensor map follows them.
+  size_t numIns = op.getEpilogueIns().size();
+  for (size_t in = 0; in < numIns; ++in)
+    epilogueIns.push_back(func.getArgument(3 + in));
+  if (op.hasEpilogue())
+    epilogueFn = func->getParentOfType<gpu::GPUModuleOp>().lookupSymbol<func::FuncOp>(
+        (func.getName() + "_epilogue").str());
   // C's tensor map: boxes of 64 rows x 128 bytes, as the launch encodes it.
   Type outType = op.getType().getElementType();
   int64_t outBytes = outType.getIntOrFloatBitWidth() / 8;
@@ -647,7 +696,7 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
                  nvgpu::TensorMapL2PromoKind::L2PROMO_NONE,
                  nvgpu::TensorMapOOBKind::OOB_ZERO,
                  nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE),
-             func.getArgument(3))
+             func.getArgument(3 + numIns))
              .getResult(0);
 
   tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
@@ -723,12 +772,22 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
   return success();
 }
 
-std::string mlir::sc::detail::gemmKernelFromIRLimitation(BatchMatmulOp op) {
+std::string mlir::sc::detail::gemmKernelFromIRLimitation(
+    BatchMatmulOp op, gpu::GPUModuleOp module, StringRef kernelName) {
   FailureOr<func::FuncOp> kernel = sc::detail::kernelIRFunction(op);
   if (failed(kernel) || !*kernel)
     return "no kernel-level IR (sc-lower-to-sck did not run)";
-  if (op.hasEpilogue())
-    return "an epilogue region";
+  // The element-wise epilogue is the device function the generator built
+  // from the IR's sck.epilogue region, taking (acc, b, m, n, operands...);
+  // one that also takes a value the template prefetches (a gathered
+  // operand brought in by TMA) is not lowered yet.
+  if (op.hasEpilogue()) {
+    auto epilogue = module.lookupSymbol<func::FuncOp>(
+        (kernelName + "_epilogue").str());
+    if (!epilogue ||
+        epilogue.getNumArguments() != 4 + op.getEpilogueIns().size())
+      return "an epilogue operand the template prefetches by TMA";
+  }
   if (op.getTransposeRhs())
     return "a K-major rhs";
   std::string why;

@@ -1,18 +1,25 @@
 // REQUIRES: ptxas
 // RUN: rm -rf %t && sparcast-aot %sparcast_src_root/bench/gemm_suite.mlir -o %t/suite --warp-specialize --kernels-from-ir --report | FileCheck %s
 // RUN: FileCheck %s --check-prefix=PTX < %t/suite/shared_w_f16_kernels.ptx
+// RUN: FileCheck %s --check-prefix=EPILOGUE < %t/suite/odd_bias_relu_f16_kernels.ptx
 // RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/lce --gemm-schedule=pingpong --warp-specialize --kernels-from-ir --ws-group=0 --report | FileCheck %s --check-prefix=GRID
 // RUN: not sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/bad --kernels-from-ir 2>&1 | FileCheck %s --check-prefix=NEEDS-IR
 
 // sck-to-nvgpu: with --kernels-from-ir the bodies of the GEMM kernels it
-// lowers (ping-pong, plain epilogue, persistent) are written op by op from
+// lowers (ping-pong, persistent, N-major rhs) are written op by op from
 // their kernel-level IR; the others keep the generator's, and the report
 // says why. ptxas accepts every kernel with no spills.
 // CHECK: kernel shared_w_f16_gemm0: body written from the kernel-level IR by sck-to-nvgpu
 // CHECK: kernel bmm_f16_gemm0: body written from the kernel-level IR by sck-to-nvgpu
 // CHECK: kernel square_bf16_gemm0: {{.*}} body from the template (sck-to-nvgpu does not lower consumers in order 'cooperative' yet)
-// CHECK: kernel odd_bias_relu_f16_gemm0: {{.*}} body from the template (sck-to-nvgpu does not lower an epilogue region yet)
+// Epilogue regions (bias + relu, a scale, gelu + silu) too: each element
+// through the device function built from the IR's sck.epilogue region; and
+// a K of one k-tile (no k loop in the IR).
+// CHECK: kernel odd_bias_relu_f16_gemm0: body written from the kernel-level IR by sck-to-nvgpu
+// CHECK: kernel odd_scale_bf16_gemm0: body written from the kernel-level IR by sck-to-nvgpu
+// CHECK: kernel gelu_silu_f16_gemm0: body written from the kernel-level IR by sck-to-nvgpu
 // CHECK: kernel transposed_bf16_gemm0: {{.*}} body from the template (sck-to-nvgpu does not lower a K-major rhs yet)
+// CHECK: kernel gather_add_f16_user_gemm0: {{.*}} body from the template (sck-to-nvgpu does not lower an epilogue operand the template prefetches by TMA yet)
 // CHECK-NOT: {{[1-9][0-9]*}} bytes spill stores
 
 // The kernel: the roles' register split, TMA loads into the ring and
@@ -33,3 +40,6 @@
 // A grid tile loop (sc-persistent not run) keeps the template.
 // GRID: kernel lce_gemm1: {{.*}} body from the template (sck-to-nvgpu does not lower a grid tile loop yet)
 // NEEDS-IR: error: --kernels-from-ir needs --warp-specialize
+// EPILOGUE: .visible .entry odd_bias_relu_f16_gemm0
+// EPILOGUE: max.{{(NaN.)?}}f32
+// EPILOGUE: cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group
