@@ -614,8 +614,8 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
         launch->summary = launch->kernel +
                           ": body written from the kernel-level IR by "
                           "sck-to-nvgpu (ring, roles, ping-pong turns, wgmma "
-                          "64x256 a consumer, epilogue stored from "
-                          "registers); launch as the generator's: " +
+                          "64x256 a consumer, epilogue through staging and "
+                          "TMA stores); launch as the generator's: " +
                           launch->summary.substr(launch->kernel.size() + 2);
       }
       return launch;

@@ -10,11 +10,14 @@
 // a get the wait for a full slot, an mma wgmma on the slot's boxes
 // (descriptors of their 128B-swizzled layout), a release the consumer
 // warps' arrivals on the slot's empty barrier, ping-pong turns named
-// barriers, and the epilogue the accumulator's fragments converted and
-// stored to the result. What it takes for now: the ping-pong schedule
-// (64 x 256 tiles, one consumer a tile), f16/bf16 operands with an
-// N-major rhs, no epilogue region, no clusters, one stage. Anything else
-// is refused with a located error, so the generator's kernel is used.
+// barriers, and the epilogue each element of the accumulator (converted,
+// or through the device function built from the sck.epilogue's region)
+// into a staging tile stored by TMA. What it takes for now: the ping-pong
+// schedule (64 x 256 tiles, one consumer a tile), f16/bf16 operands with
+// an N-major rhs, the persistent tile loop, no clusters, no stage 1, no
+// epilogue operand the template would prefetch by TMA;
+// gemmKernelFromIRLimitation says why not, and the generator's kernel is
+// used then.
 //
 //===----------------------------------------------------------------------===//
 
