@@ -122,6 +122,10 @@ private:
   /// and the kernel's epilogue operands it reads.
   func::FuncOp epilogueFn;
   SmallVector<Value> epilogueIns;
+  /// A gathered epilogue operand the epilogue function takes as a value
+  /// (read at [g(b), m, n], g from dependencyFn), else null.
+  Value gathered;
+  func::FuncOp dependencyFn;
 };
 } // namespace
 
@@ -581,6 +585,13 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
                                  boxA.getMemorySpace());
   int64_t mLast = op.getType().getDimSize(1) - 1;
   int64_t nLast = op.getType().getDimSize(2) - 1;
+  // The gathered operand's batch element for this tile.
+  Value gatheredBatch;
+  if (gathered) {
+    SmallVector<Value> args = {bIdx};
+    args.append(epilogueIns.begin(), epilogueIns.end());
+    gatheredBatch = func::CallOp::create(b, loc, dependencyFn, args).getResult(0);
+  }
   Value accs[2] = {accL, accR};
   for (int64_t half = 0; half < 2; ++half) {
     // TMA has read the staging tile (the previous half's stores).
@@ -615,6 +626,14 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
                 b, loc, add(add(n0, colPair), index(128 * half + 8 * g + e)),
                 index(nLast));
             SmallVector<Value> args = {v, bIdx, m, n};
+            if (gathered) {
+              Value x = memref::LoadOp::create(b, loc, gathered,
+                                               ValueRange{gatheredBatch, m, n});
+              Type want = epilogueFn.getArgumentTypes()[4];
+              if (x.getType() != want)
+                x = arith::ExtFOp::create(b, loc, want, x);
+              args.push_back(x);
+            }
             args.append(epilogueIns.begin(), epilogueIns.end());
             v = func::CallOp::create(b, loc, epilogueFn, args).getResult(0);
           } else if (outType != v.getType()) {
@@ -683,9 +702,25 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
   size_t numIns = op.getEpilogueIns().size();
   for (size_t in = 0; in < numIns; ++in)
     epilogueIns.push_back(func.getArgument(3 + in));
+  auto module = func->getParentOfType<gpu::GPUModuleOp>();
   if (op.hasEpilogue())
-    epilogueFn = func->getParentOfType<gpu::GPUModuleOp>().lookupSymbol<func::FuncOp>(
-        (func.getName() + "_epilogue").str());
+    epilogueFn =
+        module.lookupSymbol<func::FuncOp>((func.getName() + "_epilogue").str());
+  // The template prefetches a gathered operand (read at [g(b), m, n]) and
+  // its epilogue function takes that value: read here from the operand,
+  // at g(b) from the dependency function the generator built.
+  if (epilogueFn && epilogueFn.getNumArguments() == 5 + numIns) {
+    dependencyFn =
+        module.lookupSymbol<func::FuncOp>((func.getName() + "_dependency").str());
+    for (size_t in = 0; in < numIns && !gathered; ++in) {
+      std::string why;
+      if (op.getGatheredTileIndex(in, why))
+        gathered = epilogueIns[in];
+    }
+    if (!dependencyFn || !gathered)
+      return op.emitError("internal error: sck-to-nvgpu: no gathered operand "
+                          "for the epilogue function's prefetched value");
+  }
   // C's tensor map: boxes of 64 rows x 128 bytes, as the launch encodes it.
   Type outType = op.getType().getElementType();
   int64_t outBytes = outType.getIntOrFloatBitWidth() / 8;
@@ -781,15 +816,16 @@ std::string mlir::sc::detail::gemmKernelFromIRLimitation(
   if (failed(kernel) || !*kernel)
     return "no kernel-level IR (sc-lower-to-sck did not run)";
   // The element-wise epilogue is the device function the generator built
-  // from the IR's sck.epilogue region, taking (acc, b, m, n, operands...);
-  // one that also takes a value the template prefetches (a gathered
-  // operand brought in by TMA) is not lowered yet.
+  // from the IR's sck.epilogue region: (acc, b, m, n, operands...), with
+  // the value of a gathered operand after n when the template prefetches
+  // it by TMA.
   if (op.hasEpilogue()) {
     auto epilogue = module.lookupSymbol<func::FuncOp>(
         (kernelName + "_epilogue").str());
-    if (!epilogue ||
-        epilogue.getNumArguments() != 4 + op.getEpilogueIns().size())
-      return "an epilogue operand the template prefetches by TMA";
+    size_t plain = 4 + op.getEpilogueIns().size();
+    if (!epilogue || (epilogue.getNumArguments() != plain &&
+                      epilogue.getNumArguments() != plain + 1))
+      return "an epilogue function of another form";
   }
   if (op.getTransposeRhs())
     return "a K-major rhs";
