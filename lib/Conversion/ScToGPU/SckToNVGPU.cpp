@@ -11,11 +11,11 @@
 // (descriptors of their 128B-swizzled layout), a release the consumer
 // warps' arrivals on the slot's empty barrier, ping-pong turns named
 // barriers, and the epilogue each element of the accumulator (converted,
-// or through the device function built from the sck.epilogue's region)
-// into a staging tile stored by TMA. What it takes for now: the ping-pong
-// schedule (64 x 256 tiles, one consumer a tile), f16/bf16 operands with
-// an N-major rhs, the persistent tile loop, no clusters, no stage 1, no
-// epilogue operand the template would prefetch by TMA;
+// or through the device function built from the sck.epilogue's region;
+// a gathered operand the template prefetches by TMA read in place) into a
+// staging tile stored by TMA. What it takes for now: the ping-pong schedule
+// (64 x 256 tiles, one consumer a tile), f16/bf16 operands with an N-major
+// rhs, the persistent tile loop, no clusters, no stage 1;
 // gemmKernelFromIRLimitation says why not, and the generator's kernel is
 // used then.
 //

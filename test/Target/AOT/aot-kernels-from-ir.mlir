@@ -19,7 +19,8 @@
 // CHECK: kernel odd_scale_bf16_gemm0: body written from the kernel-level IR by sck-to-nvgpu
 // CHECK: kernel gelu_silu_f16_gemm0: body written from the kernel-level IR by sck-to-nvgpu
 // CHECK: kernel transposed_bf16_gemm0: {{.*}} body from the template (sck-to-nvgpu does not lower a K-major rhs yet)
-// CHECK: kernel gather_add_f16_user_gemm0: {{.*}} body from the template (sck-to-nvgpu does not lower an epilogue operand the template prefetches by TMA yet)
+// The gather-add: the request result read at g(b) in the epilogue.
+// CHECK: kernel gather_add_f16_user_gemm0: body written from the kernel-level IR by sck-to-nvgpu
 // CHECK-NOT: {{[1-9][0-9]*}} bytes spill stores
 
 // The kernel: the roles' register split, TMA loads into the ring and
