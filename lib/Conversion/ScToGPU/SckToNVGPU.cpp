@@ -40,9 +40,14 @@ using namespace mlir;
 using namespace mlir::sc;
 
 namespace {
+/// A consumer's rows (its wgmma accumulator, its staging tile), the tile's
+/// columns and a k-tile's depth.
 constexpr int64_t kTileRows = 64, kTileCols = 256, kTileDepth = 64;
-/// A ring slot: A's 64 x 64 box and B's 64 x 256, 16-bit.
-constexpr int64_t kSlotBytes = (kTileRows * kTileDepth + kTileDepth * kTileCols) * 2;
+/// A ring slot: A's box (`aRows` x 64: 64 ping-pong, 128 cooperative) and
+/// B's 64 x 256, 16-bit.
+int64_t slotBytesFor(int64_t aRows) {
+  return (aRows * kTileDepth + kTileDepth * kTileCols) * 2;
+}
 /// The wgmma descriptor bits of a 128B-swizzled operand: swizzle mode 1,
 /// 1024-byte stride between 8-row groups, 8192-byte leading offset between
 /// 64-element column blocks (an N-major B); the start address is or-ed in.
@@ -50,6 +55,10 @@ constexpr int64_t kDescriptorBits = 0x4000004002000000;
 
 /// The pieces of the kernel-level IR the lowering follows.
 struct KernelIR {
+  /// Rows of A's box: 64 (ping-pong: a consumer a tile) or 128
+  /// (cooperative: each consumer 64 rows of one tile).
+  int64_t aRows = kTileRows;
+  bool cooperative = false;
   sck::RingOp ring;
   sck::RoleOp producer, consumer;
   sck::TileLoopOp producerLoop, consumerLoop;
@@ -156,7 +165,8 @@ static std::optional<KernelIR> matchKernelIR(func::FuncOp kernel,
   if (!ir.ring || !ir.producer || !ir.consumer)
     why = "no ring or no roles (sc-warp-specialize did not run)";
   else if (ir.consumer.getCount() != 2 ||
-           ir.consumer.getOrder().value_or("") != "pingpong")
+           (ir.consumer.getOrder().value_or("") != "pingpong" &&
+            ir.consumer.getOrder().value_or("") != "cooperative"))
     why = "consumers in order '" + ir.consumer.getOrder().value_or("").str() +
           "'";
   else if (ir.consumerLoop.getCluster() != 1)
@@ -166,10 +176,13 @@ static std::optional<KernelIR> matchKernelIR(func::FuncOp kernel,
   for (Type box : ir.ring ? ir.ring.getType().getBoxes() : ArrayRef<Type>()) {
     auto t = cast<sck::BoxType>(box);
     bool a = t == ir.ring.getType().getBoxes().front();
-    SmallVector<int64_t> want = a ? SmallVector<int64_t>{kTileRows, kTileDepth}
+    ir.cooperative = ir.consumer && ir.consumer.getOrder() == "cooperative";
+    ir.aRows = ir.cooperative ? 2 * kTileRows : kTileRows;
+    SmallVector<int64_t> want = a ? SmallVector<int64_t>{ir.aRows, kTileDepth}
                                   : SmallVector<int64_t>{kTileDepth, kTileCols};
     if (why.empty() && t.getShape() != ArrayRef<int64_t>(want))
-      why = "ring boxes other than 64x64 (A) and 64x256 (B)";
+      why = "ring boxes other than 64x64 or, cooperative, 128x64 (A) and "
+            "64x256 (B)";
   }
   if (!why.empty())
     return std::nullopt;
@@ -237,8 +250,11 @@ Value GemmKernelWriter::descriptor(Value byteOffset) {
 
 std::pair<Value, Value> GemmKernelWriter::mmaOnSlot(Value slot, Value inL,
                                                    Value inR, bool first) {
-  Value aOff = add(mul(slot, index(kTileRows * kTileDepth * 2)), pad);
-  Value bOff = add(add(index(stages * kTileRows * kTileDepth * 2),
+  // Cooperative: this consumer's 64 rows of A's box.
+  Value aOff = add(mul(slot, index(ir.aRows * kTileDepth * 2)), pad);
+  if (ir.cooperative)
+    aOff = add(aOff, mul(wg, index(kTileRows * kTileDepth * 2)));
+  Value bOff = add(add(index(stages * ir.aRows * kTileDepth * 2),
                        mul(slot, index(kTileDepth * kTileCols * 2))),
                    pad);
   Value descA = descriptor(aOff);
@@ -322,7 +338,8 @@ LogicalResult GemmKernelWriter::lowerProducerOp(Operation &op2, Value j,
   auto [slot, freeParity] = ringPosition(j, /*free=*/true);
   nvgpu::MBarrierTryWaitParityOp::create(b, loc, empty, freeParity,
                                          index(10000000), slot);
-  nvgpu::MBarrierArriveExpectTxOp::create(b, loc, full, index(kSlotBytes), slot,
+  nvgpu::MBarrierArriveExpectTxOp::create(b, loc, full,
+                                          index(slotBytesFor(ir.aRows)), slot,
                                           Value());
   for (Value boxValue : put.getBoxes()) {
     auto load = boxValue.getDefiningOp<sck::LoadOp>();
@@ -334,8 +351,8 @@ LogicalResult GemmKernelWriter::lowerProducerOp(Operation &op2, Value j,
     bool isA = load.getOperand() == "A";
     // A's slots first (8 KB each), then B's (32 KB: four 64 x 64 boxes, 64
     // columns n apart).
-    Value base = isA ? mul(slot, index(kTileRows * kTileDepth * 2))
-                     : add(index(stages * kTileRows * kTileDepth * 2),
+    Value base = isA ? mul(slot, index(ir.aRows * kTileDepth * 2))
+                     : add(index(stages * ir.aRows * kTileDepth * 2),
                            mul(slot, index(kTileDepth * kTileCols * 2)));
     base = add(base, pad);
     for (int64_t part = 0; part < (isA ? 1 : kTileCols / 64); ++part) {
@@ -385,17 +402,17 @@ LogicalResult GemmKernelWriter::writeProducer() {
 
 LogicalResult GemmKernelWriter::writeConsumer() {
   sck::TileLoopOp loop = ir.consumerLoop;
-  Value lane = rem(tid, index(32));
-  Value laneZero = cmp(arith::CmpIPredicate::eq, lane, index(0));
-  // Consumer w takes the CTA's tiles w, w + 2, ... (ping-pong).
   OpBuilder::InsertionGuard guard(b);
   IRMapping mapping;
-  Value i = openTileLoop(loop, wg, index(2), mapping);
-  // Turns: wait until the other consumer has issued its tile's wgmma (named
-  // barrier 5 - w), hand over after this tile's (4 + w); not before the
-  // first tile, not after the last.
+  // Ping-pong: consumer w takes the CTA's tiles w, w + 2, ...; cooperative:
+  // both take every tile, 64 rows each.
+  Value i = ir.cooperative ? openTileLoop(loop, index(0), index(1), mapping)
+                           : openTileLoop(loop, wg, index(2), mapping);
+  // Ping-pong turns: wait until the other consumer has issued its tile's
+  // wgmma (named barrier 5 - w), hand over after this tile's (4 + w); not
+  // before the first tile, not after the last.
   Value count = i32(256);
-  {
+  if (!ir.cooperative) {
     Value notFirst = cmp(arith::CmpIPredicate::ugt, i, index(0));
     auto ifWait = scf::IfOp::create(b, loc, notFirst, false);
     OpBuilder::InsertionGuard g(b);
@@ -407,6 +424,8 @@ LogicalResult GemmKernelWriter::writeConsumer() {
   // Zero accumulators (two m64n128 halves), replaced as the k loop runs.
   DenseMap<Value, std::pair<Value, Value>> accs;
   auto handOver = [&]() {
+    if (ir.cooperative)
+      return;
     Value next = add(i, index(1));
     Value partner = cmp(arith::CmpIPredicate::ult, next, mine);
     auto ifArrive = scf::IfOp::create(b, loc, partner, false);
@@ -557,6 +576,9 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
   if (at.size() != 3)
     return epilogue.emitError("sck-to-nvgpu: a batched result tile");
   Value n0 = at[0], m0 = at[1], bIdx = at[2];
+  // Cooperative: this consumer's 64 rows of the tile.
+  if (ir.cooperative)
+    m0 = add(m0, mul(wg, index(kTileRows)));
   Type outType = op.getType().getElementType();
   int64_t outBytes = outType.getIntOrFloatBitWidth() / 8;
   int64_t boxCols = 128 / outBytes;
@@ -687,8 +709,8 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
   // The boxes: [k, m] of A, [n, k] of B, with a leading 1 when batched.
   bool lhsBatched = op.getLhs().getType().getRank() == 3;
   bool rhsBatched = op.getRhs().getType().getRank() == 3;
-  SmallVector<int64_t> aBox = lhsBatched ? SmallVector<int64_t>{1, kTileRows, kTileDepth}
-                                         : SmallVector<int64_t>{kTileRows, kTileDepth};
+  SmallVector<int64_t> aBox = lhsBatched ? SmallVector<int64_t>{1, ir.aRows, kTileDepth}
+                                         : SmallVector<int64_t>{ir.aRows, kTileDepth};
   SmallVector<int64_t> bBox = rhsBatched ? SmallVector<int64_t>{1, kTileDepth, 64}
                                          : SmallVector<int64_t>{kTileDepth, 64};
   boxA = MemRefType::get(aBox, elementType, MemRefLayoutAttrInterface(), workgroup);
@@ -779,7 +801,9 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
     Value s = slots.getInductionVar();
     nvgpu::MBarrierInitOp::create(b, loc, full, index(1), s, Value());
     // Lane 0 of each warp of the consumer that read the slot.
-    nvgpu::MBarrierInitOp::create(b, loc, empty, index(4), s, Value());
+    // (Cooperative: both consumers read every slot.)
+    nvgpu::MBarrierInitOp::create(b, loc, empty,
+                                  index(ir.cooperative ? 8 : 4), s, Value());
   }
   gpu::BarrierOp::create(b, loc);
   Value isProducer = cmp(arith::CmpIPredicate::eq, wg, index(2));
@@ -796,7 +820,7 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
                                    NVVM::SetMaxRegisterAction::increase);
     // The warpgroup's staging tile, past the ring.
     int64_t stageBytes = kTileRows * 128 * outBytes;
-    stageBase = add(add(pad, index(stages * kSlotBytes)),
+    stageBase = add(add(pad, index(stages * slotBytesFor(ir.aRows))),
                     mul(wg, index(stageBytes)));
     if (failed(writeConsumer()))
       return failure();
@@ -829,6 +853,9 @@ std::string mlir::sc::detail::gemmKernelFromIRLimitation(
   }
   if (op.getTransposeRhs())
     return "a K-major rhs";
+  if (op.getLhs().getType().getRank() == 3 && op.getRhs().getType().getRank() == 2)
+    return "a batched lhs with a shared rhs (rows of all batch elements as one "
+           "matrix)";
   std::string why;
   (void)matchKernelIR(*kernel, why);
   return why;
@@ -846,7 +873,7 @@ LogicalResult mlir::sc::detail::writeGemmKernelFromIR(BatchMatmulOp op,
   // The ring: as many slots as the IR asks, or as fit next to the two
   // consumers' staging tiles (64 x 128 of the result each), past up to 1 KB
   // of alignment.
-  int64_t slotBytes = kSlotBytes;
+  int64_t slotBytes = slotBytesFor(ir->aRows);
   int64_t stageBytes =
       kTileRows * 128 * op.getType().getElementType().getIntOrFloatBitWidth() / 8;
   int64_t fit = (sharedBytes - 1024 - 2 * stageBytes) / slotBytes;

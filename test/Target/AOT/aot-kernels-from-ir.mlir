@@ -4,6 +4,7 @@
 // RUN: FileCheck %s --check-prefix=EPILOGUE < %t/suite/odd_bias_relu_f16_kernels.ptx
 // RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/lce --gemm-schedule=pingpong --warp-specialize --kernels-from-ir --ws-group=0 --report | FileCheck %s --check-prefix=GRID
 // RUN: not sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/bad --kernels-from-ir 2>&1 | FileCheck %s --check-prefix=NEEDS-IR
+// RUN: sparcast-aot %sparcast_src_root/examples/gemm.mlir -o %t/gemm --warp-specialize --kernels-from-ir --report | FileCheck %s --check-prefix=CLUSTERS
 
 // sck-to-nvgpu: with --kernels-from-ir the bodies of the GEMM kernels it
 // lowers (ping-pong, persistent, N-major rhs) are written op by op from
@@ -11,7 +12,9 @@
 // says why. ptxas accepts every kernel with no spills.
 // CHECK: kernel shared_w_f16_gemm0: body written from the kernel-level IR by sck-to-nvgpu
 // CHECK: kernel bmm_f16_gemm0: body written from the kernel-level IR by sck-to-nvgpu
-// CHECK: kernel square_bf16_gemm0: {{.*}} body from the template (sck-to-nvgpu does not lower consumers in order 'cooperative' yet)
+// The cooperative schedule too (both consumers on one 128-row tile, 64
+// rows each, no turns).
+// CHECK: kernel square_bf16_gemm0: body written from the kernel-level IR by sck-to-nvgpu {{.*}} cooperative
 // Epilogue regions (bias + relu, a scale, gelu + silu) too: each element
 // through the device function built from the IR's sck.epilogue region; and
 // a K of one k-tile (no k loop in the IR).
@@ -44,3 +47,4 @@
 // EPILOGUE: .visible .entry odd_bias_relu_f16_gemm0
 // EPILOGUE: max.{{(NaN.)?}}f32
 // EPILOGUE: cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group
+// CLUSTERS: kernel gemm_gather_add_gemm0: {{.*}} body from the template (sck-to-nvgpu does not lower CTA clusters yet)
