@@ -100,7 +100,8 @@ static cl::opt<bool> kernelsFromIR(
     "kernels-from-ir",
     cl::desc("With --warp-specialize: write each GEMM kernel's body from its "
              "kernel-level IR (sck-to-nvgpu) where that lowering takes it "
-             "(ping-pong, element-wise epilogues); the launch stays the generator's"),
+             "(ping-pong and cooperative, any epilogue); the launch stays the "
+             "generator's"),
     cl::init(false));
 static cl::opt<bool> report("report",
                             cl::desc("Print what each step decided"));

@@ -613,9 +613,9 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
           return failure();
         launch->summary = launch->kernel +
                           ": body written from the kernel-level IR by "
-                          "sck-to-nvgpu (ring, roles, ping-pong turns, wgmma "
-                          "64x256 a consumer, epilogue through staging and "
-                          "TMA stores); launch as the generator's: " +
+                          "sck-to-nvgpu (ring, roles, wgmma 64x256 a "
+                          "consumer, epilogue through staging and TMA "
+                          "stores); launch as the generator's: " +
                           launch->summary.substr(launch->kernel.size() + 2);
       }
       return launch;

@@ -13,9 +13,10 @@
 // barriers, and the epilogue each element of the accumulator (converted,
 // or through the device function built from the sck.epilogue's region;
 // a gathered operand the template prefetches by TMA read in place) into a
-// staging tile stored by TMA. What it takes for now: the ping-pong schedule
-// (64 x 256 tiles, one consumer a tile), f16/bf16 operands with an N-major
-// rhs, the persistent tile loop, no clusters, no stage 1;
+// staging tile stored by TMA. What it takes for now: the ping-pong (64 x
+// 256 tiles, one consumer a tile) and cooperative (128 x 256, 64 rows a
+// consumer) schedules, f16/bf16 operands with an N-major rhs (not flat
+// rows), the persistent tile loop, no clusters, no stage 1;
 // gemmKernelFromIRLimitation says why not, and the generator's kernel is
 // used then.
 //

@@ -49,7 +49,7 @@ struct GemmKernelOptions {
   bool multicast = false;
   /// Write the kernel body from the GEMM's kernel-level IR (sck-to-nvgpu,
   /// SckToNVGPU.cpp) instead of the generator's template, where that
-  /// lowering takes the IR (today: ping-pong, element-wise epilogues); the launch
+  /// lowering takes the IR (ping-pong and cooperative, any epilogue); the launch
   /// (grid, shared memory, parameters) stays the generator's.
   bool kernelFromIR = false;
 };
