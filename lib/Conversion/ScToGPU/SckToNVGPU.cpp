@@ -125,7 +125,7 @@ private:
   MLIRContext *ctx;
   // Values of the kernel's prologue.
   Value tmaA, tmaB, tmaC, c, tid, wg, smem, pad, smemBase, full, empty, mine,
-      ctas, cta, batch, kTiles, stageBase;
+      ctas, cta, batch, kTiles, stageBase, cGM, cGN;
   Type elementType, accType;
   MemRefType boxA, boxB;
   /// The op's element-wise epilogue as a device function (null: convert)
@@ -203,13 +203,7 @@ std::pair<Value, Value> GemmKernelWriter::ringPosition(Value j, bool free) {
 SmallVector<Value> GemmKernelWriter::decode(Value i) {
   // Tile t = cta + i * ctas; within a batch element, M tiles in groups of
   // `group` rows, M fastest inside a group, then N.
-  sck::TileLoopOp loop = ir.consumerLoop;
-  Value mTiles = loop.getMTiles(), nTiles = loop.getNTiles();
-  auto constant = [&](Value v) -> Value {
-    return b.clone(*v.getDefiningOp())->getResult(0);
-  };
-  Value cGM = constant(mTiles), cGN = constant(nTiles);
-  Value group = index(loop.getGroup());
+  Value group = index(ir.consumerLoop.getGroup());
   Value t = add(cta, mul(i, ctas));
   Value perBatch = mul(cGN, cGM);
   Value bIdx = div(t, perBatch);
@@ -772,8 +766,12 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
   cta = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   ctas = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
   batch = memref::DimOp::create(b, loc, c, 0);
-  Value cGM = b.clone(*ir.consumerLoop.getMTiles().getDefiningOp())->getResult(0);
-  Value cGN = b.clone(*ir.consumerLoop.getNTiles().getDefiningOp())->getResult(0);
+  // The tile loop's M and N tile counts (constants of the kernel function).
+  IRMapping top;
+  cGM = lookup(ir.consumerLoop.getMTiles(), b, top);
+  cGN = lookup(ir.consumerLoop.getNTiles(), b, top);
+  if (!cGM || !cGN)
+    return ir.consumerLoop.emitError("sck-to-nvgpu: static tile counts");
   Value numTiles = mul(batch, mul(cGM, cGN));
   // Tiles of this CTA: cta, cta + ctas, ... below numTiles.
   Value left = arith::SubIOp::create(b, loc, add(numTiles, ctas), add(cta, index(1)));
