@@ -15,8 +15,9 @@
 // a gathered operand the template prefetches by TMA read in place) into a
 // staging tile stored by TMA. What it takes for now: the ping-pong (64 x
 // 256 tiles, one consumer a tile) and cooperative (128 x 256, 64 rows a
-// consumer) schedules, f16/bf16 operands with an N-major rhs (not flat
-// rows), the persistent tile loop, no clusters, no stage 1;
+// consumer) schedules, f16/bf16 operands with an N-major or K-major rhs
+// (not a batched lhs with a shared rhs: flat rows), the persistent tile
+// loop, no clusters, no stage 1;
 // gemmKernelFromIRLimitation says why not, and the generator's kernel is
 // used then.
 //
@@ -258,16 +259,20 @@ std::pair<Value, Value> GemmKernelWriter::mmaOnSlot(Value slot, Value inL,
   Value descBR = descriptor(add(bOff, index(16384)));
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   auto type = elementType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+  // A k16 step of B: 16 rows of 128 bytes (128 descriptor units) N-major,
+  // 32 bytes along its rows (2 units) K-major (layout col).
+  bool kMajorB = op.getTransposeRhs();
+  int64_t bStep = kMajorB ? 2 : 128;
+  NVVM::MMALayout bLayout = kMajorB ? NVVM::MMALayout::col : NVVM::MMALayout::row;
   SmallVector<Value> out;
   for (auto [descB, acc] : {std::pair{descBL, inL}, std::pair{descBR, inR}}) {
     for (int64_t kk = 0; kk < kTileDepth / 16; ++kk) {
-      // k16 step: 32 bytes along A's rows (2 descriptor units), 16 rows of
-      // 128 bytes of B (128 units).
+      // k16 step: 32 bytes along A's rows (2 descriptor units).
       Value a = arith::AddIOp::create(
           b, loc, descA, arith::ConstantIntOp::create(b, loc, b.getI64Type(), 2 * kk));
       Value bd = arith::AddIOp::create(
           b, loc, descB,
-          arith::ConstantIntOp::create(b, loc, b.getI64Type(), 128 * kk));
+          arith::ConstantIntOp::create(b, loc, b.getI64Type(), bStep * kk));
       auto scaleOut = first && kk == 0 ? NVVM::WGMMAScaleOut::zero
                                        : NVVM::WGMMAScaleOut::one;
       acc = NVVM::WgmmaMmaAsyncOp::create(
@@ -278,7 +283,7 @@ std::pair<Value, Value> GemmKernelWriter::mmaOnSlot(Value slot, Value inL,
           NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
           NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
           NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
-          NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row), nullptr);
+          NVVM::MMALayoutAttr::get(ctx, bLayout), nullptr);
     }
     out.push_back(acc);
   }
@@ -324,8 +329,8 @@ lowerBody(Block &body, OpBuilder &b, IRMapping &mapping,
 LogicalResult GemmKernelWriter::lowerProducerOp(Operation &op2, Value j,
                                                 IRMapping &m2) {
   if (auto load = dyn_cast<sck::LoadOp>(op2))
-    return load.getTransposed()
-               ? load.emitError("sck-to-nvgpu: no transposed boxes yet")
+    return load.getTransposed() && load.getOperand() != "B"
+               ? load.emitError("sck-to-nvgpu: a transposed box of A")
                : success(); // read by the put
   auto put = dyn_cast<sck::PutOp>(op2);
   if (!put)
@@ -344,6 +349,9 @@ LogicalResult GemmKernelWriter::lowerProducerOp(Operation &op2, Value j,
     for (Value v : load.getCoords())
       at.push_back(lookup(v, b, m2));
     bool isA = load.getOperand() == "A";
+    // B's four 64-column parts: along its first coordinate (n, N-major),
+    // or its second (a K-major rhs: the box read transposed, k first).
+    unsigned nCoord = load.getTransposed() ? 1 : 0;
     // A's slots first (8 KB each), then B's (32 KB: four 64 x 64 boxes, 64
     // columns n apart).
     Value base = isA ? mul(slot, index(ir.aRows * kTileDepth * 2))
@@ -356,7 +364,7 @@ LogicalResult GemmKernelWriter::lowerProducerOp(Operation &op2, Value j,
                                           ValueRange());
       SmallVector<Value> partAt = at;
       if (!isA)
-        partAt[0] = add(partAt[0], index(part * 64));
+        partAt[nCoord] = add(partAt[nCoord], index(part * 64));
       nvgpu::TmaAsyncLoadOp::create(b, loc, view, full, isA ? tmaA : tmaB,
                                     partAt, slot, Value(), Value());
     }
@@ -850,8 +858,6 @@ std::string mlir::sc::detail::gemmKernelFromIRLimitation(
                       epilogue.getNumArguments() != plain + 1))
       return "an epilogue function of another form";
   }
-  if (op.getTransposeRhs())
-    return "a K-major rhs";
   if (op.getLhs().getType().getRank() == 3 && op.getRhs().getType().getRank() == 2)
     return "a batched lhs with a shared rhs (rows of all batch elements as one "
            "matrix)";

@@ -2,6 +2,7 @@
 // RUN: rm -rf %t && sparcast-aot %sparcast_src_root/bench/gemm_suite.mlir -o %t/suite --warp-specialize --kernels-from-ir --report | FileCheck %s
 // RUN: FileCheck %s --check-prefix=PTX < %t/suite/shared_w_f16_kernels.ptx
 // RUN: FileCheck %s --check-prefix=EPILOGUE < %t/suite/odd_bias_relu_f16_kernels.ptx
+// RUN: FileCheck %s --check-prefix=KMAJOR < %t/suite/transposed_bf16_kernels.ptx
 // RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/lce --gemm-schedule=pingpong --warp-specialize --kernels-from-ir --ws-group=0 --report | FileCheck %s --check-prefix=GRID
 // RUN: not sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/bad --kernels-from-ir 2>&1 | FileCheck %s --check-prefix=NEEDS-IR
 // RUN: sparcast-aot %sparcast_src_root/examples/gemm.mlir -o %t/gemm --warp-specialize --kernels-from-ir --report | FileCheck %s --check-prefix=CLUSTERS
@@ -21,7 +22,9 @@
 // CHECK: kernel odd_bias_relu_f16_gemm0: body written from the kernel-level IR by sck-to-nvgpu
 // CHECK: kernel odd_scale_bf16_gemm0: body written from the kernel-level IR by sck-to-nvgpu
 // CHECK: kernel gelu_silu_f16_gemm0: body written from the kernel-level IR by sck-to-nvgpu
-// CHECK: kernel transposed_bf16_gemm0: {{.*}} body from the template (sck-to-nvgpu does not lower a K-major rhs yet)
+// A K-major rhs (B's boxes read transposed, wgmma's B col-major).
+// CHECK: kernel transposed_bf16_gemm0: body written from the kernel-level IR by sck-to-nvgpu
+// CHECK: kernel transposed_shared_f16_gemm0: {{.*}} body from the template (sck-to-nvgpu does not lower a batched lhs with a shared rhs (rows of all batch elements as one matrix) yet)
 // The gather-add: the request result read at g(b) in the epilogue.
 // CHECK: kernel gather_add_f16_user_gemm0: body written from the kernel-level IR by sck-to-nvgpu
 // CHECK-NOT: {{[1-9][0-9]*}} bytes spill stores
@@ -48,3 +51,4 @@
 // EPILOGUE: max.{{(NaN.)?}}f32
 // EPILOGUE: cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group
 // CLUSTERS: kernel gemm_gather_add_gemm0: {{.*}} body from the template (sck-to-nvgpu does not lower CTA clusters yet)
+// KMAJOR: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, 1, 1, 0, 0;
