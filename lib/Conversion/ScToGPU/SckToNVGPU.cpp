@@ -175,17 +175,20 @@ static std::optional<KernelIR> matchKernelIR(func::FuncOp kernel,
     why = "CTA clusters";
   else if (ir.consumerLoop.getSchedule() != "persistent")
     why = "a grid tile loop";
-  for (Type box : ir.ring ? ir.ring.getType().getBoxes() : ArrayRef<Type>()) {
-    auto t = cast<sck::BoxType>(box);
-    bool a = t == ir.ring.getType().getBoxes().front();
-    ir.cooperative = ir.consumer && ir.consumer.getOrder() == "cooperative";
-    ir.aRows = ir.cooperative ? 2 * kTileRows : kTileRows;
-    SmallVector<int64_t> want = a ? SmallVector<int64_t>{ir.aRows, kTileDepth}
-                                  : SmallVector<int64_t>{kTileDepth, kTileCols};
-    if (why.empty() && t.getShape() != ArrayRef<int64_t>(want))
-      why = "ring boxes other than 64x64 or, cooperative, 128x64 (A) and "
-            "64x256 (B)";
-  }
+  if (!why.empty())
+    return std::nullopt;
+  // A's box (k-major, the consumers' rows) and B's (one k-tile of 256
+  // columns).
+  ir.cooperative = ir.consumer.getOrder() == "cooperative";
+  ir.aRows = ir.cooperative ? 2 * kTileRows : kTileRows;
+  ArrayRef<Type> boxes = ir.ring.getType().getBoxes();
+  if (boxes.size() != 2 ||
+      cast<sck::BoxType>(boxes[0]).getShape() !=
+          ArrayRef<int64_t>{ir.aRows, kTileDepth} ||
+      cast<sck::BoxType>(boxes[1]).getShape() !=
+          ArrayRef<int64_t>{kTileDepth, kTileCols})
+    why = "ring boxes other than 64x64 or, cooperative, 128x64 (A) and "
+          "64x256 (B)";
   if (!why.empty())
     return std::nullopt;
   return ir;
