@@ -16,8 +16,8 @@
 // staging tile stored by TMA. What it takes for now: the ping-pong (64 x
 // 256 tiles, one consumer a tile) and cooperative (128 x 256, 64 rows a
 // consumer) schedules, f16/bf16 operands with an N-major or K-major rhs
-// (not a batched lhs with a shared rhs: flat rows), the persistent tile
-// loop, no clusters, no stage 1;
+// (not a batched lhs with a shared rhs: flat rows), a persistent or grid
+// tile loop, no clusters, no stage 1;
 // gemmKernelFromIRLimitation says why not, and the generator's kernel is
 // used then.
 //
@@ -127,6 +127,9 @@ private:
   // Values of the kernel's prologue.
   Value tmaA, tmaB, tmaC, c, tid, wg, smem, pad, smemBase, full, empty, mine,
       ctas, cta, batch, kTiles, stageBase, cGM, cGN;
+  /// The tile loop's schedule: persistent, or a grid of perCta tiles a CTA.
+  bool persistent = true;
+  int64_t perCta = 1;
   Type elementType, accType;
   MemRefType boxA, boxB;
   /// The op's element-wise epilogue as a device function (null: convert)
@@ -173,8 +176,6 @@ static std::optional<KernelIR> matchKernelIR(func::FuncOp kernel,
           "'";
   else if (ir.consumerLoop.getCluster() != 1)
     why = "CTA clusters";
-  else if (ir.consumerLoop.getSchedule() != "persistent")
-    why = "a grid tile loop";
   if (!why.empty())
     return std::nullopt;
   // A's box (k-major, the consumers' rows) and B's (one k-tile of 256
@@ -208,7 +209,8 @@ SmallVector<Value> GemmKernelWriter::decode(Value i) {
   // Tile t = cta + i * ctas; within a batch element, M tiles in groups of
   // `group` rows, M fastest inside a group, then N.
   Value group = index(ir.consumerLoop.getGroup());
-  Value t = add(cta, mul(i, ctas));
+  // Persistent: tile cta + i x CTAs; grid: tile CTA x (tiles a CTA) + i.
+  Value t = persistent ? add(cta, mul(i, ctas)) : add(mul(cta, index(perCta)), i);
   Value perBatch = mul(cGN, cGM);
   Value bIdx = div(t, perBatch);
   Value tb = rem(t, perBatch);
@@ -784,10 +786,22 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
   if (!cGM || !cGN)
     return ir.consumerLoop.emitError("sck-to-nvgpu: static tile counts");
   Value numTiles = mul(batch, mul(cGM, cGN));
-  // Tiles of this CTA: cta, cta + ctas, ... below numTiles.
-  Value left = arith::SubIOp::create(b, loc, add(numTiles, ctas), add(cta, index(1)));
-  Value any = cmp(arith::CmpIPredicate::ult, cta, numTiles);
-  mine = arith::SelectOp::create(b, loc, any, div(left, ctas), index(0));
+  // Tiles of this CTA. Persistent: cta, cta + ctas, ... below numTiles.
+  // Grid (as the launch counts them): a pair of tiles a CTA for ping-pong,
+  // one for cooperative, the last CTA's possibly fewer.
+  persistent = ir.consumerLoop.getSchedule() == "persistent";
+  perCta = ir.cooperative ? 1 : 2;
+  if (persistent) {
+    Value left = arith::SubIOp::create(b, loc, add(numTiles, ctas), add(cta, index(1)));
+    Value any = cmp(arith::CmpIPredicate::ult, cta, numTiles);
+    mine = arith::SelectOp::create(b, loc, any, div(left, ctas), index(0));
+  } else {
+    Value from = mul(cta, index(perCta));
+    Value any = cmp(arith::CmpIPredicate::ult, from, numTiles);
+    Value left = arith::SelectOp::create(
+        b, loc, any, arith::SubIOp::create(b, loc, numTiles, from), index(0));
+    mine = arith::MinUIOp::create(b, loc, left, index(perCta));
+  }
   kTiles = index(llvm::divideCeil(op.getContractionSize(), kTileDepth));
 
   auto smemType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
@@ -861,6 +875,9 @@ std::string mlir::sc::detail::gemmKernelFromIRLimitation(
                       epilogue.getNumArguments() != plain + 1))
       return "an epilogue function of another form";
   }
+  if (auto schedule = (*kernel)->getAttrOfType<StringAttr>("sck.schedule");
+      schedule && schedule.getValue() == "transposed")
+    return "the transposed tile";
   if (op.getLhs().getType().getRank() == 3 && op.getRhs().getType().getRank() == 2)
     return "a batched lhs with a shared rhs (rows of all batch elements as one "
            "matrix)";

@@ -3,9 +3,9 @@
 // RUN: FileCheck %s --check-prefix=PTX < %t/suite/shared_w_f16_kernels.ptx
 // RUN: FileCheck %s --check-prefix=EPILOGUE < %t/suite/odd_bias_relu_f16_kernels.ptx
 // RUN: FileCheck %s --check-prefix=KMAJOR < %t/suite/transposed_bf16_kernels.ptx
-// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/lce --gemm-schedule=pingpong --warp-specialize --kernels-from-ir --ws-group=0 --report | FileCheck %s --check-prefix=GRID
+// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/lce --warp-specialize --kernels-from-ir --ws-group=0 --report | FileCheck %s --check-prefix=GRID
 // RUN: not sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/bad --kernels-from-ir 2>&1 | FileCheck %s --check-prefix=NEEDS-IR
-// RUN: sparcast-aot %sparcast_src_root/examples/gemm.mlir -o %t/gemm --warp-specialize --kernels-from-ir --report | FileCheck %s --check-prefix=CLUSTERS
+// RUN: sparcast-aot %sparcast_src_root/examples/gemm.mlir -o %t/gemm --gemm-schedule=pingpong --gemm-multicast --warp-specialize --kernels-from-ir --report | FileCheck %s --check-prefix=CLUSTERS
 
 // sck-to-nvgpu: with --kernels-from-ir the bodies of the GEMM kernels it
 // lowers (ping-pong, persistent, N-major rhs) are written op by op from
@@ -44,8 +44,11 @@
 // PTX: bar.arrive
 // PTX: cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group
 
-// A grid tile loop (sc-persistent not run) keeps the template.
-// GRID: kernel lce_gemm1: {{.*}} body from the template (sck-to-nvgpu does not lower a grid tile loop yet)
+// A grid tile loop (sc-persistent not run): a pair of tiles a CTA; the
+// dispatched transposed tile keeps the template.
+// GRID: kernel lce_gemm1: body written from the kernel-level IR by sck-to-nvgpu
+// GRID: kernel lce_gemm3: {{.*}} body from the template (sck-to-nvgpu does not lower the transposed tile yet)
+// GRID: kernel lce_gemm4: body written from the kernel-level IR by sck-to-nvgpu
 // NEEDS-IR: error: --kernels-from-ir needs --warp-specialize
 // EPILOGUE: .visible .entry odd_bias_relu_f16_gemm0
 // EPILOGUE: max.{{(NaN.)?}}f32
