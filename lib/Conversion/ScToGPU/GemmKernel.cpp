@@ -601,16 +601,15 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
           /*stage1=*/nullptr, roles);
       // The body written from the kernel-level IR instead, same launch.
       if (succeeded(launch) && options.kernelFromIR) {
-        std::string why =
-            detail::gemmKernelFromIRLimitation(op, gpuModule, kernelName);
+        std::string why;
+        if (failed(detail::writeGemmKernelFromIR(op, gpuModule, kernelName,
+                                                 launch->sharedBytes, why)))
+          return failure();
         if (!why.empty()) {
           launch->summary += "; body from the template (sck-to-nvgpu does "
                              "not lower " + why + " yet)";
           return launch;
         }
-        if (failed(detail::writeGemmKernelFromIR(op, gpuModule, kernelName,
-                                                 launch->sharedBytes)))
-          return failure();
         launch->summary = launch->kernel +
                           ": body written from the kernel-level IR by "
                           "sck-to-nvgpu (ring, roles, wgmma 64x256 a "

@@ -157,15 +157,13 @@ struct WarpRoles {
 
 /// Replaces kernel `kernelName` of `module` (the generator's, for `op`) by
 /// one written from `op`'s kernel-level IR op by op (SckToNVGPU.cpp), with
-/// the same parameters, its ring in `sharedBytes` of shared memory; a
-/// located error for IR it does not lower.
+/// the same parameters, its ring in `sharedBytes` of shared memory. When
+/// the lowering does not take `op` (its IR, its epilogue), leaves the
+/// generator's kernel and says why in `whyNot`; fails with a located error
+/// for IR it takes but cannot fit.
 LogicalResult writeGemmKernelFromIR(BatchMatmulOp op, gpu::GPUModuleOp module,
-                                    StringRef kernelName, int64_t sharedBytes);
-/// Why writeGemmKernelFromIR does not take `op` (its IR, its epilogue), or
-/// an empty string.
-std::string gemmKernelFromIRLimitation(BatchMatmulOp op,
-                                       gpu::GPUModuleOp module,
-                                       StringRef kernelName);
+                                    StringRef kernelName, int64_t sharedBytes,
+                                    std::string &whyNot);
 
 /// `schedule`: "cooperative", "pingpong" or "transposed" (see
 /// GemmTransposedTile.cpp).

@@ -50,10 +50,13 @@ constexpr int64_t kTileRows = 64, kTileCols = 256, kTileDepth = 64;
 int64_t slotBytesFor(int64_t aRows) {
   return (aRows * kTileDepth + kTileDepth * kTileCols) * 2;
 }
-/// The wgmma descriptor bits of a 128B-swizzled operand: swizzle mode 1,
-/// 1024-byte stride between 8-row groups, 8192-byte leading offset between
-/// 64-element column blocks (an N-major B); the start address is or-ed in.
-constexpr int64_t kDescriptorBits = 0x4000004002000000;
+/// A consumer's staging tile: 64 rows x 128 columns of the result.
+int64_t stagingBytes(BatchMatmulOp op) {
+  return kTileRows * 128 * op.getType().getElementType().getIntOrFloatBitWidth() /
+         8;
+}
+/// The mbarrier try_wait's suspend-time hint.
+constexpr int64_t kWaitTicks = 10000000;
 
 /// The pieces of the kernel-level IR the lowering follows.
 struct KernelIR {
@@ -246,7 +249,8 @@ Value GemmKernelWriter::descriptor(Value byteOffset) {
       b, loc, masked, arith::ConstantIntOp::create(b, loc, b.getI64Type(), 4));
   return arith::OrIOp::create(
       b, loc, encoded,
-      arith::ConstantIntOp::create(b, loc, b.getI64Type(), kDescriptorBits));
+      arith::ConstantIntOp::create(b, loc, b.getI64Type(),
+                                   sc::detail::kWgmmaDescriptorBits));
 }
 
 std::pair<Value, Value> GemmKernelWriter::mmaOnSlot(Value slot, Value inL,
@@ -342,7 +346,7 @@ LogicalResult GemmKernelWriter::lowerProducerOp(Operation &op2, Value j,
     return op2.emitError("sck-to-nvgpu: not lowered in a producer");
   auto [slot, freeParity] = ringPosition(j, /*free=*/true);
   nvgpu::MBarrierTryWaitParityOp::create(b, loc, empty, freeParity,
-                                         index(10000000), slot);
+                                         index(kWaitTicks), slot);
   nvgpu::MBarrierArriveExpectTxOp::create(b, loc, full,
                                           index(slotBytesFor(ir.aRows)), slot,
                                           Value());
@@ -536,7 +540,7 @@ LogicalResult GemmKernelWriter::lowerConsumerOp(
     auto [s, parity] = ringPosition(j, /*free=*/false);
     slot = s;
     nvgpu::MBarrierTryWaitParityOp::create(b, loc, full, parity,
-                                           index(10000000), s);
+                                           index(kWaitTicks), s);
     return success();
   }
   if (auto mma = dyn_cast<sck::MmaOp>(op2)) {
@@ -843,9 +847,8 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
     NVVM::SetMaxRegisterOp::create(b, loc, ir.consumer.getRegs(),
                                    NVVM::SetMaxRegisterAction::increase);
     // The warpgroup's staging tile, past the ring.
-    int64_t stageBytes = kTileRows * 128 * outBytes;
     stageBase = add(add(pad, index(stages * slotBytesFor(ir.aRows))),
-                    mul(wg, index(stageBytes)));
+                    mul(wg, index(stagingBytes(op))));
     if (failed(writeConsumer()))
       return failure();
     // Shared memory must outlive the TMA stores that read it.
@@ -858,50 +861,50 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
   return success();
 }
 
-std::string mlir::sc::detail::gemmKernelFromIRLimitation(
-    BatchMatmulOp op, gpu::GPUModuleOp module, StringRef kernelName) {
+/// The IR `op`'s kernel function holds, when the lowering takes it; else
+/// why not.
+static std::optional<KernelIR> lowerable(BatchMatmulOp op,
+                                         gpu::GPUModuleOp module,
+                                         StringRef kernelName,
+                                         std::string &why) {
   FailureOr<func::FuncOp> kernel = sc::detail::kernelIRFunction(op);
   if (failed(kernel) || !*kernel)
-    return "no kernel-level IR (sc-lower-to-sck did not run)";
+    why = "no kernel-level IR (sc-lower-to-sck did not run)";
   // The element-wise epilogue is the device function the generator built
   // from the IR's sck.epilogue region: (acc, b, m, n, operands...), with
   // the value of a gathered operand after n when the template prefetches
   // it by TMA.
-  if (op.hasEpilogue()) {
-    auto epilogue = module.lookupSymbol<func::FuncOp>(
-        (kernelName + "_epilogue").str());
-    size_t plain = 4 + op.getEpilogueIns().size();
-    if (!epilogue || (epilogue.getNumArguments() != plain &&
-                      epilogue.getNumArguments() != plain + 1))
-      return "an epilogue function of another form";
-  }
-  if (auto schedule = (*kernel)->getAttrOfType<StringAttr>("sck.schedule");
-      schedule && schedule.getValue() == "transposed")
-    return "the transposed tile";
-  if (op.getLhs().getType().getRank() == 3 && op.getRhs().getType().getRank() == 2)
-    return "a batched lhs with a shared rhs (rows of all batch elements as one "
-           "matrix)";
-  std::string why;
-  (void)matchKernelIR(*kernel, why);
-  return why;
+  else if (auto epilogue = module.lookupSymbol<func::FuncOp>(
+               (kernelName + "_epilogue").str());
+           op.hasEpilogue() &&
+           (!epilogue ||
+            (epilogue.getNumArguments() != 4 + op.getEpilogueIns().size() &&
+             epilogue.getNumArguments() != 5 + op.getEpilogueIns().size())))
+    why = "an epilogue function of another form";
+  else if (auto schedule = (*kernel)->getAttrOfType<StringAttr>("sck.schedule");
+           schedule && schedule.getValue() == "transposed")
+    why = "the transposed tile";
+  else if (op.getLhs().getType().getRank() == 3 &&
+           op.getRhs().getType().getRank() == 2)
+    why = "a batched lhs with a shared rhs (rows of all batch elements as one "
+          "matrix)";
+  if (!why.empty())
+    return std::nullopt;
+  return matchKernelIR(*kernel, why);
 }
 
 LogicalResult mlir::sc::detail::writeGemmKernelFromIR(BatchMatmulOp op,
                                                       gpu::GPUModuleOp module,
                                                       StringRef kernelName,
-                                                      int64_t sharedBytes) {
-  func::FuncOp kernel = *sc::detail::kernelIRFunction(op);
-  std::string why;
-  std::optional<KernelIR> ir = matchKernelIR(kernel, why);
+                                                      int64_t sharedBytes,
+                                                      std::string &whyNot) {
+  std::optional<KernelIR> ir = lowerable(op, module, kernelName, whyNot);
   if (!ir)
-    return op.emitError("internal error: sck-to-nvgpu cannot lower: ") << why;
+    return success(); // the generator's kernel stays
   // The ring: as many slots as the IR asks, or as fit next to the two
-  // consumers' staging tiles (64 x 128 of the result each), past up to 1 KB
-  // of alignment.
+  // consumers' staging tiles, past up to 1 KB of alignment.
   int64_t slotBytes = slotBytesFor(ir->aRows);
-  int64_t stageBytes =
-      kTileRows * 128 * op.getType().getElementType().getIntOrFloatBitWidth() / 8;
-  int64_t fit = (sharedBytes - 1024 - 2 * stageBytes) / slotBytes;
+  int64_t fit = (sharedBytes - 1024 - 2 * stagingBytes(op)) / slotBytes;
   int64_t stages = ir->ring.getStages() ? ir->ring.getStages() : fit;
   if (stages < 2 || stages > fit)
     return ir->ring.emitError("sck-to-nvgpu: ")
@@ -917,7 +920,7 @@ LogicalResult mlir::sc::detail::writeGemmKernelFromIR(BatchMatmulOp op,
                                      old.getFunctionType());
   func->setAttrs(old->getAttrs());
   b.setInsertionPointToStart(&func.getBody().front());
-  GemmKernelWriter writer(op, *ir, stages, b, kernel.getLoc());
+  GemmKernelWriter writer(op, *ir, stages, b, ir->ring.getLoc());
   if (failed(writer.write(func))) {
     func.erase();
     return failure();

@@ -75,11 +75,13 @@ std::string mlir::sc::detail::f32StructType(int64_t n) {
 }
 
 std::string mlir::sc::detail::wgmmaDescriptorConstantsText() {
-  return R"mlir(
-    %descBits = arith.constant 4611686293338849280 : i64
+  return llvm::formatv(R"mlir(
+    %descBits = arith.constant {0} : i64
     %descAddrMask = arith.constant 262143 : i64
     %c4i64 = arith.constant 4 : i64
-)mlir";
+)mlir",
+                       kWgmmaDescriptorBits)
+      .str();
 }
 
 std::string mlir::sc::detail::wgmmaDescriptorText(StringRef desc,

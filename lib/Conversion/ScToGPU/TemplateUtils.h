@@ -63,6 +63,11 @@ constexpr int64_t kSmemAlignReserve = 1280;
 /// kSmemAlignReserve bytes more than its region.
 std::string smemRegionText();
 
+/// The wgmma descriptor bits of a 128B-swizzled operand: swizzle mode 1,
+/// 1024-byte stride between 8-row groups, 8192-byte leading offset between
+/// 64-element column blocks (an N-major B); the start address is or-ed in.
+constexpr int64_t kWgmmaDescriptorBits = 0x4000004002000000;
+
 std::string wgmmaDescriptorConstantsText();
 
 /// Defines %<desc> (i64), the wgmma shared-memory descriptor of the tile at
