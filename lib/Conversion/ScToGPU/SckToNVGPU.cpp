@@ -18,7 +18,7 @@
 // consumer) schedules, f16/bf16 operands with an N-major or K-major rhs
 // (not a batched lhs with a shared rhs: flat rows), a persistent or grid
 // tile loop, no clusters, no stage 1;
-// gemmKernelFromIRLimitation says why not, and the generator's kernel is
+// writeGemmKernelFromIR says why not, and the generator's kernel is
 // used then.
 //
 //===----------------------------------------------------------------------===//
