@@ -487,9 +487,10 @@ def ScWarpSpecializePass : Pass<"sc-warp-specialize"> {
     }
     ```
 
-    Not yet lowered to NVVM: the GPU kernels are still written by the
-    generators in lib/Conversion/ScToGPU, which follow what this pass
-    decided (docs/architecture.md).
+    The GPU kernels follow what this pass decided: written from this IR
+    by sck-to-nvgpu (`sparcast-aot --kernels-from-ir`) where it takes the
+    kernel, else by the generators in lib/Conversion/ScToGPU, which read the
+    ring and the registers back (docs/architecture.md).
   }];
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"0",
@@ -509,6 +510,54 @@ def ScWarpSpecializePass : Pass<"sc-warp-specialize"> {
            "Emit a remark for each tile loop: roles, registers, ring">,
   ];
   let dependentDialects = ["::mlir::sck::SckDialect", "::mlir::scf::SCFDialect"];
+}
+
+def ScPrefetchEpilogueOperandsPass : Pass<"sc-prefetch-epilogue-operands"> {
+  let summary = "Load the tile an epilogue gathers from an operand ahead of the epilogue";
+  let description = [{
+    On the kernel-level IR (`sck`): an `sck.epilogue` whose region reads an
+    operand only at [g(b), m, n], with g depending on neither the
+    accumulator nor the row or the column (the IKBO gather-add reading the
+    request GEMM's result at the candidate's user), reads exactly one tile
+    of it per output tile. That tile becomes a box, `sck.prefetch`ed at the
+    start of the tile (the epilogue's tile coordinates, g computed there),
+    and the epilogue takes the box instead of the tensor: its region sees
+    the element at the result element's place. The GPU kernel then loads
+    the tile by TMA while the tile's MMAs run instead of reading it from
+    global memory in the epilogue. Operands the region no longer reads
+    (the index g came from) leave the epilogue.
+
+    Before (in a consumer's tile loop):
+
+    ```mlir
+    sck.epilogue "C"[%n0, %m0, %b], %acc ins(%x, %idx : tensor<?x433x256xf32>, tensor<?xi32>) : !sck.acc<64x256xf32> {
+    ^bb0(%a: f32, %bb: index, %m: index, %n: index, %xs: tensor<?x433x256xf32>, %is: tensor<?xi32>):
+      %u = tensor.extract %is[%bb] : tensor<?xi32>
+      %g = arith.index_cast %u : i32 to index
+      %v = tensor.extract %xs[%g, %m, %n] : tensor<?x433x256xf32>
+      ...
+    ```
+
+    After:
+
+    ```mlir
+    %u = tensor.extract %idx[%b] : tensor<?xi32>
+    %g = arith.index_cast %u : i32 to index
+    %box = sck.prefetch %x[%n0, %m0, %g] : tensor<?x433x256xf32> -> !sck.box<64x256xf32>
+    ...
+    sck.epilogue "C"[%n0, %m0, %b], %acc ins(%box : !sck.box<64x256xf32>) : !sck.acc<64x256xf32> {
+    ^bb0(%a: f32, %bb: index, %m: index, %n: index, %v: f32):
+      ...
+    ```
+
+    Attention kernels and epilogues not directly in a tile loop are left
+    alone.
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark for each epilogue operand: prefetched, or why not">,
+  ];
+  let dependentDialects = ["::mlir::sck::SckDialect", "::mlir::tensor::TensorDialect"];
 }
 
 #endif // SPARCAST_TRANSFORMS_PASSES_TD

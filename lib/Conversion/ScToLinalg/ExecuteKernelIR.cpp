@@ -203,13 +203,33 @@ private:
                               "B1 of a stage 1; Q, K and V of an attention), "
                               "got '")
              << name << "'";
-    bool transposed = loadOp.getTransposed();
-    auto sourceType = cast<MemRefType>(source.getType());
-    sck::BoxType type = loadOp.getType();
-    SmallVector<Value> coords =
-        llvm::map_to_vector(loadOp.getCoords(), [&](Value v) { return map.lookup(v); });
-    if (static_cast<int64_t>(coords.size()) != sourceType.getRank())
+    if (loadOp.getCoords().size() !=
+        static_cast<size_t>(cast<MemRefType>(source.getType()).getRank()))
       return loadOp.emitError("box coordinates do not match the operand's rank");
+    map.map(loadOp.getResult(),
+            loadBox(source, loadOp.getCoords(), loadOp.getType(),
+                    loadOp.getTransposed()));
+    return success();
+  }
+
+  /// sck.prefetch: the box of an epilogue operand, read as sck.load reads
+  /// (a multi-stage kernel's stage-1 result from what stage 1 wrote).
+  void prefetch(sck::PrefetchOp prefetchOp) {
+    Value source = prefetchOp.getSource() == stageOneArg
+                       ? result1
+                       : toBuffer(map.lookup(prefetchOp.getSource()));
+    map.map(prefetchOp.getResult(),
+            loadBox(source, prefetchOp.getCoords(), prefetchOp.getType(),
+                    /*transposed=*/false));
+  }
+
+  /// A fresh box of `type` read from `source` at `coordsIR` (innermost
+  /// first), zeros past its end.
+  Value loadBox(Value source, ValueRange coordsIR, sck::BoxType type,
+                bool transposed) {
+    auto sourceType = cast<MemRefType>(source.getType());
+    SmallVector<Value> coords =
+        llvm::map_to_vector(coordsIR, [&](Value v) { return map.lookup(v); });
     Value box = alloc(type.getShape(), type.getElementType());
     forEach({cst(type.getShape()[0]), cst(type.getShape()[1])}, [&](ValueRange ij) {
       SmallVector<Value> at(coords.rbegin(), coords.rend());
@@ -235,8 +255,7 @@ private:
       }
       memref::StoreOp::create(b, loc, ifOp.getResult(0), box, ij);
     });
-    map.map(loadOp.getResult(), box);
-    return success();
+    return box;
   }
 
   /// acc + a b in a fresh accumulator (fp32 products of the elements).
@@ -317,8 +336,16 @@ private:
         inner.map(body.getArgument(1), bIdx);
         inner.map(body.getArgument(2), m);
         inner.map(body.getArgument(3), n);
-        for (auto [arg, in] : llvm::zip(body.getArguments().drop_front(4), epi.getIns()))
+        for (auto [arg, in] : llvm::zip(body.getArguments().drop_front(4), epi.getIns())) {
+          // A box (sck.prefetch) gives its element at the result element's
+          // place: (i, j) of the tile, (j, i) of a transposed accumulator.
+          if (isa<sck::BoxType>(in.getType())) {
+            Value at[2] = {ij[transposed ? 1 : 0], ij[transposed ? 0 : 1]};
+            inner.map(arg, memref::LoadOp::create(b, loc, map.lookup(in), at));
+            continue;
+          }
           inner.map(arg, map.lookup(in));
+        }
         for (Operation &o : body) {
           if (auto yield = dyn_cast<sck::YieldOp>(o)) {
             out = inner.lookup(yield.getValue());
@@ -696,6 +723,8 @@ private:
     }
     if (auto loadOp = dyn_cast<sck::LoadOp>(o))
       return load(loadOp);
+    if (auto prefetchOp = dyn_cast<sck::PrefetchOp>(o))
+      return prefetch(prefetchOp), success();
     if (auto zero = dyn_cast<sck::ZeroOp>(o)) {
       sck::AccType type = zero.getType();
       Value acc = alloc(type.getShape(), b.getF32Type());

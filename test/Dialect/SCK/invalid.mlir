@@ -204,3 +204,45 @@ func.func @normalize_rows(%o: !sck.acc<64x64xf32>, %st: !sck.acc<128x2xf32>) {
   %n = sck.normalize %o, %st : !sck.acc<64x64xf32>, !sck.acc<128x2xf32>
   return
 }
+
+// -----
+
+func.func @prefetch_coords(%x: tensor<?x64x256xf32>, %n: index) {
+  // expected-error @below {{expects 3 coordinates (the source's rank), got 2}}
+  %box = sck.prefetch %x[%n, %n] : tensor<?x64x256xf32> -> !sck.box<64x256xf32>
+  return
+}
+
+// -----
+
+func.func @prefetch_element(%x: tensor<?x64x256xf32>, %n: index) {
+  // expected-error @below {{box element type 'f16' differs from the source's 'f32'}}
+  %box = sck.prefetch %x[%n, %n, %n] : tensor<?x64x256xf32> -> !sck.box<64x256xf16>
+  return
+}
+
+// -----
+
+func.func @epilogue_box_shape(%x: tensor<?x64x256xf32>, %n: index) {
+  %zero = sck.zero : !sck.acc<64x256xf32>
+  %box = sck.prefetch %x[%n, %n, %n] : tensor<?x64x256xf32> -> !sck.box<64x256xf32>
+  // expected-error @below {{a box operand must have the tile's shape 256x64, got '!sck.box<64x256xf32>'}}
+  sck.epilogue "C"[%n, %n, %n] transposed, %zero ins(%box : !sck.box<64x256xf32>) : !sck.acc<64x256xf32> {
+  ^bb0(%acc: f32, %b: index, %m: index, %nn: index, %v: f32):
+    sck.yield %acc : f32
+  }
+  return
+}
+
+// -----
+
+func.func @epilogue_box_element(%x: tensor<?x64x256xf32>, %n: index) {
+  %zero = sck.zero : !sck.acc<64x256xf32>
+  %box = sck.prefetch %x[%n, %n, %n] : tensor<?x64x256xf32> -> !sck.box<64x256xf32>
+  // expected-error @below {{region arguments must be (accumulator element, b, m, n, ins...): 5 of them, the first of type 'f32'}}
+  sck.epilogue "C"[%n, %n, %n], %zero ins(%box : !sck.box<64x256xf32>) : !sck.acc<64x256xf32> {
+  ^bb0(%acc: f32, %b: index, %m: index, %nn: index, %v: tensor<?x64x256xf32>):
+    sck.yield %acc : f32
+  }
+  return
+}

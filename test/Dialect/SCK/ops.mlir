@@ -120,3 +120,21 @@ func.func @attention_tile(%blocks: index) {
   sck.epilogue "O"[%c0, %c0, %c0, %c0], %out : !sck.acc<64x64xf32>
   return
 }
+
+// An epilogue operand prefetched as a box: the region reads its element
+// at the result element's place.
+// CHECK-LABEL: func.func @prefetched_operand
+// CHECK: %[[X:.*]] = sck.prefetch %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] : tensor<?x433x256xf32> -> !sck.box<64x256xf32>
+// CHECK: sck.epilogue "C"[%{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} ins(%[[X]] : !sck.box<64x256xf32>) : !sck.acc<64x256xf32> {
+// CHECK: ^bb0(%{{.*}}: f32, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: f32):
+func.func @prefetched_operand(%x: tensor<?x433x256xf32>, %g: index, %m0: index, %n0: index) {
+  %zero = sck.zero : !sck.acc<64x256xf32>
+  %box = sck.prefetch %x[%n0, %m0, %g] : tensor<?x433x256xf32> -> !sck.box<64x256xf32>
+  sck.epilogue "C"[%n0, %m0, %g], %zero ins(%box : !sck.box<64x256xf32>) : !sck.acc<64x256xf32> {
+  ^bb0(%acc: f32, %b: index, %m: index, %n: index, %v: f32):
+    %s = arith.addf %acc, %v : f32
+    %t = arith.truncf %s : f32 to f16
+    sck.yield %t : f16
+  }
+  return
+}

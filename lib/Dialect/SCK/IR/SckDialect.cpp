@@ -130,7 +130,23 @@ LogicalResult EpilogueOp::verify() {
   SmallVector<Type> expected = {getAcc().getType().getElementType()};
   Type index = IndexType::get(getContext());
   expected.append({index, index, index});
-  llvm::append_range(expected, getIns().getTypes());
+  // A box operand (sck.prefetch) is the tile in the result's orientation;
+  // the region sees its elements.
+  ArrayRef<int64_t> accShape = getAcc().getType().getShape();
+  SmallVector<int64_t> tileShape(accShape);
+  if (getTransposed())
+    std::swap(tileShape[0], tileShape[1]);
+  for (Type in : getIns().getTypes()) {
+    auto box = dyn_cast<BoxType>(in);
+    if (!box) {
+      expected.push_back(in);
+      continue;
+    }
+    if (box.getShape() != ArrayRef<int64_t>(tileShape))
+      return emitOpError("a box operand must have the tile's shape ")
+             << tileShape[0] << "x" << tileShape[1] << ", got " << box;
+    expected.push_back(box.getElementType());
+  }
   if (body.getArgumentTypes() != ArrayRef<Type>(expected))
     return emitOpError("region arguments must be (accumulator element, b, m, "
                        "n, ins...): ")
@@ -138,6 +154,21 @@ LogicalResult EpilogueOp::verify() {
            << expected.front();
   if (!isa_and_nonnull<YieldOp>(body.getTerminator()))
     return emitOpError("region must end with sck.yield");
+  return success();
+}
+
+LogicalResult PrefetchOp::verify() {
+  auto source = cast<RankedTensorType>(getSource().getType());
+  if (static_cast<int64_t>(getCoords().size()) != source.getRank())
+    return emitOpError("expects ")
+           << source.getRank() << " coordinates (the source's rank), got "
+           << getCoords().size();
+  if (source.getRank() < 2)
+    return emitOpError("the source must have at least two dims");
+  if (getBox().getType().getElementType() != source.getElementType())
+    return emitOpError("box element type ")
+           << getBox().getType().getElementType()
+           << " differs from the source's " << source.getElementType();
   return success();
 }
 

@@ -101,6 +101,27 @@ def Sck_LoadOp : Sck_Op<"load", [Pure]> {
   let assemblyFormat = "$operand `[` $coords `]` attr-dict `:` qualified(type($box))";
 }
 
+def Sck_PrefetchOp : Sck_Op<"prefetch", [Pure]> {
+  let summary = "a box of a tensor the epilogue reads, loaded ahead of it";
+  let description = [{
+    The box of `source` (a tensor the kernel function takes, one of its
+    epilogue's operands) at `coords` (box coordinates, innermost first), as
+    `sck.load` reads a kernel operand: element (i, j) is the source's
+    element at the reversed coordinates plus (i, j) on its last two dims;
+    zeros past its end. Given to `sck.epilogue` as an operand, the region
+    sees the box's element at each accumulator element's place, so what the
+    epilogue reads of the tensor can be in shared memory (loaded by TMA
+    under the tile's MMAs) before the epilogue starts
+    (sc-prefetch-epilogue-operands).
+  }];
+  let arguments = (ins AnyRankedTensor:$source, Variadic<Index>:$coords);
+  let results = (outs Sck_BoxType:$box);
+  let assemblyFormat = [{
+    $source `[` $coords `]` attr-dict `:` type($source) `->` qualified(type($box))
+  }];
+  let hasVerifier = 1;
+}
+
 def Sck_ZeroOp : Sck_Op<"zero", [Pure]> {
   let summary = "an accumulator of zeros";
   let results = (outs Sck_AccType:$acc);
@@ -172,7 +193,11 @@ def Sck_EpilogueOp : Sck_Op<"epilogue", [MemoryEffects<[MemWrite]>, IsolatedFrom
     become a device function as it is). Without a region the accumulator
     is converted to the result's element type. With `transposed` the
     accumulator holds the tile transposed: its element (i, j) is the
-    result's (m0 + j, n0 + i) (a GEMM computed as E^T W^T).
+    result's (m0 + j, n0 + i) (a GEMM computed as E^T W^T). An operand that
+    is a box (`sck.prefetch`, the tile of an operand in the result's
+    orientation: the accumulator's shape, transposed with `transposed`)
+    gives the region the box's element at the result element's place
+    instead of a tensor.
   }];
   let arguments = (ins StrAttr:$result, Variadic<Index>:$coords,
                        Sck_AccType:$acc, Variadic<AnyType>:$ins,
