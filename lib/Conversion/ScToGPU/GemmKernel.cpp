@@ -127,9 +127,15 @@ static sck::EpilogueOp kernelIREpilogue(BatchMatmulOp op) {
 }
 
 Block *mlir::sc::detail::epilogueBlock(BatchMatmulOp op) {
-  if (sck::EpilogueOp epilogue = kernelIREpilogue(op))
-    return epilogue.getBody().empty() ? nullptr : &epilogue.getBody().front();
-  return op.getEpilogueBlock();
+  sck::EpilogueOp epilogue = kernelIREpilogue(op);
+  // The templates read tensors, not boxes: an epilogue with a prefetched
+  // operand (sc-prefetch-epilogue-operands) is only written by
+  // sck-to-nvgpu, the templates take the op's region (the same meaning;
+  // they prefetch by their own rule).
+  if (!epilogue || llvm::any_of(epilogue.getIns().getTypes(),
+                                llvm::IsaPred<sck::BoxType>))
+    return op.getEpilogueBlock();
+  return epilogue.getBody().empty() ? nullptr : &epilogue.getBody().front();
 }
 
 /// The epilogue `body` ((acc, b, m, n, ins...) -> element, see
@@ -139,9 +145,10 @@ Block *mlir::sc::detail::epilogueBlock(BatchMatmulOp op) {
 /// `prefetched` (an epilogue operand the kernel already loaded: see
 /// BatchMatmulOp::getGatheredTileIndex), the function is
 /// (acc, b, m, n, value, memrefs...) and that operand's reads are `value`.
-static LogicalResult
-buildEpilogueFunction(BatchMatmulOp op, Block *body, func::FuncOp func,
-                      std::optional<unsigned> prefetched = std::nullopt) {
+LogicalResult
+mlir::sc::detail::buildEpilogueFunction(BatchMatmulOp op, Block *body,
+                                        func::FuncOp func,
+                                        std::optional<unsigned> prefetched) {
   Location loc = op.getLoc();
   Type resultElement = op.getType().getElementType();
   Block *entry = func.addEntryBlock();
@@ -438,9 +445,11 @@ static LogicalResult rolesFromKernelIR(BatchMatmulOp op,
   WalkResult walk = kernel->walk([&](Operation *inner) {
     if (auto ring = dyn_cast<sck::RingOp>(inner))
       roles.stages = ring.getStages();
-    // The generator maps the epilogue's operands to the op's.
+    // The generator maps the epilogue's operands to the op's (with a
+    // prefetched box it takes the op's region: see epilogueBlock).
     if (auto epilogue = dyn_cast<sck::EpilogueOp>(inner);
         epilogue && epilogue.getResult() == "C" &&
+        !llvm::any_of(epilogue.getIns().getTypes(), llvm::IsaPred<sck::BoxType>) &&
         epilogue.getIns().getTypes() != op.getEpilogueIns().getTypes()) {
       epilogue.emitError("the kernel-level epilogue reads other tensors than "
                          "the op's epilogue operands");

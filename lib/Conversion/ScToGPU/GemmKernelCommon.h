@@ -41,9 +41,6 @@ struct GemmShape {
         rhsBatched(op.getRhs().getType().getRank() == 3) {}
 };
 
-/// Parses `text`, builds the epilogue function from the op's region (and
-/// whatever `buildMore` builds in the parsed module) and moves the kernel
-/// into `gpuModule`.
 /// Parses `text`, builds @<kernel>_epilogue from the op's region (see
 /// buildEpilogueFunction; `prefetched`: the epilogue operand the kernel
 /// passes as a value) and moves the kernel into `gpuModule`.
@@ -59,6 +56,20 @@ LogicalResult installKernel(
 /// function (sc.kernel_ir) when there is one, else the op's region; null
 /// when the accumulator is only converted.
 Block *epilogueBlock(BatchMatmulOp op);
+
+/// Builds the body of `func`, (acc, b, m, n, args...) -> result element,
+/// from an epilogue region `body` of the same form (null: the accumulator
+/// converted): region argument i is function argument i (i + 1 past the
+/// leading four with `prefetched`, the value of that operand coming
+/// first), tensor.extract on a memref argument becomes memref.load.
+LogicalResult buildEpilogueFunction(
+    BatchMatmulOp op, Block *body, func::FuncOp func,
+    std::optional<unsigned> prefetched = std::nullopt);
+
+/// The epilogue operand the warp-specialized template prefetches by TMA
+/// (its tensor map the kernel parameter after C's), if any, for a kernel
+/// without the transposed tile, clusters or a stage 1 (which may drop it).
+std::optional<unsigned> templatePrefetchedOperand(BatchMatmulOp op);
 
 /// @<kernel>_dependency(b, memrefs...) -> index: the epilogue's value `g`
 /// (a batch index computed from b and the epilogue operands), with the ops

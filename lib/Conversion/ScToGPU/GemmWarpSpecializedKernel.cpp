@@ -704,6 +704,16 @@ prefetchedOperand(BatchMatmulOp op, bool tilesInOneBatch) {
   return std::nullopt;
 }
 
+std::optional<unsigned>
+mlir::sc::detail::templatePrefetchedOperand(BatchMatmulOp op) {
+  // (Without the transposed tile, clusters or a stage 1, which may drop it.)
+  bool flatRows = op.getLhs().getType().getRank() == 3 &&
+                  op.getRhs().getType().getRank() == 2;
+  if (auto prefetch = prefetchedOperand(op, !flatRows))
+    return prefetch->first;
+  return std::nullopt;
+}
+
 FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
     BatchMatmulOp op, gpu::GPUModuleOp gpuModule, StringRef kernelName,
     const GemmBinding &binding, StringRef schedule, bool multicast,

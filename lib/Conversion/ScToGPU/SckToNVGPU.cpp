@@ -11,9 +11,9 @@
 // (descriptors of their 128B-swizzled layout), a release the consumer
 // warps' arrivals on the slot's empty barrier, ping-pong turns named
 // barriers, and the epilogue each element of the accumulator (converted,
-// or through the device function built from the sck.epilogue's region;
-// a gathered operand the template prefetches by TMA read in place) into a
-// staging tile stored by TMA. What it takes for now: the ping-pong (64 x
+// or through a device function built from the sck.epilogue's region) into
+// a staging tile stored by TMA; a prefetched operand's box (sck.prefetch)
+// streams through shared memory by TMA, two 128-byte-wide subtiles ahead. What it takes for now: the ping-pong (64 x
 // 256 tiles, one consumer a tile) and cooperative (128 x 256, 64 rows a
 // consumer) schedules, f16/bf16 operands with an N-major or K-major rhs
 // (not a batched lhs with a shared rhs: flat rows), a persistent or grid
@@ -57,6 +57,9 @@ int64_t stagingBytes(BatchMatmulOp op) {
 }
 /// The mbarrier try_wait's suspend-time hint.
 constexpr int64_t kWaitTicks = 10000000;
+/// A prefetched operand's box streams through two buffers a consumer, each
+/// a subtile of 64 rows x 128 bytes (the template's tensor map for it).
+constexpr int64_t kSubtileBytes = kTileRows * 128;
 
 /// The pieces of the kernel-level IR the lowering follows.
 struct KernelIR {
@@ -67,6 +70,14 @@ struct KernelIR {
   sck::RingOp ring;
   sck::RoleOp producer, consumer;
   sck::TileLoopOp producerLoop, consumerLoop;
+  /// The consumers' epilogue and the box of an operand it reads, if any.
+  sck::EpilogueOp epilogue;
+  sck::PrefetchOp prefetch;
+  /// Shared memory a consumer needs past the ring: its staging tile, and
+  /// the prefetched box's two subtile buffers.
+  int64_t consumerBytes(BatchMatmulOp op) const {
+    return stagingBytes(op) + (prefetch ? 2 * kSubtileBytes : 0);
+  }
 };
 
 /// Builds the kernel; `b` inside the new gpu.func's entry block.
@@ -120,6 +131,15 @@ private:
   void releaseSlot(Value j);
   LogicalResult writeEpilogue(sck::EpilogueOp epilogue, Value accL, Value accR,
                               IRMapping &mapping);
+  /// The prefetched box's first two subtiles into this consumer's buffers
+  /// (at the sck.prefetch: they load under the tile's wgmma).
+  void issuePrefetch(sck::PrefetchOp prefetch, IRMapping &mapping);
+  /// The elected thread loads subtile `u` of the box into buffer u % 2.
+  void loadSubtile(int64_t u, Value elected);
+  /// The epilogue's device function from the sck.epilogue's region (null
+  /// without a region): (acc, b, m, n, per operand a memref or, for a box,
+  /// its element) -> result element.
+  LogicalResult buildEpilogueFunction(gpu::GPUModuleOp module, StringRef name);
 
   BatchMatmulOp op;
   KernelIR ir;
@@ -136,13 +156,16 @@ private:
   Type elementType, accType;
   MemRefType boxA, boxB;
   /// The op's element-wise epilogue as a device function (null: convert)
-  /// and the kernel's epilogue operands it reads.
+  /// and the kernel's epilogue operands (memrefs), by the kernel-level
+  /// function's arguments they stand for.
   func::FuncOp epilogueFn;
   SmallVector<Value> epilogueIns;
-  /// A gathered epilogue operand the epilogue function takes as a value
-  /// (read at [g(b), m, n], g from dependencyFn), else null.
-  Value gathered;
-  func::FuncOp dependencyFn;
+  DenseMap<Value, Value> memrefOf;
+  /// The prefetched box: its tensor map, barriers (two a consumer), element
+  /// size and, per tile, where its subtiles are read from.
+  Value tmaX, xBars;
+  int64_t xBytes = 0;
+  Value xN0, xM0, xG;
 };
 } // namespace
 
@@ -193,6 +216,30 @@ static std::optional<KernelIR> matchKernelIR(func::FuncOp kernel,
           ArrayRef<int64_t>{kTileDepth, kTileCols})
     why = "ring boxes other than 64x64 or, cooperative, 128x64 (A) and "
           "64x256 (B)";
+  if (!why.empty())
+    return std::nullopt;
+  // The consumers' epilogue, and the box of an operand it reads, if any:
+  // in the result's orientation at the epilogue's tile, 16- or 32-bit.
+  auto epilogues = ir.consumerLoop.getBody().front().getOps<sck::EpilogueOp>();
+  auto prefetches = ir.consumerLoop.getBody().front().getOps<sck::PrefetchOp>();
+  if (!llvm::hasSingleElement(epilogues))
+    why = "a tile loop with other than one epilogue";
+  else if (!prefetches.empty() && !llvm::hasSingleElement(prefetches))
+    why = "more than one prefetched operand";
+  if (!why.empty())
+    return std::nullopt;
+  ir.epilogue = *epilogues.begin();
+  if (prefetches.empty())
+    return ir;
+  ir.prefetch = *prefetches.begin();
+  int64_t bits = ir.prefetch.getType().getElementType().getIntOrFloatBitWidth();
+  if (!ir.prefetch->hasOneUse() || *ir.prefetch->user_begin() != ir.epilogue ||
+      ir.epilogue.getTransposed() ||
+      ir.prefetch.getCoords()[0] != ir.epilogue.getCoords()[0] ||
+      ir.prefetch.getCoords()[1] != ir.epilogue.getCoords()[1])
+    why = "a prefetched box other than the epilogue's tile";
+  else if (bits != 16 && bits != 32)
+    why = "a prefetched box of other than 16- or 32-bit elements";
   if (!why.empty())
     return std::nullopt;
   return ir;
@@ -465,6 +512,24 @@ LogicalResult GemmKernelWriter::writeConsumer() {
           accs[zero.getResult()] = {undef, undef};
           return success();
         }
+        // A read of an epilogue operand (the index a prefetch's batch
+        // element comes from): a load from the kernel's memref.
+        if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
+          Value memref = memrefOf.lookup(extract.getTensor());
+          if (!memref)
+            return extract.emitError("sck-to-nvgpu: a read of other than an "
+                                     "epilogue operand of the kernel");
+          SmallVector<Value> at;
+          for (Value v : extract.getIndices())
+            at.push_back(lookup(v, b, map));
+          map.map(extract.getResult(),
+                  memref::LoadOp::create(b, loc, memref, at).getResult());
+          return success();
+        }
+        if (auto prefetch = dyn_cast<sck::PrefetchOp>(inner)) {
+          issuePrefetch(prefetch, map);
+          return success();
+        }
         if (auto epilogue = dyn_cast<sck::EpilogueOp>(inner)) {
           auto it = accs.find(epilogue.getAcc());
           if (it == accs.end())
@@ -574,6 +639,64 @@ void GemmKernelWriter::releaseSlot(Value j) {
                                   empty, slot);
 }
 
+void GemmKernelWriter::issuePrefetch(sck::PrefetchOp prefetch,
+                                     IRMapping &mapping) {
+  // The box at [n0, m0, g]; cooperative: this consumer's 64 rows of it.
+  xN0 = lookup(prefetch.getCoords()[0], b, mapping);
+  xM0 = lookup(prefetch.getCoords()[1], b, mapping);
+  if (ir.cooperative)
+    xM0 = add(xM0, mul(wg, index(kTileRows)));
+  xG = lookup(prefetch.getCoords()[2], b, mapping);
+  Value elected = cmp(arith::CmpIPredicate::eq, rem(tid, index(128)), index(0));
+  loadSubtile(0, elected);
+  loadSubtile(1, elected);
+}
+
+void GemmKernelWriter::loadSubtile(int64_t u, Value elected) {
+  auto ifElected = scf::IfOp::create(b, loc, elected, false);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&ifElected.getThenRegion().front());
+  Value bar = add(mul(wg, index(2)), index(u % 2));
+  nvgpu::MBarrierArriveExpectTxOp::create(b, loc, xBars, index(kSubtileBytes),
+                                          bar, Value());
+  Type element = ir.prefetch.getType().getElementType();
+  auto boxType = MemRefType::get({1, kTileRows, 128 / xBytes}, element,
+                                 MemRefLayoutAttrInterface(),
+                                 boxA.getMemorySpace());
+  Value view = memref::ViewOp::create(
+      b, loc, boxType, smem,
+      add(stageBase, index(stagingBytes(op) + (u % 2) * kSubtileBytes)),
+      ValueRange());
+  Value n = add(xN0, index(u * 128 / xBytes));
+  nvgpu::TmaAsyncLoadOp::create(b, loc, view, xBars, tmaX,
+                                ValueRange{n, xM0, xG}, bar, Value(), Value());
+}
+
+LogicalResult GemmKernelWriter::buildEpilogueFunction(gpu::GPUModuleOp module,
+                                                      StringRef name) {
+  if (ir.epilogue.getBody().empty())
+    return success();
+  Block &body = ir.epilogue.getBody().front();
+  SmallVector<Type> types(
+      TypeRange(body.getArgumentTypes()).take_front(BatchMatmulOp::kNumEpilogueLeadingArgs));
+  for (Value in : ir.epilogue.getIns()) {
+    if (auto box = dyn_cast<sck::BoxType>(in.getType()))
+      types.push_back(box.getElementType());
+    else if (Value memref = memrefOf.lookup(in))
+      types.push_back(memref.getType());
+    else
+      return ir.epilogue.emitError("sck-to-nvgpu: an epilogue operand that "
+                                   "is neither a box nor the kernel's");
+  }
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToEnd(module.getBody());
+  epilogueFn = func::FuncOp::create(
+      b, loc, name,
+      b.getFunctionType(types, op.getType().getElementType()));
+  epilogueFn.setPrivate();
+  return sc::detail::buildEpilogueFunction(op, &body, epilogueFn);
+}
+
 LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
                                               Value accL, Value accR,
                                               IRMapping &mapping) {
@@ -619,13 +742,14 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
                                  boxA.getMemorySpace());
   int64_t mLast = op.getType().getDimSize(1) - 1;
   int64_t nLast = op.getType().getDimSize(2) - 1;
-  // The gathered operand's batch element for this tile.
-  Value gatheredBatch;
-  if (gathered) {
-    SmallVector<Value> args = {bIdx};
-    args.append(epilogueIns.begin(), epilogueIns.end());
-    gatheredBatch = func::CallOp::create(b, loc, dependencyFn, args).getResult(0);
-  }
+  // A prefetched box streams through the consumer's two buffers: subtile
+  // u (columns [u C, u C + C), C = 128 bytes of elements) in buffer u % 2,
+  // its (u / 2)-th fill of the tile (an even count a tile: the parity
+  // starts over each tile).
+  int64_t subCols = xBytes ? 128 / xBytes : 0;
+  int64_t numSub = xBytes ? kTileCols / subCols : 0;
+  Type xType = ir.prefetch ? ir.prefetch.getType().getElementType() : Type();
+  Value subtile;
   Value accs[2] = {accL, accR};
   for (int64_t half = 0; half < 2; ++half) {
     // TMA has read the staging tile (the previous half's stores).
@@ -637,8 +761,33 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
     }
     NVVM::BarrierOp::create(b, loc, Type(), wgBar, wgCount, nullptr, Value());
     for (int64_t g = 0; g < 16; ++g) {
+      int64_t col = 128 * half + 8 * g;
+      if (xBytes && col % subCols == 0) {
+        int64_t u = col / subCols;
+        Value bar = add(mul(wg, index(2)), index(u % 2));
+        Value parity = arith::ConstantIntOp::create(b, loc, b.getI1Type(), (u / 2) % 2);
+        nvgpu::MBarrierTryWaitParityOp::create(b, loc, xBars, parity,
+                                               index(kWaitTicks), bar);
+        subtile = memref::ViewOp::create(
+            b, loc,
+            MemRefType::get({kSubtileBytes / xBytes}, xType,
+                            MemRefLayoutAttrInterface(), boxA.getMemorySpace()),
+            smem, add(stageBase, index(stagingBytes(op) + (u % 2) * kSubtileBytes)),
+            ValueRange());
+      }
       for (int64_t r = 0; r < 2; ++r) {
         int64_t reg = 4 * g + 2 * r;
+        // The box's two elements of this pair, 128B-swizzled as its
+        // subtile's tensor map writes them (row r % 8 is the quad).
+        Value xPair;
+        if (xBytes) {
+          Value xBytesIn = mul(add(index(col % subCols), colPair), index(xBytes));
+          Value xChunk = arith::XOrIOp::create(b, loc, div(xBytesIn, index(16)), quad);
+          Value xOffset = add(mul(add(rowRel0, index(8 * r)), index(128)),
+                              add(mul(xChunk, index(16)), rem(xBytesIn, index(16))));
+          xPair = vector::LoadOp::create(b, loc, VectorType::get({2}, xType),
+                                         subtile, ValueRange{div(xOffset, index(xBytes))});
+        }
         // Column 8 g + colPair of the half: box q, column c in it; the
         // pair's 16-byte chunk is swizzled by the row (mod 8: the quad).
         int64_t q = 8 * g / boxCols;
@@ -660,15 +809,12 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
                 b, loc, add(add(n0, colPair), index(128 * half + 8 * g + e)),
                 index(nLast));
             SmallVector<Value> args = {v, bIdx, m, n};
-            if (gathered) {
-              Value x = memref::LoadOp::create(b, loc, gathered,
-                                               ValueRange{gatheredBatch, m, n});
-              Type want = epilogueFn.getArgumentTypes()[4];
-              if (x.getType() != want)
-                x = arith::ExtFOp::create(b, loc, want, x);
-              args.push_back(x);
-            }
-            args.append(epilogueIns.begin(), epilogueIns.end());
+            // Per operand its memref, or the box's element.
+            for (Value in : epilogue.getIns())
+              args.push_back(isa<sck::BoxType>(in.getType())
+                                 ? vector::ExtractOp::create(b, loc, xPair, e)
+                                       .getResult()
+                                 : memrefOf.lookup(in));
             v = func::CallOp::create(b, loc, epilogueFn, args).getResult(0);
           } else if (outType != v.getType()) {
             v = arith::TruncFOp::create(b, loc, outType, v);
@@ -681,6 +827,11 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
                                 ValueRange{div(offset, index(outBytes))},
                                 /*nontemporal=*/false,
                                 llvm::MaybeAlign(2 * outBytes));
+      }
+      // Every thread has read subtile u: subtile u + 2 goes into its buffer.
+      if (xBytes && (col + 8) % subCols == 0 && col / subCols + 2 < numSub) {
+        NVVM::BarrierOp::create(b, loc, Type(), wgBar, wgCount, nullptr, Value());
+        loadSubtile(col / subCols + 2, elected);
       }
     }
     // The stores are visible to TMA, then the elected thread sends them.
@@ -732,29 +883,18 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
   tmaB = UnrealizedConversionCastOp::create(b, loc, mapType(bBox), func.getArgument(1))
              .getResult(0);
   c = func.getArgument(2);
-  // The epilogue operands (memrefs) follow C; C's tensor map follows them.
+  // The epilogue operands (memrefs) follow C; C's tensor map follows them,
+  // then the prefetched operand's. The kernel-level function takes (batch,
+  // epilogue operands...).
   size_t numIns = op.getEpilogueIns().size();
-  for (size_t in = 0; in < numIns; ++in)
+  auto kernelIR = ir.consumer->getParentOfType<func::FuncOp>();
+  for (size_t in = 0; in < numIns; ++in) {
     epilogueIns.push_back(func.getArgument(3 + in));
-  auto module = func->getParentOfType<gpu::GPUModuleOp>();
-  if (op.hasEpilogue())
-    epilogueFn =
-        module.lookupSymbol<func::FuncOp>((func.getName() + "_epilogue").str());
-  // The template prefetches a gathered operand (read at [g(b), m, n]) and
-  // its epilogue function takes that value: read here from the operand,
-  // at g(b) from the dependency function the generator built.
-  if (epilogueFn && epilogueFn.getNumArguments() == 5 + numIns) {
-    dependencyFn =
-        module.lookupSymbol<func::FuncOp>((func.getName() + "_dependency").str());
-    for (size_t in = 0; in < numIns && !gathered; ++in) {
-      std::string why;
-      if (op.getGatheredTileIndex(in, why))
-        gathered = epilogueIns[in];
-    }
-    if (!dependencyFn || !gathered)
-      return op.emitError("internal error: sck-to-nvgpu: no gathered operand "
-                          "for the epilogue function's prefetched value");
+    memrefOf[kernelIR.getArgument(1 + in)] = epilogueIns.back();
   }
+  auto module = func->getParentOfType<gpu::GPUModuleOp>();
+  if (failed(buildEpilogueFunction(module, (func.getName() + "_epilogue_ir").str())))
+    return failure();
   // C's tensor map: boxes of 64 rows x 128 bytes, as the launch encodes it.
   Type outType = op.getType().getElementType();
   int64_t outBytes = outType.getIntOrFloatBitWidth() / 8;
@@ -770,6 +910,24 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
                  nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE),
              func.getArgument(3 + numIns))
              .getResult(0);
+  if (ir.prefetch) {
+    // The template's tensor map of the operand: boxes of 64 rows x 128
+    // bytes, 128B-swizzled.
+    Type element = ir.prefetch.getType().getElementType();
+    xBytes = element.getIntOrFloatBitWidth() / 8;
+    tmaX = UnrealizedConversionCastOp::create(
+               b, loc,
+               nvgpu::TensorMapDescriptorType::get(
+                   ctx,
+                   MemRefType::get({1, kTileRows, 128 / xBytes}, element,
+                                   MemRefLayoutAttrInterface(), tmaSpace),
+                   nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+                   nvgpu::TensorMapL2PromoKind::L2PROMO_NONE,
+                   nvgpu::TensorMapOOBKind::OOB_ZERO,
+                   nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE),
+               func.getArgument(4 + numIns))
+               .getResult(0);
+  }
 
   tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   // The warpgroup from lane 0 (a shuffle): warp-uniform for ptxas, so the
@@ -819,6 +977,9 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
   auto barsType = nvgpu::MBarrierGroupType::get(ctx, workgroup, stages);
   full = nvgpu::MBarrierCreateOp::create(b, loc, barsType);
   empty = nvgpu::MBarrierCreateOp::create(b, loc, barsType);
+  if (ir.prefetch)
+    xBars = nvgpu::MBarrierCreateOp::create(
+        b, loc, nvgpu::MBarrierGroupType::get(ctx, workgroup, 4));
   {
     Value first = cmp(arith::CmpIPredicate::eq, tid, index(0));
     auto ifFirst = scf::IfOp::create(b, loc, first, false);
@@ -832,6 +993,12 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
     // (Cooperative: both consumers read every slot.)
     nvgpu::MBarrierInitOp::create(b, loc, empty,
                                   index(ir.cooperative ? 8 : 4), s, Value());
+    // The prefetched box's buffers: one TMA arrival each.
+    if (ir.prefetch) {
+      b.setInsertionPointAfter(slots);
+      for (int64_t x = 0; x < 4; ++x)
+        nvgpu::MBarrierInitOp::create(b, loc, xBars, index(1), index(x), Value());
+    }
   }
   gpu::BarrierOp::create(b, loc);
   Value isProducer = cmp(arith::CmpIPredicate::eq, wg, index(2));
@@ -846,9 +1013,9 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
     b.setInsertionPointToStart(&roles.getElseRegion().front());
     NVVM::SetMaxRegisterOp::create(b, loc, ir.consumer.getRegs(),
                                    NVVM::SetMaxRegisterAction::increase);
-    // The warpgroup's staging tile, past the ring.
+    // The warpgroup's staging tile (and the box's buffers), past the ring.
     stageBase = add(add(pad, index(stages * slotBytesFor(ir.aRows))),
-                    mul(wg, index(stagingBytes(op))));
+                    mul(wg, index(ir.consumerBytes(op))));
     if (failed(writeConsumer()))
       return failure();
     // Shared memory must outlive the TMA stores that read it.
@@ -870,17 +1037,6 @@ static std::optional<KernelIR> lowerable(BatchMatmulOp op,
   FailureOr<func::FuncOp> kernel = sc::detail::kernelIRFunction(op);
   if (failed(kernel) || !*kernel)
     why = "no kernel-level IR (sc-lower-to-sck did not run)";
-  // The element-wise epilogue is the device function the generator built
-  // from the IR's sck.epilogue region: (acc, b, m, n, operands...), with
-  // the value of a gathered operand after n when the template prefetches
-  // it by TMA.
-  else if (auto epilogue = module.lookupSymbol<func::FuncOp>(
-               (kernelName + "_epilogue").str());
-           op.hasEpilogue() &&
-           (!epilogue ||
-            (epilogue.getNumArguments() != 4 + op.getEpilogueIns().size() &&
-             epilogue.getNumArguments() != 5 + op.getEpilogueIns().size())))
-    why = "an epilogue function of another form";
   else if (auto schedule = (*kernel)->getAttrOfType<StringAttr>("sck.schedule");
            schedule && schedule.getValue() == "transposed")
     why = "the transposed tile";
@@ -890,7 +1046,23 @@ static std::optional<KernelIR> lowerable(BatchMatmulOp op,
           "matrix)";
   if (!why.empty())
     return std::nullopt;
-  return matchKernelIR(*kernel, why);
+  std::optional<KernelIR> ir = matchKernelIR(*kernel, why);
+  if (ir && (*kernel).getNumArguments() != 1 + op.getEpilogueIns().size()) {
+    why = "a kernel-level function of other than (batch, epilogue operands...)";
+    return std::nullopt;
+  }
+  // A prefetched box is read through the tensor map the generator's launch
+  // passes for the operand it prefetches itself: the same operand.
+  if (ir && ir->prefetch) {
+    std::optional<unsigned> mapped = sc::detail::templatePrefetchedOperand(op);
+    auto source = dyn_cast<BlockArgument>(ir->prefetch.getSource());
+    if (!mapped || !source || source.getOwner() != &kernel->front() ||
+        source.getArgNumber() != 1 + *mapped) {
+      why = "a prefetched operand the generator's launch has no tensor map for";
+      return std::nullopt;
+    }
+  }
+  return ir;
 }
 
 LogicalResult mlir::sc::detail::writeGemmKernelFromIR(BatchMatmulOp op,
@@ -904,7 +1076,7 @@ LogicalResult mlir::sc::detail::writeGemmKernelFromIR(BatchMatmulOp op,
   // The ring: as many slots as the IR asks, or as fit next to the two
   // consumers' staging tiles, past up to 1 KB of alignment.
   int64_t slotBytes = slotBytesFor(ir->aRows);
-  int64_t fit = (sharedBytes - 1024 - 2 * stagingBytes(op)) / slotBytes;
+  int64_t fit = (sharedBytes - 1024 - 2 * ir->consumerBytes(op)) / slotBytes;
   int64_t stages = ir->ring.getStages() ? ir->ring.getStages() : fit;
   if (stages < 2 || stages > fit)
     return ir->ring.emitError("sck-to-nvgpu: ")
@@ -921,10 +1093,27 @@ LogicalResult mlir::sc::detail::writeGemmKernelFromIR(BatchMatmulOp op,
   func->setAttrs(old->getAttrs());
   b.setInsertionPointToStart(&func.getBody().front());
   GemmKernelWriter writer(op, *ir, stages, b, ir->ring.getLoc());
+  auto erase = [&](StringRef name) {
+    if (auto f = module.lookupSymbol<func::FuncOp>(name))
+      f.erase();
+  };
+  std::string epilogueName = (kernelName + "_epilogue").str();
   if (failed(writer.write(func))) {
     func.erase();
+    erase(epilogueName + "_ir");
     return failure();
   }
+  // The generator's kernel and its device functions give way to the new
+  // kernel and its epilogue function (built from the IR's region).
   old.erase();
+  erase(epilogueName);
+  erase((kernelName + "_dependency").str());
+  if (auto fn = module.lookupSymbol<func::FuncOp>(epilogueName + "_ir")) {
+    auto name = StringAttr::get(op.getContext(), epilogueName);
+    if (failed(SymbolTable::replaceAllSymbolUses(fn, name, module)))
+      return op.emitError("internal error: sck-to-nvgpu: renaming ")
+             << fn.getName();
+    fn.setName(name);
+  }
   return success();
 }

@@ -977,6 +977,13 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
         roles.consumerRegs = options.wsConsumerRegs;
         roles.report = report != nullptr;
         pm.addPass(createScWarpSpecializePass(roles));
+        // The kernels written from the IR load the tile a gather-add reads
+        // by TMA under the MMAs, as the templates do by their own rule.
+        if (options.kernelsFromIR) {
+          ScPrefetchEpilogueOperandsPassOptions prefetch;
+          prefetch.report = report != nullptr;
+          pm.addPass(createScPrefetchEpilogueOperandsPass(prefetch));
+        }
       }
     }
     if (failed(pm.run(module)))
