@@ -77,8 +77,10 @@ static cl::opt<bool> warpSpecialize(
     "warp-specialize",
     cl::desc("Decide each warp-specialized GEMM's and attention's ring "
              "and register split on the kernel-level IR "
-             "(sc-lower-to-sck, sc-warp-specialize); with the defaults, the "
-             "same kernels"));
+             "(sc-lower-to-sck, sc-warp-specialize), on by default; off: the "
+             "generators decide them (the same split with the default "
+             "options) and write every kernel from their templates"),
+    cl::init(true));
 static cl::opt<int64_t> wsStages(
     "ws-stages", cl::desc("With --warp-specialize: ring stages (0: as many as fit)"),
     cl::init(0));
@@ -98,11 +100,12 @@ static cl::opt<int64_t> wsGroup(
     cl::init(8));
 static cl::opt<bool> kernelsFromIR(
     "kernels-from-ir",
-    cl::desc("With --warp-specialize: write each GEMM kernel's body from its "
-             "kernel-level IR (sck-to-nvgpu) where that lowering takes it "
-             "(ping-pong and cooperative, any epilogue); the launch stays the "
-             "generator's"),
-    cl::init(false));
+    cl::desc("With --warp-specialize (default on): write each GEMM kernel's "
+             "body from its kernel-level IR (sck-to-nvgpu) where that lowering "
+             "takes it (ping-pong and cooperative, any epilogue, a gathered "
+             "operand prefetched); the launch stays the generator's. Off: the "
+             "generators' templates"),
+    cl::init(true));
 static cl::opt<bool> report("report",
                             cl::desc("Print what each step decided"));
 
@@ -119,7 +122,8 @@ int main(int argc, char **argv) {
       parseSourceFile<ModuleOp>(inputFile, sourceMgr, &context);
   if (!module)
     return 1;
-  if (kernelsFromIR && !warpSpecialize) {
+  // (Off with --warp-specialize=false unless asked for explicitly.)
+  if (kernelsFromIR.getNumOccurrences() && kernelsFromIR && !warpSpecialize) {
     llvm::errs() << "error: --kernels-from-ir needs --warp-specialize (the "
                     "kernel-level IR it lowers)\n";
     return 1;

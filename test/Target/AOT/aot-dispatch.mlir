@@ -29,6 +29,6 @@
 // EIGHT: kernel lce_gemm3: {{.*}} transposed ping-pong: {{.*}} (launched when B >= U*8)
 // EIGHT: kernel lce_gemm4: {{.*}} ping-pong: {{.*}} (launched when B < U*8)
 // NONE-NOT: dispatched
-// NONE: kernel lce_gemm3: 433x256x872 f16, warp-specialized persistent, ping-pong:
+// NONE: kernel lce_gemm3: {{.*}}433x256x872 f16, warp-specialized persistent, ping-pong:
 // NONE-NOT: launched when
 // NEGATIVE: error: min-candidates-per-user must be at least 1, got -2

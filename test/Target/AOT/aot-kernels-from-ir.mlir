@@ -4,13 +4,19 @@
 // RUN: FileCheck %s --check-prefix=EPILOGUE < %t/suite/odd_bias_relu_f16_kernels.ptx
 // RUN: FileCheck %s --check-prefix=KMAJOR < %t/suite/transposed_bf16_kernels.ptx
 // RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/lce --warp-specialize --kernels-from-ir --ws-group=0 --report | FileCheck %s --check-prefix=GRID
-// RUN: not sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/bad --kernels-from-ir 2>&1 | FileCheck %s --check-prefix=NEEDS-IR
+// RUN: not sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/bad --warp-specialize=false --kernels-from-ir 2>&1 | FileCheck %s --check-prefix=NEEDS-IR
+// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/lce-default --gemm-schedule=pingpong --report | FileCheck %s --check-prefix=DEFAULT
+// RUN: FileCheck %s --check-prefix=PREFETCH < %t/lce-default/lce_kernels.ptx
+// RUN: sparcast-aot %sparcast_src_root/bench/gemm_suite.mlir -o %t/suite-default --report | FileCheck %s --check-prefix=DEFAULT-SUITE
+// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/lce-templates --gemm-schedule=pingpong --kernels-from-ir=false --report | FileCheck %s --check-prefix=TEMPLATES
+// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/lce-no-ws --gemm-schedule=pingpong --warp-specialize=false --report | FileCheck %s --check-prefix=TEMPLATES
 // RUN: sparcast-aot %sparcast_src_root/examples/gemm.mlir -o %t/gemm --gemm-schedule=pingpong --gemm-multicast --warp-specialize --kernels-from-ir --report | FileCheck %s --check-prefix=CLUSTERS
 
 // sck-to-nvgpu: with --kernels-from-ir the bodies of the GEMM kernels it
 // lowers (ping-pong, persistent, N-major rhs) are written op by op from
 // their kernel-level IR; the others keep the generator's, and the report
 // says why. ptxas accepts every kernel with no spills.
+// CHECK: epilogue operand #0 ('tensor<?x433x256xf16>') read at [g(b), m, n]: prefetched as a '!sck.box<64x256xf16>' per tile
 // CHECK: kernel shared_w_f16_gemm0: body written from the kernel-level IR by sck-to-nvgpu
 // CHECK: kernel bmm_f16_gemm0: body written from the kernel-level IR by sck-to-nvgpu
 // The cooperative schedule too (both consumers on one 128-row tile, 64
@@ -25,7 +31,8 @@
 // A K-major rhs (B's boxes read transposed, wgmma's B col-major).
 // CHECK: kernel transposed_bf16_gemm0: body written from the kernel-level IR by sck-to-nvgpu
 // CHECK: kernel transposed_shared_f16_gemm0: {{.*}} body from the template (sck-to-nvgpu does not lower a batched lhs with a shared rhs (rows of all batch elements as one matrix) yet)
-// The gather-add: the request result read at g(b) in the epilogue.
+// The gather-add (the request result's tile prefetched, f16 here: the
+// remark comes first, from the pass).
 // CHECK: kernel gather_add_f16_user_gemm0: body written from the kernel-level IR by sck-to-nvgpu
 // CHECK-NOT: {{[1-9][0-9]*}} bytes spill stores
 
@@ -50,6 +57,33 @@
 // GRID: kernel lce_gemm3: {{.*}} body from the template (sck-to-nvgpu does not lower the transposed tile yet)
 // GRID: kernel lce_gemm4: body written from the kernel-level IR by sck-to-nvgpu
 // NEEDS-IR: error: --kernels-from-ir needs --warp-specialize
+
+// The default: the kernels it takes written from the IR, the LCE's
+// candidate GEMM with its request tile prefetched (sc-prefetch-epilogue-
+// operands): the index read at the tile's start, the f32 tile by TMA in
+// 64-row x 128-byte subtiles, eight a tile, two buffers a consumer, read
+// back from shared memory in the epilogue.
+// DEFAULT: epilogue operand #0 ('tensor<?x433x256xf32>') read at [g(b), m, n]: prefetched as a '!sck.box<64x256xf32>' per tile
+// DEFAULT: kernel lce_gemm1: body written from the kernel-level IR by sck-to-nvgpu
+// DEFAULT: kernel lce_gemm3: body written from the kernel-level IR by sck-to-nvgpu
+// DEFAULT-NOT: spill stores, {{[1-9]}}
+// PREFETCH-LABEL: .visible .entry lce_gemm3(
+// PREFETCH: ld.global.b32
+// PREFETCH-COUNT-2: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [{{.*}}], [{{.*}}, {{{.*}}, {{.*}}, {{.*}}}], [{{.*}}];
+// PREFETCH: wgmma.mma_async
+// PREFETCH: mbarrier.try_wait.parity
+// PREFETCH: ld.shared.v2.b32
+// PREFETCH: bar.sync {{.*}}, 128;
+// PREFETCH: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PREFETCH-LABEL: lce_gemm3_epilogue(
+// DEFAULT-SUITE: kernel shared_w_f16_gemm0: body written from the kernel-level IR by sck-to-nvgpu
+// DEFAULT-SUITE: kernel square_bf16_gemm0: body written from the kernel-level IR by sck-to-nvgpu
+// Off (--kernels-from-ir=false, or --warp-specialize=false): the
+// templates.
+// TEMPLATES-NOT: sck-to-nvgpu
+// TEMPLATES-NOT: prefetched as
+// TEMPLATES: kernel lce_gemm3: 433x256x872 f16
+// TEMPLATES-NOT: sck-to-nvgpu
 // EPILOGUE: .visible .entry odd_bias_relu_f16_gemm0
 // EPILOGUE: max.{{(NaN.)?}}f32
 // EPILOGUE: cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group

@@ -22,13 +22,13 @@
 // CHECK: GEMM schedule dispatched at run time: transposed when B >= 4 x the users (the request tiles then stay in L2), else pingpong
 // CHECK: padding of arg1 along K (1178 -> 1184) left to TMA zero fill
 // CHECK: kernel lce_copy0: copy arg0 -> ws0 (433x1184, zero outside the source box)
-// CHECK: kernel lce_gemm1: 433x256x1184 f16, warp-specialized persistent, ping-pong: {{.*}} epilogue convert
+// CHECK: kernel lce_gemm1: {{.*}}433x256x1184 f16, warp-specialized persistent, ping-pong: {{.*}} epilogue convert
 // CHECK: padding of arg2 along K (866 -> 872) left to TMA zero fill
 // CHECK: kernel lce_copy2: copy arg0 -> ws2 (433x872, zero outside the source box)
 // The candidate GEMM has two kernels: the transposed tiles when a user has
 // at least 4 candidates, else ping-pong's; the runtime launches one.
-// CHECK: kernel lce_gemm3: 433x256x872 f16, warp-specialized persistent, transposed ping-pong: {{.*}} epilogue fused (region) {{.*}} (launched when B >= U*4)
-// CHECK: kernel lce_gemm4: 433x256x872 f16, warp-specialized persistent, ping-pong: {{.*}} epilogue fused (region) {{.*}} (launched when B < U*4)
+// CHECK: kernel lce_gemm3: {{.*}}433x256x872 f16, warp-specialized persistent, transposed ping-pong: {{.*}} epilogue fused (region) {{.*}} (launched when B >= U*4)
+// CHECK: kernel lce_gemm4: {{.*}}433x256x872 f16, warp-specialized persistent, ping-pong: {{.*}} epilogue fused (region) {{.*}} (launched when B < U*4)
 
 // The user GEMM writes a U-row workspace tensor that the candidate GEMM's
 // epilogue reads through the index.

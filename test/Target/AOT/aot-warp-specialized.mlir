@@ -14,11 +14,11 @@
 // wait for the read before reuse), and the grid is the device's SM count.
 // ptxas: no spills, no setmaxnreg warning (C7508), no serialized wgmma
 // (C7520).
-// COOP: kernel gemm_gather_add_gemm0: 433x256x872 f16, warp-specialized persistent, cooperative: producer warpgroup (TMA, 40 registers) + 2 consumer warpgroups (wgmma + epilogue, 232 registers), both consumers on one 128x256x64 tile, 3 stages, 14 k-tiles, one CTA per SM walking tiles in groups of 8 M tiles, 214272 B shared memory, epilogue fused (region) in registers, TMA stores; the epilogue's gathered operand arg2 read at [g(b), m, n] is loaded by TMA in 64x32 f32 subtiles through two C buffers per warpgroup, the first two during the tile's wgmma
+// COOP: kernel gemm_gather_add_gemm0: {{.*}}433x256x872 f16, warp-specialized persistent, cooperative: producer warpgroup (TMA, 40 registers) + 2 consumer warpgroups (wgmma + epilogue, 232 registers), both consumers on one 128x256x64 tile, 3 stages, 14 k-tiles, one CTA per SM walking tiles in groups of 8 M tiles, 214272 B shared memory, epilogue fused (region) in registers, TMA stores; the epilogue's gathered operand arg2 read at [g(b), m, n] is loaded by TMA in 64x32 f32 subtiles through two C buffers per warpgroup, the first two during the tile's wgmma
 // COOP-NOT: C7508
 // COOP-NOT: C7520
 // COOP: 0 bytes spill stores, 0 bytes spill loads
-// PP: kernel gemm_gather_add_gemm0: 433x256x872 f16, warp-specialized persistent, ping-pong: {{.*}} each consumer a 64x256x64 tile of its own, 4 stages, 14 k-tiles, {{.*}} 230656 B shared memory{{.*}} in 64x32 f32 subtiles
+// PP: kernel gemm_gather_add_gemm0: {{.*}}433x256x872 f16, warp-specialized persistent, ping-pong: {{.*}} each consumer a 64x256x64 tile of its own, 4 stages, 14 k-tiles, {{.*}} 230656 B shared memory{{.*}} in 64x32 f32 subtiles
 // PP-NOT: C7508
 // PP-NOT: C7520
 // PP: 0 bytes spill stores, 0 bytes spill loads
