@@ -6,7 +6,7 @@ any number of artifact folders, each checked against the fp32 reference
 timed in interleaved rounds (CUDA events, median). For kernel variants;
 the full checks are gemm_check.py and lce_check.py.
 
-  python3 bench/gemm_ab.py --lce bench/artifacts/lce_pingpong bench/artifacts/exp/lce \
+  python3 bench/gemm_ab.py --lce bench/artifacts/lce_pingpong bench/artifacts/exp/lce [--lce-shapes 1024:15,512:256] \
       --shared-w bench/artifacts/gemm_suite_pingpong bench/artifacts/exp/gemm_suite --out ab.json
 """
 import argparse, json, os, statistics, sys
@@ -59,6 +59,8 @@ def plain_gemm(rows, name, case, folders, entry, inputs, ref, peer, rounds):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--lce", nargs="*", default=[])
+    p.add_argument("--lce-shapes", default="1024:15",
+                   help="comma-separated B:users points for --lce (default the reference)")
     p.add_argument("--shared-w", nargs="*", default=[])
     p.add_argument("--linear", nargs="*", default=[],
                    help="folders with linear_f16 (x @ w^T, B=1024 x 433 x 872 by 256 x 872)")
@@ -69,24 +71,25 @@ def main():
     u = lambda shape, t=torch.float16: (torch.rand(shape, generator=gen, device="cuda") - 0.5).to(t)
     rows = []
     B = 1024
-    if args.lce:
-        w, eu, ec = u((433, 2044)), u((15, 1178, 256)), u((B, 866, 256))
-        ix = make_index(15, B, gen, True)
+    for point in (args.lce_shapes.split(",") if args.lce else []):
+        LB, users = (int(x) for x in point.split(":"))
+        w, eu, ec = u((433, 2044)), u((users, 1178, 256)), u((LB, 866, 256))
+        ix = make_index(users, LB, gen, True)
         e = torch.cat([eu[ix.long()], ec], dim=1)
         ref = torch.matmul(w.float(), e.float())
         bound = (torch.matmul(w, e).float() - ref).abs().max().item()
         fns = []
         for d in args.lce:
             f = sparcast.load(d).lce
-            out = torch.full((B, 433, 256), float("nan"), dtype=torch.float16, device="cuda")
+            out = torch.full((LB, 433, 256), float("nan"), dtype=torch.float16, device="cuda")
             f(w, eu, ec, ix, out=[out]); torch.cuda.synchronize()
             err = (out.float() - ref).abs().max().item()
-            rows.append({"case": "lce correctness", "artifacts": d, "max_err": err,
-                         "cublas_fp16_max_err": bound, "ok": err <= bound})
+            rows.append({"case": "lce correctness B=%d users=%d" % (LB, users), "artifacts": d,
+                         "max_err": err, "cublas_fp16_max_err": bound, "ok": err <= bound})
             print(json.dumps(rows[-1]), flush=True)
             fns.append(lambda f=f, out=out: f(w, eu, ec, ix, out=[out]))
         for d, ms in zip(args.lce, timed_rounds(fns, args.rounds)):
-            rows.append({"case": "lce B=1024 users=15", "artifacts": d, "ms": ms})
+            rows.append({"case": "lce B=%d users=%d" % (LB, users), "artifacts": d, "ms": ms})
             print(json.dumps(rows[-1]), flush=True)
     if args.shared_w:
         w, e = u((433, 872)), u((B, 872, 256))
