@@ -71,10 +71,12 @@ struct ScDispatchGemmSchedulePass
   }
 
   void runOnOperation() final {
-    if (minCandidatesPerUser < 1) {
+    if (minCandidatesPerUser < 1 || minBatch < 0) {
       getOperation()->emitError()
-          << "min-candidates-per-user must be at least 1, got "
-          << static_cast<int64_t>(minCandidatesPerUser);
+          << "min-candidates-per-user must be at least 1 and min-batch at "
+             "least 0, got "
+          << static_cast<int64_t>(minCandidatesPerUser) << " and "
+          << static_cast<int64_t>(minBatch);
       return signalPassFailure();
     }
     SmallVector<BatchMatmulOp> gemms;
@@ -103,6 +105,12 @@ struct ScDispatchGemmSchedulePass
     Value least = arith::MulIOp::create(b, loc, users, factor);
     Value many = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
                                        candidates, least);
+    if (minBatch > 0) {
+      Value large = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::sge, candidates,
+          arith::ConstantIndexOp::create(b, loc, minBatch));
+      many = arith::AndIOp::create(b, loc, many, large);
+    }
     StringRef fallback = op.getDefaultSchedule();
     auto branch = [&](StringRef schedule) {
       return [&op, schedule](OpBuilder &nested, Location at) {
@@ -118,9 +126,10 @@ struct ScDispatchGemmSchedulePass
       op.emitRemark() << "GEMM schedule dispatched at run time: transposed "
                          "when B >= "
                       << static_cast<int64_t>(minCandidatesPerUser)
-                      << " x the users (the request tiles then stay in L2), "
-                         "else "
-                      << fallback;
+                      << " x the users (the request tiles then stay in L2)"
+                      << (minBatch > 0 ? " and B >= " + std::to_string(minBatch)
+                                       : std::string())
+                      << ", else " << fallback;
     op.getResult().replaceAllUsesWith(dispatched.getResult(0));
     op.erase();
   }

@@ -344,21 +344,42 @@ struct Reader {
         out.atMost.push_back({pair.array[0].string, pair.array[1].string});
       }
     }
-    if (const Value *when = v.get("when")) {
-      LaunchSpec::Condition c;
-      std::string cmp;
-      const Value *lhs = when->get("lhs"), *rhs = when->get("rhs");
-      if (!lhs || !rhs || !getString(*when, "cmp", p + ".when", cmp) ||
-          !getDim(*lhs, p + ".when.lhs", c.lhs) ||
-          !getDim(*rhs, p + ".when.rhs", c.rhs))
-        return fail(p + ".when", "expected {\"lhs\": dim, \"cmp\": \">=\" or "
-                                 "\"<\", \"rhs\": dim}");
-      if (cmp != ">=" && cmp != "<")
-        return fail(p + ".when.cmp", "expected \">=\" or \"<\", got \"" + cmp +
-                                         "\"");
-      c.atLeast = cmp == ">=";
-      out.when = c;
+    // `when`: one comparison or a list of them, all of which must hold;
+    // `unless`: a list, not all of which may hold.
+    const Value *when = v.get("when"), *unless = v.get("unless");
+    if (when && unless)
+      return fail(p, "a launch has \"when\" or \"unless\", not both");
+    if (unless && unless->kind != Value::Kind::Array)
+      return fail(p + ".unless", "expected a list of comparisons");
+    out.unless = unless != nullptr;
+    const Value *conditions = unless ? unless : when;
+    std::string at = p + (unless ? ".unless" : ".when");
+    if (conditions && conditions->kind == Value::Kind::Array) {
+      if (conditions->array.empty())
+        return fail(at, "expected at least one comparison");
+      for (size_t i = 0; i < conditions->array.size(); ++i)
+        if (!getCondition(conditions->array[i],
+                          at + "[" + std::to_string(i) + "]", out.when))
+          return false;
+    } else if (conditions && !getCondition(*conditions, at, out.when)) {
+      return false;
     }
+    return true;
+  }
+
+  bool getCondition(const Value &v, const std::string &p,
+                    std::vector<LaunchSpec::Condition> &out) {
+    LaunchSpec::Condition c;
+    std::string cmp;
+    const Value *lhs = v.get("lhs"), *rhs = v.get("rhs");
+    if (!lhs || !rhs || !getString(v, "cmp", p, cmp) ||
+        !getDim(*lhs, p + ".lhs", c.lhs) || !getDim(*rhs, p + ".rhs", c.rhs))
+      return fail(p, "expected {\"lhs\": dim, \"cmp\": \">=\" or "
+                     "\"<\", \"rhs\": dim}");
+    if (cmp != ">=" && cmp != "<")
+      return fail(p + ".cmp", "expected \">=\" or \"<\", got \"" + cmp + "\"");
+    c.atLeast = cmp == ">=";
+    out.push_back(c);
     return true;
   }
 };
@@ -404,9 +425,10 @@ bool checkSymbols(const EntrySpec &e, std::string &error) {
     for (const DimExpr &d : l.grid)
       if (!check(d, "kernel " + l.kernel + " grid"))
         return false;
-    if (l.when && (!check(l.when->lhs, "kernel " + l.kernel + " when") ||
-                   !check(l.when->rhs, "kernel " + l.kernel + " when")))
-      return false;
+    for (const LaunchSpec::Condition &c : l.when)
+      if (!check(c.lhs, "kernel " + l.kernel + " when") ||
+          !check(c.rhs, "kernel " + l.kernel + " when"))
+        return false;
     for (const auto &[a, b] : l.atMost) {
       DimExpr da, db;
       da.symbol = a;

@@ -72,16 +72,23 @@ struct LaunchSpec {
   /// Dims the launch needs ordered: {a, b} means a <= b (e.g. users <=
   /// candidates when a grid column per candidate also serves one user).
   std::vector<std::pair<std::string, std::string>> atMost;
-  /// Launched only when lhs >= rhs (or lhs < rhs) for the call's dims: one
-  /// of the kernels of a GEMM dispatched on them.
+  /// Launched only when every comparison of `when` holds for the call's
+  /// dims (lhs >= rhs, or lhs < rhs), or with `unless`, when not every one
+  /// does: one of the kernels of a GEMM dispatched on them.
   struct Condition {
     DimExpr lhs, rhs;
     bool atLeast = true;
     bool holds(const DimBindings &dims) const;
   };
-  std::optional<Condition> when;
+  std::vector<Condition> when;
+  bool unless = false;
   bool runsWith(const DimBindings &dims) const {
-    return !when || when->holds(dims);
+    if (when.empty())
+      return true;
+    bool all = true;
+    for (const Condition &c : when)
+      all = all && c.holds(dims);
+    return all != unless;
   }
 };
 

@@ -262,14 +262,24 @@ std::string withCondition(const std::string &lhs, const std::string &cmp,
   return text;
 }
 
+/// The manifest with the launch's condition given as `key: json` ("when"
+/// or "unless" with a list of comparisons).
+std::string withConditions(const std::string &key, const std::string &json) {
+  std::string text = kManifest;
+  std::string at = "\"at_most\": [[\"U\", \"B\"]],";
+  text.replace(text.find(at), at.size(), at + " \"" + key + "\": " + json + ",");
+  return text;
+}
+
 TEST(Manifest, ReadsLaunchConditions) {
   Manifest m;
   std::string error;
   ASSERT_TRUE(parseManifest(withCondition("\"B\"", ">=", "\"U*4\""), m, error))
       << error;
   const LaunchSpec &l = m.findEntry("gemm")->launches[0];
-  ASSERT_TRUE(l.when.has_value());
-  EXPECT_TRUE(l.when->atLeast);
+  ASSERT_EQ(l.when.size(), 1u);
+  EXPECT_TRUE(l.when[0].atLeast);
+  EXPECT_FALSE(l.unless);
   EXPECT_TRUE(l.runsWith({{"B", 12}, {"U", 3}}));
   EXPECT_FALSE(l.runsWith({{"B", 11}, {"U", 3}}));
   ASSERT_TRUE(parseManifest(withCondition("\"B\"", "<", "\"U*4\""), m, error))
@@ -279,6 +289,57 @@ TEST(Manifest, ReadsLaunchConditions) {
   // Without a condition a launch always runs.
   ASSERT_TRUE(parseManifest(kManifest, m, error)) << error;
   EXPECT_TRUE(m.findEntry("gemm")->launches[0].runsWith({}));
+}
+
+TEST(Manifest, ReadsConjunctionsOfLaunchConditions) {
+  // B >= 4 U and B >= 2048: the dispatched kernel and its complement.
+  const std::string both =
+      "[{\"lhs\": \"B\", \"cmp\": \">=\", \"rhs\": \"U*4\"}, "
+      "{\"lhs\": \"B\", \"cmp\": \">=\", \"rhs\": 2048}]";
+  Manifest m;
+  std::string error;
+  ASSERT_TRUE(parseManifest(withConditions("when", both), m, error)) << error;
+  const LaunchSpec &l = m.findEntry("gemm")->launches[0];
+  ASSERT_EQ(l.when.size(), 2u);
+  EXPECT_TRUE(l.runsWith({{"B", 2048}, {"U", 3}}));
+  EXPECT_FALSE(l.runsWith({{"B", 1024}, {"U", 3}}));   // too few candidates
+  EXPECT_FALSE(l.runsWith({{"B", 2048}, {"U", 600}})); // too few per user
+  ASSERT_TRUE(parseManifest(withConditions("unless", both), m, error)) << error;
+  const LaunchSpec &u = m.findEntry("gemm")->launches[0];
+  EXPECT_TRUE(u.unless);
+  EXPECT_FALSE(u.runsWith({{"B", 2048}, {"U", 3}}));
+  EXPECT_TRUE(u.runsWith({{"B", 1024}, {"U", 3}}));
+  EXPECT_TRUE(u.runsWith({{"B", 2048}, {"U", 600}}));
+}
+
+TEST(Manifest, RejectsBrokenConjunctions) {
+  struct Case {
+    std::string key, json, message;
+  };
+  const std::string one = "{\"lhs\": \"B\", \"cmp\": \">=\", \"rhs\": 4}";
+  const Case cases[] = {
+      {"when", "[]", "expected at least one comparison"},
+      {"unless", one, "launches[0].unless: expected a list of comparisons"},
+      {"when", "[" + one + ", {\"lhs\": \"B\"}]", "when[1]: expected {\"lhs\": dim"},
+      {"unless", "[" + one + ", {\"lhs\": \"Q\", \"cmp\": \"<\", \"rhs\": 1}]",
+       "when uses dim \"Q\""},
+  };
+  for (const Case &c : cases) {
+    Manifest m;
+    std::string error;
+    EXPECT_FALSE(parseManifest(withConditions(c.key, c.json), m, error));
+    EXPECT_NE(error.find(c.message), std::string::npos)
+        << "expected '" << c.message << "', got '" << error << "'";
+  }
+  // Not both.
+  Manifest m;
+  std::string error;
+  std::string text = withConditions("when", one);
+  std::string at = "\"at_most\": [[\"U\", \"B\"]],";
+  text.replace(text.find(at), at.size(), at + " \"unless\": [" + one + "],");
+  EXPECT_FALSE(parseManifest(text, m, error));
+  EXPECT_NE(error.find("\"when\" or \"unless\", not both"), std::string::npos)
+      << error;
 }
 
 TEST(Manifest, RejectsBrokenLaunchConditions) {

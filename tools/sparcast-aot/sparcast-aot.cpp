@@ -61,8 +61,14 @@ static cl::opt<int64_t> dispatchMinCandidatesPerUser(
     "dispatch-min-candidates-per-user",
     cl::desc("With the default schedules: IKBO's candidate GEMM gets two "
              "kernels, the transposed one launched when B >= this x the "
-             "users, ping-pong's otherwise (0: ping-pong's only)"),
+             "users (and B >= --dispatch-min-batch), ping-pong's otherwise "
+             "(0: ping-pong's only)"),
     cl::init(4));
+static cl::opt<int64_t> dispatchMinBatch(
+    "dispatch-min-batch",
+    cl::desc("With the dispatch: the transposed kernel only from this many "
+             "candidates (B) on (0: any B)"),
+    cl::init(2048));
 static cl::opt<bool> gemmMulticast(
     "gemm-multicast",
     cl::desc("Warp-specialized GEMMs in CTA pairs sharing B by TMA multicast "
@@ -139,6 +145,7 @@ int main(int argc, char **argv) {
   options.gemmMulticast = gemmMulticast;
   options.fuseGemmStages = fuseGemmStages;
   options.dispatchMinCandidatesPerUser = dispatchMinCandidatesPerUser;
+  options.dispatchMinBatch = dispatchMinBatch;
   options.ikboRequestInResultType = ikboRequestInResultType;
   options.warpSpecialize = warpSpecialize;
   options.wsStages = wsStages;

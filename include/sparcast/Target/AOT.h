@@ -43,6 +43,8 @@ struct AotOptions {
   /// Candidates per user from which IKBO's candidate GEMM runs the
   /// transposed kernel (sc-dispatch-gemm-schedule); 0: no dispatch.
   int64_t dispatchMinCandidatesPerUser = 4;
+  /// ... and from this many candidates on (0: any).
+  int64_t dispatchMinBatch = 2048;
   /// IKBO: the request GEMM's result in the model's result type instead of
   /// f32 (sc-ikbo-decompose-gemm{request-in-result-type}): faster, one more
   /// rounding.

@@ -258,12 +258,14 @@ def ScDispatchGemmSchedulePass : Pass<"sc-dispatch-gemm-schedule"> {
     IKBO's candidate GEMM (`out[b] = W @ E[b] + R[g(b)]`, W shared, R the
     request GEMM's result read through the index) is fastest with the
     transposed schedule when many candidates share a user (R's tiles stay
-    in L2: 1.03-1.13x on the H200) and with its default (ping-pong) when
-    each user has few candidates (0.92-0.99x transposed, R then streams from
-    DRAM). B (candidates) and U (users, R's batch) are dynamic, so the
-    choice is made at run time: the op becomes an `scf.if` over
-    `B >= min-candidates-per-user * U` with the op pinned to `transposed`
-    in one branch and to its default in the other. sparcast-aot turns the
+    in L2) and the batch is large (1.02-1.09x on the H200 from B = 2048),
+    and with its default (ping-pong) otherwise (each user few candidates:
+    R then streams from DRAM; or B <= 1024, where the ping-pong kernel
+    written from the IR with R's tile prefetched is 1.01-1.07x the
+    transposed one). B (candidates) and U (users, R's batch) are dynamic,
+    so the choice is made at run time: the op becomes an `scf.if` over
+    `B >= min-candidates-per-user * U and B >= min-batch` with the op
+    pinned to `transposed` in one branch and to its default in the other. sparcast-aot turns the
     condition into the launches' `when` in the manifest, the runtime
     launches one kernel or the other. Ops with a schedule already (pinned
     or chosen), ops the transposed schedule cannot take and ops whose
@@ -274,8 +276,10 @@ def ScDispatchGemmSchedulePass : Pass<"sc-dispatch-gemm-schedule"> {
     %b = tensor.dim %e, %c0 : tensor<?x872x256xf16>
     %u = tensor.dim %r, %c0 : tensor<?x433x256xf32>
     %min = arith.muli %u, %c4 : index
-    %few = arith.cmpi sge, %b, %min : index
-    %out = scf.if %few -> (tensor<?x433x256xf16>) {
+    %shared = arith.cmpi sge, %b, %min : index
+    %large = arith.cmpi sge, %b, %c2048 : index
+    %many = arith.andi %shared, %large : i1
+    %out = scf.if %many -> (tensor<?x433x256xf16>) {
       %t = sc.batch_matmul %w, %e epilogue_ins(%r, %idx : ...) {sc.gemm_schedule = "transposed"} ...
       scf.yield %t : tensor<?x433x256xf16>
     } else {
@@ -291,6 +295,8 @@ def ScDispatchGemmSchedulePass : Pass<"sc-dispatch-gemm-schedule"> {
     Option<"minCandidatesPerUser", "min-candidates-per-user", "int64_t",
            /*default=*/"4",
            "Candidates per user (B / U) from which the transposed kernel runs">,
+    Option<"minBatch", "min-batch", "int64_t", /*default=*/"2048",
+           "Candidates (B) from which the transposed kernel runs (0: any)">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark for each GEMM: dispatched, or why not">,
   ];

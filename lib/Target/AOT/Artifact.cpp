@@ -87,12 +87,10 @@ struct View {
   RankedTensorType type;        // of the value
 };
 
-/// A condition on the call's dims under which a launch runs: lhs >= rhs, or
-/// lhs < rhs (a GEMM dispatched at run time, sc-dispatch-gemm-schedule).
-struct LaunchCondition {
+/// A comparison of the call's dims: lhs >= rhs, or lhs < rhs.
+struct DimComparison {
   LaunchDim lhs, rhs;
   bool atLeast = true;
-  LaunchCondition negated() const { return {lhs, rhs, !atLeast}; }
   json::Object toJson() const {
     return json::Object{{"lhs", dimJson(lhs)},
                         {"cmp", atLeast ? ">=" : "<"},
@@ -106,6 +104,38 @@ struct LaunchCondition {
       return std::to_string(*v.getAsInteger());
     };
     return text(lhs) + (atLeast ? " >= " : " < ") + text(rhs);
+  }
+};
+
+/// A condition on the call's dims under which a launch runs (a GEMM
+/// dispatched at run time, sc-dispatch-gemm-schedule): every comparison
+/// holds, or with `unless`, not every one. The manifest's `when` (one
+/// comparison as an object, several as a list) or `unless` (a list).
+struct LaunchCondition {
+  SmallVector<DimComparison> all;
+  bool unless = false;
+  LaunchCondition negated() const {
+    LaunchCondition n = *this;
+    if (all.size() == 1)
+      n.all[0].atLeast = !n.all[0].atLeast;
+    else
+      n.unless = !unless;
+    return n;
+  }
+  StringRef key() const { return unless ? "unless" : "when"; }
+  json::Value toJson() const {
+    if (all.size() == 1 && !unless)
+      return all[0].toJson();
+    json::Array list;
+    for (const DimComparison &c : all)
+      list.push_back(c.toJson());
+    return list;
+  }
+  std::string str() const {
+    std::string text;
+    for (const DimComparison &c : all)
+      text += (text.empty() ? "" : " and ") + c.str();
+    return unless ? "not (" + text + ")" : text;
   }
 };
 
@@ -217,6 +247,7 @@ private:
   LogicalResult visitDim(tensor::DimOp op);
   LogicalResult visitMul(arith::MulIOp op);
   LogicalResult visitCmp(arith::CmpIOp op);
+  LogicalResult visitAnd(arith::AndIOp op);
   /// A dispatch: each branch's launches run under its condition.
   LogicalResult visitIf(scf::IfOp op);
   LogicalResult visitSlice(tensor::ExtractSliceOp op);
@@ -508,7 +539,7 @@ LogicalResult EntryCompiler::addLaunch(const KernelLaunch &launch,
   }
   json::Object entry = launchJson(launch, gpuModule.getName());
   if (condition)
-    entry["when"] = condition->toJson();
+    entry[condition->key()] = condition->toJson();
   if (report)
     *report << "kernel " << launch.summary
             << (condition ? " (launched when " + condition->str() + ")" : "")
@@ -770,6 +801,7 @@ LogicalResult EntryCompiler::visit(Operation &op) {
       .Case([&](tensor::DimOp d) { return visitDim(d); })
       .Case([&](arith::MulIOp m) { return visitMul(m); })
       .Case([&](arith::CmpIOp c) { return visitCmp(c); })
+      .Case([&](arith::AndIOp a) { return visitAnd(a); })
       .Case([&](scf::IfOp i) { return visitIf(i); })
       .Default([&](Operation *other) {
         return other->emitError()
@@ -816,8 +848,21 @@ LogicalResult EntryCompiler::visitCmp(arith::CmpIOp op) {
       !llvm::is_contained({P::sge, P::uge, P::slt, P::ult}, p))
     return op.emitError() << "sparcast-aot: only dims compared by >= or < "
                              "are supported";
-  conditions[op.getResult()] = LaunchCondition{
-      lhs->second, rhs->second, p == P::sge || p == P::uge};
+  LaunchCondition c;
+  c.all.push_back({lhs->second, rhs->second, p == P::sge || p == P::uge});
+  conditions[op.getResult()] = c;
+  return success();
+}
+
+LogicalResult EntryCompiler::visitAnd(arith::AndIOp op) {
+  auto lhs = conditions.find(op.getLhs()), rhs = conditions.find(op.getRhs());
+  if (lhs == conditions.end() || rhs == conditions.end() ||
+      lhs->second.unless || rhs->second.unless)
+    return op.emitError() << "sparcast-aot: only conjunctions of dims "
+                             "compared by >= or < are supported";
+  LaunchCondition c = lhs->second;
+  c.all.append(rhs->second.all);
+  conditions[op.getResult()] = c;
   return success();
 }
 
@@ -927,6 +972,7 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
           !options.fuseGemmStages && options.dispatchMinCandidatesPerUser != 0) {
         ScDispatchGemmSchedulePassOptions dispatch;
         dispatch.minCandidatesPerUser = options.dispatchMinCandidatesPerUser;
+        dispatch.minBatch = options.dispatchMinBatch;
         dispatch.report = report != nullptr;
         pm.addNestedPass<func::FuncOp>(
             createScDispatchGemmSchedulePass(dispatch));

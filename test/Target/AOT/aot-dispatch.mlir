@@ -1,8 +1,12 @@
 // RUN: rm -rf %t && sparcast-aot %S/Inputs/dispatch-ge.mlir -o %t --report | FileCheck %s
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/manifest.json
 // RUN: not sparcast-aot %S/Inputs/dispatch-unsupported.mlir -o %t/bad 2>&1 | FileCheck %s --check-prefix=BAD
-// The LCE's dispatch threshold: 8 candidates per user, or none (0).
-// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/lce8 --dispatch-min-candidates-per-user=8 --report | FileCheck %s --check-prefix=EIGHT
+// The LCE's dispatch thresholds: by default 4 candidates per user and
+// 2048 candidates, both must hold (a conjunction: the other kernel runs
+// unless both hold); 8 per user at any B; or no dispatch (0).
+// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/lce --report | FileCheck %s --check-prefix=BOTH
+// RUN: FileCheck %s --check-prefix=BOTH-MANIFEST < %t/lce/manifest.json
+// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/lce8 --dispatch-min-candidates-per-user=8 --dispatch-min-batch=0 --report | FileCheck %s --check-prefix=EIGHT
 // RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/lce0 --dispatch-min-candidates-per-user=0 --report | FileCheck %s --check-prefix=NONE
 // RUN: not sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/lcem --dispatch-min-candidates-per-user=-2 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 
@@ -25,10 +29,29 @@
 // MANIFEST: "name": "result0",
 // MANIFEST-NOT: "name": "result1"
 // BAD: dispatch-unsupported.mlir:7:10: error: sparcast-aot: only dims compared by >= or < are supported
+// BOTH: GEMM schedule dispatched at run time: transposed when B >= 4 x the users (the request tiles then stay in L2) and B >= 2048, else pingpong
+// BOTH: kernel lce_gemm3: {{.*}} transposed ping-pong: {{.*}} (launched when B >= U*4 and B >= 2048)
+// BOTH: kernel lce_gemm4: {{.*}} ping-pong: {{.*}} (launched when not (B >= U*4 and B >= 2048))
+// BOTH-MANIFEST: "kernel": "lce_gemm3",
+// BOTH-MANIFEST: "when": [
+// BOTH-MANIFEST-NEXT: {
+// BOTH-MANIFEST-NEXT: "cmp": ">=",
+// BOTH-MANIFEST-NEXT: "lhs": "B",
+// BOTH-MANIFEST-NEXT: "rhs": "U*4"
+// BOTH-MANIFEST: "cmp": ">=",
+// BOTH-MANIFEST-NEXT: "lhs": "B",
+// BOTH-MANIFEST-NEXT: "rhs": 2048
+// BOTH-MANIFEST: "kernel": "lce_gemm4",
+// BOTH-MANIFEST: "unless": [
+// BOTH-MANIFEST-NEXT: {
+// BOTH-MANIFEST-NEXT: "cmp": ">=",
+// BOTH-MANIFEST-NEXT: "lhs": "B",
+// BOTH-MANIFEST-NEXT: "rhs": "U*4"
 // EIGHT: GEMM schedule dispatched at run time: transposed when B >= 8 x the users
+// EIGHT-NOT: and B >=
 // EIGHT: kernel lce_gemm3: {{.*}} transposed ping-pong: {{.*}} (launched when B >= U*8)
 // EIGHT: kernel lce_gemm4: {{.*}} ping-pong: {{.*}} (launched when B < U*8)
 // NONE-NOT: dispatched
 // NONE: kernel lce_gemm3: {{.*}}433x256x872 f16, warp-specialized persistent, ping-pong:
 // NONE-NOT: launched when
-// NEGATIVE: error: min-candidates-per-user must be at least 1, got -2
+// NEGATIVE: error: min-candidates-per-user must be at least 1 and min-batch at least 0, got -2 and 2048
