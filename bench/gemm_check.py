@@ -39,14 +39,20 @@ def compare_ms(fns, rounds=7, iters=10):
     back between two events, two batches a round: the host's time per call
     (bench/host_overhead.py) overlaps the kernels instead of adding to
     them, for ours and the peers alike. (Before session 8 every sample was
-    one call with the GPU idle, so each call's host time counted.)"""
+    one call with the GPU idle, so each call's host time counted.) Odd
+    rounds run the functions in reverse order: in a fixed order the one
+    measured first after another read the shared inputs came out up to 5 %
+    slower or faster than the same kernel elsewhere (session 13)."""
     for fn in fns.values():
         fn()
     torch.cuda.synchronize()
     batch = max(1, iters // 2)
     times = {name: [] for name in fns}
-    for _ in range(rounds):
-        for name, fn in fns.items():
+    for r in range(rounds):
+        order = list(fns.items())
+        if r % 2:
+            order.reverse()
+        for name, fn in order:
             for _ in range(2):
                 start = torch.cuda.Event(enable_timing=True)
                 end = torch.cuda.Event(enable_timing=True)

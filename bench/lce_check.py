@@ -185,10 +185,11 @@ def main():
     print("== sweep")
     for B in (512, 1024, 2048, 3072):
         # Candidates per user: 2, 4 and 8 around the default's dispatch
-        # (the transposed kernel from 4 on), 70 and 1000.
+        # (the transposed kernel from 4 on and B >= 2048), 70 and 1000.
+        # Four rounds: two in each order (compare_ms).
         for ratio in (2, 4, 8, 70, 1000):
             users = max(1, B // ratio)
-            r = timings(B, users, rounds=3)
+            r = timings(B, users, rounds=4)
             results["sweep"].append(r)
             print("  B=%4d users=%4d ours %.3f ms (%s), decomposed+padded %.3f ms (x%.2f), broadcast bmm %.3f ms (x%.2f)" % (
                 B, users, r["ours_ms"], ", ".join("%s %.3f" % (s, r[s + "_ms"]) for s in variants),
