@@ -895,38 +895,28 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
   auto module = func->getParentOfType<gpu::GPUModuleOp>();
   if (failed(buildEpilogueFunction(module, (func.getName() + "_epilogue_ir").str())))
     return failure();
-  // C's tensor map: boxes of 64 rows x 128 bytes, as the launch encodes it.
-  Type outType = op.getType().getElementType();
-  int64_t outBytes = outType.getIntOrFloatBitWidth() / 8;
-  tmaC = UnrealizedConversionCastOp::create(
-             b, loc,
-             nvgpu::TensorMapDescriptorType::get(
-                 ctx,
-                 MemRefType::get({1, kTileRows, 128 / outBytes}, outType,
-                                 MemRefLayoutAttrInterface(), tmaSpace),
-                 nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
-                 nvgpu::TensorMapL2PromoKind::L2PROMO_NONE,
-                 nvgpu::TensorMapOOBKind::OOB_ZERO,
-                 nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE),
-             func.getArgument(3 + numIns))
-             .getResult(0);
-  if (ir.prefetch) {
-    // The template's tensor map of the operand: boxes of 64 rows x 128
-    // bytes, 128B-swizzled.
-    Type element = ir.prefetch.getType().getElementType();
-    xBytes = element.getIntOrFloatBitWidth() / 8;
-    tmaX = UnrealizedConversionCastOp::create(
+  // C's tensor map, and the prefetched operand's (the template's): boxes
+  // of 64 rows x 128 bytes, 128B-swizzled, as the launch encodes them.
+  auto rowsOf128Bytes = [&](Type element, Value pointer) -> Value {
+    int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+    return UnrealizedConversionCastOp::create(
                b, loc,
                nvgpu::TensorMapDescriptorType::get(
                    ctx,
-                   MemRefType::get({1, kTileRows, 128 / xBytes}, element,
+                   MemRefType::get({1, kTileRows, 128 / bytes}, element,
                                    MemRefLayoutAttrInterface(), tmaSpace),
                    nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
                    nvgpu::TensorMapL2PromoKind::L2PROMO_NONE,
                    nvgpu::TensorMapOOBKind::OOB_ZERO,
                    nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE),
-               func.getArgument(4 + numIns))
-               .getResult(0);
+               pointer)
+        .getResult(0);
+  };
+  tmaC = rowsOf128Bytes(op.getType().getElementType(), func.getArgument(3 + numIns));
+  if (ir.prefetch) {
+    Type element = ir.prefetch.getType().getElementType();
+    xBytes = element.getIntOrFloatBitWidth() / 8;
+    tmaX = rowsOf128Bytes(element, func.getArgument(4 + numIns));
   }
 
   tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
