@@ -705,13 +705,15 @@ prefetchedOperand(BatchMatmulOp op, bool tilesInOneBatch) {
 }
 
 std::optional<unsigned>
-mlir::sc::detail::templatePrefetchedOperand(BatchMatmulOp op) {
-  // (Without the transposed tile, clusters or a stage 1, which may drop it.)
+mlir::sc::detail::templatePrefetchedOperand(BatchMatmulOp op, bool multicast) {
+  // (Without the transposed tile or a stage 1, which may drop it.)
   bool flatRows = op.getLhs().getType().getRank() == 3 &&
                   op.getRhs().getType().getRank() == 2;
-  if (auto prefetch = prefetchedOperand(op, !flatRows))
-    return prefetch->first;
-  return std::nullopt;
+  auto prefetch = prefetchedOperand(op, !flatRows);
+  // With multicast only f32 subtiles (as buildWarpSpecializedGemmKernel).
+  if (!prefetch || (multicast && prefetch->second == PrefetchMode::WholeTile))
+    return std::nullopt;
+  return prefetch->first;
 }
 
 FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(

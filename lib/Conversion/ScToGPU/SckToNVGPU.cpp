@@ -17,7 +17,8 @@
 // 256 tiles, one consumer a tile) and cooperative (128 x 256, 64 rows a
 // consumer) schedules, f16/bf16 operands with an N-major or K-major rhs
 // (not a batched lhs with a shared rhs: flat rows), a persistent or grid
-// tile loop, no clusters, no stage 1;
+// tile loop, alone or in CTA pairs sharing B by TMA multicast (the loop's
+// `cluster`), no stage 1;
 // writeGemmKernelFromIR says why not, and the generator's kernel is
 // used then.
 //
@@ -67,6 +68,8 @@ struct KernelIR {
   /// (cooperative: each consumer 64 rows of one tile).
   int64_t aRows = kTileRows;
   bool cooperative = false;
+  /// CTA pairs on pairs of M tiles, each loading half of B for both.
+  bool pairs = false;
   sck::RingOp ring;
   sck::RoleOp producer, consumer;
   sck::TileLoopOp producerLoop, consumerLoop;
@@ -150,6 +153,9 @@ private:
   // Values of the kernel's prologue.
   Value tmaA, tmaB, tmaC, c, tid, wg, smem, pad, smemBase, full, empty, mine,
       ctas, cta, batch, kTiles, stageBase, cGM, cGN;
+  /// CTA pairs: this CTA's rank in its pair and the other's (i32); the
+  /// tiles are walked by pairs (units), cGMPairs M-tile pairs a column.
+  Value rank, peer, cGMPairs;
   /// The tile loop's schedule: persistent, or a grid of perCta tiles a CTA.
   bool persistent = true;
   int64_t perCta = 1;
@@ -200,13 +206,12 @@ static std::optional<KernelIR> matchKernelIR(func::FuncOp kernel,
             ir.consumer.getOrder().value_or("") != "cooperative"))
     why = "consumers in order '" + ir.consumer.getOrder().value_or("").str() +
           "'";
-  else if (ir.consumerLoop.getCluster() != 1)
-    why = "CTA clusters";
   if (!why.empty())
     return std::nullopt;
   // A's box (k-major, the consumers' rows) and B's (one k-tile of 256
   // columns).
   ir.cooperative = ir.consumer.getOrder() == "cooperative";
+  ir.pairs = ir.consumerLoop.getCluster() == 2;
   ir.aRows = ir.cooperative ? 2 * kTileRows : kTileRows;
   ArrayRef<Type> boxes = ir.ring.getType().getBoxes();
   if (boxes.size() != 2 ||
@@ -257,20 +262,26 @@ std::pair<Value, Value> GemmKernelWriter::ringPosition(Value j, bool free) {
 
 SmallVector<Value> GemmKernelWriter::decode(Value i) {
   // Tile t = cta + i * ctas; within a batch element, M tiles in groups of
-  // `group` rows, M fastest inside a group, then N.
+  // `group` rows, M fastest inside a group, then N. CTA pairs walk pairs of
+  // M tiles (units) so, the CTA of rank r taking M tile 2 pair + r.
   Value group = index(ir.consumerLoop.getGroup());
+  Value unit = ir.pairs ? div(cta, index(2)) : cta;
+  Value units = ir.pairs ? div(ctas, index(2)) : ctas;
+  Value gm = ir.pairs ? cGMPairs : cGM;
   // Persistent: tile cta + i x CTAs; grid: tile CTA x (tiles a CTA) + i.
-  Value t = persistent ? add(cta, mul(i, ctas)) : add(mul(cta, index(perCta)), i);
-  Value perBatch = mul(cGN, cGM);
+  Value t = persistent ? add(unit, mul(i, units)) : add(mul(cta, index(perCta)), i);
+  Value perBatch = mul(cGN, gm);
   Value bIdx = div(t, perBatch);
   Value tb = rem(t, perBatch);
   Value perGroup = mul(group, cGN);
   Value grp = div(tb, perGroup);
   Value inGrp = rem(tb, perGroup);
   Value firstM = mul(grp, group);
-  Value rows = arith::MinUIOp::create(b, loc, arith::SubIOp::create(b, loc, cGM, firstM),
+  Value rows = arith::MinUIOp::create(b, loc, arith::SubIOp::create(b, loc, gm, firstM),
                                       group);
   Value mb = add(firstM, rem(inGrp, rows));
+  if (ir.pairs)
+    mb = add(mul(mb, index(2)), rank);
   Value nb = div(inGrp, rows);
   return {bIdx, mb, nb};
 }
@@ -414,15 +425,22 @@ LogicalResult GemmKernelWriter::lowerProducerOp(Operation &op2, Value j,
                      : add(index(stages * ir.aRows * kTileDepth * 2),
                            mul(slot, index(kTileDepth * kTileCols * 2)));
     base = add(base, pad);
-    for (int64_t part = 0; part < (isA ? 1 : kTileCols / 64); ++part) {
+    // CTA pairs: this CTA loads B's parts 2 r and 2 r + 1 into both CTAs
+    // (multicast; each full barrier expects the whole slot).
+    bool shared = !isA && ir.pairs;
+    int64_t parts = isA ? 1 : shared ? 2 : kTileCols / 64;
+    Value mask = shared ? arith::ConstantIntOp::create(b, loc, b.getI16Type(), 3)
+                        : Value();
+    for (int64_t k = 0; k < parts; ++k) {
+      Value part = shared ? add(mul(rank, index(2)), index(k)) : index(k);
       Value view = memref::ViewOp::create(b, loc, isA ? boxA : boxB, smem,
-                                          add(base, index(part * 8192)),
+                                          add(base, mul(part, index(8192))),
                                           ValueRange());
       SmallVector<Value> partAt = at;
       if (!isA)
-        partAt[nCoord] = add(partAt[nCoord], index(part * 64));
+        partAt[nCoord] = add(partAt[nCoord], mul(part, index(64)));
       nvgpu::TmaAsyncLoadOp::create(b, loc, view, full, isA ? tmaA : tmaB,
-                                    partAt, slot, Value(), Value());
+                                    partAt, slot, mask, Value());
     }
   }
   return success();
@@ -502,6 +520,31 @@ LogicalResult GemmKernelWriter::writeConsumer() {
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
     releaseSlot(arith::SubIOp::create(b, loc, end, index(1)));
   };
+  // CTA pairs: a tile past M (the second of a pair when M has an odd
+  // number of tiles) only takes part in the pair's loads: its consumer
+  // waits for each of its slots and frees it (in both CTAs), then hands
+  // over its turn.
+  if (ir.pairs) {
+    Value mb = mapping.lookup(loop.getBody().front().getArgument(1));
+    auto ifLive = scf::IfOp::create(b, loc, cmp(arith::CmpIPredicate::ult, mb, cGM),
+                                    /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&ifLive.getElseRegion().front());
+      auto drain = scf::ForOp::create(b, loc, index(0), kTiles, index(1));
+      {
+        OpBuilder::InsertionGuard inLoop(b);
+        b.setInsertionPointToStart(drain.getBody());
+        Value j = add(mul(i, kTiles), drain.getInductionVar());
+        auto [slot, parity] = ringPosition(j, /*free=*/false);
+        nvgpu::MBarrierTryWaitParityOp::create(b, loc, full, parity,
+                                               index(kWaitTicks), slot);
+        releaseSlot(j);
+      }
+      handOver();
+    }
+    b.setInsertionPointToStart(&ifLive.getThenRegion().front());
+  }
   return lowerBody(
       loop.getBody().front(), b, mapping,
       [&](Operation &inner, IRMapping &map) -> LogicalResult {
@@ -637,6 +680,16 @@ void GemmKernelWriter::releaseSlot(Value j) {
   b.setInsertionPointToStart(&ifLane.getThenRegion().front());
   nvgpu::MBarrierArriveOp::create(b, loc, nvgpu::MBarrierTokenType::get(ctx),
                                   empty, slot);
+  // CTA pairs: the other CTA's loads write this slot too, so it waits for
+  // this consumer as well: an arrival on its barrier of the same slot.
+  if (ir.pairs) {
+    Value address = nvgpu::MBarrierGetOp::create(b, loc, b.getI32Type(), empty, slot);
+    NVVM::InlinePtxOp::create(
+        b, loc, TypeRange(), ValueRange{address, peer}, ValueRange(),
+        "{ .reg .b32 ra; mapa.shared::cluster.u32 ra, $0, $1; "
+        "mbarrier.arrive.shared::cluster.b64 _, [ra]; }",
+        Value());
+  }
 }
 
 void GemmKernelWriter::issuePrefetch(sck::PrefetchOp prefetch,
@@ -937,16 +990,28 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
   cGN = lookup(ir.consumerLoop.getNTiles(), b, top);
   if (!cGM || !cGN)
     return ir.consumerLoop.emitError("sck-to-nvgpu: static tile counts");
-  Value numTiles = mul(batch, mul(cGM, cGN));
+  // CTA pairs (a cluster of two, persistent: the verifier's) count their
+  // tiles in pairs of M tiles, a pair's two CTAs walking the same ones.
+  Value unit = cta, units = ctas, gm = cGM;
+  if (ir.pairs) {
+    Value rank32 = NVVM::ClusterId::create(b, loc, b.getI32Type());
+    rank = arith::IndexCastOp::create(b, loc, b.getIndexType(), rank32);
+    peer = arith::SubIOp::create(b, loc, i32(1), rank32);
+    cGMPairs = div(add(cGM, index(1)), index(2));
+    unit = div(cta, index(2));
+    units = div(ctas, index(2));
+    gm = cGMPairs;
+  }
+  Value numTiles = mul(batch, mul(gm, cGN));
   // Tiles of this CTA. Persistent: cta, cta + ctas, ... below numTiles.
   // Grid (as the launch counts them): a pair of tiles a CTA for ping-pong,
   // one for cooperative, the last CTA's possibly fewer.
   persistent = ir.consumerLoop.getSchedule() == "persistent";
   perCta = ir.cooperative ? 1 : 2;
   if (persistent) {
-    Value left = arith::SubIOp::create(b, loc, add(numTiles, ctas), add(cta, index(1)));
-    Value any = cmp(arith::CmpIPredicate::ult, cta, numTiles);
-    mine = arith::SelectOp::create(b, loc, any, div(left, ctas), index(0));
+    Value left = arith::SubIOp::create(b, loc, add(numTiles, units), add(unit, index(1)));
+    Value any = cmp(arith::CmpIPredicate::ult, unit, numTiles);
+    mine = arith::SelectOp::create(b, loc, any, div(left, units), index(0));
   } else {
     Value from = mul(cta, index(perCta));
     Value any = cmp(arith::CmpIPredicate::ult, from, numTiles);
@@ -981,8 +1046,10 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
     nvgpu::MBarrierInitOp::create(b, loc, full, index(1), s, Value());
     // Lane 0 of each warp of the consumer that read the slot.
     // (Cooperative: both consumers read every slot.)
-    nvgpu::MBarrierInitOp::create(b, loc, empty,
-                                  index(ir.cooperative ? 8 : 4), s, Value());
+    // (CTA pairs: the other CTA's consumer warps too.)
+    nvgpu::MBarrierInitOp::create(
+        b, loc, empty, index((ir.cooperative ? 8 : 4) * (ir.pairs ? 2 : 1)), s,
+        Value());
     // The prefetched box's buffers: one TMA arrival each.
     if (ir.prefetch) {
       b.setInsertionPointAfter(slots);
@@ -990,7 +1057,15 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
         nvgpu::MBarrierInitOp::create(b, loc, xBars, index(1), index(x), Value());
     }
   }
-  gpu::BarrierOp::create(b, loc);
+  // CTA pairs: barriers one CTA initialized are used by the other, so
+  // the inits are made visible cluster-wide before anyone arrives or loads.
+  if (ir.pairs) {
+    NVVM::FenceMbarrierInitOp::create(b, loc);
+    NVVM::ClusterArriveOp::create(b, loc, UnitAttr());
+    NVVM::ClusterWaitOp::create(b, loc, UnitAttr());
+  } else {
+    gpu::BarrierOp::create(b, loc);
+  }
   Value isProducer = cmp(arith::CmpIPredicate::eq, wg, index(2));
   auto roles = scf::IfOp::create(b, loc, isProducer, /*withElse=*/true);
   {
@@ -1013,6 +1088,12 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
     auto ifElected = scf::IfOp::create(b, loc, elected, false);
     b.setInsertionPointToStart(&ifElected.getThenRegion().front());
     NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, UnitAttr());
+  }
+  // No CTA of a pair leaves while the other may still write into it or
+  // arrive on its barriers.
+  if (ir.pairs) {
+    NVVM::ClusterArriveOp::create(b, loc, UnitAttr());
+    NVVM::ClusterWaitOp::create(b, loc, UnitAttr());
   }
   gpu::ReturnOp::create(b, loc);
   return success();
@@ -1044,7 +1125,8 @@ static std::optional<KernelIR> lowerable(BatchMatmulOp op,
   // A prefetched box is read through the tensor map the generator's launch
   // passes for the operand it prefetches itself: the same operand.
   if (ir && ir->prefetch) {
-    std::optional<unsigned> mapped = sc::detail::templatePrefetchedOperand(op);
+    std::optional<unsigned> mapped =
+        sc::detail::templatePrefetchedOperand(op, ir->pairs);
     auto source = dyn_cast<BlockArgument>(ir->prefetch.getSource());
     if (!mapped || !source || source.getOwner() != &kernel->front() ||
         source.getArgNumber() != 1 + *mapped) {

@@ -11,6 +11,8 @@
 // RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/lce-templates --gemm-schedule=pingpong --kernels-from-ir=false --report | FileCheck %s --check-prefix=TEMPLATES
 // RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/lce-no-ws --gemm-schedule=pingpong --warp-specialize=false --report | FileCheck %s --check-prefix=TEMPLATES
 // RUN: sparcast-aot %sparcast_src_root/examples/gemm.mlir -o %t/gemm --gemm-schedule=pingpong --gemm-multicast --warp-specialize --kernels-from-ir --report | FileCheck %s --check-prefix=CLUSTERS
+// RUN: FileCheck %s --check-prefix=CLUSTERS-PTX < %t/gemm/gemm_gather_add_kernels.ptx
+// RUN: sparcast-aot %sparcast_src_root/bench/lce_odd.mlir -o %t/lce-odd-pairs --gemm-schedule=cooperative --gemm-multicast --report | FileCheck %s --check-prefix=CLUSTERS-ODD
 
 // sck-to-nvgpu: with --kernels-from-ir the bodies of the GEMM kernels it
 // lowers (ping-pong, persistent, N-major rhs) are written op by op from
@@ -87,5 +89,25 @@
 // EPILOGUE: .visible .entry odd_bias_relu_f16_gemm0
 // EPILOGUE: max.{{(NaN.)?}}f32
 // EPILOGUE: cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group
-// CLUSTERS: kernel gemm_gather_add_gemm0: {{.*}} body from the template (sck-to-nvgpu does not lower CTA clusters yet)
+// CTA pairs (sc-multicast: the tile loop's cluster = 2): the pair walks
+// pairs of M tiles, each CTA loading half of B's box into both (multicast,
+// mask 0b11), every consumer freeing a slot in both CTAs (a remote arrive
+// through mapa), the barrier inits fenced and the pair synchronized at the
+// start and before it exits; the f32 request tile still prefetched.
+// CLUSTERS: prefetched as a '!sck.box<64x256xf32>' per tile
+// CLUSTERS: kernel gemm_gather_add_gemm0: body written from the kernel-level IR by sck-to-nvgpu {{.*}} clusters of 2 CTAs on pairs of M tiles sharing B by TMA multicast
+// CLUSTERS-NOT: spill stores, {{[1-9]}}
+// CLUSTERS-PTX: .reqnctapercluster 2, 1, 1
+// CLUSTERS-PTX: %cluster_ctarank
+// CLUSTERS-PTX: fence.mbarrier_init.release.cluster
+// CLUSTERS-PTX: barrier.cluster.arrive
+// CLUSTERS-PTX: barrier.cluster.wait
+// CLUSTERS-PTX: multicast::cluster
+// CLUSTERS-PTX: mapa.shared::cluster.u32
+// CLUSTERS-PTX: mbarrier.arrive.shared::cluster.b64
+// CLUSTERS-PTX: barrier.cluster.arrive
+// CLUSTERS-PTX-NEXT: barrier.cluster.wait
+// An odd number of M tiles (7 rows: one tile, its pair's second past M)
+// and the cooperative schedule.
+// CLUSTERS-ODD: kernel lce_odd_gemm1: body written from the kernel-level IR by sck-to-nvgpu {{.*}} cooperative{{.*}} clusters of 2 CTAs
 // KMAJOR: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, 1, 1, 0, 0;
