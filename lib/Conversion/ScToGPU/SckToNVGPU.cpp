@@ -13,9 +13,9 @@
 // barriers, and the epilogue each element of the accumulator (converted,
 // or through a device function built from the sck.epilogue's region) into
 // a staging tile stored by TMA; a prefetched operand's box (sck.prefetch)
-// streams through shared memory by TMA, two 128-byte-wide subtiles ahead. What it takes for now: the ping-pong (64 x
-// 256 tiles, one consumer a tile) and cooperative (128 x 256, 64 rows a
-// consumer) schedules, f16/bf16 operands with an N-major or K-major rhs
+// streams through shared memory by TMA, two 128-byte-wide subtiles ahead.
+// What it takes for now: the ping-pong (64 x 256 tiles, one consumer a
+// tile) and cooperative (128 x 256, 64 rows a consumer) schedules, f16/bf16 operands with an N-major or K-major rhs
 // (not a batched lhs with a shared rhs: flat rows), a persistent or grid
 // tile loop, alone or in CTA pairs sharing B by TMA multicast (the loop's
 // `cluster`), no stage 1;
@@ -540,6 +540,11 @@ LogicalResult GemmKernelWriter::writeConsumer() {
         nvgpu::MBarrierTryWaitParityOp::create(b, loc, full, parity,
                                                index(kWaitTicks), slot);
         releaseSlot(j);
+        // The warp meets again before the next slot: lanes 1-31 must not
+        // spin on it while lane 0, which frees this one, waits to be
+        // scheduled (only fair scheduling of diverged lanes would run it;
+        // compute-sanitizer does not promise that: racecheck hung).
+        NVVM::SyncWarpOp::create(b, loc, i32(-1));
       }
       handOver();
     }
