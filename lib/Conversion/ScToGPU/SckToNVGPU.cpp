@@ -139,6 +139,10 @@ private:
   void issuePrefetch(sck::PrefetchOp prefetch, IRMapping &mapping);
   /// The elected thread loads subtile `u` of the box into buffer u % 2.
   void loadSubtile(int64_t u, Value elected);
+  /// Where subtile `u` goes: buffer u % 2, past the consumer's staging tile.
+  Value subtileBuffer(int64_t u) {
+    return add(stageBase, index(stagingBytes(op) + (u % 2) * kSubtileBytes));
+  }
   /// The epilogue's device function from the sck.epilogue's region (null
   /// without a region): (acc, b, m, n, per operand a memref or, for a box,
   /// its element) -> result element.
@@ -165,7 +169,6 @@ private:
   /// and the kernel's epilogue operands (memrefs), by the kernel-level
   /// function's arguments they stand for.
   func::FuncOp epilogueFn;
-  SmallVector<Value> epilogueIns;
   DenseMap<Value, Value> memrefOf;
   /// The prefetched box: its tensor map, barriers (two a consumer), element
   /// size and, per tile, where its subtiles are read from.
@@ -723,8 +726,7 @@ void GemmKernelWriter::loadSubtile(int64_t u, Value elected) {
                                  boxA.getMemorySpace());
   Value view = memref::ViewOp::create(
       b, loc, boxType, smem,
-      add(stageBase, index(stagingBytes(op) + (u % 2) * kSubtileBytes)),
-      ValueRange());
+      subtileBuffer(u), ValueRange());
   Value n = add(xN0, index(u * 128 / xBytes));
   nvgpu::TmaAsyncLoadOp::create(b, loc, view, xBars, tmaX,
                                 ValueRange{n, xM0, xG}, bar, Value(), Value());
@@ -830,8 +832,7 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
             b, loc,
             MemRefType::get({kSubtileBytes / xBytes}, xType,
                             MemRefLayoutAttrInterface(), boxA.getMemorySpace()),
-            smem, add(stageBase, index(stagingBytes(op) + (u % 2) * kSubtileBytes)),
-            ValueRange());
+            smem, subtileBuffer(u), ValueRange());
       }
       for (int64_t r = 0; r < 2; ++r) {
         int64_t reg = 4 * g + 2 * r;
@@ -947,8 +948,7 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
   size_t numIns = op.getEpilogueIns().size();
   auto kernelIR = ir.consumer->getParentOfType<func::FuncOp>();
   for (size_t in = 0; in < numIns; ++in) {
-    epilogueIns.push_back(func.getArgument(3 + in));
-    memrefOf[kernelIR.getArgument(1 + in)] = epilogueIns.back();
+    memrefOf[kernelIR.getArgument(1 + in)] = func.getArgument(3 + in);
   }
   auto module = func->getParentOfType<gpu::GPUModuleOp>();
   if (failed(buildEpilogueFunction(module, (func.getName() + "_epilogue_ir").str())))
