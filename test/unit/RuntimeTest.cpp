@@ -376,6 +376,23 @@ TEST_F(ValidateTest, ChecksOnlyTheLaunchesThatRun) {
   EXPECT_NE(error.find("kernel gemm0 needs U <= B"), std::string::npos) << error;
 }
 
+TEST_F(ValidateTest, ChecksOnlyTheLaunchesThatRunUnlessListed) {
+  // The launch runs unless B >= 4 U and B >= 2: with 7 users for 6
+  // candidates the first does not hold, so it runs and its U <= B fails;
+  // with 1 user both hold and it does not run.
+  const std::string both =
+      "[{\"lhs\": \"B\", \"cmp\": \">=\", \"rhs\": \"U*4\"}, "
+      "{\"lhs\": \"B\", \"cmp\": \">=\", \"rhs\": 2}]";
+  std::string error;
+  ASSERT_TRUE(parseManifest(withConditions("unless", both), manifest, error))
+      << error;
+  args[2] = tensor(0x3000, SC_F32, {7, 4, 16});
+  EXPECT_FALSE(validate(error));
+  EXPECT_NE(error.find("kernel gemm0 needs U <= B"), std::string::npos) << error;
+  args[2] = tensor(0x3000, SC_F32, {1, 4, 16});
+  EXPECT_TRUE(validate(error)) << error;
+}
+
 TEST_F(ValidateTest, RejectsWrongDtype) {
   args[0].dtype = SC_F32;
   std::string error;
