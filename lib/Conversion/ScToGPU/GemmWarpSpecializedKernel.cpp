@@ -680,9 +680,11 @@ constexpr const char *kFlatRowsEpilogueTemplate = R"mlir(
 /// gather-add reads the request GEMM's result), with the result's M and N,
 /// in a kernel with a 16-bit result whose tiles each belong to one batch
 /// element. Of the result's type: the whole tile into the staging; f32:
-/// subtiles through two C buffers per warpgroup.
+/// subtiles through two C buffers per warpgroup. The transposed tile, CTA
+/// pairs (`multicast`) and a multi-stage kernel (`stage1`) take fewer.
 static std::optional<std::pair<unsigned, PrefetchMode>>
-prefetchedOperand(BatchMatmulOp op, bool tilesInOneBatch) {
+prefetchedOperand(BatchMatmulOp op, bool tilesInOneBatch, bool transposed,
+                  bool multicast, const GemmStageOne *stage1) {
   RankedTensorType resultType = op.getType();
   Block *body = epilogueBlock(op);
   if (!body || !tilesInOneBatch || resultType.getRank() != 3 ||
@@ -696,24 +698,42 @@ prefetchedOperand(BatchMatmulOp op, bool tilesInOneBatch) {
         t.getDimSize(2) != resultType.getDimSize(2) ||
         !BatchMatmulOp::getGatheredTileIndex(*body, i, why))
       continue;
+    PrefetchMode mode;
     if (t.getElementType() == resultType.getElementType())
-      return std::make_pair(static_cast<unsigned>(i), PrefetchMode::WholeTile);
-    if (t.getElementType().isF32())
-      return std::make_pair(static_cast<unsigned>(i), PrefetchMode::Subtiles);
+      mode = PrefetchMode::WholeTile;
+    else if (t.getElementType().isF32())
+      mode = PrefetchMode::Subtiles;
+    else
+      continue;
+    // The transposed tile brings in only an f32 operand (in chunks); a
+    // 16-bit one is read by the epilogue function.
+    if (transposed && mode != PrefetchMode::Subtiles)
+      return std::nullopt;
+    // With multicast the second tile of a pair may lie past M and skip its
+    // epilogue: the subtiles' barrier phases do not count tiles (each C
+    // buffer goes through two phases a tile), the whole tile's do, so only
+    // the subtiles are prefetched there.
+    if (multicast && mode == PrefetchMode::WholeTile)
+      return std::nullopt;
+    // In a multi-stage kernel only stage 1's result is prefetched (its
+    // tile's readiness is awaited first, and the dependency function is
+    // stage 1's), and only in subtiles: stage-1 tiles skip the prefetch,
+    // and the subtiles' barrier phases do not count tiles.
+    if (stage1 && (in != BatchMatmulOp(stage1->op).getResult() ||
+                   mode != PrefetchMode::Subtiles))
+      return std::nullopt;
+    return std::make_pair(static_cast<unsigned>(i), mode);
   }
   return std::nullopt;
 }
 
 std::optional<unsigned>
 mlir::sc::detail::templatePrefetchedOperand(BatchMatmulOp op, bool multicast) {
-  // (Without the transposed tile or a stage 1, which may drop it.)
   bool flatRows = op.getLhs().getType().getRank() == 3 &&
                   op.getRhs().getType().getRank() == 2;
-  auto prefetch = prefetchedOperand(op, !flatRows);
-  // With multicast only f32 subtiles (as buildWarpSpecializedGemmKernel).
-  if (!prefetch || (multicast && prefetch->second == PrefetchMode::WholeTile))
-    return std::nullopt;
-  return prefetch->first;
+  auto prefetch = prefetchedOperand(op, !flatRows, /*transposed=*/false,
+                                    multicast, /*stage1=*/nullptr);
+  return prefetch ? std::optional<unsigned>(prefetch->first) : std::nullopt;
 }
 
 FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
@@ -766,35 +786,11 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
   int64_t halfBytes = 64 * 128 * outBytes;
   // A gathered epilogue operand is loaded by TMA into the staging, which
   // then holds both halves of the warpgroup's rows.
-  auto prefetch = prefetchedOperand(op, !flatRows);
+  auto prefetch = prefetchedOperand(op, !flatRows, transposed, multicast, stage1);
   std::optional<unsigned> prefetched;
   PrefetchMode mode = PrefetchMode::None;
   if (prefetch)
     std::tie(prefetched, mode) = *prefetch;
-  // The transposed tile brings in only an f32 operand (in chunks); a
-  // 16-bit one is read by the epilogue function.
-  if (transposed && mode != PrefetchMode::Subtiles) {
-    prefetched.reset();
-    mode = PrefetchMode::None;
-  }
-  // With multicast the second tile of a pair may lie past M and skip its
-  // epilogue: the subtiles' barrier phases do not count tiles (each C
-  // buffer goes through two phases a tile), the whole tile's do, so only
-  // the subtiles are prefetched there.
-  if (multicast && mode == PrefetchMode::WholeTile) {
-    prefetched.reset();
-    mode = PrefetchMode::None;
-  }
-  // In a multi-stage kernel only stage 1's result is prefetched (its tile's
-  // readiness is awaited first, and the dependency function is stage 1's),
-  // and only in subtiles: stage-1 tiles skip the prefetch, and the
-  // subtiles' barrier phases do not count tiles.
-  if (stage1 && prefetched &&
-      (op.getEpilogueIns()[*prefetched] != BatchMatmulOp(stage1->op).getResult() ||
-       mode != PrefetchMode::Subtiles)) {
-    prefetched.reset();
-    mode = PrefetchMode::None;
-  }
   // Whole tile: both halves staged (2 x 16 KB); subtiles: the 16 KB half
   // staging and two 8 KB C buffers.
   // Transposed: two 32 x 64 staging boxes (4 KB at 16 bits) and two C
