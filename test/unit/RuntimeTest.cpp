@@ -250,25 +250,23 @@ TEST_F(ValidateTest, RejectsMoreUsersThanTheLaunchAllows) {
       << error;
 }
 
+/// `manifest` (kManifest by default) with the launch's condition given as
+/// `key: json` ("when" with one comparison or a list, or "unless" with a
+/// list).
+std::string withConditions(const std::string &key, const std::string &json,
+                           std::string manifest = kManifest) {
+  std::string at = "\"at_most\": [[\"U\", \"B\"]],";
+  manifest.replace(manifest.find(at), at.size(),
+                   at + " \"" + key + "\": " + json + ",");
+  return manifest;
+}
+
 /// The manifest with the launch run only when `lhs cmp rhs` (a kernel of a
 /// GEMM dispatched on the dims).
 std::string withCondition(const std::string &lhs, const std::string &cmp,
                           const std::string &rhs) {
-  std::string text = kManifest;
-  std::string at = "\"at_most\": [[\"U\", \"B\"]],";
-  text.replace(text.find(at), at.size(),
-               at + " \"when\": {\"lhs\": " + lhs + ", \"cmp\": \"" + cmp +
-                   "\", \"rhs\": " + rhs + "},");
-  return text;
-}
-
-/// The manifest with the launch's condition given as `key: json` ("when"
-/// or "unless" with a list of comparisons).
-std::string withConditions(const std::string &key, const std::string &json) {
-  std::string text = kManifest;
-  std::string at = "\"at_most\": [[\"U\", \"B\"]],";
-  text.replace(text.find(at), at.size(), at + " \"" + key + "\": " + json + ",");
-  return text;
+  return withConditions("when", "{\"lhs\": " + lhs + ", \"cmp\": \"" + cmp +
+                                    "\", \"rhs\": " + rhs + "}");
 }
 
 TEST(Manifest, ReadsLaunchConditions) {
@@ -334,10 +332,9 @@ TEST(Manifest, RejectsBrokenConjunctions) {
   // Not both.
   Manifest m;
   std::string error;
-  std::string text = withConditions("when", one);
-  std::string at = "\"at_most\": [[\"U\", \"B\"]],";
-  text.replace(text.find(at), at.size(), at + " \"unless\": [" + one + "],");
-  EXPECT_FALSE(parseManifest(text, m, error));
+  EXPECT_FALSE(parseManifest(
+      withConditions("unless", "[" + one + "]", withConditions("when", one)), m,
+      error));
   EXPECT_NE(error.find("\"when\" or \"unless\", not both"), std::string::npos)
       << error;
 }
