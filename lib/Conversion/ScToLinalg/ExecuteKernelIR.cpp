@@ -317,8 +317,10 @@ private:
     // A transposed accumulator's element (i, j) is the result's (j, i).
     bool transposed = epi.getTransposed();
     forEach({cst(type.getShape()[0]), cst(type.getShape()[1])}, [&](ValueRange ij) {
-      Value m = arith::AddIOp::create(b, loc, m0, ij[transposed ? 1 : 0]);
-      Value n = arith::AddIOp::create(b, loc, n0, ij[transposed ? 0 : 1]);
+      // The element's place in the tile (rows m, columns n).
+      Value tileAt[2] = {ij[transposed ? 1 : 0], ij[transposed ? 0 : 1]};
+      Value m = arith::AddIOp::create(b, loc, m0, tileAt[0]);
+      Value n = arith::AddIOp::create(b, loc, n0, tileAt[1]);
       Value inM = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, m, rows);
       Value inN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, n, cols);
       Value inside = arith::AndIOp::create(b, loc, inM, inN);
@@ -338,10 +340,9 @@ private:
         inner.map(body.getArgument(3), n);
         for (auto [arg, in] : llvm::zip(body.getArguments().drop_front(4), epi.getIns())) {
           // A box (sck.prefetch) gives its element at the result element's
-          // place: (i, j) of the tile, (j, i) of a transposed accumulator.
+          // place in the tile.
           if (isa<sck::BoxType>(in.getType())) {
-            Value at[2] = {ij[transposed ? 1 : 0], ij[transposed ? 0 : 1]};
-            inner.map(arg, memref::LoadOp::create(b, loc, map.lookup(in), at));
+            inner.map(arg, memref::LoadOp::create(b, loc, map.lookup(in), tileAt));
             continue;
           }
           inner.map(arg, map.lookup(in));
