@@ -49,8 +49,7 @@ static void setInsertionAfterDefinitions(OpBuilder &b, Block &block,
 /// computed g), last first.
 static void eraseDeadOps(Block &body) {
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
-    if (op.use_empty() && !op.hasTrait<OpTrait::IsTerminator>() &&
-        isMemoryEffectFree(&op))
+    if (isOpTriviallyDead(&op))
       op.erase();
 }
 
@@ -109,10 +108,8 @@ struct ScPrefetchEpilogueOperandsPass
     for (Operation *op : sc::BatchMatmulOp::getEpilogueSlice(g))
       b.clone(*op, mapping);
     // The box of the tile in the result's orientation.
-    SmallVector<int64_t> shape(epilogue.getAcc().getType().getShape());
-    if (epilogue.getTransposed())
-      std::swap(shape[0], shape[1]);
-    auto boxType = sck::BoxType::get(&getContext(), shape, type.getElementType());
+    auto boxType = sck::BoxType::get(&getContext(), epilogue.getTileShape(),
+                                     type.getElementType());
     Value box = sck::PrefetchOp::create(
         b, epilogue.getLoc(), boxType, in,
         ValueRange{epilogue.getCoords()[0], epilogue.getCoords()[1],

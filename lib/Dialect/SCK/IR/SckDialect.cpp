@@ -132,10 +132,7 @@ LogicalResult EpilogueOp::verify() {
   expected.append({index, index, index});
   // A box operand (sck.prefetch) is the tile in the result's orientation;
   // the region sees its elements.
-  ArrayRef<int64_t> accShape = getAcc().getType().getShape();
-  SmallVector<int64_t> tileShape(accShape);
-  if (getTransposed())
-    std::swap(tileShape[0], tileShape[1]);
+  SmallVector<int64_t> tileShape = getTileShape();
   for (Type in : getIns().getTypes()) {
     auto box = dyn_cast<BoxType>(in);
     if (!box) {
@@ -155,6 +152,13 @@ LogicalResult EpilogueOp::verify() {
   if (!isa_and_nonnull<YieldOp>(body.getTerminator()))
     return emitOpError("region must end with sck.yield");
   return success();
+}
+
+SmallVector<int64_t> EpilogueOp::getTileShape() {
+  SmallVector<int64_t> shape(getAcc().getType().getShape());
+  if (getTransposed())
+    std::swap(shape[0], shape[1]);
+  return shape;
 }
 
 LogicalResult PrefetchOp::verify() {

@@ -209,6 +209,11 @@ def Sck_EpilogueOp : Sck_Op<"epilogue", [MemoryEffects<[MemWrite]>, IsolatedFrom
     ($body^)?
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The tile in the result's orientation: the accumulator's shape,
+    /// transposed with `transposed` (a box operand's shape).
+    ::llvm::SmallVector<int64_t> getTileShape();
+  }];
 }
 
 def Sck_YieldOp : Sck_Op<"yield", [Pure, Terminator, HasParent<"EpilogueOp">]> {
