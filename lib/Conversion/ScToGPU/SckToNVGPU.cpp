@@ -143,6 +143,8 @@ private:
   Value subtileBuffer(int64_t u) {
     return add(stageBase, index(stagingBytes(op) + (u % 2) * kSubtileBytes));
   }
+  /// The barrier of that buffer: two a consumer.
+  Value subtileBarrier(int64_t u) { return add(mul(wg, index(2)), index(u % 2)); }
   /// The epilogue's device function from the sck.epilogue's region (null
   /// without a region): (acc, b, m, n, per operand a memref or, for a box,
   /// its element) -> result element.
@@ -717,7 +719,7 @@ void GemmKernelWriter::loadSubtile(int64_t u, Value elected) {
   auto ifElected = scf::IfOp::create(b, loc, elected, false);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(&ifElected.getThenRegion().front());
-  Value bar = add(mul(wg, index(2)), index(u % 2));
+  Value bar = subtileBarrier(u);
   nvgpu::MBarrierArriveExpectTxOp::create(b, loc, xBars, index(kSubtileBytes),
                                           bar, Value());
   Type element = ir.prefetch.getType().getElementType();
@@ -824,7 +826,7 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
       int64_t col = 128 * half + 8 * g;
       if (xBytes && col % subCols == 0) {
         int64_t u = col / subCols;
-        Value bar = add(mul(wg, index(2)), index(u % 2));
+        Value bar = subtileBarrier(u);
         Value parity = arith::ConstantIntOp::create(b, loc, b.getI1Type(), (u / 2) % 2);
         nvgpu::MBarrierTryWaitParityOp::create(b, loc, xBars, parity,
                                                index(kWaitTicks), bar);
