@@ -193,7 +193,16 @@ $DESC_QP      %scale2 = arith.constant $SCALE2 : f32
       %lazyBound = arith.constant 8.0 : f32
       %zeroF = arith.constant 0.0 : f32
       %oZero = llvm.mlir.zero : !accO
-$CONSUMER_TILE_OPEN$LOAD_QREGS$Q_FREE      // Both consumers read the one request's blocks (ring positions
+$CONSUMER_BODY    }
+    }
+    gpu.return
+  }
+}
+)mlir";
+
+// A consumer's tile once its Q is in: which consumers run, their turns.
+constexpr const char *kConsumerTileSetup = R"mlir(
+      // Both consumers read the one request's blocks (ring positions
       // 0 .. nkb - 1). Consumer 0 always has a tile, consumer 1 when %noB
       // is false; an idle consumer still waits for and frees every slot, so
       // the producer never stalls on it.
@@ -223,18 +232,17 @@ $CONSUMER_TILE_OPEN$LOAD_QREGS$Q_FREE      // Both consumers read the one reques
         %turnCount = arith.constant 256 : i32
         %isW0t = arith.cmpi eq, %w, %c0 : index
         %nkbLast = arith.subi %nkb, %c1 : index
-        scf.if %active {
+)mlir";
+
+// One tile of the CTA (the persistent kernel: this tile of its walk).
+constexpr const char *kConsumerTileBody = R"mlir(
+$CONSUMER_TILE_OPEN$LOAD_QREGS$Q_FREE$TILE_SETUP        scf.if %active {
 $CONSUMER_LOOP          // Row sums across the four threads of a row, then O / sum to the
           // staging tile and out through TMA.
 $FINISH$STAGED_STORE        } else {
 $IDLE_DRAIN
         }
-$CONSUMER_TILE_CLOSE    }
-    }
-    gpu.return
-  }
-}
-)mlir";
+$CONSUMER_TILE_CLOSE)mlir";
 
 // Each consumer's blocks software pipelined (FlashAttention-3's
 // intra-warpgroup overlap): block t's Q K^T and block t - 1's P V are
@@ -242,7 +250,7 @@ $CONSUMER_TILE_CLOSE    }
 // and O is rescaled once P V (t - 1) is done. Block 0's Q K^T and softmax
 // come first, the last block's P V after the loop; each of these (and
 // every loop iteration) is one wgmma turn.
-constexpr const char *kPipelinedConsumerLoop = R"mlir(
+constexpr const char *kPipelinedPrologue = R"mlir(
           %pro:$PRO_N = scf.execute_region -> ($PRO_TYPES) {
             %t = arith.constant 0 : index
 $KEY_BLOCK_IN$DESC_K            // Consumer 0's first turn needs no wait.
@@ -270,6 +278,9 @@ $QK
 $SOFTMAX
             scf.yield %mNew0, %mNew8, %lNew0, %lNew8$PRO_P : $PRO_TYPES
           }
+)mlir";
+// Blocks 1 .. nkb - 1, from the prologue's %pro and O from %oZero.
+constexpr const char *kPipelinedLoop = R"mlir(
           %oL, %mEnd0, %mEnd8, %lEnd0, %lEnd8$LOOP_RESULTS = scf.for %t = %c1 to %nkb step %c1
               iter_args(%o = %oZero, %m0 = %pro#0, %m8 = %pro#1, %l0 = %pro#2, %l8 = %pro#3$LOOP_ITER)
               -> (!accO, $PRO_TYPES) {
@@ -311,6 +322,9 @@ $KEEP_P
 $RESCALE_LOOP
             scf.yield %oScaled, %mNew0, %mNew8, %lNew0, %lNew8$PRO_P : !accO, $PRO_TYPES
           }
+)mlir";
+// The last block's P V: %oEnd from %oL and P in %pl.
+constexpr const char *kPipelinedLastPV = R"mlir(
           %oEnd = scf.execute_region -> (!accO) {
             // The last block's P V.
             %jL = arith.addi %jBase, %nkbLast : index
@@ -1570,7 +1584,10 @@ $STOREO
   // The consumer loop first: its own pieces are filled in with the rest.
   std::string text = replaceAll(
       kAttentionTemplate,
-      {{"CONSUMER_LOOP", kPipelinedConsumerLoop}});
+      {{"CONSUMER_BODY", kConsumerTileBody},
+       {"TILE_SETUP", kConsumerTileSetup},
+       {"CONSUMER_LOOP", std::string(kPipelinedPrologue) + kPipelinedLoop +
+                             kPipelinedLastPV}});
   text = replaceAll(replaceAll(text, pieces), values);
 
   if (failed(sc::detail::installTemplate(op.getLoc(), gpuModule, text,
