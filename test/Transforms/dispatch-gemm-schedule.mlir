@@ -3,14 +3,14 @@
 // RUN: not sparcast-opt %s -split-input-file -sc-dispatch-gemm-schedule="min-candidates-per-user=0" 2>&1 | FileCheck %s --check-prefix=BAD
 
 // IKBO's candidate GEMM (its epilogue adds the request result through the
-// index) gets both kernels: transposed when B >= 4 x the users (dims of the
+// index) gets both kernels: transposed when B >= 64 x the users (dims of the
 // rhs and of the gathered operand) and B >= 2048, else its default.
 // CHECK-LABEL: func.func @candidate_gemm
 // CHECK: %[[C0:.*]] = arith.constant 0 : index
 // CHECK: %[[B:.*]] = tensor.dim %arg1, %[[C0]] : tensor<?x872x256xf16>
 // CHECK: %[[U:.*]] = tensor.dim %arg2, %[[C0]] : tensor<?x433x256xf32>
-// CHECK: %[[C4:.*]] = arith.constant 4 : index
-// CHECK: %[[LEAST:.*]] = arith.muli %[[U]], %[[C4]] : index
+// CHECK: %[[C64:.*]] = arith.constant 64 : index
+// CHECK: %[[LEAST:.*]] = arith.muli %[[U]], %[[C64]] : index
 // CHECK: %[[SHARED:.*]] = arith.cmpi sge, %[[B]], %[[LEAST]] : index
 // CHECK: %[[C2048:.*]] = arith.constant 2048 : index
 // CHECK: %[[LARGE:.*]] = arith.cmpi sge, %[[B]], %[[C2048]] : index
@@ -28,7 +28,7 @@
 func.func @candidate_gemm(%w: tensor<433x872xf16>, %e: tensor<?x872x256xf16>,
                           %r: tensor<?x433x256xf32>, %idx: tensor<?xi32>)
     -> tensor<?x433x256xf16> {
-  // expected-remark @+1 {{GEMM schedule dispatched at run time: transposed when B >= 4 x the users (the request tiles then stay in L2) and B >= 2048, else pingpong}}
+  // expected-remark @+1 {{GEMM schedule dispatched at run time: transposed when B >= 64 x the users (the request tiles then stay in L2) and B >= 2048, else pingpong}}
   %0 = sc.batch_matmul %w, %e epilogue_ins(%r, %idx : tensor<?x433x256xf32>, tensor<?xi32>)
       : tensor<433x872xf16>, tensor<?x872x256xf16> -> tensor<?x433x256xf16> {
   ^bb0(%acc: f32, %b: index, %m: index, %n: index, %req: tensor<?x433x256xf32>, %i: tensor<?xi32>):

@@ -63,7 +63,7 @@ static cl::opt<int64_t> dispatchMinCandidatesPerUser(
              "kernels, the transposed one launched when B >= this x the "
              "users (and B >= --dispatch-min-batch), ping-pong's otherwise "
              "(0: ping-pong's only)"),
-    cl::init(4));
+    cl::init(64));
 static cl::opt<int64_t> dispatchMinBatch(
     "dispatch-min-batch",
     cl::desc("With the dispatch: the transposed kernel only from this many "

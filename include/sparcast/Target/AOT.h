@@ -42,7 +42,7 @@ struct AotOptions {
   bool fuseGemmStages = false;
   /// Candidates per user from which IKBO's candidate GEMM runs the
   /// transposed kernel (sc-dispatch-gemm-schedule); 0: no dispatch.
-  int64_t dispatchMinCandidatesPerUser = 4;
+  int64_t dispatchMinCandidatesPerUser = 64;
   /// ... and from this many candidates on (0: any).
   int64_t dispatchMinBatch = 2048;
   /// IKBO: the request GEMM's result in the model's result type instead of

@@ -258,11 +258,11 @@ def ScDispatchGemmSchedulePass : Pass<"sc-dispatch-gemm-schedule"> {
     IKBO's candidate GEMM (`out[b] = W @ E[b] + R[g(b)]`, W shared, R the
     request GEMM's result read through the index) is fastest with the
     transposed schedule when many candidates share a user (R's tiles stay
-    in L2) and the batch is large (1.02-1.09x on the H200 from B = 2048),
-    and with its default (ping-pong) otherwise (each user few candidates:
-    R then streams from DRAM; or B <= 1024, where the ping-pong kernel
-    written from the IR with R's tile prefetched is 1.01-1.07x the
-    transposed one). B (candidates) and U (users, R's batch) are dynamic,
+    in L2) and the batch is large (H200, 40 alternating rounds: 1.01-1.03x
+    at ~70 candidates a user from B = 2048), and with its default
+    (ping-pong) otherwise (32 or fewer a user: 0.96-0.99x; or B <= 1024,
+    where the ping-pong kernel written from the IR with R's tile
+    prefetched is 1.01-1.07x the transposed one). B (candidates) and U (users, R's batch) are dynamic,
     so the choice is made at run time: the op becomes an `scf.if` over
     `B >= min-candidates-per-user * U and B >= min-batch` with the op
     pinned to `transposed` in one branch and to its default in the other. sparcast-aot turns the
@@ -275,7 +275,7 @@ def ScDispatchGemmSchedulePass : Pass<"sc-dispatch-gemm-schedule"> {
     ```mlir
     %b = tensor.dim %e, %c0 : tensor<?x872x256xf16>
     %u = tensor.dim %r, %c0 : tensor<?x433x256xf32>
-    %min = arith.muli %u, %c4 : index
+    %min = arith.muli %u, %c64 : index
     %shared = arith.cmpi sge, %b, %min : index
     %large = arith.cmpi sge, %b, %c2048 : index
     %many = arith.andi %shared, %large : i1
@@ -293,7 +293,7 @@ def ScDispatchGemmSchedulePass : Pass<"sc-dispatch-gemm-schedule"> {
                            "::mlir::tensor::TensorDialect"];
   let options = [
     Option<"minCandidatesPerUser", "min-candidates-per-user", "int64_t",
-           /*default=*/"4",
+           /*default=*/"64",
            "Candidates per user (B / U) from which the transposed kernel runs">,
     Option<"minBatch", "min-batch", "int64_t", /*default=*/"2048",
            "Candidates (B) from which the transposed kernel runs (0: any)">,

@@ -1,7 +1,7 @@
 // RUN: rm -rf %t && sparcast-aot %S/Inputs/dispatch-ge.mlir -o %t --report | FileCheck %s
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/manifest.json
 // RUN: not sparcast-aot %S/Inputs/dispatch-unsupported.mlir -o %t/bad 2>&1 | FileCheck %s --check-prefix=BAD
-// The LCE's dispatch thresholds: by default 4 candidates per user and
+// The LCE's dispatch thresholds: by default 64 candidates per user and
 // 2048 candidates, both must hold (a conjunction: the other kernel runs
 // unless both hold); 8 per user at any B; or no dispatch (0).
 // RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/lce --report | FileCheck %s --check-prefix=BOTH
@@ -29,15 +29,15 @@
 // MANIFEST: "name": "result0",
 // MANIFEST-NOT: "name": "result1"
 // BAD: dispatch-unsupported.mlir:7:10: error: sparcast-aot: only dims compared by >= or < are supported
-// BOTH: GEMM schedule dispatched at run time: transposed when B >= 4 x the users (the request tiles then stay in L2) and B >= 2048, else pingpong
-// BOTH: kernel lce_gemm3: {{.*}} transposed ping-pong: {{.*}} (launched when B >= U*4 and B >= 2048)
-// BOTH: kernel lce_gemm4: {{.*}} ping-pong: {{.*}} (launched when not (B >= U*4 and B >= 2048))
+// BOTH: GEMM schedule dispatched at run time: transposed when B >= 64 x the users (the request tiles then stay in L2) and B >= 2048, else pingpong
+// BOTH: kernel lce_gemm3: {{.*}} transposed ping-pong: {{.*}} (launched when B >= U*64 and B >= 2048)
+// BOTH: kernel lce_gemm4: {{.*}} ping-pong: {{.*}} (launched when not (B >= U*64 and B >= 2048))
 // BOTH-MANIFEST: "kernel": "lce_gemm3",
 // BOTH-MANIFEST: "when": [
 // BOTH-MANIFEST-NEXT: {
 // BOTH-MANIFEST-NEXT: "cmp": ">=",
 // BOTH-MANIFEST-NEXT: "lhs": "B",
-// BOTH-MANIFEST-NEXT: "rhs": "U*4"
+// BOTH-MANIFEST-NEXT: "rhs": "U*64"
 // BOTH-MANIFEST: "cmp": ">=",
 // BOTH-MANIFEST-NEXT: "lhs": "B",
 // BOTH-MANIFEST-NEXT: "rhs": 2048
@@ -46,7 +46,7 @@
 // BOTH-MANIFEST-NEXT: {
 // BOTH-MANIFEST-NEXT: "cmp": ">=",
 // BOTH-MANIFEST-NEXT: "lhs": "B",
-// BOTH-MANIFEST-NEXT: "rhs": "U*4"
+// BOTH-MANIFEST-NEXT: "rhs": "U*64"
 // EIGHT: GEMM schedule dispatched at run time: transposed when B >= 8 x the users
 // EIGHT-NOT: and B >=
 // EIGHT: kernel lce_gemm3: {{.*}} transposed ping-pong: {{.*}} (launched when B >= U*8)

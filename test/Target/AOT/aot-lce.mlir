@@ -19,7 +19,7 @@
 // CHECK-DAG: padded K 1178 -> 1184 (16-byte rows) on both operands
 // CHECK: fused an element-wise consumer into the epilogue (1 gathered input(s) read through the index, 0 other input(s))
 // CHECK: GEMM schedule not dispatched: the transposed schedule cannot take it: its result is not f16 or bf16
-// CHECK: GEMM schedule dispatched at run time: transposed when B >= 4 x the users (the request tiles then stay in L2) and B >= 2048, else pingpong
+// CHECK: GEMM schedule dispatched at run time: transposed when B >= 64 x the users (the request tiles then stay in L2) and B >= 2048, else pingpong
 // CHECK: padding of arg1 along K (1178 -> 1184) left to TMA zero fill
 // CHECK: kernel lce_copy0: copy arg0 -> ws0 (433x1184, zero outside the source box)
 // CHECK: kernel lce_gemm1: {{.*}}433x256x1184 f16, warp-specialized persistent, ping-pong: {{.*}} epilogue convert
@@ -27,8 +27,8 @@
 // CHECK: kernel lce_copy2: copy arg0 -> ws2 (433x872, zero outside the source box)
 // The candidate GEMM has two kernels: the transposed tiles when a user has
 // at least 4 candidates, else ping-pong's; the runtime launches one.
-// CHECK: kernel lce_gemm3: {{.*}}433x256x872 f16, warp-specialized persistent, transposed ping-pong: {{.*}} epilogue fused (region) {{.*}} (launched when B >= U*4 and B >= 2048)
-// CHECK: kernel lce_gemm4: {{.*}}433x256x872 f16, warp-specialized persistent, ping-pong: {{.*}} epilogue fused (region) {{.*}} (launched when not (B >= U*4 and B >= 2048))
+// CHECK: kernel lce_gemm3: {{.*}}433x256x872 f16, warp-specialized persistent, transposed ping-pong: {{.*}} epilogue fused (region) {{.*}} (launched when B >= U*64 and B >= 2048)
+// CHECK: kernel lce_gemm4: {{.*}}433x256x872 f16, warp-specialized persistent, ping-pong: {{.*}} epilogue fused (region) {{.*}} (launched when not (B >= U*64 and B >= 2048))
 
 // The user GEMM writes a U-row workspace tensor that the candidate GEMM's
 // epilogue reads through the index.
@@ -47,7 +47,7 @@
 // MANIFEST-NEXT: {
 // MANIFEST-NEXT: "cmp": ">=",
 // MANIFEST-NEXT: "lhs": "B",
-// MANIFEST-NEXT: "rhs": "U*4"
+// MANIFEST-NEXT: "rhs": "U*64"
 // MANIFEST: "kernel": "lce_gemm4",
 // MANIFEST: "tensor": "ws1"
 // MANIFEST-NEXT: },
@@ -58,7 +58,7 @@
 // MANIFEST-NEXT: {
 // MANIFEST-NEXT: "cmp": ">=",
 // MANIFEST-NEXT: "lhs": "B",
-// MANIFEST-NEXT: "rhs": "U*4"
+// MANIFEST-NEXT: "rhs": "U*64"
 // MANIFEST: "workspace": [
 // MANIFEST: "name": "ws1",
 // MANIFEST-NEXT: "shape": [

@@ -64,5 +64,5 @@
 // DISPATCH-COUNT-3: tile loop: persistent, M tiles in groups of 8
 // DISPATCH: tile loop: CTA pairs on pairs of N tiles, the shared lhs (W) by TMA multicast
 // DISPATCH-COUNT-3: warp-specialized: producer
-// DISPATCH: kernel lce_gemm3: {{.*}} transposed ping-pong: {{.*}} (launched when B >= U*4 and B >= 2048)
-// DISPATCH: kernel lce_gemm4: {{.*}} ping-pong: {{.*}} (launched when not (B >= U*4 and B >= 2048))
+// DISPATCH: kernel lce_gemm3: {{.*}} transposed ping-pong: {{.*}} (launched when B >= U*64 and B >= 2048)
+// DISPATCH: kernel lce_gemm4: {{.*}} ping-pong: {{.*}} (launched when not (B >= U*64 and B >= 2048))
