@@ -621,9 +621,14 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
         }
         launch->summary = launch->kernel +
                           ": body written from the kernel-level IR by "
-                          "sck-to-nvgpu (ring, roles, wgmma 64x256 a "
-                          "consumer, epilogue through staging and TMA "
-                          "stores); launch as the generator's: " +
+                          "sck-to-nvgpu (ring, roles, " +
+                          (schedule == "transposed"
+                               ? std::string("wgmma of a transposed tile a "
+                                             "consumer, epilogue in chunks of 32 "
+                                             "rows")
+                               : std::string("wgmma 64x256 a consumer, epilogue")) +
+                          " through staging and TMA stores); launch as the "
+                          "generator's: " +
                           launch->summary.substr(launch->kernel.size() + 2);
       }
       return launch;

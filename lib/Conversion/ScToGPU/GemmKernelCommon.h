@@ -68,10 +68,11 @@ LogicalResult buildEpilogueFunction(
 
 /// The epilogue operand the warp-specialized template prefetches by TMA
 /// (its tensor map the kernel parameter after C's), if any, for a kernel
-/// without the transposed tile or a stage 1 (which may drop it), with CTA
-/// pairs sharing B by multicast or not.
+/// without a stage 1 (which may drop it), with CTA pairs (`multicast`) or
+/// not, the transposed tile or not.
 std::optional<unsigned> templatePrefetchedOperand(BatchMatmulOp op,
-                                                  bool multicast);
+                                                  bool multicast,
+                                                  bool transposed);
 
 /// @<kernel>_dependency(b, memrefs...) -> index: the epilogue's value `g`
 /// (a batch index computed from b and the epilogue operands), with the ops

@@ -728,11 +728,12 @@ prefetchedOperand(BatchMatmulOp op, bool tilesInOneBatch, bool transposed,
 }
 
 std::optional<unsigned>
-mlir::sc::detail::templatePrefetchedOperand(BatchMatmulOp op, bool multicast) {
+mlir::sc::detail::templatePrefetchedOperand(BatchMatmulOp op, bool multicast,
+                                            bool transposed) {
   bool flatRows = op.getLhs().getType().getRank() == 3 &&
                   op.getRhs().getType().getRank() == 2;
-  auto prefetch = prefetchedOperand(op, !flatRows, /*transposed=*/false,
-                                    multicast, /*stage1=*/nullptr);
+  auto prefetch = prefetchedOperand(op, !flatRows, transposed, multicast,
+                                    /*stage1=*/nullptr);
   return prefetch ? std::optional<unsigned>(prefetch->first) : std::nullopt;
 }
 

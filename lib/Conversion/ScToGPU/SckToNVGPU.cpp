@@ -15,10 +15,13 @@
 // a staging tile stored by TMA; a prefetched operand's box (sck.prefetch)
 // streams through shared memory by TMA, two 128-byte-wide subtiles ahead.
 // What it takes for now: the ping-pong (64 x 256 tiles, one consumer a
-// tile) and cooperative (128 x 256, 64 rows a consumer) schedules, f16/bf16 operands with an N-major or K-major rhs
-// (not a batched lhs with a shared rhs: flat rows), a persistent or grid
-// tile loop, alone or in CTA pairs sharing B by TMA multicast (the loop's
-// `cluster`), no stage 1;
+// tile), cooperative (128 x 256, 64 rows a consumer) and transposed
+// (out[b]^T = E[b]^T W^T: 128 columns n by M rows m a consumer, ping-pong;
+// its epilogue in chunks of 32 rows m, a prefetched f32 box in chunks too)
+// schedules, f16/bf16 operands with an N-major or K-major rhs (not a
+// batched lhs with a shared rhs: flat rows), a persistent or grid tile
+// loop, alone or in CTA pairs sharing B (the transposed tile: W) by TMA
+// multicast (the loop's `cluster`), no stage 1;
 // writeGemmKernelFromIR says why not, and the generator's kernel is
 // used then.
 //
@@ -36,6 +39,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -61,6 +65,13 @@ constexpr int64_t kWaitTicks = 10000000;
 /// A prefetched operand's box streams through two buffers a consumer, each
 /// a subtile of 64 rows x 128 bytes (the template's tensor map for it).
 constexpr int64_t kSubtileBytes = kTileRows * 128;
+/// The transposed tile: E's two 64 x 64 boxes a slot (the tile's 128
+/// columns n), its epilogue in chunks of 32 rows m (two 32 x 64 16-bit
+/// staging boxes, stored 8 rows at a time), a prefetched f32 box through
+/// two C buffers a consumer of four 32 x 32 boxes each.
+constexpr int64_t kTransposedEBytes = 128 * kTileDepth * 2;
+constexpr int64_t kChunkRows = 32, kChunkBytes = 4 * 32 * 32 * 4;
+constexpr int64_t kTransposedStagingBytes = 2 * kChunkRows * 128;
 
 /// The pieces of the kernel-level IR the lowering follows.
 struct KernelIR {
@@ -68,8 +79,27 @@ struct KernelIR {
   /// (cooperative: each consumer 64 rows of one tile).
   int64_t aRows = kTileRows;
   bool cooperative = false;
-  /// CTA pairs on pairs of M tiles, each loading half of B for both.
+  /// CTA pairs on pairs of M tiles, each loading half of B for both (the
+  /// transposed tile: pairs of N tiles, each loading half of W for both).
   bool pairs = false;
+  /// The transposed tile (out[b]^T = E[b]^T W^T, sck.schedule
+  /// "transposed"): a consumer's tile is 128 columns n (its accumulator's
+  /// rows, E's two 64-column boxes) by `tileM` rows m (W's box), m64
+  /// n<tileM> wgmma with E read MN-major and W K-major.
+  bool transposed = false;
+  int64_t tileM = 0;
+  /// CTA pairs on the transposed tile: W's box in two 8-row-aligned
+  /// overlapping halves of `wHalfRows`, rank r's from row r (tileM -
+  /// wHalfRows) (the template's tensor map for W has that box).
+  int64_t wHalfRows() const { return llvm::alignTo(tileM / 2, 8); }
+  /// A ring slot's bytes; the part before W's (E's) or B's (A's).
+  int64_t slotBytes() const {
+    return transposed ? kTransposedEBytes + tileM * kTileDepth * 2
+                      : slotBytesFor(aRows);
+  }
+  int64_t firstPartBytes() const {
+    return transposed ? kTransposedEBytes : aRows * kTileDepth * 2;
+  }
   sck::RingOp ring;
   sck::RoleOp producer, consumer;
   sck::TileLoopOp producerLoop, consumerLoop;
@@ -79,6 +109,8 @@ struct KernelIR {
   /// Shared memory a consumer needs past the ring: its staging tile, and
   /// the prefetched box's two subtile buffers.
   int64_t consumerBytes(BatchMatmulOp op) const {
+    if (transposed)
+      return kTransposedStagingBytes + (prefetch ? 2 * kChunkBytes : 0);
     return stagingBytes(op) + (prefetch ? 2 * kSubtileBytes : 0);
   }
 };
@@ -125,6 +157,9 @@ private:
   /// A producer k-tile's op (a load, or the put that loads the boxes) at
   /// ring position `j`.
   LogicalResult lowerProducerOp(Operation &op, Value j, IRMapping &mapping);
+  /// The transposed tile's TMA loads of W's box (`isW`) or E's at `at`
+  /// into ring slot `slot`.
+  void loadTransposedBox(bool isW, ArrayRef<Value> at, Value slot);
   LogicalResult writeConsumer();
   /// A consumer k-tile's op at ring position `j` (`first`: the tile's
   /// first k-tile): get (the slot, set in `slot`), mma, release.
@@ -139,6 +174,25 @@ private:
   void issuePrefetch(sck::PrefetchOp prefetch, IRMapping &mapping);
   /// The elected thread loads subtile `u` of the box into buffer u % 2.
   void loadSubtile(int64_t u, Value elected);
+  /// The transposed tile's epilogue chunks (32 rows m each, the last one
+  /// shorter when tileM is not a multiple of 32).
+  int64_t numChunks() const { return llvm::divideCeil(ir.tileM, kChunkRows); }
+  /// Where chunk `u` of the consumer's current tile streams: one of its two
+  /// C buffers (`sel`) and the parity of that buffer's barrier. The
+  /// consumer's chunks alternate between the buffers from tile to tile (an
+  /// odd count a tile), counted from its tiles before (`turn`).
+  std::pair<Value, Value> chunkPlace(int64_t u);
+  Value chunkBuffer(Value sel) {
+    return add(stageBase,
+               add(index(kTransposedStagingBytes), mul(sel, index(kChunkBytes))));
+  }
+  /// The elected thread loads chunk `u` of the prefetched box (four 32 x 32
+  /// f32 boxes) into its C buffer.
+  void loadChunk(int64_t u, Value elected);
+  /// The transposed tile's epilogue: out[b][m][n] from accumulators whose
+  /// registers run along m, chunk by chunk through 8-row staging boxes.
+  LogicalResult writeTransposedEpilogue(sck::EpilogueOp epilogue, Value accL,
+                                        Value accR, IRMapping &mapping);
   /// Where subtile `u` goes: buffer u % 2, past the consumer's staging tile.
   Value subtileBuffer(int64_t u) {
     return add(stageBase, index(stagingBytes(op) + (u % 2) * kSubtileBytes));
@@ -159,9 +213,10 @@ private:
   // Values of the kernel's prologue.
   Value tmaA, tmaB, tmaC, c, tid, wg, smem, pad, smemBase, full, empty, mine,
       ctas, cta, batch, kTiles, stageBase, cGM, cGN;
-  /// CTA pairs: this CTA's rank in its pair and the other's (i32); the
-  /// tiles are walked by pairs (units), cGMPairs M-tile pairs a column.
-  Value rank, peer, cGMPairs;
+  /// CTA pairs: this CTA's rank in its pair and the other's (i32). The
+  /// tiles are walked in units: unitsM x unitsN a batch element (pairs of
+  /// M tiles, or of N tiles for the transposed tile, count as one).
+  Value rank, peer, unitsM, unitsN;
   /// The tile loop's schedule: persistent, or a grid of perCta tiles a CTA.
   bool persistent = true;
   int64_t perCta = 1;
@@ -177,6 +232,9 @@ private:
   Value tmaX, xBars;
   int64_t xBytes = 0;
   Value xN0, xM0, xG;
+  /// The consumer's count of tiles before the current one (ping-pong: it
+  /// takes every other tile of the CTA).
+  Value turn;
 };
 } // namespace
 
@@ -214,18 +272,35 @@ static std::optional<KernelIR> matchKernelIR(func::FuncOp kernel,
   if (!why.empty())
     return std::nullopt;
   // A's box (k-major, the consumers' rows) and B's (one k-tile of 256
-  // columns).
+  // columns); the transposed tile: W's (64 k x tileM m) and E's (128 n x
+  // 64 k), both read transposed.
   ir.cooperative = ir.consumer.getOrder() == "cooperative";
   ir.pairs = ir.consumerLoop.getCluster() == 2;
   ir.aRows = ir.cooperative ? 2 * kTileRows : kTileRows;
+  auto schedule = kernel->getAttrOfType<StringAttr>("sck.schedule");
+  ir.transposed = schedule && schedule.getValue() == "transposed";
   ArrayRef<Type> boxes = ir.ring.getType().getBoxes();
-  if (boxes.size() != 2 ||
-      cast<sck::BoxType>(boxes[0]).getShape() !=
-          ArrayRef<int64_t>{ir.aRows, kTileDepth} ||
-      cast<sck::BoxType>(boxes[1]).getShape() !=
-          ArrayRef<int64_t>{kTileDepth, kTileCols})
+  if (boxes.size() != 2) {
+    why = "a ring of other than two boxes";
+    return std::nullopt;
+  }
+  ArrayRef<int64_t> box0 = cast<sck::BoxType>(boxes[0]).getShape();
+  ArrayRef<int64_t> box1 = cast<sck::BoxType>(boxes[1]).getShape();
+  if (ir.transposed) {
+    ir.tileM = box0.size() == 2 ? box0[1] : 0;
+    std::optional<int64_t> nTiles = getConstantIntValue(ir.consumerLoop.getNTiles());
+    if (ir.cooperative || box0.size() != 2 || box0[0] != kTileDepth ||
+        ir.tileM % 8 != 0 || ir.tileM < 8 || ir.tileM > 256 ||
+        box1 != ArrayRef<int64_t>{128, kTileDepth})
+      why = "a transposed tile other than ping-pong consumers on 64 x M (W) "
+            "and 128 x 64 (E) boxes, M a multiple of 8 up to 256";
+    else if (ir.pairs && (!nTiles || *nTiles % 2 != 0))
+      why = "CTA pairs on the transposed tile with an odd number of N tiles";
+  } else if (box0 != ArrayRef<int64_t>{ir.aRows, kTileDepth} ||
+             box1 != ArrayRef<int64_t>{kTileDepth, kTileCols}) {
     why = "ring boxes other than 64x64 or, cooperative, 128x64 (A) and "
           "64x256 (B)";
+  }
   if (!why.empty())
     return std::nullopt;
   // The consumers' epilogue, and the box of an operand it reads, if any:
@@ -244,12 +319,14 @@ static std::optional<KernelIR> matchKernelIR(func::FuncOp kernel,
   ir.prefetch = *prefetches.begin();
   int64_t bits = ir.prefetch.getType().getElementType().getIntOrFloatBitWidth();
   if (!ir.prefetch->hasOneUse() || *ir.prefetch->user_begin() != ir.epilogue ||
-      ir.epilogue.getTransposed() ||
+      ir.epilogue.getTransposed() != ir.transposed ||
       ir.prefetch.getCoords()[0] != ir.epilogue.getCoords()[0] ||
       ir.prefetch.getCoords()[1] != ir.epilogue.getCoords()[1])
     why = "a prefetched box other than the epilogue's tile";
   else if (bits != 16 && bits != 32)
     why = "a prefetched box of other than 16- or 32-bit elements";
+  else if (ir.transposed && bits != 32)
+    why = "a prefetched box of the transposed tile of other than f32";
   if (!why.empty())
     return std::nullopt;
   return ir;
@@ -268,26 +345,28 @@ std::pair<Value, Value> GemmKernelWriter::ringPosition(Value j, bool free) {
 SmallVector<Value> GemmKernelWriter::decode(Value i) {
   // Tile t = cta + i * ctas; within a batch element, M tiles in groups of
   // `group` rows, M fastest inside a group, then N. CTA pairs walk pairs of
-  // M tiles (units) so, the CTA of rank r taking M tile 2 pair + r.
+  // M tiles (units) so, the CTA of rank r taking M tile 2 pair + r (the
+  // transposed tile: pairs of N tiles, N tile 2 pair + r).
   Value group = index(ir.consumerLoop.getGroup());
   Value unit = ir.pairs ? div(cta, index(2)) : cta;
   Value units = ir.pairs ? div(ctas, index(2)) : ctas;
-  Value gm = ir.pairs ? cGMPairs : cGM;
   // Persistent: tile cta + i x CTAs; grid: tile CTA x (tiles a CTA) + i.
   Value t = persistent ? add(unit, mul(i, units)) : add(mul(cta, index(perCta)), i);
-  Value perBatch = mul(cGN, gm);
+  Value perBatch = mul(unitsN, unitsM);
   Value bIdx = div(t, perBatch);
   Value tb = rem(t, perBatch);
-  Value perGroup = mul(group, cGN);
+  Value perGroup = mul(group, unitsN);
   Value grp = div(tb, perGroup);
   Value inGrp = rem(tb, perGroup);
   Value firstM = mul(grp, group);
-  Value rows = arith::MinUIOp::create(b, loc, arith::SubIOp::create(b, loc, gm, firstM),
-                                      group);
+  Value rows = arith::MinUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, unitsM, firstM), group);
   Value mb = add(firstM, rem(inGrp, rows));
-  if (ir.pairs)
-    mb = add(mul(mb, index(2)), rank);
   Value nb = div(inGrp, rows);
+  if (ir.pairs && ir.transposed)
+    nb = add(mul(nb, index(2)), rank);
+  else if (ir.pairs)
+    mb = add(mul(mb, index(2)), rank);
   return {bIdx, mb, nb};
 }
 
@@ -318,43 +397,73 @@ Value GemmKernelWriter::descriptor(Value byteOffset) {
 
 std::pair<Value, Value> GemmKernelWriter::mmaOnSlot(Value slot, Value inL,
                                                    Value inR, bool first) {
-  // Cooperative: this consumer's 64 rows of A's box.
-  Value aOff = add(mul(slot, index(ir.aRows * kTileDepth * 2)), pad);
-  if (ir.cooperative)
-    aOff = add(aOff, mul(wg, index(kTileRows * kTileDepth * 2)));
-  Value bOff = add(add(index(stages * ir.aRows * kTileDepth * 2),
-                       mul(slot, index(kTileDepth * kTileCols * 2))),
-                   pad);
-  Value descA = descriptor(aOff);
-  // B's two 128-column halves: two 64 x 64 boxes each, 16 KB apart.
-  Value descBL = descriptor(bOff);
-  Value descBR = descriptor(add(bOff, index(16384)));
+  // Each half: its A descriptor, its B descriptor, and the steps (in 16-byte
+  // descriptor units) to the next k16 of each.
+  struct Half {
+    Value descA, descB;
+  };
+  SmallVector<Half, 2> halves;
+  int64_t aStep, bStep, n;
+  NVVM::MMALayout aLayout, bLayout;
+  if (ir.transposed) {
+    // E's two 64 x 64 boxes (8 KB apart) as A, read MN-major: a k16 step is
+    // 16 rows of 128 bytes (128 units); W's box as B, K-major: 32 bytes
+    // along its rows (2 units); n = the tile's rows m.
+    Value eOff = add(mul(slot, index(kTransposedEBytes)), pad);
+    Value wOff = add(add(index(stages * kTransposedEBytes),
+                         mul(slot, index(ir.tileM * kTileDepth * 2))),
+                     pad);
+    Value descW = descriptor(wOff);
+    halves = {{descriptor(eOff), descW},
+              {descriptor(add(eOff, index(8192))), descW}};
+    aStep = 128;
+    bStep = 2;
+    n = ir.tileM;
+    aLayout = NVVM::MMALayout::col;
+    bLayout = NVVM::MMALayout::col;
+  } else {
+    // Cooperative: this consumer's 64 rows of A's box.
+    Value aOff = add(mul(slot, index(ir.aRows * kTileDepth * 2)), pad);
+    if (ir.cooperative)
+      aOff = add(aOff, mul(wg, index(kTileRows * kTileDepth * 2)));
+    Value bOff = add(add(index(stages * ir.aRows * kTileDepth * 2),
+                         mul(slot, index(kTileDepth * kTileCols * 2))),
+                     pad);
+    Value descA = descriptor(aOff);
+    // B's two 128-column halves: two 64 x 64 boxes each, 16 KB apart.
+    halves = {{descA, descriptor(bOff)},
+              {descA, descriptor(add(bOff, index(16384)))}};
+    // A k16 step: 32 bytes along A's rows (2 units); of B: 16 rows of 128
+    // bytes (128 units) N-major, 32 bytes along its rows (2 units) K-major
+    // (layout col).
+    bool kMajorB = op.getTransposeRhs();
+    aStep = 2;
+    bStep = kMajorB ? 2 : 128;
+    n = 128;
+    aLayout = NVVM::MMALayout::row;
+    bLayout = kMajorB ? NVVM::MMALayout::col : NVVM::MMALayout::row;
+  }
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   auto type = elementType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
-  // A k16 step of B: 16 rows of 128 bytes (128 descriptor units) N-major,
-  // 32 bytes along its rows (2 units) K-major (layout col).
-  bool kMajorB = op.getTransposeRhs();
-  int64_t bStep = kMajorB ? 2 : 128;
-  NVVM::MMALayout bLayout = kMajorB ? NVVM::MMALayout::col : NVVM::MMALayout::row;
+  auto step = [&](Value desc, int64_t units) -> Value {
+    return arith::AddIOp::create(
+        b, loc, desc, arith::ConstantIntOp::create(b, loc, b.getI64Type(), units));
+  };
   SmallVector<Value> out;
-  for (auto [descB, acc] : {std::pair{descBL, inL}, std::pair{descBR, inR}}) {
+  for (auto [half, acc] : llvm::zip(halves, SmallVector<Value>{inL, inR})) {
     for (int64_t kk = 0; kk < kTileDepth / 16; ++kk) {
-      // k16 step: 32 bytes along A's rows (2 descriptor units).
-      Value a = arith::AddIOp::create(
-          b, loc, descA, arith::ConstantIntOp::create(b, loc, b.getI64Type(), 2 * kk));
-      Value bd = arith::AddIOp::create(
-          b, loc, descB,
-          arith::ConstantIntOp::create(b, loc, b.getI64Type(), bStep * kk));
       auto scaleOut = first && kk == 0 ? NVVM::WGMMAScaleOut::zero
                                        : NVVM::WGMMAScaleOut::one;
+      Value a = step(half.descA, aStep * kk);
+      Value bd = step(half.descB, bStep * kk);
       acc = NVVM::WgmmaMmaAsyncOp::create(
-          b, loc, accType, acc, a, bd, NVVM::MMAShapeAttr::get(ctx, 64, 128, 16),
+          b, loc, accType, acc, a, bd, NVVM::MMAShapeAttr::get(ctx, 64, n, 16),
           NVVM::WGMMATypesAttr::get(ctx, type), NVVM::WGMMATypesAttr::get(ctx, type),
           NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
           NVVM::WGMMAScaleOutAttr::get(ctx, scaleOut),
           NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
           NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-          NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+          NVVM::MMALayoutAttr::get(ctx, aLayout),
           NVVM::MMALayoutAttr::get(ctx, bLayout), nullptr);
     }
     out.push_back(acc);
@@ -401,7 +510,7 @@ lowerBody(Block &body, OpBuilder &b, IRMapping &mapping,
 LogicalResult GemmKernelWriter::lowerProducerOp(Operation &op2, Value j,
                                                 IRMapping &m2) {
   if (auto load = dyn_cast<sck::LoadOp>(op2))
-    return load.getTransposed() && load.getOperand() != "B"
+    return load.getTransposed() && load.getOperand() != "B" && !ir.transposed
                ? load.emitError("sck-to-nvgpu: a transposed box of A")
                : success(); // read by the put
   auto put = dyn_cast<sck::PutOp>(op2);
@@ -410,8 +519,12 @@ LogicalResult GemmKernelWriter::lowerProducerOp(Operation &op2, Value j,
   auto [slot, freeParity] = ringPosition(j, /*free=*/true);
   nvgpu::MBarrierTryWaitParityOp::create(b, loc, empty, freeParity,
                                          index(kWaitTicks), slot);
-  nvgpu::MBarrierArriveExpectTxOp::create(b, loc, full,
-                                          index(slotBytesFor(ir.aRows)), slot,
+  // (CTA pairs on the transposed tile: both halves of W land in each CTA,
+  // the rows they share twice.)
+  int64_t txBytes = ir.transposed && ir.pairs
+                        ? kTransposedEBytes + 2 * ir.wHalfRows() * kTileDepth * 2
+                        : ir.slotBytes();
+  nvgpu::MBarrierArriveExpectTxOp::create(b, loc, full, index(txBytes), slot,
                                           Value());
   for (Value boxValue : put.getBoxes()) {
     auto load = boxValue.getDefiningOp<sck::LoadOp>();
@@ -421,6 +534,10 @@ LogicalResult GemmKernelWriter::lowerProducerOp(Operation &op2, Value j,
     for (Value v : load.getCoords())
       at.push_back(lookup(v, b, m2));
     bool isA = load.getOperand() == "A";
+    if (ir.transposed) {
+      loadTransposedBox(isA, at, slot);
+      continue;
+    }
     // B's four 64-column parts: along its first coordinate (n, N-major),
     // or its second (a K-major rhs: the box read transposed, k first).
     unsigned nCoord = load.getTransposed() ? 1 : 0;
@@ -449,6 +566,42 @@ LogicalResult GemmKernelWriter::lowerProducerOp(Operation &op2, Value j,
     }
   }
   return success();
+}
+
+void GemmKernelWriter::loadTransposedBox(bool isW, ArrayRef<Value> at,
+                                         Value slot) {
+  Value eBase = add(mul(slot, index(kTransposedEBytes)), pad);
+  if (!isW) {
+    // E's box [n0, k, b]: two 64 x 64 boxes (columns n0, n0 + 64) 8 KB
+    // apart, each read MN-major by one of the two wgmma halves.
+    for (int64_t part = 0; part < 2; ++part) {
+      SmallVector<Value> partAt(at);
+      partAt[0] = add(partAt[0], index(64 * part));
+      Value view = memref::ViewOp::create(b, loc, boxB, smem,
+                                          add(eBase, index(8192 * part)),
+                                          ValueRange());
+      nvgpu::TmaAsyncLoadOp::create(b, loc, view, full, tmaB, partAt, slot,
+                                    Value(), Value());
+    }
+    return;
+  }
+  // W's box [k, m0] after every slot's E part: tileM rows of 64 k
+  // (K-major). CTA pairs: rank r loads rows r (tileM - half) .. + half and
+  // multicasts them (the halves overlap by what rounding to 8 rows adds).
+  Value wBase = add(add(index(stages * kTransposedEBytes),
+                        mul(slot, index(ir.tileM * kTileDepth * 2))),
+                    pad);
+  SmallVector<Value> rowAt(at);
+  Value mask;
+  if (ir.pairs) {
+    Value from = mul(rank, index(ir.tileM - ir.wHalfRows()));
+    rowAt[1] = add(rowAt[1], from);
+    wBase = add(wBase, mul(from, index(kTileDepth * 2)));
+    mask = arith::ConstantIntOp::create(b, loc, b.getI16Type(), 3);
+  }
+  Value view = memref::ViewOp::create(b, loc, boxA, smem, wBase, ValueRange());
+  nvgpu::TmaAsyncLoadOp::create(b, loc, view, full, tmaA, rowAt, slot, mask,
+                                Value());
 }
 
 LogicalResult GemmKernelWriter::writeProducer() {
@@ -490,6 +643,8 @@ LogicalResult GemmKernelWriter::writeConsumer() {
   // both take every tile, 64 rows each.
   Value i = ir.cooperative ? openTileLoop(loop, index(0), index(1), mapping)
                            : openTileLoop(loop, wg, index(2), mapping);
+  if (ir.transposed)
+    turn = div(i, index(2));
   // Ping-pong turns: wait until the other consumer has issued its tile's
   // wgmma (named barrier 5 - w), hand over after this tile's (4 + w); not
   // before the first tile, not after the last.
@@ -528,8 +683,9 @@ LogicalResult GemmKernelWriter::writeConsumer() {
   // CTA pairs: a tile past M (the second of a pair when M has an odd
   // number of tiles) only takes part in the pair's loads: its consumer
   // waits for each of its slots and frees it (in both CTAs), then hands
-  // over its turn.
-  if (ir.pairs) {
+  // over its turn. (The transposed tile's pairs go along N, an even number
+  // of tiles: every tile lives.)
+  if (ir.pairs && !ir.transposed) {
     Value mb = mapping.lookup(loop.getBody().front().getArgument(1));
     auto ifLive = scf::IfOp::create(b, loc, cmp(arith::CmpIPredicate::ult, mb, cGM),
                                     /*withElse=*/true);
@@ -588,7 +744,11 @@ LogicalResult GemmKernelWriter::writeConsumer() {
           if (it == accs.end())
             return epilogue.emitError("sck-to-nvgpu: the epilogue of a k loop's "
                                       "accumulator");
-          return writeEpilogue(epilogue, it->second.first, it->second.second, map);
+          return ir.transposed
+                     ? writeTransposedEpilogue(epilogue, it->second.first,
+                                               it->second.second, map)
+                     : writeEpilogue(epilogue, it->second.first,
+                                     it->second.second, map);
         }
         auto kLoop = dyn_cast<scf::ForOp>(inner);
         if (!kLoop) {
@@ -711,8 +871,42 @@ void GemmKernelWriter::issuePrefetch(sck::PrefetchOp prefetch,
     xM0 = add(xM0, mul(wg, index(kTileRows)));
   xG = lookup(prefetch.getCoords()[2], b, mapping);
   Value elected = cmp(arith::CmpIPredicate::eq, rem(tid, index(128)), index(0));
+  if (ir.transposed) {
+    loadChunk(0, elected);
+    loadChunk(1, elected);
+    return;
+  }
   loadSubtile(0, elected);
   loadSubtile(1, elected);
+}
+
+std::pair<Value, Value> GemmKernelWriter::chunkPlace(int64_t u) {
+  Value g = add(mul(turn, index(numChunks())), index(u));
+  Value sel = rem(g, index(2));
+  Value phase = rem(div(g, index(2)), index(2));
+  return {sel, arith::IndexCastOp::create(b, loc, b.getI1Type(), phase)};
+}
+
+void GemmKernelWriter::loadChunk(int64_t u, Value elected) {
+  auto ifElected = scf::IfOp::create(b, loc, elected, false);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&ifElected.getThenRegion().front());
+  Value sel = chunkPlace(u).first;
+  Value bar = add(mul(wg, index(2)), sel);
+  nvgpu::MBarrierArriveExpectTxOp::create(b, loc, xBars, index(kChunkBytes),
+                                          bar, Value());
+  auto boxType = MemRefType::get({1, kChunkRows, 32}, b.getF32Type(),
+                                 MemRefLayoutAttrInterface(),
+                                 boxA.getMemorySpace());
+  for (int64_t bx = 0; bx < 4; ++bx) {
+    Value view = memref::ViewOp::create(
+        b, loc, boxType, smem, add(chunkBuffer(sel), index(4096 * bx)),
+        ValueRange());
+    nvgpu::TmaAsyncLoadOp::create(
+        b, loc, view, xBars, tmaX,
+        ValueRange{add(xN0, index(32 * bx)), add(xM0, index(kChunkRows * u)), xG},
+        bar, Value(), Value());
+  }
 }
 
 void GemmKernelWriter::loadSubtile(int64_t u, Value elected) {
@@ -916,10 +1110,158 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
   return success();
 }
 
+LogicalResult GemmKernelWriter::writeTransposedEpilogue(sck::EpilogueOp epilogue,
+                                                        Value accL, Value accR,
+                                                        IRMapping &mapping) {
+  if (!epilogue.getTransposed() || epilogue.getBody().empty() != !epilogueFn)
+    return epilogue.emitError("sck-to-nvgpu: the epilogue of a transposed "
+                              "tile, its region built as the kernel's "
+                              "epilogue function");
+  // Coordinates: [n0, m0, b] (innermost first).
+  SmallVector<Value> at;
+  for (Value v : epilogue.getCoords())
+    at.push_back(lookup(v, b, mapping));
+  if (at.size() != 3)
+    return epilogue.emitError("sck-to-nvgpu: a batched result tile");
+  Value n0 = at[0], m0 = at[1], bIdx = at[2];
+  Type outType = op.getType().getElementType();
+  // Register i of accumulator h (E's box h: columns n0 + 64 h ..) holds
+  // n = 16 warp + lane / 4 + 8 ((i / 2) % 2) of the box and m = 8 (i / 4)
+  // + 2 (lane % 4) + i % 2 of the tile: neighbouring registers are
+  // neighbouring m. Chunk u (32 rows m: row groups 4 u .. 4 u + 3 of 8)
+  // goes through two staging boxes ([32 m][64 n] 16-bit, one per h,
+  // 128B-swizzled rows of m) stored 8 rows at a time by TMA (which drops
+  // what lies past M); a prefetched f32 box's chunk is read from four
+  // [32 m][32 n] boxes of the chunk's C buffer.
+  Value inWg = rem(tid, index(128));
+  Value warp = div(inWg, index(32));
+  Value lane = rem(tid, index(32));
+  Value quad = div(lane, index(4));
+  Value q = rem(lane, index(4));
+  Value elected = cmp(arith::CmpIPredicate::eq, inWg, index(0));
+  Value wgBar = arith::IndexCastOp::create(b, loc, b.getI32Type(),
+                                           add(wg, index(2)));
+  Value wgCount = i32(128);
+  auto space = boxA.getMemorySpace();
+  Value stage = memref::ViewOp::create(
+      b, loc,
+      MemRefType::get({kTransposedStagingBytes / 2}, outType,
+                      MemRefLayoutAttrInterface(), space),
+      smem, stageBase, ValueRange());
+  Value buffers;
+  if (ir.prefetch)
+    buffers = memref::ViewOp::create(
+        b, loc,
+        MemRefType::get({ir.consumerBytes(op) / 4}, b.getF32Type(),
+                        MemRefLayoutAttrInterface(), space),
+        smem, stageBase, ValueRange());
+  auto boxType = MemRefType::get({1, 8, 64}, outType,
+                                 MemRefLayoutAttrInterface(), space);
+  Value mLast = index(op.getType().getDimSize(1) - 1);
+  Value nLast = index(op.getType().getDimSize(2) - 1);
+  // The row (m within 8) of register i's element and its byte in a
+  // swizzled 128-byte row: chunk `c16` of 16 bytes, `within` it.
+  auto swizzled = [&](Value row, Value c16, Value within) {
+    Value chunk = arith::XOrIOp::create(b, loc, c16, row);
+    return add(add(mul(row, index(128)), mul(chunk, index(16))), within);
+  };
+  int64_t groups = ir.tileM / 8;
+  Value accs[2] = {accL, accR};
+  for (int64_t u = 0; u < numChunks(); ++u) {
+    int64_t groupsIn = std::min<int64_t>(4, groups - 4 * u);
+    Value sel;
+    if (ir.prefetch) {
+      auto [s, parity] = chunkPlace(u);
+      sel = s;
+      nvgpu::MBarrierTryWaitParityOp::create(b, loc, xBars, parity,
+                                             index(kWaitTicks),
+                                             add(mul(wg, index(2)), sel));
+    }
+    // TMA has read the staging boxes (the chunk before's stores).
+    {
+      auto ifElected = scf::IfOp::create(b, loc, elected, false);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&ifElected.getThenRegion().front());
+      NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, b.getUnitAttr());
+    }
+    NVVM::BarrierOp::create(b, loc, Type(), wgBar, wgCount, nullptr, Value());
+    for (int64_t h = 0; h < 2; ++h)
+      for (int64_t gg = 0; gg < groupsIn; ++gg)
+        for (int64_t r = 0; r < 4; ++r) {
+          int64_t gt = 4 * u + gg, hh = (r / 2) % 2, odd = r % 2;
+          Value v = LLVM::ExtractValueOp::create(b, loc, accs[h], 4 * gt + r);
+          Value row = add(mul(q, index(2)), index(odd)); // m within 8
+          // n within the box: 16 warp + quad + 8 hh.
+          Value nInBox = add(add(mul(warp, index(16)), quad), index(8 * hh));
+          Value x;
+          if (ir.prefetch) {
+            // [32 m][32 n] f32 box 2 h + warp / 2 of the buffer: n within it
+            // 16 (warp % 2) + 8 hh + quad, 4 bytes each.
+            Value nInX = add(add(mul(rem(warp, index(2)), index(16)), index(8 * hh)),
+                             quad);
+            Value bytes = mul(nInX, index(4));
+            Value offset = add(
+                add(index(kTransposedStagingBytes + 8192 * h + 1024 * gg),
+                    add(mul(sel, index(kChunkBytes)),
+                        mul(div(warp, index(2)), index(4096)))),
+                swizzled(row, div(bytes, index(16)), rem(bytes, index(16))));
+            x = memref::LoadOp::create(b, loc, buffers,
+                                       ValueRange{div(offset, index(4))});
+          }
+          if (epilogueFn) {
+            // At indices clamped into the result: what lies past it is
+            // computed on its last row or column and dropped by the store.
+            Value m = arith::MinUIOp::create(
+                b, loc, add(m0, add(index(8 * gt), row)), mLast);
+            Value n = arith::MinUIOp::create(
+                b, loc, add(n0, add(index(64 * h), nInBox)), nLast);
+            SmallVector<Value> args = {v, bIdx, m, n};
+            for (Value in : epilogue.getIns())
+              args.push_back(isa<sck::BoxType>(in.getType()) ? x : memrefOf.lookup(in));
+            v = func::CallOp::create(b, loc, epilogueFn, args).getResult(0);
+          } else if (outType != v.getType()) {
+            v = arith::TruncFOp::create(b, loc, outType, v);
+          }
+          // The staging box of (h, row group gg): 8 rows of 64 16-bit n.
+          Value bytes = mul(nInBox, index(2));
+          Value offset = add(index(4096 * h + 1024 * gg),
+                             swizzled(row, div(bytes, index(16)), rem(bytes, index(16))));
+          memref::StoreOp::create(b, loc, v, stage, ValueRange{div(offset, index(2))});
+        }
+    // The stores are visible to TMA, every thread has read the chunk's C
+    // buffer: the elected thread sends the chunk's 8-row boxes and loads
+    // chunk u + 2 into that buffer.
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    NVVM::BarrierOp::create(b, loc, Type(), wgBar, wgCount, nullptr, Value());
+    auto ifElected = scf::IfOp::create(b, loc, elected, false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&ifElected.getThenRegion().front());
+    for (int64_t h = 0; h < 2; ++h)
+      for (int64_t gg = 0; gg < groupsIn; ++gg) {
+        Value box = memref::ViewOp::create(
+            b, loc, boxType, smem, add(stageBase, index(4096 * h + 1024 * gg)),
+            ValueRange());
+        nvgpu::TmaAsyncStoreOp::create(
+            b, loc, box, tmaC,
+            ValueRange{add(n0, index(64 * h)), add(m0, index(8 * (4 * u + gg))), bIdx},
+            Value());
+      }
+    NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+    if (ir.prefetch && u + 2 < numChunks())
+      loadChunk(u + 2, cmp(arith::CmpIPredicate::eq, inWg, index(0)));
+  }
+  return success();
+}
+
 LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
   elementType = op.getLhs().getType().getElementType();
+  // An m64n<N> accumulator: N / 2 f32 a thread (N = 128; transposed: the
+  // tile's rows m).
   accType = LLVM::LLVMStructType::getLiteral(
-      ctx, SmallVector<Type>(64, Float32Type::get(ctx)));
+      ctx, SmallVector<Type>(ir.transposed ? ir.tileM / 2 : 64,
+                             Float32Type::get(ctx)));
   auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   auto tmaSpace = IntegerAttr::get(IntegerType::get(ctx, 64), 3);
   auto mapType = [&](ArrayRef<int64_t> box) {
@@ -930,11 +1272,13 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
         nvgpu::TensorMapOOBKind::OOB_ZERO,
         nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
   };
-  // The boxes: [k, m] of A, [n, k] of B, with a leading 1 when batched.
+  // The boxes: [k, m] of A, [n, k] of B, with a leading 1 when batched
+  // (the transposed tile: W's rows m, or a pair's half of them, of 64 k).
   bool lhsBatched = op.getLhs().getType().getRank() == 3;
   bool rhsBatched = op.getRhs().getType().getRank() == 3;
-  SmallVector<int64_t> aBox = lhsBatched ? SmallVector<int64_t>{1, ir.aRows, kTileDepth}
-                                         : SmallVector<int64_t>{ir.aRows, kTileDepth};
+  int64_t aRows = !ir.transposed ? ir.aRows : ir.pairs ? ir.wHalfRows() : ir.tileM;
+  SmallVector<int64_t> aBox = lhsBatched ? SmallVector<int64_t>{1, aRows, kTileDepth}
+                                         : SmallVector<int64_t>{aRows, kTileDepth};
   SmallVector<int64_t> bBox = rhsBatched ? SmallVector<int64_t>{1, kTileDepth, 64}
                                          : SmallVector<int64_t>{kTileDepth, 64};
   boxA = MemRefType::get(aBox, elementType, MemRefLayoutAttrInterface(), workgroup);
@@ -956,14 +1300,15 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
   if (failed(buildEpilogueFunction(module, (func.getName() + "_epilogue_ir").str())))
     return failure();
   // C's tensor map, and the prefetched operand's (the template's): boxes
-  // of 64 rows x 128 bytes, 128B-swizzled, as the launch encodes them.
-  auto rowsOf128Bytes = [&](Type element, Value pointer) -> Value {
-    int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+  // of 64 rows x 128 bytes, 128B-swizzled, as the launch encodes them (the
+  // transposed tile's: 8 rows of C, 32 x 32 f32 of the operand).
+  auto rowsOf128Bytes = [&](Type element, Value pointer, int64_t rows,
+                            int64_t cols) -> Value {
     return UnrealizedConversionCastOp::create(
                b, loc,
                nvgpu::TensorMapDescriptorType::get(
                    ctx,
-                   MemRefType::get({1, kTileRows, 128 / bytes}, element,
+                   MemRefType::get({1, rows, cols}, element,
                                    MemRefLayoutAttrInterface(), tmaSpace),
                    nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
                    nvgpu::TensorMapL2PromoKind::L2PROMO_NONE,
@@ -972,11 +1317,15 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
                pointer)
         .getResult(0);
   };
-  tmaC = rowsOf128Bytes(op.getType().getElementType(), func.getArgument(3 + numIns));
+  Type outType = op.getType().getElementType();
+  tmaC = rowsOf128Bytes(outType, func.getArgument(3 + numIns),
+                        ir.transposed ? 8 : kTileRows,
+                        128 * 8 / outType.getIntOrFloatBitWidth());
   if (ir.prefetch) {
     Type element = ir.prefetch.getType().getElementType();
     xBytes = element.getIntOrFloatBitWidth() / 8;
-    tmaX = rowsOf128Bytes(element, func.getArgument(4 + numIns));
+    tmaX = rowsOf128Bytes(element, func.getArgument(4 + numIns),
+                          ir.transposed ? kChunkRows : kTileRows, 128 / xBytes);
   }
 
   tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
@@ -998,18 +1347,23 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
   if (!cGM || !cGN)
     return ir.consumerLoop.emitError("sck-to-nvgpu: static tile counts");
   // CTA pairs (a cluster of two, persistent: the verifier's) count their
-  // tiles in pairs of M tiles, a pair's two CTAs walking the same ones.
-  Value unit = cta, units = ctas, gm = cGM;
+  // tiles in pairs of M tiles (N tiles: the transposed tile), a pair's two
+  // CTAs walking the same ones.
+  Value unit = cta, units = ctas;
+  unitsM = cGM;
+  unitsN = cGN;
   if (ir.pairs) {
     Value rank32 = NVVM::ClusterId::create(b, loc, b.getI32Type());
     rank = arith::IndexCastOp::create(b, loc, b.getIndexType(), rank32);
     peer = arith::SubIOp::create(b, loc, i32(1), rank32);
-    cGMPairs = div(add(cGM, index(1)), index(2));
+    if (ir.transposed)
+      unitsN = div(cGN, index(2));
+    else
+      unitsM = div(add(cGM, index(1)), index(2));
     unit = div(cta, index(2));
     units = div(ctas, index(2));
-    gm = cGMPairs;
   }
-  Value numTiles = mul(batch, mul(gm, cGN));
+  Value numTiles = mul(batch, mul(unitsM, unitsN));
   // Tiles of this CTA. Persistent: cta, cta + ctas, ... below numTiles.
   // Grid (as the launch counts them): a pair of tiles a CTA for ping-pong,
   // one for cooperative, the last CTA's possibly fewer.
@@ -1086,7 +1440,7 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
     NVVM::SetMaxRegisterOp::create(b, loc, ir.consumer.getRegs(),
                                    NVVM::SetMaxRegisterAction::increase);
     // The warpgroup's staging tile (and the box's buffers), past the ring.
-    stageBase = add(add(pad, index(stages * slotBytesFor(ir.aRows))),
+    stageBase = add(add(pad, index(stages * ir.slotBytes())),
                     mul(wg, index(ir.consumerBytes(op))));
     if (failed(writeConsumer()))
       return failure();
@@ -1115,9 +1469,6 @@ static std::optional<KernelIR> lowerable(BatchMatmulOp op,
   FailureOr<func::FuncOp> kernel = sc::detail::kernelIRFunction(op);
   if (failed(kernel) || !*kernel)
     why = "no kernel-level IR (sc-lower-to-sck did not run)";
-  else if (auto schedule = (*kernel)->getAttrOfType<StringAttr>("sck.schedule");
-           schedule && schedule.getValue() == "transposed")
-    why = "the transposed tile";
   else if (op.getLhs().getType().getRank() == 3 &&
            op.getRhs().getType().getRank() == 2)
     why = "a batched lhs with a shared rhs (rows of all batch elements as one "
@@ -1133,7 +1484,7 @@ static std::optional<KernelIR> lowerable(BatchMatmulOp op,
   // passes for the operand it prefetches itself: the same operand.
   if (ir && ir->prefetch) {
     std::optional<unsigned> mapped =
-        sc::detail::templatePrefetchedOperand(op, ir->pairs);
+        sc::detail::templatePrefetchedOperand(op, ir->pairs, ir->transposed);
     auto source = dyn_cast<BlockArgument>(ir->prefetch.getSource());
     if (!mapped || !source || source.getOwner() != &kernel->front() ||
         source.getArgNumber() != 1 + *mapped) {
@@ -1154,7 +1505,7 @@ LogicalResult mlir::sc::detail::writeGemmKernelFromIR(BatchMatmulOp op,
     return success(); // the generator's kernel stays
   // The ring: as many slots as the IR asks, or as fit next to the two
   // consumers' staging tiles, past up to 1 KB of alignment.
-  int64_t slotBytes = slotBytesFor(ir->aRows);
+  int64_t slotBytes = ir->slotBytes();
   int64_t fit = (sharedBytes - 1024 - 2 * ir->consumerBytes(op)) / slotBytes;
   int64_t stages = ir->ring.getStages() ? ir->ring.getStages() : fit;
   if (stages < 2 || stages > fit)

@@ -12,6 +12,7 @@
 // RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/lce-no-ws --gemm-schedule=pingpong --warp-specialize=false --report | FileCheck %s --check-prefix=TEMPLATES
 // RUN: sparcast-aot %sparcast_src_root/examples/gemm.mlir -o %t/gemm --gemm-schedule=pingpong --gemm-multicast --warp-specialize --kernels-from-ir --report | FileCheck %s --check-prefix=CLUSTERS
 // RUN: FileCheck %s --check-prefix=CLUSTERS-PTX < %t/gemm/gemm_gather_add_kernels.ptx
+// RUN: sparcast-aot %sparcast_src_root/bench/gemm_suite.mlir -o %t/suite-transposed --gemm-schedule=transposed --report | FileCheck %s --check-prefix=TRANSPOSED
 // RUN: sparcast-aot %sparcast_src_root/bench/lce_odd.mlir -o %t/lce-odd-pairs --gemm-schedule=cooperative --gemm-multicast --report | FileCheck %s --check-prefix=CLUSTERS-ODD
 
 // sck-to-nvgpu: with --kernels-from-ir the bodies of the GEMM kernels it
@@ -54,9 +55,9 @@
 // PTX: cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group
 
 // A grid tile loop (sc-persistent not run): a pair of tiles a CTA; the
-// dispatched transposed tile keeps the template.
+// dispatched transposed tile too.
 // GRID: kernel lce_gemm1: body written from the kernel-level IR by sck-to-nvgpu
-// GRID: kernel lce_gemm3: {{.*}} body from the template (sck-to-nvgpu does not lower the transposed tile yet)
+// GRID: kernel lce_gemm3: body written from the kernel-level IR by sck-to-nvgpu (ring, roles, wgmma of a transposed tile a consumer, epilogue in chunks of 32 rows {{.*}} transposed ping-pong
 // GRID: kernel lce_gemm4: body written from the kernel-level IR by sck-to-nvgpu
 // NEEDS-IR: error: --kernels-from-ir needs --warp-specialize
 
@@ -111,3 +112,12 @@
 // and the cooperative schedule.
 // CLUSTERS-ODD: kernel lce_odd_gemm1: body written from the kernel-level IR by sck-to-nvgpu {{.*}} cooperative{{.*}} clusters of 2 CTAs
 // KMAJOR: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, 1, 1, 0, 0;
+// The transposed tile (--gemm-schedule=transposed) from the IR too, at
+// 433 x 256 (tiles of 152 rows m), 8192^3 and 333 x 264 (odd M and N); an
+// f16 request tile, which the template reads in place (it prefetches f32
+// chunks only), keeps the template.
+// TRANSPOSED: kernel shared_w_f16_gemm0: body written from the kernel-level IR by sck-to-nvgpu (ring, roles, wgmma of a transposed tile a consumer
+// TRANSPOSED: kernel square_bf16_gemm0: body written from the kernel-level IR by sck-to-nvgpu (ring, roles, wgmma of a transposed tile a consumer
+// TRANSPOSED: kernel odd_scale_bf16_gemm0: body written from the kernel-level IR by sck-to-nvgpu (ring, roles, wgmma of a transposed tile a consumer
+// TRANSPOSED: kernel gather_add_f16_user_gemm0: {{.*}} body from the template (sck-to-nvgpu does not lower a prefetched box of the transposed tile of other than f32 yet)
+// TRANSPOSED-NOT: spill stores, {{[1-9]}}
