@@ -37,6 +37,9 @@ struct ScPersistentPass : sc::impl::ScPersistentPassBase<ScPersistentPass> {
               << "tile loop: " << loop.getSchedule()
               << (loop.getSchedule() == "grid"
                       ? " (an attention kernel: one CTA per tile)"
+                  : loop.getSchedule() == "chained"
+                      ? " (an attention kernel: a CTA per candidate walking "
+                        "its heads)"
                       : " (an attention kernel whose op asked for it)");
         return;
       }

@@ -47,6 +47,12 @@ static cl::opt<bool> persistentAttention(
              "attention over static lengths, as persistent kernels (CTA c "
              "walking tiles c, c + CTAs, ...; opt-in: slower than one CTA "
              "per tile on the H200 so far)"));
+static cl::opt<bool> attentionChainHeads(
+    "attention-chain-heads",
+    cl::desc("Target attention of one consumer a candidate (at most 1024 "
+             "static keys) as one CTA per candidate walking its heads, the "
+             "software pipeline running on from head to head"),
+    cl::init(true));
 static cl::opt<bool> fuseSelfAttention(
     "fuse-self-attention",
     cl::desc("Compute a self-attention over a target attention's keys and "
@@ -142,6 +148,7 @@ int main(int argc, char **argv) {
   options.fuseSelfAttention = fuseSelfAttention;
   options.attentionF16P = attentionF16P;
   options.persistentAttention = persistentAttention;
+  options.attentionChainHeads = attentionChainHeads;
   options.gemmMulticast = gemmMulticast;
   options.fuseGemmStages = fuseGemmStages;
   options.dispatchMinCandidatesPerUser = dispatchMinCandidatesPerUser;

@@ -33,6 +33,9 @@ struct AotOptions {
   /// Block-masked attention over static shapes, and target attention over
   /// static lengths, as persistent kernels (AttentionOp::kernelIsPersistent).
   bool persistentAttention = false;
+  /// Target attention chains heads where it takes them
+  /// (AttentionOp::kernelChainsHeads); false turns it off.
+  bool attentionChainHeads = true;
   /// Warp-specialized GEMMs in clusters of two CTAs sharing B by TMA
   /// multicast (GemmKernelOptions::multicast). Experimental, opt-in:
   /// correct on the H200 but 0.64-0.71x the speed (2026-11-29).

@@ -354,6 +354,106 @@ $PV_LAST
           }
 )mlir";
 
+// Chained heads: the first block of a head (ring position %jBase), issued
+// with the last block's P V of the head before (P in %pc, O in %oC, its V
+// at %jBase - 1) in one turn, as the pipelined loop issues block t with
+// t - 1; once that P V is done, the head before's O is normalized (its row
+// sums %lC0 / %lC8) and stored, under the other consumer's wgmma.
+constexpr const char *kChainedPrologue = R"mlir(
+          %pro:$PRO_N = scf.execute_region -> ($PRO_TYPES) {
+            %t = arith.constant 0 : index
+$KEY_BLOCK_IN            // The head before's last block: its V.
+            %jP = arith.subi %j, %c1 : index
+$PREV_RING_SLOT            %slotOffP = arith.muli %slotP, %slotBytes : index
+            %kOffP = arith.addi %kOff0, %slotOffP : index
+            %vOff = arith.addi %kOffP, %kBytes : index
+$DESC_K$DESC_V            nvgpu.mbarrier.try_wait.parity %fullV[%slotP], %parityP, %ticks : !bars
+            // Not the CTA's first turn: consumer 0 waits too.
+            scf.if %turns {
+              nvvm.barrier id = %myTurn number_of_threads = %turnCount
+            }
+            %sU = llvm.mlir.undef : !accS
+            nvvm.wgmma.fence.aligned
+$QK
+            nvvm.wgmma.commit.group.sync.aligned
+$PV_CHAIN
+            nvvm.wgmma.commit.group.sync.aligned
+            scf.if %turns {
+              nvvm.barrier.arrive id = %hisTurn number_of_threads = %turnCount
+            }
+            nvvm.wgmma.wait.group.sync.aligned 1
+            scf.if %laneZero {
+              %tokK = nvgpu.mbarrier.arrive %empty[%slot] : !bars -> !nvgpu.mbarrier.token
+            }
+            %m0 = arith.addf %mInit, %zeroF : f32
+            %m8 = arith.addf %mInit, %zeroF : f32
+            %l0 = arith.addf %zeroF, %zeroF : f32
+            %l8 = arith.addf %zeroF, %zeroF : f32
+$SOFTMAX
+            nvvm.wgmma.wait.group.sync.aligned 0
+$KEEP_PC
+            scf.if %laneZero {
+              %tokV = nvgpu.mbarrier.arrive %emptyV[%slotP] : !bars -> !nvgpu.mbarrier.token
+            }
+            // The head before's O, normalized and stored.
+            %lEnd0 = arith.select %true, %lC0, %lC0 : f32
+            %lEnd8 = arith.select %true, %lC8, %lC8 : f32
+$FINISH_PREV
+            scf.yield %mNew0, %mNew8, %lNew0, %lNew8$PRO_P : $PRO_TYPES
+          }
+)mlir";
+
+// Chained heads: head %hIdx's ring position (every head has the same key
+// blocks) and Q's phase.
+constexpr const char *kChainedHead = R"mlir(
+        %ring = arith.muli %hIdx, %nkb : index
+        %done = arith.addi %hIdx, %c0 : index
+)mlir";
+
+// Chained heads: the consumer's heads, from the state one head leaves to
+// the next ($STATE_TYPES: O before the last P V, the row sums, the last P).
+constexpr const char *kChainedConsumerBody = R"mlir(
+      %cHeads = arith.constant $HEADS : index
+$CHAIN_OSTAGE      // The CTA's tile (batch element, query tile, head 0): what it reads
+      // (the pairs table, the index) is the same for every head, so it is
+      // read once, not at each head's start.
+      %tile = arith.addi %cta, %c0 : index
+$CHAIN_DECODE$CHAIN_VALUES      scf.if %tileRun {
+      %st0:$STATE_N = scf.execute_region -> ($STATE_TYPES) {
+        %hIdx = arith.constant 0 : index
+$CHAIN_HEAD$CHAIN_Q$LOAD_QREGS$Q_FREE$TILE_SETUP        %hr0:$STATE_N = scf.if %active -> ($STATE_TYPES) {
+$FIRST_HEAD
+          scf.yield %oL, %lEnd0, %lEnd8$LOOP_RESULTS : $STATE_TYPES
+        } else {
+$IDLE_DRAIN
+$UNDEF_STATE
+          scf.yield $UNDEF_NAMES : $STATE_TYPES
+        }
+        scf.yield $R0_NAMES : $STATE_TYPES
+      }
+      %stN:$STATE_N = scf.for %hIdx = %c1 to %cHeads step %c1 iter_args($CARRY) -> ($STATE_TYPES) {
+$CHAIN_HEAD$CHAIN_Q$LOAD_QREGS$Q_FREE$TILE_SETUP        %hPrev = arith.subi %hIdx, %c1 : index
+        %hr1:$STATE_N = scf.if %active -> ($STATE_TYPES) {
+$NEXT_HEAD
+          scf.yield %oL, %lEnd0, %lEnd8$LOOP_RESULTS : $STATE_TYPES
+        } else {
+$IDLE_DRAIN
+          scf.yield $CARRIED_NAMES : $STATE_TYPES
+        }
+        scf.yield $R1_NAMES : $STATE_TYPES
+      }
+      scf.execute_region {
+        %hIdx = arith.subi %cHeads, %c1 : index
+$CHAIN_HEAD$TILE_SETUP        scf.if %active {
+$LAST_STATE
+$LAST_HEAD
+$FINISH_LAST
+        }
+        scf.yield
+      }
+      }
+)mlir";
+
 // TMA loads of key block %kb (rows kb * BN ..) of K and V into ring slot
 // %$SLOT: K (one box of BN rows per 64-column chunk of the head dim) on
 // %full, then, once the slot's values are free (%emptyV, phase parity
@@ -808,11 +908,15 @@ static LogicalResult readAttentionKernelIR(AttentionOp op, int64_t consumers,
         load && load.getOperand() == "Q" && tileLoop &&
         tileLoop->isAncestor(load))
       ++qLoads;
+    StringRef schedule = op.kernelChainsHeads() ? "chained"
+                         : persistent          ? "persistent"
+                                               : "grid";
     if (auto loop = dyn_cast<sck::TileLoopOp>(inner);
-        loop && loop.getSchedule() != (persistent ? "persistent" : "grid")) {
+        loop && loop.getSchedule() != schedule) {
       loop.emitError()
-          << (persistent ? "the attention kernel is persistent"
-                         : "the attention kernel runs one CTA per tile")
+          << (schedule == "chained" ? "the attention kernel chains heads"
+              : persistent          ? "the attention kernel is persistent"
+                                    : "the attention kernel runs one CTA per tile")
           << "; the kernel-level IR asks for a " << loop.getSchedule()
           << " tile loop";
       return WalkResult::interrupt();
@@ -976,7 +1080,16 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // would be the next Q). Measured slower than one CTA per tile (session
   // 9: 0.85-0.975x; a walk by counter 0.91-0.93x; target attention,
   // session 10: 0.91-0.94x).
-  bool persistent = op.kernelIsPersistent();
+  // Chained heads (AttentionOp::kernelChainsHeads: target attention of one
+  // consumer a candidate): the persistent kernel's walk with one CTA per
+  // (candidate, query tile), walking its heads; the consumer's software
+  // pipeline runs on from head to head (a head's first Q K^T goes with the
+  // head before's last P V, whose O then goes out by TMA through a staging
+  // tile of its own), so a tile's fill and drain, its Q latency and a CTA's
+  // start come once per CTA, not per head (H200, session 14: 1.02-1.03x at
+  // S = 512 and 1024).
+  bool chained = op.kernelChainsHeads();
+  bool persistent = op.kernelIsPersistent() || chained;
   // Key blocks: the mask's blocks, else 128 keys with two consumers (wider
   // S wgmma), 64 with one (two CTAs per SM).
   int64_t blockN = op.getKernelKeyBlock();
@@ -1108,7 +1221,9 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // with two consumers (their turns stretch an iteration); with one, two,
   // so that two CTAs fit an SM (81 KB for d = 128).
   int64_t stages = consumers == 2 ? 3 : 2;
-  AttentionIRRoles roles(consumers, ctasPerSM, persistent);
+  // (Chained heads keep the one-CTA-per-tile split: its producer walks only
+  // the CTA's heads; 24 / 232 measured 1.01x of 40 / 216.)
+  AttentionIRRoles roles(consumers, ctasPerSM, persistent && !chained);
   if (failed(readAttentionKernelIR(op, consumers, blockN, headDim, persistent, roles)))
     return failure();
   // setmaxnreg moves registers between the roles: the total is what the
@@ -1124,7 +1239,9 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   if (roles.stages > 0) {
     // One consumer runs two CTAs an SM: each gets half the shared memory.
     int64_t perCta = ctasPerSM == 1 ? 227 * 1024 : 113 * 1024;
-    int64_t fit = (perCta - ringOff - detail::kSmemAlignReserve) / slotBytes;
+    int64_t fit = (perCta - ringOff - (chained ? consumers * qBytes : 0) -
+                   detail::kSmemAlignReserve) /
+                  slotBytes;
     if (roles.stages > fit)
       return op.emitError() << "the kernel-level IR asks for "
                             << roles.stages << " key/value ring slots; "
@@ -1132,7 +1249,13 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                             << (consumers == 2 ? "" : " (two CTAs an SM)");
     stages = roles.stages;
   }
-  int64_t sharedBytes = ringOff + stages * slotBytes + detail::kSmemAlignReserve;
+  // Chained heads: O goes out through a staging tile of its own past the
+  // ring, by TMA (the Q tile holds the next head's Q; from registers, O's
+  // scattered stores cost more than chaining saved). Two CTAs an SM still
+  // fit (99 KB each at d = 128).
+  int64_t oStageOff = ringOff + stages * slotBytes;
+  int64_t sharedBytes = oStageOff + (chained ? consumers * qBytes : 0) +
+                        detail::kSmemAlignReserve;
   float scale = op.getScaleOrDefault();
   double scale2 = static_cast<double>(scale) * 1.4426950408889634;
   bool maskTail = dynamicKey || keyLen % blockN != 0;
@@ -1286,6 +1409,8 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
       "      %bW = arith.select %isW0, %bA, %bB : index\n"
       "      %tileW = arith.select %isW0, %tileA, %tileB : index\n"
       "      %q0 = arith.muli %tileW, %c64 : index\n";
+  // The persistent walk's decode of %tile (chained heads decode each head's).
+  std::string chainDecode;
   if (!persistent) {
     pieces["CTA_TILE"] = ctaTile;
     pieces["BLOCKS"] = blocks;
@@ -1321,6 +1446,7 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
                            .str();
     // A tile's %tileRun is false for a candidate some other's pair runs.
     tile += assign + blocks;
+    chainDecode = tile;
     pieces["CTA_TILE"] =
         "    %run = arith.constant true\n"
         "    %cta = gpu.block_id x\n"
@@ -1347,7 +1473,7 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
                       "iter_args(%ring = %c0, %done = %c0) -> (index, index) {{\n",
                       pairs ? "%walk" : "%tile")
             .str();
-    if (pairs)
+    if (pairs && !chained)
       // Leads sit mostly at one parity of x (pairs of neighbours), and with
       // an even number of CTAs, CTA c would always see tiles of c's parity:
       // half the CTAs would mostly skip. So in odd rounds (an even CTA
@@ -1363,6 +1489,9 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
               "        %inRange = arith.cmpi ult, %neighbour, %nTiles : index\n"
               "        %swap = arith.andi %swapBit, %inRange : i1\n"
               "        %tile = arith.select %swap, %neighbour, %walk : index\n";
+    else if (pairs)
+      // Chained heads: a CTA's tiles are its heads, none of a neighbour's.
+      open += "        %tile = arith.addi %walk, %c0 : index\n";
     open += tile;
     // A candidate run by its partner's tile: both roles skip the tile (no
     // Q, no key blocks: the ring and the barriers' phases stay).
@@ -1567,24 +1696,120 @@ $STOREO
   values["QPTR"] = self ? "%tmaQsel" : "%tmaQp";
   // O's tensor map, for the TMA stores: the persistent kernel stores O
   // from registers and takes none.
-  values["OMAP_PARAM"] = persistent ? "" : ", %tmaOp: !llvm.ptr";
+  bool omap = !persistent || chained;
+  values["OMAP_PARAM"] = !omap ? "" : ", %tmaOp: !llvm.ptr";
   values["OMAP_CAST"] =
-      persistent ? ""
+      !omap ? ""
                  : llvm::formatv("    %tmaO = builtin.unrealized_conversion_cast {0} "
                                  ": !llvm.ptr to !tmaO\n",
                                  self ? "%tmaOsel" : "%tmaOp")
                        .str();
   values["OMAP_PREFETCH"] =
-      persistent ? ""
+      !omap ? ""
                  : "        // O's too: the stores at the CTA's end then do not wait for it.\n"
                    "        nvgpu.tma.prefetch.descriptor %tmaO : !tmaO\n";
   values["LEN_PARAMS"] =
       std::string(dynamicQuery ? ", %queryLenArg: index" : "") +
       (dynamicKey ? ", %keyLenArg: index" : "");
+  std::string consumerBody = kConsumerTileBody;
+  if (chained) {
+    // The state one head leaves to the next: O before its last P V, the
+    // row sums, and the last P (as wgmma A fragments).
+    int64_t pRegs = blockN / 16 * 4;
+    std::string types = "!accO, f32, f32", undef = "          %uO = llvm.mlir.undef : !accO\n",
+                undefNames = "%uO, %zeroF, %zeroF", carry = "%oC = %st0#0, %lC0 = %st0#1, %lC8 = %st0#2",
+                carried = "%oC, %lC0, %lC8", r0 = "%hr0#0, %hr0#1, %hr0#2", r1 = "%hr1#0, %hr1#1, %hr1#2",
+                last = "          %oL = arith.select %true, %stN#0, %stN#0 : !accO\n"
+                       "          %lEnd0 = arith.select %true, %stN#1, %stN#1 : f32\n"
+                       "          %lEnd8 = arith.select %true, %stN#2, %stN#2 : f32\n",
+                keepRegs, keepTypes, keepArgs;
+    undef += "          %uP = llvm.mlir.undef : i32\n";
+    int64_t idx = 3;
+    for (int64_t kk = 0; kk < blockN / 16; ++kk)
+      for (int64_t r = 0; r < 4; ++r, ++idx) {
+        types += ", i32";
+        undefNames += ", %uP";
+        carry += llvm::formatv(", %pc{0}_{1} = %st0#{2}", kk, r, idx).str();
+        carried += llvm::formatv(", %pc{0}_{1}", kk, r).str();
+        r0 += llvm::formatv(", %hr0#{0}", idx).str();
+        r1 += llvm::formatv(", %hr1#{0}", idx).str();
+        last += llvm::formatv("          %pl{0}_{1} = arith.select %true, %stN#{2}, "
+                              "%stN#{2} : i32\n",
+                              kk, r, idx)
+                    .str();
+        keepRegs += idx > 3 ? ",r" : "r";
+        keepTypes += idx > 3 ? ", i32" : "i32";
+        keepArgs += llvm::formatv("{0}%pc{1}_{2}", idx > 3 ? ", " : "", kk, r).str();
+      }
+    pieces["PV_CHAIN"] = pvText(dChunks, blockN, headDim, pType, "pc", "%oC", "%oEnd");
+    pieces["KEEP_PC"] = llvm::formatv("            llvm.inline_asm has_side_effects "
+                                      "asm_dialect = att \"\", \"{0}\" {1} : ({2}) -> ()\n",
+                                      keepRegs, keepArgs, keepTypes)
+                            .str();
+    // O / row sums into the consumer's O staging tile (once TMA has read
+    // the head before's out of it), then out by TMA to head `head`: the head
+    // before's (%hPrev) under the next one's first block, the last head's
+    // (%hIdx) at the end, waiting for TMA to have read it before the CTA
+    // may leave.
+    auto replaced = [](std::string text, StringRef from, StringRef to) {
+      for (size_t at = 0; (at = text.find(from.str(), at)) != std::string::npos;
+           at += to.size())
+        text.replace(at, from.size(), to.str());
+      return text;
+    };
+    auto stagedFinish = [&](StringRef head, bool last) {
+      std::string finish = finishText(headDim, typeToString(elementType), eltBytes,
+                                      /*toGlobal=*/false);
+      std::string store = replaced(replaced(storeO, "%stageAt", "%oStageAt"),
+                                   ", %h, %bW]", (", " + head + ", %bW]").str());
+      return "          scf.if %elected {\n"
+             "            nvvm.cp.async.bulk.wait_group 0 {read}\n"
+             "          }\n" +
+             replaced(finish, "%stage[", "%oStage[") +
+             "          nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, "
+             "space = #nvvm.shared_space<cta>}\n"
+             "          nvvm.barrier id = %wgBar number_of_threads = %c128i32\n"
+             "          scf.if %elected {\n" +
+             store + "            nvvm.cp.async.bulk.commit.group\n" +
+             (last ? "            nvvm.cp.async.bulk.wait_group 0 {read}\n" : "") +
+             "          }\n";
+    };
+    pieces["FINISH_PREV"] = stagedFinish("%hPrev", /*last=*/false);
+    pieces["FINISH_LAST"] = stagedFinish("%hIdx", /*last=*/true);
+    pieces["CHAIN_OSTAGE"] = llvm::formatv(
+        "      %oStageOff = arith.constant {0} : index\n"
+        "      %oStageW = arith.muli %w, %qBytes : index\n"
+        "      %oStageOff1 = arith.addi %oStageOff, %oStageW : index\n"
+        "      %oStageAt = arith.addi %pad, %oStageOff1 : index\n"
+        "      %oStage = memref.view %smem[%oStageAt][] : !smem to !stage\n",
+        oStageOff)
+                                 .str();
+    consumerBody = replaceAll(
+        kChainedConsumerBody,
+        {{"HEADS", std::to_string(heads)},
+         {"CHAIN_DECODE", chainDecode},
+         {"CHAIN_HEAD", kChainedHead},
+         {"CHAIN_VALUES", consumerTileValues},
+         {"CHAIN_Q", "      %qpar0 = arith.remui %done, %c2 : index\n"
+                     "      %qpar = arith.index_cast %qpar0 : index to i1\n"
+                     "      nvgpu.mbarrier.try_wait.parity %qbar[%c0], %qpar, %ticks : !qbar\n"},
+         {"FIRST_HEAD", std::string(kPipelinedPrologue) + kPipelinedLoop},
+         {"NEXT_HEAD", std::string(kChainedPrologue) + kPipelinedLoop},
+         {"LAST_HEAD", kPipelinedLastPV},
+         {"LAST_STATE", last},
+         {"UNDEF_STATE", undef},
+         {"UNDEF_NAMES", undefNames},
+         {"STATE_N", std::to_string(3 + pRegs)},
+         {"STATE_TYPES", types},
+         {"CARRY", carry},
+         {"CARRIED_NAMES", carried},
+         {"R0_NAMES", r0},
+         {"R1_NAMES", r1}});
+  }
   // The consumer loop first: its own pieces are filled in with the rest.
   std::string text = replaceAll(
       kAttentionTemplate,
-      {{"CONSUMER_BODY", kConsumerTileBody},
+      {{"CONSUMER_BODY", consumerBody},
        {"TILE_SETUP", kConsumerTileSetup},
        {"CONSUMER_LOOP", std::string(kPipelinedPrologue) + kPipelinedLoop +
                              kPipelinedLastPV}});
@@ -1616,7 +1841,13 @@ $STOREO
   if (self)
     launch.grid[1] = LaunchDim::of(1 + llvm::divideCeil(selfLen, 128));
   launch.grid[2] = LaunchDim::of(heads);
-  if (persistent) {
+  if (chained) {
+    // A CTA per (batch element, query tile): it walks the heads.
+    int64_t tilesY = llvm::divideCeil(queryLen, rowsPerCta);
+    launch.grid[0] = batch.times(tilesY);
+    launch.grid[1] = LaunchDim::of(1);
+    launch.grid[2] = LaunchDim::of(1);
+  } else if (persistent) {
     launch.grid[0] = LaunchDim::sym("SMS", ctasPerSM);
     launch.grid[1] = LaunchDim::of(1);
     launch.grid[2] = LaunchDim::of(1);
@@ -1648,7 +1879,7 @@ $STOREO
       map(binding.key, keyLen, binding.keyLenSymbol, keyBatch, blockN));
   launch.params.push_back(
       map(binding.value, keyLen, binding.keyLenSymbol, keyBatch, 64));
-  if (!persistent)
+  if (!persistent || chained)
     launch.params.push_back(
         map(binding.result, queryLen, binding.queryLenSymbol, batch, 64));
   if (indexed) {
@@ -1750,9 +1981,16 @@ $STOREO
           stages, sharedBytes, selfText,
           f16P ? " (P in f16, V read as f16: converted before the kernel)"
                : "",
-          persistent ? "O stored from registers" : "TMA stores")
+          persistent && !chained ? "O stored from registers" : "TMA stores")
           .str();
-  if (persistent)
+  if (chained)
+    launch.summary +=
+        llvm::formatv("; chained heads: a CTA per candidate walking its {0} "
+                      "heads, the consumer's pipeline running on from head to "
+                      "head, O by TMA through a staging tile of its own",
+                      heads)
+            .str();
+  else if (persistent)
     launch.summary +=
         llvm::formatv("; persistent: {0} CTA(s) an SM, CTA c taking tiles c, c + "
                       "CTAs, ...{1}{2}",

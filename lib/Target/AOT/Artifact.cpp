@@ -939,6 +939,13 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
     module.walk([&](AttentionOp op) {
       op->setAttr(AttentionOp::getKernelPersistentAttrName(), UnitAttr::get(ctx));
     });
+  // --attention-chain-heads=false: no attention chains heads
+  // (AttentionOp::kernelChainsHeads).
+  if (!options.attentionChainHeads)
+    module.walk([&](AttentionOp op) {
+      op->setAttr(AttentionOp::getKernelChainHeadsAttrName(),
+                  BoolAttr::get(ctx, false));
+    });
 
   // The model graph first goes through the tensor-level passes; with a
   // report, what they decided (their remarks) goes into it.

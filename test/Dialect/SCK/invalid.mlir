@@ -86,7 +86,7 @@ func.func @order() {
 // -----
 
 func.func @schedule(%n: index) {
-  // expected-error @below {{schedule must be 'grid' or 'persistent'}}
+  // expected-error @below {{schedule must be 'grid', 'persistent' or 'chained'}}
   sck.tile_loop %n, %n, %n attributes {schedule = "random"} {
   ^bb0(%tb: index, %t: index, %tn: index):
   }

@@ -6,6 +6,9 @@
 // RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/loglinear_attention.mlir -o %t --report | FileCheck %s --check-prefix=LOGLINEAR
 // RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t --report | FileCheck %s --check-prefix=SHORT
 // RUN: FileCheck %s --check-prefix=SHORTPTX < %t/target_attention_kernels.ptx
+// RUN: FileCheck %s --check-prefix=SHORTMANIFEST < %t/manifest.json
+// RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t --attention-chain-heads=false --report | FileCheck %s --check-prefix=UNCHAINED
+// RUN: FileCheck %s --check-prefix=UNCHAINEDMANIFEST < %t/manifest.json
 
 // Target attention written the plain way (gather_rows then attention): the
 // IKBO pipeline reads K/V through the index instead, and the entry is one
@@ -103,15 +106,42 @@
 
 // Over at most 1024 keys (the example: 1024) each candidate has a CTA of
 // its own, one consumer warpgroup on 64-key blocks, two CTAs an SM: no
-// pairing kernel (AttentionOp::kernelPairsCandidates).
+// pairing kernel (AttentionOp::kernelPairsCandidates). It chains the heads
+// (AttentionOp::kernelChainsHeads): one CTA per candidate (grid B x 1 x 1)
+// walks both, its O staged in 16 KB of its own past the ring and stored by
+// TMA (O's tensor map after V's; the result also as a memref, the
+// persistent walk's), the batch a kernel parameter.
 // SHORT-NOT: pairs
-// SHORT: kernel target_attention_attention0: attention 64 x 1024 keys, 2 heads, head dim 128, f16, keys/values read through the index, one consumer warpgroup on a 64-row query tile, TMA producer warpgroup, 64-key blocks, 2 ring slots
+// SHORT: tile loop: chained (an attention kernel: a CTA per candidate walking its heads)
+// SHORT: kernel target_attention_attention0: attention 64 x 1024 keys, 2 heads, head dim 128, f16, keys/values read through the index, one consumer warpgroup on a 64-row query tile, TMA producer warpgroup, 64-key blocks, 2 ring slots, {{.*}}, TMA stores, 99584 B shared memory; chained heads: a CTA per candidate walking its 2 heads
 // SHORT: 0 bytes spill stores, 0 bytes spill loads
 // SHORTPTX: .maxntid 256, 1, 1
 // SHORTPTX: .minnctapersm 2
 // SHORTPTX-DAG: setmaxnreg.dec.sync.aligned.u32 24
 // SHORTPTX-DAG: setmaxnreg.inc.sync.aligned.u32 232
 // SHORTPTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// SHORTPTX-DAG: cp.async.bulk.tensor.4d.global.shared::cta
+// SHORTPTX-DAG: cp.async.bulk.wait_group.read 0
+// SHORTMANIFEST: "grid": [
+// SHORTMANIFEST-NEXT: "B",
+// SHORTMANIFEST-NEXT: 1,
+// SHORTMANIFEST-NEXT: 1
+// SHORTMANIFEST: "kind": "tma",
+// SHORTMANIFEST: "tensor": "arg2"
+// SHORTMANIFEST: "kind": "tma",
+// SHORTMANIFEST: "tensor": "result0"
+// SHORTMANIFEST: "tensor": "arg3"
+// SHORTMANIFEST: "tensor": "result0"
+// SHORTMANIFEST: "kind": "dim"
+// SHORTMANIFEST: "smem": 99584
+// --attention-chain-heads=false: a CTA per (candidate, head).
+// UNCHAINED: tile loop: grid (an attention kernel: one CTA per tile)
+// UNCHAINED: kernel target_attention_attention0: {{.*}} 83200 B shared memory
+// UNCHAINED-NOT: chained
+// UNCHAINEDMANIFEST: "grid": [
+// UNCHAINEDMANIFEST-NEXT: "B",
+// UNCHAINEDMANIFEST-NEXT: 1,
+// UNCHAINEDMANIFEST-NEXT: 2
 
 // The log-linear example (N = 16384, blocks of 128): 2020 of the 16384
 // block pairs are kept (12%).

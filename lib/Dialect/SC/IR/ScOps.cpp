@@ -401,6 +401,21 @@ bool AttentionOp::kernelIsPersistent() {
          fixed(getQuery().getType()) && fixed(getKey().getType());
 }
 
+bool AttentionOp::kernelChainsHeads() {
+  // H200 (session 14): 1.02-1.03x at S = 512 and 1024 with one consumer a
+  // candidate; the pairs kernel chained lost 3-8 % (its O has no shared
+  // memory to go through: stored from registers).
+  auto off = (*this)->getAttrOfType<BoolAttr>(getKernelChainHeadsAttrName());
+  RankedTensorType q = getQuery().getType(), k = getKey().getType();
+  bool fixed = llvm::all_of(q.getShape().drop_front(), [](int64_t d) {
+                 return !ShapedType::isDynamic(d);
+               }) &&
+               !k.isDynamicDim(2);
+  return !(off && !off.getValue()) && getIndex() && !getMaskAttr() && fixed &&
+         q.getDimSize(1) > 1 && getKernelConsumers() == 1 &&
+         !(*this)->hasAttr(getKernelPersistentAttrName());
+}
+
 int64_t AttentionOp::getKernelTileRows() {
   return getKernelConsumers() == 2 && !kernelPairsCandidates() ? 128 : 64;
 }

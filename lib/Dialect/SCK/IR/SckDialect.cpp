@@ -100,8 +100,9 @@ LogicalResult TileLoopOp::verify() {
                     [](Type t) { return t.isIndex(); }))
     return emitOpError(
         "expects three index block arguments (batch, M tile, N tile)");
-  if (getSchedule() != "grid" && getSchedule() != "persistent")
-    return emitOpError("schedule must be 'grid' or 'persistent', got '")
+  if (getSchedule() != "grid" && getSchedule() != "persistent" &&
+      getSchedule() != "chained")
+    return emitOpError("schedule must be 'grid', 'persistent' or 'chained', got '")
            << getSchedule() << "'";
   if (getGroup() < 1)
     return emitOpError("group must be at least 1");

@@ -212,6 +212,15 @@ def Sc_AttentionOp : Sc_Op<"attention", [Pure]> {
     /// (batches may vary), not for a target that fuses a self-attention.
     bool kernelIsPersistent();
     static StringRef getKernelPersistentAttrName() { return "attention_persistent"; }
+    /// Whether the kernel chains heads: one CTA per (candidate, query tile)
+    /// walking its heads, the consumer's software pipeline running on from
+    /// head to head. By default for an indexed target attention of one
+    /// consumer a candidate (at most 1024 static keys, at most 64 static
+    /// query rows) over two or more static heads, not persistent, not
+    /// fusing a self-attention; the BoolAttr getKernelChainHeadsAttrName()
+    /// = false (sparcast-aot --attention-chain-heads=false) turns it off.
+    bool kernelChainsHeads();
+    static StringRef getKernelChainHeadsAttrName() { return "attention_chain_heads"; }
     /// The query rows of one tile of the kernel: 128 (two 64-row halves
     /// sharing every K/V block) where two consumers split a query block,
     /// else 64 (a candidate of a pair, or one consumer's tile).

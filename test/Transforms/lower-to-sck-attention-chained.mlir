@@ -1,0 +1,38 @@
+// RUN: sparcast-opt %s -split-input-file -sc-lower-to-sck=attention=1 | FileCheck %s
+// RUN: sparcast-opt %s -split-input-file -sc-lower-to-sck=attention=1 -sc-warp-specialize=report=1 -o /dev/null 2>&1 | FileCheck %s --check-prefix=WS
+
+// A target attention of one consumer a candidate (at most 1024 static
+// keys, 64 query rows) over two heads chains them
+// (AttentionOp::kernelChainsHeads): its tile loop's schedule is `chained`
+// (a CTA per candidate walking its heads), whose roles keep one CTA per
+// tile's register split (24 / 232 at two CTAs an SM).
+// CHECK-LABEL: func.func private @chained_attention0_kernel(
+// CHECK: sck.tile_loop {{.*}} attributes {schedule = "chained"}
+// WS: lower-to-sck-attention-chained.mlir:14:8: remark: warp-specialized: producer ({{.*}}24 registers) + 1 consumer(s) (232 registers)
+func.func @chained(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x1024x128xf16>,
+                   %v: tensor<?x2x1024x128xf16>, %idx: tensor<?xi32>) -> tensor<?x2x64x128xf16> {
+  %o = sc.attention %q, %k, %v index %idx : tensor<?x2x64x128xf16>, tensor<?x2x1024x128xf16>, tensor<?x2x1024x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
+  return %o : tensor<?x2x64x128xf16>
+}
+
+// -----
+
+// Asked not to (sparcast-aot --attention-chain-heads=false), one head, or
+// keys past 1024 (two candidates a CTA): one CTA per tile.
+// CHECK-LABEL: func.func private @unchained_attention2_kernel(
+// CHECK: sck.tile_loop {{.*}} attributes {schedule = "grid"}
+// CHECK-LABEL: func.func private @unchained_attention1_kernel(
+// CHECK: sck.tile_loop {{.*}} attributes {schedule = "grid"}
+// CHECK-LABEL: func.func private @unchained_attention0_kernel(
+// CHECK: sck.tile_loop {{.*}} attributes {schedule = "grid"}
+func.func @unchained(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x1024x128xf16>,
+                     %v: tensor<?x2x1024x128xf16>, %idx: tensor<?xi32>,
+                     %q1: tensor<?x1x64x128xf16>, %k1: tensor<?x1x1024x128xf16>,
+                     %v1: tensor<?x1x1024x128xf16>,
+                     %kl: tensor<?x2x2000x128xf16>, %vl: tensor<?x2x2000x128xf16>)
+    -> (tensor<?x2x64x128xf16>, tensor<?x1x64x128xf16>, tensor<?x2x64x128xf16>) {
+  %o = sc.attention %q, %k, %v index %idx {attention_chain_heads = false} : tensor<?x2x64x128xf16>, tensor<?x2x1024x128xf16>, tensor<?x2x1024x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
+  %o1 = sc.attention %q1, %k1, %v1 index %idx : tensor<?x1x64x128xf16>, tensor<?x1x1024x128xf16>, tensor<?x1x1024x128xf16>, tensor<?xi32> -> tensor<?x1x64x128xf16>
+  %ol = sc.attention %q, %kl, %vl index %idx : tensor<?x2x64x128xf16>, tensor<?x2x2000x128xf16>, tensor<?x2x2000x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
+  return %o, %o1, %ol : tensor<?x2x64x128xf16>, tensor<?x1x64x128xf16>, tensor<?x2x64x128xf16>
+}
