@@ -271,11 +271,7 @@ $QK
             scf.if %laneZero {
               %tok0 = nvgpu.mbarrier.arrive %empty[%slot] : !bars -> !nvgpu.mbarrier.token
             }
-            %m0 = arith.addf %mInit, %zeroF : f32
-            %m8 = arith.addf %mInit, %zeroF : f32
-            %l0 = arith.addf %zeroF, %zeroF : f32
-            %l8 = arith.addf %zeroF, %zeroF : f32
-$SOFTMAX
+$FRESH_ROWS$SOFTMAX
             scf.yield %mNew0, %mNew8, %lNew0, %lNew8$PRO_P : $PRO_TYPES
           }
 )mlir";
@@ -385,11 +381,7 @@ $PV_CHAIN
             scf.if %laneZero {
               %tokK = nvgpu.mbarrier.arrive %empty[%slot] : !bars -> !nvgpu.mbarrier.token
             }
-            %m0 = arith.addf %mInit, %zeroF : f32
-            %m8 = arith.addf %mInit, %zeroF : f32
-            %l0 = arith.addf %zeroF, %zeroF : f32
-            %l8 = arith.addf %zeroF, %zeroF : f32
-$SOFTMAX
+$FRESH_ROWS$SOFTMAX
             nvvm.wgmma.wait.group.sync.aligned 0
 $KEEP_PC
             scf.if %laneZero {
@@ -1657,6 +1649,12 @@ $LOADKV        }
   }
   pieces["SOFTMAX"] = softmaxText(blockN, headDim, keyLen, maskTail, pType,
                                   eltBytes);
+  // A tile's first block: the rows' running maxima and sums start over.
+  pieces["FRESH_ROWS"] = R"mlir(            %m0 = arith.addf %mInit, %zeroF : f32
+            %m8 = arith.addf %mInit, %zeroF : f32
+            %l0 = arith.addf %zeroF, %zeroF : f32
+            %l8 = arith.addf %zeroF, %zeroF : f32
+)mlir";
   pieces["FINISH"] = finishText(headDim, typeToString(elementType), eltBytes,
                                 /*toGlobal=*/persistent);
   std::string storeO;

@@ -169,6 +169,11 @@ private:
   void releaseSlot(Value j);
   LogicalResult writeEpilogue(sck::EpilogueOp epilogue, Value accL, Value accR,
                               IRMapping &mapping);
+  /// The epilogue's tile [n0, m0, b] (innermost first), once it is the form
+  /// this kernel writes: transposed as the tile is, its region (if any)
+  /// built as the kernel's epilogue function.
+  FailureOr<SmallVector<Value>> epilogueTile(sck::EpilogueOp epilogue,
+                                             IRMapping &mapping);
   /// The prefetched box's first two subtiles into this consumer's buffers
   /// (at the sck.prefetch: they load under the tile's wgmma).
   void issuePrefetch(sck::PrefetchOp prefetch, IRMapping &mapping);
@@ -953,20 +958,28 @@ LogicalResult GemmKernelWriter::buildEpilogueFunction(gpu::GPUModuleOp module,
   return sc::detail::buildEpilogueFunction(op, &body, epilogueFn);
 }
 
-LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
-                                              Value accL, Value accR,
-                                              IRMapping &mapping) {
-  if (epilogue.getTransposed() || epilogue.getBody().empty() != !epilogueFn)
-    return epilogue.emitError("sck-to-nvgpu: the epilogue of an untransposed "
-                              "tile, its region built as the kernel's "
-                              "epilogue function");
-  // Coordinates: [n0, m0, b] (innermost first).
+FailureOr<SmallVector<Value>>
+GemmKernelWriter::epilogueTile(sck::EpilogueOp epilogue, IRMapping &mapping) {
+  if (epilogue.getTransposed() != ir.transposed ||
+      epilogue.getBody().empty() != !epilogueFn)
+    return epilogue.emitError("sck-to-nvgpu: the epilogue of ")
+           << (ir.transposed ? "a transposed" : "an untransposed")
+           << " tile, its region built as the kernel's epilogue function";
   SmallVector<Value> at;
   for (Value v : epilogue.getCoords())
     at.push_back(lookup(v, b, mapping));
   if (at.size() != 3)
     return epilogue.emitError("sck-to-nvgpu: a batched result tile");
-  Value n0 = at[0], m0 = at[1], bIdx = at[2];
+  return at;
+}
+
+LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
+                                              Value accL, Value accR,
+                                              IRMapping &mapping) {
+  FailureOr<SmallVector<Value>> tile = epilogueTile(epilogue, mapping);
+  if (failed(tile))
+    return failure();
+  Value n0 = (*tile)[0], m0 = (*tile)[1], bIdx = (*tile)[2];
   // Cooperative: this consumer's 64 rows of the tile.
   if (ir.cooperative)
     m0 = add(m0, mul(wg, index(kTileRows)));
@@ -1113,17 +1126,10 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
 LogicalResult GemmKernelWriter::writeTransposedEpilogue(sck::EpilogueOp epilogue,
                                                         Value accL, Value accR,
                                                         IRMapping &mapping) {
-  if (!epilogue.getTransposed() || epilogue.getBody().empty() != !epilogueFn)
-    return epilogue.emitError("sck-to-nvgpu: the epilogue of a transposed "
-                              "tile, its region built as the kernel's "
-                              "epilogue function");
-  // Coordinates: [n0, m0, b] (innermost first).
-  SmallVector<Value> at;
-  for (Value v : epilogue.getCoords())
-    at.push_back(lookup(v, b, mapping));
-  if (at.size() != 3)
-    return epilogue.emitError("sck-to-nvgpu: a batched result tile");
-  Value n0 = at[0], m0 = at[1], bIdx = at[2];
+  FailureOr<SmallVector<Value>> tile = epilogueTile(epilogue, mapping);
+  if (failed(tile))
+    return failure();
+  Value n0 = (*tile)[0], m0 = (*tile)[1], bIdx = (*tile)[2];
   Type outType = op.getType().getElementType();
   // Register i of accumulator h (E's box h: columns n0 + 64 h ..) holds
   // n = 16 warp + lane / 4 + 8 ((i / 2) % 2) of the box and m = 8 (i / 4)
