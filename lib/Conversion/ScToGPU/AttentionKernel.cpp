@@ -19,6 +19,13 @@
 //   turns for their wgmma phases (named barriers)
 //   O / row sum -> the consumer's Q tile (dead by then) -> TMA store.
 //
+// A target attention of one consumer a candidate chains its heads (the
+// kernel-level IR's `chained` tile loop): a CTA per candidate walks them,
+// the consumer's pipeline running on from head to head (a head's first
+// Q K^T with the head before's last P V), O staged in a tile of its own
+// (the Q tile then holds the next head's Q). --persistent-attention gives
+// the persistent kernel: resident CTAs walking every tile.
+//
 // Keys and values are read at batch index[b] when the op is indexed (IKBO
 // type II: nothing is broadcast) and at b otherwise. 4-D tensor maps
 // [batch, heads, rows, head dim] zero-fill rows past the sequence, whose
