@@ -802,11 +802,12 @@ constexpr const char *kInverseRowSums = R"mlir(
 )mlir";
 
 /// After the loop: row sums across the quad, then O / sum into the staging
-/// tile (64 rows x head dim) in the swizzled layout of the O tensor map,
-/// or, `toGlobal` (the persistent kernel, whose staging tile would be the
-/// next Q), straight to %oMem (rows %q0 + r0 / r8 of batch %bW, head %h).
+/// tile `stage` (64 rows x head dim) in the swizzled layout of the O tensor
+/// map, or, `toGlobal` (the persistent kernel, whose staging tile would be
+/// the next Q), straight to %oMem (rows %q0 + r0 / r8 of batch %bW, head
+/// %h).
 std::string finishText(int64_t headDim, StringRef type, int64_t eltBytes,
-                       bool toGlobal) {
+                       bool toGlobal, StringRef stage = "%stage") {
   std::string text = kInverseRowSums;
   // Rows past the query length are not stored (the TMA store clips them).
   text += toGlobal ? R"mlir(
@@ -847,9 +848,9 @@ std::string finishText(int64_t headDim, StringRef type, int64_t eltBytes,
     }
     text += swizzledPairIndexText(p, "", 8 * (i / 4), row, eltBytes);
     text += llvm::formatv(
-                "    vector.store %fv{0}, %stage[%{1}_i] {{alignment = {3} : i64} : "
+                "    vector.store %fv{0}, {4}[%{1}_i] {{alignment = {3} : i64} : "
                 "!stage, vector<2x{2}>\n",
-                i, p, type, 2 * eltBytes)
+                i, p, type, 2 * eltBytes, stage)
                 .str();
   }
   return text;
@@ -1664,18 +1665,22 @@ $LOADKV        }
 )mlir";
   pieces["FINISH"] = finishText(headDim, typeToString(elementType), eltBytes,
                                 /*toGlobal=*/persistent);
-  std::string storeO;
-  for (int64_t c = 0; c < dChunks; ++c)
-    storeO += llvm::formatv(R"mlir(
+  // O's TMA stores from the staging tile at `stageAt` to head `head`.
+  auto storeOText = [&](StringRef stageAt, StringRef head) {
+    std::string text;
+    for (int64_t c = 0; c < dChunks; ++c)
+      text += llvm::formatv(R"mlir(
       %so{0} = arith.constant {1} : index
-      %sa{0} = arith.addi %stageAt, %so{0} : index
+      %sa{0} = arith.addi {3}, %so{0} : index
       %sv{0} = memref.view %smem[%sa{0}][] : !smem to !box64
       %sd{0} = arith.constant {2} : index
-      nvgpu.tma.async.store %sv{0} to %tmaO[%sd{0}, %q0, %h, %bW] : !box64 -> !tmaO
+      nvgpu.tma.async.store %sv{0} to %tmaO[%sd{0}, %q0, {4}, %bW] : !box64 -> !tmaO
 )mlir",
-                            c, c * 8192, c * 64)
+                            c, c * 8192, c * 64, stageAt, head)
                   .str();
-  pieces["STOREO"] = storeO;
+    return text;
+  };
+  pieces["STOREO"] = storeOText("%stageAt", "%h");
   // The persistent kernel's FINISH stores O itself (from registers).
   pieces["STAGED_STORE"] = persistent ? "" : R"mlir(
           nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
@@ -1756,26 +1761,18 @@ $STOREO
     // before's (%hPrev) under the next one's first block, the last head's
     // (%hIdx) at the end, waiting for TMA to have read it before the CTA
     // may leave.
-    auto replaced = [](std::string text, StringRef from, StringRef to) {
-      for (size_t at = 0; (at = text.find(from.str(), at)) != std::string::npos;
-           at += to.size())
-        text.replace(at, from.size(), to.str());
-      return text;
-    };
     auto stagedFinish = [&](StringRef head, bool last) {
-      std::string finish = finishText(headDim, typeToString(elementType), eltBytes,
-                                      /*toGlobal=*/false);
-      std::string store = replaced(replaced(storeO, "%stageAt", "%oStageAt"),
-                                   ", %h, %bW]", (", " + head + ", %bW]").str());
       return "          scf.if %elected {\n"
              "            nvvm.cp.async.bulk.wait_group 0 {read}\n"
              "          }\n" +
-             replaced(finish, "%stage[", "%oStage[") +
+             finishText(headDim, typeToString(elementType), eltBytes,
+                        /*toGlobal=*/false, "%oStage") +
              "          nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, "
              "space = #nvvm.shared_space<cta>}\n"
              "          nvvm.barrier id = %wgBar number_of_threads = %c128i32\n"
              "          scf.if %elected {\n" +
-             store + "            nvvm.cp.async.bulk.commit.group\n" +
+             storeOText("%oStageAt", head) +
+             "            nvvm.cp.async.bulk.commit.group\n" +
              (last ? "            nvvm.cp.async.bulk.wait_group 0 {read}\n" : "") +
              "          }\n";
     };
