@@ -359,9 +359,11 @@ $PV_LAST
 
 // Chained heads: the first block of a head (ring position %jBase), issued
 // with the last block's P V of the head before (P in %pc, O in %oC, its V
-// at %jBase - 1) in one turn, as the pipelined loop issues block t with
-// t - 1; once that P V is done, the head before's O is normalized (its row
-// sums %lC0 / %lC8) and stored, under the other consumer's wgmma.
+// at %jBase - 1) in one wgmma group (and turn, were there two consumers),
+// as the pipelined loop issues block t with t - 1; once that P V is done,
+// the head before's O is normalized (its row sums %lC0 / %lC8) and stored.
+// (The kernel takes it with one consumer a candidate: the other CTA on
+// the SM keeps the tensor cores busy meanwhile.)
 constexpr const char *kChainedPrologue = R"mlir(
           %pro:$PRO_N = scf.execute_region -> ($PRO_TYPES) {
             %t = arith.constant 0 : index
@@ -414,8 +416,8 @@ constexpr const char *kChainedHead = R"mlir(
 constexpr const char *kChainedConsumerBody = R"mlir(
       %cHeads = arith.constant $HEADS : index
 $CHAIN_OSTAGE      // The CTA's tile (batch element, query tile, head 0): what it reads
-      // (the pairs table, the index) is the same for every head, so it is
-      // read once, not at each head's start.
+      // (the index) is the same for every head, so it is read once, not at
+      // each head's start.
       %tile = arith.addi %cta, %c0 : index
 $CHAIN_DECODE$CHAIN_VALUES      scf.if %tileRun {
       %st0:$STATE_N = scf.execute_region -> ($STATE_TYPES) {
