@@ -92,7 +92,8 @@ struct KernelIR {
   /// overlapping halves of `wHalfRows`, rank r's from row r (tileM -
   /// wHalfRows) (the template's tensor map for W has that box).
   int64_t wHalfRows() const { return llvm::alignTo(tileM / 2, 8); }
-  /// A ring slot's bytes; the part before W's (E's) or B's (A's).
+  /// A ring slot's bytes, and those of its first part: A's box (the
+  /// transposed tile: E's), the rest B's (W's).
   int64_t slotBytes() const {
     return transposed ? kTransposedEBytes + tileM * kTileDepth * 2
                       : slotBytesFor(aRows);
@@ -140,6 +141,14 @@ private:
   /// Ring position j -> slot and the parity its barrier's phase has when
   /// the slot is full (`free`: when it is empty again, one phase earlier).
   std::pair<Value, Value> ringPosition(Value j, bool free);
+  /// Where ring slot `slot`'s two parts lie in shared memory: every slot's
+  /// first part (A's box; the transposed tile: E's) comes before every
+  /// slot's second (B's; W's).
+  std::pair<Value, Value> slotParts(Value slot) {
+    int64_t first = ir.firstPartBytes(), second = ir.slotBytes() - first;
+    return {add(mul(slot, index(first)), pad),
+            add(add(index(stages * first), mul(slot, index(second))), pad)};
+  }
   /// (b, m tile, n tile) of this CTA's tile i, in the tile loop's order.
   SmallVector<Value> decode(Value i);
   /// A loop over this CTA's tiles from `first` by `step`, the insertion
@@ -414,10 +423,7 @@ std::pair<Value, Value> GemmKernelWriter::mmaOnSlot(Value slot, Value inL,
     // E's two 64 x 64 boxes (8 KB apart) as A, read MN-major: a k16 step is
     // 16 rows of 128 bytes (128 units); W's box as B, K-major: 32 bytes
     // along its rows (2 units); n = the tile's rows m.
-    Value eOff = add(mul(slot, index(kTransposedEBytes)), pad);
-    Value wOff = add(add(index(stages * kTransposedEBytes),
-                         mul(slot, index(ir.tileM * kTileDepth * 2))),
-                     pad);
+    auto [eOff, wOff] = slotParts(slot);
     Value descW = descriptor(wOff);
     halves = {{descriptor(eOff), descW},
               {descriptor(add(eOff, index(8192))), descW}};
@@ -428,12 +434,9 @@ std::pair<Value, Value> GemmKernelWriter::mmaOnSlot(Value slot, Value inL,
     bLayout = NVVM::MMALayout::col;
   } else {
     // Cooperative: this consumer's 64 rows of A's box.
-    Value aOff = add(mul(slot, index(ir.aRows * kTileDepth * 2)), pad);
+    auto [aOff, bOff] = slotParts(slot);
     if (ir.cooperative)
       aOff = add(aOff, mul(wg, index(kTileRows * kTileDepth * 2)));
-    Value bOff = add(add(index(stages * ir.aRows * kTileDepth * 2),
-                         mul(slot, index(kTileDepth * kTileCols * 2))),
-                     pad);
     Value descA = descriptor(aOff);
     // B's two 128-column halves: two 64 x 64 boxes each, 16 KB apart.
     halves = {{descA, descriptor(bOff)},
@@ -546,12 +549,10 @@ LogicalResult GemmKernelWriter::lowerProducerOp(Operation &op2, Value j,
     // B's four 64-column parts: along its first coordinate (n, N-major),
     // or its second (a K-major rhs: the box read transposed, k first).
     unsigned nCoord = load.getTransposed() ? 1 : 0;
-    // A's slots first (8 KB each), then B's (32 KB: four 64 x 64 boxes, 64
-    // columns n apart).
-    Value base = isA ? mul(slot, index(ir.aRows * kTileDepth * 2))
-                     : add(index(stages * ir.aRows * kTileDepth * 2),
-                           mul(slot, index(kTileDepth * kTileCols * 2)));
-    base = add(base, pad);
+    // A's part (8 KB), or B's (32 KB: four 64 x 64 boxes, 64 columns n
+    // apart).
+    auto [aBase, bBase] = slotParts(slot);
+    Value base = isA ? aBase : bBase;
     // CTA pairs: this CTA loads B's parts 2 r and 2 r + 1 into both CTAs
     // (multicast; each full barrier expects the whole slot).
     bool shared = !isA && ir.pairs;
@@ -575,7 +576,7 @@ LogicalResult GemmKernelWriter::lowerProducerOp(Operation &op2, Value j,
 
 void GemmKernelWriter::loadTransposedBox(bool isW, ArrayRef<Value> at,
                                          Value slot) {
-  Value eBase = add(mul(slot, index(kTransposedEBytes)), pad);
+  auto [eBase, wBase] = slotParts(slot);
   if (!isW) {
     // E's box [n0, k, b]: two 64 x 64 boxes (columns n0, n0 + 64) 8 KB
     // apart, each read MN-major by one of the two wgmma halves.
@@ -593,9 +594,6 @@ void GemmKernelWriter::loadTransposedBox(bool isW, ArrayRef<Value> at,
   // W's box [k, m0] after every slot's E part: tileM rows of 64 k
   // (K-major). CTA pairs: rank r loads rows r (tileM - half) .. + half and
   // multicasts them (the halves overlap by what rounding to 8 rows adds).
-  Value wBase = add(add(index(stages * kTransposedEBytes),
-                        mul(slot, index(ir.tileM * kTileDepth * 2))),
-                    pad);
   SmallVector<Value> rowAt(at);
   Value mask;
   if (ir.pairs) {
