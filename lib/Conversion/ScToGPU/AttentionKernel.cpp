@@ -282,11 +282,12 @@ $FRESH_ROWS$SOFTMAX
             scf.yield %mNew0, %mNew8, %lNew0, %lNew8$PRO_P : $PRO_TYPES
           }
 )mlir";
-// Blocks 1 .. nkb - 1, from the prologue's %pro and O from %oZero.
-constexpr const char *kPipelinedLoop = R"mlir(
-          %oL, %mEnd0, %mEnd8, %lEnd0, %lEnd8$LOOP_RESULTS = scf.for %t = %c1 to %nkb step %c1
-              iter_args(%o = %oZero, %m0 = %pro#0, %m8 = %pro#1, %l0 = %pro#2, %l8 = %pro#3$LOOP_ITER)
-              -> (!accO, $PRO_TYPES) {
+// One block t of the pipelined loop (ring position %j = %jBase + %t): its
+// Q K^T issued with block t - 1's P V ($BLOCK_PV, P kept by $BLOCK_KEEP),
+// the softmax of t under that P V ($BLOCK_ROWS first: a head's rows start
+// over), K (t) and V (t - 1) freed. Block t - 1 is the head before's last
+// one for a chained head's first block.
+constexpr const char *kPipelinedBlock = R"mlir(
 $KEY_BLOCK_IN            // Block t - 1's slot: its V.
             %jP = arith.subi %j, %c1 : index
 $PREV_RING_SLOT            %slotOffP = arith.muli %slotP, %slotBytes : index
@@ -295,6 +296,7 @@ $PREV_RING_SLOT            %slotOffP = arith.muli %slotP, %slotBytes : index
 $DESC_K$DESC_V            // V (t - 1) is waited for here, not between the wgmma: a wait
             // loop there puts the P V on a path ptxas takes as divergent.
             nvgpu.mbarrier.try_wait.parity %fullV[%slotP], %parityP, %ticks : !bars
+            // (Never the CTA's first turn: consumer 0 waits too.)
             scf.if %turns {
               nvvm.barrier id = %myTurn number_of_threads = %turnCount
             }
@@ -303,7 +305,7 @@ $DESC_K$DESC_V            // V (t - 1) is waited for here, not between the wgmma
             nvvm.wgmma.fence.aligned
 $QK
             nvvm.wgmma.commit.group.sync.aligned
-$PV_LOOP
+$BLOCK_PV
             nvvm.wgmma.commit.group.sync.aligned
             scf.if %turns {
               nvvm.barrier.arrive id = %hisTurn number_of_threads = %turnCount
@@ -314,18 +316,30 @@ $PV_LOOP
             scf.if %laneZero {
               %tokK = nvgpu.mbarrier.arrive %empty[%slot] : !bars -> !nvgpu.mbarrier.token
             }
-$SOFTMAX
+$BLOCK_ROWS$SOFTMAX
             nvvm.wgmma.wait.group.sync.aligned 0
             // P (t - 1) stays in its registers until P V (t - 1) is done
             // (so P (t) gets registers of its own).
-$KEEP_P
+$BLOCK_KEEP
             scf.if %laneZero {
               %tokV = nvgpu.mbarrier.arrive %emptyV[%slotP] : !bars -> !nvgpu.mbarrier.token
             }
-$RESCALE_LOOP
+)mlir";
+
+// Blocks 1 .. nkb - 1, from the prologue's %pro and O from %oZero.
+std::string pipelinedLoopText() {
+  return R"mlir(
+          %oL, %mEnd0, %mEnd8, %lEnd0, %lEnd8$LOOP_RESULTS = scf.for %t = %c1 to %nkb step %c1
+              iter_args(%o = %oZero, %m0 = %pro#0, %m8 = %pro#1, %l0 = %pro#2, %l8 = %pro#3$LOOP_ITER)
+              -> (!accO, $PRO_TYPES) {)mlir" +
+         replaceAll(kPipelinedBlock, {{"BLOCK_PV", "$PV_LOOP"},
+                                      {"BLOCK_KEEP", "$KEEP_P"},
+                                      {"BLOCK_ROWS", ""}}) +
+         R"mlir($RESCALE_LOOP
             scf.yield %oScaled, %mNew0, %mNew8, %lNew0, %lNew8$PRO_P : !accO, $PRO_TYPES
           }
 )mlir";
+}
 // The last block's P V: %oEnd from %oL and P in %pl.
 constexpr const char *kPipelinedLastPV = R"mlir(
           %oEnd = scf.execute_region -> (!accO) {
@@ -357,52 +371,28 @@ $PV_LAST
           }
 )mlir";
 
-// Chained heads: the first block of a head (ring position %jBase), issued
-// with the last block's P V of the head before (P in %pc, O in %oC, its V
-// at %jBase - 1) in one wgmma group (and turn, were there two consumers),
-// as the pipelined loop issues block t with t - 1; once that P V is done,
-// the head before's O is normalized (its row sums %lC0 / %lC8) and stored.
-// (The kernel takes it with one consumer a candidate: the other CTA on
-// the SM keeps the tensor cores busy meanwhile.)
-constexpr const char *kChainedPrologue = R"mlir(
+// Chained heads: the first block of a head (ring position %jBase) as the
+// pipelined loop's block t = 0, issued with the head before's last P V (P
+// in %pc, O in %oC, its V at %jBase - 1) in one wgmma group (and turn,
+// were there two consumers); once that P V is done, the head before's O is
+// normalized (its row sums %lC0 / %lC8) and stored. (The kernel takes it
+// with one consumer a candidate: the other CTA on the SM keeps the tensor
+// cores busy meanwhile.)
+std::string chainedPrologueText() {
+  return R"mlir(
           %pro:$PRO_N = scf.execute_region -> ($PRO_TYPES) {
-            %t = arith.constant 0 : index
-$KEY_BLOCK_IN            // The head before's last block: its V.
-            %jP = arith.subi %j, %c1 : index
-$PREV_RING_SLOT            %slotOffP = arith.muli %slotP, %slotBytes : index
-            %kOffP = arith.addi %kOff0, %slotOffP : index
-            %vOff = arith.addi %kOffP, %kBytes : index
-$DESC_K$DESC_V            nvgpu.mbarrier.try_wait.parity %fullV[%slotP], %parityP, %ticks : !bars
-            // Not the CTA's first turn: consumer 0 waits too.
-            scf.if %turns {
-              nvvm.barrier id = %myTurn number_of_threads = %turnCount
-            }
-            %sU = llvm.mlir.undef : !accS
-            nvvm.wgmma.fence.aligned
-$QK
-            nvvm.wgmma.commit.group.sync.aligned
-$PV_CHAIN
-            nvvm.wgmma.commit.group.sync.aligned
-            scf.if %turns {
-              nvvm.barrier.arrive id = %hisTurn number_of_threads = %turnCount
-            }
-            nvvm.wgmma.wait.group.sync.aligned 1
-            scf.if %laneZero {
-              %tokK = nvgpu.mbarrier.arrive %empty[%slot] : !bars -> !nvgpu.mbarrier.token
-            }
-$FRESH_ROWS$SOFTMAX
-            nvvm.wgmma.wait.group.sync.aligned 0
-$KEEP_PC
-            scf.if %laneZero {
-              %tokV = nvgpu.mbarrier.arrive %emptyV[%slotP] : !bars -> !nvgpu.mbarrier.token
-            }
-            // The head before's O, normalized and stored.
+            %t = arith.constant 0 : index)mlir" +
+         replaceAll(kPipelinedBlock, {{"BLOCK_PV", "$PV_CHAIN"},
+                                      {"BLOCK_KEEP", "$KEEP_PC"},
+                                      {"BLOCK_ROWS", "$FRESH_ROWS"}}) +
+         R"mlir(            // The head before's O, normalized and stored.
             %lEnd0 = arith.select %true, %lC0, %lC0 : f32
             %lEnd8 = arith.select %true, %lC8, %lC8 : f32
 $FINISH_PREV
             scf.yield %mNew0, %mNew8, %lNew0, %lNew8$PRO_P : $PRO_TYPES
           }
 )mlir";
+}
 
 // Chained heads: head %hIdx's ring position (every head has the same key
 // blocks) and Q's phase.
@@ -1797,8 +1787,8 @@ $STOREO
          {"CHAIN_Q", "      %qpar0 = arith.remui %done, %c2 : index\n"
                      "      %qpar = arith.index_cast %qpar0 : index to i1\n"
                      "      nvgpu.mbarrier.try_wait.parity %qbar[%c0], %qpar, %ticks : !qbar\n"},
-         {"FIRST_HEAD", std::string(kPipelinedPrologue) + kPipelinedLoop},
-         {"NEXT_HEAD", std::string(kChainedPrologue) + kPipelinedLoop},
+         {"FIRST_HEAD", kPipelinedPrologue + pipelinedLoopText()},
+         {"NEXT_HEAD", chainedPrologueText() + pipelinedLoopText()},
          {"LAST_HEAD", kPipelinedLastPV},
          {"LAST_STATE", last},
          {"UNDEF_STATE", undef},
@@ -1815,7 +1805,7 @@ $STOREO
       kAttentionTemplate,
       {{"CONSUMER_BODY", consumerBody},
        {"TILE_SETUP", kConsumerTileSetup},
-       {"CONSUMER_LOOP", std::string(kPipelinedPrologue) + kPipelinedLoop +
+       {"CONSUMER_LOOP", kPipelinedPrologue + pipelinedLoopText() +
                              kPipelinedLastPV}});
   text = replaceAll(replaceAll(text, pieces), values);
 
