@@ -609,6 +609,24 @@ std::string qkRegsText(int64_t dChunks, int64_t blockN, StringRef type) {
   return text;
 }
 
+/// An empty asm taking P's A fragments (%<pName><k>_<r>, blockN / 16 k16
+/// steps of 4): they stay in their registers until the P V reading them
+/// is done.
+std::string keepPText(int64_t blockN, StringRef pName) {
+  std::string regs, args, types;
+  for (int64_t kk = 0; kk < blockN / 16; ++kk)
+    for (int64_t r = 0; r < 4; ++r) {
+      bool first = regs.empty();
+      regs += first ? "r" : ",r";
+      types += first ? "i32" : ", i32";
+      args += llvm::formatv("{0}%{1}{2}_{3}", first ? "" : ", ", pName, kk, r).str();
+    }
+  return llvm::formatv("            llvm.inline_asm has_side_effects "
+                       "asm_dialect = att \"\", \"{0}\" {1} : ({2}) -> ()\n",
+                       regs, args, types)
+      .str();
+}
+
 /// wgmma of O += P V with P in registers (the A fragment of a k16 step is
 /// the S accumulator's layout: registers 8c .. 8c + 7 of the thread hold
 /// its rows r0 / r8 at keys 16c + 2 (lane % 4) + {0, 1, 8, 9}), V N-major
@@ -1617,8 +1635,7 @@ $LOADKV        }
   // The pipelined consumer loop: P (as wgmma A fragments, blockN / 16
   // k16 steps of 4 registers) is carried from one iteration to the next.
   {
-    std::string types = "f32, f32, f32, f32", proP, loopIter, loopResults,
-                keepRegs, keepTypes, keepArgs;
+    std::string types = "f32, f32, f32, f32", proP, loopIter, loopResults;
     int64_t pRegs = blockN / 16 * 4, idx = 4;
     for (int64_t kk = 0; kk < blockN / 16; ++kk)
       for (int64_t r = 0; r < 4; ++r, ++idx) {
@@ -1626,19 +1643,13 @@ $LOADKV        }
         proP += llvm::formatv(", %pa{0}_{1}", kk, r).str();
         loopIter += llvm::formatv(", %pp{0}_{1} = %pro#{2}", kk, r, idx).str();
         loopResults += llvm::formatv(", %pl{0}_{1}", kk, r).str();
-        keepRegs += idx > 4 ? ",r" : "r";
-        keepTypes += idx > 4 ? ", i32" : "i32";
-        keepArgs += llvm::formatv("{0}%pp{1}_{2}", idx > 4 ? ", " : "", kk, r).str();
       }
     values["PRO_N"] = std::to_string(4 + pRegs);
     values["PRO_TYPES"] = types;
     pieces["PRO_P"] = proP;
     pieces["LOOP_ITER"] = loopIter;
     pieces["LOOP_RESULTS"] = loopResults;
-    pieces["KEEP_P"] = llvm::formatv("            llvm.inline_asm has_side_effects "
-                                     "asm_dialect = att \"\", \"{0}\" {1} : ({2}) -> ()\n",
-                                     keepRegs, keepArgs, keepTypes)
-                           .str();
+    pieces["KEEP_P"] = keepPText(blockN, "pp");
     pieces["DESC_K"] = wgmmaDescriptorText("kDesc", "kOff");
     pieces["DESC_V"] = wgmmaDescriptorText("vDesc", "vOff");
     pieces["PV_LOOP"] = pvText(dChunks, blockN, headDim, pType, "pp", "%o",
@@ -1723,8 +1734,7 @@ $STOREO
                 carried = "%oC, %lC0, %lC8", r0 = "%hr0#0, %hr0#1, %hr0#2", r1 = "%hr1#0, %hr1#1, %hr1#2",
                 last = "          %oL = arith.select %true, %stN#0, %stN#0 : !accO\n"
                        "          %lEnd0 = arith.select %true, %stN#1, %stN#1 : f32\n"
-                       "          %lEnd8 = arith.select %true, %stN#2, %stN#2 : f32\n",
-                keepRegs, keepTypes, keepArgs;
+                       "          %lEnd8 = arith.select %true, %stN#2, %stN#2 : f32\n";
     undef += "          %uP = llvm.mlir.undef : i32\n";
     int64_t idx = 3;
     for (int64_t kk = 0; kk < blockN / 16; ++kk)
@@ -1739,15 +1749,9 @@ $STOREO
                               "%stN#{2} : i32\n",
                               kk, r, idx)
                     .str();
-        keepRegs += idx > 3 ? ",r" : "r";
-        keepTypes += idx > 3 ? ", i32" : "i32";
-        keepArgs += llvm::formatv("{0}%pc{1}_{2}", idx > 3 ? ", " : "", kk, r).str();
       }
     pieces["PV_CHAIN"] = pvText(dChunks, blockN, headDim, pType, "pc", "%oC", "%oEnd");
-    pieces["KEEP_PC"] = llvm::formatv("            llvm.inline_asm has_side_effects "
-                                      "asm_dialect = att \"\", \"{0}\" {1} : ({2}) -> ()\n",
-                                      keepRegs, keepArgs, keepTypes)
-                            .str();
+    pieces["KEEP_PC"] = keepPText(blockN, "pc");
     // O / row sums into the consumer's O staging tile (once TMA has read
     // the head before's out of it), then out by TMA to head `head`: the head
     // before's (%hPrev) under the next one's first block, the last head's
