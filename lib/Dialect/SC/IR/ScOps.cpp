@@ -388,17 +388,20 @@ bool AttentionOp::kernelPairsCandidates() {
   return !shortKeys || (*this)->hasAttr(getKernelPairsAttrName());
 }
 
+/// Whether every dim of `t` but the batch is static.
+static bool staticPastBatch(RankedTensorType t) {
+  return llvm::all_of(t.getShape().drop_front(),
+                      [](int64_t d) { return !ShapedType::isDynamic(d); });
+}
+
 bool AttentionOp::kernelIsPersistent() {
   // Static lengths, heads and head dim (the batches may vary); a block mask
   // or an index; not a target attention that fuses a self-attention.
-  auto fixed = [](RankedTensorType t) {
-    return llvm::all_of(t.getShape().drop_front(),
-                        [](int64_t d) { return !ShapedType::isDynamic(d); });
-  };
   return (*this)->hasAttr(getKernelPersistentAttrName()) &&
          (getMaskAttr() || getIndex()) &&
          !(*this)->hasAttr(getKernelPairsAttrName()) &&
-         fixed(getQuery().getType()) && fixed(getKey().getType());
+         staticPastBatch(getQuery().getType()) &&
+         staticPastBatch(getKey().getType());
 }
 
 bool AttentionOp::kernelChainsHeads() {
@@ -406,11 +409,8 @@ bool AttentionOp::kernelChainsHeads() {
   // candidate; the pairs kernel chained lost 3-8 % (its O has no shared
   // memory to go through: stored from registers).
   auto off = (*this)->getAttrOfType<BoolAttr>(getKernelChainHeadsAttrName());
-  RankedTensorType q = getQuery().getType(), k = getKey().getType();
-  bool fixed = llvm::all_of(q.getShape().drop_front(), [](int64_t d) {
-                 return !ShapedType::isDynamic(d);
-               }) &&
-               !k.isDynamicDim(2);
+  RankedTensorType q = getQuery().getType();
+  bool fixed = staticPastBatch(q) && !getKey().getType().isDynamicDim(2);
   return !(off && !off.getValue()) && getIndex() && !getMaskAttr() && fixed &&
          q.getDimSize(1) > 1 && getKernelConsumers() == 1 &&
          !(*this)->hasAttr(getKernelPersistentAttrName());
