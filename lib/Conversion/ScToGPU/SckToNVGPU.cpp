@@ -1254,7 +1254,7 @@ LogicalResult GemmKernelWriter::writeTransposedEpilogue(sck::EpilogueOp epilogue
       }
     NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
     if (ir.prefetch && u + 2 < numChunks())
-      loadChunk(u + 2, cmp(arith::CmpIPredicate::eq, inWg, index(0)));
+      loadChunk(u + 2, elected);
   }
   return success();
 }
