@@ -48,11 +48,11 @@
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: scf.if
 // CHECK-NEXT: nvvm.barrier.arrive id = %[[HIS:.*]] number_of_threads = %[[N256]]
-// Keys past S = 2000 are masked in the last block; softmax uses exp2; P
+// Keys past S = 2000 are masked in the last block; softmax uses exp2 (ex2.approx.ftz); P
 // is packed in pairs as wgmma's A fragments.
 // CHECK: arith.select {{.*}} : f32
 // CHECK: gpu.shuffle xor
-// CHECK: math.exp2
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK: arith.truncf {{.*}} : f32 to f16
 // CHECK: llvm.bitcast {{.*}} : vector<2xf16> to i32
 // CHECK: scf.yield
@@ -70,7 +70,7 @@
 // CHECK: nvvm.barrier.arrive id = %[[HIS]]
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: nvgpu.mbarrier.arrive %[[EMPTY]][
-// CHECK: math.exp2
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "", "r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r"
 // CHECK: nvgpu.mbarrier.arrive %[[EMPTYV]][
@@ -153,7 +153,7 @@ func.func @loglinear(%q: tensor<2x2x1024x64xbf16>, %k: tensor<2x2x1024x64xbf16>,
 // CHECK: scf.execute_region
 // CHECK: nvgpu.mbarrier.try_wait.parity %[[FULL64]][
 // CHECK: setp.ne.b32 p, 0, 0; wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
-// CHECK: math.exp2
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK: scf.for
 // CHECK: nvgpu.mbarrier.try_wait.parity %[[FULL64]][
 // CHECK: nvgpu.mbarrier.try_wait.parity %[[FULLV64]][
@@ -161,7 +161,7 @@ func.func @loglinear(%q: tensor<2x2x1024x64xbf16>, %k: tensor<2x2x1024x64xbf16>,
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: nvgpu.mbarrier.arrive %[[EMPTY64]][
-// CHECK: math.exp2
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: nvgpu.mbarrier.arrive %[[EMPTYV64]][
 // CHECK: scf.yield

@@ -95,7 +95,7 @@
 // PTX-DAG: setmaxnreg.inc.sync.aligned.u32 232
 // PTX-DAG: cp.async.bulk.tensor.4d.shared::cluster.global
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
-// PTX-DAG: ex2.approx
+// PTX-DAG: ex2.approx.ftz.f32
 // PTX-DAG: shfl.sync.bfly
 // PTX-DAG: fence.proxy.async.shared::cta
 // PTX-DAG: cp.async.bulk.tensor.4d.global.shared::cta
