@@ -656,76 +656,10 @@ std::string pvText(int64_t dChunks, int64_t blockN, int64_t headDim,
   return text;
 }
 
-/// Online softmax of the S registers (%sFinal, BN / 2 per thread): defines
-/// %mNew0/8, %lNew0/8, the rescale factors %alpha0/8 (%big0/8: the row
-/// took a new maximum) and P packed as wgmma A fragments %pa<k>_<r>.
-std::string softmaxText(int64_t blockN, int64_t headDim, int64_t keyLen,
-                        bool maskTail, StringRef type, int64_t eltBytes) {
+/// The exponentials of softmaxText (from %mNeg0 / %mNeg8): P's A fragments
+/// %pa<k>_<r>, the row sums %lNew0 / %lNew8.
+std::string softmaxExpText(int64_t n, StringRef type) {
   std::string text;
-  int64_t n = blockN / 2;
-  if (maskTail)
-    text += R"mlir(
-      %kPos0 = arith.muli %kb, %cBN : index
-      %kPosQ = arith.addi %kPos0, %q2 : index
-)mlir";
-  // exp2 is ex2.approx.ftz: math.exp2 gives ex2.approx without ftz, which
-  // ptxas wraps in a compare and two multiplies for subnormal inputs and
-  // results (three instructions more per score, a quarter of the loop's);
-  // a p below 2^-126 adds nothing to a row sum of at least 1 (the score
-  // that set the running maximum), nor an alpha below it to O.
-  // Scores stay unscaled (z); the running maxima are kept scaled (m), so
-  // p = exp2(z * scale - m) is one fma. scale > 0: the maximum of z scaled
-  // is the scaled maximum. maxnumf: scores are finite, no NaN handling.
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t col = 8 * (i / 4) + (i % 2);
-    std::string x = llvm::formatv("%x{0}", i).str();
-    text += llvm::formatv(R"mlir(
-      {1} = llvm.extractvalue %sFinal[{0}] : !accS
-)mlir",
-                          i, maskTail ? x : llvm::formatv("%z{0}", i).str())
-                .str();
-    if (maskTail)
-      text += llvm::formatv(R"mlir(
-      %kc{0} = arith.constant {1} : index
-      %kp{0} = arith.addi %kPosQ, %kc{0} : index
-      %kin{0} = arith.cmpi ult, %kp{0}, %keyLen : index
-      %z{0} = arith.select %kin{0}, %x{0}, %negInf : f32
-)mlir",
-                            i, col)
-                  .str();
-  }
-  // Row maxima (registers with (i / 2) % 2 == 0 hold row r0, else r0 + 8).
-  for (int row : {0, 8}) {
-    std::string prev;
-    for (int64_t i = 0; i < n; ++i) {
-      if (((i / 2) % 2 == 0) != (row == 0))
-        continue;
-      if (prev.empty()) {
-        prev = llvm::formatv("%z{0}", i).str();
-        continue;
-      }
-      std::string out = llvm::formatv("%mx{0}_{1}", row, i).str();
-      text += llvm::formatv("      {0} = arith.maxnumf {1}, %z{2} : f32\n",
-                            out, prev, i)
-                  .str();
-      prev = out;
-    }
-    text += llvm::formatv(R"mlir(
-      %mq{0}a, %mqv{0}a = gpu.shuffle xor {1}, %c1i32, %c32i32 : f32
-      %mr{0}a = arith.maxnumf {1}, %mq{0}a : f32
-      %mq{0}b, %mqv{0}b = gpu.shuffle xor %mr{0}a, %c2i32, %c32i32 : f32
-      %mr{0}u = arith.maxnumf %mr{0}a, %mq{0}b : f32
-      %mr{0} = arith.mulf %mr{0}u, %scale2 : f32
-      %grow{0} = arith.subf %mr{0}, %m{0} : f32
-      %big{0} = arith.cmpf ogt, %grow{0}, %lazyBound : f32
-      %mNew{0} = arith.select %big{0}, %mr{0}, %m{0} : f32
-      %md{0} = arith.subf %m{0}, %mNew{0} : f32
-      %alpha{0} = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%md{0}) : (f32) -> f32
-      %mNeg{0} = arith.negf %mNew{0} : f32
-)mlir",
-                          row, prev)
-                .str();
-  }
   // p = exp2(s - m), partial row sums, P pairs to the staging tile.
   std::string sum0 = "%zeroF", sum8 = "%zeroF";
   for (int64_t i = 0; i < n; ++i) {
@@ -764,6 +698,127 @@ std::string softmaxText(int64_t blockN, int64_t headDim, int64_t keyLen,
               .str();
   return text;
 }
+
+/// Online softmax of the S registers (%sFinal, BN / 2 per thread): defines
+/// %mNew0/8, %lNew0/8, the rescale factors %alpha0/8 (%big0/8: the row
+/// took a new maximum) and P packed as wgmma A fragments %pa<k>_<r>.
+/// `skipUnmovedMaxima`: the quads' maxima only when some thread's own
+/// maximum could move a running one (below).
+std::string softmaxText(int64_t blockN, int64_t headDim, int64_t keyLen,
+                        bool maskTail, StringRef type, int64_t eltBytes,
+                        bool skipUnmovedMaxima) {
+  std::string text;
+  int64_t n = blockN / 2;
+  std::string expText = softmaxExpText(n, type);
+  if (maskTail)
+    text += R"mlir(
+      %kPos0 = arith.muli %kb, %cBN : index
+      %kPosQ = arith.addi %kPos0, %q2 : index
+)mlir";
+  // exp2 is ex2.approx.ftz: math.exp2 gives ex2.approx without ftz, which
+  // ptxas wraps in a compare and two multiplies for subnormal inputs and
+  // results (three instructions more per score, a quarter of the loop's);
+  // a p below 2^-126 adds nothing to a row sum of at least 1 (the score
+  // that set the running maximum), nor an alpha below it to O.
+  // Scores stay unscaled (z); the running maxima are kept scaled (m), so
+  // p = exp2(z * scale - m) is one fma. scale > 0: the maximum of z scaled
+  // is the scaled maximum. maxnumf: scores are finite, no NaN handling.
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t col = 8 * (i / 4) + (i % 2);
+    std::string x = llvm::formatv("%x{0}", i).str();
+    text += llvm::formatv(R"mlir(
+      {1} = llvm.extractvalue %sFinal[{0}] : !accS
+)mlir",
+                          i, maskTail ? x : llvm::formatv("%z{0}", i).str())
+                .str();
+    if (maskTail)
+      text += llvm::formatv(R"mlir(
+      %kc{0} = arith.constant {1} : index
+      %kp{0} = arith.addi %kPosQ, %kc{0} : index
+      %kin{0} = arith.cmpi ult, %kp{0}, %keyLen : index
+      %z{0} = arith.select %kin{0}, %x{0}, %negInf : f32
+)mlir",
+                            i, col)
+                  .str();
+  }
+  // A row's maximum over its quad (two shuffles) from this thread's
+  // `local`, scaled; whether it moves the running maximum (by more than the
+  // lazy bound), the new one and the factor alpha for O and the sum. `q`
+  // suffixes the names.
+  auto quadMax = [](int row, StringRef local, StringRef q) {
+    return llvm::formatv(R"mlir(
+      %mq{0}a, %mqv{0}a = gpu.shuffle xor {1}, %c1i32, %c32i32 : f32
+      %mr{0}a = arith.maxnumf {1}, %mq{0}a : f32
+      %mq{0}b, %mqv{0}b = gpu.shuffle xor %mr{0}a, %c2i32, %c32i32 : f32
+      %mr{0}u = arith.maxnumf %mr{0}a, %mq{0}b : f32
+      %mr{0} = arith.mulf %mr{0}u, %scale2 : f32
+      %grow{0} = arith.subf %mr{0}, %m{0} : f32
+      %big{2}{0} = arith.cmpf ogt, %grow{0}, %lazyBound : f32
+      %mNew{2}{0} = arith.select %big{2}{0}, %mr{0}, %m{0} : f32
+      %md{0} = arith.subf %m{0}, %mNew{2}{0} : f32
+      %alpha{2}{0} = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%md{0}) : (f32) -> f32
+)mlir",
+                         row, local, q)
+        .str();
+  };
+  // Row maxima (registers with (i / 2) % 2 == 0 hold row r0, else r0 + 8):
+  // this thread's (local[]), then the quad's.
+  std::string local[2];
+  for (int row : {0, 8}) {
+    std::string prev;
+    for (int64_t i = 0; i < n; ++i) {
+      if (((i / 2) % 2 == 0) != (row == 0))
+        continue;
+      if (prev.empty()) {
+        prev = llvm::formatv("%z{0}", i).str();
+        continue;
+      }
+      std::string out = llvm::formatv("%mx{0}_{1}", row, i).str();
+      text += llvm::formatv("      {0} = arith.maxnumf {1}, %z{2} : f32\n",
+                            out, prev, i)
+                  .str();
+      prev = out;
+    }
+    local[row / 8] = prev;
+    if (!skipUnmovedMaxima)
+      text += quadMax(row, prev, "") +
+              llvm::formatv("      %mNeg{0} = arith.negf %mNew{0} : f32\n", row)
+                  .str();
+  }
+  if (!skipUnmovedMaxima)
+    return text + expText;
+  // A row's running maximum moves only when the block's exceeds it by more
+  // than the lazy bound, which needs some thread's own maximum to: when no
+  // thread of the warp has one (most blocks but a row's first few), the
+  // maxima stay and alpha is 1, without the quads' shuffles and the exp2 of
+  // alpha on the softmax's path (the same values either way).
+  text += llvm::formatv(R"mlir(
+      %lms0 = arith.mulf {0}, %scale2 : f32
+      %lms8 = arith.mulf {1}, %scale2 : f32
+      %lgrow0 = arith.subf %lms0, %m0 : f32
+      %lgrow8 = arith.subf %lms8, %m8 : f32
+      %lbig0 = arith.cmpf ogt, %lgrow0, %lazyBound : f32
+      %lbig8 = arith.cmpf ogt, %lgrow8, %lazyBound : f32
+      %lbig = arith.ori %lbig0, %lbig8 : i1
+      %lbigLanes = arith.constant -1 : i32
+      %anyBig = nvvm.vote.sync any %lbigLanes, %lbig -> i1
+      %mNew0, %mNew8, %alpha0, %alpha8, %big0, %big8 = scf.if %anyBig -> (f32, f32, f32, f32, i1, i1) {{
+)mlir",
+                        local[0], local[1])
+              .str();
+  text += quadMax(0, local[0], "Q") + quadMax(8, local[1], "Q");
+  text += R"mlir(
+        scf.yield %mNewQ0, %mNewQ8, %alphaQ0, %alphaQ8, %bigQ0, %bigQ8 : f32, f32, f32, f32, i1, i1
+      } else {
+        %alphaOne = arith.constant 1.0 : f32
+        scf.yield %m0, %m8, %alphaOne, %alphaOne, %false, %false : f32, f32, f32, f32, i1, i1
+      }
+      %mNeg0 = arith.negf %mNew0 : f32
+      %mNeg8 = arith.negf %mNew8 : f32
+)mlir";
+  return text + expText;
+}
+
 
 /// O *= alpha (softmaxText's), row by row, when a row of the warp took a
 /// new maximum: `oIn` -> `oOut`.
@@ -1663,8 +1718,13 @@ $LOADKV        }
                                "%oFin");
     pieces["RESCALE_LOOP"] = rescaleText(headDim, "%oPV", "%oScaled");
   }
+  // Skipping unmoved maxima (softmaxText): H200, session 15, 1.02x on one
+  // consumer a candidate (S = 512, 1024), 1.06x on log-linear N = 16384
+  // (two consumers of a query block), 0.99x on pairs of candidates (S =
+  // 2048, 8192), which keep the shuffles.
   pieces["SOFTMAX"] = softmaxText(blockN, headDim, keyLen, maskTail, pType,
-                                  eltBytes);
+                                  eltBytes,
+                                  /*skipUnmovedMaxima=*/mode != Mode::Pairs);
   // A tile's first block: the rows' running maxima and sums start over.
   pieces["FRESH_ROWS"] = R"mlir(            %m0 = arith.addf %mInit, %zeroF : f32
             %m8 = arith.addf %mInit, %zeroF : f32

@@ -50,7 +50,9 @@
 // CHECK-NEXT: nvvm.barrier.arrive id = %[[HIS:.*]] number_of_threads = %[[N256]]
 // Keys past S = 2000 are masked in the last block; softmax uses exp2 (ex2.approx.ftz); P
 // is packed in pairs as wgmma's A fragments.
+// Pairs of candidates take every quad's maximum by shuffles.
 // CHECK: arith.select {{.*}} : f32
+// CHECK-NOT: nvvm.vote.sync
 // CHECK: gpu.shuffle xor
 // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK: arith.truncf {{.*}} : f32 to f16
@@ -161,6 +163,14 @@ func.func @loglinear(%q: tensor<2x2x1024x64xbf16>, %k: tensor<2x2x1024x64xbf16>,
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: nvgpu.mbarrier.arrive %[[EMPTY64]][
+// The quads' maxima (shuffles) only when some thread's own maximum could
+// move its row's running one; else the maxima stay and alpha is 1.
+// CHECK: %[[ANY:.*]] = nvvm.vote.sync any %{{.*}}, %{{.*}} -> i1
+// CHECK-NEXT: scf.if %[[ANY]] -> (f32, f32, f32, f32, i1, i1)
+// CHECK: gpu.shuffle xor
+// CHECK: gpu.shuffle xor
+// CHECK: } else {
+// CHECK-NEXT: arith.constant 1.000000e+00 : f32
 // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: nvgpu.mbarrier.arrive %[[EMPTYV64]][
