@@ -660,7 +660,12 @@ std::string pvText(int64_t dChunks, int64_t blockN, int64_t headDim,
 /// %pa<k>_<r>, the row sums %lNew0 / %lNew8.
 std::string softmaxExpText(int64_t n, StringRef type) {
   std::string text;
-  // p = exp2(s - m), partial row sums, P pairs to the staging tile.
+  // p = exp2(s - m), partial row sums, P pairs to the staging tile. exp2 is
+  // ex2.approx.ftz (here and for alpha): math.exp2 gives ex2.approx without
+  // ftz, which ptxas wraps in a compare and two multiplies for subnormal
+  // inputs and results (three instructions more per score, a quarter of the
+  // loop's); a p below 2^-126 adds nothing to a row sum of at least 1 (the
+  // score that set the running maximum), nor an alpha below it to O.
   std::string sum0 = "%zeroF", sum8 = "%zeroF";
   for (int64_t i = 0; i < n; ++i) {
     int row = (i / 2) % 2 ? 8 : 0;
@@ -709,17 +714,11 @@ std::string softmaxText(int64_t blockN, int64_t headDim, int64_t keyLen,
                         bool skipUnmovedMaxima) {
   std::string text;
   int64_t n = blockN / 2;
-  std::string expText = softmaxExpText(n, type);
   if (maskTail)
     text += R"mlir(
       %kPos0 = arith.muli %kb, %cBN : index
       %kPosQ = arith.addi %kPos0, %q2 : index
 )mlir";
-  // exp2 is ex2.approx.ftz: math.exp2 gives ex2.approx without ftz, which
-  // ptxas wraps in a compare and two multiplies for subnormal inputs and
-  // results (three instructions more per score, a quarter of the loop's);
-  // a p below 2^-126 adds nothing to a row sum of at least 1 (the score
-  // that set the running maximum), nor an alpha below it to O.
   // Scores stay unscaled (z); the running maxima are kept scaled (m), so
   // p = exp2(z * scale - m) is one fma. scale > 0: the maximum of z scaled
   // is the scaled maximum. maxnumf: scores are finite, no NaN handling.
@@ -786,7 +785,7 @@ std::string softmaxText(int64_t blockN, int64_t headDim, int64_t keyLen,
                   .str();
   }
   if (!skipUnmovedMaxima)
-    return text + expText;
+    return text + softmaxExpText(n, type);
   // A row's running maximum moves only when the block's exceeds it by more
   // than the lazy bound, which needs some thread's own maximum to: when no
   // thread of the warp has one (most blocks but a row's first few), the
@@ -816,9 +815,8 @@ std::string softmaxText(int64_t blockN, int64_t headDim, int64_t keyLen,
       %mNeg0 = arith.negf %mNew0 : f32
       %mNeg8 = arith.negf %mNew8 : f32
 )mlir";
-  return text + expText;
+  return text + softmaxExpText(n, type);
 }
-
 
 /// O *= alpha (softmaxText's), row by row, when a row of the warp took a
 /// new maximum: `oIn` -> `oOut`.
