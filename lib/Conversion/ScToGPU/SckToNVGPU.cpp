@@ -183,6 +183,14 @@ private:
   /// built as the kernel's epilogue function.
   FailureOr<SmallVector<Value>> epilogueTile(sck::EpilogueOp epilogue,
                                              IRMapping &mapping);
+  /// Where this thread sits in its warpgroup, for the epilogues: its
+  /// index, warp, lane and quad (lane / 4).
+  struct WarpgroupThread {
+    Value inWg, warp, lane, quad;
+  };
+  WarpgroupThread warpgroupThread();
+  /// The epilogues' thread 0 of the warpgroup and its named barrier (2 + wg).
+  std::pair<Value, Value> electedAndBarrier(Value inWg);
   /// The prefetched box's first two subtiles into this consumer's buffers
   /// (at the sck.prefetch: they load under the tile's wgmma).
   void issuePrefetch(sck::PrefetchOp prefetch, IRMapping &mapping);
@@ -971,6 +979,22 @@ GemmKernelWriter::epilogueTile(sck::EpilogueOp epilogue, IRMapping &mapping) {
   return at;
 }
 
+GemmKernelWriter::WarpgroupThread GemmKernelWriter::warpgroupThread() {
+  WarpgroupThread t;
+  t.inWg = rem(tid, index(128));
+  t.warp = div(t.inWg, index(32));
+  t.lane = rem(tid, index(32));
+  t.quad = div(t.lane, index(4));
+  return t;
+}
+
+std::pair<Value, Value> GemmKernelWriter::electedAndBarrier(Value inWg) {
+  Value elected = cmp(arith::CmpIPredicate::eq, inWg, index(0));
+  Value wgBar = arith::IndexCastOp::create(b, loc, b.getI32Type(),
+                                           add(wg, index(2)));
+  return {elected, wgBar};
+}
+
 LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
                                               Value accL, Value accR,
                                               IRMapping &mapping) {
@@ -989,15 +1013,10 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
   // % 4) (+ 1). Each 128-column half goes through the warpgroup's staging
   // tile (boxes of 64 rows x 128 bytes, 128B-swizzled as C's tensor map)
   // and out by TMA, which drops what lies past M or N.
-  Value inWg = rem(tid, index(128));
-  Value warp = div(inWg, index(32));
-  Value lane = rem(tid, index(32));
-  Value quad = div(lane, index(4));
+  auto [inWg, warp, lane, quad] = warpgroupThread();
   Value rowRel0 = add(mul(warp, index(16)), quad);
   Value colPair = mul(rem(lane, index(4)), index(2));
-  Value elected = cmp(arith::CmpIPredicate::eq, inWg, index(0));
-  Value wgBar = arith::IndexCastOp::create(b, loc, b.getI32Type(),
-                                           add(wg, index(2)));
+  auto [elected, wgBar] = electedAndBarrier(inWg);
   Value wgCount = i32(128);
   auto stageType = MemRefType::get({kTileRows * 128 / outBytes}, outType,
                                    MemRefLayoutAttrInterface(),
@@ -1137,14 +1156,9 @@ LogicalResult GemmKernelWriter::writeTransposedEpilogue(sck::EpilogueOp epilogue
   // 128B-swizzled rows of m) stored 8 rows at a time by TMA (which drops
   // what lies past M); a prefetched f32 box's chunk is read from four
   // [32 m][32 n] boxes of the chunk's C buffer.
-  Value inWg = rem(tid, index(128));
-  Value warp = div(inWg, index(32));
-  Value lane = rem(tid, index(32));
-  Value quad = div(lane, index(4));
+  auto [inWg, warp, lane, quad] = warpgroupThread();
   Value q = rem(lane, index(4));
-  Value elected = cmp(arith::CmpIPredicate::eq, inWg, index(0));
-  Value wgBar = arith::IndexCastOp::create(b, loc, b.getI32Type(),
-                                           add(wg, index(2)));
+  auto [elected, wgBar] = electedAndBarrier(inWg);
   Value wgCount = i32(128);
   auto space = boxA.getMemorySpace();
   Value stage = memref::ViewOp::create(
