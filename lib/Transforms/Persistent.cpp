@@ -38,8 +38,8 @@ struct ScPersistentPass : sc::impl::ScPersistentPassBase<ScPersistentPass> {
               << (loop.getSchedule() == "grid"
                       ? " (an attention kernel: one CTA per tile)"
                   : loop.getSchedule() == "chained"
-                      ? " (an attention kernel: a CTA per candidate walking "
-                        "its heads)"
+                      ? " (an attention kernel: resident CTAs, each walking "
+                        "its share of the candidates head by head)"
                       : " (an attention kernel whose op asked for it)");
         return;
       }

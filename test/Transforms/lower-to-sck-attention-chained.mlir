@@ -4,11 +4,12 @@
 // A target attention of one consumer a candidate (at most 1024 static
 // keys, 64 query rows) over two heads chains them
 // (AttentionOp::kernelChainsHeads): its tile loop's schedule is `chained`
-// (a CTA per candidate walking its heads), whose roles keep one CTA per
-// tile's register split (24 / 232 at two CTAs an SM).
+// (resident CTAs each walking its share of the candidates head by head),
+// whose roles keep one CTA per tile's register split (24 / 232 at two CTAs
+// an SM).
 // CHECK-LABEL: func.func private @chained_attention0_kernel(
 // CHECK: sck.tile_loop {{.*}} attributes {schedule = "chained"}
-// WS: lower-to-sck-attention-chained.mlir:14:8: remark: warp-specialized: producer ({{.*}}24 registers) + 1 consumer(s) (232 registers)
+// WS: lower-to-sck-attention-chained.mlir:{{[0-9]+}}:8: remark: warp-specialized: producer ({{.*}}24 registers) + 1 consumer(s) (232 registers)
 func.func @chained(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x1024x128xf16>,
                    %v: tensor<?x2x1024x128xf16>, %idx: tensor<?xi32>) -> tensor<?x2x64x128xf16> {
   %o = sc.attention %q, %k, %v index %idx : tensor<?x2x64x128xf16>, tensor<?x2x1024x128xf16>, tensor<?x2x1024x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>

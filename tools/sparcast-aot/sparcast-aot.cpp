@@ -50,8 +50,9 @@ static cl::opt<bool> persistentAttention(
 static cl::opt<bool> attentionChainHeads(
     "attention-chain-heads",
     cl::desc("Target attention of one consumer a candidate (at most 1024 "
-             "static keys) as one CTA per candidate walking its heads, the "
-             "software pipeline running on from head to head"),
+             "static keys) as resident CTAs each walking its share of the "
+             "candidates head by head, the software pipeline running on "
+             "from head to head"),
     cl::init(true));
 static cl::opt<bool> fuseSelfAttention(
     "fuse-self-attention",

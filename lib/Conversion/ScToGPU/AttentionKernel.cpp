@@ -20,10 +20,11 @@
 //   O / row sum -> the consumer's Q tile (dead by then) -> TMA store.
 //
 // A target attention of one consumer a candidate chains its heads (the
-// kernel-level IR's `chained` tile loop): a CTA per candidate walks them,
-// the consumer's pipeline running on from head to head (a head's first
-// Q K^T with the head before's last P V), O staged in a tile of its own
-// (the Q tile then holds the next head's Q). --persistent-attention gives
+// kernel-level IR's `chained` tile loop): resident CTAs each walk a
+// contiguous share of the candidates, head by head, the consumer's
+// pipeline running on from one to the next (a head's first Q K^T with the
+// head before's last P V), O staged in a tile of its own (the Q tile then
+// holds the next head's Q). --persistent-attention gives
 // the persistent kernel: resident CTAs walking every tile.
 //
 // Keys and values are read at batch index[b] when the op is indexed (IKBO
@@ -404,12 +405,12 @@ constexpr const char *kChainedHead = R"mlir(
 // Chained heads: the consumer's heads, from the state one head leaves to
 // the next ($STATE_TYPES: O before the last P V, the row sums, the last P).
 constexpr const char *kChainedConsumerBody = R"mlir(
-      %cHeads = arith.constant $HEADS : index
-$CHAIN_OSTAGE      // The CTA's tile (batch element, query tile, head 0): what it reads
-      // (the index) is the same for every head, so it is read once, not at
-      // each head's start.
-      %tile = arith.addi %cta, %c0 : index
-$CHAIN_DECODE$CHAIN_VALUES      scf.if %tileRun {
+      %cHeads = arith.addi %cItems, %c0 : index
+$CHAIN_OSTAGE      // The CTA's first tile (candidate tile, head 0): the key blocks are
+      // the same for every item, so they are read once.
+      %tile = arith.addi %chainT0, %c0 : index
+$CHAIN_DECODE$CHAIN_VALUES      %chainRun = arith.andi %tileRun, %chainAny : i1
+      scf.if %chainRun {
       %st0:$STATE_N = scf.execute_region -> ($STATE_TYPES) {
         %hIdx = arith.constant 0 : index
 $CHAIN_HEAD$CHAIN_Q$LOAD_QREGS$Q_FREE$TILE_SETUP        %hr0:$STATE_N = scf.if %active -> ($STATE_TYPES) {
@@ -1149,13 +1150,16 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // 9: 0.85-0.975x; a walk by counter 0.91-0.93x; target attention,
   // session 10: 0.91-0.94x).
   // Chained heads (AttentionOp::kernelChainsHeads: target attention of one
-  // consumer a candidate): the persistent kernel's walk with one CTA per
-  // (candidate, query tile), walking its heads; the consumer's software
-  // pipeline runs on from head to head (a head's first Q K^T goes with the
-  // head before's last P V, whose O then goes out by TMA through a staging
-  // tile of its own), so a tile's fill and drain, its Q latency and a CTA's
-  // start come once per CTA, not per head (H200, session 14: 1.02-1.03x at
-  // S = 512 and 1024).
+  // consumer a candidate): resident CTAs (two an SM), each walking a
+  // contiguous share of the (candidate, query tile) pairs head by head; the
+  // consumer's software pipeline runs on from head to head and candidate to
+  // candidate (an item's first Q K^T goes with the item before's last P V,
+  // whose O then goes out by TMA through a staging tile of its own), so a
+  // tile's fill and drain, its Q latency and a CTA's start come once per
+  // CTA. H200: one CTA per candidate walking its heads 1.02-1.03x at S =
+  // 512 and 1024 (session 14); the resident CTAs' walk 1.018 / 1.021x more
+  // (session 15; a CTA per 4 candidates 1.03x at B = 2048, but too few CTAs
+  // for small batches).
   bool chained = op.kernelChainsHeads();
   bool persistent = op.kernelIsPersistent() || chained;
   // Key blocks: the mask's blocks, else 128 keys with two consumers (wider
@@ -1527,6 +1531,31 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
              : llvm::formatv("    %nTiles = arith.constant {0} : index\n",
                              tilesX * tilesY * heads)
                    .str());
+    if (chained)
+      // Chained: CTA c of C takes candidate tiles (x, y; t = x + X y)
+      // c T / C .. (c + 1) T / C - 1 of the T, each head by head (%cItems
+      // items): neighbours of one request mostly in one CTA, every CTA's
+      // share within one tile of the others'.
+      pieces["CTA_TILE"] += llvm::formatv(R"mlir(
+    %cH = arith.constant {0} : index
+    %chainX = {1}
+    %chainY = arith.constant {2} : index
+    %chainTiles = arith.muli %chainX, %chainY : index
+    %chainT0n = arith.muli %cta, %chainTiles : index
+    %chainT0 = arith.divui %chainT0n, %ctas : index
+    %chainNext = arith.addi %cta, %c1 : index
+    %chainT1n = arith.muli %chainNext, %chainTiles : index
+    %chainT1 = arith.divui %chainT1n, %ctas : index
+    %chainMine = arith.subi %chainT1, %chainT0 : index
+    %cItems = arith.muli %chainMine, %cH : index
+    %chainAny = arith.cmpi ugt, %chainMine, %c0 : index
+)mlir",
+                                          heads,
+                                          dynamicBatch
+                                              ? std::string("arith.addi %tilesXArg, %c0 : index")
+                                              : llvm::formatv("arith.constant {0} : index", tilesX).str(),
+                                          tilesY)
+                                .str();
     pieces["BLOCKS"] = "    %qfree = nvgpu.mbarrier.create -> !qbar\n";
     pieces["CONSUMER_TILE_VALUES"] = "";
     // CTA c takes tiles c, c + CTAs, ... of the walk (heaviest query blocks
@@ -1541,6 +1570,17 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
                       "iter_args(%ring = %c0, %done = %c0) -> (index, index) {{\n",
                       pairs ? "%walk" : "%tile")
             .str();
+    if (chained)
+      // Chained: the CTA's items, candidate tile by candidate tile (x, y;
+      // chainedCandidateTiles of them from the CTA's first), head by head.
+      open = R"mlir(
+        %tiles:2 = scf.for %item = %c0 to %cItems step %c1 iter_args(%ring = %c0, %done = %c0) -> (index, index) {
+          %itemT0 = arith.divui %item, %cH : index
+          %itemT = arith.addi %chainT0, %itemT0 : index
+          %itemH = arith.remui %item, %cH : index
+          %itemHT = arith.muli %itemH, %chainTiles : index
+          %tile = arith.addi %itemT, %itemHT : index
+)mlir";
     if (pairs && !chained)
       // Leads sit mostly at one parity of x (pairs of neighbours), and with
       // an even number of CTAs, CTA c would always see tiles of c's parity:
@@ -1557,9 +1597,7 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
               "        %inRange = arith.cmpi ult, %neighbour, %nTiles : index\n"
               "        %swap = arith.andi %swapBit, %inRange : i1\n"
               "        %tile = arith.select %swap, %neighbour, %walk : index\n";
-    else if (pairs)
-      // Chained heads: a CTA's tiles are its heads, none of a neighbour's.
-      open += "        %tile = arith.addi %walk, %c0 : index\n";
+
     open += tile;
     // A candidate run by its partner's tile: both roles skip the tile (no
     // Q, no key blocks: the ring and the barriers' phases stay).
@@ -1732,7 +1770,8 @@ $LOADKV        }
   pieces["FINISH"] = finishText(headDim, typeToString(elementType), eltBytes,
                                 /*toGlobal=*/persistent);
   // O's TMA stores from the staging tile at `stageAt` to head `head`.
-  auto storeOText = [&](StringRef stageAt, StringRef head) {
+  auto storeOText = [&](StringRef stageAt, StringRef head,
+                        StringRef row = "%q0", StringRef batch = "%bW") {
     std::string text;
     for (int64_t c = 0; c < dChunks; ++c)
       text += llvm::formatv(R"mlir(
@@ -1740,9 +1779,9 @@ $LOADKV        }
       %sa{0} = arith.addi {3}, %so{0} : index
       %sv{0} = memref.view %smem[%sa{0}][] : !smem to !box64
       %sd{0} = arith.constant {2} : index
-      nvgpu.tma.async.store %sv{0} to %tmaO[%sd{0}, %q0, {4}, %bW] : !box64 -> !tmaO
+      nvgpu.tma.async.store %sv{0} to %tmaO[%sd{0}, {5}, {4}, {6}] : !box64 -> !tmaO
 )mlir",
-                            c, c * 8192, c * 64, stageAt, head)
+                            c, c * 8192, c * 64, stageAt, head, row, batch)
                   .str();
     return text;
   };
@@ -1820,8 +1859,22 @@ $STOREO
     // before's (%hPrev) under the next one's first block, the last head's
     // (%hIdx) at the end, waiting for TMA to have read it before the CTA
     // may leave.
-    auto stagedFinish = [&](StringRef head, bool last) {
-      return "          scf.if %elected {\n"
+    auto stagedFinish = [&](StringRef item, bool last) {
+      // Item `item`'s (candidate tile, head): where its O goes.
+      std::string p = last ? "last" : "prev";
+      std::string head = "%" + p + "H", row = "%" + p + "Q0",
+                  batch = "%" + p + "B";
+      return llvm::formatv(R"mlir(
+          %{0}T0 = arith.divui {1}, %cH : index
+          %{0}T = arith.addi %chainT0, %{0}T0 : index
+          %{0}H = arith.remui {1}, %cH : index
+          %{0}B = arith.remui %{0}T, %chainX : index
+          %{0}Y = arith.divui %{0}T, %chainX : index
+          %{0}Q0 = arith.muli %{0}Y, %c64 : index
+)mlir",
+                           p, item)
+                 .str() +
+             "          scf.if %elected {\n"
              "            nvvm.cp.async.bulk.wait_group 0 {read}\n"
              "          }\n" +
              finishText(headDim, typeToString(elementType), eltBytes,
@@ -1830,7 +1883,7 @@ $STOREO
              "space = #nvvm.shared_space<cta>}\n"
              "          nvvm.barrier id = %wgBar number_of_threads = %c128i32\n"
              "          scf.if %elected {\n" +
-             storeOText("%oStageAt", head) +
+             storeOText("%oStageAt", head, row, batch) +
              "            nvvm.cp.async.bulk.commit.group\n" +
              (last ? "            nvvm.cp.async.bulk.wait_group 0 {read}\n" : "") +
              "          }\n";
@@ -1902,13 +1955,9 @@ $STOREO
   if (self)
     launch.grid[1] = LaunchDim::of(1 + llvm::divideCeil(selfLen, 128));
   launch.grid[2] = LaunchDim::of(heads);
-  if (chained) {
-    // A CTA per (batch element, query tile): it walks the heads.
-    int64_t tilesY = llvm::divideCeil(queryLen, rowsPerCta);
-    launch.grid[0] = batch.times(tilesY);
-    launch.grid[1] = LaunchDim::of(1);
-    launch.grid[2] = LaunchDim::of(1);
-  } else if (persistent) {
+  if (persistent) {
+    // Resident CTAs (chained: each walking its share of the candidate
+    // tiles, head by head).
     launch.grid[0] = LaunchDim::sym("SMS", ctasPerSM);
     launch.grid[1] = LaunchDim::of(1);
     launch.grid[2] = LaunchDim::of(1);
@@ -2046,10 +2095,12 @@ $STOREO
           .str();
   if (chained)
     launch.summary +=
-        llvm::formatv("; chained heads: a CTA per candidate walking its {0} "
-                      "heads, the consumer's pipeline running on from head to "
-                      "head, O by TMA through a staging tile of its own",
-                      heads)
+        llvm::formatv("; chained heads: {0} CTAs an SM, each walking a "
+                      "contiguous share of the candidates, each candidate's "
+                      "{1} heads in turn, the consumer's pipeline running on "
+                      "from one to the next, O by TMA through a staging tile "
+                      "of its own",
+                      ctasPerSM, heads)
             .str();
   else if (persistent)
     launch.summary +=

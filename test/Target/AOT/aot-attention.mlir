@@ -107,13 +107,14 @@
 // Over at most 1024 keys (the example: 1024) each candidate has a CTA of
 // its own, one consumer warpgroup on 64-key blocks, two CTAs an SM: no
 // pairing kernel (AttentionOp::kernelPairsCandidates). It chains the heads
-// (AttentionOp::kernelChainsHeads): one CTA per candidate (grid B x 1 x 1)
-// walks both, its O staged in 16 KB of its own past the ring and stored by
+// (AttentionOp::kernelChainsHeads): resident CTAs (grid 2 x SMs) each walk
+// a contiguous share of the candidates, head by head, O staged in 16 KB of
+// its own past the ring and stored by
 // TMA (O's tensor map after V's; the result also as a memref, the
 // persistent walk's), the batch a kernel parameter.
 // SHORT-NOT: pairs
-// SHORT: tile loop: chained (an attention kernel: a CTA per candidate walking its heads)
-// SHORT: kernel target_attention_attention0: attention 64 x 1024 keys, 2 heads, head dim 128, f16, keys/values read through the index, one consumer warpgroup on a 64-row query tile, TMA producer warpgroup, 64-key blocks, 2 ring slots, {{.*}}, TMA stores, 99584 B shared memory; chained heads: a CTA per candidate walking its 2 heads
+// SHORT: tile loop: chained (an attention kernel: resident CTAs, each walking its share of the candidates head by head)
+// SHORT: kernel target_attention_attention0: attention 64 x 1024 keys, 2 heads, head dim 128, f16, keys/values read through the index, one consumer warpgroup on a 64-row query tile, TMA producer warpgroup, 64-key blocks, 2 ring slots, {{.*}}, TMA stores, 99584 B shared memory; chained heads: 2 CTAs an SM, each walking a contiguous share of the candidates, each candidate's 2 heads in turn
 // SHORT: 0 bytes spill stores, 0 bytes spill loads
 // SHORTPTX: .maxntid 256, 1, 1
 // SHORTPTX: .minnctapersm 2
@@ -123,7 +124,7 @@
 // SHORTPTX-DAG: cp.async.bulk.tensor.4d.global.shared::cta
 // SHORTPTX-DAG: cp.async.bulk.wait_group.read 0
 // SHORTMANIFEST: "grid": [
-// SHORTMANIFEST-NEXT: "B",
+// SHORTMANIFEST-NEXT: "SMS*2",
 // SHORTMANIFEST-NEXT: 1,
 // SHORTMANIFEST-NEXT: 1
 // SHORTMANIFEST: "kind": "tma",

@@ -212,9 +212,10 @@ def Sc_AttentionOp : Sc_Op<"attention", [Pure]> {
     /// (batches may vary), not for a target that fuses a self-attention.
     bool kernelIsPersistent();
     static StringRef getKernelPersistentAttrName() { return "attention_persistent"; }
-    /// Whether the kernel chains heads: one CTA per (candidate, query tile)
-    /// walking its heads, the consumer's software pipeline running on from
-    /// head to head. By default for an indexed target attention of one
+    /// Whether the kernel chains heads: resident CTAs (two an SM), each
+    /// walking a contiguous share of the (candidate, query tile) pairs head
+    /// by head, the consumer's software pipeline running on from head to
+    /// head and from candidate to candidate. By default for an indexed target attention of one
     /// consumer a candidate (at most 1024 static keys, at most 64 static
     /// query rows) over two or more static heads, not persistent, not
     /// fusing a self-attention; the BoolAttr getKernelChainHeadsAttrName()

@@ -67,9 +67,10 @@ def Sck_TileLoopOp : Sck_Op<"tile_loop", [SingleBlock, NoTerminator]> {
     share A rows and B columns run side by side, for L2 reuse).
     `schedule`: `grid` (CTA i runs the i-th tile), `persistent` (as many
     CTAs as SMs, CTA c running tiles c, c + CTAs, ...; no pipeline drain
-    between a CTA's tiles) or, for attention, `chained` (a CTA per (b, m)
-    running its N tiles, the heads, one after another: the consumer's
-    pipeline runs on from head to head). `cluster` = 2: CTAs in pairs take pairs of M
+    between a CTA's tiles) or, for attention, `chained` (resident CTAs, each
+    taking a contiguous share of the (b, m) tiles and running each one's N
+    tiles, the heads, one after another: the consumer's pipeline runs on
+    from head to head and from tile to tile). `cluster` = 2: CTAs in pairs take pairs of M
     tiles and share each B box by TMA multicast (each loads half).
   }];
   let arguments = (ins Index:$batches, Index:$mTiles, Index:$nTiles,
