@@ -395,18 +395,18 @@ $FINISH_PREV
 )mlir";
 }
 
-// Chained heads: head %hIdx's ring position (every head has the same key
-// blocks) and Q's phase.
+// Chained heads: item %hIdx's (a candidate's head) ring position (every
+// item has the same key blocks) and Q's phase.
 constexpr const char *kChainedHead = R"mlir(
         %ring = arith.muli %hIdx, %nkb : index
         %done = arith.addi %hIdx, %c0 : index
 )mlir";
 
-// Chained heads: the consumer's heads, from the state one head leaves to
-// the next ($STATE_TYPES: O before the last P V, the row sums, the last P).
+// Chained heads: the consumer's items (each candidate of its share head by
+// head), from the state one item leaves to the next ($STATE_TYPES: O
+// before the last P V, the row sums, the last P).
 constexpr const char *kChainedConsumerBody = R"mlir(
-      %cHeads = arith.addi %cItems, %c0 : index
-$CHAIN_OSTAGE      // The CTA's first tile (candidate tile, head 0): the key blocks are
+      $CHAIN_OSTAGE      // The CTA's first tile (candidate tile, head 0): the key blocks are
       // the same for every item, so they are read once.
       %tile = arith.addi %chainT0, %c0 : index
 $CHAIN_DECODE$CHAIN_VALUES      %chainRun = arith.andi %tileRun, %chainAny : i1
@@ -423,7 +423,7 @@ $UNDEF_STATE
         }
         scf.yield $R0_NAMES : $STATE_TYPES
       }
-      %stN:$STATE_N = scf.for %hIdx = %c1 to %cHeads step %c1 iter_args($CARRY) -> ($STATE_TYPES) {
+      %stN:$STATE_N = scf.for %hIdx = %c1 to %cItems step %c1 iter_args($CARRY) -> ($STATE_TYPES) {
 $CHAIN_HEAD$CHAIN_Q$LOAD_QREGS$Q_FREE$TILE_SETUP        %hPrev = arith.subi %hIdx, %c1 : index
         %hr1:$STATE_N = scf.if %active -> ($STATE_TYPES) {
 $NEXT_HEAD
@@ -435,7 +435,7 @@ $IDLE_DRAIN
         scf.yield $R1_NAMES : $STATE_TYPES
       }
       scf.execute_region {
-        %hIdx = arith.subi %cHeads, %c1 : index
+        %hIdx = arith.subi %cItems, %c1 : index
 $CHAIN_HEAD$TILE_SETUP        scf.if %active {
 $LAST_STATE
 $LAST_HEAD
@@ -1571,8 +1571,8 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
                       pairs ? "%walk" : "%tile")
             .str();
     if (chained)
-      // Chained: the CTA's items, candidate tile by candidate tile (x, y;
-      // chainedCandidateTiles of them from the CTA's first), head by head.
+      // Chained: the CTA's items, its share of the candidate tiles (x, y)
+      // from %chainT0 on, each head by head.
       open = R"mlir(
         %tiles:2 = scf.for %item = %c0 to %cItems step %c1 iter_args(%ring = %c0, %done = %c0) -> (index, index) {
           %itemT0 = arith.divui %item, %cH : index
@@ -1597,7 +1597,6 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
               "        %inRange = arith.cmpi ult, %neighbour, %nTiles : index\n"
               "        %swap = arith.andi %swapBit, %inRange : i1\n"
               "        %tile = arith.select %swap, %neighbour, %walk : index\n";
-
     open += tile;
     // A candidate run by its partner's tile: both roles skip the tile (no
     // Q, no key blocks: the ring and the barriers' phases stay).
@@ -1855,10 +1854,10 @@ $STOREO
     pieces["PV_CHAIN"] = pvText(dChunks, blockN, headDim, pType, "pc", "%oC", "%oEnd");
     pieces["KEEP_PC"] = keepPText(blockN, "pc");
     // O / row sums into the consumer's O staging tile (once TMA has read
-    // the head before's out of it), then out by TMA to head `head`: the head
-    // before's (%hPrev) under the next one's first block, the last head's
-    // (%hIdx) at the end, waiting for TMA to have read it before the CTA
-    // may leave.
+    // the item before's out of it), then out by TMA to the item's place:
+    // the item before's (%hPrev) under the next one's first block, the last
+    // item's (%hIdx) at the end, waiting for TMA to have read it before the
+    // CTA may leave.
     auto stagedFinish = [&](StringRef item, bool last) {
       // Item `item`'s (candidate tile, head): where its O goes.
       std::string p = last ? "last" : "prev";
@@ -1900,8 +1899,7 @@ $STOREO
                                  .str();
     consumerBody = replaceAll(
         kChainedConsumerBody,
-        {{"HEADS", std::to_string(heads)},
-         {"CHAIN_DECODE", chainDecode},
+        {{"CHAIN_DECODE", chainDecode},
          {"CHAIN_HEAD", kChainedHead},
          {"CHAIN_VALUES", consumerTileValues},
          {"CHAIN_Q", "      %qpar0 = arith.remui %done, %c2 : index\n"
