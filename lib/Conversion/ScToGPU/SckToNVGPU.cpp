@@ -176,8 +176,9 @@ private:
                                 DenseMap<Value, std::pair<Value, Value>> &accs);
   /// Frees ring position j's slot.
   void releaseSlot(Value j);
-  LogicalResult writeEpilogue(sck::EpilogueOp epilogue, Value accL, Value accR,
-                              IRMapping &mapping);
+  /// The epilogue of tile `tile` ([n0, m0, b], from epilogueTile).
+  LogicalResult writeEpilogue(sck::EpilogueOp epilogue, ArrayRef<Value> tile,
+                              Value accL, Value accR);
   /// The epilogue's tile [n0, m0, b] (innermost first), once it is the form
   /// this kernel writes: transposed as the tile is, its region (if any)
   /// built as the kernel's epilogue function.
@@ -213,8 +214,9 @@ private:
   void loadChunk(int64_t u, Value elected);
   /// The transposed tile's epilogue: out[b][m][n] from accumulators whose
   /// registers run along m, chunk by chunk through 8-row staging boxes.
-  LogicalResult writeTransposedEpilogue(sck::EpilogueOp epilogue, Value accL,
-                                        Value accR, IRMapping &mapping);
+  LogicalResult writeTransposedEpilogue(sck::EpilogueOp epilogue,
+                                        ArrayRef<Value> tile, Value accL,
+                                        Value accR);
   /// Where subtile `u` goes: buffer u % 2, past the consumer's staging tile.
   Value subtileBuffer(int64_t u) {
     return add(stageBase, index(stagingBytes(op) + (u % 2) * kSubtileBytes));
@@ -755,11 +757,13 @@ LogicalResult GemmKernelWriter::writeConsumer() {
           if (it == accs.end())
             return epilogue.emitError("sck-to-nvgpu: the epilogue of a k loop's "
                                       "accumulator");
+          FailureOr<SmallVector<Value>> tile = epilogueTile(epilogue, map);
+          if (failed(tile))
+            return failure();
+          auto [accL, accR] = it->second;
           return ir.transposed
-                     ? writeTransposedEpilogue(epilogue, it->second.first,
-                                               it->second.second, map)
-                     : writeEpilogue(epilogue, it->second.first,
-                                     it->second.second, map);
+                     ? writeTransposedEpilogue(epilogue, *tile, accL, accR)
+                     : writeEpilogue(epilogue, *tile, accL, accR);
         }
         auto kLoop = dyn_cast<scf::ForOp>(inner);
         if (!kLoop) {
@@ -996,12 +1000,9 @@ std::pair<Value, Value> GemmKernelWriter::electedAndBarrier(Value inWg) {
 }
 
 LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
-                                              Value accL, Value accR,
-                                              IRMapping &mapping) {
-  FailureOr<SmallVector<Value>> tile = epilogueTile(epilogue, mapping);
-  if (failed(tile))
-    return failure();
-  Value n0 = (*tile)[0], m0 = (*tile)[1], bIdx = (*tile)[2];
+                                              ArrayRef<Value> tile, Value accL,
+                                              Value accR) {
+  Value n0 = tile[0], m0 = tile[1], bIdx = tile[2];
   // Cooperative: this consumer's 64 rows of the tile.
   if (ir.cooperative)
     m0 = add(m0, mul(wg, index(kTileRows)));
@@ -1140,13 +1141,9 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
   return success();
 }
 
-LogicalResult GemmKernelWriter::writeTransposedEpilogue(sck::EpilogueOp epilogue,
-                                                        Value accL, Value accR,
-                                                        IRMapping &mapping) {
-  FailureOr<SmallVector<Value>> tile = epilogueTile(epilogue, mapping);
-  if (failed(tile))
-    return failure();
-  Value n0 = (*tile)[0], m0 = (*tile)[1], bIdx = (*tile)[2];
+LogicalResult GemmKernelWriter::writeTransposedEpilogue(
+    sck::EpilogueOp epilogue, ArrayRef<Value> tile, Value accL, Value accR) {
+  Value n0 = tile[0], m0 = tile[1], bIdx = tile[2];
   Type outType = op.getType().getElementType();
   // Register i of accumulator h (E's box h: columns n0 + 64 h ..) holds
   // n = 16 warp + lane / 4 + 8 ((i / 2) % 2) of the box and m = 8 (i / 4)
