@@ -1503,6 +1503,9 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
     int64_t tilesX = qType.getDimSize(0);
     bool dynamicBatch = ShapedType::isDynamic(tilesX);
     int64_t tilesY = llvm::divideCeil(queryLen, op.getKernelTileRows());
+    std::string tilesXValue =
+        dynamicBatch ? std::string("arith.addi %tilesXArg, %c0 : index")
+                     : llvm::formatv("arith.constant {0} : index", tilesX).str();
     std::string tile = llvm::formatv(R"mlir(
         %tilesX = {0}
         %tilesY = arith.constant {1} : index
@@ -1511,10 +1514,7 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
         %y = arith.remui %tileYH, %tilesY : index
         %h = arith.divui %tileYH, %tilesY : index
 )mlir",
-                                     dynamicBatch
-                                         ? std::string("arith.addi %tilesXArg, %c0 : index")
-                                         : llvm::formatv("arith.constant {0} : index", tilesX).str(),
-                                     tilesY)
+                                     tilesXValue, tilesY)
                            .str();
     // A tile's %tileRun is false for a candidate some other's pair runs.
     tile += assign + blocks;
@@ -1550,11 +1550,7 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
     %cItems = arith.muli %chainMine, %cH : index
     %chainAny = arith.cmpi ugt, %chainMine, %c0 : index
 )mlir",
-                                          heads,
-                                          dynamicBatch
-                                              ? std::string("arith.addi %tilesXArg, %c0 : index")
-                                              : llvm::formatv("arith.constant {0} : index", tilesX).str(),
-                                          tilesY)
+                                          heads, tilesXValue, tilesY)
                                 .str();
     pieces["BLOCKS"] = "    %qfree = nvgpu.mbarrier.create -> !qbar\n";
     pieces["CONSUMER_TILE_VALUES"] = "";
