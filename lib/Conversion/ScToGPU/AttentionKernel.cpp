@@ -395,6 +395,18 @@ $FINISH_PREV
 )mlir";
 }
 
+/// A chained CTA's item `item` (its share's candidate tiles from %chainT0
+/// on, each head by head): its candidate tile %<p>T and head %<p>H.
+static std::string chainItemText(StringRef p, StringRef item) {
+  return llvm::formatv(R"mlir(
+          %{0}T0 = arith.divui {1}, %cH : index
+          %{0}T = arith.addi %chainT0, %{0}T0 : index
+          %{0}H = arith.remui {1}, %cH : index
+)mlir",
+                       p, item)
+      .str();
+}
+
 // Chained heads: item %hIdx's (a candidate's head) ring position (every
 // item has the same key blocks) and Q's phase.
 constexpr const char *kChainedHead = R"mlir(
@@ -1570,10 +1582,8 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
       // Chained: the CTA's items, its share of the candidate tiles (x, y)
       // from %chainT0 on, each head by head.
       open = R"mlir(
-        %tiles:2 = scf.for %item = %c0 to %cItems step %c1 iter_args(%ring = %c0, %done = %c0) -> (index, index) {
-          %itemT0 = arith.divui %item, %cH : index
-          %itemT = arith.addi %chainT0, %itemT0 : index
-          %itemH = arith.remui %item, %cH : index
+        %tiles:2 = scf.for %item = %c0 to %cItems step %c1 iter_args(%ring = %c0, %done = %c0) -> (index, index) {)mlir" +
+             chainItemText("item", "%item") + R"mlir(
           %itemHT = arith.muli %itemH, %chainTiles : index
           %tile = arith.addi %itemT, %itemHT : index
 )mlir";
@@ -1859,16 +1869,13 @@ $STOREO
       std::string p = last ? "last" : "prev";
       std::string head = "%" + p + "H", row = "%" + p + "Q0",
                   batch = "%" + p + "B";
-      return llvm::formatv(R"mlir(
-          %{0}T0 = arith.divui {1}, %cH : index
-          %{0}T = arith.addi %chainT0, %{0}T0 : index
-          %{0}H = arith.remui {1}, %cH : index
+      return chainItemText(p, item) + llvm::formatv(R"mlir(
           %{0}B = arith.remui %{0}T, %chainX : index
           %{0}Y = arith.divui %{0}T, %chainX : index
           %{0}Q0 = arith.muli %{0}Y, %c64 : index
 )mlir",
-                           p, item)
-                 .str() +
+                                                    p)
+                                          .str() +
              "          scf.if %elected {\n"
              "            nvvm.cp.async.bulk.wait_group 0 {read}\n"
              "          }\n" +
