@@ -1,5 +1,5 @@
 """A/B of two builds on a few headline cases (target attention S=512, 1024,
-2048 and 8192, log-linear N=16384, and the LCE when both builds have it), nothing
+2048 and 8192, log-linear N=16384 with blocks of 128 and 64, and the LCE when both builds have it), nothing
 else in between (no peers: their load changes clocks), many interleaved
 rounds: for effects of a few percent. Correctness is the checks' job.
 
@@ -37,6 +37,10 @@ def main():
     o2 = torch.empty_like(q)
     fns = [load(x, "loglinear_attention").loglinear_attention for x in (args.artifacts, args.baseline)]
     cases.append(("log-linear N=16384", [lambda f=f, q=q, k=k, v=v: f(q, k, v, out=[o2]) for f in fns]))
+    # Blocks of 64: the one-consumer kernel (the example's 128 run two).
+    fns = [load(x, "attention_suite").ll_speed_n16384_b64 for x in (args.artifacts, args.baseline)]
+    cases.append(("log-linear N=16384 blocks of 64",
+                  [lambda f=f, q=q, k=k, v=v: f(q, k, v, out=[o2]) for f in fns]))
     # The IKBO LCE at the reference shapes, when both builds have it.
     if all(os.path.isdir(os.path.join(x, "lce")) for x in (args.artifacts, args.baseline)):
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

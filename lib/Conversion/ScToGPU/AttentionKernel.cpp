@@ -160,8 +160,7 @@ $PRODUCER_REGS
       scf.if %lead {
         nvgpu.tma.prefetch.descriptor %tmaK : !tmaK
         nvgpu.tma.prefetch.descriptor %tmaV : !tmaV
-$OMAP_PREFETCH$PRODUCER_TILE_OPEN        nvgpu.mbarrier.arrive.expect_tx %qbar[%c0], %qBytesAll : !qbar
-$LOADQ
+$OMAP_PREFETCH$PRODUCER_TILE_OPEN$PRODUCER_Q
 $PRODUCER_KV
     } else {
 $CONSUMER_REGS
@@ -279,7 +278,7 @@ $QK
             scf.if %laneZero {
               %tok0 = nvgpu.mbarrier.arrive %empty[%slot] : !bars -> !nvgpu.mbarrier.token
             }
-$FRESH_ROWS$SOFTMAX
+$FRESH_ROWS$SOFTMAX_FRESH
             scf.yield %mNew0, %mNew8, %lNew0, %lNew8$PRO_P : $PRO_TYPES
           }
 )mlir";
@@ -317,7 +316,7 @@ $BLOCK_PV
             scf.if %laneZero {
               %tokK = nvgpu.mbarrier.arrive %empty[%slot] : !bars -> !nvgpu.mbarrier.token
             }
-$BLOCK_ROWS$SOFTMAX
+$BLOCK_ROWS$BLOCK_SOFTMAX
             nvvm.wgmma.wait.group.sync.aligned 0
             // P (t - 1) stays in its registers until P V (t - 1) is done
             // (so P (t) gets registers of its own).
@@ -335,7 +334,8 @@ std::string pipelinedLoopText() {
               -> (!accO, $PRO_TYPES) {)mlir" +
          replaceAll(kPipelinedBlock, {{"BLOCK_PV", "$PV_LOOP"},
                                       {"BLOCK_KEEP", "$KEEP_P"},
-                                      {"BLOCK_ROWS", ""}}) +
+                                      {"BLOCK_ROWS", ""},
+                                      {"BLOCK_SOFTMAX", "$SOFTMAX"}}) +
          R"mlir($RESCALE_LOOP
             scf.yield %oScaled, %mNew0, %mNew8, %lNew0, %lNew8$PRO_P : !accO, $PRO_TYPES
           }
@@ -385,7 +385,8 @@ std::string chainedPrologueText() {
             %t = arith.constant 0 : index)mlir" +
          replaceAll(kPipelinedBlock, {{"BLOCK_PV", "$PV_CHAIN"},
                                       {"BLOCK_KEEP", "$KEEP_PC"},
-                                      {"BLOCK_ROWS", "$FRESH_ROWS"}}) +
+                                      {"BLOCK_ROWS", "$FRESH_ROWS"},
+                                      {"BLOCK_SOFTMAX", "$SOFTMAX_FRESH"}}) +
          R"mlir(            // The head before's O, normalized and stored.
             %lEnd0 = arith.select %true, %lC0, %lC0 : f32
             %lEnd8 = arith.select %true, %lC8, %lC8 : f32
@@ -717,14 +718,9 @@ std::string softmaxExpText(int64_t n, StringRef type) {
   return text;
 }
 
-/// Online softmax of the S registers (%sFinal, BN / 2 per thread): defines
-/// %mNew0/8, %lNew0/8, the rescale factors %alpha0/8 (%big0/8: the row
-/// took a new maximum) and P packed as wgmma A fragments %pa<k>_<r>.
-/// `skipUnmovedMaxima`: the quads' maxima only when some thread's own
-/// maximum could move a running one (below).
-std::string softmaxText(int64_t blockN, int64_t headDim, int64_t keyLen,
-                        bool maskTail, StringRef type, int64_t eltBytes,
-                        bool skipUnmovedMaxima) {
+/// The block's scores %z<i> (BN / 2 a thread) from the S registers
+/// %sFinal; with `maskTail`, keys past the length are -inf.
+std::string blockScoresText(int64_t blockN, bool maskTail) {
   std::string text;
   int64_t n = blockN / 2;
   if (maskTail)
@@ -753,6 +749,18 @@ std::string softmaxText(int64_t blockN, int64_t headDim, int64_t keyLen,
                             i, col)
                   .str();
   }
+  return text;
+}
+
+/// Online softmax of the block's scores (blockScoresText's %z<i>): defines
+/// %mNew0/8, %lNew0/8, the rescale factors %alpha0/8 (%big0/8: the row
+/// took a new maximum) and P packed as wgmma A fragments %pa<k>_<r>.
+/// `skipUnmovedMaxima`: the quads' maxima only when some thread's own
+/// maximum could move a running one (below).
+std::string softmaxFromScoresText(int64_t blockN, StringRef type,
+                                  bool skipUnmovedMaxima) {
+  std::string text;
+  int64_t n = blockN / 2;
   // A row's maximum over its quad (two shuffles) from this thread's
   // `local`, scaled; whether it moves the running maximum (by more than the
   // lazy bound), the new one and the factor alpha for O and the sum. `q`
@@ -829,6 +837,88 @@ std::string softmaxText(int64_t blockN, int64_t headDim, int64_t keyLen,
       %mNeg8 = arith.negf %mNew8 : f32
 )mlir";
   return text + softmaxExpText(n, type);
+}
+
+/// Online softmax of the S registers (%sFinal): blockScoresText, then
+/// softmaxFromScoresText.
+std::string softmaxText(int64_t blockN, bool maskTail, StringRef type,
+                        bool skipUnmovedMaxima) {
+  return blockScoresText(blockN, maskTail) +
+         softmaxFromScoresText(blockN, type, skipUnmovedMaxima);
+}
+
+/// softmaxText's results, guessing first that no running maximum moves:
+/// p = exp2(s - m) with the maxima as they are, and when every thread's
+/// partial row sums stay within 2^8 (so every p does: the lazy bound, as
+/// if no block maximum had passed m + 8) those are P and the sums, alpha
+/// is 1 and O is not rescaled. Otherwise (a row's first block, whose
+/// maximum starts at -1e30, or a maximum that moved far) the warp takes
+/// the plain softmax, exponentials again included. The guess takes the
+/// row maxima (16 compares a row a block) and their vote off the path
+/// from S to P, which then starts with the exponentials.
+std::string speculativeSoftmaxText(int64_t blockN, bool maskTail,
+                                   StringRef type) {
+  std::string text = blockScoresText(blockN, maskTail);
+  int64_t n = blockN / 2;
+  text += R"mlir(
+      %gNeg0 = arith.negf %m0 : f32
+      %gNeg8 = arith.negf %m8 : f32
+)mlir";
+  // P's fragments: the if's results (%pa..), the guess's (%gpa..).
+  std::string sum0 = "%zeroF", sum8 = "%zeroF", results, guessed, types;
+  for (int64_t i = 0; i < n; ++i) {
+    int row = (i / 2) % 2 ? 8 : 0;
+    text += llvm::formatv(R"mlir(
+      %ge{0} = math.fma %z{0}, %scale2, %gNeg{1} : f32
+      %gp{0} = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%ge{0}) : (f32) -> f32
+)mlir",
+                          i, row)
+                .str();
+    std::string &sum = row ? sum8 : sum0;
+    std::string out = llvm::formatv("%gps{0}", i).str();
+    text += llvm::formatv("      {0} = arith.addf {1}, %gp{2} : f32\n", out,
+                          sum, i)
+                .str();
+    sum = out;
+    if (i % 2 == 1) {
+      text += llvm::formatv(R"mlir(
+      %gpa{0}_{1}a = arith.truncf %gp{2} : f32 to {4}
+      %gpa{0}_{1}b = arith.truncf %gp{3} : f32 to {4}
+      %gpa{0}_{1}v = vector.from_elements %gpa{0}_{1}a, %gpa{0}_{1}b : vector<2x{4}>
+      %gpa{0}_{1} = llvm.bitcast %gpa{0}_{1}v : vector<2x{4}> to i32
+)mlir",
+                            i / 8, (i % 8) / 2, i - 1, i, type)
+                  .str();
+      results += llvm::formatv(", %pa{0}_{1}", i / 8, (i % 8) / 2).str();
+      guessed += llvm::formatv(", %gpa{0}_{1}", i / 8, (i % 8) / 2).str();
+      types += ", i32";
+    }
+  }
+  // ole: a sum that is NaN takes the plain softmax too.
+  text += llvm::formatv(R"mlir(
+      %gBound = arith.constant 256.0 : f32
+      %gFit0 = arith.cmpf ole, {0}, %gBound : f32
+      %gFit8 = arith.cmpf ole, {1}, %gBound : f32
+      %gFit = arith.andi %gFit0, %gFit8 : i1
+      %gLanes = arith.constant -1 : i32
+      %gAllFit = nvvm.vote.sync all %gLanes, %gFit -> i1
+      %mNew0, %mNew8, %alpha0, %alpha8, %big0, %big8, %lNew0, %lNew8{2} = scf.if %gAllFit -> (f32, f32, f32, f32, i1, i1, f32, f32{3}) {{
+        %gOne = arith.constant 1.0 : f32
+        %gl0 = arith.addf %l0, {0} : f32
+        %gl8 = arith.addf %l8, {1} : f32
+        scf.yield %m0, %m8, %gOne, %gOne, %false, %false, %gl0, %gl8{4} : f32, f32, f32, f32, i1, i1, f32, f32{3}
+      } else {{
+)mlir",
+                        sum0, sum8, results, types, guessed)
+              .str();
+  text += softmaxFromScoresText(blockN, type, /*skipUnmovedMaxima=*/false);
+  text += llvm::formatv(R"mlir(
+        scf.yield %mNew0, %mNew8, %alpha0, %alpha8, %big0, %big8, %lNew0, %lNew8{0} : f32, f32, f32, f32, i1, i1, f32, f32{1}
+      }
+)mlir",
+                        results, types)
+              .str();
+  return text;
 }
 
 /// O *= alpha (softmaxText's), row by row, when a row of the warp took a
@@ -1607,7 +1697,11 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
     // A candidate run by its partner's tile: both roles skip the tile (no
     // Q, no key blocks: the ring and the barriers' phases stay).
     std::string skip = pairs ? "        scf.if %tileRun {\n" : "";
-    pieces["PRODUCER_TILE_OPEN"] = open + skip + R"mlir(
+    // (Chained, the producer loads the next item's Q from within this
+    // one's key blocks: below.)
+    pieces["PRODUCER_TILE_OPEN"] = open + skip;
+    if (!chained)
+      pieces["PRODUCER_TILE_OPEN"] += R"mlir(
         %reuse = arith.cmpi uge, %done, %c1 : index
         scf.if %reuse {
           %fdone = arith.subi %done, %c1 : index
@@ -1670,21 +1764,58 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
       "      nvvm.setmaxregister decrease {0}\n", roles.producerRegs);
   pieces["CONSUMER_REGS"] = llvm::formatv(
       "      nvvm.setmaxregister increase {0}\n", roles.consumerRegs);
-  std::string loadQ;
-  for (int64_t wg = 0; wg < consumers; ++wg)
-    for (int64_t c = 0; c < dChunks; ++c)
-      loadQ += llvm::formatv(R"mlir(
-        %qa{0}{1} = arith.constant {2} : index
-        %qo{0}{1} = arith.addi %pad, %qa{0}{1} : index
-        %qv{0}{1} = memref.view %smem[%qo{0}{1}][] : !smem to !box64
-        %qd{0}{1} = arith.constant {3} : index
-        %qr{0}{1} = arith.muli {4}, %c64 : index
-        nvgpu.tma.async.load %tmaQ[%qd{0}{1}, %qr{0}{1}, %h, {5}], %qbar[%c0] to %qv{0}{1} : !tmaQ, !qbar -> !box64
+  // Q's TMA loads (expecting their bytes on %qbar) for consumer 0's query
+  // tile `tileA` of batch element `bA` and consumer 1's (`tileB`, `bB`),
+  // head `head`; `p` prefixes the names.
+  auto loadQText = [&](StringRef tileA, StringRef bA, StringRef tileB,
+                       StringRef bB, StringRef head, StringRef p) {
+    std::string text = "        nvgpu.mbarrier.arrive.expect_tx %qbar[%c0], "
+                       "%qBytesAll : !qbar\n";
+    for (int64_t wg = 0; wg < consumers; ++wg)
+      for (int64_t c = 0; c < dChunks; ++c)
+        text += llvm::formatv(R"mlir(
+        %{6}qa{0}{1} = arith.constant {2} : index
+        %{6}qo{0}{1} = arith.addi %pad, %{6}qa{0}{1} : index
+        %{6}qv{0}{1} = memref.view %smem[%{6}qo{0}{1}][] : !smem to !box64
+        %{6}qd{0}{1} = arith.constant {3} : index
+        %{6}qr{0}{1} = arith.muli {4}, %c64 : index
+        nvgpu.tma.async.load %tmaQ[%{6}qd{0}{1}, %{6}qr{0}{1}, {7}, {5}], %qbar[%c0] to %{6}qv{0}{1} : !tmaQ, !qbar -> !box64
 )mlir",
-                             wg, c, wg * qBytes + c * 8192, c * 64,
-                             wg ? "%tileB" : "%tileA", wg ? "%bB" : "%bA")
-                   .str();
-  pieces["LOADQ"] = loadQ;
+                              wg, c, wg * qBytes + c * 8192, c * 64,
+                              wg ? tileB : tileA, wg ? bB : bA, p, head)
+                    .str();
+    return text;
+  };
+  std::string loadQ = loadQText("%tileA", "%bA", "%tileB", "%bB", "%h", "");
+  pieces["PRODUCER_Q"] = loadQ;
+  // Chained: the CTA's first item's Q before its key blocks, each next
+  // item's a block into the one before (once the consumer has that one's
+  // Q in its registers), not after the last: the ring keeps the producer
+  // only two blocks ahead of the consumer, too little to hide Q's trip
+  // from memory (Nsight: the consumer waited for Q at every item).
+  std::string nextQ;
+  if (chained) {
+    pieces["PRODUCER_Q"] = "        %firstItem = arith.cmpi eq, %item, %c0 : index\n"
+                           "        scf.if %firstItem {\n" +
+                           loadQ + "        }\n";
+    nextQ = R"mlir(
+          %nqAt0 = arith.subi %nkb, %c1 : index
+          %nqAt = arith.minui %nqAt0, %c1 : index
+          %nqHere = arith.cmpi eq, %t, %nqAt : index
+          %nqItem = arith.addi %item, %c1 : index
+          %nqAny = arith.cmpi ult, %nqItem, %cItems : index
+          %nqLoad = arith.andi %nqHere, %nqAny : i1
+          scf.if %nqLoad {
+            %nqPar0 = arith.remui %done, %c2 : index
+            %nqPar = arith.index_cast %nqPar0 : index to i1
+            nvgpu.mbarrier.try_wait.parity %qfree[%c0], %nqPar, %ticks : !qbar
+)mlir" + chainItemText("nq", "%nqItem") +
+            R"mlir(
+          %nqX = arith.remui %nqT, %chainX : index
+          %nqY = arith.divui %nqT, %chainX : index
+)mlir" + loadQText("%nqY", "%nqX", "%nqY", "%nqX", "%nqH", "nq") +
+            "          }\n";
+  }
   // An idle consumer frees K and V of every block once both landed (V's
   // wait also orders its release after the active consumer's of the
   // slot's previous values: the producer waited for those).
@@ -1704,14 +1835,14 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
         scf.for %t = %c0 to %nkb step %c1 {
           %pj = arith.addi %t, $RING_BASE : index
 $PRODUCER_RING_SLOT          nvgpu.mbarrier.try_wait.parity %empty[%ps], %pepar, %ticks : !bars
-$LOADKV        }
+$LOADKV$NEXT_Q        }
 )mlir";
   pieces["PRODUCER_KV"] = replaceAll(
       "        // The request's key/value blocks into the ring: K once every\n"
       "        // consumer is done with the slot's keys, V once with its values.\n"
       "        %kvBatch = arith.addi %rA, %c0 : index\n" +
           loadLoop + pieces["PRODUCER_TILE_CLOSE"] + "      }\n",
-      {{"LOADKV", pieces["LOADKV"]}});
+      {{"LOADKV", pieces["LOADKV"]}, {"NEXT_Q", nextQ}});
   // Block %t: its ring slot once K landed, its key block, K's
   // offset.
   pieces["KEY_BLOCK_IN"] = R"mlir(
@@ -1763,9 +1894,20 @@ $LOADKV        }
   // consumer a candidate (S = 512, 1024), 1.06x on log-linear N = 16384
   // (two consumers of a query block), 0.99x on pairs of candidates (S =
   // 2048, 8192), which keep the shuffles.
-  pieces["SOFTMAX"] = softmaxText(blockN, headDim, keyLen, maskTail, pType,
-                                  eltBytes,
-                                  /*skipUnmovedMaxima=*/mode != Mode::Pairs);
+  // Guessing that no maximum moves (speculativeSoftmaxText): H200,
+  // session 16, 1.015x / 1.029x at S = 512 / 1024 (one consumer a
+  // candidate), 1.023x on log-linear N = 16384 blocks of 64. With 128-key
+  // blocks the scores, the guessed P and O do not fit the registers
+  // (ptxas spilled 252 bytes on log-linear blocks of 128).
+  bool speculativeSoftmax = mode != Mode::Pairs && blockN == 64;
+  pieces["SOFTMAX"] =
+      speculativeSoftmax
+          ? speculativeSoftmaxText(blockN, maskTail, pType)
+          : softmaxText(blockN, maskTail, pType,
+                        /*skipUnmovedMaxima=*/mode != Mode::Pairs);
+  // A row's first block: its maximum moves (from -1e30), so no guess.
+  pieces["SOFTMAX_FRESH"] = softmaxText(
+      blockN, maskTail, pType, /*skipUnmovedMaxima=*/mode != Mode::Pairs);
   // A tile's first block: the rows' running maxima and sums start over.
   pieces["FRESH_ROWS"] = R"mlir(            %m0 = arith.addf %mInit, %zeroF : f32
             %m8 = arith.addf %mInit, %zeroF : f32

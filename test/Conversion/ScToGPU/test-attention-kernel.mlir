@@ -155,6 +155,16 @@ func.func @loglinear(%q: tensor<2x2x1024x64xbf16>, %k: tensor<2x2x1024x64xbf16>,
 // CHECK: scf.execute_region
 // CHECK: nvgpu.mbarrier.try_wait.parity %[[FULL64]][
 // CHECK: setp.ne.b32 p, 0, 0; wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// A row's first block takes no guess (its maximum starts at -1e30). The
+// quads' maxima (shuffles) only when some thread's own maximum could move
+// its row's running one; else the maxima stay and alpha is 1.
+// CHECK-NOT: nvvm.vote.sync all
+// CHECK: %[[ANY:.*]] = nvvm.vote.sync any %{{.*}}, %{{.*}} -> i1
+// CHECK-NEXT: scf.if %[[ANY]] -> (f32, f32, f32, f32, i1, i1)
+// CHECK: gpu.shuffle xor
+// CHECK: gpu.shuffle xor
+// CHECK: } else {
+// CHECK-NEXT: arith.constant 1.000000e+00 : f32
 // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK: scf.for
 // CHECK: nvgpu.mbarrier.try_wait.parity %[[FULL64]][
@@ -163,14 +173,22 @@ func.func @loglinear(%q: tensor<2x2x1024x64xbf16>, %k: tensor<2x2x1024x64xbf16>,
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: nvgpu.mbarrier.arrive %[[EMPTY64]][
-// The quads' maxima (shuffles) only when some thread's own maximum could
-// move its row's running one; else the maxima stay and alpha is 1.
-// CHECK: %[[ANY:.*]] = nvvm.vote.sync any %{{.*}}, %{{.*}} -> i1
-// CHECK-NEXT: scf.if %[[ANY]] -> (f32, f32, f32, f32, i1, i1)
-// CHECK: gpu.shuffle xor
-// CHECK: gpu.shuffle xor
+// The loop's softmax guesses that no running maximum moves: P straight
+// from the maxima as they are (no row maxima first), kept when every
+// thread's partial row sums stay within 2^8 (a warp vote: then alpha is
+// 1, the maxima stay); else the plain softmax, the quads' maxima by
+// shuffles and the exponentials again.
+// CHECK-NOT: arith.maxnumf
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
+// CHECK: %[[BOUND:.*]] = arith.constant 2.560000e+02 : f32
+// CHECK: arith.cmpf ole, %{{.*}}, %[[BOUND]] : f32
+// CHECK: %[[FIT:.*]] = nvvm.vote.sync all %{{.*}}, %{{.*}} -> i1
+// CHECK-NEXT: scf.if %[[FIT]] -> (f32, f32, f32, f32, i1, i1, f32, f32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32)
+// CHECK: scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %false, %false,
 // CHECK: } else {
-// CHECK-NEXT: arith.constant 1.000000e+00 : f32
+// CHECK: arith.maxnumf
+// CHECK: gpu.shuffle xor
+// CHECK: gpu.shuffle xor
 // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: nvgpu.mbarrier.arrive %[[EMPTYV64]][
@@ -178,6 +196,48 @@ func.func @loglinear(%q: tensor<2x2x1024x64xbf16>, %k: tensor<2x2x1024x64xbf16>,
 func.func @block64(%q: tensor<1x1x256x128xf16>, %k: tensor<1x1x256x128xf16>, %v: tensor<1x1x256x128xf16>) -> tensor<1x1x256x128xf16> {
   %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 64, causal = true>) : tensor<1x1x256x128xf16>, tensor<1x1x256x128xf16>, tensor<1x1x256x128xf16> -> tensor<1x1x256x128xf16>
   return %o : tensor<1x1x256x128xf16>
+}
+
+// -----
+
+// Target attention over 1024 keys, two heads: chained (resident CTAs, each
+// walking its share of the candidates head by head). The producer loads
+// the CTA's first item's Q before its key blocks, and each next item's Q
+// from within the item before, a block in (once the consumer has that
+// one's Q in its registers: %qfree), not after its last block.
+// CHECK-LABEL: gpu.func @chained_attention0(
+// CHECK: nvvm.setmaxregister  decrease 24
+// CHECK: scf.for %[[ITEM:.*]] = %{{.*}} to %[[ITEMS:.*]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[DONE:.*]] = %{{.*}}) -> (index, index)
+// CHECK-NOT: nvgpu.mbarrier.try_wait.parity
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[ITEM]], %{{.*}} : index
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK-NEXT: nvgpu.mbarrier.arrive.expect_tx %[[QBAR:.*]][%{{.*}}], %{{.*}} :
+// CHECK: nvgpu.tma.async.load {{.*}}, %[[QBAR]][%{{.*}}] to
+// CHECK: nvgpu.tma.async.load {{.*}}, %[[QBAR]][%{{.*}}] to
+// CHECK: scf.for %[[T:.*]] = %{{.*}} to %[[NKB:.*]] step
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[EMPTY:.*]][
+// CHECK: nvgpu.tma.async.load
+// CHECK: %[[LAST:.*]] = arith.subi %[[NKB]], %{{.*}} : index
+// CHECK-NEXT: %[[AT:.*]] = arith.minui %[[LAST]], %{{.*}} : index
+// CHECK-NEXT: %[[HERE:.*]] = arith.cmpi eq, %[[T]], %[[AT]] : index
+// CHECK-NEXT: %[[NEXT:.*]] = arith.addi %[[ITEM]], %{{.*}} : index
+// CHECK-NEXT: %[[ANY:.*]] = arith.cmpi ult, %[[NEXT]], %[[ITEMS]] : index
+// CHECK-NEXT: %[[LOAD:.*]] = arith.andi %[[HERE]], %[[ANY]] : i1
+// CHECK-NEXT: scf.if %[[LOAD]] {
+// CHECK-NEXT: %[[PAR:.*]] = arith.remui %[[DONE]], %{{.*}} : index
+// CHECK-NEXT: %[[PARI:.*]] = arith.index_cast %[[PAR]] : index to i1
+// CHECK-NEXT: nvgpu.mbarrier.try_wait.parity %[[QFREE:.*]][%{{.*}}], %[[PARI]], %{{.*}} :
+// CHECK: nvgpu.mbarrier.arrive.expect_tx %[[QBAR]][%{{.*}}], %{{.*}} :
+// CHECK: nvgpu.tma.async.load {{.*}}, %[[QBAR]][%{{.*}}] to
+// CHECK: nvgpu.tma.async.load {{.*}}, %[[QBAR]][%{{.*}}] to
+// CHECK: nvvm.setmaxregister  increase 232
+// The consumer frees its Q once it is in its registers.
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[QBAR]][
+// CHECK: nvgpu.mbarrier.arrive %[[QFREE]][
+func.func @chained(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x1024x128xf16>,
+                   %v: tensor<?x2x1024x128xf16>, %idx: tensor<?xi32>) -> tensor<?x2x64x128xf16> {
+  %o = sc.attention %q, %k, %v index %idx : tensor<?x2x64x128xf16>, tensor<?x2x1024x128xf16>, tensor<?x2x1024x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
+  return %o : tensor<?x2x64x128xf16>
 }
 
 // -----
