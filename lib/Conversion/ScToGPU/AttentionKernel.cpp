@@ -57,7 +57,6 @@ using mlir::sc::detail::RingWait;
 using mlir::sc::detail::ringPositionText;
 using mlir::sc::detail::replaceAll;
 using mlir::sc::detail::f32StructType;
-using mlir::sc::detail::swizzledPairIndexText;
 using mlir::sc::detail::typeToString;
 using mlir::sc::detail::wgmmaDescriptorConstantsText;
 using mlir::sc::detail::wgmmaDescriptorText;
@@ -190,7 +189,7 @@ $CONSUMER_TILE_VALUES      %wgBar1 = arith.addi %w, %c1 : index
       %qBytesT = arith.muli %q2, %eltBytes : index
       %qChunk = arith.divui %qBytesT, %c16 : index
       %qWithin = arith.remui %qBytesT, %c16 : index
-$DESC_QP      %scale2 = arith.constant $SCALE2 : f32
+$DESC_QP$MATRIX_LANES      %scale2 = arith.constant $SCALE2 : f32
       %negInf = arith.constant 0xFF800000 : f32
       %mInit = arith.constant -1.0e30 : f32
       // Lazy rescaling: a row keeps its running maximum until a block's
@@ -583,19 +582,70 @@ std::string wgmmaRegsAText(StringRef tag, StringRef out, StringRef acc,
 /// k16 step k, registers r = rows r0 / r8 at columns 16k + 2 (lane % 4),
 /// then + 8), read once from the swizzled tile: Q K^T then reads only K
 /// from shared memory.
-std::string loadQRegsText(int64_t headDim, StringRef type) {
+/// This lane's row of the four 8 x 8 matrices that ldmatrix / stmatrix
+/// .x4 move for its warp's 16 rows of a 64-row tile: lanes 8 m .. 8 m + 7
+/// address matrix m's rows, which are the warp's rows 8 (m % 2) .. and the
+/// 16-byte chunk m / 2 of a 16-column step. %lmRowB: the row's byte
+/// offset in the tile; %lmHi: the chunk; %lmSw: the row's swizzle (TMA's
+/// 128-byte pattern XORs a 16-byte chunk with the row modulo 8).
+constexpr const char *kMatrixLanes = R"mlir(
+      %lmM = arith.divui %lane, %c8 : index
+      %lmRowIn = arith.remui %lane, %c8 : index
+      %lmOdd = arith.remui %lmM, %c2 : index
+      %lmRowOff = arith.muli %lmOdd, %c8 : index
+      %lmRow0 = arith.addi %warpRow, %lmRowIn : index
+      %lmRow = arith.addi %lmRow0, %lmRowOff : index
+      %lmHi = arith.divui %lmM, %c2 : index
+      %lmRowB = arith.muli %lmRow, %c128b : index
+      %lmSw = arith.remui %lmRow, %c8 : index
+)mlir";
+
+/// %<p>_ptr: this lane's row (kMatrixLanes) in 16-column step `step` of
+/// the swizzled 64-row tile at byte offset `at` of the shared memory.
+std::string matrixRowPtrText(StringRef p, StringRef at, int64_t step) {
+  return llvm::formatv(R"mlir(
+      %{0}_cb = arith.constant {1} : index
+      %{0}_c = arith.addi %lmHi, %{0}_cb : index
+      %{0}_sw = arith.xori %{0}_c, %lmSw : index
+      %{0}_swb = arith.muli %{0}_sw, %c16 : index
+      %{0}_bo = arith.constant {2} : index
+      %{0}_o1 = arith.addi %lmRowB, %{0}_bo : index
+      %{0}_o2 = arith.addi %{0}_o1, %{0}_swb : index
+      %{0}_o3 = arith.addi %{0}_o2, {3} : index
+      %{0}_a = arith.addi %{0}_o3, %base : index
+      %{0}_a64 = arith.index_cast %{0}_a : index to i64
+      %{0}_ptr = llvm.inttoptr %{0}_a64 : i64 to !llvm.ptr<3>
+)mlir",
+                       p, (2 * step) % 8, (2 * step / 8) * 8192, at)
+      .str();
+}
+
+/// ldmatrix / stmatrix attributes: four 8 x 8 matrices of 16-bit elements.
+constexpr const char *kMatrixX4Attrs =
+    "layout = #nvvm.mma_layout<row>, shape = #nvvm.ld_st_matrix_shape<m = 8, "
+    "n = 8>, eltType = #nvvm.ld_st_matrix_elt_type<b16>";
+
+/// Q's A fragments %qf<kk>_<r> (wgmma's register form) from the consumer's
+/// swizzled Q tile (%stageAt), one ldmatrix .x4 a k16 step: its four
+/// matrices are the fragment's rows r0 / r8 at columns 16 kk + 2 (lane %
+/// 4) and + 8, in order (H200, session 16: with the stmatrix of O,
+/// 1.008x at S = 1024, 1.012x at 8192 over four 4-byte loads a step).
+std::string loadQRegsText(int64_t headDim) {
   std::string text;
-  for (int64_t kk = 0; kk < headDim / 16; ++kk)
-    for (int64_t r = 0; r < 4; ++r) {
-      std::string p = llvm::formatv("qf{0}_{1}", kk, r).str();
-      text += swizzledPairIndexText(p, "", 16 * kk + (r / 2) * 8, r % 2 ? 8 : 0, 2);
-      text += llvm::formatv(
-                  "      %{0}_v = vector.load %stage[%{0}_i] : !stage, vector<2x{1}>\n"
-                  "      %{0}_w = vector.bitcast %{0}_v : vector<2x{1}> to vector<1xi32>\n"
-                  "      %{0} = vector.extract %{0}_w[0] : i32 from vector<1xi32>\n",
-                  p, type)
+  for (int64_t kk = 0; kk < headDim / 16; ++kk) {
+    std::string p = llvm::formatv("lq{0}", kk).str();
+    text += matrixRowPtrText(p, "%stageAt", kk);
+    text += llvm::formatv(
+                "      %{0} = nvvm.ldmatrix %{0}_ptr {{num = 4 : i32, {1}} : "
+                "(!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>\n",
+                p, kMatrixX4Attrs)
+                .str();
+    for (int64_t r = 0; r < 4; ++r)
+      text += llvm::formatv("      %qf{0}_{1} = llvm.extractvalue %{2}[{1}] : "
+                            "!llvm.struct<(i32, i32, i32, i32)>\n",
+                            kk, r, p)
                   .str();
-    }
+  }
   return text;
 }
 
@@ -958,6 +1008,8 @@ std::string rescaleText(int64_t headDim, StringRef oIn, StringRef oOut) {
 
 /// The inverse row sums %inv0 / %inv8 of the thread's rows r0 / r8: the
 /// four threads of a row (a quad) add their partial sums %lEnd0 / %lEnd8.
+/// rcp.approx (1 ulp), not a division (IEEE: a dozen instructions and a
+/// branch; H200, session 16: 1.009x at S = 512 and 1024).
 constexpr const char *kInverseRowSums = R"mlir(
     %ls0a, %lsv0a = gpu.shuffle xor %lEnd0, %c1i32, %c32i32 : f32
     %ls0b = arith.addf %lEnd0, %ls0a : f32
@@ -967,18 +1019,17 @@ constexpr const char *kInverseRowSums = R"mlir(
     %ls8b = arith.addf %lEnd8, %ls8a : f32
     %ls8c, %lsv8c = gpu.shuffle xor %ls8b, %c2i32, %c32i32 : f32
     %lSum8 = arith.addf %ls8b, %ls8c : f32
-    %one = arith.constant 1.0 : f32
-    %inv0 = arith.divf %one, %lSum0 : f32
-    %inv8 = arith.divf %one, %lSum8 : f32
+    %inv0 = llvm.call_intrinsic "llvm.nvvm.rcp.approx.ftz.f"(%lSum0) : (f32) -> f32
+    %inv8 = llvm.call_intrinsic "llvm.nvvm.rcp.approx.ftz.f"(%lSum8) : (f32) -> f32
 )mlir";
 
 /// After the loop: row sums across the quad, then O / sum into the staging
-/// tile `stage` (64 rows x head dim) in the swizzled layout of the O tensor
-/// map, or, `toGlobal` (the persistent kernel, whose staging tile would be
-/// the next Q), straight to %oMem (rows %q0 + r0 / r8 of batch %bW, head
-/// %h).
+/// tile at byte offset `stageAt` (64 rows x head dim) in the swizzled
+/// layout of the O tensor map, by stmatrix, or, `toGlobal` (the persistent
+/// kernel, whose staging tile would be the next Q), straight to %oMem (rows
+/// %q0 + r0 / r8 of batch %bW, head %h).
 std::string finishText(int64_t headDim, StringRef type, int64_t eltBytes,
-                       bool toGlobal, StringRef stage = "%stage") {
+                       bool toGlobal, StringRef stageAt = "%stageAt") {
   std::string text = kInverseRowSums;
   // Rows past the query length are not stored (the TMA store clips them).
   text += toGlobal ? R"mlir(
@@ -993,7 +1044,6 @@ std::string finishText(int64_t headDim, StringRef type, int64_t eltBytes,
 )mlir";
   for (int64_t i = 1; i < headDim / 2; i += 2) {
     int row = (i / 2) % 2 ? 8 : 0;
-    std::string p = llvm::formatv("fo{0}", i).str();
     text += llvm::formatv(R"mlir(
     %fa{0} = llvm.extractvalue %oEnd[{1}] : !accO
     %fb{0} = llvm.extractvalue %oEnd[{0}] : !accO
@@ -1017,11 +1067,22 @@ std::string finishText(int64_t headDim, StringRef type, int64_t eltBytes,
                   .str();
       continue;
     }
-    text += swizzledPairIndexText(p, "", 8 * (i / 4), row, eltBytes);
-    text += llvm::formatv(
-                "    vector.store %fv{0}, {4}[%{1}_i] {{alignment = {3} : i64} : "
-                "!stage, vector<2x{2}>\n",
-                i, p, type, 2 * eltBytes, stage)
+    // Column groups g - 1, g (16 columns), rows r0 / r8 of each: stmatrix
+    // .x4's four matrices in order, one store once all four are packed.
+    int64_t g = i / 4;
+    if (i % 4 != 3 || g % 2 != 1)
+      continue;
+    std::string q = llvm::formatv("so{0}", g / 2).str(), regs;
+    text += matrixRowPtrText(q, stageAt, g / 2);
+    for (int64_t k : {4 * (g - 1) + 1, 4 * (g - 1) + 3, 4 * g + 1, 4 * g + 3}) {
+      text += llvm::formatv("    %fi{0} = llvm.bitcast %fv{0} : vector<2x{1}> to i32\n",
+                            k, type)
+                  .str();
+      regs += llvm::formatv(", %fi{0}", k).str();
+    }
+    text += llvm::formatv("    nvvm.stmatrix %{0}_ptr{1} {{{2}} : !llvm.ptr<3>, "
+                          "i32, i32, i32, i32\n",
+                          q, regs, kMatrixX4Attrs)
                 .str();
   }
   return text;
@@ -1472,10 +1533,9 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   values["LAST_RING_SLOT"] = ringPositionText("%jL", "%slotL", "%parityL", RingWait::Full);
   values["PRODUCER_RING_SLOT"] = ringPositionText("%pj", "%ps", "%pepar", RingWait::Empty);
   pieces["SMEM_REGION"] = detail::smemRegionText();
+  pieces["MATRIX_LANES"] = kMatrixLanes;
   pieces["DESC_QP"] =
       wgmmaDescriptorText("qDesc", "qOff");
-  pieces["DESC_KV"] =
-      wgmmaDescriptorText("kDesc", "kOff") + wgmmaDescriptorText("vDesc", "vOff");
   pieces["BLOCKS"] = blocks;
   // What the CTA computes: consumer 0 (1) takes batch element %bA (%bB),
   // query tile %tileA (%tileB), both reading keys of request %rA; %noB
@@ -1863,7 +1923,7 @@ $LOADKV$NEXT_Q        }
   pieces["QK"] = qInRegs ? qkRegsText(dChunks, blockN, typeToString(elementType))
                          : qkText(dChunks, blockN, typeToString(elementType));
   pieces["LOAD_QREGS"] =
-      qInRegs ? loadQRegsText(headDim, typeToString(elementType)) : "";
+      qInRegs ? loadQRegsText(headDim) : "";
   // The pipelined consumer loop: P (as wgmma A fragments, blockN / 16
   // k16 steps of 4 registers) is carried from one iteration to the next.
   {
@@ -2022,7 +2082,7 @@ $STOREO
              "            nvvm.cp.async.bulk.wait_group 0 {read}\n"
              "          }\n" +
              finishText(headDim, typeToString(elementType), eltBytes,
-                        /*toGlobal=*/false, "%oStage") +
+                        /*toGlobal=*/false, "%oStageAt") +
              "          nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, "
              "space = #nvvm.shared_space<cta>}\n"
              "          nvvm.barrier id = %wgBar number_of_threads = %c128i32\n"

@@ -85,6 +85,12 @@
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: nvgpu.mbarrier.arrive %[[EMPTYV]][
+// O times the rows' inverse sums (rcp.approx), packed, into the staging
+// tile by stmatrix .x4 (16 columns of the warp's 16 rows a store), out by
+// TMA.
+// CHECK: llvm.call_intrinsic "llvm.nvvm.rcp.approx.ftz.f"
+// CHECK: llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
+// CHECK: nvvm.stmatrix %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : !llvm.ptr<3>, i32, i32, i32, i32
 // CHECK: nvgpu.tma.async.store
 // An idle consumer only waits for and frees the slots: K and V, the
 // waits by the whole warp, the releases by lane 0.
@@ -115,11 +121,14 @@ func.func @target(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x2000x128xf16>,
 // CHECK: memref.get_global @loglinear_attention0_offsets
 // CHECK: memref.get_global @loglinear_attention0_indices
 // Outside the pairs kernel Q K^T takes Q from registers: the consumer reads
-// its Q tile once as wgmma A fragments (32-bit pairs of the swizzled tile),
+// its Q tile once as wgmma A fragments, an ldmatrix .x4 a k16 step (lanes
+// address rows of the swizzled tile: 16-byte chunk XOR row modulo 8),
 // and every Q K^T step is the register form of wgmma (the first one with
 // scale-d false: the accumulator starts at zero; K K-major, not transposed).
-// CHECK: vector.load %{{.*}}[%{{.*}}] : memref<4096xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
-// CHECK: vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
+// CHECK: arith.xori
+// CHECK: %[[QROW:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
+// CHECK-NEXT: %[[QF:.*]] = nvvm.ldmatrix %[[QROW]] {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK-NEXT: llvm.extractvalue %[[QF]][0]
 // CHECK: setp.ne.b32 p, 0, 0; wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {$0,{{.*}},$63}, {$64, $65, $66, $67}, $68, p, 1, 1, 0;
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {$0,{{.*}},$31}, {$32, $33, $34, $35}, $36, p, 1, 1, 1;
 func.func @loglinear(%q: tensor<2x2x1024x64xbf16>, %k: tensor<2x2x1024x64xbf16>, %v: tensor<2x2x1024x64xbf16>) -> tensor<2x2x1024x64xbf16> {
