@@ -108,13 +108,13 @@
 // its own, one consumer warpgroup on 64-key blocks, two CTAs an SM: no
 // pairing kernel (AttentionOp::kernelPairsCandidates). It chains the heads
 // (AttentionOp::kernelChainsHeads): resident CTAs (grid 2 x SMs) each walk
-// a contiguous share of the candidates, head by head, O staged in 16 KB of
+// every C-th candidate (C CTAs), head by head, O staged in 16 KB of
 // its own past the ring and stored by
 // TMA (O's tensor map after V's; the result also as a memref, the
 // persistent walk's), the batch a kernel parameter.
 // SHORT-NOT: pairs
 // SHORT: tile loop: chained (an attention kernel: resident CTAs, each walking its share of the candidates head by head)
-// SHORT: kernel target_attention_attention0: attention 64 x 1024 keys, 2 heads, head dim 128, f16, keys/values read through the index, one consumer warpgroup on a 64-row query tile, TMA producer warpgroup, 64-key blocks, 2 ring slots, {{.*}}, TMA stores, 99584 B shared memory; chained heads: 2 CTAs an SM, each walking a contiguous share of the candidates, each candidate's 2 heads in turn
+// SHORT: kernel target_attention_attention0: attention 64 x 1024 keys, 2 heads, head dim 128, f16, keys/values read through the index, one consumer warpgroup on a 64-row query tile, TMA producer warpgroup, 64-key blocks, 2 ring slots, {{.*}}, TMA stores, 99584 B shared memory; chained heads: 2 CTAs an SM, CTA c of C walking candidates c, c + C, ..., each candidate's 2 heads in turn
 // SHORT: 0 bytes spill stores, 0 bytes spill loads
 // SHORTPTX: .maxntid 256, 1, 1
 // SHORTPTX: .minnctapersm 2
