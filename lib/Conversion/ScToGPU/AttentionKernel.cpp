@@ -722,43 +722,54 @@ std::string pvText(int64_t dChunks, int64_t blockN, int64_t headDim,
   return text;
 }
 
-/// The exponentials of softmaxText (from %mNeg0 / %mNeg8): P's A fragments
-/// %pa<k>_<r>, the row sums %lNew0 / %lNew8.
-std::string softmaxExpText(int64_t n, StringRef type) {
-  std::string text;
-  // p = exp2(s - m), partial row sums, P pairs to the staging tile. exp2 is
-  // ex2.approx.ftz (here and for alpha): math.exp2 gives ex2.approx without
-  // ftz, which ptxas wraps in a compare and two multiplies for subnormal
-  // inputs and results (three instructions more per score, a quarter of the
-  // loop's); a p below 2^-126 adds nothing to a row sum of at least 1 (the
-  // score that set the running maximum), nor an alpha below it to O.
+/// The block's p = exp2(z * scale - m) from the rows' negated maxima
+/// `neg`0 / `neg`8, their partial row sums and P's A fragments; names
+/// prefixed by `p` (%<p>p<i>, %<p>pa<k>_<r>). Returns the row sums' last
+/// values (rows r0, r8).
+static std::pair<std::string, std::string>
+appendExpSumsAndP(std::string &text, int64_t n, StringRef type, StringRef p,
+                  StringRef neg) {
+  // exp2 is ex2.approx.ftz (here and for alpha): math.exp2 gives ex2.approx
+  // without ftz, which ptxas wraps in a compare and two multiplies for
+  // subnormal inputs and results (three instructions more per score, a
+  // quarter of the loop's); a p below 2^-126 adds nothing to a row sum of
+  // at least 1 (the score that set the running maximum), nor an alpha
+  // below it to O.
   std::string sum0 = "%zeroF", sum8 = "%zeroF";
   for (int64_t i = 0; i < n; ++i) {
     int row = (i / 2) % 2 ? 8 : 0;
     text += llvm::formatv(R"mlir(
-      %e{0}a = math.fma %z{0}, %scale2, %mNeg{1} : f32
-      %p{0} = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%e{0}a) : (f32) -> f32
+      %{2}e{0} = math.fma %z{0}, %scale2, {3}{1} : f32
+      %{2}p{0} = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%{2}e{0}) : (f32) -> f32
 )mlir",
-                          i, row)
+                          i, row, p, neg)
                 .str();
     std::string &sum = row ? sum8 : sum0;
-    std::string out = llvm::formatv("%ps{0}", i).str();
-    text += llvm::formatv("      {0} = arith.addf {1}, %p{2} : f32\n", out, sum,
-                          i)
+    std::string out = llvm::formatv("%{0}ps{1}", p, i).str();
+    text += llvm::formatv("      {0} = arith.addf {1}, %{2}p{3} : f32\n", out,
+                          sum, p, i)
                 .str();
     sum = out;
     if (i % 2 == 1)
       // P's A fragment for O += P V: register j = (i % 8) / 2 of k16 step
       // i / 8, two keys packed.
       text += llvm::formatv(R"mlir(
-      %pa{0}_{1}a = arith.truncf %p{2} : f32 to {4}
-      %pa{0}_{1}b = arith.truncf %p{3} : f32 to {4}
-      %pa{0}_{1}v = vector.from_elements %pa{0}_{1}a, %pa{0}_{1}b : vector<2x{4}>
-      %pa{0}_{1} = llvm.bitcast %pa{0}_{1}v : vector<2x{4}> to i32
+      %{5}pa{0}_{1}a = arith.truncf %{5}p{2} : f32 to {4}
+      %{5}pa{0}_{1}b = arith.truncf %{5}p{3} : f32 to {4}
+      %{5}pa{0}_{1}v = vector.from_elements %{5}pa{0}_{1}a, %{5}pa{0}_{1}b : vector<2x{4}>
+      %{5}pa{0}_{1} = llvm.bitcast %{5}pa{0}_{1}v : vector<2x{4}> to i32
 )mlir",
-                            i / 8, (i % 8) / 2, i - 1, i, type)
+                            i / 8, (i % 8) / 2, i - 1, i, type, p)
                   .str();
   }
+  return {sum0, sum8};
+}
+
+/// The exponentials of softmaxText (from %mNeg0 / %mNeg8): P's A fragments
+/// %pa<k>_<r>, the row sums %lNew0 / %lNew8.
+std::string softmaxExpText(int64_t n, StringRef type) {
+  std::string text;
+  auto [sum0, sum8] = appendExpSumsAndP(text, n, type, "", "%mNeg");
   text += llvm::formatv(R"mlir(
       %la0 = arith.mulf %l0, %alpha0 : f32
       %lNew0 = arith.addf %la0, {0} : f32
@@ -916,36 +927,15 @@ std::string speculativeSoftmaxText(int64_t blockN, bool maskTail,
       %gNeg0 = arith.negf %m0 : f32
       %gNeg8 = arith.negf %m8 : f32
 )mlir";
+  auto [sum0, sum8] = appendExpSumsAndP(text, n, type, "g", "%gNeg");
   // P's fragments: the if's results (%pa..), the guess's (%gpa..).
-  std::string sum0 = "%zeroF", sum8 = "%zeroF", results, guessed, types;
-  for (int64_t i = 0; i < n; ++i) {
-    int row = (i / 2) % 2 ? 8 : 0;
-    text += llvm::formatv(R"mlir(
-      %ge{0} = math.fma %z{0}, %scale2, %gNeg{1} : f32
-      %gp{0} = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%ge{0}) : (f32) -> f32
-)mlir",
-                          i, row)
-                .str();
-    std::string &sum = row ? sum8 : sum0;
-    std::string out = llvm::formatv("%gps{0}", i).str();
-    text += llvm::formatv("      {0} = arith.addf {1}, %gp{2} : f32\n", out,
-                          sum, i)
-                .str();
-    sum = out;
-    if (i % 2 == 1) {
-      text += llvm::formatv(R"mlir(
-      %gpa{0}_{1}a = arith.truncf %gp{2} : f32 to {4}
-      %gpa{0}_{1}b = arith.truncf %gp{3} : f32 to {4}
-      %gpa{0}_{1}v = vector.from_elements %gpa{0}_{1}a, %gpa{0}_{1}b : vector<2x{4}>
-      %gpa{0}_{1} = llvm.bitcast %gpa{0}_{1}v : vector<2x{4}> to i32
-)mlir",
-                            i / 8, (i % 8) / 2, i - 1, i, type)
-                  .str();
-      results += llvm::formatv(", %pa{0}_{1}", i / 8, (i % 8) / 2).str();
-      guessed += llvm::formatv(", %gpa{0}_{1}", i / 8, (i % 8) / 2).str();
+  std::string results, guessed, types;
+  for (int64_t k = 0; k < n / 8; ++k)
+    for (int64_t r = 0; r < 4; ++r) {
+      results += llvm::formatv(", %pa{0}_{1}", k, r).str();
+      guessed += llvm::formatv(", %gpa{0}_{1}", k, r).str();
       types += ", i32";
     }
-  }
   // ole: a sum that is NaN takes the plain softmax too.
   text += llvm::formatv(R"mlir(
       %gBound = arith.constant 256.0 : f32
