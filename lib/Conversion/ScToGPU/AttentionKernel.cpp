@@ -395,17 +395,27 @@ $FINISH_PREV
 )mlir";
 }
 
-/// A chained CTA's item `item` (its candidate tiles %chainT0, %chainT0 +
-/// %chainStride, ..., each head by head): its candidate tile %<p>T and
-/// head %<p>H.
+/// A chained CTA's item `item` (CTA c of C: candidate tiles c, c + C, ...,
+/// each head by head): its candidate tile %<p>T and head %<p>H.
 static std::string chainItemText(StringRef p, StringRef item) {
   return llvm::formatv(R"mlir(
           %{0}T0 = arith.divui {1}, %cH : index
-          %{0}T0s = arith.muli %{0}T0, %chainStride : index
-          %{0}T = arith.addi %chainT0, %{0}T0s : index
+          %{0}T0s = arith.muli %{0}T0, %ctas : index
+          %{0}T = arith.addi %cta, %{0}T0s : index
           %{0}H = arith.remui {1}, %cH : index
 )mlir",
                        p, item)
+      .str();
+}
+
+/// Candidate tile %<p>T (chainItemText's) as its batch element %<p>X and
+/// query tile %<p>Y (t = x + X y).
+static std::string chainTileText(StringRef p) {
+  return llvm::formatv(R"mlir(
+          %{0}X = arith.remui %{0}T, %chainX : index
+          %{0}Y = arith.divui %{0}T, %chainX : index
+)mlir",
+                       p)
       .str();
 }
 
@@ -422,7 +432,7 @@ constexpr const char *kChainedHead = R"mlir(
 constexpr const char *kChainedConsumerBody = R"mlir(
       $CHAIN_OSTAGE      // The CTA's first tile (candidate tile, head 0): the key blocks are
       // the same for every item, so they are read once.
-      %tile = arith.addi %chainT0, %c0 : index
+      %tile = arith.addi %cta, %c0 : index
 $CHAIN_DECODE$CHAIN_VALUES      %chainRun = arith.andi %tileRun, %chainAny : i1
       scf.if %chainRun {
       %st0:$STATE_N = scf.execute_region -> ($STATE_TYPES) {
@@ -1698,8 +1708,6 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
     %chainX = {1}
     %chainY = arith.constant {2} : index
     %chainTiles = arith.muli %chainX, %chainY : index
-    %chainT0 = arith.addi %cta, %c0 : index
-    %chainStride = arith.addi %ctas, %c0 : index
     %chainUp = arith.addi %chainTiles, %ctas : index
     %chainUp1 = arith.subi %chainUp, %c1 : index
     %chainLeft = arith.subi %chainUp1, %cta : index
@@ -1724,8 +1732,8 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
                       pairs ? "%walk" : "%tile")
             .str();
     if (chained)
-      // Chained: the CTA's items, its share of the candidate tiles (x, y)
-      // from %chainT0 on, each head by head.
+      // Chained: the CTA's items, its candidate tiles (x, y) c, c + C,
+      // ..., each head by head.
       open = R"mlir(
         %tiles:2 = scf.for %item = %c0 to %cItems step %c1 iter_args(%ring = %c0, %done = %c0) -> (index, index) {)mlir" +
              chainItemText("item", "%item") + R"mlir(
@@ -1864,11 +1872,7 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
             %nqPar0 = arith.remui %done, %c2 : index
             %nqPar = arith.index_cast %nqPar0 : index to i1
             nvgpu.mbarrier.try_wait.parity %qfree[%c0], %nqPar, %ticks : !qbar
-)mlir" + chainItemText("nq", "%nqItem") +
-            R"mlir(
-          %nqX = arith.remui %nqT, %chainX : index
-          %nqY = arith.divui %nqT, %chainX : index
-)mlir" + loadQText("%nqY", "%nqX", "%nqY", "%nqX", "%nqH", "nq") +
+)mlir" + chainItemText("nq", "%nqItem") + chainTileText("nq") + loadQText("%nqY", "%nqX", "%nqY", "%nqX", "%nqH", "nq") +
             "          }\n";
   }
   // An idle consumer frees K and V of every block once both landed (V's
@@ -1955,14 +1959,12 @@ $LOADKV$NEXT_Q        }
   // blocks the scores, the guessed P and O do not fit the registers
   // (ptxas spilled 252 bytes on log-linear blocks of 128).
   bool speculativeSoftmax = mode != Mode::Pairs && blockN == 64;
-  pieces["SOFTMAX"] =
-      speculativeSoftmax
-          ? speculativeSoftmaxText(blockN, maskTail, pType)
-          : softmaxText(blockN, maskTail, pType,
-                        /*skipUnmovedMaxima=*/mode != Mode::Pairs);
   // A row's first block: its maximum moves (from -1e30), so no guess.
   pieces["SOFTMAX_FRESH"] = softmaxText(
       blockN, maskTail, pType, /*skipUnmovedMaxima=*/mode != Mode::Pairs);
+  pieces["SOFTMAX"] = speculativeSoftmax
+                          ? speculativeSoftmaxText(blockN, maskTail, pType)
+                          : pieces["SOFTMAX_FRESH"];
   // A tile's first block: the rows' running maxima and sums start over.
   pieces["FRESH_ROWS"] = R"mlir(            %m0 = arith.addf %mInit, %zeroF : f32
             %m8 = arith.addf %mInit, %zeroF : f32
@@ -2065,14 +2067,11 @@ $STOREO
       // Item `item`'s (candidate tile, head): where its O goes.
       std::string p = last ? "last" : "prev";
       std::string head = "%" + p + "H", row = "%" + p + "Q0",
-                  batch = "%" + p + "B";
-      return chainItemText(p, item) + llvm::formatv(R"mlir(
-          %{0}B = arith.remui %{0}T, %chainX : index
-          %{0}Y = arith.divui %{0}T, %chainX : index
-          %{0}Q0 = arith.muli %{0}Y, %c64 : index
-)mlir",
-                                                    p)
-                                          .str() +
+                  batch = "%" + p + "X";
+      return chainItemText(p, item) + chainTileText(p) +
+             llvm::formatv("          %{0}Q0 = arith.muli %{0}Y, %c64 : index\n",
+                           p)
+                 .str() +
              "          scf.if %elected {\n"
              "            nvvm.cp.async.bulk.wait_group 0 {read}\n"
              "          }\n" +

@@ -220,17 +220,15 @@ func.func @block64(%q: tensor<1x1x256x128xf16>, %k: tensor<1x1x256x128xf16>, %v:
 // CHECK-LABEL: gpu.func @chained_attention0(
 // CHECK: %[[CTA:.*]] = gpu.block_id x
 // CHECK-NEXT: %[[CTAS:.*]] = gpu.grid_dim x
-// CHECK: %[[FIRST0:.*]] = arith.addi %[[CTA]], %{{.*}} : index
-// CHECK-NEXT: %[[STRIDE:.*]] = arith.addi %[[CTAS]], %{{.*}} : index
-// CHECK-NEXT: %[[UP:.*]] = arith.addi %[[TILES:.*]], %[[CTAS]] : index
+// CHECK: %[[UP:.*]] = arith.addi %[[TILES:.*]], %[[CTAS]] : index
 // CHECK-NEXT: %[[UP1:.*]] = arith.subi %[[UP]], %{{.*}} : index
 // CHECK-NEXT: %[[LEFT:.*]] = arith.subi %[[UP1]], %[[CTA]] : index
 // CHECK-NEXT: %[[MINE:.*]] = arith.divui %[[LEFT]], %[[CTAS]] : index
 // CHECK: nvvm.setmaxregister  decrease 24
 // CHECK: scf.for %[[ITEM:.*]] = %{{.*}} to %[[ITEMS:.*]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[DONE:.*]] = %{{.*}}) -> (index, index)
 // CHECK-NEXT: %[[K:.*]] = arith.divui %[[ITEM]], %{{.*}} : index
-// CHECK-NEXT: %[[KS:.*]] = arith.muli %[[K]], %[[STRIDE]] : index
-// CHECK-NEXT: arith.addi %[[FIRST0]], %[[KS]] : index
+// CHECK-NEXT: %[[KS:.*]] = arith.muli %[[K]], %[[CTAS]] : index
+// CHECK-NEXT: arith.addi %[[CTA]], %[[KS]] : index
 // CHECK-NOT: nvgpu.mbarrier.try_wait.parity
 // CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[ITEM]], %{{.*}} : index
 // CHECK-NEXT: scf.if %[[FIRST]] {
