@@ -477,8 +477,12 @@ bool sparcast::rt::parseManifest(const std::string &text, Manifest &out,
   std::string format;
   if (!r.getString(root, "format", "manifest", format))
     return false;
-  if (format != "sparcast-artifact-1")
-    return r.fail("manifest.format", "unsupported format \"" + format + "\"");
+  // Format 2 passes tensor maps by value (format 1 artifacts took device
+  // pointers to them: rebuild those with this sparcast-aot).
+  if (format != "sparcast-artifact-2")
+    return r.fail("manifest.format", "unsupported format \"" + format +
+                                         "\" (this runtime reads "
+                                         "sparcast-artifact-2)");
   const Value *modules = r.getArray(root, "modules", "manifest");
   if (!modules)
     return false;

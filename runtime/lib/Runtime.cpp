@@ -240,11 +240,13 @@ struct scModule {
   // By launch (its kernel looked up once per launch of the manifest: a
   // pointer, so that a call does not format strings to find it).
   std::map<const LaunchSpec *, CUfunction> functions;
-  // Encoded, by (launch, parameter, address, dims): integers, so that a
-  // call does not format strings to find its maps.
-  std::map<std::vector<uint64_t>, CUdeviceptr> tensorMaps;
-  std::vector<CUdeviceptr> arenas;                  // tensor map storage
-  size_t arenaUsed = 0;
+  // Tensor maps encoded on the host, by (launch, parameter, address,
+  // dims): integers, so that a call does not format strings to find them.
+  // Kernels take maps by value (128-byte grid constants, copied at each
+  // launch), so no map lives in device memory and an entry can go at any
+  // time: the cache is emptied when it reaches kMaxTensorMaps.
+  std::map<std::vector<uint64_t>, CUtensorMap> tensorMaps;
+  static constexpr size_t kMaxTensorMaps = 4096;
   // The module's own workspace; grown, never shrunk. Old buffers are kept
   // until destruction: a kernel queued earlier may still use them.
   std::vector<CUdeviceptr> workspaces;
@@ -254,7 +256,6 @@ struct scModule {
   // Log-linear mask tables built for lengths met at launch, by mask and
   // lengths: {device buffer, int32 elements}. Immutable once written.
   std::map<std::string, std::pair<CUdeviceptr, int64_t>> maskTables;
-  static constexpr size_t kArenaBytes = 64 * 1024;
   Driver *driver = nullptr;
 
   ~scModule() {
@@ -262,8 +263,6 @@ struct scModule {
       return;
     for (auto &[name, m] : loaded)
       driver->cuModuleUnload(m);
-    for (CUdeviceptr p : arenas)
-      driver->cuMemFree(p);
     for (CUdeviceptr p : workspaces)
       driver->cuMemFree(p);
     for (auto &[key, table] : maskTables)
@@ -338,12 +337,12 @@ scStatus getFunction(scModule *m, const LaunchSpec &launch, CUfunction &out) {
   return SC_OK;
 }
 
-/// The device copy of an encoded tensor map, encoded once per distinct
-/// (kernel, parameter, address, shape) and kept: maps are immutable once
-/// written, so concurrent launches on other streams never race on them.
+/// The tensor map of parameter `paramIndex` for this call, encoded on the
+/// host once per distinct (kernel, parameter, address, shape) and kept
+/// (bounded by kMaxTensorMaps); the launch passes it by value.
 scStatus getTensorMap(scModule *m, const LaunchSpec &launch, size_t paramIndex,
                       const ParamSpec &p, const scTensor &t,
-                      const DimBindings &dims, CUdeviceptr &out) {
+                      const DimBindings &dims, CUtensorMap &out) {
   Driver *d = m->driver;
   std::vector<uint64_t> key = {reinterpret_cast<uint64_t>(&launch), paramIndex,
                                reinterpret_cast<uint64_t>(t.data)};
@@ -360,9 +359,8 @@ scStatus getTensorMap(scModule *m, const LaunchSpec &launch, size_t paramIndex,
   std::vector<unsigned> box(p.box.begin(), p.box.end());
   std::vector<unsigned> elementStrides(box.size(), 1);
   SC_TRACE("encoding tensor map for " + p.tensor + " of " + launch.kernel);
-  CUtensorMap map;
   CUresult r = d->cuTensorMapEncodeTiled(
-      &map, tmaDataType(t.dtype), static_cast<unsigned>(globalDims.size()),
+      &out, tmaDataType(t.dtype), static_cast<unsigned>(globalDims.size()),
       t.data, globalDims.data(), strides.data(), box.data(),
       elementStrides.data(), /*interleave=*/0, tmaSwizzle(p.swizzleBytes),
       /*l2promotion=256B*/ 3, /*oobFill=zero*/ 0);
@@ -372,17 +370,9 @@ scStatus getTensorMap(scModule *m, const LaunchSpec &launch, size_t paramIndex,
                                        launch.kernel + " failed with " +
                                        cudaErrorText(d, r));
   SC_TRACE("encoded");
-  if (m->arenas.empty() || m->arenaUsed + sizeof(CUtensorMap) > scModule::kArenaBytes) {
-    CUdeviceptr arena;
-    SC_CUDA_CHECK(d, d->cuMemAlloc(&arena, scModule::kArenaBytes));
-    m->arenas.push_back(arena);
-    m->arenaUsed = 0;
-  }
-  CUdeviceptr slot = m->arenas.back() + m->arenaUsed;
-  m->arenaUsed += sizeof(CUtensorMap);
-  SC_CUDA_CHECK(d, d->cuMemcpyHtoD(slot, &map, sizeof(map)));
-  m->tensorMaps[key] = slot;
-  out = slot;
+  if (m->tensorMaps.size() >= scModule::kMaxTensorMaps)
+    m->tensorMaps.clear();
+  m->tensorMaps.emplace(std::move(key), out);
   return SC_OK;
 }
 
@@ -656,15 +646,24 @@ static scStatus runImpl(scModule *module, const char *entry,
     if (scStatus s = getFunction(module, launch, f))
       return s;
     SC_TRACE("function " + launch.kernel + " ready");
-    // Kernel parameters: tensor maps by device address, memrefs expanded as
-    // MLIR's calling convention does (allocated, aligned, offset, sizes,
-    // strides), dims as 64-bit index values.
+    // Kernel parameters: tensor maps by value (128 bytes each), memrefs
+    // expanded as MLIR's calling convention does (allocated, aligned,
+    // offset, sizes, strides), dims as 64-bit index values. `slots` says
+    // where each parameter's value is, once `words` and `maps` stop
+    // growing: a word (>= 0) or a map (-1 - index).
     std::vector<uint64_t> words;
+    std::vector<CUtensorMap> maps;
+    std::vector<int64_t> slots;
     words.reserve(64);
+    maps.reserve(launch.params.size());
+    auto addWord = [&](uint64_t w) {
+      slots.push_back(static_cast<int64_t>(words.size()));
+      words.push_back(w);
+    };
     for (size_t i = 0; i < launch.params.size(); ++i) {
       const ParamSpec &p = launch.params[i];
       if (p.kind == ParamSpec::Kind::Dim) {
-        words.push_back(static_cast<uint64_t>(p.dim.evaluate(dims)));
+        addWord(static_cast<uint64_t>(p.dim.evaluate(dims)));
         continue;
       }
       if (p.kind == ParamSpec::Kind::LogLinearTables) {
@@ -675,37 +674,39 @@ static scStatus runImpl(scModule *module, const char *entry,
         // A 1-D memref descriptor: allocated, aligned, offset, size, stride.
         for (uint64_t word : {uint64_t(table), uint64_t(table), uint64_t(0),
                               uint64_t(elements), uint64_t(1)})
-          words.push_back(word);
+          addWord(word);
         continue;
       }
       const scTensor &t = *tensors.at(p.tensor);
       if (p.kind == ParamSpec::Kind::Tma) {
-        CUdeviceptr map;
+        CUtensorMap &map = maps.emplace_back();
         if (scStatus s = getTensorMap(module, launch, i, p, t, dims, map))
           return s;
         SC_TRACE("tensor map for " + p.tensor + " encoded");
-        words.push_back(map);
+        slots.push_back(-1 - static_cast<int64_t>(maps.size() - 1));
         continue;
       }
       uint64_t data = reinterpret_cast<uint64_t>(t.data);
-      words.push_back(data);
-      words.push_back(data);
-      words.push_back(0);
+      addWord(data);
+      addWord(data);
+      addWord(0);
       for (int32_t r = 0; r < t.rank; ++r)
-        words.push_back(static_cast<uint64_t>(t.shape[r]));
+        addWord(static_cast<uint64_t>(t.shape[r]));
       uint64_t stride = 1;
       std::vector<uint64_t> strides(t.rank);
       for (int32_t r = t.rank - 1; r >= 0; --r) {
         strides[r] = stride;
         stride *= static_cast<uint64_t>(t.shape[r]);
       }
-      words.insert(words.end(), strides.begin(), strides.end());
+      for (uint64_t each : strides)
+        addWord(each);
     }
     std::vector<void *> params;
-    for (uint64_t &w : words)
-      params.push_back(&w);
+    for (int64_t slot : slots)
+      params.push_back(slot >= 0 ? static_cast<void *>(&words[slot])
+                                 : static_cast<void *>(&maps[-1 - slot]));
     SC_TRACE("launching " + launch.kernel + " with " +
-          std::to_string(params.size()) + " parameter words");
+          std::to_string(params.size()) + " parameters");
     unsigned grid[3];
     for (int i = 0; i < 3; ++i)
       grid[i] = static_cast<unsigned>(launch.grid[i].evaluate(dims));

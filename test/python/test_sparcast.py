@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import sparcast  # noqa: E402
 
 MANIFEST = {
-    "format": "sparcast-artifact-1",
+    "format": "sparcast-artifact-2",
     "modules": [{"name": "k", "ptx": "k.ptx"}],
     "entries": [{
         "name": "lce",

@@ -26,7 +26,7 @@ namespace {
 
 // One entry: out[B, 4, 16] = w[4, 8] @ e[B, 8, 16] (+ user[idx[b]]).
 constexpr const char *kManifest = R"json({
-  "format": "sparcast-artifact-1",
+  "format": "sparcast-artifact-2",
   "modules": [{"name": "k", "ptx": "k.ptx", "cubin": "k.sm_90a.cubin", "chip": "sm_90a"}],
   "entries": [{
     "name": "gemm",
@@ -159,7 +159,7 @@ TEST(Manifest, RejectsBrokenManifests) {
     std::string from, to, message;
   };
   const Case cases[] = {
-      {"sparcast-artifact-1", "sparcast-artifact-9", "unsupported format"},
+      {"sparcast-artifact-2", "sparcast-artifact-1", "unsupported format"},
       {"\"module\": \"k\"", "\"module\": \"missing\"", "unknown module"},
       {"\"grid\": [\"B/2+U/2\", 1, \"B\"]", "\"grid\": [1, 1, \"Q\"]", "no argument shape binds"},
       {"\"B/2+U/2\"", "\"B/2+Q\"", "no argument shape binds"},

@@ -537,6 +537,12 @@ LogicalResult EntryCompiler::addLaunch(const KernelLaunch &launch,
              << param.tensor << " as a rank-" << memref.getRank()
              << " memref, the tensor has rank " << tensor->type.getRank();
   }
+  // Tensor maps go by value (128-byte grid constants): compileToPTX turns
+  // the marked pointer arguments into them, the runtime passes the maps.
+  for (auto [i, param] : llvm::enumerate(launch.params))
+    if (param.kind == LaunchParam::Kind::Tma)
+      kernel.setArgAttr(i, ScDialect::getTensorMapAttrName(),
+                        UnitAttr::get(kernel.getContext()));
   json::Object entry = launchJson(launch, gpuModule.getName());
   if (condition)
     entry[condition->key()] = condition->toJson();
@@ -1126,7 +1132,7 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
     modules.push_back(std::move(moduleJson));
   }
 
-  json::Object manifest{{"format", "sparcast-artifact-1"},
+  json::Object manifest{{"format", "sparcast-artifact-2"},
                         {"chip", options.chip},
                         {"modules", std::move(modules)},
                         {"entries", std::move(entries)}};

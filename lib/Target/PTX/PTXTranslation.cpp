@@ -7,12 +7,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "sparcast/Target/PTX.h"
+#include "sparcast/Dialect/SC/IR/ScDialect.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -37,8 +39,67 @@ bool mlir::sc::isSupportedChip(StringRef chip) {
   return llvm::is_contained(supportedChips(), chip);
 }
 
+/// Kernel arguments marked `sc.tensor_map` (pointers to TMA tensor maps),
+/// by kernel ("module/kernel") and position among the lowered kernel's
+/// parameters: a memref becomes 3 + 2 * rank of them (allocated and aligned
+/// pointers, offset, sizes, strides), as the runtime passes it.
+using TensorMapArgs = llvm::StringMap<SmallVector<unsigned>>;
+
+static std::string kernelKey(StringRef module, StringRef kernel) {
+  return (module + "/" + kernel).str();
+}
+
+static TensorMapArgs takeTensorMapArgs(ModuleOp work) {
+  TensorMapArgs result;
+  work.walk([&](gpu::GPUFuncOp func) {
+    if (!func.isKernel())
+      return;
+    auto module = func->getParentOfType<gpu::GPUModuleOp>();
+    unsigned position = 0;
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+      if (func.getArgAttr(i, ScDialect::getTensorMapAttrName())) {
+        result[kernelKey(module.getName(), func.getName())].push_back(position);
+        func.removeArgAttr(i, ScDialect::getTensorMapAttrName());
+      }
+      auto memref = dyn_cast<MemRefType>(func.getArgument(i).getType());
+      position += memref ? 3 + 2 * memref.getRank() : 1;
+    }
+  });
+  return result;
+}
+
+/// The marked parameters as 128-byte grid constants (byval, 64-byte
+/// aligned, nvvm.grid_constant): the runtime passes each map by value and
+/// the TMA instructions read it from the kernel's parameter space through
+/// its generic address, so no map lives in device memory.
+static LogicalResult passTensorMapsByValue(ModuleOp work,
+                                           const TensorMapArgs &args) {
+  MLIRContext *ctx = work.getContext();
+  auto mapType = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), 128);
+  for (auto module : work.getOps<gpu::GPUModuleOp>())
+    for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
+      auto it = args.find(kernelKey(module.getName(), func.getName()));
+      if (it == args.end())
+        continue;
+      for (unsigned position : it->second) {
+        if (position >= func.getNumArguments() ||
+            !isa<LLVM::LLVMPointerType>(func.getArgument(position).getType()))
+          return func.emitError()
+                 << "internal error: tensor-map parameter " << position
+                 << " of the lowered kernel is not a pointer";
+        func.setArgAttr(position, LLVM::LLVMDialect::getByValAttrName(),
+                        TypeAttr::get(mapType));
+        func.setArgAttr(position, LLVM::LLVMDialect::getAlignAttrName(),
+                        IntegerAttr::get(IntegerType::get(ctx, 64), 64));
+        func.setArgAttr(position, NVVM::NVVMDialect::getGridConstantAttrName(),
+                        UnitAttr::get(ctx));
+      }
+    }
+  return success();
+}
+
 /// Device-side lowering of gpu.modules in gpu/nvgpu/nvvm/scf/arith/memref
-/// to the LLVM dialect, then PTX serialization by the NVVM target.
+/// to the LLVM dialect (PTX serialization by the NVVM target follows).
 static void buildDeviceLoweringPipeline(OpPassManager &pm) {
   pm.addPass(createConvertNVGPUToNVVMPass());
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
@@ -50,9 +111,6 @@ static void buildDeviceLoweringPipeline(OpPassManager &pm) {
   device.addPass(createCanonicalizerPass());
   device.addPass(createCSEPass());
   device.addPass(createReconcileUnrealizedCastsPass());
-  GpuModuleToBinaryPassOptions options;
-  options.compilationTarget = "isa";
-  pm.addPass(createGpuModuleToBinaryPass(options));
 }
 
 FailureOr<std::vector<PTXModule>>
@@ -88,9 +146,16 @@ mlir::sc::compileToPTX(Operation *root, const PTXOptions &options) {
     clone.setTargetsAttr(builder.getArrayAttr({target}));
   }
 
+  TensorMapArgs tensorMaps = takeTensorMapArgs(*work);
   PassManager pm(ctx);
   buildDeviceLoweringPipeline(pm);
-  if (failed(pm.run(*work)))
+  if (failed(pm.run(*work)) || failed(passTensorMapsByValue(*work, tensorMaps)))
+    return failure();
+  PassManager serialize(ctx);
+  GpuModuleToBinaryPassOptions binaryOptions;
+  binaryOptions.compilationTarget = "isa";
+  serialize.addPass(createGpuModuleToBinaryPass(binaryOptions));
+  if (failed(serialize.run(*work)))
     return failure();
 
   std::vector<PTXModule> result;

@@ -38,7 +38,7 @@
 // MANIFEST: "kind": "memref",
 // MANIFEST-NEXT: "tensor": "result0"
 // MANIFEST: "smem": 197888
-// MANIFEST: "format": "sparcast-artifact-1"
+// MANIFEST: "format": "sparcast-artifact-2"
 // MANIFEST: "ptx": "gemm_gather_add_kernels.ptx"
 
 // HEADER: #include "sparcast/runtime.h"
@@ -47,6 +47,10 @@
 
 // PTX: .target sm_90a
 // PTX: .visible .entry gemm_gather_add_gemm0(
+// The manifest's two tma parameters come first, by value (grid constants).
+// PTX-NEXT: .param .align 64 .b8 gemm_gather_add_gemm0_param_0[128],
+// PTX-NEXT: .param .align 64 .b8 gemm_gather_add_gemm0_param_1[128],
+// PTX-NEXT: .param .u64
 // PTX: mbarrier.init.shared.b64
 // PTX: cp.async.bulk.tensor.2d.shared::cluster.global{{.*}}mbarrier::complete_tx::bytes
 // PTX: cp.async.bulk.tensor.3d.shared::cluster.global{{.*}}mbarrier::complete_tx::bytes

@@ -7,6 +7,8 @@
 #include "sparcast/Dialect/SC/IR/ScDialect.h"
 #include "sparcast/Dialect/SC/IR/ScOps.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
+
 using namespace mlir;
 using namespace mlir::sc;
 
@@ -21,11 +23,27 @@ void ScDialect::initialize() {
 }
 
 /// `sc.lineage` on a function argument: a `#sc.lineage<...>` on a ranked
-/// tensor whose shape fits the lineage.
+/// tensor whose shape fits the lineage. `sc.tensor_map` on a kernel
+/// argument: a unit attribute on an LLVM pointer (the tensor map it points
+/// to is passed by value).
 LogicalResult ScDialect::verifyRegionArgAttribute(Operation *op,
                                                   unsigned regionIndex,
                                                   unsigned argIndex,
                                                   NamedAttribute attr) {
+  if (attr.getName() == getTensorMapAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << getTensorMapAttrName()
+                             << "' is a unit attribute, got " << attr.getValue();
+    Region &region = op->getRegion(regionIndex);
+    if (region.empty())
+      return success();
+    Type type = region.getArgument(argIndex).getType();
+    if (!isa<LLVM::LLVMPointerType>(type))
+      return op->emitError() << "argument #" << argIndex << " marked '"
+                             << getTensorMapAttrName()
+                             << "' must be an !llvm.ptr, got " << type;
+    return success();
+  }
   if (attr.getName() != getLineageAttrName())
     return op->emitError() << "unknown sc argument attribute '"
                            << attr.getName().getValue() << "'";

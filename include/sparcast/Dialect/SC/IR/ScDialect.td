@@ -40,6 +40,12 @@ def Sc_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getLineageAttrName() {
       return ::llvm::StringLiteral("sc.lineage");
     }
+    /// Name of the discardable kernel-argument attribute that marks a TMA
+    /// tensor map the runtime passes by value (a 128-byte `__grid_constant__`
+    /// parameter; compileToPTX lowers the pointer argument to one).
+    static constexpr ::llvm::StringLiteral getTensorMapAttrName() {
+      return ::llvm::StringLiteral("sc.tensor_map");
+    }
   private:
     void registerAttributes();
   public:
