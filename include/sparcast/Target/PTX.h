@@ -35,7 +35,10 @@ struct PTXModule {
 };
 
 /// Lowers every gpu.module under `root` (or `root` itself) to NVVM and then
-/// to PTX text. Emits a located error and fails on unsupported input.
+/// to PTX text. Kernel arguments marked `sc.tensor_map` (pointers to TMA
+/// tensor maps) become 128-byte grid-constant parameters, which the runtime
+/// fills with the maps themselves. Emits a located error and fails on
+/// unsupported input.
 FailureOr<std::vector<PTXModule>> compileToPTX(Operation *root,
                                                const PTXOptions &options);
 

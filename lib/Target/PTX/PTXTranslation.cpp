@@ -2,7 +2,9 @@
 //
 // PTX comes from MLIR's own NVVM serialization (NVPTX backend, format=isa);
 // cubin from running ptxas on that PTX, so that the ptxas log (registers,
-// spills) is ours to read.
+// spills) is ours to read. Between the lowering and the serialization,
+// kernel arguments marked `sc.tensor_map` become 128-byte grid constants
+// (tensor maps passed by value).
 //
 //===----------------------------------------------------------------------===//
 
