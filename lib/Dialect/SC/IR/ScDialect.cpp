@@ -1,6 +1,7 @@
 //===- ScDialect.cpp - the Sparcast `sc` dialect --------------------------===//
 //
-// Dialect registration and the verifier of lineage argument attributes.
+// Dialect registration and the verifier of its argument attributes (lineage,
+// tensor maps).
 //
 //===----------------------------------------------------------------------===//
 
