@@ -17,7 +17,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sparcast  # noqa: E402
-from gemm_check import TOLERANCE, compare_ms, rel_fro, setup, uniform, write_results  # noqa: E402
+from gemm_check import TOLERANCE, compare_ms, gpu_state, rel_fro, setup, uniform, write_results  # noqa: E402
 from lce_check import make_index  # noqa: E402
 
 
@@ -192,6 +192,7 @@ def main():
             row[name_ + "_tflops"] = flops / t / 1e9
         row["speedup_vs_sdpa_prebroadcast"] = ms["sdpa_prebroadcast"] / ms["ours"]
         row["speedup_vs_broadcast_plus_sdpa"] = ms["broadcast_plus_sdpa"] / ms["ours"]
+        row["gpu_state_after"] = gpu_state()
         if base_entry:
             row["speedup_vs_baseline"] = ms["baseline"] / ms["ours"]
         results["speed"].append(row)

@@ -65,6 +65,26 @@ def compare_ms(fns, rounds=7, iters=10):
     return {name: statistics.median(t) for name, t in times.items()}
 
 
+def gpu_state():
+    """The GPU's SM clock, temperature and power right now (nvidia-smi),
+    recorded next to each timing: the H200's clock falls as it heats under
+    load, so absolute times move by 15-25 % within a minute of the same
+    run (session 18: target attention 558 -> 425 TFLOP/s, SDPA 254 -> 215)
+    while ratios measured in the same rounds move far less."""
+    fields = "clocks.sm,clocks.max.sm,temperature.gpu,power.draw"
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=" + fields, "--format=csv,noheader,nounits",
+                              "-i", str(torch.cuda.current_device())],
+                             capture_output=True, text=True, timeout=10)
+        values = [v.strip() for v in out.stdout.strip().split(",")]
+        if out.returncode != 0 or len(values) != 4:
+            return {"error": (out.stderr or out.stdout).strip()[:200]}
+        return {"sm_clock_mhz": float(values[0]), "max_sm_clock_mhz": float(values[1]),
+                "temperature_c": float(values[2]), "power_w": float(values[3])}
+    except (OSError, ValueError, subprocess.SubprocessError) as err:
+        return {"error": str(err)[:200]}
+
+
 def uniform(shape, dtype, gen):
     return (torch.rand(shape, generator=gen, device="cuda") * 2 - 1).to(dtype)
 
@@ -271,6 +291,7 @@ def main():
             row[peer_name + "_ms"] = ms[peer_name]
             for schedule in ours:
                 row["ratio_%s_vs_%s" % (schedule, peer_name)] = row[peer_name + "_ms"] / row[schedule + "_ms"]
+        row["gpu_state_after"] = gpu_state()
         results["speed"].append(row)
         print("  " + json.dumps(row))
 

@@ -22,7 +22,7 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sparcast  # noqa: E402
-from gemm_check import SCHEDULES, compare_ms, setup, uniform, write_results  # noqa: E402
+from gemm_check import SCHEDULES, compare_ms, gpu_state, setup, uniform, write_results  # noqa: E402
 
 M, N = 433, 256
 
@@ -174,6 +174,7 @@ def main():
             row[name + "_ms"] = ms
         # "ours": what sparcast-aot compiles by default.
         row["ours_ms"] = row["auto_ms"]
+        row["gpu_state_after"] = gpu_state()
         for peer in ("eager_bmm_broadcast", "eager_decomposed", "eager_decomposed_padded"):
             row["speedup_vs_" + peer] = row[peer + "_ms"] / row["ours_ms"]
         return row
