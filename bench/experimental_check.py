@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sparcast  # noqa: E402
 from lce_check import make_index  # noqa: E402
-from gemm_check import TOLERANCE, check_tma_kernels, compare_ms, rel_fro, setup, uniform, write_results  # noqa: E402
+from gemm_check import TOLERANCE, check_tma_kernels, compare_ms, gpu_state, rel_fro, setup, uniform, write_results  # noqa: E402
 
 
 def main():
@@ -59,6 +59,7 @@ def main():
     for name in variants:
         row[name + "_ms"] = ms[name]
         row["speedup_" + name] = ms["default"] / ms[name]
+    row["gpu_state_after"] = gpu_state()
     results["speed"].append(row)
     print("  " + json.dumps(row), flush=True)
     suite, suite_mc = art("gemm_suite"), art("gemm_suite_mc")
@@ -69,6 +70,7 @@ def main():
                      "multicast": lambda: suite_mc.square_bf16(a, b, out=[o]),
                      "cublas": lambda: torch.matmul(a, b[0])})
     row = dict({"case": "bf16 8192^3"}, **{k + "_ms": v for k, v in ms.items()})
+    row["gpu_state_after"] = gpu_state()
     results["speed"].append(row)
     print("  " + json.dumps(row), flush=True)
 
@@ -128,6 +130,7 @@ def main():
     row = dict({"case": "fused self + target attention, 32 users, B=2048, S=1024"},
                **{name + "_ms": t for name, t in ms.items()})
     row["speedup_vs_two_kernels"] = ms["two_kernels"] / ms["fused"]
+    row["gpu_state_after"] = gpu_state()
     results["speed"].append(row)
     print("  " + json.dumps(row), flush=True)
 

@@ -65,22 +65,64 @@ def compare_ms(fns, rounds=7, iters=10):
     return {name: statistics.median(t) for name, t in times.items()}
 
 
+def sustained_ms(fn, seconds=3.0, batch=10):
+    """GPU time per call of `fn` run alone and back to back for `seconds`:
+    the median of the batches in the second half, when the GPU has settled
+    at its power cap with nothing else running. The rounds of compare_ms
+    alternate with the peers, whose power draw sets the clock each one
+    starts at; this is the number that holds in steady use."""
+    fn()
+    torch.cuda.synchronize()
+    times, t0 = [], time.time()
+    while time.time() - t0 < seconds:
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(batch):
+            fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / batch)
+    return statistics.median(times[len(times) // 2:])
+
+
+GPU_STATE_FIELDS = {
+    "clocks.sm": "sm_clock_mhz", "clocks.max.sm": "max_sm_clock_mhz", "temperature.gpu": "temperature_c",
+    "power.draw": "power_w", "enforced.power.limit": "power_limit_w",
+    "clocks_event_reasons.sw_power_cap": "power_capped",
+    "clocks_event_reasons.sw_thermal_slowdown": "sw_thermal_slowdown",
+    "clocks_event_reasons.hw_thermal_slowdown": "hw_thermal_slowdown",
+}
+
+
+def nvidia_smi_id():
+    """The GPU torch runs on, as nvidia-smi names it: by UUID, which holds
+    under CUDA_VISIBLE_DEVICES remapping (CUDA's index would not)."""
+    props = torch.cuda.get_device_properties(torch.cuda.current_device())
+    uuid = getattr(props, "uuid", None)
+    return "GPU-%s" % uuid if uuid is not None else str(torch.cuda.current_device())
+
+
 def gpu_state():
-    """The GPU's SM clock, temperature and power right now (nvidia-smi),
-    recorded next to each timing: the H200's clock falls as it heats under
-    load, so absolute times move by 15-25 % within a minute of the same
-    run (session 18: target attention 558 -> 425 TFLOP/s, SDPA 254 -> 215)
-    while ratios measured in the same rounds move far less."""
-    fields = "clocks.sm,clocks.max.sm,temperature.gpu,power.draw"
+    """The GPU's SM clock, temperature, power and what holds its clock down
+    right now (nvidia-smi), recorded next to each timing. Under our kernels
+    and the peers alike the H200 runs at its 700 W power cap within a
+    fraction of a second of load, at 1300-1550 MHz of 1980, never near a
+    thermal limit (session 19, bench/clock_probe.py): a kernel's clock
+    depends on how much power it and the kernels just before it draw, so
+    absolute times move by 15-25 % with what ran before (session 18) while
+    ratios measured in the same rounds move far less."""
     try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=" + fields, "--format=csv,noheader,nounits",
-                              "-i", str(torch.cuda.current_device())],
+        out = subprocess.run(["nvidia-smi", "--query-gpu=" + ",".join(GPU_STATE_FIELDS),
+                              "--format=csv,noheader,nounits", "-i", nvidia_smi_id()],
                              capture_output=True, text=True, timeout=10)
         values = [v.strip() for v in out.stdout.strip().split(",")]
-        if out.returncode != 0 or len(values) != 4:
+        if out.returncode != 0 or len(values) != len(GPU_STATE_FIELDS):
             return {"error": (out.stderr or out.stdout).strip()[:200]}
-        return {"sm_clock_mhz": float(values[0]), "max_sm_clock_mhz": float(values[1]),
-                "temperature_c": float(values[2]), "power_w": float(values[3])}
+        state = {}
+        for key, value in zip(GPU_STATE_FIELDS.values(), values):
+            state[key] = value == "Active" if value in ("Active", "Not Active") else float(value)
+        return state
     except (OSError, ValueError, subprocess.SubprocessError) as err:
         return {"error": str(err)[:200]}
 
