@@ -323,7 +323,7 @@ def main():
             print("  %-22s ok: %s" % (name, err))
 
     print("== speed (CUDA events, median of 70 per kernel, measured in interleaved rounds)")
-    def speed(name, ours, peers, flops):
+    def speed(name, ours, peers, flops, sustained=()):
         row = {"case": name}
         ms = compare_ms(dict(ours, **peers))
         for schedule in ours:
@@ -334,6 +334,12 @@ def main():
             for schedule in ours:
                 row["ratio_%s_vs_%s" % (schedule, peer_name)] = row[peer_name + "_ms"] / row[schedule + "_ms"]
         row["gpu_state_after"] = gpu_state()
+        # Each of `sustained` alone for seconds, at the power cap.
+        for fn_name in sustained:
+            t = sustained_ms(dict(ours, **peers)[fn_name], batch=3)
+            row[fn_name + "_sustained_ms"] = t
+            row[fn_name + "_sustained_tflops"] = flops / t / 1e9
+            row[fn_name + "_sustained_gpu_state"] = gpu_state()
         results["speed"].append(row)
         print("  " + json.dumps(row))
 
@@ -341,7 +347,7 @@ def main():
     b = uniform((1, 8192, 8192), bf16, gen)
     out = torch.empty((1, 8192, 8192), dtype=bf16, device="cuda")
     speed("bf16 8192^3", {s: (lambda m=m: m.square_bf16(a, b, out=[out])) for s, m, _ in schedules},
-          {"cublas": lambda: torch.matmul(a, b[0])}, 2 * 8192 ** 3)
+          {"cublas": lambda: torch.matmul(a, b[0])}, 2 * 8192 ** 3, sustained=("auto", "cublas"))
     B = 1024
     w = uniform((433, 872), f16, gen)
     ab = uniform((B, 433, 872), f16, gen)

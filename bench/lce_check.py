@@ -22,7 +22,7 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sparcast  # noqa: E402
-from gemm_check import SCHEDULES, compare_ms, gpu_state, setup, uniform, write_results  # noqa: E402
+from gemm_check import SCHEDULES, compare_ms, gpu_state, setup, sustained_ms, uniform, write_results  # noqa: E402
 
 M, N = 433, 256
 
@@ -151,7 +151,7 @@ def main():
         worst[0], worst[1], calls[0][3], calls[1][3], "ok" if ok else "FAIL"))
     results["correctness"].append({"case": "two streams at once", "max_err": max(worst), "ok": ok})
 
-    def timings(B, users, rounds=7):
+    def timings(B, users, rounds=7, sustained=False):
         ku, kc = 1178, 866
         w = uniform((M, ku + kc), f16, gen)
         e_user = uniform((users, ku, N), f16, gen)
@@ -177,10 +177,16 @@ def main():
         row["gpu_state_after"] = gpu_state()
         for peer in ("eager_bmm_broadcast", "eager_decomposed", "eager_decomposed_padded"):
             row["speedup_vs_" + peer] = row[peer + "_ms"] / row["ours_ms"]
+        if sustained:
+            # Ours and the best eager form each alone for seconds, at the
+            # power cap (gemm_check.sustained_ms).
+            for name in ("auto", "eager_decomposed_padded"):
+                row[name + "_sustained_ms"] = sustained_ms(fns[name])
+                row[name + "_sustained_gpu_state"] = gpu_state()
         return row
 
     print("== speed at the reference shapes (B=1024, 15 users)")
-    row = timings(1024, 15)
+    row = timings(1024, 15, sustained=True)
     results["speed"].append(row)
     print("  " + json.dumps(row))
     print("== sweep")
