@@ -33,8 +33,8 @@ def rel_fro(out, ref):
 
 def compare_ms(fns, rounds=7, iters=10):
     """Median GPU time per call of each of `fns` (name -> callable),
-    measured in rounds that run every function in turn: clock and thermal
-    drift during the run then falls on all of them alike instead of on
+    measured in rounds that run every function in turn: clock drift
+    during the run (the power cap, gpu_state) then falls on all of them alike instead of on
     whichever runs last. A sample is a batch of iters / 2 calls back to
     back between two events, two batches a round: the host's time per call
     (bench/host_overhead.py) overlaps the kernels instead of adding to
