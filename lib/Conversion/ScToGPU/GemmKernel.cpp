@@ -368,9 +368,6 @@ static std::string hopperPathLimitation(BatchMatmulOp op, StringRef schedule) {
   int64_t n = op.getType().getDimSize(2), k = lhsType.getShape().back();
   if (!elementType.isF16() && !elementType.isBF16())
     return "wgmma takes f16/bf16 operands here, got " + typeToString(elementType);
-  if (op.getTransposeRhs() && schedule == "simple")
-    return "the simple schedule does not take transpose_rhs (the "
-           "warp-specialized ones do)";
   if (k % 8 != 0 || n % 8 != 0)
     return "TMA needs 16-byte aligned rows: K (" + std::to_string(k) +
            ") and N (" + std::to_string(n) +

@@ -8,7 +8,9 @@
 //   for each k-tile kt:
 //     wait mbarrier[kt % S] (phase parity (kt / S) % 2)
 //     wgmma from the slot (nvgpu.warpgroup.mma, which waits for the
-//       previous group, so slot (kt-1) % S is free)
+//       previous group, so slot (kt-1) % S is free; with transpose_rhs, B is
+//       K-major and the wgmma are written out here, as nvgpu's lowering
+//       steps B's descriptor for an N-major B only)
 //     barrier; thread 0 refills that slot with k-tile kt + S - 1
 //   wait all wgmma; accumulators -> shared memory (fp32, reusing the ring)
 //   every thread: element-wise epilogue (the op's region, as a device
@@ -78,7 +80,7 @@ $CASTS
     %smem = gpu.dynamic_shared_memory : !smem
     // 128B-swizzled TMA tiles need 1024-byte aligned shared memory.
     %base = memref.extract_aligned_pointer_as_index %smem : !smem -> index
-$SMEM_REGION    %wgOffA = arith.muli %wg, %wgBytesA : index
+$SMEM_REGION$DESC_SETUP    %wgOffA = arith.muli %wg, %wgBytesA : index
     %bars = nvgpu.mbarrier.create -> !bars
     scf.if %leader {
       scf.for %s = %c0 to %cS step %c1 {
@@ -106,12 +108,7 @@ $SLOT      nvgpu.mbarrier.try_wait.parity %bars[%s], %parity, %ticks : !bars
       %bOff0 = arith.muli %s, %tileBytesB : index
       %bOff1 = arith.addi %bOff0, %ringB : index
       %bOff = arith.addi %bOff1, %pad : index
-      %va = memref.view %smem[%aOff][] : !smem to !tileAW
-      %vb = memref.view %smem[%bOff][] : !smem to !tileB2
-      %da = nvgpu.warpgroup.generate.descriptor %va, %tmaAW : !tileAW, !tmaAW -> !dA
-      %db = nvgpu.warpgroup.generate.descriptor %vb, %tmaB2 : !tileB2, !tmaB2 -> !dB
-      %acc2 = nvgpu.warpgroup.mma %da, %db, %acc {transposeB} : !dA, !dB, !acc -> !acc
-      // The mma of kt-1 is complete (wait_group 1 in every warpgroup): once
+$MMA      // The mma of kt-1 is complete (wait_group 1 in every warpgroup): once
       // all threads got here its slot takes k-tile kt + S - 1.
       %next = arith.addi %kt, %cSm1 : index
       %more = arith.cmpi ult, %next, %kTiles : index
@@ -163,6 +160,72 @@ $LANES
   func.func private @$KERNEL_epilogue(f32, index, index, index$EPI_TYPES) -> $OUT
 }
 )mlir";
+
+// The k-tile's wgmma with B N-major ([K, N] rows): nvgpu's warpgroup ops.
+constexpr const char *kNvgpuMmaTemplate = R"mlir(
+      %va = memref.view %smem[%aOff][] : !smem to !tileAW
+      %vb = memref.view %smem[%bOff][] : !smem to !tileB2
+      %da = nvgpu.warpgroup.generate.descriptor %va, %tmaAW : !tileAW, !tmaAW -> !dA
+      %db = nvgpu.warpgroup.generate.descriptor %vb, %tmaB2 : !tileB2, !tmaB2 -> !dB
+      %acc2 = nvgpu.warpgroup.mma %da, %db, %acc {transposeB} : !dA, !dB, !acc -> !acc
+)mlir";
+
+/// The k-tile's wgmma with B K-major (the rhs transposed, [N, K] rows: the
+/// tile is BN rows of 64 k, 128B-swizzled like A), written as nvvm.wgmma:
+/// each k16 step moves both descriptors 32 bytes along the row. The
+/// accumulator stays nvgpu's type between k-tiles (one m64 struct per 64
+/// rows, which is what nvgpu lowers it to) so that the epilogue's
+/// nvgpu.warpgroup.mma.store takes it as before.
+std::string kMajorBMmaText(int64_t accRows, int64_t tileN, StringRef element) {
+  std::string inner = f32StructType(tileN / 2);
+  std::string outer = "!llvm.struct<(" + inner;
+  for (int64_t mb = 1; mb < accRows / 64; ++mb)
+    outer += ", " + inner;
+  outer += ")>";
+  std::string text = llvm::formatv(R"mlir(
+      %accIn = builtin.unrealized_conversion_cast %acc : !acc to {0}
+)mlir",
+                                   outer)
+                         .str();
+  text += wgmmaDescriptorText("aDesc", "aOff");
+  text += wgmmaDescriptorText("bDesc", "bOff");
+  text += "      nvvm.wgmma.fence.aligned\n";
+  text += llvm::formatv("      %accOut0 = llvm.mlir.poison : {0}\n", outer).str();
+  for (int64_t mb = 0; mb < accRows / 64; ++mb) {
+    // Rows 64 mb.. of A lie 64 rows x 128 bytes further on.
+    text += llvm::formatv(R"mlir(
+      %am{0} = arith.constant {1} : i64
+      %aDm{0} = arith.addi %aDesc, %am{0} : i64
+      %w{0}_in = llvm.extractvalue %accIn[{0}] : {2}
+)mlir",
+                          mb, mb * 64 * 128 / 16, outer)
+                .str();
+    for (int64_t kk = 0; kk < 4; ++kk) {
+      std::string in = kk == 0 ? llvm::formatv("%w{0}_in", mb).str()
+                               : llvm::formatv("%w{0}_{1}", mb, kk - 1).str();
+      text += llvm::formatv(R"mlir(
+      %dk{0}_{1} = arith.constant {2} : i64
+      %dA{0}_{1} = arith.addi %aDm{0}, %dk{0}_{1} : i64
+      %dB{0}_{1} = arith.addi %bDesc, %dk{0}_{1} : i64
+      %w{0}_{1} = nvvm.wgmma.mma_async %dA{0}_{1}, %dB{0}_{1}, {3}, #nvvm.shape<m = 64, n = {4}, k = 16>, D [<f32>, <one>], A [<{5}>, <one>, <row>], B [<{5}>, <one>, <col>] : {6} -> {6}
+)mlir",
+                            mb, kk, 2 * kk, in, tileN, element, inner)
+                  .str();
+    }
+    text += llvm::formatv(
+                "      %accOut{0} = llvm.insertvalue %w{1}_3, %accOut{1}[{1}] : {2}\n",
+                mb + 1, mb, outer)
+                .str();
+  }
+  text += llvm::formatv(R"mlir(
+      nvvm.wgmma.commit.group.sync.aligned
+      nvvm.wgmma.wait.group.sync.aligned 1
+      %acc2 = builtin.unrealized_conversion_cast %accOut{0} : {1} to !acc
+)mlir",
+                        accRows / 64, outer)
+              .str();
+  return text;
+}
 } // namespace
 
 FailureOr<KernelLaunch> mlir::sc::detail::buildSimpleGemmKernel(
@@ -235,8 +298,16 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildSimpleGemmKernel(
   pieces["TYPES"] = kTmaTypesTemplate;
   pieces["SMEM_REGION"] = smemRegionText();
   pieces["CASTS"] = kTmaCastsTemplate;
-  pieces["LOAD_PROLOGUE"] = loadText("pro", "kt", "kt", "bars", tileN);
-  pieces["LOAD_REFILL"] = loadText("ref", "next", "next", "bars", tileN);
+  bool kMajorB = op.getTransposeRhs();
+  pieces["LOAD_PROLOGUE"] = loadText("pro", "kt", "kt", "bars", tileN, kMajorB);
+  pieces["LOAD_REFILL"] = loadText("ref", "next", "next", "bars", tileN, kMajorB);
+  pieces["DESC_SETUP"] =
+      kMajorB ? wgmmaDescriptorConstantsText() +
+                    "    %smemBase = arith.index_cast %base : index to i64\n"
+              : "";
+  pieces["MMA"] = kMajorB ? kMajorBMmaText(accRows, tileN,
+                                           typeToString(elementType))
+                          : kNvgpuMmaTemplate;
   std::string text = replaceAll(replaceAll(kKernelTemplate, pieces), values);
 
   if (failed(installKernel(op, gpuModule, kernelName, text)))
