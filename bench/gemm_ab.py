@@ -1,6 +1,6 @@
 """A/B of GEMM builds at the LCE's shapes: the IKBO LCE (reference shapes,
 B=1024, 15 users), the plain shared-W GEMM (1024 x 433x256x872) and the
-same shapes as x @ w^T (--linear), from
+same shapes as x @ w^T (--linear) and x @ w^T + r (--linear-residual), from
 any number of artifact folders, each checked against the fp32 reference
 (the LCE by FBGEMM's rule, the GEMM by relative Frobenius error), then
 timed in interleaved rounds (CUDA events, median). For kernel variants;
@@ -64,6 +64,8 @@ def main():
     p.add_argument("--shared-w", nargs="*", default=[])
     p.add_argument("--linear", nargs="*", default=[],
                    help="folders with linear_f16 (x @ w^T, B=1024 x 433 x 872 by 256 x 872)")
+    p.add_argument("--linear-residual", nargs="*", default=[],
+                   help="folders with linear_residual_f16 (x @ w^T + r, the same shapes)")
     p.add_argument("--rounds", type=int, default=30)
     p.add_argument("--out", default=None)
     args = p.parse_args()
@@ -101,6 +103,12 @@ def main():
         plain_gemm(rows, "linear", "linear B=1024 433x256x872 (x @ w^T)", args.linear,
                    "linear_f16", (x, w), torch.matmul(x.float(), w.float().t()),
                    lambda: torch.matmul(x, w.t()), args.rounds)
+    if args.linear_residual:
+        x, w, r = u((B, 433, 872)), u((256, 872)), u((B, 433, 256))
+        plain_gemm(rows, "linear_residual", "linear + residual B=1024 433x256x872 (x @ w^T + r)",
+                   args.linear_residual, "linear_residual_f16", (x, w, r),
+                   torch.matmul(x.float(), w.float().t()) + r.float(),
+                   lambda: torch.matmul(x, w.t()) + r, args.rounds)
     if args.out:
         json.dump({"gpu": torch.cuda.get_device_name(), "rows": rows}, open(args.out, "w"), indent=1)
 

@@ -252,6 +252,9 @@ def check_tma_kernels(label, suite, example, gen, corr):
         w = uniform((256, 872), f16, gen)
         ref = torch.matmul(x.float(), w.float().t())
         check_("linear_f16 B=%d (x @ w^T)" % B, suite.linear_f16, [x, w], ref, f16, (B, 433, 256))
+        r = uniform((B, 433, 256), f16, gen)
+        check_("linear_residual_f16 B=%d (x @ w^T + r)" % B, suite.linear_residual_f16, [x, w, r],
+               ref + r.float(), f16, (B, 433, 256))
     a = uniform((8192, 8192), bf16, gen)
     b = uniform((1, 8192, 8192), bf16, gen)
     ref = torch.matmul(a.float(), b[0].float()).unsqueeze(0)
@@ -359,6 +362,10 @@ def main():
     speed("f16 linear B=1024 433x256x872 (x @ w^T)",
           {s: (lambda m=m: m.linear_f16(ab, wt, out=[out])) for s, m, _ in schedules},
           {"torch_matmul": lambda: torch.matmul(ab, wt.t())}, 2 * B * 433 * 256 * 872)
+    res = uniform((B, 433, 256), f16, gen)
+    speed("f16 linear + residual B=1024 433x256x872 (x @ w^T + r)",
+          {s: (lambda m=m: m.linear_residual_f16(ab, wt, res, out=[out])) for s, m, _ in schedules},
+          {"torch_matmul_plus_add": lambda: torch.matmul(ab, wt.t()) + res}, 2 * B * 433 * 256 * 872)
     speed("f16 shared W B=1024 433x256x872",
           {s: (lambda m=m: m.shared_w_f16(w, e, out=[out])) for s, m, _ in schedules},
           {"torch_matmul": lambda: torch.matmul(w, e)}, 2 * B * 433 * 256 * 872)

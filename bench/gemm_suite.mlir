@@ -92,6 +92,22 @@ func.func @linear_f16(%x: tensor<?x433x872xf16>, %w: tensor<256x872xf16>) -> ten
   return %c : tensor<?x433x256xf16>
 }
 
+// nn.Linear with a residual added in the epilogue: a batched epilogue
+// operand, so the default schedule is ping-pong (peer: torch.matmul(x,
+// w.t()) + r).
+func.func @linear_residual_f16(%x: tensor<?x433x872xf16>, %w: tensor<256x872xf16>, %r: tensor<?x433x256xf16>) -> tensor<?x433x256xf16> {
+  %c = sc.batch_matmul %x, %w epilogue_ins(%r : tensor<?x433x256xf16>) {transpose_rhs}
+      : tensor<?x433x872xf16>, tensor<256x872xf16> -> tensor<?x433x256xf16> {
+  ^bb0(%acc: f32, %b: index, %m: index, %n: index, %res: tensor<?x433x256xf16>):
+    %x0 = tensor.extract %res[%b, %m, %n] : tensor<?x433x256xf16>
+    %xf = arith.extf %x0 : f16 to f32
+    %s = arith.addf %acc, %xf : f32
+    %o = arith.truncf %s : f32 to f16
+    sc.yield %o : f16
+  }
+  return %c : tensor<?x433x256xf16>
+}
+
 // The IKBO gather-add with the request GEMM's result in f16: the kernels
 // load its tile [idx[b], rows, cols] by TMA during the tile's wgmma
 // (peer: torch.matmul + gather + add).

@@ -81,6 +81,8 @@ def main():
             ("shared_w", lambda o: suite.shared_w_f16(w, e, out=[o]), torch.matmul(w.float(), e.float())),
             ("bmm", lambda o: suite.bmm_f16(x, e, out=[o]), torch.bmm(x.float(), e.float())),
             ("linear", lambda o: suite.linear_f16(x, wt, out=[o]), torch.matmul(x.float(), wt.float().t())),
+            ("linear_residual", lambda o: suite.linear_residual_f16(x, wt, x[:, :, :256].contiguous(), out=[o]),
+             torch.matmul(x.float(), wt.float().t()) + x[:, :, :256].float()),
             ("gather_add", lambda o: example.gemm_gather_add(w, e, user, idx, out=[o]),
              torch.matmul(w.float(), e.float()) + user[idx.long()]),
             # The request result in f16: its tiles come by TMA (prefetch).

@@ -61,3 +61,24 @@ func.func @linear(%x: tensor<?x433x872xf16>, %w: tensor<256x872xf16>,
   }
   return %y : tensor<?x433x256xf16>
 }
+
+// -----
+
+// x @ w^T + r (a batched lhs, a shared rhs, a batched residual in the
+// epilogue): the shared rhs decides, cooperative as without the residual.
+// CHECK-LABEL: func.func @linear_residual
+// CHECK: sc.gemm_schedule = "cooperative"
+func.func @linear_residual(%x: tensor<?x433x872xf16>, %w: tensor<256x872xf16>,
+                           %r: tensor<?x433x256xf16>) -> tensor<?x433x256xf16> {
+  // expected-remark @+1 {{GEMM schedule cooperative (a shared rhs (x @ w)}}
+  %y = sc.batch_matmul %x, %w epilogue_ins(%r : tensor<?x433x256xf16>) {transpose_rhs}
+      : tensor<?x433x872xf16>, tensor<256x872xf16> -> tensor<?x433x256xf16> {
+  ^bb0(%acc: f32, %b: index, %m: index, %n: index, %rt: tensor<?x433x256xf16>):
+    %v = tensor.extract %rt[%b, %m, %n] : tensor<?x433x256xf16>
+    %vf = arith.extf %v : f16 to f32
+    %s = arith.addf %acc, %vf : f32
+    %h = arith.truncf %s : f32 to f16
+    sc.yield %h : f16
+  }
+  return %y : tensor<?x433x256xf16>
+}

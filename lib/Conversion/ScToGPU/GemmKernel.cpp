@@ -550,7 +550,8 @@ static bool multicastByDefault(BatchMatmulOp op, StringRef schedule,
   if (schedule == "transposed")
     return true;
   sc::detail::GemmShape shape(op);
-  return schedule == "cooperative" && shape.lhsBatched && !shape.rhsBatched;
+  return (schedule == "cooperative" || schedule == "pingpong") &&
+         shape.lhsBatched && !shape.rhsBatched;
 }
 
 FailureOr<KernelLaunch>
