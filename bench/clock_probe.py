@@ -25,7 +25,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import sparcast  # noqa: E402
-from gemm_check import gpu_state, uniform  # noqa: E402
+from gemm_check import batch_ms, gpu_state, uniform  # noqa: E402
 
 
 class Sampler(threading.Thread):
@@ -47,13 +47,8 @@ def run_for(fn, seconds, batch):
     call (CUDA events) with its start time."""
     rows, t0 = [], time.time()
     while time.time() - t0 < seconds:
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(batch):
-            fn()
-        end.record()
-        end.synchronize()
-        rows.append((round(time.time() - t0, 2), start.elapsed_time(end) / batch))
+        t = round(time.time() - t0, 2)
+        rows.append((t, batch_ms(fn, batch)))
     return rows
 
 

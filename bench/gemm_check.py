@@ -31,11 +31,23 @@ def rel_fro(out, ref):
     return (torch.linalg.norm(out - ref) / torch.linalg.norm(ref)).item()
 
 
+def batch_ms(fn, batch):
+    """GPU time per call of `batch` calls of `fn` back to back (CUDA events)."""
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(batch):
+        fn()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) / batch
+
+
 def compare_ms(fns, rounds=7, iters=10):
     """Median GPU time per call of each of `fns` (name -> callable),
     measured in rounds that run every function in turn: clock drift
-    during the run (the power cap, gpu_state) then falls on all of them alike instead of on
-    whichever runs last. A sample is a batch of iters / 2 calls back to
+    during the run (the power cap, gpu_state) then falls on all of them
+    alike instead of on whichever runs last. A sample is a batch of iters / 2 calls back to
     back between two events, two batches a round: the host's time per call
     (bench/host_overhead.py) overlaps the kernels instead of adding to
     them, for ours and the peers alike. (Before session 8 every sample was
@@ -54,14 +66,7 @@ def compare_ms(fns, rounds=7, iters=10):
             order.reverse()
         for name, fn in order:
             for _ in range(2):
-                start = torch.cuda.Event(enable_timing=True)
-                end = torch.cuda.Event(enable_timing=True)
-                start.record()
-                for _ in range(batch):
-                    fn()
-                end.record()
-                end.synchronize()
-                times[name].append(start.elapsed_time(end) / batch)
+                times[name].append(batch_ms(fn, batch))
     return {name: statistics.median(t) for name, t in times.items()}
 
 
@@ -75,14 +80,7 @@ def sustained_ms(fn, seconds=3.0, batch=10):
     torch.cuda.synchronize()
     times, t0 = [], time.time()
     while time.time() - t0 < seconds:
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(batch):
-            fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) / batch)
+        times.append(batch_ms(fn, batch))
     return statistics.median(times[len(times) // 2:])
 
 
