@@ -81,9 +81,8 @@ def sustained_ms(fn, seconds=3.0, batch=10):
     times, t0 = [], time.time()
     while time.time() - t0 < seconds:
         times.append(batch_ms(fn, batch))
-    # Idle a second so that the next timing does not start from the capped
-    # clock this one left (session 19: the shuffled target-attention row,
-    # timed right after, came out 10 % slower than the same kernel before).
+    # Idle a second so that the next timing starts from a rested GPU, as
+    # the rows before it did, not from the capped clock this one left.
     time.sleep(1.0)
     return statistics.median(times[len(times) // 2:])
 
