@@ -107,8 +107,8 @@ def nvidia_smi_id():
 def gpu_state():
     """The GPU's SM clock, temperature, power and what holds its clock down
     right now (nvidia-smi), recorded next to each timing. Under our kernels
-    and the peers alike the H200 runs at its 700 W power cap within a
-    fraction of a second of load, at 1300-1550 MHz of 1980, never near a
+    and the peers alike the H200 runs at its 700 W power cap from the
+    first sample after load starts, at 1300-1550 MHz of 1980, never near a
     thermal limit (session 19, bench/clock_probe.py): a kernel's clock
     depends on how much power it and the kernels just before it draw, so
     absolute times move by 15-25 % with what ran before (session 18) while
