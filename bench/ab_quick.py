@@ -8,7 +8,9 @@ rounds: for effects of a few percent. Correctness is the checks' job.
 import argparse, json, os, statistics, sys
 import torch
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sparcast  # noqa: E402
+from gemm_check import batch_ms  # noqa: E402
 
 
 def main():
@@ -43,7 +45,6 @@ def main():
                   [lambda f=f, q=q, k=k, v=v: f(q, k, v, out=[o2]) for f in fns]))
     # The IKBO LCE at the reference shapes, when both builds have it.
     if all(os.path.isdir(os.path.join(x, "lce")) for x in (args.artifacts, args.baseline)):
-        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         from lce_check import make_index  # noqa: E402
         w, eu = u((433, 2044), torch.float16), u((15, 1178, 256), torch.float16)
         ec, ix = u((1024, 866, 256), torch.float16), make_index(15, 1024, gen, True)
@@ -57,12 +58,7 @@ def main():
         for r in range(args.rounds):
             pair = [(new, t_new), (old, t_old)] if r % 2 == 0 else [(old, t_old), (new, t_new)]
             for fn, ts in pair:
-                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                s.record()
-                for _ in range(5):
-                    fn()
-                e.record(); e.synchronize()
-                ts.append(s.elapsed_time(e) / 5)
+                ts.append(batch_ms(fn, 5))
             ratios.append(t_old[-1] / t_new[-1])
         row = {"case": name, "new_ms": statistics.median(t_new), "baseline_ms": statistics.median(t_old),
                "speedup_median_of_rounds": statistics.median(ratios),

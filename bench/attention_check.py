@@ -17,7 +17,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sparcast  # noqa: E402
-from gemm_check import TOLERANCE, compare_ms, gpu_state, rel_fro, setup, sustained_ms, uniform, write_results  # noqa: E402
+from gemm_check import TOLERANCE, compare_ms, gpu_state, record_sustained, rel_fro, setup, uniform, write_results  # noqa: E402
 from lce_check import make_index  # noqa: E402
 
 
@@ -197,12 +197,8 @@ def main():
             row["speedup_vs_baseline"] = ms["baseline"] / ms["ours"]
         if sustained:
             # Each alone for seconds, at the power cap (see sustained_ms).
-            row["ours_sustained_ms"] = sustained_ms(lambda: entry(q, k, v, idx, out=[out]))
-            row["ours_sustained_gpu_state"] = gpu_state()
-            row["sdpa_prebroadcast_sustained_ms"] = sustained_ms(lambda: F.scaled_dot_product_attention(q, kb, vb))
-            row["sdpa_prebroadcast_sustained_gpu_state"] = gpu_state()
-            for name_ in ("ours", "sdpa_prebroadcast"):
-                row[name_ + "_sustained_tflops"] = flops / row[name_ + "_sustained_ms"] / 1e9
+            record_sustained(row, "ours", lambda: entry(q, k, v, idx, out=[out]), flops)
+            record_sustained(row, "sdpa_prebroadcast", lambda: F.scaled_dot_product_attention(q, kb, vb), flops)
             print("  S=%5d sustained alone: ours %.3f ms (%.0f TFLOP/s), SDPA pre-broadcast %.3f ms (%.0f)" % (
                 S, row["ours_sustained_ms"], row["ours_sustained_tflops"], row["sdpa_prebroadcast_sustained_ms"],
                 row["sdpa_prebroadcast_sustained_tflops"]), flush=True)

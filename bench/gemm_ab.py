@@ -14,6 +14,7 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sparcast  # noqa: E402
+from gemm_check import batch_ms  # noqa: E402
 from lce_check import make_index  # noqa: E402
 
 
@@ -28,12 +29,7 @@ def timed_rounds(fns, rounds):
         if r % 2:
             order.reverse()
         for i in order:
-            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            for _ in range(5):
-                fns[i]()
-            e.record(); e.synchronize()
-            times[i].append(s.elapsed_time(e) / 5)
+            times[i].append(batch_ms(fns[i], 5))
     return [statistics.median(t) for t in times]
 
 

@@ -87,6 +87,15 @@ def sustained_ms(fn, seconds=3.0, batch=10):
     return statistics.median(times[len(times) // 2:])
 
 
+def record_sustained(row, name, fn, flops=None, batch=10):
+    """`fn`'s sustained_ms into `row` as <name>_sustained_ms (and _tflops
+    when `flops` is given), with the GPU's state right after it."""
+    row[name + "_sustained_ms"] = sustained_ms(fn, batch=batch)
+    if flops:
+        row[name + "_sustained_tflops"] = flops / row[name + "_sustained_ms"] / 1e9
+    row[name + "_sustained_gpu_state"] = gpu_state()
+
+
 GPU_STATE_FIELDS = {
     "clocks.sm": "sm_clock_mhz", "clocks.max.sm": "max_sm_clock_mhz", "temperature.gpu": "temperature_c",
     "power.draw": "power_w", "enforced.power.limit": "power_limit_w",
@@ -329,7 +338,8 @@ def main():
     print("== speed (CUDA events, median of 70 per kernel, measured in interleaved rounds)")
     def speed(name, ours, peers, flops, sustained=()):
         row = {"case": name}
-        ms = compare_ms(dict(ours, **peers))
+        fns = dict(ours, **peers)
+        ms = compare_ms(fns)
         for schedule in ours:
             row[schedule + "_ms"] = ms[schedule]
             row[schedule + "_tflops"] = flops / row[schedule + "_ms"] / 1e9
@@ -340,10 +350,7 @@ def main():
         row["gpu_state_after"] = gpu_state()
         # Each of `sustained` alone for seconds, at the power cap.
         for fn_name in sustained:
-            t = sustained_ms(dict(ours, **peers)[fn_name], batch=3)
-            row[fn_name + "_sustained_ms"] = t
-            row[fn_name + "_sustained_tflops"] = flops / t / 1e9
-            row[fn_name + "_sustained_gpu_state"] = gpu_state()
+            record_sustained(row, fn_name, fns[fn_name], flops, batch=3)
         results["speed"].append(row)
         print("  " + json.dumps(row))
 

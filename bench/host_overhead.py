@@ -13,28 +13,19 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sparcast  # noqa: E402
+from gemm_check import batch_ms  # noqa: E402
 from lce_check import make_index  # noqa: E402
 
 
 def per_call(fn, n=50):
-    ts = []
-    for _ in range(n):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record(); fn(); e.record(); e.synchronize()
-        ts.append(s.elapsed_time(e))
-    return statistics.median(ts)
+    return statistics.median(batch_ms(fn, 1) for _ in range(n))
 
 
 def back_to_back(fn, n=50, reps=5):
     ts = []
     for _ in range(reps):
         fn(); torch.cuda.synchronize()
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        for _ in range(n):
-            fn()
-        e.record(); e.synchronize()
-        ts.append(s.elapsed_time(e) / n)
+        ts.append(batch_ms(fn, n))
     return statistics.median(ts)
 
 

@@ -22,7 +22,7 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sparcast  # noqa: E402
-from gemm_check import SCHEDULES, compare_ms, gpu_state, setup, sustained_ms, uniform, write_results  # noqa: E402
+from gemm_check import SCHEDULES, compare_ms, gpu_state, record_sustained, setup, uniform, write_results  # noqa: E402
 
 M, N = 433, 256
 
@@ -181,8 +181,7 @@ def main():
             # Ours and the best eager form each alone for seconds, at the
             # power cap (gemm_check.sustained_ms).
             for name in ("auto", "eager_decomposed_padded"):
-                row[name + "_sustained_ms"] = sustained_ms(fns[name])
-                row[name + "_sustained_gpu_state"] = gpu_state()
+                record_sustained(row, name, fns[name])
         return row
 
     print("== speed at the reference shapes (B=1024, 15 users)")
