@@ -2,7 +2,8 @@
 the GPU: the kernels of bench/attention_suite.mlir and examples/*.mlir
 against torch SDPA in fp32 (keys/values broadcast by the index, or the
 block mask expanded to a dense boolean mask), outputs poisoned first; then
-speed against SDPA in the same process (interleaved rounds).
+speed against SDPA and the hand-written Triton kernel of
+bench/triton_peers.py in the same process (interleaved rounds).
 
     python3 bench/attention_check.py --artifacts bench/artifacts --out attention.json
 """
@@ -19,6 +20,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sparcast  # noqa: E402
 from gemm_check import TOLERANCE, compare_ms, gpu_state, record_sustained, rel_fro, setup, uniform, write_results  # noqa: E402
 from lce_check import make_index  # noqa: E402
+
+try:  # the hand-written Triton peer (bench/triton_peers.py), where triton is installed
+    import triton_peers
+except ImportError as err:
+    triton_peers, TRITON_MISSING = None, repr(err)
 
 
 def log_linear_blocks(nb, local_width=1, causal=False):
@@ -179,14 +185,27 @@ def main():
         out = torch.empty((B, H, L, d), dtype=f16, device="cuda")
         il = idx.long()
         kb, vb = k[il].contiguous(), v[il].contiguous()
+        row = {"case": "target attention S=%d%s" % (S, " shuffled" if shuffled else ""), "S": S}
+        if triton_peers:
+            # The peer is held to the correctness rule too (its first 128
+            # candidates against fp32 SDPA), so its speed counts.
+            tout = torch.full_like(out, float("nan"))
+            triton_peers.target_attention(q, k, v, idx, out=tout)
+            ref = F.scaled_dot_product_attention(q[:128].float(), kb[:128].float(), vb[:128].float())
+            row["triton_gather_rel_fro"] = rel_fro(tout[:128], ref)
+            row["triton_gather_ok"] = bool(row["triton_gather_rel_fro"] <= TOLERANCE)
+            del ref
+        else:
+            row["triton_gather_error"] = TRITON_MISSING
         ms = compare_ms({
             "ours": lambda: entry(q, k, v, idx, out=[out]),
             "sdpa_prebroadcast": lambda: F.scaled_dot_product_attention(q, kb, vb),
             "broadcast_plus_sdpa": lambda: F.scaled_dot_product_attention(q, k[il], v[il]),
             **({"baseline": lambda: base_entry(q, k, v, idx, out=[out])} if base_entry else {}),
+            **({"triton_gather": lambda: triton_peers.target_attention(q, k, v, idx, out=tout)}
+               if triton_peers else {}),
         }, rounds=5)
         flops = 4 * B * H * L * d * S
-        row = {"case": "target attention S=%d%s" % (S, " shuffled" if shuffled else ""), "S": S}
         for name_, t in ms.items():
             row[name_ + "_ms"] = t
             row[name_ + "_tflops"] = flops / t / 1e9
@@ -195,10 +214,15 @@ def main():
         row["gpu_state_after"] = gpu_state()
         if base_entry:
             row["speedup_vs_baseline"] = ms["baseline"] / ms["ours"]
+        if triton_peers:
+            row["speedup_vs_triton_gather"] = ms["triton_gather"] / ms["ours"]
         if sustained:
             # Each alone for seconds, at the power cap (see sustained_ms).
             record_sustained(row, "ours", lambda: entry(q, k, v, idx, out=[out]), flops)
             record_sustained(row, "sdpa_prebroadcast", lambda: F.scaled_dot_product_attention(q, kb, vb), flops)
+            if triton_peers:
+                record_sustained(row, "triton_gather",
+                                 lambda: triton_peers.target_attention(q, k, v, idx, out=tout), flops)
             print("  S=%5d sustained alone: ours %.3f ms (%.0f TFLOP/s), SDPA pre-broadcast %.3f ms (%.0f)" % (
                 S, row["ours_sustained_ms"], row["ours_sustained_tflops"], row["sdpa_prebroadcast_sustained_ms"],
                 row["sdpa_prebroadcast_sustained_tflops"]), flush=True)
@@ -206,6 +230,9 @@ def main():
         print("  S=%5d%s ours %.3f ms (%.0f TFLOP/s), SDPA pre-broadcast %.3f ms (%.0f), broadcast+SDPA %.3f ms (%.0f)" % (
             S, " shuffled" if shuffled else "", ms["ours"], row["ours_tflops"], ms["sdpa_prebroadcast"], row["sdpa_prebroadcast_tflops"],
             ms["broadcast_plus_sdpa"], row["broadcast_plus_sdpa_tflops"]) +
+            (", Triton gather %.3f ms (%.0f, rel_fro %.1e %s)" % (
+                ms["triton_gather"], row["triton_gather_tflops"], row["triton_gather_rel_fro"],
+                "ok" if row["triton_gather_ok"] else "FAIL") if triton_peers else "") +
             (", baseline %.3f ms" % ms["baseline"] if base_entry else ""), flush=True)
     target_speed(1024, example.target_attention, base and base["target_attention"].target_attention,
                  sustained=True)

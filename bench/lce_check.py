@@ -5,7 +5,9 @@ Correctness (FBGEMM's rule): max|out - ref32| <= max|cuBLAS fp16 - ref32|,
 ref32 the fp32 result of the plain graph, cuBLAS fp16 the same graph run by
 torch in fp16; for several B, candidates per user, uneven and shuffled
 users, and odd K. Speed at the reference shapes against eager bmm on the
-broadcast inputs, eager decomposed, eager decomposed with K padded; then a
+broadcast inputs, eager decomposed, eager decomposed with K padded, and the
+hand-written Triton LCE of bench/triton_peers.py (held to the same rule);
+then a
 sweep of B and the candidates-per-user ratio (the default's candidate GEMM
 dispatches on it: "auto" against "pingpong" and "transposed" shows the
 choice).
@@ -23,6 +25,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sparcast  # noqa: E402
 from gemm_check import SCHEDULES, compare_ms, gpu_state, record_sustained, setup, uniform, write_results  # noqa: E402
+
+try:  # the hand-written Triton peer (bench/triton_peers.py), where triton is installed
+    import triton_peers
+except ImportError as err:
+    triton_peers, TRITON_MISSING = None, repr(err)
 
 M, N = 433, 256
 
@@ -151,7 +158,7 @@ def main():
         worst[0], worst[1], calls[0][3], calls[1][3], "ok" if ok else "FAIL"))
     results["correctness"].append({"case": "two streams at once", "max_err": max(worst), "ok": ok})
 
-    def timings(B, users, rounds=7, sustained=False):
+    def timings(B, users, rounds=7, sustained=False, check_peer=False):
         ku, kc = 1178, 866
         w = uniform((M, ku + kc), f16, gen)
         e_user = uniform((users, ku, N), f16, gen)
@@ -170,22 +177,40 @@ def main():
         fns["eager_bmm_broadcast"] = lambda: eager_plain(w, e_user, e_cand, idx)
         fns["eager_decomposed"] = lambda: torch.matmul(w_c, e_cand) + torch.matmul(w_u, e_user)[il]
         fns["eager_decomposed_padded"] = lambda: torch.matmul(w_cp, e_cp) + torch.matmul(w_up, e_up)[il]
+        if triton_peers:
+            # The weights padded once (a parameter); the activations as they come.
+            w_ut, w_ct = triton_peers.pad_k(w_u), triton_peers.pad_k(w_c)
+            r_t = torch.empty((users, M, N), dtype=torch.float32, device="cuda")
+            out_t = torch.full_like(out, float("nan"))
+            fns["triton_hand_written"] = lambda: triton_peers.lce(w_ut, w_ct, e_user, e_cand, idx, out=out_t, r=r_t)
+            if check_peer:
+                # Held to FBGEMM's rule like ours, so its speed counts.
+                fns["triton_hand_written"]()
+                ref32 = eager_plain(w.float(), e_user.float(), e_cand.float(), idx)
+                row["triton_hand_written_max_err"] = (out_t.float() - ref32).abs().max().item()
+                row["cublas_fp16_max_err"] = (eager_plain(w, e_user, e_cand, idx).float() - ref32).abs().max().item()
+                row["triton_hand_written_ok"] = bool(row["triton_hand_written_max_err"] <= row["cublas_fp16_max_err"])
+                del ref32
+        else:
+            row["triton_hand_written_error"] = TRITON_MISSING
         for name, ms in compare_ms(fns, rounds).items():
             row[name + "_ms"] = ms
         # "ours": what sparcast-aot compiles by default.
         row["ours_ms"] = row["auto_ms"]
         row["gpu_state_after"] = gpu_state()
-        for peer in ("eager_bmm_broadcast", "eager_decomposed", "eager_decomposed_padded"):
-            row["speedup_vs_" + peer] = row[peer + "_ms"] / row["ours_ms"]
+        for peer in ("eager_bmm_broadcast", "eager_decomposed", "eager_decomposed_padded", "triton_hand_written"):
+            if peer in fns:
+                row["speedup_vs_" + peer] = row[peer + "_ms"] / row["ours_ms"]
         if sustained:
             # Ours and the best eager form each alone for seconds, at the
             # power cap (gemm_check.sustained_ms).
-            for name in ("auto", "eager_decomposed_padded"):
-                record_sustained(row, name, fns[name])
+            for name in ("auto", "eager_decomposed_padded", "triton_hand_written"):
+                if name in fns:
+                    record_sustained(row, name, fns[name])
         return row
 
     print("== speed at the reference shapes (B=1024, 15 users)")
-    row = timings(1024, 15, sustained=True)
+    row = timings(1024, 15, sustained=True, check_peer=True)
     results["speed"].append(row)
     print("  " + json.dumps(row))
     print("== sweep")
@@ -197,10 +222,12 @@ def main():
             users = max(1, B // ratio)
             r = timings(B, users, rounds=4)
             results["sweep"].append(r)
-            print("  B=%4d users=%4d ours %.3f ms (%s), decomposed+padded %.3f ms (x%.2f), broadcast bmm %.3f ms (x%.2f)" % (
+            print("  B=%4d users=%4d ours %.3f ms (%s), decomposed+padded %.3f ms (x%.2f), broadcast bmm %.3f ms (x%.2f)%s" % (
                 B, users, r["ours_ms"], ", ".join("%s %.3f" % (s, r[s + "_ms"]) for s in variants),
                 r["eager_decomposed_padded_ms"], r["speedup_vs_eager_decomposed_padded"],
-                r["eager_bmm_broadcast_ms"], r["speedup_vs_eager_bmm_broadcast"]))
+                r["eager_bmm_broadcast_ms"], r["speedup_vs_eager_bmm_broadcast"],
+                ", Triton %.3f ms (x%.2f)" % (r["triton_hand_written_ms"], r["speedup_vs_triton_hand_written"])
+                if triton_peers else ""))
     write_results(results, args.out)
 
 
