@@ -70,30 +70,41 @@ def compare_ms(fns, rounds=7, iters=10):
     return {name: statistics.median(t) for name, t in times.items()}
 
 
-def sustained_ms(fn, seconds=3.0, batch=10):
+def sustained_ms(fn, seconds=3.0, batch=10, state=None):
     """GPU time per call of `fn` run alone and back to back for `seconds`:
     the median of the batches in the second half, when the GPU has settled
     at its power cap with nothing else running. The rounds of compare_ms
     alternate with the peers, whose power draw sets the clock each one
-    starts at; this is the number that holds in steady use."""
+    starts at; this is the number that holds in steady use. With `state`
+    (a dict), gpu_state() is sampled into it while ~0.3 s more of calls
+    run: nvidia-smi's query takes tens of ms, longer than a batch."""
     fn()
     torch.cuda.synchronize()
     times, t0 = [], time.time()
     while time.time() - t0 < seconds:
         times.append(batch_ms(fn, batch))
+    ms = statistics.median(times[len(times) // 2:])
+    if state is not None:
+        for _ in range(int(300.0 / ms) + 1):
+            fn()
+        state.update(gpu_state())
+        torch.cuda.synchronize()
     # Idle a second so that the next timing starts from a rested GPU, as
     # the rows before it did, not from the capped clock this one left.
     time.sleep(1.0)
-    return statistics.median(times[len(times) // 2:])
+    return ms
 
 
 def record_sustained(row, name, fn, flops=None, batch=10):
     """`fn`'s sustained_ms into `row` as <name>_sustained_ms (and _tflops
-    when `flops` is given), with the GPU's state right after it."""
-    row[name + "_sustained_ms"] = sustained_ms(fn, batch=batch)
+    when `flops` is given), with the GPU's state under that load (until
+    session 20 it was read after the second of idle that follows, so those
+    rows show an idle GPU)."""
+    state = {}
+    row[name + "_sustained_ms"] = sustained_ms(fn, batch=batch, state=state)
     if flops:
         row[name + "_sustained_tflops"] = flops / row[name + "_sustained_ms"] / 1e9
-    row[name + "_sustained_gpu_state"] = gpu_state()
+    row[name + "_sustained_gpu_state"] = state
 
 
 GPU_STATE_FIELDS = {
