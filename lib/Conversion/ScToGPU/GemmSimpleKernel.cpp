@@ -200,18 +200,21 @@ std::string kMajorBMmaText(int64_t accRows, int64_t tileN, StringRef element) {
 )mlir",
                           mb, mb * 64 * 128 / 16, outer)
                 .str();
-    for (int64_t kk = 0; kk < 4; ++kk) {
-      std::string in = kk == 0 ? llvm::formatv("%w{0}_in", mb).str()
-                               : llvm::formatv("%w{0}_{1}", mb, kk - 1).str();
-      text += llvm::formatv(R"mlir(
-      %dk{0}_{1} = arith.constant {2} : i64
-      %dA{0}_{1} = arith.addi %aDm{0}, %dk{0}_{1} : i64
-      %dB{0}_{1} = arith.addi %bDesc, %dk{0}_{1} : i64
-      %w{0}_{1} = nvvm.wgmma.mma_async %dA{0}_{1}, %dB{0}_{1}, {3}, #nvvm.shape<m = 64, n = {4}, k = 16>, D [<f32>, <one>], A [<{5}>, <one>, <row>], B [<{5}>, <one>, <col>] : {6} -> {6}
-)mlir",
-                            mb, kk, 2 * kk, in, tileN, element, inner)
-                  .str();
-    }
+    std::string prefix = llvm::formatv("w{0}", mb).str();
+    std::string aName = llvm::formatv("aDm{0}", mb).str();
+    std::string in = llvm::formatv("%w{0}_in", mb).str();
+    std::string out = llvm::formatv("%w{0}_3", mb).str();
+    WgmmaK16Steps steps;
+    steps.p = prefix;
+    steps.aDesc = aName;
+    steps.bDesc = "bDesc";
+    steps.in = in;
+    steps.out = out;
+    steps.accType = inner;
+    steps.element = element;
+    steps.n = tileN;
+    steps.bLayout = "col";
+    text += wgmmaK16StepsText(steps);
     text += llvm::formatv(
                 "      %accOut{0} = llvm.insertvalue %w{1}_3, %accOut{1}[{1}] : {2}\n",
                 mb + 1, mb, outer)

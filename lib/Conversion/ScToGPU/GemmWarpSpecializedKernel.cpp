@@ -368,24 +368,24 @@ std::string mlir::sc::detail::consumerKTileText(StringRef p, StringRef j,
     // The descriptor that differs between the halves carries its name.
     std::string aDesc = h.aPerHalf ? ("a" + half + "Desc").str() : "aDesc";
     std::string bDesc = h.aPerHalf ? "bDesc" : ("b" + half + "Desc").str();
-    for (int64_t kk = 0; kk < 4; ++kk) {
-      std::string in = kk == 0 ? accIn.str()
-                               : llvm::formatv("%{0}_w{1}{2}", p, half, kk - 1).str();
-      std::string out = kk == 3 ? llvm::formatv("%{0}_{1}", p, half).str()
-                                : llvm::formatv("%{0}_w{1}{2}", p, half, kk).str();
-      text += llvm::formatv(
-                  R"mlir(
-          %{0}_dA{1}{2} = arith.constant {3} : i64
-          %{0}_dAk{1}{2} = arith.addi %{0}_{10}, %{0}_dA{1}{2} : i64
-          %{0}_dB{1}{2} = arith.constant {4} : i64
-          %{0}_dBk{1}{2} = arith.addi %{0}_{11}, %{0}_dB{1}{2} : i64
-          {5} = nvvm.wgmma.mma_async %{0}_dAk{1}{2}, %{0}_dBk{1}{2}, {6}, #nvvm.shape<m = 64, n = {12}, k = 16>, D [<f32>, <{7}>], A [<{8}>, <one>, <{13}>], B [<{8}>, <one>, <{9}>] : !accS -> !accS
-)mlir",
-                  p, half, kk, h.aStep * kk, h.bStep * kk, out, in,
-                  first && kk == 0 ? "zero" : "one", elementType, h.bLayout,
-                  aDesc, bDesc, h.n, h.aLayout)
-                  .str();
-    }
+    std::string prefix = (p + half).str();
+    std::string aName = (p + "_" + aDesc).str(), bName = (p + "_" + bDesc).str();
+    std::string out = llvm::formatv("%{0}_{1}", p, half).str();
+    WgmmaK16Steps steps;
+    steps.p = prefix;
+    steps.aDesc = aName;
+    steps.bDesc = bName;
+    steps.in = accIn;
+    steps.out = out;
+    steps.accType = "!accS";
+    steps.element = elementType;
+    steps.aStep = h.aStep;
+    steps.bStep = h.bStep;
+    steps.n = h.n;
+    steps.aLayout = h.aLayout;
+    steps.bLayout = h.bLayout;
+    steps.zeroFirst = first;
+    text += wgmmaK16StepsText(steps);
   }
   text += R"mlir(
           nvvm.wgmma.commit.group.sync.aligned
