@@ -205,6 +205,18 @@ struct WgmmaHalves {
   StringRef aLayout = "row", bLayout = "row";
 };
 
+/// The four k16 steps of one 64-deep k slice into one m64 x `layout.n` f32
+/// accumulator, both operands in shared memory: nvvm.wgmma.mma_async on the
+/// i64 descriptors %<aDesc> and %<bDesc>, advanced by layout.aStep /
+/// layout.bStep descriptor units a step. The accumulator (`accType`) flows
+/// from `in` to `out` through %<p>_w0..2; with `zeroFirst` the first step
+/// ignores `in`. Names are prefixed by `p`. Used by consumerKTileText and
+/// the simple kernel's K-major B.
+std::string wgmmaK16StepsText(StringRef p, StringRef aDesc, StringRef bDesc,
+                              StringRef in, StringRef out, StringRef accType,
+                              StringRef elementType, const WgmmaHalves &layout,
+                              bool zeroFirst);
+
 /// One k-tile of a warp-specialized consumer (GemmWarpSpecializedKernel.cpp):
 /// the ring's full wait, the slot's descriptors and the wgmma of both
 /// halves into %<p>_L and %<p>_R from `accL` / `accR`, as one commit

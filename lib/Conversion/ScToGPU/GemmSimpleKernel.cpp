@@ -191,6 +191,12 @@ std::string kMajorBMmaText(int64_t accRows, int64_t tileN, StringRef element) {
   text += wgmmaDescriptorText("bDesc", "bOff");
   text += "      nvvm.wgmma.fence.aligned\n";
   text += llvm::formatv("      %accOut0 = llvm.mlir.poison : {0}\n", outer).str();
+  // Both operands K-major: 32 bytes (2 descriptor units) a k16 step.
+  WgmmaHalves kMajorLayout;
+  kMajorLayout.aStep = 2;
+  kMajorLayout.bStep = 2;
+  kMajorLayout.n = tileN;
+  kMajorLayout.bLayout = "col";
   for (int64_t mb = 0; mb < accRows / 64; ++mb) {
     // Rows 64 mb.. of A lie 64 rows x 128 bytes further on.
     text += llvm::formatv(R"mlir(
@@ -200,21 +206,11 @@ std::string kMajorBMmaText(int64_t accRows, int64_t tileN, StringRef element) {
 )mlir",
                           mb, mb * 64 * 128 / 16, outer)
                 .str();
-    std::string prefix = llvm::formatv("w{0}", mb).str();
-    std::string aName = llvm::formatv("aDm{0}", mb).str();
-    std::string in = llvm::formatv("%w{0}_in", mb).str();
-    std::string out = llvm::formatv("%w{0}_3", mb).str();
-    WgmmaK16Steps steps;
-    steps.p = prefix;
-    steps.aDesc = aName;
-    steps.bDesc = "bDesc";
-    steps.in = in;
-    steps.out = out;
-    steps.accType = inner;
-    steps.element = element;
-    steps.n = tileN;
-    steps.bLayout = "col";
-    text += wgmmaK16StepsText(steps);
+    text += wgmmaK16StepsText(llvm::formatv("w{0}", mb).str(),
+                              llvm::formatv("aDm{0}", mb).str(), "bDesc",
+                              llvm::formatv("%w{0}_in", mb).str(),
+                              llvm::formatv("%w{0}_3", mb).str(), inner,
+                              element, kMajorLayout, /*zeroFirst=*/false);
     text += llvm::formatv(
                 "      %accOut{0} = llvm.insertvalue %w{1}_3, %accOut{1}[{1}] : {2}\n",
                 mb + 1, mb, outer)

@@ -315,6 +315,30 @@ $PX_WAIT$PX_LOADS        }
 
 } // namespace
 
+std::string mlir::sc::detail::wgmmaK16StepsText(
+    StringRef p, StringRef aDesc, StringRef bDesc, StringRef in, StringRef out,
+    StringRef accType, StringRef elementType, const WgmmaHalves &layout,
+    bool zeroFirst) {
+  std::string text;
+  for (int64_t kk = 0; kk < 4; ++kk) {
+    std::string stepIn = kk == 0 ? in.str() : llvm::formatv("%{0}_w{1}", p, kk - 1).str();
+    std::string stepOut = kk == 3 ? out.str() : llvm::formatv("%{0}_w{1}", p, kk).str();
+    text += llvm::formatv(
+                R"mlir(
+          %{0}_dA{1} = arith.constant {2} : i64
+          %{0}_dAk{1} = arith.addi %{4}, %{0}_dA{1} : i64
+          %{0}_dB{1} = arith.constant {3} : i64
+          %{0}_dBk{1} = arith.addi %{5}, %{0}_dB{1} : i64
+          {6} = nvvm.wgmma.mma_async %{0}_dAk{1}, %{0}_dBk{1}, {7}, #nvvm.shape<m = 64, n = {8}, k = 16>, D [<f32>, <{9}>], A [<{10}>, <one>, <{11}>], B [<{10}>, <one>, <{12}>] : {13} -> {13}
+)mlir",
+                p, kk, layout.aStep * kk, layout.bStep * kk, aDesc, bDesc,
+                stepOut, stepIn, layout.n, zeroFirst && kk == 0 ? "zero" : "one",
+                elementType, layout.aLayout, layout.bLayout, accType)
+                .str();
+  }
+  return text;
+}
+
 /// One k-tile of the warp-specialized consumer, k-tile %`j` of the ring:
 /// wait until its slot is full, then the wgmma of the two accumulator
 /// halves (see WgmmaHalves) into `accL` / `accR` (results %<p>_L, %<p>_R),
@@ -368,24 +392,10 @@ std::string mlir::sc::detail::consumerKTileText(StringRef p, StringRef j,
     // The descriptor that differs between the halves carries its name.
     std::string aDesc = h.aPerHalf ? ("a" + half + "Desc").str() : "aDesc";
     std::string bDesc = h.aPerHalf ? "bDesc" : ("b" + half + "Desc").str();
-    std::string prefix = (p + half).str();
-    std::string aName = (p + "_" + aDesc).str(), bName = (p + "_" + bDesc).str();
-    std::string out = llvm::formatv("%{0}_{1}", p, half).str();
-    WgmmaK16Steps steps;
-    steps.p = prefix;
-    steps.aDesc = aName;
-    steps.bDesc = bName;
-    steps.in = accIn;
-    steps.out = out;
-    steps.accType = "!accS";
-    steps.element = elementType;
-    steps.aStep = h.aStep;
-    steps.bStep = h.bStep;
-    steps.n = h.n;
-    steps.aLayout = h.aLayout;
-    steps.bLayout = h.bLayout;
-    steps.zeroFirst = first;
-    text += wgmmaK16StepsText(steps);
+    text += wgmmaK16StepsText((p + half).str(), (p + "_" + aDesc).str(),
+                              (p + "_" + bDesc).str(), accIn,
+                              llvm::formatv("%{0}_{1}", p, half).str(), "!accS",
+                              elementType, h, first);
   }
   text += R"mlir(
           nvvm.wgmma.commit.group.sync.aligned

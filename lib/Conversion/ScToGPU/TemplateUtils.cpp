@@ -97,27 +97,6 @@ std::string mlir::sc::detail::wgmmaDescriptorText(StringRef desc,
       .str();
 }
 
-std::string mlir::sc::detail::wgmmaK16StepsText(const WgmmaK16Steps &s) {
-  std::string text;
-  for (int64_t kk = 0; kk < 4; ++kk) {
-    std::string in = kk == 0 ? s.in.str() : llvm::formatv("%{0}_w{1}", s.p, kk - 1).str();
-    std::string out = kk == 3 ? s.out.str() : llvm::formatv("%{0}_w{1}", s.p, kk).str();
-    text += llvm::formatv(
-                R"mlir(
-          %{0}_dA{1} = arith.constant {2} : i64
-          %{0}_dAk{1} = arith.addi %{4}, %{0}_dA{1} : i64
-          %{0}_dB{1} = arith.constant {3} : i64
-          %{0}_dBk{1} = arith.addi %{5}, %{0}_dB{1} : i64
-          {6} = nvvm.wgmma.mma_async %{0}_dAk{1}, %{0}_dBk{1}, {7}, #nvvm.shape<m = 64, n = {8}, k = 16>, D [<f32>, <{9}>], A [<{10}>, <one>, <{11}>], B [<{10}>, <one>, <{12}>] : {13} -> {13}
-)mlir",
-                s.p, kk, s.aStep * kk, s.bStep * kk, s.aDesc, s.bDesc, out, in,
-                s.n, s.zeroFirst && kk == 0 ? "zero" : "one", s.element,
-                s.aLayout, s.bLayout, s.accType)
-                .str();
-  }
-  return text;
-}
-
 std::string mlir::sc::detail::swizzledPairIndexText(StringRef p, StringRef t,
                                                     int64_t col, int row,
                                                     int64_t eltBytes) {

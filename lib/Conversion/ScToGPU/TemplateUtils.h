@@ -75,21 +75,6 @@ std::string wgmmaDescriptorConstantsText();
 /// bits 0-13 over %descBits. Intermediate names are prefixed by <desc>.
 std::string wgmmaDescriptorText(StringRef desc, StringRef offset);
 
-/// The four k16 steps of one 64-deep k slice into one m64 x `n` f32
-/// accumulator, both operands in shared memory (nvvm.wgmma.mma_async on the
-/// i64 descriptors %<aDesc> and %<bDesc>, advanced `aStep` / `bStep`
-/// descriptor units of 16 bytes a step). The accumulator (`accType`) flows
-/// from `in` to `out` through %<p>_w0..2; with `zeroFirst` the first step
-/// ignores `in`. Used by the warp-specialized consumer's k-tile and the
-/// simple kernel's K-major B. Names are prefixed by `p`.
-struct WgmmaK16Steps {
-  StringRef p, aDesc, bDesc, in, out, accType, element;
-  int64_t aStep = 2, bStep = 2, n = 128;
-  StringRef aLayout = "row", bLayout = "row";
-  bool zeroFirst = false;
-};
-std::string wgmmaK16StepsText(const WgmmaK16Steps &steps);
-
 /// Defines %<p>_i, the element index in a staging tile of 64-row boxes of
 /// 128 bytes (128B swizzle, 8 KB apart) of the element pair at byte row
 /// %<t>rb<row> and column `col` + 2 (lane % 4). Reads the thread's values
