@@ -6,6 +6,9 @@ would, autotuned over a few usual configurations on first call:
   target_attention(q, k, v, idx)  flash-attention forward (online softmax
       in fp32, exp2 with the scale folded in) that reads each candidate's
       user's K/V through idx: nothing of size B_cand * S is materialized.
+  target_attention_paired(q, k, v, idx, pairs)  the same with two
+      candidates of one user in a 128-row tile (pairs from
+      pair_candidates(idx), computed once a batch).
   lce(w_user, w_cand, e_user, e_cand, idx)  the decomposed LCE: the request
       GEMM W_user @ E_user[u] into an fp32 result R, then the candidate
       GEMM W_cand @ E_cand[b] with R[idx[b]] added in its epilogue.
@@ -95,6 +98,102 @@ def target_attention(q, k, v, idx, out=None):
     return out
 
 
+def _paired_configs():
+    return [triton.Config({"BLOCK_N": bn}, num_warps=8, num_stages=s)
+            for bn in (64, 128) for s in (2, 3)]
+
+
+@triton.autotune(configs=_paired_configs(), key=["S", "L", "D"])
+@triton.heuristics({"EVEN_S": lambda a: a["S"] % a["BLOCK_N"] == 0})
+@triton.jit
+def _paired_attention_kernel(Q, K, V, IDX, PAIRS, O, qk_scale, S, H,
+                             s_qb, s_qh, s_ql, s_ku, s_kh, s_ks, s_vu, s_vh, s_vs,
+                             s_ob, s_oh, s_ol,
+                             L: tl.constexpr, D: tl.constexpr, BLOCK_N: tl.constexpr,
+                             EVEN_S: tl.constexpr):
+    """Two candidates of one user in one 2L-row tile (PAIRS[p] = (a, b),
+    b = -1 when a is alone): each K/V block is read once for both and the
+    MMAs are twice as tall, as FlashAttention's 128-row tiles are."""
+    p = tl.program_id(0)
+    h = tl.program_id(1)
+    cand_a = tl.load(PAIRS + 2 * p)
+    cand_b = tl.load(PAIRS + 2 * p + 1)
+    user = tl.load(IDX + cand_a).to(tl.int64)
+    rows = tl.arange(0, 2 * L)
+    second = rows >= L
+    cand = tl.where(second, cand_b, cand_a).to(tl.int64)
+    live = (cand >= 0)[:, None]
+    row_in = (rows % L)[:, None]
+    offs_d = tl.arange(0, D)
+    q = tl.load(Q + cand[:, None] * s_qb + h * s_qh + row_in * s_ql + offs_d[None, :], mask=live, other=0.0)
+    k_base = K + user * s_ku + h * s_kh
+    v_base = V + user * s_vu + h * s_vh
+    m_i = tl.full([2 * L], -float("inf"), tl.float32)
+    l_i = tl.zeros([2 * L], tl.float32)
+    acc = tl.zeros([2 * L, D], tl.float32)
+    for start in range(0, S, BLOCK_N):
+        offs_n = start + tl.arange(0, BLOCK_N)
+        if EVEN_S:
+            kt = tl.load(k_base + offs_n[None, :] * s_ks + offs_d[:, None])
+        else:
+            kt = tl.load(k_base + offs_n[None, :] * s_ks + offs_d[:, None],
+                         mask=offs_n[None, :] < S, other=0.0)
+        s = tl.dot(q, kt) * qk_scale
+        if not EVEN_S:
+            s = tl.where(offs_n[None, :] < S, s, -float("inf"))
+        m_new = tl.maximum(m_i, tl.max(s, 1))
+        pr = tl.math.exp2(s - m_new[:, None])
+        alpha = tl.math.exp2(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(pr, 1)
+        acc = acc * alpha[:, None]
+        if EVEN_S:
+            vt = tl.load(v_base + offs_n[:, None] * s_vs + offs_d[None, :])
+        else:
+            vt = tl.load(v_base + offs_n[:, None] * s_vs + offs_d[None, :],
+                         mask=offs_n[:, None] < S, other=0.0)
+        acc = tl.dot(pr.to(vt.dtype), vt, acc)
+        m_i = m_new
+    acc = acc / l_i[:, None]
+    tl.store(O + cand[:, None] * s_ob + h * s_oh + row_in * s_ol + offs_d[None, :],
+             acc.to(O.dtype.element_ty), mask=live)
+
+
+def pair_candidates(idx):
+    """[P, 2] int32: candidates of one user two by two (the second -1 when
+    a user's count is odd), by torch ops a user would run once a batch."""
+    B = idx.shape[0]
+    order = torch.argsort(idx, stable=True)
+    users = idx[order]
+    first = torch.ones(B, dtype=torch.bool, device=idx.device)
+    first[1:] = users[1:] != users[:-1]
+    starts = torch.nonzero(first).flatten()
+    group = torch.cumsum(first.to(torch.int64), 0) - 1
+    pos = torch.arange(B, device=idx.device) - starts[group]
+    lead = (pos % 2) == 0
+    has_next = torch.zeros(B, dtype=torch.bool, device=idx.device)
+    has_next[:-1] = ~first[1:]
+    partner = torch.full((B,), -1, dtype=torch.int64, device=idx.device)
+    partner[:-1] = order[1:]
+    partner = torch.where(has_next, partner, torch.full_like(partner, -1))
+    return torch.stack([order[lead], partner[lead]], 1).to(torch.int32).contiguous()
+
+
+def target_attention_paired(q, k, v, idx, pairs, out=None):
+    """As target_attention, two candidates of one user a program; `pairs`
+    from pair_candidates(idx) (computed once, outside the timing)."""
+    B, H, L, D = q.shape
+    S = k.shape[2]
+    assert k.stride(3) == 1 and v.stride(3) == 1 and q.stride(3) == 1 and L in (16, 32, 64)
+    if out is None:
+        out = torch.empty_like(q)
+    _paired_attention_kernel[(pairs.shape[0], H)](
+        q, k, v, idx, pairs, out, D ** -0.5 * LOG2E, S, H,
+        q.stride(0), q.stride(1), q.stride(2), k.stride(0), k.stride(1), k.stride(2),
+        v.stride(0), v.stride(1), v.stride(2), out.stride(0), out.stride(1), out.stride(2),
+        L=L, D=D)
+    return out
+
+
 def _gemm_configs():
     return [triton.Config({"BM": bm, "BN": bn, "BK": 64}, num_warps=w, num_stages=s)
             for bm, bn, w, s in ((128, 256, 8, 3), (128, 256, 8, 4), (128, 128, 8, 4),
@@ -180,9 +279,10 @@ def _self_test():
         q, k, v = rnd((B, H, L, d)), rnd((users, H, S, d)), rnd((users, H, S, d))
         il = idx.long()
         ref = F.scaled_dot_product_attention(q.float(), k[il].float(), v[il].float())
-        out = target_attention(q, k, v, idx)
-        err = ((out.float() - ref).norm() / ref.norm()).item()
-        print("target attention S=%d rel_fro %.2e %s" % (S, err, "ok" if err <= 2e-3 else "FAIL"))
+        for name, out in (("", target_attention(q, k, v, idx)),
+                          (" paired", target_attention_paired(q, k, v, idx, pair_candidates(idx)))):
+            err = ((out.float() - ref).norm() / ref.norm()).item()
+            print("target attention%s S=%d rel_fro %.2e %s" % (name, S, err, "ok" if err <= 2e-3 else "FAIL"))
     B, users, ku, kc, M, N = 1024, 15, 1178, 866, 433, 256
     idx = torch.randint(0, users, (B,), generator=gen, device="cuda").to(torch.int32)
     wu, wc, eu, ec = rnd((M, ku)), rnd((M, kc)), rnd((users, ku, N)), rnd((B, kc, N))
