@@ -28,6 +28,22 @@ except ImportError as err:
     triton_peers, TRITON_MISSING = None, repr(err)
 
 
+def target_inputs(S, gen, shuffled=False, dtype=torch.float16):
+    """The reference target-attention batch: B_cand = 2048 candidates of
+    64 seed rows, H = 2, d = 128, 32 users of 64 candidates each (in
+    order, or shuffled), histories of S keys. Returns idx, q, k, v."""
+    B, H, L, d, users = 2048, 2, 64, 128, 32
+    idx = torch.clamp(torch.arange(B, device="cuda") * users // B, max=users - 1).to(torch.int32)
+    if shuffled:
+        # The same users, candidates in random order: neighbours rarely
+        # share a request (the pairing kernel pairs them anyway).
+        idx = idx[torch.randperm(B, device="cuda", generator=gen)]
+    q = uniform((B, H, L, d), dtype, gen)
+    k = uniform((users, H, S, d), dtype, gen)
+    v = uniform((users, H, S, d), dtype, gen)
+    return idx, q, k, v
+
+
 def log_linear_blocks(nb, local_width=1, causal=False):
     """keep[i, j] of #sc.log_linear (default anchors first, middle, last),
     from its definition."""
@@ -173,17 +189,9 @@ def main():
 
     print("== speed: target attention, B_cand=2048, n_seed=64, H=2, d=128 (users of 64 or 65)")
     def target_speed(S, entry, base_entry=None, shuffled=False, sustained=False):
-        B, H, L, d = 2048, 2, 64, 128
-        users = 32
-        idx = torch.clamp(torch.arange(B, device="cuda") * users // B, max=users - 1).to(torch.int32)
-        if shuffled:
-            # The same users, candidates in random order: neighbours rarely
-            # share a request (the pairing kernel pairs them anyway).
-            idx = idx[torch.randperm(B, device="cuda", generator=gen)]
-        q = uniform((B, H, L, d), f16, gen)
-        k = uniform((users, H, S, d), f16, gen)
-        v = uniform((users, H, S, d), f16, gen)
-        out = torch.empty((B, H, L, d), dtype=f16, device="cuda")
+        idx, q, k, v = target_inputs(S, gen, shuffled)
+        B, H, L, d = q.shape
+        out = torch.empty_like(q)
         il = idx.long()
         kb, vb = k[il].contiguous(), v[il].contiguous()
         row = {"case": "target attention S=%d%s" % (S, " shuffled" if shuffled else ""), "S": S}

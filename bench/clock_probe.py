@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import sparcast  # noqa: E402
 from gemm_check import batch_ms, gpu_state, uniform  # noqa: E402
+from attention_check import target_inputs  # noqa: E402
 
 
 class Sampler(threading.Thread):
@@ -64,11 +65,9 @@ def main():
     f16, bf16 = torch.float16, torch.bfloat16
 
     suite = sparcast.load(os.path.join(args.artifacts, "attention_suite"))
-    B, H, L, d, S, users = 2048, 2, 64, 128, 1024, 32
-    idx = torch.clamp(torch.arange(B, device="cuda") * users // B, max=users - 1).to(torch.int32)
-    q = uniform((B, H, L, d), f16, gen)
-    k = uniform((users, H, S, d), f16, gen)
-    v = uniform((users, H, S, d), f16, gen)
+    idx, q, k, v = target_inputs(1024, gen)
+    B, H, L, d = q.shape
+    S = k.shape[2]
     kb, vb = k[idx.long()].contiguous(), v[idx.long()].contiguous()
     out = torch.empty((B, H, L, d), dtype=f16, device="cuda")
     a = uniform((8192, 8192), bf16, gen)

@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sparcast  # noqa: E402
 from gemm_check import compare_ms, sustained_ms  # noqa: E402
 from lce_check import make_index  # noqa: E402
+from attention_check import target_inputs  # noqa: E402
 
 
 def main():
@@ -36,9 +37,9 @@ def main():
     u = lambda shape: (torch.rand(shape, generator=gen, device="cuda") - 0.5).half()
     builds = args.builds.split(",")
     if args.case == "target":
-        B, H, L, d, users, S = 2048, 2, 64, 128, 32, 1024
-        idx = torch.clamp(torch.arange(B, device="cuda") * users // B, max=users - 1).to(torch.int32)
-        q, k, v = u((B, H, L, d)), u((users, H, S, d)), u((users, H, S, d))
+        idx, q, k, v = target_inputs(1024, gen)
+        B, H, L, d = q.shape
+        S = k.shape[2]
         o = torch.empty_like(q)
         flops = 4 * B * H * L * d * S
         entries = [sparcast.load(os.path.join(b, "target_attention")).target_attention for b in builds]

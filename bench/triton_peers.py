@@ -24,6 +24,41 @@ import triton.language as tl
 LOG2E = 1.4426950408889634
 
 
+@triton.jit
+def _attend(q, k_base, v_base, qk_scale, S, s_ks, s_vs, ROWS: tl.constexpr, D: tl.constexpr,
+            BLOCK_N: tl.constexpr, EVEN_S: tl.constexpr):
+    """O (fp32, normalized) of the query rows `q` [ROWS, D] over S keys and
+    values at k_base / v_base (rows s_ks / s_vs apart): online softmax,
+    exp2 with the scale folded into qk_scale."""
+    offs_d = tl.arange(0, D)
+    m_i = tl.full([ROWS], -float("inf"), tl.float32)
+    l_i = tl.zeros([ROWS], tl.float32)
+    acc = tl.zeros([ROWS, D], tl.float32)
+    for start in range(0, S, BLOCK_N):
+        offs_n = start + tl.arange(0, BLOCK_N)
+        if EVEN_S:
+            kt = tl.load(k_base + offs_n[None, :] * s_ks + offs_d[:, None])
+        else:
+            kt = tl.load(k_base + offs_n[None, :] * s_ks + offs_d[:, None],
+                         mask=offs_n[None, :] < S, other=0.0)
+        s = tl.dot(q, kt) * qk_scale
+        if not EVEN_S:
+            s = tl.where(offs_n[None, :] < S, s, -float("inf"))
+        m_new = tl.maximum(m_i, tl.max(s, 1))
+        p = tl.math.exp2(s - m_new[:, None])
+        alpha = tl.math.exp2(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        if EVEN_S:
+            vt = tl.load(v_base + offs_n[:, None] * s_vs + offs_d[None, :])
+        else:
+            vt = tl.load(v_base + offs_n[:, None] * s_vs + offs_d[None, :],
+                         mask=offs_n[:, None] < S, other=0.0)
+        acc = tl.dot(p.to(vt.dtype), vt, acc)
+        m_i = m_new
+    return acc / l_i[:, None]
+
+
 def _attention_configs():
     return [triton.Config({"BLOCK_N": bn}, num_warps=4, num_stages=s)
             for bn in (64, 128) for s in (2, 3, 4)] + [
@@ -49,34 +84,8 @@ def _target_attention_kernel(Q, K, V, IDX, O, qk_scale, S, H,
     offs_d = tl.arange(0, D)
     q = tl.load(Q + b.to(tl.int64) * s_qb + h * s_qh + offs_m[:, None] * s_ql + offs_d[None, :],
                 mask=offs_m[:, None] < L, other=0.0)
-    k_base = K + user * s_ku + h * s_kh
-    v_base = V + user * s_vu + h * s_vh
-    m_i = tl.full([BLOCK_M], -float("inf"), tl.float32)
-    l_i = tl.zeros([BLOCK_M], tl.float32)
-    acc = tl.zeros([BLOCK_M, D], tl.float32)
-    for start in range(0, S, BLOCK_N):
-        offs_n = start + tl.arange(0, BLOCK_N)
-        if EVEN_S:
-            kt = tl.load(k_base + offs_n[None, :] * s_ks + offs_d[:, None])
-        else:
-            kt = tl.load(k_base + offs_n[None, :] * s_ks + offs_d[:, None],
-                         mask=offs_n[None, :] < S, other=0.0)
-        s = tl.dot(q, kt) * qk_scale
-        if not EVEN_S:
-            s = tl.where(offs_n[None, :] < S, s, -float("inf"))
-        m_new = tl.maximum(m_i, tl.max(s, 1))
-        p = tl.math.exp2(s - m_new[:, None])
-        alpha = tl.math.exp2(m_i - m_new)
-        l_i = l_i * alpha + tl.sum(p, 1)
-        acc = acc * alpha[:, None]
-        if EVEN_S:
-            vt = tl.load(v_base + offs_n[:, None] * s_vs + offs_d[None, :])
-        else:
-            vt = tl.load(v_base + offs_n[:, None] * s_vs + offs_d[None, :],
-                         mask=offs_n[:, None] < S, other=0.0)
-        acc = tl.dot(p.to(vt.dtype), vt, acc)
-        m_i = m_new
-    acc = acc / l_i[:, None]
+    acc = _attend(q, K + user * s_ku + h * s_kh, V + user * s_vu + h * s_vh, qk_scale, S, s_ks, s_vs,
+                  BLOCK_M, D, BLOCK_N, EVEN_S)
     tl.store(O + b.to(tl.int64) * s_ob + h * s_oh + offs_m[:, None] * s_ol + offs_d[None, :],
              acc.to(O.dtype.element_ty), mask=offs_m[:, None] < L)
 
@@ -126,34 +135,8 @@ def _paired_attention_kernel(Q, K, V, IDX, PAIRS, O, qk_scale, S, H,
     row_in = (rows % L)[:, None]
     offs_d = tl.arange(0, D)
     q = tl.load(Q + cand[:, None] * s_qb + h * s_qh + row_in * s_ql + offs_d[None, :], mask=live, other=0.0)
-    k_base = K + user * s_ku + h * s_kh
-    v_base = V + user * s_vu + h * s_vh
-    m_i = tl.full([2 * L], -float("inf"), tl.float32)
-    l_i = tl.zeros([2 * L], tl.float32)
-    acc = tl.zeros([2 * L, D], tl.float32)
-    for start in range(0, S, BLOCK_N):
-        offs_n = start + tl.arange(0, BLOCK_N)
-        if EVEN_S:
-            kt = tl.load(k_base + offs_n[None, :] * s_ks + offs_d[:, None])
-        else:
-            kt = tl.load(k_base + offs_n[None, :] * s_ks + offs_d[:, None],
-                         mask=offs_n[None, :] < S, other=0.0)
-        s = tl.dot(q, kt) * qk_scale
-        if not EVEN_S:
-            s = tl.where(offs_n[None, :] < S, s, -float("inf"))
-        m_new = tl.maximum(m_i, tl.max(s, 1))
-        pr = tl.math.exp2(s - m_new[:, None])
-        alpha = tl.math.exp2(m_i - m_new)
-        l_i = l_i * alpha + tl.sum(pr, 1)
-        acc = acc * alpha[:, None]
-        if EVEN_S:
-            vt = tl.load(v_base + offs_n[:, None] * s_vs + offs_d[None, :])
-        else:
-            vt = tl.load(v_base + offs_n[:, None] * s_vs + offs_d[None, :],
-                         mask=offs_n[:, None] < S, other=0.0)
-        acc = tl.dot(pr.to(vt.dtype), vt, acc)
-        m_i = m_new
-    acc = acc / l_i[:, None]
+    acc = _attend(q, K + user * s_ku + h * s_kh, V + user * s_vu + h * s_vh, qk_scale, S, s_ks, s_vs,
+                  2 * L, D, BLOCK_N, EVEN_S)
     tl.store(O + cand[:, None] * s_ob + h * s_oh + row_in * s_ol + offs_d[None, :],
              acc.to(O.dtype.element_ty), mask=live)
 
