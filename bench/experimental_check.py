@@ -78,7 +78,7 @@ def main():
     suite = art("attention_suite")
     example = art("target_attention")
     print("== fused self + target attention (one launch, one K/V stream)")
-    for users, B, shuffle in ((5, 9, True), (3, 130, False), (1, 1, False)):
+    for users, B, shuffle in ((5, 9, True), (3, 130, False), (1, 1, False), (2, 3, True), (32, 2048, True)):
         hq = uniform((users, 2, 1024, 128), f16, gen)
         k = uniform((users, 2, 1024, 128), f16, gen)
         v = uniform((users, 2, 1024, 128), f16, gen)

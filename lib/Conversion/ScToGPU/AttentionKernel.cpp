@@ -412,8 +412,25 @@ static std::string chainItemText(StringRef p, StringRef item) {
 }
 
 /// Candidate tile %<p>T (chainItemText's) as its batch element %<p>X and
-/// query tile %<p>Y (t = x + X y).
-static std::string chainTileText(StringRef p) {
+/// query tile %<p>Y (t = x + X y). With a fused self-attention
+/// (`selfTiles`), tiles past the target's (%chainTargetTiles) are the
+/// self-attention's query tiles (user x, query tile y, y fastest); %<p>S
+/// says which.
+static std::string chainTileText(StringRef p, bool selfTiles) {
+  if (selfTiles)
+    return llvm::formatv(R"mlir(
+          %{0}S = arith.cmpi uge, %{0}T, %chainTargetTiles : index
+          %{0}Ts0 = arith.subi %{0}T, %chainTargetTiles : index
+          %{0}Ts = arith.select %{0}S, %{0}Ts0, %c0 : index
+          %{0}Xs = arith.divui %{0}Ts, %selfTilesY : index
+          %{0}Ys = arith.remui %{0}Ts, %selfTilesY : index
+          %{0}Xt = arith.remui %{0}T, %chainX : index
+          %{0}Yt = arith.divui %{0}T, %chainX : index
+          %{0}X = arith.select %{0}S, %{0}Xs, %{0}Xt : index
+          %{0}Y = arith.select %{0}S, %{0}Ys, %{0}Yt : index
+)mlir",
+                         p)
+        .str();
   return llvm::formatv(R"mlir(
           %{0}X = arith.remui %{0}T, %chainX : index
           %{0}Y = arith.divui %{0}T, %chainX : index
@@ -666,14 +683,17 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
     mode = Mode::Split;
   }
   // A self-attention over the same keys and values, fused into this launch:
-  // CTAs with grid y >= 1 take its 128-row query tiles (user x), the others
-  // the candidate pairs.
+  // with the pairs kernel, CTAs with grid y >= 1 take its 128-row query
+  // tiles (user x), the others the candidate pairs; with the chained kernel
+  // (keys of at most 1024), its 64-row query tiles are the items after the
+  // candidates' (chainTileText), Q and O maps picked per item (H200,
+  // session 20: 1.03x our two kernels; the pairs form ran 0.73x).
   int64_t selfLen = 0;
   AttentionOp selfOp = self ? self->op : AttentionOp();
   if (self) {
     RankedTensorType sq = selfOp.getQuery().getType();
     selfLen = sq.getDimSize(2);
-    if (mode != Mode::Pairs || mask || dynamicKey)
+    if ((mode != Mode::Pairs && !op.kernelChainsHeads()) || mask || dynamicKey)
       return op.emitError() << "fusing a self-attention needs an indexed "
                                "target attention of at most 64 static query "
                                "rows, static keys and no mask";
@@ -710,6 +730,9 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // for small batches).
   bool chained = op.kernelChainsHeads();
   bool persistent = op.kernelIsPersistent() || chained;
+  // A fused self-attention on the chained kernel: its 64-row query tiles
+  // are items after the target's, over the same ring (one K/V stream).
+  bool chainedSelf = chained && self;
   // Key blocks: the mask's blocks, else 128 keys with two consumers (wider
   // S wgmma), 64 with one (two CTAs per SM).
   int64_t blockN = op.getKernelKeyBlock();
@@ -991,10 +1014,14 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
   // The flag saying whether the CTA (a persistent kernel: the tile) runs:
   // %run, or %t_run before the fused launch picks, or a persistent walk's
   // %tileRun (its %run, outside the walk, is true).
-  assign = replaceAll(assign, {{"O", self ? "t_" : ""},
+  if (chainedSelf)
+    // A self tile's keys are its own user's (x), a target tile's idx[x].
+    assign = replaceAll(assign, {{"OrA", "rAt"}}) +
+             "    %rA = arith.select %tS, %x, %rAt : index\n";
+  assign = replaceAll(assign, {{"O", self && !chainedSelf ? "t_" : ""},
                                {"RUN", persistent ? "tileRun" : self ? "t_run" : "run"},
                                {"TILE_ORDER", tileOrder}});
-  if (self) {
+  if (self && !chainedSelf) {
     // Target pairs at grid y = 0, self tiles at y >= 1 (user x: the runtime
     // checks that users <= candidates, so every user has a CTA column).
     assign += llvm::formatv(R"mlir(
@@ -1063,6 +1090,15 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
 )mlir",
                                      tilesXValue, tilesY)
                            .str();
+    if (chainedSelf)
+      // Tile t = T + chainTiles h: T decoded as chainTileText does.
+      tile = R"mlir(
+        %tT = arith.remui %tile, %chainTiles : index
+        %h = arith.divui %tile, %chainTiles : index
+)mlir" + chainTileText("t", true) + R"mlir(
+        %x = arith.addi %tX, %c0 : index
+        %y = arith.addi %tY, %c0 : index
+)mlir";
     // A tile's %tileRun is false for a candidate some other's pair runs.
     tile += assign + blocks;
     chainDecode = tile;
@@ -1090,8 +1126,8 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
     %cH = arith.constant {0} : index
     %chainX = {1}
     %chainY = arith.constant {2} : index
-    %chainTiles = arith.muli %chainX, %chainY : index
-    %chainUp = arith.addi %chainTiles, %ctas : index
+    %chainTargetTiles = arith.muli %chainX, %chainY : index
+$CHAIN_SELF_TILES    %chainUp = arith.addi %chainTiles, %ctas : index
     %chainUp1 = arith.subi %chainUp, %c1 : index
     %chainLeft = arith.subi %chainUp1, %cta : index
     %chainMine = arith.divui %chainLeft, %ctas : index
@@ -1100,6 +1136,17 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
 )mlir",
                                           heads, tilesXValue, tilesY)
                                 .str();
+    pieces["CTA_TILE"] = replaceAll(
+        pieces["CTA_TILE"],
+        {{"CHAIN_SELF_TILES",
+          chainedSelf
+              ? llvm::formatv(
+                    "    %selfTilesY = arith.constant {0} : index\n"
+                    "    %selfTiles = arith.muli %nUsers, %selfTilesY : index\n"
+                    "    %chainTiles = arith.addi %chainTargetTiles, %selfTiles : index\n",
+                    llvm::divideCeil(selfLen, 64))
+                    .str()
+              : std::string("    %chainTiles = arith.addi %chainTargetTiles, %c0 : index\n")}});
     pieces["BLOCKS"] = "    %qfree = nvgpu.mbarrier.create -> !qbar\n";
     pieces["CONSUMER_TILE_VALUES"] = "";
     // CTA c takes tiles c, c + CTAs, ... of the walk (heaviest query blocks
@@ -1199,7 +1246,10 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
                            (dynamicBatch ? ", %tilesXArg: index" : "");
   }
   pieces["SELF_SELECT"] =
-      self ? "    %selfY = gpu.block_id y\n"
+      chainedSelf
+          ? "    %tmaQs = builtin.unrealized_conversion_cast %tmaQsp : !llvm.ptr to !tmaQ\n"
+            "    %tmaOs = builtin.unrealized_conversion_cast %tmaOsp : !llvm.ptr to !tmaO\n"
+      : self ? "    %selfY = gpu.block_id y\n"
              "    %selfC0 = arith.constant 0 : index\n"
              "    %inSelf = arith.cmpi ugt, %selfY, %selfC0 : index\n"
              "    %tmaQsel = arith.select %inSelf, %tmaQsp, %tmaQp : !llvm.ptr\n"
@@ -1214,9 +1264,38 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
   // tile `tileA` of batch element `bA` and consumer 1's (`tileB`, `bB`),
   // head `head`; `p` prefixes the names.
   auto loadQText = [&](StringRef tileA, StringRef bA, StringRef tileB,
-                       StringRef bB, StringRef head, StringRef p) {
+                       StringRef bB, StringRef head, StringRef p,
+                       StringRef selfFlag = "") {
     std::string text = "        nvgpu.mbarrier.arrive.expect_tx %qbar[%c0], "
                        "%qBytesAll : !qbar\n";
+    if (chainedSelf) {
+      // The item's Q from the self-attention's query or the target's.
+      std::string one = llvm::formatv(R"mlir(
+        %{0}qs = arith.constant 0 : index
+        %{0}qo = arith.addi %pad, %{0}qs : index
+        %{0}qv = memref.view %smem[%{0}qo][] : !smem to !box64
+        %{0}qr = arith.muli {1}, %c64 : index
+)mlir",
+                                      p, tileA)
+                            .str();
+      text += one + "        scf.if " + selfFlag.str() + " {\n";
+      for (StringRef map : {"%tmaQs", "%tmaQ"}) {
+        // (Names carry the map: the two branches are sibling regions.)
+        std::string m = map.drop_front(4).str();
+        for (int64_t c = 0; c < dChunks; ++c)
+          text += llvm::formatv(R"mlir(
+          %{0}qe{1}{7} = arith.constant {2} : index
+          %{0}qf{1}{7} = arith.addi %{0}qo, %{0}qe{1}{7} : index
+          %{0}qw{1}{7} = memref.view %smem[%{0}qf{1}{7}][] : !smem to !box64
+          %{0}qd{1}{7} = arith.constant {3} : index
+          nvgpu.tma.async.load {4}[%{0}qd{1}{7}, %{0}qr, {5}, {6}], %qbar[%c0] to %{0}qw{1}{7} : !tmaQ, !qbar -> !box64
+)mlir",
+                                p, c, c * 8192, c * 64, map, head, bA, m)
+                      .str();
+        text += map == "%tmaQs" ? "        } else {\n" : "        }\n";
+      }
+      return text;
+    }
     for (int64_t wg = 0; wg < consumers; ++wg)
       for (int64_t c = 0; c < dChunks; ++c)
         text += llvm::formatv(R"mlir(
@@ -1232,7 +1311,7 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
                     .str();
     return text;
   };
-  std::string loadQ = loadQText("%tileA", "%bA", "%tileB", "%bB", "%h", "");
+  std::string loadQ = loadQText("%tileA", "%bA", "%tileB", "%bB", "%h", "", "%tS");
   pieces["PRODUCER_Q"] = loadQ;
   // Chained: the CTA's first item's Q before its key blocks, each next
   // item's a block into the one before (once the consumer has that one's
@@ -1255,7 +1334,7 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
             %nqPar0 = arith.remui %done, %c2 : index
             %nqPar = arith.index_cast %nqPar0 : index to i1
             nvgpu.mbarrier.try_wait.parity %qfree[%c0], %nqPar, %ticks : !qbar
-)mlir" + chainItemText("nq", "%nqItem") + chainTileText("nq") + loadQText("%nqY", "%nqX", "%nqY", "%nqX", "%nqH", "nq") +
+)mlir" + chainItemText("nq", "%nqItem") + chainTileText("nq", chainedSelf) + loadQText("%nqY", "%nqX", "%nqY", "%nqX", "%nqH", "nq", "%nqS") +
             "          }\n";
   }
   // An idle consumer frees K and V of every block once both landed (V's
@@ -1358,19 +1437,28 @@ $LOADKV$NEXT_Q        }
                                 /*toGlobal=*/persistent);
   // O's TMA stores from the staging tile at `stageAt` to head `head`.
   auto storeOText = [&](StringRef stageAt, StringRef head,
-                        StringRef row = "%q0", StringRef batch = "%bW") {
-    std::string text;
-    for (int64_t c = 0; c < dChunks; ++c)
-      text += llvm::formatv(R"mlir(
-      %so{0} = arith.constant {1} : index
-      %sa{0} = arith.addi {3}, %so{0} : index
-      %sv{0} = memref.view %smem[%sa{0}][] : !smem to !box64
-      %sd{0} = arith.constant {2} : index
-      nvgpu.tma.async.store %sv{0} to %tmaO[%sd{0}, {5}, {4}, {6}] : !box64 -> !tmaO
+                        StringRef row = "%q0", StringRef batch = "%bW",
+                        StringRef selfFlag = "") {
+    auto stores = [&](StringRef map) {
+      std::string text;
+      for (int64_t c = 0; c < dChunks; ++c)
+        text += llvm::formatv(R"mlir(
+      %so{0}{8} = arith.constant {1} : index
+      %sa{0}{8} = arith.addi {3}, %so{0}{8} : index
+      %sv{0}{8} = memref.view %smem[%sa{0}{8}][] : !smem to !box64
+      %sd{0}{8} = arith.constant {2} : index
+      nvgpu.tma.async.store %sv{0}{8} to {7}[%sd{0}{8}, {5}, {4}, {6}] : !box64 -> !tmaO
 )mlir",
-                            c, c * 8192, c * 64, stageAt, head, row, batch)
-                  .str();
-    return text;
+                              c, c * 8192, c * 64, stageAt, head, row, batch, map,
+                              map == "%tmaOs" ? "s" : "")
+                    .str();
+      return text;
+    };
+    if (selfFlag.empty())
+      return stores("%tmaO");
+    // A fused self-attention's item: its O goes to the self result.
+    return "      scf.if " + selfFlag.str() + " {\n" + stores("%tmaOs") +
+           "      } else {\n" + stores("%tmaO") + "      }\n";
   };
   pieces["STOREO"] = storeOText("%stageAt", "%h");
   // The persistent kernel's FINISH stores O itself (from registers).
@@ -1395,7 +1483,7 @@ $STOREO
   values["TABLES_PARAM"] = runtimeTables ? ", %tables: memref<?xi32>" : "";
   values["SELF_PARAMS"] =
       self ? ", %tmaQsp: !llvm.ptr, %tmaOsp: !llvm.ptr, %nUsers: index" : "";
-  values["QPTR"] = self ? "%tmaQsel" : "%tmaQp";
+  values["QPTR"] = self && !chainedSelf ? "%tmaQsel" : "%tmaQp";
   // O's tensor map, for the TMA stores: the persistent kernel stores O
   // from registers and takes none.
   bool omap = !persistent || chained;
@@ -1404,7 +1492,7 @@ $STOREO
       !omap ? ""
                  : llvm::formatv("    %tmaO = builtin.unrealized_conversion_cast {0} "
                                  ": !llvm.ptr to !tmaO\n",
-                                 self ? "%tmaOsel" : "%tmaOp")
+                                 self && !chainedSelf ? "%tmaOsel" : "%tmaOp")
                        .str();
   values["OMAP_PREFETCH"] =
       !omap ? ""
@@ -1451,7 +1539,7 @@ $STOREO
       std::string p = last ? "last" : "prev";
       std::string head = "%" + p + "H", row = "%" + p + "Q0",
                   batch = "%" + p + "X";
-      return chainItemText(p, item) + chainTileText(p) +
+      return chainItemText(p, item) + chainTileText(p, chainedSelf) +
              llvm::formatv("          %{0}Q0 = arith.muli %{0}Y, %c64 : index\n",
                            p)
                  .str() +
@@ -1464,7 +1552,8 @@ $STOREO
              "space = #nvvm.shared_space<cta>}\n"
              "          nvvm.barrier id = %wgBar number_of_threads = %c128i32\n"
              "          scf.if %elected {\n" +
-             storeOText("%oStageAt", head, row, batch) +
+             storeOText("%oStageAt", head, row, batch,
+                        chainedSelf ? "%" + p + "S" : "") +
              "            nvvm.cp.async.bulk.commit.group\n" +
              (last ? "            nvvm.cp.async.bulk.wait_group 0 {read}\n" : "") +
              "          }\n";
@@ -1601,7 +1690,8 @@ $STOREO
     p.kind = LaunchParam::Kind::Dim;
     p.dim = users;
     launch.params.push_back(p);
-    // Self tiles of user u run in grid column u < B.
+    // Self tiles of user u run in grid column u < B (the grid form); the
+    // chained walk does not need it but keeps the contract.
     if (!users.symbol.empty() && !batch.symbol.empty())
       launch.atMost.push_back({users.symbol, batch.symbol});
   }
@@ -1639,12 +1729,18 @@ $STOREO
             "query tile, sharing K/V"
           : "one consumer warpgroup on a 64-row query tile";
   std::string selfText =
-      self ? llvm::formatv("; fused with the self-attention {0} x {0} of the "
-                           "same keys/values (grid rows 1..{1}: its 128-row "
-                           "query tiles)",
-                           selfLen, llvm::divideCeil(selfLen, 128))
-                 .str()
-           : "";
+      chainedSelf
+          ? llvm::formatv("; fused with the self-attention {0} x {0} of the "
+                          "same keys/values (its {1} 64-row query tiles a "
+                          "user walked after the candidates' tiles)",
+                          selfLen, llvm::divideCeil(selfLen, 64))
+                .str()
+      : self ? llvm::formatv("; fused with the self-attention {0} x {0} of the "
+                             "same keys/values (grid rows 1..{1}: its 128-row "
+                             "query tiles)",
+                             selfLen, llvm::divideCeil(selfLen, 128))
+                   .str()
+             : "";
   launch.summary =
       llvm::formatv(
           "{0}: attention {1} x {2} keys, {3} heads, head dim {4}, {5}, "

@@ -685,8 +685,11 @@ findFusableSelfAttention(func::FuncOp func) {
         continue;
       selfFor[target] = self;
       fusedSelf.insert(self);
-      target->setAttr(AttentionOp::getKernelPairsAttrName(),
-                      UnitAttr::get(target.getContext()));
+      // The chained kernel (keys of at most 1024) walks the self tiles
+      // after the target's; otherwise the pairs kernel takes them.
+      if (!target.kernelChainsHeads())
+        target->setAttr(AttentionOp::getKernelPairsAttrName(),
+                        UnitAttr::get(target.getContext()));
       break;
     }
   }

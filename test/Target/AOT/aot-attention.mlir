@@ -182,13 +182,12 @@
 // UNFUSED: kernel self_target_attention_attention0: attention 1024 x 1024 keys
 // UNFUSED: kernel self_target_attention_attention1: attention 64 x 1024 keys, {{.*}} one consumer warpgroup
 // With --fuse-self-attention, self + target attention over one history: one
-// launch (the target attention then pairs candidates, as only that kernel
-// fuses a self-attention, whatever the history's length); grid row 0 takes
-// candidate pairs, rows 1..8 the self-attention's 128-row tiles of user x
-// (the runtime checks U <= B); the query and output maps are picked per row.
+// launch. A history of at most 1024 keys runs on the chained kernel (two
+// CTAs an SM): the self-attention's 64-row query tiles are items after the
+// candidates', the Q and O maps picked per item; U <= B stays a launch
+// check.
 // FUSED: self_target_attention.mlir:13: self-attention over the same keys/values fused into the kernel of the target attention at self_target_attention.mlir:20
-// FUSED: kernel self_target_attention_pairs0: pairs
-// FUSED: kernel self_target_attention_attention1: {{.*}}; fused with the self-attention 1024 x 1024 of the same keys/values (grid rows 1..8: its 128-row query tiles)
+// FUSED: kernel self_target_attention_attention0: {{.*}} one consumer warpgroup {{.*}}; fused with the self-attention 1024 x 1024 of the same keys/values (its 16 64-row query tiles a user walked after the candidates' tiles); chained heads
 // FUSED-NOT: {{^}}kernel
 // FUSED: 0 bytes spill stores, 0 bytes spill loads
 // FMANIFEST: "at_most": [
@@ -196,10 +195,16 @@
 // FMANIFEST-NEXT: "U",
 // FMANIFEST-NEXT: "B"
 // FMANIFEST: "grid": [
-// FMANIFEST-NEXT: "B",
-// FMANIFEST-NEXT: 9,
-// FMANIFEST-NEXT: 2
+// FMANIFEST-NEXT: "SMS*2",
+// FMANIFEST-NEXT: 1,
+// FMANIFEST-NEXT: 1
 // FMANIFEST: "tensor": "result0"
 // FMANIFEST: "dim": "U",
 // FMANIFEST-NEXT: "kind": "dim"
+// Six tensor maps by value (Q, K, V, O of the target, Q and O of the
+// self-attention): each item's Q load and O store pick theirs, which ptxas
+// turns into a select of the map's address before one TMA instruction.
+// FPTX-COUNT-6: .param .align 64 .b8 self_target_attention_attention0_param_{{[0-9]+}}[128]
+// FPTX-NOT: .param .align 64 .b8
 // FPTX: selp.b64
+// FPTX: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group

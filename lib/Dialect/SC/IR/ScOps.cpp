@@ -381,7 +381,8 @@ bool AttentionOp::kernelPairsCandidates() {
   // an SM (the co-resident CTA covers one's fixed cost: start, Q's
   // latency, tail) beat pairs sharing each K/V block, which win on long
   // ones (H200, session 9: 1.12x at S = 512, 1.01-1.07x at 1024, 0.99x at
-  // 2048, 0.94x at 8192). A fused self-attention needs the pairs kernel.
+  // 2048, 0.94x at 8192). A fused self-attention over longer keys needs the
+  // pairs kernel (at most 1024 it rides the chained one).
   bool shortKeys = !k.isDynamicDim(2) && k.getDimSize(2) <= 1024;
   return !shortKeys || (*this)->hasAttr(getKernelPairsAttrName());
 }
