@@ -687,7 +687,7 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // tiles (user x), the others the candidate pairs; with the chained kernel
   // (keys of at most 1024), its 64-row query tiles are the items after the
   // candidates' (chainTileText), Q and O maps picked per item (H200,
-  // session 20: 1.03x our two kernels; the pairs form ran 0.73x).
+  // session 20: 0.92-1.03x our two kernels; the pairs form ran 0.73x).
   int64_t selfLen = 0;
   AttentionOp selfOp = self ? self->op : AttentionOp();
   if (self) {
