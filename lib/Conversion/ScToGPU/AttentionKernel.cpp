@@ -1268,50 +1268,34 @@ $CHAIN_SELF_TILES    %chainUp = arith.addi %chainTiles, %ctas : index
                        StringRef selfFlag = "") {
     std::string text = "        nvgpu.mbarrier.arrive.expect_tx %qbar[%c0], "
                        "%qBytesAll : !qbar\n";
-    if (chainedSelf) {
-      // The item's Q from the self-attention's query or the target's.
-      std::string one = llvm::formatv(R"mlir(
-        %{0}qs = arith.constant 0 : index
-        %{0}qo = arith.addi %pad, %{0}qs : index
-        %{0}qv = memref.view %smem[%{0}qo][] : !smem to !box64
-        %{0}qr = arith.muli {1}, %c64 : index
-)mlir",
-                                      p, tileA)
-                            .str();
-      text += one + "        scf.if " + selfFlag.str() + " {\n";
-      for (StringRef map : {"%tmaQs", "%tmaQ"}) {
-        // (Names carry the map: the two branches are sibling regions.)
-        std::string m = map.drop_front(4).str();
+    // The loads through `map`; `m` tells the names of two maps' loads
+    // apart (they stand in sibling regions).
+    auto loads = [&](StringRef map, StringRef m) {
+      std::string out;
+      for (int64_t wg = 0; wg < consumers; ++wg)
         for (int64_t c = 0; c < dChunks; ++c)
-          text += llvm::formatv(R"mlir(
-          %{0}qe{1}{7} = arith.constant {2} : index
-          %{0}qf{1}{7} = arith.addi %{0}qo, %{0}qe{1}{7} : index
-          %{0}qw{1}{7} = memref.view %smem[%{0}qf{1}{7}][] : !smem to !box64
-          %{0}qd{1}{7} = arith.constant {3} : index
-          nvgpu.tma.async.load {4}[%{0}qd{1}{7}, %{0}qr, {5}, {6}], %qbar[%c0] to %{0}qw{1}{7} : !tmaQ, !qbar -> !box64
+          out += llvm::formatv(R"mlir(
+        %{6}qa{0}{1}{9} = arith.constant {2} : index
+        %{6}qo{0}{1}{9} = arith.addi %pad, %{6}qa{0}{1}{9} : index
+        %{6}qv{0}{1}{9} = memref.view %smem[%{6}qo{0}{1}{9}][] : !smem to !box64
+        %{6}qd{0}{1}{9} = arith.constant {3} : index
+        %{6}qr{0}{1}{9} = arith.muli {4}, %c64 : index
+        nvgpu.tma.async.load {8}[%{6}qd{0}{1}{9}, %{6}qr{0}{1}{9}, {7}, {5}], %qbar[%c0] to %{6}qv{0}{1}{9} : !tmaQ, !qbar -> !box64
 )mlir",
-                                p, c, c * 8192, c * 64, map, head, bA, m)
+                                wg, c, wg * qBytes + c * 8192, c * 64,
+                                wg ? tileB : tileA, wg ? bB : bA, p, head, map, m)
                       .str();
-        text += map == "%tmaQs" ? "        } else {\n" : "        }\n";
-      }
-      return text;
-    }
-    for (int64_t wg = 0; wg < consumers; ++wg)
-      for (int64_t c = 0; c < dChunks; ++c)
-        text += llvm::formatv(R"mlir(
-        %{6}qa{0}{1} = arith.constant {2} : index
-        %{6}qo{0}{1} = arith.addi %pad, %{6}qa{0}{1} : index
-        %{6}qv{0}{1} = memref.view %smem[%{6}qo{0}{1}][] : !smem to !box64
-        %{6}qd{0}{1} = arith.constant {3} : index
-        %{6}qr{0}{1} = arith.muli {4}, %c64 : index
-        nvgpu.tma.async.load %tmaQ[%{6}qd{0}{1}, %{6}qr{0}{1}, {7}, {5}], %qbar[%c0] to %{6}qv{0}{1} : !tmaQ, !qbar -> !box64
-)mlir",
-                              wg, c, wg * qBytes + c * 8192, c * 64,
-                              wg ? tileB : tileA, wg ? bB : bA, p, head)
-                    .str();
-    return text;
+      return out;
+    };
+    if (selfFlag.empty())
+      return text + loads("%tmaQ", "");
+    // A fused self-attention's item: its Q from the self-attention's query.
+    return text + "        scf.if " + selfFlag.str() + " {\n" +
+           loads("%tmaQs", "s") + "        } else {\n" + loads("%tmaQ", "") +
+           "        }\n";
   };
-  std::string loadQ = loadQText("%tileA", "%bA", "%tileB", "%bB", "%h", "", "%tS");
+  std::string loadQ = loadQText("%tileA", "%bA", "%tileB", "%bB", "%h", "",
+                                chainedSelf ? "%tS" : "");
   pieces["PRODUCER_Q"] = loadQ;
   // Chained: the CTA's first item's Q before its key blocks, each next
   // item's a block into the one before (once the consumer has that one's
@@ -1334,7 +1318,7 @@ $CHAIN_SELF_TILES    %chainUp = arith.addi %chainTiles, %ctas : index
             %nqPar0 = arith.remui %done, %c2 : index
             %nqPar = arith.index_cast %nqPar0 : index to i1
             nvgpu.mbarrier.try_wait.parity %qfree[%c0], %nqPar, %ticks : !qbar
-)mlir" + chainItemText("nq", "%nqItem") + chainTileText("nq", chainedSelf) + loadQText("%nqY", "%nqX", "%nqY", "%nqX", "%nqH", "nq", "%nqS") +
+)mlir" + chainItemText("nq", "%nqItem") + chainTileText("nq", chainedSelf) + loadQText("%nqY", "%nqX", "%nqY", "%nqX", "%nqH", "nq", chainedSelf ? "%nqS" : "") +
             "          }\n";
   }
   // An idle consumer frees K and V of every block once both landed (V's
