@@ -51,6 +51,7 @@ def main():
     p.add_argument("--sizes", default="1024,4096")
     p.add_argument("--seconds", type=float, default=3.0)
     p.add_argument("--out", default=None)
+    p.add_argument("--commit", default="unknown", help="the commit the artifacts were built from")
     args = p.parse_args()
     gen = torch.Generator(device="cuda")
     gen.manual_seed(0)
@@ -115,7 +116,8 @@ def main():
                 row[name + "_sustained_gpu_state"].get("sm_clock_mhz")) for name in fns)), flush=True)
     if args.out:
         with open(args.out, "w") as f:
-            json.dump({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "rows": rows}, f, indent=1)
+            json.dump({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "commit": args.commit,
+                       "workload": "target-attention ceiling", "rows": rows}, f, indent=1)
 
 
 if __name__ == "__main__":

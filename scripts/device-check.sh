@@ -27,3 +27,9 @@ PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench
 PYTHONUNBUFFERED=1 timeout "${SPARCAST_EXPERIMENTAL_TIMEOUT:-120}" python3 "$ROOT/bench/experimental_check.py" \
   --artifacts "$ROOT/bench/artifacts" --out "$OUT_DIR/experimental.json" \
   --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/experimental.log" || echo "experimental checks failed or timed out (see experimental.log)"
+# The best library attention on the user-grouped form of the target-attention
+# work (cuDNN / flash SDPA, no gather) next to ours: the ceiling the goals
+# are read against.
+PYTHONUNBUFFERED=1 timeout "${SPARCAST_EXPERIMENTAL_TIMEOUT:-120}" python3 "$ROOT/bench/attention_ceiling.py" \
+  --artifacts "$ROOT/bench/artifacts" --sizes 1024,4096 --out "$OUT_DIR/ceiling.json" \
+  --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/ceiling.log" || echo "attention ceiling failed or timed out (see ceiling.log)"
