@@ -31,20 +31,10 @@ StringRef kernelSchedule(sck::TileLoopOp loop) {
   return schedule ? schedule.getValue() : StringRef();
 }
 
-/// Where CTA pairs measured faster: a cooperative or ping-pong GEMM's tile
-/// loop whose A box carries a batch coordinate and whose B box does not
-/// (x @ w: the shared rhs every tile reads; H200, 1024 x 433 x 872 by 256:
-/// cooperative 0.70x without pairs in session 11, ping-pong 0.797 -> 0.469
-/// ms in session 19), and the transposed tile's loop over an even number
-/// of N tiles (pairs of N tiles share W's rows).
+/// Whether CTA pairs are the default for `loop`'s GEMM
+/// (sck::ctaPairsByDefault), read from the kernel IR: A or B batched when
+/// its box carries a batch coordinate, N tiles from the loop.
 bool pairsMeasuredFaster(sck::TileLoopOp loop) {
-  StringRef schedule = kernelSchedule(loop);
-  if (schedule == "transposed") {
-    std::optional<int64_t> nTiles = getConstantIntValue(loop.getNTiles());
-    return nTiles && *nTiles % 2 == 0;
-  }
-  if (schedule != "cooperative" && schedule != "pingpong")
-    return false;
   int aCoords = -1, bCoords = -1;
   loop.walk([&](sck::LoadOp load) {
     int coords = static_cast<int>(load.getCoords().size());
@@ -53,7 +43,9 @@ bool pairsMeasuredFaster(sck::TileLoopOp loop) {
     else if (load.getOperand() == "B")
       bCoords = coords;
   });
-  return aCoords == 3 && bCoords == 2;
+  std::optional<int64_t> nTiles = getConstantIntValue(loop.getNTiles());
+  return sck::ctaPairsByDefault(kernelSchedule(loop), aCoords == 3,
+                                bCoords == 3, nTiles && *nTiles % 2 == 0);
 }
 
 struct ScMulticastPass : sc::impl::ScMulticastPassBase<ScMulticastPass> {

@@ -533,25 +533,19 @@ static LogicalResult checkKernelIRTiling(BatchMatmulOp op, StringRef schedule) {
 }
 
 /// Whether `op` shares an operand by TMA multicast in CTA pairs when
-/// neither the kernel-level IR nor the options say: the transposed tile
-/// (W, which every tile reads), and for a shared rhs (x @ w, x @ w^T:
-/// the lhs's batch elements as one matrix) under the cooperative
-/// persistent schedule, where every tile reads all of w and x streams from
-/// DRAM: half of w a CTA leaves room in the SMs' L2 bandwidth for x (H200,
-/// 1024 x 433 x 872 by 256 x 872: 0.394 vs 0.525 ms, torch.matmul 0.396;
-/// docs/performance.md, session 11).
+/// neither the kernel-level IR nor the options say: the persistent
+/// schedules where pairs measured faster (sck::ctaPairsByDefault). For a
+/// shared rhs under the cooperative schedule every tile reads all of w and
+/// x streams from DRAM: half of w a CTA leaves room in the SMs' L2
+/// bandwidth for x (docs/performance.md, session 11).
 static bool multicastByDefault(BatchMatmulOp op, StringRef schedule,
                                const sc::detail::WarpRoles &roles) {
   if (!roles.persistent)
     return false;
-  // The transposed tile's pairs share W's rows (N tiles in pairs): 0.475 vs
-  // 0.496 ms for the LCE against ping-pong, 0.590 without pairs (session
-  // 11).
-  if (schedule == "transposed")
-    return true;
   sc::detail::GemmShape shape(op);
-  return (schedule == "cooperative" || schedule == "pingpong") &&
-         shape.lhsBatched && !shape.rhsBatched;
+  return sck::ctaPairsByDefault(
+      schedule, shape.lhsBatched, shape.rhsBatched,
+      sc::detail::transposedTilesPair(op.getType().getDimSize(2)));
 }
 
 FailureOr<KernelLaunch>

@@ -36,6 +36,16 @@ struct RoleRegisters {
 };
 RoleRegisters defaultRoleRegisters(int64_t consumers, int64_t ctasPerSM,
                                    bool persistentAttention);
+
+/// Where a persistent GEMM's CTA pairs sharing an operand by TMA multicast
+/// measured faster, so they are the default (the generator, reading the
+/// op, and sc-multicast shared-rhs-only=1, reading the kernel IR, both
+/// ask this): a cooperative or ping-pong GEMM whose A is batched and whose
+/// B is not (x @ w, x @ w^T: every tile reads all of w), and the transposed
+/// tile over an even number of N tiles (pairs share W's rows).
+/// `nTilesEven` is only read for the transposed tile.
+bool ctaPairsByDefault(llvm::StringRef schedule, bool aBatched, bool bBatched,
+                       bool nTilesEven);
 } // namespace mlir::sck
 
 #endif // SPARCAST_DIALECT_SCK_IR_SCKDIALECT_H
