@@ -1,5 +1,5 @@
 """A/B of two builds on a few headline cases (target attention S=512, 1024,
-2048 and 8192, log-linear N=16384 with blocks of 128 and 64, and the LCE when both builds have it), nothing
+2048 and 8192, S=1024 with the candidates shuffled, log-linear N=16384 with blocks of 128 and 64, and the LCE when both builds have it), nothing
 else in between (no peers: their load changes clocks), many interleaved
 rounds: for effects of a few percent. Correctness is the checks' job.
 
@@ -35,6 +35,14 @@ def main():
         fns = [getattr(load(x, module), entry) for x in (args.artifacts, args.baseline)]
         cases.append(("target attention S=%d" % S,
                       [lambda f=f, q=q, k=k, v=v, o=o: f(q, k, v, idx, out=[o]) for f in fns]))
+    # S=1024 with the candidates in random order (attention_check's shuffled row).
+    perm = torch.randperm(B, device="cuda", generator=gen)
+    idx_shuffled = idx[perm].contiguous()
+    fns = [load(x, "target_attention").target_attention for x in (args.artifacts, args.baseline)]
+    q, k, v = u((B, H, L, d), torch.float16), u((users, H, 1024, d), torch.float16), u((users, H, 1024, d), torch.float16)
+    o = torch.empty_like(q)
+    cases.append(("target attention S=1024 shuffled",
+                  [lambda f=f, q=q, k=k, v=v, o=o: f(q, k, v, idx_shuffled, out=[o]) for f in fns]))
     q, k, v = (u((4, 16, 16384, 128), torch.bfloat16) for _ in range(3))
     o2 = torch.empty_like(q)
     fns = [load(x, "loglinear_attention").loglinear_attention for x in (args.artifacts, args.baseline)]
