@@ -1,7 +1,8 @@
 """Experimental kernels on the GPU, in a process of their own (a hang or a
 fault here does not cost the main checks): TMA multicast GEMMs
-(sparcast-aot --gemm-multicast) and the fused self + target attention
-(--fuse-self-attention). Each is checked against an fp32 reference on fresh
+(sparcast-aot --gemm-multicast), the fused self + target attention
+(--fuse-self-attention) and target attention walking its candidates in
+request order (--attention-group-candidates). Each is checked against an fp32 reference on fresh
 inputs, then timed against the default kernels in the same process.
 
     python3 bench/experimental_check.py --artifacts bench/artifacts --out experimental.json
@@ -18,7 +19,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sparcast  # noqa: E402
 from lce_check import make_index  # noqa: E402
-from gemm_check import TOLERANCE, check_tma_kernels, compare_ms, gpu_state, rel_fro, setup, uniform, write_results  # noqa: E402
+from gemm_check import TOLERANCE, check_tma_kernels, compare_ms, gpu_state, record_sustained, rel_fro, setup, uniform, write_results  # noqa: E402
+from attention_check import target_inputs  # noqa: E402
 
 
 def main():
@@ -134,7 +136,74 @@ def main():
     results["speed"].append(row)
     print("  " + json.dumps(row), flush=True)
 
+    grouped_check(art, gen, results)
     write_results(results, args.out)
+
+
+def grouped_check(art, gen, results):
+    """--attention-group-candidates: a grouping kernel sorts the candidates
+    by request and the chained kernel walks them in that order. Every
+    chained suite case (S <= 1024, two or more heads) and the fused form on
+    sorted, shuffled and uneven indices, then the example timed against the
+    default walk on sorted and shuffled candidates, interleaved and alone."""
+    f16 = torch.float16
+    suite = art("attention_suite_grouped")
+    print("== target attention walking candidates in request order (fp32 SDPA reference)")
+    for name, H, L, S in (("ta_s500", 2, 64, 500), ("ta_s512", 2, 64, 512), ("ta_s1000", 2, 64, 1000),
+                          ("ta_s1024", 2, 64, 1024), ("ta_h4_seed32", 4, 32, 512)):
+        for users, B, shuffle in ((7, 33, False), (5, 64, True), (32, 2048, True)):
+            q = uniform((B, H, L, 128), f16, gen)
+            k = uniform((users, H, S, 128), f16, gen)
+            v = uniform((users, H, S, 128), f16, gen)
+            idx = make_index(users, B, gen, shuffle)
+            il = idx.long()
+            ref = F.scaled_dot_product_attention(q.float(), k.float()[il], v.float()[il])
+            out = torch.full((B, H, L, 128), float("nan"), dtype=f16, device="cuda")
+            getattr(suite, name)(q, k, v, idx, out=[out])
+            torch.cuda.synchronize()
+            err = rel_fro(out, ref)
+            ok = bool(torch.isfinite(out).all().item()) and err <= TOLERANCE
+            case = "grouped %s users=%d B=%d%s" % (name, users, B, " shuffled" if shuffle else "")
+            print("  %-58s rel_fro %.2e %s" % (case, err, "ok" if ok else "FAIL"), flush=True)
+            results["correctness"].append({"case": case, "rel_fro": err, "ok": ok})
+    fused = art("self_target_attention_grouped")
+    for users, B in ((5, 9), (32, 2048)):
+        hq, k, v = (uniform((users, 2, 1024, 128), f16, gen) for _ in range(3))
+        q = uniform((B, 2, 64, 128), f16, gen)
+        idx = make_index(users, B, gen, True)
+        il = idx.long()
+        o_self = torch.full((users, 2, 1024, 128), float("nan"), dtype=f16, device="cuda")
+        o_target = torch.full((B, 2, 64, 128), float("nan"), dtype=f16, device="cuda")
+        fused.self_target_attention(hq, k, v, q, idx, out=[o_self, o_target])
+        torch.cuda.synchronize()
+        for part, out, ref in (("self", o_self, F.scaled_dot_product_attention(hq.float(), k.float(), v.float())),
+                               ("target", o_target, F.scaled_dot_product_attention(q.float(), k.float()[il],
+                                                                                   v.float()[il]))):
+            err = rel_fro(out, ref)
+            ok = bool(torch.isfinite(out).all().item()) and err <= TOLERANCE
+            case = "grouped self_target_attention %s users=%d B=%d shuffled" % (part, users, B)
+            print("  %-58s rel_fro %.2e %s" % (case, err, "ok" if ok else "FAIL"), flush=True)
+            results["correctness"].append({"case": case, "rel_fro": err, "ok": ok})
+
+    print("== speed: target attention S=1024, candidates walked in request order vs as the index lists them")
+    plain = art("target_attention").target_attention
+    grouped = art("target_attention_grouped").target_attention
+    flops = 4 * 2048 * 2 * 64 * 128 * 1024
+    for shuffled in (False, True):
+        idx, q, k, v = target_inputs(1024, gen, shuffled)
+        out = torch.empty_like(q)
+        fns = {"grouped": lambda: grouped(q, k, v, idx, out=[out]), "default": lambda: plain(q, k, v, idx, out=[out])}
+        ms = compare_ms(fns, rounds=10)
+        row = {"case": "target attention S=1024%s, grouped walk" % (" shuffled" if shuffled else ""),
+               "grouped_ms": ms["grouped"], "default_ms": ms["default"],
+               "speedup_vs_default": ms["default"] / ms["grouped"]}
+        for name, fn in fns.items():
+            record_sustained(row, name, fn, flops)
+        row["speedup_vs_default_sustained"] = row["default_sustained_ms"] / row["grouped_sustained_ms"]
+        results["speed"].append(row)
+        print("  %s: grouped %.4f ms, default %.4f ms (%.3fx); alone %.4f / %.4f ms (%.3fx)" % (
+            row["case"], ms["grouped"], ms["default"], row["speedup_vs_default"], row["grouped_sustained_ms"],
+            row["default_sustained_ms"], row["speedup_vs_default_sustained"]), flush=True)
 
 
 if __name__ == "__main__":

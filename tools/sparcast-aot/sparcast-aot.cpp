@@ -54,6 +54,14 @@ static cl::opt<bool> attentionChainHeads(
              "candidates head by head, the software pipeline running on "
              "from head to head"),
     cl::init(true));
+static cl::opt<bool> attentionGroupCandidates(
+    "attention-group-candidates",
+    cl::desc("A chained target attention walks its candidates in request "
+             "order (a grouping kernel sorts them by the index first), so "
+             "that the CTAs running at once share requests' keys in L2 "
+             "whatever order the index lists them in (opt-in: for indices "
+             "not grouped by request)"),
+    cl::init(false));
 static cl::opt<bool> fuseSelfAttention(
     "fuse-self-attention",
     cl::desc("Compute a self-attention over a target attention's keys and "
@@ -150,6 +158,7 @@ int main(int argc, char **argv) {
   options.attentionF16P = attentionF16P;
   options.persistentAttention = persistentAttention;
   options.attentionChainHeads = attentionChainHeads;
+  options.attentionGroupCandidates = attentionGroupCandidates;
   options.gemmMulticast = gemmMulticast;
   options.fuseGemmStages = fuseGemmStages;
   options.dispatchMinCandidatesPerUser = dispatchMinCandidatesPerUser;

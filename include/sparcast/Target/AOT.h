@@ -36,6 +36,10 @@ struct AotOptions {
   /// Target attention chains heads where it takes them
   /// (AttentionOp::kernelChainsHeads); false turns it off.
   bool attentionChainHeads = true;
+  /// A chained target attention walks its candidates in request order
+  /// (AttentionOp::kernelGroupsCandidates). Opt-in: 1.05-1.08x on an index
+  /// in random order, 0.96-0.99x on one already grouped (H200).
+  bool attentionGroupCandidates = false;
   /// Warp-specialized GEMMs in clusters of two CTAs sharing B by TMA
   /// multicast (GemmKernelOptions::multicast). Experimental, opt-in:
   /// correct on the H200 but 0.64-0.71x the speed (2026-11-29).

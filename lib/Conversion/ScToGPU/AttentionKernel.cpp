@@ -415,8 +415,18 @@ static std::string chainItemText(StringRef p, StringRef item) {
 /// query tile %<p>Y (t = x + X y). With a fused self-attention
 /// (`selfTiles`), tiles past the target's (%chainTargetTiles) are the
 /// self-attention's query tiles (user x, query tile y, y fastest); %<p>S
-/// says which.
-static std::string chainTileText(StringRef p, bool selfTiles) {
+/// says which. With `grouped`, the walk's x is a position in the grouping
+/// kernel's %order, which names the candidate.
+static std::string chainTileText(StringRef p, bool selfTiles, bool grouped) {
+  std::string candidate =
+      grouped ? llvm::formatv(R"mlir(
+          %{0}Xo = memref.load %order[%{0}Xw] : memref<?xi32>
+          %{0}Xc = arith.index_cast %{0}Xo : i32 to index
+)mlir",
+                              p)
+                    .str()
+              : llvm::formatv("          %{0}Xc = arith.addi %{0}Xw, %c0 : index\n", p)
+                    .str();
   if (selfTiles)
     return llvm::formatv(R"mlir(
           %{0}S = arith.cmpi uge, %{0}T, %chainTargetTiles : index
@@ -424,19 +434,27 @@ static std::string chainTileText(StringRef p, bool selfTiles) {
           %{0}Ts = arith.select %{0}S, %{0}Ts0, %c0 : index
           %{0}Xs = arith.divui %{0}Ts, %selfTilesY : index
           %{0}Ys = arith.remui %{0}Ts, %selfTilesY : index
-          %{0}Xt = arith.remui %{0}T, %chainX : index
+          %{0}Xw = arith.remui %{0}T, %chainX : index
           %{0}Yt = arith.divui %{0}T, %chainX : index
-          %{0}X = arith.select %{0}S, %{0}Xs, %{0}Xt : index
+)mlir",
+                         p)
+               .str() +
+           candidate +
+           llvm::formatv(R"mlir(
+          %{0}X = arith.select %{0}S, %{0}Xs, %{0}Xc : index
           %{0}Y = arith.select %{0}S, %{0}Ys, %{0}Yt : index
 )mlir",
                          p)
-        .str();
+               .str();
   return llvm::formatv(R"mlir(
-          %{0}X = arith.remui %{0}T, %chainX : index
+          %{0}Xw = arith.remui %{0}T, %chainX : index
           %{0}Y = arith.divui %{0}T, %chainX : index
 )mlir",
                        p)
-      .str();
+             .str() +
+         candidate +
+         llvm::formatv("          %{0}X = arith.addi %{0}Xc, %c0 : index\n", p)
+             .str();
 }
 
 // Chained heads: item %hIdx's (a candidate's head) ring position (every
@@ -733,6 +751,12 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // A fused self-attention on the chained kernel: its 64-row query tiles
   // are items after the target's, over the same ring (one K/V stream).
   bool chainedSelf = chained && self;
+  // A chained walk in request order: position x runs candidate %order[x]
+  // (GroupCandidatesKernel.h). Only a chained kernel walks.
+  bool grouped = !binding.order.empty();
+  if (grouped && !chained)
+    return op.emitError() << "internal error: a candidate order for an "
+                             "attention kernel that does not chain heads";
   // Key blocks: the mask's blocks, else 128 keys with two consumers (wider
   // S wgmma), 64 with one (two CTAs per SM).
   int64_t blockN = op.getKernelKeyBlock();
@@ -929,6 +953,7 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   values["SCALE2"] = llvm::formatv("{0:e}", scale2).str();
   values["INDEX_PARAM"] =
       mode == Mode::Pairs ? ", %idx: memref<?xi32>, %pairs: memref<?xi32>"
+      : grouped           ? ", %idx: memref<?xi32>, %order: memref<?xi32>"
       : indexed           ? ", %idx: memref<?xi32>"
                           : "";
 
@@ -1090,12 +1115,12 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
 )mlir",
                                      tilesXValue, tilesY)
                            .str();
-    if (chainedSelf)
+    if (chainedSelf || grouped)
       // Tile t = T + chainTiles h: T decoded as chainTileText does.
       tile = R"mlir(
         %tT = arith.remui %tile, %chainTiles : index
         %h = arith.divui %tile, %chainTiles : index
-)mlir" + chainTileText("t", true) + R"mlir(
+)mlir" + chainTileText("t", chainedSelf, grouped) + R"mlir(
         %x = arith.addi %tX, %c0 : index
         %y = arith.addi %tY, %c0 : index
 )mlir";
@@ -1318,7 +1343,7 @@ $CHAIN_SELF_TILES    %chainUp = arith.addi %chainTiles, %ctas : index
             %nqPar0 = arith.remui %done, %c2 : index
             %nqPar = arith.index_cast %nqPar0 : index to i1
             nvgpu.mbarrier.try_wait.parity %qfree[%c0], %nqPar, %ticks : !qbar
-)mlir" + chainItemText("nq", "%nqItem") + chainTileText("nq", chainedSelf) + loadQText("%nqY", "%nqX", "%nqY", "%nqX", "%nqH", "nq", chainedSelf ? "%nqS" : "") +
+)mlir" + chainItemText("nq", "%nqItem") + chainTileText("nq", chainedSelf, grouped) + loadQText("%nqY", "%nqX", "%nqY", "%nqX", "%nqH", "nq", chainedSelf ? "%nqS" : "") +
             "          }\n";
   }
   // An idle consumer frees K and V of every block once both landed (V's
@@ -1523,7 +1548,7 @@ $STOREO
       std::string p = last ? "last" : "prev";
       std::string head = "%" + p + "H", row = "%" + p + "Q0",
                   batch = "%" + p + "X";
-      return chainItemText(p, item) + chainTileText(p, chainedSelf) +
+      return chainItemText(p, item) + chainTileText(p, chainedSelf, grouped) +
              llvm::formatv("          %{0}Q0 = arith.muli %{0}Y, %c64 : index\n",
                            p)
                  .str() +
@@ -1655,6 +1680,11 @@ $STOREO
     p.tensor = binding.pairs;
     launch.params.push_back(p);
   }
+  if (grouped) {
+    LaunchParam p;
+    p.tensor = binding.order;
+    launch.params.push_back(p);
+  }
   for (auto [isDynamic, symbol] :
        {std::pair<bool, std::string>{dynamicQuery, binding.queryLenSymbol},
         std::pair<bool, std::string>{dynamicKey, binding.keyLenSymbol}}) {
@@ -1756,11 +1786,14 @@ $STOREO
   if (chained)
     launch.summary +=
         llvm::formatv("; chained heads: {0} CTAs an SM, CTA c of C walking "
-                      "candidates c, c + C, ..., each candidate's "
+                      "candidates c, c + C, ...{2}, each candidate's "
                       "{1} heads in turn, the consumer's pipeline running on "
                       "from one to the next, O by TMA through a staging tile "
                       "of its own",
-                      ctasPerSM, heads)
+                      ctasPerSM, heads,
+                      grouped ? " in request order (the grouping kernel's "
+                                "table)"
+                              : "")
             .str();
   else if (persistent)
     launch.summary +=

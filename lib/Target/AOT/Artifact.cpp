@@ -20,6 +20,7 @@
 #include "sparcast/Conversion/ScToGPU/ConvertKernel.h"
 #include "sparcast/Conversion/ScToGPU/CopyKernel.h"
 #include "sparcast/Conversion/ScToGPU/GemmKernel.h"
+#include "sparcast/Conversion/ScToGPU/GroupCandidatesKernel.h"
 #include "sparcast/Conversion/ScToGPU/PairCandidatesKernel.h"
 #include "sparcast/Dialect/SC/IR/ScOps.h"
 #include "sparcast/Pipelines/Pipelines.h"
@@ -783,6 +784,22 @@ LogicalResult EntryCompiler::visitAttention(AttentionOp op, AttentionOp self) {
       return failure();
     binding.pairs = spec.pairs;
   }
+  // A chained kernel walks the candidates in request order: a grouping
+  // kernel first sorts them by the index (known only on the device).
+  if (op.kernelGroupsCandidates()) {
+    auto i32 = IntegerType::get(op.getContext(), 32);
+    GroupCandidatesSpec spec;
+    spec.index = binding.index;
+    spec.users = k->shape[0];
+    spec.order = newWorkspace(RankedTensorType::get({q->type.getDimSize(0)}, i32),
+                              {q->shape[0]})
+                     .name;
+    FailureOr<KernelLaunch> grouping = buildGroupCandidatesKernel(
+        loc, gpuModule, nextKernelName("group"), spec);
+    if (failed(grouping) || failed(addLaunch(*grouping, loc)))
+      return failure();
+    binding.order = spec.order;
+  }
   FailureOr<KernelLaunch> launch =
       buildAttentionKernel(op, gpuModule, nextKernelName("attention"), binding,
                            options.chip, self ? &section : nullptr);
@@ -954,6 +971,13 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
     module.walk([&](AttentionOp op) {
       op->setAttr(AttentionOp::getKernelChainHeadsAttrName(),
                   BoolAttr::get(ctx, false));
+    });
+  // --attention-group-candidates: chained kernels walk the candidates in
+  // request order (AttentionOp::kernelGroupsCandidates).
+  if (options.attentionGroupCandidates)
+    module.walk([&](AttentionOp op) {
+      op->setAttr(AttentionOp::getKernelGroupCandidatesAttrName(),
+                  UnitAttr::get(ctx));
     });
 
   // The model graph first goes through the tensor-level passes; with a

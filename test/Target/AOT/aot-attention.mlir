@@ -7,6 +7,9 @@
 // RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t --report | FileCheck %s --check-prefix=SHORT
 // RUN: FileCheck %s --check-prefix=SHORTPTX < %t/target_attention_kernels.ptx
 // RUN: FileCheck %s --check-prefix=SHORTMANIFEST < %t/manifest.json
+// RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t --attention-group-candidates --report | FileCheck %s --check-prefix=GROUPED
+// RUN: FileCheck %s --check-prefix=GROUPEDPTX < %t/target_attention_kernels.ptx
+// RUN: FileCheck %s --check-prefix=GROUPEDMANIFEST < %t/manifest.json
 // RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t --attention-chain-heads=false --report | FileCheck %s --check-prefix=UNCHAINED
 // RUN: FileCheck %s --check-prefix=UNCHAINEDMANIFEST < %t/manifest.json
 
@@ -135,6 +138,54 @@
 // SHORTMANIFEST: "tensor": "result0"
 // SHORTMANIFEST: "kind": "dim"
 // SHORTMANIFEST: "smem": 99584
+// By default the walk takes the candidates as the index lists them.
+// SHORT-NOT: group
+// SHORTMANIFEST: "workspace": []
+// --attention-group-candidates: the CTAs walk the candidates in request
+// order (AttentionOp::kernelGroupsCandidates): a grouping kernel (one CTA of
+// 1024 threads, a counting sort by the index into a [B] table, the
+// per-request counts in shared memory, U a parameter) runs first, and the
+// attention kernel reads the table (a pointer after the index).
+// GROUPED: tile loop: chained
+// GROUPED: kernel target_attention_group0: puts the candidates in request order (index arg3) into ws0,
+// GROUPED: kernel target_attention_attention1: attention 64 x 1024 keys, {{.*}} 99584 B shared memory; chained heads: 2 CTAs an SM, CTA c of C walking candidates c, c + C, ... in request order (the grouping kernel's table), each candidate's 2 heads in turn
+// GROUPED-COUNT-2: 0 bytes spill stores, 0 bytes spill loads
+// The grouping: counts by shared-memory atomics, a barrier-separated scan,
+// the table stored; no global atomics.
+// GROUPEDPTX-LABEL: .entry target_attention_group0
+// GROUPEDPTX: .maxntid 1024, 1, 1
+// GROUPEDPTX-NOT: atom.global
+// GROUPEDPTX: atom.shared.add.u32
+// GROUPEDPTX-NOT: atom.global
+// GROUPEDPTX: bar.sync
+// GROUPEDPTX-NOT: atom.global
+// GROUPEDPTX: st.global.b32
+// GROUPEDPTX-NOT: atom.global
+// GROUPEDPTX-LABEL: .entry target_attention_attention1
+// GROUPEDPTX: .minnctapersm 2
+// GROUPEDMANIFEST: "block": [
+// GROUPEDMANIFEST-NEXT: 1024,
+// GROUPEDMANIFEST: "grid": [
+// GROUPEDMANIFEST-NEXT: 1,
+// GROUPEDMANIFEST-NEXT: 1,
+// GROUPEDMANIFEST-NEXT: 1
+// GROUPEDMANIFEST: "kernel": "target_attention_group0"
+// GROUPEDMANIFEST: "tensor": "arg3"
+// GROUPEDMANIFEST: "tensor": "ws0"
+// GROUPEDMANIFEST: "dim": "U",
+// GROUPEDMANIFEST-NEXT: "kind": "dim"
+// GROUPEDMANIFEST: "grid": [
+// GROUPEDMANIFEST-NEXT: "SMS*2",
+// GROUPEDMANIFEST: "kernel": "target_attention_attention1"
+// GROUPEDMANIFEST: "tensor": "arg3"
+// GROUPEDMANIFEST-NEXT: },
+// GROUPEDMANIFEST-NEXT: {
+// GROUPEDMANIFEST-NEXT: "kind": "memref",
+// GROUPEDMANIFEST-NEXT: "tensor": "ws0"
+// GROUPEDMANIFEST: "workspace": [
+// GROUPEDMANIFEST: "name": "ws0",
+// GROUPEDMANIFEST-NEXT: "shape": [
+// GROUPEDMANIFEST-NEXT: "B"
 // --attention-chain-heads=false: a CTA per (candidate, head).
 // UNCHAINED: tile loop: grid (an attention kernel: one CTA per tile)
 // UNCHAINED: kernel target_attention_attention0: {{.*}} 83200 B shared memory

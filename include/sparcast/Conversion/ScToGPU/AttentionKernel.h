@@ -23,6 +23,9 @@ struct AttentionBinding {
   /// When op.kernelPairsCandidates(): the int32 [B] table of
   /// buildPairCandidatesKernel, which CTA x reads to know its candidates.
   std::string pairs;
+  /// When op.kernelGroupsCandidates(): the int32 [B] walk order of
+  /// buildGroupCandidatesKernel (walk position i runs candidate order[i]).
+  std::string order;
 };
 
 

@@ -415,6 +415,11 @@ bool AttentionOp::kernelChainsHeads() {
          !(*this)->hasAttr(getKernelPersistentAttrName());
 }
 
+bool AttentionOp::kernelGroupsCandidates() {
+  return kernelChainsHeads() &&
+         (*this)->hasAttr(getKernelGroupCandidatesAttrName());
+}
+
 int64_t AttentionOp::getKernelTileRows() {
   return getKernelConsumers() == 2 && !kernelPairsCandidates() ? 128 : 64;
 }
