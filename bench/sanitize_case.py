@@ -106,35 +106,30 @@ def main():
         users, B = max(index) + 1, len(index)
         idx = torch.tensor(index, dtype=torch.int32, device="cuda")
         suite = load("attention_suite")
-        for S, entry in ((1000, suite.ta_s1000), (2000, suite.ta_s2000)):
+        builds = [("", suite)]
+        runs = [("", 1000, suite.ta_s1000), ("", 2000, suite.ta_s2000)]
+        if os.path.isdir(os.path.join(args.artifacts, "attention_suite_grouped")):
+            # The walk in request order (--attention-group-candidates): the
+            # grouping kernel too, on unsorted and out-of-range indices.
+            grouped = load("attention_suite_grouped")
+            builds.append((" grouped", grouped))
+            runs += [(" grouped", 1000, grouped.ta_s1000), (" grouped", 512, grouped.ta_s512)]
+        for label, S, entry in runs:
             q = uniform((B, 2, 64, 128), f16, gen)
             k = uniform((users, 2, S, 128), f16, gen)
             v = uniform((users, 2, S, 128), f16, gen)
             ref = attention_ref(q.float(), k.float()[idx.long()], v.float()[idx.long()])
-            bad += not check("[target attention S=%d]" % S,
+            bad += not check("[target attention S=%d%s]" % (S, label),
                              lambda o, f=entry, q=q, k=k, v=v: f(q, k, v, idx, out=[o]), ref)
-        # Out-of-range entries (index checks are off by default): the chained
-        # kernel's grouping puts those candidates last; nothing may be read
-        # or written outside the tensors, and the others stay right.
+        # Out-of-range entries (index checks are off by default): the
+        # grouping puts those candidates last; nothing may be read or
+        # written outside the tensors, and the others stay right.
         wild = torch.tensor([0, 2, 1, -1, 0], dtype=torch.int32, device="cuda")
         fine = ((wild >= 0) & (wild < 2)).nonzero().flatten()
         q = uniform((5, 2, 64, 128), f16, gen)
         k = uniform((2, 2, 1000, 128), f16, gen)
         v = uniform((2, 2, 1000, 128), f16, gen)
         ref = attention_ref(q[fine].float(), k.float()[wild[fine].long()], v.float()[wild[fine].long()])
-        builds = [("", suite)]
-        if os.path.isdir(os.path.join(args.artifacts, "attention_suite_grouped")):
-            # The walk in request order (--attention-group-candidates): the
-            # grouping kernel too, on unsorted and out-of-range indices.
-            grouped = load("attention_suite_grouped")
-            builds.append((" grouped", grouped))
-            for S, entry in ((1000, grouped.ta_s1000), (512, grouped.ta_s512)):
-                qg = uniform((B, 2, 64, 128), f16, gen)
-                kg = uniform((users, 2, S, 128), f16, gen)
-                vg = uniform((users, 2, S, 128), f16, gen)
-                refg = attention_ref(qg.float(), kg.float()[idx.long()], vg.float()[idx.long()])
-                bad += not check("[target attention S=%d grouped]" % S,
-                                 lambda o, f=entry, q=qg, k=kg, v=vg: f(q, k, v, idx, out=[o]), refg)
         for label, build in builds:
             out = torch.full((5, 2, 64, 128), float("nan"), dtype=f16, device="cuda")
             build.ta_s1000(q, k, v, wild, out=[out])
