@@ -149,9 +149,12 @@ def grouped_check(art, gen, results):
     f16 = torch.float16
     suite = art("attention_suite_grouped")
     print("== target attention walking candidates in request order (fp32 SDPA reference)")
+    # S <= 1024: the chained walk; longer: the pairs kernel, its pairs made
+    # by the grouping kernel (by position).
     for name, H, L, S in (("ta_s500", 2, 64, 500), ("ta_s512", 2, 64, 512), ("ta_s1000", 2, 64, 1000),
-                          ("ta_s1024", 2, 64, 1024), ("ta_h4_seed32", 4, 32, 512)):
-        for users, B, shuffle in ((7, 33, False), (5, 64, True), (32, 2048, True)):
+                          ("ta_s1024", 2, 64, 1024), ("ta_h4_seed32", 4, 32, 512), ("ta_s2000", 2, 64, 2000),
+                          ("ta_s2048", 2, 64, 2048), ("ta_s4096", 2, 64, 4096)):
+        for users, B, shuffle in ((7, 33, False), (5, 64, True), (32, 2048 if S <= 2048 else 512, True)):
             q = uniform((B, H, L, 128), f16, gen)
             k = uniform((users, H, S, 128), f16, gen)
             v = uniform((users, H, S, 128), f16, gen)
@@ -203,6 +206,21 @@ def grouped_check(art, gen, results):
             print("  %-58s rel_fro %.2e %s" % (case, err, "ok" if ok else "FAIL"), flush=True)
             results["correctness"].append({"case": case, "rel_fro": err, "ok": ok})
 
+    print("== speed: target attention S=2048 / 8192 (pairs), grouped vs default, interleaved")
+    for S in (2048, 8192):
+        for shuffled in (False, True):
+            idx, q, k, v = target_inputs(S, gen, shuffled)
+            out = torch.empty_like(q)
+            g, dflt = getattr(suite, "ta_speed_s%d" % S), getattr(art("attention_suite"), "ta_speed_s%d" % S)
+            ms = compare_ms({"grouped": lambda: g(q, k, v, idx, out=[out]),
+                             "default": lambda: dflt(q, k, v, idx, out=[out])}, rounds=10)
+            row = {"case": "target attention S=%d%s, grouped pairs" % (S, " shuffled" if shuffled else ""),
+                   "grouped_ms": ms["grouped"], "default_ms": ms["default"],
+                   "speedup_vs_default": ms["default"] / ms["grouped"]}
+            results["speed"].append(row)
+            print("  %s: grouped %.4f ms, default %.4f ms (%.3fx)" % (
+                row["case"], ms["grouped"], ms["default"], row["speedup_vs_default"]), flush=True)
+            del q, k, v, out
     print("== speed: target attention S=1024, candidates walked in request order vs as the index lists them")
     plain = art("target_attention").target_attention
     grouped = art("target_attention_grouped").target_attention

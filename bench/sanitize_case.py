@@ -113,7 +113,7 @@ def main():
             # grouping kernel too, on unsorted and out-of-range indices.
             grouped = load("attention_suite_grouped")
             builds.append((" grouped", grouped))
-            runs += [(" grouped", 1000, grouped.ta_s1000), (" grouped", 512, grouped.ta_s512)]
+            runs += [(" grouped", S, getattr(grouped, "ta_s%d" % S)) for S in (512, 1000, 2000)]
         for label, S, entry in runs:
             q = uniform((B, 2, 64, 128), f16, gen)
             k = uniform((users, 2, S, 128), f16, gen)

@@ -751,12 +751,14 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // A fused self-attention on the chained kernel: its 64-row query tiles
   // are items after the target's, over the same ring (one K/V stream).
   bool chainedSelf = chained && self;
-  // A chained walk in request order: position x runs candidate %order[x]
-  // (GroupCandidatesKernel.h). Only a chained kernel walks.
+  // Candidates in request order (GroupCandidatesKernel.h): the chained
+  // walk's position x runs candidate %order[x]; the pairs kernel's CTA x
+  // runs position x (its pairs table is by position).
   bool grouped = !binding.order.empty();
-  if (grouped && !chained)
+  if (grouped && !chained && !op.kernelPairsCandidates())
     return op.emitError() << "internal error: a candidate order for an "
-                             "attention kernel that does not chain heads";
+                             "attention kernel that neither chains heads "
+                             "nor pairs candidates";
   // Key blocks: the mask's blocks, else 128 keys with two consumers (wider
   // S wgmma), 64 with one (two CTAs per SM).
   int64_t blockN = op.getKernelKeyBlock();
@@ -952,7 +954,9 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   values["ACCO"] = f32StructType(headDim / 2);
   values["SCALE2"] = llvm::formatv("{0:e}", scale2).str();
   values["INDEX_PARAM"] =
-      mode == Mode::Pairs ? ", %idx: memref<?xi32>, %pairs: memref<?xi32>"
+      mode == Mode::Pairs && grouped
+          ? ", %idx: memref<?xi32>, %pairs: memref<?xi32>, %order: memref<?xi32>"
+      : mode == Mode::Pairs ? ", %idx: memref<?xi32>, %pairs: memref<?xi32>"
       : grouped           ? ", %idx: memref<?xi32>, %order: memref<?xi32>"
       : indexed           ? ", %idx: memref<?xi32>"
                           : "";
@@ -1012,7 +1016,18 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
     %$OtileA = arith.addi %y, %c0 : index
     %$OtileB = arith.addi %y, %c0 : index
 )mlir";
-    assign += userOf("%xc", "%$OrA");
+    if (grouped) {
+      // Grouped (GroupCandidatesKernel.h): x is a position of the order,
+      // whose pairs table is by position; its candidate is order[x].
+      StringRef byX = "    %$ObA = arith.addi %x, %c0 : index\n";
+      StringRef clamp = "    %xc = arith.select %inB, %x, %c0 : index\n";
+      assign.erase(assign.find(byX.str()), byX.size());
+      assign.insert(assign.find(clamp.str()) + clamp.size(),
+                    "    %xg0 = memref.load %order[%xc] : memref<?xi32>\n"
+                    "    %xg = arith.index_cast %xg0 : i32 to index\n"
+                    "    %$ObA = arith.addi %xg, %c0 : index\n");
+    }
+    assign += userOf(grouped ? "%xg" : "%xc", "%$OrA");
   } else if (mode == Mode::Split) {
     assign = R"mlir(
     %$ObA = arith.addi %x, %c0 : index

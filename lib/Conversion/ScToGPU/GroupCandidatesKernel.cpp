@@ -30,7 +30,7 @@ constexpr const char *kGroupTemplate = R"mlir(
 !sums = memref<2048xi32, #gpu.address_space<workgroup>>
 !late = memref<1xi32, #gpu.address_space<workgroup>>
 gpu.module @scratch {
-  gpu.func @$KERNEL(%idx: memref<?xi32>, %order: memref<?xi32>, %users: index)
+  gpu.func @$KERNEL(%idx: memref<?xi32>, %order: memref<?xi32>$PAIRS_PARAM, %users: index)
       workgroup(%counts: !counts, %sums: !sums, %late: !late)
       kernel attributes {nvvm.maxntid = array<i32: 1024, 1, 1>} {
     %c0 = arith.constant 0 : index
@@ -47,11 +47,12 @@ gpu.module @scratch {
     %many = arith.cmpi ugt, %users, %c8192 : index
     scf.if %many {
       // More requests than the shared counts hold (each then has few
-      // candidates to share keys between): the index's own order.
+      // candidates to share keys between): the index's own order, and
+      // every candidate alone.
       scf.for %b = %tid to %nB step %c1024 {
         %b32 = arith.index_cast %b : index to i32
         memref.store %b32, %order[%b] : memref<?xi32>
-      }
+$PAIRS_ALONE      }
     } else {
       %first = arith.cmpi eq, %tid, %c0 : index
       scf.for %u = %tid to %users step %c1024 {
@@ -138,10 +139,57 @@ gpu.module @scratch {
         %b32 = arith.index_cast %b : index to i32
         memref.store %b32, %order[%pos] : memref<?xi32>
       }
-    }
+$PAIRS_BODY    }
     gpu.return
   }
 }
+)mlir";
+// With a pairs table: position p of the order is a candidate of request u
+// whose positions end at %counts[u] (the cursors after the scatter). Pairs
+// are counted from that end, (end - 2, end - 1), (end - 4, end - 3), ...:
+// p leads when end - p is even (its partner at p + 1), is a partner when
+// end - p is odd and p - 1 holds the same request, and runs alone
+// otherwise (the first of an odd count; an out-of-range index). The table
+// is in the pairing kernel's format (PairCandidatesKernel.h) but indexed by
+// position: p + 1 of the partner candidate, 0 alone, -1 partner.
+constexpr const char *kPairsBody = R"mlir(
+      gpu.barrier
+      %minusOne = arith.constant -1 : i32
+      scf.for %p = %tid to %nB step %c1024 {
+        %b32p = memref.load %order[%p] : memref<?xi32>
+        %bp = arith.index_cast %b32p : i32 to index
+        %u32p = memref.load %idx[%bp] : memref<?xi32>
+        %up = arith.index_cast %u32p : i32 to index
+        %inP = arith.cmpi ult, %up, %users : index
+        %role = scf.if %inP -> (i32) {
+          %stop32 = memref.load %counts[%up] : !counts
+          %stop = arith.index_cast %stop32 : i32 to index
+          %left = arith.subi %stop, %p : index
+          %leftOdd = arith.remui %left, %c2 : index
+          %leads = arith.cmpi eq, %leftOdd, %c0 : index
+          %r = scf.if %leads -> (i32) {
+            %next = arith.addi %p, %c1 : index
+            %partner = memref.load %order[%next] : memref<?xi32>
+            %partner1 = arith.addi %partner, %one : i32
+            scf.yield %partner1 : i32
+          } else {
+            %notFirst = arith.cmpi ugt, %p, %c0 : index
+            %pm = arith.subi %p, %c1 : index
+            %prev = arith.select %notFirst, %pm, %c0 : index
+            %bPrev32 = memref.load %order[%prev] : memref<?xi32>
+            %bPrev = arith.index_cast %bPrev32 : i32 to index
+            %uPrev = memref.load %idx[%bPrev] : memref<?xi32>
+            %same = arith.cmpi eq, %uPrev, %u32p : i32
+            %partnerOf = arith.andi %notFirst, %same : i1
+            %r1 = arith.select %partnerOf, %minusOne, %zero : i32
+            scf.yield %r1 : i32
+          }
+          scf.yield %r : i32
+        } else {
+          scf.yield %zero : i32
+        }
+        memref.store %role, %pairs[%p] : memref<?xi32>
+      }
 )mlir";
 } // namespace
 
@@ -149,9 +197,17 @@ FailureOr<KernelLaunch>
 mlir::sc::buildGroupCandidatesKernel(Location loc, gpu::GPUModuleOp gpuModule,
                                      StringRef kernelName,
                                      const GroupCandidatesSpec &spec) {
+  bool pairs = !spec.pairs.empty();
   if (failed(detail::installTemplate(
           loc, gpuModule,
-          detail::replaceAll(kGroupTemplate, {{"KERNEL", kernelName.str()}}),
+          detail::replaceAll(
+              kGroupTemplate,
+              {{"KERNEL", kernelName.str()},
+               {"PAIRS_PARAM", pairs ? ", %pairs: memref<?xi32>" : ""},
+               {"PAIRS_BODY", pairs ? kPairsBody : ""},
+               {"PAIRS_ALONE",
+                pairs ? "        memref.store %zero, %pairs[%b] : memref<?xi32>\n"
+                      : ""}}),
           "grouping")))
     return failure();
 
@@ -161,18 +217,27 @@ mlir::sc::buildGroupCandidatesKernel(Location loc, gpu::GPUModuleOp gpuModule,
   launch.grid[0] = LaunchDim::of(1);
   launch.grid[1] = LaunchDim::of(1);
   launch.grid[2] = LaunchDim::of(1);
-  LaunchParam index, order, users;
+  LaunchParam index, order, pairsTable, users;
   index.tensor = spec.index;
   order.tensor = spec.order;
+  pairsTable.tensor = spec.pairs;
   users.kind = LaunchParam::Kind::Dim;
   users.dim = spec.users;
-  launch.params = {index, order, users};
+  launch.params = {index, order};
+  if (pairs)
+    launch.params.push_back(pairsTable);
+  launch.params.push_back(users);
   launch.summary =
       llvm::formatv("{0}: puts the candidates in request order (index {1}) "
-                    "into {2}, the order the attention's resident CTAs walk "
-                    "them in, so that the CTAs running at once read few "
-                    "requests' keys and values",
-                    kernelName, spec.index, spec.order)
+                    "into {2}, the order the attention's CTAs take them in, "
+                    "so that the CTAs running at once read few "
+                    "requests' keys and values{3}",
+                    kernelName, spec.index, spec.order,
+                    pairs ? llvm::formatv(", and pairs neighbours of one "
+                                          "request into {0} (by position)",
+                                          spec.pairs)
+                                .str()
+                          : std::string())
           .str();
   return launch;
 }

@@ -765,8 +765,9 @@ LogicalResult EntryCompiler::visitAttention(AttentionOp op, AttentionOp self) {
           fileLineOf(self.getLoc()), fileLineOf(op.getLoc()));
   }
   // Two candidates of one request per CTA: a pairing kernel first makes
-  // the table (which candidates those are depends on the index's values).
-  if (op.kernelPairsCandidates()) {
+  // the table (which candidates those are depends on the index's values),
+  // or, grouping, the grouping kernel below does.
+  if (op.kernelPairsCandidates() && !op.kernelGroupsCandidates()) {
     auto i32 = IntegerType::get(op.getContext(), 32);
     LaunchDim users = k->shape[0], candidates = q->shape[0];
     PairCandidatesSpec spec;
@@ -784,8 +785,9 @@ LogicalResult EntryCompiler::visitAttention(AttentionOp op, AttentionOp self) {
       return failure();
     binding.pairs = spec.pairs;
   }
-  // A chained kernel walks the candidates in request order: a grouping
-  // kernel first sorts them by the index (known only on the device).
+  // Candidates in request order: a grouping kernel first sorts them by the
+  // index (known only on the device); for the pairs kernel it also pairs
+  // neighbours of one request, in place of the pairing kernel.
   if (op.kernelGroupsCandidates()) {
     auto i32 = IntegerType::get(op.getContext(), 32);
     GroupCandidatesSpec spec;
@@ -794,11 +796,16 @@ LogicalResult EntryCompiler::visitAttention(AttentionOp op, AttentionOp self) {
     spec.order = newWorkspace(RankedTensorType::get({q->type.getDimSize(0)}, i32),
                               {q->shape[0]})
                      .name;
+    if (op.kernelPairsCandidates())
+      spec.pairs = newWorkspace(RankedTensorType::get({q->type.getDimSize(0)}, i32),
+                                {q->shape[0]})
+                       .name;
     FailureOr<KernelLaunch> grouping = buildGroupCandidatesKernel(
         loc, gpuModule, nextKernelName("group"), spec);
     if (failed(grouping) || failed(addLaunch(*grouping, loc)))
       return failure();
     binding.order = spec.order;
+    binding.pairs = spec.pairs;
   }
   FailureOr<KernelLaunch> launch =
       buildAttentionKernel(op, gpuModule, nextKernelName("attention"), binding,

@@ -3,6 +3,8 @@
 // RUN: FileCheck %s --check-prefix=TMANIFEST < %t/manifest.json
 // RUN: FileCheck %s --check-prefix=PTX < %t/target_attention_kernels.ptx
 // RUN: FileCheck %s --check-prefix=PAIRPTX < %t/target_attention_kernels.ptx
+// RUN: rm -rf %t && sparcast-aot %S/Inputs/target_attention_long.mlir -o %t --attention-group-candidates --report | FileCheck %s --check-prefix=GROUPEDPAIRS
+// RUN: FileCheck %s --check-prefix=GROUPEDPAIRSMANIFEST < %t/manifest.json
 // RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/loglinear_attention.mlir -o %t --report | FileCheck %s --check-prefix=LOGLINEAR
 // RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t --report | FileCheck %s --check-prefix=SHORT
 // RUN: FileCheck %s --check-prefix=SHORTPTX < %t/target_attention_kernels.ptx
@@ -138,6 +140,28 @@
 // SHORTMANIFEST: "tensor": "result0"
 // SHORTMANIFEST: "kind": "dim"
 // SHORTMANIFEST: "smem": 99584
+// The pairs kernel (2048 keys) with --attention-group-candidates: the
+// grouping kernel also pairs neighbours of one request (by position) in
+// place of the pairing kernel; CTA x runs position x of the order.
+// GROUPEDPAIRS-NOT: pairs0
+// GROUPEDPAIRS: kernel target_attention_group0: puts the candidates in request order (index arg3) into ws0, {{.*}}, and pairs neighbours of one request into ws1 (by position)
+// GROUPEDPAIRS: kernel target_attention_attention1: {{.*}} two consumer warpgroups on two candidates of one request
+// GROUPEDPAIRS-COUNT-2: 0 bytes spill stores, 0 bytes spill loads
+// GROUPEDPAIRSMANIFEST: "kernel": "target_attention_group0"
+// GROUPEDPAIRSMANIFEST: "tensor": "arg3"
+// GROUPEDPAIRSMANIFEST: "tensor": "ws0"
+// GROUPEDPAIRSMANIFEST: "tensor": "ws1"
+// GROUPEDPAIRSMANIFEST: "dim": "U",
+// GROUPEDPAIRSMANIFEST: "kernel": "target_attention_attention1"
+// GROUPEDPAIRSMANIFEST: "tensor": "arg3"
+// GROUPEDPAIRSMANIFEST-NEXT: },
+// GROUPEDPAIRSMANIFEST-NEXT: {
+// GROUPEDPAIRSMANIFEST-NEXT: "kind": "memref",
+// GROUPEDPAIRSMANIFEST-NEXT: "tensor": "ws1"
+// GROUPEDPAIRSMANIFEST-NEXT: },
+// GROUPEDPAIRSMANIFEST-NEXT: {
+// GROUPEDPAIRSMANIFEST-NEXT: "kind": "memref",
+// GROUPEDPAIRSMANIFEST-NEXT: "tensor": "ws0"
 // By default the walk takes the candidates as the index lists them.
 // SHORT-NOT: group
 // SHORTMANIFEST: "workspace": []

@@ -21,8 +21,12 @@ namespace mlir::sc {
 /// request 1, ... (in no particular order within a request), then any whose
 /// index is out of range; with more than 8192 requests, the index's order
 /// (order[i] = i). Every candidate appears exactly once.
+/// With `pairs` (for the pairs kernel), also the int32 [B] pairs table of
+/// the walk's positions, in PairCandidatesKernel.h's format: pairs[p] =
+/// c + 1 when position p leads a pair whose partner is candidate c (at
+/// p + 1, same request), 0 when p runs alone, -1 when p is a partner.
 struct GroupCandidatesSpec {
-  std::string index, order;
+  std::string index, order, pairs;
   LaunchDim users; // U
 };
 

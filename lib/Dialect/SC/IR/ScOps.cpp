@@ -416,7 +416,7 @@ bool AttentionOp::kernelChainsHeads() {
 }
 
 bool AttentionOp::kernelGroupsCandidates() {
-  return kernelChainsHeads() &&
+  return (kernelChainsHeads() || kernelPairsCandidates()) &&
          (*this)->hasAttr(getKernelGroupCandidatesAttrName());
 }
 

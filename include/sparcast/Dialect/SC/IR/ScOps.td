@@ -223,9 +223,11 @@ def Sc_AttentionOp : Sc_Op<"attention", [Pure]> {
     bool kernelChainsHeads();
     static StringRef getKernelChainHeadsAttrName() { return "attention_chain_heads"; }
     /// Whether a chained kernel (kernelChainsHeads) walks the candidates
-    /// in request order: a grouping kernel launched before it sorts them by
-    /// the index, so that the CTAs running at once read few requests' keys
-    /// and values whatever order the index lists them in. Opt-in, asked for
+    /// in request order, or the pairs kernel (kernelPairsCandidates) runs
+    /// its CTAs in that order: a grouping kernel launched before it sorts
+    /// them by the index (and, for pairs, pairs neighbours of one request),
+    /// so that the CTAs running at once read few requests' keys and values
+    /// whatever order the index lists them in. Opt-in, asked for
     /// by the unit attribute getKernelGroupCandidatesAttrName()
     /// (sparcast-aot --attention-group-candidates): on the H200 it buys
     /// 1.05-1.08x on candidates in random order and costs 0.96-0.99x on
