@@ -37,8 +37,8 @@ struct AotOptions {
   /// (AttentionOp::kernelChainsHeads); false turns it off.
   bool attentionChainHeads = true;
   /// A chained target attention walks its candidates in request order
-  /// (AttentionOp::kernelGroupsCandidates). Opt-in: 1.05-1.08x on an index
-  /// in random order, 0.96-0.99x on one already grouped (H200).
+  /// (AttentionOp::kernelGroupsCandidates). Opt-in: 1.03-1.11x on an index
+  /// in random order, 0.96-1.0x on one already grouped (H200).
   bool attentionGroupCandidates = false;
   /// Warp-specialized GEMMs in clusters of two CTAs sharing B by TMA
   /// multicast (GemmKernelOptions::multicast). Experimental, opt-in:

@@ -230,8 +230,9 @@ def Sc_AttentionOp : Sc_Op<"attention", [Pure]> {
     /// whatever order the index lists them in. Opt-in, asked for
     /// by the unit attribute getKernelGroupCandidatesAttrName()
     /// (sparcast-aot --attention-group-candidates): on the H200 it buys
-    /// 1.05-1.08x on candidates in random order and costs 0.96-0.99x on
-    /// candidates already grouped (session 21).
+    /// 1.03-1.11x on candidates in random order; on candidates already
+    /// grouped it costs 0.96-0.99x on the chained kernel and nothing on the
+    /// pairs kernel (session 21).
     bool kernelGroupsCandidates();
     static StringRef getKernelGroupCandidatesAttrName() { return "attention_group_candidates"; }
     /// The query rows of one tile of the kernel: 128 (two 64-row halves
