@@ -1130,8 +1130,10 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
 )mlir",
                                      tilesXValue, tilesY)
                            .str();
-    if (chainedSelf || grouped)
-      // Tile t = T + chainTiles h: T decoded as chainTileText does.
+    if (chainedSelf || (chained && grouped))
+      // Tile t = T + chainTiles h: T decoded as chainTileText does. (A
+      // persistent pairs kernel maps its position to the candidate in the
+      // pairs assignment above.)
       tile = R"mlir(
         %tT = arith.remui %tile, %chainTiles : index
         %h = arith.divui %tile, %chainTiles : index

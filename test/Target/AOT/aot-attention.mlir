@@ -5,6 +5,7 @@
 // RUN: FileCheck %s --check-prefix=PAIRPTX < %t/target_attention_kernels.ptx
 // RUN: rm -rf %t && sparcast-aot %S/Inputs/target_attention_long.mlir -o %t --attention-group-candidates --report | FileCheck %s --check-prefix=GROUPEDPAIRS
 // RUN: FileCheck %s --check-prefix=GROUPEDPAIRSMANIFEST < %t/manifest.json
+// RUN: rm -rf %t && sparcast-aot %S/Inputs/target_attention_long.mlir -o %t --attention-group-candidates --persistent-attention --report | FileCheck %s --check-prefix=GROUPEDPERSISTENT
 // RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/loglinear_attention.mlir -o %t --report | FileCheck %s --check-prefix=LOGLINEAR
 // RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t --report | FileCheck %s --check-prefix=SHORT
 // RUN: FileCheck %s --check-prefix=SHORTPTX < %t/target_attention_kernels.ptx
@@ -147,6 +148,12 @@
 // GROUPEDPAIRS: kernel target_attention_group0: puts the candidates in request order (index arg3) into ws0, {{.*}}, and pairs neighbours of one request into ws1 (by position)
 // GROUPEDPAIRS: kernel target_attention_attention1: {{.*}} two consumer warpgroups on two candidates of one request
 // GROUPEDPAIRS-COUNT-2: 0 bytes spill stores, 0 bytes spill loads
+// With --persistent-attention too: the persistent pairs kernel's tiles are
+// positions of the order as well.
+// GROUPEDPERSISTENT: tile loop: persistent
+// GROUPEDPERSISTENT: kernel target_attention_group0: {{.*}} and pairs neighbours of one request into ws1 (by position)
+// GROUPEDPERSISTENT: kernel target_attention_attention1: {{.*}} two consumer warpgroups on two candidates of one request
+// GROUPEDPERSISTENT-COUNT-2: 0 bytes spill stores, 0 bytes spill loads
 // GROUPEDPAIRSMANIFEST: "kernel": "target_attention_group0"
 // GROUPEDPAIRSMANIFEST: "tensor": "arg3"
 // GROUPEDPAIRSMANIFEST: "tensor": "ws0"
