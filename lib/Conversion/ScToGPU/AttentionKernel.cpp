@@ -953,13 +953,12 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   values["ACCS"] = f32StructType(blockN / 2);
   values["ACCO"] = f32StructType(headDim / 2);
   values["SCALE2"] = llvm::formatv("{0:e}", scale2).str();
+  // The index, then the pairs table, then the order (as the launch's
+  // parameters below); pairs and order come only with an index.
   values["INDEX_PARAM"] =
-      mode == Mode::Pairs && grouped
-          ? ", %idx: memref<?xi32>, %pairs: memref<?xi32>, %order: memref<?xi32>"
-      : mode == Mode::Pairs ? ", %idx: memref<?xi32>, %pairs: memref<?xi32>"
-      : grouped           ? ", %idx: memref<?xi32>, %order: memref<?xi32>"
-      : indexed           ? ", %idx: memref<?xi32>"
-                          : "";
+      std::string(indexed ? ", %idx: memref<?xi32>" : "") +
+      (mode == Mode::Pairs ? ", %pairs: memref<?xi32>" : "") +
+      (grouped ? ", %order: memref<?xi32>" : "");
 
   llvm::StringMap<std::string> pieces;
   pieces["GLOBALS"] = globals;
@@ -994,13 +993,14 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   if (mode == Mode::Pairs) {
     // CTA x runs candidate x when the pairing kernel made it lead (its
     // entry p + 1 names the partner, of the same request; 0: alone) and
-    // nothing when x is some other candidate's partner (-1).
+    // nothing when x is some other candidate's partner (-1). Grouped
+    // (GroupCandidatesKernel.h), x is a position of the order, whose pairs
+    // table is by position: its candidate is order[x] ($LEAD).
     assign = R"mlir(
     %nB = memref.dim %idx, %c0 : memref<?xi32>
-    %$ObA = arith.addi %x, %c0 : index
     %inB = arith.cmpi ult, %x, %nB : index
     %xc = arith.select %inB, %x, %c0 : index
-    %pairOf = memref.load %pairs[%xc] : memref<?xi32>
+$LEAD    %pairOf = memref.load %pairs[%xc] : memref<?xi32>
     %pairNone = arith.constant 0 : i32
     %leads = arith.cmpi sge, %pairOf, %pairNone : i32
     %$RUN = arith.andi %inB, %leads : i1
@@ -1016,17 +1016,11 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
     %$OtileA = arith.addi %y, %c0 : index
     %$OtileB = arith.addi %y, %c0 : index
 )mlir";
-    if (grouped) {
-      // Grouped (GroupCandidatesKernel.h): x is a position of the order,
-      // whose pairs table is by position; its candidate is order[x].
-      StringRef byX = "    %$ObA = arith.addi %x, %c0 : index\n";
-      StringRef clamp = "    %xc = arith.select %inB, %x, %c0 : index\n";
-      assign.erase(assign.find(byX.str()), byX.size());
-      assign.insert(assign.find(clamp.str()) + clamp.size(),
-                    "    %xg0 = memref.load %order[%xc] : memref<?xi32>\n"
-                    "    %xg = arith.index_cast %xg0 : i32 to index\n"
-                    "    %$ObA = arith.addi %xg, %c0 : index\n");
-    }
+    assign = replaceAll(
+        assign, {{"LEAD", grouped ? "    %xg0 = memref.load %order[%xc] : memref<?xi32>\n"
+                                    "    %xg = arith.index_cast %xg0 : i32 to index\n"
+                                    "    %$ObA = arith.addi %xg, %c0 : index\n"
+                                  : "    %$ObA = arith.addi %x, %c0 : index\n"}});
     assign += userOf(grouped ? "%xg" : "%xc", "%$OrA");
   } else if (mode == Mode::Split) {
     assign = R"mlir(
