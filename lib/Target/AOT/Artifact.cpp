@@ -764,47 +764,44 @@ LogicalResult EntryCompiler::visitAttention(AttentionOp op, AttentionOp self) {
           "kernel of the target attention at {1}\n",
           fileLineOf(self.getLoc()), fileLineOf(op.getLoc()));
   }
-  // Two candidates of one request per CTA: a pairing kernel first makes
-  // the table (which candidates those are depends on the index's values),
-  // or, grouping, the grouping kernel below does.
-  if (op.kernelPairsCandidates() && !op.kernelGroupsCandidates()) {
-    auto i32 = IntegerType::get(op.getContext(), 32);
-    LaunchDim users = k->shape[0], candidates = q->shape[0];
-    PairCandidatesSpec spec;
-    spec.index = binding.index;
-    spec.waiting = newWorkspace(RankedTensorType::get({k->type.getDimSize(0)}, i32),
-                                {users}, /*zeroInit=*/true)
-                       .name;
-    spec.pairs = newWorkspace(RankedTensorType::get({q->type.getDimSize(0)}, i32),
-                              {candidates}, /*zeroInit=*/true)
-                     .name;
-    spec.batch = candidates;
-    FailureOr<KernelLaunch> pairing = buildPairCandidatesKernel(
-        loc, gpuModule, nextKernelName("pairs"), spec);
-    if (failed(pairing) || failed(addLaunch(*pairing, loc)))
-      return failure();
-    binding.pairs = spec.pairs;
-  }
-  // Candidates in request order: a grouping kernel first sorts them by the
-  // index (known only on the device); for the pairs kernel it also pairs
-  // neighbours of one request, in place of the pairing kernel.
+  // Which candidates a CTA takes depends on the index's values, known only
+  // on the device: a kernel before the attention makes the tables. With
+  // grouping, the grouping kernel sorts the candidates by request and, for
+  // the pairs kernel, pairs neighbours of one request; otherwise the pairs
+  // kernel's pairing kernel pairs them in index order.
+  auto i32 = IntegerType::get(op.getContext(), 32);
+  LaunchDim users = k->shape[0], candidates = q->shape[0];
+  // An int32 [B] table, one entry a candidate.
+  auto candidateTable = [&](bool zeroInit) {
+    return newWorkspace(RankedTensorType::get({q->type.getDimSize(0)}, i32),
+                        {candidates}, zeroInit)
+        .name;
+  };
   if (op.kernelGroupsCandidates()) {
-    auto i32 = IntegerType::get(op.getContext(), 32);
     GroupCandidatesSpec spec;
     spec.index = binding.index;
-    spec.users = k->shape[0];
-    spec.order = newWorkspace(RankedTensorType::get({q->type.getDimSize(0)}, i32),
-                              {q->shape[0]})
-                     .name;
+    spec.users = users;
+    spec.order = candidateTable(/*zeroInit=*/false);
     if (op.kernelPairsCandidates())
-      spec.pairs = newWorkspace(RankedTensorType::get({q->type.getDimSize(0)}, i32),
-                                {q->shape[0]})
-                       .name;
+      spec.pairs = candidateTable(/*zeroInit=*/false);
     FailureOr<KernelLaunch> grouping = buildGroupCandidatesKernel(
         loc, gpuModule, nextKernelName("group"), spec);
     if (failed(grouping) || failed(addLaunch(*grouping, loc)))
       return failure();
     binding.order = spec.order;
+    binding.pairs = spec.pairs;
+  } else if (op.kernelPairsCandidates()) {
+    PairCandidatesSpec spec;
+    spec.index = binding.index;
+    spec.waiting = newWorkspace(RankedTensorType::get({k->type.getDimSize(0)}, i32),
+                                {users}, /*zeroInit=*/true)
+                       .name;
+    spec.pairs = candidateTable(/*zeroInit=*/true);
+    spec.batch = candidates;
+    FailureOr<KernelLaunch> pairing = buildPairCandidatesKernel(
+        loc, gpuModule, nextKernelName("pairs"), spec);
+    if (failed(pairing) || failed(addLaunch(*pairing, loc)))
+      return failure();
     binding.pairs = spec.pairs;
   }
   FailureOr<KernelLaunch> launch =
@@ -979,8 +976,8 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
       op->setAttr(AttentionOp::getKernelChainHeadsAttrName(),
                   BoolAttr::get(ctx, false));
     });
-  // --attention-group-candidates: chained kernels walk the candidates in
-  // request order (AttentionOp::kernelGroupsCandidates).
+  // --attention-group-candidates: chained and pairs kernels take the
+  // candidates in request order (AttentionOp::kernelGroupsCandidates).
   if (options.attentionGroupCandidates)
     module.walk([&](AttentionOp op) {
       op->setAttr(AttentionOp::getKernelGroupCandidatesAttrName(),
