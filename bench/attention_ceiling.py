@@ -45,6 +45,12 @@ def grouped(q, users):
     return q.view(users, per, H, L, d).permute(0, 2, 1, 3, 4).reshape(users, H, per * L, d).contiguous()
 
 
+def ungrouped(o, B, L):
+    """grouped's inverse: [users, H, (B / users) * L, d] -> [B, H, L, d]."""
+    users, H, _, d = o.shape
+    return o.view(users, H, B // users, L, d).permute(0, 2, 1, 3, 4).reshape(B, H, L, d)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--artifacts", default="bench/artifacts")
@@ -86,7 +92,7 @@ def main():
                 print("  S=%d %s: does not run (%s)" % (S, name, row[name + "_error"]), flush=True)
                 continue
             # Back to [B, H, L, d]; users 0-3 are candidates 0-255.
-            ob = og.view(users, H, B // users, L, d).permute(0, 2, 1, 3, 4).reshape(B, H, L, d)
+            ob = ungrouped(og, B, L)
             row[name + "_rel_fro"] = rel_fro(ob[:256], ref)
             row[name + "_ok"] = bool(row[name + "_rel_fro"] <= TOLERANCE)
             if row[name + "_ok"]:
@@ -95,7 +101,7 @@ def main():
             def regrouped():
                 with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
                     og = F.scaled_dot_product_attention(grouped(q, users), k, v)
-                out.copy_(og.view(users, H, B // users, L, d).permute(0, 2, 1, 3, 4).reshape(B, H, L, d))
+                out.copy_(ungrouped(og, B, L))
             out.fill_(float("nan"))
             regrouped()
             row["cudnn_plus_regroup_rel_fro"] = rel_fro(out[:256], ref)

@@ -23,6 +23,43 @@ from gemm_check import TOLERANCE, check_tma_kernels, compare_ms, gpu_state, reco
 from attention_check import target_inputs  # noqa: E402
 
 
+def record(results, case, out, ref, peer_err=None, whole=None):
+    """One correctness row: `out` within TOLERANCE of the fp32 `ref` and
+    finite, as is `whole` when given (the output `out` is a part of); with
+    torch's own error `peer_err`, when given, printed beside."""
+    err = rel_fro(out, ref)
+    ok = bool(torch.isfinite(out if whole is None else whole).all().item()) and err <= TOLERANCE
+    peer = "" if peer_err is None else " (torch SDPA in float16: %.2e)" % peer_err
+    print("  %-58s rel_fro %.2e%s %s" % (case, err, peer, "ok" if ok else "FAIL"), flush=True)
+    row = {"case": case, "rel_fro": err, "ok": ok}
+    if peer_err is not None:
+        row["torch_same_dtype_rel_fro"] = peer_err
+    results["correctness"].append(row)
+
+
+def check_fused(fused, label, users, B, shuffle, gen, results):
+    """The fused self + target attention (histories of 1024 keys) on fresh
+    inputs: both results against fp32 SDPA, torch's f16 error beside."""
+    f16 = torch.float16
+    hq = uniform((users, 2, 1024, 128), f16, gen)
+    k = uniform((users, 2, 1024, 128), f16, gen)
+    v = uniform((users, 2, 1024, 128), f16, gen)
+    q = uniform((B, 2, 64, 128), f16, gen)
+    idx = make_index(users, B, gen, shuffle)
+    il = idx.long()
+    self_ref = F.scaled_dot_product_attention(hq.float(), k.float(), v.float())
+    target_ref = F.scaled_dot_product_attention(q.float(), k.float()[il], v.float()[il])
+    o_self = torch.full((users, 2, 1024, 128), float("nan"), dtype=f16, device="cuda")
+    o_target = torch.full((B, 2, 64, 128), float("nan"), dtype=f16, device="cuda")
+    fused.self_target_attention(hq, k, v, q, idx, out=[o_self, o_target])
+    torch.cuda.synchronize()
+    for part, out, ref, peer in (
+            ("self", o_self, self_ref, lambda: F.scaled_dot_product_attention(hq, k, v)),
+            ("target", o_target, target_ref, lambda: F.scaled_dot_product_attention(q, k[il], v[il]))):
+        record(results, "%s %s users=%d B=%d%s" % (label, part, users, B, " shuffled" if shuffle else ""),
+               out, ref, rel_fro(peer(), ref))
+
+
 def main():
     args, gen, header = setup()
     results = dict(header, workload="experimental: gemm multicast, fused self+target attention",
@@ -81,29 +118,7 @@ def main():
     example = art("target_attention")
     print("== fused self + target attention (one launch, one K/V stream)")
     for users, B, shuffle in ((5, 9, True), (3, 130, False), (1, 1, False), (2, 3, True), (32, 2048, True)):
-        hq = uniform((users, 2, 1024, 128), f16, gen)
-        k = uniform((users, 2, 1024, 128), f16, gen)
-        v = uniform((users, 2, 1024, 128), f16, gen)
-        q = uniform((B, 2, 64, 128), f16, gen)
-        idx = make_index(users, B, gen, shuffle)
-        il = idx.long()
-        self_ref = F.scaled_dot_product_attention(hq.float(), k.float(), v.float())
-        target_ref = F.scaled_dot_product_attention(q.float(), k.float()[il], v.float()[il])
-        o_self = torch.full((users, 2, 1024, 128), float("nan"), dtype=f16, device="cuda")
-        o_target = torch.full((B, 2, 64, 128), float("nan"), dtype=f16, device="cuda")
-        fused.self_target_attention(hq, k, v, q, idx, out=[o_self, o_target])
-        torch.cuda.synchronize()
-        for part, out, ref, peer in (
-                ("self", o_self, self_ref, lambda: F.scaled_dot_product_attention(hq, k, v)),
-                ("target", o_target, target_ref, lambda: F.scaled_dot_product_attention(q, k[il], v[il]))):
-            err = rel_fro(out, ref)
-            peer_err = rel_fro(peer(), ref)
-            ok = bool(torch.isfinite(out).all().item()) and err <= TOLERANCE
-            name = "self_target_attention %s users=%d B=%d%s" % (part, users, B, " shuffled" if shuffle else "")
-            print("  %-58s rel_fro %.2e (torch SDPA in float16: %.2e) %s" % (name, err, peer_err,
-                                                                             "ok" if ok else "FAIL"), flush=True)
-            results["correctness"].append({"case": name, "rel_fro": err, "torch_same_dtype_rel_fro": peer_err,
-                                           "ok": ok})
+        check_fused(fused, "self_target_attention", users, B, shuffle, gen, results)
     # More users than candidates: refused with a message, nothing launched.
     try:
         fused.self_target_attention(uniform((4, 2, 1024, 128), f16, gen), uniform((4, 2, 1024, 128), f16, gen),
@@ -142,10 +157,11 @@ def main():
 
 def grouped_check(art, gen, results):
     """--attention-group-candidates: a grouping kernel sorts the candidates
-    by request and the chained kernel walks them in that order. Every
-    chained suite case (S <= 1024, two or more heads) and the fused form on
-    sorted, shuffled and uneven indices, then the example timed against the
-    default walk on sorted and shuffled candidates, interleaved and alone."""
+    by request; the chained kernel walks them in that order (S <= 1024),
+    the pairs kernel takes the grouping's pairs (longer keys). Suite cases
+    of both, past 8192 requests and the fused form on sorted, shuffled and
+    uneven indices; then both timed against the default on sorted and
+    shuffled candidates (S = 1024 also alone)."""
     f16 = torch.float16
     suite = art("attention_suite_grouped")
     print("== target attention walking candidates in request order (fp32 SDPA reference)")
@@ -164,11 +180,8 @@ def grouped_check(art, gen, results):
             out = torch.full((B, H, L, 128), float("nan"), dtype=f16, device="cuda")
             getattr(suite, name)(q, k, v, idx, out=[out])
             torch.cuda.synchronize()
-            err = rel_fro(out, ref)
-            ok = bool(torch.isfinite(out).all().item()) and err <= TOLERANCE
-            case = "grouped %s users=%d B=%d%s" % (name, users, B, " shuffled" if shuffle else "")
-            print("  %-58s rel_fro %.2e %s" % (case, err, "ok" if ok else "FAIL"), flush=True)
-            results["correctness"].append({"case": case, "rel_fro": err, "ok": ok})
+            record(results, "grouped %s users=%d B=%d%s" % (name, users, B, " shuffled" if shuffle else ""),
+                   out, ref)
     # More than 8192 requests: the grouping keeps the index's order (its
     # counts live in shared memory); the first 128 candidates checked.
     users = B = 8200
@@ -181,30 +194,12 @@ def grouped_check(art, gen, results):
     out = torch.full((B, 2, 64, 128), float("nan"), dtype=f16, device="cuda")
     suite.ta_s512(q, k, v, idx, out=[out])
     torch.cuda.synchronize()
-    err = rel_fro(out[:128], ref)
-    ok = bool(torch.isfinite(out).all().item()) and err <= TOLERANCE
-    case = "grouped ta_s512 users=8200 B=8200 shuffled (index order kept)"
-    print("  %-58s rel_fro %.2e %s" % (case, err, "ok" if ok else "FAIL"), flush=True)
-    results["correctness"].append({"case": case, "rel_fro": err, "ok": ok})
+    record(results, "grouped ta_s512 users=8200 B=8200 shuffled (index order kept)", out[:128], ref,
+           whole=out)
     del q, k, v, out
     fused = art("self_target_attention_grouped")
     for users, B in ((5, 9), (32, 2048)):
-        hq, k, v = (uniform((users, 2, 1024, 128), f16, gen) for _ in range(3))
-        q = uniform((B, 2, 64, 128), f16, gen)
-        idx = make_index(users, B, gen, True)
-        il = idx.long()
-        o_self = torch.full((users, 2, 1024, 128), float("nan"), dtype=f16, device="cuda")
-        o_target = torch.full((B, 2, 64, 128), float("nan"), dtype=f16, device="cuda")
-        fused.self_target_attention(hq, k, v, q, idx, out=[o_self, o_target])
-        torch.cuda.synchronize()
-        for part, out, ref in (("self", o_self, F.scaled_dot_product_attention(hq.float(), k.float(), v.float())),
-                               ("target", o_target, F.scaled_dot_product_attention(q.float(), k.float()[il],
-                                                                                   v.float()[il]))):
-            err = rel_fro(out, ref)
-            ok = bool(torch.isfinite(out).all().item()) and err <= TOLERANCE
-            case = "grouped self_target_attention %s users=%d B=%d shuffled" % (part, users, B)
-            print("  %-58s rel_fro %.2e %s" % (case, err, "ok" if ok else "FAIL"), flush=True)
-            results["correctness"].append({"case": case, "rel_fro": err, "ok": ok})
+        check_fused(fused, "grouped self_target_attention", users, B, True, gen, results)
 
     print("== speed: target attention S=2048 / 8192 (pairs), grouped vs default, interleaved")
     for S in (2048, 8192):
