@@ -10,6 +10,7 @@
 #include "sparcast/Transforms/Passes.h"
 #include "sparcast/Dialect/SC/IR/ScOps.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 
 #define DEBUG_TYPE "sc-dispatch-gemm-schedule"

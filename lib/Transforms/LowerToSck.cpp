@@ -12,7 +12,11 @@
 
 #include "sparcast/Transforms/Passes.h"
 #include "sparcast/Dialect/SC/IR/ScOps.h"
+#include "sparcast/Dialect/SCK/IR/SckDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"

@@ -11,6 +11,8 @@
 #include "sparcast/Transforms/Passes.h"
 #include "sparcast/Dialect/SCK/IR/SckDialect.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 namespace mlir::sc {
 #define GEN_PASS_DEF_SCPERSISTENTPASS
 #include "sparcast/Transforms/Passes.h.inc"

@@ -11,7 +11,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "sparcast/Transforms/Passes.h"
+#include "sparcast/Dialect/SCK/IR/SckDialect.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"

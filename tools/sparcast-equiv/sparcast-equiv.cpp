@@ -21,9 +21,11 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
@@ -59,14 +61,47 @@ static cl::opt<double> rtol("rtol",
                             cl::desc("Largest relative Frobenius difference"),
                             cl::init(1e-5));
 
+namespace mlir::sc::test {
+void registerTestPasses();
+} // namespace mlir::sc::test
+
 static int fail(const Twine &message) {
   llvm::errs() << "sparcast-equiv: " << message << "\n";
   return 2;
 }
 
+/// Erases the functions that `roots` do not reach through symbol uses, so
+/// that a test file of many cases lowers and JIT-compiles only the one it
+/// compares.
+static void eraseUnreachableFunctions(ModuleOp module,
+                                      ArrayRef<StringRef> roots) {
+  llvm::StringSet<> reached;
+  SmallVector<Operation *> work;
+  for (StringRef root : roots)
+    if (Operation *op = SymbolTable::lookupSymbolIn(module, root))
+      if (reached.insert(root).second)
+        work.push_back(op);
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    auto uses = SymbolTable::getSymbolUses(op);
+    if (!uses)
+      continue;
+    for (const SymbolTable::SymbolUse &use : *uses) {
+      StringRef name = use.getSymbolRef().getRootReference().getValue();
+      if (reached.insert(name).second)
+        if (Operation *callee = SymbolTable::lookupSymbolIn(module, name))
+          work.push_back(callee);
+    }
+  }
+  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (!reached.contains(func.getName()))
+      func.erase();
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   registerAllSparcastPasses();
+  test::registerTestPasses();
   cl::ParseCommandLineOptions(argc, argv, "Sparcast CPU equivalence checker\n");
   if (testName.empty() == pipeline.empty())
     return fail("give exactly one of --test and --pass-pipeline");
@@ -84,6 +119,7 @@ int main(int argc, char **argv) {
   auto refFunc = reference->lookupSymbol<func::FuncOp>(refName);
   if (!refFunc)
     return fail("no function @" + refName);
+  eraseUnreachableFunctions(*reference, {refName, testName});
 
   // The version under test: another function, or a transformed copy.
   OwningOpRef<ModuleOp> tested = reference->clone();

@@ -9,10 +9,15 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+namespace mlir::sc::test {
+void registerTestPasses();
+} // namespace mlir::sc::test
+
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::sc::registerAllSparcastDialects(registry);
   mlir::sc::registerAllSparcastPasses();
+  mlir::sc::test::registerTestPasses();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "Sparcast optimizer driver\n", registry));
 }

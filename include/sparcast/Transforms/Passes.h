@@ -2,12 +2,8 @@
 #ifndef SPARCAST_TRANSFORMS_PASSES_H
 #define SPARCAST_TRANSFORMS_PASSES_H
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "sparcast/Dialect/SCK/IR/SckDialect.h"
+// Only the pass declarations: each pass's .cpp includes the dialects it
+// depends on, so that this header does not pull them into every user.
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

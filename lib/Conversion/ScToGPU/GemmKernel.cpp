@@ -126,7 +126,7 @@ static sck::EpilogueOp kernelIREpilogue(BatchMatmulOp op) {
   return found;
 }
 
-Block *mlir::sc::detail::epilogueBlock(BatchMatmulOp op) {
+Block *epilogueBlock(BatchMatmulOp op) {
   sck::EpilogueOp epilogue = kernelIREpilogue(op);
   // The templates read tensors, not boxes: an epilogue with a prefetched
   // operand (sc-prefetch-epilogue-operands) is only written by
@@ -145,10 +145,9 @@ Block *mlir::sc::detail::epilogueBlock(BatchMatmulOp op) {
 /// `prefetched` (an epilogue operand the kernel already loaded: see
 /// BatchMatmulOp::getGatheredTileIndex), the function is
 /// (acc, b, m, n, value, memrefs...) and that operand's reads are `value`.
-LogicalResult
-mlir::sc::detail::buildEpilogueFunction(BatchMatmulOp op, Block *body,
-                                        func::FuncOp func,
-                                        std::optional<unsigned> prefetched) {
+LogicalResult buildEpilogueFunction(BatchMatmulOp op, Block *body,
+                                    func::FuncOp func,
+                                    std::optional<unsigned> prefetched) {
   Location loc = op.getLoc();
   Type resultElement = op.getType().getElementType();
   Block *entry = func.addEntryBlock();

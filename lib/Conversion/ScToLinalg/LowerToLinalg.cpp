@@ -6,14 +6,18 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "LogLinearKeep.h"
+#include "sparcast/Conversion/ScToLinalg/LogLinearKeep.h"
+
 #include "sparcast/Conversion/Passes.h"
 #include "sparcast/Dialect/SC/IR/ScOps.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
-#include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 #include <limits>
 

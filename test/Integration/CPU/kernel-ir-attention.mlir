@@ -126,17 +126,18 @@ func.func @dynamic_lengths(%q: tensor<?x2x?x64xf16> {sc.lineage = #sc.lineage<ca
 // mask's BSR tables as an argument (the runtime builds them at launch; the
 // CPU runner from the mask's definition, for the lengths of the call): a
 // causal log-linear mask of 64-token blocks over 200 tokens (the last block
-// partial), and a non-causal one of 128-token blocks over 300.
-func.func @dynamic_log_linear64(%q: tensor<?x2x?x64xf16>, %k: tensor<?x2x?x64xf16>,
-                                %v: tensor<?x2x?x64xf16>) -> tensor<?x2x?x64xf16> {
+// partial), and a non-causal one of 128-token blocks over 300. The batch
+// is static: the runner gives a dynamic batch the --dynamic-size too.
+func.func @dynamic_log_linear64(%q: tensor<2x2x?x64xf16>, %k: tensor<2x2x?x64xf16>,
+                                %v: tensor<2x2x?x64xf16>) -> tensor<2x2x?x64xf16> {
   %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 64, causal = true>)
-      : tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16> -> tensor<?x2x?x64xf16>
-  return %o : tensor<?x2x?x64xf16>
+      : tensor<2x2x?x64xf16>, tensor<2x2x?x64xf16>, tensor<2x2x?x64xf16> -> tensor<2x2x?x64xf16>
+  return %o : tensor<2x2x?x64xf16>
 }
 
-func.func @dynamic_log_linear128(%q: tensor<?x1x?x64xbf16>, %k: tensor<?x1x?x64xbf16>,
-                                 %v: tensor<?x1x?x64xbf16>) -> tensor<?x1x?x64xbf16> {
+func.func @dynamic_log_linear128(%q: tensor<3x1x?x64xbf16>, %k: tensor<3x1x?x64xbf16>,
+                                 %v: tensor<3x1x?x64xbf16>) -> tensor<3x1x?x64xbf16> {
   %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128>)
-      : tensor<?x1x?x64xbf16>, tensor<?x1x?x64xbf16>, tensor<?x1x?x64xbf16> -> tensor<?x1x?x64xbf16>
-  return %o : tensor<?x1x?x64xbf16>
+      : tensor<3x1x?x64xbf16>, tensor<3x1x?x64xbf16>, tensor<3x1x?x64xbf16> -> tensor<3x1x?x64xbf16>
+  return %o : tensor<3x1x?x64xbf16>
 }

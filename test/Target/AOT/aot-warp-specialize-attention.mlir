@@ -1,25 +1,17 @@
 // REQUIRES: ptxas
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: sparcast-aot %sparcast_src_root/bench/attention_suite.mlir -o %t/plain > /dev/null
-// RUN: sparcast-aot %sparcast_src_root/bench/attention_suite.mlir -o %t/ir --warp-specialize > /dev/null
-// RUN: diff -r %t/plain %t/ir
-// RUN: sparcast-aot %sparcast_src_root/examples/self_target_attention.mlir -o %t/fused-plain --fuse-self-attention > /dev/null
-// RUN: sparcast-aot %sparcast_src_root/examples/self_target_attention.mlir -o %t/fused-ir --fuse-self-attention --warp-specialize > /dev/null
-// RUN: diff -r %t/fused-plain %t/fused-ir
 // RUN: sparcast-aot %S/Inputs/target_attention_long.mlir -o %t/tuned --warp-specialize --ws-stages=2 --ws-producer-regs=24 --ws-consumer-regs=240 --report | FileCheck %s
 // RUN: FileCheck %s --check-prefix=PTX < %t/tuned/target_attention_kernels.ptx
 // RUN: not sparcast-aot %S/Inputs/target_attention_long.mlir -o %t/bad --warp-specialize --ws-stages=4 2>&1 | FileCheck %s --check-prefix=TOO-MANY
 // RUN: not sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t/bad1 --warp-specialize --ws-producer-regs=24 --ws-consumer-regs=240 2>&1 | FileCheck %s --check-prefix=ONE-BUDGET
 
-// --warp-specialize lowers the attention kernels to the kernel-level IR as
-// well (sc-lower-to-sck{attention=1}), splits the two-consumer ones into
-// roles there (sc-warp-specialize: a Q ring and a key/value ring), and the
-// attention generator reads the key/value ring's stages and the register
-// split back: with the defaults every attention kernel of the suite (target
-// pairs, split 128-row tiles, log-linear masks of 64 and 128, dynamic
-// lengths) and the fused self + target kernel are the same, byte for byte;
-// with other options the kernels follow them (here the pairs kernel of a
-// history of 2048 keys).
+// --warp-specialize (on by default) lowers the attention kernels to the
+// kernel-level IR as well (sc-lower-to-sck{attention=1}), splits the
+// two-consumer ones into roles there (sc-warp-specialize: a Q ring and a
+// key/value ring), and the attention generator reads the key/value ring's
+// stages and the register split back: with other options than the
+// defaults the kernels follow them (here the pairs kernel of a history of
+// 2048 keys).
 // CHECK: target_attention_long.mlir:{{[0-9]+}}: warp-specialized: producer (4 + 3 box(es) per pass through their blocks (one ring each), 24 registers) + 2 consumer(s) (turns, 240 registers), ring of 2 slots
 // CHECK: kernel target_attention_attention1: {{.*}} 128-key blocks, 2 ring slots,
 // CHECK-NOT: {{[1-9][0-9]*}} bytes spill stores

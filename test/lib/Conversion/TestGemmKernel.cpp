@@ -1,16 +1,24 @@
 //===- TestGemmKernel.cpp - test pass for the GEMM kernel generator -------===//
 
-#include "sparcast/Conversion/Passes.h"
-#include "sparcast/Conversion/ScToGPU/GemmKernel.h"
 #include "TestKernelPass.h"
 
+#include "TestPasses.h"
+#include "sparcast/Conversion/ScToGPU/GemmKernel.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #define DEBUG_TYPE "sc-test-gemm-kernel"
 
 namespace mlir::sc {
 #define GEN_PASS_DEF_SCTESTGEMMKERNELPASS
-#include "sparcast/Conversion/Passes.h.inc"
+#include "TestPasses.h.inc"
 } // namespace mlir::sc
 
 using namespace mlir;

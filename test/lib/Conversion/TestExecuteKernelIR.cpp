@@ -1,4 +1,4 @@
-//===- ExecuteKernelIR.cpp - the CPU meaning of a GEMM's sck kernel -------===//
+//===- TestExecuteKernelIR.cpp - the CPU meaning of a GEMM's sck kernel -------===//
 //
 // Test pass. Each sc.batch_matmul or sc.attention that points at a
 // kernel-level function (sc.kernel_ir) is replaced by that function run on
@@ -22,8 +22,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "LogLinearKeep.h"
-#include "sparcast/Conversion/Passes.h"
+#include "sparcast/Conversion/ScToLinalg/LogLinearKeep.h"
+#include "TestPasses.h"
 #include "sparcast/Dialect/SC/IR/ScOps.h"
 #include "sparcast/Dialect/SCK/IR/SckDialect.h"
 
@@ -36,7 +36,7 @@
 
 namespace mlir::sc {
 #define GEN_PASS_DEF_SCTESTEXECUTEKERNELIRPASS
-#include "sparcast/Conversion/Passes.h.inc"
+#include "TestPasses.h.inc"
 } // namespace mlir::sc
 
 using namespace mlir;

@@ -5,8 +5,8 @@
 // tests can check the generated IR.
 //
 //===----------------------------------------------------------------------===//
-#ifndef SPARCAST_LIB_CONVERSION_SCTOGPU_TESTKERNELPASS_H
-#define SPARCAST_LIB_CONVERSION_SCTOGPU_TESTKERNELPASS_H
+#ifndef SPARCAST_TEST_LIB_CONVERSION_TESTKERNELPASS_H
+#define SPARCAST_TEST_LIB_CONVERSION_TESTKERNELPASS_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -55,4 +55,4 @@ LogicalResult buildTestKernels(
 
 } // namespace mlir::sc::detail
 
-#endif // SPARCAST_LIB_CONVERSION_SCTOGPU_TESTKERNELPASS_H
+#endif // SPARCAST_TEST_LIB_CONVERSION_TESTKERNELPASS_H

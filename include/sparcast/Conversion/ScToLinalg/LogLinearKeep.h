@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SPARCAST_LIB_CONVERSION_SCTOLINALG_LOGLINEARKEEP_H
-#define SPARCAST_LIB_CONVERSION_SCTOLINALG_LOGLINEARKEEP_H
+#ifndef SPARCAST_CONVERSION_SCTOLINALG_LOGLINEARKEEP_H
+#define SPARCAST_CONVERSION_SCTOLINALG_LOGLINEARKEEP_H
 
 #include "sparcast/Dialect/SC/IR/ScOps.h"
 
@@ -24,4 +24,4 @@ Value buildLogLinearKeep(OpBuilder &b, Location loc, LogLinearMaskAttr mask,
 
 } // namespace mlir::sc::detail
 
-#endif // SPARCAST_LIB_CONVERSION_SCTOLINALG_LOGLINEARKEEP_H
+#endif // SPARCAST_CONVERSION_SCTOLINALG_LOGLINEARKEEP_H
