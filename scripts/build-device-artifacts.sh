@@ -6,6 +6,10 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN="${SPARCAST_BUILD_DIR:-$ROOT/build}/bin"
 "$ROOT/scripts/build.sh"
 rm -rf "$ROOT/bench/artifacts"
+# The runtime's JSON library (header-only, Debian's nlohmann-json3-dev) for
+# the runtime's build on the GPU machine, which has no such package.
+mkdir -p "$ROOT/bench/artifacts/include"
+cp -r /usr/include/nlohmann "$ROOT/bench/artifacts/include/"
 "$BIN/sparcast-aot" "$ROOT/examples/gemm.mlir" -o "$ROOT/bench/artifacts/gemm" --report
 "$BIN/sparcast-aot" "$ROOT/bench/gemm_suite.mlir" -o "$ROOT/bench/artifacts/gemm_suite" --report
 "$BIN/sparcast-aot" "$ROOT/bench/gemm_portable.mlir" -o "$ROOT/bench/artifacts/gemm_portable" --report

@@ -1,15 +1,18 @@
 //===- Manifest.cpp - artifact manifest model and argument checks ---------===//
 
 #include "Manifest.h"
-#include "Json.h"
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <limits>
 #include <set>
+#include <unordered_set>
 
 using namespace sparcast::rt;
-using sparcast::json::Value;
+using Value = nlohmann::json;
 
 int64_t DimExpr::evaluate(const DimBindings &dims) const {
   int64_t value = constant;
@@ -132,6 +135,18 @@ bool parseDimTerm(const std::string &s, DimExpr &out) {
   return !out.symbol.empty();
 }
 
+/// `key` of the object `obj`, or null (also when `obj` is no object).
+const Value *get(const Value &obj, const std::string &key) {
+  if (!obj.is_object())
+    return nullptr;
+  auto it = obj.find(key);
+  return it == obj.end() ? nullptr : &*it;
+}
+
+const std::string &str(const Value &v) {
+  return v.get_ref<const std::string &>();
+}
+
 struct Reader {
   std::string &error;
 
@@ -142,28 +157,31 @@ struct Reader {
   bool getString(const Value &obj, const std::string &key,
                  const std::string &path, std::string &out,
                  bool required = true) {
-    const Value *v = obj.get(key);
+    const Value *v = get(obj, key);
     if (!v)
       return !required || fail(path, "missing \"" + key + "\"");
-    if (v->kind != Value::Kind::String)
+    if (!v->is_string())
       return fail(path + "." + key, "expected a string");
-    out = v->string;
+    out = str(*v);
     return true;
   }
   bool getInt(const Value &v, const std::string &path, int64_t &out) {
-    if (v.kind != Value::Kind::Number || !v.isInteger)
+    if (!v.is_number_integer())
       return fail(path, "expected an integer");
-    out = v.integer;
+    if (v.is_number_unsigned() &&
+        v.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max()))
+      return fail(path, "integer out of range");
+    out = v.get<int64_t>();
     return true;
   }
   const Value *getArray(const Value &obj, const std::string &key,
                         const std::string &path) {
-    const Value *v = obj.get(key);
+    const Value *v = get(obj, key);
     if (!v) {
       fail(path, "missing \"" + key + "\"");
       return nullptr;
     }
-    if (v->kind != Value::Kind::Array) {
+    if (!v->is_array()) {
       fail(path + "." + key, "expected an array");
       return nullptr;
     }
@@ -171,13 +189,13 @@ struct Reader {
   }
   bool getDim(const Value &v, const std::string &path, DimExpr &out) {
     out = DimExpr();
-    if (v.kind == Value::Kind::Number)
+    if (v.is_number())
       return getInt(v, path, out.constant);
-    if (v.kind != Value::Kind::String || v.string.empty())
+    if (!v.is_string() || str(v).empty())
       return fail(path, "expected an integer or a dim symbol");
     // One term, or a sum of terms: the first in `out`, the others in
     // `out.plus`.
-    const std::string &whole = v.string;
+    const std::string &whole = str(v);
     for (size_t start = 0;;) {
       size_t cut = whole.find('+', start);
       DimExpr term;
@@ -199,9 +217,9 @@ struct Reader {
     if (!arr)
       return false;
     out.clear();
-    for (size_t i = 0; i < arr->array.size(); ++i) {
+    for (size_t i = 0; i < arr->size(); ++i) {
       DimExpr d;
-      if (!getDim(arr->array[i], path + "." + key + "[" + std::to_string(i) + "]",
+      if (!getDim((*arr)[i], path + "." + key + "[" + std::to_string(i) + "]",
                   d))
         return false;
       out.push_back(d);
@@ -224,20 +242,20 @@ struct Reader {
     const Value *arr = getArray(obj, key, path);
     if (!arr)
       return false;
-    for (size_t i = 0; i < arr->array.size(); ++i) {
+    for (size_t i = 0; i < arr->size(); ++i) {
       std::string p = path + "." + key + "[" + std::to_string(i) + "]";
-      const Value &t = arr->array[i];
+      const Value &t = (*arr)[i];
       TensorSpec spec;
-      if (t.kind != Value::Kind::Object)
+      if (!t.is_object())
         return fail(p, "expected an object");
       if (!getString(t, "name", p, spec.name) || !getDType(t, p, spec.dtype) ||
           !getDims(t, "shape", p, spec.shape) ||
           !getString(t, "index_into", p, spec.indexInto, /*required=*/false))
         return false;
-      if (const Value *z = t.get("zero_init")) {
-        if (z->kind != Value::Kind::Bool)
+      if (const Value *z = get(t, "zero_init")) {
+        if (!z->is_boolean())
           return fail(p + ".zero_init", "expected true or false");
-        spec.zeroInit = z->boolean;
+        spec.zeroInit = z->get<bool>();
       }
       if (spec.shape.size() > SC_MAX_RANK)
         return fail(p, "rank above " + std::to_string(SC_MAX_RANK));
@@ -247,7 +265,7 @@ struct Reader {
   }
   bool getParam(const Value &v, const std::string &p, ParamSpec &out) {
     std::string kind;
-    if (v.kind != Value::Kind::Object || !getString(v, "kind", p, kind))
+    if (!v.is_object() || !getString(v, "kind", p, kind))
       return fail(p, "expected an object with a \"kind\"");
     if (kind == "memref") {
       out.kind = ParamSpec::Kind::Memref;
@@ -255,12 +273,12 @@ struct Reader {
     }
     if (kind == "dim") {
       out.kind = ParamSpec::Kind::Dim;
-      const Value *d = v.get("dim");
+      const Value *d = get(v, "dim");
       return d ? getDim(*d, p + ".dim", out.dim) : fail(p, "missing \"dim\"");
     }
     if (kind == "log_linear_tables") {
       out.kind = ParamSpec::Kind::LogLinearTables;
-      const Value *q = v.get("query_len"), *k = v.get("key_len");
+      const Value *q = get(v, "query_len"), *k = get(v, "key_len");
       if (!q || !k)
         return fail(p, "missing \"query_len\" or \"key_len\"");
       if (!getDim(*q, p + ".query_len", out.queryLen) ||
@@ -270,9 +288,11 @@ struct Reader {
                                 {"local_width", &out.localWidth},
                                 {"anchors", &out.anchors},
                                 {"causal", &out.causal}}) {
-        const Value *x = v.get(key);
-        if (!x || !getInt(*x, p + "." + key, *field))
+        const Value *x = get(v, key);
+        if (!x)
           return fail(p, std::string("missing integer \"") + key + "\"");
+        if (!getInt(*x, p + "." + key, *field))
+          return false;
       }
       if (out.maskBlock <= 0 || out.localWidth < 0)
         return fail(p, "log_linear_tables needs block > 0 and local_width >= 0");
@@ -288,15 +308,17 @@ struct Reader {
     const Value *box = getArray(v, "box", p);
     if (!box)
       return false;
-    for (const Value &b : box->array) {
+    for (const Value &b : *box) {
       int64_t x;
       if (!getInt(b, p + ".box", x))
         return false;
       out.box.push_back(x);
     }
-    const Value *swz = v.get("swizzle");
-    if (!swz || !getInt(*swz, p + ".swizzle", out.swizzleBytes))
+    const Value *swz = get(v, "swizzle");
+    if (!swz)
       return fail(p, "missing integer \"swizzle\"");
+    if (!getInt(*swz, p + ".swizzle", out.swizzleBytes))
+      return false;
     if (out.dims.empty() || out.dims.size() > 5 ||
         out.box.size() != out.dims.size() ||
         out.stridesBytes.size() + 1 != out.dims.size())
@@ -315,50 +337,51 @@ struct Reader {
     for (int i = 0; i < 3; ++i)
       out.grid[i] = grid[i];
     const Value *block = getArray(v, "block", p);
-    if (!block || block->array.size() != 3)
+    if (!block || block->size() != 3)
       return fail(p + ".block", "expected 3 sizes");
     for (int i = 0; i < 3; ++i)
-      if (!getInt(block->array[i], p + ".block", out.block[i]))
+      if (!getInt((*block)[i], p + ".block", out.block[i]))
         return false;
-    const Value *smem = v.get("smem");
-    if (!smem || !getInt(*smem, p + ".smem", out.sharedBytes))
+    const Value *smem = get(v, "smem");
+    if (!smem)
       return fail(p, "missing integer \"smem\"");
+    if (!getInt(*smem, p + ".smem", out.sharedBytes))
+      return false;
     const Value *params = getArray(v, "params", p);
     if (!params)
       return false;
-    for (size_t i = 0; i < params->array.size(); ++i) {
+    for (size_t i = 0; i < params->size(); ++i) {
       ParamSpec param;
-      if (!getParam(params->array[i], p + ".params[" + std::to_string(i) + "]",
+      if (!getParam((*params)[i], p + ".params[" + std::to_string(i) + "]",
                     param))
         return false;
       out.params.push_back(param);
     }
-    if (const Value *atMost = v.get("at_most")) {
-      if (atMost->kind != Value::Kind::Array)
+    if (const Value *atMost = get(v, "at_most")) {
+      if (!atMost->is_array())
         return fail(p + ".at_most", "expected an array of [symbol, symbol]");
-      for (const Value &pair : atMost->array) {
-        if (pair.kind != Value::Kind::Array || pair.array.size() != 2 ||
-            pair.array[0].kind != Value::Kind::String ||
-            pair.array[1].kind != Value::Kind::String)
+      for (const Value &pair : *atMost) {
+        if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string() ||
+            !pair[1].is_string())
           return fail(p + ".at_most", "expected an array of [symbol, symbol]");
-        out.atMost.push_back({pair.array[0].string, pair.array[1].string});
+        out.atMost.push_back({str(pair[0]), str(pair[1])});
       }
     }
     // `when`: one comparison or a list of them, all of which must hold;
     // `unless`: a list, not all of which may hold.
-    const Value *when = v.get("when"), *unless = v.get("unless");
+    const Value *when = get(v, "when"), *unless = get(v, "unless");
     if (when && unless)
       return fail(p, "a launch has \"when\" or \"unless\", not both");
-    if (unless && unless->kind != Value::Kind::Array)
+    if (unless && !unless->is_array())
       return fail(p + ".unless", "expected a list of comparisons");
     out.unless = unless != nullptr;
     const Value *conditions = unless ? unless : when;
     std::string at = p + (unless ? ".unless" : ".when");
-    if (conditions && conditions->kind == Value::Kind::Array) {
-      if (conditions->array.empty())
+    if (conditions && conditions->is_array()) {
+      if (conditions->empty())
         return fail(at, "expected at least one comparison");
-      for (size_t i = 0; i < conditions->array.size(); ++i)
-        if (!getCondition(conditions->array[i],
+      for (size_t i = 0; i < conditions->size(); ++i)
+        if (!getCondition((*conditions)[i],
                           at + "[" + std::to_string(i) + "]", out.when))
           return false;
     } else if (conditions && !getCondition(*conditions, at, out.when)) {
@@ -371,7 +394,7 @@ struct Reader {
                     std::vector<LaunchSpec::Condition> &out) {
     LaunchSpec::Condition c;
     std::string cmp;
-    const Value *lhs = v.get("lhs"), *rhs = v.get("rhs");
+    const Value *lhs = get(v, "lhs"), *rhs = get(v, "rhs");
     if (!lhs || !rhs || !getString(v, "cmp", p, cmp) ||
         !getDim(*lhs, p + ".lhs", c.lhs) || !getDim(*rhs, p + ".rhs", c.rhs))
       return fail(p, "expected {\"lhs\": dim, \"cmp\": \">=\" or "
@@ -383,6 +406,76 @@ struct Reader {
     return true;
   }
 };
+
+/// A first pass over the text with nlohmann's SAX parser: syntax errors
+/// with their offset, and what the DOM parser would accept silently
+/// refused: nesting deeper than a manifest has, and repeated keys (the DOM
+/// keeps the last; a manifest is written once, so a repeat is corruption).
+class SyntaxCheck : public nlohmann::json_sax<Value> {
+public:
+  explicit SyntaxCheck(std::string &error) : error(error) {}
+
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t &) override { return true; }
+  bool string(string_t &) override { return true; }
+  bool binary(binary_t &) override { return true; }
+  bool start_object(std::size_t) override {
+    keys.emplace_back();
+    return deeper();
+  }
+  bool key(string_t &k) override {
+    if (keys.back().insert(k).second)
+      return true;
+    error = "key \"" + k + "\" repeated in one object";
+    return false;
+  }
+  bool end_object() override {
+    keys.pop_back();
+    --depth;
+    return true;
+  }
+  bool start_array(std::size_t) override { return deeper(); }
+  bool end_array() override {
+    --depth;
+    return true;
+  }
+  bool parse_error(std::size_t position, const std::string &,
+                   const nlohmann::detail::exception &e) override {
+    // e.what(): "[json.exception.parse_error.101] parse error at line 1,
+    // column 5: syntax error while parsing ..."; keep what follows the tag.
+    std::string what = e.what();
+    size_t tag = what.find("] ");
+    error = (tag == std::string::npos ? what : what.substr(tag + 2)) +
+            " (offset " + std::to_string(position) + ")";
+    return false;
+  }
+
+private:
+  static constexpr int kMaxDepth = 64;
+  std::string &error;
+  int depth = 0;
+  std::vector<std::unordered_set<std::string>> keys;
+
+  bool deeper() {
+    if (++depth <= kMaxDepth)
+      return true;
+    error = "nesting deeper than " + std::to_string(kMaxDepth);
+    return false;
+  }
+};
+
+bool checkSyntax(const std::string &text, std::string &error) {
+  SyntaxCheck check(error);
+  error.clear();
+  bool ok = Value::sax_parse(text, &check, nlohmann::json::input_format_t::json,
+                             /*strict=*/true, /*ignore_comments=*/false);
+  if (!ok && error.empty())
+    error = "unreadable JSON";
+  return ok;
+}
 
 /// Every symbol used anywhere must be bound by an argument's shape.
 bool checkSymbols(const EntrySpec &e, std::string &error) {
@@ -466,13 +559,15 @@ bool checkSymbols(const EntrySpec &e, std::string &error) {
 bool sparcast::rt::parseManifest(const std::string &text, Manifest &out,
                                  std::string &error) {
   out = Manifest(); // what was read before is replaced, not added to
-  Value root;
-  if (!json::parse(text, root, error)) {
+  if (!checkSyntax(text, error)) {
     error = "manifest.json: " + error;
     return false;
   }
+  Value root = Value::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded())
+    return (error = "manifest.json: unreadable JSON", false);
   Reader r{error};
-  if (root.kind != Value::Kind::Object)
+  if (!root.is_object())
     return r.fail("manifest.json", "expected an object");
   std::string format;
   if (!r.getString(root, "format", "manifest", format))
@@ -486,11 +581,11 @@ bool sparcast::rt::parseManifest(const std::string &text, Manifest &out,
   const Value *modules = r.getArray(root, "modules", "manifest");
   if (!modules)
     return false;
-  for (size_t i = 0; i < modules->array.size(); ++i) {
+  for (size_t i = 0; i < modules->size(); ++i) {
     std::string p = "manifest.modules[" + std::to_string(i) + "]";
-    const Value &m = modules->array[i];
+    const Value &m = (*modules)[i];
     ModuleSpec spec;
-    if (m.kind != Value::Kind::Object || !r.getString(m, "name", p, spec.name) ||
+    if (!m.is_object() || !r.getString(m, "name", p, spec.name) ||
         !r.getString(m, "ptx", p, spec.ptxFile) ||
         !r.getString(m, "cubin", p, spec.cubinFile, false) ||
         !r.getString(m, "chip", p, spec.chip, false))
@@ -500,27 +595,27 @@ bool sparcast::rt::parseManifest(const std::string &text, Manifest &out,
   const Value *entries = r.getArray(root, "entries", "manifest");
   if (!entries)
     return false;
-  for (size_t i = 0; i < entries->array.size(); ++i) {
+  for (size_t i = 0; i < entries->size(); ++i) {
     std::string p = "manifest.entries[" + std::to_string(i) + "]";
-    const Value &e = entries->array[i];
+    const Value &e = (*entries)[i];
     EntrySpec spec;
-    if (e.kind != Value::Kind::Object)
+    if (!e.is_object())
       return r.fail(p, "expected an object");
     if (!r.getString(e, "name", p, spec.name) ||
         !r.getTensors(e, "args", p, spec.args) ||
         !r.getTensors(e, "results", p, spec.results))
       return false;
-    if (e.get("workspace") && !r.getTensors(e, "workspace", p, spec.workspace))
+    if (get(e, "workspace") && !r.getTensors(e, "workspace", p, spec.workspace))
       return false;
     const Value *launches = r.getArray(e, "launches", p);
     if (!launches)
       return false;
-    for (size_t j = 0; j < launches->array.size(); ++j) {
+    for (size_t j = 0; j < launches->size(); ++j) {
       LaunchSpec launch;
       std::string lp = p + ".launches[" + std::to_string(j) + "]";
-      if (launches->array[j].kind != Value::Kind::Object)
+      if (!(*launches)[j].is_object())
         return r.fail(lp, "expected an object");
-      if (!r.getLaunch(launches->array[j], lp, launch))
+      if (!r.getLaunch((*launches)[j], lp, launch))
         return false;
       if (!out.findModule(launch.module))
         return r.fail(lp, "unknown module \"" + launch.module + "\"");

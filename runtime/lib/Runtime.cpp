@@ -193,19 +193,36 @@ std::string cudaErrorText(Driver *d, CUresult r) {
 // No iostreams in the runtime: it is loaded into processes (Python, torch)
 // whose C++ runtime may not be the one it was linked with, and stdio needs
 // no locale initialization.
-bool readFile(const std::string &path, std::string &out) {
+// Reads at most `maxBytes`: a file linked to /dev/zero, or a corrupted
+// one, must not take all memory. Sets `error` on failure.
+bool readFile(const std::string &path, size_t maxBytes, std::string &out,
+              std::string &error) {
   FILE *f = std::fopen(path.c_str(), "rb");
-  if (!f)
+  if (!f) {
+    error = "cannot read " + path;
     return false;
+  }
   out.clear();
   char buffer[65536];
   size_t n;
-  while ((n = std::fread(buffer, 1, sizeof(buffer), f)) > 0)
-    out.append(buffer, n);
-  bool ok = !std::ferror(f);
+  bool tooLarge = false;
+  while (!tooLarge && (n = std::fread(buffer, 1, sizeof(buffer), f)) > 0) {
+    tooLarge = out.size() + n > maxBytes;
+    if (!tooLarge)
+      out.append(buffer, n);
+  }
+  bool ok = !std::ferror(f) && !tooLarge;
   std::fclose(f);
+  if (tooLarge)
+    error = path + ": larger than " + std::to_string(maxBytes >> 20) + " MiB";
+  else if (!ok)
+    error = "cannot read " + path;
   return ok;
 }
+
+// A manifest is kilobytes; kernel images are megabytes.
+constexpr size_t kMaxManifestBytes = size_t(16) << 20;
+constexpr size_t kMaxKernelImageBytes = size_t(1) << 30;
 
 int tmaDataType(scDType dtype) {
   switch (dtype) {
@@ -310,8 +327,9 @@ scStatus getFunction(scModule *m, const LaunchSpec &launch, CUfunction &out) {
     bool useCubin = !spec->cubinFile.empty() &&
                     (spec->chip == deviceChip || spec->chip == deviceChip + "a");
     std::string file = m->dir + "/" + (useCubin ? spec->cubinFile : spec->ptxFile);
-    if (!readFile(file, image))
-      return setError(SC_ERROR_NOT_FOUND, "cannot read " + file);
+    std::string readError;
+    if (!readFile(file, kMaxKernelImageBytes, image, readError))
+      return setError(SC_ERROR_NOT_FOUND, readError);
     if (!useCubin)
       image.push_back('\0');
     char log[8192] = {0};
@@ -481,11 +499,11 @@ scStatus scModuleLoad(const char *dir, scModule **module) {
   *module = nullptr;
   std::string text;
   std::string path = std::string(dir) + "/manifest.json";
-  if (!readFile(path, text))
-    return setError(SC_ERROR_NOT_FOUND, "cannot read " + path);
+  std::string error;
+  if (!readFile(path, kMaxManifestBytes, text, error))
+    return setError(SC_ERROR_NOT_FOUND, error);
   auto m = std::make_unique<scModule>();
   m->dir = dir;
-  std::string error;
   if (!parseManifest(text, m->manifest, error))
     return setError(SC_ERROR_MANIFEST, path + ": " + error);
   *module = m.release();

@@ -6,7 +6,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Json.h"
 #include "sparcast/Support/LogLinearPattern.h"
 #include "Manifest.h"
 #include "sparcast/runtime.h"
@@ -90,30 +89,69 @@ protected:
   scTensor results[1];
 };
 
-TEST(Json, ParsesWhatManifestsUse) {
-  sparcast::json::Value v;
-  std::string error;
-  ASSERT_TRUE(sparcast::json::parse(
-      R"({"a": [1, -2, 3.5, "x\n", true, null], "b": {"c": "d"}})", v, error))
-      << error;
-  const sparcast::json::Value *a = v.get("a");
-  ASSERT_TRUE(a);
-  ASSERT_EQ(a->array.size(), 6u);
-  EXPECT_EQ(a->array[1].integer, -2);
-  EXPECT_FALSE(a->array[2].isInteger);
-  EXPECT_DOUBLE_EQ(a->array[2].number, 3.5);
-  EXPECT_EQ(a->array[3].string, "x\n");
-  EXPECT_TRUE(a->array[4].boolean);
-  EXPECT_EQ(v.get("b")->get("c")->string, "d");
+/// What the JSON layer (nlohmann-json) refuses before the manifest model is
+/// read: each case a status-free failure with a message, never a crash.
+TEST(Manifest, RejectsMalformedJson) {
+  struct Case {
+    std::string text, message;
+  };
+  std::string deep = std::string(200, '[') + std::string(200, ']');
+  std::string deepInside = std::string(kManifest);
+  deepInside.insert(deepInside.rfind('}'), ", \"x\": " + deep);
+  std::string repeated = std::string(kManifest);
+  repeated.insert(repeated.find('{') + 1, "\"format\": \"sparcast-artifact-2\", ");
+  const Case cases[] = {
+      {"", "unexpected end of input"},
+      {"{\"format\": ", "unexpected end of input"},
+      {std::string(kManifest).substr(0, 100), "(offset 10"},
+      {std::string(kManifest) + " x", "offset"},
+      {"{\"a\": [1, 2,]}", "offset"},
+      {"{\"a\": \"\\u12G4\"}", "offset"},
+      {deep, "nesting deeper than 64"},
+      {deepInside, "nesting deeper than 64"},
+      {repeated, "key \"format\" repeated"},
+      {"[1, 2]", "expected an object"},
+      {"{\"format\": 2}", "manifest.format: expected a string"},
+  };
+  for (const Case &c : cases) {
+    Manifest m;
+    std::string error;
+    EXPECT_FALSE(parseManifest(c.text, m, error)) << c.text.substr(0, 80);
+    EXPECT_NE(error.find(c.message), std::string::npos)
+        << "expected '" << c.message << "', got '" << error << "'";
+    EXPECT_EQ(error.rfind("manifest", 0), 0u) << error;
+  }
 }
 
-TEST(Json, ReportsWhereItFails) {
-  sparcast::json::Value v;
-  std::string error;
-  EXPECT_FALSE(sparcast::json::parse(R"({"a": [1, 2,]})", v, error));
-  EXPECT_NE(error.find("offset"), std::string::npos) << error;
-  EXPECT_FALSE(sparcast::json::parse(R"({"a": 1} x)", v, error));
-  EXPECT_NE(error.find("trailing"), std::string::npos) << error;
+/// Values of the wrong type, or integers out of int64's range, name the
+/// path of the bad value.
+TEST(Manifest, RejectsWronglyTypedValues) {
+  struct Case {
+    std::string from, to, message;
+  };
+  const Case cases[] = {
+      {"\"smem\": 66560", "\"smem\": \"1024\"", ".smem: expected an integer"},
+      {"\"smem\": 66560", "\"smem\": 99999999999999999999",
+       ".smem: expected an integer"},
+      {"\"smem\": 66560", "\"smem\": 18446744073709551615",
+       "integer out of range"},
+      {"\"smem\": 66560", "\"smem\": 1.5", ".smem: expected an integer"},
+      {"\"modules\": [", "\"modules\": {\"a\": 1}, \"x\": [",
+       "modules: expected an array"},
+      {"\"block\": [128, 1, 1]", "\"block\": {}", "expected 3 sizes"},
+      {"\"name\": \"gemm\"", "\"name\": null", "expected a string"},
+  };
+  for (const Case &c : cases) {
+    std::string text = kManifest;
+    size_t at = text.find(c.from);
+    ASSERT_NE(at, std::string::npos) << c.from;
+    text.replace(at, c.from.size(), c.to);
+    Manifest m;
+    std::string error;
+    EXPECT_FALSE(parseManifest(text, m, error)) << c.to;
+    EXPECT_NE(error.find(c.message), std::string::npos)
+        << "expected '" << c.message << "', got '" << error << "'";
+  }
 }
 
 TEST(Manifest, ReadsEntriesLaunchesAndDims) {
@@ -585,6 +623,25 @@ TEST(RuntimeCApi, LoadsValidatesAndReportsMissingDriver) {
 
   EXPECT_EQ(scModuleLoad("/nonexistent-dir", &m), SC_ERROR_NOT_FOUND);
   EXPECT_EQ(m, nullptr);
+
+  // A manifest past the size cap is refused without reading it all.
+  std::remove(path.c_str());
+  ASSERT_EQ(symlink("/dev/zero", path.c_str()), 0);
+  EXPECT_EQ(scModuleLoad(dir, &m), SC_ERROR_NOT_FOUND);
+  EXPECT_EQ(m, nullptr);
+  EXPECT_NE(std::string(scGetLastError()).find("larger than 16 MiB"),
+            std::string::npos)
+      << scGetLastError();
+  std::remove(path.c_str());
+  // A bad manifest is a status and a message with the file's path.
+  {
+    std::ofstream out(path);
+    out << std::string(kManifest).substr(0, 200);
+  }
+  EXPECT_EQ(scModuleLoad(dir, &m), SC_ERROR_MANIFEST);
+  EXPECT_NE(std::string(scGetLastError()).find(path + ": manifest.json: "),
+            std::string::npos)
+      << scGetLastError();
   std::remove(path.c_str());
   rmdir(dir);
 }
