@@ -8,7 +8,7 @@
 #
 # For each NAME: bench/attention_check.py and bench/lce_check.py on
 # bench/artifacts/NAME with --baseline bench/artifacts; results in $OUT (or
-# bench/results/latest) as NAME-attention.json / NAME-lce.json with logs.
+# bench/runs/latest) as NAME-attention.json / NAME-lce.json with logs.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$ROOT/scripts/device-env.sh"

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (through the device tool, with bench/artifacts
 # carried): builds the runtime with the machine's cmake, then checks and
-# times every kernel (GEMM suite, IKBO LCE). Results go to $OUT (or
-# bench/results/latest).
+# times every kernel (GEMM suite, IKBO LCE, attention) against its peers.
+# Results go to $OUT (or bench/runs/latest).
 #
 #   here:  ./scripts/build-device-artifacts.sh
 #   there: ./scripts/device-check.sh COMMIT   (pass the hash from here: the
 #          GPU machine's copy of the tree may not have the latest .git)
+#   here:  python3 bench/collect_results.py RUN_DIR   (the fetched $OUT:
+#          overwrites bench/results/<workload>.json)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$ROOT/scripts/device-env.sh"

@@ -1,7 +1,7 @@
 # Sourced by the scripts that run on the GPU machine (device-check.sh,
 # sanitize.sh) with ROOT set: the results folder ($OUT, or
-# bench/results/latest) and the runtime, built with the machine's cmake.
-OUT_DIR="${OUT:-$ROOT/bench/results/latest}"
+# bench/runs/latest) and the runtime, built with the machine's cmake.
+OUT_DIR="${OUT:-$ROOT/bench/runs/latest}"
 mkdir -p "$OUT_DIR"
 # The GPU machine has no nlohmann-json package: build-device-artifacts.sh
 # carries its header in bench/artifacts/include.

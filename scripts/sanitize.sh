@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (artifacts carried, as for device-check.sh): small
 # cases of every kernel under compute-sanitizer's memcheck and racecheck.
-# Each tool's report goes to $OUT (or bench/results/latest).
+# Each tool's report goes to $OUT (or bench/runs/latest).
 # SPARCAST_SANITIZE_ONLY=fused,attention,selftarget,loglinear limits the cases (see
 # bench/sanitize_case.py --only); SPARCAST_SANITIZE_KERNELS=kns=NAME
 # instruments only kernels whose name contains NAME (compute-sanitizer's
