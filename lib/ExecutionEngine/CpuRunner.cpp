@@ -224,9 +224,11 @@ CpuFunction::compile(ModuleOp module, StringRef name) {
   ExecutionEngineOptions options;
   static const StringRef sharedLibs[] = {SPARCAST_C_RUNNER_UTILS};
   options.sharedLibPaths = sharedLibs;
-  options.transformer = makeOptimizingTransformer(/*optLevel=*/2,
-                                                  /*sizeLevel=*/0,
-                                                  /*targetMachine=*/nullptr);
+  // `transformer` is a function_ref: the function must outlive create().
+  std::function<llvm::Error(llvm::Module *)> optimize =
+      makeOptimizingTransformer(/*optLevel=*/2, /*sizeLevel=*/0,
+                                /*targetMachine=*/nullptr);
+  options.transformer = optimize;
   auto engine = ExecutionEngine::create(module, options);
   if (!engine)
     return module.emitError() << "cannot JIT-compile: "

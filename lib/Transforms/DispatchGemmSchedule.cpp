@@ -27,8 +27,8 @@ using namespace mlir::sc;
 /// g not b itself: the request result of IKBO's gather-add), or null with
 /// `why` set. Only an f32 one: the transposed kernel brings those in by
 /// TMA during its wgmma, an f16 one (--ikbo-request-in-result-type) it
-/// reads in the epilogue, which measured slower than ping-pong's with any
-/// number of users (H200, session 12).
+/// reads in the epilogue, which is slower than ping-pong's with any number
+/// of users (docs/decisions.md).
 static Value gatheredEpilogueOperand(BatchMatmulOp op, std::string &why) {
   if (op.getEpilogue().empty()) {
     why = "it has no epilogue region";

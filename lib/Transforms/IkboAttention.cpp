@@ -35,8 +35,8 @@ struct IndexBroadcastKeysAndValues : OpRewritePattern<AttentionOp> {
     if (report)
       op.emitRemark() << "keys and values read through the index: "
                          "the B_cand-row broadcasts are gone";
-    auto indexed = rewriter.create<AttentionOp>(
-        op.getLoc(), op.getType(), op.getQuery(), key.getSource(),
+    auto indexed = AttentionOp::create(
+        rewriter, op.getLoc(), op.getType(), op.getQuery(), key.getSource(),
         value.getSource(), key.getIndices(), op.getMaskAttr(),
         op.getScaleAttr());
     // What was asked of the kernel (e.g. sparcast-aot's attention_f16_p,

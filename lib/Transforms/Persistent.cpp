@@ -32,7 +32,7 @@ struct ScPersistentPass : sc::impl::ScPersistentPassBase<ScPersistentPass> {
     }
     getOperation()->walk([&](sck::TileLoopOp loop) {
       // Attention keeps one CTA per tile unless asked: the persistent
-      // attention kernels measured slower (docs/performance.md, session 7).
+      // attention kernels are slower (docs/decisions.md).
       if (loop.isAttention() && !attention) {
         if (report)
           loop.emitRemark()

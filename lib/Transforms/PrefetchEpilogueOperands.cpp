@@ -4,8 +4,7 @@
 // it per output tile (IKBO's gather-add: the request GEMM's result at the
 // candidate's user). Made a box loaded at the start of the tile, the GPU
 // kernel brings it into shared memory under the tile's MMAs, and the
-// epilogue reads shared memory instead of waiting on global loads (0.82x
-// without it on the LCE: docs/performance.md, session 12).
+// epilogue reads shared memory instead of waiting on global loads.
 //
 //===----------------------------------------------------------------------===//
 

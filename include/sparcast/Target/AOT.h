@@ -24,8 +24,8 @@ struct AotOptions {
   /// (GemmKernelOptions).
   std::string schedule = "auto";
   /// Compute a self-attention over an indexed target attention's keys and
-  /// values in the target's launch. Opt-in: correct on the H200 but 0.85x
-  /// the speed of the two kernels (2026-11-29).
+  /// values in the target's launch. Opt-in: at parity with two kernels
+  /// (docs/decisions.md).
   bool fuseSelfAttention = false;
   /// bf16 attention with P rounded to f16 (V converted to f16 in shared
   /// memory): less error, V within +-65504.
@@ -37,12 +37,12 @@ struct AotOptions {
   /// (AttentionOp::kernelChainsHeads); false turns it off.
   bool attentionChainHeads = true;
   /// A chained target attention walks its candidates in request order
-  /// (AttentionOp::kernelGroupsCandidates). Opt-in: 1.03-1.11x on an index
-  /// in random order, 0.96-1.0x on one already grouped (H200).
+  /// (AttentionOp::kernelGroupsCandidates). Opt-in: faster on an index in
+  /// random order, slower on one already grouped (docs/decisions.md).
   bool attentionGroupCandidates = false;
   /// Warp-specialized GEMMs in clusters of two CTAs sharing B by TMA
-  /// multicast (GemmKernelOptions::multicast). Experimental, opt-in:
-  /// correct on the H200 but 0.64-0.71x the speed (2026-11-29).
+  /// multicast (GemmKernelOptions::multicast) for every GEMM. Opt-in:
+  /// correct, not faster where it is not the default (docs/decisions.md).
   bool gemmMulticast = false;
   /// A GEMM whose result only another GEMM's epilogue reads runs as stage 1
   /// of that GEMM's kernel (GemmStageOne).

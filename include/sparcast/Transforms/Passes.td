@@ -258,11 +258,9 @@ def ScDispatchGemmSchedulePass : Pass<"sc-dispatch-gemm-schedule"> {
     IKBO's candidate GEMM (`out[b] = W @ E[b] + R[g(b)]`, W shared, R the
     request GEMM's result read through the index) is fastest with the
     transposed schedule when many candidates share a user (R's tiles stay
-    in L2) and the batch is large (H200, 40 alternating rounds: 1.01-1.03x
-    at ~70 candidates a user from B = 2048), and with its default
-    (ping-pong) otherwise (32 or fewer a user: 0.96-0.99x; or B <= 1024,
-    where the ping-pong kernel written from the IR with R's tile
-    prefetched is 1.01-1.07x the transposed one). B (candidates) and U (users, R's batch) are dynamic,
+    in L2) and the batch is large, and with its default (ping-pong)
+    otherwise (docs/decisions.md). B (candidates) and U (users, R's batch)
+    are dynamic,
     so the choice is made at run time: the op becomes an `scf.if` over
     `B >= min-candidates-per-user * U and B >= min-batch` with the op
     pinned to `transposed` in one branch and to its default in the other. sparcast-aot turns the
@@ -427,10 +425,9 @@ def ScMulticastPass : Pass<"sc-multicast"> {
     sc-persistent first); multi-stage kernels (two loops in a block) are
     left alone. With `shared-rhs-only`, the default of sparcast-aot, only
     the loops of a cooperative or ping-pong GEMM whose A is batched and B
-    is not (x @ w: every tile reads all of w, x streams from DRAM; 1.33x
-    and 1.7x on the H200) are
-    paired, and grid loops are skipped: elsewhere pairs measured correct
-    but not faster.
+    is not (x @ w: every tile reads all of w, x streams from DRAM) are
+    paired, and grid loops are skipped: elsewhere pairs are correct but not
+    faster (docs/decisions.md).
   }];
   let options = [
     Option<"report", "report", "bool", /*default=*/"false",

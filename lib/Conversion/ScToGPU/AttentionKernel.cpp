@@ -704,8 +704,8 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // with the pairs kernel, CTAs with grid y >= 1 take its 128-row query
   // tiles (user x), the others the candidate pairs; with the chained kernel
   // (keys of at most 1024), its 64-row query tiles are the items after the
-  // candidates' (chainTileText), Q and O maps picked per item (H200,
-  // session 20: 0.92-1.03x our two kernels; the pairs form ran 0.73x).
+  // candidates' (chainTileText), Q and O maps picked per item (opt-in: at
+  // parity with two kernels, docs/decisions.md).
   int64_t selfLen = 0;
   AttentionOp selfOp = self ? self->op : AttentionOp();
   if (self) {
@@ -732,9 +732,8 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // soon as every consumer warp has this one's in registers, so a tile's
   // start overlaps the last one's end (no CTA launch, barrier setup or Q
   // latency in between). O is stored from registers (its staging tile
-  // would be the next Q). Measured slower than one CTA per tile (session
-  // 9: 0.85-0.975x; a walk by counter 0.91-0.93x; target attention,
-  // session 10: 0.91-0.94x).
+  // would be the next Q). Opt-in: slower than one CTA per tile
+  // (docs/decisions.md).
   // Chained heads (AttentionOp::kernelChainsHeads: target attention of one
   // consumer a candidate): resident CTAs (two an SM), CTA c of C walking
   // the (candidate, query tile) pairs c, c + C, ... head by head; the
@@ -742,10 +741,7 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // candidate (an item's first Q K^T goes with the item before's last P V,
   // whose O then goes out by TMA through a staging tile of its own), so a
   // tile's fill and drain, its Q latency and a CTA's start come once per
-  // CTA. H200: one CTA per candidate walking its heads 1.02-1.03x at S =
-  // 512 and 1024 (session 14); the resident CTAs' walk 1.018 / 1.021x more
-  // (session 15; a CTA per 4 candidates 1.03x at B = 2048, but too few CTAs
-  // for small batches).
+  // CTA (docs/decisions.md, "target attention").
   bool chained = op.kernelChainsHeads();
   bool persistent = op.kernelIsPersistent() || chained;
   // A fused self-attention on the chained kernel: its 64-row query tiles
@@ -814,8 +810,10 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
     // share keys in L2).
     SmallVector<int32_t> order(numQueryBlocks);
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-      return offsets[a + 1] - offsets[a] > offsets[b + 1] - offsets[b];
+    llvm::sort(order, [&](int32_t a, int32_t b) {
+      int32_t keptA = offsets[a + 1] - offsets[a];
+      int32_t keptB = offsets[b + 1] - offsets[b];
+      return keptA != keptB ? keptA > keptB : a < b;
     });
     globals = llvm::formatv(
                   "  memref.global \"private\" constant @$KERNEL_offsets : "
@@ -891,7 +889,7 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // so that two CTAs fit an SM (81 KB for d = 128).
   int64_t stages = consumers == 2 ? 3 : 2;
   // (Chained heads keep the one-CTA-per-tile split: its producer walks only
-  // the CTA's heads; 24 / 232 measured 1.01x of 40 / 216.)
+  // the CTA's heads, and 24 / 232 gains nothing over 40 / 216.)
   AttentionIRRoles roles(consumers, ctasPerSM, persistent && !chained);
   if (failed(readAttentionKernelIR(op, consumers, blockN, headDim, persistent, roles)))
     return failure();
@@ -943,7 +941,7 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // One consumer: two CTAs share an SM (one covers the other's waits), so
   // 128 registers a thread at launch; the pipelined loop needs ~142, which
   // the consumer gets from the producer by setmaxnreg (without it ptxas
-  // spilled: 0.68x on the H200; with it 1.10x over block by block).
+  // spills).
   values["MINCTAS"] =
       ctasPerSM > 1 ? llvm::formatv(", nvvm.minctasm = {0} : i32", ctasPerSM).str()
                     : "";
@@ -1154,9 +1152,8 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
       // Chained: CTA c of C takes candidate tiles (x, y; t = x + X y) c,
       // c + C, c + 2 C, ... of the T, each head by head (%cItems items), so
       // the CTAs running at once read the keys of a few neighbouring
-      // requests, which then stay in L2 (H200, session 16: 1.043x at S =
-      // 1024 over contiguous shares c T / C .. (c + 1) T / C - 1, whose
-      // CTAs read all 32 requests' 32 MB at once; 1.00x at S = 512).
+      // requests, which then stay in L2 (contiguous shares would have the
+      // running CTAs read every request's keys at once).
       // (T + C - 1 - c) / C tiles: c < C, so nothing wraps.
       pieces["CTA_TILE"] += llvm::formatv(R"mlir(
     %cH = arith.constant {0} : index
@@ -1396,10 +1393,9 @@ $LOADKV$NEXT_Q        }
             %kOff = arith.addi %kOff0, %slotOff : index
 )mlir";
   // Q K^T reads Q from registers (loaded once a tile), so only K comes
-  // from shared memory, except in the pairs kernel (H200, session 9: 1.018x
-  // on log-linear N = 16384 blocks of 128, 1.015x blocks of 64, 1.00x on
-  // one-consumer target attention, 0.992-0.996x on pairs). The persistent
-  // pairs kernel takes it too: its Q tile is the next tile's.
+  // from shared memory, except in the pairs kernel, where it does not pay.
+  // The persistent pairs kernel takes it too: its Q tile is the next
+  // tile's.
   bool qInRegs = mode != Mode::Pairs || persistent;
   pieces["QK"] = qInRegs ? qkRegsText(dChunks, blockN, typeToString(elementType))
                          : qkText(dChunks, blockN, typeToString(elementType));
@@ -1431,13 +1427,10 @@ $LOADKV$NEXT_Q        }
                                "%oFin");
     pieces["RESCALE_LOOP"] = rescaleText(headDim, "%oPV", "%oScaled");
   }
-  // Skipping unmoved maxima (softmaxText): H200, session 15, 1.02x on one
-  // consumer a candidate (S = 512, 1024), 1.06x on log-linear N = 16384
-  // (two consumers of a query block), 0.99x on pairs of candidates (S =
-  // 2048, 8192), which keep the shuffles.
-  // Guessing that no maximum moves (speculativeSoftmaxText): H200,
-  // session 16, 1.015x / 1.029x at S = 512 / 1024 (one consumer a
-  // candidate), 1.023x on log-linear N = 16384 blocks of 64. With 128-key
+  // Skipping unmoved maxima (softmaxText) pays everywhere but on pairs of
+  // candidates, which keep the shuffles; guessing that no maximum moves
+  // (speculativeSoftmaxText) pays with 64-key blocks (docs/decisions.md,
+  // "softmax instruction choices"). With 128-key
   // blocks the scores, the guessed P and O do not fit the registers
   // (ptxas spilled 252 bytes on log-linear blocks of 128).
   bool speculativeSoftmax = mode != Mode::Pairs && blockN == 64;

@@ -186,8 +186,8 @@ constexpr const char *kMatrixX4Attrs =
 /// Q's A fragments %qf<kk>_<r> (wgmma's register form) from the consumer's
 /// swizzled Q tile (%stageAt), one ldmatrix .x4 a k16 step: its four
 /// matrices are the fragment's rows r0 / r8 at columns 16 kk + 2 (lane %
-/// 4) and + 8, in order (H200, session 16: with the stmatrix of O,
-/// 1.008x at S = 1024, 1.012x at 8192 over four 4-byte loads a step).
+/// 4) and + 8, in order (one instruction in place of four 4-byte loads a
+/// step).
 std::string loadQRegsText(int64_t headDim) {
   std::string text;
   for (int64_t kk = 0; kk < headDim / 16; ++kk) {
@@ -557,7 +557,7 @@ std::string rescaleText(int64_t headDim, StringRef oIn, StringRef oOut) {
 /// The inverse row sums %inv0 / %inv8 of the thread's rows r0 / r8: the
 /// four threads of a row (a quad) add their partial sums %lEnd0 / %lEnd8.
 /// rcp.approx (1 ulp), not a division (IEEE: a dozen instructions and a
-/// branch; H200, session 16: 1.009x at S = 512 and 1024).
+/// branch).
 constexpr const char *kInverseRowSums = R"mlir(
     %ls0a, %lsv0a = gpu.shuffle xor %lEnd0, %c1i32, %c32i32 : f32
     %ls0b = arith.addf %lEnd0, %ls0a : f32

@@ -536,7 +536,7 @@ static LogicalResult checkKernelIRTiling(BatchMatmulOp op, StringRef schedule) {
 /// schedules where pairs measured faster (sck::ctaPairsByDefault). For a
 /// shared rhs under the cooperative schedule every tile reads all of w and
 /// x streams from DRAM: half of w a CTA leaves room in the SMs' L2
-/// bandwidth for x (docs/performance.md, session 11).
+/// bandwidth for x.
 static bool multicastByDefault(BatchMatmulOp op, StringRef schedule,
                                const sc::detail::WarpRoles &roles) {
   if (!roles.persistent)

@@ -8,9 +8,8 @@
 // exclusive prefix sum over them (each thread a contiguous share, the
 // shares' sums scanned), then every candidate takes the next position of
 // its request with an atomic increment of that request's cursor: besides
-// the index, the only global traffic is the table's stores. (A first form
-// kept the counts in global memory: ~10 us a call on the H200, most of it
-// the atomics' round trips.) Candidates of one request
+// the index, the only global traffic is the table's stores (counts in
+// global memory cost the atomics' round trips). Candidates of one request
 // come out in the order their atomics ran: the attention computes each
 // candidate on its own, so its output does not depend on it.
 //

@@ -399,7 +399,7 @@ FailureOr<TensorInfo> EntryCompiler::materialize(Value v, Location loc) {
   std::optional<LaunchCondition> branch = condition;
   if (v.getParentBlock() == &func.getBody().front())
     condition.reset();
-  auto restore = llvm::make_scope_exit([&] { condition = branch; });
+  llvm::scope_exit restore([&] { condition = branch; });
   CopySpec spec;
   spec.srcType = view.source.type;
   spec.dstType = view.type;

@@ -24,10 +24,9 @@ struct GemmKernelOptions {
   /// sm_90a gets the TMA + wgmma kernel when the op fits it; everything
   /// else the portable one-thread-per-output kernel.
   std::string chip = "sm_90a";
-  /// K-tiles in flight in the shared-memory ring; 0 chooses by measurement
-  /// on the H200 (2026-11-29): 4 for the 128x256 tile (one CTA per SM;
-  /// 8192^3 bf16 712 TFLOP/s, 533 at 2 stages), 2 for the 128x128 tile
-  /// (three CTAs per SM; 671 TFLOP/s, 515 at 4 stages).
+  /// K-tiles in flight in the shared-memory ring; 0 chooses: 4 for the
+  /// 128x256 tile (one CTA per SM), 2 for the 128x128 tile (three CTAs per
+  /// SM), the fastest of each on the H200 (docs/decisions.md).
   int64_t stages = 0;
   /// Tile width: 128 (one warpgroup) or 256 (two); 0 picks 256 when N >= 256.
   int64_t tileN = 0;
@@ -38,14 +37,12 @@ struct GemmKernelOptions {
   /// consumer on its own 64x256 tile, one's epilogue under the other's
   /// wgmma). "auto" picks per kernel on sm_90a: ping-pong when the epilogue
   /// reads other tensors (its loads then run under the other consumer's
-  /// wgmma), cooperative otherwise (measured on the H200, 2026-11-29: see
-  /// docs/performance.md).
+  /// wgmma), cooperative otherwise (docs/decisions.md).
   std::string schedule = "auto";
   /// Warp-specialized schedules only: clusters of two CTAs share each B
   /// k-tile by TMA multicast, for every GEMM. Without it, only a shared
-  /// rhs under the cooperative schedule gets it (x @ w: 1.33x on the H200,
-  /// 2026-11-30); elsewhere correct but not faster (0.97x on the LCE, 0.99x
-  /// on 8192^3 bf16, 2026-11-29).
+  /// rhs gets it (x @ w: every tile reads all of w); elsewhere it is correct
+  /// but not faster (docs/decisions.md).
   bool multicast = false;
   /// Write the kernel body from the GEMM's kernel-level IR (sck-to-nvgpu,
   /// SckToNVGPU.cpp) instead of the generator's template, where that

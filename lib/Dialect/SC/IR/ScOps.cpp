@@ -109,8 +109,7 @@ StringRef BatchMatmulOp::getDefaultSchedule(std::string *why) {
   };
   bool lhsOnlyBatched =
       getLhs().getType().getRank() == 3 && getRhs().getType().getRank() == 2;
-  // Also with a batched epilogue operand (x @ w + r[b]): 0.497-0.535 ms
-  // against ping-pong's 0.547-0.557, both with CTA pairs (H200, session 19).
+  // Also with a batched epilogue operand (x @ w + r[b]; docs/decisions.md).
   if (lhsOnlyBatched) {
     explain("a shared rhs (x @ w): every tile reads all of it at once, "
             "cooperative's 128-row tiles read it half as often (H200, "
@@ -380,8 +379,7 @@ bool AttentionOp::kernelPairsCandidates() {
   // Histories of at most 1024 keys: one consumer a candidate and two CTAs
   // an SM (the co-resident CTA covers one's fixed cost: start, Q's
   // latency, tail) beat pairs sharing each K/V block, which win on long
-  // ones (H200, session 9: 1.12x at S = 512, 1.01-1.07x at 1024, 0.99x at
-  // 2048, 0.94x at 8192). A fused self-attention over longer keys needs the
+  // ones (docs/decisions.md). A fused self-attention over longer keys needs the
   // pairs kernel (at most 1024 it rides the chained one).
   bool shortKeys = !k.isDynamicDim(2) && k.getDimSize(2) <= 1024;
   return !shortKeys || (*this)->hasAttr(getKernelPairsAttrName());
@@ -404,9 +402,8 @@ bool AttentionOp::kernelIsPersistent() {
 }
 
 bool AttentionOp::kernelChainsHeads() {
-  // H200 (session 14): 1.02-1.03x at S = 512 and 1024 with one consumer a
-  // candidate; the pairs kernel chained lost 3-8 % (its O has no shared
-  // memory to go through: stored from registers).
+  // Pays with one consumer a candidate; the pairs kernel chained loses (its
+  // O has no shared memory to go through: stored from registers).
   auto off = (*this)->getAttrOfType<BoolAttr>(getKernelChainHeadsAttrName());
   RankedTensorType q = getQuery().getType();
   bool fixed = staticPastBatch(q) && !getKey().getType().isDynamicDim(2);

@@ -310,9 +310,8 @@ sck::RoleRegisters mlir::sck::defaultRoleRegisters(int64_t consumers,
 
 bool mlir::sck::ctaPairsByDefault(llvm::StringRef schedule, bool aBatched,
                                   bool bBatched, bool nTilesEven) {
-  // H200, 1024 x 433 x 872 by 256: cooperative x @ w 0.70x without pairs
-  // (session 11), ping-pong 0.797 -> 0.469 ms with them (session 19); the
-  // transposed tile 0.475 vs 0.590 ms for the LCE (session 11).
+  // Where pairs are faster on the H200 (docs/decisions.md: a shared rhs
+  // under cooperative or ping-pong, and the transposed tile's W).
   if (schedule == "transposed")
     return nTilesEven;
   return (schedule == "cooperative" || schedule == "pingpong") && aBatched &&

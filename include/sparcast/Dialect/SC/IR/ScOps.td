@@ -116,8 +116,8 @@ def Sc_BatchMatmulOp : Sc_Op<"batch_matmul", [
     /// Ping-pong when the epilogue reads other tensors (its loads then run
     /// under the other consumer's wgmma) or K < 4096 (the epilogue is then a
     /// large share of each tile's time); cooperative for longer K (bound by
-    /// L2 bandwidth, and its 128x256 tile reads less per flop). Measured on
-    /// the H200, docs/performance.md.
+    /// L2 bandwidth, and its 128x256 tile reads less per flop);
+    /// docs/decisions.md.
     ::llvm::StringRef getDefaultSchedule(std::string *why = nullptr);
     /// Number of leading block arguments of the epilogue that are not
     /// epilogue operands: accumulator, batch, row, column.
@@ -229,10 +229,9 @@ def Sc_AttentionOp : Sc_Op<"attention", [Pure]> {
     /// so that the CTAs running at once read few requests' keys and values
     /// whatever order the index lists them in. Opt-in, asked for
     /// by the unit attribute getKernelGroupCandidatesAttrName()
-    /// (sparcast-aot --attention-group-candidates): on the H200 it buys
-    /// 1.03-1.11x on candidates in random order; on candidates already
-    /// grouped it costs 0.96-0.99x on the chained kernel and nothing on the
-    /// pairs kernel (session 21).
+    /// (sparcast-aot --attention-group-candidates): it pays on candidates in
+    /// random order and costs a little on candidates already grouped
+    /// (docs/decisions.md).
     bool kernelGroupsCandidates();
     static StringRef getKernelGroupCandidatesAttrName() { return "attention_group_candidates"; }
     /// The query rows of one tile of the kernel: 128 (two 64-row halves
