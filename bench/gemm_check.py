@@ -50,11 +50,10 @@ def compare_ms(fns, rounds=7, iters=10):
     alike instead of on whichever runs last. A sample is a batch of iters / 2 calls back to
     back between two events, two batches a round: the host's time per call
     (bench/host_overhead.py) overlaps the kernels instead of adding to
-    them, for ours and the peers alike. (Before session 8 every sample was
-    one call with the GPU idle, so each call's host time counted.) Odd
-    rounds run the functions in reverse order: in a fixed order the one
-    measured first after another read the shared inputs came out up to 5 %
-    slower or faster than the same kernel elsewhere (session 13)."""
+    them, for ours and the peers alike. Odd rounds run the functions in
+    reverse order: in a fixed order the one measured first after another
+    read the shared inputs comes out up to 5 % slower or faster than the
+    same kernel elsewhere."""
     for fn in fns.values():
         fn()
     torch.cuda.synchronize()
@@ -97,9 +96,7 @@ def sustained_ms(fn, seconds=3.0, batch=10, state=None):
 
 def record_sustained(row, name, fn, flops=None, batch=10):
     """`fn`'s sustained_ms into `row` as <name>_sustained_ms (and _tflops
-    when `flops` is given), with the GPU's state under that load (until
-    session 20 it was read after the second of idle that follows, so those
-    rows show an idle GPU)."""
+    when `flops` is given), with the GPU's state sampled under that load."""
     state = {}
     row[name + "_sustained_ms"] = sustained_ms(fn, batch=batch, state=state)
     if flops:
@@ -129,10 +126,10 @@ def gpu_state():
     right now (nvidia-smi), recorded next to each timing. Under our kernels
     and the peers alike the H200 runs at its 700 W power cap from the
     first sample after load starts, at 1300-1550 MHz of 1980, never near a
-    thermal limit (session 19, bench/clock_probe.py): a kernel's clock
-    depends on how much power it and the kernels just before it draw, so
-    absolute times move by 15-25 % with what ran before (session 18) while
-    ratios measured in the same rounds move far less."""
+    thermal limit (bench/clock_probe.py): a kernel's clock depends on how
+    much power it and the kernels just before it draw, so absolute times
+    move by 15-25 % with what ran before while ratios measured in the same
+    rounds move far less."""
     try:
         out = subprocess.run(["nvidia-smi", "--query-gpu=" + ",".join(GPU_STATE_FIELDS),
                               "--format=csv,noheader,nounits", "-i", nvidia_smi_id()],

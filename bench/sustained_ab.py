@@ -3,7 +3,7 @@ a few seconds (gemm_check.sustained_ms, the GPU's clock and power sampled
 under that load), in both orders, then the same builds in interleaved
 rounds (compare_ms). The two can disagree: a change that draws less power
 (e.g. fewer bytes from L2) raises the clock the kernel holds alone more
-than it shows next to other kernels (session 20).
+than it shows next to other kernels.
 
   python3 bench/sustained_ab.py --case target --builds NEW_DIR,bench/artifacts
   python3 bench/sustained_ab.py --case lce --builds bench/artifacts/lce,bench/artifacts/lce_mc

@@ -258,14 +258,22 @@ class Module:
 
     def __init__(self, directory, library=None):
         self.directory = directory
-        with open(os.path.join(directory, "manifest.json")) as f:
-            self.manifest = json.load(f)
         self._lib = _bind(_find_library(library))
+        # The runtime checks the folder first (a regular manifest under its
+        # size cap, strict JSON, every kernel file inside the folder): what
+        # it refuses raises with its message.
         handle = ctypes.c_void_p()
-        if self._lib.scModuleLoad(directory.encode(), ctypes.byref(handle)) != 0:
-            raise SparcastError(self._lib.scGetLastError().decode())
+        if self._lib.scModuleLoad(os.fsencode(directory), ctypes.byref(handle)) != 0:
+            raise SparcastError(self._lib.scGetLastError().decode(errors="replace"))
         self._handle = handle
-        self.entries = {e["name"]: Entry(self, e) for e in self.manifest["entries"]}
+        path = os.path.join(directory, "manifest.json")
+        try:
+            with open(path, "rb") as f:
+                self.manifest = json.loads(f.read().decode("utf-8"))
+            self.entries = {e["name"]: Entry(self, e) for e in self.manifest["entries"]}
+        except (OSError, ValueError, RecursionError, KeyError, TypeError) as e:
+            # The file changed since the runtime read it.
+            raise SparcastError("%s: %s" % (path, e)) from e
         # (device, stream handle) -> uint8 CUDA tensor, grown as needed.
         self._workspaces = {}
 

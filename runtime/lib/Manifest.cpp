@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <set>
 #include <unordered_set>
@@ -18,15 +19,17 @@ int64_t DimExpr::evaluate(const DimBindings &dims) const {
   int64_t value = constant;
   if (isSymbolic()) {
     auto it = dims.find(symbol);
-    if (it == dims.end())
+    int64_t scaled;
+    if (it == dims.end() ||
+        __builtin_mul_overflow(factor, it->second, &scaled) ||
+        __builtin_add_overflow(scaled, divisor - 1, &scaled))
       return -1;
-    value = (factor * it->second + divisor - 1) / divisor;
+    value = scaled / divisor;
   }
   for (const DimExpr &term : plus) {
     int64_t t = term.evaluate(dims);
-    if (t < 0)
+    if (t < 0 || __builtin_add_overflow(value, t, &value))
       return -1;
-    value += t;
   }
   return value;
 }
@@ -77,16 +80,32 @@ const TensorSpec *EntrySpec::findTensor(const std::string &n) const {
   return nullptr;
 }
 
+bool sparcast::rt::tensorBytes(scDType dtype, const int64_t *shape,
+                               int32_t rank, uint64_t &bytes) {
+  bytes = dtypeBytes(dtype);
+  for (int32_t i = 0; i < rank; ++i)
+    if (shape[i] < 0 ||
+        __builtin_mul_overflow(bytes, static_cast<uint64_t>(shape[i]), &bytes))
+      return false;
+  return true;
+}
+
 WorkspaceLayout sparcast::rt::layoutWorkspace(const EntrySpec &entry,
                                               const DimBindings &dims) {
   WorkspaceLayout layout;
   for (const TensorSpec &t : entry.workspace) {
-    size_t bytes = dtypeBytes(t.dtype);
+    std::vector<int64_t> shape;
     for (const DimExpr &d : t.shape)
-      bytes *= static_cast<size_t>(d.evaluate(dims));
-    layout.bytes = (layout.bytes + 255) / 256 * 256;
-    layout.offsets.push_back(layout.bytes);
-    layout.bytes += bytes;
+      shape.push_back(d.evaluate(dims));
+    uint64_t bytes, start;
+    if (!tensorBytes(t.dtype, shape.data(), static_cast<int32_t>(shape.size()),
+                     bytes) ||
+        __builtin_add_overflow(layout.bytes, uint64_t(255), &start) ||
+        __builtin_add_overflow(start / 256 * 256, bytes, &layout.bytes)) {
+      layout.overflow = true;
+      return layout;
+    }
+    layout.offsets.push_back(start / 256 * 256);
   }
   return layout;
 }
@@ -312,6 +331,9 @@ struct Reader {
       int64_t x;
       if (!getInt(b, p + ".box", x))
         return false;
+      if (x < 1 || x > 256)
+        return fail(p + ".box", "box sizes must lie in [1, 256], got " +
+                                    std::to_string(x));
       out.box.push_back(x);
     }
     const Value *swz = get(v, "swizzle");
@@ -319,6 +341,10 @@ struct Reader {
       return fail(p, "missing integer \"swizzle\"");
     if (!getInt(*swz, p + ".swizzle", out.swizzleBytes))
       return false;
+    if (out.swizzleBytes != 0 && out.swizzleBytes != 32 &&
+        out.swizzleBytes != 64 && out.swizzleBytes != 128)
+      return fail(p + ".swizzle", "expected 0, 32, 64 or 128, got " +
+                                      std::to_string(out.swizzleBytes));
     if (out.dims.empty() || out.dims.size() > 5 ||
         out.box.size() != out.dims.size() ||
         out.stridesBytes.size() + 1 != out.dims.size())
@@ -339,14 +365,24 @@ struct Reader {
     const Value *block = getArray(v, "block", p);
     if (!block || block->size() != 3)
       return fail(p + ".block", "expected 3 sizes");
-    for (int i = 0; i < 3; ++i)
+    for (int i = 0; i < 3; ++i) {
       if (!getInt((*block)[i], p + ".block", out.block[i]))
         return false;
+      if (out.block[i] < 1 || out.block[i] > 1024)
+        return fail(p + ".block", "sizes must lie in [1, 1024], got " +
+                                      std::to_string(out.block[i]));
+    }
+    if (out.block[0] * out.block[1] * out.block[2] > 1024)
+      return fail(p + ".block", "more than 1024 threads");
     const Value *smem = get(v, "smem");
     if (!smem)
       return fail(p, "missing integer \"smem\"");
     if (!getInt(*smem, p + ".smem", out.sharedBytes))
       return false;
+    // 227 KB: the most a CTA can ask for on any chip the compiler targets.
+    if (out.sharedBytes < 0 || out.sharedBytes > 227 * 1024)
+      return fail(p + ".smem", "expected 0 to 232448 bytes, got " +
+                                   std::to_string(out.sharedBytes));
     const Value *params = getArray(v, "params", p);
     if (!params)
       return false;
@@ -362,7 +398,8 @@ struct Reader {
         return fail(p + ".at_most", "expected an array of [symbol, symbol]");
       for (const Value &pair : *atMost) {
         if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string() ||
-            !pair[1].is_string())
+            !pair[1].is_string() || str(pair[0]).empty() ||
+            str(pair[1]).empty())
           return fail(p + ".at_most", "expected an array of [symbol, symbol]");
         out.atMost.push_back({str(pair[0]), str(pair[1])});
       }
@@ -475,6 +512,15 @@ bool checkSyntax(const std::string &text, std::string &error) {
   if (!ok && error.empty())
     error = "unreadable JSON";
   return ok;
+}
+
+/// A kernel file is named by a plain name inside the artifact folder: no
+/// path separators, no "." or "..".
+bool isPlainFileName(const std::string &name) {
+  return !name.empty() && name != "." && name != ".." &&
+         name.find('/') == std::string::npos &&
+         name.find('\\') == std::string::npos &&
+         name.find('\0') == std::string::npos;
 }
 
 /// Every symbol used anywhere must be bound by an argument's shape.
@@ -590,6 +636,13 @@ bool sparcast::rt::parseManifest(const std::string &text, Manifest &out,
         !r.getString(m, "cubin", p, spec.cubinFile, false) ||
         !r.getString(m, "chip", p, spec.chip, false))
       return error.empty() ? r.fail(p, "expected an object") : false;
+    for (const std::string *file : {&spec.ptxFile, &spec.cubinFile})
+      if ((!file->empty() || file == &spec.ptxFile) && !isPlainFileName(*file))
+        return r.fail(p, "kernel file \"" + *file +
+                             "\" is not a plain file name in the artifact "
+                             "folder");
+    if (out.findModule(spec.name))
+      return r.fail(p, "module \"" + spec.name + "\" named twice");
     out.modules.push_back(spec);
   }
   const Value *entries = r.getArray(root, "entries", "manifest");
@@ -623,6 +676,8 @@ bool sparcast::rt::parseManifest(const std::string &text, Manifest &out,
     }
     if (!checkSymbols(spec, error))
       return false;
+    if (out.findEntry(spec.name))
+      return r.fail(p, "entry \"" + spec.name + "\" named twice");
     out.entries.push_back(spec);
   }
   return true;
@@ -634,10 +689,15 @@ bool checkTensor(const TensorSpec &spec, const scTensor &t,
   // The messages name the tensor; they are built only on failure (this
   // runs on every call).
   auto what = [&] { return std::string(role) + " '" + spec.name + "'"; };
-  if (t.dtype != spec.dtype) {
+  // A caller's dtype may hold any integer: read it as one, not as the enum.
+  int32_t dtype;
+  static_assert(sizeof(dtype) == sizeof(t.dtype), "scDType is 32-bit");
+  std::memcpy(&dtype, &t.dtype, sizeof(dtype));
+  if (dtype != spec.dtype) {
     error = what() + ": expected dtype " + dtypeName(spec.dtype) + ", got " +
-            (t.dtype >= SC_F32 && t.dtype <= SC_I32 ? dtypeName(t.dtype)
-                                                    : "an unknown dtype");
+            (dtype >= SC_F32 && dtype <= SC_I32
+                 ? dtypeName(static_cast<scDType>(dtype))
+                 : "an unknown dtype (" + std::to_string(dtype) + ")");
     return false;
   }
   if (t.rank != static_cast<int32_t>(spec.shape.size())) {
@@ -678,6 +738,11 @@ bool checkTensor(const TensorSpec &spec, const scTensor &t,
               std::to_string(it->second);
       return false;
     }
+  }
+  uint64_t bytes;
+  if (!tensorBytes(spec.dtype, t.shape, t.rank, bytes)) {
+    error = what() + ": its size in bytes overflows 64 bits";
+    return false;
   }
   if (!t.data) {
     error = what() + ": null data pointer";
@@ -732,18 +797,37 @@ bool sparcast::rt::validateCall(const EntrySpec &entry, const scTensor *args,
     }
   } dropSms{dims, smsAdded};
   for (const LaunchSpec &l : entry.launches) {
-    if (!l.runsWith(dims))
-      continue;
-    for (const auto &[a, b] : l.atMost)
-      if (dims.at(a) > dims.at(b)) {
-        error = where() + "kernel " + l.kernel + " needs " + a + " <= " + b +
-                ", got " + a + " = " + std::to_string(dims.at(a)) + " and " +
-                b + " = " + std::to_string(dims.at(b));
+    for (const LaunchSpec::Condition &c : l.when)
+      if (c.lhs.evaluate(dims) < 0 || c.rhs.evaluate(dims) < 0) {
+        error = where() + "kernel " + l.kernel + ": its launch condition " +
+                c.lhs.str() + (c.atLeast ? " >= " : " < ") + c.rhs.str() +
+                " overflows for these dims";
         return false;
       }
+    if (!l.runsWith(dims))
+      continue;
+    for (const auto &[a, b] : l.atMost) {
+      auto ia = dims.find(a), ib = dims.find(b);
+      if (ia == dims.end() || ib == dims.end()) {
+        error = where() + "kernel " + l.kernel + ": at_most names an unbound dim";
+        return false;
+      }
+      if (ia->second > ib->second) {
+        error = where() + "kernel " + l.kernel + " needs " + a + " <= " + b +
+                ", got " + a + " = " + std::to_string(ia->second) + " and " +
+                b + " = " + std::to_string(ib->second);
+        return false;
+      }
+    }
     const int64_t limits[3] = {(int64_t(1) << 31) - 1, 65535, 65535};
     for (int i = 0; i < 3; ++i) {
       int64_t g = l.grid[i].evaluate(dims);
+      if (g < 0) {
+        error = where() + "kernel " + l.kernel + ": grid dim " +
+                std::to_string(i) + " (" + l.grid[i].str() +
+                ") overflows for these dims";
+        return false;
+      }
       if (g < 1 || g > limits[i]) {
         error = where() + "kernel " + l.kernel + " would need grid dim " +
                 std::to_string(i) + " = " + std::to_string(g) +
@@ -751,6 +835,10 @@ bool sparcast::rt::validateCall(const EntrySpec &entry, const scTensor *args,
         return false;
       }
     }
+  }
+  if (layoutWorkspace(entry, dims).overflow) {
+    error = where() + "its workspace size overflows 64 bits for these dims";
+    return false;
   }
   return true;
 }

@@ -31,6 +31,7 @@ struct DimExpr {
   /// Further terms added to this one ("B/2+U/2"; grids only).
   std::vector<DimExpr> plus;
   bool isSymbolic() const { return !symbol.empty(); }
+  /// The value for `dims`; -1 when a symbol is unbound or it overflows.
   int64_t evaluate(const DimBindings &dims) const;
   std::string str() const;
 };
@@ -127,8 +128,15 @@ size_t dtypeBytes(scDType dtype);
 /// how many bytes the workspace needs, for these dims.
 struct WorkspaceLayout {
   std::vector<size_t> offsets;
-  size_t bytes = 0;
+  uint64_t bytes = 0;
+  /// The dims make some size overflow 64 bits (validateCall refuses them).
+  bool overflow = false;
 };
+
+/// The bytes of a dense tensor of `shape`; false when that overflows 64 bits
+/// (or a size is negative).
+bool tensorBytes(scDType dtype, const int64_t *shape, int32_t rank,
+                 uint64_t &bytes);
 WorkspaceLayout layoutWorkspace(const EntrySpec &entry, const DimBindings &dims);
 const char *dtypeName(scDType dtype);
 

@@ -13,7 +13,9 @@
 #include "sparcast/Support/LogLinearPattern.h"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -223,6 +225,52 @@ bool readFile(const std::string &path, size_t maxBytes, std::string &out,
 // A manifest is kilobytes; kernel images are megabytes.
 constexpr size_t kMaxManifestBytes = size_t(16) << 20;
 constexpr size_t kMaxKernelImageBytes = size_t(1) << 30;
+
+std::string realPath(const std::string &path) {
+  char *real = realpath(path.c_str(), nullptr);
+  if (!real)
+    return "";
+  std::string result(real);
+  std::free(real);
+  return result;
+}
+
+/// `dir`/`name` must be a regular file inside `dir` once links are
+/// resolved (a manifest cannot point the driver at /etc/passwd or at a
+/// device) and at most `maxBytes` long.
+bool checkArtifactFile(const std::string &dir, const std::string &name,
+                       size_t maxBytes, std::string &error) {
+  std::string path = dir + "/" + name;
+  std::string real = realPath(path), realDir = realPath(dir);
+  struct stat st;
+  if (real.empty() || realDir.empty() || stat(real.c_str(), &st) != 0)
+    error = "cannot read " + path;
+  else if (real.compare(0, realDir.size() + 1, realDir + "/") != 0)
+    error = path + ": resolves outside the artifact folder";
+  else if (!S_ISREG(st.st_mode))
+    error = path + ": not a regular file";
+  else if (static_cast<uint64_t>(st.st_size) > maxBytes)
+    error = path + ": larger than " + std::to_string(maxBytes >> 20) + " MiB";
+  else
+    return true;
+  return false;
+}
+
+/// Runs a C entry point's body: no C++ exception crosses the C API.
+template <typename Body>
+scStatus guarded(const char *function, Body &&body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc &) {
+    return setError(SC_ERROR_INTERNAL, std::string(function) + ": out of memory");
+  } catch (const std::exception &e) {
+    return setError(SC_ERROR_INTERNAL,
+                    std::string(function) + ": internal error: " + e.what());
+  } catch (...) {
+    return setError(SC_ERROR_INTERNAL,
+                    std::string(function) + ": internal error");
+  }
+}
 
 int tmaDataType(scDType dtype) {
   switch (dtype) {
@@ -454,10 +502,9 @@ scStatus checkDeviceExtent(Driver *d, const scTensor &t, const char *role,
                     what() + ": data pointer is not device memory");
   if (size == 0)
     return SC_OK; // not every allocator reports ranges; nothing more to check
-  size_t bytes = dtypeBytes(t.dtype);
-  for (int32_t i = 0; i < t.rank; ++i)
-    bytes *= static_cast<size_t>(t.shape[i]);
-  if (ptr + bytes > start + size)
+  uint64_t bytes; // validateCall has checked that this does not overflow
+  if (!tensorBytes(t.dtype, t.shape, t.rank, bytes) ||
+      ptr < start || bytes > size - (ptr - start))
     return setError(SC_ERROR_INVALID_ARGUMENT,
                     what() + ": " + std::to_string(bytes) +
                         " bytes do not fit the allocation (" +
@@ -497,18 +544,27 @@ scStatus scModuleLoad(const char *dir, scModule **module) {
   if (!dir || !module)
     return setError(SC_ERROR_INVALID_ARGUMENT, "scModuleLoad: null argument");
   *module = nullptr;
-  std::string text;
-  std::string path = std::string(dir) + "/manifest.json";
-  std::string error;
-  if (!readFile(path, kMaxManifestBytes, text, error))
-    return setError(SC_ERROR_NOT_FOUND, error);
-  auto m = std::make_unique<scModule>();
-  m->dir = dir;
-  if (!parseManifest(text, m->manifest, error))
-    return setError(SC_ERROR_MANIFEST, path + ": " + error);
-  *module = m.release();
-  lastError.clear();
-  return SC_OK;
+  return guarded("scModuleLoad", [&] {
+    std::string text;
+    std::string path = std::string(dir) + "/manifest.json";
+    std::string error;
+    if (!checkArtifactFile(dir, "manifest.json", kMaxManifestBytes, error) ||
+        !readFile(path, kMaxManifestBytes, text, error))
+      return setError(SC_ERROR_NOT_FOUND, error);
+    auto m = std::make_unique<scModule>();
+    m->dir = dir;
+    if (!parseManifest(text, m->manifest, error))
+      return setError(SC_ERROR_MANIFEST, path + ": " + error);
+    // Every kernel file is there, inside the folder, before any run.
+    for (const ModuleSpec &spec : m->manifest.modules)
+      for (const std::string *file : {&spec.ptxFile, &spec.cubinFile})
+        if (!file->empty() &&
+            !checkArtifactFile(dir, *file, kMaxKernelImageBytes, error))
+          return setError(SC_ERROR_NOT_FOUND, error);
+    *module = m.release();
+    lastError.clear();
+    return SC_OK;
+  });
 }
 
 void scModuleDestroy(scModule *module) { delete module; }
@@ -545,10 +601,12 @@ static scStatus bindCall(scModule *module, const char *entry,
 scStatus scValidate(scModule *module, const char *entry, const scTensor *args,
                     int32_t numArgs, const scTensor *results,
                     int32_t numResults) {
-  const EntrySpec *spec;
-  DimBindings dims;
-  return bindCall(module, entry, args, numArgs, results, numResults, spec,
-                  dims);
+  return guarded("scValidate", [&] {
+    const EntrySpec *spec;
+    DimBindings dims;
+    return bindCall(module, entry, args, numArgs, results, numResults, spec,
+                    dims);
+  });
 }
 
 scStatus scWorkspaceBytes(scModule *module, const char *entry,
@@ -557,13 +615,15 @@ scStatus scWorkspaceBytes(scModule *module, const char *entry,
                           uint64_t *bytes) {
   if (!bytes)
     return setError(SC_ERROR_INVALID_ARGUMENT, "scWorkspaceBytes: null bytes");
-  const EntrySpec *spec;
-  DimBindings dims;
-  if (scStatus s = bindCall(module, entry, args, numArgs, results, numResults,
-                            spec, dims))
-    return s;
-  *bytes = layoutWorkspace(*spec, dims).bytes;
-  return SC_OK;
+  return guarded("scWorkspaceBytes", [&] {
+    const EntrySpec *spec;
+    DimBindings dims;
+    if (scStatus s = bindCall(module, entry, args, numArgs, results,
+                              numResults, spec, dims))
+      return s;
+    *bytes = layoutWorkspace(*spec, dims).bytes;
+    return SC_OK;
+  });
 }
 
 static scStatus runImpl(scModule *module, const char *entry,
@@ -757,6 +817,15 @@ scStatus scLogLinearTables(int64_t queryLength, int64_t keyLength,
     return setError(SC_ERROR_INVALID_ARGUMENT,
                     "lengths must be positive and the local width "
                     "non-negative");
+  // The tables are int32: at most 2^24 blocks a side keeps every count and
+  // every offset far inside their range.
+  constexpr int64_t kMaxBlocks = int64_t(1) << 24;
+  if (queryLength / blockSize >= kMaxBlocks || keyLength / blockSize >= kMaxBlocks)
+    return setError(SC_ERROR_INVALID_ARGUMENT,
+                    "lengths of at most 2^24 blocks, got " +
+                        std::to_string(queryLength) + " and " +
+                        std::to_string(keyLength) + " tokens in blocks of " +
+                        std::to_string(blockSize));
   sparcast::LogLinearParams params;
   params.localWidth = localWidth;
   params.anchorFirst = anchors & 1u;
@@ -774,6 +843,9 @@ scStatus scLogLinearTables(int64_t queryLength, int64_t keyLength,
       return setError(SC_ERROR_INVALID_ARGUMENT,
                       "query block " + std::to_string(q) +
                           " keeps no key block");
+    if (count + static_cast<int64_t>(kept.size()) > INT32_MAX)
+      return setError(SC_ERROR_INVALID_ARGUMENT,
+                      "the tables would hold more than 2^31 - 1 blocks");
     for (int64_t k : kept) {
       if (indices) {
         if (count >= indicesCapacity)
@@ -795,8 +867,10 @@ scStatus scLogLinearTables(int64_t queryLength, int64_t keyLength,
 scStatus scRun(scModule *module, const char *entry, const scTensor *args,
                int32_t numArgs, const scTensor *results, int32_t numResults,
                void *stream, uint32_t flags) {
-  return runImpl(module, entry, args, numArgs, results, numResults, nullptr, 0,
-                 /*useCallerWorkspace=*/false, stream, flags);
+  return guarded("scRun", [&] {
+    return runImpl(module, entry, args, numArgs, results, numResults, nullptr,
+                   0, /*useCallerWorkspace=*/false, stream, flags);
+  });
 }
 
 scStatus scRunWithWorkspace(scModule *module, const char *entry,
@@ -804,8 +878,11 @@ scStatus scRunWithWorkspace(scModule *module, const char *entry,
                             const scTensor *results, int32_t numResults,
                             void *workspace, uint64_t workspaceBytes,
                             void *stream, uint32_t flags) {
-  return runImpl(module, entry, args, numArgs, results, numResults, workspace,
-                 workspaceBytes, /*useCallerWorkspace=*/true, stream, flags);
+  return guarded("scRunWithWorkspace", [&] {
+    return runImpl(module, entry, args, numArgs, results, numResults,
+                   workspace, workspaceBytes, /*useCallerWorkspace=*/true,
+                   stream, flags);
+  });
 }
 
 } // extern "C"

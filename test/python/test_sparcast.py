@@ -67,6 +67,8 @@ class PackageTest(unittest.TestCase):
         self.dir = tempfile.mkdtemp()
         with open(os.path.join(self.dir, "manifest.json"), "w") as f:
             json.dump(MANIFEST, f)
+        with open(os.path.join(self.dir, "k.ptx"), "w") as f:
+            f.write("// kernels")
 
     def test_entries_are_attributes(self):
         m = sparcast.load(self.dir)
@@ -207,6 +209,26 @@ class PackageTest(unittest.TestCase):
         with self.assertRaises(sparcast.SparcastError) as err:
             sparcast.load(self.dir)
         self.assertIn("unsupported format", str(err.exception))
+
+    def test_every_load_failure_raises_sparcast_error(self):
+        path = os.path.join(self.dir, "manifest.json")
+        cases = [
+            (b"{\"format\": ", "unexpected end of input"),
+            (b"[" * 100000 + b"]" * 100000, "nesting deeper than 64"),
+            (b"\xff\xfe{}", "parse error"),
+        ]
+        for text, message in cases:
+            with open(path, "wb") as f:
+                f.write(text)
+            with self.assertRaises(sparcast.SparcastError) as err:
+                sparcast.load(self.dir)
+            self.assertIn(message, str(err.exception))
+        os.remove(path)
+        with self.assertRaises(sparcast.SparcastError) as err:
+            sparcast.load(self.dir)
+        self.assertIn("cannot read", str(err.exception))
+        with self.assertRaises(sparcast.SparcastError):
+            sparcast.load(os.path.join(self.dir, "missing"))
 
 
 if __name__ == "__main__":

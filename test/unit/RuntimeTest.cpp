@@ -13,7 +13,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <climits>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <string>
 
@@ -217,6 +219,15 @@ TEST(Manifest, RejectsBrokenManifests) {
       {"\"ws1\", \"dtype\": \"f32\", \"shape\": [\"U\"", "\"ws1\", \"dtype\": \"f32\", \"shape\": [\"V\"",
        "workspace ws1 uses dim \"V\""},
       {"\"zero_init\": true", "\"zero_init\": 1", "zero_init: expected true or false"},
+      {"\"ptx\": \"k.ptx\"", "\"ptx\": \"../k.ptx\"", "not a plain file name"},
+      {"\"ptx\": \"k.ptx\"", "\"ptx\": \"/etc/passwd\"", "not a plain file name"},
+      {"\"cubin\": \"k.sm_90a.cubin\"", "\"cubin\": \"..\"", "not a plain file name"},
+      {"\"smem\": 66560", "\"smem\": -1", "expected 0 to 232448 bytes"},
+      {"\"block\": [128, 1, 1]", "\"block\": [0, 1, 1]", "sizes must lie in [1, 1024]"},
+      {"\"block\": [128, 1, 1]", "\"block\": [1024, 2, 1]", "more than 1024 threads"},
+      {"\"box\": [64, 128]", "\"box\": [64, -128]", "box sizes must lie in [1, 256]"},
+      {"\"swizzle\": 128", "\"swizzle\": 7", "expected 0, 32, 64 or 128"},
+      {"[[\"U\", \"B\"]]", "[[\"\", \"B\"]]", "expected an array of [symbol, symbol]"},
   };
   for (const Case &c : cases) {
     std::string text = kManifest;
@@ -251,8 +262,9 @@ TEST(Manifest, SurvivesCorruptedInput) {
     }
     Manifest m;
     std::string error;
-    if (!parseManifest(corrupted, m, error))
+    if (!parseManifest(corrupted, m, error)) {
       EXPECT_FALSE(error.empty()) << corrupted;
+    }
   }
 }
 
@@ -437,6 +449,46 @@ TEST_F(ValidateTest, RejectsWrongDtype) {
       << error;
 }
 
+TEST(Manifest, RejectsRepeatedNames) {
+  std::string text = kManifest;
+  size_t modules = text.find("\"modules\": [") + 12;
+  text.insert(modules, R"({"name": "k", "ptx": "other.ptx"}, )");
+  Manifest m;
+  std::string error;
+  EXPECT_FALSE(parseManifest(text, m, error));
+  EXPECT_NE(error.find("module \"k\" named twice"), std::string::npos) << error;
+
+  // The one entry twice.
+  text = kManifest;
+  size_t entries = text.find("\"entries\": [") + 12;
+  size_t end = text.rfind(']');
+  std::string entry = text.substr(entries, end - entries);
+  text.insert(end, ", " + entry);
+  EXPECT_FALSE(parseManifest(text, m, error));
+  EXPECT_NE(error.find("entry \"gemm\" named twice"), std::string::npos)
+      << error;
+}
+
+/// A caller's dtype field may hold any integer; it is refused by value.
+TEST_F(ValidateTest, RejectsUnknownDtypeValues) {
+  int32_t bogus = 77;
+  std::memcpy(&args[0].dtype, &bogus, sizeof(bogus));
+  std::string error;
+  EXPECT_FALSE(validate(error));
+  EXPECT_NE(error.find("an unknown dtype (77)"), std::string::npos) << error;
+}
+
+/// Dims whose sizes overflow 64 bits are refused, not wrapped.
+TEST_F(ValidateTest, RejectsSizesThatOverflow) {
+  int64_t huge = int64_t(1) << 60;
+  args[1].shape[0] = huge;
+  args[3].shape[0] = huge;
+  results[0].shape[0] = huge;
+  std::string error;
+  EXPECT_FALSE(validate(error));
+  EXPECT_NE(error.find("overflows"), std::string::npos) << error;
+}
+
 TEST_F(ValidateTest, RejectsWrongStaticDim) {
   args[1].shape[1] = 9;
   std::string error;
@@ -564,6 +616,18 @@ TEST(RuntimeLogLinear, RejectsBadParameters) {
             SC_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(scGetLastError()).find("keeps no key block"),
             std::string::npos);
+  // Lengths past 2^24 blocks are refused; a huge local width is clipped to
+  // the key blocks (it used to loop over every distance).
+  EXPECT_EQ(scLogLinearTables(int64_t(1) << 40, 256, 64, 1, 7, 0, offsets,
+                              nullptr, 0, &count),
+            SC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(scGetLastError()).find("at most 2^24 blocks"),
+            std::string::npos);
+  EXPECT_EQ(scLogLinearTables(256, 256, 64, INT64_MAX, 0, 0, offsets, nullptr,
+                              0, &count),
+            SC_OK)
+      << scGetLastError();
+  EXPECT_EQ(count, 16); // 4 query blocks keep all 4 key blocks
 }
 
 /// The C API end to end on a temporary artifact directory.
@@ -576,6 +640,20 @@ TEST(RuntimeCApi, LoadsValidatesAndReportsMissingDriver) {
     out << kManifest;
   }
   scModule *m = nullptr;
+  // The kernel files it names are checked at load.
+  EXPECT_EQ(scModuleLoad(dir, &m), SC_ERROR_NOT_FOUND);
+  EXPECT_NE(std::string(scGetLastError()).find("k.ptx"), std::string::npos)
+      << scGetLastError();
+  std::string ptx = std::string(dir) + "/k.ptx";
+  std::string cubin = std::string(dir) + "/k.sm_90a.cubin";
+  ASSERT_EQ(symlink("/etc/hostname", ptx.c_str()), 0);
+  std::ofstream(cubin) << "cubin";
+  EXPECT_EQ(scModuleLoad(dir, &m), SC_ERROR_NOT_FOUND);
+  EXPECT_NE(std::string(scGetLastError()).find("resolves outside the artifact folder"),
+            std::string::npos)
+      << scGetLastError();
+  std::remove(ptx.c_str());
+  std::ofstream(ptx) << "ptx";
   ASSERT_EQ(scModuleLoad(dir, &m), SC_OK) << scGetLastError();
   ASSERT_EQ(scModuleNumEntries(m), 1);
   EXPECT_STREQ(scModuleEntryName(m, 0), "gemm");
@@ -624,11 +702,21 @@ TEST(RuntimeCApi, LoadsValidatesAndReportsMissingDriver) {
   EXPECT_EQ(scModuleLoad("/nonexistent-dir", &m), SC_ERROR_NOT_FOUND);
   EXPECT_EQ(m, nullptr);
 
-  // A manifest past the size cap is refused without reading it all.
+  // A manifest must be a regular file under the size cap.
   std::remove(path.c_str());
   ASSERT_EQ(symlink("/dev/zero", path.c_str()), 0);
   EXPECT_EQ(scModuleLoad(dir, &m), SC_ERROR_NOT_FOUND);
   EXPECT_EQ(m, nullptr);
+  EXPECT_NE(std::string(scGetLastError()).find("resolves outside the artifact folder"),
+            std::string::npos)
+      << scGetLastError();
+  std::remove(path.c_str());
+  ASSERT_EQ(truncate(path.c_str(), 0), -1); // (gone)
+  {
+    std::ofstream out(path);
+  }
+  ASSERT_EQ(truncate(path.c_str(), int64_t(17) << 20), 0);
+  EXPECT_EQ(scModuleLoad(dir, &m), SC_ERROR_NOT_FOUND);
   EXPECT_NE(std::string(scGetLastError()).find("larger than 16 MiB"),
             std::string::npos)
       << scGetLastError();
@@ -643,6 +731,8 @@ TEST(RuntimeCApi, LoadsValidatesAndReportsMissingDriver) {
             std::string::npos)
       << scGetLastError();
   std::remove(path.c_str());
+  std::remove(ptx.c_str());
+  std::remove(cubin.c_str());
   rmdir(dir);
 }
 

@@ -38,13 +38,21 @@ inline std::vector<int64_t> logLinearKeptBlocks(int64_t queryBlock,
       return;
     kept.push_back(keyBlock);
   };
-  for (int64_t d = -params.localWidth; d <= params.localWidth; ++d)
-    keep(queryBlock + d);
+  // The local window, clipped to the key blocks (a huge width must not
+  // loop over blocks that do not exist).
+  int64_t first = queryBlock - std::min(params.localWidth, queryBlock);
+  int64_t last = numKeyBlocks - 1 - queryBlock <= params.localWidth
+                     ? numKeyBlocks - 1
+                     : queryBlock + params.localWidth;
+  for (int64_t k = first; k <= last; ++k)
+    keep(k);
   // Distances 2^k, k >= 1, in blocks. Stop once both sides are out of range.
   int64_t reach = std::max(queryBlock, numKeyBlocks - 1 - queryBlock);
   for (int64_t stride = 2; stride <= reach; stride *= 2) {
     keep(queryBlock - stride);
     keep(queryBlock + stride);
+    if (stride > reach / 2)
+      break;
   }
   if (numKeyBlocks > 0) {
     if (params.anchorFirst)

@@ -382,8 +382,10 @@ std::string mlir::sc::detail::consumerKTileText(StringRef p, StringRef j,
           %$P_bROff = arith.addi %$P_bLOff, %c16384 : index
 )mlir",
                      {{"P", p.str()}});
-  for (StringRef name : h.aPerHalf ? std::initializer_list<StringRef>{"aL", "aR", "b"}
-                                   : std::initializer_list<StringRef>{"a", "bL", "bR"})
+  static const StringRef kOperandsAPerHalf[] = {"aL", "aR", "b"};
+  static const StringRef kOperandsBPerHalf[] = {"a", "bL", "bR"};
+  for (StringRef name : h.aPerHalf ? ArrayRef<StringRef>(kOperandsAPerHalf)
+                                   : ArrayRef<StringRef>(kOperandsBPerHalf))
     text += wgmmaDescriptorText((p + "_" + name + "Desc").str(),
                                 (p + "_" + name + "Off").str());
   text += "          nvvm.wgmma.fence.aligned\n";

@@ -26,7 +26,8 @@ typedef enum {
   SC_ERROR_NOT_FOUND = 2,        /* no such entry, file or symbol */
   SC_ERROR_MANIFEST = 3,         /* manifest.json malformed */
   SC_ERROR_CUDA = 4,             /* a driver call failed */
-  SC_ERROR_UNSUPPORTED = 5       /* e.g. no CUDA driver on this machine */
+  SC_ERROR_UNSUPPORTED = 5,      /* e.g. no CUDA driver on this machine */
+  SC_ERROR_INTERNAL = 6          /* out of memory, or a runtime bug */
 } scStatus;
 
 typedef enum { SC_F32 = 0, SC_F16 = 1, SC_BF16 = 2, SC_I32 = 3 } scDType;
