@@ -164,6 +164,16 @@ mlir::sc::makeRandomInputs(func::FuncOp func, const InputSpec &spec) {
       else
         size = spec.otherDynamicSize;
     }
+    // Host tensors of the test sizes: refuse what would not fit in memory
+    // (2^30 elements, 4 GiB of f32) instead of failing to allocate.
+    constexpr int64_t kMaxElements = int64_t(1) << 30;
+    int64_t elements = 1;
+    for (int64_t size : shape)
+      if (size < 0 || (size > 0 && elements > kMaxElements / size))
+        return func.emitError() << "argument #" << i
+                                << " would hold more than 2^30 elements";
+      else
+        elements *= size;
     HostTensor tensor(*kind, shape);
     if (lk == LineageKind::index) {
       std::vector<int32_t> index =

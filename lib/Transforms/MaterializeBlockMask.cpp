@@ -35,16 +35,29 @@ namespace {
 struct ScMaterializeBlockMaskPass
     : sc::impl::ScMaterializeBlockMaskPassBase<ScMaterializeBlockMaskPass> {
   using Base::Base;
+  // Tables are attributes in the IR: past this many blocks a side (8M
+  // tokens in blocks of 128) they would be hundreds of megabytes.
+  static constexpr int64_t kMaxBlocks = int64_t(1) << 16;
+
   void runOnOperation() final {
-    getOperation()->walk([&](AttentionOp op) {
+    WalkResult result = getOperation()->walk([&](AttentionOp op) {
       auto mask = dyn_cast_or_null<LogLinearMaskAttr>(op.getMaskAttr());
       if (!mask)
-        return;
-      FailureOr<BlockSparseMaskAttr> table = materializeLogLinearMask(
-          mask, op.getQuery().getType().getDimSize(2),
-          op.getKey().getType().getDimSize(2));
+        return WalkResult::advance();
+      int64_t queryLength = op.getQuery().getType().getDimSize(2);
+      int64_t keyLength = op.getKey().getType().getDimSize(2);
+      for (int64_t length : {queryLength, keyLength})
+        if (!ShapedType::isDynamic(length) &&
+            llvm::divideCeil(length, mask.getBlockSize()) > kMaxBlocks) {
+          op.emitOpError() << "cannot materialize a block mask over "
+                           << length << " tokens: more than " << kMaxBlocks
+                           << " blocks of " << mask.getBlockSize();
+          return WalkResult::interrupt();
+        }
+      FailureOr<BlockSparseMaskAttr> table =
+          materializeLogLinearMask(mask, queryLength, keyLength);
       if (failed(table))
-        return; // dynamic lengths: the pattern is evaluated later
+        return WalkResult::advance(); // dynamic lengths: evaluated later
       if (report) {
         size_t entries = table->getOffsets().size() + table->getIndices().size();
         int64_t pairs = table->getNumQueryBlocks() * table->getKeyBlocks();
@@ -58,7 +71,10 @@ struct ScMaterializeBlockMaskPass
                         << entries * 4 << " bytes";
       }
       op.setMaskAttr(*table);
+      return WalkResult::advance();
     });
+    if (result.wasInterrupted())
+      signalPassFailure();
   }
 };
 } // namespace

@@ -107,6 +107,11 @@ int main(int argc, char **argv) {
     return fail("give exactly one of --test and --pass-pipeline");
   if (users < 1 || candidates < 1 || otherSize < 1)
     return fail("--users, --candidates and --dynamic-size must be positive");
+  constexpr int64_t kMaxCount = int64_t(1) << 30;
+  if (users > kMaxCount || candidates > kMaxCount || otherSize > kMaxCount)
+    return fail("--users, --candidates and --dynamic-size must be at most 2^30");
+  if (trials < 1)
+    return fail("--trials must be at least 1: no trial compares nothing");
 
   DialectRegistry registry;
   registerAllSparcastDialects(registry);

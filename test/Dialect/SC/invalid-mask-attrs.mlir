@@ -5,8 +5,24 @@ module attributes {test.m = #sc.log_linear<block_size = 100>} {}
 
 // -----
 
-// expected-error @+1 {{local_width must be non-negative, got -1}}
+// expected-error @+1 {{local_width must lie in [0, 2^24] blocks, got -1}}
 module attributes {test.m = #sc.log_linear<block_size = 64, local_width = -1>} {}
+
+// -----
+
+// A width that would have the pattern loop for ever.
+// expected-error @+1 {{local_width must lie in [0, 2^24] blocks, got 9223372036854775807}}
+module attributes {test.m = #sc.log_linear<block_size = 64, local_width = 9223372036854775807>} {}
+
+// -----
+
+// expected-error @+1 {{log_linear parameter 'block_size' given twice}}
+module attributes {test.m = #sc.log_linear<block_size = 64, block_size = 128>} {}
+
+// -----
+
+// expected-error @+1 {{anchor 'first' listed twice}}
+module attributes {test.m = #sc.log_linear<block_size = 64, anchors = [first, first]>} {}
 
 // -----
 

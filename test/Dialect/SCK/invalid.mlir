@@ -39,8 +39,16 @@ func.func @mma_types(%k: index) {
 // -----
 
 func.func @one_stage() {
-  // expected-error @below {{needs at least 2 stages (one loading while one is read), or 0 for as many as fit}}
+  // expected-error @below {{needs 2 to 64 stages (one loading while one is read), or 0 for as many as fit, got 1}}
   %r = sck.ring {stages = 1} : !sck.ring<!sck.box<64x64xf16>>
+  return
+}
+
+// -----
+
+func.func @negative_stages() {
+  // expected-error @below {{needs 2 to 64 stages (one loading while one is read), or 0 for as many as fit, got -5}}
+  %r = sck.ring {stages = -5} : !sck.ring<!sck.box<64x64xf16>>
   return
 }
 

@@ -9,6 +9,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -48,8 +49,10 @@ LogLinearMaskAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                           AnchorKinds anchors, bool causal) {
   if (failed(verifyBlockSize(emitError, blockSize)))
     return failure();
-  if (localWidth < 0)
-    return emitError() << "local_width must be non-negative, got "
+  // In blocks; wider than any sequence the tables can describe (2^24
+  // blocks) means nothing.
+  if (localWidth < 0 || localWidth > (int64_t(1) << 24))
+    return emitError() << "local_width must lie in [0, 2^24] blocks, got "
                        << localWidth;
   return success();
 }
@@ -62,11 +65,15 @@ Attribute LogLinearMaskAttr::parse(AsmParser &parser, Type) {
   int64_t blockSize = -1, localWidth = 1;
   AnchorKinds anchors = kDefaultAnchors;
   bool causal = false;
+  llvm::StringSet<> seen;
   auto parseEntry = [&]() -> ParseResult {
     StringRef key;
     SMLoc loc = parser.getCurrentLocation();
     if (parser.parseKeyword(&key) || parser.parseEqual())
       return failure();
+    if (!seen.insert(key).second)
+      return parser.emitError(loc, "log_linear parameter '")
+             << key << "' given twice";
     if (key == "block_size")
       return parser.parseInteger(blockSize);
     if (key == "local_width")
@@ -92,6 +99,8 @@ Attribute LogLinearMaskAttr::parse(AsmParser &parser, Type) {
             if (!kind)
               return parser.emitError(at, "unknown anchor '")
                      << name << "', expected first, middle or last";
+            if (bitEnumContainsAll(anchors, *kind))
+              return parser.emitError(at, "anchor '") << name << "' listed twice";
             anchors = anchors | *kind;
             return success();
           });

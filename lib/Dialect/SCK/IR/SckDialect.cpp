@@ -232,10 +232,12 @@ LogicalResult NormalizeOp::verify() {
 LogicalResult RingOp::verify() {
   // 0: as many as fit next to the rest of the kernel's shared memory,
   // decided when the kernel is generated.
-  if (getStages() != 0 && getStages() < 2)
-    return emitOpError("needs at least 2 stages (one loading while one is "
+  // (Read signed: the attribute's accessor is unsigned, -5 would pass.)
+  int64_t stages = getStagesAttr().getInt();
+  if (stages != 0 && (stages < 2 || stages > 64))
+    return emitOpError("needs 2 to 64 stages (one loading while one is "
                        "read), or 0 for as many as fit, got ")
-           << getStages();
+           << stages;
   return success();
 }
 
