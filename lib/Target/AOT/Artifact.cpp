@@ -301,6 +301,9 @@ LogicalResult EntryCompiler::bindArguments() {
                               << " must be a ranked f32/f16/bf16/i32 tensor, "
                                  "got "
                               << arg.getType();
+    if (llvm::is_contained(type.getShape(), 0))
+      return func.emitError() << "entry argument #" << i
+                              << " has a zero-sized dim: " << type;
     auto lineage = func.getArgAttrOfType<LineageKindAttr>(
         i, ScDialect::getLineageAttrName());
     LineageKind lk = lineage ? lineage.getValue() : LineageKind::candidate;
@@ -538,6 +541,17 @@ LogicalResult EntryCompiler::addLaunch(const KernelLaunch &launch,
              << "internal error: kernel " << launch.kernel << " takes "
              << param.tensor << " as a rank-" << memref.getRank()
              << " memref, the tensor has rank " << tensor->type.getRank();
+  }
+  // A launch grid known at compile time must fit the hardware's limits
+  // (grid dims of symbols are checked by the runtime at each call).
+  const int64_t gridLimits[3] = {(int64_t(1) << 31) - 1, 65535, 65535};
+  for (int i = 0; i < 3; ++i) {
+    const LaunchDim &g = launch.grid[i];
+    if (g.symbol.empty() && (g.constant < 1 || g.constant > gridLimits[i]))
+      return emitError(loc) << "sparcast-aot: kernel " << launch.kernel
+                            << " would need grid dim " << i << " = "
+                            << g.constant << ", outside [1, " << gridLimits[i]
+                            << "]";
   }
   // Tensor maps go by value (128-byte grid constants): compileToPTX turns
   // the marked pointer arguments into them, the runtime passes the maps.
@@ -949,11 +963,48 @@ LogicalResult EntryCompiler::compile() {
 
 } // namespace
 
+/// Options the kernels cannot honour are errors, not silently dropped.
+static LogicalResult checkOptions(ModuleOp module, const AotOptions &options) {
+  if (!isSupportedChip(options.chip))
+    return module.emitError() << "unsupported chip '" << options.chip << "'";
+  if (options.tileN != 0 && options.tileN != 128 && options.tileN != 256)
+    return module.emitError() << "--tile-n must be 0 (chosen), 128 or 256, got "
+                              << options.tileN;
+  if (options.stages != 0 && (options.stages < 2 || options.stages > 8))
+    return module.emitError()
+           << "--stages must be 0 (chosen) or 2 to 8, got " << options.stages;
+  return success();
+}
+
+/// A tensor encoding (a layout such as #sc.hybrid_tiles or #sc.block_csr)
+/// that no pass lowers would be dropped and a dense kernel compiled over
+/// packed data: refuse it where it appears.
+static LogicalResult checkNoEncodings(ModuleOp module) {
+  auto encodingOf = [](Type type) -> Attribute {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor ? tensor.getEncoding() : Attribute();
+  };
+  WalkResult result = module.walk([&](Operation *op) {
+    SmallVector<Type> types(op->getResultTypes());
+    if (auto func = dyn_cast<func::FuncOp>(op))
+      llvm::append_range(types, func.getArgumentTypes());
+    for (Type type : types)
+      if (Attribute encoding = encodingOf(type)) {
+        op->emitError() << "sparcast-aot: tensor encoding " << encoding
+                        << " is not supported yet (no pass lowers it; a "
+                           "dense kernel would read packed data)";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 LogicalResult mlir::sc::compileArtifact(ModuleOp module,
                                         const AotOptions &options,
                                         StringRef outDir, raw_ostream *report) {
-  if (!isSupportedChip(options.chip))
-    return module.emitError() << "unsupported chip '" << options.chip << "'";
+  if (failed(checkOptions(module, options)) || failed(checkNoEncodings(module)))
+    return failure();
   if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
     return module.emitError() << "cannot create " << outDir << ": "
                               << ec.message();
