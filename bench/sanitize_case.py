@@ -56,7 +56,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--artifacts", required=True)
     p.add_argument("--only", default="",
-                   help="comma-separated: gemm, fused, attention, selftarget, loglinear (default: all)")
+                   help="comma-separated: gemm, indices, fused, attention, selftarget, loglinear (default: all)")
     args = p.parse_args()
     only = set(filter(None, args.only.split(",")))
     want = lambda group: not only or group in only
@@ -93,6 +93,26 @@ def main():
         ]
         for name, run, ref in cases:
             bad += not check("[%s] %s" % (schedule, name), run, ref)
+    # SC_RUN_CHECK_INDICES: an index past its bound is refused before any
+    # kernel runs (under memcheck: nothing read or written out of bounds).
+    if want("indices"):
+        example = load("gemm")
+        w = uniform((433, 872), f16, gen)
+        e = uniform((3, 872, 256), f16, gen)
+        user = uniform((2, 433, 256), torch.float32, gen)
+        out = torch.full((3, 433, 256), float("nan"), dtype=f16, device="cuda")
+        for index in ([1, 2, 0], [0, -1, 1], [0, 1, 2 ** 31 - 1]):
+            idx = torch.tensor(index, dtype=torch.int32, device="cuda")
+            try:
+                example.gemm_gather_add(w, e, user, idx, out=[out], check_indices=True)
+                refused, message = False, "ran"
+            except sparcast.SparcastError as err:
+                refused, message = True, str(err)
+            torch.cuda.synchronize()
+            untouched = bool(torch.isnan(out).all())
+            ok = refused and "index" in message and untouched
+            print("%s index %s refused: %s" % ("ok  " if ok else "FAIL", index, message))
+            bad += not ok
     # The multi-stage IKBO GEMM (user GEMM as stage 1, flags between the
     # stages), both schedules.
     for name in (("lce_fused", "lce_fused_cooperative") if want("fused") else ()):
