@@ -256,9 +256,10 @@ TEST(Manifest, SurvivesCorruptedInput) {
     if (round % 3 == 0) {
       corrupted.resize(next() % text.size());
     } else {
+      static const char kBytes[] = "{}[],:\"0123456789-abcBU*. \\";
       for (int flips = 1 + round % 4; flips > 0; --flips)
         corrupted[next() % corrupted.size()] =
-            "{}[],:\"0123456789-abcBU*. \\"[next() % 29];
+            kBytes[next() % (sizeof(kBytes) - 1)];
     }
     Manifest m;
     std::string error;
