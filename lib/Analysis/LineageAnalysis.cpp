@@ -104,6 +104,31 @@ void LineageAnalysis::visit(Operation *op) {
     }
     result = LineageKind::gathered;
   } else if (auto matmul = dyn_cast<BatchMatmulOp>(op)) {
+    // A rank-3 operand is batched along dim 0, a rank-2 one is the same for
+    // every batch element: a shared batched operand, or a request- or
+    // candidate-batched weight, contradicts its own shape.
+    for (auto [i, v] : llvm::enumerate(
+             ValueRange{matmul.getLhs(), matmul.getRhs()})) {
+      std::optional<LineageKind> l = lookup(v);
+      bool batched = cast<RankedTensorType>(v.getType()).getRank() == 3;
+      if (l && batched && *l == LineageKind::shared &&
+          cast<RankedTensorType>(v.getType()).isDynamicDim(0)) {
+        op->emitError() << "multiplies operand #" << i
+                        << " along a dynamic batch dim, but its lineage is "
+                           "shared (one copy for every row): give it request "
+                           "or candidate lineage";
+        conflicts = true;
+        return;
+      }
+      if (l && !batched && *l != LineageKind::shared) {
+        op->emitError() << "multiplies operand #" << i << ", a "
+                        << describe(*l)
+                        << " tensor, as its unbatched (rank-2) operand: a "
+                           "weight shared by every row must be shared";
+        conflicts = true;
+        return;
+      }
+    }
     // The epilogue operands are read at any indices (e.g. through the
     // index): only the multiplied operands set the batch.
     result = joinOperands(op, {matmul.getLhs(), matmul.getRhs()});

@@ -106,3 +106,37 @@ func.func @returns_both(%u: tensor<?x4xf32> {sc.lineage = #sc.lineage<request>},
   %b = arith.negf %c : tensor<?x4xf32>
   return %a, %b : tensor<?x4xf32>, tensor<?x4xf32>
 }
+
+// -----
+
+// Lineage that contradicts the operand's shape: a batched operand marked
+// shared (one copy for every row).
+func.func @shared_batched_operand(%x: tensor<?x64x128xf16> {sc.lineage = #sc.lineage<shared>},
+                                  %w: tensor<128x64xf16> {sc.lineage = #sc.lineage<shared>}) -> tensor<?x64x64xf16> {
+  // expected-error @+1 {{multiplies operand #0 along a dynamic batch dim, but its lineage is shared (one copy for every row): give it request or candidate lineage}}
+  %y = sc.batch_matmul %x, %w : tensor<?x64x128xf16>, tensor<128x64xf16> -> tensor<?x64x64xf16>
+  return %y : tensor<?x64x64xf16>
+}
+
+// -----
+
+// ... and a weight (the rank-2 operand) marked candidate.
+func.func @candidate_weight(%x: tensor<?x64x128xf16> {sc.lineage = #sc.lineage<candidate>},
+                            %w: tensor<128x64xf16> {sc.lineage = #sc.lineage<candidate>}) -> tensor<?x64x64xf16> {
+  // expected-error @+1 {{multiplies operand #1, a candidate-batched tensor, as its unbatched (rank-2) operand: a weight shared by every row must be shared}}
+  %y = sc.batch_matmul %x, %w : tensor<?x64x128xf16>, tensor<128x64xf16> -> tensor<?x64x64xf16>
+  return %y : tensor<?x64x64xf16>
+}
+
+// -----
+
+// Request on both operands is a per-request product (U rows each), not a
+// contradiction: the result is request-batched.
+// CHECK-LABEL: func.func @request_both
+func.func @request_both(%x: tensor<?x64x128xf16> {sc.lineage = #sc.lineage<request>},
+                        %y: tensor<?x128x64xf16> {sc.lineage = #sc.lineage<request>}) -> tensor<?x64x64xf16> {
+  // expected-remark @+2 {{request}}
+  // CHECK: sc.batch_matmul {{.*}}sc.lineage = #sc.lineage<request>
+  %z = sc.batch_matmul %x, %y : tensor<?x64x128xf16>, tensor<?x128x64xf16> -> tensor<?x64x64xf16>
+  return %z : tensor<?x64x64xf16>
+}
