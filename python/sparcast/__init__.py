@@ -64,6 +64,11 @@ def _find_library(explicit):
 def _bind(lib):
     lib.scModuleLoad.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
     lib.scModuleLoad.restype = ctypes.c_int
+    lib.scResultShape.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(_Tensor),
+                                  ctypes.c_int32, ctypes.c_int32,
+                                  ctypes.POINTER(ctypes.c_int32),
+                                  ctypes.POINTER(ctypes.c_int64)]
+    lib.scResultShape.restype = ctypes.c_int
     lib.scModuleDestroy.argtypes = [ctypes.c_void_p]
     lib.scModuleDestroy.restype = None
     lib.scRun.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(_Tensor),
@@ -142,15 +147,6 @@ def _current_stream_handle(tensor):
     return _torch().cuda.current_stream(tensor.device).cuda_stream
 
 
-def _dim_value(dim, dims):
-    if isinstance(dim, int):
-        return dim
-    if "*" in dim:
-        sym, factor = dim.split("*")
-        return dims.get(sym, -1) * int(factor)
-    return dims.get(dim, -1)
-
-
 class Entry:
     def __init__(self, module, spec):
         self._module = module
@@ -166,15 +162,19 @@ class Entry:
         self._structs = threading.local()
 
     def result_shapes(self, *args):
-        """Result shapes for these arguments, from the manifest's dims."""
-        dims = {}
-        for spec, tensor in zip(self._spec["args"], args):
-            for dim, size in zip(spec["shape"], tensor.shape):
-                if isinstance(dim, str):
-                    sym, _, factor = dim.partition("*")
-                    dims.setdefault(sym, size // int(factor or 1))
-        return [tuple(_dim_value(d, dims) for d in r["shape"])
-                for r in self._spec["results"]]
+        """Result shapes for these arguments: the runtime checks them and
+        evaluates the manifest's dims (scResultShape)."""
+        lib = self._module._lib
+        c_args, _ = self._c_tensors(args, [])
+        rank = ctypes.c_int32()
+        shape = (ctypes.c_int64 * _MAX_RANK)()
+        shapes = []
+        for i in range(len(self._spec["results"])):
+            if lib.scResultShape(self._module._handle, self._c_name, c_args, len(args),
+                                 i, ctypes.byref(rank), shape) != 0:
+                raise SparcastError(lib.scGetLastError().decode(errors="replace"))
+            shapes.append(tuple(shape[:rank.value]))
+        return shapes
 
     def _c_tensors(self, args, out):
         structs = self._structs
@@ -209,9 +209,6 @@ class Entry:
         device = args[0].device if args else torch.device("cuda")
         out = []
         for shape, r in zip(self.result_shapes(*args), self._spec["results"]):
-            if any(s <= 0 for s in shape):
-                raise SparcastError("cannot size result '%s' from the arguments"
-                                    % r["name"])
             out.append(torch.empty(shape, dtype=_torch_dtype(r["dtype"]), device=device))
         return out
 

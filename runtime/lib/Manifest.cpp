@@ -757,6 +757,49 @@ bool checkTensor(const TensorSpec &spec, const scTensor &t,
 }
 } // namespace
 
+bool sparcast::rt::bindArguments(const EntrySpec &entry, const scTensor *args,
+                                 int32_t numArgs, DimBindings &dims,
+                                 std::string &error) {
+  auto where = [&] { return "entry '" + entry.name + "': "; };
+  if (numArgs != static_cast<int32_t>(entry.args.size())) {
+    error = where() + "expected " + std::to_string(entry.args.size()) +
+            " arguments, got " + std::to_string(numArgs);
+    return false;
+  }
+  if (numArgs && !args) {
+    error = where() + "null tensor array";
+    return false;
+  }
+  dims.clear();
+  for (int32_t i = 0; i < numArgs; ++i)
+    if (!checkTensor(entry.args[i], args[i], "argument", dims, error)) {
+      error = where() + error;
+      return false;
+    }
+  return true;
+}
+
+bool sparcast::rt::resultShape(const EntrySpec &entry, const DimBindings &dims,
+                               int32_t index, std::vector<int64_t> &shape,
+                               std::string &error) {
+  if (index < 0 || index >= static_cast<int32_t>(entry.results.size())) {
+    error = "entry '" + entry.name + "' has no result #" + std::to_string(index);
+    return false;
+  }
+  const TensorSpec &spec = entry.results[index];
+  shape.clear();
+  for (const DimExpr &d : spec.shape) {
+    int64_t size = d.evaluate(dims);
+    if (size < 1) {
+      error = "entry '" + entry.name + "': result '" + spec.name + "' dim " +
+              d.str() + " cannot be sized from the arguments";
+      return false;
+    }
+    shape.push_back(size);
+  }
+  return true;
+}
+
 bool sparcast::rt::validateCall(const EntrySpec &entry, const scTensor *args,
                                 int32_t numArgs, const scTensor *results,
                                 int32_t numResults, DimBindings &dims,

@@ -140,6 +140,16 @@ bool tensorBytes(scDType dtype, const int64_t *shape, int32_t rank,
 WorkspaceLayout layoutWorkspace(const EntrySpec &entry, const DimBindings &dims);
 const char *dtypeName(scDType dtype);
 
+/// Checks the caller's arguments against `entry` and binds the dynamic dims
+/// their shapes give.
+bool bindArguments(const EntrySpec &entry, const scTensor *args,
+                   int32_t numArgs, DimBindings &dims, std::string &error);
+
+/// The shape of result #`index` for the dims the arguments bound.
+bool resultShape(const EntrySpec &entry, const DimBindings &dims,
+                 int32_t index, std::vector<int64_t> &shape,
+                 std::string &error);
+
 /// Checks the caller's tensors against `entry` and binds the dynamic dims.
 bool validateCall(const EntrySpec &entry, const scTensor *args,
                   int32_t numArgs, const scTensor *results, int32_t numResults,

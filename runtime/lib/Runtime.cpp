@@ -15,6 +15,7 @@
 #include <dlfcn.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -622,6 +623,29 @@ scStatus scWorkspaceBytes(scModule *module, const char *entry,
                               numResults, spec, dims))
       return s;
     *bytes = layoutWorkspace(*spec, dims).bytes;
+    return SC_OK;
+  });
+}
+
+scStatus scResultShape(scModule *module, const char *entry,
+                       const scTensor *args, int32_t numArgs,
+                       int32_t resultIndex, int32_t *rank, int64_t *shape) {
+  if (!module || !entry || !rank || !shape)
+    return setError(SC_ERROR_INVALID_ARGUMENT, "scResultShape: null argument");
+  return guarded("scResultShape", [&] {
+    const EntrySpec *spec = module->manifest.findEntry(entry);
+    if (!spec)
+      return setError(SC_ERROR_NOT_FOUND,
+                      std::string("no entry named '") + entry + "'");
+    DimBindings dims;
+    std::vector<int64_t> sizes;
+    std::string error;
+    if (!bindArguments(*spec, args, numArgs, dims, error) ||
+        !resultShape(*spec, dims, resultIndex, sizes, error))
+      return setError(SC_ERROR_INVALID_ARGUMENT, error);
+    *rank = static_cast<int32_t>(sizes.size());
+    std::copy(sizes.begin(), sizes.end(), shape);
+    lastError.clear();
     return SC_OK;
   });
 }

@@ -77,11 +77,20 @@ class PackageTest(unittest.TestCase):
         with self.assertRaises(AttributeError):
             m.nope
 
-    def test_result_shapes_follow_the_dims(self):
-        m = sparcast.load(self.dir)
-        shapes = m.lce.result_shapes(Shaped(433, 2044), Shaped(15, 1178, 256),
-                                     Shaped(1024, 866, 256), Shaped(1024))
-        self.assertEqual(shapes, [(1024, 433, 256)])
+    def test_result_shapes_come_from_the_runtime(self):
+        saved = sparcast._fill
+        sparcast._fill = _fake_fill
+        try:
+            m = sparcast.load(self.dir)
+            args, _ = _lce_fakes()
+            self.assertEqual(m.lce.result_shapes(*args), [(1024, 433, 256)])
+            # Arguments the runtime refuses raise with its message.
+            args = args[:3] + (Fake(0x40000, F16, 1024),)
+            with self.assertRaises(sparcast.SparcastError) as err:
+                m.lce.result_shapes(*args)
+            self.assertIn("expected dtype i32", str(err.exception))
+        finally:
+            sparcast._fill = saved
 
     def test_wrong_argument_count_raises(self):
         m = sparcast.load(self.dir)

@@ -667,6 +667,22 @@ TEST(RuntimeCApi, LoadsValidatesAndReportsMissingDriver) {
   scTensor results[1] = {tensor(0x5000, SC_F16, {2, 4, 16})};
   EXPECT_EQ(scValidate(m, "gemm", args, 4, results, 1), SC_OK)
       << scGetLastError();
+  // The result's shape from the arguments alone: out[B, 4, 16] with B = 2.
+  int32_t rank = 0;
+  int64_t shape[SC_MAX_RANK] = {};
+  ASSERT_EQ(scResultShape(m, "gemm", args, 4, 0, &rank, shape), SC_OK)
+      << scGetLastError();
+  EXPECT_EQ(rank, 3);
+  EXPECT_EQ(std::vector<int64_t>(shape, shape + 3),
+            (std::vector<int64_t>{2, 4, 16}));
+  EXPECT_EQ(scResultShape(m, "gemm", args, 4, 1, &rank, shape),
+            SC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(scGetLastError()).find("has no result #1"),
+            std::string::npos);
+  EXPECT_EQ(scResultShape(m, "gemm", args, 3, 0, &rank, shape),
+            SC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(scGetLastError()).find("expected 4 arguments, got 3"),
+            std::string::npos);
   uint64_t bytes = 0;
   ASSERT_EQ(scWorkspaceBytes(m, "gemm", args, 4, results, 1, &bytes), SC_OK);
   EXPECT_EQ(bytes, 256u + 1 * 4 * 16 * 4 + 1 * 4); // ws0, ws1, ws2

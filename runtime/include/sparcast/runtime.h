@@ -85,6 +85,14 @@ scStatus scRunWithWorkspace(scModule *module, const char *entry,
                             void *workspace, uint64_t workspaceBytes,
                             void *stream, uint32_t flags);
 
+/* The shape of result `resultIndex` of `entry` for these arguments (checked
+ * as a call checks them): *rank and shape[0 .. *rank), at most SC_MAX_RANK
+ * sizes. Callers size their outputs with it instead of reading the
+ * manifest's dim expressions. */
+scStatus scResultShape(scModule *module, const char *entry,
+                       const scTensor *args, int32_t numArgs,
+                       int32_t resultIndex, int32_t *rank, int64_t *shape);
+
 /* The block tables of a log-linear attention mask (see #sc.log_linear),
  * for lengths known only at run time: query block i keeps key blocks
  * indices[offsets[i] .. offsets[i + 1]). `offsets` has
