@@ -1,224 +1,27 @@
 //===- Artifact.cpp - compile a model module into an artifact directory ---===//
 //
-// An entry is a public func.func over ranked tensors: its body runs as a
-// sequence of kernels. Argument i is named "arg<i>", result j "result<j>",
-// intermediates "ws<k>" (workspace the runtime sizes from the dims). Dynamic
-// dims get symbols from lineage: dim 0 of request tensors is "U" (users), of
-// candidate, index and unannotated tensors "B"; any other dynamic dim
-// "arg<i>_d<d>".
-//
-// What the body may hold: sc.batch_matmul (a GEMM kernel each), and chains
-// of tensor.extract_slice / tensor.pad with zero padding (views). A view
-// feeding a GEMM's rhs [B, K, N] that only pads K is left to TMA's zero
-// fill; any other view is materialized by a copy kernel into the workspace.
+// The tensor-level and kernel-level passes, then one EntryCompiler per
+// public function, then the files: a .ptx (and .cubin) per kernel module,
+// manifest.json and the C header.
 //
 //===----------------------------------------------------------------------===//
 
-#include "sparcast/Support/Locations.h"
-#include "sparcast/Target/AOT.h"
-#include "sparcast/Conversion/ScToGPU/AttentionKernel.h"
-#include "sparcast/Conversion/ScToGPU/ConvertKernel.h"
-#include "sparcast/Conversion/ScToGPU/CopyKernel.h"
-#include "sparcast/Conversion/ScToGPU/GemmKernel.h"
-#include "sparcast/Conversion/ScToGPU/GroupCandidatesKernel.h"
-#include "sparcast/Conversion/ScToGPU/PairCandidatesKernel.h"
-#include "sparcast/Dialect/SC/IR/ScOps.h"
+#include "EntryCompiler.h"
+
 #include "sparcast/Pipelines/Pipelines.h"
 #include "sparcast/Target/PTX.h"
 #include "sparcast/Transforms/Passes.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/Pass/PassManager.h"
-#include "llvm/ADT/ScopeExit.h"
-#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace mlir::sc;
-namespace json = llvm::json;
+using namespace mlir::sc::aot;
 
-namespace {
-
-std::string dtypeName(Type t) {
-  if (t.isF32()) return "f32";
-  if (t.isF16()) return "f16";
-  if (t.isBF16()) return "bf16";
-  if (t.isSignlessInteger(32)) return "i32";
-  return "";
-}
-
-json::Value dimJson(const LaunchDim &d) {
-  if (d.symbol.empty())
-    return d.constant;
-  std::string s = d.symbol;
-  if (d.factor != 1)
-    s += "*" + std::to_string(d.factor);
-  if (d.divisor != 1)
-    s += "/" + std::to_string(d.divisor);
-  return s;
-}
-
-/// A tensor the runtime knows by name: an argument, a result or a
-/// workspace buffer.
-struct TensorInfo {
-  std::string name;
-  RankedTensorType type;
-  std::vector<LaunchDim> shape;
-  std::string indexInto;
-  /// Workspace only: zeroed by the runtime before each call's kernels.
-  bool zeroInit = false;
-};
-
-/// A value that is a box of a named tensor, zero-padded: what chains of
-/// tensor.extract_slice / tensor.pad denote until something needs them.
-struct View {
-  TensorInfo source;
-  SmallVector<int64_t> offsets; // into the source
-  SmallVector<int64_t> extent;  // of the source box, kDynamic = whole dim
-  RankedTensorType type;        // of the value
-};
-
-/// A comparison of the call's dims: lhs >= rhs, or lhs < rhs.
-struct DimComparison {
-  LaunchDim lhs, rhs;
-  bool atLeast = true;
-  json::Object toJson() const {
-    return json::Object{{"lhs", dimJson(lhs)},
-                        {"cmp", atLeast ? ">=" : "<"},
-                        {"rhs", dimJson(rhs)}};
-  }
-  std::string str() const {
-    auto text = [](const LaunchDim &d) {
-      json::Value v = dimJson(d);
-      if (auto s = v.getAsString())
-        return s->str();
-      return std::to_string(*v.getAsInteger());
-    };
-    return text(lhs) + (atLeast ? " >= " : " < ") + text(rhs);
-  }
-};
-
-/// A condition on the call's dims under which a launch runs (a GEMM
-/// dispatched at run time, sc-dispatch-gemm-schedule): every comparison
-/// holds, or with `unless`, not every one. The manifest's `when` (one
-/// comparison as an object, several as a list) or `unless` (a list).
-struct LaunchCondition {
-  SmallVector<DimComparison> all;
-  bool unless = false;
-  LaunchCondition negated() const {
-    LaunchCondition n = *this;
-    if (all.size() == 1)
-      n.all[0].atLeast = !n.all[0].atLeast;
-    else
-      n.unless = !unless;
-    return n;
-  }
-  StringRef key() const { return unless ? "unless" : "when"; }
-  json::Value toJson() const {
-    if (all.size() == 1 && !unless)
-      return all[0].toJson();
-    json::Array list;
-    for (const DimComparison &c : all)
-      list.push_back(c.toJson());
-    return list;
-  }
-  std::string str() const {
-    std::string text;
-    for (const DimComparison &c : all)
-      text += (text.empty() ? "" : " and ") + c.str();
-    return unless ? "not (" + text + ")" : text;
-  }
-};
-
-json::Object tensorJson(const TensorInfo &t) {
-  json::Array shape;
-  for (const LaunchDim &d : t.shape)
-    shape.push_back(dimJson(d));
-  json::Object o{{"name", t.name},
-                 {"dtype", dtypeName(t.type.getElementType())},
-                 {"shape", std::move(shape)}};
-  if (!t.indexInto.empty())
-    o["index_into"] = t.indexInto;
-  if (t.zeroInit)
-    o["zero_init"] = true;
-  return o;
-}
-
-std::string shapeString(const TensorInfo &t) {
-  std::string s = dtypeName(t.type.getElementType()) + "[";
-  for (auto [i, d] : llvm::enumerate(t.shape)) {
-    if (i)
-      s += "x";
-    s += d.symbol.empty() ? std::to_string(d.constant) : d.symbol;
-  }
-  return s + "]";
-}
-
-json::Object launchJson(const KernelLaunch &launch, StringRef module) {
-  json::Array params;
-  for (const LaunchParam &p : launch.params) {
-    if (p.kind == LaunchParam::Kind::Memref) {
-      params.push_back(json::Object{{"kind", "memref"}, {"tensor", p.tensor}});
-      continue;
-    }
-    if (p.kind == LaunchParam::Kind::Dim) {
-      params.push_back(json::Object{{"kind", "dim"}, {"dim", dimJson(p.dim)}});
-      continue;
-    }
-    if (p.kind == LaunchParam::Kind::LogLinearTables) {
-      params.push_back(json::Object{{"kind", "log_linear_tables"},
-                                    {"query_len", dimJson(p.queryLen)},
-                                    {"key_len", dimJson(p.keyLen)},
-                                    {"block", p.maskBlock},
-                                    {"local_width", p.localWidth},
-                                    {"anchors", p.anchors},
-                                    {"causal", p.causal}});
-      continue;
-    }
-    json::Array dims, strides, box;
-    for (const LaunchDim &d : p.dims)
-      dims.push_back(dimJson(d));
-    for (const LaunchDim &d : p.stridesBytes)
-      strides.push_back(dimJson(d));
-    for (int64_t b : p.box)
-      box.push_back(b);
-    params.push_back(json::Object{{"kind", "tma"},
-                                  {"tensor", p.tensor},
-                                  {"dims", std::move(dims)},
-                                  {"strides", std::move(strides)},
-                                  {"box", std::move(box)},
-                                  {"swizzle", p.swizzleBytes}});
-  }
-  json::Object out{
-      {"module", module.str()},
-      {"kernel", launch.kernel},
-      {"grid", json::Array{dimJson(launch.grid[0]), dimJson(launch.grid[1]),
-                           dimJson(launch.grid[2])}},
-      {"block",
-       json::Array{launch.block[0], launch.block[1], launch.block[2]}},
-      {"smem", launch.sharedBytes},
-      {"params", std::move(params)}};
-  if (!launch.atMost.empty()) {
-    json::Array atMost;
-    for (const auto &[a, b] : launch.atMost)
-      atMost.push_back(json::Array{a, b});
-    out["at_most"] = std::move(atMost);
-  }
-  return out;
-}
-
-LogicalResult writeFile(Operation *anchor, StringRef path, StringRef data) {
+static LogicalResult writeFile(Operation *anchor, StringRef path, StringRef data) {
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
   if (ec)
@@ -227,741 +30,6 @@ LogicalResult writeFile(Operation *anchor, StringRef path, StringRef data) {
   os << data;
   return success();
 }
-
-/// Compiles one entry function into kernels of `gpuModule`.
-class EntryCompiler {
-public:
-  EntryCompiler(func::FuncOp func, gpu::GPUModuleOp gpuModule,
-                const AotOptions &options, raw_ostream *report)
-      : func(func), gpuModule(gpuModule), options(options), report(report) {}
-
-  LogicalResult compile();
-
-  std::vector<TensorInfo> args, results, workspace;
-  json::Array launches;
-
-private:
-  LogicalResult bindArguments();
-  /// One op of the entry (or of a dispatch's branch).
-  LogicalResult visit(Operation &op);
-  /// Index values computed from the call's dims (tensor.dim, constants,
-  /// products), and the conditions compared from them.
-  LogicalResult visitDim(tensor::DimOp op);
-  LogicalResult visitMul(arith::MulIOp op);
-  LogicalResult visitCmp(arith::CmpIOp op);
-  LogicalResult visitAnd(arith::AndIOp op);
-  /// A dispatch: each branch's launches run under its condition.
-  LogicalResult visitIf(scf::IfOp op);
-  LogicalResult visitSlice(tensor::ExtractSliceOp op);
-  LogicalResult visitPad(tensor::PadOp op);
-  LogicalResult visitMatmul(BatchMatmulOp op);
-  /// Binds `op`'s operands (materializing views the kernel cannot read) and
-  /// its result.
-  FailureOr<GemmBinding> bindMatmul(BatchMatmulOp op);
-  GemmKernelOptions gemmOptions() const;
-  /// GEMMs run as stage 1 of another GEMM's kernel: stage 2 -> stage 1.
-  DenseMap<Operation *, BatchMatmulOp> stageOneOf;
-  DenseSet<Operation *> stageOnes;
-  void findFusableGemmStages();
-  LogicalResult visitAttention(AttentionOp op, AttentionOp self);
-  /// Self-attentions computed by a target attention's kernel: target ->
-  /// self, and the selves so placed.
-  DenseMap<Operation *, AttentionOp> selfFor;
-  DenseSet<Operation *> fusedSelf;
-  /// The tensor `result` is written to: the caller's result when returned,
-  /// else a new workspace tensor.
-  TensorInfo bindResult(Value result, std::vector<LaunchDim> shape);
-  /// The named tensor holding `v`: materializes views with a copy kernel.
-  FailureOr<TensorInfo> materialize(Value v, Location loc);
-  TensorInfo newWorkspace(RankedTensorType type, std::vector<LaunchDim> shape,
-                          bool zeroInit = false);
-  std::string nextKernelName(StringRef what) {
-    return llvm::formatv("{0}_{1}{2}", func.getSymName(), what, kernels++);
-  }
-  LogicalResult addLaunch(const KernelLaunch &launch, Location loc);
-
-  func::FuncOp func;
-  gpu::GPUModuleOp gpuModule;
-  const AotOptions &options;
-  raw_ostream *report;
-  DenseMap<Value, TensorInfo> tensors;
-  DenseMap<Value, View> views;
-  DenseMap<Value, LaunchDim> dims;
-  DenseMap<Value, LaunchCondition> conditions;
-  /// The condition of the branch being compiled, if any.
-  std::optional<LaunchCondition> condition;
-  int kernels = 0;
-};
-
-LogicalResult EntryCompiler::bindArguments() {
-  for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
-    auto type = dyn_cast<RankedTensorType>(arg.getType());
-    if (!type || dtypeName(type.getElementType()).empty())
-      return func.emitError() << "entry argument #" << i
-                              << " must be a ranked f32/f16/bf16/i32 tensor, "
-                                 "got "
-                              << arg.getType();
-    if (llvm::is_contained(type.getShape(), 0))
-      return func.emitError() << "entry argument #" << i
-                              << " has a zero-sized dim: " << type;
-    auto lineage = func.getArgAttrOfType<LineageKindAttr>(
-        i, ScDialect::getLineageAttrName());
-    LineageKind lk = lineage ? lineage.getValue() : LineageKind::candidate;
-    TensorInfo info{"arg" + std::to_string(i), type, {}, ""};
-    for (auto [d, size] : llvm::enumerate(type.getShape())) {
-      if (!ShapedType::isDynamic(size))
-        info.shape.push_back(LaunchDim::of(size));
-      else if (d == 0)
-        info.shape.push_back(
-            LaunchDim::sym(lk == LineageKind::request ? "U" : "B"));
-      else
-        info.shape.push_back(LaunchDim::sym(llvm::formatv("arg{0}_d{1}", i, d)));
-    }
-    if (lk == LineageKind::index)
-      info.indexInto = "U";
-    tensors[arg] = info;
-    args.push_back(info);
-  }
-  return success();
-}
-
-TensorInfo EntryCompiler::newWorkspace(RankedTensorType type,
-                                       std::vector<LaunchDim> shape,
-                                       bool zeroInit) {
-  TensorInfo info{"ws" + std::to_string(workspace.size()), type,
-                  std::move(shape), "", zeroInit};
-  workspace.push_back(info);
-  return info;
-}
-
-/// The view `v` denotes, starting a trivial one at a named tensor.
-static std::optional<View> viewOf(Value v, const DenseMap<Value, View> &views,
-                                  const DenseMap<Value, TensorInfo> &tensors) {
-  if (auto it = views.find(v); it != views.end())
-    return it->second;
-  auto it = tensors.find(v);
-  if (it == tensors.end())
-    return std::nullopt;
-  int64_t rank = it->second.type.getRank();
-  View view{it->second, SmallVector<int64_t>(rank, 0),
-            SmallVector<int64_t>(it->second.type.getShape()),
-            it->second.type};
-  return view;
-}
-
-LogicalResult EntryCompiler::visitSlice(tensor::ExtractSliceOp op) {
-  std::optional<View> source = viewOf(op.getSource(), views, tensors);
-  if (!source)
-    return op.emitError() << "sparcast-aot: slices of entry tensors only";
-  if (!op.hasUnitStride() || !op.getType().hasStaticShape() ||
-      op.getSourceType().getRank() != op.getType().getRank() ||
-      llvm::any_of(op.getStaticOffsets(), ShapedType::isDynamic))
-    return op.emitError() << "sparcast-aot: only static, unit-stride, "
-                             "rank-preserving slices are supported";
-  if (source->type != source->source.type)
-    return op.emitError() << "sparcast-aot: slices of padded tensors are not "
-                             "supported";
-  View view = *source;
-  for (auto [d, off] : llvm::enumerate(op.getStaticOffsets()))
-    view.offsets[d] += off;
-  view.extent = SmallVector<int64_t>(op.getType().getShape());
-  view.type = op.getType();
-  views[op.getResult()] = view;
-  return success();
-}
-
-LogicalResult EntryCompiler::visitPad(tensor::PadOp op) {
-  std::optional<View> source = viewOf(op.getSource(), views, tensors);
-  Value padValue = op.getConstantPaddingValue();
-  if (!source || !padValue || !matchPattern(padValue, m_AnyZeroFloat()) ||
-      llvm::any_of(op.getStaticLow(), [](int64_t l) { return l != 0; }) ||
-      llvm::any_of(op.getStaticHigh(), ShapedType::isDynamic))
-    return op.emitError() << "sparcast-aot: only zero padding at the high "
-                             "end of entry tensors is supported";
-  View view = *source;
-  view.type = op.getResultType();
-  views[op.getResult()] = view;
-  return success();
-}
-
-FailureOr<TensorInfo> EntryCompiler::materialize(Value v, Location loc) {
-  if (auto it = tensors.find(v); it != tensors.end())
-    return it->second;
-  auto it = views.find(v);
-  if (it == views.end())
-    return emitError(loc) << "sparcast-aot: this value is not computed by a "
-                             "kernel";
-  const View &view = it->second;
-  std::vector<LaunchDim> shape;
-  for (auto [d, size] : llvm::enumerate(view.type.getShape()))
-    shape.push_back(ShapedType::isDynamic(size) ? view.source.shape[d]
-                                                : LaunchDim::of(size));
-  TensorInfo dst = newWorkspace(view.type, shape);
-  // A value defined outside a dispatch's branch is copied whichever
-  // branch runs (the other may read the copy made here).
-  std::optional<LaunchCondition> branch = condition;
-  if (v.getParentBlock() == &func.getBody().front())
-    condition.reset();
-  llvm::scope_exit restore([&] { condition = branch; });
-  CopySpec spec;
-  spec.srcType = view.source.type;
-  spec.dstType = view.type;
-  spec.offsets = view.offsets;
-  spec.extent = view.extent;
-  spec.src = view.source.name;
-  spec.dst = dst.name;
-  spec.batch = shape[0];
-  FailureOr<KernelLaunch> launch =
-      buildCopyKernel(loc, gpuModule, nextKernelName("copy"), spec);
-  if (failed(launch) || failed(addLaunch(*launch, loc)))
-    return failure();
-  tensors[v] = dst;
-  return dst;
-}
-
-GemmKernelOptions EntryCompiler::gemmOptions() const {
-  GemmKernelOptions kernelOptions;
-  kernelOptions.stages = options.stages;
-  kernelOptions.chip = options.chip;
-  kernelOptions.tileN = options.tileN;
-  kernelOptions.schedule = options.schedule;
-  kernelOptions.multicast = options.gemmMulticast;
-  kernelOptions.kernelFromIR = options.kernelsFromIR && options.warpSpecialize;
-  return kernelOptions;
-}
-
-FailureOr<GemmBinding> EntryCompiler::bindMatmul(BatchMatmulOp op) {
-  GemmBinding binding;
-  Location loc = op.getLoc();
-  // A rhs [B, K, N] that only pads K is read unpadded: TMA zero-fills the
-  // rows past the source's K.
-  std::optional<View> rhsView = viewOf(op.getRhs(), views, tensors);
-  bool absorbPad = false;
-  GemmKernelOptions pathOptions;
-  pathOptions.chip = options.chip;
-  pathOptions.schedule = options.schedule;
-  if (rhsView && views.count(op.getRhs()) && usesHopperGemmPath(op, pathOptions)) {
-    const View &v = *rhsView;
-    RankedTensorType src = v.source.type;
-    absorbPad = src.getRank() == 3 && !op.getTransposeRhs() &&
-                llvm::all_of(v.offsets, [](int64_t o) { return o == 0; }) &&
-                v.extent == SmallVector<int64_t>(src.getShape()) &&
-                v.type.getDimSize(0) == src.getDimSize(0) &&
-                v.type.getDimSize(2) == src.getDimSize(2);
-    if (absorbPad) {
-      binding.rhs = v.source.name;
-      binding.rhsSourceK = src.getDimSize(1);
-      if (report)
-        *report << "padding of " << v.source.name << " along K ("
-                << src.getDimSize(1) << " -> " << v.type.getDimSize(1)
-                << ") left to TMA zero fill\n";
-    }
-  }
-  if (!absorbPad) {
-    FailureOr<TensorInfo> rhs = materialize(op.getRhs(), loc);
-    if (failed(rhs))
-      return failure();
-    binding.rhs = rhs->name;
-  }
-  FailureOr<TensorInfo> lhs = materialize(op.getLhs(), loc);
-  if (failed(lhs))
-    return failure();
-  binding.lhs = lhs->name;
-  for (Value v : op.getEpilogueIns()) {
-    FailureOr<TensorInfo> in = materialize(v, loc);
-    if (failed(in))
-      return failure();
-    binding.epilogueIns.push_back(in->name);
-    binding.epilogueInBatches.push_back(in->shape.empty() ? LaunchDim::of(1)
-                                                          : in->shape[0]);
-  }
-  Value batched =
-      op.getLhs().getType().getRank() == 3 ? op.getLhs() : op.getRhs();
-  std::optional<View> batchedView = viewOf(batched, views, tensors);
-  binding.batchSymbol = batchedView ? batchedView->source.shape[0].symbol : "";
-  LaunchDim batch = binding.batchOf(op.getType());
-  std::vector<LaunchDim> shape = {batch,
-                                  LaunchDim::of(op.getType().getDimSize(1)),
-                                  LaunchDim::of(op.getType().getDimSize(2))};
-  binding.result = bindResult(op.getResult(), shape).name;
-  return binding;
-}
-
-/// Whether a kernel parameter of type `t` takes what `p` passes: a tensor
-/// map is a pointer, a tensor a memref, a dim an index (log-linear tables:
-/// a memref the runtime fills).
-static bool paramTakes(Type t, const LaunchParam &p) {
-  switch (p.kind) {
-  case LaunchParam::Kind::Tma:
-    return isa<LLVM::LLVMPointerType>(t);
-  case LaunchParam::Kind::Memref:
-  case LaunchParam::Kind::LogLinearTables:
-    return isa<MemRefType>(t);
-  case LaunchParam::Kind::Dim:
-    return t.isIndex() || t.isInteger();
-  }
-  return false;
-}
-
-// The runtime passes the manifest's parameters in order: a kernel whose
-// signature disagrees (count, or a map where a memref is taken) would read
-// one argument as another on the GPU, so it is refused here.
-LogicalResult EntryCompiler::addLaunch(const KernelLaunch &launch,
-                                       Location loc) {
-  auto kernel = gpuModule.lookupSymbol<gpu::GPUFuncOp>(launch.kernel);
-  if (!kernel)
-    return emitError(loc) << "internal error: no kernel " << launch.kernel
-                          << " in " << gpuModule.getName();
-  ArrayRef<Type> inputs = kernel.getFunctionType().getInputs();
-  bool same = inputs.size() == launch.params.size();
-  for (size_t i = 0; same && i < inputs.size(); ++i)
-    same = paramTakes(inputs[i], launch.params[i]);
-  if (!same)
-    return emitError(loc) << "internal error: kernel " << launch.kernel
-                          << "'s parameters do not match its launch's ("
-                          << inputs.size() << " vs " << launch.params.size()
-                          << ")";
-  // The runtime expands a memref parameter by its tensor's rank (sizes and
-  // strides): a kernel taking another rank would read the next parameters
-  // in their place.
-  for (auto [input, param] : llvm::zip(inputs, launch.params)) {
-    auto memref = dyn_cast<MemRefType>(input);
-    if (!memref || param.kind != LaunchParam::Kind::Memref)
-      continue;
-    const TensorInfo *tensor = nullptr;
-    for (const std::vector<TensorInfo> *list : {&args, &results, &workspace})
-      for (const TensorInfo &t : *list)
-        if (t.name == param.tensor)
-          tensor = &t;
-    if (!tensor)
-      return emitError(loc) << "internal error: kernel " << launch.kernel
-                            << " takes unknown tensor '" << param.tensor << "'";
-    if (tensor->type.getRank() != memref.getRank())
-      return emitError(loc)
-             << "internal error: kernel " << launch.kernel << " takes "
-             << param.tensor << " as a rank-" << memref.getRank()
-             << " memref, the tensor has rank " << tensor->type.getRank();
-  }
-  // A launch grid known at compile time must fit the hardware's limits
-  // (grid dims of symbols are checked by the runtime at each call).
-  const int64_t gridLimits[3] = {(int64_t(1) << 31) - 1, 65535, 65535};
-  for (int i = 0; i < 3; ++i) {
-    const LaunchDim &g = launch.grid[i];
-    if (g.symbol.empty() && (g.constant < 1 || g.constant > gridLimits[i]))
-      return emitError(loc) << "sparcast-aot: kernel " << launch.kernel
-                            << " would need grid dim " << i << " = "
-                            << g.constant << ", outside [1, " << gridLimits[i]
-                            << "]";
-  }
-  // Tensor maps go by value (128-byte grid constants): compileToPTX turns
-  // the marked pointer arguments into them, the runtime passes the maps.
-  for (auto [i, param] : llvm::enumerate(launch.params))
-    if (param.kind == LaunchParam::Kind::Tma)
-      kernel.setArgAttr(i, ScDialect::getTensorMapAttrName(),
-                        UnitAttr::get(kernel.getContext()));
-  json::Object entry = launchJson(launch, gpuModule.getName());
-  if (condition)
-    entry[condition->key()] = condition->toJson();
-  if (report)
-    *report << "kernel " << launch.summary
-            << (condition ? " (launched when " + condition->str() + ")" : "")
-            << "\n";
-  launches.push_back(std::move(entry));
-  return success();
-}
-
-LogicalResult EntryCompiler::visitMatmul(BatchMatmulOp op) {
-  if (stageOnes.count(op))
-    return success(); // bound and run by its stage 2's kernel
-  BatchMatmulOp stage1 = stageOneOf.lookup(op);
-  FailureOr<GemmBinding> b1 = failure();
-  if (stage1) {
-    // Stage 1 runs in this kernel: bind it first (its result is the
-    // workspace tensor this GEMM's epilogue reads).
-    b1 = bindMatmul(stage1);
-    if (failed(b1))
-      return failure();
-  }
-  FailureOr<GemmBinding> binding = bindMatmul(op);
-  if (failed(binding))
-    return failure();
-  std::optional<GemmStageOne> stageOne;
-  if (stage1) {
-    const TensorInfo &c1 = tensors.at(stage1.getResult());
-    LaunchDim flags =
-        c1.shape[0].times(gemmStageFlagsPerBatch(op, gemmOptions()));
-    TensorInfo info = newWorkspace(
-        RankedTensorType::get({ShapedType::kDynamic},
-                              IntegerType::get(op.getContext(), 32)),
-        {flags}, /*zeroInit=*/true);
-    stageOne = GemmStageOne{stage1, *b1, info.name};
-    if (report)
-      *report << llvm::formatv(
-          "{0}: the GEMM at {1} runs as stage 1 of this GEMM's kernel, "
-          "readiness flags in {2} (zeroed per call)\n",
-          fileLineOf(op.getLoc()), fileLineOf(stage1.getLoc()), info.name);
-  }
-  FailureOr<KernelLaunch> launch =
-      buildGemmKernel(op, gpuModule, nextKernelName("gemm"), *binding,
-                      gemmOptions(), stageOne ? &*stageOne : nullptr);
-  if (failed(launch) || failed(addLaunch(*launch, op.getLoc())))
-    return failure();
-  return success();
-}
-
-/// GEMMs that sc-fuse-gemm-stages marked (`sc.gemm_stage1`) run in their
-/// consumer's kernel when the kernel generator takes the pair (it knows the
-/// chip and the TMA constraints); the report says why when it does not.
-void EntryCompiler::findFusableGemmStages() {
-  for (BatchMatmulOp stage1 : func.getOps<BatchMatmulOp>()) {
-    if (!stage1->hasAttr(BatchMatmulOp::getStageOneAttrName()))
-      continue;
-    // The verifier made sure of a single use by another GEMM's epilogue.
-    auto stage2 = cast<BatchMatmulOp>(*stage1.getResult().user_begin());
-    std::string why = gemmStageFusionLimitation(stage1, stage2, gemmOptions());
-    if (why.empty()) {
-      stageOneOf[stage2] = stage1;
-      stageOnes.insert(stage1);
-      continue;
-    }
-    if (report)
-      *report << llvm::formatv("{0}: GEMM stages not fused by the kernel "
-                               "generator: {1}\n",
-                               fileLineOf(stage2.getLoc()), why);
-  }
-}
-
-TensorInfo EntryCompiler::bindResult(Value result,
-                                     std::vector<LaunchDim> shape) {
-  // A dispatch's branches write their result where the scf.if's goes:
-  // bound by the first branch, shared by the second.
-  if (result.hasOneUse())
-    if (auto yield = dyn_cast<scf::YieldOp>(*result.user_begin())) {
-      Value merged = yield->getParentOp()->getResult(
-          result.use_begin()->getOperandNumber());
-      if (!tensors.count(merged))
-        tensors[merged] = bindResult(merged, shape);
-      tensors[result] = tensors.at(merged);
-      return tensors.at(result);
-    }
-  auto type = cast<RankedTensorType>(result.getType());
-  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-  TensorInfo out;
-  std::optional<unsigned> resultIndex;
-  for (OpOperand &use : result.getUses())
-    if (use.getOwner() == ret)
-      resultIndex = use.getOperandNumber();
-  if (resultIndex) {
-    out = TensorInfo{"result" + std::to_string(*resultIndex), type, shape, ""};
-    if (results.size() <= *resultIndex)
-      results.resize(*resultIndex + 1);
-    results[*resultIndex] = out;
-  } else {
-    out = newWorkspace(type, shape);
-  }
-  tensors[result] = out;
-  return out;
-}
-
-
-/// A self-attention fuses into an indexed target attention's launch when it
-/// reads the same keys and values and the kernel takes the pair (see
-/// buildAttentionKernel): then one K/V stream serves both. Returns target ->
-/// self; marks each such target (AttentionOp::getKernelPairsAttrName), whose
-/// kernel then pairs candidates whatever the keys' length.
-static DenseMap<Operation *, AttentionOp>
-findFusableSelfAttention(func::FuncOp func) {
-  DenseMap<Operation *, AttentionOp> selfFor;
-  DenseSet<Operation *> fusedSelf;
-  SmallVector<AttentionOp> attentions(func.getOps<AttentionOp>());
-  auto staticDims = [](AttentionOp a) {
-    // Heads, query length, head dim and key length (the batch may vary).
-    return !ShapedType::isDynamic(a.getQuery().getType().getDimSize(1)) &&
-           !ShapedType::isDynamic(a.getQuery().getType().getDimSize(2)) &&
-           !ShapedType::isDynamic(a.getQuery().getType().getDimSize(3)) &&
-           !ShapedType::isDynamic(a.getKey().getType().getDimSize(2));
-  };
-  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-  for (AttentionOp target : attentions) {
-    RankedTensorType tq = target.getQuery().getType();
-    if (!target.getIndex() || target.getMaskAttr() || !staticDims(target) ||
-        tq.getDimSize(2) > 64)
-      continue;
-    for (AttentionOp self : attentions) {
-      RankedTensorType sq = self.getQuery().getType();
-      bool onlyReturned = llvm::all_of(self->getUsers(), [&](Operation *u) {
-        return u == ret.getOperation();
-      });
-      if (self == target || fusedSelf.count(self) || self.getIndex() ||
-          self.getMaskAttr() || self.getKey() != target.getKey() ||
-          self.getValue() != target.getValue() || !staticDims(self) ||
-          sq.getDimSize(1) != tq.getDimSize(1) ||
-          sq.getDimSize(3) != tq.getDimSize(3) ||
-          sq.getElementType() != tq.getElementType() || !onlyReturned)
-        continue;
-      selfFor[target] = self;
-      fusedSelf.insert(self);
-      // The chained kernel (keys of at most 1024) walks the self tiles
-      // after the target's; otherwise the pairs kernel takes them.
-      if (!target.kernelChainsHeads())
-        target->setAttr(AttentionOp::getKernelPairsAttrName(),
-                        UnitAttr::get(target.getContext()));
-      break;
-    }
-  }
-  return selfFor;
-}
-
-LogicalResult EntryCompiler::visitAttention(AttentionOp op, AttentionOp self) {
-  Location loc = op.getLoc();
-  AttentionBinding binding;
-  FailureOr<TensorInfo> q = materialize(op.getQuery(), loc);
-  FailureOr<TensorInfo> k = materialize(op.getKey(), loc);
-  FailureOr<TensorInfo> v = materialize(op.getValue(), loc);
-  if (failed(q) || failed(k) || failed(v))
-    return failure();
-  binding.query = q->name;
-  binding.key = k->name;
-  binding.value = v->name;
-  if (Value index = op.getIndex()) {
-    FailureOr<TensorInfo> idx = materialize(index, loc);
-    if (failed(idx))
-      return failure();
-    binding.index = idx->name;
-  }
-  binding.batchSymbol = q->shape[0].symbol;
-  binding.keyBatchSymbol = k->shape[0].symbol;
-  binding.queryLenSymbol = q->shape[2].symbol;
-  binding.keyLenSymbol = k->shape[2].symbol;
-  // V has K's (possibly dynamic) length: the kernel reads both with it, so
-  // the runtime must check that they agree.
-  if (!v->shape[2].symbol.empty() && v->shape[2].symbol != k->shape[2].symbol)
-    for (TensorInfo &a : args)
-      if (a.name == v->name) {
-        a.shape[2] = k->shape[2];
-        tensors[op.getValue()].shape[2] = k->shape[2];
-      }
-  // P in f16 needs V in f16: converted once here, not block by block in
-  // the kernel (each V block is read by many query blocks).
-  if (attentionKernelTakesF16Value(op, static_cast<bool>(self))) {
-    RankedTensorType f16Type = RankedTensorType::get(
-        v->type.getShape(), Float16Type::get(op.getContext()));
-    ConvertSpec spec;
-    spec.srcType = v->type;
-    spec.dstType = f16Type;
-    spec.src = v->name;
-    std::vector<LaunchDim> shape = v->shape;
-    shape[2] = k->shape[2];
-    spec.dst = newWorkspace(f16Type, shape).name;
-    FailureOr<KernelLaunch> convert =
-        buildConvertKernel(loc, gpuModule, nextKernelName("convert"), spec);
-    if (failed(convert) || failed(addLaunch(*convert, loc)))
-      return failure();
-    binding.value = spec.dst;
-  }
-  std::vector<LaunchDim> shape = {q->shape[0], q->shape[1], q->shape[2],
-                                  v->shape[3]};
-  binding.result = bindResult(op.getResult(), shape).name;
-  SelfAttentionSection section;
-  if (self) {
-    FailureOr<TensorInfo> sq = materialize(self.getQuery(), loc);
-    if (failed(sq))
-      return failure();
-    section.op = self;
-    section.query = sq->name;
-    section.userSymbol = sq->shape[0].symbol;
-    std::vector<LaunchDim> selfShape = {sq->shape[0], sq->shape[1],
-                                        sq->shape[2], v->shape[3]};
-    section.result = bindResult(self.getResult(), selfShape).name;
-    if (report)
-      *report << llvm::formatv(
-          "{0}: self-attention over the same keys/values fused into the "
-          "kernel of the target attention at {1}\n",
-          fileLineOf(self.getLoc()), fileLineOf(op.getLoc()));
-  }
-  // Which candidates a CTA takes depends on the index's values, known only
-  // on the device: a kernel before the attention makes the tables. With
-  // grouping, the grouping kernel sorts the candidates by request and, for
-  // the pairs kernel, pairs neighbours of one request; otherwise the pairs
-  // kernel's pairing kernel pairs them in index order.
-  auto i32 = IntegerType::get(op.getContext(), 32);
-  LaunchDim users = k->shape[0], candidates = q->shape[0];
-  // An int32 [B] table, one entry a candidate.
-  auto candidateTable = [&](bool zeroInit) {
-    return newWorkspace(RankedTensorType::get({q->type.getDimSize(0)}, i32),
-                        {candidates}, zeroInit)
-        .name;
-  };
-  if (op.kernelGroupsCandidates()) {
-    GroupCandidatesSpec spec;
-    spec.index = binding.index;
-    spec.users = users;
-    spec.order = candidateTable(/*zeroInit=*/false);
-    if (op.kernelPairsCandidates())
-      spec.pairs = candidateTable(/*zeroInit=*/false);
-    FailureOr<KernelLaunch> grouping = buildGroupCandidatesKernel(
-        loc, gpuModule, nextKernelName("group"), spec);
-    if (failed(grouping) || failed(addLaunch(*grouping, loc)))
-      return failure();
-    binding.order = spec.order;
-    binding.pairs = spec.pairs;
-  } else if (op.kernelPairsCandidates()) {
-    PairCandidatesSpec spec;
-    spec.index = binding.index;
-    spec.waiting = newWorkspace(RankedTensorType::get({k->type.getDimSize(0)}, i32),
-                                {users}, /*zeroInit=*/true)
-                       .name;
-    spec.pairs = candidateTable(/*zeroInit=*/true);
-    spec.batch = candidates;
-    FailureOr<KernelLaunch> pairing = buildPairCandidatesKernel(
-        loc, gpuModule, nextKernelName("pairs"), spec);
-    if (failed(pairing) || failed(addLaunch(*pairing, loc)))
-      return failure();
-    binding.pairs = spec.pairs;
-  }
-  FailureOr<KernelLaunch> launch =
-      buildAttentionKernel(op, gpuModule, nextKernelName("attention"), binding,
-                           options.chip, self ? &section : nullptr);
-  if (failed(launch) || failed(addLaunch(*launch, op.getLoc())))
-    return failure();
-  return success();
-}
-
-LogicalResult EntryCompiler::visit(Operation &op) {
-  return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
-      .Case([&](BatchMatmulOp m) { return visitMatmul(m); })
-      .Case([&](AttentionOp a) {
-        if (fusedSelf.count(a))
-          return success(); // computed by its target's kernel
-        return visitAttention(a, selfFor.lookup(a));
-      })
-      .Case([&](tensor::ExtractSliceOp s) { return visitSlice(s); })
-      .Case([&](tensor::PadOp p) { return visitPad(p); })
-      .Case([&](arith::ConstantOp c) {
-        if (auto value = dyn_cast<IntegerAttr>(c.getValue());
-            value && c.getType().isIndex())
-          dims[c.getResult()] = LaunchDim::of(value.getInt());
-        return success();
-      })
-      .Case([&](tensor::DimOp d) { return visitDim(d); })
-      .Case([&](arith::MulIOp m) { return visitMul(m); })
-      .Case([&](arith::CmpIOp c) { return visitCmp(c); })
-      .Case([&](arith::AndIOp a) { return visitAnd(a); })
-      .Case([&](scf::IfOp i) { return visitIf(i); })
-      .Default([&](Operation *other) {
-        return other->emitError()
-               << "sparcast-aot: '" << other->getName()
-               << "' is not supported in an entry yet (entries are "
-                  "made of sc.batch_matmul, sc.attention, slices and "
-                  "zero padding, and dispatches on the dims "
-                  "for now; run --sc-ikbo-pipeline on model graphs)";
-      });
-}
-
-LogicalResult EntryCompiler::visitDim(tensor::DimOp op) {
-  std::optional<int64_t> index = op.getConstantIndex();
-  std::optional<View> view = viewOf(op.getSource(), views, tensors);
-  if (!index || !view)
-    return op.emitError() << "sparcast-aot: only constant dims of entry "
-                             "tensors are supported";
-  // A view's dynamic dims are its source's (pads and slices are static).
-  int64_t size = view->type.getDimSize(*index);
-  dims[op.getResult()] = ShapedType::isDynamic(size)
-                             ? view->source.shape[*index]
-                             : LaunchDim::of(size);
-  return success();
-}
-
-LogicalResult EntryCompiler::visitMul(arith::MulIOp op) {
-  auto lhs = dims.find(op.getLhs()), rhs = dims.find(op.getRhs());
-  if (lhs == dims.end() || rhs == dims.end() ||
-      (!lhs->second.symbol.empty() && !rhs->second.symbol.empty()) ||
-      lhs->second.divisor != 1 || rhs->second.divisor != 1)
-    return op.emitError() << "sparcast-aot: only a dim times a constant is "
-                             "supported";
-  dims[op.getResult()] = lhs->second.symbol.empty()
-                             ? rhs->second.times(lhs->second.constant)
-                             : lhs->second.times(rhs->second.constant);
-  return success();
-}
-
-LogicalResult EntryCompiler::visitCmp(arith::CmpIOp op) {
-  auto lhs = dims.find(op.getLhs()), rhs = dims.find(op.getRhs());
-  using P = arith::CmpIPredicate;
-  P p = op.getPredicate();
-  if (lhs == dims.end() || rhs == dims.end() ||
-      !llvm::is_contained({P::sge, P::uge, P::slt, P::ult}, p))
-    return op.emitError() << "sparcast-aot: only dims compared by >= or < "
-                             "are supported";
-  LaunchCondition c;
-  c.all.push_back({lhs->second, rhs->second, p == P::sge || p == P::uge});
-  conditions[op.getResult()] = c;
-  return success();
-}
-
-LogicalResult EntryCompiler::visitAnd(arith::AndIOp op) {
-  auto lhs = conditions.find(op.getLhs()), rhs = conditions.find(op.getRhs());
-  if (lhs == conditions.end() || rhs == conditions.end() ||
-      lhs->second.unless || rhs->second.unless)
-    return op.emitError() << "sparcast-aot: only conjunctions of dims "
-                             "compared by >= or < are supported";
-  LaunchCondition c = lhs->second;
-  c.all.append(rhs->second.all);
-  conditions[op.getResult()] = c;
-  return success();
-}
-
-LogicalResult EntryCompiler::visitIf(scf::IfOp op) {
-  auto cond = conditions.find(op.getCondition());
-  if (cond == conditions.end() || condition || op.getElseRegion().empty())
-    return op.emitError() << "sparcast-aot: only a dispatch on the dims "
-                             "with two branches, not nested, is supported";
-  for (auto [region, when] :
-       {std::pair{&op.getThenRegion(), cond->second},
-        std::pair{&op.getElseRegion(), cond->second.negated()}}) {
-    condition = when;
-    for (Operation &inner : region->front().without_terminator())
-      if (failed(visit(inner)))
-        return failure();
-    condition.reset();
-    auto yield = cast<scf::YieldOp>(region->front().getTerminator());
-    for (auto [yielded, result] :
-         llvm::zip(yield.getOperands(), op.getResults())) {
-      auto it = tensors.find(yielded);
-      if (it == tensors.end() || (tensors.count(result) &&
-                                  tensors.at(result).name != it->second.name))
-        return yield.emitError() << "sparcast-aot: both branches must "
-                                    "compute their result by a kernel";
-      tensors[result] = it->second;
-    }
-  }
-  return success();
-}
-
-LogicalResult EntryCompiler::compile() {
-  if (failed(bindArguments()))
-    return failure();
-  if (options.fuseSelfAttention && options.chip == "sm_90a")
-    for (auto [target, self] : findFusableSelfAttention(func)) {
-      selfFor[target] = self;
-      fusedSelf.insert(self.getOperation());
-    }
-  findFusableGemmStages();
-  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-  for (Operation &op : func.getBody().front().without_terminator())
-    if (failed(visit(op)))
-      return failure();
-  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
-    auto it = tensors.find(v);
-    if (i >= results.size() || results[i].name.empty() || it == tensors.end() ||
-        it->second.name != results[i].name)
-      return ret.emitError() << "sparcast-aot: result #" << i
-                             << " must be produced by a kernel of the entry";
-  }
-  return success();
-}
-
-} // namespace
 
 /// Options the kernels cannot honour are errors, not silently dropped.
 static LogicalResult checkOptions(ModuleOp module, const AotOptions &options) {
@@ -1000,14 +68,10 @@ static LogicalResult checkNoEncodings(ModuleOp module) {
   return failure(result.wasInterrupted());
 }
 
-LogicalResult mlir::sc::compileArtifact(ModuleOp module,
-                                        const AotOptions &options,
-                                        StringRef outDir, raw_ostream *report) {
-  if (failed(checkOptions(module, options)) || failed(checkNoEncodings(module)))
-    return failure();
-  if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
-    return module.emitError() << "cannot create " << outDir << ": "
-                              << ec.message();
+/// The tensor-level passes, then (Hopper) each GEMM's schedule and its and
+/// each attention's kernel-level IR, as the options ask.
+static LogicalResult runModelPasses(ModuleOp module, const AotOptions &options,
+                                    raw_ostream *report) {
   MLIRContext *ctx = module.getContext();
   ctx->getOrLoadDialect<gpu::GPUDialect>();
   // --attention-f16-p: bf16 attention with P in f16 (the attention
@@ -1131,10 +195,66 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
     if (failed(pm.run(module)))
       return failure();
   }
+  return success();
+}
+
+/// Every gpu.module of `kernels` to PTX in `outDir`, and to a cubin when
+/// ptxas exists; their manifest objects go to `modulesJson`.
+static LogicalResult writeKernelModules(ModuleOp module, ModuleOp kernels,
+                                        const AotOptions &options,
+                                        StringRef outDir, raw_ostream *report,
+                                        json::Array &modules) {
+  // Compile every gpu.module; keep the PTX, and the cubin when ptxas exists.
+  PTXOptions ptxOptions;
+  ptxOptions.chip = options.chip;
+  for (auto gpuModule : kernels.getOps<gpu::GPUModuleOp>()) {
+    FailureOr<std::vector<PTXModule>> ptx = compileToPTX(gpuModule, ptxOptions);
+    if (failed(ptx))
+      return failure();
+    std::string name = gpuModule.getName().str();
+    SmallString<128> ptxPath(outDir);
+    llvm::sys::path::append(ptxPath, name + ".ptx");
+    if (failed(writeFile(module, ptxPath, ptx->front().ptx)))
+      return failure();
+    json::Object moduleJson{{"name", name}, {"ptx", name + ".ptx"}};
+    std::string error;
+    if (findPtxas()) {
+      FailureOr<PtxasResult> cubin = assembleWithPtxas(
+          ptx->front().ptx, options.chip, /*verbose=*/true, error);
+      if (failed(cubin))
+        return module.emitError() << error;
+      std::string cubinName = name + "." + options.chip + ".cubin";
+      SmallString<128> cubinPath(outDir);
+      llvm::sys::path::append(cubinPath, cubinName);
+      if (failed(writeFile(module, cubinPath, cubin->cubin)))
+        return failure();
+      moduleJson["cubin"] = cubinName;
+      moduleJson["chip"] = options.chip;
+      if (report)
+        *report << "ptxas " << name << ":\n" << cubin->log;
+    } else if (report) {
+      *report << "ptxas not found: " << name << " ships as PTX only\n";
+    }
+    modules.push_back(std::move(moduleJson));
+  }
+  return success();
+}
+
+LogicalResult mlir::sc::compileArtifact(ModuleOp module,
+                                        const AotOptions &options,
+                                        StringRef outDir, raw_ostream *report) {
+  if (failed(checkOptions(module, options)) || failed(checkNoEncodings(module)))
+    return failure();
+  if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
+    return module.emitError() << "cannot create " << outDir << ": "
+                              << ec.message();
+  if (failed(runModelPasses(module, options, report)))
+    return failure();
+  MLIRContext *ctx = module.getContext();
   OpBuilder builder(ctx);
   OwningOpRef<ModuleOp> kernels = ModuleOp::create(module.getLoc());
 
-  json::Array entries, modules;
+  json::Array entries;
   std::string header =
       llvm::formatv("/* Generated by sparcast-aot: entry points of model "
                     "'{0}'. Load the artifact directory with scModuleLoad(). "
@@ -1181,39 +301,10 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
         entryName, doc, entry.args.size(), entry.results.size());
   }
 
-  // Compile every gpu.module; keep the PTX, and the cubin when ptxas exists.
-  PTXOptions ptxOptions;
-  ptxOptions.chip = options.chip;
-  for (auto gpuModule : kernels->getOps<gpu::GPUModuleOp>()) {
-    FailureOr<std::vector<PTXModule>> ptx = compileToPTX(gpuModule, ptxOptions);
-    if (failed(ptx))
-      return failure();
-    std::string name = gpuModule.getName().str();
-    SmallString<128> ptxPath(outDir);
-    llvm::sys::path::append(ptxPath, name + ".ptx");
-    if (failed(writeFile(module, ptxPath, ptx->front().ptx)))
-      return failure();
-    json::Object moduleJson{{"name", name}, {"ptx", name + ".ptx"}};
-    std::string error;
-    if (findPtxas()) {
-      FailureOr<PtxasResult> cubin = assembleWithPtxas(
-          ptx->front().ptx, options.chip, /*verbose=*/true, error);
-      if (failed(cubin))
-        return module.emitError() << error;
-      std::string cubinName = name + "." + options.chip + ".cubin";
-      SmallString<128> cubinPath(outDir);
-      llvm::sys::path::append(cubinPath, cubinName);
-      if (failed(writeFile(module, cubinPath, cubin->cubin)))
-        return failure();
-      moduleJson["cubin"] = cubinName;
-      moduleJson["chip"] = options.chip;
-      if (report)
-        *report << "ptxas " << name << ":\n" << cubin->log;
-    } else if (report) {
-      *report << "ptxas not found: " << name << " ships as PTX only\n";
-    }
-    modules.push_back(std::move(moduleJson));
-  }
+  json::Array modules;
+  if (failed(writeKernelModules(module, *kernels, options, outDir, report,
+                                modules)))
+    return failure();
 
   json::Object manifest{{"format", "sparcast-artifact-2"},
                         {"chip", options.chip},

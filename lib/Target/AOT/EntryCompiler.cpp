@@ -1,0 +1,803 @@
+//===- EntryCompiler.cpp - one entry function into kernels ----------------===//
+//
+// An entry is a public func.func over ranked tensors: its body runs as a
+// sequence of kernels. Argument i is named "arg<i>", result j "result<j>",
+// intermediates "ws<k>" (workspace the runtime sizes from the dims). Dynamic
+// dims get symbols from lineage: dim 0 of request tensors is "U" (users), of
+// candidate, index and unannotated tensors "B"; any other dynamic dim
+// "arg<i>_d<d>".
+//
+// What the body may hold: sc.batch_matmul (a GEMM kernel each), and chains
+// of tensor.extract_slice / tensor.pad with zero padding (views). A view
+// feeding a GEMM's rhs [B, K, N] that only pads K is left to TMA's zero
+// fill; any other view is materialized by a copy kernel into the workspace.
+//
+//===----------------------------------------------------------------------===//
+
+#include "EntryCompiler.h"
+
+#include "sparcast/Conversion/ScToGPU/AttentionKernel.h"
+#include "sparcast/Conversion/ScToGPU/ConvertKernel.h"
+#include "sparcast/Conversion/ScToGPU/CopyKernel.h"
+#include "sparcast/Conversion/ScToGPU/GroupCandidatesKernel.h"
+#include "sparcast/Conversion/ScToGPU/PairCandidatesKernel.h"
+#include "sparcast/Support/Locations.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::sc;
+using namespace mlir::sc::aot;
+
+namespace {
+std::string dtypeName(Type t) {
+  if (t.isF32()) return "f32";
+  if (t.isF16()) return "f16";
+  if (t.isBF16()) return "bf16";
+  if (t.isSignlessInteger(32)) return "i32";
+  return "";
+}
+
+} // namespace
+
+json::Value mlir::sc::aot::dimJson(const LaunchDim &d) {
+  if (d.symbol.empty())
+    return d.constant;
+  std::string s = d.symbol;
+  if (d.factor != 1)
+    s += "*" + std::to_string(d.factor);
+  if (d.divisor != 1)
+    s += "/" + std::to_string(d.divisor);
+  return s;
+}
+
+
+json::Object mlir::sc::aot::tensorJson(const TensorInfo &t) {
+  json::Array shape;
+  for (const LaunchDim &d : t.shape)
+    shape.push_back(dimJson(d));
+  json::Object o{{"name", t.name},
+                 {"dtype", dtypeName(t.type.getElementType())},
+                 {"shape", std::move(shape)}};
+  if (!t.indexInto.empty())
+    o["index_into"] = t.indexInto;
+  if (t.zeroInit)
+    o["zero_init"] = true;
+  return o;
+}
+
+std::string mlir::sc::aot::shapeString(const TensorInfo &t) {
+  std::string s = dtypeName(t.type.getElementType()) + "[";
+  for (auto [i, d] : llvm::enumerate(t.shape)) {
+    if (i)
+      s += "x";
+    s += d.symbol.empty() ? std::to_string(d.constant) : d.symbol;
+  }
+  return s + "]";
+}
+
+static json::Object launchJson(const KernelLaunch &launch, StringRef module) {
+  json::Array params;
+  for (const LaunchParam &p : launch.params) {
+    if (p.kind == LaunchParam::Kind::Memref) {
+      params.push_back(json::Object{{"kind", "memref"}, {"tensor", p.tensor}});
+      continue;
+    }
+    if (p.kind == LaunchParam::Kind::Dim) {
+      params.push_back(json::Object{{"kind", "dim"}, {"dim", dimJson(p.dim)}});
+      continue;
+    }
+    if (p.kind == LaunchParam::Kind::LogLinearTables) {
+      params.push_back(json::Object{{"kind", "log_linear_tables"},
+                                    {"query_len", dimJson(p.queryLen)},
+                                    {"key_len", dimJson(p.keyLen)},
+                                    {"block", p.maskBlock},
+                                    {"local_width", p.localWidth},
+                                    {"anchors", p.anchors},
+                                    {"causal", p.causal}});
+      continue;
+    }
+    json::Array dims, strides, box;
+    for (const LaunchDim &d : p.dims)
+      dims.push_back(dimJson(d));
+    for (const LaunchDim &d : p.stridesBytes)
+      strides.push_back(dimJson(d));
+    for (int64_t b : p.box)
+      box.push_back(b);
+    params.push_back(json::Object{{"kind", "tma"},
+                                  {"tensor", p.tensor},
+                                  {"dims", std::move(dims)},
+                                  {"strides", std::move(strides)},
+                                  {"box", std::move(box)},
+                                  {"swizzle", p.swizzleBytes}});
+  }
+  json::Object out{
+      {"module", module.str()},
+      {"kernel", launch.kernel},
+      {"grid", json::Array{dimJson(launch.grid[0]), dimJson(launch.grid[1]),
+                           dimJson(launch.grid[2])}},
+      {"block",
+       json::Array{launch.block[0], launch.block[1], launch.block[2]}},
+      {"smem", launch.sharedBytes},
+      {"params", std::move(params)}};
+  if (!launch.atMost.empty()) {
+    json::Array atMost;
+    for (const auto &[a, b] : launch.atMost)
+      atMost.push_back(json::Array{a, b});
+    out["at_most"] = std::move(atMost);
+  }
+  return out;
+}
+
+LogicalResult EntryCompiler::bindArguments() {
+  for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type || dtypeName(type.getElementType()).empty())
+      return func.emitError() << "entry argument #" << i
+                              << " must be a ranked f32/f16/bf16/i32 tensor, "
+                                 "got "
+                              << arg.getType();
+    if (llvm::is_contained(type.getShape(), 0))
+      return func.emitError() << "entry argument #" << i
+                              << " has a zero-sized dim: " << type;
+    auto lineage = func.getArgAttrOfType<LineageKindAttr>(
+        i, ScDialect::getLineageAttrName());
+    LineageKind lk = lineage ? lineage.getValue() : LineageKind::candidate;
+    TensorInfo info{"arg" + std::to_string(i), type, {}, ""};
+    for (auto [d, size] : llvm::enumerate(type.getShape())) {
+      if (!ShapedType::isDynamic(size))
+        info.shape.push_back(LaunchDim::of(size));
+      else if (d == 0)
+        info.shape.push_back(
+            LaunchDim::sym(lk == LineageKind::request ? "U" : "B"));
+      else
+        info.shape.push_back(LaunchDim::sym(llvm::formatv("arg{0}_d{1}", i, d)));
+    }
+    if (lk == LineageKind::index)
+      info.indexInto = "U";
+    tensors[arg] = info;
+    args.push_back(info);
+  }
+  return success();
+}
+
+TensorInfo EntryCompiler::newWorkspace(RankedTensorType type,
+                                       std::vector<LaunchDim> shape,
+                                       bool zeroInit) {
+  TensorInfo info{"ws" + std::to_string(workspace.size()), type,
+                  std::move(shape), "", zeroInit};
+  workspace.push_back(info);
+  return info;
+}
+
+/// The view `v` denotes, starting a trivial one at a named tensor.
+static std::optional<View> viewOf(Value v, const DenseMap<Value, View> &views,
+                                  const DenseMap<Value, TensorInfo> &tensors) {
+  if (auto it = views.find(v); it != views.end())
+    return it->second;
+  auto it = tensors.find(v);
+  if (it == tensors.end())
+    return std::nullopt;
+  int64_t rank = it->second.type.getRank();
+  View view{it->second, SmallVector<int64_t>(rank, 0),
+            SmallVector<int64_t>(it->second.type.getShape()),
+            it->second.type};
+  return view;
+}
+
+LogicalResult EntryCompiler::visitSlice(tensor::ExtractSliceOp op) {
+  std::optional<View> source = viewOf(op.getSource(), views, tensors);
+  if (!source)
+    return op.emitError() << "sparcast-aot: slices of entry tensors only";
+  if (!op.hasUnitStride() || !op.getType().hasStaticShape() ||
+      op.getSourceType().getRank() != op.getType().getRank() ||
+      llvm::any_of(op.getStaticOffsets(), ShapedType::isDynamic))
+    return op.emitError() << "sparcast-aot: only static, unit-stride, "
+                             "rank-preserving slices are supported";
+  if (source->type != source->source.type)
+    return op.emitError() << "sparcast-aot: slices of padded tensors are not "
+                             "supported";
+  View view = *source;
+  for (auto [d, off] : llvm::enumerate(op.getStaticOffsets()))
+    view.offsets[d] += off;
+  view.extent = SmallVector<int64_t>(op.getType().getShape());
+  view.type = op.getType();
+  views[op.getResult()] = view;
+  return success();
+}
+
+LogicalResult EntryCompiler::visitPad(tensor::PadOp op) {
+  std::optional<View> source = viewOf(op.getSource(), views, tensors);
+  Value padValue = op.getConstantPaddingValue();
+  if (!source || !padValue || !matchPattern(padValue, m_AnyZeroFloat()) ||
+      llvm::any_of(op.getStaticLow(), [](int64_t l) { return l != 0; }) ||
+      llvm::any_of(op.getStaticHigh(), ShapedType::isDynamic))
+    return op.emitError() << "sparcast-aot: only zero padding at the high "
+                             "end of entry tensors is supported";
+  View view = *source;
+  view.type = op.getResultType();
+  views[op.getResult()] = view;
+  return success();
+}
+
+FailureOr<TensorInfo> EntryCompiler::materialize(Value v, Location loc) {
+  if (auto it = tensors.find(v); it != tensors.end())
+    return it->second;
+  auto it = views.find(v);
+  if (it == views.end())
+    return emitError(loc) << "sparcast-aot: this value is not computed by a "
+                             "kernel";
+  const View &view = it->second;
+  std::vector<LaunchDim> shape;
+  for (auto [d, size] : llvm::enumerate(view.type.getShape()))
+    shape.push_back(ShapedType::isDynamic(size) ? view.source.shape[d]
+                                                : LaunchDim::of(size));
+  TensorInfo dst = newWorkspace(view.type, shape);
+  // A value defined outside a dispatch's branch is copied whichever
+  // branch runs (the other may read the copy made here).
+  std::optional<LaunchCondition> branch = condition;
+  if (v.getParentBlock() == &func.getBody().front())
+    condition.reset();
+  llvm::scope_exit restore([&] { condition = branch; });
+  CopySpec spec;
+  spec.srcType = view.source.type;
+  spec.dstType = view.type;
+  spec.offsets = view.offsets;
+  spec.extent = view.extent;
+  spec.src = view.source.name;
+  spec.dst = dst.name;
+  spec.batch = shape[0];
+  FailureOr<KernelLaunch> launch =
+      buildCopyKernel(loc, gpuModule, nextKernelName("copy"), spec);
+  if (failed(launch) || failed(addLaunch(*launch, loc)))
+    return failure();
+  tensors[v] = dst;
+  return dst;
+}
+
+GemmKernelOptions EntryCompiler::gemmOptions() const {
+  GemmKernelOptions kernelOptions;
+  kernelOptions.stages = options.stages;
+  kernelOptions.chip = options.chip;
+  kernelOptions.tileN = options.tileN;
+  kernelOptions.schedule = options.schedule;
+  kernelOptions.multicast = options.gemmMulticast;
+  kernelOptions.kernelFromIR = options.kernelsFromIR && options.warpSpecialize;
+  return kernelOptions;
+}
+
+FailureOr<GemmBinding> EntryCompiler::bindMatmul(BatchMatmulOp op) {
+  GemmBinding binding;
+  Location loc = op.getLoc();
+  // A rhs [B, K, N] that only pads K is read unpadded: TMA zero-fills the
+  // rows past the source's K.
+  std::optional<View> rhsView = viewOf(op.getRhs(), views, tensors);
+  bool absorbPad = false;
+  GemmKernelOptions pathOptions;
+  pathOptions.chip = options.chip;
+  pathOptions.schedule = options.schedule;
+  if (rhsView && views.count(op.getRhs()) && usesHopperGemmPath(op, pathOptions)) {
+    const View &v = *rhsView;
+    RankedTensorType src = v.source.type;
+    absorbPad = src.getRank() == 3 && !op.getTransposeRhs() &&
+                llvm::all_of(v.offsets, [](int64_t o) { return o == 0; }) &&
+                v.extent == SmallVector<int64_t>(src.getShape()) &&
+                v.type.getDimSize(0) == src.getDimSize(0) &&
+                v.type.getDimSize(2) == src.getDimSize(2);
+    if (absorbPad) {
+      binding.rhs = v.source.name;
+      binding.rhsSourceK = src.getDimSize(1);
+      if (report)
+        *report << "padding of " << v.source.name << " along K ("
+                << src.getDimSize(1) << " -> " << v.type.getDimSize(1)
+                << ") left to TMA zero fill\n";
+    }
+  }
+  if (!absorbPad) {
+    FailureOr<TensorInfo> rhs = materialize(op.getRhs(), loc);
+    if (failed(rhs))
+      return failure();
+    binding.rhs = rhs->name;
+  }
+  FailureOr<TensorInfo> lhs = materialize(op.getLhs(), loc);
+  if (failed(lhs))
+    return failure();
+  binding.lhs = lhs->name;
+  for (Value v : op.getEpilogueIns()) {
+    FailureOr<TensorInfo> in = materialize(v, loc);
+    if (failed(in))
+      return failure();
+    binding.epilogueIns.push_back(in->name);
+    binding.epilogueInBatches.push_back(in->shape.empty() ? LaunchDim::of(1)
+                                                          : in->shape[0]);
+  }
+  Value batched =
+      op.getLhs().getType().getRank() == 3 ? op.getLhs() : op.getRhs();
+  std::optional<View> batchedView = viewOf(batched, views, tensors);
+  binding.batchSymbol = batchedView ? batchedView->source.shape[0].symbol : "";
+  LaunchDim batch = binding.batchOf(op.getType());
+  std::vector<LaunchDim> shape = {batch,
+                                  LaunchDim::of(op.getType().getDimSize(1)),
+                                  LaunchDim::of(op.getType().getDimSize(2))};
+  binding.result = bindResult(op.getResult(), shape).name;
+  return binding;
+}
+
+/// Whether a kernel parameter of type `t` takes what `p` passes: a tensor
+/// map is a pointer, a tensor a memref, a dim an index (log-linear tables:
+/// a memref the runtime fills).
+static bool paramTakes(Type t, const LaunchParam &p) {
+  switch (p.kind) {
+  case LaunchParam::Kind::Tma:
+    return isa<LLVM::LLVMPointerType>(t);
+  case LaunchParam::Kind::Memref:
+  case LaunchParam::Kind::LogLinearTables:
+    return isa<MemRefType>(t);
+  case LaunchParam::Kind::Dim:
+    return t.isIndex() || t.isInteger();
+  }
+  return false;
+}
+
+// The runtime passes the manifest's parameters in order: a kernel whose
+// signature disagrees (count, or a map where a memref is taken) would read
+// one argument as another on the GPU, so it is refused here.
+LogicalResult EntryCompiler::addLaunch(const KernelLaunch &launch,
+                                       Location loc) {
+  auto kernel = gpuModule.lookupSymbol<gpu::GPUFuncOp>(launch.kernel);
+  if (!kernel)
+    return emitError(loc) << "internal error: no kernel " << launch.kernel
+                          << " in " << gpuModule.getName();
+  ArrayRef<Type> inputs = kernel.getFunctionType().getInputs();
+  bool same = inputs.size() == launch.params.size();
+  for (size_t i = 0; same && i < inputs.size(); ++i)
+    same = paramTakes(inputs[i], launch.params[i]);
+  if (!same)
+    return emitError(loc) << "internal error: kernel " << launch.kernel
+                          << "'s parameters do not match its launch's ("
+                          << inputs.size() << " vs " << launch.params.size()
+                          << ")";
+  // The runtime expands a memref parameter by its tensor's rank (sizes and
+  // strides): a kernel taking another rank would read the next parameters
+  // in their place.
+  for (auto [input, param] : llvm::zip(inputs, launch.params)) {
+    auto memref = dyn_cast<MemRefType>(input);
+    if (!memref || param.kind != LaunchParam::Kind::Memref)
+      continue;
+    const TensorInfo *tensor = nullptr;
+    for (const std::vector<TensorInfo> *list : {&args, &results, &workspace})
+      for (const TensorInfo &t : *list)
+        if (t.name == param.tensor)
+          tensor = &t;
+    if (!tensor)
+      return emitError(loc) << "internal error: kernel " << launch.kernel
+                            << " takes unknown tensor '" << param.tensor << "'";
+    if (tensor->type.getRank() != memref.getRank())
+      return emitError(loc)
+             << "internal error: kernel " << launch.kernel << " takes "
+             << param.tensor << " as a rank-" << memref.getRank()
+             << " memref, the tensor has rank " << tensor->type.getRank();
+  }
+  // A launch grid known at compile time must fit the hardware's limits
+  // (grid dims of symbols are checked by the runtime at each call).
+  const int64_t gridLimits[3] = {(int64_t(1) << 31) - 1, 65535, 65535};
+  for (int i = 0; i < 3; ++i) {
+    const LaunchDim &g = launch.grid[i];
+    if (g.symbol.empty() && (g.constant < 1 || g.constant > gridLimits[i]))
+      return emitError(loc) << "sparcast-aot: kernel " << launch.kernel
+                            << " would need grid dim " << i << " = "
+                            << g.constant << ", outside [1, " << gridLimits[i]
+                            << "]";
+  }
+  // Tensor maps go by value (128-byte grid constants): compileToPTX turns
+  // the marked pointer arguments into them, the runtime passes the maps.
+  for (auto [i, param] : llvm::enumerate(launch.params))
+    if (param.kind == LaunchParam::Kind::Tma)
+      kernel.setArgAttr(i, ScDialect::getTensorMapAttrName(),
+                        UnitAttr::get(kernel.getContext()));
+  json::Object entry = launchJson(launch, gpuModule.getName());
+  if (condition)
+    entry[condition->key()] = condition->toJson();
+  if (report)
+    *report << "kernel " << launch.summary
+            << (condition ? " (launched when " + condition->str() + ")" : "")
+            << "\n";
+  launches.push_back(std::move(entry));
+  return success();
+}
+
+LogicalResult EntryCompiler::visitMatmul(BatchMatmulOp op) {
+  if (stageOnes.count(op))
+    return success(); // bound and run by its stage 2's kernel
+  BatchMatmulOp stage1 = stageOneOf.lookup(op);
+  FailureOr<GemmBinding> b1 = failure();
+  if (stage1) {
+    // Stage 1 runs in this kernel: bind it first (its result is the
+    // workspace tensor this GEMM's epilogue reads).
+    b1 = bindMatmul(stage1);
+    if (failed(b1))
+      return failure();
+  }
+  FailureOr<GemmBinding> binding = bindMatmul(op);
+  if (failed(binding))
+    return failure();
+  std::optional<GemmStageOne> stageOne;
+  if (stage1) {
+    const TensorInfo &c1 = tensors.at(stage1.getResult());
+    LaunchDim flags =
+        c1.shape[0].times(gemmStageFlagsPerBatch(op, gemmOptions()));
+    TensorInfo info = newWorkspace(
+        RankedTensorType::get({ShapedType::kDynamic},
+                              IntegerType::get(op.getContext(), 32)),
+        {flags}, /*zeroInit=*/true);
+    stageOne = GemmStageOne{stage1, *b1, info.name};
+    if (report)
+      *report << llvm::formatv(
+          "{0}: the GEMM at {1} runs as stage 1 of this GEMM's kernel, "
+          "readiness flags in {2} (zeroed per call)\n",
+          fileLineOf(op.getLoc()), fileLineOf(stage1.getLoc()), info.name);
+  }
+  FailureOr<KernelLaunch> launch =
+      buildGemmKernel(op, gpuModule, nextKernelName("gemm"), *binding,
+                      gemmOptions(), stageOne ? &*stageOne : nullptr);
+  if (failed(launch) || failed(addLaunch(*launch, op.getLoc())))
+    return failure();
+  return success();
+}
+
+/// GEMMs that sc-fuse-gemm-stages marked (`sc.gemm_stage1`) run in their
+/// consumer's kernel when the kernel generator takes the pair (it knows the
+/// chip and the TMA constraints); the report says why when it does not.
+void EntryCompiler::findFusableGemmStages() {
+  for (BatchMatmulOp stage1 : func.getOps<BatchMatmulOp>()) {
+    if (!stage1->hasAttr(BatchMatmulOp::getStageOneAttrName()))
+      continue;
+    // The verifier made sure of a single use by another GEMM's epilogue.
+    auto stage2 = cast<BatchMatmulOp>(*stage1.getResult().user_begin());
+    std::string why = gemmStageFusionLimitation(stage1, stage2, gemmOptions());
+    if (why.empty()) {
+      stageOneOf[stage2] = stage1;
+      stageOnes.insert(stage1);
+      continue;
+    }
+    if (report)
+      *report << llvm::formatv("{0}: GEMM stages not fused by the kernel "
+                               "generator: {1}\n",
+                               fileLineOf(stage2.getLoc()), why);
+  }
+}
+
+TensorInfo EntryCompiler::bindResult(Value result,
+                                     std::vector<LaunchDim> shape) {
+  // A dispatch's branches write their result where the scf.if's goes:
+  // bound by the first branch, shared by the second.
+  if (result.hasOneUse())
+    if (auto yield = dyn_cast<scf::YieldOp>(*result.user_begin())) {
+      Value merged = yield->getParentOp()->getResult(
+          result.use_begin()->getOperandNumber());
+      if (!tensors.count(merged))
+        tensors[merged] = bindResult(merged, shape);
+      tensors[result] = tensors.at(merged);
+      return tensors.at(result);
+    }
+  auto type = cast<RankedTensorType>(result.getType());
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  TensorInfo out;
+  std::optional<unsigned> resultIndex;
+  for (OpOperand &use : result.getUses())
+    if (use.getOwner() == ret)
+      resultIndex = use.getOperandNumber();
+  if (resultIndex) {
+    out = TensorInfo{"result" + std::to_string(*resultIndex), type, shape, ""};
+    if (results.size() <= *resultIndex)
+      results.resize(*resultIndex + 1);
+    results[*resultIndex] = out;
+  } else {
+    out = newWorkspace(type, shape);
+  }
+  tensors[result] = out;
+  return out;
+}
+
+
+/// A self-attention fuses into an indexed target attention's launch when it
+/// reads the same keys and values and the kernel takes the pair (see
+/// buildAttentionKernel): then one K/V stream serves both. Returns target ->
+/// self; marks each such target (AttentionOp::getKernelPairsAttrName), whose
+/// kernel then pairs candidates whatever the keys' length.
+DenseMap<Operation *, AttentionOp>
+mlir::sc::aot::findFusableSelfAttention(func::FuncOp func) {
+  DenseMap<Operation *, AttentionOp> selfFor;
+  DenseSet<Operation *> fusedSelf;
+  SmallVector<AttentionOp> attentions(func.getOps<AttentionOp>());
+  auto staticDims = [](AttentionOp a) {
+    // Heads, query length, head dim and key length (the batch may vary).
+    return !ShapedType::isDynamic(a.getQuery().getType().getDimSize(1)) &&
+           !ShapedType::isDynamic(a.getQuery().getType().getDimSize(2)) &&
+           !ShapedType::isDynamic(a.getQuery().getType().getDimSize(3)) &&
+           !ShapedType::isDynamic(a.getKey().getType().getDimSize(2));
+  };
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  for (AttentionOp target : attentions) {
+    RankedTensorType tq = target.getQuery().getType();
+    if (!target.getIndex() || target.getMaskAttr() || !staticDims(target) ||
+        tq.getDimSize(2) > 64)
+      continue;
+    for (AttentionOp self : attentions) {
+      RankedTensorType sq = self.getQuery().getType();
+      bool onlyReturned = llvm::all_of(self->getUsers(), [&](Operation *u) {
+        return u == ret.getOperation();
+      });
+      if (self == target || fusedSelf.count(self) || self.getIndex() ||
+          self.getMaskAttr() || self.getKey() != target.getKey() ||
+          self.getValue() != target.getValue() || !staticDims(self) ||
+          sq.getDimSize(1) != tq.getDimSize(1) ||
+          sq.getDimSize(3) != tq.getDimSize(3) ||
+          sq.getElementType() != tq.getElementType() || !onlyReturned)
+        continue;
+      selfFor[target] = self;
+      fusedSelf.insert(self);
+      // The chained kernel (keys of at most 1024) walks the self tiles
+      // after the target's; otherwise the pairs kernel takes them.
+      if (!target.kernelChainsHeads())
+        target->setAttr(AttentionOp::getKernelPairsAttrName(),
+                        UnitAttr::get(target.getContext()));
+      break;
+    }
+  }
+  return selfFor;
+}
+
+LogicalResult EntryCompiler::visitAttention(AttentionOp op, AttentionOp self) {
+  Location loc = op.getLoc();
+  AttentionBinding binding;
+  FailureOr<TensorInfo> q = materialize(op.getQuery(), loc);
+  FailureOr<TensorInfo> k = materialize(op.getKey(), loc);
+  FailureOr<TensorInfo> v = materialize(op.getValue(), loc);
+  if (failed(q) || failed(k) || failed(v))
+    return failure();
+  binding.query = q->name;
+  binding.key = k->name;
+  binding.value = v->name;
+  if (Value index = op.getIndex()) {
+    FailureOr<TensorInfo> idx = materialize(index, loc);
+    if (failed(idx))
+      return failure();
+    binding.index = idx->name;
+  }
+  binding.batchSymbol = q->shape[0].symbol;
+  binding.keyBatchSymbol = k->shape[0].symbol;
+  binding.queryLenSymbol = q->shape[2].symbol;
+  binding.keyLenSymbol = k->shape[2].symbol;
+  // V has K's (possibly dynamic) length: the kernel reads both with it, so
+  // the runtime must check that they agree.
+  if (!v->shape[2].symbol.empty() && v->shape[2].symbol != k->shape[2].symbol)
+    for (TensorInfo &a : args)
+      if (a.name == v->name) {
+        a.shape[2] = k->shape[2];
+        tensors[op.getValue()].shape[2] = k->shape[2];
+      }
+  // P in f16 needs V in f16: converted once here, not block by block in
+  // the kernel (each V block is read by many query blocks).
+  if (attentionKernelTakesF16Value(op, static_cast<bool>(self))) {
+    RankedTensorType f16Type = RankedTensorType::get(
+        v->type.getShape(), Float16Type::get(op.getContext()));
+    ConvertSpec spec;
+    spec.srcType = v->type;
+    spec.dstType = f16Type;
+    spec.src = v->name;
+    std::vector<LaunchDim> shape = v->shape;
+    shape[2] = k->shape[2];
+    spec.dst = newWorkspace(f16Type, shape).name;
+    FailureOr<KernelLaunch> convert =
+        buildConvertKernel(loc, gpuModule, nextKernelName("convert"), spec);
+    if (failed(convert) || failed(addLaunch(*convert, loc)))
+      return failure();
+    binding.value = spec.dst;
+  }
+  std::vector<LaunchDim> shape = {q->shape[0], q->shape[1], q->shape[2],
+                                  v->shape[3]};
+  binding.result = bindResult(op.getResult(), shape).name;
+  SelfAttentionSection section;
+  if (self) {
+    FailureOr<TensorInfo> sq = materialize(self.getQuery(), loc);
+    if (failed(sq))
+      return failure();
+    section.op = self;
+    section.query = sq->name;
+    section.userSymbol = sq->shape[0].symbol;
+    std::vector<LaunchDim> selfShape = {sq->shape[0], sq->shape[1],
+                                        sq->shape[2], v->shape[3]};
+    section.result = bindResult(self.getResult(), selfShape).name;
+    if (report)
+      *report << llvm::formatv(
+          "{0}: self-attention over the same keys/values fused into the "
+          "kernel of the target attention at {1}\n",
+          fileLineOf(self.getLoc()), fileLineOf(op.getLoc()));
+  }
+  // Which candidates a CTA takes depends on the index's values, known only
+  // on the device: a kernel before the attention makes the tables. With
+  // grouping, the grouping kernel sorts the candidates by request and, for
+  // the pairs kernel, pairs neighbours of one request; otherwise the pairs
+  // kernel's pairing kernel pairs them in index order.
+  auto i32 = IntegerType::get(op.getContext(), 32);
+  LaunchDim users = k->shape[0], candidates = q->shape[0];
+  // An int32 [B] table, one entry a candidate.
+  auto candidateTable = [&](bool zeroInit) {
+    return newWorkspace(RankedTensorType::get({q->type.getDimSize(0)}, i32),
+                        {candidates}, zeroInit)
+        .name;
+  };
+  if (op.kernelGroupsCandidates()) {
+    GroupCandidatesSpec spec;
+    spec.index = binding.index;
+    spec.users = users;
+    spec.order = candidateTable(/*zeroInit=*/false);
+    if (op.kernelPairsCandidates())
+      spec.pairs = candidateTable(/*zeroInit=*/false);
+    FailureOr<KernelLaunch> grouping = buildGroupCandidatesKernel(
+        loc, gpuModule, nextKernelName("group"), spec);
+    if (failed(grouping) || failed(addLaunch(*grouping, loc)))
+      return failure();
+    binding.order = spec.order;
+    binding.pairs = spec.pairs;
+  } else if (op.kernelPairsCandidates()) {
+    PairCandidatesSpec spec;
+    spec.index = binding.index;
+    spec.waiting = newWorkspace(RankedTensorType::get({k->type.getDimSize(0)}, i32),
+                                {users}, /*zeroInit=*/true)
+                       .name;
+    spec.pairs = candidateTable(/*zeroInit=*/true);
+    spec.batch = candidates;
+    FailureOr<KernelLaunch> pairing = buildPairCandidatesKernel(
+        loc, gpuModule, nextKernelName("pairs"), spec);
+    if (failed(pairing) || failed(addLaunch(*pairing, loc)))
+      return failure();
+    binding.pairs = spec.pairs;
+  }
+  FailureOr<KernelLaunch> launch =
+      buildAttentionKernel(op, gpuModule, nextKernelName("attention"), binding,
+                           options.chip, self ? &section : nullptr);
+  if (failed(launch) || failed(addLaunch(*launch, op.getLoc())))
+    return failure();
+  return success();
+}
+
+LogicalResult EntryCompiler::visit(Operation &op) {
+  return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+      .Case([&](BatchMatmulOp m) { return visitMatmul(m); })
+      .Case([&](AttentionOp a) {
+        if (fusedSelf.count(a))
+          return success(); // computed by its target's kernel
+        return visitAttention(a, selfFor.lookup(a));
+      })
+      .Case([&](tensor::ExtractSliceOp s) { return visitSlice(s); })
+      .Case([&](tensor::PadOp p) { return visitPad(p); })
+      .Case([&](arith::ConstantOp c) {
+        if (auto value = dyn_cast<IntegerAttr>(c.getValue());
+            value && c.getType().isIndex())
+          dims[c.getResult()] = LaunchDim::of(value.getInt());
+        return success();
+      })
+      .Case([&](tensor::DimOp d) { return visitDim(d); })
+      .Case([&](arith::MulIOp m) { return visitMul(m); })
+      .Case([&](arith::CmpIOp c) { return visitCmp(c); })
+      .Case([&](arith::AndIOp a) { return visitAnd(a); })
+      .Case([&](scf::IfOp i) { return visitIf(i); })
+      .Default([&](Operation *other) {
+        return other->emitError()
+               << "sparcast-aot: '" << other->getName()
+               << "' is not supported in an entry yet (entries are "
+                  "made of sc.batch_matmul, sc.attention, slices and "
+                  "zero padding, and dispatches on the dims "
+                  "for now; run --sc-ikbo-pipeline on model graphs)";
+      });
+}
+
+LogicalResult EntryCompiler::visitDim(tensor::DimOp op) {
+  std::optional<int64_t> index = op.getConstantIndex();
+  std::optional<View> view = viewOf(op.getSource(), views, tensors);
+  if (!index || !view)
+    return op.emitError() << "sparcast-aot: only constant dims of entry "
+                             "tensors are supported";
+  // A view's dynamic dims are its source's (pads and slices are static).
+  int64_t size = view->type.getDimSize(*index);
+  dims[op.getResult()] = ShapedType::isDynamic(size)
+                             ? view->source.shape[*index]
+                             : LaunchDim::of(size);
+  return success();
+}
+
+LogicalResult EntryCompiler::visitMul(arith::MulIOp op) {
+  auto lhs = dims.find(op.getLhs()), rhs = dims.find(op.getRhs());
+  if (lhs == dims.end() || rhs == dims.end() ||
+      (!lhs->second.symbol.empty() && !rhs->second.symbol.empty()) ||
+      lhs->second.divisor != 1 || rhs->second.divisor != 1)
+    return op.emitError() << "sparcast-aot: only a dim times a constant is "
+                             "supported";
+  dims[op.getResult()] = lhs->second.symbol.empty()
+                             ? rhs->second.times(lhs->second.constant)
+                             : lhs->second.times(rhs->second.constant);
+  return success();
+}
+
+LogicalResult EntryCompiler::visitCmp(arith::CmpIOp op) {
+  auto lhs = dims.find(op.getLhs()), rhs = dims.find(op.getRhs());
+  using P = arith::CmpIPredicate;
+  P p = op.getPredicate();
+  if (lhs == dims.end() || rhs == dims.end() ||
+      !llvm::is_contained({P::sge, P::uge, P::slt, P::ult}, p))
+    return op.emitError() << "sparcast-aot: only dims compared by >= or < "
+                             "are supported";
+  LaunchCondition c;
+  c.all.push_back({lhs->second, rhs->second, p == P::sge || p == P::uge});
+  conditions[op.getResult()] = c;
+  return success();
+}
+
+LogicalResult EntryCompiler::visitAnd(arith::AndIOp op) {
+  auto lhs = conditions.find(op.getLhs()), rhs = conditions.find(op.getRhs());
+  if (lhs == conditions.end() || rhs == conditions.end() ||
+      lhs->second.unless || rhs->second.unless)
+    return op.emitError() << "sparcast-aot: only conjunctions of dims "
+                             "compared by >= or < are supported";
+  LaunchCondition c = lhs->second;
+  c.all.append(rhs->second.all);
+  conditions[op.getResult()] = c;
+  return success();
+}
+
+LogicalResult EntryCompiler::visitIf(scf::IfOp op) {
+  auto cond = conditions.find(op.getCondition());
+  if (cond == conditions.end() || condition || op.getElseRegion().empty())
+    return op.emitError() << "sparcast-aot: only a dispatch on the dims "
+                             "with two branches, not nested, is supported";
+  for (auto [region, when] :
+       {std::pair{&op.getThenRegion(), cond->second},
+        std::pair{&op.getElseRegion(), cond->second.negated()}}) {
+    condition = when;
+    for (Operation &inner : region->front().without_terminator())
+      if (failed(visit(inner)))
+        return failure();
+    condition.reset();
+    auto yield = cast<scf::YieldOp>(region->front().getTerminator());
+    for (auto [yielded, result] :
+         llvm::zip(yield.getOperands(), op.getResults())) {
+      auto it = tensors.find(yielded);
+      if (it == tensors.end() || (tensors.count(result) &&
+                                  tensors.at(result).name != it->second.name))
+        return yield.emitError() << "sparcast-aot: both branches must "
+                                    "compute their result by a kernel";
+      tensors[result] = it->second;
+    }
+  }
+  return success();
+}
+
+LogicalResult EntryCompiler::compile() {
+  if (failed(bindArguments()))
+    return failure();
+  if (options.fuseSelfAttention && options.chip == "sm_90a")
+    for (auto [target, self] : findFusableSelfAttention(func)) {
+      selfFor[target] = self;
+      fusedSelf.insert(self.getOperation());
+    }
+  findFusableGemmStages();
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  for (Operation &op : func.getBody().front().without_terminator())
+    if (failed(visit(op)))
+      return failure();
+  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    auto it = tensors.find(v);
+    if (i >= results.size() || results[i].name.empty() || it == tensors.end() ||
+        it->second.name != results[i].name)
+      return ret.emitError() << "sparcast-aot: result #" << i
+                             << " must be produced by a kernel of the entry";
+  }
+  return success();
+}

@@ -1,0 +1,181 @@
+//===- EntryCompiler.h - one entry function into kernels --------*- C++ -*-===//
+//
+// What sparcast-aot knows of an entry while compiling it (named tensors,
+// views, launch conditions) and the compiler that turns its body into
+// kernel launches. Internal to lib/Target/AOT.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SPARCAST_LIB_TARGET_AOT_ENTRYCOMPILER_H
+#define SPARCAST_LIB_TARGET_AOT_ENTRYCOMPILER_H
+
+#include "sparcast/Conversion/ScToGPU/GemmKernel.h"
+#include "sparcast/Dialect/SC/IR/ScOps.h"
+#include "sparcast/Target/AOT.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir::sc::aot {
+
+namespace json = llvm::json;
+
+/// A launch dim as the manifest writes it: an integer or "SYMBOL*F/D".
+json::Value dimJson(const LaunchDim &d);
+
+/// A tensor the runtime knows by name: an argument, a result or a
+/// workspace buffer.
+struct TensorInfo {
+  std::string name;
+  RankedTensorType type;
+  std::vector<LaunchDim> shape;
+  std::string indexInto;
+  /// Workspace only: zeroed by the runtime before each call's kernels.
+  bool zeroInit = false;
+};
+
+/// A value that is a box of a named tensor, zero-padded: what chains of
+/// tensor.extract_slice / tensor.pad denote until something needs them.
+struct View {
+  TensorInfo source;
+  SmallVector<int64_t> offsets; // into the source
+  SmallVector<int64_t> extent;  // of the source box, kDynamic = whole dim
+  RankedTensorType type;        // of the value
+};
+
+/// A comparison of the call's dims: lhs >= rhs, or lhs < rhs.
+struct DimComparison {
+  LaunchDim lhs, rhs;
+  bool atLeast = true;
+  json::Object toJson() const {
+    return json::Object{{"lhs", dimJson(lhs)},
+                        {"cmp", atLeast ? ">=" : "<"},
+                        {"rhs", dimJson(rhs)}};
+  }
+  std::string str() const {
+    auto text = [](const LaunchDim &d) {
+      json::Value v = dimJson(d);
+      if (auto s = v.getAsString())
+        return s->str();
+      return std::to_string(*v.getAsInteger());
+    };
+    return text(lhs) + (atLeast ? " >= " : " < ") + text(rhs);
+  }
+};
+
+/// A condition on the call's dims under which a launch runs (a GEMM
+/// dispatched at run time, sc-dispatch-gemm-schedule): every comparison
+/// holds, or with `unless`, not every one. The manifest's `when` (one
+/// comparison as an object, several as a list) or `unless` (a list).
+struct LaunchCondition {
+  SmallVector<DimComparison> all;
+  bool unless = false;
+  LaunchCondition negated() const {
+    LaunchCondition n = *this;
+    if (all.size() == 1)
+      n.all[0].atLeast = !n.all[0].atLeast;
+    else
+      n.unless = !unless;
+    return n;
+  }
+  StringRef key() const { return unless ? "unless" : "when"; }
+  json::Value toJson() const {
+    if (all.size() == 1 && !unless)
+      return all[0].toJson();
+    json::Array list;
+    for (const DimComparison &c : all)
+      list.push_back(c.toJson());
+    return list;
+  }
+  std::string str() const {
+    std::string text;
+    for (const DimComparison &c : all)
+      text += (text.empty() ? "" : " and ") + c.str();
+    return unless ? "not (" + text + ")" : text;
+  }
+};
+
+/// A tensor's manifest object, and its shape as the C header documents it.
+json::Object tensorJson(const TensorInfo &t);
+std::string shapeString(const TensorInfo &t);
+
+/// Target attentions that can compute a self-attention over the same keys
+/// and values in their launch (--fuse-self-attention): target -> self.
+DenseMap<Operation *, AttentionOp> findFusableSelfAttention(func::FuncOp func);
+
+/// Compiles one entry function into kernels of `gpuModule`.
+class EntryCompiler {
+public:
+  EntryCompiler(func::FuncOp func, gpu::GPUModuleOp gpuModule,
+                const AotOptions &options, raw_ostream *report)
+      : func(func), gpuModule(gpuModule), options(options), report(report) {}
+
+  LogicalResult compile();
+
+  std::vector<TensorInfo> args, results, workspace;
+  json::Array launches;
+
+private:
+  LogicalResult bindArguments();
+  /// One op of the entry (or of a dispatch's branch).
+  LogicalResult visit(Operation &op);
+  /// Index values computed from the call's dims (tensor.dim, constants,
+  /// products), and the conditions compared from them.
+  LogicalResult visitDim(tensor::DimOp op);
+  LogicalResult visitMul(arith::MulIOp op);
+  LogicalResult visitCmp(arith::CmpIOp op);
+  LogicalResult visitAnd(arith::AndIOp op);
+  /// A dispatch: each branch's launches run under its condition.
+  LogicalResult visitIf(scf::IfOp op);
+  LogicalResult visitSlice(tensor::ExtractSliceOp op);
+  LogicalResult visitPad(tensor::PadOp op);
+  LogicalResult visitMatmul(BatchMatmulOp op);
+  /// Binds `op`'s operands (materializing views the kernel cannot read) and
+  /// its result.
+  FailureOr<GemmBinding> bindMatmul(BatchMatmulOp op);
+  GemmKernelOptions gemmOptions() const;
+  /// GEMMs run as stage 1 of another GEMM's kernel: stage 2 -> stage 1.
+  DenseMap<Operation *, BatchMatmulOp> stageOneOf;
+  DenseSet<Operation *> stageOnes;
+  void findFusableGemmStages();
+  LogicalResult visitAttention(AttentionOp op, AttentionOp self);
+  /// Self-attentions computed by a target attention's kernel: target ->
+  /// self, and the selves so placed.
+  DenseMap<Operation *, AttentionOp> selfFor;
+  DenseSet<Operation *> fusedSelf;
+  /// The tensor `result` is written to: the caller's result when returned,
+  /// else a new workspace tensor.
+  TensorInfo bindResult(Value result, std::vector<LaunchDim> shape);
+  /// The named tensor holding `v`: materializes views with a copy kernel.
+  FailureOr<TensorInfo> materialize(Value v, Location loc);
+  TensorInfo newWorkspace(RankedTensorType type, std::vector<LaunchDim> shape,
+                          bool zeroInit = false);
+  std::string nextKernelName(StringRef what) {
+    return llvm::formatv("{0}_{1}{2}", func.getSymName(), what, kernels++);
+  }
+  LogicalResult addLaunch(const KernelLaunch &launch, Location loc);
+
+  func::FuncOp func;
+  gpu::GPUModuleOp gpuModule;
+  const AotOptions &options;
+  raw_ostream *report;
+  DenseMap<Value, TensorInfo> tensors;
+  DenseMap<Value, View> views;
+  DenseMap<Value, LaunchDim> dims;
+  DenseMap<Value, LaunchCondition> conditions;
+  /// The condition of the branch being compiled, if any.
+  std::optional<LaunchCondition> condition;
+  int kernels = 0;
+};
+
+} // namespace mlir::sc::aot
+
+#endif // SPARCAST_LIB_TARGET_AOT_ENTRYCOMPILER_H
