@@ -301,6 +301,9 @@ int tmaSwizzle(int64_t bytes) {
 struct scModule {
   std::string dir;
   Manifest manifest;
+  // Every kernel file's bytes, read at load (by file name): what the
+  // driver gets is what was checked, whatever happens to the folder later.
+  std::map<std::string, std::string> images;
   std::mutex mutex;
   std::map<std::string, CUmodule> loaded;           // by module name
   // By launch (its kernel looked up once per launch of the manifest: a
@@ -376,9 +379,7 @@ scStatus getFunction(scModule *m, const LaunchSpec &launch, CUfunction &out) {
     bool useCubin = !spec->cubinFile.empty() &&
                     (spec->chip == deviceChip || spec->chip == deviceChip + "a");
     std::string file = m->dir + "/" + (useCubin ? spec->cubinFile : spec->ptxFile);
-    std::string readError;
-    if (!readFile(file, kMaxKernelImageBytes, image, readError))
-      return setError(SC_ERROR_NOT_FOUND, readError);
+    image = m->images.at(useCubin ? spec->cubinFile : spec->ptxFile);
     if (!useCubin)
       image.push_back('\0');
     char log[8192] = {0};
@@ -556,12 +557,18 @@ scStatus scModuleLoad(const char *dir, scModule **module) {
     m->dir = dir;
     if (!parseManifest(text, m->manifest, error))
       return setError(SC_ERROR_MANIFEST, path + ": " + error);
-    // Every kernel file is there, inside the folder, before any run.
+    // Every kernel file is there, inside the folder, and read before any
+    // run.
     for (const ModuleSpec &spec : m->manifest.modules)
-      for (const std::string *file : {&spec.ptxFile, &spec.cubinFile})
-        if (!file->empty() &&
-            !checkArtifactFile(dir, *file, kMaxKernelImageBytes, error))
+      for (const std::string *file : {&spec.ptxFile, &spec.cubinFile}) {
+        if (file->empty() || m->images.count(*file))
+          continue;
+        std::string &image = m->images[*file];
+        if (!checkArtifactFile(dir, *file, kMaxKernelImageBytes, error) ||
+            !readFile(std::string(dir) + "/" + *file, kMaxKernelImageBytes,
+                      image, error))
           return setError(SC_ERROR_NOT_FOUND, error);
+      }
     *module = m.release();
     lastError.clear();
     return SC_OK;
