@@ -10,12 +10,12 @@ module attributes {test.t = #sc.hybrid_tiles<tile = [16, 16], grid = [1], kinds 
 
 // -----
 
-// expected-error @+1 {{tile sizes must be positive multiples of 16, got 24}}
+// expected-error @+1 {{tile sizes must be positive multiples of 16 up to 2^24, got 24}}
 module attributes {test.t = #sc.hybrid_tiles<tile = [24, 16], grid = [1, 1], kinds = "d">} {}
 
 // -----
 
-// expected-error @+1 {{grid sizes must be positive, got 0}}
+// expected-error @+1 {{grid sizes must lie in [1, 2^24], got 0}}
 module attributes {test.t = #sc.hybrid_tiles<tile = [16, 16], grid = [0, 1], kinds = "">} {}
 
 // -----
@@ -47,3 +47,9 @@ module attributes {test.e = #sc.block_csr<block_size = 64, offset_bits = 4>} {}
 
 // expected-error @+1 {{offset_bits = 8 cannot address a block of 4096 columns}}
 module attributes {test.e = #sc.block_csr<block_size = 4096, offset_bits = 8>} {}
+
+// -----
+
+// A grid whose tile count would overflow int64 (2^32 x 2^32).
+// expected-error @+1 {{grid sizes must lie in [1, 2^24], got 4294967296}}
+module attributes {test.t = #sc.hybrid_tiles<tile = [64, 64], grid = [4294967296, 4294967296], kinds = "d">} {}

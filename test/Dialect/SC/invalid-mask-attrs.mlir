@@ -41,7 +41,7 @@ module attributes {test.m = #sc.log_linear<local_width = 2>} {}
 
 // -----
 
-// expected-error @+1 {{key_blocks must be positive, got 0}}
+// expected-error @+1 {{key_blocks must lie in [1, 2^24], got 0}}
 module attributes {test.m = #sc.block_sparse<block_size = 64, key_blocks = 0, offsets = [0, 1], indices = [0]>} {}
 
 // -----
@@ -78,3 +78,8 @@ module attributes {test.m = #sc.block_sparse<block_size = 64, key_blocks = 2, of
 
 // expected-error @+1 {{key blocks of query block 0 must be sorted and distinct, got 1 then 1}}
 module attributes {test.m = #sc.block_sparse<block_size = 64, key_blocks = 2, offsets = [0, 2], indices = [1, 1]>} {}
+
+// -----
+
+// expected-error @+1 {{key_blocks must lie in [1, 2^24], got 9223372036854775807}}
+module attributes {test.m = #sc.block_sparse<block_size = 64, key_blocks = 9223372036854775807, offsets = [0, 1], indices = [0]>} {}

@@ -183,8 +183,9 @@ BlockSparseMaskAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                             ArrayRef<int32_t> indices) {
   if (failed(verifyBlockSize(emitError, blockSize)))
     return failure();
-  if (keyBlocks < 1)
-    return emitError() << "key_blocks must be positive, got " << keyBlocks;
+  // At most 2^24 blocks: what the runtime's tables can describe.
+  if (keyBlocks < 1 || keyBlocks > (int64_t(1) << 24))
+    return emitError() << "key_blocks must lie in [1, 2^24], got " << keyBlocks;
   if (offsets.size() < 2)
     return emitError() << "offsets must have at least 2 entries (one query "
                           "block), got "
@@ -255,13 +256,17 @@ LogicalResult HybridTilesAttr::verify(function_ref<InFlightDiagnostic()> emitErr
     return emitError() << "tile must have 2 sizes, got " << tile.size();
   if (grid.size() != 2)
     return emitError() << "grid must have 2 sizes, got " << grid.size();
+  // Bounded so that the products below (a weight's rows and K, its tile
+  // count) stay far inside int64.
+  constexpr int64_t kMaxSize = int64_t(1) << 24;
   for (int64_t size : tile)
-    if (size <= 0 || size % 16 != 0)
-      return emitError() << "tile sizes must be positive multiples of 16, got "
+    if (size <= 0 || size % 16 != 0 || size > kMaxSize)
+      return emitError() << "tile sizes must be positive multiples of 16 up "
+                            "to 2^24, got "
                          << size;
   for (int64_t size : grid)
-    if (size <= 0)
-      return emitError() << "grid sizes must be positive, got " << size;
+    if (size <= 0 || size > kMaxSize)
+      return emitError() << "grid sizes must lie in [1, 2^24], got " << size;
   int64_t numTiles = grid[0] * grid[1];
   if (static_cast<int64_t>(kinds.size()) != numTiles)
     return emitError() << "expected " << numTiles << " tile kinds, got "
