@@ -1,6 +1,7 @@
 //===- Manifest.cpp - artifact manifest model and argument checks ---------===//
 
 #include "Manifest.h"
+#include "sparcast/Support/ManifestSchema.h"
 
 #include <nlohmann/json.hpp>
 
@@ -14,6 +15,7 @@
 
 using namespace sparcast::rt;
 using Value = nlohmann::json;
+using namespace sparcast::manifest;
 
 int64_t DimExpr::evaluate(const DimBindings &dims) const {
   int64_t value = constant;
@@ -247,7 +249,7 @@ struct Reader {
   }
   bool getDType(const Value &obj, const std::string &path, scDType &out) {
     std::string s;
-    if (!getString(obj, "dtype", path, s))
+    if (!getString(obj, key::kDtype, path, s))
       return false;
     if (s == "f32") out = SC_F32;
     else if (s == "f16") out = SC_F16;
@@ -267,11 +269,11 @@ struct Reader {
       TensorSpec spec;
       if (!t.is_object())
         return fail(p, "expected an object");
-      if (!getString(t, "name", p, spec.name) || !getDType(t, p, spec.dtype) ||
-          !getDims(t, "shape", p, spec.shape) ||
-          !getString(t, "index_into", p, spec.indexInto, /*required=*/false))
+      if (!getString(t, key::kName, p, spec.name) || !getDType(t, p, spec.dtype) ||
+          !getDims(t, key::kShape, p, spec.shape) ||
+          !getString(t, key::kIndexInto, p, spec.indexInto, /*required=*/false))
         return false;
-      if (const Value *z = get(t, "zero_init")) {
+      if (const Value *z = get(t, key::kZeroInit)) {
         if (!z->is_boolean())
           return fail(p + ".zero_init", "expected true or false");
         spec.zeroInit = z->get<bool>();
@@ -284,29 +286,29 @@ struct Reader {
   }
   bool getParam(const Value &v, const std::string &p, ParamSpec &out) {
     std::string kind;
-    if (!v.is_object() || !getString(v, "kind", p, kind))
+    if (!v.is_object() || !getString(v, key::kKind, p, kind))
       return fail(p, "expected an object with a \"kind\"");
-    if (kind == "memref") {
+    if (kind == param::kMemref) {
       out.kind = ParamSpec::Kind::Memref;
-      return getString(v, "tensor", p, out.tensor);
+      return getString(v, key::kTensor, p, out.tensor);
     }
-    if (kind == "dim") {
+    if (kind == param::kDim) {
       out.kind = ParamSpec::Kind::Dim;
-      const Value *d = get(v, "dim");
+      const Value *d = get(v, key::kDim);
       return d ? getDim(*d, p + ".dim", out.dim) : fail(p, "missing \"dim\"");
     }
-    if (kind == "log_linear_tables") {
+    if (kind == param::kLogLinearTables) {
       out.kind = ParamSpec::Kind::LogLinearTables;
-      const Value *q = get(v, "query_len"), *k = get(v, "key_len");
+      const Value *q = get(v, key::kQueryLen), *k = get(v, key::kKeyLen);
       if (!q || !k)
         return fail(p, "missing \"query_len\" or \"key_len\"");
       if (!getDim(*q, p + ".query_len", out.queryLen) ||
           !getDim(*k, p + ".key_len", out.keyLen))
         return false;
-      for (auto [key, field] : {std::pair<const char *, int64_t *>{"block", &out.maskBlock},
-                                {"local_width", &out.localWidth},
-                                {"anchors", &out.anchors},
-                                {"causal", &out.causal}}) {
+      for (auto [key, field] : {std::pair<const char *, int64_t *>{key::kBlock, &out.maskBlock},
+                                {key::kLocalWidth, &out.localWidth},
+                                {key::kAnchors, &out.anchors},
+                                {key::kCausal, &out.causal}}) {
         const Value *x = get(v, key);
         if (!x)
           return fail(p, std::string("missing integer \"") + key + "\"");
@@ -317,14 +319,14 @@ struct Reader {
         return fail(p, "log_linear_tables needs block > 0 and local_width >= 0");
       return true;
     }
-    if (kind != "tma")
+    if (kind != param::kTma)
       return fail(p + ".kind", "unknown parameter kind \"" + kind + "\"");
     out.kind = ParamSpec::Kind::Tma;
-    if (!getString(v, "tensor", p, out.tensor) ||
-        !getDims(v, "dims", p, out.dims) ||
-        !getDims(v, "strides", p, out.stridesBytes))
+    if (!getString(v, key::kTensor, p, out.tensor) ||
+        !getDims(v, key::kDims, p, out.dims) ||
+        !getDims(v, key::kStrides, p, out.stridesBytes))
       return false;
-    const Value *box = getArray(v, "box", p);
+    const Value *box = getArray(v, key::kBox, p);
     if (!box)
       return false;
     for (const Value &b : *box) {
@@ -336,7 +338,7 @@ struct Reader {
                                     std::to_string(x));
       out.box.push_back(x);
     }
-    const Value *swz = get(v, "swizzle");
+    const Value *swz = get(v, key::kSwizzle);
     if (!swz)
       return fail(p, "missing integer \"swizzle\"");
     if (!getInt(*swz, p + ".swizzle", out.swizzleBytes))
@@ -352,17 +354,17 @@ struct Reader {
     return true;
   }
   bool getLaunch(const Value &v, const std::string &p, LaunchSpec &out) {
-    if (!getString(v, "module", p, out.module) ||
-        !getString(v, "kernel", p, out.kernel))
+    if (!getString(v, key::kModule, p, out.module) ||
+        !getString(v, key::kKernel, p, out.kernel))
       return false;
     std::vector<DimExpr> grid;
-    if (!getDims(v, "grid", p, grid))
+    if (!getDims(v, key::kGrid, p, grid))
       return false;
     if (grid.size() != 3)
       return fail(p + ".grid", "expected 3 sizes");
     for (int i = 0; i < 3; ++i)
       out.grid[i] = grid[i];
-    const Value *block = getArray(v, "block", p);
+    const Value *block = getArray(v, key::kBlock, p);
     if (!block || block->size() != 3)
       return fail(p + ".block", "expected 3 sizes");
     for (int i = 0; i < 3; ++i) {
@@ -374,7 +376,7 @@ struct Reader {
     }
     if (out.block[0] * out.block[1] * out.block[2] > 1024)
       return fail(p + ".block", "more than 1024 threads");
-    const Value *smem = get(v, "smem");
+    const Value *smem = get(v, key::kSmem);
     if (!smem)
       return fail(p, "missing integer \"smem\"");
     if (!getInt(*smem, p + ".smem", out.sharedBytes))
@@ -383,7 +385,7 @@ struct Reader {
     if (out.sharedBytes < 0 || out.sharedBytes > 227 * 1024)
       return fail(p + ".smem", "expected 0 to 232448 bytes, got " +
                                    std::to_string(out.sharedBytes));
-    const Value *params = getArray(v, "params", p);
+    const Value *params = getArray(v, key::kParams, p);
     if (!params)
       return false;
     for (size_t i = 0; i < params->size(); ++i) {
@@ -393,7 +395,7 @@ struct Reader {
         return false;
       out.params.push_back(param);
     }
-    if (const Value *atMost = get(v, "at_most")) {
+    if (const Value *atMost = get(v, key::kAtMost)) {
       if (!atMost->is_array())
         return fail(p + ".at_most", "expected an array of [symbol, symbol]");
       for (const Value &pair : *atMost) {
@@ -406,7 +408,7 @@ struct Reader {
     }
     // `when`: one comparison or a list of them, all of which must hold;
     // `unless`: a list, not all of which may hold.
-    const Value *when = get(v, "when"), *unless = get(v, "unless");
+    const Value *when = get(v, key::kWhen), *unless = get(v, key::kUnless);
     if (when && unless)
       return fail(p, "a launch has \"when\" or \"unless\", not both");
     if (unless && !unless->is_array())
@@ -431,8 +433,8 @@ struct Reader {
                     std::vector<LaunchSpec::Condition> &out) {
     LaunchSpec::Condition c;
     std::string cmp;
-    const Value *lhs = get(v, "lhs"), *rhs = get(v, "rhs");
-    if (!lhs || !rhs || !getString(v, "cmp", p, cmp) ||
+    const Value *lhs = get(v, key::kLhs), *rhs = get(v, key::kRhs);
+    if (!lhs || !rhs || !getString(v, key::kCmp, p, cmp) ||
         !getDim(*lhs, p + ".lhs", c.lhs) || !getDim(*rhs, p + ".rhs", c.rhs))
       return fail(p, "expected {\"lhs\": dim, \"cmp\": \">=\" or "
                      "\"<\", \"rhs\": dim}");
@@ -616,25 +618,25 @@ bool sparcast::rt::parseManifest(const std::string &text, Manifest &out,
   if (!root.is_object())
     return r.fail("manifest.json", "expected an object");
   std::string format;
-  if (!r.getString(root, "format", "manifest", format))
+  if (!r.getString(root, key::kFormat, "manifest", format))
     return false;
   // Format 2 passes tensor maps by value (format 1 artifacts took device
   // pointers to them: rebuild those with this sparcast-aot).
-  if (format != "sparcast-artifact-2")
+  if (format != kFormatVersion)
     return r.fail("manifest.format", "unsupported format \"" + format +
                                          "\" (this runtime reads "
                                          "sparcast-artifact-2)");
-  const Value *modules = r.getArray(root, "modules", "manifest");
+  const Value *modules = r.getArray(root, key::kModules, "manifest");
   if (!modules)
     return false;
   for (size_t i = 0; i < modules->size(); ++i) {
     std::string p = "manifest.modules[" + std::to_string(i) + "]";
     const Value &m = (*modules)[i];
     ModuleSpec spec;
-    if (!m.is_object() || !r.getString(m, "name", p, spec.name) ||
-        !r.getString(m, "ptx", p, spec.ptxFile) ||
-        !r.getString(m, "cubin", p, spec.cubinFile, false) ||
-        !r.getString(m, "chip", p, spec.chip, false))
+    if (!m.is_object() || !r.getString(m, key::kName, p, spec.name) ||
+        !r.getString(m, key::kPtx, p, spec.ptxFile) ||
+        !r.getString(m, key::kCubin, p, spec.cubinFile, false) ||
+        !r.getString(m, key::kChip, p, spec.chip, false))
       return error.empty() ? r.fail(p, "expected an object") : false;
     for (const std::string *file : {&spec.ptxFile, &spec.cubinFile})
       if ((!file->empty() || file == &spec.ptxFile) && !isPlainFileName(*file))
@@ -645,7 +647,7 @@ bool sparcast::rt::parseManifest(const std::string &text, Manifest &out,
       return r.fail(p, "module \"" + spec.name + "\" named twice");
     out.modules.push_back(spec);
   }
-  const Value *entries = r.getArray(root, "entries", "manifest");
+  const Value *entries = r.getArray(root, key::kEntries, "manifest");
   if (!entries)
     return false;
   for (size_t i = 0; i < entries->size(); ++i) {
@@ -654,13 +656,13 @@ bool sparcast::rt::parseManifest(const std::string &text, Manifest &out,
     EntrySpec spec;
     if (!e.is_object())
       return r.fail(p, "expected an object");
-    if (!r.getString(e, "name", p, spec.name) ||
-        !r.getTensors(e, "args", p, spec.args) ||
-        !r.getTensors(e, "results", p, spec.results))
+    if (!r.getString(e, key::kName, p, spec.name) ||
+        !r.getTensors(e, key::kArgs, p, spec.args) ||
+        !r.getTensors(e, key::kResults, p, spec.results))
       return false;
-    if (get(e, "workspace") && !r.getTensors(e, "workspace", p, spec.workspace))
+    if (get(e, key::kWorkspace) && !r.getTensors(e, key::kWorkspace, p, spec.workspace))
       return false;
-    const Value *launches = r.getArray(e, "launches", p);
+    const Value *launches = r.getArray(e, key::kLaunches, p);
     if (!launches)
       return false;
     for (size_t j = 0; j < launches->size(); ++j) {

@@ -216,7 +216,7 @@ static LogicalResult writeKernelModules(ModuleOp module, ModuleOp kernels,
     llvm::sys::path::append(ptxPath, name + ".ptx");
     if (failed(writeFile(module, ptxPath, ptx->front().ptx)))
       return failure();
-    json::Object moduleJson{{"name", name}, {"ptx", name + ".ptx"}};
+    json::Object moduleJson{{key::kName, name}, {key::kPtx, name + ".ptx"}};
     std::string error;
     if (findPtxas()) {
       FailureOr<PtxasResult> cubin = assembleWithPtxas(
@@ -228,8 +228,8 @@ static LogicalResult writeKernelModules(ModuleOp module, ModuleOp kernels,
       llvm::sys::path::append(cubinPath, cubinName);
       if (failed(writeFile(module, cubinPath, cubin->cubin)))
         return failure();
-      moduleJson["cubin"] = cubinName;
-      moduleJson["chip"] = options.chip;
+      moduleJson[key::kCubin] = cubinName;
+      moduleJson[key::kChip] = options.chip;
       if (report)
         *report << "ptxas " << name << ":\n" << cubin->log;
     } else if (report) {
@@ -289,11 +289,11 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
       workspaceJson.push_back(tensorJson(t));
       doc += " *   " + t.name + " (workspace): " + shapeString(t) + "\n";
     }
-    entries.push_back(json::Object{{"name", entryName.str()},
-                                   {"args", std::move(argsJson)},
-                                   {"results", std::move(resultsJson)},
-                                   {"workspace", std::move(workspaceJson)},
-                                   {"launches", std::move(entry.launches)}});
+    entries.push_back(json::Object{{key::kName, entryName.str()},
+                                   {key::kArgs, std::move(argsJson)},
+                                   {key::kResults, std::move(resultsJson)},
+                                   {key::kWorkspace, std::move(workspaceJson)},
+                                   {key::kLaunches, std::move(entry.launches)}});
     header += llvm::formatv(
         "\n/* Entry '{0}':\n{1} */\nstatic inline scStatus sc_{0}(scModule *m, "
         "const scTensor args[{2}], const scTensor results[{3}], void *stream) "
@@ -306,10 +306,10 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
                                 modules)))
     return failure();
 
-  json::Object manifest{{"format", "sparcast-artifact-2"},
-                        {"chip", options.chip},
-                        {"modules", std::move(modules)},
-                        {"entries", std::move(entries)}};
+  json::Object manifest{{key::kFormat, kFormatVersion},
+                        {key::kChip, options.chip},
+                        {key::kModules, std::move(modules)},
+                        {key::kEntries, std::move(entries)}};
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::formatv("{0:2}", json::Value(std::move(manifest))) << "\n";

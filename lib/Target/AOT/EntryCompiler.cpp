@@ -61,13 +61,13 @@ json::Object mlir::sc::aot::tensorJson(const TensorInfo &t) {
   json::Array shape;
   for (const LaunchDim &d : t.shape)
     shape.push_back(dimJson(d));
-  json::Object o{{"name", t.name},
-                 {"dtype", dtypeName(t.type.getElementType())},
-                 {"shape", std::move(shape)}};
+  json::Object o{{key::kName, t.name},
+                 {key::kDtype, dtypeName(t.type.getElementType())},
+                 {key::kShape, std::move(shape)}};
   if (!t.indexInto.empty())
-    o["index_into"] = t.indexInto;
+    o[key::kIndexInto] = t.indexInto;
   if (t.zeroInit)
-    o["zero_init"] = true;
+    o[key::kZeroInit] = true;
   return o;
 }
 
@@ -85,21 +85,21 @@ static json::Object launchJson(const KernelLaunch &launch, StringRef module) {
   json::Array params;
   for (const LaunchParam &p : launch.params) {
     if (p.kind == LaunchParam::Kind::Memref) {
-      params.push_back(json::Object{{"kind", "memref"}, {"tensor", p.tensor}});
+      params.push_back(json::Object{{key::kKind, param::kMemref}, {key::kTensor, p.tensor}});
       continue;
     }
     if (p.kind == LaunchParam::Kind::Dim) {
-      params.push_back(json::Object{{"kind", "dim"}, {"dim", dimJson(p.dim)}});
+      params.push_back(json::Object{{key::kKind, param::kDim}, {key::kDim, dimJson(p.dim)}});
       continue;
     }
     if (p.kind == LaunchParam::Kind::LogLinearTables) {
-      params.push_back(json::Object{{"kind", "log_linear_tables"},
-                                    {"query_len", dimJson(p.queryLen)},
-                                    {"key_len", dimJson(p.keyLen)},
-                                    {"block", p.maskBlock},
-                                    {"local_width", p.localWidth},
-                                    {"anchors", p.anchors},
-                                    {"causal", p.causal}});
+      params.push_back(json::Object{{key::kKind, param::kLogLinearTables},
+                                    {key::kQueryLen, dimJson(p.queryLen)},
+                                    {key::kKeyLen, dimJson(p.keyLen)},
+                                    {key::kBlock, p.maskBlock},
+                                    {key::kLocalWidth, p.localWidth},
+                                    {key::kAnchors, p.anchors},
+                                    {key::kCausal, p.causal}});
       continue;
     }
     json::Array dims, strides, box;
@@ -109,27 +109,27 @@ static json::Object launchJson(const KernelLaunch &launch, StringRef module) {
       strides.push_back(dimJson(d));
     for (int64_t b : p.box)
       box.push_back(b);
-    params.push_back(json::Object{{"kind", "tma"},
-                                  {"tensor", p.tensor},
-                                  {"dims", std::move(dims)},
-                                  {"strides", std::move(strides)},
-                                  {"box", std::move(box)},
-                                  {"swizzle", p.swizzleBytes}});
+    params.push_back(json::Object{{key::kKind, param::kTma},
+                                  {key::kTensor, p.tensor},
+                                  {key::kDims, std::move(dims)},
+                                  {key::kStrides, std::move(strides)},
+                                  {key::kBox, std::move(box)},
+                                  {key::kSwizzle, p.swizzleBytes}});
   }
   json::Object out{
-      {"module", module.str()},
-      {"kernel", launch.kernel},
-      {"grid", json::Array{dimJson(launch.grid[0]), dimJson(launch.grid[1]),
+      {key::kModule, module.str()},
+      {key::kKernel, launch.kernel},
+      {key::kGrid, json::Array{dimJson(launch.grid[0]), dimJson(launch.grid[1]),
                            dimJson(launch.grid[2])}},
-      {"block",
+      {key::kBlock,
        json::Array{launch.block[0], launch.block[1], launch.block[2]}},
-      {"smem", launch.sharedBytes},
-      {"params", std::move(params)}};
+      {key::kSmem, launch.sharedBytes},
+      {key::kParams, std::move(params)}};
   if (!launch.atMost.empty()) {
     json::Array atMost;
     for (const auto &[a, b] : launch.atMost)
       atMost.push_back(json::Array{a, b});
-    out["at_most"] = std::move(atMost);
+    out[key::kAtMost] = std::move(atMost);
   }
   return out;
 }

@@ -10,6 +10,7 @@
 
 #include "sparcast/Conversion/ScToGPU/GemmKernel.h"
 #include "sparcast/Dialect/SC/IR/ScOps.h"
+#include "sparcast/Support/ManifestSchema.h"
 #include "sparcast/Target/AOT.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -27,6 +28,7 @@
 namespace mlir::sc::aot {
 
 namespace json = llvm::json;
+using namespace sparcast::manifest;
 
 /// A launch dim as the manifest writes it: an integer or "SYMBOL*F/D".
 json::Value dimJson(const LaunchDim &d);
@@ -56,9 +58,9 @@ struct DimComparison {
   LaunchDim lhs, rhs;
   bool atLeast = true;
   json::Object toJson() const {
-    return json::Object{{"lhs", dimJson(lhs)},
-                        {"cmp", atLeast ? ">=" : "<"},
-                        {"rhs", dimJson(rhs)}};
+    return json::Object{{key::kLhs, dimJson(lhs)},
+                        {key::kCmp, atLeast ? ">=" : "<"},
+                        {key::kRhs, dimJson(rhs)}};
   }
   std::string str() const {
     auto text = [](const LaunchDim &d) {
@@ -86,7 +88,7 @@ struct LaunchCondition {
       n.unless = !unless;
     return n;
   }
-  StringRef key() const { return unless ? "unless" : "when"; }
+  StringRef key() const { return unless ? key::kUnless : key::kWhen; }
   json::Value toJson() const {
     if (all.size() == 1 && !unless)
       return all[0].toJson();
