@@ -24,9 +24,11 @@ namespace {
 struct ScPersistentPass : sc::impl::ScPersistentPassBase<ScPersistentPass> {
   using Base::Base;
   void runOnOperation() final {
-    if (group < 1) {
+    // The kernels compute tile coordinates in 32 bits: a group of more M
+    // tiles than any GEMM has means one group, and 2^16 is far past that.
+    if (group < 1 || group > (int64_t(1) << 16)) {
       emitError(getOperation()->getLoc())
-          << "sc-persistent: group must be at least 1, got "
+          << "sc-persistent: group must lie in [1, 65536], got "
           << static_cast<int64_t>(group);
       return signalPassFailure();
     }

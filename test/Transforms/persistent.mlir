@@ -2,6 +2,7 @@
 // RUN: sparcast-opt %s -split-input-file -sc-persistent=group=4 | FileCheck %s --check-prefix=G4
 // RUN: sparcast-opt %s -split-input-file -sc-persistent='group=4 report=1' -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
 // RUN: not sparcast-opt %s -split-input-file -sc-persistent=group=0 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not sparcast-opt %s -split-input-file -sc-persistent=group=99999999999 2>&1 | FileCheck %s --check-prefix=HUGE
 
 // A grid tile loop (one CTA per tile) becomes persistent, M tiles in groups
 // of 8 by default; the body is untouched (the loop owns the order).
@@ -13,7 +14,8 @@
 // REPORT: remark: tile loop: persistent, M tiles in groups of 4
 // G4-LABEL: func.func @grid
 // G4: sck.tile_loop {{.*}} attributes {group = 4 : i64, schedule = "persistent"}
-// BAD: error: sc-persistent: group must be at least 1, got 0
+// BAD: error: sc-persistent: group must lie in [1, 65536], got 0
+// HUGE: error: sc-persistent: group must lie in [1, 65536], got 99999999999
 func.func @grid(%batches: index, %mTiles: index, %nTiles: index) {
   sck.tile_loop %batches, %mTiles, %nTiles attributes {schedule = "grid"} {
   ^bb0(%b: index, %m: index, %n: index):

@@ -404,7 +404,7 @@ def ScPersistentPass : Pass<"sc-persistent"> {
   }];
   let options = [
     Option<"group", "group", "int64_t", /*default=*/"8",
-           "M tiles per group in the tile order (>= 1)">,
+           "M tiles per group in the tile order (1 to 65536)">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark with each loop's schedule">,
     Option<"attention", "attention", "bool", /*default=*/"false",

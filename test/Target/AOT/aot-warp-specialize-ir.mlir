@@ -40,7 +40,7 @@
 // GRID-LAUNCH: "B*7/2",
 // G4: tile loop: persistent, M tiles in groups of 4
 // G4: kernel lce_gemm{{[0-9]+}}: {{.*}} warp-specialized persistent, ping-pong: {{.*}} one CTA per SM walking tiles in groups of 4 M tiles
-// BAD-GROUP: error: sc-persistent: group must be at least 1, got -1
+// BAD-GROUP: error: sc-persistent: group must lie in [1, 65536], got -1
 // GRID-FUSED: error: a grid schedule (one CTA per tile) is not available for the multi-stage GEMM kernel: make the tile loop persistent (sc-persistent; sparcast-aot --ws-group > 0)
 // FUSED: kernel-level form: a multi-stage kernel, the GEMM it reads as stage 1
 // FUSED: warp-specialized: 2 tile loops in sequence, producer (2 box(es) per k-tile, 40 registers) + 2 consumer(s) (pingpong, 232 registers)
