@@ -815,16 +815,12 @@ bool sparcast::rt::validateCall(const EntrySpec &entry, const scTensor *args,
             std::to_string(numResults);
     return false;
   }
-  if ((numArgs && !args) || (numResults && !results)) {
+  if (numResults && !results) {
     error = where() + "null tensor array";
     return false;
   }
-  dims.clear();
-  for (int32_t i = 0; i < numArgs; ++i)
-    if (!checkTensor(entry.args[i], args[i], "argument", dims, error)) {
-      error = where() + error;
-      return false;
-    }
+  if (!bindArguments(entry, args, numArgs, dims, error))
+    return false;
   for (int32_t i = 0; i < numResults; ++i)
     if (!checkTensor(entry.results[i], results[i], "result", dims, error)) {
       error = where() + error;

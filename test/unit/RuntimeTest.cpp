@@ -91,6 +91,23 @@ protected:
   scTensor results[1];
 };
 
+/// kManifest with `from` replaced by `to` must be refused with `message`.
+struct ManifestEdit {
+  std::string from, to, message;
+};
+
+void expectRejected(const ManifestEdit &edit) {
+  std::string text = kManifest;
+  size_t at = text.find(edit.from);
+  ASSERT_NE(at, std::string::npos) << edit.from;
+  text.replace(at, edit.from.size(), edit.to);
+  Manifest m;
+  std::string error;
+  EXPECT_FALSE(parseManifest(text, m, error)) << edit.to;
+  EXPECT_NE(error.find(edit.message), std::string::npos)
+      << "expected '" << edit.message << "', got '" << error << "'";
+}
+
 /// What the JSON layer (nlohmann-json) refuses before the manifest model is
 /// read: each case a status-free failure with a message, never a crash.
 TEST(Manifest, RejectsMalformedJson) {
@@ -128,10 +145,7 @@ TEST(Manifest, RejectsMalformedJson) {
 /// Values of the wrong type, or integers out of int64's range, name the
 /// path of the bad value.
 TEST(Manifest, RejectsWronglyTypedValues) {
-  struct Case {
-    std::string from, to, message;
-  };
-  const Case cases[] = {
+  const ManifestEdit cases[] = {
       {"\"smem\": 66560", "\"smem\": \"1024\"", ".smem: expected an integer"},
       {"\"smem\": 66560", "\"smem\": 99999999999999999999",
        ".smem: expected an integer"},
@@ -143,17 +157,8 @@ TEST(Manifest, RejectsWronglyTypedValues) {
       {"\"block\": [128, 1, 1]", "\"block\": {}", "expected 3 sizes"},
       {"\"name\": \"gemm\"", "\"name\": null", "expected a string"},
   };
-  for (const Case &c : cases) {
-    std::string text = kManifest;
-    size_t at = text.find(c.from);
-    ASSERT_NE(at, std::string::npos) << c.from;
-    text.replace(at, c.from.size(), c.to);
-    Manifest m;
-    std::string error;
-    EXPECT_FALSE(parseManifest(text, m, error)) << c.to;
-    EXPECT_NE(error.find(c.message), std::string::npos)
-        << "expected '" << c.message << "', got '" << error << "'";
-  }
+  for (const ManifestEdit &c : cases)
+    expectRejected(c);
 }
 
 TEST(Manifest, ReadsEntriesLaunchesAndDims) {
@@ -195,10 +200,7 @@ TEST(Manifest, ReadsEntriesLaunchesAndDims) {
 }
 
 TEST(Manifest, RejectsBrokenManifests) {
-  struct Case {
-    std::string from, to, message;
-  };
-  const Case cases[] = {
+  const ManifestEdit cases[] = {
       {"sparcast-artifact-2", "sparcast-artifact-1", "unsupported format"},
       {"\"module\": \"k\"", "\"module\": \"missing\"", "unknown module"},
       {"\"grid\": [\"B/2+U/2\", 1, \"B\"]", "\"grid\": [1, 1, \"Q\"]", "no argument shape binds"},
@@ -229,17 +231,8 @@ TEST(Manifest, RejectsBrokenManifests) {
       {"\"swizzle\": 128", "\"swizzle\": 7", "expected 0, 32, 64 or 128"},
       {"[[\"U\", \"B\"]]", "[[\"\", \"B\"]]", "expected an array of [symbol, symbol]"},
   };
-  for (const Case &c : cases) {
-    std::string text = kManifest;
-    size_t at = text.find(c.from);
-    ASSERT_NE(at, std::string::npos) << c.from;
-    text.replace(at, c.from.size(), c.to);
-    Manifest m;
-    std::string error;
-    EXPECT_FALSE(parseManifest(text, m, error)) << c.to;
-    EXPECT_NE(error.find(c.message), std::string::npos)
-        << "expected '" << c.message << "', got '" << error << "'";
-  }
+  for (const ManifestEdit &c : cases)
+    expectRejected(c);
 }
 
 /// Truncations and byte flips of a valid manifest never crash the reader:
