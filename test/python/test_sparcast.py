@@ -5,6 +5,7 @@ sizes and the caller's workspace through the runtime, errors.
 Run by ctest with SPARCAST_RUNTIME_LIB pointing at the built runtime.
 """
 
+import contextlib
 import json
 import os
 import sys
@@ -55,6 +56,17 @@ def _fake_fill(c, t, role):
         c.shape[i] = size
 
 
+@contextlib.contextmanager
+def _fake_tensors():
+    """While inside, the package takes Fake tensors (no torch here)."""
+    saved = sparcast._fill
+    sparcast._fill = _fake_fill
+    try:
+        yield
+    finally:
+        sparcast._fill = saved
+
+
 def _lce_fakes():
     """Arguments and result of the manifest's entry: U = 15, B = 1024."""
     args = (Fake(0x10000, F16, 433, 2044), Fake(0x20000, F16, 15, 1178, 256),
@@ -78,9 +90,7 @@ class PackageTest(unittest.TestCase):
             m.nope
 
     def test_result_shapes_come_from_the_runtime(self):
-        saved = sparcast._fill
-        sparcast._fill = _fake_fill
-        try:
+        with _fake_tensors():
             m = sparcast.load(self.dir)
             args, _ = _lce_fakes()
             self.assertEqual(m.lce.result_shapes(*args), [(1024, 433, 256)])
@@ -89,8 +99,6 @@ class PackageTest(unittest.TestCase):
             with self.assertRaises(sparcast.SparcastError) as err:
                 m.lce.result_shapes(*args)
             self.assertIn("expected dtype i32", str(err.exception))
-        finally:
-            sparcast._fill = saved
 
     def test_wrong_argument_count_raises(self):
         m = sparcast.load(self.dir)
@@ -99,9 +107,7 @@ class PackageTest(unittest.TestCase):
         self.assertIn("takes 4 tensors, got 1", str(err.exception))
 
     def test_workspace_bytes_come_from_the_runtime(self):
-        saved = sparcast._fill
-        sparcast._fill = _fake_fill
-        try:
+        with _fake_tensors():
             m = sparcast.load(self.dir)
             args, out = _lce_fakes()
             # ws0: f32 [U, 433, 256] with U = 15.
@@ -109,17 +115,13 @@ class PackageTest(unittest.TestCase):
             with self.assertRaises(sparcast.SparcastError) as err:
                 m.lce.workspace_bytes(*args, out=[Fake(0x50000, F16, 1000, 433, 256)])
             self.assertIn("B = 1000 but an earlier tensor has B = 1024", str(err.exception))
-        finally:
-            sparcast._fill = saved
 
     def test_threads_keep_their_own_argument_structs(self):
         # The package refills its ctypes structs on every call, one set per
         # thread: the C call releases the GIL, so two threads calling the
         # same entry must never see each other's tensors.
         import threading
-        saved = sparcast._fill
-        sparcast._fill = _fake_fill
-        try:
+        with _fake_tensors():
             m = sparcast.load(self.dir)
             failures = []
 
@@ -137,8 +139,6 @@ class PackageTest(unittest.TestCase):
             for t in threads:
                 t.join()
             self.assertEqual(failures, [])
-        finally:
-            sparcast._fill = saved
 
     def test_run_passes_the_callers_workspace(self):
         # Through scRunWithWorkspace with stand-ins (no torch, no GPU): a
@@ -162,9 +162,7 @@ class PackageTest(unittest.TestCase):
             def element_size(self):
                 return 1
 
-        saved = sparcast._fill
-        sparcast._fill = _fake_fill
-        try:
+        with _fake_tensors():
             m = sparcast.load(self.dir)
             args, out = _lce_fakes()
             with self.assertRaises(sparcast.SparcastError) as err:
@@ -174,8 +172,6 @@ class PackageTest(unittest.TestCase):
             with self.assertRaises(sparcast.SparcastError) as err:
                 m.lce(*args, out=out, stream=0, workspace=Bytes(0x60010, 1 << 24))
             self.assertIn("256-byte aligned", str(err.exception))
-        finally:
-            sparcast._fill = saved
 
     def test_workspace_size_is_asked_once_per_shape(self):
         # The package supplies the workspace (a stand-in here) and asks the
@@ -187,9 +183,7 @@ class PackageTest(unittest.TestCase):
             def numel(self):
                 return 1 << 24
 
-        saved = sparcast._fill
-        sparcast._fill = _fake_fill
-        try:
+        with _fake_tensors():
             m = sparcast.load(self.dir)
             m._stream_workspace = lambda handle, need, device, stream: Workspace()
             asked = []
@@ -208,8 +202,6 @@ class PackageTest(unittest.TestCase):
             with self.assertRaises(sparcast.SparcastError):
                 entry(*small, out=out, stream=0)
             self.assertEqual(len(asked), 2)
-        finally:
-            sparcast._fill = saved
 
     def test_bad_manifest_raises_the_runtime_message(self):
         bad = dict(MANIFEST, format="something-else")
