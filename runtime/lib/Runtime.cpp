@@ -236,11 +236,11 @@ std::string realPath(const std::string &path) {
   return result;
 }
 
-/// `dir`/`name` must be a regular file inside `dir` once links are
-/// resolved (a manifest cannot point the driver at /etc/passwd or at a
-/// device) and at most `maxBytes` long.
-bool checkArtifactFile(const std::string &dir, const std::string &name,
-                       size_t maxBytes, std::string &error) {
+/// Reads `dir`/`name`, which must be a regular file inside `dir` once
+/// links are resolved (a manifest cannot point the driver at /etc/passwd or
+/// at a device) and at most `maxBytes` long.
+bool readArtifactFile(const std::string &dir, const std::string &name,
+                      size_t maxBytes, std::string &out, std::string &error) {
   std::string path = dir + "/" + name;
   std::string real = realPath(path), realDir = realPath(dir);
   struct stat st;
@@ -253,7 +253,7 @@ bool checkArtifactFile(const std::string &dir, const std::string &name,
   else if (static_cast<uint64_t>(st.st_size) > maxBytes)
     error = path + ": larger than " + std::to_string(maxBytes >> 20) + " MiB";
   else
-    return true;
+    return readFile(real, maxBytes, out, error);
   return false;
 }
 
@@ -550,8 +550,7 @@ scStatus scModuleLoad(const char *dir, scModule **module) {
     std::string text;
     std::string path = std::string(dir) + "/manifest.json";
     std::string error;
-    if (!checkArtifactFile(dir, "manifest.json", kMaxManifestBytes, error) ||
-        !readFile(path, kMaxManifestBytes, text, error))
+    if (!readArtifactFile(dir, "manifest.json", kMaxManifestBytes, text, error))
       return setError(SC_ERROR_NOT_FOUND, error);
     auto m = std::make_unique<scModule>();
     m->dir = dir;
@@ -563,10 +562,8 @@ scStatus scModuleLoad(const char *dir, scModule **module) {
       for (const std::string *file : {&spec.ptxFile, &spec.cubinFile}) {
         if (file->empty() || m->images.count(*file))
           continue;
-        std::string &image = m->images[*file];
-        if (!checkArtifactFile(dir, *file, kMaxKernelImageBytes, error) ||
-            !readFile(std::string(dir) + "/" + *file, kMaxKernelImageBytes,
-                      image, error))
+        if (!readArtifactFile(dir, *file, kMaxKernelImageBytes,
+                              m->images[*file], error))
           return setError(SC_ERROR_NOT_FOUND, error);
       }
     *module = m.release();
@@ -589,16 +586,24 @@ const char *scModuleEntryName(const scModule *module, int32_t i) {
 }
 
 /// Finds `entry`, checks the call and binds its dims.
-static scStatus bindCall(scModule *module, const char *entry,
-                         const scTensor *args, int32_t numArgs,
-                         const scTensor *results, int32_t numResults,
-                         const EntrySpec *&spec, DimBindings &dims) {
+/// The spec of `entry` in `module`.
+static scStatus findEntry(scModule *module, const char *entry,
+                          const EntrySpec *&spec) {
   if (!module || !entry)
     return setError(SC_ERROR_INVALID_ARGUMENT, "null module or entry name");
   spec = module->manifest.findEntry(entry);
   if (!spec)
     return setError(SC_ERROR_NOT_FOUND,
                     std::string("no entry named '") + entry + "'");
+  return SC_OK;
+}
+
+static scStatus bindCall(scModule *module, const char *entry,
+                         const scTensor *args, int32_t numArgs,
+                         const scTensor *results, int32_t numResults,
+                         const EntrySpec *&spec, DimBindings &dims) {
+  if (scStatus s = findEntry(module, entry, spec))
+    return s;
   std::string error;
   if (!validateCall(*spec, args, numArgs, results, numResults, dims, error))
     return setError(SC_ERROR_INVALID_ARGUMENT, error);
@@ -637,13 +642,12 @@ scStatus scWorkspaceBytes(scModule *module, const char *entry,
 scStatus scResultShape(scModule *module, const char *entry,
                        const scTensor *args, int32_t numArgs,
                        int32_t resultIndex, int32_t *rank, int64_t *shape) {
-  if (!module || !entry || !rank || !shape)
-    return setError(SC_ERROR_INVALID_ARGUMENT, "scResultShape: null argument");
+  if (!rank || !shape)
+    return setError(SC_ERROR_INVALID_ARGUMENT, "scResultShape: null rank or shape");
   return guarded("scResultShape", [&] {
-    const EntrySpec *spec = module->manifest.findEntry(entry);
-    if (!spec)
-      return setError(SC_ERROR_NOT_FOUND,
-                      std::string("no entry named '") + entry + "'");
+    const EntrySpec *spec;
+    if (scStatus s = findEntry(module, entry, spec))
+      return s;
     DimBindings dims;
     std::vector<int64_t> sizes;
     std::string error;
