@@ -852,10 +852,8 @@ scStatus scLogLinearTables(int64_t queryLength, int64_t keyLength,
     return setError(SC_ERROR_INVALID_ARGUMENT,
                     "lengths must be positive and the local width "
                     "non-negative");
-  // The tables are int32: at most 2^24 blocks a side keeps every count and
-  // every offset far inside their range.
-  constexpr int64_t kMaxBlocks = int64_t(1) << 24;
-  if (queryLength / blockSize >= kMaxBlocks || keyLength / blockSize >= kMaxBlocks)
+  if (queryLength / blockSize >= sparcast::kMaxMaskBlocks ||
+      keyLength / blockSize >= sparcast::kMaxMaskBlocks)
     return setError(SC_ERROR_INVALID_ARGUMENT,
                     "lengths of at most 2^24 blocks, got " +
                         std::to_string(queryLength) + " and " +

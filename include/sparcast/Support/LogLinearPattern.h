@@ -14,6 +14,11 @@
 
 namespace sparcast {
 
+/// The most blocks a side a block mask's tables describe (the compiler's
+/// mask attributes and the runtime's scLogLinearTables): int32 tables keep
+/// every count and offset far inside their range.
+inline constexpr int64_t kMaxMaskBlocks = int64_t(1) << 24;
+
 struct LogLinearParams {
   int64_t localWidth = 1;
   bool anchorFirst = true;

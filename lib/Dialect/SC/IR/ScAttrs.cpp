@@ -49,9 +49,9 @@ LogLinearMaskAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                           AnchorKinds anchors, bool causal) {
   if (failed(verifyBlockSize(emitError, blockSize)))
     return failure();
-  // In blocks; wider than any sequence the tables can describe (2^24
-  // blocks) means nothing.
-  if (localWidth < 0 || localWidth > (int64_t(1) << 24))
+  // In blocks; wider than any sequence the tables can describe means
+  // nothing.
+  if (localWidth < 0 || localWidth > sparcast::kMaxMaskBlocks)
     return emitError() << "local_width must lie in [0, 2^24] blocks, got "
                        << localWidth;
   return success();
@@ -183,8 +183,8 @@ BlockSparseMaskAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                             ArrayRef<int32_t> indices) {
   if (failed(verifyBlockSize(emitError, blockSize)))
     return failure();
-  // At most 2^24 blocks: what the runtime's tables can describe.
-  if (keyBlocks < 1 || keyBlocks > (int64_t(1) << 24))
+  // At most what the runtime's tables can describe.
+  if (keyBlocks < 1 || keyBlocks > sparcast::kMaxMaskBlocks)
     return emitError() << "key_blocks must lie in [1, 2^24], got " << keyBlocks;
   if (offsets.size() < 2)
     return emitError() << "offsets must have at least 2 entries (one query "
