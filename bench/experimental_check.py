@@ -1,8 +1,7 @@
 """Experimental kernels on the GPU, in a process of their own (a hang or a
 fault here does not cost the main checks): TMA multicast GEMMs
-(sparcast-aot --gemm-multicast), the fused self + target attention
-(--fuse-self-attention) and target attention walking its candidates in
-request order (--attention-group-candidates). Each is checked against an fp32 reference on fresh
+(sparcast-aot --gemm-multicast) and target attention walking its
+candidates in request order (--attention-group-candidates). Each is checked against an fp32 reference on fresh
 inputs, then timed against the default kernels in the same process.
 
     python3 bench/experimental_check.py --artifacts bench/artifacts --out experimental.json
@@ -37,32 +36,10 @@ def record(results, case, out, ref, peer_err=None, whole=None):
     results["correctness"].append(row)
 
 
-def check_fused(fused, label, users, B, shuffle, gen, results):
-    """The fused self + target attention (histories of 1024 keys) on fresh
-    inputs: both results against fp32 SDPA, torch's f16 error beside."""
-    f16 = torch.float16
-    hq = uniform((users, 2, 1024, 128), f16, gen)
-    k = uniform((users, 2, 1024, 128), f16, gen)
-    v = uniform((users, 2, 1024, 128), f16, gen)
-    q = uniform((B, 2, 64, 128), f16, gen)
-    idx = make_index(users, B, gen, shuffle)
-    il = idx.long()
-    self_ref = F.scaled_dot_product_attention(hq.float(), k.float(), v.float())
-    target_ref = F.scaled_dot_product_attention(q.float(), k.float()[il], v.float()[il])
-    o_self = torch.full((users, 2, 1024, 128), float("nan"), dtype=f16, device="cuda")
-    o_target = torch.full((B, 2, 64, 128), float("nan"), dtype=f16, device="cuda")
-    fused.self_target_attention(hq, k, v, q, idx, out=[o_self, o_target])
-    torch.cuda.synchronize()
-    for part, out, ref, peer in (
-            ("self", o_self, self_ref, lambda: F.scaled_dot_product_attention(hq, k, v)),
-            ("target", o_target, target_ref, lambda: F.scaled_dot_product_attention(q, k[il], v[il]))):
-        record(results, "%s %s users=%d B=%d%s" % (label, part, users, B, " shuffled" if shuffle else ""),
-               out, ref, rel_fro(peer(), ref))
-
 
 def main():
     args, gen, header = setup()
-    results = dict(header, workload="experimental: gemm multicast, fused self+target attention",
+    results = dict(header, workload="experimental: gemm multicast, grouped target attention",
                    correctness=[], speed=[])
     f16 = torch.float16
     art = lambda name: sparcast.load(os.path.join(args.artifacts, name))
@@ -113,44 +90,6 @@ def main():
     results["speed"].append(row)
     print("  " + json.dumps(row), flush=True)
 
-    fused = art("self_target_attention")
-    suite = art("attention_suite")
-    example = art("target_attention")
-    print("== fused self + target attention (one launch, one K/V stream)")
-    for users, B, shuffle in ((5, 9, True), (3, 130, False), (1, 1, False), (2, 3, True), (32, 2048, True)):
-        check_fused(fused, "self_target_attention", users, B, shuffle, gen, results)
-    # More users than candidates: refused with a message, nothing launched.
-    try:
-        fused.self_target_attention(uniform((4, 2, 1024, 128), f16, gen), uniform((4, 2, 1024, 128), f16, gen),
-                                    uniform((4, 2, 1024, 128), f16, gen), uniform((3, 2, 64, 128), f16, gen),
-                                    torch.tensor([0, 1, 2], dtype=torch.int32, device="cuda"))
-        results["correctness"].append({"case": "users > candidates refused", "ok": False})
-        print("  users > candidates: FAIL (no error)")
-    except sparcast.SparcastError as err:
-        results["correctness"].append({"case": "users > candidates refused", "ok": True, "message": str(err)})
-        print("  users > candidates refused: ok: %s" % err)
-
-    print("== speed: fused self + target attention (32 users, B_cand=2048, S=1024) vs our two kernels")
-    users, B = 32, 2048
-    idx = torch.clamp(torch.arange(B, device="cuda") * users // B, max=users - 1).to(torch.int32)
-    hq, k, v = (uniform((users, 2, 1024, 128), f16, gen) for _ in range(3))
-    q = uniform((B, 2, 64, 128), f16, gen)
-    o_self = torch.empty((users, 2, 1024, 128), dtype=f16, device="cuda")
-    o_target = torch.empty((B, 2, 64, 128), dtype=f16, device="cuda")
-    ms = compare_ms({
-        "fused": lambda: fused.self_target_attention(hq, k, v, q, idx, out=[o_self, o_target]),
-        "two_kernels": lambda: (suite.self_s1024(hq, k, v, out=[o_self]),
-                                example.target_attention(q, k, v, idx, out=[o_target])),
-        "sdpa_two_calls_prebroadcast": lambda: (F.scaled_dot_product_attention(hq, k, v),
-                                                F.scaled_dot_product_attention(q, k[idx.long()], v[idx.long()])),
-    }, rounds=5)
-    row = dict({"case": "fused self + target attention, 32 users, B=2048, S=1024"},
-               **{name + "_ms": t for name, t in ms.items()})
-    row["speedup_vs_two_kernels"] = ms["two_kernels"] / ms["fused"]
-    row["gpu_state_after"] = gpu_state()
-    results["speed"].append(row)
-    print("  " + json.dumps(row), flush=True)
-
     grouped_check(art, gen, results)
     write_results(results, args.out)
 
@@ -159,8 +98,7 @@ def grouped_check(art, gen, results):
     """--attention-group-candidates: a grouping kernel sorts the candidates
     by request; the chained kernel walks them in that order (S <= 1024),
     the pairs kernel takes the grouping's pairs (longer keys). Suite cases
-    of both, past 8192 requests and the fused form on sorted, shuffled and
-    uneven indices; then both timed against the default on sorted and
+    of both and past 8192 requests on sorted, shuffled and uneven indices; then both timed against the default on sorted and
     shuffled candidates (S = 1024 also alone)."""
     f16 = torch.float16
     suite = art("attention_suite_grouped")
@@ -197,10 +135,6 @@ def grouped_check(art, gen, results):
     record(results, "grouped ta_s512 users=8200 B=8200 shuffled (index order kept)", out[:128], ref,
            whole=out)
     del q, k, v, out
-    fused = art("self_target_attention_grouped")
-    for users, B in ((5, 9), (32, 2048)):
-        check_fused(fused, "grouped self_target_attention", users, B, True, gen, results)
-
     print("== speed: target attention S=2048 / 8192 (pairs), grouped vs default, interleaved")
     for S in (2048, 8192):
         for shuffled in (False, True):

@@ -56,7 +56,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--artifacts", required=True)
     p.add_argument("--only", default="",
-                   help="comma-separated: gemm, indices, fused, attention, selftarget, loglinear (default: all)")
+                   help="comma-separated: gemm, indices, fused, attention, loglinear (default: all)")
     args = p.parse_args()
     only = set(filter(None, args.only.split(",")))
     want = lambda group: not only or group in only
@@ -155,23 +155,6 @@ def main():
             build.ta_s1000(q, k, v, wild, out=[out])
             bad += not check("[target attention, indices out of range%s]" % label,
                              lambda o, out=out: o.copy_(out[fine]), ref)
-    # Fused self + target attention (--fuse-self-attention; the chained
-    # kernel at S = 1024): the self tiles walked after the candidates'.
-    if want("selftarget"):
-        index = [int(u) for u in os.environ.get("SPARCAST_SANITIZE_INDEX", "0,0,1,0,1").split(",")]
-        users, B = max(index) + 1, len(index)
-        idx = torch.tensor(index, dtype=torch.int32, device="cuda")
-        fused = load("self_target_attention")
-        hq, k, v = (uniform((users, 2, 1024, 128), f16, gen) for _ in range(3))
-        q = uniform((B, 2, 64, 128), f16, gen)
-        self_ref = attention_ref(hq.float(), k.float(), v.float())
-        target_ref = attention_ref(q.float(), k.float()[idx.long()], v.float()[idx.long()])
-        scratch = torch.empty((users, 2, 1024, 128), dtype=f16, device="cuda")
-        scratch_t = torch.empty((B, 2, 64, 128), dtype=f16, device="cuda")
-        bad += not check("[self+target] self",
-                         lambda o: fused.self_target_attention(hq, k, v, q, idx, out=[o, scratch_t]), self_ref)
-        bad += not check("[self+target] target",
-                         lambda o: fused.self_target_attention(hq, k, v, q, idx, out=[scratch, o]), target_ref)
     if want("loglinear"):
         suite = load("attention_suite")
         # Log-linear, 128-key blocks (K and V on separate barriers).

@@ -21,14 +21,11 @@ cp -r /usr/include/nlohmann "$ROOT/bench/artifacts/include/"
 "$BIN/sparcast-aot" "$ROOT/bench/lce_odd.mlir" -o "$ROOT/bench/artifacts/lce_odd"
 # Attention: target attention (IKBO type II) and log-linear block-sparse.
 "$BIN/sparcast-aot" "$ROOT/examples/target_attention.mlir" -o "$ROOT/bench/artifacts/target_attention" --report
-# The fused self + target attention (opt-in: correct, slower than two kernels).
-"$BIN/sparcast-aot" "$ROOT/examples/self_target_attention.mlir" -o "$ROOT/bench/artifacts/self_target_attention" --report --fuse-self-attention
 "$BIN/sparcast-aot" "$ROOT/bench/attention_suite.mlir" -o "$ROOT/bench/artifacts/attention_suite" >/dev/null
 # Opt-in: the chained target attention walking its candidates in request
 # order (a grouping kernel first; experimental_check.py checks and times it).
 "$BIN/sparcast-aot" "$ROOT/examples/target_attention.mlir" -o "$ROOT/bench/artifacts/target_attention_grouped" --attention-group-candidates >/dev/null
 "$BIN/sparcast-aot" "$ROOT/bench/attention_suite.mlir" -o "$ROOT/bench/artifacts/attention_suite_grouped" --attention-group-candidates >/dev/null
-"$BIN/sparcast-aot" "$ROOT/examples/self_target_attention.mlir" -o "$ROOT/bench/artifacts/self_target_attention_grouped" --fuse-self-attention --attention-group-candidates >/dev/null
 "$BIN/sparcast-aot" "$ROOT/examples/loglinear_attention.mlir" -o "$ROOT/bench/artifacts/loglinear_attention" --report
 # The same kernels with each GEMM schedule forced (the ones above use the
 # default, auto): the checks run them all and time them side by side.

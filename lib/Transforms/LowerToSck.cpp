@@ -360,12 +360,8 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
   auto loop = sck::TileLoopOp::create(
       b, loc, entry->getArgument(0), ceilDiv(queryLenValue, tileRows),
       cst(heads),
-      // The generator's persistent kernel (sparcast-aot
-      // --persistent-attention) walks the same tiles from resident CTAs;
-      // chained heads: a CTA per (candidate, query tile) walks its heads.
-      b.getStringAttr(op.kernelIsPersistent()  ? "persistent"
-                      : op.kernelChainsHeads() ? "chained"
-                                               : "grid"),
+      // Chained heads: a CTA per (candidate, query tile) walks its heads.
+      b.getStringAttr(op.kernelChainsHeads() ? "chained" : "grid"),
       b.getI64IntegerAttr(1),
       b.getI64IntegerAttr(1));
   func::ReturnOp::create(b, loc);

@@ -33,18 +33,16 @@ struct ScPersistentPass : sc::impl::ScPersistentPassBase<ScPersistentPass> {
       return signalPassFailure();
     }
     getOperation()->walk([&](sck::TileLoopOp loop) {
-      // Attention keeps one CTA per tile unless asked: the persistent
-      // attention kernels are slower (docs/decisions.md).
-      if (loop.isAttention() && !attention) {
+      // Attention keeps its walk: a persistent attention kernel measured
+      // slower than one CTA per tile (docs/decisions.md).
+      if (loop.isAttention()) {
         if (report)
           loop.emitRemark()
               << "tile loop: " << loop.getSchedule()
-              << (loop.getSchedule() == "grid"
-                      ? " (an attention kernel: one CTA per tile)"
-                  : loop.getSchedule() == "chained"
+              << (loop.getSchedule() == "chained"
                       ? " (an attention kernel: resident CTAs, each walking "
                         "its share of the candidates head by head)"
-                      : " (an attention kernel whose op asked for it)");
+                      : " (an attention kernel: one CTA per tile)");
         return;
       }
       if (loop.getSchedule() == "grid") {

@@ -137,8 +137,7 @@ struct ScWarpSpecializePass
     }
     // Unless asked for, the kernels' own split (the consumers' option
     // default, 232, stands for it when the producer's is left to it too).
-    RoleRegisters defaults = defaultRoleRegisters(
-        consumers, ctasPerSM, attention && loop.getSchedule() == "persistent");
+    RoleRegisters defaults = defaultRoleRegisters(consumers, ctasPerSM);
     if (this->producerRegs == 0 && consumerRegs == 232)
       consumerRegs = defaults.consumer;
     if (producerRegs == 0)

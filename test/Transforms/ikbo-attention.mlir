@@ -31,15 +31,15 @@ func.func @masked(%q: tensor<?x1x32x16xf16>, %k: tensor<?x1x32x16xf16>,
 // -----
 
 // What was asked of the kernel (discardable attributes, as sparcast-aot's
-// --attention-f16-p and --persistent-attention set them) stays with the op.
+// --attention-f16-p and --attention-group-candidates set them) stays with the op.
 // CHECK-LABEL: func.func @kernel_requests
-// CHECK: sc.attention {{.*}} index %{{.*}} {attention_f16_p, attention_persistent}
+// CHECK: sc.attention {{.*}} index %{{.*}} {attention_f16_p, attention_group_candidates}
 func.func @kernel_requests(%q: tensor<?x1x4x16xbf16>, %k: tensor<?x1x8x16xbf16>,
                            %v: tensor<?x1x8x16xbf16>, %i: tensor<?xi32>) -> tensor<?x1x4x16xbf16> {
   %kb = sc.gather_rows %k[%i] : tensor<?x1x8x16xbf16>, tensor<?xi32> -> tensor<?x1x8x16xbf16>
   %vb = sc.gather_rows %v[%i] : tensor<?x1x8x16xbf16>, tensor<?xi32> -> tensor<?x1x8x16xbf16>
   // expected-remark @+1 {{keys and values read through the index}}
-  %o = sc.attention %q, %kb, %vb {attention_f16_p, attention_persistent} : tensor<?x1x4x16xbf16>, tensor<?x1x8x16xbf16>, tensor<?x1x8x16xbf16> -> tensor<?x1x4x16xbf16>
+  %o = sc.attention %q, %kb, %vb {attention_f16_p, attention_group_candidates} : tensor<?x1x4x16xbf16>, tensor<?x1x8x16xbf16>, tensor<?x1x8x16xbf16> -> tensor<?x1x4x16xbf16>
   return %o : tensor<?x1x4x16xbf16>
 }
 

@@ -4,7 +4,6 @@
 // RUN: sparcast-opt %s -sc-lower-to-sck=attention=1 -sc-warp-specialize -canonicalize | FileCheck %s --check-prefix=WSIR
 // RUN: not sparcast-opt %s -sc-lower-to-sck=attention=1 -sc-warp-specialize=order=pingpong -o /dev/null 2>&1 | FileCheck %s --check-prefix=ORDER
 // RUN: sparcast-opt %s -sc-lower-to-sck=attention=1 -sc-persistent=report=1 -sc-multicast -o /dev/null 2>&1 | FileCheck %s --check-prefix=SCHED
-// RUN: sparcast-opt %s -sc-lower-to-sck=attention=1 -sc-persistent=attention=1 | FileCheck %s --check-prefix=PERSIST
 // RUN: not sparcast-opt %s -sc-lower-to-sck=attention=1 "-sc-warp-specialize=producer-regs=24 consumer-regs=240" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUDGET
 
 // sc-lower-to-sck{attention=1}: an indexed target attention (n_seed 64,
@@ -51,12 +50,12 @@
 // CHECK: %[[N1:.*]] = sck.normalize
 // CHECK: scf.if %[[HAS]] {
 // CHECK-NEXT: sck.epilogue "O"[%{{.*}}, %{{.*}}, %[[H]], %[[PARTNER]]], %[[N1]] : !sck.acc<64x128xf32>
-// sc-persistent leaves attention tile loops one CTA per tile unless asked
-// (the persistent attention measured slower); sc-multicast (a GEMM's
-// shared B) leaves them alone.
+// sc-persistent leaves attention tile loops one CTA per tile (the
+// persistent attention measured slower); sc-multicast (a GEMM's shared B)
+// leaves them alone.
 // SCHED: remark: tile loop: grid (an attention kernel: one CTA per tile)
 // SCHED-NOT: multicast pairs CTAs
-// PERSIST: sck.tile_loop {{.*}} attributes {group = 8 : i64, schedule = "persistent"}
+// SCHED-NOT: persistent
 // Off by default (sparcast-aot --warp-specialize turns it on).
 // OFF-NOT: sck.
 // sc-warp-specialize: one ring per block that loads (Q once per tile: both
@@ -146,16 +145,6 @@ func.func @short(%q: tensor<2x1x40x64xf16>, %k: tensor<2x1x100x64xf16>, %v: tens
 // CHECK: sck.epilogue "O"[%c0, %[[ROW1]],
 func.func @masked(%q: tensor<1x1x512x64xbf16>, %k: tensor<1x1x512x64xbf16>, %v: tensor<1x1x512x64xbf16>) -> tensor<1x1x512x64xbf16> {
   %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128, local_width = 0, anchors = [first], causal = true>) : tensor<1x1x512x64xbf16>, tensor<1x1x512x64xbf16>, tensor<1x1x512x64xbf16> -> tensor<1x1x512x64xbf16>
-  return %o : tensor<1x1x512x64xbf16>
-}
-
-// An op that asks for the persistent kernel (attention_persistent, from
-// sparcast-aot --persistent-attention; a block mask over static shapes)
-// gets a persistent tile loop.
-// CHECK-LABEL: func.func private @masked_persistent_attention0_kernel(
-// CHECK: sck.tile_loop %{{.*}}, %c4, %c1 attributes {schedule = "persistent"}
-func.func @masked_persistent(%q: tensor<1x1x512x64xbf16>, %k: tensor<1x1x512x64xbf16>, %v: tensor<1x1x512x64xbf16>) -> tensor<1x1x512x64xbf16> {
-  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128>) {attention_persistent} : tensor<1x1x512x64xbf16>, tensor<1x1x512x64xbf16>, tensor<1x1x512x64xbf16> -> tensor<1x1x512x64xbf16>
   return %o : tensor<1x1x512x64xbf16>
 }
 

@@ -31,12 +31,11 @@ protected:
   }
 
   /// (consumers, key block) of an attention with query length `query`
-  /// ("?" for dynamic), an index or not, `mask` (or ""), key length `keys`
-  /// and, with `pairsAttr`, the op marked as fusing a self-attention.
+  /// ("?" for dynamic), an index or not, `mask` (or "") and key length
+  /// `keys`.
   std::pair<int64_t, int64_t> tiling(const std::string &query, bool indexed,
                                      const std::string &mask,
-                                     const std::string &keys = "2048",
-                                     bool pairsAttr = false) {
+                                     const std::string &keys = "2048") {
     std::string q = "tensor<?x2x" + query + "x64xf16>";
     std::string kv = "tensor<?x2x" + keys + "x64xf16>";
     std::string source =
@@ -52,8 +51,6 @@ protected:
       return {0, 0};
     AttentionOp op;
     module->walk([&](AttentionOp a) { op = a; });
-    if (pairsAttr)
-      op->setAttr(AttentionOp::getKernelPairsAttrName(), UnitAttr::get(&context));
     return {op.getKernelConsumers(), op.getKernelKeyBlock()};
   }
 
@@ -71,12 +68,9 @@ TEST_F(AttentionTilingTest, CandidatePairsShareKeyBlocksOf128) {
 
 TEST_F(AttentionTilingTest, ShortHistoriesRunOneConsumerACandidate) {
   // At most 1024 keys: one consumer a candidate on 64-key blocks (two CTAs
-  // an SM), unless the op fuses a self-attention (only the pairs kernel
-  // does).
+  // an SM).
   EXPECT_EQ(tiling("64", true, "", "1024"), std::make_pair(int64_t(1), int64_t(64)));
   EXPECT_EQ(tiling("32", true, "", "256"), std::make_pair(int64_t(1), int64_t(64)));
-  EXPECT_EQ(tiling("64", true, "", "1024", /*pairsAttr=*/true),
-            std::make_pair(int64_t(2), int64_t(128)));
 }
 
 TEST_F(AttentionTilingTest, LongQueriesSplitTheirBlocksOf128Rows) {

@@ -41,12 +41,6 @@ static cl::opt<bool> attentionF16P(
     "attention-f16-p",
     cl::desc("bf16 attention with P in f16 (V converted to f16 once per "
              "call: values beyond +-65504 overflow)"));
-static cl::opt<bool> persistentAttention(
-    "persistent-attention",
-    cl::desc("Block-masked attention over static shapes, and target "
-             "attention over static lengths, as persistent kernels (CTA c "
-             "walking tiles c, c + CTAs, ...; opt-in: slower than one CTA "
-             "per tile on the H200 so far)"));
 static cl::opt<bool> attentionChainHeads(
     "attention-chain-heads",
     cl::desc("Target attention of one consumer a candidate (at most 1024 "
@@ -62,11 +56,6 @@ static cl::opt<bool> attentionGroupCandidates(
              "whatever order the index lists them in (opt-in: for indices "
              "not grouped by request)"),
     cl::init(false));
-static cl::opt<bool> fuseSelfAttention(
-    "fuse-self-attention",
-    cl::desc("Compute a self-attention over a target attention's keys and "
-             "values in the same launch (opt-in: slower than two kernels on "
-             "the H200 so far)"));
 static cl::opt<bool> fuseGemmStages(
     "fuse-gemm-stages",
     cl::desc("Run a GEMM whose result only another GEMM's epilogue reads "
@@ -154,9 +143,7 @@ int main(int argc, char **argv) {
   options.stages = stages;
   options.tileN = tileN;
   options.schedule = schedule;
-  options.fuseSelfAttention = fuseSelfAttention;
   options.attentionF16P = attentionF16P;
-  options.persistentAttention = persistentAttention;
   options.attentionChainHeads = attentionChainHeads;
   options.attentionGroupCandidates = attentionGroupCandidates;
   options.gemmMulticast = gemmMulticast;

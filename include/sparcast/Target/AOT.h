@@ -23,16 +23,9 @@ struct AotOptions {
   /// GEMM schedule: "auto", "simple", "cooperative" or "pingpong"
   /// (GemmKernelOptions).
   std::string schedule = "auto";
-  /// Compute a self-attention over an indexed target attention's keys and
-  /// values in the target's launch. Opt-in: at parity with two kernels
-  /// (docs/decisions.md).
-  bool fuseSelfAttention = false;
   /// bf16 attention with P rounded to f16 (V converted to f16 in shared
   /// memory): less error, V within +-65504.
   bool attentionF16P = false;
-  /// Block-masked attention over static shapes, and target attention over
-  /// static lengths, as persistent kernels (AttentionOp::kernelIsPersistent).
-  bool persistentAttention = false;
   /// Target attention chains heads where it takes them
   /// (AttentionOp::kernelChainsHeads); false turns it off.
   bool attentionChainHeads = true;

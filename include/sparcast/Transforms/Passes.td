@@ -407,9 +407,6 @@ def ScPersistentPass : Pass<"sc-persistent"> {
            "M tiles per group in the tile order (1 to 65536)">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark with each loop's schedule">,
-    Option<"attention", "attention", "bool", /*default=*/"false",
-           "Make attention tile loops persistent too (by default they keep "
-           "one CTA per tile: the persistent attention measured slower)">,
   ];
 }
 

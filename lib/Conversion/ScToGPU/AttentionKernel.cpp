@@ -24,8 +24,7 @@
 // C-th candidate (C CTAs), head by head, the consumer's
 // pipeline running on from one to the next (a head's first Q K^T with the
 // head before's last P V), O staged in a tile of its own (the Q tile then
-// holds the next head's Q). --persistent-attention gives
-// the persistent kernel: resident CTAs walking every tile.
+// holds the next head's Q).
 //
 // Keys and values are read at batch index[b] when the op is indexed (IKBO
 // type II: nothing is broadcast) and at b otherwise. 4-D tensor maps
@@ -82,13 +81,14 @@ constexpr const char *kAttentionTemplate = R"mlir(
 
 gpu.module @scratch {
 $GLOBALS
-  gpu.func @$KERNEL(%tmaQp: !llvm.ptr, %tmaKp: !llvm.ptr, %tmaVp: !llvm.ptr$OMAP_PARAM$INDEX_PARAM$LEN_PARAMS$TABLES_PARAM$SELF_PARAMS$OMEM_PARAM) kernel
+  gpu.func @$KERNEL(%tmaQp: !llvm.ptr, %tmaKp: !llvm.ptr, %tmaVp: !llvm.ptr, %tmaOp: !llvm.ptr$INDEX_PARAM$LEN_PARAMS$TABLES_PARAM$TILES_X_PARAM) kernel
       attributes {nvvm.maxntid = array<i32: $THREADS, 1, 1>$MINCTAS} {
-$SELF_SELECT
-    %tmaQ = builtin.unrealized_conversion_cast $QPTR : !llvm.ptr to !tmaQ
+
+    %tmaQ = builtin.unrealized_conversion_cast %tmaQp : !llvm.ptr to !tmaQ
     %tmaK = builtin.unrealized_conversion_cast %tmaKp : !llvm.ptr to !tmaK
     %tmaV = builtin.unrealized_conversion_cast %tmaVp : !llvm.ptr to !tmaV
-$OMAP_CAST    %c0 = arith.constant 0 : index
+    %tmaO = builtin.unrealized_conversion_cast %tmaOp : !llvm.ptr to !tmaO
+    %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
     %c4 = arith.constant 4 : index
@@ -162,7 +162,9 @@ $PRODUCER_REGS
       scf.if %lead {
         nvgpu.tma.prefetch.descriptor %tmaK : !tmaK
         nvgpu.tma.prefetch.descriptor %tmaV : !tmaV
-$OMAP_PREFETCH$PRODUCER_TILE_OPEN$PRODUCER_Q
+        // O's too: the stores at the CTA's end then do not wait for it.
+        nvgpu.tma.prefetch.descriptor %tmaO : !tmaO
+$PRODUCER_TILE_OPEN$PRODUCER_Q
 $PRODUCER_KV
     } else {
 $CONSUMER_REGS
@@ -243,7 +245,7 @@ constexpr const char *kConsumerTileSetup = R"mlir(
         %nkbLast = arith.subi %nkb, %c1 : index
 )mlir";
 
-// One tile of the CTA (the persistent kernel: this tile of its walk).
+// The CTA's tile.
 constexpr const char *kConsumerTileBody = R"mlir(
 $CONSUMER_TILE_OPEN$LOAD_QREGS$Q_FREE$TILE_SETUP        scf.if %active {
 $CONSUMER_LOOP          // Row sums across the four threads of a row, then O / sum to the
@@ -412,12 +414,9 @@ static std::string chainItemText(StringRef p, StringRef item) {
 }
 
 /// Candidate tile %<p>T (chainItemText's) as its batch element %<p>X and
-/// query tile %<p>Y (t = x + X y). With a fused self-attention
-/// (`selfTiles`), tiles past the target's (%chainTargetTiles) are the
-/// self-attention's query tiles (user x, query tile y, y fastest); %<p>S
-/// says which. With `grouped`, the walk's x is a position in the grouping
-/// kernel's %order, which names the candidate.
-static std::string chainTileText(StringRef p, bool selfTiles, bool grouped) {
+/// query tile %<p>Y (t = x + X y). With `grouped`, the walk's x is a
+/// position in the grouping kernel's %order, which names the candidate.
+static std::string chainTileText(StringRef p, bool grouped) {
   std::string candidate =
       grouped ? llvm::formatv(R"mlir(
           %{0}Xo = memref.load %order[%{0}Xw] : memref<?xi32>
@@ -427,25 +426,6 @@ static std::string chainTileText(StringRef p, bool selfTiles, bool grouped) {
                     .str()
               : llvm::formatv("          %{0}Xc = arith.addi %{0}Xw, %c0 : index\n", p)
                     .str();
-  if (selfTiles)
-    return llvm::formatv(R"mlir(
-          %{0}S = arith.cmpi uge, %{0}T, %chainTargetTiles : index
-          %{0}Ts0 = arith.subi %{0}T, %chainTargetTiles : index
-          %{0}Ts = arith.select %{0}S, %{0}Ts0, %c0 : index
-          %{0}Xs = arith.divui %{0}Ts, %selfTilesY : index
-          %{0}Ys = arith.remui %{0}Ts, %selfTilesY : index
-          %{0}Xw = arith.remui %{0}T, %chainX : index
-          %{0}Yt = arith.divui %{0}T, %chainX : index
-)mlir",
-                         p)
-               .str() +
-           candidate +
-           llvm::formatv(R"mlir(
-          %{0}X = arith.select %{0}S, %{0}Xs, %{0}Xc : index
-          %{0}Y = arith.select %{0}S, %{0}Ys, %{0}Yt : index
-)mlir",
-                         p)
-               .str();
   return llvm::formatv(R"mlir(
           %{0}Xw = arith.remui %{0}T, %chainX : index
           %{0}Y = arith.divui %{0}T, %chainX : index
@@ -516,9 +496,9 @@ struct AttentionIRRoles {
   int64_t stages = 0;
   int64_t producerRegs, consumerRegs;
   /// Without kernel-level IR, the split sc-warp-specialize would choose.
-  AttentionIRRoles(int64_t consumers, int64_t ctasPerSM, bool persistent) {
+  AttentionIRRoles(int64_t consumers, int64_t ctasPerSM) {
     sck::RoleRegisters defaults =
-        sck::defaultRoleRegisters(consumers, ctasPerSM, persistent);
+        sck::defaultRoleRegisters(consumers, ctasPerSM);
     producerRegs = defaults.producer;
     consumerRegs = defaults.consumer;
   }
@@ -532,7 +512,6 @@ struct AttentionIRRoles {
 /// followed.
 static LogicalResult readAttentionKernelIR(AttentionOp op, int64_t consumers,
                                            int64_t blockN, int64_t headDim,
-                                           bool persistent,
                                            AttentionIRRoles &roles) {
   FailureOr<func::FuncOp> kernel = sc::detail::kernelIRFunction(op);
   if (failed(kernel) || !*kernel)
@@ -560,14 +539,11 @@ static LogicalResult readAttentionKernelIR(AttentionOp op, int64_t consumers,
         load && load.getOperand() == "Q" && tileLoop &&
         tileLoop->isAncestor(load))
       ++qLoads;
-    StringRef schedule = op.kernelChainsHeads() ? "chained"
-                         : persistent          ? "persistent"
-                                               : "grid";
+    StringRef schedule = op.kernelChainsHeads() ? "chained" : "grid";
     if (auto loop = dyn_cast<sck::TileLoopOp>(inner);
         loop && loop.getSchedule() != schedule) {
       loop.emitError()
           << (schedule == "chained" ? "the attention kernel chains heads"
-              : persistent          ? "the attention kernel is persistent"
                                     : "the attention kernel runs one CTA per tile")
           << "; the kernel-level IR asks for a " << loop.getSchedule()
           << " tile loop";
@@ -634,17 +610,16 @@ static LogicalResult readAttentionKernelIR(AttentionOp op, int64_t consumers,
   return success();
 }
 
-bool mlir::sc::attentionKernelTakesF16Value(AttentionOp op, bool fusedSelf) {
+bool mlir::sc::attentionKernelTakesF16Value(AttentionOp op) {
   return op.getQuery().getType().getElementType().isBF16() &&
-         op->hasAttr("attention_f16_p") && !fusedSelf;
+         op->hasAttr("attention_f16_p");
 }
 
 FailureOr<KernelLaunch>
 mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                                StringRef kernelName,
                                const AttentionBinding &binding,
-                               StringRef chip,
-                               const SelfAttentionSection *self) {
+                               StringRef chip) {
   RankedTensorType qType = op.getQuery().getType();
   RankedTensorType kType = op.getKey().getType();
   RankedTensorType vType = op.getValue().getType();
@@ -700,40 +675,6 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   } else if (consumers == 2) {
     mode = Mode::Split;
   }
-  // A self-attention over the same keys and values, fused into this launch:
-  // with the pairs kernel, CTAs with grid y >= 1 take its 128-row query
-  // tiles (user x), the others the candidate pairs; with the chained kernel
-  // (keys of at most 1024), its 64-row query tiles are the items after the
-  // candidates' (chainTileText), Q and O maps picked per item (opt-in: at
-  // parity with two kernels, docs/decisions.md).
-  int64_t selfLen = 0;
-  AttentionOp selfOp = self ? self->op : AttentionOp();
-  if (self) {
-    RankedTensorType sq = selfOp.getQuery().getType();
-    selfLen = sq.getDimSize(2);
-    if ((mode != Mode::Pairs && !op.kernelChainsHeads()) || mask || dynamicKey)
-      return op.emitError() << "fusing a self-attention needs an indexed "
-                               "target attention of at most 64 static query "
-                               "rows, static keys and no mask";
-    if (selfOp.getIndex() || selfOp.getMaskAttr() ||
-        selfOp.getKey() != op.getKey() || selfOp.getValue() != op.getValue() ||
-        ShapedType::isDynamic(selfLen) || sq.getDimSize(1) != heads ||
-        sq.getDimSize(3) != headDim || sq.getElementType() != elementType)
-      return selfOp.emitError()
-             << "only a self-attention over the same keys and values, with "
-                "the same heads, head dim and element type, no index and no "
-                "mask, fuses with the target attention";
-  }
-  // Persistent (opt-in, attention_persistent; block masks over static
-  // shapes, target attention over static lengths): as many CTAs as are
-  // resident walk the tiles (x, y, head) in launch order (heaviest query
-  // blocks first), CTA c taking c, c + CTAs,
-  // ...; the ring runs on from tile to tile, and the next tile's Q loads as
-  // soon as every consumer warp has this one's in registers, so a tile's
-  // start overlaps the last one's end (no CTA launch, barrier setup or Q
-  // latency in between). O is stored from registers (its staging tile
-  // would be the next Q). Opt-in: slower than one CTA per tile
-  // (docs/decisions.md).
   // Chained heads (AttentionOp::kernelChainsHeads: target attention of one
   // consumer a candidate): resident CTAs (two an SM), CTA c of C walking
   // the (candidate, query tile) pairs c, c + C, ... head by head; the
@@ -743,10 +684,6 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // tile's fill and drain, its Q latency and a CTA's start come once per
   // CTA (docs/decisions.md, "target attention").
   bool chained = op.kernelChainsHeads();
-  bool persistent = op.kernelIsPersistent() || chained;
-  // A fused self-attention on the chained kernel: its 64-row query tiles
-  // are items after the target's, over the same ring (one K/V stream).
-  bool chainedSelf = chained && self;
   // Candidates in request order (GroupCandidatesKernel.h): the chained
   // walk's position x runs candidate %order[x]; the pairs kernel's CTA x
   // runs position x (its pairs table is by position).
@@ -890,8 +827,8 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   int64_t stages = consumers == 2 ? 3 : 2;
   // (Chained heads keep the one-CTA-per-tile split: its producer walks only
   // the CTA's heads, and 24 / 232 gains nothing over 40 / 216.)
-  AttentionIRRoles roles(consumers, ctasPerSM, persistent && !chained);
-  if (failed(readAttentionKernelIR(op, consumers, blockN, headDim, persistent, roles)))
+  AttentionIRRoles roles(consumers, ctasPerSM);
+  if (failed(readAttentionKernelIR(op, consumers, blockN, headDim, roles)))
     return failure();
   // setmaxnreg moves registers between the roles: the total is what the
   // CTA got at launch (two CTAs an SM with one consumer).
@@ -1043,40 +980,12 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
 )mlir";
     assign += userOf("%$ObA", "%$OrA");
   }
-  // The flag saying whether the CTA (a persistent kernel: the tile) runs:
-  // %run, or %t_run before the fused launch picks, or a persistent walk's
-  // %tileRun (its %run, outside the walk, is true).
-  if (chainedSelf)
-    // A self tile's keys are its own user's (x), a target tile's idx[x].
-    assign = replaceAll(assign, {{"OrA", "rAt"}}) +
-             "    %rA = arith.select %tS, %x, %rAt : index\n";
-  assign = replaceAll(assign, {{"O", self && !chainedSelf ? "t_" : ""},
-                               {"RUN", persistent ? "tileRun" : self ? "t_run" : "run"},
+  // The flag saying whether the CTA (the chained walk: the tile) runs:
+  // %run, or the chained walk's %tileRun (its %run, outside the walk, is
+  // true).
+  assign = replaceAll(assign, {{"O", ""},
+                               {"RUN", chained ? "tileRun" : "run"},
                                {"TILE_ORDER", tileOrder}});
-  if (self && !chainedSelf) {
-    // Target pairs at grid y = 0, self tiles at y >= 1 (user x: the runtime
-    // checks that users <= candidates, so every user has a CTA column).
-    assign += llvm::formatv(R"mlir(
-    %isSelf = arith.cmpi ugt, %y, %c0 : index
-    %selfLen = arith.constant {0} : index
-    %sRun = arith.cmpi ult, %x, %nUsers : index
-    %sY = arith.subi %y, %c1 : index
-    %sTileA = arith.muli %sY, %c2 : index
-    %sTileB = arith.addi %sTileA, %c1 : index
-    %sRowB = arith.muli %sTileB, %c64 : index
-    %sHasB = arith.cmpi ult, %sRowB, %selfLen : index
-    %sNoB = arith.xori %sHasB, %true : i1
-    %bA = arith.select %isSelf, %x, %t_bA : index
-    %bB = arith.select %isSelf, %x, %t_bB : index
-    %run = arith.select %isSelf, %sRun, %t_run : i1
-    %tileA = arith.select %isSelf, %sTileA, %t_tileA : index
-    %tileB = arith.select %isSelf, %sTileB, %t_tileB : index
-    %noB = arith.select %isSelf, %sNoB, %t_noB : i1
-    %rA = arith.select %isSelf, %x, %t_rA : index
-)mlir",
-                            selfLen)
-                  .str();
-  }
   std::string ctaTile = "    %x = gpu.block_id x\n"
                         "    %y = gpu.block_id y\n"
                         "    %h = gpu.block_id z\n" +
@@ -1087,9 +996,9 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
       "      %bW = arith.select %isW0, %bA, %bB : index\n"
       "      %tileW = arith.select %isW0, %tileA, %tileB : index\n"
       "      %q0 = arith.muli %tileW, %c64 : index\n";
-  // The persistent walk's decode of %tile (chained heads decode each head's).
+  // The chained walk's decode of %tile (each head's).
   std::string chainDecode;
-  if (!persistent) {
+  if (!chained) {
     pieces["CTA_TILE"] = ctaTile;
     pieces["BLOCKS"] = blocks;
     pieces["CONSUMER_TILE_VALUES"] = consumerTileValues;
@@ -1101,7 +1010,7 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
     pieces["QFREE_INIT"] = "";
     pieces["PRODUCER_TILE_CLOSE"] = "";
     values["RING_BASE"] = "%c0";
-    values["OMEM_PARAM"] = "";
+    values["TILES_X_PARAM"] = "";
   } else {
     // Tile %tile -> (x, y, head), x fastest, as a launch would number its
     // CTAs; then what the tile computes and its kept key blocks.
@@ -1122,14 +1031,12 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
 )mlir",
                                      tilesXValue, tilesY)
                            .str();
-    if (chainedSelf || (chained && grouped))
-      // Tile t = T + chainTiles h: T decoded as chainTileText does. (A
-      // persistent pairs kernel maps its position to the candidate in the
-      // pairs assignment above.)
+    if (grouped)
+      // Tile t = T + chainTiles h: T decoded as chainTileText does.
       tile = R"mlir(
         %tT = arith.remui %tile, %chainTiles : index
         %h = arith.divui %tile, %chainTiles : index
-)mlir" + chainTileText("t", chainedSelf, grouped) + R"mlir(
+)mlir" + chainTileText("t", grouped) + R"mlir(
         %x = arith.addi %tX, %c0 : index
         %y = arith.addi %tY, %c0 : index
 )mlir";
@@ -1139,28 +1046,19 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
     pieces["CTA_TILE"] =
         "    %run = arith.constant true\n"
         "    %cta = gpu.block_id x\n"
-        "    %ctas = gpu.grid_dim x\n" +
-        (dynamicBatch
-             ? llvm::formatv("    %tilesYH = arith.constant {0} : index\n"
-                             "    %nTiles = arith.muli %tilesXArg, %tilesYH : index\n",
-                             tilesY * heads)
-                   .str()
-             : llvm::formatv("    %nTiles = arith.constant {0} : index\n",
-                             tilesX * tilesY * heads)
-                   .str());
-    if (chained)
-      // Chained: CTA c of C takes candidate tiles (x, y; t = x + X y) c,
-      // c + C, c + 2 C, ... of the T, each head by head (%cItems items), so
-      // the CTAs running at once read the keys of a few neighbouring
-      // requests, which then stay in L2 (contiguous shares would have the
-      // running CTAs read every request's keys at once).
-      // (T + C - 1 - c) / C tiles: c < C, so nothing wraps.
-      pieces["CTA_TILE"] += llvm::formatv(R"mlir(
+        "    %ctas = gpu.grid_dim x\n";
+    // CTA c of C takes candidate tiles (x, y; t = x + X y) c, c + C,
+    // c + 2 C, ... of the T, each head by head (%cItems items), so the CTAs
+    // running at once read the keys of a few neighbouring requests, which
+    // then stay in L2 (contiguous shares would have the running CTAs read
+    // every request's keys at once). (T + C - 1 - c) / C tiles: c < C, so
+    // nothing wraps.
+    pieces["CTA_TILE"] += llvm::formatv(R"mlir(
     %cH = arith.constant {0} : index
     %chainX = {1}
     %chainY = arith.constant {2} : index
-    %chainTargetTiles = arith.muli %chainX, %chainY : index
-$CHAIN_SELF_TILES    %chainUp = arith.addi %chainTiles, %ctas : index
+    %chainTiles = arith.muli %chainX, %chainY : index
+    %chainUp = arith.addi %chainTiles, %ctas : index
     %chainUp1 = arith.subi %chainUp, %c1 : index
     %chainLeft = arith.subi %chainUp1, %cta : index
     %chainMine = arith.divui %chainLeft, %ctas : index
@@ -1169,88 +1067,25 @@ $CHAIN_SELF_TILES    %chainUp = arith.addi %chainTiles, %ctas : index
 )mlir",
                                           heads, tilesXValue, tilesY)
                                 .str();
-    pieces["CTA_TILE"] = replaceAll(
-        pieces["CTA_TILE"],
-        {{"CHAIN_SELF_TILES",
-          chainedSelf
-              ? llvm::formatv(
-                    "    %selfTilesY = arith.constant {0} : index\n"
-                    "    %selfTiles = arith.muli %nUsers, %selfTilesY : index\n"
-                    "    %chainTiles = arith.addi %chainTargetTiles, %selfTiles : index\n",
-                    llvm::divideCeil(selfLen, 64))
-                    .str()
-              : std::string("    %chainTiles = arith.addi %chainTargetTiles, %c0 : index\n")}});
     pieces["BLOCKS"] = "    %qfree = nvgpu.mbarrier.create -> !qbar\n";
     pieces["CONSUMER_TILE_VALUES"] = "";
-    // CTA c takes tiles c, c + CTAs, ... of the walk (heaviest query blocks
-    // first: each round deals the heaviest tiles left), both roles alike, so
-    // nothing passes between them but Q's barriers: the producer loads a
-    // tile's Q once every consumer warp has the last one's in registers
-    // (%qfree). %done counts tiles (the barriers' phases), %ring the ring
-    // position.
-    bool pairs = mode == Mode::Pairs;
-    std::string open =
-        llvm::formatv("        %tiles:2 = scf.for {0} = %cta to %nTiles step %ctas "
-                      "iter_args(%ring = %c0, %done = %c0) -> (index, index) {{\n",
-                      pairs ? "%walk" : "%tile")
-            .str();
-    if (chained)
-      // Chained: the CTA's items, its candidate tiles (x, y) c, c + C,
-      // ..., each head by head.
-      open = R"mlir(
+    // The CTA's items, its candidate tiles (x, y) c, c + C, ..., each head
+    // by head; %done counts items (Q's barrier phases), %ring the ring
+    // position. (The producer loads the next item's Q from within this
+    // one's key blocks: below.)
+    std::string open = R"mlir(
         %tiles:2 = scf.for %item = %c0 to %cItems step %c1 iter_args(%ring = %c0, %done = %c0) -> (index, index) {)mlir" +
-             chainItemText("item", "%item") + R"mlir(
+                       chainItemText("item", "%item") + R"mlir(
           %itemHT = arith.muli %itemH, %chainTiles : index
           %tile = arith.addi %itemT, %itemHT : index
-)mlir";
-    if (pairs && !chained)
-      // Leads sit mostly at one parity of x (pairs of neighbours), and with
-      // an even number of CTAs, CTA c would always see tiles of c's parity:
-      // half the CTAs would mostly skip. So in odd rounds (an even CTA
-      // count keeps a tile and its neighbour in one round) each CTA takes
-      // its neighbour's tile instead: every CTA alternates parities. An odd
-      // CTA count alternates by itself; the last tile of an odd count keeps
-      // its own.
-      open += "        %walkRound = arith.divui %walk, %ctas : index\n"
-              "        %roundOdd = arith.andi %walkRound, %c1 : index\n"
-              "        %ctasOdd = arith.andi %ctas, %c1 : index\n"
-              "        %swapBit = arith.cmpi ugt, %roundOdd, %ctasOdd : index\n"
-              "        %neighbour = arith.xori %walk, %c1 : index\n"
-              "        %inRange = arith.cmpi ult, %neighbour, %nTiles : index\n"
-              "        %swap = arith.andi %swapBit, %inRange : i1\n"
-              "        %tile = arith.select %swap, %neighbour, %walk : index\n";
-    open += tile;
-    // A candidate run by its partner's tile: both roles skip the tile (no
-    // Q, no key blocks: the ring and the barriers' phases stay).
-    std::string skip = pairs ? "        scf.if %tileRun {\n" : "";
-    // (Chained, the producer loads the next item's Q from within this
-    // one's key blocks: below.)
-    pieces["PRODUCER_TILE_OPEN"] = open + skip;
-    if (!chained)
-      pieces["PRODUCER_TILE_OPEN"] += R"mlir(
-        %reuse = arith.cmpi uge, %done, %c1 : index
-        scf.if %reuse {
-          %fdone = arith.subi %done, %c1 : index
-          %fpar0 = arith.remui %fdone, %c2 : index
-          %fpar = arith.index_cast %fpar0 : index to i1
-          nvgpu.mbarrier.try_wait.parity %qfree[%c0], %fpar, %ticks : !qbar
-        }
-)mlir";
-    pieces["CONSUMER_TILE_OPEN"] = open + consumerTileValues + skip + R"mlir(
+)mlir" + tile;
+    pieces["PRODUCER_TILE_OPEN"] = open;
+    pieces["CONSUMER_TILE_OPEN"] = open + consumerTileValues + R"mlir(
       %qpar0 = arith.remui %done, %c2 : index
       %qpar = arith.index_cast %qpar0 : index to i1
       nvgpu.mbarrier.try_wait.parity %qbar[%c0], %qpar, %ticks : !qbar
 )mlir";
-    std::string next = pairs ? R"mlir(
-        }
-        %ranBlocks = arith.select %tileRun, %nkb, %c0 : index
-        %ran = arith.select %tileRun, %c1, %c0 : index
-        %ringNext = arith.addi %ring, %ranBlocks : index
-        %doneNext = arith.addi %done, %ran : index
-        scf.yield %ringNext, %doneNext : index, index
-        }
-)mlir"
-                             : R"mlir(
+    std::string next = R"mlir(
         %ringNext = arith.addi %ring, %nkb : index
         %doneNext = arith.addi %done, %c1 : index
         scf.yield %ringNext, %doneNext : index, index
@@ -1273,21 +1108,8 @@ $CHAIN_SELF_TILES    %chainUp = arith.addi %chainTiles, %ctas : index
         "      %qfreeCount = arith.constant {0} : index\n"
         "      nvgpu.mbarrier.init %qfree[%c0], %qfreeCount : !qbar\n",
         4 * consumers);
-    values["OMEMTYPE"] = typeToString(
-        MemRefType::get(op.getType().getShape(), op.getType().getElementType()));
-    values["OMEM_PARAM"] = ", %oMem: " + values["OMEMTYPE"] +
-                           (dynamicBatch ? ", %tilesXArg: index" : "");
+    values["TILES_X_PARAM"] = dynamicBatch ? ", %tilesXArg: index" : "";
   }
-  pieces["SELF_SELECT"] =
-      chainedSelf
-          ? "    %tmaQs = builtin.unrealized_conversion_cast %tmaQsp : !llvm.ptr to !tmaQ\n"
-            "    %tmaOs = builtin.unrealized_conversion_cast %tmaOsp : !llvm.ptr to !tmaO\n"
-      : self ? "    %selfY = gpu.block_id y\n"
-             "    %selfC0 = arith.constant 0 : index\n"
-             "    %inSelf = arith.cmpi ugt, %selfY, %selfC0 : index\n"
-             "    %tmaQsel = arith.select %inSelf, %tmaQsp, %tmaQp : !llvm.ptr\n"
-             "    %tmaOsel = arith.select %inSelf, %tmaOsp, %tmaOp : !llvm.ptr\n"
-           : "";
   // The producer gives its registers to the consumers.
   pieces["PRODUCER_REGS"] = llvm::formatv(
       "      nvvm.setmaxregister decrease {0}\n", roles.producerRegs);
@@ -1297,38 +1119,25 @@ $CHAIN_SELF_TILES    %chainUp = arith.addi %chainTiles, %ctas : index
   // tile `tileA` of batch element `bA` and consumer 1's (`tileB`, `bB`),
   // head `head`; `p` prefixes the names.
   auto loadQText = [&](StringRef tileA, StringRef bA, StringRef tileB,
-                       StringRef bB, StringRef head, StringRef p,
-                       StringRef selfFlag = "") {
+                       StringRef bB, StringRef head, StringRef p) {
     std::string text = "        nvgpu.mbarrier.arrive.expect_tx %qbar[%c0], "
                        "%qBytesAll : !qbar\n";
-    // The loads through `map`; `m` tells the names of two maps' loads
-    // apart (they stand in sibling regions).
-    auto loads = [&](StringRef map, StringRef m) {
-      std::string out;
-      for (int64_t wg = 0; wg < consumers; ++wg)
-        for (int64_t c = 0; c < dChunks; ++c)
-          out += llvm::formatv(R"mlir(
-        %{6}qa{0}{1}{9} = arith.constant {2} : index
-        %{6}qo{0}{1}{9} = arith.addi %pad, %{6}qa{0}{1}{9} : index
-        %{6}qv{0}{1}{9} = memref.view %smem[%{6}qo{0}{1}{9}][] : !smem to !box64
-        %{6}qd{0}{1}{9} = arith.constant {3} : index
-        %{6}qr{0}{1}{9} = arith.muli {4}, %c64 : index
-        nvgpu.tma.async.load {8}[%{6}qd{0}{1}{9}, %{6}qr{0}{1}{9}, {7}, {5}], %qbar[%c0] to %{6}qv{0}{1}{9} : !tmaQ, !qbar -> !box64
+    for (int64_t wg = 0; wg < consumers; ++wg)
+      for (int64_t c = 0; c < dChunks; ++c)
+        text += llvm::formatv(R"mlir(
+        %{6}qa{0}{1} = arith.constant {2} : index
+        %{6}qo{0}{1} = arith.addi %pad, %{6}qa{0}{1} : index
+        %{6}qv{0}{1} = memref.view %smem[%{6}qo{0}{1}][] : !smem to !box64
+        %{6}qd{0}{1} = arith.constant {3} : index
+        %{6}qr{0}{1} = arith.muli {4}, %c64 : index
+        nvgpu.tma.async.load %tmaQ[%{6}qd{0}{1}, %{6}qr{0}{1}, {7}, {5}], %qbar[%c0] to %{6}qv{0}{1} : !tmaQ, !qbar -> !box64
 )mlir",
-                                wg, c, wg * qBytes + c * 8192, c * 64,
-                                wg ? tileB : tileA, wg ? bB : bA, p, head, map, m)
-                      .str();
-      return out;
-    };
-    if (selfFlag.empty())
-      return text + loads("%tmaQ", "");
-    // A fused self-attention's item: its Q from the self-attention's query.
-    return text + "        scf.if " + selfFlag.str() + " {\n" +
-           loads("%tmaQs", "s") + "        } else {\n" + loads("%tmaQ", "") +
-           "        }\n";
+                              wg, c, wg * qBytes + c * 8192, c * 64,
+                              wg ? tileB : tileA, wg ? bB : bA, p, head)
+                    .str();
+    return text;
   };
-  std::string loadQ = loadQText("%tileA", "%bA", "%tileB", "%bB", "%h", "",
-                                chainedSelf ? "%tS" : "");
+  std::string loadQ = loadQText("%tileA", "%bA", "%tileB", "%bB", "%h", "");
   pieces["PRODUCER_Q"] = loadQ;
   // Chained: the CTA's first item's Q before its key blocks, each next
   // item's a block into the one before (once the consumer has that one's
@@ -1351,7 +1160,7 @@ $CHAIN_SELF_TILES    %chainUp = arith.addi %chainTiles, %ctas : index
             %nqPar0 = arith.remui %done, %c2 : index
             %nqPar = arith.index_cast %nqPar0 : index to i1
             nvgpu.mbarrier.try_wait.parity %qfree[%c0], %nqPar, %ticks : !qbar
-)mlir" + chainItemText("nq", "%nqItem") + chainTileText("nq", chainedSelf, grouped) + loadQText("%nqY", "%nqX", "%nqY", "%nqX", "%nqH", "nq", chainedSelf ? "%nqS" : "") +
+)mlir" + chainItemText("nq", "%nqItem") + chainTileText("nq", grouped) + loadQText("%nqY", "%nqX", "%nqY", "%nqX", "%nqH", "nq") +
             "          }\n";
   }
   // An idle consumer frees K and V of every block once both landed (V's
@@ -1367,7 +1176,7 @@ $CHAIN_SELF_TILES    %chainUp = arith.addi %chainTiles, %ctas : index
   // bf16, its rounding was most of the bf16 error) needs V in f16 too
   // (wgmma takes one type for both operands): the entry converts V once
   // before the kernel (buildConvertKernel), which reads it as f16.
-  bool f16P = attentionKernelTakesF16Value(op, self != nullptr);
+  bool f16P = attentionKernelTakesF16Value(op);
   std::string pType = f16P ? "f16" : typeToString(elementType);
   std::string loadLoop = R"mlir(
         scf.for %t = %c0 to %nkb step %c1 {
@@ -1394,9 +1203,7 @@ $LOADKV$NEXT_Q        }
 )mlir";
   // Q K^T reads Q from registers (loaded once a tile), so only K comes
   // from shared memory, except in the pairs kernel, where it does not pay.
-  // The persistent pairs kernel takes it too: its Q tile is the next
-  // tile's.
-  bool qInRegs = mode != Mode::Pairs || persistent;
+  bool qInRegs = mode != Mode::Pairs;
   pieces["QK"] = qInRegs ? qkRegsText(dChunks, blockN, typeToString(elementType))
                          : qkText(dChunks, blockN, typeToString(elementType));
   pieces["LOAD_QREGS"] =
@@ -1446,36 +1253,25 @@ $LOADKV$NEXT_Q        }
             %l0 = arith.addf %zeroF, %zeroF : f32
             %l8 = arith.addf %zeroF, %zeroF : f32
 )mlir";
-  pieces["FINISH"] = finishText(headDim, typeToString(elementType), eltBytes,
-                                /*toGlobal=*/persistent);
+  pieces["FINISH"] = finishText(headDim, typeToString(elementType));
   // O's TMA stores from the staging tile at `stageAt` to head `head`.
   auto storeOText = [&](StringRef stageAt, StringRef head,
-                        StringRef row = "%q0", StringRef batch = "%bW",
-                        StringRef selfFlag = "") {
-    auto stores = [&](StringRef map) {
-      std::string text;
-      for (int64_t c = 0; c < dChunks; ++c)
-        text += llvm::formatv(R"mlir(
-      %so{0}{8} = arith.constant {1} : index
-      %sa{0}{8} = arith.addi {3}, %so{0}{8} : index
-      %sv{0}{8} = memref.view %smem[%sa{0}{8}][] : !smem to !box64
-      %sd{0}{8} = arith.constant {2} : index
-      nvgpu.tma.async.store %sv{0}{8} to {7}[%sd{0}{8}, {5}, {4}, {6}] : !box64 -> !tmaO
+                        StringRef row = "%q0", StringRef batch = "%bW") {
+    std::string text;
+    for (int64_t c = 0; c < dChunks; ++c)
+      text += llvm::formatv(R"mlir(
+      %so{0} = arith.constant {1} : index
+      %sa{0} = arith.addi {3}, %so{0} : index
+      %sv{0} = memref.view %smem[%sa{0}][] : !smem to !box64
+      %sd{0} = arith.constant {2} : index
+      nvgpu.tma.async.store %sv{0} to %tmaO[%sd{0}, {5}, {4}, {6}] : !box64 -> !tmaO
 )mlir",
-                              c, c * 8192, c * 64, stageAt, head, row, batch, map,
-                              map == "%tmaOs" ? "s" : "")
-                    .str();
-      return text;
-    };
-    if (selfFlag.empty())
-      return stores("%tmaO");
-    // A fused self-attention's item: its O goes to the self result.
-    return "      scf.if " + selfFlag.str() + " {\n" + stores("%tmaOs") +
-           "      } else {\n" + stores("%tmaO") + "      }\n";
+                            c, c * 8192, c * 64, stageAt, head, row, batch)
+                  .str();
+    return text;
   };
   pieces["STOREO"] = storeOText("%stageAt", "%h");
-  // The persistent kernel's FINISH stores O itself (from registers).
-  pieces["STAGED_STORE"] = persistent ? "" : R"mlir(
+  pieces["STAGED_STORE"] = R"mlir(
           nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
           nvvm.barrier id = %wgBar number_of_threads = %c128i32
           scf.if %elected {
@@ -1494,23 +1290,6 @@ $STOREO
       dynamicQuery ? std::string("arith.addi %queryLenArg, %c0 : index")
                    : llvm::formatv("arith.constant {0} : index", queryLen).str();
   values["TABLES_PARAM"] = runtimeTables ? ", %tables: memref<?xi32>" : "";
-  values["SELF_PARAMS"] =
-      self ? ", %tmaQsp: !llvm.ptr, %tmaOsp: !llvm.ptr, %nUsers: index" : "";
-  values["QPTR"] = self && !chainedSelf ? "%tmaQsel" : "%tmaQp";
-  // O's tensor map, for the TMA stores: the persistent kernel stores O
-  // from registers and takes none.
-  bool omap = !persistent || chained;
-  values["OMAP_PARAM"] = !omap ? "" : ", %tmaOp: !llvm.ptr";
-  values["OMAP_CAST"] =
-      !omap ? ""
-                 : llvm::formatv("    %tmaO = builtin.unrealized_conversion_cast {0} "
-                                 ": !llvm.ptr to !tmaO\n",
-                                 self && !chainedSelf ? "%tmaOsel" : "%tmaOp")
-                       .str();
-  values["OMAP_PREFETCH"] =
-      !omap ? ""
-                 : "        // O's too: the stores at the CTA's end then do not wait for it.\n"
-                   "        nvgpu.tma.prefetch.descriptor %tmaO : !tmaO\n";
   values["LEN_PARAMS"] =
       std::string(dynamicQuery ? ", %queryLenArg: index" : "") +
       (dynamicKey ? ", %keyLenArg: index" : "");
@@ -1552,21 +1331,19 @@ $STOREO
       std::string p = last ? "last" : "prev";
       std::string head = "%" + p + "H", row = "%" + p + "Q0",
                   batch = "%" + p + "X";
-      return chainItemText(p, item) + chainTileText(p, chainedSelf, grouped) +
+      return chainItemText(p, item) + chainTileText(p, grouped) +
              llvm::formatv("          %{0}Q0 = arith.muli %{0}Y, %c64 : index\n",
                            p)
                  .str() +
              "          scf.if %elected {\n"
              "            nvvm.cp.async.bulk.wait_group 0 {read}\n"
              "          }\n" +
-             finishText(headDim, typeToString(elementType), eltBytes,
-                        /*toGlobal=*/false, "%oStageAt") +
+             finishText(headDim, typeToString(elementType), "%oStageAt") +
              "          nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, "
              "space = #nvvm.shared_space<cta>}\n"
              "          nvvm.barrier id = %wgBar number_of_threads = %c128i32\n"
              "          scf.if %elected {\n" +
-             storeOText("%oStageAt", head, row, batch,
-                        chainedSelf ? "%" + p + "S" : "") +
+             storeOText("%oStageAt", head, row, batch) +
              "            nvvm.cp.async.bulk.commit.group\n" +
              (last ? "            nvvm.cp.async.bulk.wait_group 0 {read}\n" : "") +
              "          }\n";
@@ -1634,12 +1411,10 @@ $STOREO
   launch.grid[1] =
       dynamicQuery ? LaunchDim::ceilDiv(binding.queryLenSymbol, rowsPerCta)
                    : LaunchDim::of(llvm::divideCeil(queryLen, rowsPerCta));
-  if (self)
-    launch.grid[1] = LaunchDim::of(1 + llvm::divideCeil(selfLen, 128));
   launch.grid[2] = LaunchDim::of(heads);
-  if (persistent) {
-    // Resident CTAs (chained: each walking its share of the candidate
-    // tiles, head by head).
+  if (chained) {
+    // Resident CTAs, each walking its share of the candidate tiles, head by
+    // head.
     launch.grid[0] = LaunchDim::sym("SMS", ctasPerSM);
     launch.grid[1] = LaunchDim::of(1);
     launch.grid[2] = LaunchDim::of(1);
@@ -1671,8 +1446,7 @@ $STOREO
       map(binding.key, keyLen, binding.keyLenSymbol, keyBatch, blockN));
   launch.params.push_back(
       map(binding.value, keyLen, binding.keyLenSymbol, keyBatch, 64));
-  if (!persistent || chained)
-    launch.params.push_back(
+  launch.params.push_back(
         map(binding.result, queryLen, binding.queryLenSymbol, batch, 64));
   if (indexed) {
     LaunchParam p;
@@ -1699,20 +1473,6 @@ $STOREO
     p.dim = LaunchDim::sym(symbol);
     launch.params.push_back(p);
   }
-  if (self) {
-    LaunchDim users =
-        dim(selfOp.getQuery().getType().getDimSize(0), self->userSymbol);
-    launch.params.push_back(map(self->query, selfLen, "", users, 64));
-    launch.params.push_back(map(self->result, selfLen, "", users, 64));
-    LaunchParam p;
-    p.kind = LaunchParam::Kind::Dim;
-    p.dim = users;
-    launch.params.push_back(p);
-    // Self tiles of user u run in grid column u < B (the grid form); the
-    // chained walk does not need it but keeps the contract.
-    if (!users.symbol.empty() && !batch.symbol.empty())
-      launch.atMost.push_back({users.symbol, batch.symbol});
-  }
   if (runtimeTables) {
     auto logLinear = cast<LogLinearMaskAttr>(op.getMaskAttr());
     LaunchParam p;
@@ -1727,16 +1487,11 @@ $STOREO
     p.causal = logLinear.getCausal();
     launch.params.push_back(p);
   }
-  if (persistent) {
-    LaunchParam p;
-    p.tensor = binding.result;
-    launch.params.push_back(p);
-    if (batch.constant == 0 && !batch.symbol.empty()) {
-      LaunchParam tilesX;
-      tilesX.kind = LaunchParam::Kind::Dim;
-      tilesX.dim = batch;
-      launch.params.push_back(tilesX);
-    }
+  if (chained && batch.constant == 0 && !batch.symbol.empty()) {
+    LaunchParam tilesX;
+    tilesX.kind = LaunchParam::Kind::Dim;
+    tilesX.dim = batch;
+    launch.params.push_back(tilesX);
   }
   StringRef modeText =
       mode == Mode::Pairs
@@ -1746,25 +1501,12 @@ $STOREO
           ? "two consumer warpgroups on the two 64-row halves of a 128-row "
             "query tile, sharing K/V"
           : "one consumer warpgroup on a 64-row query tile";
-  std::string selfText =
-      chainedSelf
-          ? llvm::formatv("; fused with the self-attention {0} x {0} of the "
-                          "same keys/values (its {1} 64-row query tiles a "
-                          "user walked after the candidates' tiles)",
-                          selfLen, llvm::divideCeil(selfLen, 64))
-                .str()
-      : self ? llvm::formatv("; fused with the self-attention {0} x {0} of the "
-                             "same keys/values (grid rows 1..{1}: its 128-row "
-                             "query tiles)",
-                             selfLen, llvm::divideCeil(selfLen, 128))
-                   .str()
-             : "";
   launch.summary =
       llvm::formatv(
           "{0}: attention {1} x {2} keys, {3} heads, head dim {4}, {5}, "
           "{6}{7}, TMA producer warpgroup, {8}-key blocks{9}, {10} ring "
-          "slots, wgmma QK^T and PV{13}, online softmax (exp2, fp32), {14}, "
-          "{11} B shared memory{12}",
+          "slots, wgmma QK^T and PV{12}, online softmax (exp2, fp32), TMA "
+          "stores, {11} B shared memory",
           kernelName,
           dynamicQuery ? std::string("?") : std::to_string(queryLen),
           dynamicKey ? std::string("?") : std::to_string(keyLen), heads,
@@ -1782,10 +1524,9 @@ $STOREO
                                    numKeyBlocks)
                      .str()
                : std::string(),
-          stages, sharedBytes, selfText,
+          stages, sharedBytes,
           f16P ? " (P in f16, V read as f16: converted before the kernel)"
-               : "",
-          persistent && !chained ? "O stored from registers" : "TMA stores")
+               : "")
           .str();
   if (chained)
     launch.summary +=
@@ -1798,15 +1539,6 @@ $STOREO
                       grouped ? " in request order (the grouping kernel's "
                                 "table)"
                               : "")
-            .str();
-  else if (persistent)
-    launch.summary +=
-        llvm::formatv("; persistent: {0} CTA(s) an SM, CTA c taking tiles c, c + "
-                      "CTAs, ...{1}{2}",
-                      ctasPerSM, mask ? " (heaviest first)" : "",
-                      mode == Mode::Pairs ? ", odd rounds the neighbour's tile (leads "
-                                            "alternate), non-leads skipped"
-                                          : "")
             .str();
   return launch;
 }

@@ -573,20 +573,10 @@ constexpr const char *kInverseRowSums = R"mlir(
 
 /// After the loop: row sums across the quad, then O / sum into the staging
 /// tile at byte offset `stageAt` (64 rows x head dim) in the swizzled
-/// layout of the O tensor map, by stmatrix, or, `toGlobal` (the persistent
-/// kernel, whose staging tile would be the next Q), straight to %oMem (rows
-/// %q0 + r0 / r8 of batch %bW, head %h).
-std::string finishText(int64_t headDim, StringRef type, int64_t eltBytes,
-                       bool toGlobal, StringRef stageAt) {
+/// layout of the O tensor map, by stmatrix.
+std::string finishText(int64_t headDim, StringRef type, StringRef stageAt) {
   std::string text = kInverseRowSums;
-  // Rows past the query length are not stored (the TMA store clips them).
-  text += toGlobal ? R"mlir(
-    %gRow0 = arith.addi %q0, %r0 : index
-    %gRow8 = arith.addi %q0, %r8 : index
-    %gIn0 = arith.cmpi ult, %gRow0, %queryLen : index
-    %gIn8 = arith.cmpi ult, %gRow8, %queryLen : index
-)mlir"
-                   : R"mlir(
+  text += R"mlir(
     // The last P V has been read by every thread: the staging tile is free.
     nvvm.barrier id = %wgBar number_of_threads = %c128i32
 )mlir";
@@ -603,18 +593,6 @@ std::string finishText(int64_t headDim, StringRef type, int64_t eltBytes,
 )mlir",
                           i, i - 1, row, type)
                 .str();
-    if (toGlobal) {
-      text += llvm::formatv(
-                  "    %fcb{0} = arith.constant {1} : index\n"
-                  "    %fc{0} = arith.addi %q2, %fcb{0} : index\n"
-                  "    scf.if %gIn{2} {{\n"
-                  "      vector.store %fv{0}, %oMem[%bW, %h, %gRow{2}, %fc{0}] "
-                  "{{alignment = {4} : i64} : $OMEMTYPE, vector<2x{3}>\n"
-                  "    }\n",
-                  i, 8 * (i / 4), row, type, 2 * eltBytes)
-                  .str();
-      continue;
-    }
     // Column groups g - 1, g (16 columns), rows r0 / r8 of each: stmatrix
     // .x4's four matrices in order, one store once all four are packed.
     int64_t g = i / 4;

@@ -56,10 +56,9 @@ std::string speculativeSoftmaxText(int64_t blockN, bool maskTail,
 /// O (`oIn` -> `oOut`) scaled by the softmax's alpha when a row moved.
 std::string rescaleText(int64_t headDim, StringRef oIn, StringRef oOut);
 
-/// O / row sums into the staging tile at `stageAt` (or, `toGlobal`,
-/// straight to global memory).
-std::string finishText(int64_t headDim, StringRef type, int64_t eltBytes,
-                       bool toGlobal, StringRef stageAt = "%stageAt");
+/// O / row sums into the staging tile at `stageAt`.
+std::string finishText(int64_t headDim, StringRef type,
+                       StringRef stageAt = "%stageAt");
 
 } // namespace mlir::sc::detail::attention
 

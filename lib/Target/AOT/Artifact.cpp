@@ -78,13 +78,6 @@ static LogicalResult runModelPasses(ModuleOp module, const AotOptions &options,
   // generator reads the attribute).
   if (options.attentionF16P)
     module.walk([&](AttentionOp op) { op->setAttr("attention_f16_p", UnitAttr::get(ctx)); });
-  // --persistent-attention: block-masked attention over static shapes and
-  // target attention over static lengths get the persistent kernel
-  // (AttentionOp::kernelIsPersistent).
-  if (options.persistentAttention)
-    module.walk([&](AttentionOp op) {
-      op->setAttr(AttentionOp::getKernelPersistentAttrName(), UnitAttr::get(ctx));
-    });
   // --attention-chain-heads=false: no attention chains heads
   // (AttentionOp::kernelChainsHeads).
   if (!options.attentionChainHeads)
@@ -149,11 +142,6 @@ static LogicalResult runModelPasses(ModuleOp module, const AotOptions &options,
     }
     if (failed(pm.run(module)))
       return failure();
-    // Targets that fuse a self-attention are marked before their kernel
-    // IR is built: it must have the pairs kernel's tiling.
-    if (options.fuseSelfAttention && options.chip == "sm_90a")
-      for (auto func : module.getOps<func::FuncOp>())
-        (void)findFusableSelfAttention(func);
     pm.clear();
     if (options.chip == "sm_90a") {
       // Each GEMM's and attention's kernel at the kernel level, split into

@@ -505,55 +505,7 @@ TensorInfo EntryCompiler::bindResult(Value result,
 }
 
 
-/// A self-attention fuses into an indexed target attention's launch when it
-/// reads the same keys and values and the kernel takes the pair (see
-/// buildAttentionKernel): then one K/V stream serves both. Returns target ->
-/// self; marks each such target (AttentionOp::getKernelPairsAttrName), whose
-/// kernel then pairs candidates whatever the keys' length.
-DenseMap<Operation *, AttentionOp>
-mlir::sc::aot::findFusableSelfAttention(func::FuncOp func) {
-  DenseMap<Operation *, AttentionOp> selfFor;
-  DenseSet<Operation *> fusedSelf;
-  SmallVector<AttentionOp> attentions(func.getOps<AttentionOp>());
-  auto staticDims = [](AttentionOp a) {
-    // Heads, query length, head dim and key length (the batch may vary).
-    return !ShapedType::isDynamic(a.getQuery().getType().getDimSize(1)) &&
-           !ShapedType::isDynamic(a.getQuery().getType().getDimSize(2)) &&
-           !ShapedType::isDynamic(a.getQuery().getType().getDimSize(3)) &&
-           !ShapedType::isDynamic(a.getKey().getType().getDimSize(2));
-  };
-  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-  for (AttentionOp target : attentions) {
-    RankedTensorType tq = target.getQuery().getType();
-    if (!target.getIndex() || target.getMaskAttr() || !staticDims(target) ||
-        tq.getDimSize(2) > 64)
-      continue;
-    for (AttentionOp self : attentions) {
-      RankedTensorType sq = self.getQuery().getType();
-      bool onlyReturned = llvm::all_of(self->getUsers(), [&](Operation *u) {
-        return u == ret.getOperation();
-      });
-      if (self == target || fusedSelf.count(self) || self.getIndex() ||
-          self.getMaskAttr() || self.getKey() != target.getKey() ||
-          self.getValue() != target.getValue() || !staticDims(self) ||
-          sq.getDimSize(1) != tq.getDimSize(1) ||
-          sq.getDimSize(3) != tq.getDimSize(3) ||
-          sq.getElementType() != tq.getElementType() || !onlyReturned)
-        continue;
-      selfFor[target] = self;
-      fusedSelf.insert(self);
-      // The chained kernel (keys of at most 1024) walks the self tiles
-      // after the target's; otherwise the pairs kernel takes them.
-      if (!target.kernelChainsHeads())
-        target->setAttr(AttentionOp::getKernelPairsAttrName(),
-                        UnitAttr::get(target.getContext()));
-      break;
-    }
-  }
-  return selfFor;
-}
-
-LogicalResult EntryCompiler::visitAttention(AttentionOp op, AttentionOp self) {
+LogicalResult EntryCompiler::visitAttention(AttentionOp op) {
   Location loc = op.getLoc();
   AttentionBinding binding;
   FailureOr<TensorInfo> q = materialize(op.getQuery(), loc);
@@ -584,7 +536,7 @@ LogicalResult EntryCompiler::visitAttention(AttentionOp op, AttentionOp self) {
       }
   // P in f16 needs V in f16: converted once here, not block by block in
   // the kernel (each V block is read by many query blocks).
-  if (attentionKernelTakesF16Value(op, static_cast<bool>(self))) {
+  if (attentionKernelTakesF16Value(op)) {
     RankedTensorType f16Type = RankedTensorType::get(
         v->type.getShape(), Float16Type::get(op.getContext()));
     ConvertSpec spec;
@@ -603,23 +555,6 @@ LogicalResult EntryCompiler::visitAttention(AttentionOp op, AttentionOp self) {
   std::vector<LaunchDim> shape = {q->shape[0], q->shape[1], q->shape[2],
                                   v->shape[3]};
   binding.result = bindResult(op.getResult(), shape).name;
-  SelfAttentionSection section;
-  if (self) {
-    FailureOr<TensorInfo> sq = materialize(self.getQuery(), loc);
-    if (failed(sq))
-      return failure();
-    section.op = self;
-    section.query = sq->name;
-    section.userSymbol = sq->shape[0].symbol;
-    std::vector<LaunchDim> selfShape = {sq->shape[0], sq->shape[1],
-                                        sq->shape[2], v->shape[3]};
-    section.result = bindResult(self.getResult(), selfShape).name;
-    if (report)
-      *report << llvm::formatv(
-          "{0}: self-attention over the same keys/values fused into the "
-          "kernel of the target attention at {1}\n",
-          fileLineOf(self.getLoc()), fileLineOf(op.getLoc()));
-  }
   // Which candidates a CTA takes depends on the index's values, known only
   // on the device: a kernel before the attention makes the tables. With
   // grouping, the grouping kernel sorts the candidates by request and, for
@@ -662,7 +597,7 @@ LogicalResult EntryCompiler::visitAttention(AttentionOp op, AttentionOp self) {
   }
   FailureOr<KernelLaunch> launch =
       buildAttentionKernel(op, gpuModule, nextKernelName("attention"), binding,
-                           options.chip, self ? &section : nullptr);
+                           options.chip);
   if (failed(launch) || failed(addLaunch(*launch, op.getLoc())))
     return failure();
   return success();
@@ -671,11 +606,7 @@ LogicalResult EntryCompiler::visitAttention(AttentionOp op, AttentionOp self) {
 LogicalResult EntryCompiler::visit(Operation &op) {
   return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
       .Case([&](BatchMatmulOp m) { return visitMatmul(m); })
-      .Case([&](AttentionOp a) {
-        if (fusedSelf.count(a))
-          return success(); // computed by its target's kernel
-        return visitAttention(a, selfFor.lookup(a));
-      })
+      .Case([&](AttentionOp a) { return visitAttention(a); })
       .Case([&](tensor::ExtractSliceOp s) { return visitSlice(s); })
       .Case([&](tensor::PadOp p) { return visitPad(p); })
       .Case([&](arith::ConstantOp c) {
@@ -782,11 +713,6 @@ LogicalResult EntryCompiler::visitIf(scf::IfOp op) {
 LogicalResult EntryCompiler::compile() {
   if (failed(bindArguments()))
     return failure();
-  if (options.fuseSelfAttention && options.chip == "sm_90a")
-    for (auto [target, self] : findFusableSelfAttention(func)) {
-      selfFor[target] = self;
-      fusedSelf.insert(self.getOperation());
-    }
   findFusableGemmStages();
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   for (Operation &op : func.getBody().front().without_terminator())

@@ -109,10 +109,6 @@ struct LaunchCondition {
 json::Object tensorJson(const TensorInfo &t);
 std::string shapeString(const TensorInfo &t);
 
-/// Target attentions that can compute a self-attention over the same keys
-/// and values in their launch (--fuse-self-attention): target -> self.
-DenseMap<Operation *, AttentionOp> findFusableSelfAttention(func::FuncOp func);
-
 /// Compiles one entry function into kernels of `gpuModule`.
 class EntryCompiler {
 public:
@@ -148,11 +144,7 @@ private:
   DenseMap<Operation *, BatchMatmulOp> stageOneOf;
   DenseSet<Operation *> stageOnes;
   void findFusableGemmStages();
-  LogicalResult visitAttention(AttentionOp op, AttentionOp self);
-  /// Self-attentions computed by a target attention's kernel: target ->
-  /// self, and the selves so placed.
-  DenseMap<Operation *, AttentionOp> selfFor;
-  DenseSet<Operation *> fusedSelf;
+  LogicalResult visitAttention(AttentionOp op);
   /// The tensor `result` is written to: the caller's result when returned,
   /// else a new workspace tensor.
   TensorInfo bindResult(Value result, std::vector<LaunchDim> shape);

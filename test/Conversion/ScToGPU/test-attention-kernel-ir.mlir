@@ -146,16 +146,16 @@ func.func private @pairs_table_kernel(%batch: index, %idx: tensor<?xi32>) {
 
 // -----
 
-// An op that asked for the persistent kernel (sparcast-aot
-// --persistent-attention) needs a persistent tile loop in its IR.
-func.func @asked_persistent(%q: tensor<2x1x256x64xf16>, %k: tensor<2x1x256x64xf16>, %v: tensor<2x1x256x64xf16>) -> tensor<2x1x256x64xf16> {
-  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128>) {attention_persistent, sc.kernel_ir = @asked_persistent_kernel} : tensor<2x1x256x64xf16>, tensor<2x1x256x64xf16>, tensor<2x1x256x64xf16> -> tensor<2x1x256x64xf16>
+// A block-masked attention runs one CTA per tile: an IR asking for a
+// persistent tile loop is refused, not silently not followed.
+func.func @persistent_ir(%q: tensor<2x1x256x64xf16>, %k: tensor<2x1x256x64xf16>, %v: tensor<2x1x256x64xf16>) -> tensor<2x1x256x64xf16> {
+  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128>) {sc.kernel_ir = @persistent_ir_kernel} : tensor<2x1x256x64xf16>, tensor<2x1x256x64xf16>, tensor<2x1x256x64xf16> -> tensor<2x1x256x64xf16>
   return %o : tensor<2x1x256x64xf16>
 }
-func.func private @asked_persistent_kernel(%batch: index) {
+func.func private @persistent_ir_kernel(%batch: index) {
   %c1 = arith.constant 1 : index
-  // expected-error @below {{the attention kernel is persistent; the kernel-level IR asks for a grid tile loop}}
-  sck.tile_loop %batch, %c1, %c1 attributes {schedule = "grid"} {
+  // expected-error @below {{the attention kernel runs one CTA per tile; the kernel-level IR asks for a persistent tile loop}}
+  sck.tile_loop %batch, %c1, %c1 attributes {schedule = "persistent"} {
   ^bb0(%b: index, %t: index, %h: index):
   }
   return

@@ -1,16 +1,16 @@
 // RUN: sparcast-equiv %s --ref=target --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-test-execute-kernel-ir)' --users=3 --candidates=5 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=self_bf16 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-test-execute-kernel-ir)' --candidates=2 --rtol=1e-2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=short_query --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-test-execute-kernel-ir)' --candidates=3 --rtol=2e-3 | FileCheck %s
-// RUN: sparcast-equiv %s --ref=target --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-persistent{attention=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --users=2 --candidates=4 --shuffle-index --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=target --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --users=2 --candidates=4 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=self_bf16 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize{stages=3},sc-test-execute-kernel-ir)' --candidates=2 --rtol=1e-2 | FileCheck %s
-// RUN: sparcast-equiv %s --ref=log_linear64 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-persistent{attention=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=1 --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=log_linear64 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=1 --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=log_linear128 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-test-execute-kernel-ir)' --candidates=1 --rtol=1e-2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=dynamic_lengths --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --users=2 --candidates=3 --dynamic-size=130 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=dynamic_log_linear64 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=1 --dynamic-size=200 --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=dynamic_log_linear128 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-test-execute-kernel-ir)' --candidates=1 --dynamic-size=300 --rtol=1e-2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=pairs --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-test-execute-kernel-ir)' --users=3 --candidates=5 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=pairs --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --users=2 --candidates=5 --shuffle-index --rtol=2e-3 | FileCheck %s
-// RUN: sparcast-equiv %s --ref=pairs --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-persistent{attention=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --users=3 --candidates=5 --shuffle-index --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=pairs --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --users=3 --candidates=5 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: not sparcast-equiv %s --ref=wrong_scale --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=2 | FileCheck %s --check-prefix=WRONG
 
 // Attention at the kernel level keeps the op's meaning: each sc.attention
@@ -22,7 +22,7 @@
 // no block (300 of 128-key blocks); a bf16 self-attention of head dim 64
 // (128-key blocks, 130 keys; bf16 P and output rounding alone give
 // ~2.5e-3 relative error); a short query (40 rows, 64-key blocks). Also
-// made persistent and warp-specialized (sc-warp-specialize: a ring for Q,
+// warp-specialized (sc-warp-specialize: a ring for Q,
 // taken once per tile, and one for each key block's K and V).
 // CHECK-COUNT-2: ok
 // CHECK: EQUIVALENT

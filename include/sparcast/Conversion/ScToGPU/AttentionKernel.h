@@ -28,24 +28,12 @@ struct AttentionBinding {
   std::string order;
 };
 
-
-/// A self-attention over the target attention's keys and values (user
-/// history attending to itself), computed by the same launch.
-struct SelfAttentionSection {
-  AttentionOp op;
-  /// Its query and result tensors, and the symbol of its batch (users).
-  std::string query, result, userSymbol;
-};
-
 /// Whether the kernel of `op` runs P V in f16 on a bf16 attention (the op
-/// asked for it with `attention_f16_p`; a fused self-attention keeps bf16):
-/// then its V operand must be V converted to f16 (buildConvertKernel).
-bool attentionKernelTakesF16Value(AttentionOp op, bool fusedSelf);
+/// asked for it with `attention_f16_p`): then its V operand must be V
+/// converted to f16 (buildConvertKernel).
+bool attentionKernelTakesF16Value(AttentionOp op);
 
 /// Builds kernel `kernelName` for `op` into `gpuModule` (sm_90a only).
-/// With `self`, one launch computes both `op` (an indexed target attention)
-/// and the self-attention: the first grid row takes candidate pairs, the
-/// others the self-attention's query tiles, all reading one K/V stream.
 /// Emits a located error and fails on what the kernel does not support:
 /// other element types, head dims other than 64 and 128, dynamic heads, a
 /// block mask with a block size other than 64 or 128 or over dynamic
@@ -54,9 +42,7 @@ FailureOr<KernelLaunch> buildAttentionKernel(AttentionOp op,
                                              gpu::GPUModuleOp gpuModule,
                                              StringRef kernelName,
                                              const AttentionBinding &binding,
-                                             StringRef chip,
-                                             const SelfAttentionSection *self =
-                                                 nullptr);
+                                             StringRef chip);
 
 } // namespace mlir::sc
 

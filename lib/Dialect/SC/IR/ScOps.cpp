@@ -379,26 +379,14 @@ bool AttentionOp::kernelPairsCandidates() {
   // Histories of at most 1024 keys: one consumer a candidate and two CTAs
   // an SM (the co-resident CTA covers one's fixed cost: start, Q's
   // latency, tail) beat pairs sharing each K/V block, which win on long
-  // ones (docs/decisions.md). A fused self-attention over longer keys needs the
-  // pairs kernel (at most 1024 it rides the chained one).
-  bool shortKeys = !k.isDynamicDim(2) && k.getDimSize(2) <= 1024;
-  return !shortKeys || (*this)->hasAttr(getKernelPairsAttrName());
+  // ones (docs/decisions.md).
+  return k.isDynamicDim(2) || k.getDimSize(2) > 1024;
 }
 
 /// Whether every dim of `t` but the batch is static.
 static bool staticPastBatch(RankedTensorType t) {
   return llvm::all_of(t.getShape().drop_front(),
                       [](int64_t d) { return !ShapedType::isDynamic(d); });
-}
-
-bool AttentionOp::kernelIsPersistent() {
-  // Static lengths, heads and head dim (the batches may vary); a block mask
-  // or an index; not a target attention that fuses a self-attention.
-  return (*this)->hasAttr(getKernelPersistentAttrName()) &&
-         (getMaskAttr() || getIndex()) &&
-         !(*this)->hasAttr(getKernelPairsAttrName()) &&
-         staticPastBatch(getQuery().getType()) &&
-         staticPastBatch(getKey().getType());
 }
 
 bool AttentionOp::kernelChainsHeads() {
@@ -408,8 +396,7 @@ bool AttentionOp::kernelChainsHeads() {
   RankedTensorType q = getQuery().getType();
   bool fixed = staticPastBatch(q) && !getKey().getType().isDynamicDim(2);
   return !(off && !off.getValue()) && getIndex() && !getMaskAttr() && fixed &&
-         q.getDimSize(1) > 1 && getKernelConsumers() == 1 &&
-         !(*this)->hasAttr(getKernelPersistentAttrName());
+         q.getDimSize(1) > 1 && getKernelConsumers() == 1;
 }
 
 bool AttentionOp::kernelGroupsCandidates() {

@@ -297,16 +297,10 @@ int64_t mlir::sck::launchRegisters(int64_t warpgroups, int64_t ctasPerSM) {
 }
 
 sck::RoleRegisters mlir::sck::defaultRoleRegisters(int64_t consumers,
-                                                   int64_t ctasPerSM,
-                                                   bool persistentAttention) {
+                                                   int64_t ctasPerSM) {
   // 232-register consumers, the producer keeping what is left of the
   // launch budget: 40 with two consumers (3 x 168), 24 with one at two
-  // CTAs an SM (2 x 128). A persistent attention kernel's producer also
-  // walks the tiles: 40 with one consumer, which gets 216 (at 24 every
-  // one spills, at 32 / 224 the indexed ones), 56 with two (40 spills
-  // with a masked tail), the consumers 224.
-  if (persistentAttention)
-    return {consumers == 2 ? 56 : 40, consumers == 2 ? 224 : 216};
+  // CTAs an SM (2 x 128).
   return {consumers == 1 && ctasPerSM == 2 ? 24 : 40, 232};
 }
 

@@ -198,27 +198,15 @@ def Sc_AttentionOp : Sc_Op<"attention", [Pure]> {
     int64_t getKernelConsumers();
     /// Whether those two consumers take two candidates of one request (an
     /// index, at most 64 static query rows, and more than 1024 or dynamic
-    /// keys, or the op marked with getKernelPairsAttrName()): the kernel
-    /// then reads the pairs table of a pairing kernel launched before it.
+    /// keys): the kernel then reads the pairs table of a pairing kernel
+    /// launched before it.
     bool kernelPairsCandidates();
-    /// The unit attribute sparcast-aot puts on a target attention whose
-    /// launch also computes a self-attention (only the pairs kernel fuses
-    /// one): its kernel pairs candidates whatever the keys' length.
-    static StringRef getKernelPairsAttrName() { return "kernel_pairs_candidates"; }
-    /// Whether the GPU kernel is persistent (as many CTAs as are resident,
-    /// CTA c taking tiles c, c + CTAs, ...): asked for by the unit attribute
-    /// getKernelPersistentAttrName() (sparcast-aot --persistent-attention),
-    /// for a block mask or an index over static lengths, heads and head dim
-    /// (batches may vary), not for a target that fuses a self-attention.
-    bool kernelIsPersistent();
-    static StringRef getKernelPersistentAttrName() { return "attention_persistent"; }
     /// Whether the kernel chains heads: resident CTAs (two an SM), each
     /// walking a contiguous share of the (candidate, query tile) pairs head
     /// by head, the consumer's software pipeline running on from head to
     /// head and from candidate to candidate. By default for an indexed target attention of one
     /// consumer a candidate (at most 1024 static keys, at most 64 static
-    /// query rows) over two or more static heads, not persistent, not
-    /// fusing a self-attention; the BoolAttr getKernelChainHeadsAttrName()
+    /// query rows) over two or more static heads; the BoolAttr getKernelChainHeadsAttrName()
     /// = false (sparcast-aot --attention-chain-heads=false) turns it off.
     bool kernelChainsHeads();
     static StringRef getKernelChainHeadsAttrName() { return "attention_chain_heads"; }

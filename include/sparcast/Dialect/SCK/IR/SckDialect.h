@@ -34,8 +34,7 @@ int64_t launchRegisters(int64_t warpgroups, int64_t ctasPerSM);
 struct RoleRegisters {
   int64_t producer, consumer;
 };
-RoleRegisters defaultRoleRegisters(int64_t consumers, int64_t ctasPerSM,
-                                   bool persistentAttention);
+RoleRegisters defaultRoleRegisters(int64_t consumers, int64_t ctasPerSM);
 
 /// Where a persistent GEMM's CTA pairs sharing an operand by TMA multicast
 /// measured faster, so they are the default (the generator, reading the
