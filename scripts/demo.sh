@@ -46,7 +46,7 @@ rm -rf "$OUT/lce_ws"
   | grep -E "tile loop|warp-specialized:" | sed 's/^/  /'
 echo "  and the kernel-level IR run on the CPU in place of the GEMMs (sc-test-execute-kernel-ir):"
 "$BIN/sparcast-equiv" "$ROOT/test/Integration/CPU/Inputs/lce-odd.mlir" --ref=lce \
-  --pass-pipeline='builtin.module(sc-ikbo-pipeline,func.func(sc-select-gemm-schedule),sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-test-execute-kernel-ir)' \
+  --pass-pipeline='builtin.module(sc-ikbo-pipeline,func.func(sc-select-kernel-config),sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-test-execute-kernel-ir)' \
   --users=4 --candidates=17 --trials=2 --shuffle-index --rtol=2e-3 | sed 's/^/  /'
 
 echo "== 5. compile examples/gemm.mlir ahead of time (sm_90a)"

@@ -9,6 +9,7 @@
 
 #include "sparcast/Transforms/Passes.h"
 #include "sparcast/Dialect/SC/IR/ScOps.h"
+#include "sparcast/Transforms/KernelConfig.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
@@ -112,17 +113,17 @@ struct ScDispatchGemmSchedulePass
           arith::ConstantIndexOp::create(b, loc, minBatch));
       many = arith::AndIOp::create(b, loc, many, large);
     }
-    StringRef fallback = op.getDefaultSchedule();
-    auto branch = [&](StringRef schedule) {
+    GemmSchedule fallback = defaultGemmSchedule(op);
+    auto branch = [&](GemmSchedule schedule) {
       return [&op, schedule](OpBuilder &nested, Location at) {
         Operation *copy = nested.clone(*op.getOperation());
         copy->setAttr(BatchMatmulOp::getScheduleAttrName(),
-                      nested.getStringAttr(schedule));
+                      GemmScheduleAttr::get(nested.getContext(), schedule));
         scf::YieldOp::create(nested, at, copy->getResult(0));
       };
     };
-    auto dispatched = scf::IfOp::create(b, loc, many, branch("transposed"),
-                                        branch(fallback));
+    auto dispatched = scf::IfOp::create(
+        b, loc, many, branch(GemmSchedule::transposed), branch(fallback));
     if (report)
       op.emitRemark() << "GEMM schedule dispatched at run time: transposed "
                          "when B >= "
@@ -130,7 +131,7 @@ struct ScDispatchGemmSchedulePass
                       << " x the users (the request tiles then stay in L2)"
                       << (minBatch > 0 ? " and B >= " + std::to_string(minBatch)
                                        : std::string())
-                      << ", else " << fallback;
+                      << ", else " << stringifyGemmSchedule(fallback);
     op.getResult().replaceAllUsesWith(dispatched.getResult(0));
     op.erase();
   }

@@ -9,6 +9,7 @@
 
 #include "sparcast/Transforms/Passes.h"
 #include "sparcast/Dialect/SC/IR/ScOps.h"
+#include "sparcast/Transforms/KernelConfig.h"
 #include "sparcast/Support/Locations.h"
 
 #define DEBUG_TYPE "sc-fuse-gemm-stages"
@@ -20,13 +21,6 @@ namespace mlir::sc {
 
 using namespace mlir;
 using namespace mlir::sc;
-
-/// The op's schedule: recorded by sc-select-gemm-schedule, else its default.
-static StringRef scheduleOf(BatchMatmulOp op) {
-  if (auto s = op->getAttrOfType<StringAttr>(BatchMatmulOp::getScheduleAttrName()))
-    return s.getValue();
-  return op.getDefaultSchedule();
-}
 
 
 namespace {
@@ -40,10 +34,10 @@ struct ScFuseGemmStagesPass
         if (!stage1 || stage1->hasAttr(BatchMatmulOp::getStageOneAttrName()))
           continue;
         std::string why = stage2.getStageFusionLimitation(stage1);
-        StringRef s1 = scheduleOf(stage1), s2 = scheduleOf(stage2);
-        if (why.empty() && (s1 != s2 || s2 == "simple"))
+        GemmSchedule s1 = getGemmSchedule(stage1), s2 = getGemmSchedule(stage2);
+        if (why.empty() && (s1 != s2 || s2 == GemmSchedule::simple))
           why = ("both GEMMs need the same warp-specialized schedule, got " +
-                 s1 + " and " + s2)
+                 stringifyGemmSchedule(s1) + " and " + stringifyGemmSchedule(s2))
                     .str();
         if (!why.empty()) {
           if (report)

@@ -39,8 +39,8 @@ struct IndexBroadcastKeysAndValues : OpRewritePattern<AttentionOp> {
         rewriter, op.getLoc(), op.getType(), op.getQuery(), key.getSource(),
         value.getSource(), key.getIndices(), op.getMaskAttr(),
         op.getScaleAttr());
-    // What was asked of the kernel (e.g. sparcast-aot's attention_f16_p,
-    // attention_persistent) stays with the op.
+    // What was asked of the kernel (a pinned sc.attention_config) stays
+    // with the op.
     indexed->setDiscardableAttrs(op->getDiscardableAttrDictionary());
     rewriter.replaceOp(op, indexed);
     return success();

@@ -12,6 +12,7 @@
 
 #include "sparcast/Transforms/Passes.h"
 #include "sparcast/Dialect/SC/IR/ScOps.h"
+#include "sparcast/Transforms/KernelConfig.h"
 #include "sparcast/Dialect/SCK/IR/SckDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -47,9 +48,7 @@ std::string limitation(BatchMatmulOp op) {
 
 /// The schedule of `op`'s kernel.
 StringRef scheduleOf(BatchMatmulOp op) {
-  auto schedule =
-      op->getAttrOfType<StringAttr>(BatchMatmulOp::getScheduleAttrName());
-  return schedule ? schedule.getValue() : op.getDefaultSchedule();
+  return stringifyGemmSchedule(getGemmSchedule(op));
 }
 
 /// Operand names of one GEMM in its kernel: the two inputs and the result.
@@ -170,10 +169,7 @@ func::FuncOp createKernelFunction(BatchMatmulOp op, func::FuncOp caller,
   func.setPrivate();
   func->setAttr("sck.op", b.getStringAttr(caller.getSymName() + "/gemm" +
                                           Twine(index)));
-  auto schedule =
-      op->getAttrOfType<StringAttr>(BatchMatmulOp::getScheduleAttrName());
-  func->setAttr("sck.schedule", b.getStringAttr(schedule ? schedule.getValue()
-                                                        : op.getDefaultSchedule()));
+  func->setAttr("sck.schedule", b.getStringAttr(scheduleOf(op)));
   op->setAttr(BatchMatmulOp::getKernelAttrName(),
               FlatSymbolRefAttr::get(func.getSymNameAttr()));
   func.addEntryBlock();
@@ -252,6 +248,9 @@ std::string limitation(AttentionOp op) {
     return "heads and head dim must be static";
   if (q.getDimSize(3) % 64 != 0)
     return "the head dim must be a multiple of 64";
+  std::string why = attentionConfigLimitation(op, getAttentionConfig(op));
+  if (!why.empty())
+    return "its kernel configuration cannot run it: " + why;
   return "";
 }
 
@@ -272,9 +271,10 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
   int64_t heads = qType.getDimSize(1);
   int64_t keyLen = op.getKey().getType().getDimSize(2);
   bool indexed = static_cast<bool>(op.getIndex());
-  // The generator's key blocks and consumer warpgroups.
+  // The kernel's key blocks, consumer warpgroups and walk.
+  AttentionConfigAttr config = getAttentionConfig(op);
   auto mask = dyn_cast_if_present<BlockMaskAttrInterface>(op.getMaskAttr());
-  int64_t blockN = op.getKernelKeyBlock();
+  int64_t blockN = config.getKeyBlock();
   bool dynamicQuery = ShapedType::isDynamic(queryLen);
   bool dynamicKey = ShapedType::isDynamic(keyLen);
   // A block mask over lengths known only at launch: its BSR tables
@@ -285,7 +285,7 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
   // which ones is known from the index's values only, so the table the
   // pairing kernel makes (partner + 1, 0 alone, -1 some other's partner)
   // is an argument after the index, marked sck.candidate_pairs.
-  bool pairs = op.kernelPairsCandidates();
+  bool pairs = config.getWalk() == AttentionWalk::pairs;
   SmallVector<Type> argTypes = {b.getIndexType()};
   if (indexed)
     argTypes.push_back(op.getIndex().getType());
@@ -309,7 +309,7 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
     func.setArgAttr(2, "sck.candidate_pairs", b.getUnitAttr());
   func->setAttr("sck.op", b.getStringAttr(caller.getSymName() + "/attention" +
                                           Twine(index)));
-  func->setAttr("sck.consumers", b.getI64IntegerAttr(op.getKernelConsumers()));
+  func->setAttr("sck.consumers", b.getI64IntegerAttr(config.getConsumers()));
   op->setAttr(BatchMatmulOp::getKernelAttrName(),
               FlatSymbolRefAttr::get(func.getSymNameAttr()));
   Block *entry = func.addEntryBlock();
@@ -355,13 +355,14 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
   // partner from the pairs table, nothing when b is some other's partner),
   // or the two 64-row halves of a 128-row query tile; either way a tile of
   // two halves sharing every K/V box.
-  int64_t halves = op.getKernelConsumers();
-  int64_t tileRows = op.getKernelTileRows();
+  int64_t halves = config.getConsumers();
+  int64_t tileRows = config.getTileRows();
   auto loop = sck::TileLoopOp::create(
       b, loc, entry->getArgument(0), ceilDiv(queryLenValue, tileRows),
       cst(heads),
       // Chained heads: a CTA per (candidate, query tile) walks its heads.
-      b.getStringAttr(op.kernelChainsHeads() ? "chained" : "grid"),
+      b.getStringAttr(config.getWalk() == AttentionWalk::chained ? "chained"
+                                                                  : "grid"),
       b.getI64IntegerAttr(1),
       b.getI64IntegerAttr(1));
   func::ReturnOp::create(b, loc);

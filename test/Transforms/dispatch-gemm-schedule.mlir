@@ -16,10 +16,10 @@
 // CHECK: %[[LARGE:.*]] = arith.cmpi sge, %[[B]], %[[C2048]] : index
 // CHECK: %[[MANY:.*]] = arith.andi %[[SHARED]], %[[LARGE]] : i1
 // CHECK: %[[R:.*]] = scf.if %[[MANY]] -> (tensor<?x433x256xf16>) {
-// CHECK: %[[T:.*]] = sc.batch_matmul %arg0, %arg1 epilogue_ins(%arg2, %arg3 : {{.*}}) {sc.gemm_schedule = "transposed"}
+// CHECK: %[[T:.*]] = sc.batch_matmul %arg0, %arg1 epilogue_ins(%arg2, %arg3 : {{.*}}) {sc.gemm_schedule = #sc.gemm_schedule<transposed>}
 // CHECK: scf.yield %[[T]]
 // CHECK: } else {
-// CHECK: %[[P:.*]] = sc.batch_matmul %arg0, %arg1 epilogue_ins(%arg2, %arg3 : {{.*}}) {sc.gemm_schedule = "pingpong"}
+// CHECK: %[[P:.*]] = sc.batch_matmul %arg0, %arg1 epilogue_ins(%arg2, %arg3 : {{.*}}) {sc.gemm_schedule = #sc.gemm_schedule<pingpong>}
 // CHECK: scf.yield %[[P]]
 // CHECK: return %[[R]]
 // SIXTEEN-LABEL: func.func @candidate_gemm
@@ -61,7 +61,7 @@ func.func @left_alone(%w: tensor<433x872xf16>, %e: tensor<?x872x256xf16>,
   %2 = sc.batch_matmul %w, %e : tensor<433x872xf16>, tensor<?x872x256xf16> -> tensor<?x433x256xf32>
   // A pinned schedule is the model's choice.
   // expected-remark @+1 {{GEMM schedule not dispatched: it has a schedule already}}
-  %3 = sc.batch_matmul %w, %e epilogue_ins(%r, %idx : tensor<?x433x256xf32>, tensor<?xi32>) {sc.gemm_schedule = "pingpong"}
+  %3 = sc.batch_matmul %w, %e epilogue_ins(%r, %idx : tensor<?x433x256xf32>, tensor<?xi32>) {sc.gemm_schedule = #sc.gemm_schedule<pingpong>}
       : tensor<433x872xf16>, tensor<?x872x256xf16> -> tensor<?x433x256xf16> {
   ^bb0(%acc: f32, %b: index, %m: index, %n: index, %req: tensor<?x433x256xf32>, %i: tensor<?xi32>):
     %u32 = tensor.extract %i[%b] : tensor<?xi32>

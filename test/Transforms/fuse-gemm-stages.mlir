@@ -1,9 +1,9 @@
-// RUN: sparcast-opt %s -split-input-file -sc-select-gemm-schedule -sc-fuse-gemm-stages="report=true" -verify-diagnostics | FileCheck %s
+// RUN: sparcast-opt %s -split-input-file -sc-select-kernel-config -sc-fuse-gemm-stages="report=true" -verify-diagnostics | FileCheck %s
 
 // IKBO's user GEMM under the candidate GEMM's gather-add: the user GEMM
 // runs as stage 1 of the candidate GEMM's kernel.
 // CHECK-LABEL: func.func @gather_add
-// CHECK: sc.batch_matmul {{.*}} {sc.gemm_schedule = "pingpong", sc.gemm_stage1}
+// CHECK: sc.batch_matmul {{.*}} {sc.gemm_schedule = #sc.gemm_schedule<pingpong>, sc.gemm_stage1}
 // CHECK: sc.batch_matmul {{.*}} epilogue_ins
 // CHECK-NOT: sc.gemm_stage1
 func.func @gather_add(%w: tensor<64x64xf16>, %eu: tensor<?x64x128xf16>, %ec: tensor<?x64x128xf16>,
@@ -94,7 +94,7 @@ func.func @transposed_read(%w: tensor<64x64xf16>, %eu: tensor<?x64x64xf16>, %ec:
 // CHECK-NOT: sc.gemm_stage1
 func.func @schedules_differ(%w: tensor<64x64xf16>, %eu: tensor<?x64x128xf16>, %ec: tensor<?x64x128xf16>)
     -> tensor<?x64x128xf16> {
-  %u = sc.batch_matmul %w, %eu {sc.gemm_schedule = "simple"} : tensor<64x64xf16>, tensor<?x64x128xf16> -> tensor<?x64x128xf32>
+  %u = sc.batch_matmul %w, %eu {sc.gemm_schedule = #sc.gemm_schedule<simple>} : tensor<64x64xf16>, tensor<?x64x128xf16> -> tensor<?x64x128xf32>
   // expected-remark @+1 {{GEMM stages not fused: both GEMMs need the same warp-specialized schedule, got simple and pingpong}}
   %c = sc.batch_matmul %w, %ec epilogue_ins(%u : tensor<?x64x128xf32>)
       : tensor<64x64xf16>, tensor<?x64x128xf16> -> tensor<?x64x128xf16> {

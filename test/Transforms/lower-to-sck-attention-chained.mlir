@@ -3,7 +3,7 @@
 
 // A target attention of one consumer a candidate (at most 1024 static
 // keys, 64 query rows) over two heads chains them
-// (AttentionOp::kernelChainsHeads): its tile loop's schedule is `chained`
+// (a chained walk, sc.attention_config): its tile loop's schedule is `chained`
 // (resident CTAs each walking its share of the candidates head by head),
 // whose roles keep one CTA per tile's register split (24 / 232 at two CTAs
 // an SM).
@@ -18,7 +18,7 @@ func.func @chained(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x1024x128xf16>,
 
 // -----
 
-// Asked not to (sparcast-aot --attention-chain-heads=false), one head, or
+// A grid walk pinned on the op (what --attention-chain-heads=false picks), one head, or
 // keys past 1024 (two candidates a CTA): one CTA per tile.
 // CHECK-LABEL: func.func private @unchained_attention2_kernel(
 // CHECK: sck.tile_loop {{.*}} attributes {schedule = "grid"}
@@ -32,7 +32,7 @@ func.func @unchained(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x1024x128xf16>,
                      %v1: tensor<?x1x1024x128xf16>,
                      %kl: tensor<?x2x2000x128xf16>, %vl: tensor<?x2x2000x128xf16>)
     -> (tensor<?x2x64x128xf16>, tensor<?x1x64x128xf16>, tensor<?x2x64x128xf16>) {
-  %o = sc.attention %q, %k, %v index %idx {attention_chain_heads = false} : tensor<?x2x64x128xf16>, tensor<?x2x1024x128xf16>, tensor<?x2x1024x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
+  %o = sc.attention %q, %k, %v index %idx {sc.attention_config = #sc.attention_config<walk = grid, consumers = 1, key_block = 64, group_candidates = false, p_in_f16 = false>} : tensor<?x2x64x128xf16>, tensor<?x2x1024x128xf16>, tensor<?x2x1024x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
   %o1 = sc.attention %q1, %k1, %v1 index %idx : tensor<?x1x64x128xf16>, tensor<?x1x1024x128xf16>, tensor<?x1x1024x128xf16>, tensor<?xi32> -> tensor<?x1x64x128xf16>
   %ol = sc.attention %q, %kl, %vl index %idx : tensor<?x2x64x128xf16>, tensor<?x2x2000x128xf16>, tensor<?x2x2000x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
   return %o, %o1, %ol : tensor<?x2x64x128xf16>, tensor<?x1x64x128xf16>, tensor<?x2x64x128xf16>

@@ -155,6 +155,14 @@ func.func @mask32(%q: tensor<1x1x256x64xbf16>, %k: tensor<1x1x256x64xbf16>, %v: 
   return %o : tensor<1x1x256x64xbf16>
 }
 
+// A configuration pinned on the op that cannot run it is refused with the
+// reason, not followed.
+func.func @unfit_config(%q: tensor<1x2x64x64xbf16>, %k: tensor<1x2x256x64xbf16>, %v: tensor<1x2x256x64xbf16>) -> tensor<1x2x64x64xbf16> {
+  // expected-remark @below {{no kernel-level form: its kernel configuration cannot run it: a chained walk needs an indexed (target) attention}}
+  %o = sc.attention %q, %k, %v {sc.attention_config = #sc.attention_config<walk = chained, consumers = 1, key_block = 64, group_candidates = false, p_in_f16 = false>} : tensor<1x2x64x64xbf16>, tensor<1x2x256x64xbf16>, tensor<1x2x256x64xbf16> -> tensor<1x2x64x64xbf16>
+  return %o : tensor<1x2x64x64xbf16>
+}
+
 // A block mask over lengths known only at launch: its BSR tables are the
 // kernel's last argument, marked with the mask they encode (the runtime
 // builds them at launch): offsets at the query block, kept key blocks

@@ -19,6 +19,6 @@
 // WS: sck.tile_loop {{.*}}cluster = 2
 // WS: sck.role "consumer" attributes {count = 2 : i64, order = "pingpong"
 func.func @shared_w(%w: tensor<433x872xf16>, %e: tensor<?x872x256xf16>) -> tensor<?x433x256xf16> {
-  %c = sc.batch_matmul %w, %e {sc.gemm_schedule = "transposed"} : tensor<433x872xf16>, tensor<?x872x256xf16> -> tensor<?x433x256xf16>
+  %c = sc.batch_matmul %w, %e {sc.gemm_schedule = #sc.gemm_schedule<transposed>} : tensor<433x872xf16>, tensor<?x872x256xf16> -> tensor<?x433x256xf16>
   return %c : tensor<?x433x256xf16>
 }

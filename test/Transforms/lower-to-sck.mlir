@@ -49,7 +49,7 @@ func.func @lce(%w: tensor<433x872xf16>, %e: tensor<?x872x256xf16>, %req: tensor<
 // CHECK: sck.load "B"[%[[KT:.*]], %{{.*}}] {transposed} : !sck.box<64x256xbf16>
 // CHECK: !sck.acc<128x256xf32>
 func.func @linear(%x: tensor<?x300x128xbf16>, %w: tensor<512x128xbf16>) -> tensor<?x300x512xbf16> {
-  %c = sc.batch_matmul %x, %w {transpose_rhs, sc.gemm_schedule = "cooperative"} : tensor<?x300x128xbf16>, tensor<512x128xbf16> -> tensor<?x300x512xbf16>
+  %c = sc.batch_matmul %x, %w {transpose_rhs, sc.gemm_schedule = #sc.gemm_schedule<cooperative>} : tensor<?x300x128xbf16>, tensor<512x128xbf16> -> tensor<?x300x512xbf16>
   return %c : tensor<?x300x512xbf16>
 }
 

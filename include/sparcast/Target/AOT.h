@@ -27,10 +27,10 @@ struct AotOptions {
   /// memory): less error, V within +-65504.
   bool attentionF16P = false;
   /// Target attention chains heads where it takes them
-  /// (AttentionOp::kernelChainsHeads); false turns it off.
+  /// (sc-select-kernel-config chain-heads); false turns it off.
   bool attentionChainHeads = true;
   /// A chained target attention walks its candidates in request order
-  /// (AttentionOp::kernelGroupsCandidates). Opt-in: faster on an index in
+  /// (sc-select-kernel-config group-candidates). Opt-in: faster on an index in
   /// random order, slower on one already grouped (docs/decisions.md).
   bool attentionGroupCandidates = false;
   /// Warp-specialized GEMMs in clusters of two CTAs sharing B by TMA

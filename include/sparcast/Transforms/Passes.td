@@ -228,26 +228,50 @@ def ScPadKPass : Pass<"sc-pad-k"> {
   ];
 }
 
-def ScSelectGemmSchedulePass : Pass<"sc-select-gemm-schedule"> {
-  let summary = "Choose the GPU schedule of every sc.batch_matmul";
+def ScSelectKernelConfigPass : Pass<"sc-select-kernel-config"> {
+  let summary = "Choose the GPU kernel configuration of every sc op";
   let description = [{
-    Records on each `sc.batch_matmul` the schedule its GPU kernel gets, as
-    `sc.gemm_schedule = "simple" | "cooperative" | "pingpong"`, so that the
-    choice is in the IR (a model may pin it per op) and the kernel
-    generator only reads it. With `schedule=auto` an op that already has
-    one keeps it and the others get the op's default (ping-pong when the
-    epilogue reads other tensors or K < 4096, else cooperative); any other
-    value is set on every op.
+    Records on each op what its GPU kernel is, so that the choice is in the
+    IR (a model may pin it per op) and the passes and kernel builders after
+    it only read it (`sparcast/Transforms/KernelConfig.h`):
+
+    * `sc.batch_matmul`: `sc.gemm_schedule = #sc.gemm_schedule<...>`. With
+      `schedule=auto` an op that has one keeps it and the others get their
+      default (cooperative for a shared rhs or K >= 4096 without epilogue
+      operands, else ping-pong); any other value is set on every op the
+      schedule can take.
+    * `sc.attention`: `sc.attention_config = #sc.attention_config<...>`:
+      the walk (two candidates of one request a CTA from `pairs-min-keys`
+      keys; chained heads for an indexed attention of one consumer a
+      candidate over static lengths, unless `chain-heads=false`), the
+      consumers, the key block, the request-order walk
+      (`group-candidates`) and P in f16 (`p-in-f16`, bf16 only). An op
+      that has one keeps it.
 
     ```mlir
-    %c = sc.batch_matmul %w, %e {sc.gemm_schedule = "pingpong"} : ...
+    %c = sc.batch_matmul %w, %e {sc.gemm_schedule = #sc.gemm_schedule<pingpong>} : ...
+    %o = sc.attention %q, %k, %v index %idx {sc.attention_config =
+        #sc.attention_config<walk = chained, consumers = 1, key_block = 64,
+                             group_candidates = false, p_in_f16 = false>} : ...
     ```
   }];
   let options = [
     Option<"schedule", "schedule", "std::string", /*default=*/"\"auto\"",
-           "auto (keep or choose per op), simple, cooperative, pingpong or transposed">,
+           "GEMMs: auto (keep or choose per op), simple, cooperative, "
+           "pingpong or transposed">,
+    Option<"chainHeads", "chain-heads", "bool", /*default=*/"true",
+           "Attention: chain the heads of target attention of one consumer "
+           "a candidate">,
+    Option<"groupCandidates", "group-candidates", "bool", /*default=*/"false",
+           "Attention: chained and pairs walks take the candidates in "
+           "request order (a grouping kernel first)">,
+    Option<"pInF16", "p-in-f16", "bool", /*default=*/"false",
+           "Attention: bf16 attention rounds P to f16 (V converted once)">,
+    Option<"pairsMinKeys", "pairs-min-keys", "int64_t", /*default=*/"1025",
+           "Attention: keys from which two candidates of one request share "
+           "a CTA (1 to 2^31)">,
     Option<"report", "report", "bool", /*default=*/"false",
-           "Emit a remark with each op's schedule and why">,
+           "Emit a remark with each op's configuration and why">,
   ];
 }
 
@@ -278,10 +302,10 @@ def ScDispatchGemmSchedulePass : Pass<"sc-dispatch-gemm-schedule"> {
     %large = arith.cmpi sge, %b, %c2048 : index
     %many = arith.andi %shared, %large : i1
     %out = scf.if %many -> (tensor<?x433x256xf16>) {
-      %t = sc.batch_matmul %w, %e epilogue_ins(%r, %idx : ...) {sc.gemm_schedule = "transposed"} ...
+      %t = sc.batch_matmul %w, %e epilogue_ins(%r, %idx : ...) {sc.gemm_schedule = #sc.gemm_schedule<transposed>} ...
       scf.yield %t : tensor<?x433x256xf16>
     } else {
-      %p = sc.batch_matmul %w, %e epilogue_ins(%r, %idx : ...) {sc.gemm_schedule = "pingpong"} ...
+      %p = sc.batch_matmul %w, %e epilogue_ins(%r, %idx : ...) {sc.gemm_schedule = #sc.gemm_schedule<pingpong>} ...
       scf.yield %p : tensor<?x433x256xf16>
     }
     ```
@@ -312,12 +336,12 @@ def ScFuseGemmStagesPass : Pass<"sc-fuse-gemm-stages"> {
     only by another GEMM's epilogue, at `[g(b), m, n]` with g computed from
     the batch index and epilogue operands; both GEMMs have the same operand
     types, M and N, and the same warp-specialized schedule (`sc.gemm_schedule`
-    as sc-select-gemm-schedule leaves it, or the op's default). The kernel
+    as sc-select-kernel-config leaves it, or the op's default). The kernel
     generator may still refuse for what only it knows (the chip, TMA
     alignment) and then says why.
 
     ```mlir
-    %u = sc.batch_matmul %w_user, %e_user {sc.gemm_schedule = "pingpong", sc.gemm_stage1} : ...
+    %u = sc.batch_matmul %w_user, %e_user {sc.gemm_schedule = #sc.gemm_schedule<pingpong>, sc.gemm_stage1} : ...
     %c = sc.batch_matmul %w_cand, %e_cand epilogue_ins(%u, %idx : ...) ...
     ```
   }];

@@ -42,6 +42,7 @@
 #include "AttentionText.h"
 #include "TemplateUtils.h"
 #include "sparcast/Dialect/SCK/IR/SckDialect.h"
+#include "sparcast/Transforms/KernelConfig.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -510,9 +511,11 @@ struct AttentionIRRoles {
 /// 64 x 64 boxes, K read transposed and V as stored in key blocks of
 /// `blockN`, one CTA per tile) is refused rather than silently not
 /// followed.
-static LogicalResult readAttentionKernelIR(AttentionOp op, int64_t consumers,
-                                           int64_t blockN, int64_t headDim,
+static LogicalResult readAttentionKernelIR(AttentionOp op,
+                                           AttentionConfigAttr config,
+                                           int64_t headDim,
                                            AttentionIRRoles &roles) {
+  int64_t consumers = config.getConsumers(), blockN = config.getKeyBlock();
   FailureOr<func::FuncOp> kernel = sc::detail::kernelIRFunction(op);
   if (failed(kernel) || !*kernel)
     return failed(kernel) ? failure() : success();
@@ -521,7 +524,7 @@ static LogicalResult readAttentionKernelIR(AttentionOp op, int64_t consumers,
   int64_t halves = consumers;
   // Pairs of candidates come from the table the pairing kernel makes: the
   // kernel-level IR must take it too.
-  if (op.kernelPairsCandidates() &&
+  if (config.getWalk() == AttentionWalk::pairs &&
       llvm::none_of(llvm::seq<unsigned>(0, kernel->getNumArguments()),
                     [&](unsigned i) {
                       return static_cast<bool>(
@@ -539,7 +542,8 @@ static LogicalResult readAttentionKernelIR(AttentionOp op, int64_t consumers,
         load && load.getOperand() == "Q" && tileLoop &&
         tileLoop->isAncestor(load))
       ++qLoads;
-    StringRef schedule = op.kernelChainsHeads() ? "chained" : "grid";
+    StringRef schedule =
+        config.getWalk() == AttentionWalk::chained ? "chained" : "grid";
     if (auto loop = dyn_cast<sck::TileLoopOp>(inner);
         loop && loop.getSchedule() != schedule) {
       loop.emitError()
@@ -611,8 +615,7 @@ static LogicalResult readAttentionKernelIR(AttentionOp op, int64_t consumers,
 }
 
 bool mlir::sc::attentionKernelTakesF16Value(AttentionOp op) {
-  return op.getQuery().getType().getElementType().isBF16() &&
-         op->hasAttr("attention_f16_p");
+  return getAttentionConfig(op).getPInF16();
 }
 
 FailureOr<KernelLaunch>
@@ -657,17 +660,21 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
 
   bool indexed = static_cast<bool>(op.getIndex());
   auto mask = dyn_cast_if_present<BlockMaskAttrInterface>(op.getMaskAttr());
+  AttentionConfigAttr config = getAttentionConfig(op);
+  std::string unfit = attentionConfigLimitation(op, config);
+  if (!unfit.empty())
+    return op.emitError() << "the attention's kernel configuration " << config
+                          << " cannot run it: " << unfit;
   // Consumers per CTA. Two warpgroups share every K/V block when their
   // 64-row query tiles read the same keys: two candidates of one request
   // (pairs), or two tiles of one query block of 128 rows (split). Else one.
   // A dynamic query length takes the split form (any length; consumer 1
   // idles on a single 64-row tile).
-  // (AttentionOp::getKernelConsumers.)
-  int64_t consumers = op.getKernelConsumers();
+  int64_t consumers = config.getConsumers();
   // One consumer runs two CTAs an SM (one covers the other's waits).
   int64_t ctasPerSM = consumers == 1 ? 2 : 1;
   enum class Mode { Single, Pairs, Split } mode = Mode::Single;
-  if (op.kernelPairsCandidates()) {
+  if (config.getWalk() == AttentionWalk::pairs) {
     mode = Mode::Pairs;
     if (binding.pairs.empty())
       return op.emitError() << "internal error: the attention kernel pairs "
@@ -675,7 +682,7 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   } else if (consumers == 2) {
     mode = Mode::Split;
   }
-  // Chained heads (AttentionOp::kernelChainsHeads: target attention of one
+  // Chained heads (a chained walk: target attention of one
   // consumer a candidate): resident CTAs (two an SM), CTA c of C walking
   // the (candidate, query tile) pairs c, c + C, ... head by head; the
   // consumer's software pipeline runs on from head to head and candidate to
@@ -683,18 +690,18 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // whose O then goes out by TMA through a staging tile of its own), so a
   // tile's fill and drain, its Q latency and a CTA's start come once per
   // CTA (docs/decisions.md, "target attention").
-  bool chained = op.kernelChainsHeads();
+  bool chained = config.getWalk() == AttentionWalk::chained;
   // Candidates in request order (GroupCandidatesKernel.h): the chained
   // walk's position x runs candidate %order[x]; the pairs kernel's CTA x
   // runs position x (its pairs table is by position).
   bool grouped = !binding.order.empty();
-  if (grouped && !chained && !op.kernelPairsCandidates())
+  if (grouped && !chained && mode != Mode::Pairs)
     return op.emitError() << "internal error: a candidate order for an "
                              "attention kernel that neither chains heads "
                              "nor pairs candidates";
   // Key blocks: the mask's blocks, else 128 keys with two consumers (wider
   // S wgmma), 64 with one (two CTAs per SM).
-  int64_t blockN = op.getKernelKeyBlock();
+  int64_t blockN = config.getKeyBlock();
   std::string globals, blocks;
   // The query tile of grid row y: y itself, or with a static mask the y-th
   // heaviest (most kept key blocks first; see below).
@@ -828,7 +835,7 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   // (Chained heads keep the one-CTA-per-tile split: its producer walks only
   // the CTA's heads, and 24 / 232 gains nothing over 40 / 216.)
   AttentionIRRoles roles(consumers, ctasPerSM);
-  if (failed(readAttentionKernelIR(op, consumers, blockN, headDim, roles)))
+  if (failed(readAttentionKernelIR(op, config, headDim, roles)))
     return failure();
   // setmaxnreg moves registers between the roles: the total is what the
   // CTA got at launch (two CTAs an SM with one consumer).
@@ -1017,7 +1024,7 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
     // The batch (x) may be dynamic: then a parameter, %tilesXArg.
     int64_t tilesX = qType.getDimSize(0);
     bool dynamicBatch = ShapedType::isDynamic(tilesX);
-    int64_t tilesY = llvm::divideCeil(queryLen, op.getKernelTileRows());
+    int64_t tilesY = llvm::divideCeil(queryLen, config.getTileRows());
     std::string tilesXValue =
         dynamicBatch ? std::string("arith.addi %tilesXArg, %c0 : index")
                      : llvm::formatv("arith.constant {0} : index", tilesX).str();
@@ -1172,7 +1179,7 @@ $TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
       "            nvgpu.mbarrier.try_wait.parity %fullV[%ds], %dpar, %ticks : !bars\n");
   pieces["LOADKV"] = loadKeyValueText("ld", "%pj", dChunks, blockN,
                                       kbOf("%t", "%ld_kb"));
-  // bf16 with P in f16 (attention_f16_p): P rounded to f16 (8x finer than
+  // bf16 with P in f16 (the configuration's p_in_f16): P rounded to f16 (8x finer than
   // bf16, its rounding was most of the bf16 error) needs V in f16 too
   // (wgmma takes one type for both operands): the entry converts V once
   // before the kernel (buildConvertKernel), which reads it as f16.

@@ -13,6 +13,7 @@
 
 #include "GemmKernelCommon.h"
 #include "sparcast/Dialect/SCK/IR/SckDialect.h"
+#include "sparcast/Transforms/KernelConfig.h"
 #include "TemplateUtils.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -380,16 +381,13 @@ static std::string hopperPathLimitation(BatchMatmulOp op, StringRef schedule) {
 }
 
 
-/// The schedule of `op`: the one pinned on it (sc.gemm_schedule, see
-/// sc-select-gemm-schedule), else `requested`, where "auto" is the op's
+/// The schedule of `op`: the one recorded on it (sc.gemm_schedule, see
+/// sc-select-kernel-config), else `requested`, where "auto" is the op's
 /// default.
 static StringRef resolveSchedule(BatchMatmulOp op, StringRef requested) {
-  if (auto pinned =
-          op->getAttrOfType<StringAttr>(BatchMatmulOp::getScheduleAttrName()))
-    return pinned.getValue();
-  if (requested != "auto")
-    return requested;
-  return op.getDefaultSchedule();
+  if (op->hasAttr(BatchMatmulOp::getScheduleAttrName()) || requested == "auto")
+    return stringifyGemmSchedule(getGemmSchedule(op));
+  return requested;
 }
 
 bool mlir::sc::usesHopperGemmPath(BatchMatmulOp op,
@@ -567,7 +565,7 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
     return failure();
   // A warp-specialized kernel IR decides the schedule.
   StringRef requested = order.empty() ? StringRef(options.schedule) : order;
-  if (requested != "auto" && !BatchMatmulOp::isKnownSchedule(requested))
+  if (requested != "auto" && !symbolizeGemmSchedule(requested))
     return op.emitError()
            << "unknown GEMM schedule '" << requested
            << "', expected auto, simple, cooperative, pingpong or transposed";

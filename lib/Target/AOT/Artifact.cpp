@@ -74,25 +74,6 @@ static LogicalResult runModelPasses(ModuleOp module, const AotOptions &options,
                                     raw_ostream *report) {
   MLIRContext *ctx = module.getContext();
   ctx->getOrLoadDialect<gpu::GPUDialect>();
-  // --attention-f16-p: bf16 attention with P in f16 (the attention
-  // generator reads the attribute).
-  if (options.attentionF16P)
-    module.walk([&](AttentionOp op) { op->setAttr("attention_f16_p", UnitAttr::get(ctx)); });
-  // --attention-chain-heads=false: no attention chains heads
-  // (AttentionOp::kernelChainsHeads).
-  if (!options.attentionChainHeads)
-    module.walk([&](AttentionOp op) {
-      op->setAttr(AttentionOp::getKernelChainHeadsAttrName(),
-                  BoolAttr::get(ctx, false));
-    });
-  // --attention-group-candidates: chained and pairs kernels take the
-  // candidates in request order (AttentionOp::kernelGroupsCandidates).
-  if (options.attentionGroupCandidates)
-    module.walk([&](AttentionOp op) {
-      op->setAttr(AttentionOp::getKernelGroupCandidatesAttrName(),
-                  UnitAttr::get(ctx));
-    });
-
   // The model graph first goes through the tensor-level passes; with a
   // report, what they decided (their remarks) goes into it.
   {
@@ -115,8 +96,8 @@ static LogicalResult runModelPasses(ModuleOp module, const AotOptions &options,
     }
     buildScIkboPipeline(pm, report != nullptr,
                         options.ikboRequestInResultType);
-    // Each GEMM's schedule, recorded on the op (the kernels read it); only
-    // the Hopper kernels have schedules.
+    // Each op's kernel configuration, recorded on the op (the kernels read
+    // it); only the Hopper kernels have configurations.
     if (options.chip == "sm_90a") {
       // The default schedules: where the best one depends on the call's
       // dims, both kernels, chosen at launch. An explicit schedule, CTA
@@ -130,10 +111,14 @@ static LogicalResult runModelPasses(ModuleOp module, const AotOptions &options,
         pm.addNestedPass<func::FuncOp>(
             createScDispatchGemmSchedulePass(dispatch));
       }
-      ScSelectGemmSchedulePassOptions schedules;
-      schedules.schedule = options.schedule;
-      schedules.report = report != nullptr;
-      pm.addNestedPass<func::FuncOp>(createScSelectGemmSchedulePass(schedules));
+      // Each op's kernel configuration, as the flags ask.
+      ScSelectKernelConfigPassOptions config;
+      config.schedule = options.schedule;
+      config.chainHeads = options.attentionChainHeads;
+      config.groupCandidates = options.attentionGroupCandidates;
+      config.pInF16 = options.attentionF16P;
+      config.report = report != nullptr;
+      pm.addNestedPass<func::FuncOp>(createScSelectKernelConfigPass(config));
       if (options.fuseGemmStages) {
         ScFuseGemmStagesPassOptions stages;
         stages.report = report != nullptr;

@@ -22,6 +22,7 @@
 #include "sparcast/Conversion/ScToGPU/GroupCandidatesKernel.h"
 #include "sparcast/Conversion/ScToGPU/PairCandidatesKernel.h"
 #include "sparcast/Support/Locations.h"
+#include "sparcast/Transforms/KernelConfig.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -568,12 +569,14 @@ LogicalResult EntryCompiler::visitAttention(AttentionOp op) {
                         {candidates}, zeroInit)
         .name;
   };
-  if (op.kernelGroupsCandidates()) {
+  AttentionConfigAttr config = getAttentionConfig(op);
+  bool pairs = config.getWalk() == AttentionWalk::pairs;
+  if (config.getGroupCandidates()) {
     GroupCandidatesSpec spec;
     spec.index = binding.index;
     spec.users = users;
     spec.order = candidateTable(/*zeroInit=*/false);
-    if (op.kernelPairsCandidates())
+    if (pairs)
       spec.pairs = candidateTable(/*zeroInit=*/false);
     FailureOr<KernelLaunch> grouping = buildGroupCandidatesKernel(
         loc, gpuModule, nextKernelName("group"), spec);
@@ -581,7 +584,7 @@ LogicalResult EntryCompiler::visitAttention(AttentionOp op) {
       return failure();
     binding.order = spec.order;
     binding.pairs = spec.pairs;
-  } else if (op.kernelPairsCandidates()) {
+  } else if (pairs) {
     PairCandidatesSpec spec;
     spec.index = binding.index;
     spec.waiting = newWorkspace(RankedTensorType::get({k->type.getDimSize(0)}, i32),

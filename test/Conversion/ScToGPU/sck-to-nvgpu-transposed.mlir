@@ -43,7 +43,7 @@
 func.func @gather_add(%w: tensor<433x872xf16>, %e: tensor<?x872x256xf16>,
                       %r: tensor<?x433x256xf32>, %idx: tensor<?xi32>)
     -> tensor<?x433x256xf16> {
-  %0 = sc.batch_matmul %w, %e epilogue_ins(%r, %idx : tensor<?x433x256xf32>, tensor<?xi32>) {sc.gemm_schedule = "transposed"}
+  %0 = sc.batch_matmul %w, %e epilogue_ins(%r, %idx : tensor<?x433x256xf32>, tensor<?xi32>) {sc.gemm_schedule = #sc.gemm_schedule<transposed>}
       : tensor<433x872xf16>, tensor<?x872x256xf16> -> tensor<?x433x256xf16> {
   ^bb0(%acc: f32, %b: index, %m: index, %n: index, %req: tensor<?x433x256xf32>, %i: tensor<?xi32>):
     %u32 = tensor.extract %i[%b] : tensor<?xi32>

@@ -38,6 +38,6 @@
 // TUNED: nvvm.setmaxregister decrease 24
 // TUNED: nvvm.setmaxregister increase 240
 func.func @pingpong(%w: tensor<433x872xf16>, %e: tensor<?x872x256xf16>) -> tensor<?x433x256xf16> {
-  %0 = sc.batch_matmul %w, %e {sc.gemm_schedule = "pingpong"} : tensor<433x872xf16>, tensor<?x872x256xf16> -> tensor<?x433x256xf16>
+  %0 = sc.batch_matmul %w, %e {sc.gemm_schedule = #sc.gemm_schedule<pingpong>} : tensor<433x872xf16>, tensor<?x872x256xf16> -> tensor<?x433x256xf16>
   return %0 : tensor<?x433x256xf16>
 }

@@ -160,3 +160,12 @@ func.func private @persistent_ir_kernel(%batch: index) {
   }
   return
 }
+
+// -----
+
+// A configuration that cannot run the op: refused with the reason.
+func.func @unfit_config(%q: tensor<2x1x256x64xf16>, %k: tensor<2x1x256x64xf16>, %v: tensor<2x1x256x64xf16>) -> tensor<2x1x256x64xf16> {
+  // expected-error @below {{the attention's kernel configuration #sc.attention_config<walk = grid, consumers = 2, key_block = 64, group_candidates = false, p_in_f16 = false> cannot run it: key blocks of 64 under a mask of 128-token blocks}}
+  %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128>) {sc.attention_config = #sc.attention_config<walk = grid, consumers = 2, key_block = 64, group_candidates = false, p_in_f16 = false>} : tensor<2x1x256x64xf16>, tensor<2x1x256x64xf16>, tensor<2x1x256x64xf16> -> tensor<2x1x256x64xf16>
+  return %o : tensor<2x1x256x64xf16>
+}

@@ -12,7 +12,7 @@
 // CHECK-NEXT: %[[T:.*]] = arith.truncf %[[R]] : f32 to f16
 // CHECK-NEXT: return %[[T]] : f16
 func.func @relu(%w: tensor<128x64xf16>, %e: tensor<?x64x256xf16>, %bias: tensor<?x128x256xf32>) -> tensor<?x128x256xf16> {
-  %c = sc.batch_matmul %w, %e epilogue_ins(%bias : tensor<?x128x256xf32>) {sc.gemm_schedule = "pingpong", sc.kernel_ir = @relu_kernel} : tensor<128x64xf16>, tensor<?x64x256xf16> -> tensor<?x128x256xf16> {
+  %c = sc.batch_matmul %w, %e epilogue_ins(%bias : tensor<?x128x256xf32>) {sc.gemm_schedule = #sc.gemm_schedule<pingpong>, sc.kernel_ir = @relu_kernel} : tensor<128x64xf16>, tensor<?x64x256xf16> -> tensor<?x128x256xf16> {
   ^bb0(%acc: f32, %b: index, %m: index, %n: index, %x: tensor<?x128x256xf32>):
     %v = tensor.extract %x[%b, %m, %n] : tensor<?x128x256xf32>
     %s = arith.addf %acc, %v : f32
@@ -45,7 +45,7 @@ func.func private @relu_kernel(%batch: index, %bias: tensor<?x128x256xf32>) {
 // The kernel-level epilogue must read the op's epilogue operands (the
 // kernel's parameters are the op's).
 func.func @other_ins(%w: tensor<128x64xf16>, %e: tensor<?x64x256xf16>, %bias: tensor<?x128x256xf32>) -> tensor<?x128x256xf16> {
-  %c = sc.batch_matmul %w, %e epilogue_ins(%bias : tensor<?x128x256xf32>) {sc.gemm_schedule = "pingpong", sc.kernel_ir = @other_ins_kernel} : tensor<128x64xf16>, tensor<?x64x256xf16> -> tensor<?x128x256xf16> {
+  %c = sc.batch_matmul %w, %e epilogue_ins(%bias : tensor<?x128x256xf32>) {sc.gemm_schedule = #sc.gemm_schedule<pingpong>, sc.kernel_ir = @other_ins_kernel} : tensor<128x64xf16>, tensor<?x64x256xf16> -> tensor<?x128x256xf16> {
   ^bb0(%acc: f32, %b: index, %m: index, %n: index, %x: tensor<?x128x256xf32>):
     %t = arith.truncf %acc : f32 to f16
     sc.yield %t : f16
@@ -68,7 +68,7 @@ func.func private @other_ins_kernel(%batch: index) {
 // The kernel-level IR must tile as the GPU kernel does (64x256 ping-pong
 // tiles, 64-wide k-tiles): other boxes are refused, not ignored.
 func.func @other_tiles(%w: tensor<128x64xf16>, %e: tensor<?x64x256xf16>) -> tensor<?x128x256xf16> {
-  %c = sc.batch_matmul %w, %e {sc.gemm_schedule = "pingpong", sc.kernel_ir = @other_tiles_kernel} : tensor<128x64xf16>, tensor<?x64x256xf16> -> tensor<?x128x256xf16>
+  %c = sc.batch_matmul %w, %e {sc.gemm_schedule = #sc.gemm_schedule<pingpong>, sc.kernel_ir = @other_tiles_kernel} : tensor<128x64xf16>, tensor<?x64x256xf16> -> tensor<?x128x256xf16>
   return %c : tensor<?x128x256xf16>
 }
 func.func private @other_tiles_kernel(%batch: index) {
@@ -90,7 +90,7 @@ func.func private @other_tiles_kernel(%batch: index) {
 
 // ... and read each operand in the op's layout.
 func.func @layout(%w: tensor<128x64xf16>, %e: tensor<?x64x256xf16>) -> tensor<?x128x256xf16> {
-  %c = sc.batch_matmul %w, %e {sc.gemm_schedule = "pingpong", sc.kernel_ir = @layout_kernel} : tensor<128x64xf16>, tensor<?x64x256xf16> -> tensor<?x128x256xf16>
+  %c = sc.batch_matmul %w, %e {sc.gemm_schedule = #sc.gemm_schedule<pingpong>, sc.kernel_ir = @layout_kernel} : tensor<128x64xf16>, tensor<?x64x256xf16> -> tensor<?x128x256xf16>
   return %c : tensor<?x128x256xf16>
 }
 func.func private @layout_kernel(%batch: index) {

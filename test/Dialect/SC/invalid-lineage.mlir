@@ -69,16 +69,58 @@ func.func @unknown_op_attr(%x: tensor<4xf32>) {
 // -----
 
 func.func @unknown_schedule(%a: tensor<?x4x8xf16>, %b: tensor<?x8x16xf16>) -> tensor<?x4x16xf16> {
-  // expected-error @+1 {{'sc.gemm_schedule' expects "simple", "cooperative", "pingpong" or "transposed", got "fast"}}
-  %c = sc.batch_matmul %a, %b {sc.gemm_schedule = "fast"} : tensor<?x4x8xf16>, tensor<?x8x16xf16> -> tensor<?x4x16xf16>
+  // expected-error @+2 {{expected ::mlir::sc::GemmSchedule to be one of: simple, cooperative, pingpong, transposed}}
+  // expected-error @+1 {{failed to parse Sc_GemmScheduleAttr parameter 'value'}}
+  %c = sc.batch_matmul %a, %b {sc.gemm_schedule = #sc.gemm_schedule<fast>} : tensor<?x4x8xf16>, tensor<?x8x16xf16> -> tensor<?x4x16xf16>
   return %c : tensor<?x4x16xf16>
 }
 
 // -----
 
+func.func @string_schedule(%a: tensor<?x4x8xf16>, %b: tensor<?x8x16xf16>) -> tensor<?x4x16xf16> {
+  // expected-error @+1 {{'sc.gemm_schedule' expects a #sc.gemm_schedule attribute, got "pingpong"}}
+  %c = sc.batch_matmul %a, %b {sc.gemm_schedule = "pingpong"} : tensor<?x4x8xf16>, tensor<?x8x16xf16> -> tensor<?x4x16xf16>
+  return %c : tensor<?x4x16xf16>
+}
+
+// -----
+
+func.func @config_elsewhere(%a: tensor<?x4x8xf16>, %b: tensor<?x8x16xf16>) -> tensor<?x4x16xf16> {
+  // expected-error @+1 {{'sc.attention_config' is a #sc.attention_config on sc.attention}}
+  %c = sc.batch_matmul %a, %b {sc.attention_config = #sc.attention_config<walk = grid, consumers = 1, key_block = 64, group_candidates = false, p_in_f16 = false>} : tensor<?x4x8xf16>, tensor<?x8x16xf16> -> tensor<?x4x16xf16>
+  return %c : tensor<?x4x16xf16>
+}
+
+// -----
+
+// expected-error @+1 {{a chained walk runs one consumer a CTA}}
+#chained2 = #sc.attention_config<walk = chained, consumers = 2, key_block = 64, group_candidates = false, p_in_f16 = false>
+
+// -----
+
+// expected-error @+1 {{a pairs walk runs two consumers a CTA (one a candidate)}}
+#pairs1 = #sc.attention_config<walk = pairs, consumers = 1, key_block = 128, group_candidates = false, p_in_f16 = false>
+
+// -----
+
+// expected-error @+1 {{consumers must be 1 or 2, got 3}}
+#three = #sc.attention_config<walk = grid, consumers = 3, key_block = 128, group_candidates = false, p_in_f16 = false>
+
+// -----
+
+// expected-error @+1 {{key_block must be a power of two in [16, 1024], got 96}}
+#odd = #sc.attention_config<walk = grid, consumers = 1, key_block = 96, group_candidates = false, p_in_f16 = false>
+
+// -----
+
+// expected-error @+1 {{group_candidates needs a chained or pairs walk}}
+#grouped = #sc.attention_config<walk = grid, consumers = 1, key_block = 64, group_candidates = true, p_in_f16 = false>
+
+// -----
+
 func.func @schedule_elsewhere(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'sc.gemm_schedule' applies to sc.batch_matmul only}}
-  %0 = arith.addf %x, %x {sc.gemm_schedule = "simple"} : tensor<4xf32>
+  %0 = arith.addf %x, %x {sc.gemm_schedule = #sc.gemm_schedule<simple>} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 
@@ -88,6 +130,6 @@ func.func @schedule_elsewhere(%x: tensor<4xf32>) -> tensor<4xf32> {
 // cannot take it.
 func.func @transposed_needs_shared_lhs(%a: tensor<?x4x8xf16>, %b: tensor<?x8x16xf16>) -> tensor<?x4x16xf16> {
   // expected-error @+1 {{the transposed schedule cannot take this GEMM: its lhs is batched (the transposed tile shares it)}}
-  %c = sc.batch_matmul %a, %b {sc.gemm_schedule = "transposed"} : tensor<?x4x8xf16>, tensor<?x8x16xf16> -> tensor<?x4x16xf16>
+  %c = sc.batch_matmul %a, %b {sc.gemm_schedule = #sc.gemm_schedule<transposed>} : tensor<?x4x8xf16>, tensor<?x8x16xf16> -> tensor<?x4x16xf16>
   return %c : tensor<?x4x16xf16>
 }

@@ -10,6 +10,6 @@
 // CHECK-COUNT-2: ok
 // CHECK: EQUIVALENT
 // IR: scf.if
-// IR: sc.batch_matmul {{.*}} {sc.gemm_schedule = "transposed"}
+// IR: sc.batch_matmul {{.*}} {sc.gemm_schedule = #sc.gemm_schedule<transposed>}
 // IR: } else {
-// IR: sc.batch_matmul {{.*}} {sc.gemm_schedule = "pingpong"}
+// IR: sc.batch_matmul {{.*}} {sc.gemm_schedule = #sc.gemm_schedule<pingpong>}

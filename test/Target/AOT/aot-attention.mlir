@@ -111,8 +111,8 @@
 
 // Over at most 1024 keys (the example: 1024) each candidate has a CTA of
 // its own, one consumer warpgroup on 64-key blocks, two CTAs an SM: no
-// pairing kernel (AttentionOp::kernelPairsCandidates). It chains the heads
-// (AttentionOp::kernelChainsHeads): resident CTAs (grid 2 x SMs) each walk
+// pairing kernel (a pairs walk, sc.attention_config). It chains the heads
+// (a chained walk, sc.attention_config): resident CTAs (grid 2 x SMs) each walk
 // every C-th candidate (C CTAs), head by head, O staged in 16 KB of
 // its own past the ring and stored by
 // TMA (O's tensor map after V's; the result also as a memref, the
@@ -166,7 +166,7 @@
 // SHORT-NOT: group
 // SHORTMANIFEST: "workspace": []
 // --attention-group-candidates: the CTAs walk the candidates in request
-// order (AttentionOp::kernelGroupsCandidates): a grouping kernel (one CTA of
+// order (group_candidates, sc.attention_config): a grouping kernel (one CTA of
 // 1024 threads, a counting sort by the index into a [B] table, the
 // per-request counts in shared memory, U a parameter) runs first, and the
 // attention kernel reads the table (a pointer after the index).

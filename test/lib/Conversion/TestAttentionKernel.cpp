@@ -4,6 +4,7 @@
 
 #include "TestPasses.h"
 #include "sparcast/Conversion/ScToGPU/AttentionKernel.h"
+#include "sparcast/Transforms/KernelConfig.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -35,7 +36,9 @@ struct ScTestAttentionKernelPass
       binding.value = sc::detail::testOperandName(op.getValue());
       binding.index = op.getIndex() ? sc::detail::testOperandName(op.getIndex()) : "";
       binding.result = "result";
-      binding.pairs = op.kernelPairsCandidates() ? "pairs" : "";
+      binding.pairs =
+          getAttentionConfig(op).getWalk() == AttentionWalk::pairs ? "pairs"
+                                                                   : "";
       binding.batchSymbol = "B";
       binding.keyBatchSymbol = "U";
       binding.queryLenSymbol = "L";

@@ -20,16 +20,16 @@ struct AttentionBinding {
   /// Symbols of the dynamic dims: query batch (B), key batch (U), query
   /// and key lengths.
   std::string batchSymbol, keyBatchSymbol, queryLenSymbol, keyLenSymbol;
-  /// When op.kernelPairsCandidates(): the int32 [B] table of
+  /// With a pairs walk (sc.attention_config): the int32 [B] table of
   /// buildPairCandidatesKernel, which CTA x reads to know its candidates.
   std::string pairs;
-  /// When op.kernelGroupsCandidates(): the int32 [B] walk order of
+  /// With group_candidates: the int32 [B] walk order of
   /// buildGroupCandidatesKernel (walk position i runs candidate order[i]).
   std::string order;
 };
 
 /// Whether the kernel of `op` runs P V in f16 on a bf16 attention (the op
-/// asked for it with `attention_f16_p`): then its V operand must be V
+/// configuration says p_in_f16): then its V operand must be V
 /// converted to f16 (buildConvertKernel).
 bool attentionKernelTakesF16Value(AttentionOp op);
 

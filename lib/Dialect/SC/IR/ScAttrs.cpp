@@ -309,3 +309,27 @@ LogicalResult BlockCsrAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << " columns";
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// AttentionConfigAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+AttentionConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                            AttentionWalk walk, int64_t consumers,
+                            int64_t keyBlock, bool groupCandidates,
+                            bool pInF16) {
+  if (consumers != 1 && consumers != 2)
+    return emitError() << "consumers must be 1 or 2, got " << consumers;
+  if (walk == AttentionWalk::chained && consumers != 1)
+    return emitError() << "a chained walk runs one consumer a CTA";
+  if (walk == AttentionWalk::pairs && consumers != 2)
+    return emitError() << "a pairs walk runs two consumers a CTA (one a "
+                          "candidate)";
+  if (keyBlock < 16 || keyBlock > 1024 || !llvm::isPowerOf2_64(keyBlock))
+    return emitError() << "key_block must be a power of two in [16, 1024], got "
+                       << keyBlock;
+  if (groupCandidates && walk == AttentionWalk::grid)
+    return emitError() << "group_candidates needs a chained or pairs walk";
+  return success();
+}

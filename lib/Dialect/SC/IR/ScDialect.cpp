@@ -89,27 +89,33 @@ LogicalResult ScDialect::verifyRegionArgAttribute(Operation *op,
 }
 
 /// Discardable sc attributes on ops: `sc.lineage`, the lineage
-/// `sc-infer-lineage` found for the op's result, and `sc.kernel`, the kernel
-/// generated for it.
+/// `sc-infer-lineage` found for the op's result; the kernel configuration
+/// (`sc.gemm_schedule`, `sc.attention_config`); `sc.kernel_ir`, the op's
+/// kernel-level function; `sc.kernel`, the kernel generated for it.
 LogicalResult ScDialect::verifyOperationAttribute(Operation *op,
                                                   NamedAttribute attr) {
   if (attr.getName() == BatchMatmulOp::getScheduleAttrName()) {
-    auto schedule = dyn_cast<StringAttr>(attr.getValue());
+    auto schedule = dyn_cast<GemmScheduleAttr>(attr.getValue());
     if (!isa<BatchMatmulOp>(op))
       return op->emitError() << "'" << BatchMatmulOp::getScheduleAttrName()
                              << "' applies to sc.batch_matmul only";
-    if (!schedule || !BatchMatmulOp::isKnownSchedule(schedule.getValue()))
+    if (!schedule)
       return op->emitError() << "'" << BatchMatmulOp::getScheduleAttrName()
-                             << "' expects \"simple\", \"cooperative\", "
-                                "\"pingpong\" or \"transposed\", got "
+                             << "' expects a #sc.gemm_schedule attribute, got "
                              << attr.getValue();
-    if (schedule.getValue() == "transposed") {
+    if (schedule.getValue() == GemmSchedule::transposed) {
       std::string why = cast<BatchMatmulOp>(op).getTransposedTileLimitation();
       if (!why.empty())
         return op->emitError() << "the transposed schedule cannot take this "
                                   "GEMM: "
                                << why;
     }
+    return success();
+  }
+  if (attr.getName() == AttentionOp::getConfigAttrName()) {
+    if (!isa<AttentionOp>(op) || !isa<AttentionConfigAttr>(attr.getValue()))
+      return op->emitError() << "'" << AttentionOp::getConfigAttrName()
+                             << "' is a #sc.attention_config on sc.attention";
     return success();
   }
   if (attr.getName() == BatchMatmulOp::getKernelAttrName()) {

@@ -81,11 +81,6 @@ LogicalResult GatherRowsOp::verify() {
 // BatchMatmulOp
 //===----------------------------------------------------------------------===//
 
-bool BatchMatmulOp::isKnownSchedule(StringRef schedule) {
-  return schedule == "simple" || schedule == "cooperative" ||
-         schedule == "pingpong" || schedule == "transposed";
-}
-
 int64_t BatchMatmulOp::getTransposedTileRows(int64_t m) {
   int64_t tiles = llvm::divideCeil(m, int64_t(152));
   return llvm::alignTo(llvm::divideCeil(m, tiles), 8);
@@ -99,39 +94,6 @@ std::string BatchMatmulOp::getTransposedTileLimitation() {
   if (!getType().getElementType().isF16() && !getType().getElementType().isBF16())
     return "its result is not f16 or bf16";
   return "";
-}
-
-StringRef BatchMatmulOp::getDefaultSchedule(std::string *why) {
-  int64_t k = getContractionSize();
-  auto explain = [&](const std::string &text) {
-    if (why)
-      *why = text;
-  };
-  bool lhsOnlyBatched =
-      getLhs().getType().getRank() == 3 && getRhs().getType().getRank() == 2;
-  // Also with a batched epilogue operand (x @ w + r[b]; docs/decisions.md).
-  if (lhsOnlyBatched) {
-    explain("a shared rhs (x @ w): every tile reads all of it at once, "
-            "cooperative's 128-row tiles read it half as often (H200, "
-            "1024 x 433 rows x 256 x 872: 0.59 vs 0.90 ms ping-pong)");
-    return "cooperative";
-  }
-  if (!getEpilogueIns().empty()) {
-    explain("the epilogue reads other tensors: ping-pong runs those loads "
-            "under the other consumer's wgmma");
-    return "pingpong";
-  }
-  if (ShapedType::isDynamic(k) || k < 4096) {
-    explain("K = " + (ShapedType::isDynamic(k) ? std::string("?")
-                                              : std::to_string(k)) +
-            " < 4096: the epilogue is a large share of each tile, ping-pong "
-            "hides it");
-    return "pingpong";
-  }
-  explain("K = " + std::to_string(k) +
-          " >= 4096: bound by L2 bandwidth, the cooperative 128x256 tile "
-          "reads less per flop");
-  return "cooperative";
 }
 
 /// The g of reads of an epilogue operand (`reads`: its block arguments)
@@ -370,58 +332,6 @@ float AttentionOp::getScaleOrDefault() {
     return scale->convertToFloat();
   return 1.0f / std::sqrt(static_cast<float>(
                     getQuery().getType().getShape().back()));
-}
-
-bool AttentionOp::kernelPairsCandidates() {
-  RankedTensorType q = getQuery().getType(), k = getKey().getType();
-  if (!getIndex() || q.isDynamicDim(2) || q.getDimSize(2) > 64)
-    return false;
-  // Histories of at most 1024 keys: one consumer a candidate and two CTAs
-  // an SM (the co-resident CTA covers one's fixed cost: start, Q's
-  // latency, tail) beat pairs sharing each K/V block, which win on long
-  // ones (docs/decisions.md).
-  return k.isDynamicDim(2) || k.getDimSize(2) > 1024;
-}
-
-/// Whether every dim of `t` but the batch is static.
-static bool staticPastBatch(RankedTensorType t) {
-  return llvm::all_of(t.getShape().drop_front(),
-                      [](int64_t d) { return !ShapedType::isDynamic(d); });
-}
-
-bool AttentionOp::kernelChainsHeads() {
-  // Pays with one consumer a candidate; the pairs kernel chained loses (its
-  // O has no shared memory to go through: stored from registers).
-  auto off = (*this)->getAttrOfType<BoolAttr>(getKernelChainHeadsAttrName());
-  RankedTensorType q = getQuery().getType();
-  bool fixed = staticPastBatch(q) && !getKey().getType().isDynamicDim(2);
-  return !(off && !off.getValue()) && getIndex() && !getMaskAttr() && fixed &&
-         q.getDimSize(1) > 1 && getKernelConsumers() == 1;
-}
-
-bool AttentionOp::kernelGroupsCandidates() {
-  return (kernelChainsHeads() || kernelPairsCandidates()) &&
-         (*this)->hasAttr(getKernelGroupCandidatesAttrName());
-}
-
-int64_t AttentionOp::getKernelTileRows() {
-  return getKernelConsumers() == 2 && !kernelPairsCandidates() ? 128 : 64;
-}
-
-int64_t AttentionOp::getKernelConsumers() {
-  if (kernelPairsCandidates())
-    return 2;
-  RankedTensorType q = getQuery().getType();
-  bool dynamicQuery = q.isDynamicDim(2);
-  auto mask = dyn_cast_if_present<BlockMaskAttrInterface>(getMaskAttr());
-  bool longQuery = dynamicQuery || q.getDimSize(2) > 64;
-  return longQuery && (!mask || mask.getMaskBlockSize() == 128) ? 2 : 1;
-}
-
-int64_t AttentionOp::getKernelKeyBlock() {
-  if (auto mask = dyn_cast_if_present<BlockMaskAttrInterface>(getMaskAttr()))
-    return mask.getMaskBlockSize();
-  return getKernelConsumers() == 2 ? 128 : 64;
 }
 
 LogicalResult AttentionOp::verify() {

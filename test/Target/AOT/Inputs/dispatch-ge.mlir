@@ -8,10 +8,10 @@ func.func @ge(%w: tensor<64x64xf16>, %e: tensor<?x64x64xf16>) -> tensor<?x64x64x
   %least = arith.muli %c8, %c2 : index
   %many = arith.cmpi sge, %b, %least : index
   %r = scf.if %many -> (tensor<?x64x64xf16>) {
-    %x = sc.batch_matmul %w, %e {sc.gemm_schedule = "cooperative"} : tensor<64x64xf16>, tensor<?x64x64xf16> -> tensor<?x64x64xf16>
+    %x = sc.batch_matmul %w, %e {sc.gemm_schedule = #sc.gemm_schedule<cooperative>} : tensor<64x64xf16>, tensor<?x64x64xf16> -> tensor<?x64x64xf16>
     scf.yield %x : tensor<?x64x64xf16>
   } else {
-    %y = sc.batch_matmul %w, %e {sc.gemm_schedule = "pingpong"} : tensor<64x64xf16>, tensor<?x64x64xf16> -> tensor<?x64x64xf16>
+    %y = sc.batch_matmul %w, %e {sc.gemm_schedule = #sc.gemm_schedule<pingpong>} : tensor<64x64xf16>, tensor<?x64x64xf16> -> tensor<?x64x64xf16>
     scf.yield %y : tensor<?x64x64xf16>
   }
   return %r : tensor<?x64x64xf16>

@@ -33,6 +33,27 @@ def Sc_AnchorKinds : I32BitEnumAttr<"AnchorKinds",
   let genSpecializedAttr = 0;
 }
 
+def Sc_GemmSchedule : I32EnumAttr<"GemmSchedule",
+    "GPU schedule of a GEMM kernel", [
+    I32EnumAttrCase<"simple", 0>,
+    I32EnumAttrCase<"cooperative", 1>,
+    I32EnumAttrCase<"pingpong", 2>,
+    I32EnumAttrCase<"transposed", 3>
+  ]> {
+  let cppNamespace = "::mlir::sc";
+  let genSpecializedAttr = 0;
+}
+
+def Sc_AttentionWalk : I32EnumAttr<"AttentionWalk",
+    "how an attention kernel's CTAs walk the work", [
+    I32EnumAttrCase<"grid", 0>,
+    I32EnumAttrCase<"chained", 1>,
+    I32EnumAttrCase<"pairs", 2>
+  ]> {
+  let cppNamespace = "::mlir::sc";
+  let genSpecializedAttr = 0;
+}
+
 //===----------------------------------------------------------------------===//
 // Attributes
 //===----------------------------------------------------------------------===//
@@ -64,6 +85,72 @@ def Sc_LineageAttr : EnumAttr<Sc_Dialect, Sc_LineageKind, "lineage"> {
     ```
   }];
   let assemblyFormat = "`<` $value `>`";
+}
+
+def Sc_GemmScheduleAttr : EnumAttr<Sc_Dialect, Sc_GemmSchedule, "gemm_schedule"> {
+  let summary = "GPU schedule of a GEMM kernel";
+  let description = [{
+    The kernel schedule of an `sc.batch_matmul`, chosen by
+    `sc-select-kernel-config` (or pinned on the op by a model) under the
+    discardable attribute `sc.gemm_schedule`:
+
+    * `simple`: one CTA a 128 x 256 tile, no warp specialization;
+    * `cooperative`: warp-specialized, two consumers on one 128 x 256 tile;
+    * `pingpong`: warp-specialized, two consumers on two 64 x 256 tiles,
+      taking turns at the tensor cores and the epilogue;
+    * `transposed`: out[b]^T = E[b]^T W^T, tiles of 128 columns n by up to
+      152 rows m a consumer (IKBO's candidate GEMM with many candidates a
+      user).
+
+    ```mlir
+    %c = sc.batch_matmul %w, %e {sc.gemm_schedule = #sc.gemm_schedule<pingpong>} : ...
+    ```
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Sc_AttentionConfigAttr : Sc_Attr<"AttentionConfig", "attention_config"> {
+  let summary = "GPU kernel configuration of an attention";
+  let description = [{
+    What the GPU kernel of an `sc.attention` is, chosen by
+    `sc-select-kernel-config` (or pinned by a model) under the discardable
+    attribute `sc.attention_config`:
+
+    * `walk`: `grid` (one CTA a query tile and head), `chained` (resident
+      CTAs each walking every C-th candidate head by head, the software
+      pipeline running on from one to the next; one consumer) or `pairs`
+      (two consumers on two candidates of one request sharing each K/V
+      block; a pairing kernel runs first);
+    * `consumers`: consumer warpgroups a CTA (1 or 2; two on a `grid` walk
+      split a 128-row query tile);
+    * `key_block`: keys a K/V block (64 or 128; a block mask's own size);
+    * `group_candidates`: a `chained` or `pairs` walk takes the candidates
+      in request order (a grouping kernel sorts them by the index first);
+    * `p_in_f16`: a bf16 attention rounds P to f16 (V converted to f16
+      before the kernel).
+
+    ```mlir
+    #sc.attention_config<walk = chained, consumers = 1, key_block = 64,
+                         group_candidates = false, p_in_f16 = false>
+    ```
+  }];
+  let parameters = (ins
+    EnumParameter<Sc_AttentionWalk>:$walk,
+    "int64_t":$consumers,
+    "int64_t":$key_block,
+    "bool":$group_candidates,
+    "bool":$p_in_f16
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Query rows of one tile: 128 where two consumers split a query
+    /// block, else 64 (a consumer's tile, or a candidate of a pair).
+    int64_t getTileRows() const {
+      return getConsumers() == 2 && getWalk() != AttentionWalk::pairs ? 128
+                                                                      : 64;
+    }
+  }];
 }
 
 def Sc_LogLinearMaskAttr : Sc_Attr<"LogLinearMask", "log_linear",

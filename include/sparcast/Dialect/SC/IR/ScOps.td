@@ -100,9 +100,6 @@ def Sc_BatchMatmulOp : Sc_Op<"batch_matmul", [
     static constexpr ::llvm::StringLiteral getScheduleAttrName() {
       return ::llvm::StringLiteral("sc.gemm_schedule");
     }
-    /// The GPU schedules ("simple", "cooperative", "pingpong",
-    /// "transposed").
-    static bool isKnownSchedule(::llvm::StringRef schedule);
     /// Why the transposed schedule (out[b]^T = E[b]^T W^T in 128 x 224
     /// tiles) cannot take this op, or an empty string: it needs a shared
     /// lhs, an untransposed rhs and a 16-bit result.
@@ -112,13 +109,6 @@ def Sc_BatchMatmulOp : Sc_Op<"batch_matmul", [
     /// m64n152 accumulators a consumer holds) as cover m, split evenly,
     /// rounded up to a multiple of 8 (433 -> 152).
     static int64_t getTransposedTileRows(int64_t m);
-    /// The schedule the op gets without a choice made for it, and why.
-    /// Ping-pong when the epilogue reads other tensors (its loads then run
-    /// under the other consumer's wgmma) or K < 4096 (the epilogue is then a
-    /// large share of each tile's time); cooperative for longer K (bound by
-    /// L2 bandwidth, and its 128x256 tile reads less per flop);
-    /// docs/decisions.md.
-    ::llvm::StringRef getDefaultSchedule(std::string *why = nullptr);
     /// Number of leading block arguments of the epilogue that are not
     /// epilogue operands: accumulator, batch, row, column.
     static constexpr unsigned kNumEpilogueLeadingArgs = 4;
@@ -190,45 +180,11 @@ def Sc_AttentionOp : Sc_Op<"attention", [Pure]> {
   let extraClassDeclaration = [{
     /// The softmax scale: `scale` if set, else 1/sqrt(head dim).
     float getScaleOrDefault();
-    /// The GPU kernel's consumer warpgroups per CTA: two when their 64-row
-    /// query tiles read the same keys (two candidates of one request: an
-    /// index and at most 64 static query rows; or the halves of a 128-row
-    /// query block: more than 64 or dynamic query rows, with no mask or
-    /// one of 128-token blocks), else one.
-    int64_t getKernelConsumers();
-    /// Whether those two consumers take two candidates of one request (an
-    /// index, at most 64 static query rows, and more than 1024 or dynamic
-    /// keys): the kernel then reads the pairs table of a pairing kernel
-    /// launched before it.
-    bool kernelPairsCandidates();
-    /// Whether the kernel chains heads: resident CTAs (two an SM), each
-    /// walking a contiguous share of the (candidate, query tile) pairs head
-    /// by head, the consumer's software pipeline running on from head to
-    /// head and from candidate to candidate. By default for an indexed target attention of one
-    /// consumer a candidate (at most 1024 static keys, at most 64 static
-    /// query rows) over two or more static heads; the BoolAttr getKernelChainHeadsAttrName()
-    /// = false (sparcast-aot --attention-chain-heads=false) turns it off.
-    bool kernelChainsHeads();
-    static StringRef getKernelChainHeadsAttrName() { return "attention_chain_heads"; }
-    /// Whether a chained kernel (kernelChainsHeads) walks the candidates
-    /// in request order, or the pairs kernel (kernelPairsCandidates) runs
-    /// its CTAs in that order: a grouping kernel launched before it sorts
-    /// them by the index (and, for pairs, pairs neighbours of one request),
-    /// so that the CTAs running at once read few requests' keys and values
-    /// whatever order the index lists them in. Opt-in, asked for
-    /// by the unit attribute getKernelGroupCandidatesAttrName()
-    /// (sparcast-aot --attention-group-candidates): it pays on candidates in
-    /// random order and costs a little on candidates already grouped
-    /// (docs/decisions.md).
-    bool kernelGroupsCandidates();
-    static StringRef getKernelGroupCandidatesAttrName() { return "attention_group_candidates"; }
-    /// The query rows of one tile of the kernel: 128 (two 64-row halves
-    /// sharing every K/V block) where two consumers split a query block,
-    /// else 64 (a candidate of a pair, or one consumer's tile).
-    int64_t getKernelTileRows();
-    /// Its key blocks: the mask's size, else 128 keys with two consumers
-    /// and 64 with one.
-    int64_t getKernelKeyBlock();
+    /// Name of the discardable attribute holding the op's GPU kernel
+    /// configuration (#sc.attention_config; sc-select-kernel-config).
+    static constexpr ::llvm::StringLiteral getConfigAttrName() {
+      return ::llvm::StringLiteral("sc.attention_config");
+    }
   }];
 }
 

@@ -1,12 +1,12 @@
-// RUN: sparcast-opt %s -sc-select-gemm-schedule="schedule=transposed report=true" -verify-diagnostics | FileCheck %s
+// RUN: sparcast-opt %s -sc-select-kernel-config="schedule=transposed report=true" -verify-diagnostics | FileCheck %s
 
 // The transposed schedule asked of every GEMM: a shared lhs with an
 // untransposed rhs and a 16-bit result takes it; the others keep their
 // default and say why.
 // CHECK-LABEL: func.func @mixed
-// CHECK: sc.batch_matmul {{.*}} {sc.gemm_schedule = "transposed"}
-// CHECK: sc.batch_matmul {{.*}} {sc.gemm_schedule = "pingpong"}
-// CHECK: sc.batch_matmul {{.*}} {sc.gemm_schedule = "pingpong"}
+// CHECK: sc.batch_matmul {{.*}} {sc.gemm_schedule = #sc.gemm_schedule<transposed>}
+// CHECK: sc.batch_matmul {{.*}} {sc.gemm_schedule = #sc.gemm_schedule<pingpong>}
+// CHECK: sc.batch_matmul {{.*}} {sc.gemm_schedule = #sc.gemm_schedule<pingpong>}
 func.func @mixed(%w: tensor<433x872xf16>, %e: tensor<?x872x256xf16>, %x: tensor<?x433x872xf16>)
     -> (tensor<?x433x256xf16>, tensor<?x433x256xf16>, tensor<?x433x256xf32>) {
   // expected-remark @+1 {{GEMM schedule transposed (requested)}}

@@ -1,0 +1,56 @@
+//===- KernelConfig.h - what GPU kernel each sc op gets -------*- C++ -*-===//
+//
+// The kernel configuration of an op (a GEMM's schedule, an attention's
+// walk, consumers and key blocks) is a decision about the op recorded on it
+// by sc-select-kernel-config; the passes and kernel builders after it read
+// it back here. The heuristics live in one place, KernelConfig.cpp, with
+// the measurements behind them in docs/decisions.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPARCAST_TRANSFORMS_KERNELCONFIG_H
+#define SPARCAST_TRANSFORMS_KERNELCONFIG_H
+
+#include "sparcast/Dialect/SC/IR/ScOps.h"
+
+#include <string>
+
+namespace mlir::sc {
+
+/// The schedule a GEMM gets when nothing chose one for it, and why (a
+/// sentence for --report).
+GemmSchedule defaultGemmSchedule(BatchMatmulOp op, std::string *why = nullptr);
+
+/// The GEMM's schedule: the one recorded on it (sc.gemm_schedule), else
+/// defaultGemmSchedule.
+GemmSchedule getGemmSchedule(BatchMatmulOp op);
+
+/// The choices sc-select-kernel-config leaves to its options.
+struct AttentionConfigOptions {
+  /// Target attention of one consumer a candidate chains its heads.
+  bool chainHeads = true;
+  /// Chained and pairs walks take the candidates in request order.
+  bool groupCandidates = false;
+  /// bf16 attention rounds P to f16.
+  bool pInF16 = false;
+  /// Keys from which two candidates of one request share a CTA.
+  int64_t pairsMinKeys = 1025;
+};
+
+/// The configuration `options` give `op`.
+AttentionConfigAttr chooseAttentionConfig(AttentionOp op,
+                                          const AttentionConfigOptions &options);
+
+/// The attention's configuration: the one recorded on it
+/// (sc.attention_config), else chooseAttentionConfig with default options.
+AttentionConfigAttr getAttentionConfig(AttentionOp op);
+
+/// Why `config` cannot run `op`'s kernel, or an empty string (a pairs or
+/// chained walk needs an index, a chained one static lengths and heads, a
+/// block mask its own block size, P in f16 a bf16 attention).
+std::string attentionConfigLimitation(AttentionOp op,
+                                      AttentionConfigAttr config);
+
+} // namespace mlir::sc
+
+#endif // SPARCAST_TRANSFORMS_KERNELCONFIG_H

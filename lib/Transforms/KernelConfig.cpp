@@ -1,0 +1,121 @@
+//===- KernelConfig.cpp - the kernel configuration heuristics ------------===//
+//
+// Measured on the H200; docs/decisions.md has the numbers behind each rule.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sparcast/Transforms/KernelConfig.h"
+
+using namespace mlir;
+using namespace mlir::sc;
+
+GemmSchedule mlir::sc::defaultGemmSchedule(BatchMatmulOp op,
+                                           std::string *why) {
+  int64_t k = op.getContractionSize();
+  auto explain = [&](const std::string &text) {
+    if (why)
+      *why = text;
+  };
+  bool lhsOnlyBatched = op.getLhs().getType().getRank() == 3 &&
+                        op.getRhs().getType().getRank() == 2;
+  // Also with a batched epilogue operand (x @ w + r[b]).
+  if (lhsOnlyBatched) {
+    explain("a shared rhs (x @ w): every tile reads all of it at once, "
+            "cooperative's 128-row tiles read it half as often (H200, "
+            "1024 x 433 rows x 256 x 872: 0.59 vs 0.90 ms ping-pong)");
+    return GemmSchedule::cooperative;
+  }
+  if (!op.getEpilogueIns().empty()) {
+    explain("the epilogue reads other tensors: ping-pong runs those loads "
+            "under the other consumer's wgmma");
+    return GemmSchedule::pingpong;
+  }
+  if (ShapedType::isDynamic(k) || k < 4096) {
+    explain("K = " + (ShapedType::isDynamic(k) ? std::string("?")
+                                              : std::to_string(k)) +
+            " < 4096: the epilogue is a large share of each tile, ping-pong "
+            "hides it");
+    return GemmSchedule::pingpong;
+  }
+  explain("K = " + std::to_string(k) +
+          " >= 4096: bound by L2 bandwidth, the cooperative 128x256 tile "
+          "reads less per flop");
+  return GemmSchedule::cooperative;
+}
+
+GemmSchedule mlir::sc::getGemmSchedule(BatchMatmulOp op) {
+  if (auto pinned = op->getAttrOfType<GemmScheduleAttr>(
+          BatchMatmulOp::getScheduleAttrName()))
+    return pinned.getValue();
+  return defaultGemmSchedule(op);
+}
+
+/// Whether every dim of `t` but the batch is static.
+static bool staticPastBatch(RankedTensorType t) {
+  return llvm::all_of(t.getShape().drop_front(),
+                      [](int64_t d) { return !ShapedType::isDynamic(d); });
+}
+
+AttentionConfigAttr
+mlir::sc::chooseAttentionConfig(AttentionOp op,
+                                const AttentionConfigOptions &options) {
+  RankedTensorType q = op.getQuery().getType(), k = op.getKey().getType();
+  auto mask = dyn_cast_if_present<BlockMaskAttrInterface>(op.getMaskAttr());
+  // Two candidates of one request a CTA, sharing each K/V block: an index,
+  // at most 64 static query rows and long histories. Up to 1024 keys one
+  // consumer a candidate and two CTAs an SM win (the co-resident CTA covers
+  // one's start, Q's latency and tail).
+  bool pairs = op.getIndex() && !q.isDynamicDim(2) && q.getDimSize(2) <= 64 &&
+               (k.isDynamicDim(2) || k.getDimSize(2) >= options.pairsMinKeys);
+  // Two consumers split a 128-row query block: more than 64 or dynamic
+  // query rows, with no mask or one of 128-token blocks.
+  bool longQuery = q.isDynamicDim(2) || q.getDimSize(2) > 64;
+  int64_t consumers =
+      pairs || (longQuery && (!mask || mask.getMaskBlockSize() == 128)) ? 2
+                                                                          : 1;
+  // Key blocks: the mask's, else 128 keys with two consumers (a wider S
+  // wgmma), 64 with one (two CTAs an SM).
+  int64_t keyBlock = mask ? mask.getMaskBlockSize() : consumers == 2 ? 128 : 64;
+  // Chained heads pay with one consumer a candidate over static lengths and
+  // two or more heads (the pairs kernel chained loses: its O has no shared
+  // memory to go through).
+  bool chained = options.chainHeads && op.getIndex() && !mask &&
+                 staticPastBatch(q) && !k.isDynamicDim(2) &&
+                 q.getDimSize(1) > 1 && consumers == 1;
+  AttentionWalk walk = pairs     ? AttentionWalk::pairs
+                       : chained ? AttentionWalk::chained
+                                 : AttentionWalk::grid;
+  bool group = options.groupCandidates && walk != AttentionWalk::grid;
+  bool pInF16 = options.pInF16 && q.getElementType().isBF16();
+  return AttentionConfigAttr::get(op.getContext(), walk, consumers, keyBlock,
+                                  group, pInF16);
+}
+
+AttentionConfigAttr mlir::sc::getAttentionConfig(AttentionOp op) {
+  if (auto pinned = op->getAttrOfType<AttentionConfigAttr>(
+          AttentionOp::getConfigAttrName()))
+    return pinned;
+  return chooseAttentionConfig(op, AttentionConfigOptions());
+}
+
+std::string mlir::sc::attentionConfigLimitation(AttentionOp op,
+                                                AttentionConfigAttr config) {
+  RankedTensorType q = op.getQuery().getType(), k = op.getKey().getType();
+  auto mask = dyn_cast_if_present<BlockMaskAttrInterface>(op.getMaskAttr());
+  if (config.getWalk() != AttentionWalk::grid && !op.getIndex())
+    return "a " + stringifyAttentionWalk(config.getWalk()).str() +
+           " walk needs an indexed (target) attention";
+  if (config.getWalk() == AttentionWalk::pairs &&
+      (q.isDynamicDim(2) || q.getDimSize(2) > 64))
+    return "a pairs walk takes at most 64 static query rows";
+  if (config.getWalk() == AttentionWalk::chained &&
+      (mask || !staticPastBatch(q) || k.isDynamicDim(2)))
+    return "a chained walk needs static lengths and heads and no mask";
+  if (mask && config.getKeyBlock() != mask.getMaskBlockSize())
+    return "key blocks of " + std::to_string(config.getKeyBlock()) +
+           " under a mask of " + std::to_string(mask.getMaskBlockSize()) +
+           "-token blocks";
+  if (config.getPInF16() && !q.getElementType().isBF16())
+    return "P in f16 is for bf16 attention";
+  return "";
+}
