@@ -23,7 +23,7 @@ PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench
 PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench/attention_check.py" \
   --artifacts "$ROOT/bench/artifacts" --out "$OUT_DIR/attention.json" \
   --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/attention.log"
-# Experimental kernels (TMA multicast GEMMs, fused self + target attention)
+# Experimental kernels (TMA multicast GEMMs, grouped target attention)
 # in a process of their own with a short bound: a hang there costs little
 # and the results above are already written.
 PYTHONUNBUFFERED=1 timeout "${SPARCAST_EXPERIMENTAL_TIMEOUT:-120}" python3 "$ROOT/bench/experimental_check.py" \

@@ -13,6 +13,7 @@
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -88,6 +89,82 @@ void mlir::sc::buildScIkboPipeline(OpPassManager &pm, bool report,
   pm.addPass(createCSEPass());
 }
 
+void mlir::sc::buildScKernelPipeline(OpPassManager &pm,
+                                     const ScKernelPipelineOptions &options) {
+  bool report = options.report;
+  if (report) {
+    ScInferLineagePassOptions lineage;
+    lineage.remarks = true;
+    pm.addPass(createScInferLineagePass(lineage));
+  }
+  buildScIkboPipeline(pm, report, options.ikboRequestInResultType);
+  // Only the Hopper kernels have configurations and kernel-level IR.
+  if (options.chip != "sm_90a")
+    return;
+  // Where the best GEMM schedule depends on the call's dims: both kernels,
+  // chosen at launch. An explicit schedule, CTA pairs for every GEMM or
+  // fused GEMM stages each ask for one kernel.
+  if (options.gemmSchedule == "auto" && !options.gemmMulticast &&
+      !options.fuseGemmStages && options.dispatchMinCandidatesPerUser != 0) {
+    ScDispatchGemmSchedulePassOptions dispatch;
+    dispatch.minCandidatesPerUser = options.dispatchMinCandidatesPerUser;
+    dispatch.minBatch = options.dispatchMinBatch;
+    dispatch.report = report;
+    pm.addNestedPass<func::FuncOp>(createScDispatchGemmSchedulePass(dispatch));
+  }
+  {
+    ScSelectKernelConfigPassOptions config;
+    config.schedule = options.gemmSchedule;
+    config.chainHeads = options.attentionChainHeads;
+    config.groupCandidates = options.attentionGroupCandidates;
+    config.pInF16 = options.attentionF16P;
+    config.report = report;
+    pm.addNestedPass<func::FuncOp>(createScSelectKernelConfigPass(config));
+  }
+  if (options.fuseGemmStages) {
+    ScFuseGemmStagesPassOptions stages;
+    stages.report = report;
+    pm.addNestedPass<func::FuncOp>(createScFuseGemmStagesPass(stages));
+  }
+  if (!options.warpSpecialize)
+    return;
+  {
+    ScLowerToSckPassOptions lower;
+    lower.report = report;
+    lower.attention = true;
+    pm.addPass(createScLowerToSckPass(lower));
+  }
+  if (options.wsGroup != 0) {
+    ScPersistentPassOptions persistent;
+    persistent.group = options.wsGroup;
+    persistent.report = report;
+    pm.addPass(createScPersistentPass(persistent));
+  }
+  // CTA pairs sharing B: for every GEMM when asked, else where pairs
+  // measured faster (sck::ctaPairsByDefault).
+  {
+    ScMulticastPassOptions multicast;
+    multicast.report = report;
+    multicast.sharedRhsOnly = !options.gemmMulticast;
+    pm.addPass(createScMulticastPass(multicast));
+  }
+  {
+    ScWarpSpecializePassOptions roles;
+    roles.stages = options.wsStages;
+    roles.producerRegs = options.wsProducerRegs;
+    roles.consumerRegs = options.wsConsumerRegs;
+    roles.report = report;
+    pm.addPass(createScWarpSpecializePass(roles));
+  }
+  // The kernels written from the IR load the tile a gather-add reads by
+  // TMA under the MMAs.
+  if (options.kernelsFromIR) {
+    ScPrefetchEpilogueOperandsPassOptions prefetch;
+    prefetch.report = report;
+    pm.addPass(createScPrefetchEpilogueOperandsPass(prefetch));
+  }
+}
+
 void mlir::sc::registerScPipelines() {
   PassPipelineRegistration<>(
       "sc-ikbo-pipeline",
@@ -97,4 +174,9 @@ void mlir::sc::registerScPipelines() {
       "sc-cpu-reference-pipeline",
       "Lower sc/linalg/tensor programs to LLVM for the host CPU (golden model)",
       buildScCpuReferencePipeline);
+  PassPipelineRegistration<ScKernelPipelineOptions>(
+      "sc-kernel-pipeline",
+      "What sparcast-aot runs before it builds the kernels: lineage, IKBO, "
+      "each op's kernel configuration and kernel-level IR",
+      buildScKernelPipeline);
 }

@@ -3,6 +3,7 @@
 #define SPARCAST_PIPELINES_PIPELINES_H
 
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
 
 namespace mlir::sc {
 
@@ -17,7 +18,93 @@ void buildScCpuReferencePipeline(OpPassManager &pm);
 void buildScIkboPipeline(OpPassManager &pm, bool report = false,
                          bool requestInResultType = false);
 
-/// Registers --sc-cpu-reference-pipeline and --sc-ikbo-pipeline.
+/// What sparcast-aot's flags ask of the passes before it builds the kernels
+/// (one option a flag, of the same name).
+struct ScKernelPipelineOptions
+    : public PassPipelineOptions<ScKernelPipelineOptions> {
+  Option<std::string> chip{*this, "sm",
+                           llvm::cl::desc("Target chip (only sm_90a has "
+                                          "kernel configurations)"),
+                           llvm::cl::init("sm_90a")};
+  Option<bool> report{*this, "report",
+                      llvm::cl::desc("Remarks from every pass (lineage "
+                                     "included)"),
+                      llvm::cl::init(false)};
+  Option<bool> ikboRequestInResultType{
+      *this, "ikbo-request-in-result-type",
+      llvm::cl::desc("The request GEMM's result in the model's result type"),
+      llvm::cl::init(false)};
+  Option<std::string> gemmSchedule{
+      *this, "gemm-schedule",
+      llvm::cl::desc("auto, simple, cooperative, pingpong or transposed"),
+      llvm::cl::init("auto")};
+  Option<int64_t> dispatchMinCandidatesPerUser{
+      *this, "dispatch-min-candidates-per-user",
+      llvm::cl::desc("Candidates per user from which IKBO's candidate GEMM "
+                     "runs the transposed kernel (0: no dispatch)"),
+      llvm::cl::init(64)};
+  Option<int64_t> dispatchMinBatch{
+      *this, "dispatch-min-batch",
+      llvm::cl::desc("... and from this many candidates on (0: any)"),
+      llvm::cl::init(2048)};
+  Option<bool> gemmMulticast{*this, "gemm-multicast",
+                             llvm::cl::desc("CTA pairs sharing B for every "
+                                            "warp-specialized GEMM"),
+                             llvm::cl::init(false)};
+  Option<bool> fuseGemmStages{*this, "fuse-gemm-stages",
+                              llvm::cl::desc("The request GEMM as stage 1 of "
+                                             "the candidate GEMM's kernel"),
+                              llvm::cl::init(false)};
+  Option<bool> attentionChainHeads{
+      *this, "attention-chain-heads",
+      llvm::cl::desc("Target attention of one consumer a candidate chains "
+                     "its heads"),
+      llvm::cl::init(true)};
+  Option<bool> attentionGroupCandidates{
+      *this, "attention-group-candidates",
+      llvm::cl::desc("Chained and pairs walks take the candidates in "
+                     "request order"),
+      llvm::cl::init(false)};
+  Option<bool> attentionF16P{*this, "attention-f16-p",
+                             llvm::cl::desc("bf16 attention rounds P to f16"),
+                             llvm::cl::init(false)};
+  Option<bool> warpSpecialize{
+      *this, "warp-specialize",
+      llvm::cl::desc("Each GEMM's and attention's kernel-level IR "
+                     "(sc-lower-to-sck and the passes on it)"),
+      llvm::cl::init(true)};
+  Option<int64_t> wsGroup{*this, "ws-group",
+                          llvm::cl::desc("sc-persistent's M-tile group (0: "
+                                         "no sc-persistent)"),
+                          llvm::cl::init(8)};
+  Option<int64_t> wsStages{*this, "ws-stages",
+                           llvm::cl::desc("Ring stages (0: as many as fit)"),
+                           llvm::cl::init(0)};
+  Option<int64_t> wsProducerRegs{*this, "ws-producer-regs",
+                                 llvm::cl::desc("The producer's registers "
+                                                "(0: the kernel's default)"),
+                                 llvm::cl::init(0)};
+  Option<int64_t> wsConsumerRegs{*this, "ws-consumer-regs",
+                                 llvm::cl::desc("Each consumer's registers"),
+                                 llvm::cl::init(232)};
+  Option<bool> kernelsFromIR{
+      *this, "kernels-from-ir",
+      llvm::cl::desc("GEMM kernels written from their kernel-level IR (the "
+                     "gathered epilogue operand then prefetched by TMA)"),
+      llvm::cl::init(true)};
+};
+
+/// Everything sparcast-aot runs on a model before it builds the kernels:
+/// the lineage (its remarks with `report`), the IKBO pipeline, then on
+/// sm_90a each op's kernel configuration (sc-dispatch-gemm-schedule,
+/// sc-select-kernel-config, sc-fuse-gemm-stages) and kernel-level IR
+/// (sc-lower-to-sck, sc-persistent, sc-multicast, sc-warp-specialize,
+/// sc-prefetch-epilogue-operands), as `options` ask.
+void buildScKernelPipeline(OpPassManager &pm,
+                           const ScKernelPipelineOptions &options);
+
+/// Registers --sc-cpu-reference-pipeline, --sc-ikbo-pipeline and
+/// --sc-kernel-pipeline.
 void registerScPipelines();
 
 } // namespace mlir::sc

@@ -68,14 +68,13 @@ static LogicalResult checkNoEncodings(ModuleOp module) {
   return failure(result.wasInterrupted());
 }
 
-/// The tensor-level passes, then (Hopper) each GEMM's schedule and its and
-/// each attention's kernel-level IR, as the options ask.
+/// The passes before the kernels are built (sc-kernel-pipeline), as the
+/// options ask; with a report, what they decided (their remarks) goes into
+/// it.
 static LogicalResult runModelPasses(ModuleOp module, const AotOptions &options,
                                     raw_ostream *report) {
   MLIRContext *ctx = module.getContext();
   ctx->getOrLoadDialect<gpu::GPUDialect>();
-  // The model graph first goes through the tensor-level passes; with a
-  // report, what they decided (their remarks) goes into it.
   {
     std::optional<ScopedDiagnosticHandler> remarks;
     if (report)
@@ -88,83 +87,26 @@ static LogicalResult runModelPasses(ModuleOp module, const AotOptions &options,
         *report << diag.str() << "\n";
         return success();
       });
+    ScKernelPipelineOptions pipeline;
+    pipeline.chip = options.chip;
+    pipeline.report = report != nullptr;
+    pipeline.ikboRequestInResultType = options.ikboRequestInResultType;
+    pipeline.gemmSchedule = options.schedule;
+    pipeline.dispatchMinCandidatesPerUser = options.dispatchMinCandidatesPerUser;
+    pipeline.dispatchMinBatch = options.dispatchMinBatch;
+    pipeline.gemmMulticast = options.gemmMulticast;
+    pipeline.fuseGemmStages = options.fuseGemmStages;
+    pipeline.attentionChainHeads = options.attentionChainHeads;
+    pipeline.attentionGroupCandidates = options.attentionGroupCandidates;
+    pipeline.attentionF16P = options.attentionF16P;
+    pipeline.warpSpecialize = options.warpSpecialize;
+    pipeline.wsGroup = options.wsGroup;
+    pipeline.wsStages = options.wsStages;
+    pipeline.wsProducerRegs = options.wsProducerRegs;
+    pipeline.wsConsumerRegs = options.wsConsumerRegs;
+    pipeline.kernelsFromIR = options.kernelsFromIR;
     PassManager pm(ctx);
-    if (report) {
-      ScInferLineagePassOptions lineage;
-      lineage.remarks = true;
-      pm.addPass(createScInferLineagePass(lineage));
-    }
-    buildScIkboPipeline(pm, report != nullptr,
-                        options.ikboRequestInResultType);
-    // Each op's kernel configuration, recorded on the op (the kernels read
-    // it); only the Hopper kernels have configurations.
-    if (options.chip == "sm_90a") {
-      // The default schedules: where the best one depends on the call's
-      // dims, both kernels, chosen at launch. An explicit schedule, CTA
-      // pairs for every GEMM or fused GEMM stages each ask for one kernel.
-      if (options.schedule == "auto" && !options.gemmMulticast &&
-          !options.fuseGemmStages && options.dispatchMinCandidatesPerUser != 0) {
-        ScDispatchGemmSchedulePassOptions dispatch;
-        dispatch.minCandidatesPerUser = options.dispatchMinCandidatesPerUser;
-        dispatch.minBatch = options.dispatchMinBatch;
-        dispatch.report = report != nullptr;
-        pm.addNestedPass<func::FuncOp>(
-            createScDispatchGemmSchedulePass(dispatch));
-      }
-      // Each op's kernel configuration, as the flags ask.
-      ScSelectKernelConfigPassOptions config;
-      config.schedule = options.schedule;
-      config.chainHeads = options.attentionChainHeads;
-      config.groupCandidates = options.attentionGroupCandidates;
-      config.pInF16 = options.attentionF16P;
-      config.report = report != nullptr;
-      pm.addNestedPass<func::FuncOp>(createScSelectKernelConfigPass(config));
-      if (options.fuseGemmStages) {
-        ScFuseGemmStagesPassOptions stages;
-        stages.report = report != nullptr;
-        pm.addNestedPass<func::FuncOp>(createScFuseGemmStagesPass(stages));
-      }
-    }
-    if (failed(pm.run(module)))
-      return failure();
-    pm.clear();
-    if (options.chip == "sm_90a") {
-      // Each GEMM's and attention's kernel at the kernel level, split into
-      // roles there; the generators read the ring and the registers back
-      // (sc.kernel_ir).
-      if (options.warpSpecialize) {
-        ScLowerToSckPassOptions lower;
-        lower.report = report != nullptr;
-        lower.attention = true;
-        pm.addPass(createScLowerToSckPass(lower));
-        if (options.wsGroup != 0) {
-          ScPersistentPassOptions persistent;
-          persistent.group = options.wsGroup;
-          persistent.report = report != nullptr;
-          pm.addPass(createScPersistentPass(persistent));
-        }
-        // CTA pairs sharing B: for every GEMM when asked, else for the
-        // shared-rhs cooperative GEMMs (where pairs measured faster), as
-        // the kernel generator does without the kernel-level IR.
-        ScMulticastPassOptions multicast;
-        multicast.report = report != nullptr;
-        multicast.sharedRhsOnly = !options.gemmMulticast;
-        pm.addPass(createScMulticastPass(multicast));
-        ScWarpSpecializePassOptions roles;
-        roles.stages = options.wsStages;
-        roles.producerRegs = options.wsProducerRegs;
-        roles.consumerRegs = options.wsConsumerRegs;
-        roles.report = report != nullptr;
-        pm.addPass(createScWarpSpecializePass(roles));
-        // The kernels written from the IR load the tile a gather-add reads
-        // by TMA under the MMAs, as the templates do by their own rule.
-        if (options.kernelsFromIR) {
-          ScPrefetchEpilogueOperandsPassOptions prefetch;
-          prefetch.report = report != nullptr;
-          pm.addPass(createScPrefetchEpilogueOperandsPass(prefetch));
-        }
-      }
-    }
+    buildScKernelPipeline(pm, pipeline);
     if (failed(pm.run(module)))
       return failure();
   }
