@@ -308,3 +308,6 @@ class Module:
 def load(directory, library=None):
     """Loads a sparcast-aot artifact directory."""
     return Module(directory, library)
+
+
+from .hybrid import HybridWeight, hybrid_pack, hybrid_unpack  # noqa: E402,F401

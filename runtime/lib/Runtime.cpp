@@ -10,6 +10,7 @@
 #include "sparcast/runtime.h"
 
 #include "Manifest.h"
+#include "Status.h"
 #include "sparcast/Support/LogLinearPattern.h"
 
 #include <dlfcn.h>
@@ -30,8 +31,6 @@ using namespace sparcast::rt;
 
 namespace {
 
-thread_local std::string lastError;
-
 /// SPARCAST_RT_TRACE=1 prints every step of a run to stderr.
 bool tracing() {
   static const bool enabled = [] {
@@ -51,11 +50,6 @@ void traceLine(const std::string &what) {
     if (tracing())                                                             \
       traceLine(message);                                                      \
   } while (0)
-
-scStatus setError(scStatus status, const std::string &message) {
-  lastError = message;
-  return status;
-}
 
 //===----------------------------------------------------------------------===//
 // The few driver API types and entry points we use.
@@ -255,22 +249,6 @@ bool readArtifactFile(const std::string &dir, const std::string &name,
   else
     return readFile(real, maxBytes, out, error);
   return false;
-}
-
-/// Runs a C entry point's body: no C++ exception crosses the C API.
-template <typename Body>
-scStatus guarded(const char *function, Body &&body) {
-  try {
-    return body();
-  } catch (const std::bad_alloc &) {
-    return setError(SC_ERROR_INTERNAL, std::string(function) + ": out of memory");
-  } catch (const std::exception &e) {
-    return setError(SC_ERROR_INTERNAL,
-                    std::string(function) + ": internal error: " + e.what());
-  } catch (...) {
-    return setError(SC_ERROR_INTERNAL,
-                    std::string(function) + ": internal error");
-  }
 }
 
 int tmaDataType(scDType dtype) {
@@ -540,7 +518,6 @@ scStatus checkIndices(Driver *d, const TensorSpec &spec, const scTensor &t,
 
 extern "C" {
 
-const char *scGetLastError(void) { return lastError.c_str(); }
 
 scStatus scModuleLoad(const char *dir, scModule **module) {
   if (!dir || !module)
@@ -567,7 +544,7 @@ scStatus scModuleLoad(const char *dir, scModule **module) {
           return setError(SC_ERROR_NOT_FOUND, error);
       }
     *module = m.release();
-    lastError.clear();
+    clearError();
     return SC_OK;
   });
 }
@@ -607,7 +584,7 @@ static scStatus bindCall(scModule *module, const char *entry,
   std::string error;
   if (!validateCall(*spec, args, numArgs, results, numResults, dims, error))
     return setError(SC_ERROR_INVALID_ARGUMENT, error);
-  lastError.clear();
+  clearError();
   return SC_OK;
 }
 
@@ -656,7 +633,7 @@ scStatus scResultShape(scModule *module, const char *entry,
       return setError(SC_ERROR_INVALID_ARGUMENT, error);
     *rank = static_cast<int32_t>(sizes.size());
     std::copy(sizes.begin(), sizes.end(), shape);
-    lastError.clear();
+    clearError();
     return SC_OK;
   });
 }
@@ -831,7 +808,7 @@ static scStatus runImpl(scModule *module, const char *entry,
                          static_cast<unsigned>(launch.sharedBytes), cuStream,
                          params.data(), nullptr));
   }
-  lastError.clear();
+  clearError();
   return SC_OK;
 }
 
@@ -893,7 +870,7 @@ scStatus scLogLinearTables(int64_t queryLength, int64_t keyLength,
     offsets[q + 1] = static_cast<int32_t>(count);
   }
   *numIndices = count;
-  lastError.clear();
+  clearError();
   return SC_OK;
 }
 

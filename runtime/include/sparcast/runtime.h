@@ -105,6 +105,53 @@ scStatus scLogLinearTables(int64_t queryLength, int64_t keyLength,
                            int32_t *indices, int64_t indicesCapacity,
                            int64_t *numIndices);
 
+/* Hybrid dense / 2:4 / zero tiles of a 16-bit weight, on host memory (the
+ * format: docs/hybrid-tiles.md). The weight is rows x cols (cols: the
+ * contraction dim K), row-major, cut into tileRows x tileCols tiles
+ * (multiples of 64 and 32 that divide it); tiles are numbered row-major
+ * over the tile grid. */
+typedef struct {
+  int64_t rows, cols;
+  int64_t tileRows, tileCols;
+} scHybridShape;
+
+#define SC_TILE_ZERO 0
+#define SC_TILE_DENSE 1
+#define SC_TILE_SPARSE24 2
+
+/* Each tile's kind into `kinds` (one byte a tile): all-zero tiles
+ * SC_TILE_ZERO, tiles with at most two non-zeros in every four consecutive
+ * columns SC_TILE_SPARSE24, the others SC_TILE_DENSE; with `prune`, those
+ * are pruned to 2:4 (the two largest magnitudes of every four kept) except
+ * the floor(denseBudget x tiles) of them whose pruning loses the most.
+ * `tileError` (one float a tile, or NULL) gets the relative Frobenius error
+ * of each tile's packing (0 unless pruned); *numDense and *numSparse the
+ * counts that size scHybridPack's buffers. */
+scStatus scHybridPlan(const void *weight, scDType dtype,
+                      const scHybridShape *shape, int32_t prune,
+                      double denseBudget, uint8_t *kinds, float *tileError,
+                      int64_t *numDense, int64_t *numSparse);
+
+/* Packs `weight` as `kinds` say (numDense and numSparse: their counts of
+ * dense and 2:4 tiles): `slots` (one int32 a tile) its index among the
+ * dense or the 2:4 tiles (-1 for a zero tile); `dense` numDense x tileRows
+ * x tileCols elements; `sparse` numSparse x tileRows x tileCols / 2 (the
+ * two kept values of every four, in column order); `meta` numSparse x
+ * tileRows x tileCols / 32 words (word c / 32 of a row: group j of those 32
+ * columns in bits 4j .. 4j + 3, the first kept position in the low two
+ * bits). A 2:4 tile with more than two non-zeros in a group is pruned. */
+scStatus scHybridPack(const void *weight, scDType dtype,
+                      const scHybridShape *shape, const uint8_t *kinds,
+                      int64_t numDense, int64_t numSparse, int32_t *slots,
+                      void *dense, void *sparse, uint32_t *meta);
+
+/* The dense weight of a packed one, after checking the kinds, the slots
+ * and the metadata. */
+scStatus scHybridUnpack(const scHybridShape *shape, scDType dtype,
+                        const uint8_t *kinds, const int32_t *slots,
+                        int64_t numDense, int64_t numSparse, const void *dense,
+                        const void *sparse, const uint32_t *meta, void *weight);
+
 /* Message of the last failure on this thread ("" if none). */
 const char *scGetLastError(void);
 
