@@ -7,6 +7,7 @@ PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22
   ninja-build cmake libgtest-dev libgmock-dev nlohmann-json3-dev python3
   libfuzzer-22-dev libclang-rt-22-dev python3-torch
+  libonnx-dev libprotobuf-dev python3-onnx
 )
 
 missing=()

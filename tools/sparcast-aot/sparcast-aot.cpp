@@ -9,6 +9,7 @@
 
 #include "sparcast/InitAll.h"
 #include "sparcast/Target/AOT.h"
+#include "sparcast/Target/ONNX.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -116,8 +117,36 @@ static cl::opt<bool> kernelsFromIR(
              "operand prefetched); the launch stays the generator's. Off: the "
              "generators' templates"),
     cl::init(true));
+static cl::opt<std::string> onnxLineage(
+    "onnx-lineage",
+    cl::desc("An ONNX model's input lineage: input=shared|request|"
+             "candidate|index,... (the rest is inferred)"),
+    cl::init(""));
 static cl::opt<bool> report("report",
                             cl::desc("Print what each step decided"));
+
+/// The model: MLIR, or an ONNX model (.onnx, or ONNX's textual syntax in
+/// .onnxtxt) imported with its lineage.
+static OwningOpRef<ModuleOp> loadModel(llvm::SourceMgr &sourceMgr,
+                                       MLIRContext *context) {
+  StringRef ext = llvm::sys::path::extension(inputFile);
+  if (ext != ".onnx" && ext != ".onnxtxt")
+    return parseSourceFile<ModuleOp>(inputFile, sourceMgr, context);
+  auto buffer = llvm::MemoryBuffer::getFile(inputFile);
+  if (!buffer) {
+    llvm::errs() << "error: cannot read " << inputFile << ": "
+                 << buffer.getError().message() << "\n";
+    return nullptr;
+  }
+  sc::OnnxImportOptions options;
+  std::string why = sc::parseOnnxLineage(onnxLineage, options.lineage);
+  if (!why.empty()) {
+    llvm::errs() << "error: --onnx-lineage: " << why << "\n";
+    return nullptr;
+  }
+  return sc::importOnnxModel((*buffer)->getBuffer(), inputFile, context,
+                             options);
+}
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
@@ -128,8 +157,7 @@ int main(int argc, char **argv) {
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(inputFile, sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = loadModel(sourceMgr, &context);
   if (!module)
     return 1;
   // (Off with --warp-specialize=false unless asked for explicitly.)

@@ -41,6 +41,10 @@ static cl::opt<std::string> refName("ref", cl::desc("Reference function"),
                                     cl::Required);
 static cl::opt<std::string>
     testName("test", cl::desc("Function to compare with --ref"));
+static cl::opt<std::string> linkFile(
+    "link", cl::desc("Another MLIR file whose functions join the input's "
+                     "(e.g. an importer's output to compare with a "
+                     "hand-written reference)"));
 static cl::opt<std::string>
     pipeline("pass-pipeline",
              cl::desc("Compare --ref before and after this pipeline"));
@@ -121,6 +125,20 @@ int main(int argc, char **argv) {
       parseSourceFile<ModuleOp>(inputFile, sourceMgr, &context);
   if (!reference)
     return fail("cannot parse " + inputFile);
+  if (!linkFile.empty()) {
+    llvm::SourceMgr linkSourceMgr;
+    OwningOpRef<ModuleOp> linked =
+        parseSourceFile<ModuleOp>(linkFile, linkSourceMgr, &context);
+    if (!linked)
+      return fail("cannot parse " + linkFile);
+    for (Operation &op : llvm::make_early_inc_range(*linked->getBody())) {
+      auto symbol = dyn_cast<SymbolOpInterface>(op);
+      if (symbol && reference->lookupSymbol(symbol.getName()))
+        return fail("--link: @" + symbol.getName().str() +
+                    " is defined in both files");
+      op.moveBefore(reference->getBody(), reference->getBody()->end());
+    }
+  }
   auto refFunc = reference->lookupSymbol<func::FuncOp>(refName);
   if (!refFunc)
     return fail("no function @" + refName);

@@ -1,18 +1,20 @@
 //===- TranslationRegistration.cpp - Sparcast's mlir-translate targets ----===//
 //
-// --mlir-to-ptx, --mlir-to-cubin and --mlir-to-manifest. Kept in the tool:
-// the --sm option is a global cl::opt, which only sparcast-translate should
-// register.
+// --mlir-to-ptx, --mlir-to-cubin, --mlir-to-manifest and --import-onnx.
+// Kept in the tool: their options are global cl::opts, which only
+// sparcast-translate should register.
 //
 //===----------------------------------------------------------------------===//
 
 #include "sparcast/InitAll.h"
 #include "sparcast/Target/AOT.h"
+#include "sparcast/Target/ONNX.h"
 #include "sparcast/Target/PTX.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -21,6 +23,7 @@ using namespace mlir;
 using namespace mlir::sc;
 
 void registerPTXTranslations();
+void registerOnnxImport();
 
 //===----------------------------------------------------------------------===//
 // mlir-translate registrations
@@ -96,6 +99,46 @@ void registerPTXTranslations() {
           return op->emitError() << error;
         os << cubin->cubin;
         return success();
+      },
+      registerTranslationDialects);
+}
+
+//===----------------------------------------------------------------------===//
+// ONNX import
+//===----------------------------------------------------------------------===//
+
+static llvm::cl::opt<std::string> clOnnxLineage(
+    "onnx-lineage",
+    llvm::cl::desc("With --import-onnx: the lineage of graph inputs, "
+                   "input=shared|request|candidate|index,... (the rest is "
+                   "inferred by sc-infer-lineage)"),
+    llvm::cl::init(""));
+static llvm::cl::opt<std::string> clOnnxEntry(
+    "onnx-entry",
+    llvm::cl::desc("With --import-onnx: the function's name (default: the "
+                   "graph's)"),
+    llvm::cl::init(""));
+
+void registerOnnxImport() {
+  static TranslateToMLIRRegistration fromOnnx(
+      "import-onnx",
+      "Import an ONNX model (binary, or ONNX's textual syntax) as a "
+      "function over tensor, linalg and sc ops",
+      [](llvm::SourceMgr &sourceMgr, MLIRContext *context)
+          -> OwningOpRef<Operation *> {
+        const llvm::MemoryBuffer *buffer =
+            sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+        OnnxImportOptions options;
+        options.entryName = clOnnxEntry;
+        std::string why = parseOnnxLineage(clOnnxLineage, options.lineage);
+        if (!why.empty()) {
+          emitError(UnknownLoc::get(context)) << "--onnx-lineage: " << why;
+          return nullptr;
+        }
+        OwningOpRef<ModuleOp> module = importOnnxModel(
+            buffer->getBuffer(), buffer->getBufferIdentifier(), context,
+            options);
+        return OwningOpRef<Operation *>(module.release());
       },
       registerTranslationDialects);
 }

@@ -1,0 +1,775 @@
+//===- ImportONNX.cpp - ONNX models into MLIR -----------------------------===//
+//
+// One importer a node kind (importMatMul, importGather, ...), each building
+// the ops of the node's ONNX meaning at the node's location (its name, in
+// the model file). Element-wise ops broadcast as numpy does, as
+// linalg.generic; products with a batched operand are sc.batch_matmul, the
+// others linalg.matmul; Gather along axis 0 of 1-D indices is
+// sc.gather_rows. What is not imported is refused with the node's name.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sparcast/Target/ONNX.h"
+#include "sparcast/Dialect/SC/IR/ScOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringSet.h"
+
+#include "onnx/defs/parser.h"
+#include "onnx/onnx_pb.h"
+
+using namespace mlir;
+using namespace mlir::sc;
+
+std::string mlir::sc::parseOnnxLineage(StringRef spec,
+                                       llvm::StringMap<LineageKind> &out) {
+  SmallVector<StringRef> items;
+  spec.split(items, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef item : items) {
+    auto [name, kind] = item.split('=');
+    std::optional<LineageKind> lineage = symbolizeLineageKind(kind.trim());
+    if (name.trim().empty() || !lineage || *lineage == LineageKind::gathered)
+      return ("'" + item + "': expected input=shared|request|candidate|index")
+          .str();
+    out[name.trim()] = *lineage;
+  }
+  return "";
+}
+
+namespace {
+
+using ImportResults = FailureOr<SmallVector<Value>>;
+
+/// The one result of a node.
+ImportResults single(FailureOr<Value> v) {
+  if (failed(v))
+    return failure();
+  return SmallVector<Value>{*v};
+}
+
+class OnnxImporter {
+public:
+  OnnxImporter(MLIRContext *ctx, StringRef fileName,
+               const OnnxImportOptions &options)
+      : ctx(ctx), b(ctx), fileName(fileName.str()), options(options) {}
+
+  OwningOpRef<ModuleOp> importModel(const onnx::ModelProto &model);
+
+private:
+  Location fileLoc() { return FileLineColLoc::get(ctx, fileName, 0, 0); }
+  /// Node `index`'s location: its name (or "OpType#index") in the file.
+  Location nodeLoc(const onnx::NodeProto &node, int index) {
+    std::string name = node.name().empty()
+                           ? node.op_type() + "#" + std::to_string(index)
+                           : node.name();
+    return NameLoc::get(StringAttr::get(ctx, name), fileLoc());
+  }
+  /// An error at `loc` that names the node being imported, if any.
+  InFlightDiagnostic error(Location loc) {
+    InFlightDiagnostic diag = mlir::emitError(loc);
+    if (!currentNode.empty())
+      diag << "node '" << currentNode << "': ";
+    return diag;
+  }
+  FailureOr<Type> elementType(int32_t onnxType, Location loc);
+  FailureOr<RankedTensorType> tensorType(const onnx::TypeProto &type,
+                                         Location loc);
+  FailureOr<Value> constant(const onnx::TensorProto &tensor, Location loc);
+  LogicalResult importNode(const onnx::NodeProto &node, Location loc);
+
+  // One importer a node kind: its results' values, or failure (reported).
+  using Results = ImportResults;
+  Results importMatMul(const onnx::NodeProto &node, Location loc);
+  Results importGemm(const onnx::NodeProto &node, Location loc);
+  Results importBinary(const onnx::NodeProto &node, Location loc);
+  Results importUnary(const onnx::NodeProto &node, Location loc);
+  Results importGather(const onnx::NodeProto &node, Location loc);
+  Results importConcat(const onnx::NodeProto &node, Location loc);
+  Results importTranspose(const onnx::NodeProto &node, Location loc);
+  Results importCast(const onnx::NodeProto &node, Location loc);
+  Results importSoftmax(const onnx::NodeProto &node, Location loc);
+
+  /// The value of input `i` of `node`, or failure (reported).
+  FailureOr<Value> input(const onnx::NodeProto &node, int i, Location loc);
+  /// Integer attribute `name` of `node`, or `otherwise`.
+  int64_t intAttr(const onnx::NodeProto &node, StringRef name,
+                  int64_t otherwise);
+  /// `op(operands)` element by element, broadcasting as numpy does, into
+  /// a tensor of `resultElement`.
+  FailureOr<Value>
+  elementwise(ValueRange operands, Type resultElement, Location loc,
+              function_ref<Value(OpBuilder &, Location, ValueRange)> op);
+  /// `x @ y` for rank-2 operands (linalg.matmul into a zero tensor).
+  Value matmul2d(Value x, Value y, Location loc);
+  /// A zero-filled tensor of `type`, dynamic sizes from `like` dims.
+  Value zeros(RankedTensorType type, ArrayRef<Value> dynamicSizes,
+              Location loc);
+
+  MLIRContext *ctx;
+  OpBuilder b;
+  std::string fileName;
+  const OnnxImportOptions &options;
+  /// The graph's values by name.
+  llvm::StringMap<Value> values;
+  /// The node being imported ("name (OpType)"), for the errors.
+  std::string currentNode;
+};
+
+} // namespace
+
+FailureOr<Type> OnnxImporter::elementType(int32_t onnxType, Location loc) {
+  switch (onnxType) {
+  case onnx::TensorProto::FLOAT: return Type(b.getF32Type());
+  case onnx::TensorProto::FLOAT16: return Type(b.getF16Type());
+  case onnx::TensorProto::BFLOAT16: return Type(b.getBF16Type());
+  case onnx::TensorProto::INT32: return Type(b.getI32Type());
+  case onnx::TensorProto::INT64: return Type(b.getI64Type());
+  case onnx::TensorProto::BOOL: return Type(b.getI1Type());
+  default:
+    return error(loc) << "ONNX element type "
+                          << onnx::TensorProto::DataType_Name(
+                                 onnx::TensorProto::DataType(onnxType))
+                          << " is not imported (float, float16, bfloat16, "
+                             "int32, int64, bool are)";
+  }
+}
+
+FailureOr<RankedTensorType>
+OnnxImporter::tensorType(const onnx::TypeProto &type, Location loc) {
+  if (!type.has_tensor_type() || !type.tensor_type().has_shape())
+    return error(loc) << "expected a tensor of known rank";
+  FailureOr<Type> element = elementType(type.tensor_type().elem_type(), loc);
+  if (failed(element))
+    return failure();
+  SmallVector<int64_t> shape;
+  for (const onnx::TensorShapeProto::Dimension &dim :
+       type.tensor_type().shape().dim())
+    shape.push_back(dim.has_dim_value() ? dim.dim_value() : ShapedType::kDynamic);
+  return RankedTensorType::get(shape, *element);
+}
+
+FailureOr<Value> OnnxImporter::constant(const onnx::TensorProto &tensor,
+                                        Location loc) {
+  FailureOr<Type> element = elementType(tensor.data_type(), loc);
+  if (failed(element))
+    return failure();
+  SmallVector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
+  auto type = RankedTensorType::get(shape, *element);
+  if (tensor.has_data_location() &&
+      tensor.data_location() == onnx::TensorProto::EXTERNAL)
+    return error(loc) << "initializer '" << tensor.name()
+                          << "': external data is not imported";
+  int64_t count = type.getNumElements();
+  int64_t bytes = count * ((element->getIntOrFloatBitWidth() + 7) / 8);
+  std::string raw;
+  if (tensor.has_raw_data()) {
+    raw = tensor.raw_data();
+  } else if (tensor.float_data_size()) {
+    raw.assign(reinterpret_cast<const char *>(tensor.float_data().data()),
+               tensor.float_data_size() * sizeof(float));
+  } else if (tensor.int64_data_size()) {
+    raw.assign(reinterpret_cast<const char *>(tensor.int64_data().data()),
+               tensor.int64_data_size() * sizeof(int64_t));
+  } else if (tensor.int32_data_size()) {
+    // int32_data also holds the 16-bit and bool types, one an entry.
+    for (int32_t v : tensor.int32_data()) {
+      int64_t width = (element->getIntOrFloatBitWidth() + 7) / 8;
+      raw.append(reinterpret_cast<const char *>(&v), width);
+    }
+  }
+  if (static_cast<int64_t>(raw.size()) != bytes)
+    return error(loc) << "initializer '" << tensor.name() << "' holds "
+                          << raw.size() << " bytes, its type " << type
+                          << " needs " << bytes;
+  DenseElementsAttr value;
+  if (element->isInteger(1)) {
+    SmallVector<bool> bits(raw.begin(), raw.end());
+    value = DenseElementsAttr::get(type, bits);
+  } else {
+    value = DenseElementsAttr::getFromRawBuffer(
+        type, ArrayRef<char>(raw.data(), raw.size()));
+  }
+  return arith::ConstantOp::create(b, loc, value).getResult();
+}
+
+FailureOr<Value> OnnxImporter::input(const onnx::NodeProto &node, int i,
+                                     Location loc) {
+  if (i >= node.input_size() || node.input(i).empty())
+    return error(loc) << "'" << node.op_type() << "' needs input #" << i;
+  auto it = values.find(node.input(i));
+  if (it == values.end())
+    return error(loc) << "input '" << node.input(i)
+                          << "' is not defined before the node";
+  return it->second;
+}
+
+int64_t OnnxImporter::intAttr(const onnx::NodeProto &node, StringRef name,
+                              int64_t otherwise) {
+  for (const onnx::AttributeProto &a : node.attribute())
+    if (a.name() == name)
+      return a.i();
+  return otherwise;
+}
+
+Value OnnxImporter::zeros(RankedTensorType type, ArrayRef<Value> dynamicSizes,
+                          Location loc) {
+  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                        type.getElementType(), dynamicSizes);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
+  return linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+}
+
+FailureOr<Value> OnnxImporter::elementwise(
+    ValueRange operands, Type resultElement, Location loc,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> op) {
+  int64_t rank = 0;
+  for (Value v : operands)
+    rank = std::max(rank, cast<RankedTensorType>(v.getType()).getRank());
+  // The result's sizes, right-aligned as numpy broadcasts; a dynamic size
+  // is taken from the first operand that has it (sizes that do not agree
+  // at run time are the model's error, as in ONNX).
+  SmallVector<int64_t> shape(rank, 1);
+  SmallVector<Value> sizeFrom(rank);
+  SmallVector<int64_t> sizeDim(rank, 0);
+  for (Value v : operands) {
+    auto t = cast<RankedTensorType>(v.getType());
+    for (int64_t d = 0; d < t.getRank(); ++d) {
+      int64_t r = d + rank - t.getRank(), size = t.getDimSize(d);
+      if (size == 1)
+        continue;
+      if (ShapedType::isDynamic(size)) {
+        if (!sizeFrom[r] && !ShapedType::isDynamic(shape[r]) && shape[r] == 1) {
+          shape[r] = ShapedType::kDynamic;
+          sizeFrom[r] = v;
+          sizeDim[r] = d;
+        }
+        continue;
+      }
+      if (shape[r] != 1 && !ShapedType::isDynamic(shape[r]) && shape[r] != size)
+        return error(loc) << "operands of sizes " << shape[r] << " and "
+                              << size << " do not broadcast";
+      shape[r] = size;
+      sizeFrom[r] = Value();
+    }
+  }
+  SmallVector<Value> dynamicSizes;
+  for (int64_t r = 0; r < rank; ++r)
+    if (ShapedType::isDynamic(shape[r]))
+      dynamicSizes.push_back(tensor::DimOp::create(b, loc, sizeFrom[r], sizeDim[r]));
+  auto resultType = RankedTensorType::get(shape, resultElement);
+  Value init = tensor::EmptyOp::create(b, loc, shape, resultElement, dynamicSizes);
+  SmallVector<AffineMap> maps;
+  for (Value v : operands) {
+    auto t = cast<RankedTensorType>(v.getType());
+    SmallVector<AffineExpr> exprs;
+    for (int64_t d = 0; d < t.getRank(); ++d) {
+      int64_t r = d + rank - t.getRank();
+      bool broadcast = t.getDimSize(d) == 1 && shape[r] != 1;
+      exprs.push_back(broadcast ? b.getAffineConstantExpr(0)
+                                : b.getAffineDimExpr(r));
+    }
+    maps.push_back(AffineMap::get(rank, 0, exprs, ctx));
+  }
+  maps.push_back(b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, operands, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nested, Location at, ValueRange args) {
+        Value out = op(nested, at, args.drop_back());
+        linalg::YieldOp::create(nested, at, out);
+      });
+  return generic.getResult(0);
+}
+
+Value OnnxImporter::matmul2d(Value x, Value y, Location loc) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  auto yt = cast<RankedTensorType>(y.getType());
+  auto type = RankedTensorType::get({xt.getDimSize(0), yt.getDimSize(1)},
+                                    xt.getElementType());
+  SmallVector<Value> sizes;
+  if (type.isDynamicDim(0))
+    sizes.push_back(tensor::DimOp::create(b, loc, x, 0));
+  if (type.isDynamicDim(1))
+    sizes.push_back(tensor::DimOp::create(b, loc, y, 1));
+  return linalg::MatmulOp::create(b, loc, ValueRange{x, y},
+                                  ValueRange{zeros(type, sizes, loc)})
+      .getResult(0);
+}
+
+OnnxImporter::Results OnnxImporter::importMatMul(const onnx::NodeProto &node,
+                                                 Location loc) {
+  FailureOr<Value> x = input(node, 0, loc), y = input(node, 1, loc);
+  if (failed(x) || failed(y))
+    return failure();
+  auto xt = cast<RankedTensorType>(x->getType());
+  auto yt = cast<RankedTensorType>(y->getType());
+  if (xt.getElementType() != yt.getElementType() ||
+      !isa<FloatType>(xt.getElementType()))
+    return error(loc) << "MatMul of " << xt << " and " << yt
+                          << ": expected floats of one type";
+  int64_t xk = xt.getDimSize(xt.getRank() - 1);
+  int64_t yk = yt.getRank() >= 2 ? yt.getDimSize(yt.getRank() - 2) : 0;
+  if (xt.getRank() >= 2 && yt.getRank() >= 2 && !ShapedType::isDynamic(xk) &&
+      !ShapedType::isDynamic(yk) && xk != yk)
+    return error(loc) << "MatMul of " << xt << " and " << yt
+                      << ": contraction sizes " << xk << " and " << yk;
+  if (xt.getRank() == 2 && yt.getRank() == 2)
+    return SmallVector<Value>{matmul2d(*x, *y, loc)};
+  bool batched = (xt.getRank() == 3 || xt.getRank() == 2) &&
+                 (yt.getRank() == 3 || yt.getRank() == 2);
+  if (!batched)
+    return error(loc) << "MatMul of ranks " << xt.getRank() << " and "
+                          << yt.getRank()
+                          << " is not imported (ranks 2 and 3 are)";
+  // A batched operand (the other shared): sc.batch_matmul, the form the
+  // IKBO passes and the GPU kernels take.
+  int64_t batch = xt.getRank() == 3 ? xt.getDimSize(0) : yt.getDimSize(0);
+  if (xt.getRank() == 3 && yt.getRank() == 3 &&
+      ShapedType::isDynamic(batch))
+    batch = yt.getDimSize(0);
+  auto type = RankedTensorType::get(
+      {batch, xt.getDimSize(xt.getRank() - 2), yt.getDimSize(yt.getRank() - 1)},
+      xt.getElementType());
+  return SmallVector<Value>{
+      BatchMatmulOp::create(b, loc, type, *x, *y, ValueRange{}).getResult()};
+}
+
+OnnxImporter::Results OnnxImporter::importGemm(const onnx::NodeProto &node,
+                                               Location loc) {
+  FailureOr<Value> a = input(node, 0, loc), bv = input(node, 1, loc);
+  if (failed(a) || failed(bv))
+    return failure();
+  float alpha = 1, beta = 1;
+  for (const onnx::AttributeProto &attr : node.attribute()) {
+    if (attr.name() == "alpha")
+      alpha = attr.f();
+    if (attr.name() == "beta")
+      beta = attr.f();
+  }
+  auto transpose = [&](Value v) {
+    auto t = cast<RankedTensorType>(v.getType());
+    SmallVector<Value> sizes;
+    for (int64_t d : {1, 0})
+      if (t.isDynamicDim(d))
+        sizes.push_back(tensor::DimOp::create(b, loc, v, d));
+    Value init = tensor::EmptyOp::create(
+        b, loc, {t.getDimSize(1), t.getDimSize(0)}, t.getElementType(), sizes);
+    return linalg::TransposeOp::create(b, loc, v, init, ArrayRef<int64_t>{1, 0})
+        .getResult()[0];
+  };
+  auto at = cast<RankedTensorType>(a->getType());
+  auto bt = cast<RankedTensorType>(bv->getType());
+  if (at.getRank() != 2 || bt.getRank() != 2 ||
+      at.getElementType() != bt.getElementType() ||
+      !isa<FloatType>(at.getElementType()))
+    return error(loc) << "Gemm of " << at << " and " << bt
+                          << ": expected rank-2 floats of one type";
+  Value x = intAttr(node, "transA", 0) ? transpose(*a) : *a;
+  Value y = intAttr(node, "transB", 0) ? transpose(*bv) : *bv;
+  Value product = matmul2d(x, y, loc);
+  Type element = at.getElementType();
+  auto scaled = [&](OpBuilder &nb, Location l, Value v, float s) -> Value {
+    if (s == 1)
+      return v;
+    Value factor = arith::ConstantOp::create(nb, l, nb.getFloatAttr(element, s));
+    return arith::MulFOp::create(nb, l, v, factor);
+  };
+  if (node.input_size() < 3 || node.input(2).empty() || beta == 0) {
+    if (alpha == 1)
+      return SmallVector<Value>{product};
+    return single(elementwise(product, element, loc,
+                              [&](OpBuilder &nb, Location l, ValueRange v) {
+                                return scaled(nb, l, v[0], alpha);
+                              }));
+
+  }
+  FailureOr<Value> c = input(node, 2, loc);
+  if (failed(c))
+    return failure();
+  return single(elementwise({product, *c}, element, loc,
+                     [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
+                       return arith::AddFOp::create(nb, l, scaled(nb, l, v[0], alpha),
+                                                    scaled(nb, l, v[1], beta));
+                     }));
+}
+
+OnnxImporter::Results OnnxImporter::importBinary(const onnx::NodeProto &node,
+                                                 Location loc) {
+  FailureOr<Value> x = input(node, 0, loc), y = input(node, 1, loc);
+  if (failed(x) || failed(y))
+    return failure();
+  Type element = cast<RankedTensorType>(x->getType()).getElementType();
+  if (element != cast<RankedTensorType>(y->getType()).getElementType())
+    return error(loc) << "'" << node.op_type()
+                          << "' of two element types: " << x->getType()
+                          << " and " << y->getType();
+  bool isFloat = isa<FloatType>(element);
+  StringRef kind = node.op_type();
+  return single(elementwise({*x, *y}, element, loc,
+                     [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
+                       if (kind == "Add")
+                         return isFloat ? arith::AddFOp::create(nb, l, v[0], v[1]).getResult()
+                                        : arith::AddIOp::create(nb, l, v[0], v[1]).getResult();
+                       if (kind == "Sub")
+                         return isFloat ? arith::SubFOp::create(nb, l, v[0], v[1]).getResult()
+                                        : arith::SubIOp::create(nb, l, v[0], v[1]).getResult();
+                       if (kind == "Mul")
+                         return isFloat ? arith::MulFOp::create(nb, l, v[0], v[1]).getResult()
+                                        : arith::MulIOp::create(nb, l, v[0], v[1]).getResult();
+                       return isFloat ? arith::DivFOp::create(nb, l, v[0], v[1]).getResult()
+                                      : arith::DivSIOp::create(nb, l, v[0], v[1]).getResult();
+                     }));
+}
+
+OnnxImporter::Results OnnxImporter::importUnary(const onnx::NodeProto &node,
+                                                Location loc) {
+  FailureOr<Value> x = input(node, 0, loc);
+  if (failed(x))
+    return failure();
+  Type element = cast<RankedTensorType>(x->getType()).getElementType();
+  if (!isa<FloatType>(element))
+    return error(loc) << "'" << node.op_type() << "' of " << x->getType()
+                          << ": expected floats";
+  StringRef kind = node.op_type();
+  return single(elementwise(*x, element, loc,
+                     [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
+                       auto cst = [&](double c) -> Value {
+                         return arith::ConstantOp::create(nb, l, nb.getFloatAttr(element, c));
+                       };
+                       if (kind == "Relu")
+                         return arith::MaximumFOp::create(nb, l, v[0], cst(0));
+                       if (kind == "Tanh")
+                         return math::TanhOp::create(nb, l, v[0]);
+                       if (kind == "Exp")
+                         return math::ExpOp::create(nb, l, v[0]);
+                       if (kind == "Neg")
+                         return arith::NegFOp::create(nb, l, v[0]);
+                       if (kind == "Sqrt")
+                         return math::SqrtOp::create(nb, l, v[0]);
+                       // Sigmoid: 1 / (1 + exp(-x)).
+                       Value e = math::ExpOp::create(nb, l, arith::NegFOp::create(nb, l, v[0]));
+                       return arith::DivFOp::create(nb, l, cst(1),
+                                                    arith::AddFOp::create(nb, l, cst(1), e));
+                     }));
+}
+
+OnnxImporter::Results OnnxImporter::importGather(const onnx::NodeProto &node,
+                                                 Location loc) {
+  FailureOr<Value> data = input(node, 0, loc), indices = input(node, 1, loc);
+  if (failed(data) || failed(indices))
+    return failure();
+  auto dt = cast<RankedTensorType>(data->getType());
+  auto it = cast<RankedTensorType>(indices->getType());
+  if (intAttr(node, "axis", 0) != 0 || it.getRank() != 1 ||
+      !it.getElementType().isSignlessInteger() || dt.getRank() < 1)
+    return error(loc) << "Gather is imported along axis 0 with 1-D "
+                             "integer indices (rows of the data), got data "
+                          << dt << ", indices " << it << ", axis "
+                          << intAttr(node, "axis", 0);
+  Value idx = *indices;
+  if (!it.getElementType().isInteger(32)) {
+    // The row index as i32 (sc.gather_rows's, and the kernels').
+    FailureOr<Value> narrowed = elementwise(
+        idx, b.getI32Type(), loc, [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
+          return arith::TruncIOp::create(nb, l, nb.getI32Type(), v[0]);
+        });
+    if (failed(narrowed))
+      return failure();
+    idx = *narrowed;
+  }
+  SmallVector<int64_t> shape(dt.getShape());
+  shape[0] = it.getDimSize(0);
+  auto type = RankedTensorType::get(shape, dt.getElementType());
+  return SmallVector<Value>{GatherRowsOp::create(b, loc, type, *data, idx).getResult()};
+}
+
+OnnxImporter::Results OnnxImporter::importConcat(const onnx::NodeProto &node,
+                                                 Location loc) {
+  SmallVector<Value> parts;
+  for (int i = 0; i < node.input_size(); ++i) {
+    FailureOr<Value> v = input(node, i, loc);
+    if (failed(v))
+      return failure();
+    parts.push_back(*v);
+  }
+  if (parts.empty())
+    return error(loc) << "Concat of no inputs";
+  auto first = cast<RankedTensorType>(parts[0].getType());
+  int64_t rank = first.getRank();
+  for (Value part : parts)
+    if (cast<RankedTensorType>(part.getType()).getRank() != rank ||
+        cast<RankedTensorType>(part.getType()).getElementType() !=
+            first.getElementType())
+      return error(loc) << "Concat of " << first << " and " << part.getType()
+                        << ": expected one rank and element type";
+  int64_t axis = intAttr(node, "axis", 0);
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis >= rank)
+    return error(loc) << "Concat along axis " << intAttr(node, "axis", 0)
+                          << " of rank-" << rank << " tensors";
+  return SmallVector<Value>{
+      tensor::ConcatOp::create(b, loc, axis, parts).getResult()};
+}
+
+OnnxImporter::Results
+OnnxImporter::importTranspose(const onnx::NodeProto &node, Location loc) {
+  FailureOr<Value> x = input(node, 0, loc);
+  if (failed(x))
+    return failure();
+  auto t = cast<RankedTensorType>(x->getType());
+  SmallVector<int64_t> perm;
+  for (const onnx::AttributeProto &a : node.attribute())
+    if (a.name() == "perm")
+      perm.assign(a.ints().begin(), a.ints().end());
+  if (perm.empty())
+    for (int64_t d = t.getRank() - 1; d >= 0; --d)
+      perm.push_back(d);
+  SmallVector<int64_t> sorted(perm);
+  llvm::sort(sorted);
+  if (static_cast<int64_t>(perm.size()) != t.getRank() ||
+      llvm::any_of(llvm::enumerate(sorted),
+                   [](auto p) { return p.value() != int64_t(p.index()); }))
+    return error(loc) << "Transpose: perm is not a permutation of the "
+                          << t.getRank() << " dims";
+  SmallVector<int64_t> shape;
+  SmallVector<Value> sizes;
+  for (int64_t d : perm) {
+    shape.push_back(t.getDimSize(d));
+    if (t.isDynamicDim(d))
+      sizes.push_back(tensor::DimOp::create(b, loc, *x, d));
+  }
+  Value init = tensor::EmptyOp::create(b, loc, shape, t.getElementType(), sizes);
+  return SmallVector<Value>{
+      linalg::TransposeOp::create(b, loc, *x, init, perm).getResult()[0]};
+}
+
+OnnxImporter::Results OnnxImporter::importCast(const onnx::NodeProto &node,
+                                               Location loc) {
+  FailureOr<Value> x = input(node, 0, loc);
+  if (failed(x))
+    return failure();
+  FailureOr<Type> to = elementType(intAttr(node, "to", 0), loc);
+  if (failed(to))
+    return failure();
+  Type from = cast<RankedTensorType>(x->getType()).getElementType();
+  Type target = *to;
+  return single(elementwise(*x, target, loc,
+                     [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
+                       Value in = v[0];
+                       if (from == target)
+                         return in;
+                       bool fromFloat = isa<FloatType>(from),
+                            toFloat = isa<FloatType>(target);
+                       unsigned fw = from.getIntOrFloatBitWidth(),
+                                tw = target.getIntOrFloatBitWidth();
+                       if (fromFloat && toFloat) {
+                         // f16 <-> bf16 through f32 (neither holds the other).
+                         if (fw == tw)
+                           in = arith::ExtFOp::create(nb, l, nb.getF32Type(), in);
+                         unsigned iw = in.getType().getIntOrFloatBitWidth();
+                         return iw < tw ? arith::ExtFOp::create(nb, l, target, in).getResult()
+                                        : arith::TruncFOp::create(nb, l, target, in).getResult();
+                       }
+                       if (fromFloat)
+                         return arith::FPToSIOp::create(nb, l, target, in);
+                       if (toFloat)
+                         return arith::SIToFPOp::create(nb, l, target, in);
+                       return fw < tw ? arith::ExtSIOp::create(nb, l, target, in).getResult()
+                                      : arith::TruncIOp::create(nb, l, target, in).getResult();
+                     }));
+}
+
+OnnxImporter::Results OnnxImporter::importSoftmax(const onnx::NodeProto &node,
+                                                  Location loc) {
+  FailureOr<Value> x = input(node, 0, loc);
+  if (failed(x))
+    return failure();
+  auto t = cast<RankedTensorType>(x->getType());
+  int64_t axis = intAttr(node, "axis", -1);
+  if (axis < 0)
+    axis += t.getRank();
+  if (axis < 0 || axis >= t.getRank() || !isa<FloatType>(t.getElementType()))
+    return error(loc) << "Softmax along axis " << intAttr(node, "axis", -1)
+                          << " of " << t;
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < t.getRank(); ++d)
+    if (t.isDynamicDim(d))
+      sizes.push_back(tensor::DimOp::create(b, loc, *x, d));
+  Value init = tensor::EmptyOp::create(b, loc, t.getShape(), t.getElementType(), sizes);
+  // As its reductions and element-wise steps (linalg.softmax has no loop
+  // lowering of its own).
+  auto softmax = linalg::SoftmaxOp::create(b, loc, t, *x, init, axis);
+  FailureOr<SmallVector<Value>> steps = softmax.decomposeOperation(b);
+  softmax.erase();
+  if (failed(steps))
+    return error(loc) << "Softmax of " << t << " could not be decomposed";
+  return *steps;
+}
+
+LogicalResult OnnxImporter::importNode(const onnx::NodeProto &node,
+                                       Location loc) {
+  currentNode = cast<NameLoc>(loc).getName().str();
+  if (!node.domain().empty() && node.domain() != "ai.onnx")
+    return error(loc) << "op '" << node.op_type() << "' of domain '"
+                          << node.domain() << "' is not imported";
+  StringRef kind = node.op_type();
+  using Importer = Results (OnnxImporter::*)(const onnx::NodeProto &, Location);
+  static const llvm::StringMap<Importer> importers = {
+      {"MatMul", &OnnxImporter::importMatMul},
+      {"Gemm", &OnnxImporter::importGemm},
+      {"Add", &OnnxImporter::importBinary},
+      {"Sub", &OnnxImporter::importBinary},
+      {"Mul", &OnnxImporter::importBinary},
+      {"Div", &OnnxImporter::importBinary},
+      {"Relu", &OnnxImporter::importUnary},
+      {"Sigmoid", &OnnxImporter::importUnary},
+      {"Tanh", &OnnxImporter::importUnary},
+      {"Exp", &OnnxImporter::importUnary},
+      {"Neg", &OnnxImporter::importUnary},
+      {"Sqrt", &OnnxImporter::importUnary},
+      {"Gather", &OnnxImporter::importGather},
+      {"Concat", &OnnxImporter::importConcat},
+      {"Transpose", &OnnxImporter::importTranspose},
+      {"Cast", &OnnxImporter::importCast},
+      {"Softmax", &OnnxImporter::importSoftmax},
+  };
+  auto it = importers.find(kind);
+  if (it == importers.end())
+    return error(loc) << "ONNX op '" << kind << "' is not imported yet";
+  Results results = (this->*(it->second))(node, loc);
+  if (failed(results))
+    return failure();
+  if (static_cast<int>(results->size()) < node.output_size())
+    return error(loc) << "'" << kind << "' has " << node.output_size()
+                          << " outputs; " << results->size() << " imported";
+  for (auto [name, value] : llvm::zip(node.output(), *results))
+    if (!name.empty())
+      values[name] = value;
+  return success();
+}
+
+OwningOpRef<ModuleOp> OnnxImporter::importModel(const onnx::ModelProto &model) {
+  const onnx::GraphProto &graph = model.graph();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc());
+  b.setInsertionPointToEnd(module->getBody());
+  // Arguments: the graph's inputs that no initializer gives.
+  llvm::StringSet<> initialized;
+  for (const onnx::TensorProto &t : graph.initializer())
+    initialized.insert(t.name());
+  SmallVector<Type> argTypes, resultTypes;
+  SmallVector<std::string> argNames;
+  for (const onnx::ValueInfoProto &in : graph.input()) {
+    if (initialized.contains(in.name()))
+      continue;
+    FailureOr<RankedTensorType> type =
+        tensorType(in.type(), NameLoc::get(StringAttr::get(ctx, in.name()), fileLoc()));
+    if (failed(type))
+      return nullptr;
+    // The candidate -> request index is int32 in Sparcast (sc.gather_rows,
+    // the kernels, the runtime's index checks): an int64 index input (as
+    // torch exports it) becomes an int32 argument.
+    auto lineage = options.lineage.find(in.name());
+    if (lineage != options.lineage.end() &&
+        lineage->second == LineageKind::index &&
+        type->getElementType().isInteger(64))
+      *type = RankedTensorType::get(type->getShape(), b.getI32Type());
+    argTypes.push_back(*type);
+    argNames.push_back(in.name());
+  }
+  for (const onnx::ValueInfoProto &out : graph.output()) {
+    FailureOr<RankedTensorType> type =
+        tensorType(out.type(), NameLoc::get(StringAttr::get(ctx, out.name()), fileLoc()));
+    if (failed(type))
+      return nullptr;
+    resultTypes.push_back(*type);
+  }
+  for (const auto &entry : options.lineage)
+    if (!llvm::is_contained(argNames, entry.getKey().str())) {
+      emitError(fileLoc()) << "--onnx-lineage names '" << entry.getKey()
+                           << "', which is no input of the graph";
+      return nullptr;
+    }
+  std::string name = !options.entryName.empty() ? options.entryName
+                     : !graph.name().empty()    ? graph.name()
+                                                : "model";
+  auto func = func::FuncOp::create(b, fileLoc(), name,
+                                   b.getFunctionType(argTypes, resultTypes));
+  Block *entry = func.addEntryBlock();
+  for (auto [i, argName] : llvm::enumerate(argNames)) {
+    values[argName] = entry->getArgument(i);
+    auto it = options.lineage.find(argName);
+    if (it != options.lineage.end())
+      func.setArgAttr(i, ScDialect::getLineageAttrName(),
+                      LineageKindAttr::get(ctx, it->second));
+  }
+  b.setInsertionPointToStart(entry);
+  for (const onnx::TensorProto &t : graph.initializer()) {
+    FailureOr<Value> v =
+        constant(t, NameLoc::get(StringAttr::get(ctx, t.name()), fileLoc()));
+    if (failed(v))
+      return nullptr;
+    values[t.name()] = *v;
+  }
+  for (auto [index, node] : llvm::enumerate(graph.node()))
+    if (failed(importNode(node, nodeLoc(node, index))))
+      return nullptr;
+  currentNode.clear();
+  SmallVector<Value> results;
+  for (auto [out, type] : llvm::zip(graph.output(), resultTypes)) {
+    auto it = values.find(out.name());
+    if (it == values.end()) {
+      emitError(fileLoc()) << "graph output '" << out.name()
+                           << "' is computed by no node";
+      return nullptr;
+    }
+    Value v = it->second;
+    // The model's declared type (a dim it names, or knows) is the
+    // function's: cast where the imported value's is more or less precise.
+    if (v.getType() != type) {
+      if (!tensor::CastOp::areCastCompatible(v.getType(), type)) {
+        emitError(fileLoc()) << "graph output '" << out.name() << "' is "
+                             << v.getType() << ", declared " << type;
+        return nullptr;
+      }
+      v = tensor::CastOp::create(b, fileLoc(), type, v);
+    }
+    results.push_back(v);
+  }
+  func::ReturnOp::create(b, fileLoc(), results);
+  if (failed(verify(*module)))
+    return nullptr;
+  return module;
+}
+
+OwningOpRef<ModuleOp> mlir::sc::importOnnxModel(StringRef contents,
+                                                StringRef fileName,
+                                                MLIRContext *context,
+                                                const OnnxImportOptions &options) {
+  context->loadDialect<arith::ArithDialect, func::FuncDialect,
+                       linalg::LinalgDialect, math::MathDialect, ScDialect,
+                       tensor::TensorDialect>();
+  onnx::ModelProto model;
+  // A serialized model, else the textual syntax.
+  if (!model.ParseFromArray(contents.data(), static_cast<int>(contents.size()))) {
+    model.Clear();
+    onnx::Common::Status status =
+        onnx::OnnxParser::Parse(model, contents.str().c_str());
+    if (!status.IsOK()) {
+      emitError(FileLineColLoc::get(context, fileName, 0, 0))
+          << "not an ONNX model (neither a serialized ModelProto nor the "
+             "textual syntax): "
+          << status.ErrorMessage();
+      return nullptr;
+    }
+  }
+  OnnxImporter importer(context, fileName, options);
+  return importer.importModel(model);
+}

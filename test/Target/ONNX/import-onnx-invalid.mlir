@@ -1,0 +1,20 @@
+// RUN: not sparcast-translate --import-onnx %S/Inputs/bad-op.onnxtxt 2>&1 | FileCheck %s --check-prefix=OP
+// RUN: not sparcast-translate --import-onnx %S/Inputs/bad-gather.onnxtxt 2>&1 | FileCheck %s --check-prefix=GATHER
+// RUN: not sparcast-translate --import-onnx %S/Inputs/bad-matmul.onnxtxt 2>&1 | FileCheck %s --check-prefix=MATMUL
+// RUN: not sparcast-translate --import-onnx %S/Inputs/bad-order.onnxtxt 2>&1 | FileCheck %s --check-prefix=ORDER
+// RUN: not sparcast-translate --import-onnx %S/Inputs/bad-broadcast.onnxtxt 2>&1 | FileCheck %s --check-prefix=BROADCAST
+// RUN: not sparcast-translate --import-onnx %S/Inputs/not-a-model.onnxtxt 2>&1 | FileCheck %s --check-prefix=TEXT
+// RUN: not sparcast-translate --import-onnx %S/Inputs/lce.onnxtxt --onnx-lineage=idx=sideways 2>&1 | FileCheck %s --check-prefix=LINEAGE
+// RUN: not sparcast-translate --import-onnx %S/Inputs/lce.onnxtxt --onnx-lineage=items=candidate 2>&1 | FileCheck %s --check-prefix=NOINPUT
+// RUN: not sparcast-aot %S/Inputs/bad-op.onnxtxt -o %t 2>&1 | FileCheck %s --check-prefix=OP
+
+// What the importer does not take is a located error naming the node (its
+// name, or its op and position when unnamed) and why; nothing is imported.
+// OP: bad-op.onnxtxt:0:0: error: node 'Erf#0': ONNX op 'Erf' is not imported yet
+// GATHER: error: node 'Gather#0': Gather is imported along axis 0 with 1-D integer indices (rows of the data), got data 'tensor<4x8xf32>', indices 'tensor<3xi64>', axis 1
+// MATMUL: error: node 'MatMul#0': MatMul of ranks 4 and 2 is not imported (ranks 2 and 3 are)
+// ORDER: error: node 'Relu#0': input 't' is not defined before the node
+// BROADCAST: error: node 'Add#0': operands of sizes 8 and 3 do not broadcast
+// TEXT: not-a-model.onnxtxt:0:0: error: not an ONNX model (neither a serialized ModelProto nor the textual syntax)
+// LINEAGE: error: --onnx-lineage: 'idx=sideways': expected input=shared|request|candidate|index
+// NOINPUT: error: --onnx-lineage names 'items', which is no input of the graph
