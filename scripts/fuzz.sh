@@ -18,7 +18,7 @@ if [ ! -f "$SPARCAST_BUILD_DIR/build.ninja" ]; then
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
     -DSPARCAST_FUZZ_COVERAGE=ON >/dev/null
 fi
-ninja -C "$SPARCAST_BUILD_DIR" sparcast-manifest-fuzzer sparcast-sc-fuzzer | { grep -v "^\[" || true; }
+ninja -C "$SPARCAST_BUILD_DIR" sparcast-manifest-fuzzer sparcast-sc-fuzzer sparcast-onnx-fuzzer | { grep -v "^\[" || true; }
 run() { # NAME CORPUS EXTRA...
   local fuzzer="$SPARCAST_BUILD_DIR/bin/sparcast-$1-fuzzer" corpus="$2"; shift 2
   [ -x "$fuzzer" ] || { echo "fuzz.sh: $fuzzer not built (needs clang with libfuzzer-22-dev, libclang-rt-22-dev)"; exit 1; }
@@ -31,3 +31,4 @@ run() { # NAME CORPUS EXTRA...
 }
 run manifest "$ROOT/runtime/fuzz/manifest-corpus"
 run sc "$ROOT/test/fuzz/sc-corpus" -max_len=4096
+run onnx "$ROOT/test/fuzz/onnx-corpus" -max_len=4096
