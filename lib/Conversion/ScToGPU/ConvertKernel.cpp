@@ -9,50 +9,81 @@
 //===----------------------------------------------------------------------===//
 
 #include "sparcast/Conversion/ScToGPU/ConvertKernel.h"
-#include "TemplateUtils.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Builders.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::sc;
-using mlir::sc::detail::replaceAll;
-using mlir::sc::detail::typeToString;
 
 namespace {
 constexpr int64_t kThreads = 256;
 // Enough CTAs to fill an H200 several times over; each loops over the rest.
 constexpr int64_t kBlocks = 1056;
+// Elements a thread a step: 16 bytes of 16-bit values.
+constexpr int64_t kVector = 8;
 
-constexpr const char *kConvertTemplate = R"mlir(
-gpu.module @scratch {
-  gpu.func @$KERNEL(%src: $SRC, %dst: $DST) kernel
-      attributes {nvvm.maxntid = array<i32: 256, 1, 1>} {
-    %c0 = arith.constant 0 : index
-    %c8 = arith.constant 8 : index
-    %c256 = arith.constant 256 : index
-    %flatSrc = memref.collapse_shape %src [$DIMS] : $SRC into $FLATS
-    %flatDst = memref.collapse_shape %dst [$DIMS] : $DST into $FLATD
-    %n = memref.dim %flatSrc, %c0 : $FLATS
-    %vectors = arith.divui %n, %c8 : index
-    %tid = gpu.thread_id x
-    %bid = gpu.block_id x
-    %blocks = gpu.grid_dim x
-    %first0 = arith.muli %bid, %c256 : index
-    %first = arith.addi %first0, %tid : index
-    %stride = arith.muli %blocks, %c256 : index
-    scf.for %i = %first to %vectors step %stride {
-      // 16 bytes at a multiple of 16 (the runtime checks that every tensor
-      // is 16-byte aligned): one 128-bit access each way.
-      %e = arith.muli %i, %c8 : index
-      %x = vector.load %flatSrc[%e] {alignment = 16} : $FLATS, vector<8x$ST>
-      %wide = arith.extf %x : vector<8x$ST> to vector<8xf32>
-      %y = arith.truncf %wide : vector<8xf32> to vector<8x$DT>
-      vector.store %y, %flatDst[%e] {alignment = 16} : $FLATD, vector<8x$DT>
-    }
-    gpu.return
-  }
+std::string typeName(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  type.print(os);
+  return s;
 }
-)mlir";
+
+/// The kernel: (src, dst) as flat arrays, a grid-stride loop of 8-element
+/// vectors (the runtime checks that every tensor is 16-byte aligned: one
+/// 128-bit access each way), each widened to f32 and rounded.
+void writeConvertKernel(Location loc, gpu::GPUModuleOp gpuModule,
+                        StringRef kernelName, MemRefType srcType,
+                        MemRefType dstType) {
+  MLIRContext *ctx = gpuModule.getContext();
+  ctx->loadDialect<arith::ArithDialect, memref::MemRefDialect, scf::SCFDialect,
+                   vector::VectorDialect>();
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(gpuModule.getBody());
+  auto func = gpu::GPUFuncOp::create(
+      b, loc, kernelName, b.getFunctionType({srcType, dstType}, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({kThreads, 1, 1}));
+  b.setInsertionPointToStart(&func.getBody().front());
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  Value c0 = index(0), c8 = index(kVector), c256 = index(kThreads);
+  SmallVector<ReassociationIndices> all(1);
+  for (int64_t d = 0; d < srcType.getRank(); ++d)
+    all[0].push_back(d);
+  Value src = memref::CollapseShapeOp::create(b, loc, func.getArgument(0), all);
+  Value dst = memref::CollapseShapeOp::create(b, loc, func.getArgument(1), all);
+  Value n = memref::DimOp::create(b, loc, src, c0);
+  Value vectors = arith::DivUIOp::create(b, loc, n, c8);
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value blocks = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+  Value first = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, bid, c256), tid);
+  Value stride = arith::MulIOp::create(b, loc, blocks, c256);
+  auto loop = scf::ForOp::create(b, loc, first, vectors, stride);
+  b.setInsertionPointToStart(loop.getBody());
+  Value e = arith::MulIOp::create(b, loc, loop.getInductionVar(), c8);
+  auto vec = [&](Type element) { return VectorType::get({kVector}, element); };
+  Value load = vector::LoadOp::create(b, loc, vec(srcType.getElementType()),
+                                      src, ValueRange{e}, /*nontemporal=*/false,
+                                      llvm::MaybeAlign(16));
+  Value wide = arith::ExtFOp::create(b, loc, vec(b.getF32Type()), load,
+                                     arith::FastMathFlagsAttr());
+  Value narrow = arith::TruncFOp::create(b, loc, vec(dstType.getElementType()),
+                                         wide, arith::RoundingModeAttr(),
+                                         arith::FastMathFlagsAttr());
+  vector::StoreOp::create(b, loc, narrow, dst, ValueRange{e},
+                          /*nontemporal=*/false, llvm::MaybeAlign(16));
+  b.setInsertionPointToEnd(&func.getBody().front());
+  gpu::ReturnOp::create(b, loc);
+}
 } // namespace
 
 FailureOr<KernelLaunch> mlir::sc::buildConvertKernel(Location loc,
@@ -67,29 +98,12 @@ FailureOr<KernelLaunch> mlir::sc::buildConvertKernel(Location loc,
                              "shape";
   int64_t rank = spec.srcType.getRank();
   int64_t inner = spec.srcType.getDimSize(rank - 1);
-  if (ShapedType::isDynamic(inner) || inner % 8 != 0)
+  if (ShapedType::isDynamic(inner) || inner % kVector != 0)
     return emitError(loc) << "convert kernels need a static innermost dim, "
                              "a multiple of 8";
-  std::string dims;
-  for (int64_t d = 0; d < rank; ++d)
-    dims += (d ? ", " : "[") + std::to_string(d);
-  dims += "]";
-  llvm::StringMap<std::string> values;
-  values["KERNEL"] = kernelName.str();
-  values["SRC"] = typeToString(MemRefType::get(spec.srcType.getShape(), from));
-  values["DST"] = typeToString(MemRefType::get(spec.dstType.getShape(), to));
-  values["ST"] = typeToString(from);
-  values["DT"] = typeToString(to);
-  values["DIMS"] = dims;
-  // The flat size: static when every dim is.
-  std::string flat = spec.srcType.hasStaticShape()
-                         ? std::to_string(spec.srcType.getNumElements())
-                         : std::string("?");
-  values["FLATS"] = "memref<" + flat + "x" + typeToString(from) + ">";
-  values["FLATD"] = "memref<" + flat + "x" + typeToString(to) + ">";
-  if (failed(detail::installTemplate(
-          loc, gpuModule, replaceAll(kConvertTemplate, values), "convert")))
-    return failure();
+  writeConvertKernel(loc, gpuModule, kernelName,
+                     MemRefType::get(spec.srcType.getShape(), from),
+                     MemRefType::get(spec.dstType.getShape(), to));
 
   KernelLaunch launch;
   launch.kernel = kernelName.str();
@@ -103,8 +117,8 @@ FailureOr<KernelLaunch> mlir::sc::buildConvertKernel(Location loc,
   launch.params = {src, dst};
   launch.summary = llvm::formatv("{0}: convert {1} ({2}) -> {3} ({4}), 8 "
                                  "elements a thread a step",
-                                 kernelName, spec.src, typeToString(from),
-                                 spec.dst, typeToString(to))
+                                 kernelName, spec.src, typeName(from),
+                                 spec.dst, typeName(to))
                        .str();
   return launch;
 }

@@ -6,46 +6,90 @@
 //===----------------------------------------------------------------------===//
 
 #include "sparcast/Conversion/ScToGPU/CopyKernel.h"
-#include "TemplateUtils.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::sc;
-using mlir::sc::detail::replaceAll;
-using mlir::sc::detail::typeToString;
 
 namespace {
-constexpr const char *kCopyTemplate = R"mlir(
-gpu.module @scratch {
-  gpu.func @$KERNEL(%src: $SRC, %dst: $DST) kernel
-      attributes {nvvm.maxntid = array<i32: 256, 1, 1>} {
-    %c256 = arith.constant 256 : index
-    %inner = arith.constant $INNER : index
-    %tid = gpu.thread_id x
-    %bid = gpu.block_id x
-    %i0 = gpu.block_id z
-    %base = arith.muli %bid, %c256 : index
-    %flat = arith.addi %base, %tid : index
-    %live = arith.cmpi ult, %flat, %inner : index
-    scf.if %live {
-$INDICES
-      %true = arith.constant true
-$INSIDE
-      %v = scf.if %inside -> ($T) {
-$SOURCE
-        %x = memref.load %src[$SRCIDX] : $SRC
-        scf.yield %x : $T
-      } else {
-        %zero = arith.constant 0.0 : $T
-        scf.yield %zero : $T
-      }
-      memref.store %v, %dst[$DSTIDX] : $DST
-    }
-    gpu.return
+constexpr int64_t kThreads = 256;
+
+/// The kernel: thread `flat` of CTA (x, z) writes destination element
+/// (z, flat's row-major inner indices): the source's at `offsets` past it
+/// when inside `extent`, else zero.
+void writeCopyKernel(Location loc, gpu::GPUModuleOp gpuModule,
+                     StringRef kernelName, const CopySpec &spec,
+                     int64_t inner) {
+  MLIRContext *ctx = gpuModule.getContext();
+  ctx->loadDialect<arith::ArithDialect, memref::MemRefDialect,
+                   scf::SCFDialect>();
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(gpuModule.getBody());
+  Type element = spec.dstType.getElementType();
+  auto srcType = MemRefType::get(spec.srcType.getShape(), element);
+  auto dstType = MemRefType::get(spec.dstType.getShape(), element);
+  auto func = gpu::GPUFuncOp::create(b, loc, kernelName,
+                                     b.getFunctionType({srcType, dstType}, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({kThreads, 1, 1}));
+  b.setInsertionPointToStart(&func.getBody().front());
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  Value c256 = index(kThreads), innerSize = index(inner);
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  int64_t rank = spec.dstType.getRank();
+  SmallVector<Value> at(rank);
+  at[0] = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+  Value flat = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, bid, c256), tid);
+  Value live = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, flat,
+                                     innerSize);
+  auto ifLive = scf::IfOp::create(b, loc, live, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&ifLive.getThenRegion().front());
+  // flat -> (i1, ..., i_{r-1}), row-major over the destination's inner dims.
+  Value rest = flat;
+  for (int64_t d = rank - 1; d >= 1; --d) {
+    Value size = index(spec.dstType.getDimSize(d));
+    at[d] = arith::RemUIOp::create(b, loc, rest, size);
+    rest = arith::DivUIOp::create(b, loc, rest, size);
   }
+  // Inside the source box in every dim where it is smaller than the
+  // destination.
+  Value inside = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t extent = spec.extent[d];
+    if (ShapedType::isDynamic(extent) || extent == spec.dstType.getDimSize(d))
+      continue;
+    Value lt = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, at[d],
+                                     index(extent));
+    inside = arith::AndIOp::create(b, loc, inside, lt);
+  }
+  auto ifInside = scf::IfOp::create(b, loc, TypeRange{element}, inside,
+                                    /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifInside.getThenRegion().front());
+    SmallVector<Value> from;
+    for (int64_t d = 0; d < rank; ++d)
+      from.push_back(arith::AddIOp::create(b, loc, at[d], index(spec.offsets[d])));
+    Value x = memref::LoadOp::create(b, loc, func.getArgument(0), from);
+    scf::YieldOp::create(b, loc, x);
+    b.setInsertionPointToStart(&ifInside.getElseRegion().front());
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+    scf::YieldOp::create(b, loc, zero);
+  }
+  memref::StoreOp::create(b, loc, ifInside.getResult(0), func.getArgument(1),
+                          at);
+  b.setInsertionPointToEnd(&func.getBody().front());
+  gpu::ReturnOp::create(b, loc);
 }
-)mlir";
 } // namespace
 
 FailureOr<KernelLaunch> mlir::sc::buildCopyKernel(Location loc,
@@ -62,66 +106,15 @@ FailureOr<KernelLaunch> mlir::sc::buildCopyKernel(Location loc,
   if (!isa<FloatType>(element))
     return emitError(loc) << "copy kernels copy float tensors";
 
-  // flat -> (i1, ..., i_{r-1}), row-major over the destination's inner dims.
   int64_t inner = 1;
   for (int64_t d = 1; d < rank; ++d)
     inner *= spec.dstType.getDimSize(d);
-  std::string indices, inside;
-  std::string rest = "%flat";
-  for (int64_t d = rank - 1; d >= 1; --d) {
-    int64_t size = spec.dstType.getDimSize(d);
-    indices += llvm::formatv("      %sz{0} = arith.constant {1} : index\n"
-                             "      %i{0} = arith.remui {2}, %sz{0} : index\n"
-                             "      %q{0} = arith.divui {2}, %sz{0} : index\n",
-                             d, size, rest)
-                   .str();
-    rest = "%q" + std::to_string(d);
-  }
-  // Inside the box in every dim with an extent smaller than the destination.
-  inside = "      %in_start = arith.constant true\n";
-  std::string last = "%in_start";
-  for (int64_t d = 0; d < rank; ++d) {
-    int64_t extent = spec.extent[d];
-    if (ShapedType::isDynamic(extent) || extent == spec.dstType.getDimSize(d))
-      continue;
-    inside += llvm::formatv("      %ext{0} = arith.constant {1} : index\n"
-                            "      %lt{0} = arith.cmpi ult, %i{0}, %ext{0} : index\n"
-                            "      %in{0} = arith.andi {2}, %lt{0} : i1\n",
-                            d, extent, last)
-                  .str();
-    last = "%in" + std::to_string(d);
-  }
-  inside += "      %inside = arith.andi " + last + ", %true : i1\n";
-  std::string source, srcIdx, dstIdx;
-  for (int64_t d = 0; d < rank; ++d) {
-    source += llvm::formatv("        %off{0} = arith.constant {1} : index\n"
-                            "        %s{0} = arith.addi %i{0}, %off{0} : index\n",
-                            d, spec.offsets[d])
-                  .str();
-    srcIdx += (d ? ", %s" : "%s") + std::to_string(d);
-    dstIdx += (d ? ", %i" : "%i") + std::to_string(d);
-  }
-  llvm::StringMap<std::string> values;
-  values["KERNEL"] = kernelName.str();
-  values["SRC"] = typeToString(
-      MemRefType::get(spec.srcType.getShape(), spec.srcType.getElementType()));
-  values["DST"] = typeToString(
-      MemRefType::get(spec.dstType.getShape(), spec.dstType.getElementType()));
-  values["T"] = typeToString(element);
-  values["INNER"] = std::to_string(inner);
-  values["INDICES"] = indices;
-  values["INSIDE"] = inside;
-  values["SOURCE"] = source;
-  values["SRCIDX"] = srcIdx;
-  values["DSTIDX"] = dstIdx;
-  if (failed(detail::installTemplate(
-          loc, gpuModule, replaceAll(kCopyTemplate, values), "copy")))
-    return failure();
+  writeCopyKernel(loc, gpuModule, kernelName, spec, inner);
 
   KernelLaunch launch;
   launch.kernel = kernelName.str();
-  launch.block[0] = 256;
-  launch.grid[0] = LaunchDim::of(llvm::divideCeil(inner, 256));
+  launch.block[0] = kThreads;
+  launch.grid[0] = LaunchDim::of(llvm::divideCeil(inner, kThreads));
   launch.grid[1] = LaunchDim::of(1);
   launch.grid[2] = spec.batch;
   LaunchParam src, dst;
