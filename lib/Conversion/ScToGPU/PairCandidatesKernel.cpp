@@ -16,129 +16,166 @@
 //===----------------------------------------------------------------------===//
 
 #include "sparcast/Conversion/ScToGPU/PairCandidatesKernel.h"
-#include "TemplateUtils.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::sc;
 
 namespace {
-constexpr const char *kPairTemplate = R"mlir(
-gpu.module @scratch {
-  gpu.func @$KERNEL(%idx: memref<?xi32>, %waiting: memref<?xi32>, %pairs: memref<?xi32>) kernel
-      attributes {nvvm.maxntid = array<i32: 256, 1, 1>} {
-    %c0 = arith.constant 0 : index
-    %c4 = arith.constant 4 : index
-    %c31 = arith.constant 31 : index
-    %c256 = arith.constant 256 : index
-    %zero = arith.constant 0 : i32
-    %one = arith.constant 1 : i32
-    %two = arith.constant 2 : i32
-    %minusOne = arith.constant -1 : i32
-    %true = arith.constant true
-    %tid = gpu.thread_id x
-    %bid = gpu.block_id x
-    %base = arith.muli %bid, %c256 : index
-    %b = arith.addi %base, %tid : index
-    %nB = memref.dim %idx, %c0 : memref<?xi32>
-    %nU = memref.dim %waiting, %c0 : memref<?xi32>
-    %live = arith.cmpi ult, %b, %nB : index
-    %bc = arith.select %live, %b, %c0 : index
-    %u32 = memref.load %idx[%bc] : memref<?xi32>
-    // A negative index is a huge unsigned one: out of range, so alone.
-    %u = arith.index_cast %u32 : i32 to index
-    %inU = arith.cmpi ult, %u, %nU : index
-    %known = arith.andi %live, %inU : i1
-    // Every lane takes part in the match; one without a request matches
-    // nothing (a negative key of its own).
-    %laneI = arith.andi %tid, %c31 : index
-    %lane = arith.index_cast %laneI : index to i32
-    %own = arith.subi %minusOne, %lane : i32
-    %key = arith.select %known, %u32, %own : i32
-    %group = nvvm.match.sync any %minusOne, %key : i32 -> i32
-    %bit = arith.shli %one, %lane : i32
-    %belowMask = arith.subi %bit, %one : i32
-    %below = arith.andi %group, %belowMask : i32
-    %rank = llvm.intr.ctpop(%below) : (i32) -> i32
-    %rankOdd = arith.andi %rank, %one : i32
-    %leads = arith.cmpi eq, %rankOdd, %zero : i32
-    // The next lane of the group above this one, if any.
-    %upTo = arith.shli %two, %lane : i32
-    %upToMask = arith.subi %upTo, %one : i32
-    %notUpTo = arith.xori %upToMask, %minusOne : i32
-    %above = arith.andi %group, %notUpTo : i32
-    %hasAbove = arith.cmpi ne, %above, %zero : i32
-    %negAbove = arith.subi %zero, %above : i32
-    %next = arith.andi %above, %negAbove : i32
-    %nextMask = arith.subi %next, %one : i32
-    %nextLane = llvm.intr.ctpop(%nextMask) : (i32) -> i32
-    %leadsKnown = arith.andi %leads, %known : i1
-    %pairsHere = arith.andi %leadsKnown, %hasAbove : i1
-    %noAbove = arith.xori %hasAbove, %true : i1
-    %leftOver = arith.andi %leadsKnown, %noAbove : i1
-    %b32 = arith.index_cast %b : index to i32
-    %me = arith.addi %b32, %one : i32
-    scf.if %pairsHere {
-      %laneGap = arith.subi %nextLane, %lane : i32
-      %partner32 = arith.addi %b32, %laneGap : i32
-      %partnerPlus = arith.addi %partner32, %one : i32
-      %partner = arith.index_cast %partner32 : i32 to index
-      memref.store %partnerPlus, %pairs[%b] : memref<?xi32>
-      memref.store %minusOne, %pairs[%partner] : memref<?xi32>
-    }
-    scf.if %leftOver {
-      // Relaxed, device scope: the slot's value is all that is shared; the
-      // attention kernel reads the table after this kernel ends.
-      %slots = memref.extract_aligned_pointer_as_index %waiting : memref<?xi32> -> index
-      %slotOff = arith.muli %u, %c4 : index
-      %slotAddr = arith.addi %slots, %slotOff : index
-      %slotAddr64 = arith.index_cast %slotAddr : index to i64
-      %slot = llvm.inttoptr %slotAddr64 : i64 to !llvm.ptr<1>
-      %seen = llvm.load %slot atomic syncscope("device") monotonic {alignment = 4 : i64} : !llvm.ptr<1> -> i32
-      %before = scf.while (%cur = %seen) : (i32) -> i32 {
-        %empty = arith.cmpi eq, %cur, %zero : i32
-        %give = arith.select %empty, %me, %zero : i32
-        %swap = llvm.cmpxchg %slot, %cur, %give syncscope("device") monotonic monotonic : !llvm.ptr<1>, i32
-        %old = llvm.extractvalue %swap[0] : !llvm.struct<(i32, i1)>
-        %done = llvm.extractvalue %swap[1] : !llvm.struct<(i32, i1)>
-        %again = arith.xori %done, %true : i1
-        scf.condition(%again) %old : i32
-      } do {
-      ^bb0(%old: i32):
-        scf.yield %old : i32
-      }
-      // Someone waited: b is its partner.
-      %took = arith.cmpi ne, %before, %zero : i32
-      scf.if %took {
-        %leader32 = arith.subi %before, %one : i32
-        %leader = arith.index_cast %leader32 : i32 to index
-        memref.store %me, %pairs[%leader] : memref<?xi32>
-        memref.store %minusOne, %pairs[%b] : memref<?xi32>
-      }
-    }
-    gpu.return
+constexpr int64_t kThreads = 256;
+
+/// The kernel (idx, waiting, pairs), one thread a candidate.
+void writePairKernel(Location loc, gpu::GPUModuleOp gpuModule,
+                     StringRef kernelName) {
+  MLIRContext *ctx = gpuModule.getContext();
+  ctx->loadDialect<arith::ArithDialect, LLVM::LLVMDialect, NVVM::NVVMDialect,
+                   memref::MemRefDialect, scf::SCFDialect>();
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(gpuModule.getBody());
+  Type i32 = b.getI32Type();
+  auto table = MemRefType::get({ShapedType::kDynamic}, i32);
+  auto func = gpu::GPUFuncOp::create(
+      b, loc, kernelName, b.getFunctionType({table, table, table}, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({kThreads, 1, 1}));
+  Value idx = func.getArgument(0), waiting = func.getArgument(1),
+        pairs = func.getArgument(2);
+  b.setInsertionPointToStart(&func.getBody().front());
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  auto int32 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i32, v).getResult();
+  };
+  auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) -> Value {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  };
+  auto sub = [&](Value x, Value y) -> Value {
+    return arith::SubIOp::create(b, loc, x, y);
+  };
+  auto andi = [&](Value x, Value y) -> Value {
+    return arith::AndIOp::create(b, loc, x, y);
+  };
+  auto toIndex = [&](Value v) -> Value {
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+  };
+  auto toI32 = [&](Value v) -> Value {
+    return arith::IndexCastOp::create(b, loc, i32, v);
+  };
+  auto popcount = [&](Value v) -> Value {
+    return LLVM::CtPopOp::create(b, loc, i32, v);
+  };
+  Value c0 = index(0), c4 = index(4), c31 = index(31), c256 = index(kThreads);
+  Value zero = int32(0), one = int32(1), two = int32(2), minusOne = int32(-1);
+  Value trueBit = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value bIdx = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, bid, c256), tid);
+  Value nB = memref::DimOp::create(b, loc, idx, c0);
+  Value nU = memref::DimOp::create(b, loc, waiting, c0);
+  Value live = cmp(arith::CmpIPredicate::ult, bIdx, nB);
+  Value bSafe = arith::SelectOp::create(b, loc, live, bIdx, c0);
+  Value u32 = memref::LoadOp::create(b, loc, idx, bSafe);
+  // A negative index is a huge unsigned one: out of range, so alone.
+  Value u = toIndex(u32);
+  Value known = andi(live, cmp(arith::CmpIPredicate::ult, u, nU));
+  // Every lane takes part in the match; one without a request matches
+  // nothing (a negative key of its own).
+  Value lane = toI32(andi(tid, c31));
+  Value key = arith::SelectOp::create(b, loc, known, u32, sub(minusOne, lane));
+  Value group = NVVM::MatchSyncOp::create(b, loc, i32, minusOne, key,
+                                          NVVM::MatchSyncKind::any);
+  Value bit = arith::ShLIOp::create(b, loc, one, lane);
+  Value rank = popcount(andi(group, sub(bit, one)));
+  Value leads = cmp(arith::CmpIPredicate::eq, andi(rank, one), zero);
+  // The next lane of the group above this one, if any.
+  Value upTo = arith::ShLIOp::create(b, loc, two, lane);
+  Value notUpTo = arith::XOrIOp::create(b, loc, sub(upTo, one), minusOne);
+  Value above = andi(group, notUpTo);
+  Value hasAbove = cmp(arith::CmpIPredicate::ne, above, zero);
+  Value next = andi(above, sub(zero, above));
+  Value nextLane = popcount(sub(next, one));
+  Value leadsKnown = andi(leads, known);
+  Value pairsHere = andi(leadsKnown, hasAbove);
+  Value leftOver =
+      andi(leadsKnown, arith::XOrIOp::create(b, loc, hasAbove, trueBit));
+  Value b32 = toI32(bIdx);
+  Value me = arith::AddIOp::create(b, loc, b32, one);
+  {
+    auto ifPair = scf::IfOp::create(b, loc, pairsHere, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifPair.getThenRegion().front());
+    Value partner32 = arith::AddIOp::create(b, loc, b32, sub(nextLane, lane));
+    Value partnerPlus = arith::AddIOp::create(b, loc, partner32, one);
+    memref::StoreOp::create(b, loc, partnerPlus, pairs, bIdx);
+    memref::StoreOp::create(b, loc, minusOne, pairs, toIndex(partner32));
   }
+  auto ifLeft = scf::IfOp::create(b, loc, leftOver, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&ifLeft.getThenRegion().front());
+  // Relaxed, device scope: the slot's value is all that is shared; the
+  // attention kernel reads the table after this kernel ends.
+  Value slots = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, waiting);
+  Value slotAddr = arith::AddIOp::create(
+      b, loc, slots, arith::MulIOp::create(b, loc, u, c4));
+  Value slotAddr64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), slotAddr);
+  Value slot = LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(ctx, 1), slotAddr64);
+  Value seen = LLVM::LoadOp::create(b, loc, i32, slot, /*alignment=*/4,
+                                    /*isVolatile=*/false,
+                                    /*isNonTemporal=*/false,
+                                    /*isInvariant=*/false,
+                                    /*isInvariantGroup=*/false,
+                                    LLVM::AtomicOrdering::monotonic,
+                                    StringRef("device"));
+  auto loop = scf::WhileOp::create(b, loc, TypeRange{i32}, ValueRange{seen});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *before = b.createBlock(&loop.getBefore(), {}, {i32}, {loc});
+    Value cur = before->getArgument(0);
+    Value give = arith::SelectOp::create(
+        b, loc, cmp(arith::CmpIPredicate::eq, cur, zero), me, zero);
+    auto swap = LLVM::AtomicCmpXchgOp::create(
+        b, loc, slot, cur, give, LLVM::AtomicOrdering::monotonic,
+        LLVM::AtomicOrdering::monotonic, StringRef("device"));
+    Value old = LLVM::ExtractValueOp::create(b, loc, swap, 0);
+    Value done = LLVM::ExtractValueOp::create(b, loc, swap, 1);
+    scf::ConditionOp::create(
+        b, loc, arith::XOrIOp::create(b, loc, done, trueBit), ValueRange{old});
+    Block *after = b.createBlock(&loop.getAfter(), {}, {i32}, {loc});
+    scf::YieldOp::create(b, loc, after->getArgument(0));
+  }
+  // Someone waited: b is its partner.
+  auto ifTook = scf::IfOp::create(
+      b, loc, cmp(arith::CmpIPredicate::ne, loop.getResult(0), zero),
+      /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&ifTook.getThenRegion().front());
+  Value leader = toIndex(sub(loop.getResult(0), one));
+  memref::StoreOp::create(b, loc, me, pairs, leader);
+  memref::StoreOp::create(b, loc, minusOne, pairs, bIdx);
+  b.setInsertionPointToEnd(&func.getBody().front());
+  gpu::ReturnOp::create(b, loc);
 }
-)mlir";
 } // namespace
 
 FailureOr<KernelLaunch>
 mlir::sc::buildPairCandidatesKernel(Location loc, gpu::GPUModuleOp gpuModule,
                                     StringRef kernelName,
                                     const PairCandidatesSpec &spec) {
-  if (failed(detail::installTemplate(
-          loc, gpuModule,
-          detail::replaceAll(kPairTemplate, {{"KERNEL", kernelName.str()}}),
-          "pairing")))
-    return failure();
+  writePairKernel(loc, gpuModule, kernelName);
 
   KernelLaunch launch;
   launch.kernel = kernelName.str();
-  launch.block[0] = 256;
+  launch.block[0] = kThreads;
   launch.grid[0] = spec.batch.symbol.empty()
-                       ? LaunchDim::of(llvm::divideCeil(spec.batch.constant, 256))
-                       : LaunchDim::ceilDiv(spec.batch.symbol, 256);
+                       ? LaunchDim::of(llvm::divideCeil(spec.batch.constant, kThreads))
+                       : LaunchDim::ceilDiv(spec.batch.symbol, kThreads);
   launch.grid[1] = LaunchDim::of(1);
   launch.grid[2] = LaunchDim::of(1);
   LaunchParam index, waiting, pairs;
