@@ -7,8 +7,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "GemmKernelCommon.h"
-#include "TemplateUtils.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -17,44 +21,94 @@ using namespace mlir::sc;
 using namespace mlir::sc::detail;
 
 namespace {
-constexpr const char *kSimtTemplate = R"mlir(
-gpu.module @scratch {
-  gpu.func @$KERNEL(%A: $ATYPE, %B: $BTYPE, %C: $CTYPE$EPI_PARAMS) kernel
-      attributes {nvvm.maxntid = array<i32: 256, 1, 1>} {
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %c256 = arith.constant 256 : index
-    %cM = arith.constant $M : index
-    %cN = arith.constant $N : index
-    %cK = arith.constant $K : index
-    %zero = arith.constant 0.0 : f32
-    %tid = gpu.thread_id x
-    %bid = gpu.block_id x
-    %b = gpu.block_id z
-    %base = arith.muli %bid, %c256 : index
-    %flat = arith.addi %base, %tid : index
-    %m = arith.divui %flat, %cN : index
-    %n = arith.remui %flat, %cN : index
-    %in = arith.cmpi ult, %m, %cM : index
-    scf.if %in {
-      %acc = scf.for %k = %c0 to %cK step %c1 iter_args(%sum = %zero) -> (f32) {
-        %a = memref.load %A[$AIDX] : $ATYPE
-        %x = memref.load %B[$BIDX] : $BTYPE
-        %af = $AEXT
-        %xf = $BEXT
-        %p = arith.mulf %af, %xf : f32
-        %s = arith.addf %sum, %p : f32
-        scf.yield %s : f32
-      }
-      %o = func.call @$KERNEL_epilogue(%acc, %b, %m, %n$EPI_ARGS) : (f32, index, index, index$EPI_TYPES) -> $OUT
-      memref.store %o, %C[%b, %m, %n] : $CTYPE
-    }
-    gpu.return
-  }
+constexpr int64_t kThreads = 256;
 
-  func.func private @$KERNEL_epilogue(f32, index, index, index$EPI_TYPES) -> $OUT
+/// The kernel (A, B, C, epilogue operands...): thread `flat` of CTA (x, z)
+/// computes C[z][flat / N][flat % N] as an fp32 sum over K, then the
+/// epilogue function (`<kernel>_epilogue`, from the op's region).
+LogicalResult writePortableKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
+                                  StringRef kernelName) {
+  MLIRContext *ctx = op.getContext();
+  ctx->loadDialect<arith::ArithDialect, func::FuncDialect,
+                   memref::MemRefDialect, scf::SCFDialect>();
+  Location loc = op.getLoc();
+  GemmShape shape(op);
+  int64_t m = shape.m, n = shape.n, k = shape.k;
+  bool lhsBatched = shape.lhsBatched, rhsBatched = shape.rhsBatched;
+  MemRefType aType = memrefOf(op.getLhs().getType());
+  MemRefType bType = memrefOf(op.getRhs().getType());
+  MemRefType cType = memrefOf(op.getType());
+  Type out = op.getType().getElementType();
+  SmallVector<Type> params = {aType, bType, cType};
+  SmallVector<Type> epilogueTypes = {Float32Type::get(ctx)};
+  epilogueTypes.append(3, IndexType::get(ctx));
+  for (Value in : op.getEpilogueIns()) {
+    params.push_back(memrefOf(cast<RankedTensorType>(in.getType())));
+    epilogueTypes.push_back(params.back());
+  }
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(gpuModule.getBody());
+  auto func = gpu::GPUFuncOp::create(b, loc, kernelName,
+                                     b.getFunctionType(params, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({kThreads, 1, 1}));
+  auto epilogue = func::FuncOp::create(
+      b, loc, (kernelName + "_epilogue").str(),
+      b.getFunctionType(epilogueTypes, {out}));
+  epilogue.setPrivate();
+  if (failed(buildEpilogueFunction(op, op.getEpilogueBlock(), epilogue,
+                                   std::nullopt)))
+    return failure();
+
+  b.setInsertionPointToStart(&func.getBody().front());
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  Value c0 = index(0), c1 = index(1), c256 = index(kThreads);
+  Value cM = index(m), cN = index(n), cK = index(k);
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value batch = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+  Value flat = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, bid, c256), tid);
+  Value row = arith::DivUIOp::create(b, loc, flat, cN);
+  Value col = arith::RemUIOp::create(b, loc, flat, cN);
+  Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, cM);
+  auto ifIn = scf::IfOp::create(b, loc, in, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&ifIn.getThenRegion().front());
+  bool isF32 = op.getLhs().getType().getElementType().isF32();
+  auto widen = [&](OpBuilder &nb, Location l, Value v) -> Value {
+    return isF32 ? arith::AddFOp::create(nb, l, v, zero).getResult()
+                 : arith::ExtFOp::create(nb, l, nb.getF32Type(), v).getResult();
+  };
+  auto sum = scf::ForOp::create(
+      b, loc, c0, cK, c1, ValueRange{zero},
+      [&](OpBuilder &nb, Location l, Value kk, ValueRange acc) {
+        SmallVector<Value> aAt = {row, kk};
+        if (lhsBatched)
+          aAt.insert(aAt.begin(), batch);
+        SmallVector<Value> bAt = op.getTransposeRhs()
+                                     ? SmallVector<Value>{col, kk}
+                                     : SmallVector<Value>{kk, col};
+        if (rhsBatched)
+          bAt.insert(bAt.begin(), batch);
+        Value av = memref::LoadOp::create(nb, l, func.getArgument(0), aAt);
+        Value bv = memref::LoadOp::create(nb, l, func.getArgument(1), bAt);
+        Value p = arith::MulFOp::create(nb, l, widen(nb, l, av), widen(nb, l, bv));
+        scf::YieldOp::create(nb, l,
+                             ValueRange{arith::AddFOp::create(nb, l, acc[0], p)});
+      });
+  SmallVector<Value> args = {sum.getResult(0), batch, row, col};
+  for (unsigned i = 3; i < func.getNumArguments(); ++i)
+    args.push_back(func.getArgument(i));
+  Value result = func::CallOp::create(b, loc, epilogue, args).getResult(0);
+  memref::StoreOp::create(b, loc, result, func.getArgument(2),
+                          ValueRange{batch, row, col});
+  b.setInsertionPointToEnd(&func.getBody().front());
+  gpu::ReturnOp::create(b, loc);
+  return success();
 }
-)mlir";
 } // namespace
 
 FailureOr<KernelLaunch>
@@ -62,37 +116,16 @@ mlir::sc::detail::buildPortableGemmKernel(BatchMatmulOp op,
                                           gpu::GPUModuleOp gpuModule,
                                           StringRef kernelName,
                                           const GemmBinding &binding) {
-  RankedTensorType lhsType = op.getLhs().getType();
-  RankedTensorType rhsType = op.getRhs().getType();
   RankedTensorType resultType = op.getType();
-  auto [m, n, k, lhsBatched, rhsBatched] = GemmShape(op);
-  llvm::StringMap<std::string> values;
-  values["KERNEL"] = kernelName.str();
-  values["ATYPE"] = typeToString(memrefOf(lhsType));
-  values["BTYPE"] = typeToString(memrefOf(rhsType));
-  values["CTYPE"] = typeToString(memrefOf(resultType));
-  values["OUT"] = typeToString(resultType.getElementType());
-  values["M"] = std::to_string(m);
-  values["N"] = std::to_string(n);
-  values["K"] = std::to_string(k);
-  values["AIDX"] = lhsBatched ? "%b, %m, %k" : "%m, %k";
-  std::string bIdx = op.getTransposeRhs() ? "%n, %k" : "%k, %n";
-  values["BIDX"] = rhsBatched ? "%b, " + bIdx : bIdx;
-  bool isF32 = lhsType.getElementType().isF32();
-  std::string t = typeToString(lhsType.getElementType());
-  values["AEXT"] = isF32 ? "arith.addf %a, %zero : f32"
-                         : "arith.extf %a : " + t + " to f32";
-  values["BEXT"] = isF32 ? "arith.addf %x, %zero : f32"
-                         : "arith.extf %x : " + t + " to f32";
-  epilogueText(op, values);
-  if (failed(installKernel(op, gpuModule, kernelName,
-                           replaceAll(kSimtTemplate, values))))
+  GemmShape shape(op);
+  int64_t m = shape.m, n = shape.n, k = shape.k;
+  if (failed(writePortableKernel(op, gpuModule, kernelName)))
     return failure();
 
   KernelLaunch launch;
   launch.kernel = kernelName.str();
-  launch.block[0] = 256;
-  launch.grid[0] = LaunchDim::of(llvm::divideCeil(m * n, 256));
+  launch.block[0] = kThreads;
+  launch.grid[0] = LaunchDim::of(llvm::divideCeil(m * n, kThreads));
   launch.grid[1] = LaunchDim::of(1);
   launch.grid[2] = binding.batchOf(resultType);
   for (const std::string &name : {binding.lhs, binding.rhs, binding.result}) {
@@ -108,7 +141,8 @@ mlir::sc::detail::buildPortableGemmKernel(BatchMatmulOp op,
   launch.summary =
       llvm::formatv("{0}: {1}x{2}x{3} {4}, portable path (one thread per "
                     "output, fp32 accumulation), block 256, grid {5}x1x{6}",
-                    kernelName, m, n, k, t, launch.grid[0].constant,
+                    kernelName, m, n, k, op.getLhs().getType().getElementType(),
+                    launch.grid[0].constant,
                     launch.grid[2].symbol.empty()
                         ? std::to_string(launch.grid[2].constant)
                         : launch.grid[2].symbol)
