@@ -95,6 +95,22 @@ private:
   Results importTranspose(const onnx::NodeProto &node, Location loc);
   Results importCast(const onnx::NodeProto &node, Location loc);
   Results importSoftmax(const onnx::NodeProto &node, Location loc);
+  Results importGelu(const onnx::NodeProto &node, Location loc);
+  Results importReshape(const onnx::NodeProto &node, Location loc);
+  Results importFlatten(const onnx::NodeProto &node, Location loc);
+  Results importSqueeze(const onnx::NodeProto &node, Location loc);
+  Results importUnsqueeze(const onnx::NodeProto &node, Location loc);
+  Results importLayerNorm(const onnx::NodeProto &node, Location loc);
+
+  /// The integer values of a constant input (an initializer), or failure.
+  FailureOr<SmallVector<int64_t>> constantInts(const onnx::NodeProto &node,
+                                               int i, Location loc);
+  /// `x`'s dims as index values.
+  SmallVector<Value> dimValues(Value x, Location loc);
+  /// `x` reshaped to `shape` (sizes as values; the type's static sizes
+  /// where known).
+  Value reshape(Value x, ArrayRef<Value> sizes, ArrayRef<int64_t> shape,
+                Location loc);
 
   /// The value of input `i` of `node`, or failure (reported).
   FailureOr<Value> input(const onnx::NodeProto &node, int i, Location loc);
@@ -614,6 +630,362 @@ OnnxImporter::Results OnnxImporter::importSoftmax(const onnx::NodeProto &node,
   return *steps;
 }
 
+FailureOr<SmallVector<int64_t>>
+OnnxImporter::constantInts(const onnx::NodeProto &node, int i, Location loc) {
+  FailureOr<Value> v = input(node, i, loc);
+  if (failed(v))
+    return failure();
+  DenseIntElementsAttr values;
+  if (auto cst = v->getDefiningOp<arith::ConstantOp>())
+    values = dyn_cast<DenseIntElementsAttr>(cst.getValue());
+  if (!values)
+    return error(loc) << "'" << node.op_type() << "' needs input #" << i
+                      << " as a constant (an initializer)";
+  SmallVector<int64_t> out;
+  for (const APInt &x : values)
+    out.push_back(x.getSExtValue());
+  return out;
+}
+
+SmallVector<Value> OnnxImporter::dimValues(Value x, Location loc) {
+  SmallVector<Value> dims;
+  auto t = cast<RankedTensorType>(x.getType());
+  for (int64_t d = 0; d < t.getRank(); ++d)
+    dims.push_back(t.isDynamicDim(d)
+                       ? tensor::DimOp::create(b, loc, x, d).getResult()
+                       : arith::ConstantIndexOp::create(b, loc, t.getDimSize(d))
+                             .getResult());
+  return dims;
+}
+
+Value OnnxImporter::reshape(Value x, ArrayRef<Value> sizes,
+                            ArrayRef<int64_t> shape, Location loc) {
+  auto t = cast<RankedTensorType>(x.getType());
+  auto type = RankedTensorType::get(shape, t.getElementType());
+  if (t == type)
+    return x;
+  // The new shape as an index tensor (tensor.reshape's operand).
+  Value shapeTensor = tensor::FromElementsOp::create(
+      b, loc, RankedTensorType::get({int64_t(sizes.size())}, b.getIndexType()),
+      sizes);
+  return tensor::ReshapeOp::create(b, loc, type, x, shapeTensor);
+}
+
+OnnxImporter::Results OnnxImporter::importReshape(const onnx::NodeProto &node,
+                                                  Location loc) {
+  FailureOr<Value> x = input(node, 0, loc);
+  FailureOr<SmallVector<int64_t>> target = constantInts(node, 1, loc);
+  if (failed(x) || failed(target))
+    return failure();
+  auto t = cast<RankedTensorType>(x->getType());
+  if (intAttr(node, "allowzero", 0))
+    return error(loc) << "Reshape with allowzero = 1 is not imported";
+  // 0 copies the input's dim, -1 takes what is left (at most one).
+  SmallVector<Value> dims = dimValues(*x, loc);
+  SmallVector<Value> sizes;
+  SmallVector<int64_t> shape;
+  int inferred = -1;
+  for (auto [i, size] : llvm::enumerate(*target)) {
+    if (size == 0) {
+      if (int64_t(i) >= t.getRank())
+        return error(loc) << "Reshape copies dim " << i << " of a rank-"
+                          << t.getRank() << " input";
+      sizes.push_back(dims[i]);
+      shape.push_back(t.getDimSize(i));
+    } else if (size == -1) {
+      if (inferred >= 0)
+        return error(loc) << "Reshape infers more than one dim";
+      inferred = static_cast<int>(i);
+      sizes.push_back(Value());
+      shape.push_back(ShapedType::kDynamic);
+    } else if (size > 0) {
+      sizes.push_back(arith::ConstantIndexOp::create(b, loc, size));
+      shape.push_back(size);
+    } else {
+      return error(loc) << "Reshape to a size of " << size;
+    }
+  }
+  if (inferred >= 0) {
+    Value total = arith::ConstantIndexOp::create(b, loc, 1);
+    for (Value d : dims)
+      total = arith::MulIOp::create(b, loc, total, d);
+    Value known = arith::ConstantIndexOp::create(b, loc, 1);
+    for (auto [i, size] : llvm::enumerate(sizes))
+      if (int(i) != inferred)
+        known = arith::MulIOp::create(b, loc, known, size);
+    sizes[inferred] = arith::DivUIOp::create(b, loc, total, known);
+    // Static when the input's dims that are not copied in place are: the
+    // copied ones cancel (B x 4 x 6 to (0, 6, -1): 4).
+    int64_t restIn = 1, restOut = 1;
+    for (int64_t d = 0; d < t.getRank(); ++d) {
+      bool copied = d < int64_t(target->size()) && (*target)[d] == 0;
+      if (copied)
+        continue;
+      restIn = ShapedType::isDynamic(restIn) || t.isDynamicDim(d)
+                   ? ShapedType::kDynamic
+                   : restIn * t.getDimSize(d);
+    }
+    for (int64_t size : *target)
+      restOut *= size > 0 ? size : 1;
+    if (!ShapedType::isDynamic(restIn)) {
+      if (restIn % restOut != 0)
+        return error(loc) << "Reshape of " << t << " to (" << target->size()
+                          << " dims) does not divide its size";
+      shape[inferred] = restIn / restOut;
+    }
+  }
+  return SmallVector<Value>{reshape(*x, sizes, shape, loc)};
+}
+
+OnnxImporter::Results OnnxImporter::importFlatten(const onnx::NodeProto &node,
+                                                  Location loc) {
+  FailureOr<Value> x = input(node, 0, loc);
+  if (failed(x))
+    return failure();
+  auto t = cast<RankedTensorType>(x->getType());
+  int64_t axis = intAttr(node, "axis", 1);
+  if (axis < 0)
+    axis += t.getRank();
+  if (axis < 0 || axis > t.getRank())
+    return error(loc) << "Flatten at axis " << intAttr(node, "axis", 1)
+                      << " of rank " << t.getRank();
+  SmallVector<Value> dims = dimValues(*x, loc);
+  Value outer = arith::ConstantIndexOp::create(b, loc, 1);
+  Value inner = arith::ConstantIndexOp::create(b, loc, 1);
+  int64_t outerSize = 1, innerSize = 1;
+  for (int64_t d = 0; d < t.getRank(); ++d) {
+    bool isOuter = d < axis;
+    Value &acc = isOuter ? outer : inner;
+    int64_t &size = isOuter ? outerSize : innerSize;
+    acc = arith::MulIOp::create(b, loc, acc, dims[d]);
+    size = ShapedType::isDynamic(size) || t.isDynamicDim(d)
+               ? ShapedType::kDynamic
+               : size * t.getDimSize(d);
+  }
+  return SmallVector<Value>{
+      reshape(*x, {outer, inner}, {outerSize, innerSize}, loc)};
+}
+
+OnnxImporter::Results OnnxImporter::importSqueeze(const onnx::NodeProto &node,
+                                                  Location loc) {
+  FailureOr<Value> x = input(node, 0, loc);
+  if (failed(x))
+    return failure();
+  auto t = cast<RankedTensorType>(x->getType());
+  SmallVector<int64_t> axes;
+  if (node.input_size() > 1 && !node.input(1).empty()) {
+    FailureOr<SmallVector<int64_t>> given = constantInts(node, 1, loc);
+    if (failed(given))
+      return failure();
+    axes = *given;
+  } else {
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      if (t.getDimSize(d) == 1)
+        axes.push_back(d);
+  }
+  llvm::SmallDenseSet<int64_t> drop;
+  for (int64_t a : axes) {
+    int64_t d = a < 0 ? a + t.getRank() : a;
+    if (d < 0 || d >= t.getRank() || t.getDimSize(d) != 1)
+      return error(loc) << "Squeeze of dim " << a << " of " << t
+                        << ": only static dims of size 1 squeeze";
+    drop.insert(d);
+  }
+  SmallVector<Value> dims = dimValues(*x, loc), sizes;
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < t.getRank(); ++d)
+    if (!drop.contains(d)) {
+      sizes.push_back(dims[d]);
+      shape.push_back(t.getDimSize(d));
+    }
+  return SmallVector<Value>{reshape(*x, sizes, shape, loc)};
+}
+
+OnnxImporter::Results
+OnnxImporter::importUnsqueeze(const onnx::NodeProto &node, Location loc) {
+  FailureOr<Value> x = input(node, 0, loc);
+  FailureOr<SmallVector<int64_t>> axes = constantInts(node, 1, loc);
+  if (failed(x) || failed(axes))
+    return failure();
+  auto t = cast<RankedTensorType>(x->getType());
+  int64_t rank = t.getRank() + static_cast<int64_t>(axes->size());
+  llvm::SmallDenseSet<int64_t> ones;
+  for (int64_t a : *axes) {
+    int64_t d = a < 0 ? a + rank : a;
+    if (d < 0 || d >= rank || !ones.insert(d).second)
+      return error(loc) << "Unsqueeze at " << a << " into rank " << rank;
+  }
+  SmallVector<Value> dims = dimValues(*x, loc), sizes;
+  SmallVector<int64_t> shape;
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  for (int64_t d = 0, from = 0; d < rank; ++d) {
+    if (ones.contains(d)) {
+      sizes.push_back(one);
+      shape.push_back(1);
+      continue;
+    }
+    sizes.push_back(dims[from]);
+    shape.push_back(t.getDimSize(from++));
+  }
+  return SmallVector<Value>{reshape(*x, sizes, shape, loc)};
+}
+
+OnnxImporter::Results OnnxImporter::importGelu(const onnx::NodeProto &node,
+                                               Location loc) {
+  FailureOr<Value> x = input(node, 0, loc);
+  if (failed(x))
+    return failure();
+  Type element = cast<RankedTensorType>(x->getType()).getElementType();
+  if (!isa<FloatType>(element))
+    return error(loc) << "Gelu of " << x->getType() << ": expected floats";
+  std::string approximate = "none";
+  for (const onnx::AttributeProto &a : node.attribute())
+    if (a.name() == "approximate")
+      approximate = a.s();
+  if (approximate != "none" && approximate != "tanh")
+    return error(loc) << "Gelu with approximate = '" << approximate << "'";
+  bool tanhForm = approximate == "tanh";
+  return single(elementwise(
+      *x, element, loc, [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
+        auto cst = [&](double c) -> Value {
+          return arith::ConstantOp::create(nb, l, nb.getFloatAttr(element, c));
+        };
+        Value in = v[0];
+        Value inner;
+        if (tanhForm) {
+          // tanh(sqrt(2 / pi) (x + 0.044715 x^3))
+          Value cube = arith::MulFOp::create(
+              nb, l, arith::MulFOp::create(nb, l, in, in), in);
+          Value sum = arith::AddFOp::create(
+              nb, l, in, arith::MulFOp::create(nb, l, cst(0.044715), cube));
+          inner = math::TanhOp::create(
+              nb, l, arith::MulFOp::create(nb, l, cst(0.7978845608028654), sum));
+        } else {
+          // erf(x / sqrt(2))
+          inner = math::ErfOp::create(
+              nb, l, arith::MulFOp::create(nb, l, in, cst(0.7071067811865476)));
+        }
+        Value half = arith::MulFOp::create(nb, l, cst(0.5), in);
+        return arith::MulFOp::create(
+            nb, l, half, arith::AddFOp::create(nb, l, cst(1), inner));
+      }));
+}
+
+OnnxImporter::Results
+OnnxImporter::importLayerNorm(const onnx::NodeProto &node, Location loc) {
+  FailureOr<Value> x = input(node, 0, loc), scale = input(node, 1, loc);
+  if (failed(x) || failed(scale))
+    return failure();
+  auto t = cast<RankedTensorType>(x->getType());
+  Type element = t.getElementType();
+  int64_t axis = intAttr(node, "axis", -1);
+  if (axis < 0)
+    axis += t.getRank();
+  if (axis != t.getRank() - 1 || !isa<FloatType>(element))
+    return error(loc) << "LayerNormalization is imported over the last axis "
+                         "of floats, got axis "
+                      << intAttr(node, "axis", -1) << " of " << t;
+  if (node.output_size() > 1)
+    return error(loc) << "LayerNormalization's mean and inverse deviation "
+                         "outputs are not imported";
+  float epsilon = 1e-5f;
+  for (const onnx::AttributeProto &a : node.attribute())
+    if (a.name() == "epsilon")
+      epsilon = a.f();
+  int64_t rank = t.getRank();
+  // Row statistics in f32: the mean, then the mean of squared deviations.
+  SmallVector<int64_t> rowShape(t.getShape().drop_back());
+  SmallVector<Value> rowSizes;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    if (t.isDynamicDim(d))
+      rowSizes.push_back(tensor::DimOp::create(b, loc, *x, d));
+  auto rowType = RankedTensorType::get(rowShape, b.getF32Type());
+  AffineMap all = b.getMultiDimIdentityMap(rank);
+  AffineMap rows = AffineMap::getMultiDimIdentityMap(rank - 1, ctx);
+  rows = AffineMap::get(rank, 0, rows.getResults(), ctx);
+  SmallVector<utils::IteratorType> reduceLast(rank, utils::IteratorType::parallel);
+  reduceLast.back() = utils::IteratorType::reduction;
+  Value n = arith::ConstantOp::create(
+      b, loc, b.getF32FloatAttr(float(t.getDimSize(rank - 1))));
+  if (t.isDynamicDim(rank - 1)) {
+    Value dim = tensor::DimOp::create(b, loc, *x, rank - 1);
+    n = arith::UIToFPOp::create(
+        b, loc, b.getF32Type(),
+        arith::IndexCastOp::create(b, loc, b.getI64Type(), dim));
+  }
+  auto widen = [&](OpBuilder &nb, Location l, Value v) -> Value {
+    return v.getType().isF32() ? v : arith::ExtFOp::create(nb, l, nb.getF32Type(), v).getResult();
+  };
+  auto rowSum = [&](ValueRange ins, ArrayRef<AffineMap> inMaps,
+                    function_ref<Value(OpBuilder &, Location, ValueRange)> term) {
+    Value init = zeros(rowType, rowSizes, loc);
+    SmallVector<AffineMap> maps(inMaps);
+    maps.push_back(rows);
+    return linalg::GenericOp::create(
+               b, loc, TypeRange{rowType}, ins, ValueRange{init}, maps,
+               reduceLast,
+               [&](OpBuilder &nb, Location l, ValueRange args) {
+                 Value sum = arith::AddFOp::create(
+                     nb, l, args.back(), term(nb, l, args.drop_back()));
+                 linalg::YieldOp::create(nb, l, sum);
+               })
+        .getResult(0);
+  };
+  Value sum = rowSum({*x}, {all}, [&](OpBuilder &nb, Location l, ValueRange v) {
+    return widen(nb, l, v[0]);
+  });
+  Value mean = single(elementwise(sum, b.getF32Type(), loc,
+                                  [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
+                                    return arith::DivFOp::create(nb, l, v[0], n);
+                                  }))
+                   .value()[0];
+  Value squares = rowSum(
+      {*x, mean}, {all, rows}, [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
+        Value d = arith::SubFOp::create(nb, l, widen(nb, l, v[0]), v[1]);
+        return arith::MulFOp::create(nb, l, d, d);
+      });
+  // (x - mean) / sqrt(var + epsilon) * scale (+ bias), as x's type.
+  SmallVector<Value> ins = {*x, mean, squares, *scale};
+  SmallVector<AffineMap> maps = {all, rows, rows,
+                                 AffineMap::get(rank, 0, b.getAffineDimExpr(rank - 1))};
+  bool biased = node.input_size() > 2 && !node.input(2).empty();
+  if (biased) {
+    FailureOr<Value> bias = input(node, 2, loc);
+    if (failed(bias))
+      return failure();
+    ins.push_back(*bias);
+    maps.push_back(maps.back());
+  }
+  for (Value v : ArrayRef<Value>(ins).drop_front(3))
+    if (cast<RankedTensorType>(v.getType()).getRank() != 1)
+      return error(loc) << "LayerNormalization's scale and bias are imported "
+                           "as 1-D, got "
+                        << v.getType();
+  maps.push_back(all);
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < rank; ++d)
+    if (t.isDynamicDim(d))
+      sizes.push_back(tensor::DimOp::create(b, loc, *x, d));
+  Value init = tensor::EmptyOp::create(b, loc, t.getShape(), element, sizes);
+  SmallVector<utils::IteratorType> parallel(rank, utils::IteratorType::parallel);
+  auto normalized = linalg::GenericOp::create(
+      b, loc, TypeRange{t}, ins, ValueRange{init}, maps, parallel,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value eps = arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(epsilon));
+        Value var = arith::DivFOp::create(nb, l, args[2], n);
+        Value inv = math::RsqrtOp::create(nb, l, arith::AddFOp::create(nb, l, var, eps));
+        Value centered = arith::SubFOp::create(nb, l, widen(nb, l, args[0]), args[1]);
+        Value y = arith::MulFOp::create(
+            nb, l, arith::MulFOp::create(nb, l, centered, inv), widen(nb, l, args[3]));
+        if (biased)
+          y = arith::AddFOp::create(nb, l, y, widen(nb, l, args[4]));
+        if (!element.isF32())
+          y = arith::TruncFOp::create(nb, l, element, y);
+        linalg::YieldOp::create(nb, l, y);
+      });
+  return SmallVector<Value>{normalized.getResult(0)};
+}
+
 LogicalResult OnnxImporter::importNode(const onnx::NodeProto &node,
                                        Location loc) {
   currentNode = cast<NameLoc>(loc).getName().str();
@@ -640,6 +1012,12 @@ LogicalResult OnnxImporter::importNode(const onnx::NodeProto &node,
       {"Transpose", &OnnxImporter::importTranspose},
       {"Cast", &OnnxImporter::importCast},
       {"Softmax", &OnnxImporter::importSoftmax},
+      {"Gelu", &OnnxImporter::importGelu},
+      {"Reshape", &OnnxImporter::importReshape},
+      {"Flatten", &OnnxImporter::importFlatten},
+      {"Squeeze", &OnnxImporter::importSqueeze},
+      {"Unsqueeze", &OnnxImporter::importUnsqueeze},
+      {"LayerNormalization", &OnnxImporter::importLayerNorm},
   };
   auto it = importers.find(kind);
   if (it == importers.end())

@@ -7,6 +7,9 @@
 // RUN: not sparcast-translate --import-onnx %S/Inputs/lce.onnxtxt --onnx-lineage=idx=sideways 2>&1 | FileCheck %s --check-prefix=LINEAGE
 // RUN: not sparcast-translate --import-onnx %S/Inputs/lce.onnxtxt --onnx-lineage=items=candidate 2>&1 | FileCheck %s --check-prefix=NOINPUT
 // RUN: not sparcast-aot %S/Inputs/bad-op.onnxtxt -o %t 2>&1 | FileCheck %s --check-prefix=OP
+// RUN: not sparcast-translate --import-onnx %S/Inputs/bad-reshape.onnxtxt 2>&1 | FileCheck %s --check-prefix=RESHAPE
+// RUN: not sparcast-translate --import-onnx %S/Inputs/bad-squeeze.onnxtxt 2>&1 | FileCheck %s --check-prefix=SQUEEZE
+// RUN: not sparcast-translate --import-onnx %S/Inputs/bad-layernorm.onnxtxt 2>&1 | FileCheck %s --check-prefix=LAYERNORM
 
 // What the importer does not take is a located error naming the node (its
 // name, or its op and position when unnamed) and why; nothing is imported.
@@ -18,3 +21,6 @@
 // TEXT: not-a-model.onnxtxt:0:0: error: not an ONNX model (neither a serialized ModelProto nor the textual syntax)
 // LINEAGE: error: --onnx-lineage: 'idx=sideways': expected input=shared|request|candidate|index
 // NOINPUT: error: --onnx-lineage names 'items', which is no input of the graph
+// RESHAPE: error: node 'Reshape#0': 'Reshape' needs input #1 as a constant (an initializer)
+// SQUEEZE: error: node 'Squeeze#0': Squeeze of dim 0 of 'tensor<4x8xf32>': only static dims of size 1 squeeze
+// LAYERNORM: error: node 'LayerNormalization#0': LayerNormalization is imported over the last axis of floats, got axis 0 of 'tensor<4x8xf32>'
