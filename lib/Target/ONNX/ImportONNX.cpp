@@ -101,6 +101,27 @@ private:
   Results importSqueeze(const onnx::NodeProto &node, Location loc);
   Results importUnsqueeze(const onnx::NodeProto &node, Location loc);
   Results importLayerNorm(const onnx::NodeProto &node, Location loc);
+  Results importAttention(const onnx::NodeProto &node, Location loc);
+  /// `q`, `k`, `v` ([batch, heads, rows, dim]) as sc.attention.
+  Results attention(Value q, Value k, Value v, std::optional<float> scale,
+                    Location loc);
+  /// The attention pattern ending at MatMul node `last`: MatMul(Q,
+  /// Transpose(K)) (times or over a constant scale) -> Softmax(axis -1) ->
+  /// MatMul(., V), the intermediate values used by nothing else. Returns
+  /// the names of (Q, K, V), the scale (1 unless given) and the nodes it
+  /// covers, or nothing.
+  struct AttentionMatch {
+    std::string q, k, v;
+    std::optional<float> scale;
+    SmallVector<const onnx::NodeProto *> covered;
+  };
+  std::optional<AttentionMatch> matchAttention(const onnx::NodeProto &last);
+  /// The graph's nodes by output name, and how many nodes or graph outputs
+  /// read each value.
+  llvm::StringMap<const onnx::NodeProto *> producer;
+  llvm::StringMap<int> readers;
+  /// Nodes an attention match covers (imported as part of its last node).
+  llvm::DenseSet<const onnx::NodeProto *> covered;
 
   /// The integer values of a constant input (an initializer), or failure.
   FailureOr<SmallVector<int64_t>> constantInts(const onnx::NodeProto &node,
@@ -338,12 +359,48 @@ OnnxImporter::Results OnnxImporter::importMatMul(const onnx::NodeProto &node,
                       << ": contraction sizes " << xk << " and " << yk;
   if (xt.getRank() == 2 && yt.getRank() == 2)
     return SmallVector<Value>{matmul2d(*x, *y, loc)};
+  if (xt.getRank() == 4 && yt.getRank() == 4) {
+    // [b, h, m, k] x [b, h, k, n]: the batch dims as one, linalg.batch_matmul.
+    SmallVector<Value> xd = dimValues(*x, loc), yd = dimValues(*y, loc);
+    auto mul = [&](Value a, Value c) -> Value {
+      return arith::MulIOp::create(b, loc, a, c);
+    };
+    auto size = [](int64_t a, int64_t c) {
+      return ShapedType::isDynamic(a) || ShapedType::isDynamic(c)
+                 ? ShapedType::kDynamic
+                 : a * c;
+    };
+    int64_t bh = size(xt.getDimSize(0), xt.getDimSize(1));
+    Value bhv = mul(xd[0], xd[1]);
+    Value x3 = reshape(*x, {bhv, xd[2], xd[3]},
+                       {bh, xt.getDimSize(2), xt.getDimSize(3)}, loc);
+    Value y3 = reshape(*y, {bhv, yd[2], yd[3]},
+                       {bh, yt.getDimSize(2), yt.getDimSize(3)}, loc);
+    auto type3 = RankedTensorType::get(
+        {bh, xt.getDimSize(2), yt.getDimSize(3)}, xt.getElementType());
+    SmallVector<Value> sizes;
+    if (type3.isDynamicDim(0))
+      sizes.push_back(bhv);
+    if (type3.isDynamicDim(1))
+      sizes.push_back(xd[2]);
+    if (type3.isDynamicDim(2))
+      sizes.push_back(yd[3]);
+    Value product = linalg::BatchMatmulOp::create(
+                        b, loc, ValueRange{x3, y3},
+                        ValueRange{zeros(type3, sizes, loc)})
+                        .getResult(0);
+    return SmallVector<Value>{reshape(
+        product, {xd[0], xd[1], xd[2], yd[3]},
+        {xt.getDimSize(0), xt.getDimSize(1), xt.getDimSize(2),
+         yt.getDimSize(3)},
+        loc)};
+  }
   bool batched = (xt.getRank() == 3 || xt.getRank() == 2) &&
                  (yt.getRank() == 3 || yt.getRank() == 2);
   if (!batched)
     return error(loc) << "MatMul of ranks " << xt.getRank() << " and "
                           << yt.getRank()
-                          << " is not imported (ranks 2 and 3 are)";
+                          << " is not imported (ranks 2 and 3, and 4 with 4, are)";
   // A batched operand (the other shared): sc.batch_matmul, the form the
   // IKBO passes and the GPU kernels take.
   int64_t batch = xt.getRank() == 3 ? xt.getDimSize(0) : yt.getDimSize(0);
@@ -986,13 +1043,123 @@ OnnxImporter::importLayerNorm(const onnx::NodeProto &node, Location loc) {
   return SmallVector<Value>{normalized.getResult(0)};
 }
 
+OnnxImporter::Results OnnxImporter::attention(Value q, Value k, Value v,
+                                              std::optional<float> scale,
+                                              Location loc) {
+  auto qt = cast<RankedTensorType>(q.getType());
+  auto kt = cast<RankedTensorType>(k.getType());
+  auto vt = cast<RankedTensorType>(v.getType());
+  if (qt.getRank() != 4 || kt.getRank() != 4 || vt.getRank() != 4 ||
+      qt.getElementType() != kt.getElementType() ||
+      qt.getElementType() != vt.getElementType())
+    return error(loc) << "attention over " << qt << ", " << kt << ", " << vt
+                      << ": expected [batch, heads, rows, dim] tensors of one "
+                         "element type";
+  auto type = RankedTensorType::get({qt.getDimSize(0), qt.getDimSize(1),
+                                     qt.getDimSize(2), vt.getDimSize(3)},
+                                    qt.getElementType());
+  FloatAttr scaleAttr = scale ? b.getF32FloatAttr(*scale) : FloatAttr();
+  return SmallVector<Value>{AttentionOp::create(b, loc, type, q, k, v, Value(),
+                                                Attribute(), scaleAttr)
+                                .getResult()};
+}
+
+std::optional<OnnxImporter::AttentionMatch>
+OnnxImporter::matchAttention(const onnx::NodeProto &last) {
+  if (last.op_type() != "MatMul" || last.input_size() != 2)
+    return std::nullopt;
+  // A value one node makes and only that node reads.
+  auto soleProducer = [&](const std::string &name,
+                          StringRef kind) -> const onnx::NodeProto * {
+    const onnx::NodeProto *node = producer.lookup(name);
+    if (!node || node->op_type() != kind || readers.lookup(name) != 1)
+      return nullptr;
+    return node;
+  };
+  AttentionMatch m;
+  m.v = last.input(1);
+  const onnx::NodeProto *softmax = soleProducer(last.input(0), "Softmax");
+  if (!softmax || intAttr(*softmax, "axis", -1) != -1)
+    return std::nullopt;
+  const onnx::NodeProto *scores = soleProducer(softmax->input(0), "MatMul");
+  if (!scores) {
+    // The scores scaled by a constant: Mul(s, c) or Div(s, c).
+    const onnx::NodeProto *scaled = soleProducer(softmax->input(0), "Mul");
+    if (!scaled)
+      scaled = soleProducer(softmax->input(0), "Div");
+    if (!scaled || scaled->input_size() != 2)
+      return std::nullopt;
+    auto it = values.find(scaled->input(1));
+    auto cst = it == values.end() ? arith::ConstantOp()
+                                  : it->second.getDefiningOp<arith::ConstantOp>();
+    auto dense = cst ? dyn_cast<DenseFPElementsAttr>(cst.getValue())
+                     : DenseFPElementsAttr();
+    if (!dense || dense.getNumElements() != 1)
+      return std::nullopt;
+    float c = (*dense.getValues<APFloat>().begin()).convertToFloat();
+    m.scale = scaled->op_type() == "Mul" ? c : 1.0f / c;
+    m.covered.push_back(scaled);
+    scores = soleProducer(scaled->input(0), "MatMul");
+    if (!scores)
+      return std::nullopt;
+  }
+  const onnx::NodeProto *transposed = soleProducer(scores->input(1), "Transpose");
+  if (!transposed)
+    return std::nullopt;
+  SmallVector<int64_t> perm;
+  for (const onnx::AttributeProto &a : transposed->attribute())
+    if (a.name() == "perm")
+      perm.assign(a.ints().begin(), a.ints().end());
+  if (perm != SmallVector<int64_t>{0, 1, 3, 2})
+    return std::nullopt;
+  m.q = scores->input(0);
+  m.k = transposed->input(0);
+  // Without a scale node the scores are unscaled: scale 1.
+  if (!m.scale)
+    m.scale = 1.0f;
+  m.covered.append({softmax, scores, transposed});
+  return m;
+}
+
+OnnxImporter::Results
+OnnxImporter::importAttention(const onnx::NodeProto &node, Location loc) {
+  // ONNX's Attention (opset 23) in its 4-D form: Q, K, V as [batch, heads,
+  // rows, dim]; no mask, no cache, not causal.
+  if (node.input_size() > 3 || node.output_size() > 1 ||
+      intAttr(node, "is_causal", 0) != 0)
+    return error(loc) << "Attention is imported with Q, K, V only (no mask, "
+                         "cache or causal flag) and one output";
+  FailureOr<Value> q = input(node, 0, loc), k = input(node, 1, loc),
+                   v = input(node, 2, loc);
+  if (failed(q) || failed(k) || failed(v))
+    return failure();
+  std::optional<float> scale;
+  for (const onnx::AttributeProto &a : node.attribute())
+    if (a.name() == "scale")
+      scale = a.f();
+  return attention(*q, *k, *v, scale, loc);
+}
+
 LogicalResult OnnxImporter::importNode(const onnx::NodeProto &node,
                                        Location loc) {
   currentNode = cast<NameLoc>(loc).getName().str();
   if (!node.domain().empty() && node.domain() != "ai.onnx")
     return error(loc) << "op '" << node.op_type() << "' of domain '"
                           << node.domain() << "' is not imported";
+  if (covered.contains(&node))
+    return success(); // imported with the attention it belongs to
   StringRef kind = node.op_type();
+  if (std::optional<AttentionMatch> m = matchAttention(node)) {
+    Value qv = values.lookup(m->q), kv = values.lookup(m->k),
+          vv = values.lookup(m->v);
+    if (qv && kv && vv) {
+      Results out = attention(qv, kv, vv, m->scale, loc);
+      if (failed(out))
+        return failure();
+      values[node.output(0)] = (*out)[0];
+      return success();
+    }
+  }
   using Importer = Results (OnnxImporter::*)(const onnx::NodeProto &, Location);
   static const llvm::StringMap<Importer> importers = {
       {"MatMul", &OnnxImporter::importMatMul},
@@ -1018,6 +1185,7 @@ LogicalResult OnnxImporter::importNode(const onnx::NodeProto &node,
       {"Squeeze", &OnnxImporter::importSqueeze},
       {"Unsqueeze", &OnnxImporter::importUnsqueeze},
       {"LayerNormalization", &OnnxImporter::importLayerNorm},
+      {"Attention", &OnnxImporter::importAttention},
   };
   auto it = importers.find(kind);
   if (it == importers.end())
@@ -1096,6 +1264,19 @@ OwningOpRef<ModuleOp> OnnxImporter::importModel(const onnx::ModelProto &model) {
       return nullptr;
     values[t.name()] = *v;
   }
+  for (const onnx::NodeProto &node : graph.node()) {
+    for (const std::string &out : node.output())
+      producer[out] = &node;
+    for (const std::string &in : node.input())
+      ++readers[in];
+  }
+  for (const onnx::ValueInfoProto &out : graph.output())
+    ++readers[out.name()];
+  // The attention patterns' inner nodes are imported with their last
+  // MatMul (as one sc.attention).
+  for (const onnx::NodeProto &node : graph.node())
+    if (std::optional<AttentionMatch> m = matchAttention(node))
+      covered.insert(m->covered.begin(), m->covered.end());
   for (auto [index, node] : llvm::enumerate(graph.node()))
     if (failed(importNode(node, nodeLoc(node, index))))
       return nullptr;

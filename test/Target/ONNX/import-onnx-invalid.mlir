@@ -15,7 +15,7 @@
 // name, or its op and position when unnamed) and why; nothing is imported.
 // OP: bad-op.onnxtxt:0:0: error: node 'Erf#0': ONNX op 'Erf' is not imported yet
 // GATHER: error: node 'Gather#0': Gather is imported along axis 0 with 1-D integer indices (rows of the data), got data 'tensor<4x8xf32>', indices 'tensor<3xi64>', axis 1
-// MATMUL: error: node 'MatMul#0': MatMul of ranks 4 and 2 is not imported (ranks 2 and 3 are)
+// MATMUL: error: node 'MatMul#0': MatMul of ranks 4 and 2 is not imported (ranks 2 and 3, and 4 with 4, are)
 // ORDER: error: node 'Relu#0': input 't' is not defined before the node
 // BROADCAST: error: node 'Add#0': operands of sizes 8 and 3 do not broadcast
 // TEXT: not-a-model.onnxtxt:0:0: error: not an ONNX model (neither a serialized ModelProto nor the textual syntax)
