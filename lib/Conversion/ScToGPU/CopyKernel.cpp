@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sparcast/Conversion/ScToGPU/CopyKernel.h"
+#include "KernelBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -29,15 +30,11 @@ void writeCopyKernel(Location loc, gpu::GPUModuleOp gpuModule,
   ctx->loadDialect<arith::ArithDialect, memref::MemRefDialect,
                    scf::SCFDialect>();
   OpBuilder b(ctx);
-  b.setInsertionPointToEnd(gpuModule.getBody());
   Type element = spec.dstType.getElementType();
   auto srcType = MemRefType::get(spec.srcType.getShape(), element);
   auto dstType = MemRefType::get(spec.dstType.getShape(), element);
-  auto func = gpu::GPUFuncOp::create(b, loc, kernelName,
-                                     b.getFunctionType({srcType, dstType}, {}));
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({kThreads, 1, 1}));
-  b.setInsertionPointToStart(&func.getBody().front());
+  auto func = sc::detail::createKernelFunction(b, loc, gpuModule, kernelName,
+                                           {srcType, dstType}, kThreads);
   auto index = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GemmKernelCommon.h"
+#include "KernelBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -47,11 +48,9 @@ LogicalResult writePortableKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
     epilogueTypes.push_back(params.back());
   }
   OpBuilder b(ctx);
+  auto func = sc::detail::createKernelFunction(b, loc, gpuModule, kernelName,
+                                           params, kThreads);
   b.setInsertionPointToEnd(gpuModule.getBody());
-  auto func = gpu::GPUFuncOp::create(b, loc, kernelName,
-                                     b.getFunctionType(params, {}));
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({kThreads, 1, 1}));
   auto epilogue = func::FuncOp::create(
       b, loc, (kernelName + "_epilogue").str(),
       b.getFunctionType(epilogueTypes, {out}));

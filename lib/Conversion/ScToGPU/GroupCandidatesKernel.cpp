@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sparcast/Conversion/ScToGPU/GroupCandidatesKernel.h"
+#include "KernelBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -35,10 +36,9 @@ constexpr int64_t kMaxUsers = 8192;
 class GroupKernelWriter {
 public:
   GroupKernelWriter(Location loc, gpu::GPUModuleOp gpuModule)
-      : loc(loc), ctx(gpuModule.getContext()), b(ctx) {
+      : loc(loc), ctx(gpuModule.getContext()), b(ctx), gpuModule(gpuModule) {
     ctx->loadDialect<arith::ArithDialect, memref::MemRefDialect,
                      scf::SCFDialect>();
-    b.setInsertionPointToEnd(gpuModule.getBody());
   }
   void write(StringRef kernelName, bool withPairs);
 
@@ -86,6 +86,7 @@ private:
   Location loc;
   MLIRContext *ctx;
   OpBuilder b;
+  gpu::GPUModuleOp gpuModule;
   Value idx, order, pairs, users, counts, sums, late;
   Value c0, c1, c2, c1023, c1024, zero, one, tid, nB;
 };
@@ -101,11 +102,9 @@ void GroupKernelWriter::write(StringRef kernelName, bool withPairs) {
   if (withPairs)
     params.push_back(table);
   params.push_back(b.getIndexType());
-  auto func = gpu::GPUFuncOp::create(
-      b, loc, kernelName, b.getFunctionType(params, {}),
+  auto func = sc::detail::createKernelFunction(
+      b, loc, gpuModule, kernelName, params, kThreads,
       TypeRange{shared(kMaxUsers), shared(2 * kThreads), shared(1)});
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({kThreads, 1, 1}));
   idx = func.getArgument(0);
   order = func.getArgument(1);
   pairs = withPairs ? func.getArgument(2) : Value();
@@ -113,7 +112,6 @@ void GroupKernelWriter::write(StringRef kernelName, bool withPairs) {
   counts = func.getWorkgroupAttributions()[0];
   sums = func.getWorkgroupAttributions()[1];
   late = func.getWorkgroupAttributions()[2];
-  b.setInsertionPointToStart(&func.getBody().front());
   c0 = index(0);
   c1 = index(1);
   c2 = index(2);

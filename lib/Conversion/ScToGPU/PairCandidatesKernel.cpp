@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sparcast/Conversion/ScToGPU/PairCandidatesKernel.h"
+#include "KernelBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -38,16 +39,12 @@ void writePairKernel(Location loc, gpu::GPUModuleOp gpuModule,
   ctx->loadDialect<arith::ArithDialect, LLVM::LLVMDialect, NVVM::NVVMDialect,
                    memref::MemRefDialect, scf::SCFDialect>();
   OpBuilder b(ctx);
-  b.setInsertionPointToEnd(gpuModule.getBody());
   Type i32 = b.getI32Type();
   auto table = MemRefType::get({ShapedType::kDynamic}, i32);
-  auto func = gpu::GPUFuncOp::create(
-      b, loc, kernelName, b.getFunctionType({table, table, table}, {}));
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({kThreads, 1, 1}));
+  auto func = sc::detail::createKernelFunction(b, loc, gpuModule, kernelName,
+                                           {table, table, table}, kThreads);
   Value idx = func.getArgument(0), waiting = func.getArgument(1),
         pairs = func.getArgument(2);
-  b.setInsertionPointToStart(&func.getBody().front());
   auto index = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
