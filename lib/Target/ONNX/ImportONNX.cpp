@@ -45,6 +45,9 @@ std::string mlir::sc::parseOnnxLineage(StringRef spec,
 
 namespace {
 
+/// The largest dim and initializer element count imported.
+constexpr int64_t kMaxDim = int64_t(1) << 40;
+
 using ImportResults = FailureOr<SmallVector<Value>>;
 
 /// The one result of a node.
@@ -187,8 +190,12 @@ OnnxImporter::tensorType(const onnx::TypeProto &type, Location loc) {
     return failure();
   SmallVector<int64_t> shape;
   for (const onnx::TensorShapeProto::Dimension &dim :
-       type.tensor_type().shape().dim())
+       type.tensor_type().shape().dim()) {
+    if (dim.has_dim_value() && (dim.dim_value() < 0 || dim.dim_value() > kMaxDim))
+      return error(loc) << "a dim of " << dim.dim_value()
+                        << " (sizes are imported up to 2^40)";
     shape.push_back(dim.has_dim_value() ? dim.dim_value() : ShapedType::kDynamic);
+  }
   return RankedTensorType::get(shape, *element);
 }
 
@@ -198,12 +205,19 @@ FailureOr<Value> OnnxImporter::constant(const onnx::TensorProto &tensor,
   if (failed(element))
     return failure();
   SmallVector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
+  // The element count, overflow-checked: an initializer holds its data.
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || (d != 0 && count > kMaxDim / d))
+      return error(loc) << "initializer '" << tensor.name()
+                        << "' has more than 2^40 elements or a negative dim";
+    count *= d;
+  }
   auto type = RankedTensorType::get(shape, *element);
   if (tensor.has_data_location() &&
       tensor.data_location() == onnx::TensorProto::EXTERNAL)
     return error(loc) << "initializer '" << tensor.name()
                           << "': external data is not imported";
-  int64_t count = type.getNumElements();
   int64_t bytes = count * ((element->getIntOrFloatBitWidth() + 7) / 8);
   std::string raw;
   if (tensor.has_raw_data()) {
