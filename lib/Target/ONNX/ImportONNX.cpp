@@ -21,6 +21,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include "onnx/defs/parser.h"
 #include "onnx/onnx_pb.h"
@@ -47,6 +48,14 @@ namespace {
 
 /// The largest dim and initializer element count imported.
 constexpr int64_t kMaxDim = int64_t(1) << 40;
+
+/// a x b for static sizes (dynamic if either is, or past kMaxDim).
+int64_t mulSizes(int64_t a, int64_t b) {
+  if (ShapedType::isDynamic(a) || ShapedType::isDynamic(b))
+    return ShapedType::kDynamic;
+  std::optional<int64_t> product = llvm::checkedMul(a, b);
+  return product && *product <= kMaxDim ? *product : ShapedType::kDynamic;
+}
 
 using ImportResults = FailureOr<SmallVector<Value>>;
 
@@ -379,12 +388,7 @@ OnnxImporter::Results OnnxImporter::importMatMul(const onnx::NodeProto &node,
     auto mul = [&](Value a, Value c) -> Value {
       return arith::MulIOp::create(b, loc, a, c);
     };
-    auto size = [](int64_t a, int64_t c) {
-      return ShapedType::isDynamic(a) || ShapedType::isDynamic(c)
-                 ? ShapedType::kDynamic
-                 : a * c;
-    };
-    int64_t bh = size(xt.getDimSize(0), xt.getDimSize(1));
+    int64_t bh = mulSizes(xt.getDimSize(0), xt.getDimSize(1));
     Value bhv = mul(xd[0], xd[1]);
     Value x3 = reshape(*x, {bhv, xd[2], xd[3]},
                        {bh, xt.getDimSize(2), xt.getDimSize(3)}, loc);
@@ -792,12 +796,12 @@ OnnxImporter::Results OnnxImporter::importReshape(const onnx::NodeProto &node,
       bool copied = d < int64_t(target->size()) && (*target)[d] == 0;
       if (copied)
         continue;
-      restIn = ShapedType::isDynamic(restIn) || t.isDynamicDim(d)
-                   ? ShapedType::kDynamic
-                   : restIn * t.getDimSize(d);
+      restIn = mulSizes(restIn, t.getDimSize(d));
     }
     for (int64_t size : *target)
-      restOut *= size > 0 ? size : 1;
+      restOut = mulSizes(restOut, size > 0 ? size : 1);
+    if (ShapedType::isDynamic(restOut))
+      return error(loc) << "Reshape to sizes past 2^40";
     if (!ShapedType::isDynamic(restIn)) {
       if (restIn % restOut != 0)
         return error(loc) << "Reshape of " << t << " to (" << target->size()
@@ -829,9 +833,7 @@ OnnxImporter::Results OnnxImporter::importFlatten(const onnx::NodeProto &node,
     Value &acc = isOuter ? outer : inner;
     int64_t &size = isOuter ? outerSize : innerSize;
     acc = arith::MulIOp::create(b, loc, acc, dims[d]);
-    size = ShapedType::isDynamic(size) || t.isDynamicDim(d)
-               ? ShapedType::kDynamic
-               : size * t.getDimSize(d);
+    size = mulSizes(size, t.getDimSize(d));
   }
   return SmallVector<Value>{
       reshape(*x, {outer, inner}, {outerSize, innerSize}, loc)};
