@@ -6,27 +6,27 @@ module attributes {test.t = #sc.hybrid_tiles<tile = [16, 16, 16], grid = [1, 1],
 // -----
 
 // expected-error @+1 {{grid must have 2 sizes, got 1}}
-module attributes {test.t = #sc.hybrid_tiles<tile = [16, 16], grid = [1], kinds = "d">} {}
+module attributes {test.t = #sc.hybrid_tiles<tile = [64, 32], grid = [1], kinds = "d">} {}
 
 // -----
 
-// expected-error @+1 {{tile sizes must be positive multiples of 16 up to 2^24, got 24}}
-module attributes {test.t = #sc.hybrid_tiles<tile = [24, 16], grid = [1, 1], kinds = "d">} {}
+// expected-error @+1 {{tiles must be positive multiples of 64 rows and 32 columns up to 2^24, got 32 x 32}}
+module attributes {test.t = #sc.hybrid_tiles<tile = [32, 32], grid = [1, 1], kinds = "d">} {}
 
 // -----
 
 // expected-error @+1 {{grid sizes must lie in [1, 2^24], got 0}}
-module attributes {test.t = #sc.hybrid_tiles<tile = [16, 16], grid = [0, 1], kinds = "">} {}
+module attributes {test.t = #sc.hybrid_tiles<tile = [64, 32], grid = [0, 1], kinds = "">} {}
 
 // -----
 
 // expected-error @+1 {{expected 4 tile kinds, got 3}}
-module attributes {test.t = #sc.hybrid_tiles<tile = [16, 16], grid = [2, 2], kinds = "dsz">} {}
+module attributes {test.t = #sc.hybrid_tiles<tile = [64, 32], grid = [2, 2], kinds = "dsz">} {}
 
 // -----
 
 // expected-error @+1 {{tile 1 has kind 'x', expected 'd' (dense), 's' (2:4) or 'z' (zero)}}
-module attributes {test.t = #sc.hybrid_tiles<tile = [16, 16], grid = [1, 2], kinds = "dx">} {}
+module attributes {test.t = #sc.hybrid_tiles<tile = [64, 32], grid = [1, 2], kinds = "dx">} {}
 
 // -----
 

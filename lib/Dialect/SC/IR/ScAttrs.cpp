@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sparcast/Dialect/SC/IR/ScDialect.h"
+#include "sparcast/Support/HybridTiles.h"
 #include "sparcast/Support/LogLinearPattern.h"
 
 #include "mlir/IR/Builders.h"
@@ -259,11 +260,14 @@ LogicalResult HybridTilesAttr::verify(function_ref<InFlightDiagnostic()> emitErr
   // Bounded so that the products below (a weight's rows and K, its tile
   // count) stay far inside int64.
   constexpr int64_t kMaxSize = int64_t(1) << 24;
-  for (int64_t size : tile)
-    if (size <= 0 || size % 16 != 0 || size > kMaxSize)
-      return emitError() << "tile sizes must be positive multiples of 16 up "
-                            "to 2^24, got "
-                         << size;
+  // The packed format's (docs/hybrid-tiles.md): rows in multiples of the
+  // sparse MMA's 64, columns of a metadata word's 32.
+  if (tile[0] <= 0 || tile[0] % sparcast::hybrid::kTileRowQuantum != 0 ||
+      tile[0] > kMaxSize || tile[1] <= 0 ||
+      tile[1] % sparcast::hybrid::kTileColQuantum != 0 || tile[1] > kMaxSize)
+    return emitError() << "tiles must be positive multiples of 64 rows and 32 "
+                          "columns up to 2^24, got "
+                       << tile[0] << " x " << tile[1];
   for (int64_t size : grid)
     if (size <= 0 || size > kMaxSize)
       return emitError() << "grid sizes must lie in [1, 2^24], got " << size;
