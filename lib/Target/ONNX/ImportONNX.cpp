@@ -23,7 +23,8 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
-#include "onnx/defs/parser.h"
+#include "ParseONNX.h"
+
 #include "onnx/onnx_pb.h"
 
 using namespace mlir;
@@ -1332,18 +1333,13 @@ OwningOpRef<ModuleOp> mlir::sc::importOnnxModel(StringRef contents,
                        linalg::LinalgDialect, math::MathDialect, ScDialect,
                        tensor::TensorDialect>();
   onnx::ModelProto model;
-  // A serialized model, else the textual syntax.
-  if (!model.ParseFromArray(contents.data(), static_cast<int>(contents.size()))) {
-    model.Clear();
-    onnx::Common::Status status =
-        onnx::OnnxParser::Parse(model, contents.str().c_str());
-    if (!status.IsOK()) {
-      emitError(FileLineColLoc::get(context, fileName, 0, 0))
-          << "not an ONNX model (neither a serialized ModelProto nor the "
-             "textual syntax): "
-          << status.ErrorMessage();
-      return nullptr;
-    }
+  std::string why;
+  if (!detail::parseOnnxModel(contents, model, why)) {
+    emitError(FileLineColLoc::get(context, fileName, 0, 0))
+        << "not an ONNX model (neither a serialized ModelProto nor the "
+           "textual syntax): "
+        << why;
+    return nullptr;
   }
   OnnxImporter importer(context, fileName, options);
   return importer.importModel(model);

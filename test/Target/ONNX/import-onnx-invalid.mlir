@@ -12,6 +12,7 @@
 // RUN: not sparcast-translate --import-onnx %S/Inputs/bad-layernorm.onnxtxt 2>&1 | FileCheck %s --check-prefix=LAYERNORM
 // RUN: not sparcast-translate --import-onnx %S/Inputs/bad-initializer.onnxtxt 2>&1 | FileCheck %s --check-prefix=INITIALIZER
 // RUN: not sparcast-translate --import-onnx %S/Inputs/bad-dim.onnxtxt 2>&1 | FileCheck %s --check-prefix=DIM
+// RUN: not sparcast-translate --import-onnx %S/Inputs/bad-number.onnxtxt 2>&1 | FileCheck %s --check-prefix=NUMBER
 
 // What the importer does not take is a located error naming the node (its
 // name, or its op and position when unnamed) and why; nothing is imported.
@@ -28,3 +29,6 @@
 // LAYERNORM: error: node 'LayerNormalization#0': LayerNormalization is imported over the last axis of floats, got axis 0 of 'tensor<4x8xf32>'
 // INITIALIZER: error: initializer 'c' has more than 2^40 elements or a negative dim
 // DIM: error: a dim of 2199023255552 (sizes are imported up to 2^40)
+// A malformed number in the textual syntax (found by the fuzzer: ONNX's
+// parser throws on it) is an error, not an abort.
+// NUMBER: bad-number.onnxtxt:0:0: error: not an ONNX model (neither a serialized ModelProto nor the textual syntax): stof
