@@ -375,10 +375,13 @@ OnnxImporter::Results OnnxImporter::importMatMul(const onnx::NodeProto &node,
       !isa<FloatType>(xt.getElementType()))
     return error(loc) << "MatMul of " << xt << " and " << yt
                           << ": expected floats of one type";
+  if (xt.getRank() < 2 || yt.getRank() < 2)
+    return error(loc) << "MatMul of ranks " << xt.getRank() << " and "
+                      << yt.getRank()
+                      << " is not imported (ranks 2 and 3, and 4 with 4, are)";
   int64_t xk = xt.getDimSize(xt.getRank() - 1);
-  int64_t yk = yt.getRank() >= 2 ? yt.getDimSize(yt.getRank() - 2) : 0;
-  if (xt.getRank() >= 2 && yt.getRank() >= 2 && !ShapedType::isDynamic(xk) &&
-      !ShapedType::isDynamic(yk) && xk != yk)
+  int64_t yk = yt.getDimSize(yt.getRank() - 2);
+  if (!ShapedType::isDynamic(xk) && !ShapedType::isDynamic(yk) && xk != yk)
     return error(loc) << "MatMul of " << xt << " and " << yt
                       << ": contraction sizes " << xk << " and " << yk;
   if (xt.getRank() == 2 && yt.getRank() == 2)
@@ -955,7 +958,7 @@ OnnxImporter::importLayerNorm(const onnx::NodeProto &node, Location loc) {
   int64_t axis = intAttr(node, "axis", -1);
   if (axis < 0)
     axis += t.getRank();
-  if (axis != t.getRank() - 1 || !isa<FloatType>(element))
+  if (t.getRank() < 1 || axis != t.getRank() - 1 || !isa<FloatType>(element))
     return error(loc) << "LayerNormalization is imported over the last axis "
                          "of floats, got axis "
                       << intAttr(node, "axis", -1) << " of " << t;

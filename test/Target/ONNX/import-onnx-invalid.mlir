@@ -13,6 +13,7 @@
 // RUN: not sparcast-translate --import-onnx %S/Inputs/bad-initializer.onnxtxt 2>&1 | FileCheck %s --check-prefix=INITIALIZER
 // RUN: not sparcast-translate --import-onnx %S/Inputs/bad-dim.onnxtxt 2>&1 | FileCheck %s --check-prefix=DIM
 // RUN: not sparcast-translate --import-onnx %S/Inputs/bad-number.onnxtxt 2>&1 | FileCheck %s --check-prefix=NUMBER
+// RUN: not sparcast-translate --import-onnx %S/Inputs/bad-rank.onnx 2>&1 | FileCheck %s --check-prefix=RANK
 
 // What the importer does not take is a located error naming the node (its
 // name, or its op and position when unnamed) and why; nothing is imported.
@@ -32,3 +33,6 @@
 // A malformed number in the textual syntax (found by the fuzzer: ONNX's
 // parser throws on it) is an error, not an abort.
 // NUMBER: bad-number.onnxtxt:0:0: error: not an ONNX model (neither a serialized ModelProto nor the textual syntax): stof
+// A serialized model with a rank-0 MatMul operand (found by the fuzzer: it
+// read the dims of a scalar).
+// RANK: error: node 'MatMul#0': MatMul of ranks 0 and 2 is not imported
