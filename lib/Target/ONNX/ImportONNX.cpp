@@ -1088,26 +1088,28 @@ std::optional<OnnxImporter::AttentionMatch>
 OnnxImporter::matchAttention(const onnx::NodeProto &last) {
   if (last.op_type() != "MatMul" || last.input_size() != 2)
     return std::nullopt;
-  // A value one node makes and only that node reads.
-  auto soleProducer = [&](const std::string &name,
-                          StringRef kind) -> const onnx::NodeProto * {
+  // A value one node of `kind` with `inputs` inputs makes and only one
+  // node reads.
+  auto soleProducer = [&](const std::string &name, StringRef kind,
+                          int inputs) -> const onnx::NodeProto * {
     const onnx::NodeProto *node = producer.lookup(name);
-    if (!node || node->op_type() != kind || readers.lookup(name) != 1)
+    if (!node || node->op_type() != kind || node->input_size() != inputs ||
+        readers.lookup(name) != 1)
       return nullptr;
     return node;
   };
   AttentionMatch m;
   m.v = last.input(1);
-  const onnx::NodeProto *softmax = soleProducer(last.input(0), "Softmax");
+  const onnx::NodeProto *softmax = soleProducer(last.input(0), "Softmax", 1);
   if (!softmax || intAttr(*softmax, "axis", -1) != -1)
     return std::nullopt;
-  const onnx::NodeProto *scores = soleProducer(softmax->input(0), "MatMul");
+  const onnx::NodeProto *scores = soleProducer(softmax->input(0), "MatMul", 2);
   if (!scores) {
     // The scores scaled by a constant: Mul(s, c) or Div(s, c).
-    const onnx::NodeProto *scaled = soleProducer(softmax->input(0), "Mul");
+    const onnx::NodeProto *scaled = soleProducer(softmax->input(0), "Mul", 2);
     if (!scaled)
-      scaled = soleProducer(softmax->input(0), "Div");
-    if (!scaled || scaled->input_size() != 2)
+      scaled = soleProducer(softmax->input(0), "Div", 2);
+    if (!scaled)
       return std::nullopt;
     auto it = values.find(scaled->input(1));
     auto cst = it == values.end() ? arith::ConstantOp()
@@ -1119,11 +1121,11 @@ OnnxImporter::matchAttention(const onnx::NodeProto &last) {
     float c = (*dense.getValues<APFloat>().begin()).convertToFloat();
     m.scale = scaled->op_type() == "Mul" ? c : 1.0f / c;
     m.covered.push_back(scaled);
-    scores = soleProducer(scaled->input(0), "MatMul");
+    scores = soleProducer(scaled->input(0), "MatMul", 2);
     if (!scores)
       return std::nullopt;
   }
-  const onnx::NodeProto *transposed = soleProducer(scores->input(1), "Transpose");
+  const onnx::NodeProto *transposed = soleProducer(scores->input(1), "Transpose", 1);
   if (!transposed)
     return std::nullopt;
   SmallVector<int64_t> perm;
