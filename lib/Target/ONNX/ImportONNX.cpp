@@ -1086,15 +1086,16 @@ OnnxImporter::Results OnnxImporter::attention(Value q, Value k, Value v,
 
 std::optional<OnnxImporter::AttentionMatch>
 OnnxImporter::matchAttention(const onnx::NodeProto &last) {
-  if (last.op_type() != "MatMul" || last.input_size() != 2)
+  if (last.op_type() != "MatMul" || last.input_size() != 2 ||
+      last.output_size() != 1)
     return std::nullopt;
-  // A value one node of `kind` with `inputs` inputs makes and only one
-  // node reads.
+  // A value one node of `kind` with `inputs` inputs and one output makes
+  // and only one node reads.
   auto soleProducer = [&](const std::string &name, StringRef kind,
                           int inputs) -> const onnx::NodeProto * {
     const onnx::NodeProto *node = producer.lookup(name);
     if (!node || node->op_type() != kind || node->input_size() != inputs ||
-        readers.lookup(name) != 1)
+        node->output_size() != 1 || readers.lookup(name) != 1)
       return nullptr;
     return node;
   };

@@ -15,6 +15,7 @@
 // RUN: not sparcast-translate --import-onnx %S/Inputs/bad-number.onnxtxt 2>&1 | FileCheck %s --check-prefix=NUMBER
 // RUN: not sparcast-translate --import-onnx %S/Inputs/bad-rank.onnx 2>&1 | FileCheck %s --check-prefix=RANK
 // RUN: not sparcast-translate --import-onnx %S/Inputs/bad-attention.onnx 2>&1 | FileCheck %s --check-prefix=ATTENTION
+// RUN: not sparcast-translate --import-onnx %S/Inputs/bad-outputs.onnx 2>&1 | FileCheck %s --check-prefix=OUTPUTS
 
 // What the importer does not take is a located error naming the node (its
 // name, or its op and position when unnamed) and why; nothing is imported.
@@ -41,3 +42,8 @@
 // fuzzer: the pattern matcher read past them): no match, and the node that
 // cannot be imported is named.
 // ATTENTION: error: node '{{.*}}ather#1': ONNX op '{{.*}}ather' is not imported yet
+// An attention pattern whose last MatMul has no output (found by the
+// fuzzer: the matched pattern's result was stored under a missing name):
+// not matched; the nodes are imported one by one and the first that fails
+// says why.
+// OUTPUTS: error: node 'MatMul#3': MatMul of 'tensor<?x2x64x129xf16>' and 'tensor<?x2x128x1024xf16>': contraction sizes 129 and 128
