@@ -30,6 +30,8 @@ static size_t bytesOf(ElementKind kind) {
   case ElementKind::f16:
   case ElementKind::bf16:
     return 2;
+  case ElementKind::i8:
+    return 1;
   }
   return 4;
 }
@@ -64,6 +66,8 @@ double HostTensor::get(int64_t i) const {
     std::memcpy(&v, p, 4);
     return v;
   }
+  case ElementKind::i8:
+    return static_cast<int8_t>(*p);
   case ElementKind::f16:
   case ElementKind::bf16: {
     uint16_t bits;
@@ -88,6 +92,9 @@ void HostTensor::set(int64_t i, double v) {
     std::memcpy(p, &x, 4);
     return;
   }
+  case ElementKind::i8:
+    *p = static_cast<uint8_t>(static_cast<int8_t>(v));
+    return;
   case ElementKind::f16:
   case ElementKind::bf16: {
     llvm::APFloat f(v);
@@ -109,6 +116,8 @@ static std::optional<ElementKind> kindOf(Type type) {
     return ElementKind::bf16;
   if (type.isSignlessInteger(32))
     return ElementKind::i32;
+  if (type.isSignlessInteger(8))
+    return ElementKind::i8;
   return std::nullopt;
 }
 
@@ -180,7 +189,7 @@ mlir::sc::makeRandomInputs(func::FuncOp func, const InputSpec &spec) {
           makeIndex(spec.users, shape[0], spec.shuffleIndex, rng);
       for (auto [j, v] : llvm::enumerate(index))
         tensor.set(j, v);
-    } else if (*kind == ElementKind::i32) {
+    } else if (*kind == ElementKind::i32 || *kind == ElementKind::i8) {
       return func.emitError() << "integer argument #" << i
                               << " needs #sc.lineage<index>";
     } else {

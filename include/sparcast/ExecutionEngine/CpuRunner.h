@@ -24,7 +24,7 @@ class FuncOp;
 
 namespace mlir::sc {
 
-enum class ElementKind { f32, f16, bf16, i32 };
+enum class ElementKind { f32, f16, bf16, i32, i8 };
 
 /// A dense row-major tensor in host memory.
 class HostTensor {

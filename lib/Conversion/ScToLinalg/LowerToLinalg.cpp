@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
@@ -117,6 +118,117 @@ struct LowerGatherRows : OpConversionPattern<GatherRowsOp> {
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     Value result = buildGatherRows(b, adaptor.getSource(), adaptor.getIndices());
     rewriter.replaceOp(op, castTo(b, op.getLoc(), result, op.getType()));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// sc.assemble_hybrid
+//===----------------------------------------------------------------------===//
+
+/// The dense weight of packed hybrid tiles, element by element as
+/// docs/hybrid-tiles.md defines it: a zero tile's element is zero, a dense
+/// tile's is its slot's, a 2:4 tile's is the stored value whose metadata
+/// position is the element's column within its group of four (zero if
+/// neither is). Only the element's own tile's slot is read.
+struct LowerAssembleHybrid : OpConversionPattern<AssembleHybridOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AssembleHybridOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    HybridTilesAttr layout = op.getLayout();
+    Type element = op.getType().getElementType();
+    auto plain = RankedTensorType::get(op.getType().getShape(), element);
+    Value init = tensor::EmptyOp::create(b, plain.getShape(), element);
+    int64_t tileRows = layout.getTile()[0], tileCols = layout.getTile()[1];
+    int64_t gridCols = layout.getGrid()[1];
+    auto generic = linalg::GenericOp::create(
+        b, plain, ValueRange{}, ValueRange{init},
+        SmallVector<AffineMap>{b.getMultiDimIdentityMap(2)},
+        SmallVector<IteratorType>{kPar, kPar},
+        [&](OpBuilder &nb, Location loc, ValueRange) {
+          ImplicitLocOpBuilder e(loc, nb);
+          auto cIndex = [&](int64_t v) {
+            return arith::ConstantIndexOp::create(e, v).getResult();
+          };
+          auto cI32 = [&](int64_t v) {
+            return arith::ConstantIntOp::create(e, e.getI32Type(), v)
+                .getResult();
+          };
+          auto toIndex = [&](Value v) {
+            return arith::IndexCastOp::create(e, e.getIndexType(), v)
+                .getResult();
+          };
+          Value r = linalg::IndexOp::create(e, 0), c = linalg::IndexOp::create(e, 1);
+          Value tr = arith::DivUIOp::create(e, r, cIndex(tileRows));
+          Value tc = arith::DivUIOp::create(e, c, cIndex(tileCols));
+          Value row = arith::RemUIOp::create(e, r, cIndex(tileRows));
+          Value col = arith::RemUIOp::create(e, c, cIndex(tileCols));
+          Value kind = arith::ExtUIOp::create(
+              e, e.getI32Type(),
+              tensor::ExtractOp::create(e, adaptor.getKinds(), ValueRange{tr, tc}));
+          Value slot = toIndex(
+              tensor::ExtractOp::create(e, adaptor.getSlots(), ValueRange{tr, tc}));
+          Value zero = arith::ConstantOp::create(e, e.getZeroAttr(element));
+          auto isKind = [&](int64_t k) {
+            return arith::CmpIOp::create(e, arith::CmpIPredicate::eq, kind, cI32(k))
+                .getResult();
+          };
+          auto dense = scf::IfOp::create(
+              e, isKind(1),
+              [&](OpBuilder &tb, Location l) {
+                Value v = tensor::ExtractOp::create(tb, l, adaptor.getDense(),
+                                                    ValueRange{slot, row, col});
+                scf::YieldOp::create(tb, l, v);
+              },
+              [&](OpBuilder &fb, Location l) {
+                ImplicitLocOpBuilder f(l, fb);
+                auto sparse = scf::IfOp::create(
+                    f, isKind(2),
+                    [&](OpBuilder &sb, Location l2) {
+                      ImplicitLocOpBuilder s(l2, sb);
+                      // The group's nibble: bits 4j .. 4j + 3 of word col / 32.
+                      Value group = arith::DivUIOp::create(s, col, cIndex(4));
+                      Value word = tensor::ExtractOp::create(
+                          s, adaptor.getMeta(),
+                          ValueRange{slot, row,
+                                     arith::DivUIOp::create(s, col, cIndex(32))});
+                      Value shift = arith::IndexCastOp::create(
+                          s, s.getI32Type(),
+                          arith::MulIOp::create(
+                              s, arith::RemUIOp::create(s, group, cIndex(8)),
+                              cIndex(4)));
+                      Value nibble = arith::AndIOp::create(
+                          s, arith::ShRUIOp::create(s, word, shift), cI32(15));
+                      Value first = arith::AndIOp::create(s, nibble, cI32(3));
+                      Value second = arith::ShRUIOp::create(s, nibble, cI32(2));
+                      Value pos = arith::IndexCastOp::create(
+                          s, s.getI32Type(), arith::RemUIOp::create(s, col, cIndex(4)));
+                      Value kept0 = arith::MulIOp::create(s, group, cIndex(2));
+                      Value kept1 = arith::AddIOp::create(s, kept0, cIndex(1));
+                      Value v0 = tensor::ExtractOp::create(
+                          s, adaptor.getSparse(), ValueRange{slot, row, kept0});
+                      Value v1 = tensor::ExtractOp::create(
+                          s, adaptor.getSparse(), ValueRange{slot, row, kept1});
+                      auto eq = [&](Value x, Value y) {
+                        return arith::CmpIOp::create(s, arith::CmpIPredicate::eq,
+                                                     x, y)
+                            .getResult();
+                      };
+                      Value v = arith::SelectOp::create(
+                          s, eq(pos, first), v0,
+                          arith::SelectOp::create(s, eq(pos, second), v1, zero));
+                      scf::YieldOp::create(s, v);
+                    },
+                    [&](OpBuilder &zb, Location l2) {
+                      scf::YieldOp::create(zb, l2, zero);
+                    });
+                scf::YieldOp::create(f, sparse.getResult(0));
+              });
+          linalg::YieldOp::create(e, dense.getResult(0));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
     return success();
   }
 };
@@ -413,6 +525,7 @@ struct ScLowerToLinalgPass
 } // namespace
 
 void mlir::sc::populateScToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerAttention, LowerBatchMatmul, LowerGatherRows>(
+  patterns.add<LowerAssembleHybrid, LowerAttention, LowerBatchMatmul,
+               LowerGatherRows>(
       patterns.getContext());
 }

@@ -272,7 +272,9 @@ LogicalResult HybridTilesAttr::verify(function_ref<InFlightDiagnostic()> emitErr
     if (size <= 0 || size > kMaxSize)
       return emitError() << "grid sizes must lie in [1, 2^24], got " << size;
   int64_t numTiles = grid[0] * grid[1];
-  if (static_cast<int64_t>(kinds.size()) != numTiles)
+  // No kinds: the packing decides them at run time (sc.assemble_hybrid's
+  // kind table).
+  if (!kinds.empty() && static_cast<int64_t>(kinds.size()) != numTiles)
     return emitError() << "expected " << numTiles << " tile kinds, got "
                        << kinds.size();
   for (auto [i, c] : llvm::enumerate(kinds))

@@ -78,6 +78,55 @@ LogicalResult GatherRowsOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// AssembleHybridOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AssembleHybridOp::verify() {
+  RankedTensorType type = getResult().getType();
+  auto layout = dyn_cast_or_null<HybridTilesAttr>(type.getEncoding());
+  if (!layout)
+    return emitOpError() << "expected a result with a #sc.hybrid_tiles "
+                            "encoding, got "
+                         << type;
+  if (type.getRank() != 2)
+    return emitOpError() << "expected a rank-2 result, got rank "
+                         << type.getRank();
+  if (failed(verifyDim(*this, "result", "rows", type.getDimSize(0),
+                       layout.getRows())) ||
+      failed(verifyDim(*this, "result", "columns", type.getDimSize(1),
+                       layout.getCols())))
+    return failure();
+  ArrayRef<int64_t> tile = layout.getTile(), grid = layout.getGrid();
+  for (auto [name, operand] :
+       {std::pair<StringRef, Value>{"kinds", getKinds()}, {"slots", getSlots()}})
+    for (int d = 0; d < 2; ++d)
+      if (failed(verifyDim(*this, name, "dim " + std::to_string(d),
+                           cast<RankedTensorType>(operand.getType()).getDimSize(d),
+                           grid[d])))
+        return failure();
+  // [tiles, tile rows, columns a tile stores]
+  auto verifyPlanes = [&](StringRef name, Value operand,
+                          int64_t cols) -> LogicalResult {
+    auto t = cast<RankedTensorType>(operand.getType());
+    if (failed(verifyDim(*this, name, "dim 1", t.getDimSize(1), tile[0])) ||
+        failed(verifyDim(*this, name, "dim 2", t.getDimSize(2), cols)))
+      return failure();
+    return success();
+  };
+  if (failed(verifyPlanes("dense", getDense(), tile[1])) ||
+      failed(verifyPlanes("sparse", getSparse(), tile[1] / 2)) ||
+      failed(verifyPlanes("meta", getMeta(), tile[1] / 32)))
+    return failure();
+  Type element = type.getElementType();
+  if (getDense().getType().getElementType() != element ||
+      getSparse().getType().getElementType() != element)
+    return emitOpError() << "expected dense and sparse tiles of the weight's "
+                            "element type "
+                         << element;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // BatchMatmulOp
 //===----------------------------------------------------------------------===//
 
@@ -254,6 +303,13 @@ LogicalResult BatchMatmulOp::verify() {
     return emitOpError() << "expected lhs and rhs of the same element type, got "
                          << lhsType.getElementType() << " and "
                          << rhsType.getElementType();
+  // A hybrid-tiled weight is read as the sparse tensor cores take it: its
+  // rows are the output columns (y = x W^T).
+  if (isa_and_nonnull<HybridTilesAttr>(lhsType.getEncoding()) ||
+      (isa_and_nonnull<HybridTilesAttr>(rhsType.getEncoding()) &&
+       (!getTransposeRhs() || rhsType.getRank() != 2)))
+    return emitOpError() << "expected a hybrid-tiled operand to be a shared "
+                            "rhs read [n, k] (transpose_rhs)";
   if (!isMatmulFloat(lhsType.getElementType()))
     return emitOpError() << "expected f16, bf16 or f32 operands, got "
                          << lhsType.getElementType();

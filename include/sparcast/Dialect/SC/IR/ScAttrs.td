@@ -221,7 +221,9 @@ def Sc_HybridTilesAttr : Sc_Attr<"HybridTiles", "hybrid_tiles"> {
     A matrix cut into a `grid` of `tile` shaped tiles, each stored dense
     (`d`), 2:4 structured sparse along the contraction dim (`s`: two kept
     values of every four, 2-bit metadata per kept element) or skipped as
-    all-zero (`z`). `kinds` lists the tiles row-major, one letter per tile.
+    all-zero (`z`). `kinds` lists the tiles row-major, one letter per tile,
+    or is empty when the packing decides them at run time (the kind table
+    `sc.assemble_hybrid` takes). docs/hybrid-tiles.md is the packed format.
 
     Example:
 
@@ -241,8 +243,13 @@ def Sc_HybridTilesAttr : Sc_Attr<"HybridTiles", "hybrid_tiles"> {
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     enum class TileKind { dense, sparse24, zero };
-    /// Kind of the tile at (row, col) of the grid.
+    /// Kind of the tile at (row, col) of the grid (kinds known only).
     TileKind getTileKind(int64_t row, int64_t col) const;
+    /// Whether the kinds are fixed at compile time.
+    bool hasKnownKinds() const { return !getKinds().empty(); }
+    /// The weight's rows and columns (K).
+    int64_t getRows() const { return getTile()[0] * getGrid()[0]; }
+    int64_t getCols() const { return getTile()[1] * getGrid()[1]; }
   }];
 }
 

@@ -34,6 +34,49 @@ def Sc_GatherRowsOp : Sc_Op<"gather_rows", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Sc_AssembleHybridOp : Sc_Op<"assemble_hybrid", [Pure]> {
+  let summary = "a weight in hybrid dense / 2:4 / zero tiles from its packed buffers";
+  let description = [{
+    The weight whose packed buffers (docs/hybrid-tiles.md, as
+    `scHybridPack` writes them) are `kinds` (per tile 0 zero, 1 dense, 2
+    2:4), `slots` (the tile's index among its kind), `dense` ([dense tiles,
+    tile rows, tile cols]), `sparse` ([2:4 tiles, tile rows, tile cols / 2])
+    and `meta` (uint32 words held as i32, [2:4 tiles, tile rows, tile cols /
+    32]). The result's `#sc.hybrid_tiles` encoding gives the tile and the
+    grid. Its value is the dense weight the buffers stand for (what
+    `scHybridUnpack` returns); a GEMM taking it as its rhs reads the packed
+    buffers tile by tile (sparse tensor cores for 2:4 tiles, nothing for
+    zero tiles). Like `sparse_tensor.assemble`: the buffers are not copied.
+
+    Example:
+
+    ```mlir
+    %w = sc.assemble_hybrid %kinds, %slots, %dense, %sparse, %meta
+        : tensor<2x4xi8>, tensor<2x4xi32>, tensor<?x64x128xf16>,
+          tensor<?x64x64xf16>, tensor<?x64x4xi32>
+       -> tensor<128x512xf16, #sc.hybrid_tiles<tile = [64, 128], grid = [2, 4], kinds = "">>
+    ```
+  }];
+  let arguments = (ins TensorRankOf<[I8], [2]>:$kinds,
+                       TensorRankOf<[I32], [2]>:$slots,
+                       TensorRankOf<[F16, BF16], [3]>:$dense,
+                       TensorRankOf<[F16, BF16], [3]>:$sparse,
+                       TensorRankOf<[I32], [3]>:$meta);
+  let results = (outs RankedTensorOf<[F16, BF16]>:$result);
+  let assemblyFormat = [{
+    $kinds `,` $slots `,` $dense `,` $sparse `,` $meta attr-dict `:`
+    type($kinds) `,` type($slots) `,` type($dense) `,` type($sparse) `,`
+    type($meta) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::sc::HybridTilesAttr getLayout() {
+      return ::llvm::cast<::mlir::sc::HybridTilesAttr>(
+          getResult().getType().getEncoding());
+    }
+  }];
+}
+
 def Sc_BatchMatmulOp : Sc_Op<"batch_matmul", [
     RecursiveMemoryEffects, IsolatedFromAbove]> {
   let summary = "batched matmul with an element-wise epilogue region";
