@@ -2,6 +2,7 @@
 
 #include "sparcast/ExecutionEngine/CpuRunner.h"
 #include "sparcast/Dialect/SC/IR/ScDialect.h"
+#include "sparcast/Dialect/SC/IR/ScOps.h"
 #include "sparcast/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -146,11 +147,60 @@ static std::vector<int32_t> makeIndex(int64_t users, int64_t candidates,
   return index;
 }
 
+/// The function's sc.assemble_hybrid ops whose five buffers are its
+/// arguments (their argument numbers), the random weights' packings.
+static SmallVector<SmallVector<unsigned, 5>> packedArguments(func::FuncOp func) {
+  SmallVector<SmallVector<unsigned, 5>> packed;
+  func.walk([&](AssembleHybridOp op) {
+    SmallVector<unsigned, 5> args;
+    for (Value v : op->getOperands())
+      if (auto arg = dyn_cast<BlockArgument>(v);
+          arg && arg.getOwner() == &func.front())
+        args.push_back(arg.getArgNumber());
+    if (args.size() == 5)
+      packed.push_back(args);
+  });
+  return packed;
+}
+
+/// A random valid packing in the tensors `t` (kinds, slots, dense, sparse,
+/// meta; docs/hybrid-tiles.md): each tile zero, dense or 2:4 at random
+/// while its kind's buffer has planes left, metadata of valid positions.
+static void makeRandomPacking(MutableArrayRef<HostTensor *> t,
+                              std::mt19937_64 &rng) {
+  HostTensor &kinds = *t[0], &slots = *t[1], &meta = *t[4];
+  int64_t planes[3] = {0, t[2]->getShape()[0], t[3]->getShape()[0]};
+  int64_t used[3] = {0, 0, 0};
+  std::uniform_int_distribution<int> anyKind(0, 2);
+  for (int64_t tile = 0; tile < kinds.getNumElements(); ++tile) {
+    int kind = anyKind(rng);
+    if (kind != 0 && used[kind] == planes[kind])
+      kind = 0;
+    kinds.set(tile, kind);
+    slots.set(tile, kind == 0 ? -1 : used[kind]++);
+  }
+  // The six nibbles of two positions in order.
+  const uint32_t nibbles[6] = {0x4, 0x8, 0xC, 0x9, 0xD, 0xE};
+  std::uniform_int_distribution<int> anyNibble(0, 5);
+  for (int64_t w = 0; w < meta.getNumElements(); ++w) {
+    uint32_t word = 0;
+    for (int j = 0; j < 8; ++j)
+      word |= nibbles[anyNibble(rng)] << (4 * j);
+    meta.set(w, static_cast<int32_t>(word));
+  }
+}
+
 FailureOr<std::vector<HostTensor>>
 mlir::sc::makeRandomInputs(func::FuncOp func, const InputSpec &spec) {
   std::mt19937_64 rng(spec.seed);
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);
   std::vector<HostTensor> inputs;
+  SmallVector<SmallVector<unsigned, 5>> packed = packedArguments(func);
+  auto isPacked = [&](unsigned arg) {
+    return llvm::any_of(packed, [&](ArrayRef<unsigned> args) {
+      return llvm::is_contained(args, arg);
+    });
+  };
   for (auto [i, argType] : llvm::enumerate(func.getArgumentTypes())) {
     auto type = dyn_cast<RankedTensorType>(argType);
     std::optional<ElementKind> kind =
@@ -189,14 +239,22 @@ mlir::sc::makeRandomInputs(func::FuncOp func, const InputSpec &spec) {
           makeIndex(spec.users, shape[0], spec.shuffleIndex, rng);
       for (auto [j, v] : llvm::enumerate(index))
         tensor.set(j, v);
-    } else if (*kind == ElementKind::i32 || *kind == ElementKind::i8) {
+    } else if ((*kind == ElementKind::i32 || *kind == ElementKind::i8) &&
+               !isPacked(i)) {
       return func.emitError() << "integer argument #" << i
-                              << " needs #sc.lineage<index>";
+                              << " needs #sc.lineage<index> (or to be a "
+                                 "buffer of an sc.assemble_hybrid)";
     } else {
       for (int64_t j = 0; j < tensor.getNumElements(); ++j)
         tensor.set(j, uniform(rng));
     }
     inputs.push_back(std::move(tensor));
+  }
+  for (ArrayRef<unsigned> args : packed) {
+    SmallVector<HostTensor *, 5> tensors;
+    for (unsigned arg : args)
+      tensors.push_back(&inputs[arg]);
+    makeRandomPacking(tensors, rng);
   }
   return inputs;
 }

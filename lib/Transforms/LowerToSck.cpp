@@ -43,6 +43,10 @@ std::string limitation(BatchMatmulOp op) {
       ShapedType::isDynamic(op.getType().getDimSize(2)) ||
       ShapedType::isDynamic(lhs.getShape().back()))
     return "M, N and K must be static";
+  auto weight = dyn_cast_or_null<HybridTilesAttr>(op.getRhs().getType().getEncoding());
+  if (weight && weight.getTile()[1] % 128 != 0)
+    return "hybrid tiles of a multiple of 128 columns only (a 2:4 tile's "
+           "values a whole 128-byte swizzled box)";
   return "";
 }
 
@@ -185,6 +189,112 @@ void buildKernel(BatchMatmulOp op, func::FuncOp caller, unsigned index) {
   buildTileLoop(b, op, entry->getArgument(0), entry->getArguments().drop_front(),
                 {"A", "B", "C"}, nullptr);
   func::ReturnOp::create(b, op.getLoc());
+}
+
+/// Tokens a tile of the hybrid-tiled GEMM takes: the N of its wgmma, the
+/// least power of two from 8 that covers M, up to 256.
+int64_t hybridTokenTile(int64_t m) {
+  return std::clamp<int64_t>(llvm::PowerOf2Ceil(m), 8, 256);
+}
+
+/// The kernel of `op`, a GEMM whose rhs is a hybrid-tiled weight W
+/// (`y = x W^T`, sc.assemble_hybrid): per tile of 64 weight rows by
+/// `hybridTokenTile` tokens, a loop over W's tile columns that reads the
+/// tile's kind and slot (sck.hybrid_tile) and multiplies the token box by
+/// the dense box of a dense tile (sck.mma), the compressed box and its
+/// metadata of a 2:4 tile (sck.mma_sp), nothing for a zero tile. The
+/// accumulator holds the result tile transposed (rows: weight rows, the
+/// result's columns; the sparse MMA takes only its first operand sparse).
+void buildHybridKernel(BatchMatmulOp op, func::FuncOp caller, unsigned index) {
+  func::FuncOp func = createKernelFunction(op, caller, index, 0);
+  func->setAttr("sck.schedule", StringAttr::get(op.getContext(), "hybrid"));
+  Block *entry = &func.front();
+  OpBuilder b = OpBuilder::atBlockBegin(entry);
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  auto weight = cast<RankedTensorType>(op.getRhs().getType());
+  auto layout = cast<HybridTilesAttr>(weight.getEncoding());
+  int64_t tileRows = layout.getTile()[0], tileCols = layout.getTile()[1];
+  int64_t m = op.getType().getDimSize(1), n = op.getType().getDimSize(2);
+  int64_t tokens = hybridTokenTile(m);
+  Type element = weight.getElementType();
+  auto cst = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  auto loop = sck::TileLoopOp::create(
+      b, loc, entry->getArgument(0), cst(llvm::divideCeil(m, tokens)),
+      cst(n / 64), b.getStringAttr("grid"), b.getI64IntegerAttr(1),
+      b.getI64IntegerAttr(1));
+  func::ReturnOp::create(b, loc);
+  Block *body = b.createBlock(&loop.getBody(), {},
+                              {b.getIndexType(), b.getIndexType(),
+                               b.getIndexType()},
+                              {loc, loc, loc});
+  b.setInsertionPointToStart(body);
+  Value bIdx = body->getArgument(0), mt = body->getArgument(1),
+        nt = body->getArgument(2);
+  Value m0 = arith::MulIOp::create(b, loc, mt, cst(tokens));
+  Value n0 = arith::MulIOp::create(b, loc, nt, cst(64));
+  // The tile row of W holding these 64 rows, and where in it they start.
+  Value tileRow = arith::DivUIOp::create(b, loc, n0, cst(tileRows));
+  Value rowInTile = arith::RemUIOp::create(b, loc, n0, cst(tileRows));
+  auto accType = sck::AccType::get(ctx, {64, tokens}, b.getF32Type());
+  Value zero = sck::ZeroOp::create(b, loc, accType);
+  auto kLoop = scf::ForOp::create(b, loc, cst(0), cst(layout.getGrid()[1]),
+                                  cst(1), zero);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(kLoop.getBody());
+    Value kt = kLoop.getInductionVar();
+    Value acc = kLoop.getRegionIterArgs().front();
+    Value k0 = arith::MulIOp::create(b, loc, kt, cst(tileCols));
+    // The tokens' box [k, m, b], read transposed: k by tokens.
+    Value xBox = sck::LoadOp::create(
+        b, loc, sck::BoxType::get(ctx, {tileCols, tokens}, element),
+        b.getStringAttr("A"), ValueRange{k0, m0, bIdx}, /*transposed=*/true);
+    auto tile = sck::HybridTileOp::create(b, loc, b.getIndexType(),
+                                          b.getIndexType(), b.getStringAttr("B"),
+                                          tileRow, kt);
+    Value c0 = cst(0);
+    auto kinds = scf::IndexSwitchOp::create(b, loc, TypeRange{accType},
+                                            tile.getKind(),
+                                            ArrayRef<int64_t>{1, 2}, 2);
+    auto box = [&](StringRef name, int64_t cols, Type type) {
+      return sck::LoadOp::create(b, loc, sck::BoxType::get(ctx, {64, cols}, type),
+                                 b.getStringAttr(name),
+                                 ValueRange{c0, rowInTile, tile.getSlot()},
+                                 /*transposed=*/false)
+          .getResult();
+    };
+    {
+      b.setInsertionPointToStart(&kinds.getCaseRegions()[0].emplaceBlock());
+      Value w = box("B.dense", tileCols, element);
+      scf::YieldOp::create(b, loc,
+                           Value(sck::MmaOp::create(b, loc, accType, w, xBox, acc)));
+      b.setInsertionPointToStart(&kinds.getCaseRegions()[1].emplaceBlock());
+      Value values = box("B.sparse", tileCols / 2, element);
+      Value meta = box("B.meta", tileCols / 32, b.getI32Type());
+      scf::YieldOp::create(b, loc, Value(sck::MmaSparseOp::create(
+                                       b, loc, accType, values, meta, xBox, acc)));
+      // A zero tile adds nothing.
+      b.setInsertionPointToStart(&kinds.getDefaultRegion().emplaceBlock());
+      scf::YieldOp::create(b, loc, acc);
+    }
+    b.setInsertionPointAfter(kinds);
+    scf::YieldOp::create(b, loc, kinds.getResult(0));
+  }
+  b.setInsertionPointAfter(kLoop);
+  auto epilogue = sck::EpilogueOp::create(
+      b, loc, b.getStringAttr("C"), ValueRange{n0, m0, bIdx}, kLoop.getResult(0),
+      entry->getArguments().drop_front(), /*transposed=*/true);
+  if (op.hasEpilogue()) {
+    IRMapping mapping;
+    op.getEpilogue().cloneInto(&epilogue.getBody(), mapping);
+    Operation *yield = epilogue.getBody().front().getTerminator();
+    OpBuilder at(yield);
+    sck::YieldOp::create(at, yield->getLoc(), yield->getOperand(0));
+    yield->erase();
+  }
 }
 
 /// The multi-stage kernel of `stage2` (the `index`-th GEMM of `caller`)
@@ -514,6 +624,10 @@ struct ScLowerToSckPass : sc::impl::ScLowerToSckPassBase<ScLowerToSckPass> {
         // GEMM whose epilogue reads it.
         if (op->hasAttr(BatchMatmulOp::getStageOneAttrName())) {
           ++index;
+          continue;
+        }
+        if (isa_and_nonnull<HybridTilesAttr>(op.getRhs().getType().getEncoding())) {
+          buildHybridKernel(op, caller, index++);
           continue;
         }
         BatchMatmulOp stage1 = op.getStageOne();

@@ -40,6 +40,34 @@ LogicalResult simplify(RoleOp role) {
   return applyPatternsGreedily(role.getBody(), std::move(patterns), config);
 }
 
+/// Replaces the results of `cases` that every case yields from outside it
+/// by that value; when none is left, the switch is rebuilt without results.
+void dropUniformResults(scf::IndexSwitchOp cases) {
+  for (unsigned i = 0; i < cases.getNumResults(); ++i) {
+    Value same = cases.getDefaultBlock().getTerminator()->getOperand(i);
+    if (cases->isAncestor(same.getParentRegion()->getParentOp()))
+      continue;
+    if (llvm::all_of(cases->getRegions(), [&](Region &r) {
+          return r.front().getTerminator()->getOperand(i) == same;
+        }))
+      cases.getResult(i).replaceAllUsesWith(same);
+  }
+  if (cases.getNumResults() == 0 || !cases->use_empty())
+    return;
+  OpBuilder b(cases);
+  auto bare = scf::IndexSwitchOp::create(b, cases.getLoc(), TypeRange(),
+                                         cases.getArg(), cases.getCases(),
+                                         cases.getNumCases());
+  for (auto [from, to] : llvm::zip(cases->getRegions(), bare->getRegions())) {
+    to.takeBody(from);
+    Operation *yield = to.front().getTerminator();
+    OpBuilder at(yield);
+    scf::YieldOp::create(at, yield->getLoc());
+    yield->erase();
+  }
+  cases.erase();
+}
+
 struct ScWarpSpecializePass
     : sc::impl::ScWarpSpecializePassBase<ScWarpSpecializePass> {
   using Base::Base;
@@ -99,6 +127,9 @@ struct ScWarpSpecializePass
           func ? func->getAttrOfType<StringAttr>("sck.schedule") : StringAttr();
       if (recorded && recorded.getValue() == "simple")
         return success(); // one CTA per tile, every warp loads and multiplies
+      // A hybrid-tiled GEMM: one consumer a 64-row tile.
+      if (recorded && recorded.getValue() == "hybrid")
+        consumers = 1;
       order = recorded ? recorded.getValue().str() : "pingpong";
       // The transposed tile: a tile per consumer, in turns.
       if (order == "transposed")
@@ -112,6 +143,13 @@ struct ScWarpSpecializePass
     // rings are shared).
     bool attention = llvm::any_of(
         group, [](TileLoopOp each) { return each.isAttention(); });
+    // A hybrid-tiled GEMM loads in three blocks: the tokens' box per
+    // k-tile, a dense tile's box or a 2:4 tile's two in their cases.
+    auto kernelFunc = loop->getParentOfType<func::FuncOp>();
+    auto scheduleAttr = kernelFunc ? kernelFunc->getAttrOfType<StringAttr>(
+                                         "sck.schedule")
+                                   : StringAttr();
+    bool hybrid = scheduleAttr && scheduleAttr.getValue() == "hybrid";
     // CTAs an SM: the attention generator runs one-consumer kernels two
     // an SM (so 128 registers a thread at launch), everything else one.
     int64_t ctasPerSM = 1;
@@ -151,7 +189,7 @@ struct ScWarpSpecializePass
           return loads.front()->getBlock() == load->getBlock();
         });
         if (at == perBlock.end()) {
-          if (!perBlock.empty() && !attention) {
+          if (!perBlock.empty() && !attention && !hybrid) {
             status = load.emitError("loads in more than one block: one ring "
                                     "slot holds the boxes of one pass through "
                                     "a block");
@@ -238,11 +276,14 @@ struct ScWarpSpecializePass
       // accumulator.
       SmallVector<Operation *> drop;
       copy->walk([&](Operation *op) {
-        if (isa<MmaOp, EpilogueOp, SignalOp, WaitOp, SoftmaxOp, NormalizeOp>(op))
+        if (isa<MmaOp, MmaSparseOp, EpilogueOp, SignalOp, WaitOp, SoftmaxOp,
+                NormalizeOp>(op))
           drop.push_back(op);
       });
       for (Operation *op : llvm::reverse(drop)) {
         if (auto mma = dyn_cast<MmaOp>(op))
+          mma.getResult().replaceAllUsesWith(mma.getAcc());
+        if (auto mma = dyn_cast<MmaSparseOp>(op))
           mma.getResult().replaceAllUsesWith(mma.getAcc());
         // The softmax's statistics and output go through unchanged; its P
         // (read only by the MMAs dropped with it) has no users left.
@@ -254,6 +295,12 @@ struct ScWarpSpecializePass
           norm.getResult().replaceAllUsesWith(norm.getO());
         op->erase();
       }
+      // A switch whose every case now yields the same outer value (the
+      // accumulator, its MMAs gone) yields nothing.
+      SmallVector<scf::IndexSwitchOp> switches;
+      copy->walk([&](scf::IndexSwitchOp cases) { switches.push_back(cases); });
+      for (scf::IndexSwitchOp cases : switches)
+        dropUniformResults(cases);
     }
     if (failed(simplify(producer)))
       return producer.emitError("cannot simplify the producer's copy");

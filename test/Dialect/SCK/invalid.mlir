@@ -254,3 +254,27 @@ func.func @epilogue_box_element(%x: tensor<?x64x256xf32>, %n: index) {
   }
   return
 }
+
+// -----
+
+func.func @mma_sp_shapes(%n: index) {
+  %zero = sck.zero : !sck.acc<64x8xf32>
+  %a = sck.load "B.sparse"[%n, %n, %n] : !sck.box<64x32xf16>
+  %e = sck.load "B.meta"[%n, %n, %n] : !sck.box<64x4xi32>
+  %x = sck.load "A"[%n, %n, %n] {transposed} : !sck.box<128x8xf16>
+  // expected-error @below {{shapes do not compose: '!sck.box<64x32xf16>' (two of four) with '!sck.box<64x4xi32>' times '!sck.box<128x8xf16>' into '!sck.acc<64x8xf32>'}}
+  %r = sck.mma_sp %a, %e, %x, %zero : !sck.box<64x32xf16>, !sck.box<64x4xi32>, !sck.box<128x8xf16>, !sck.acc<64x8xf32>
+  return
+}
+
+// -----
+
+func.func @mma_sp_metadata(%n: index) {
+  %zero = sck.zero : !sck.acc<64x8xf32>
+  %a = sck.load "B.sparse"[%n, %n, %n] : !sck.box<64x64xf16>
+  %e = sck.load "B.meta"[%n, %n, %n] : !sck.box<64x4xf32>
+  %x = sck.load "A"[%n, %n, %n] {transposed} : !sck.box<128x8xf16>
+  // expected-error @below {{metadata words are i32, got 'f32'}}
+  %r = sck.mma_sp %a, %e, %x, %zero : !sck.box<64x64xf16>, !sck.box<64x4xf32>, !sck.box<128x8xf16>, !sck.acc<64x8xf32>
+  return
+}

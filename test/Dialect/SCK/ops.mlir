@@ -138,3 +138,18 @@ func.func @prefetched_operand(%x: tensor<?x433x256xf32>, %g: index, %m0: index, 
   }
   return
 }
+
+// A hybrid-tiled weight's tile: its kind and slot, and a 2:4 tile's
+// compressed box and metadata multiplied by the sparse MMA.
+// CHECK-LABEL: func.func @hybrid_tile
+// CHECK: %{{.*}}, %{{.*}} = sck.hybrid_tile "B"[%{{.*}}, %{{.*}}]
+// CHECK: sck.mma_sp %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : !sck.box<64x64xf16>, !sck.box<64x4xi32>, !sck.box<128x8xf16>, !sck.acc<64x8xf32>
+func.func @hybrid_tile(%r: index, %c: index) {
+  %zero = sck.zero : !sck.acc<64x8xf32>
+  %kind, %slot = sck.hybrid_tile "B"[%r, %c]
+  %a = sck.load "B.sparse"[%c, %r, %slot] : !sck.box<64x64xf16>
+  %e = sck.load "B.meta"[%c, %r, %slot] : !sck.box<64x4xi32>
+  %x = sck.load "A"[%c, %r, %r] {transposed} : !sck.box<128x8xf16>
+  %y = sck.mma_sp %a, %e, %x, %zero : !sck.box<64x64xf16>, !sck.box<64x4xi32>, !sck.box<128x8xf16>, !sck.acc<64x8xf32>
+  return
+}

@@ -57,10 +57,19 @@ public:
     if (attention)
       return runAttention(kernel);
     lhs = toBuffer(op.getLhs());
-    rhs = toBuffer(op.getRhs());
     result = allocResult(op);
     sources["A"] = lhs;
-    sources["B"] = rhs;
+    // A hybrid-tiled rhs is read through its packed buffers.
+    if (auto packed = op.getRhs().getDefiningOp<AssembleHybridOp>()) {
+      hybridKinds = toBuffer(packed.getKinds());
+      hybridSlots = toBuffer(packed.getSlots());
+      sources["B.dense"] = toBuffer(packed.getDense());
+      sources["B.sparse"] = toBuffer(packed.getSparse());
+      sources["B.meta"] = toBuffer(packed.getMeta());
+    } else {
+      rhs = toBuffer(op.getRhs());
+      sources["B"] = rhs;
+    }
     targets["C"] = {result, op.getType().getElementType()};
     // Kernel arguments: (batch elements, the epilogue's tensors...), with a
     // stage 1: (batch elements, stage-1 batch elements, tensors...).
@@ -110,6 +119,8 @@ private:
   };
   llvm::StringMap<Target> targets;
   Value lhs, rhs, result;
+  /// A hybrid-tiled rhs's kind and slot tables (sc.assemble_hybrid).
+  Value hybridKinds, hybridSlots;
   /// A multi-stage kernel's stage 1, its operands and result buffer, and
   /// the kernel argument standing for that result.
   BatchMatmulOp stage1;
@@ -260,10 +271,78 @@ private:
 
   /// acc + a b in a fresh accumulator (fp32 products of the elements).
   void mma(sck::MmaOp mmaOp) {
-    sck::AccType type = mmaOp.getAcc().getType();
-    int64_t k = mmaOp.getA().getType().getShape()[1];
-    Value a = map.lookup(mmaOp.getA()), bb = map.lookup(mmaOp.getB());
-    Value acc = map.lookup(mmaOp.getAcc());
+    map.map(mmaOp.getResult(),
+            multiply(map.lookup(mmaOp.getA()), map.lookup(mmaOp.getB()),
+                     map.lookup(mmaOp.getAcc()), mmaOp.getAcc().getType(),
+                     mmaOp.getA().getType().getShape()[1]));
+  }
+
+  /// sck.mma_sp: the 2:4 operand expanded as its metadata says (element
+  /// c of a row: the stored value whose position in its group of four is
+  /// c % 4, else zero), then multiplied as sck.mma does.
+  void mmaSparse(sck::MmaSparseOp mmaOp) {
+    sck::BoxType valuesType = mmaOp.getA().getType();
+    int64_t rows = valuesType.getShape()[0];
+    int64_t k = mmaOp.getB().getType().getShape()[0];
+    Type element = valuesType.getElementType();
+    Value values = map.lookup(mmaOp.getA()), meta = map.lookup(mmaOp.getMeta());
+    Value dense = alloc({rows, k}, element);
+    auto i32 = [&](int64_t v) {
+      return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v).getResult();
+    };
+    forEach({cst(rows), cst(k)}, [&](ValueRange ic) {
+      Value group = arith::DivUIOp::create(b, loc, ic[1], cst(4));
+      Value word = memref::LoadOp::create(
+          b, loc, meta,
+          ValueRange{ic[0], arith::DivUIOp::create(b, loc, ic[1], cst(32))});
+      Value shift = arith::IndexCastOp::create(
+          b, loc, b.getI32Type(),
+          arith::MulIOp::create(b, loc,
+                                arith::RemUIOp::create(b, loc, group, cst(8)),
+                                cst(4)));
+      Value nibble = arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, word, shift), i32(15));
+      Value first = arith::AndIOp::create(b, loc, nibble, i32(3));
+      Value second = arith::ShRUIOp::create(b, loc, nibble, i32(2));
+      Value pos = arith::IndexCastOp::create(
+          b, loc, b.getI32Type(), arith::RemUIOp::create(b, loc, ic[1], cst(4)));
+      Value kept0 = arith::MulIOp::create(b, loc, group, cst(2));
+      Value kept1 = arith::AddIOp::create(b, loc, kept0, cst(1));
+      Value v0 = memref::LoadOp::create(b, loc, values, ValueRange{ic[0], kept0});
+      Value v1 = memref::LoadOp::create(b, loc, values, ValueRange{ic[0], kept1});
+      Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+      auto eq = [&](Value x, Value y) {
+        return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y)
+            .getResult();
+      };
+      Value v = arith::SelectOp::create(
+          b, loc, eq(pos, first), v0,
+          arith::SelectOp::create(b, loc, eq(pos, second), v1, zero));
+      memref::StoreOp::create(b, loc, v, dense, ic);
+    });
+    map.map(mmaOp.getResult(),
+            multiply(dense, map.lookup(mmaOp.getB()), map.lookup(mmaOp.getAcc()),
+                     mmaOp.getAcc().getType(), k));
+  }
+
+  /// sck.hybrid_tile: the tile's kind and slot from the packed tables.
+  LogicalResult hybridTile(sck::HybridTileOp tile) {
+    if (!hybridKinds || tile.getOperand() != "B")
+      return tile.emitError("the CPU runner reads hybrid tiles of operand B, "
+                            "an sc.assemble_hybrid");
+    SmallVector<Value, 2> at = {map.lookup(tile.getRow()), map.lookup(tile.getCol())};
+    Value kind = arith::ExtUIOp::create(
+        b, loc, b.getI32Type(), memref::LoadOp::create(b, loc, hybridKinds, at));
+    Value slot = memref::LoadOp::create(b, loc, hybridSlots, at);
+    map.map(tile.getKind(),
+            arith::IndexCastOp::create(b, loc, b.getIndexType(), kind));
+    map.map(tile.getSlot(),
+            arith::IndexCastOp::create(b, loc, b.getIndexType(), slot));
+    return success();
+  }
+
+  /// acc + a b (a: rows x k, b: k x cols) in a fresh accumulator.
+  Value multiply(Value a, Value bb, Value acc, sck::AccType type, int64_t k) {
     Value out = alloc(type.getShape(), b.getF32Type());
     forEach({cst(type.getShape()[0]), cst(type.getShape()[1])}, [&](ValueRange ij) {
       Value init = memref::LoadOp::create(b, loc, acc, ij);
@@ -282,7 +361,7 @@ private:
       }
       memref::StoreOp::create(b, loc, sum.getResult(0), out, ij);
     });
-    map.map(mmaOp.getResult(), out);
+    return out;
   }
 
   /// Every element of the tile inside the result, through the region.
@@ -634,8 +713,15 @@ private:
                                        tiles(dim(attention.getKey(), 2)));
       return makeQueue(ringOp, capacity);
     }
-    // Slots of one GEMM: one per 64-wide k-tile of each 64 x 256 tile.
+    // Slots of one GEMM: one per 64-wide k-tile of each 64 x 256 tile (a
+    // hybrid-tiled one: per tile column of each 64 x 8 tile).
     auto slots = [&](BatchMatmulOp gemm) -> Value {
+      if (auto layout = dyn_cast_or_null<HybridTilesAttr>(
+              gemm.getRhs().getType().getEncoding()))
+        return arith::MulIOp::create(
+            b, loc, batchOf(gemm),
+            cst(llvm::divideCeil(gemm.getType().getDimSize(1), 8) *
+                (gemm.getType().getDimSize(2) / 64) * layout.getGrid()[1]));
       RankedTensorType type = gemm.getType();
       int64_t k = gemm.getLhs().getType().getShape().back();
       int64_t perBatch = llvm::divideCeil(type.getDimSize(1), 64) *
@@ -690,6 +776,41 @@ private:
     return arith::MinUIOp::create(b, loc, at, last);
   }
 
+  /// The host type of a kernel value: an accumulator or box is a buffer.
+  Type hostType(Type t) {
+    if (auto acc = dyn_cast<sck::AccType>(t))
+      return MemRefType::get(acc.getShape(), acc.getElementType());
+    if (auto box = dyn_cast<sck::BoxType>(t))
+      return MemRefType::get(box.getShape(), box.getElementType());
+    return t;
+  }
+
+  /// An scf.index_switch (a hybrid tile's kinds): its cases run as written.
+  LogicalResult indexSwitch(scf::IndexSwitchOp cases) {
+    SmallVector<Type> types = llvm::map_to_vector(
+        cases.getResultTypes(), [&](Type t) { return hostType(t); });
+    auto copy = scf::IndexSwitchOp::create(b, loc, types,
+                                           map.lookup(cases.getArg()),
+                                           cases.getCases(),
+                                           cases.getNumCases());
+    LogicalResult status = success();
+    for (auto [from, to] : llvm::zip(cases->getRegions(), copy->getRegions())) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&to.emplaceBlock());
+      Block &body = from.front();
+      for (Operation &inner : body.without_terminator())
+        if (failed(runOp(inner)))
+          status = failure();
+      SmallVector<Value> yielded =
+          llvm::map_to_vector(body.getTerminator()->getOperands(),
+                              [&](Value v) { return map.lookupOrDefault(v); });
+      scf::YieldOp::create(b, loc, yielded);
+    }
+    for (auto [from, to] : llvm::zip(cases.getResults(), copy.getResults()))
+      map.map(from, to);
+    return status;
+  }
+
   LogicalResult runBlock(Block &block) {
     for (Operation &o : block)
       if (failed(runOp(o)))
@@ -735,6 +856,12 @@ private:
     }
     if (auto mmaOp = dyn_cast<sck::MmaOp>(o))
       return mma(mmaOp), success();
+    if (auto mmaOp = dyn_cast<sck::MmaSparseOp>(o))
+      return mmaSparse(mmaOp), success();
+    if (auto tile = dyn_cast<sck::HybridTileOp>(o))
+      return hybridTile(tile);
+    if (auto cases = dyn_cast<scf::IndexSwitchOp>(o))
+      return indexSwitch(cases);
     if (auto put = dyn_cast<sck::PutOp>(o)) {
       const Queue &queue = queues[put.getRing()];
       Value slot = take(queue, 0);

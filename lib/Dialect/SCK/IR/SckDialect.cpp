@@ -192,6 +192,25 @@ LogicalResult MmaOp::verify() {
   return success();
 }
 
+LogicalResult MmaSparseOp::verify() {
+  auto a = getA().getType(), meta = getMeta().getType(), b = getB().getType();
+  auto acc = getAcc().getType();
+  if (a.getElementType() != b.getElementType())
+    return emitOpError("operands of different element types: ")
+           << a.getElementType() << " and " << b.getElementType();
+  if (!meta.getElementType().isSignlessInteger(32))
+    return emitOpError("metadata words are i32, got ") << meta.getElementType();
+  // A is [M, K/2] (two of every four), its metadata [M, K/32], B [K, N].
+  int64_t k = b.getShape()[0];
+  if (k % 32 != 0 || a.getShape()[1] * 2 != k || meta.getShape()[1] * 32 != k ||
+      meta.getShape()[0] != a.getShape()[0] ||
+      acc.getShape()[0] != a.getShape()[0] || acc.getShape()[1] != b.getShape()[1])
+    return emitOpError("shapes do not compose: ")
+           << a << " (two of four) with " << meta << " times " << b << " into "
+           << acc;
+  return success();
+}
+
 /// An online softmax's statistics: an M x 2 accumulator.
 static LogicalResult verifyState(Operation *op, AccType state, int64_t rows) {
   if (state.getShape()[1] != 2)

@@ -139,6 +139,40 @@ def Sck_MmaOp : Sck_Op<"mma", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let hasVerifier = 1;
 }
 
+def Sck_HybridTileOp : Sck_Op<"hybrid_tile", [Pure]> {
+  let summary = "the kind and slot of a tile of a hybrid-tiled weight";
+  let description = [{
+    Of the weight `operand` (an `sc.assemble_hybrid` result, its buffers
+    docs/hybrid-tiles.md): the kind of its tile at (`row`, `col`) of the
+    tile grid (0 zero, 1 dense, 2 2:4) and the tile's slot, its index in
+    the buffer of its kind. A kernel reads a dense tile as the box of
+    `operand`.dense at the slot, a 2:4 tile as the boxes of `.sparse` and
+    `.meta`, a zero tile not at all.
+  }];
+  let arguments = (ins StrAttr:$operand, Index:$row, Index:$col);
+  let results = (outs Index:$kind, Index:$slot);
+  let assemblyFormat = "$operand `[` $row `,` $col `]` attr-dict";
+}
+
+def Sck_MmaSparseOp : Sck_Op<"mma_sp", [Pure, AllTypesMatch<["acc", "result"]>]> {
+  let summary = "acc + a b with a 2:4 sparse (sparse wgmma)";
+  let description = [{
+    `a` (M x K/2) holds the two kept values of every four of a 2:4 sparse
+    M x K matrix, `meta` (M x K/32, i32) their positions (per row and 32
+    columns one word, group j of four in bits 4j .. 4j + 3: the first
+    position in the low two bits, docs/hybrid-tiles.md); `b` is K x N and
+    the accumulator M x N.
+  }];
+  let arguments = (ins Sck_BoxType:$a, Sck_BoxType:$meta, Sck_BoxType:$b,
+                       Sck_AccType:$acc);
+  let results = (outs Sck_AccType:$result);
+  let assemblyFormat = [{
+    $a `,` $meta `,` $b `,` $acc attr-dict `:` qualified(type($a)) `,`
+    qualified(type($meta)) `,` qualified(type($b)) `,` qualified(type($acc))
+  }];
+  let hasVerifier = 1;
+}
+
 def Sck_SoftmaxInitOp : Sck_Op<"softmax_init", [Pure]> {
   let summary = "the running statistics of an online softmax, before any key";
   let description = [{
