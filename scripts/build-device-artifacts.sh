@@ -27,6 +27,8 @@ cp -r /usr/include/nlohmann "$ROOT/bench/artifacts/include/"
 "$BIN/sparcast-aot" "$ROOT/examples/target_attention.mlir" -o "$ROOT/bench/artifacts/target_attention_grouped" --attention-group-candidates >/dev/null
 "$BIN/sparcast-aot" "$ROOT/bench/attention_suite.mlir" -o "$ROOT/bench/artifacts/attention_suite_grouped" --attention-group-candidates >/dev/null
 "$BIN/sparcast-aot" "$ROOT/examples/loglinear_attention.mlir" -o "$ROOT/bench/artifacts/loglinear_attention" --report
+# Hybrid dense / 2:4 / zero tiles (bench/hybrid_check.py).
+"$BIN/sparcast-aot" "$ROOT/bench/hybrid_suite.mlir" -o "$ROOT/bench/artifacts/hybrid_suite" >/dev/null
 # The same kernels with each GEMM schedule forced (the ones above use the
 # default, auto): the checks run them all and time them side by side.
 # Opt-in: the default schedules with B shared by TMA multicast in CTA pairs

@@ -23,6 +23,10 @@ PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench
 PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench/attention_check.py" \
   --artifacts "$ROOT/bench/artifacts" --out "$OUT_DIR/attention.json" \
   --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/attention.log"
+# Hybrid dense / 2:4 / zero tiles against cuBLAS and cuSPARSELt.
+PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench/hybrid_check.py" \
+  --artifacts "$ROOT/bench/artifacts/hybrid_suite" --out "$OUT_DIR/hybrid.json" \
+  --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/hybrid.log" || echo "hybrid checks failed or timed out (see hybrid.log)"
 # Experimental kernels (TMA multicast GEMMs, grouped target attention)
 # in a process of their own with a short bound: a hang there costs little
 # and the results above are already written.

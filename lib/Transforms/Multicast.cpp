@@ -52,8 +52,9 @@ struct ScMulticastPass : sc::impl::ScMulticastPassBase<ScMulticastPass> {
   using Base::Base;
   void runOnOperation() final {
     WalkResult walk = getOperation()->walk([&](sck::TileLoopOp loop) {
-      // Multicast shares a GEMM's B between CTA pairs: not attention's.
-      if (loop.isAttention())
+      // Multicast shares a GEMM's B between CTA pairs: not attention's, nor
+      // a hybrid-tiled weight's (its tiles' boxes differ by kind).
+      if (loop.isAttention() || kernelSchedule(loop) == "hybrid")
         return WalkResult::advance();
       // Another tile loop in the same block: a multi-stage kernel.
       Block *block = loop->getBlock();

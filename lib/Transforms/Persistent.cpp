@@ -11,6 +11,7 @@
 #include "sparcast/Transforms/Passes.h"
 #include "sparcast/Dialect/SCK/IR/SckDialect.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace mlir::sc {
@@ -43,6 +44,17 @@ struct ScPersistentPass : sc::impl::ScPersistentPassBase<ScPersistentPass> {
                       ? " (an attention kernel: resident CTAs, each walking "
                         "its share of the candidates head by head)"
                       : " (an attention kernel: one CTA per tile)");
+        return;
+      }
+      // The hybrid-tiled GEMM keeps one tile a CTA: two CTAs an SM keep its
+      // weight bytes in flight (HybridGemmKernel.cpp).
+      auto func = loop->getParentOfType<func::FuncOp>();
+      auto schedule =
+          func ? func->getAttrOfType<StringAttr>("sck.schedule") : StringAttr();
+      if (schedule && schedule.getValue() == "hybrid") {
+        if (report)
+          loop.emitRemark() << "tile loop: grid (a hybrid-tiled GEMM: one "
+                               "CTA per tile)";
         return;
       }
       if (loop.getSchedule() == "grid") {

@@ -12,6 +12,7 @@
 #include "sparcast/Dialect/SC/IR/ScOps.h"
 #include "sparcast/Dialect/SCK/IR/SckDialect.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -60,6 +61,12 @@ struct ScPrefetchEpilogueOperandsPass
   void runOnOperation() final {
     getOperation()->walk([&](sck::EpilogueOp epilogue) {
       auto loop = dyn_cast<sck::TileLoopOp>(epilogue->getParentOp());
+      auto func = epilogue->getParentOfType<func::FuncOp>();
+      auto schedule =
+          func ? func->getAttrOfType<StringAttr>("sck.schedule") : StringAttr();
+      // The hybrid-tiled GEMM's epilogue reads its operands in place.
+      if (schedule && schedule.getValue() == "hybrid")
+        return;
       if (!loop || loop.isAttention() || epilogue.getBody().empty() ||
           epilogue.getCoords().size() != 3)
         return;

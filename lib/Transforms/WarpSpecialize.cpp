@@ -153,6 +153,10 @@ struct ScWarpSpecializePass
     // CTAs an SM: the attention generator runs one-consumer kernels two
     // an SM (so 128 registers a thread at launch), everything else one.
     int64_t ctasPerSM = 1;
+    // The hybrid-tiled GEMM's kernel runs two CTAs an SM (its rings are
+    // sized for that: more weight bytes in flight an SM).
+    if (hybrid)
+      ctasPerSM = 2;
     if (attention) {
       // The attention generator's consumer count (sc-lower-to-sck records
       // it).
@@ -180,6 +184,9 @@ struct ScWarpSpecializePass
       consumerRegs = defaults.consumer;
     if (producerRegs == 0)
       producerRegs = defaults.producer;
+    // The hybrid-tiled GEMM's two warpgroups keep the launch's registers.
+    if (hybrid && this->producerRegs == 0 && this->consumerRegs == 232)
+      producerRegs = consumerRegs = launchRegisters(2, ctasPerSM);
     SmallVector<SmallVector<SmallVector<LoadOp>>> loadsOf;
     for (TileLoopOp each : group) {
       SmallVector<SmallVector<LoadOp>> &perBlock = loadsOf.emplace_back();

@@ -22,7 +22,7 @@ import threading
 __all__ = ["load", "Module", "SparcastError"]
 
 _MAX_RANK = 8
-_DTYPE_CODES = {"f32": 0, "f16": 1, "bf16": 2, "i32": 3}
+_DTYPE_CODES = {"f32": 0, "f16": 1, "bf16": 2, "i32": 3, "u8": 4}
 _RUN_CHECK_INDICES = 1
 
 
@@ -105,7 +105,8 @@ def _dtype_name(tensor):
     if _DTYPE_NAMES is None:
         torch = _torch()
         _DTYPE_NAMES = {torch.float32: "f32", torch.float16: "f16",
-                        torch.bfloat16: "bf16", torch.int32: "i32"}
+                        torch.bfloat16: "bf16", torch.int32: "i32",
+                        torch.uint8: "u8"}
     name = _DTYPE_NAMES.get(tensor.dtype)
     if name is None:
         raise SparcastError("unsupported dtype %s" % tensor.dtype)

@@ -68,6 +68,11 @@ class HybridWeight:
         self.kinds, self.slots = kinds, slots
         self.dense, self.sparse, self.meta, self.error = dense, sparse, meta, error
 
+    def buffers(self):
+        """The packed tensors in the order sc.assemble_hybrid takes them:
+        kinds, slots, dense, sparse, meta."""
+        return (self.kinds, self.slots, self.dense, self.sparse, self.meta)
+
     @property
     def num_dense(self):
         return self.dense.shape[0]

@@ -56,6 +56,8 @@ std::string DimExpr::str() const {
 }
 
 size_t sparcast::rt::dtypeBytes(scDType dtype) {
+  if (dtype == SC_U8)
+    return 1;
   return (dtype == SC_F16 || dtype == SC_BF16) ? 2 : 4;
 }
 
@@ -65,6 +67,7 @@ const char *sparcast::rt::dtypeName(scDType dtype) {
   case SC_F16: return "f16";
   case SC_BF16: return "bf16";
   case SC_I32: return "i32";
+  case SC_U8: return "u8";
   }
   return "?";
 }
@@ -255,6 +258,7 @@ struct Reader {
     else if (s == "f16") out = SC_F16;
     else if (s == "bf16") out = SC_BF16;
     else if (s == "i32") out = SC_I32;
+    else if (s == "u8") out = SC_U8;
     else return fail(path + ".dtype", "unknown dtype \"" + s + "\"");
     return true;
   }
@@ -277,6 +281,11 @@ struct Reader {
         if (!z->is_boolean())
           return fail(p + ".zero_init", "expected true or false");
         spec.zeroInit = z->get<bool>();
+      }
+      if (const Value *e = get(t, key::kMayBeEmpty)) {
+        if (!e->is_boolean())
+          return fail(p + ".may_be_empty", "expected true or false");
+        spec.mayBeEmpty = e->get<bool>();
       }
       if (spec.shape.size() > SC_MAX_RANK)
         return fail(p, "rank above " + std::to_string(SC_MAX_RANK));
@@ -697,7 +706,7 @@ bool checkTensor(const TensorSpec &spec, const scTensor &t,
   std::memcpy(&dtype, &t.dtype, sizeof(dtype));
   if (dtype != spec.dtype) {
     error = what() + ": expected dtype " + dtypeName(spec.dtype) + ", got " +
-            (dtype >= SC_F32 && dtype <= SC_I32
+            (dtype >= SC_F32 && dtype <= SC_U8
                  ? dtypeName(static_cast<scDType>(dtype))
                  : "an unknown dtype (" + std::to_string(dtype) + ")");
     return false;
@@ -711,7 +720,7 @@ bool checkTensor(const TensorSpec &spec, const scTensor &t,
     const DimExpr &want = spec.shape[d];
     int64_t have = t.shape[d];
     auto at = [&] { return what() + " dim " + std::to_string(d); };
-    if (have <= 0) {
+    if (have < 0 || (have == 0 && !(d == 0 && spec.mayBeEmpty))) {
       error = at() + ": expected a positive size, got " + std::to_string(have);
       return false;
     }
@@ -746,7 +755,8 @@ bool checkTensor(const TensorSpec &spec, const scTensor &t,
     error = what() + ": its size in bytes overflows 64 bits";
     return false;
   }
-  if (!t.data) {
+  // A tensor without elements may have no data (nothing reads it).
+  if (!t.data && bytes != 0) {
     error = what() + ": null data pointer";
     return false;
   }

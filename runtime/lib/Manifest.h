@@ -45,6 +45,8 @@ struct TensorSpec {
   /// Workspace only: zeroed on the stream before the entry's first launch
   /// (e.g. the readiness flags of a multi-stage kernel).
   bool zeroInit = false;
+  /// Arguments only: dim 0 may be 0 (a count of tiles of one kind).
+  bool mayBeEmpty = false;
 };
 
 struct ParamSpec {

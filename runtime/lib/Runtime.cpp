@@ -257,6 +257,7 @@ int tmaDataType(scDType dtype) {
   case SC_BF16: return 9; // CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
   case SC_F32: return 7;  // CU_TENSOR_MAP_DATA_TYPE_FLOAT32
   case SC_I32: return 3;  // CU_TENSOR_MAP_DATA_TYPE_INT32
+  case SC_U8: return 0;   // CU_TENSOR_MAP_DATA_TYPE_UINT8
   }
   return 7;
 }
@@ -400,6 +401,12 @@ scStatus getTensorMap(scModule *m, const LaunchSpec &launch, size_t paramIndex,
     return SC_OK;
   }
   std::vector<uint64_t> globalDims(key.begin() + 3, key.end()), strides;
+  // A tensor with no elements (a hybrid-tiled weight without dense or
+  // without 2:4 tiles) has no map; its kernel never reads it: zeros.
+  if (std::find(globalDims.begin(), globalDims.end(), 0) != globalDims.end()) {
+    std::memset(&out, 0, sizeof(out));
+    return SC_OK;
+  }
   for (const DimExpr &e : p.stridesBytes)
     strides.push_back(static_cast<uint64_t>(e.evaluate(dims)));
   std::vector<unsigned> box(p.box.begin(), p.box.end());
@@ -468,6 +475,11 @@ scStatus checkDeviceExtent(Driver *d, const scTensor &t, const char *role,
                            const std::string &name) {
   // (The message is built only on failure: this runs on every call.)
   auto what = [&] { return std::string(role) + " '" + name + "'"; };
+  // A tensor without elements is never read (validateCall allows it only
+  // where the manifest does).
+  for (int32_t d = 0; d < t.rank; ++d)
+    if (t.shape[d] == 0)
+      return SC_OK;
   CUdeviceptr ptr = reinterpret_cast<CUdeviceptr>(t.data);
   // One driver call for the three (a call is on the launch path): a
   // pointer CUDA does not know gets zeros, not an error.

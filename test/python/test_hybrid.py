@@ -45,6 +45,10 @@ class HybridTest(unittest.TestCase):
             self.assertTrue(torch.equal(back, w))
             # Positions 0 and 1 kept in every group of tile (0, 1).
             self.assertEqual(p.meta[0, 0, 0].item() & 0xffffffff, 0x44444444)
+            # In the order an entry's sc.assemble_hybrid takes them.
+            self.assertEqual([t.data_ptr() for t in p.buffers()],
+                             [t.data_ptr() for t in (p.kinds, p.slots, p.dense,
+                                                     p.sparse, p.meta)])
 
     def test_pruning_within_a_dense_budget(self):
         g = torch.Generator().manual_seed(1)

@@ -537,6 +537,28 @@ TEST_F(ValidateTest, RejectsWrongRankNullAndMisalignedPointers) {
   EXPECT_NE(error.find("16-byte aligned"), std::string::npos) << error;
 }
 
+// A tensor whose manifest entry says so (a count of hybrid tiles of one
+// kind) may have no rows, and then no data; others may not.
+TEST_F(ValidateTest, AcceptsAnEmptyDimZeroWhereTheManifestAllowsIt) {
+  std::string error;
+  args[2] = tensor(0, SC_F32, {0, 4, 16});
+  EXPECT_FALSE(validate(error));
+  EXPECT_NE(error.find("expected a positive size, got 0"), std::string::npos)
+      << error;
+  std::string text = kManifest;
+  std::string user = R"("name": "user", "dtype": "f32", "shape": ["U", 4, 16])";
+  size_t at = text.find(user);
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at + user.size(), R"(, "may_be_empty": true)");
+  ASSERT_TRUE(parseManifest(text, manifest, error)) << error;
+  EXPECT_TRUE(validate(error)) << error;
+  // Only its dim 0.
+  args[2] = tensor(0x3000, SC_F32, {3, 0, 16});
+  EXPECT_FALSE(validate(error));
+  expectRejected({R"("shape": ["U", 4, 16]})", R"("shape": ["U", 4, 16], "may_be_empty": 1})",
+                  "expected true or false"});
+}
+
 TEST_F(ValidateTest, RejectsNonPositiveSizesAndOversizedGrids) {
   std::string error;
   args[1].shape[0] = 0;

@@ -25,7 +25,8 @@ inline constexpr const char *kName = "name", *kPtx = "ptx", *kCubin = "cubin";
 inline constexpr const char *kArgs = "args", *kResults = "results",
                             *kWorkspace = "workspace", *kLaunches = "launches",
                             *kDtype = "dtype", *kShape = "shape",
-                            *kIndexInto = "index_into", *kZeroInit = "zero_init";
+                            *kIndexInto = "index_into", *kZeroInit = "zero_init",
+                            *kMayBeEmpty = "may_be_empty";
 // A launch.
 inline constexpr const char *kModule = "module", *kKernel = "kernel",
                             *kGrid = "grid", *kBlock = "block", *kSmem = "smem",

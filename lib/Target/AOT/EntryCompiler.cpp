@@ -41,6 +41,8 @@ std::string dtypeName(Type t) {
   if (t.isF16()) return "f16";
   if (t.isBF16()) return "bf16";
   if (t.isSignlessInteger(32)) return "i32";
+  // Bytes (a hybrid-tiled weight's kind table), read unsigned.
+  if (t.isSignlessInteger(8)) return "u8";
   return "";
 }
 
@@ -69,6 +71,8 @@ json::Object mlir::sc::aot::tensorJson(const TensorInfo &t) {
     o[key::kIndexInto] = t.indexInto;
   if (t.zeroInit)
     o[key::kZeroInit] = true;
+  if (t.mayBeEmpty)
+    o[key::kMayBeEmpty] = true;
   return o;
 }
 
@@ -136,11 +140,22 @@ static json::Object launchJson(const KernelLaunch &launch, StringRef module) {
 }
 
 LogicalResult EntryCompiler::bindArguments() {
+  // The packed buffers of a hybrid-tiled weight count its dense and its
+  // 2:4 tiles in dim 0 (the metadata as many as the 2:4 values): symbols
+  // of their own, "arg<i>_d0" of the dense and of the 2:4 values' buffer.
+  DenseMap<Value, std::string> tileCounts;
+  func.walk([&](AssembleHybridOp op) {
+    for (Value v : {op.getDense(), op.getSparse()})
+      if (auto arg = dyn_cast<BlockArgument>(v))
+        tileCounts[v] = llvm::formatv("arg{0}_d0", arg.getArgNumber());
+    if (tileCounts.count(op.getSparse()))
+      tileCounts[op.getMeta()] = tileCounts[op.getSparse()];
+  });
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     if (!type || dtypeName(type.getElementType()).empty())
       return func.emitError() << "entry argument #" << i
-                              << " must be a ranked f32/f16/bf16/i32 tensor, "
+                              << " must be a ranked f32/f16/bf16/i32/i8 tensor, "
                                  "got "
                               << arg.getType();
     if (llvm::is_contained(type.getShape(), 0))
@@ -153,6 +168,8 @@ LogicalResult EntryCompiler::bindArguments() {
     for (auto [d, size] : llvm::enumerate(type.getShape())) {
       if (!ShapedType::isDynamic(size))
         info.shape.push_back(LaunchDim::of(size));
+      else if (d == 0 && tileCounts.count(arg))
+        info.shape.push_back(LaunchDim::sym(tileCounts[arg]));
       else if (d == 0)
         info.shape.push_back(
             LaunchDim::sym(lk == LineageKind::request ? "U" : "B"));
@@ -161,6 +178,7 @@ LogicalResult EntryCompiler::bindArguments() {
     }
     if (lk == LineageKind::index)
       info.indexInto = "U";
+    info.mayBeEmpty = tileCounts.count(arg);
     tensors[arg] = info;
     args.push_back(info);
   }
@@ -412,7 +430,62 @@ LogicalResult EntryCompiler::addLaunch(const KernelLaunch &launch,
   return success();
 }
 
+LogicalResult EntryCompiler::visitAssembleHybrid(AssembleHybridOp op) {
+  HybridWeightBinding weight;
+  std::string *names[] = {&weight.kinds, &weight.slots, &weight.dense,
+                          &weight.sparse, &weight.meta};
+  for (auto [name, operand] : llvm::zip(names, op->getOperands())) {
+    FailureOr<TensorInfo> info = materialize(operand, op.getLoc());
+    if (failed(info))
+      return failure();
+    *name = info->name;
+    if (operand == op.getDense())
+      weight.numDense = info->shape[0];
+    if (operand == op.getSparse())
+      weight.numSparse = info->shape[0];
+  }
+  hybridWeights[op.getResult()] = weight;
+  return success();
+}
+
+LogicalResult EntryCompiler::visitHybridMatmul(BatchMatmulOp op) {
+  auto weight = hybridWeights.find(op.getRhs());
+  std::string why = hybridGemmLimitation(op, options.chip);
+  if (why.empty() && weight == hybridWeights.end())
+    why = "the hybrid-tiled weight must be an sc.assemble_hybrid of the entry";
+  if (!why.empty())
+    return op.emitError() << "sparcast-aot: no kernel for this hybrid-tiled "
+                             "GEMM: "
+                          << why;
+  GemmBinding binding;
+  FailureOr<TensorInfo> lhs = materialize(op.getLhs(), op.getLoc());
+  if (failed(lhs))
+    return failure();
+  binding.lhs = lhs->name;
+  binding.batchSymbol = lhs->shape[0].symbol;
+  for (Value v : op.getEpilogueIns()) {
+    FailureOr<TensorInfo> in = materialize(v, op.getLoc());
+    if (failed(in))
+      return failure();
+    binding.epilogueIns.push_back(in->name);
+    binding.epilogueInBatches.push_back(in->shape.empty() ? LaunchDim::of(1)
+                                                          : in->shape[0]);
+  }
+  binding.result =
+      bindResult(op.getResult(), {binding.batchOf(op.getType()),
+                                  LaunchDim::of(op.getType().getDimSize(1)),
+                                  LaunchDim::of(op.getType().getDimSize(2))})
+          .name;
+  FailureOr<KernelLaunch> launch = buildHybridGemmKernel(
+      op, gpuModule, nextKernelName("gemm"), binding, weight->second);
+  if (failed(launch) || failed(addLaunch(*launch, op.getLoc())))
+    return failure();
+  return success();
+}
+
 LogicalResult EntryCompiler::visitMatmul(BatchMatmulOp op) {
+  if (isa_and_nonnull<HybridTilesAttr>(op.getRhs().getType().getEncoding()))
+    return visitHybridMatmul(op);
   if (stageOnes.count(op))
     return success(); // bound and run by its stage 2's kernel
   BatchMatmulOp stage1 = stageOneOf.lookup(op);
@@ -610,6 +683,7 @@ LogicalResult EntryCompiler::visit(Operation &op) {
   return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
       .Case([&](BatchMatmulOp m) { return visitMatmul(m); })
       .Case([&](AttentionOp a) { return visitAttention(a); })
+      .Case([&](AssembleHybridOp a) { return visitAssembleHybrid(a); })
       .Case([&](tensor::ExtractSliceOp s) { return visitSlice(s); })
       .Case([&](tensor::PadOp p) { return visitPad(p); })
       .Case([&](arith::ConstantOp c) {

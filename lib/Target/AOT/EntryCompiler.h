@@ -42,6 +42,9 @@ struct TensorInfo {
   std::string indexInto;
   /// Workspace only: zeroed by the runtime before each call's kernels.
   bool zeroInit = false;
+  /// Argument only: dim 0 may be 0 (a hybrid-tiled weight without dense
+  /// or without 2:4 tiles).
+  bool mayBeEmpty = false;
 };
 
 /// A value that is a box of a named tensor, zero-padded: what chains of
@@ -136,6 +139,10 @@ private:
   LogicalResult visitSlice(tensor::ExtractSliceOp op);
   LogicalResult visitPad(tensor::PadOp op);
   LogicalResult visitMatmul(BatchMatmulOp op);
+  /// A GEMM whose rhs is a hybrid-tiled weight (y = x W^T).
+  LogicalResult visitHybridMatmul(BatchMatmulOp op);
+  /// sc.assemble_hybrid: binds the weight to its packed buffers.
+  LogicalResult visitAssembleHybrid(AssembleHybridOp op);
   /// Binds `op`'s operands (materializing views the kernel cannot read) and
   /// its result.
   FailureOr<GemmBinding> bindMatmul(BatchMatmulOp op);
@@ -163,6 +170,8 @@ private:
   raw_ostream *report;
   DenseMap<Value, TensorInfo> tensors;
   DenseMap<Value, View> views;
+  /// Hybrid-tiled weights (sc.assemble_hybrid results): their buffers.
+  DenseMap<Value, HybridWeightBinding> hybridWeights;
   DenseMap<Value, LaunchDim> dims;
   DenseMap<Value, LaunchCondition> conditions;
   /// The condition of the branch being compiled, if any.

@@ -30,7 +30,8 @@ typedef enum {
   SC_ERROR_INTERNAL = 6          /* out of memory, or a runtime bug */
 } scStatus;
 
-typedef enum { SC_F32 = 0, SC_F16 = 1, SC_BF16 = 2, SC_I32 = 3 } scDType;
+/// SC_U8: bytes, such as a hybrid-tiled weight's kind table.
+typedef enum { SC_F32 = 0, SC_F16 = 1, SC_BF16 = 2, SC_I32 = 3, SC_U8 = 4 } scDType;
 
 #define SC_MAX_RANK 8
 

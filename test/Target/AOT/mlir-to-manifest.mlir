@@ -10,4 +10,4 @@
 // SM80: "chip": "sm_80",
 // SM80-NOT: "kind": "tma"
 // SM80: "kind": "memref",
-// BAD: error: entry argument #1 must be a ranked f32/f16/bf16/i32 tensor, got 'f32'
+// BAD: error: entry argument #1 must be a ranked f32/f16/bf16/i32/i8 tensor, got 'f32'

@@ -93,4 +93,23 @@ def ScTestGemmKernelPass : Pass<"sc-test-gemm-kernel", "::mlir::ModuleOp"> {
   ];
 }
 
+def ScTestHybridGemmKernelPass
+    : Pass<"sc-test-hybrid-gemm-kernel", "::mlir::ModuleOp"> {
+  let summary = "Test pass: the GPU kernel of every hybrid-tiled sc.batch_matmul";
+  let description = [{
+    Runs buildHybridGemmKernel (what sparcast-aot uses for a GEMM whose rhs
+    is an sc.assemble_hybrid) on each such op, after sc-lower-to-sck and
+    sc-warp-specialize, and appends the kernels to the module as
+    `gpu.module @<func>_kernels`, so that the kernel written op by op from
+    the kernel-level IR can be checked.
+  }];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 #endif // SPARCAST_TEST_PASSES_TD

@@ -173,6 +173,31 @@ FailureOr<KernelLaunch> buildGemmKernel(BatchMatmulOp op,
                                         const GemmKernelOptions &options,
                                         const GemmStageOne *stage1 = nullptr);
 
+/// The packed buffers of a hybrid-tiled weight (sc.assemble_hybrid) as the
+/// entry knows them: tensor names, and the count of dense and of 2:4 tiles
+/// (dim 0 of their buffers).
+struct HybridWeightBinding {
+  std::string kinds, slots, dense, sparse, meta;
+  LaunchDim numDense, numSparse;
+};
+
+/// Why `op`, a GEMM whose rhs is a hybrid-tiled weight, has no kernel on
+/// `chip`, or an empty string.
+std::string hybridGemmLimitation(BatchMatmulOp op, StringRef chip);
+
+/// Builds kernel `kernelName` for `op`, y = x W^T with W hybrid-tiled
+/// (HybridGemmKernel.cpp), from its warp-specialized kernel-level IR: per
+/// CTA a 64-row band of W by a tile of tokens, a producer warpgroup
+/// loading the tokens' box and each non-zero tile's boxes by TMA into
+/// rings, a consumer warpgroup issuing wgmma for dense tiles and sparse
+/// wgmma for 2:4 tiles, then the epilogue. Fails with a located error on
+/// what it does not take (hybridGemmLimitation).
+FailureOr<KernelLaunch> buildHybridGemmKernel(BatchMatmulOp op,
+                                              gpu::GPUModuleOp gpuModule,
+                                              StringRef kernelName,
+                                              const GemmBinding &binding,
+                                              const HybridWeightBinding &weight);
+
 } // namespace mlir::sc
 
 #endif // SPARCAST_CONVERSION_SCTOGPU_GEMMKERNEL_H
