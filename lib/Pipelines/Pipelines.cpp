@@ -101,6 +101,13 @@ void mlir::sc::buildScKernelPipeline(OpPassManager &pm,
     pm.addPass(createScInferLineagePass(lineage));
   }
   buildScIkboPipeline(pm, report, options.ikboRequestInResultType);
+  // What stays outside the sc ops runs as generated kernels, one per
+  // linalg.generic: named ops generalized, element-wise chains fused (one
+  // kernel for a chain), scalar operands inlined into the bodies.
+  pm.addNestedPass<func::FuncOp>(createLinalgGeneralizeNamedOpsPass());
+  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  pm.addNestedPass<func::FuncOp>(createLinalgInlineScalarOperandsPass());
+  pm.addPass(createCanonicalizerPass());
   // Only the Hopper kernels have configurations and kernel-level IR.
   if (options.chip != "sm_90a")
     return;

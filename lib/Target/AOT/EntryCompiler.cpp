@@ -19,6 +19,7 @@
 #include "sparcast/Conversion/ScToGPU/AttentionKernel.h"
 #include "sparcast/Conversion/ScToGPU/ConvertKernel.h"
 #include "sparcast/Conversion/ScToGPU/CopyKernel.h"
+#include "sparcast/Conversion/ScToGPU/GenericKernel.h"
 #include "sparcast/Conversion/ScToGPU/GroupCandidatesKernel.h"
 #include "sparcast/Conversion/ScToGPU/PairCandidatesKernel.h"
 #include "sparcast/Support/Locations.h"
@@ -483,6 +484,64 @@ LogicalResult EntryCompiler::visitHybridMatmul(BatchMatmulOp op) {
   return success();
 }
 
+FailureOr<std::vector<LaunchDim>> EntryCompiler::shapeOf(Value v,
+                                                        Location loc) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (auto it = tensors.find(v); it != tensors.end())
+    return it->second.shape;
+  // A tensor.empty's dynamic sizes are values the entry knows.
+  auto empty = v.getDefiningOp<tensor::EmptyOp>();
+  std::vector<LaunchDim> shape;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d)) {
+      shape.push_back(LaunchDim::of(type.getDimSize(d)));
+      continue;
+    }
+    auto known = empty ? dims.find(empty.getDynamicSize(d)) : dims.end();
+    if (known == dims.end())
+      return emitError(loc) << "sparcast-aot: dim " << d
+                            << " of this tensor is not known to the entry";
+    shape.push_back(known->second);
+  }
+  return shape;
+}
+
+LogicalResult EntryCompiler::visitGeneric(linalg::GenericOp op) {
+  std::string why = genericKernelLimitation(op);
+  if (!why.empty())
+    return op.emitError() << "sparcast-aot: no kernel for this linalg.generic: "
+                          << why;
+  GenericBinding binding;
+  for (Value in : op.getDpsInputs()) {
+    if (in.getDefiningOp<arith::ConstantOp>()) {
+      binding.inputs.push_back("");
+      continue;
+    }
+    FailureOr<TensorInfo> info = materialize(in, op.getLoc());
+    if (failed(info))
+      return failure();
+    binding.inputs.push_back(info->name);
+  }
+  Value init = op.getDpsInits()[0];
+  if (!op.getBody()->getArgument(op.getNumDpsInputs()).use_empty() &&
+      !init.getDefiningOp<tensor::EmptyOp>()) {
+    FailureOr<TensorInfo> info = materialize(init, op.getLoc());
+    if (failed(info))
+      return failure();
+    binding.init = info->name;
+  }
+  FailureOr<std::vector<LaunchDim>> shape = shapeOf(init, op.getLoc());
+  if (failed(shape))
+    return failure();
+  binding.outputShape = *shape;
+  binding.output = bindResult(op->getResult(0), *shape).name;
+  FailureOr<KernelLaunch> launch = buildGenericKernel(
+      op, gpuModule, nextKernelName("generic"), binding);
+  if (failed(launch) || failed(addLaunch(*launch, op.getLoc())))
+    return failure();
+  return success();
+}
+
 LogicalResult EntryCompiler::visitMatmul(BatchMatmulOp op) {
   if (isa_and_nonnull<HybridTilesAttr>(op.getRhs().getType().getEncoding()))
     return visitHybridMatmul(op);
@@ -684,6 +743,9 @@ LogicalResult EntryCompiler::visit(Operation &op) {
       .Case([&](BatchMatmulOp m) { return visitMatmul(m); })
       .Case([&](AttentionOp a) { return visitAttention(a); })
       .Case([&](AssembleHybridOp a) { return visitAssembleHybrid(a); })
+      .Case([&](linalg::GenericOp g) { return visitGeneric(g); })
+      // Outputs' shapes, read by the kernels that write them.
+      .Case([&](tensor::EmptyOp) { return success(); })
       .Case([&](tensor::ExtractSliceOp s) { return visitSlice(s); })
       .Case([&](tensor::PadOp p) { return visitPad(p); })
       .Case([&](arith::ConstantOp c) {

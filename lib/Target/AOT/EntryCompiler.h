@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -143,6 +144,10 @@ private:
   LogicalResult visitHybridMatmul(BatchMatmulOp op);
   /// sc.assemble_hybrid: binds the weight to its packed buffers.
   LogicalResult visitAssembleHybrid(AssembleHybridOp op);
+  /// A linalg.generic: a kernel of one thread per output element.
+  LogicalResult visitGeneric(linalg::GenericOp op);
+  /// The shape of `v` as the entry knows it (its dynamic dims' symbols).
+  FailureOr<std::vector<LaunchDim>> shapeOf(Value v, Location loc);
   /// Binds `op`'s operands (materializing views the kernel cannot read) and
   /// its result.
   FailureOr<GemmBinding> bindMatmul(BatchMatmulOp op);

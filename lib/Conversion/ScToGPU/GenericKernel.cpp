@@ -1,0 +1,299 @@
+//===- GenericKernel.cpp - a linalg.generic as a one-thread-per-element kernel ===//
+//
+// What an entry computes outside the sc ops (element-wise activations,
+// broadcasts, transposes, reductions such as a softmax's, fills): each
+// linalg.generic (named ops generalized first, element-wise chains fused by
+// upstream's elementwise fusion) becomes a kernel in which one thread
+// computes one element of the output: its parallel loop indices from the
+// element's place, the reduction loops (if any) run in the thread from the
+// output's initial value, the inputs read through the op's indexing maps,
+// the body's ops cloned. Built with the builders, no text.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sparcast/Conversion/ScToGPU/GenericKernel.h"
+#include "GemmKernelCommon.h"
+#include "KernelBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::sc;
+
+namespace {
+constexpr int64_t kThreads = 256;
+
+/// Where loop dim `d`'s size is read: operand `operand` (an input, or the
+/// output past the inputs), its dim `dim`.
+struct LoopSize {
+  unsigned operand = 0;
+  unsigned dim = 0;
+};
+} // namespace
+
+std::string mlir::sc::genericKernelLimitation(linalg::GenericOp op) {
+  if (op.getNumDpsInits() != 1 || op->getNumResults() != 1)
+    return "one output only";
+  auto outType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!outType || outType.getRank() < 1 || outType.getRank() > 4)
+    return "an output tensor of rank 1 to 4";
+  for (int64_t d = 1; d < outType.getRank(); ++d)
+    if (outType.isDynamicDim(d))
+      return "static output dims past dim 0";
+  if (!outType.getElementType().isIntOrFloat())
+    return "an output of integers or floats";
+  for (AffineMap map : op.getIndexingMapsArray())
+    for (AffineExpr e : map.getResults())
+      if (!isa<AffineDimExpr, AffineConstantExpr>(e))
+        return "indexing maps of loop dims and constants only";
+  if (!op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isProjectedPermutation())
+    return "an output map that is a projected permutation";
+  for (Operation &inner : op.getBody()->without_terminator())
+    if (inner.getNumRegions() != 0 ||
+        !isa<arith::ArithDialect, math::MathDialect, linalg::LinalgDialect>(
+            inner.getDialect()))
+      return "a body of arith / math ops ('" +
+             inner.getName().getStringRef().str() + "' is not)";
+  // Values from outside the body: constants only (cloned into the kernel).
+  bool capturesOther = false;
+  op.getBody()->walk([&](Operation *inner) {
+    for (Value operand : inner->getOperands())
+      if (!op->isAncestor(operand.getParentRegion()->getParentOp()) &&
+          !operand.getDefiningOp<arith::ConstantOp>())
+        capturesOther = true;
+  });
+  if (capturesOther)
+    return "a body that uses values from outside it other than constants";
+  // Every loop's size must be readable from some operand dim.
+  for (unsigned d = 0; d < op.getNumLoops(); ++d) {
+    bool found = false;
+    for (AffineMap map : op.getIndexingMapsArray())
+      for (AffineExpr e : map.getResults())
+        if (auto dim = dyn_cast<AffineDimExpr>(e))
+          found |= dim.getPosition() == d;
+    if (!found)
+      return "a loop no operand is indexed by";
+  }
+  return "";
+}
+
+FailureOr<KernelLaunch> mlir::sc::buildGenericKernel(
+    linalg::GenericOp op, gpu::GPUModuleOp gpuModule, StringRef kernelName,
+    const GenericBinding &binding) {
+  std::string why = genericKernelLimitation(op);
+  if (!why.empty())
+    return op.emitError("sparcast-aot: no kernel for this linalg.generic: ")
+           << why;
+  MLIRContext *ctx = gpuModule.getContext();
+  ctx->loadDialect<arith::ArithDialect, math::MathDialect,
+                   memref::MemRefDialect, scf::SCFDialect>();
+  Location loc = op.getLoc();
+  OpBuilder b(ctx);
+  auto outType = cast<RankedTensorType>(op->getResult(0).getType());
+
+  // Parameters: the tensor inputs bound to entry tensors (constants become
+  // globals of the module, scalars are cloned), then the output, then its
+  // initial values when the body reads them.
+  SmallVector<Type> params;
+  SmallVector<int> paramOf(op.getNumDpsInputs(), -1);
+  for (auto [i, in] : llvm::enumerate(op.getDpsInputs())) {
+    if (i < binding.inputs.size() && !binding.inputs[i].empty()) {
+      paramOf[i] = params.size();
+      params.push_back(sc::detail::memrefOf(cast<RankedTensorType>(in.getType())));
+    }
+  }
+  unsigned outParam = params.size();
+  params.push_back(sc::detail::memrefOf(outType));
+  Block *body = op.getBody();
+  bool readsInit = !body->getArgument(op.getNumDpsInputs()).use_empty();
+  int initParam = -1;
+  if (readsInit) {
+    if (binding.init.empty())
+      return op.emitError("sparcast-aot: this linalg.generic reads its "
+                          "output's initial values, which are undefined "
+                          "(a tensor.empty)");
+    initParam = params.size();
+    params.push_back(sc::detail::memrefOf(outType));
+  }
+  // Constant tensors: module globals.
+  SmallVector<Value> constantGlobals(op.getNumDpsInputs());
+  SmallVector<std::string> globalNames(op.getNumDpsInputs());
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(gpuModule.getBody());
+    for (auto [i, in] : llvm::enumerate(op.getDpsInputs())) {
+      auto dense = in.getDefiningOp<arith::ConstantOp>();
+      if (paramOf[i] >= 0 || !dense || !isa<RankedTensorType>(in.getType()))
+        continue;
+      auto type = cast<RankedTensorType>(in.getType());
+      globalNames[i] = llvm::formatv("{0}_in{1}", kernelName, i).str();
+      memref::GlobalOp::create(b, loc, globalNames[i], b.getStringAttr("private"),
+                               sc::detail::memrefOf(type),
+                               cast<ElementsAttr>(dense.getValue()),
+                               /*constant=*/true, IntegerAttr());
+    }
+  }
+  auto func = sc::detail::createKernelFunction(b, loc, gpuModule, kernelName,
+                                               params, kThreads);
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  // Each input's value in the kernel: a memref, a global, or a scalar.
+  SmallVector<Value> inputs;
+  for (auto [i, in] : llvm::enumerate(op.getDpsInputs())) {
+    if (paramOf[i] >= 0) {
+      inputs.push_back(func.getArgument(paramOf[i]));
+    } else if (!globalNames[i].empty()) {
+      auto type = cast<RankedTensorType>(in.getType());
+      inputs.push_back(memref::GetGlobalOp::create(
+          b, loc, sc::detail::memrefOf(type), globalNames[i]));
+    } else if (auto scalar = in.getDefiningOp<arith::ConstantOp>();
+               scalar && !isa<ShapedType>(in.getType())) {
+      inputs.push_back(b.clone(*scalar)->getResult(0));
+    } else {
+      func.erase();
+      return op.emitError("sparcast-aot: linalg.generic input #")
+             << i << " is neither an entry tensor nor a constant";
+    }
+  }
+  Value out = func.getArgument(outParam);
+  // Loop sizes from the first operand dim each loop indexes.
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  auto operandValue = [&](unsigned k) {
+    return k < inputs.size() ? inputs[k] : out;
+  };
+  SmallVector<Value> loopSizes(op.getNumLoops());
+  for (auto [k, map] : llvm::enumerate(maps))
+    for (auto [pos, e] : llvm::enumerate(map.getResults()))
+      if (auto dim = dyn_cast<AffineDimExpr>(e);
+          dim && !loopSizes[dim.getPosition()] &&
+          isa<MemRefType>(operandValue(k).getType()))
+        loopSizes[dim.getPosition()] =
+            memref::DimOp::create(b, loc, operandValue(k), pos);
+  // This thread's output element: flat over the output, row-major.
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value flat = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, bid, index(kThreads)), tid);
+  Value total = index(1);
+  int64_t rank = outType.getRank();
+  for (int64_t d = 0; d < rank; ++d)
+    total = arith::MulIOp::create(b, loc, total,
+                                  memref::DimOp::create(b, loc, out, d));
+  Value live = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, flat, total);
+  auto ifLive = scf::IfOp::create(b, loc, live, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&ifLive.getThenRegion().front());
+  SmallVector<Value> at(rank);
+  Value rest = flat;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    Value size = memref::DimOp::create(b, loc, out, d);
+    at[d] = d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, size).getResult();
+    rest = arith::DivUIOp::create(b, loc, rest, size);
+  }
+  SmallVector<Value> loops(op.getNumLoops());
+  AffineMap outMap = maps.back();
+  for (unsigned j = 0; j < outMap.getNumResults(); ++j)
+    loops[outMap.getDimPosition(j)] = at[j];
+  Value init = readsInit ? memref::LoadOp::create(b, loc, func.getArgument(initParam), at)
+                               .getResult()
+                         : arith::ConstantOp::create(
+                               b, loc, b.getZeroAttr(outType.getElementType()))
+                               .getResult();
+  // The body at the current loop indices, on the running value.
+  auto runBody = [&](OpBuilder &nb, Value running) -> Value {
+    IRMapping mapping;
+    for (auto [k, input] : llvm::enumerate(inputs)) {
+      Value v = input;
+      if (isa<MemRefType>(input.getType())) {
+        SmallVector<Value> idx;
+        for (AffineExpr e : maps[k].getResults())
+          idx.push_back(isa<AffineDimExpr>(e)
+                            ? loops[cast<AffineDimExpr>(e).getPosition()]
+                            : arith::ConstantIndexOp::create(
+                                  nb, loc, cast<AffineConstantExpr>(e).getValue())
+                                  .getResult());
+        v = memref::LoadOp::create(nb, loc, input, idx);
+      }
+      mapping.map(body->getArgument(k), v);
+    }
+    mapping.map(body->getArgument(op.getNumDpsInputs()), running);
+    for (Operation &inner : body->without_terminator()) {
+      if (auto idx = dyn_cast<linalg::IndexOp>(inner)) {
+        mapping.map(idx.getResult(), loops[idx.getDim()]);
+        continue;
+      }
+      // Constants the body uses from outside it (canonicalization hoists
+      // them) are cloned into the kernel.
+      for (Value operand : inner.getOperands())
+        if (!mapping.contains(operand) && !body->getParentOp()->isAncestor(
+                                              operand.getParentRegion()->getParentOp()))
+          if (auto constant = operand.getDefiningOp<arith::ConstantOp>())
+            mapping.map(operand, nb.clone(*constant)->getResult(0));
+      nb.clone(inner, mapping);
+    }
+    Value yielded = body->getTerminator()->getOperand(0);
+    if (!mapping.contains(yielded))
+      if (auto constant = yielded.getDefiningOp<arith::ConstantOp>())
+        return nb.clone(*constant)->getResult(0);
+    return mapping.lookupOrDefault(yielded);
+  };
+  // The reduction loops, nested, carrying the running value.
+  SmallVector<unsigned> reductions;
+  for (auto [d, type] : llvm::enumerate(op.getIteratorTypesArray()))
+    if (type == utils::IteratorType::reduction)
+      reductions.push_back(d);
+  std::function<Value(unsigned, Value)> nest = [&](unsigned r, Value running) -> Value {
+    if (r == reductions.size())
+      return runBody(b, running);
+    auto loop = scf::ForOp::create(b, loc, index(0), loopSizes[reductions[r]],
+                                   index(1), ValueRange{running});
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    loops[reductions[r]] = loop.getInductionVar();
+    Value next = nest(r + 1, loop.getRegionIterArgs()[0]);
+    scf::YieldOp::create(b, loc, next);
+    return loop.getResult(0);
+  };
+  Value result = nest(0, init);
+  memref::StoreOp::create(b, loc, result, out, at);
+  b.setInsertionPointToEnd(&func.getBody().front());
+  gpu::ReturnOp::create(b, loc);
+
+  KernelLaunch launch;
+  launch.kernel = kernelName.str();
+  launch.block[0] = kThreads;
+  int64_t inner = 1;
+  for (int64_t d = 1; d < rank; ++d)
+    inner *= outType.getDimSize(d);
+  const LaunchDim &rows = binding.outputShape.front();
+  if (rows.symbol.empty())
+    launch.grid[0] = LaunchDim::of(llvm::divideCeil(rows.constant * inner, kThreads));
+  else
+    launch.grid[0] = LaunchDim{0, rows.symbol, rows.factor * inner, kThreads};
+  launch.grid[1] = launch.grid[2] = LaunchDim::of(1);
+  for (auto [i, name] : llvm::enumerate(binding.inputs))
+    if (!name.empty()) {
+      LaunchParam p;
+      p.tensor = name;
+      launch.params.push_back(p);
+    }
+  LaunchParam o;
+  o.tensor = binding.output;
+  launch.params.push_back(o);
+  if (readsInit) {
+    LaunchParam p;
+    p.tensor = binding.init;
+    launch.params.push_back(p);
+  }
+  launch.summary = llvm::formatv(
+      "{0}: linalg.generic ({1} loops, {2} reduced) as one thread per output "
+      "element of {3}",
+      kernelName, op.getNumLoops(), reductions.size(), binding.output);
+  return launch;
+}
