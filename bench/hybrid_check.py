@@ -8,9 +8,13 @@ sparcast.hybrid_pack, run by the kernels of bench/hybrid_suite.mlir:
   50 / 50 with zero tiles, all dense; odd M; a bias + ReLU epilogue;
   outputs poisoned with NaN first;
 - timed in one run against cuBLAS on the dense weight
-  (torch.nn.functional.linear) and cuSPARSELt (torch._cslt_sparse_mm after
-  its algorithm search; all-2:4 weights only), interleaved rounds
-  (gemm_check.compare_ms).
+  (torch.nn.functional.linear), interleaved rounds (gemm_check.compare_ms),
+  and by the CUDA profiler (the kernels' own time: at decode sizes a call's
+  host time, not the kernel, sets the time of calls back to back);
+- with --cusparselt, all-2:4 weights also against cuSPARSELt
+  (torch.sparse.to_sparse_semi_structured), each shape in a process of its
+  own: on the H100's torch 2.11 some shapes fail inside cuSPARSELt with an
+  illegal instruction, which ends the process that ran them.
 
     python3 bench/hybrid_check.py --artifacts bench/artifacts/hybrid_suite \
         --out hybrid.json
@@ -28,6 +32,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "python"))
 sys.path.insert(0, HERE)
 import sparcast  # noqa: E402
 from gemm_check import compare_ms, rel_fro  # noqa: E402
+from kernel_times import cuda_events  # noqa: E402
 
 TILE = (64, 128)
 TOLERANCE = 2e-3
@@ -94,20 +99,29 @@ def check(module, name, n, k, m, dtype, gen, bias=False):
 
 
 def cusparselt(w, x):
-    """A callable running cuSPARSELt on the 2:4 weight (its best algorithm),
-    or None where it does not run."""
+    """A callable running cuSPARSELt on the 2:4 weight, or None where it
+    does not run. Tokens are padded to 32 rows (its least dense operand)."""
     try:
-        compressed = torch._cslt_compress(w)
-        xt = x[0].t().contiguous()
-        alg = torch._cslt_sparse_mm_search(compressed, xt)
-        fn = lambda: torch._cslt_sparse_mm(compressed, xt, alg_id=alg,
-                                            transpose_result=True)
+        from torch.sparse import to_sparse_semi_structured
+        ws = to_sparse_semi_structured(w)
+        m = x.shape[1]
+        xp = x[0] if m >= 32 else torch.nn.functional.pad(x[0], (0, 0, 0, 32 - m))
+        fn = lambda: torch.nn.functional.linear(xp, ws)
         fn()
         torch.cuda.synchronize()
         return fn
     except Exception as err:  # unsupported shape or build
         print("  cuSPARSELt: %s" % str(err).splitlines()[0], flush=True)
         return None
+
+
+def kernel_us(fns, calls=20):
+    """The GPU time per call of each function's kernels (CUDA profiler)."""
+    out = {}
+    for name, fn in fns.items():
+        events = cuda_events(fn, calls)
+        out[name] = sum(e.time_range.elapsed_us() for e in events) / calls
+    return out
 
 
 def main():
@@ -119,6 +133,9 @@ def main():
     parser.add_argument("--shapes", default="11008x4096,4096x11008,8192x8192")
     parser.add_argument("--dtypes", default="bf16,f16")
     parser.add_argument("--mixes", default="all_24,70_24_30_dense,all_dense")
+    parser.add_argument("--tokens", default=",".join(map(str, TOKENS)))
+    parser.add_argument("--cusparselt", action="store_true",
+                        help="all-2:4 weights only, against cuSPARSELt too")
     args = parser.parse_args()
     gen = torch.Generator(device="cuda")
     gen.manual_seed(1234)
@@ -142,12 +159,13 @@ def main():
     shapes = [tuple(int(v) for v in s.split("x")) for s in args.shapes.split(",")]
     dtypes = [(getattr(torch, {"bf16": "bfloat16", "f16": "float16"}[t]), t)
               for t in args.dtypes.split(",")]
+    mixes = ["all_24"] if args.cusparselt else args.mixes.split(",")
     for n, k in shapes:
         for dtype, tname in dtypes:
-            for mix_name in args.mixes.split(","):
+            for mix_name in mixes:
                 w, kinds = make_weight(n, k, dtype, MIXES[mix_name], gen)
                 packed = pack(w, kinds)
-                for m in TOKENS:
+                for m in [int(t) for t in args.tokens.split(",")]:
                     name = "linear_%dx%d_m%d_%s" % (n, k, m, tname)
                     entry = getattr(module, name)
                     x = torch.randn(1, m, k, device="cuda", generator=gen).to(dtype)
@@ -156,24 +174,29 @@ def main():
                     err = rel_fro(y, x.float() @ w.float().t())
                     fns = {"sparcast": lambda: run(entry, packed, x),
                            "cublas": lambda: torch.nn.functional.linear(x, w)}
-                    if mix_name == "all_24":
+                    if args.cusparselt:
                         sp = cusparselt(w, x)
-                        if sp:
-                            fns["cusparselt"] = sp
+                        if not sp:
+                            continue
+                        fns["cusparselt"] = sp
                     ms = compare_ms(fns, rounds=5, iters=20)
+                    us = kernel_us(fns)
                     row = {"n": n, "k": k, "m": m, "dtype": tname, "mix": mix_name,
-                           "rel_fro": err, "ms": ms,
-                           "vs_cublas": ms["cublas"] / ms["sparcast"]}
+                           "rel_fro": err, "ms": ms, "kernel_us": us,
+                           "vs_cublas": ms["cublas"] / ms["sparcast"],
+                           "kernel_vs_cublas": us["cublas"] / us["sparcast"]}
                     if "cusparselt" in ms:
-                        row["cusparselt_vs_cublas"] = ms["cublas"] / ms["cusparselt"]
+                        row["vs_cusparselt"] = ms["cusparselt"] / ms["sparcast"]
+                        row["kernel_vs_cusparselt"] = us["cusparselt"] / us["sparcast"]
                     report["timings"].append(row)
                     json.dump(report, open(args.out, "w"), indent=1)
-                    print("  %5d x %5d m %4d %s %-15s ours %.4f cublas %.4f%s -> %.2fx "
-                          "(err %.1e)" % (n, k, m, tname, mix_name, ms["sparcast"],
-                                          ms["cublas"],
-                                          " cusparselt %.4f" % ms["cusparselt"]
-                                          if "cusparselt" in ms else "",
-                                          row["vs_cublas"], err), flush=True)
+                    print("  %5d x %5d m %4d %s %-15s ms ours %.4f cublas %.4f%s -> %.2fx | "
+                          "kernel us ours %.1f cublas %.1f%s -> %.2fx (err %.1e)" % (
+                              n, k, m, tname, mix_name, ms["sparcast"], ms["cublas"],
+                              " cusparselt %.4f" % ms["cusparselt"] if "cusparselt" in ms else "",
+                              row["vs_cublas"], us["sparcast"], us["cublas"],
+                              " cusparselt %.1f" % us["cusparselt"] if "cusparselt" in us else "",
+                              row["kernel_vs_cublas"], err), flush=True)
                 del w, packed
     report["all_ok"] = all_ok
     json.dump(report, open(args.out, "w"), indent=1)

@@ -27,6 +27,13 @@ PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench
 PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench/hybrid_check.py" \
   --artifacts "$ROOT/bench/artifacts/hybrid_suite" --out "$OUT_DIR/hybrid.json" \
   --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/hybrid.log" || echo "hybrid checks failed or timed out (see hybrid.log)"
+# cuSPARSELt on all-2:4 weights, a process per shape: on some shapes it
+# fails inside with an illegal instruction, which ends its process.
+for shape in 11008x4096 4096x11008 8192x8192; do
+  PYTHONUNBUFFERED=1 timeout 90 python3 "$ROOT/bench/hybrid_check.py" --cusparselt --shapes "$shape" \
+    --artifacts "$ROOT/bench/artifacts/hybrid_suite" --out "$OUT_DIR/hybrid_cusparselt_$shape.json" \
+    --commit "${1:-unknown}" 2>&1 | tee -a "$OUT_DIR/hybrid.log" || echo "cuSPARSELt on $shape failed (see hybrid.log)"
+done
 # Generated linalg.generic kernels (an imported MLP) against torch.
 PYTHONUNBUFFERED=1 timeout 120 python3 "$ROOT/bench/generic_check.py" \
   --artifacts "$ROOT/bench/artifacts/mlp" --out "$OUT_DIR/generic.json" 2>&1 | tee "$OUT_DIR/generic.log" || echo "generic kernels failed (see generic.log)"

@@ -380,9 +380,20 @@ LogicalResult HybridKernelLowering::lowerSwitch(scf::IndexSwitchOp cases) {
 
 void HybridKernelLowering::lowerHybridTile(sck::HybridTileOp tile) {
   SmallVector<Value, 2> at = {lookup(tile.getRow()), lookup(tile.getCol())};
-  Value kind = arith::ExtUIOp::create(b, loc, b.getI32Type(),
-                                      memref::LoadOp::create(b, loc, kinds, at));
-  Value slot = memref::LoadOp::create(b, loc, slots, at);
+  // Lane 0's values, broadcast: ptxas then knows the kind switch is
+  // warp-uniform and keeps the wgmmas in its cases asynchronous (on a
+  // divergent path it serializes them, warning C7520).
+  auto uniform = [&](Value v) {
+    Value all = arith::ConstantIntOp::create(b, loc, b.getI32Type(), -1);
+    Value lane0 = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
+    Value clamp = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 31);
+    return NVVM::ShflOp::create(b, loc, b.getI32Type(), all, v, lane0, clamp,
+                                NVVM::ShflKind::idx, UnitAttr())
+        .getResult();
+  };
+  Value kind = uniform(arith::ExtUIOp::create(
+      b, loc, b.getI32Type(), memref::LoadOp::create(b, loc, kinds, at)));
+  Value slot = uniform(memref::LoadOp::create(b, loc, slots, at));
   map.map(tile.getKind(),
           arith::IndexCastOp::create(b, loc, b.getIndexType(), kind));
   map.map(tile.getSlot(),
@@ -598,6 +609,11 @@ LogicalResult HybridKernelLowering::lowerMmaSparse(sck::MmaSparseOp mma) {
         .getResult();
   };
   int64_t steps = bType.getShape()[0] / 32;
+  // Every step's metadata read before the group's fence: a shared-memory
+  // load between the sparse wgmmas makes ptxas serialize them (C7520).
+  SmallVector<Value> metaWords;
+  for (int64_t kk = 0; kk < steps; ++kk)
+    metaWords.push_back(metaWord(kk));
   Value out = mmaGroup(
       [&](Value acc) {
         for (int64_t kk = 0; kk < steps; ++kk) {
@@ -607,7 +623,7 @@ LogicalResult HybridKernelLowering::lowerMmaSparse(sck::MmaSparseOp mma) {
               add(a, index(kk / 4 * aParts.bytesPerPart + kk % 4 * 32)));
           Value descB = descriptor(
               add(bb, index(kk / 2 * bParts.bytesPerPart + kk % 2 * 64)));
-          acc = sparseWgmma(b, loc, acc, descA, descB, metaWord(kk), n,
+          acc = sparseWgmma(b, loc, acc, descA, descB, metaWords[kk], n,
                             element.isBF16());
         }
         return acc;
@@ -848,20 +864,28 @@ FailureOr<KernelLaunch> mlir::sc::buildHybridGemmKernel(
   ctx->loadDialect<gpu::GPUDialect, nvgpu::NVGPUDialect, NVVM::NVVMDialect,
                    LLVM::LLVMDialect, memref::MemRefDialect, scf::SCFDialect,
                    arith::ArithDialect, func::FuncDialect>();
-  // As many slots a ring as keep two CTAs an SM (at least two), else as fit.
-  int64_t stages = 8;
-  while (stages > 2 && HybridKernelLowering::sharedBytes(kernelIR, stages) >
-                           kTwoCtaShared)
-    --stages;
-  int64_t shared = HybridKernelLowering::sharedBytes(kernelIR, stages);
-  if (shared > kSharedLimit)
-    return op.emitError("sparcast-aot: the hybrid-tiled GEMM's rings need ")
-           << shared << " bytes of shared memory at two slots, more than "
-           << kSharedLimit;
+  // The slots sc-warp-specialize asked for (--ws-stages), else as many as
+  // keep two CTAs an SM, else (where two slots take more than half an SM's
+  // shared memory) as many as fit one CTA an SM, up to 8.
+  int64_t asked = 0;
   for (auto ring : kernelIR.getBody().getOps<sck::RingOp>())
-    if (ring.getStages() != 0 && int64_t(ring.getStages()) != stages)
-      return ring.emitError("hybrid-gemm-kernel: ")
-             << ring.getStages() << " slots asked, " << stages << " fit";
+    asked = std::max<int64_t>(asked, ring.getStages());
+  auto fits = [&](int64_t stages, int64_t limit) {
+    return HybridKernelLowering::sharedBytes(kernelIR, stages) <= limit;
+  };
+  int64_t stages = asked;
+  if (stages == 0) {
+    int64_t limit = fits(2, kTwoCtaShared) ? kTwoCtaShared : kSharedLimit;
+    stages = 8;
+    while (stages > 2 && !fits(stages, limit))
+      --stages;
+  }
+  if (!fits(stages, kSharedLimit))
+    return op.emitError("sparcast-aot: the hybrid-tiled GEMM's rings need ")
+           << HybridKernelLowering::sharedBytes(kernelIR, stages)
+           << " bytes of shared memory at " << stages << " slots, more than "
+           << kSharedLimit;
+  int64_t shared = HybridKernelLowering::sharedBytes(kernelIR, stages);
 
   auto weightType = cast<RankedTensorType>(op.getRhs().getType());
   auto layout = cast<HybridTilesAttr>(weightType.getEncoding());
