@@ -76,6 +76,23 @@ void yieldMulAdd(OpBuilder &b, Location loc, ValueRange args) {
                           Value(arith::AddFOp::create(b, loc, args[2], prod)));
 }
 
+/// Yields an epilogue region's element inside a linalg body: the region's
+/// ops cloned with (accumulator, the generic's loop indices, `ins`) for its
+/// block arguments.
+void yieldEpilogue(OpBuilder &b, Location loc, Block &body, Value acc,
+                   unsigned numIndices, ValueRange ins) {
+  IRMapping mapping;
+  mapping.map(body.getArgument(0), acc);
+  for (unsigned d = 0; d < numIndices; ++d)
+    mapping.map(body.getArgument(1 + d), linalg::IndexOp::create(b, loc, d));
+  for (auto [i, v] : llvm::enumerate(ins))
+    mapping.map(body.getArgument(1 + numIndices + i), v);
+  for (Operation &inner : body.without_terminator())
+    b.clone(inner, mapping);
+  auto yield = cast<YieldOp>(body.getTerminator());
+  linalg::YieldOp::create(b, loc, mapping.lookupOrDefault(yield.getValue()));
+}
+
 AffineMap mapOf(MLIRContext *ctx, unsigned numDims, ArrayRef<unsigned> dims) {
   SmallVector<AffineExpr> exprs;
   for (unsigned d : dims)
@@ -142,7 +159,6 @@ struct LowerAssembleHybrid : OpConversionPattern<AssembleHybridOp> {
     auto plain = RankedTensorType::get(op.getType().getShape(), element);
     Value init = tensor::EmptyOp::create(b, plain.getShape(), element);
     int64_t tileRows = layout.getTile()[0], tileCols = layout.getTile()[1];
-    int64_t gridCols = layout.getGrid()[1];
     auto generic = linalg::GenericOp::create(
         b, plain, ValueRange{}, ValueRange{init},
         SmallVector<AffineMap>{b.getMultiDimIdentityMap(2)},
@@ -292,24 +308,232 @@ struct LowerBatchMatmul : OpConversionPattern<BatchMatmulOp> {
                 nb, l, convertFloat(nb, l, args[0], resultElement));
             return;
           }
-          Block &body = op.getEpilogue().front();
-          IRMapping mapping;
-          mapping.map(body.getArgument(0), args[0]);
-          for (unsigned d = 0; d < 3; ++d)
-            mapping.map(body.getArgument(1 + d),
-                        linalg::IndexOp::create(nb, l, d));
-          for (auto [i, v] : llvm::enumerate(adaptor.getEpilogueIns()))
-            mapping.map(
-                body.getArgument(BatchMatmulOp::kNumEpilogueLeadingArgs + i),
-                v);
-          for (Operation &inner : body.without_terminator())
-            nb.clone(inner, mapping);
-          auto yield = cast<YieldOp>(body.getTerminator());
-          linalg::YieldOp::create(nb, l,
-                                  mapping.lookupOrDefault(yield.getValue()));
+          yieldEpilogue(nb, l, op.getEpilogue().front(), args[0],
+                        BatchMatmulOp::kNumEpilogueLeadingArgs - 1,
+                        adaptor.getEpilogueIns());
         });
     rewriter.replaceOp(op,
                        castTo(b, loc, epilogue.getResult(0), op.getType()));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// sc.assemble_csr
+//===----------------------------------------------------------------------===//
+
+/// The dense rows x D matrix of CSR buffers: zeros, then for each row r and
+/// each j in [row_ptr[r], row_ptr[r + 1]) (clamped to the buffers) the value
+/// at the column its word names; a word naming a column past D is skipped.
+/// The runtime's packing refuses such buffers; this only never writes out
+/// of bounds.
+struct LowerAssembleCsr : OpConversionPattern<AssembleCsrOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AssembleCsrOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    BlockCsrAttr layout = op.getLayout();
+    Type element = op.getType().getElementType();
+    Value ptr = adaptor.getRowPtr(), ids = adaptor.getColIds(),
+          values = adaptor.getValues();
+    auto cIndex = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(b, v).getResult();
+    };
+    // rows + 1 pointers; an empty pointer tensor is no rows.
+    Value rows = arith::MaxSIOp::create(
+        b, arith::SubIOp::create(b, tensor::DimOp::create(b, ptr, 0), cIndex(1)),
+        cIndex(0));
+    Value nnz = tensor::DimOp::create(b, ids, 0);
+    int64_t dim = op.getType().getDimSize(1);
+    SmallVector<OpFoldResult> sizes = {rows, b.getIndexAttr(dim)};
+    Value dense = createInit(b, sizes, element, 0.0);
+    auto rowLoop = scf::ForOp::create(
+        b, cIndex(0), rows, cIndex(1), ValueRange{dense},
+        [&](OpBuilder &rb, Location loc, Value r, ValueRange rowArgs) {
+          ImplicitLocOpBuilder e(loc, rb);
+          auto bound = [&](Value at) {
+            Value v = arith::IndexCastOp::create(
+                e, e.getIndexType(), tensor::ExtractOp::create(e, ptr, at));
+            return arith::MinSIOp::create(
+                       e, arith::MaxSIOp::create(e, v, cIndex(0)), nnz)
+                .getResult();
+          };
+          Value lo = bound(r);
+          Value hi = arith::MaxSIOp::create(
+              e, bound(arith::AddIOp::create(e, r, cIndex(1))), lo);
+          auto entries = scf::ForOp::create(
+              e, lo, hi, cIndex(1), rowArgs,
+              [&](OpBuilder &jb, Location l, Value j, ValueRange args) {
+                ImplicitLocOpBuilder f(l, jb);
+                Value word = arith::IndexCastUIOp::create(
+                    f, f.getIndexType(), tensor::ExtractOp::create(f, ids, j));
+                Value block = arith::ShRUIOp::create(
+                    f, word, cIndex(layout.getOffsetBits()));
+                Value offset = arith::AndIOp::create(
+                    f, word, cIndex((int64_t(1) << layout.getOffsetBits()) - 1));
+                Value col = arith::AddIOp::create(
+                    f,
+                    arith::MulIOp::create(f, block, cIndex(layout.getBlockSize())),
+                    offset);
+                Value inside = arith::CmpIOp::create(
+                    f, arith::CmpIPredicate::ult, col, cIndex(dim));
+                auto put = scf::IfOp::create(
+                    f, inside,
+                    [&](OpBuilder &tb, Location tl) {
+                      Value v = tensor::ExtractOp::create(tb, tl, values, j);
+                      Value next = tensor::InsertOp::create(tb, tl, v, args[0],
+                                                            ValueRange{r, col});
+                      scf::YieldOp::create(tb, tl, next);
+                    },
+                    [&](OpBuilder &fb, Location fl) {
+                      scf::YieldOp::create(fb, fl, args[0]);
+                    });
+                scf::YieldOp::create(f, put.getResult(0));
+              });
+          scf::YieldOp::create(e, entries.getResult(0));
+        });
+    auto plain = RankedTensorType::get(op.getType().getShape(), element);
+    rewriter.replaceOp(op, castTo(b, op.getLoc(), rowLoop.getResult(0), plain));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// sc.sparse_matmul
+//===----------------------------------------------------------------------===//
+
+/// The dense form: sum_d lhs[m, d] * rhs[n, d] in fp32, then the epilogue
+/// region element-wise with (dot, m, n, epilogue operands).
+struct LowerSparseMatmul : OpConversionPattern<SparseMatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SparseMatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    MLIRContext *ctx = op.getContext();
+    Location loc = op.getLoc();
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, lhs, 0),
+                                       tensor::getMixedSize(b, loc, rhs, 0)};
+    Value acc = createInit(b, sizes, b.getF32Type(), 0.0);
+    enum { M = 0, N = 1, D = 2 };
+    acc = linalg::GenericOp::create(
+              b, acc.getType(), ValueRange{lhs, rhs}, ValueRange{acc},
+              SmallVector<AffineMap>{mapOf(ctx, 3, {M, D}), mapOf(ctx, 3, {N, D}),
+                                     mapOf(ctx, 3, {M, N})},
+              {kPar, kPar, kRed}, yieldMulAdd)
+              .getResult(0);
+    if (op.getEpilogue().empty()) {
+      rewriter.replaceOp(op, castTo(b, loc, acc, op.getType()));
+      return success();
+    }
+    Type resultElement = op.getType().getElementType();
+    Value init = createInit(b, sizes, resultElement);
+    SmallVector<AffineMap> idMaps(2, b.getMultiDimIdentityMap(2));
+    auto epilogue = linalg::GenericOp::create(
+        b, init.getType(), ValueRange{acc}, ValueRange{init}, idMaps,
+        {kPar, kPar}, [&](OpBuilder &nb, Location l, ValueRange args) {
+          yieldEpilogue(nb, l, op.getEpilogue().front(), args[0], 2,
+                        adaptor.getEpilogueIns());
+        });
+    rewriter.replaceOp(op, castTo(b, loc, epilogue.getResult(0), op.getType()));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// sc.top_k
+//===----------------------------------------------------------------------===//
+
+/// Per row, each element's rank (how many elements order before it: larger,
+/// NaN above every number, ties to the lower column) and, where the rank is
+/// below k, the element and its column stored at that rank. Rows of fewer
+/// than k columns keep the -inf / -1 fill past their end. O(N^2) a row: a
+/// reference for small rows only.
+struct LowerTopK : OpConversionPattern<TopKOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TopKOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    int64_t k = op.getK();
+    auto cIndex = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(b, v).getResult();
+    };
+    Value rows = tensor::DimOp::create(b, input, 0);
+    Value cols = tensor::DimOp::create(b, input, 1);
+    SmallVector<OpFoldResult> sizes = {rows, b.getIndexAttr(k)};
+    Value values = createInit(b, sizes, b.getF32Type(),
+                              -std::numeric_limits<double>::infinity());
+    Value indices = linalg::FillOp::create(
+                        b,
+                        ValueRange{arith::ConstantIntOp::create(
+                            b, b.getI32Type(), -1)},
+                        ValueRange{tensor::EmptyOp::create(b, sizes, b.getI32Type())})
+                        .getResult(0);
+    // a orders before b: a > b, or a is NaN and b is not.
+    auto before = [](ImplicitLocOpBuilder &e, Value x, Value y) {
+      Value greater = arith::CmpFOp::create(e, arith::CmpFPredicate::OGT, x, y);
+      Value xNan = arith::CmpFOp::create(e, arith::CmpFPredicate::UNO, x, x);
+      Value yNum = arith::CmpFOp::create(e, arith::CmpFPredicate::ORD, y, y);
+      return arith::OrIOp::create(
+                 e, greater, arith::AndIOp::create(e, xNan, yNum))
+          .getResult();
+    };
+    auto same = [](ImplicitLocOpBuilder &e, Value x, Value y) {
+      Value eq = arith::CmpFOp::create(e, arith::CmpFPredicate::OEQ, x, y);
+      Value xNan = arith::CmpFOp::create(e, arith::CmpFPredicate::UNO, x, x);
+      Value yNan = arith::CmpFOp::create(e, arith::CmpFPredicate::UNO, y, y);
+      return arith::OrIOp::create(e, eq, arith::AndIOp::create(e, xNan, yNan))
+          .getResult();
+    };
+    auto rowLoop = scf::ForOp::create(
+        b, cIndex(0), rows, cIndex(1), ValueRange{values, indices},
+        [&](OpBuilder &rb, Location l, Value r, ValueRange rowArgs) {
+          ImplicitLocOpBuilder e(l, rb);
+          auto colLoop = scf::ForOp::create(
+              e, cIndex(0), cols, cIndex(1), rowArgs,
+              [&](OpBuilder &cb, Location cl, Value c, ValueRange args) {
+                ImplicitLocOpBuilder f(cl, cb);
+                Value v = tensor::ExtractOp::create(f, input, ValueRange{r, c});
+                auto rankLoop = scf::ForOp::create(
+                    f, cIndex(0), cols, cIndex(1), ValueRange{cIndex(0)},
+                    [&](OpBuilder &kb, Location kl, Value o, ValueRange acc) {
+                      ImplicitLocOpBuilder g(kl, kb);
+                      Value w = tensor::ExtractOp::create(g, input, ValueRange{r, o});
+                      Value tieBefore = arith::AndIOp::create(
+                          g, same(g, w, v),
+                          arith::CmpIOp::create(g, arith::CmpIPredicate::ult, o, c));
+                      Value counts = arith::OrIOp::create(g, before(g, w, v), tieBefore);
+                      Value next = arith::SelectOp::create(
+                          g, counts, arith::AddIOp::create(g, acc[0], cIndex(1)),
+                          acc[0]);
+                      scf::YieldOp::create(g, next);
+                    });
+                Value rank = rankLoop.getResult(0);
+                Value kept = arith::CmpIOp::create(f, arith::CmpIPredicate::ult,
+                                                   rank, cIndex(k));
+                auto put = scf::IfOp::create(
+                    f, kept,
+                    [&](OpBuilder &tb, Location tl) {
+                      Value at[] = {r, rank};
+                      Value vs = tensor::InsertOp::create(tb, tl, v, args[0], at);
+                      Value col = arith::IndexCastOp::create(tb, tl, tb.getI32Type(), c);
+                      Value is = tensor::InsertOp::create(tb, tl, col, args[1], at);
+                      scf::YieldOp::create(tb, tl, ValueRange{vs, is});
+                    },
+                    [&](OpBuilder &fb, Location fl) {
+                      scf::YieldOp::create(fb, fl, args);
+                    });
+                scf::YieldOp::create(f, put.getResults());
+              });
+          scf::YieldOp::create(e, colLoop.getResults());
+        });
+    rewriter.replaceOp(op, {castTo(b, loc, rowLoop.getResult(0), op.getValues().getType()),
+                            castTo(b, loc, rowLoop.getResult(1), op.getIndices().getType())});
     return success();
   }
 };
@@ -525,7 +749,7 @@ struct ScLowerToLinalgPass
 } // namespace
 
 void mlir::sc::populateScToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerAssembleHybrid, LowerAttention, LowerBatchMatmul,
-               LowerGatherRows>(
+  patterns.add<LowerAssembleCsr, LowerAssembleHybrid, LowerAttention,
+               LowerBatchMatmul, LowerGatherRows, LowerSparseMatmul, LowerTopK>(
       patterns.getContext());
 }

@@ -62,6 +62,12 @@ static LogicalResult checkNoEncodings(ModuleOp module) {
       llvm::append_range(types, func.getArgumentTypes());
     for (Type type : types)
       if (Attribute encoding = encodingOf(type)) {
+        if (isa<BlockCsrAttr>(encoding)) {
+          op->emitError() << "sparcast-aot: sparse rows (" << encoding
+                          << ") have no GPU kernel yet; their ops lower "
+                             "only to the CPU reference (sc-lower-to-linalg)";
+          return WalkResult::interrupt();
+        }
         op->emitError() << "sparcast-aot: tensor encoding " << encoding
                         << " is not supported yet (no pass lowers it; a "
                            "dense kernel would read packed data)";

@@ -153,6 +153,34 @@ scStatus scHybridUnpack(const scHybridShape *shape, scDType dtype,
                         int64_t numDense, int64_t numSparse, const void *dense,
                         const void *sparse, const uint32_t *meta, void *weight);
 
+/* Sparse rows (queries or items of a cosine similarity) in the buffers of
+ * sc.assemble_csr, on host memory (the format: docs/sparse-similarity.md):
+ * rows x dim, column ids packed as #sc.block_csr<block_size = blockSize,
+ * id_bits = 32 - offsetBits, offset_bits = offsetBits>. */
+typedef struct {
+  int64_t rows, dim;
+  int64_t blockSize;
+  int32_t offsetBits;
+} scCsrShape;
+
+/* Packs CSR arrays as scipy and torch hold them (indptr: rows + 1 entries
+ * from 0 to nnz; indices and values: nnz, a row's ids strictly increasing
+ * in [0, dim); values finite) into rowPtr (rows + 1 int32), colWords (nnz
+ * words), packedValues (nnz floats) and norms (rows floats: each row's
+ * Euclidean norm, 0 for an empty row). Anything else is refused with a
+ * message and nothing written. */
+scStatus scCsrPack(const scCsrShape *shape, const int64_t *indptr,
+                   const int64_t *indices, const float *values, int64_t nnz,
+                   int32_t *rowPtr, uint32_t *colWords, float *packedValues,
+                   float *norms);
+
+/* The same from COO triples in any order (rowIds, colIds, values: nnz
+ * each); a repeated (row, column) is refused (sum duplicates first). */
+scStatus scCsrPackCoo(const scCsrShape *shape, const int64_t *rowIds,
+                      const int64_t *colIds, const float *values, int64_t nnz,
+                      int32_t *rowPtr, uint32_t *colWords, float *packedValues,
+                      float *norms);
+
 /* Message of the last failure on this thread ("" if none). */
 const char *scGetLastError(void);
 

@@ -69,6 +69,6 @@ func.func @isolated(%a: tensor<2x4xf16>, %b: tensor<?x4x8xf16>, %s: f32) {
 // -----
 
 func.func @yield_outside(%x: f32) {
-  // expected-error @+1 {{'sc.yield' op expects parent op 'sc.batch_matmul'}}
+  // expected-error @+1 {{'sc.yield' op expects parent op to be one of 'sc.batch_matmul, sc.sparse_matmul'}}
   sc.yield %x : f32
 }

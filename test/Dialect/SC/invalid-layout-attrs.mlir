@@ -35,18 +35,18 @@ module attributes {test.e = #sc.block_csr<block_size = 100>} {}
 
 // -----
 
-// expected-error @+1 {{id_bits must be 16, 32 or 64, got 24}}
+// expected-error @+1 {{id_bits + offset_bits must be 32 (one word a column id), both at least 1, got 24 + 10}}
 module attributes {test.e = #sc.block_csr<block_size = 64, id_bits = 24>} {}
 
 // -----
 
-// expected-error @+1 {{offset_bits must be 8, 16 or 32, got 4}}
-module attributes {test.e = #sc.block_csr<block_size = 64, offset_bits = 4>} {}
+// expected-error @+1 {{id_bits + offset_bits must be 32 (one word a column id), both at least 1, got 32 + 0}}
+module attributes {test.e = #sc.block_csr<block_size = 1, id_bits = 32, offset_bits = 0>} {}
 
 // -----
 
 // expected-error @+1 {{offset_bits = 8 cannot address a block of 4096 columns}}
-module attributes {test.e = #sc.block_csr<block_size = 4096, offset_bits = 8>} {}
+module attributes {test.e = #sc.block_csr<block_size = 4096, id_bits = 24, offset_bits = 8>} {}
 
 // -----
 

@@ -304,12 +304,12 @@ LogicalResult BlockCsrAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (blockSize < 1 || !llvm::isPowerOf2_64(blockSize))
     return emitError() << "block_size must be a positive power of two, got "
                        << blockSize;
-  if (idBits != 16 && idBits != 32 && idBits != 64)
-    return emitError() << "id_bits must be 16, 32 or 64, got " << idBits;
-  if (offsetBits != 8 && offsetBits != 16 && offsetBits != 32)
-    return emitError() << "offset_bits must be 8, 16 or 32, got "
-                       << offsetBits;
-  if (offsetBits < 63 && blockSize > (int64_t(1) << offsetBits))
+  // One 32-bit word a column id: the block high, the offset low.
+  if (idBits < 1 || offsetBits < 1 || idBits + offsetBits != 32)
+    return emitError() << "id_bits + offset_bits must be 32 (one word a "
+                          "column id), both at least 1, got "
+                       << idBits << " + " << offsetBits;
+  if (blockSize > (int64_t(1) << offsetBits))
     return emitError() << "offset_bits = " << offsetBits
                        << " cannot address a block of " << blockSize
                        << " columns";

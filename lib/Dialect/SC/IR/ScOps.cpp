@@ -127,6 +127,109 @@ LogicalResult AssembleHybridOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// AssembleCsrOp, SparseMatmulOp, TopKOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AssembleCsrOp::verify() {
+  RankedTensorType type = getResult().getType();
+  auto layout = dyn_cast_or_null<BlockCsrAttr>(type.getEncoding());
+  if (!layout)
+    return emitOpError() << "expected a result with a #sc.block_csr "
+                            "encoding, got "
+                         << type;
+  if (type.getRank() != 2)
+    return emitOpError() << "expected a rank-2 result (rows x D), got rank "
+                         << type.getRank();
+  int64_t dim = type.getDimSize(1);
+  // Every column must have a word: D <= block_size * 2^id_bits.
+  if (ShapedType::isDynamic(dim) ||
+      dim > layout.getBlockSize() * (int64_t(1) << layout.getIdBits()))
+    return emitOpError() << "expected a static D that " << layout
+                         << " can address, got " << dimToString(dim);
+  if (type.getElementType() != getValues().getType().getElementType())
+    return emitOpError() << "expected values of the result's element type "
+                         << type.getElementType();
+  if (failed(verifyDim(*this, "values", "dim 0",
+                       getValues().getType().getDimSize(0),
+                       getColIds().getType().getDimSize(0))))
+    return failure();
+  int64_t rows = type.getDimSize(0), ptr = getRowPtr().getType().getDimSize(0);
+  if (!ShapedType::isDynamic(rows) && !ShapedType::isDynamic(ptr) &&
+      ptr != rows + 1)
+    return emitOpError() << "expected " << rows + 1
+                         << " row pointers (rows + 1), got " << ptr;
+  return success();
+}
+
+LogicalResult SparseMatmulOp::verify() {
+  auto lhs = getLhs().getType(), rhs = getRhs().getType();
+  for (auto [name, t] : {std::pair<StringRef, RankedTensorType>{"lhs", lhs},
+                         {"rhs", rhs}})
+    if (t.getRank() != 2 || !isa_and_nonnull<BlockCsrAttr>(t.getEncoding()))
+      return emitOpError() << "expected the " << name
+                           << " to be rows of a #sc.block_csr matrix, got "
+                           << t;
+  if (failed(verifyDim(*this, "rhs", "D", rhs.getDimSize(1), lhs.getDimSize(1))))
+    return failure();
+  RankedTensorType result = getResult().getType();
+  if (result.getRank() != 2 ||
+      failed(verifyDim(*this, "result", "rows", result.getDimSize(0),
+                       lhs.getDimSize(0))) ||
+      failed(verifyDim(*this, "result", "columns", result.getDimSize(1),
+                       rhs.getDimSize(0))))
+    return failure();
+  if (getEpilogue().empty() && !result.getElementType().isF32())
+    return emitOpError() << "expected an f32 result without an epilogue, got "
+                         << result.getElementType();
+  if (getEpilogue().empty() && !getEpilogueIns().empty())
+    return emitOpError() << "has epilogue operands but no epilogue region";
+  return success();
+}
+
+LogicalResult SparseMatmulOp::verifyRegions() {
+  if (getEpilogue().empty())
+    return success();
+  Block &body = getEpilogue().front();
+  unsigned want = 3 + getEpilogueIns().size();
+  if (body.getNumArguments() != want)
+    return emitOpError() << "expected " << want
+                         << " epilogue block arguments (dot product, row, "
+                            "column, then one per epilogue operand), got "
+                         << body.getNumArguments();
+  if (!body.getArgument(0).getType().isF32() ||
+      !body.getArgument(1).getType().isIndex() ||
+      !body.getArgument(2).getType().isIndex())
+    return emitOpError() << "expected epilogue arguments (f32, index, index, "
+                            "...)";
+  for (auto [i, operand] : llvm::enumerate(getEpilogueIns()))
+    if (body.getArgument(3 + i).getType() != operand.getType())
+      return emitOpError() << "expected epilogue block argument #" << 3 + i
+                           << " to be " << operand.getType();
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield || yield.getValue().getType() != getResult().getType().getElementType())
+    return emitOpError() << "expected the epilogue to yield "
+                         << getResult().getType().getElementType();
+  return success();
+}
+
+LogicalResult TopKOp::verify() {
+  auto in = getInput().getType();
+  int64_t k = getK();
+  if (in.getRank() != 2)
+    return emitOpError() << "expected a rank-2 input, got rank " << in.getRank();
+  if (k < 1 || k > 1024)
+    return emitOpError() << "expected k in [1, 1024], got " << k;
+  for (auto [name, t] :
+       {std::pair<StringRef, RankedTensorType>{"values", getValues().getType()},
+        {"indices", getIndices().getType()}})
+    if (t.getRank() != 2 ||
+        failed(verifyDim(*this, name, "rows", t.getDimSize(0), in.getDimSize(0))) ||
+        failed(verifyDim(*this, name, "columns", t.getDimSize(1), k)))
+      return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // BatchMatmulOp
 //===----------------------------------------------------------------------===//
 

@@ -257,23 +257,34 @@ def Sc_BlockCsrAttr : Sc_Attr<"BlockCsr", "block_csr"> {
   let summary = "block-sparse CSR layout of sparse embeddings";
   let description = [{
     Sparse rows over a very wide id space (e.g. 1.2M features) stored as
-    CSR whose column ids are split into a block id (`id_bits` wide) and an
-    offset inside a block of `block_size` columns (`offset_bits` wide), so
-    streaming kernels touch one dense block of the other operand at a time.
+    CSR (row pointers, column ids, values) whose column id is one 32-bit
+    word: the block of `block_size` columns in the high `id_bits`, the
+    offset inside it in the low `offset_bits` (id_bits + offset_bits = 32;
+    the document's 10-bit offsets of 1024-column blocks by default). Words
+    sort as (block, offset), so a merge of two rows compares one word, and
+    a kernel finds a row's blocks without decoding (docs/sparse-similarity.md).
 
     Example:
 
     ```mlir
-    #sc.block_csr<block_size = 4096, id_bits = 32, offset_bits = 16>
+    #sc.block_csr<block_size = 1024>
+    #sc.block_csr<block_size = 4096, id_bits = 20, offset_bits = 12>
     ```
   }];
   let parameters = (ins
     "int64_t":$block_size,
-    DefaultValuedParameter<"int64_t", "32">:$id_bits,
-    DefaultValuedParameter<"int64_t", "16">:$offset_bits
+    DefaultValuedParameter<"int64_t", "22">:$id_bits,
+    DefaultValuedParameter<"int64_t", "10">:$offset_bits
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The column a packed word names.
+    int64_t columnOf(uint32_t word) const {
+      return int64_t(word >> getOffsetBits()) * getBlockSize() +
+             int64_t(word & ((uint32_t(1) << getOffsetBits()) - 1));
+    }
+  }];
 }
 
 #endif // SPARCAST_DIALECT_SC_IR_SCATTRS_TD

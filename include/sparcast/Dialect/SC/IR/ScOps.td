@@ -231,8 +231,99 @@ def Sc_AttentionOp : Sc_Op<"attention", [Pure]> {
   }];
 }
 
+def Sc_AssembleCsrOp : Sc_Op<"assemble_csr", [Pure]> {
+  let summary = "sparse rows from their CSR buffers";
+  let description = [{
+    The rows x D matrix whose row r holds `values[j]` at the column that
+    word `col_ids[j]` names (`#sc.block_csr`: block high, offset low) for j
+    in [row_ptr[r], row_ptr[r + 1]); zero elsewhere. The buffers are not
+    copied (like `sparse_tensor.assemble`); `scCsrPack` /
+    `sparcast.csr_pack` write them from CSR or COO and check them (sorted,
+    unique, inside D), docs/sparse-similarity.md.
+
+    Example:
+
+    ```mlir
+    %q = sc.assemble_csr %ptr, %ids, %vals
+        : tensor<?xi32>, tensor<?xi32>, tensor<?xf32>
+       -> tensor<?x1200000xf32, #sc.block_csr<block_size = 1024>>
+    ```
+  }];
+  let arguments = (ins TensorRankOf<[I32], [1]>:$row_ptr,
+                       TensorRankOf<[I32], [1]>:$col_ids,
+                       TensorRankOf<[F32, F16, BF16], [1]>:$values);
+  let results = (outs RankedTensorOf<[F32, F16, BF16]>:$result);
+  let assemblyFormat = [{
+    $row_ptr `,` $col_ids `,` $values attr-dict `:` type($row_ptr) `,`
+    type($col_ids) `,` type($values) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::sc::BlockCsrAttr getLayout() {
+      return ::llvm::cast<::mlir::sc::BlockCsrAttr>(
+          getResult().getType().getEncoding());
+    }
+  }];
+}
+
+def Sc_SparseMatmulOp : Sc_Op<"sparse_matmul", [RecursiveMemoryEffects,
+                                                 IsolatedFromAbove]> {
+  let summary = "every row of one sparse row set against every row of another";
+  let description = [{
+    `result[m, n] = epilogue(sum_d lhs[m, d] * rhs[n, d], m, n,
+    epilogue_ins...)` in fp32, lhs and rhs two sets of sparse rows over the
+    same D (`sc.assemble_csr` results): queries against items. The
+    epilogue region gets the fp32 dot product, the two row indices and the
+    epilogue operands, and yields the result element; the cosine divides
+    by the rows' norms. Without a region the dot product is the result.
+
+    Example:
+
+    ```mlir
+    %cos = sc.sparse_matmul %q, %i epilogue_ins(%qn, %in : tensor<?xf32>, tensor<?xf32>)
+        : tensor<?x1200000xf32, #csr>, tensor<?x1200000xf32, #csr> -> tensor<?x?xf32> {
+    ^bb0(%dot: f32, %m: index, %n: index, %qn_: tensor<?xf32>, %in_: tensor<?xf32>):
+      %a = tensor.extract %qn_[%m] : tensor<?xf32>
+      %b = tensor.extract %in_[%n] : tensor<?xf32>
+      %ab = arith.mulf %a, %b : f32
+      %c = arith.divf %dot, %ab : f32
+      sc.yield %c : f32
+    }
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs,
+                       Variadic<AnyType>:$epilogue_ins);
+  let results = (outs AnyRankedTensor:$result);
+  let regions = (region MaxSizedRegion<1>:$epilogue);
+  let assemblyFormat = [{
+    $lhs `,` $rhs (`epilogue_ins` `(` $epilogue_ins^ `:` type($epilogue_ins) `)`)?
+    attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+    ($epilogue^)?
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def Sc_TopKOp : Sc_Op<"top_k", [Pure]> {
+  let summary = "the k largest elements of each row and their columns";
+  let description = [{
+    Per row of `input`: its k largest values in descending order (ties to
+    the lower column) and their columns; a row of fewer than k columns is
+    padded with -inf and -1. NaN orders above every number (it is never
+    silently dropped). As the consumer of `sc.sparse_matmul` it is the
+    top-k similarity without the dense matrix.
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$input, I64Attr:$k);
+  let results = (outs RankedTensorOf<[F32]>:$values,
+                      RankedTensorOf<[I32]>:$indices);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($values) `,` type($indices)
+  }];
+  let hasVerifier = 1;
+}
+
 def Sc_YieldOp : Sc_Op<"yield", [Pure, Terminator, ReturnLike,
-                                 HasParent<"BatchMatmulOp">]> {
+                                 ParentOneOf<["BatchMatmulOp", "SparseMatmulOp"]>]> {
   let summary = "yields the result element of an epilogue region";
   let arguments = (ins AnyType:$value);
   let assemblyFormat = "$value attr-dict `:` type($value)";

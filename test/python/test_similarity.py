@@ -1,0 +1,105 @@
+"""sparcast.csr_pack on torch sparse tensors and CSR / COO arrays (CPU):
+the words decode to the columns, the norms are the rows' norms (0 for an
+empty row), COO in any order packs as CSR, a torch COO tensor's repeats
+are summed, and bad rows are refused with the runtime's message.
+
+Run by ctest with the Debian interpreter that has python3-torch, and
+SPARCAST_RUNTIME_LIB pointing at the built runtime.
+"""
+
+import os
+import sys
+import unittest
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+import sparcast  # noqa: E402
+
+D = 5000
+
+
+def zipf_rows(rows, per_row, gen, empty=()):
+    """A torch sparse CSR matrix of `rows` rows of about `per_row` ids
+    drawn as floor(D u^3), the rows in `empty` without any."""
+    indptr, indices, values = [0], [], []
+    for r in range(rows):
+        ids = [] if r in empty else sorted(set(
+            int(D * u ** 3) for u in torch.rand(per_row, generator=gen).tolist()))
+        indices += ids
+        values += (torch.rand(len(ids), generator=gen) + 0.1).tolist()
+        indptr.append(len(indices))
+    return torch.sparse_csr_tensor(torch.tensor(indptr), torch.tensor(indices, dtype=torch.int64),
+                                   torch.tensor(values), size=(rows, D))
+
+
+class CsrPackTest(unittest.TestCase):
+    def test_torch_csr_round_trip_and_norms(self):
+        gen = torch.Generator().manual_seed(0)
+        x = zipf_rows(9, 30, gen, empty=(4,))
+        rows = sparcast.csr_pack(x, block_size=1024, offset_bits=10)
+        self.assertEqual(rows.shape, (9, D))
+        self.assertEqual(rows.layout, "#sc.block_csr<block_size = 1024, id_bits = 22, offset_bits = 10>")
+        self.assertTrue(torch.equal(rows.row_ptr, x.crow_indices().int()))
+        self.assertTrue(torch.equal(rows.columns(), x.col_indices()))
+        self.assertTrue(torch.equal(rows.values, x.values()))
+        dense = x.to_dense().double()
+        self.assertTrue(torch.allclose(rows.norms.double(), dense.norm(dim=1), rtol=1e-6))
+        self.assertEqual(rows.norms[4].item(), 0.0)
+        # The cosines the packed rows give equal the dense form's.
+        unpacked = torch.zeros(9, D, dtype=torch.float64)
+        r = torch.repeat_interleave(torch.arange(9), rows.row_ptr[1:] - rows.row_ptr[:-1])
+        unpacked[r, rows.columns()] = rows.values.double()
+        self.assertTrue(torch.equal(unpacked, dense))
+
+    def test_block_smaller_than_offset_field(self):
+        x = torch.sparse_csr_tensor(torch.tensor([0, 2]), torch.tensor([5, 700]),
+                                    torch.tensor([1.0, 2.0]), size=(1, 1000))
+        rows = sparcast.csr_pack(x, block_size=256, offset_bits=12)
+        self.assertEqual(rows.col_ids.tolist(), [5, (2 << 12) | 188])
+        self.assertEqual(rows.columns().tolist(), [5, 700])
+
+    def test_arrays_and_coo_pack_alike(self):
+        gen = torch.Generator().manual_seed(1)
+        x = zipf_rows(6, 20, gen, empty=(0,))
+        a = sparcast.csr_pack((x.crow_indices().numpy(), x.col_indices().int().numpy(),
+                               x.values().double().numpy()), dim=D)
+        coo = x.to_sparse_coo().coalesce()
+        perm = torch.randperm(coo.values().numel(), generator=gen)
+        b = sparcast.csr_pack(coo=(coo.indices()[0][perm], coo.indices()[1][perm],
+                                   coo.values()[perm]), rows=6, dim=D)
+        c = sparcast.csr_pack(coo)
+        for other in (b, c):
+            for name in ("row_ptr", "col_ids", "values", "norms"):
+                self.assertTrue(torch.equal(getattr(a, name), getattr(other, name)), name)
+
+    def test_torch_coo_repeats_are_summed(self):
+        x = torch.sparse_coo_tensor(torch.tensor([[0, 0, 1], [3, 3, 2]]), torch.tensor([1.0, 2.0, 4.0]),
+                                    size=(2, 10))
+        rows = sparcast.csr_pack(x)
+        self.assertEqual(rows.values.tolist(), [3.0, 4.0])
+        self.assertEqual(rows.norms.tolist(), [3.0, 4.0])
+
+    def test_refusals(self):
+        bad = [
+            (dict(x=(torch.tensor([0, 2]), torch.tensor([7, 3]), torch.tensor([1.0, 1.0])), dim=10),
+             "not strictly increasing"),
+            (dict(x=(torch.tensor([0, 1]), torch.tensor([10]), torch.tensor([1.0])), dim=10),
+             "outside [0, D = 10)"),
+            (dict(x=(torch.tensor([0, 1]), torch.tensor([1]), torch.tensor([float("inf")])), dim=10),
+             "not finite"),
+            (dict(coo=(torch.tensor([0, 0]), torch.tensor([4, 4]), torch.tensor([1.0, 1.0])),
+                  rows=1, dim=10), "sum duplicates"),
+            (dict(x=(torch.tensor([0, 1]), torch.tensor([1]), torch.tensor([1.0])), dim=5000,
+                  block_size=1024, offset_bits=30), "id bits"),
+        ]
+        for kwargs, why in bad:
+            with self.assertRaises(sparcast.SparcastError) as caught:
+                sparcast.csr_pack(**kwargs)
+            self.assertIn(why, str(caught.exception))
+        with self.assertRaises(sparcast.SparcastError):
+            sparcast.csr_pack(torch.zeros(3, 3))
+
+
+if __name__ == "__main__":
+    unittest.main()

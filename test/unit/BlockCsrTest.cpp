@@ -1,0 +1,139 @@
+//===- BlockCsrTest.cpp - packing sparse rows through the C API -----------===//
+//
+// scCsrPack / scCsrPackCoo: the words and norms of packed rows (empty rows
+// included), COO in any order giving the CSR packing, and the refusals
+// (unsorted or repeated ids, ids past D, bad row pointers, D too wide for
+// the id bits, non-finite values) leaving the outputs untouched.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sparcast/Support/BlockCsr.h"
+#include "sparcast/runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+using namespace sparcast;
+
+namespace {
+
+struct Packed {
+  std::vector<int32_t> rowPtr;
+  std::vector<uint32_t> words;
+  std::vector<float> values, norms;
+  Packed(int64_t rows, int64_t nnz)
+      : rowPtr(rows + 1, -7), words(nnz, 0xdeadbeef), values(nnz, -7),
+        norms(rows, -7) {}
+};
+
+scStatus packCsr(const scCsrShape &shape, const std::vector<int64_t> &indptr,
+                 const std::vector<int64_t> &indices,
+                 const std::vector<float> &values, Packed &out) {
+  return scCsrPack(&shape, indptr.data(), indices.data(), values.data(),
+                   int64_t(indices.size()), out.rowPtr.data(), out.words.data(),
+                   out.values.data(), out.norms.data());
+}
+
+// Three rows over D = 5000 in blocks of 1024 (10 offset bits): a row across
+// blocks, an empty row, a row of one id at the last column.
+TEST(BlockCsrTest, PacksWordsAndNorms) {
+  scCsrShape shape{3, 5000, 1024, 10};
+  std::vector<int64_t> indptr = {0, 3, 3, 4}, indices = {2, 1023, 4096, 4999};
+  std::vector<float> values = {3, 4, 12, -2};
+  Packed out(3, 4);
+  ASSERT_EQ(packCsr(shape, indptr, indices, values, out), SC_OK)
+      << scGetLastError();
+  EXPECT_EQ(out.rowPtr, (std::vector<int32_t>{0, 3, 3, 4}));
+  EXPECT_EQ(out.words, (std::vector<uint32_t>{2, 1023, 4u << 10, (4u << 10) | 903}));
+  EXPECT_EQ(out.values, values);
+  EXPECT_FLOAT_EQ(out.norms[0], 13);
+  EXPECT_EQ(out.norms[1], 0); // an empty row
+  EXPECT_FLOAT_EQ(out.norms[2], 2);
+  csr::Shape s{3, 5000, 1024, 10};
+  for (size_t j = 0; j < indices.size(); ++j)
+    EXPECT_EQ(csr::columnOf(out.words[j], s), indices[j]);
+}
+
+// A smaller block than the offset bits hold: the word is (block, offset),
+// not the column.
+TEST(BlockCsrTest, BlockSmallerThanTheOffsetField) {
+  scCsrShape shape{1, 1000, 256, 12};
+  std::vector<int64_t> indptr = {0, 2}, indices = {5, 700};
+  std::vector<float> values = {1, 1};
+  Packed out(1, 2);
+  ASSERT_EQ(packCsr(shape, indptr, indices, values, out), SC_OK);
+  EXPECT_EQ(out.words, (std::vector<uint32_t>{5, (2u << 12) | 188}));
+}
+
+TEST(BlockCsrTest, CooInAnyOrderPacksAsCsr) {
+  scCsrShape shape{3, 5000, 1024, 10};
+  std::vector<int64_t> rows = {2, 0, 0, 0}, cols = {4999, 4096, 2, 1023};
+  std::vector<float> values = {-2, 12, 3, 4};
+  Packed out(3, 4);
+  ASSERT_EQ(scCsrPackCoo(&shape, rows.data(), cols.data(), values.data(), 4,
+                         out.rowPtr.data(), out.words.data(), out.values.data(),
+                         out.norms.data()),
+            SC_OK)
+      << scGetLastError();
+  EXPECT_EQ(out.rowPtr, (std::vector<int32_t>{0, 3, 3, 4}));
+  EXPECT_EQ(out.words, (std::vector<uint32_t>{2, 1023, 4u << 10, (4u << 10) | 903}));
+  EXPECT_EQ(out.values, (std::vector<float>{3, 4, 12, -2}));
+  EXPECT_FLOAT_EQ(out.norms[0], 13);
+}
+
+void expectRefused(const scCsrShape &shape, const std::vector<int64_t> &indptr,
+                   const std::vector<int64_t> &indices,
+                   const std::vector<float> &values, const std::string &why) {
+  Packed out(shape.rows, int64_t(indices.size()));
+  Packed before = out;
+  EXPECT_EQ(packCsr(shape, indptr, indices, values, out), SC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(scGetLastError()).find(why), std::string::npos)
+      << scGetLastError();
+  EXPECT_EQ(out.rowPtr, before.rowPtr);
+  EXPECT_EQ(out.words, before.words);
+  EXPECT_EQ(out.norms, before.norms);
+}
+
+TEST(BlockCsrTest, RefusesBadRows) {
+  scCsrShape shape{2, 100, 64, 10};
+  expectRefused(shape, {0, 2, 3}, {5, 3, 7}, {1, 1, 1}, "not strictly increasing");
+  expectRefused(shape, {0, 2, 3}, {5, 5, 7}, {1, 1, 1}, "not strictly increasing");
+  expectRefused(shape, {0, 2, 3}, {5, 6, 100}, {1, 1, 1}, "outside [0, D = 100)");
+  expectRefused(shape, {0, 2, 3}, {-1, 6, 7}, {1, 1, 1}, "outside");
+  expectRefused(shape, {0, 4, 3}, {1, 2, 3}, {1, 1, 1}, "indptr");
+  expectRefused(shape, {1, 2, 3}, {1, 2, 3}, {1, 1, 1}, "indptr must run from 0");
+  expectRefused(shape, {0, 1, 3}, {1, 2, 3},
+                {1, std::numeric_limits<float>::quiet_NaN(), 1}, "not finite");
+  // D needs more blocks than 2 id bits address.
+  expectRefused({2, 5000, 1024, 30}, {0, 1, 2}, {1, 2}, {1, 1}, "id bits");
+  expectRefused({2, 100, 100, 10}, {0, 1, 2}, {1, 2}, {1, 1}, "power of two");
+  expectRefused({2, 100, 2048, 10}, {0, 1, 2}, {1, 2}, {1, 1}, "2^offset bits");
+}
+
+TEST(BlockCsrTest, CooRefusesRepeatsAndRowsOutside) {
+  scCsrShape shape{2, 100, 64, 10};
+  Packed out(2, 2);
+  std::vector<int64_t> rows = {1, 1}, cols = {4, 4};
+  std::vector<float> values = {1, 2};
+  EXPECT_EQ(scCsrPackCoo(&shape, rows.data(), cols.data(), values.data(), 2,
+                         out.rowPtr.data(), out.words.data(), out.values.data(),
+                         out.norms.data()),
+            SC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(scGetLastError()).find("sum duplicates"), std::string::npos);
+  rows = {0, 2};
+  cols = {1, 2};
+  EXPECT_EQ(scCsrPackCoo(&shape, rows.data(), cols.data(), values.data(), 2,
+                         out.rowPtr.data(), out.words.data(), out.values.data(),
+                         out.norms.data()),
+            SC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(scGetLastError()).find("row 2 outside"), std::string::npos);
+  EXPECT_EQ(scCsrPack(nullptr, nullptr, nullptr, nullptr, 0, nullptr, nullptr,
+                      nullptr, nullptr),
+            SC_ERROR_INVALID_ARGUMENT);
+}
+
+} // namespace
