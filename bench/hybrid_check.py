@@ -1,6 +1,6 @@
 """Correctness and speed of the hybrid-tiled GEMM (workload hybrid-24).
 
-y = x W^T with W in 64 x 128 tiles that are dense, 2:4 or zero, packed by
+y = x W^T with W in 128 x 128 tiles that are dense, 2:4 or zero, packed by
 sparcast.hybrid_pack, run by the kernels of bench/hybrid_suite.mlir:
 
 - correct against the fp32 product with the weight as built (which the
@@ -34,7 +34,7 @@ import sparcast  # noqa: E402
 from gemm_check import compare_ms, rel_fro  # noqa: E402
 from kernel_times import cuda_events  # noqa: E402
 
-TILE = (64, 128)
+TILE = (128, 128)  # bench/make_hybrid_suite.py's
 TOLERANCE = 2e-3
 # (zero, 2:4, dense) fractions of the tiles.
 MIXES = {"all_24": (0.0, 1.0, 0.0), "70_24_30_dense": (0.0, 0.7, 0.3),
@@ -125,6 +125,7 @@ def kernel_us(fns, calls=20):
 
 
 def main():
+    global TILE
     parser = argparse.ArgumentParser()
     parser.add_argument("--artifacts", required=True)
     parser.add_argument("--out", required=True)
@@ -134,9 +135,12 @@ def main():
     parser.add_argument("--dtypes", default="bf16,f16")
     parser.add_argument("--mixes", default="all_24,70_24_30_dense,all_dense")
     parser.add_argument("--tokens", default=",".join(map(str, TOKENS)))
+    parser.add_argument("--tile", default="%dx%d" % TILE,
+                        help="the tile the suite was written for")
     parser.add_argument("--cusparselt", action="store_true",
                         help="all-2:4 weights only, against cuSPARSELt too")
     args = parser.parse_args()
+    TILE = tuple(int(v) for v in args.tile.split("x"))
     gen = torch.Generator(device="cuda")
     gen.manual_seed(1234)
     module = sparcast.load(args.artifacts)
@@ -146,8 +150,8 @@ def main():
     report["checks"]["check_f16"] = check(module, "check_f16", 256, 512, 19,
                                           torch.float16, gen)
     report["checks"]["check_bf16_bias_relu"] = check(
-        module, "check_bf16_bias_relu", 320, 384, 5, torch.bfloat16, gen, bias=True)
-    report["checks"]["check_f16_m300"] = check(module, "check_f16_m300", 192, 256,
+        module, "check_bf16_bias_relu", 384, 384, 5, torch.bfloat16, gen, bias=True)
+    report["checks"]["check_f16_m300"] = check(module, "check_f16_m300", 256, 256,
                                                300, torch.float16, gen)
     all_ok = all(v["ok"] for c in report["checks"].values() for v in c.values())
     if args.check_only or not all_ok:

@@ -197,9 +197,18 @@ int64_t hybridTokenTile(int64_t m) {
   return std::clamp<int64_t>(llvm::PowerOf2Ceil(m), 8, 256);
 }
 
+/// Weight rows a tile of the hybrid-tiled GEMM takes: 128 (two consumers,
+/// 64 rows each, on one tokens' box) where the token tile is 128 or more
+/// and a weight tile holds 128 rows (both halves then have its kind), else
+/// 64. At prefill sizes a 64-row tile reads the tokens' box once per 64
+/// weight rows and is bound by that traffic (docs/decisions.md).
+int64_t hybridBandRows(int64_t tokens, int64_t tileRows) {
+  return tokens >= 128 && tileRows % 128 == 0 ? 128 : 64;
+}
+
 /// The kernel of `op`, a GEMM whose rhs is a hybrid-tiled weight W
-/// (`y = x W^T`, sc.assemble_hybrid): per tile of 64 weight rows by
-/// `hybridTokenTile` tokens, a loop over W's tile columns that reads the
+/// (`y = x W^T`, sc.assemble_hybrid): per tile of `hybridBandRows` weight
+/// rows by `hybridTokenTile` tokens, a loop over W's tile columns that reads the
 /// tile's kind and slot (sck.hybrid_tile) and multiplies the token box by
 /// the dense box of a dense tile (sck.mma), the compressed box and its
 /// metadata of a 2:4 tile (sck.mma_sp), nothing for a zero tile. The
@@ -217,13 +226,15 @@ void buildHybridKernel(BatchMatmulOp op, func::FuncOp caller, unsigned index) {
   int64_t tileRows = layout.getTile()[0], tileCols = layout.getTile()[1];
   int64_t m = op.getType().getDimSize(1), n = op.getType().getDimSize(2);
   int64_t tokens = hybridTokenTile(m);
+  int64_t band = hybridBandRows(tokens, tileRows);
+  func->setAttr("sck.consumers", b.getI64IntegerAttr(band / 64));
   Type element = weight.getElementType();
   auto cst = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
   auto loop = sck::TileLoopOp::create(
       b, loc, entry->getArgument(0), cst(llvm::divideCeil(m, tokens)),
-      cst(n / 64), b.getStringAttr("grid"), b.getI64IntegerAttr(1),
+      cst(n / band), b.getStringAttr("grid"), b.getI64IntegerAttr(1),
       b.getI64IntegerAttr(1));
   func::ReturnOp::create(b, loc);
   Block *body = b.createBlock(&loop.getBody(), {},
@@ -234,11 +245,11 @@ void buildHybridKernel(BatchMatmulOp op, func::FuncOp caller, unsigned index) {
   Value bIdx = body->getArgument(0), mt = body->getArgument(1),
         nt = body->getArgument(2);
   Value m0 = arith::MulIOp::create(b, loc, mt, cst(tokens));
-  Value n0 = arith::MulIOp::create(b, loc, nt, cst(64));
-  // The tile row of W holding these 64 rows, and where in it they start.
+  Value n0 = arith::MulIOp::create(b, loc, nt, cst(band));
+  // The tile row of W holding these rows, and where in it they start.
   Value tileRow = arith::DivUIOp::create(b, loc, n0, cst(tileRows));
   Value rowInTile = arith::RemUIOp::create(b, loc, n0, cst(tileRows));
-  auto accType = sck::AccType::get(ctx, {64, tokens}, b.getF32Type());
+  auto accType = sck::AccType::get(ctx, {band, tokens}, b.getF32Type());
   Value zero = sck::ZeroOp::create(b, loc, accType);
   auto kLoop = scf::ForOp::create(b, loc, cst(0), cst(layout.getGrid()[1]),
                                   cst(1), zero);
@@ -260,7 +271,7 @@ void buildHybridKernel(BatchMatmulOp op, func::FuncOp caller, unsigned index) {
                                             tile.getKind(),
                                             ArrayRef<int64_t>{1, 2}, 2);
     auto box = [&](StringRef name, int64_t cols, Type type) {
-      return sck::LoadOp::create(b, loc, sck::BoxType::get(ctx, {64, cols}, type),
+      return sck::LoadOp::create(b, loc, sck::BoxType::get(ctx, {band, cols}, type),
                                  b.getStringAttr(name),
                                  ValueRange{c0, rowInTile, tile.getSlot()},
                                  /*transposed=*/false)

@@ -127,13 +127,19 @@ struct ScWarpSpecializePass
           func ? func->getAttrOfType<StringAttr>("sck.schedule") : StringAttr();
       if (recorded && recorded.getValue() == "simple")
         return success(); // one CTA per tile, every warp loads and multiplies
-      // A hybrid-tiled GEMM: one consumer a 64-row tile.
-      if (recorded && recorded.getValue() == "hybrid")
-        consumers = 1;
+      // A hybrid-tiled GEMM: a consumer per 64 weight rows of its tile
+      // (sc-lower-to-sck records how many).
+      if (recorded && recorded.getValue() == "hybrid") {
+        auto count = func->getAttrOfType<IntegerAttr>("sck.consumers");
+        consumers = count ? count.getInt() : 1;
+      }
       order = recorded ? recorded.getValue().str() : "pingpong";
       // The transposed tile: a tile per consumer, in turns.
       if (order == "transposed")
         order = "pingpong";
+      // Two consumers of a hybrid-tiled GEMM split one tile's weight rows.
+      if (order == "hybrid" && consumers > 1)
+        order = "cooperative";
     }
     // Per loop, its loads by the block they are in: one ring per block
     // (a slot per pass through it), in the order of the blocks' first
@@ -153,9 +159,9 @@ struct ScWarpSpecializePass
     // CTAs an SM: the attention generator runs one-consumer kernels two
     // an SM (so 128 registers a thread at launch), everything else one.
     int64_t ctasPerSM = 1;
-    // The hybrid-tiled GEMM's kernel runs two CTAs an SM (its rings are
-    // sized for that: more weight bytes in flight an SM).
-    if (hybrid)
+    // The hybrid-tiled GEMM's one-consumer kernel runs two CTAs an SM (its
+    // rings are sized for that: more weight bytes in flight an SM).
+    if (hybrid && consumers == 1)
       ctasPerSM = 2;
     if (attention) {
       // The attention generator's consumer count (sc-lower-to-sck records
@@ -184,8 +190,10 @@ struct ScWarpSpecializePass
       consumerRegs = defaults.consumer;
     if (producerRegs == 0)
       producerRegs = defaults.producer;
-    // The hybrid-tiled GEMM's two warpgroups keep the launch's registers.
-    if (hybrid && this->producerRegs == 0 && this->consumerRegs == 232)
+    // The hybrid-tiled GEMM's two warpgroups keep the launch's registers
+    // (two consumers move them by setmaxnreg, the defaults' split).
+    if (hybrid && consumers == 1 && this->producerRegs == 0 &&
+        this->consumerRegs == 232)
       producerRegs = consumerRegs = launchRegisters(2, ctasPerSM);
     SmallVector<SmallVector<SmallVector<LoadOp>>> loadsOf;
     for (TileLoopOp each : group) {

@@ -47,6 +47,28 @@ func.func @linear(%k: tensor<2x2xi8>, %s: tensor<2x2xi32>, %d: tensor<?x64x128xf
 
 // -----
 
+// At 200 tokens (a token tile of 256) tiles of 128 rows run 128 weight rows
+// a CTA: 128-row boxes and accumulator, two consumers recorded, split by
+// sc-warp-specialize as a cooperative pair.
+// CHECK-LABEL: func.func private @prefill_gemm0_kernel(
+// CHECK-SAME: sck.consumers = 2
+// CHECK: scf.for {{.*}} -> (!sck.acc<128x256xf32>)
+// CHECK: sck.load "A"[%{{.*}}, %{{.*}}, %{{.*}}] {transposed} : !sck.box<128x256xf16>
+// CHECK: sck.load "B.dense"[%{{.*}}, %{{.*}}, %{{.*}}] : !sck.box<128x128xf16>
+// CHECK: sck.load "B.sparse"[%{{.*}}, %{{.*}}, %{{.*}}] : !sck.box<128x64xf16>
+// CHECK: sck.load "B.meta"[%{{.*}}, %{{.*}}, %{{.*}}] : !sck.box<128x4xi32>
+// CHECK: sck.epilogue "C"[%{{.*}}, %{{.*}}, %{{.*}}] transposed, %{{.*}} : !sck.acc<128x256xf32>
+// WS-LABEL: func.func private @prefill_gemm0_kernel(
+// WS: sck.role "consumer" attributes {count = 2 : i64, order = "cooperative"
+#w = #sc.hybrid_tiles<tile = [128, 128], grid = [2, 2], kinds = "">
+func.func @prefill(%k: tensor<2x2xi8>, %s: tensor<2x2xi32>, %d: tensor<?x128x128xf16>, %sp: tensor<?x128x64xf16>, %m: tensor<?x128x4xi32>, %x: tensor<?x200x256xf16>) -> tensor<?x200x256xf16> {
+  %w = sc.assemble_hybrid %k, %s, %d, %sp, %m : tensor<2x2xi8>, tensor<2x2xi32>, tensor<?x128x128xf16>, tensor<?x128x64xf16>, tensor<?x128x4xi32> -> tensor<256x256xf16, #w>
+  %y = sc.batch_matmul %x, %w {transpose_rhs} : tensor<?x200x256xf16>, tensor<256x256xf16, #w> -> tensor<?x200x256xf16>
+  return %y : tensor<?x200x256xf16>
+}
+
+// -----
+
 // Tiles of 64 columns: a 2:4 tile's values would be half a swizzled box.
 #w = #sc.hybrid_tiles<tile = [64, 64], grid = [2, 4], kinds = "">
 func.func @narrow(%k: tensor<2x4xi8>, %s: tensor<2x4xi32>, %d: tensor<?x64x64xf16>, %sp: tensor<?x64x32xf16>, %m: tensor<?x64x2xi32>, %x: tensor<?x5x256xf16>) -> tensor<?x5x128xf16> {

@@ -7,9 +7,12 @@
 //
 //   sck.ring        shared-memory slots (one box of each of its types a
 //                   slot, 128B-swizzled boxes on 1024-byte boundaries) with
-//                   full / empty mbarriers
-//   sck.role        a warpgroup's branch (the consumer warpgroup 0, the
-//                   producer 1, one elected thread)
+//                   full / empty mbarriers; the dense and the 2:4 tiles'
+//                   rings share their slots, barriers and counters (a
+//                   k-tile puts into one of them or neither)
+//   sck.role        a warpgroup's branch (consumers: warpgroups 0 .. C - 1,
+//                   each on 64 weight rows of the tile; the producer: C,
+//                   one elected thread)
 //   sck.tile_loop   this CTA's tiles (grid: one; persistent: c, c + CTAs..)
 //   sck.hybrid_tile the kind and slot from the packed tables
 //   sck.load        (producer) recorded for the put that loads it
@@ -90,7 +93,28 @@ struct RingLayout {
   SmallVector<BoxParts> boxParts;
   int64_t slotBytes = 0, base = 0;
   Value full, empty;
+  /// The ring whose slots, barriers and counters this one uses (itself,
+  /// or the dense tiles' ring for the 2:4 tiles').
+  Value owner;
 };
+
+/// Whether `ring` carries a tile of the weight (dense, or 2:4 values and
+/// metadata): the rings that share their slots.
+static bool isWeightRing(sck::RingOp ring) {
+  for (Operation *user : ring->getUsers())
+    if (auto put = dyn_cast<sck::PutOp>(user))
+      for (Value box : put.getBoxes())
+        if (auto load = box.getDefiningOp<sck::LoadOp>())
+          return load.getOperand().starts_with("B.");
+  return false;
+}
+
+/// Consumer warpgroups of the kernel-level function (sc-lower-to-sck's
+/// record: one per 64 weight rows of a tile).
+static int64_t consumersOf(func::FuncOp kernelIR) {
+  auto count = kernelIR->getAttrOfType<IntegerAttr>("sck.consumers");
+  return count ? count.getInt() : 1;
+}
 
 /// The operands a kernel loads from: their tensor map parameter and whether
 /// their boxes are read transposed.
@@ -160,13 +184,16 @@ private:
   Location loc;
   MLIRContext *ctx;
   IRMapping map;
-  int64_t stages = 0;
+  int64_t stages = 0, consumers = 1;
   llvm::MapVector<Value, RingLayout> rings;
   /// Per ring, this role's two counters (memref<2xindex>).
   DenseMap<Value, Value> counters;
   llvm::StringMap<Operand> operands;
   SmallVector<Value> tensorMaps;
   Value smem, smemBase, pad, tid, wg, kinds, slots, result;
+  /// In a consumer: the first of its 64 weight rows within the tile, and
+  /// that row's byte offset in a 128-byte-wide box.
+  Value consumerRow, consumerBoxBytes;
   Value cta, ctas;
   Type element;
   /// The element-wise epilogue as a device function (null: convert) and
@@ -178,15 +205,18 @@ private:
 
 int64_t HybridKernelLowering::sharedBytes(func::FuncOp kernelIR,
                                           int64_t stages) {
-  int64_t bytes = 1024 + kBarrierBytes;
+  int64_t bytes = 1024 + kBarrierBytes, weightSlot = 0;
   kernelIR.walk([&](sck::RingOp ring) {
     int64_t slot = 0;
     for (Type t : ring.getType().getBoxes())
       slot += llvm::alignTo(BoxParts::of(cast<sck::BoxType>(t), false).bytes(),
                             1024);
-    bytes += stages * slot;
+    if (isWeightRing(ring))
+      weightSlot = std::max(weightSlot, slot);
+    else
+      bytes += stages * slot;
   });
-  return bytes;
+  return bytes + stages * weightSlot;
 }
 
 Value HybridKernelLowering::lookup(Value v) {
@@ -212,7 +242,7 @@ std::pair<Value, Value> HybridKernelLowering::slotOf(const RingLayout &ring,
 }
 
 Value HybridKernelLowering::takePosition(Value ring, int which) {
-  Value counter = counters.lookup(ring);
+  Value counter = counters.lookup(rings[ring].owner);
   Value j = memref::LoadOp::create(b, loc, counter, ValueRange{index(which)});
   memref::StoreOp::create(b, loc, add(j, index(1)), counter,
                           ValueRange{index(which)});
@@ -276,23 +306,37 @@ LogicalResult HybridKernelLowering::lowerOp(Operation &o) {
 }
 
 LogicalResult HybridKernelLowering::lowerRole(sck::RoleOp role) {
-  // Consumer: warpgroup 0; producer: warpgroup 1, one elected thread.
+  // Consumers: warpgroups 0 .. C - 1; producer: warpgroup C, one elected
+  // thread.
   bool producer = role.getKind() == "producer";
-  Value mine = cmp(arith::CmpIPredicate::eq, wg, index(producer ? 1 : 0));
+  Value mine = producer ? cmp(arith::CmpIPredicate::eq, wg, index(consumers))
+                        : cmp(arith::CmpIPredicate::ult, wg, index(consumers));
   auto ifRole = scf::IfOp::create(b, loc, mine, /*withElse=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&ifRole.getThenRegion().front());
-  // The roles keep the registers of the launch (sc-warp-specialize gives
-  // both its budget): with one consumer that is what its tile needs, and
-  // a setmaxnreg move measured to fault where two CTAs share an SM and
-  // ptxas allocated less than the budget.
+  // One consumer keeps the registers of the launch (sc-warp-specialize
+  // gives both roles its budget): that is what its tile needs, and a
+  // setmaxnreg move measured to fault where two CTAs share an SM. Two
+  // consumers (one CTA an SM) take the producer's by setmaxnreg.
+  if (consumers > 1)
+    NVVM::SetMaxRegisterOp::create(b, loc, role.getRegs(),
+                                   producer ? NVVM::SetMaxRegisterAction::decrease
+                                            : NVVM::SetMaxRegisterAction::increase);
   if (producer) {
-    Value elected = cmp(arith::CmpIPredicate::eq, tid, index(kWarpgroup));
+    Value elected =
+        cmp(arith::CmpIPredicate::eq, tid, index(consumers * kWarpgroup));
     auto ifElected = scf::IfOp::create(b, loc, elected, /*withElse=*/false);
     b.setInsertionPointToStart(&ifElected.getThenRegion().front());
+  } else {
+    consumerRow = mul(wg, index(kBand));
+    // A 128-byte-wide box row a row: 64 rows on.
+    consumerBoxBytes = mul(wg, index(kBand * 128));
   }
-  // This role's ring counters: puts or gets (0) and releases (1).
+  // This role's ring counters: puts or gets (0) and releases (1), one pair
+  // a ring that owns its slots.
   for (auto &[ring, layout] : rings) {
+    if (layout.owner != ring)
+      continue;
     Value counter = memref::AllocaOp::create(
         b, loc, MemRefType::get({2}, b.getIndexType()));
     memref::StoreOp::create(b, loc, index(0), counter, ValueRange{index(0)});
@@ -496,11 +540,13 @@ LogicalResult HybridKernelLowering::lowerMma(sck::MmaOp mma) {
   sck::BoxType aType = mma.getA().getType(), bType = mma.getB().getType();
   BoxParts aParts = BoxParts::of(aType, false), bParts = BoxParts::of(bType, true);
   int64_t n = mma.getAcc().getType().getShape()[1];
-  if (aType.getShape()[0] != kBand || !aParts.swizzled || !bParts.swizzled ||
-      n % 8 != 0 || n > 256)
-    return mma.emitError("hybrid-gemm-kernel: an MMA other than 64 rows by "
-                         "a multiple of 8 up to 256 over 128-byte parts");
-  Value a = lookup(mma.getA()), bb = lookup(mma.getB());
+  if (aType.getShape()[0] != kBand * consumers || !aParts.swizzled ||
+      !bParts.swizzled || n % 8 != 0 || n > 256)
+    return mma.emitError("hybrid-gemm-kernel: an MMA other than 64 rows a "
+                         "consumer by a multiple of 8 up to 256 over 128-byte "
+                         "parts");
+  // This consumer's 64 rows of the weight's box.
+  Value a = add(lookup(mma.getA()), consumerBoxBytes), bb = lookup(mma.getB());
   auto type = element.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
   Type accType = accumulatorType(mma.getAcc().getType());
   int64_t steps = aType.getShape()[1] / 16;
@@ -572,12 +618,14 @@ LogicalResult HybridKernelLowering::lowerMmaSparse(sck::MmaSparseOp mma) {
   sck::BoxType metaType = mma.getMeta().getType();
   BoxParts aParts = BoxParts::of(aType, false), bParts = BoxParts::of(bType, true);
   int64_t n = mma.getAcc().getType().getShape()[1];
-  if (aType.getShape()[0] != kBand || !aParts.swizzled || !bParts.swizzled ||
-      n % 8 != 0 || n > 256)
+  if (aType.getShape()[0] != kBand * consumers || !aParts.swizzled ||
+      !bParts.swizzled || n % 8 != 0 || n > 256)
     return mma.emitError("hybrid-gemm-kernel: a sparse MMA other than 64 "
-                         "rows by a multiple of 8 up to 256 over 128-byte "
-                         "parts");
-  Value a = lookup(mma.getA()), meta = lookup(mma.getMeta()), bb = lookup(mma.getB());
+                         "rows a consumer by a multiple of 8 up to 256 over "
+                         "128-byte parts");
+  // This consumer's 64 rows of the values' and the metadata's boxes.
+  Value a = add(lookup(mma.getA()), consumerBoxBytes), meta = lookup(mma.getMeta()),
+        bb = lookup(mma.getB());
   // Metadata (sparsity selector 0, checked on the H100 against the other
   // reading of the PTX figure): threads 0 and 1 of quad g of a warp give,
   // for rows g and g + 8 of the warp's 16, the halves h = 0 and 1 of the
@@ -585,14 +633,14 @@ LogicalResult HybridKernelLowering::lowerMmaSparse(sck::MmaSparseOp mma) {
   // g + 8's. Threads 2 and 3 repeat them (not read).
   Value inWg = rem(tid, index(kWarpgroup));
   Value warp = div(inWg, index(32)), lane = rem(tid, index(32));
-  Value rowLo = add(mul(warp, index(16)), div(lane, index(4)));
+  Value rowLo = add(consumerRow, add(mul(warp, index(16)), div(lane, index(4))));
   Value rowHi = add(rowLo, index(8));
   Value half = arith::IndexCastOp::create(
       b, loc, b.getI32Type(), mul(rem(lane, index(2)), index(16)));
 
   int64_t wordsPerRow = metaType.getShape()[1];
   auto words = MemRefType::get(
-      {kBand * wordsPerRow}, b.getI32Type(), MemRefLayoutAttrInterface(),
+      {kBand * consumers * wordsPerRow}, b.getI32Type(), MemRefLayoutAttrInterface(),
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
   Value metaView = memref::ViewOp::create(b, loc, words, smem, meta, ValueRange());
   auto metaWord = [&](int64_t kk) -> Value {
@@ -637,8 +685,9 @@ LogicalResult HybridKernelLowering::lowerEpilogue(sck::EpilogueOp epilogue) {
   if (!epilogue.getTransposed() || epilogue.getCoords().size() != 3)
     return epilogue.emitError("hybrid-gemm-kernel: an epilogue of a "
                               "transposed tile at [n, m, b]");
-  Value n0 = lookup(epilogue.getCoords()[0]), m0 = lookup(epilogue.getCoords()[1]),
-        bIdx = lookup(epilogue.getCoords()[2]);
+  // This consumer's rows of the tile.
+  Value n0 = add(lookup(epilogue.getCoords()[0]), consumerRow),
+        m0 = lookup(epilogue.getCoords()[1]), bIdx = lookup(epilogue.getCoords()[2]);
   Value acc = lookup(epilogue.getAcc());
   int64_t tokens = epilogue.getAcc().getType().getShape()[1];
   Type outType = op.getType().getElementType();
@@ -684,6 +733,7 @@ LogicalResult HybridKernelLowering::lowerEpilogue(sck::EpilogueOp epilogue) {
 LogicalResult HybridKernelLowering::write(gpu::GPUFuncOp func,
                                           int64_t stagesPerRing) {
   stages = stagesPerRing;
+  consumers = consumersOf(kernelIR);
   element = op.getLhs().getType().getElementType();
   // Parameters: the tensor maps of A (the tokens), B.dense, B.sparse and
   // B.meta; the kind and slot tables; C; the epilogue's operands.
@@ -781,10 +831,21 @@ LogicalResult HybridKernelLowering::write(gpu::GPUFuncOp func,
   // The rings, one after another; their barriers set up by thread 0.
   int64_t offset = 0;
   auto barsType = nvgpu::MBarrierGroupType::get(ctx, workgroup, stages);
-  SmallVector<RingLayout *> order;
+  // The weight rings' shared slots: laid out with the first, sized for the
+  // largest.
+  Value weightOwner;
+  int64_t weightSlot = 0;
+  for (auto ring : kernelIR.getBody().getOps<sck::RingOp>()) {
+    int64_t slot = 0;
+    for (Type t : ring.getType().getBoxes())
+      slot += llvm::alignTo(BoxParts::of(cast<sck::BoxType>(t), false).bytes(), 1024);
+    if (isWeightRing(ring))
+      weightSlot = std::max(weightSlot, slot);
+  }
   for (auto ring : kernelIR.getBody().getOps<sck::RingOp>()) {
     RingLayout layout;
     layout.base = offset;
+    layout.owner = ring.getResult();
     for (Type t : ring.getType().getBoxes()) {
       auto box = cast<sck::BoxType>(t);
       // The put's loads say whether the box is stored transposed.
@@ -800,6 +861,20 @@ LogicalResult HybridKernelLowering::write(gpu::GPUFuncOp func,
       layout.boxParts.push_back(parts);
       layout.slotBytes += llvm::alignTo(parts.bytes(), 1024);
     }
+    if (isWeightRing(ring) && weightOwner) {
+      const RingLayout &owner = rings[weightOwner];
+      layout.base = owner.base;
+      layout.slotBytes = owner.slotBytes;
+      layout.full = owner.full;
+      layout.empty = owner.empty;
+      layout.owner = weightOwner;
+      rings[ring.getResult()] = layout;
+      continue;
+    }
+    if (isWeightRing(ring)) {
+      weightOwner = ring.getResult();
+      layout.slotBytes = weightSlot;
+    }
     offset += stages * layout.slotBytes;
     layout.full = nvgpu::MBarrierCreateOp::create(b, loc, barsType);
     layout.empty = nvgpu::MBarrierCreateOp::create(b, loc, barsType);
@@ -810,14 +885,14 @@ LogicalResult HybridKernelLowering::write(gpu::GPUFuncOp func,
     auto ifFirst = scf::IfOp::create(b, loc, first, /*withElse=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
+    // One arrival by the producer's expect_tx; one by each consumer warp
+    // once done with the slot. Once a ring that owns its slots.
     for (auto &[ring, layout] : rings)
-      for (int64_t s = 0; s < stages; ++s) {
-        // One arrival by the producer's expect_tx; four by the consumer's
-        // warps once done with the slot.
+      for (int64_t s = 0; s < stages && layout.owner == ring; ++s) {
         nvgpu::MBarrierInitOp::create(b, loc, layout.full, index(1), index(s),
                                       Value());
-        nvgpu::MBarrierInitOp::create(b, loc, layout.empty, index(4), index(s),
-                                      Value());
+        nvgpu::MBarrierInitOp::create(b, loc, layout.empty,
+                                      index(4 * consumers), index(s), Value());
       }
   }
   gpu::BarrierOp::create(b, loc);
@@ -873,9 +948,11 @@ FailureOr<KernelLaunch> mlir::sc::buildHybridGemmKernel(
   auto fits = [&](int64_t stages, int64_t limit) {
     return HybridKernelLowering::sharedBytes(kernelIR, stages) <= limit;
   };
+  int64_t consumers = consumersOf(kernelIR), band = kBand * consumers;
   int64_t stages = asked;
   if (stages == 0) {
-    int64_t limit = fits(2, kTwoCtaShared) ? kTwoCtaShared : kSharedLimit;
+    int64_t limit =
+        consumers == 1 && fits(2, kTwoCtaShared) ? kTwoCtaShared : kSharedLimit;
     stages = 8;
     while (stages > 2 && !fits(stages, limit))
       --stages;
@@ -911,11 +988,11 @@ FailureOr<KernelLaunch> mlir::sc::buildHybridGemmKernel(
     params.push_back(sc::detail::memrefOf(cast<RankedTensorType>(in.getType())));
   OpBuilder b(ctx);
   gpu::GPUFuncOp func = sc::detail::createKernelFunction(
-      b, op.getLoc(), gpuModule, kernelName, params, 2 * kWarpgroup);
+      b, op.getLoc(), gpuModule, kernelName, params, (consumers + 1) * kWarpgroup);
   // Two CTAs an SM: 128 registers a thread at launch, which setmaxnreg
   // then moves from the producer to the consumer (the roles' budgets,
   // sc-warp-specialize's for two CTAs an SM).
-  bool twoCtas = shared <= kTwoCtaShared;
+  bool twoCtas = consumers == 1 && shared <= kTwoCtaShared;
   if (twoCtas)
     func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(2));
   HybridKernelLowering lowering(op, kernelIR, b);
@@ -951,16 +1028,16 @@ FailureOr<KernelLaunch> mlir::sc::buildHybridGemmKernel(
   launch.params.push_back(tma(weight.dense,
                               {of(tileCols), of(tileRows), weight.numDense},
                               {of(tileCols * bytes), of(tileRows * tileCols * bytes)},
-                              {64, kBand, 1}, 128));
+                              {64, band, 1}, 128));
   launch.params.push_back(tma(weight.sparse,
                               {of(tileCols / 2), of(tileRows), weight.numSparse},
                               {of(tileCols / 2 * bytes),
                                of(tileRows * tileCols / 2 * bytes)},
-                              {64, kBand, 1}, 128));
+                              {64, band, 1}, 128));
   launch.params.push_back(tma(weight.meta,
                               {of(tileCols / 32), of(tileRows), weight.numSparse},
                               {of(tileCols / 32 * 4), of(tileRows * tileCols / 32 * 4)},
-                              {tileCols / 32, kBand, 1}, 0));
+                              {tileCols / 32, band, 1}, 0));
   for (const std::string &name : {weight.kinds, weight.slots, binding.result}) {
     LaunchParam p;
     p.tensor = name;
@@ -973,13 +1050,13 @@ FailureOr<KernelLaunch> mlir::sc::buildHybridGemmKernel(
   }
   // One CTA a tile (a persistent loop then runs one tile a CTA too).
   launch.grid[0] = binding.batchOf(op.getType())
-                       .times(llvm::divideCeil(m, tokens) * (n / kBand));
+                       .times(llvm::divideCeil(m, tokens) * (n / band));
   launch.grid[1] = launch.grid[2] = of(1);
-  launch.block[0] = 2 * kWarpgroup;
+  launch.block[0] = (consumers + 1) * kWarpgroup;
   launch.sharedBytes = shared;
   launch.summary = llvm::formatv(
-      "{0}: hybrid-tiled GEMM (tiles {1} x {2}), 64 weight rows x {3} tokens "
-      "a CTA, {4} slots a ring, {5} bytes of shared memory",
-      kernelName, tileRows, tileCols, tokens, stages, shared);
+      "{0}: hybrid-tiled GEMM (tiles {1} x {2}), {6} weight rows x {3} tokens "
+      "a CTA ({7} consumer(s)), {4} slots a ring, {5} bytes of shared memory",
+      kernelName, tileRows, tileCols, tokens, stages, shared, band, consumers);
   return launch;
 }

@@ -1,6 +1,7 @@
 // RUN: sparcast-equiv %s --ref=linear --pass-pipeline='builtin.module(sc-lower-to-sck,sc-test-execute-kernel-ir)' --candidates=2 --trials=2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=linear --pass-pipeline='builtin.module(sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=3 --trials=2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=linear_bias_relu --pass-pipeline='builtin.module(sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=2 --trials=2 --rtol=1e-2 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=prefill --pass-pipeline='builtin.module(sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=1 --trials=2 | FileCheck %s
 // RUN: not sparcast-equiv %s --ref=skips_sparse_tiles --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=2 | FileCheck %s --check-prefix=WRONG
 
 // The hybrid-tiled GEMM's kernel-level IR keeps the GEMM's meaning: y = x
@@ -11,8 +12,9 @@
 // persistent and split into roles around three rings (tokens, dense
 // tiles, 2:4 tiles), then run op by op on the host, gives the reference
 // lowering's result (the unpacked weight multiplied). Tiles of 128 rows
-// (two bands a tile), odd token counts, a bias + ReLU epilogue. A kernel
-// that skips the 2:4 tiles is caught.
+// (two bands a tile), odd token counts, a bias + ReLU epilogue; at 130
+// tokens (a token tile of 256) tiles of 128 rows run as one band of two
+// consumers. A kernel that skips the 2:4 tiles is caught.
 // CHECK-COUNT-2: ok
 // CHECK: EQUIVALENT
 // WRONG: MISMATCH
@@ -37,6 +39,13 @@ func.func @linear_bias_relu(%k: tensor<2x3xi8>, %s: tensor<2x3xi32>, %d: tensor<
     sc.yield %t : bf16
   }
   return %y : tensor<?x19x256xbf16>
+}
+
+#w128f = #sc.hybrid_tiles<tile = [128, 128], grid = [2, 2], kinds = "">
+func.func @prefill(%k: tensor<2x2xi8>, %s: tensor<2x2xi32>, %d: tensor<?x128x128xf16>, %sp: tensor<?x128x64xf16>, %m: tensor<?x128x4xi32>, %x: tensor<?x130x256xf16> {sc.lineage = #sc.lineage<candidate>}) -> tensor<?x130x256xf32> {
+  %w = sc.assemble_hybrid %k, %s, %d, %sp, %m : tensor<2x2xi8>, tensor<2x2xi32>, tensor<?x128x128xf16>, tensor<?x128x64xf16>, tensor<?x128x4xi32> -> tensor<256x256xf16, #w128f>
+  %y = sc.batch_matmul %x, %w {transpose_rhs} : tensor<?x130x256xf16>, tensor<256x256xf16, #w128f> -> tensor<?x130x256xf32>
+  return %y : tensor<?x130x256xf32>
 }
 
 // A kernel-level function that treats 2:4 tiles as zero tiles: wrong.

@@ -2,6 +2,7 @@
 // RUN: rm -rf %t && sparcast-aot %s -o %t --report | FileCheck %s --check-prefix=REPORT
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/manifest.json
 // RUN: FileCheck %s --check-prefix=PTX < %t/linear_kernels.ptx
+// RUN: FileCheck %s --check-prefix=PREFILL < %t/prefill_kernels.ptx
 // RUN: not sparcast-aot %s -o %t-80 --sm=sm_80 2>&1 | FileCheck %s --check-prefix=SM80
 // RUN: not sparcast-aot %S/Inputs/hybrid-narrow.mlir -o %t-narrow 2>&1 | FileCheck %s --check-prefix=NARROW
 // RUN: not sparcast-aot %S/Inputs/hybrid-argument.mlir -o %t-arg 2>&1 | FileCheck %s --check-prefix=ARGUMENT
@@ -12,7 +13,10 @@
 // counts of dense and of 2:4 tiles symbols of their own, possibly 0), the
 // kind table as bytes; ptxas accepts the sparse wgmma (PTX ISA 8.2).
 // REPORT: warp-specialized: producer (1 + 1 + 2 box(es) per pass through their blocks (one ring each), 128 registers) + 1 consumer(s) (128 registers)
-// REPORT: kernel linear_gemm0: hybrid-tiled GEMM (tiles 64 x 128), 64 weight rows x 8 tokens a CTA, 4 slots a ring
+// REPORT: kernel linear_gemm0: hybrid-tiled GEMM (tiles 64 x 128), 64 weight rows x 8 tokens a CTA (1 consumer(s)), 6 slots a ring
+// At prefill sizes (a token tile of 256) tiles of 128 rows run 128 rows a
+// CTA, two consumers on one tokens' box, registers moved by setmaxnreg.
+// REPORT: kernel prefill_gemm0: hybrid-tiled GEMM (tiles 128 x 128), 128 weight rows x 256 tokens a CTA (2 consumer(s)), 2 slots a ring
 // MANIFEST: "dtype": "u8"
 // MANIFEST: "may_be_empty": true
 // MANIFEST-NEXT: "name": "arg2"
@@ -29,6 +33,10 @@
 // PTX: .version 8.
 // PTX: wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16
 // PTX: wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16
+// PREFILL: .maxntid 384, 1, 1
+// PREFILL: setmaxnreg.dec.sync.aligned.u32 40
+// PREFILL: setmaxnreg.inc.sync.aligned.u32 232
+// PREFILL: wgmma.mma_async.sp.sync.aligned.m64n256k32.f32.f16.f16
 // What has no kernel is a located error, never a dense GEMM over packed
 // data.
 // SM80: aot-hybrid.mlir:[[# @LINE + 6]]:8: error: sparcast-aot: no kernel for this hybrid-tiled GEMM: the hybrid-tiled GEMM runs on sm_90a only (sparse wgmma), not sm_80
@@ -39,4 +47,11 @@ func.func @linear(%k: tensor<2x2xi8>, %s: tensor<2x2xi32>, %d: tensor<?x64x128xf
   %w = sc.assemble_hybrid %k, %s, %d, %sp, %m : tensor<2x2xi8>, tensor<2x2xi32>, tensor<?x64x128xf16>, tensor<?x64x64xf16>, tensor<?x64x4xi32> -> tensor<128x256xf16, #w>
   %y = sc.batch_matmul %x, %w {transpose_rhs} : tensor<?x5x256xf16>, tensor<128x256xf16, #w> -> tensor<?x5x128xf16>
   return %y : tensor<?x5x128xf16>
+}
+
+#w128 = #sc.hybrid_tiles<tile = [128, 128], grid = [2, 2], kinds = "">
+func.func @prefill(%k: tensor<2x2xi8>, %s: tensor<2x2xi32>, %d: tensor<?x128x128xf16>, %sp: tensor<?x128x64xf16>, %m: tensor<?x128x4xi32>, %x: tensor<?x200x256xf16>) -> tensor<?x200x256xf16> {
+  %w = sc.assemble_hybrid %k, %s, %d, %sp, %m : tensor<2x2xi8>, tensor<2x2xi32>, tensor<?x128x128xf16>, tensor<?x128x64xf16>, tensor<?x128x4xi32> -> tensor<256x256xf16, #w128>
+  %y = sc.batch_matmul %x, %w {transpose_rhs} : tensor<?x200x256xf16>, tensor<256x256xf16, #w128> -> tensor<?x200x256xf16>
+  return %y : tensor<?x200x256xf16>
 }
