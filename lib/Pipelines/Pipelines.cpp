@@ -62,6 +62,12 @@ void mlir::sc::buildScCpuReferencePipeline(OpPassManager &pm) {
 
 void mlir::sc::buildScIkboPipeline(OpPassManager &pm, bool report,
                                    bool requestInResultType) {
+  // Imported matmuls as sc.batch_matmul, so the steps below take them.
+  {
+    ScRaiseLinalgPassOptions options;
+    options.report = report;
+    pm.addPass(createScRaiseLinalgPass(options));
+  }
   // Step 0. Type II: attention reads each user's K/V through the index.
   {
     ScIkboAttentionPassOptions options;

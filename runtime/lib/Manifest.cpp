@@ -82,6 +82,9 @@ const TensorSpec *EntrySpec::findTensor(const std::string &n) const {
   for (const TensorSpec &t : workspace)
     if (t.name == n)
       return &t;
+  for (const TensorSpec &t : views)
+    if (t.name == n)
+      return &t;
   return nullptr;
 }
 
@@ -287,6 +290,11 @@ struct Reader {
           return fail(p + ".may_be_empty", "expected true or false");
         spec.mayBeEmpty = e->get<bool>();
       }
+      if (!getString(t, key::kOf, p, spec.viewOf, /*required=*/false))
+        return false;
+      if (spec.viewOf.empty() != (key != key::kViews))
+        return fail(p, key == key::kViews ? "a view names its tensor (\"of\")"
+                                          : "only views name a tensor (\"of\")");
       if (spec.shape.size() > SC_MAX_RANK)
         return fail(p, "rank above " + std::to_string(SC_MAX_RANK));
       out.push_back(spec);
@@ -565,6 +573,28 @@ bool checkSymbols(const EntrySpec &e, std::string &error) {
     for (const DimExpr &d : t.shape)
       if (!check(d, "workspace " + t.name))
         return false;
+  // Tensor names are unique; a view reads an argument's, a result's or a
+  // workspace tensor's buffer of its element type.
+  std::set<std::string> names;
+  for (const std::vector<TensorSpec> *list :
+       {&e.args, &e.results, &e.workspace, &e.views})
+    for (const TensorSpec &t : *list)
+      if (!names.insert(t.name).second) {
+        error = "entry " + e.name + ": tensor \"" + t.name + "\" named twice";
+        return false;
+      }
+  for (const TensorSpec &v : e.views) {
+    const TensorSpec *of = e.findTensor(v.viewOf);
+    if (!of || !of->viewOf.empty() || of->dtype != v.dtype) {
+      error = "entry " + e.name + ": view " + v.name +
+              " is not of an argument, result or workspace tensor of its "
+              "dtype (\"" + v.viewOf + "\")";
+      return false;
+    }
+    for (const DimExpr &d : v.shape)
+      if (!check(d, "view " + v.name))
+        return false;
+  }
   for (const TensorSpec &t : e.args)
     if (!t.indexInto.empty() && !bound.count(t.indexInto)) {
       error = "entry " + e.name + ": index " + t.name + " points into \"" +
@@ -670,6 +700,8 @@ bool sparcast::rt::parseManifest(const std::string &text, Manifest &out,
         !r.getTensors(e, key::kResults, p, spec.results))
       return false;
     if (get(e, key::kWorkspace) && !r.getTensors(e, key::kWorkspace, p, spec.workspace))
+      return false;
+    if (get(e, key::kViews) && !r.getTensors(e, key::kViews, p, spec.views))
       return false;
     const Value *launches = r.getArray(e, key::kLaunches, p);
     if (!launches)

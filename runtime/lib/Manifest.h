@@ -47,6 +47,9 @@ struct TensorSpec {
   bool zeroInit = false;
   /// Arguments only: dim 0 may be 0 (a count of tiles of one kind).
   bool mayBeEmpty = false;
+  /// Views only: the argument, result or workspace tensor whose buffer
+  /// this one reads under its own shape (as many elements: a reshape).
+  std::string viewOf;
 };
 
 struct ParamSpec {
@@ -101,8 +104,11 @@ struct EntrySpec {
   std::vector<TensorSpec> results;
   /// Intermediates between kernels, placed in the workspace.
   std::vector<TensorSpec> workspace;
+  /// Other shapes of those tensors' buffers (reshapes).
+  std::vector<TensorSpec> views;
   std::vector<LaunchSpec> launches;
-  /// The spec of tensor `name` (argument, result or workspace), or nullptr.
+  /// The spec of tensor `name` (argument, result, workspace or view), or
+  /// nullptr.
   const TensorSpec *findTensor(const std::string &name) const;
 };
 

@@ -740,6 +740,26 @@ static scStatus runImpl(scModule *module, const char *entry,
                                           0, bytes, cuStream));
     }
   }
+  // Views: another shape of an argument's, a result's or a workspace
+  // tensor's buffer, of as many elements (checked: a view never reaches
+  // past its buffer).
+  std::vector<scTensor> viewTensors(spec.views.size());
+  for (size_t i = 0; i < spec.views.size(); ++i) {
+    const TensorSpec &t = spec.views[i];
+    const scTensor &of = *tensors.at(t.viewOf);
+    scTensor &v = viewTensors[i];
+    v = of;
+    v.rank = static_cast<int32_t>(t.shape.size());
+    for (size_t r = 0; r < t.shape.size(); ++r)
+      v.shape[r] = t.shape[r].evaluate(dims);
+    uint64_t viewBytes, ofBytes;
+    if (!tensorBytes(v.dtype, v.shape, v.rank, viewBytes) ||
+        !tensorBytes(of.dtype, of.shape, of.rank, ofBytes) || viewBytes != ofBytes)
+      return setError(SC_ERROR_INVALID_ARGUMENT,
+                      "entry '" + spec.name + "': view " + t.name + " of " +
+                          t.viewOf + " does not cover its elements for these dims");
+    tensors[t.name] = &v;
+  }
   SC_TRACE("arguments are device memory");
   for (const LaunchSpec &launch : spec.launches) {
     if (!launch.runsWith(dims))

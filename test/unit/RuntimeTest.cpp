@@ -463,6 +463,42 @@ TEST(Manifest, RejectsRepeatedNames) {
       << error;
 }
 
+// Views: another shape of a tensor's buffer (a reshape), read by name.
+TEST(Manifest, ReadsViewsAndRefusesBrokenOnes) {
+  std::string text = kManifest;
+  std::string workspace = R"("workspace": [)";
+  size_t at = text.find(workspace);
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at, R"("views": [{"name": "e2", "dtype": "f16", "shape": ["B", 128], "of": "e"}], )");
+  Manifest m;
+  std::string error;
+  ASSERT_TRUE(parseManifest(text, m, error)) << error;
+  const TensorSpec *view = m.findEntry("gemm")->findTensor("e2");
+  ASSERT_NE(view, nullptr);
+  EXPECT_EQ(view->viewOf, "e");
+  EXPECT_EQ(view->shape.size(), 2u);
+  auto rejected = [&](const std::string &from, const std::string &to,
+                      const std::string &message) {
+    std::string broken = text;
+    size_t where = broken.find(from);
+    ASSERT_NE(where, std::string::npos) << from;
+    broken.replace(where, from.size(), to);
+    Manifest bad;
+    std::string why;
+    EXPECT_FALSE(parseManifest(broken, bad, why)) << to;
+    EXPECT_NE(why.find(message), std::string::npos)
+        << "expected '" << message << "', got '" << why << "'";
+  };
+  rejected(R"("of": "e")", R"("of": "nothing")", "view e2 is not of an argument");
+  rejected(R"("dtype": "f16", "shape": ["B", 128], "of": "e")",
+           R"("dtype": "f32", "shape": ["B", 128], "of": "e")", "of its dtype");
+  rejected(R"(, "of": "e")", "", "a view names its tensor");
+  rejected(R"("name": "e2")", R"("name": "w")", "tensor \"w\" named twice");
+  rejected(R"({"name": "ws0", "dtype": "f16", "shape": [4, 13]})",
+           R"({"name": "ws0", "dtype": "f16", "shape": [4, 13], "of": "e"})",
+           "only views name a tensor");
+}
+
 /// A caller's dtype field may hold any integer; it is refused by value.
 TEST_F(ValidateTest, RejectsUnknownDtypeValues) {
   int32_t bogus = 77;

@@ -26,7 +26,8 @@ inline constexpr const char *kArgs = "args", *kResults = "results",
                             *kWorkspace = "workspace", *kLaunches = "launches",
                             *kDtype = "dtype", *kShape = "shape",
                             *kIndexInto = "index_into", *kZeroInit = "zero_init",
-                            *kMayBeEmpty = "may_be_empty";
+                            *kMayBeEmpty = "may_be_empty", *kViews = "views",
+                            *kOf = "of";
 // A launch.
 inline constexpr const char *kModule = "module", *kKernel = "kernel",
                             *kGrid = "grid", *kBlock = "block", *kSmem = "smem",

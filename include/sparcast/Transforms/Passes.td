@@ -197,6 +197,43 @@ def ScMaterializeBlockMaskPass : Pass<"sc-materialize-block-mask"> {
   ];
 }
 
+def ScRaiseLinalgPass : Pass<"sc-raise-linalg"> {
+  let summary = "Raise linalg matmuls to sc.batch_matmul";
+  let description = [{
+    Imported graphs (ONNX MatMul / Gemm) multiply rows of features by a
+    weight as `linalg.matmul`; the IKBO passes and the tensor-core kernels
+    take `sc.batch_matmul`. A `linalg.matmul` of x [R, K] and w [K, N]
+    accumulated from zero becomes a batched matmul over R one-row items
+    (the GPU kernels read them as R flat rows), the rows expanded and
+    collapsed around it; a weight that is a `linalg.transpose` of w^T [N, K]
+    is read transposed instead (`transpose_rhs`). A `linalg.batch_matmul`
+    from zero becomes `sc.batch_matmul` as it is. The contraction runs in
+    fp32 (linalg's accumulates in the result type). K and N must be static.
+
+    Before:
+
+    ```mlir
+    %z = linalg.fill ins(%c0 : f16) outs(%e : tensor<?x256xf16>) -> tensor<?x256xf16>
+    %y = linalg.matmul ins(%x, %w : tensor<?x512xf16>, tensor<512x256xf16>)
+                       outs(%z : tensor<?x256xf16>) -> tensor<?x256xf16>
+    ```
+
+    After:
+
+    ```mlir
+    %x3 = tensor.expand_shape %x [[0, 1], [2]] output_shape [%r, 1, 512]
+        : tensor<?x512xf16> into tensor<?x1x512xf16>
+    %y3 = sc.batch_matmul %x3, %w : tensor<?x1x512xf16>, tensor<512x256xf16> -> tensor<?x1x256xf16>
+    %y = tensor.collapse_shape %y3 [[0, 1], [2]] : tensor<?x1x256xf16> into tensor<?x256xf16>
+    ```
+  }];
+  let dependentDialects = ["mlir::sc::ScDialect", "mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "A remark at each matmul: raised, or why not">,
+  ];
+}
+
 def ScPadKPass : Pass<"sc-pad-k"> {
   let summary = "Zero-pad the contraction dim of batched matmuls to 16 bytes";
   let description = [{

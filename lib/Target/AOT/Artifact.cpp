@@ -214,11 +214,17 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
       workspaceJson.push_back(tensorJson(t));
       doc += " *   " + t.name + " (workspace): " + shapeString(t) + "\n";
     }
-    entries.push_back(json::Object{{key::kName, entryName.str()},
-                                   {key::kArgs, std::move(argsJson)},
-                                   {key::kResults, std::move(resultsJson)},
-                                   {key::kWorkspace, std::move(workspaceJson)},
-                                   {key::kLaunches, std::move(entry.launches)}});
+    json::Array viewsJson;
+    for (const TensorInfo &t : entry.reshapes)
+      viewsJson.push_back(tensorJson(t));
+    json::Object entryJson{{key::kName, entryName.str()},
+                           {key::kArgs, std::move(argsJson)},
+                           {key::kResults, std::move(resultsJson)},
+                           {key::kWorkspace, std::move(workspaceJson)},
+                           {key::kLaunches, std::move(entry.launches)}};
+    if (!viewsJson.empty())
+      entryJson[key::kViews] = std::move(viewsJson);
+    entries.push_back(std::move(entryJson));
     header += llvm::formatv(
         "\n/* Entry '{0}':\n{1} */\nstatic inline scStatus sc_{0}(scModule *m, "
         "const scTensor args[{2}], const scTensor results[{3}], void *stream) "

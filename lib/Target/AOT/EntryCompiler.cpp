@@ -74,6 +74,8 @@ json::Object mlir::sc::aot::tensorJson(const TensorInfo &t) {
     o[key::kZeroInit] = true;
   if (t.mayBeEmpty)
     o[key::kMayBeEmpty] = true;
+  if (!t.viewOf.empty())
+    o[key::kOf] = t.viewOf;
   return o;
 }
 
@@ -231,6 +233,112 @@ LogicalResult EntryCompiler::visitSlice(tensor::ExtractSliceOp op) {
   return success();
 }
 
+/// The shape of `from` (of type `fromType`) reshaped to `to` by `groups`
+/// (a collapse multiplies a group's sizes, an expand splits one), or why
+/// not: at most one dynamic size a group, split evenly.
+static FailureOr<std::vector<LaunchDim>>
+reshapedShape(const std::vector<LaunchDim> &from, RankedTensorType to,
+              ArrayRef<ReassociationIndices> groups, std::string &why) {
+  std::vector<LaunchDim> shape;
+  bool collapse = to.getRank() < int64_t(from.size());
+  for (auto [g, group] : llvm::enumerate(groups)) {
+    if (collapse) {
+      LaunchDim size = LaunchDim::of(1);
+      int64_t constant = 1;
+      for (int64_t d : group) {
+        if (from[d].symbol.empty()) {
+          constant *= from[d].constant;
+          continue;
+        }
+        if (!size.symbol.empty()) {
+          why = "a reshape that multiplies two dynamic dims";
+          return failure();
+        }
+        size = from[d];
+      }
+      shape.push_back(size.times(constant));
+      continue;
+    }
+    int64_t others = 1;
+    for (int64_t d : group)
+      if (!to.isDynamicDim(d))
+        others *= to.getDimSize(d);
+    for (int64_t d : group) {
+      if (!to.isDynamicDim(d)) {
+        shape.push_back(LaunchDim::of(to.getDimSize(d)));
+        continue;
+      }
+      LaunchDim dim = from[g];
+      if (dim.symbol.empty() || dim.divisor != 1 || dim.factor % others != 0) {
+        why = "a reshape that splits a dynamic dim unevenly";
+        return failure();
+      }
+      dim.factor /= others;
+      shape.push_back(dim);
+    }
+  }
+  return shape;
+}
+
+/// The reshapes (expand / collapse) only `v` reads, in a chain: their
+/// results, in order.
+static SmallVector<Value> reshapeChain(Value v) {
+  SmallVector<Value> chain;
+  while (v.hasOneUse() && isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+                              *v.user_begin())) {
+    v = v.user_begin()->getResult(0);
+    chain.push_back(v);
+  }
+  return chain;
+}
+
+static SmallVector<ReassociationIndices> groupsOf(Operation *reshape) {
+  if (auto e = dyn_cast<tensor::ExpandShapeOp>(reshape))
+    return e.getReassociationIndices();
+  return cast<tensor::CollapseShapeOp>(reshape).getReassociationIndices();
+}
+
+LogicalResult EntryCompiler::visitReshape(Operation *op, Value source,
+                                          ArrayRef<ReassociationIndices> groups) {
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  std::string why;
+  // An output's shape only (elementwise fusion reshapes them too).
+  if (source.getDefiningOp<tensor::EmptyOp>() || emptyShapes.count(source)) {
+    FailureOr<std::vector<LaunchDim>> from = shapeOf(source, op->getLoc());
+    if (failed(from))
+      return failure();
+    FailureOr<std::vector<LaunchDim>> shape =
+        reshapedShape(*from, type, groups, why);
+    if (failed(shape))
+      return op->emitError() << "sparcast-aot: " << why;
+    emptyShapes[op->getResult(0)] = *shape;
+    return success();
+  }
+  auto it = tensors.find(source);
+  if (it == tensors.end())
+    return op->emitError() << "sparcast-aot: reshapes of entry tensors and "
+                              "kernel results only (not of slices or pads)";
+  const TensorInfo &from = it->second;
+  FailureOr<std::vector<LaunchDim>> shape =
+      reshapedShape(from.shape, type, groups, why);
+  if (failed(shape))
+    return op->emitError() << "sparcast-aot: " << why;
+  // The buffer's own tensor when the shape comes back to it (a result
+  // written through a view of it), else a view of that buffer.
+  std::string base = from.viewOf.empty() ? from.name : from.viewOf;
+  for (const std::vector<TensorInfo> *list : {&args, &results, &workspace})
+    for (const TensorInfo &t : *list)
+      if (t.name == base && t.type == type) {
+        tensors[op->getResult(0)] = t;
+        return success();
+      }
+  TensorInfo view{"view" + std::to_string(reshapes.size()), type, *shape, ""};
+  view.viewOf = base;
+  reshapes.push_back(view);
+  tensors[op->getResult(0)] = view;
+  return success();
+}
+
 LogicalResult EntryCompiler::visitPad(tensor::PadOp op) {
   std::optional<View> source = viewOf(op.getSource(), views, tensors);
   Value padValue = op.getConstantPaddingValue();
@@ -245,9 +353,43 @@ LogicalResult EntryCompiler::visitPad(tensor::PadOp op) {
   return success();
 }
 
+FailureOr<TensorInfo> EntryCompiler::materializeConstant(arith::ConstantOp op) {
+  auto type = dyn_cast<RankedTensorType>(op.getType());
+  if (!type || !type.hasStaticShape())
+    return op.emitError() << "sparcast-aot: a constant tensor of static shape "
+                             "only";
+  // An identity linalg.generic over the constant, compiled as any other and
+  // removed again.
+  OpBuilder b(op.getContext());
+  b.setInsertionPointAfter(op);
+  Location loc = op.getLoc();
+  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                        type.getElementType());
+  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(type.getRank()));
+  SmallVector<utils::IteratorType> iters(type.getRank(),
+                                         utils::IteratorType::parallel);
+  auto copy = linalg::GenericOp::create(
+      b, loc, type, ValueRange{op.getResult()}, ValueRange{empty}, maps, iters,
+      [](OpBuilder &nb, Location l, ValueRange args) {
+        linalg::YieldOp::create(nb, l, args[0]);
+      });
+  LogicalResult built = visitGeneric(copy);
+  FailureOr<TensorInfo> info = failure();
+  if (succeeded(built)) {
+    info = tensors.at(copy.getResult(0));
+    tensors[op.getResult()] = *info;
+  }
+  tensors.erase(copy.getResult(0));
+  copy.erase();
+  empty.getDefiningOp()->erase();
+  return info;
+}
+
 FailureOr<TensorInfo> EntryCompiler::materialize(Value v, Location loc) {
   if (auto it = tensors.find(v); it != tensors.end())
     return it->second;
+  if (auto constant = v.getDefiningOp<arith::ConstantOp>())
+    return materializeConstant(constant);
   auto it = views.find(v);
   if (it == views.end())
     return emitError(loc) << "sparcast-aot: this value is not computed by a "
@@ -390,7 +532,8 @@ LogicalResult EntryCompiler::addLaunch(const KernelLaunch &launch,
     if (!memref || param.kind != LaunchParam::Kind::Memref)
       continue;
     const TensorInfo *tensor = nullptr;
-    for (const std::vector<TensorInfo> *list : {&args, &results, &workspace})
+    for (const std::vector<TensorInfo> *list :
+         {&args, &results, &workspace, &reshapes})
       for (const TensorInfo &t : *list)
         if (t.name == param.tensor)
           tensor = &t;
@@ -489,6 +632,8 @@ FailureOr<std::vector<LaunchDim>> EntryCompiler::shapeOf(Value v,
   auto type = cast<RankedTensorType>(v.getType());
   if (auto it = tensors.find(v); it != tensors.end())
     return it->second.shape;
+  if (auto it = emptyShapes.find(v); it != emptyShapes.end())
+    return it->second;
   // A tensor.empty's dynamic sizes are values the entry knows.
   auto empty = v.getDefiningOp<tensor::EmptyOp>();
   std::vector<LaunchDim> shape;
@@ -621,15 +766,39 @@ TensorInfo EntryCompiler::bindResult(Value result,
   auto type = cast<RankedTensorType>(result.getType());
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   TensorInfo out;
+  // Returned as it is, or through reshapes only it reads: then the result
+  // has the returned shape and the kernel writes a view of it.
+  SmallVector<Value> chain = reshapeChain(result);
+  Value returned = chain.empty() ? result : chain.back();
   std::optional<unsigned> resultIndex;
-  for (OpOperand &use : result.getUses())
+  for (OpOperand &use : returned.getUses())
     if (use.getOwner() == ret)
       resultIndex = use.getOperandNumber();
+  std::vector<LaunchDim> returnedShape = shape;
+  std::string why;
+  for (Value v : chain) {
+    FailureOr<std::vector<LaunchDim>> next = reshapedShape(
+        returnedShape, cast<RankedTensorType>(v.getType()),
+        groupsOf(v.getDefiningOp()), why);
+    if (failed(next)) {
+      resultIndex.reset(); // visitReshape reports it
+      break;
+    }
+    returnedShape = *next;
+  }
   if (resultIndex) {
-    out = TensorInfo{"result" + std::to_string(*resultIndex), type, shape, ""};
+    out = TensorInfo{"result" + std::to_string(*resultIndex),
+                     cast<RankedTensorType>(returned.getType()), returnedShape,
+                     ""};
     if (results.size() <= *resultIndex)
       results.resize(*resultIndex + 1);
     results[*resultIndex] = out;
+    if (!chain.empty()) {
+      TensorInfo view{"view" + std::to_string(reshapes.size()), type, shape, ""};
+      view.viewOf = out.name;
+      reshapes.push_back(view);
+      out = view;
+    }
   } else {
     out = newWorkspace(type, shape);
   }
@@ -748,6 +917,12 @@ LogicalResult EntryCompiler::visit(Operation &op) {
       .Case([&](tensor::EmptyOp) { return success(); })
       .Case([&](tensor::ExtractSliceOp s) { return visitSlice(s); })
       .Case([&](tensor::PadOp p) { return visitPad(p); })
+      .Case([&](tensor::ExpandShapeOp e) {
+        return visitReshape(e, e.getSrc(), e.getReassociationIndices());
+      })
+      .Case([&](tensor::CollapseShapeOp c) {
+        return visitReshape(c, c.getSrc(), c.getReassociationIndices());
+      })
       .Case([&](arith::ConstantOp c) {
         if (auto value = dyn_cast<IntegerAttr>(c.getValue());
             value && c.getType().isIndex())
@@ -771,6 +946,11 @@ LogicalResult EntryCompiler::visit(Operation &op) {
 
 LogicalResult EntryCompiler::visitDim(tensor::DimOp op) {
   std::optional<int64_t> index = op.getConstantIndex();
+  if (auto it = emptyShapes.find(op.getSource());
+      index && it != emptyShapes.end()) {
+    dims[op.getResult()] = it->second[*index];
+    return success();
+  }
   std::optional<View> view = viewOf(op.getSource(), views, tensors);
   if (!index || !view)
     return op.emitError() << "sparcast-aot: only constant dims of entry "

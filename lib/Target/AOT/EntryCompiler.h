@@ -46,6 +46,9 @@ struct TensorInfo {
   /// Argument only: dim 0 may be 0 (a hybrid-tiled weight without dense
   /// or without 2:4 tiles).
   bool mayBeEmpty = false;
+  /// View only: the argument, result or workspace tensor whose buffer this
+  /// one is under another shape of as many elements (a reshape).
+  std::string viewOf;
 };
 
 /// A value that is a box of a named tensor, zero-padded: what chains of
@@ -122,7 +125,9 @@ public:
 
   LogicalResult compile();
 
-  std::vector<TensorInfo> args, results, workspace;
+  std::vector<TensorInfo> args, results, workspace, reshapes;
+  /// Shapes of reshaped tensor.empty values (outputs' shapes only).
+  DenseMap<Value, std::vector<LaunchDim>> emptyShapes;
   json::Array launches;
 
 private:
@@ -138,6 +143,13 @@ private:
   /// A dispatch: each branch's launches run under its condition.
   LogicalResult visitIf(scf::IfOp op);
   LogicalResult visitSlice(tensor::ExtractSliceOp op);
+  /// tensor.expand_shape / collapse_shape of a named tensor: the same
+  /// buffer under the new shape.
+  LogicalResult visitReshape(Operation *op, Value source,
+                             ArrayRef<ReassociationIndices> groups);
+  /// A tensor constant a kernel reads as an entry tensor: a kernel copying
+  /// it from the kernels' module into a workspace.
+  FailureOr<TensorInfo> materializeConstant(arith::ConstantOp op);
   LogicalResult visitPad(tensor::PadOp op);
   LogicalResult visitMatmul(BatchMatmulOp op);
   /// A GEMM whose rhs is a hybrid-tiled weight (y = x W^T).

@@ -1,19 +1,34 @@
 // RUN: rm -rf %t && sparcast-aot %sparcast_src_root/test/Target/ONNX/Inputs/mlp.onnxtxt -o %t --report | FileCheck %s --check-prefix=REPORT
 // RUN: FileCheck %s --check-prefix=PTX < %t/mlp_kernels.ptx
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t/manifest.json
 // RUN: not sparcast-aot %s -o %t-bad 2>&1 | FileCheck %s
 
-// What an entry computes outside the sc ops runs as generated kernels, one
-// per linalg.generic (named ops generalized, element-wise chains fused):
-// the imported MLP (Gemm + bias + ReLU, Sub fused into the next MatMul's
-// operand, Sigmoid, a Softmax's max and sum reductions, Tanh + Cast) is
-// thirteen kernels, each one thread per output element, the reductions in
-// the thread; its constant weights are globals of the kernels' module.
-// REPORT: kernel mlp_generic0: linalg.generic (2 loops, 0 reduced)
-// REPORT: kernel mlp_generic1: linalg.generic (3 loops, 1 reduced) as one thread per output element of ws1
-// REPORT: kernel mlp_generic7: linalg.generic (2 loops, 1 reduced)
-// REPORT: kernel mlp_generic12: linalg.generic (2 loops, 0 reduced) as one thread per output element of result2
-// PTX: .global .align 4 .b8 mlp_generic1_in1[512] =
+// The imported MLP (Gemm + bias + ReLU, Sub fused into the next MatMul's
+// operand, Sigmoid, a Softmax's max and sum reductions, Tanh + Cast): its
+// two matmuls raised to sc.batch_matmul over one-row items (f32: the
+// portable GEMM kernel), the rows' reshapes views of their buffers in the
+// manifest, each constant weight copied out of the kernels' module, and
+// what stays outside the sc ops generated kernels, one per linalg.generic
+// (named ops generalized, element-wise chains fused), one thread per
+// output element, the reductions in the thread.
+// REPORT: raised to sc.batch_matmul over one-row items
+// REPORT: raised to sc.batch_matmul over one-row items, the weight read transposed
+// REPORT: kernel mlp_generic0: linalg.generic (2 loops, 0 reduced) as one thread per output element of ws0
+// REPORT: kernel mlp_gemm1: 1x8x16 f32, portable path
+// REPORT: kernel mlp_gemm5: 1x1x8 f32, portable path
+// REPORT: kernel mlp_generic8: linalg.generic (2 loops, 1 reduced)
+// REPORT: kernel mlp_generic13: linalg.generic (2 loops, 0 reduced) as one thread per output element of result2
+// PTX: .global .align 4 .b8 mlp_generic0_in0[512] =
 // PTX: .entry mlp_generic
+// MANIFEST: "views": [
+// MANIFEST-NEXT: {
+// MANIFEST-NEXT: "dtype": "f32",
+// MANIFEST-NEXT: "name": "view0",
+// MANIFEST-NEXT: "of": "arg0",
+// MANIFEST-NEXT: "shape": [
+// MANIFEST-NEXT: "B",
+// MANIFEST-NEXT: 1,
+// MANIFEST-NEXT: 16
 // What the generator does not take is a located error.
 // CHECK: aot-generic.mlir:[[# @LINE + 7]]:8: error: sparcast-aot: no kernel for this linalg.generic: indexing maps of loop dims and constants only
 #shifted = affine_map<(d0, d1) -> (d0, d1 + 1)>
