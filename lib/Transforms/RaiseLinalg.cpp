@@ -11,6 +11,7 @@
 #include "sparcast/Dialect/SC/IR/ScOps.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -138,6 +139,35 @@ struct RaiseBatchMatmul : OpRewritePattern<linalg::BatchMatmulOp> {
   }
 };
 
+/// Whether `consumer` is element-wise (all loops parallel) and reads
+/// `operand` element for element (identity map).
+bool isElementwiseRead(linalg::GenericOp consumer, OpOperand *operand) {
+  return consumer.getNumLoops() == consumer.getNumParallelLoops() &&
+         consumer.getMatchingIndexingMap(operand).isIdentity();
+}
+
+/// tensor.dim of a collapse as the product of its source's dims: the
+/// collapse of a raised product then has no reader left but the ones
+/// expanded above.
+struct DimOfCollapse : OpRewritePattern<tensor::DimOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::DimOp op,
+                                PatternRewriter &rewriter) const override {
+    auto collapse = op.getSource().getDefiningOp<tensor::CollapseShapeOp>();
+    std::optional<int64_t> index = op.getConstantIndex();
+    if (!collapse || !index)
+      return failure();
+    Location loc = op.getLoc();
+    Value size;
+    for (int64_t d : collapse.getReassociationIndices()[*index]) {
+      Value dim = tensor::DimOp::create(rewriter, loc, collapse.getSrc(), d);
+      size = size ? arith::MulIOp::create(rewriter, loc, size, dim) : dim;
+    }
+    rewriter.replaceOp(op, size);
+    return success();
+  }
+};
+
 struct ScRaiseLinalgPass
     : sc::impl::ScRaiseLinalgPassBase<ScRaiseLinalgPass> {
   using Base::Base;
@@ -145,6 +175,33 @@ struct ScRaiseLinalgPass
     RewritePatternSet patterns(&getContext());
     patterns.add<RaiseBatchMatmul, RaiseMatmul>(&getContext(), report);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+    // Element-wise consumers of a raised product read it without the
+    // collapse (they are expanded instead), fused with each other as
+    // --sc-kernel-pipeline fuses them later anyway, so sc-fuse-epilogue can
+    // take them into the product's epilogue.
+    RewritePatternSet sink(&getContext());
+    sink.add<DimOfCollapse>(&getContext());
+    linalg::populateElementwiseOpsFusionPatterns(
+        sink, [](OpOperand *operand) {
+          // Chains of element-wise ops over a raised product's rows.
+          Operation *producer = operand->get().getDefiningOp();
+          return producer && isa<linalg::GenericOp>(producer) &&
+                 operand->get().hasOneUse();
+        });
+    tensor::DimOp::getCanonicalizationPatterns(sink, &getContext());
+    linalg::populateFoldReshapeOpsByExpansionPatterns(
+        sink, [](OpOperand *operand) {
+          // The collapse of a raised product, or of an element-wise op
+          // already moved above one.
+          auto collapse = operand->get().getDefiningOp<tensor::CollapseShapeOp>();
+          Operation *source =
+              collapse ? collapse.getSrc().getDefiningOp() : nullptr;
+          auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
+          return source && isa<BatchMatmulOp, linalg::GenericOp>(source) &&
+                 consumer && isElementwiseRead(consumer, operand);
+        });
+    if (failed(applyPatternsGreedily(getOperation(), std::move(sink))))
       return signalPassFailure();
     if (report)
       getOperation()->walk([](Operation *op) {

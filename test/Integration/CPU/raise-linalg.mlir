@@ -2,16 +2,26 @@
 // RUN: sparcast-equiv %s --ref=rows_transposed_weight --pass-pipeline='builtin.module(sc-raise-linalg)' --candidates=5 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=rows_f16 --pass-pipeline='builtin.module(sc-raise-linalg)' --candidates=9 --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=batched --pass-pipeline='builtin.module(sc-raise-linalg)' --candidates=3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=rows_bias_relu --pass-pipeline='builtin.module(sc-raise-linalg,sc-fuse-epilogue)' --candidates=6 | FileCheck %s
 // RUN: sparcast-opt %s -sc-raise-linalg | FileCheck %s --check-prefix=RAISED
+// RUN: sparcast-opt %s -sc-raise-linalg -sc-fuse-epilogue | FileCheck %s --check-prefix=FUSED
 
 // Raised matmuls compute what linalg's did, on random rows: a weight
 // [K, N], a transposed constant weight read [N, K], f16 (linalg
 // accumulates in f16, sc.batch_matmul in f32: within 2e-3), and a batched
-// product.
+// product; element-wise consumers moved above the rows' collapse and into
+// the product's epilogue (a bias and a ReLU, fused with each other first).
 // CHECK-COUNT-2: ok
 // CHECK: EQUIVALENT
 // RAISED-NOT: linalg.matmul
 // RAISED-NOT: linalg.batch_matmul
+// FUSED-LABEL: func.func @rows_bias_relu
+// FUSED: sc.batch_matmul {{.*}} epilogue_ins(%{{.*}} : tensor<10xf32>)
+// FUSED: arith.addf
+// FUSED: arith.maximumf
+// FUSED: sc.yield
+// FUSED-NOT: linalg.generic
+// FUSED: return
 
 func.func @rows_f32(%x: tensor<?x24xf32> {sc.lineage = #sc.lineage<candidate>}, %w: tensor<24x10xf32> {sc.lineage = #sc.lineage<shared>}) -> tensor<?x10xf32> {
   %c0 = arith.constant 0 : index
@@ -61,4 +71,26 @@ func.func @batched(%x: tensor<?x5x12xf32> {sc.lineage = #sc.lineage<candidate>},
   %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?x5x7xf32>) -> tensor<?x5x7xf32>
   %y = linalg.batch_matmul ins(%x, %w : tensor<?x5x12xf32>, tensor<?x12x7xf32>) outs(%z : tensor<?x5x7xf32>) -> tensor<?x5x7xf32>
   return %y : tensor<?x5x7xf32>
+}
+
+#rows = affine_map<(d0, d1) -> (d0, d1)>
+#cols = affine_map<(d0, d1) -> (d1)>
+func.func @rows_bias_relu(%x: tensor<?x24xf32> {sc.lineage = #sc.lineage<candidate>}, %w: tensor<24x10xf32> {sc.lineage = #sc.lineage<shared>}, %bias: tensor<10xf32> {sc.lineage = #sc.lineage<shared>}) -> tensor<?x10xf32> {
+  %c0 = arith.constant 0 : index
+  %r = tensor.dim %x, %c0 : tensor<?x24xf32>
+  %e = tensor.empty(%r) : tensor<?x10xf32>
+  %zero = arith.constant 0.0 : f32
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?x10xf32>) -> tensor<?x10xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<?x24xf32>, tensor<24x10xf32>) outs(%z : tensor<?x10xf32>) -> tensor<?x10xf32>
+  %b = linalg.generic {indexing_maps = [#rows, #cols, #rows], iterator_types = ["parallel", "parallel"]} ins(%y, %bias : tensor<?x10xf32>, tensor<10xf32>) outs(%e : tensor<?x10xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<?x10xf32>
+  %relu = linalg.generic {indexing_maps = [#rows, #rows], iterator_types = ["parallel", "parallel"]} ins(%b : tensor<?x10xf32>) outs(%e : tensor<?x10xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<?x10xf32>
+  return %relu : tensor<?x10xf32>
 }

@@ -6,18 +6,22 @@
 // The imported MLP (Gemm + bias + ReLU, Sub fused into the next MatMul's
 // operand, Sigmoid, a Softmax's max and sum reductions, Tanh + Cast): its
 // two matmuls raised to sc.batch_matmul over one-row items (f32: the
-// portable GEMM kernel), the rows' reshapes views of their buffers in the
-// manifest, each constant weight copied out of the kernels' module, and
+// portable GEMM kernel) with the bias and the sigmoid in their epilogues,
+// the rows' reshapes views of their buffers in the manifest, each constant
+// a kernel reads copied out of the kernels' module, and
 // what stays outside the sc ops generated kernels, one per linalg.generic
 // (named ops generalized, element-wise chains fused), one thread per
 // output element, the reductions in the thread.
 // REPORT: raised to sc.batch_matmul over one-row items
 // REPORT: raised to sc.batch_matmul over one-row items, the weight read transposed
+// REPORT: fused an element-wise consumer into the epilogue (0 gathered input(s) read through the index, 0 other input(s))
+// REPORT: fused an element-wise consumer into the epilogue (0 gathered input(s) read through the index, 1 other input(s))
 // REPORT: kernel mlp_generic0: linalg.generic (2 loops, 0 reduced) as one thread per output element of ws0
-// REPORT: kernel mlp_gemm1: 1x8x16 f32, portable path
+// REPORT: kernel mlp_generic1: linalg.generic (1 loops, 0 reduced) as one thread per output element of ws1
+// REPORT: kernel mlp_gemm2: 1x8x16 f32, portable path
 // REPORT: kernel mlp_gemm5: 1x1x8 f32, portable path
-// REPORT: kernel mlp_generic8: linalg.generic (2 loops, 1 reduced)
-// REPORT: kernel mlp_generic13: linalg.generic (2 loops, 0 reduced) as one thread per output element of result2
+// REPORT: kernel mlp_generic7: linalg.generic (2 loops, 1 reduced)
+// REPORT: kernel mlp_generic12: linalg.generic (3 loops, 0 reduced) as one thread per output element of view4
 // PTX: .global .align 4 .b8 mlp_generic0_in0[512] =
 // PTX: .entry mlp_generic
 // MANIFEST: "views": [
