@@ -31,6 +31,10 @@ cp -r /usr/include/nlohmann "$ROOT/bench/artifacts/include/"
 "$BIN/sparcast-aot" "$ROOT/bench/hybrid_suite.mlir" -o "$ROOT/bench/artifacts/hybrid_suite" >/dev/null
 # Generated linalg.generic kernels: an imported MLP (bench/generic_check.py).
 "$BIN/sparcast-aot" "$ROOT/test/Target/ONNX/Inputs/mlp.onnxtxt" -o "$ROOT/bench/artifacts/mlp" >/dev/null
+# A whole ranking model exported from PyTorch (examples/ranking_model.py),
+# with its weights.
+SPARCAST_AOT="$BIN/sparcast-aot" /usr/bin/python3 "$ROOT/examples/ranking_model.py" \
+  compile "$ROOT/bench/artifacts/ranker" >/dev/null
 # The same kernels with each GEMM schedule forced (the ones above use the
 # default, auto): the checks run them all and time them side by side.
 # Opt-in: the default schedules with B shared by TMA multicast in CTA pairs

@@ -200,6 +200,12 @@ struct FuseElementwiseConsumer : OpRewritePattern<linalg::GenericOp> {
       accumulator =
           mapping.lookup(cast<YieldOp>(old.getTerminator()).getValue());
     }
+    // The generic read the matmul's result: the fp32 accumulator rounded to
+    // the result's element type first (an f16 / bf16 product).
+    Type resultElement = matmul.getType().getElementType();
+    if (accumulator.getType() != resultElement)
+      accumulator = arith::TruncFOp::create(rewriter, loc, resultElement,
+                                            accumulator);
 
     // Then the generic's body, its block arguments read from the operands.
     Block &gbody = generic.getRegion().front();

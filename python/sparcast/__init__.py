@@ -313,4 +313,4 @@ def load(directory, library=None):
 
 from .hybrid import HybridWeight, hybrid_pack, hybrid_unpack  # noqa: E402,F401
 from .similarity import CsrRows, csr_pack  # noqa: E402,F401
-from .compile import CompiledModule, compile  # noqa: E402,F401
+from .compile import CompiledModule, compile, load_compiled  # noqa: E402,F401

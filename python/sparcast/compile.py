@@ -14,6 +14,7 @@ and index inputs, U for request inputs; the parameters are shared.
 """
 
 import inspect
+import json
 import os
 import shutil
 import subprocess
@@ -113,6 +114,28 @@ def compile(module, example_inputs, lineage, output_dir=None, name=None, aot=Non
     run = subprocess.run(cmd, capture_output=True, text=True)
     if run.returncode != 0:
         raise SparcastError("sparcast-aot failed: " + (run.stderr.strip() or run.stdout.strip()))
+    # What load_compiled needs to call the artifact again (on a machine
+    # without ONNX or sparcast-aot).
+    with open(os.path.join(output_dir, "compiled.json"), "w") as f:
+        json.dump({"entry": name, "inputs": inputs, "forward": forward,
+                   "lineage": dict(lineage)}, f, indent=1)
     loaded = load(artifact)
     return CompiledModule(loaded, getattr(loaded, name), inputs, forward, parameters,
                           dict(lineage))
+
+
+def load_compiled(output_dir, module, library=None):
+    """The CompiledModule that compile() wrote into `output_dir`, calling its
+    artifact with `module`'s parameters (the same module class, e.g. with
+    the compiled one's state_dict loaded)."""
+    path = os.path.join(output_dir, "compiled.json")
+    try:
+        with open(path) as f:
+            spec = json.load(f)
+        entry, inputs, forward, lineage = (spec["entry"], spec["inputs"], spec["forward"],
+                                           spec["lineage"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise SparcastError("%s: %s" % (path, e)) from e
+    loaded = load(os.path.join(output_dir, "artifact"), library)
+    return CompiledModule(loaded, getattr(loaded, entry), inputs, forward,
+                          dict(module.named_parameters()), lineage)

@@ -54,6 +54,11 @@ class CompileTest(unittest.TestCase):
             self.assertEqual(entry["name"], "lce")
             # The IKBO decomposition ran: a request GEMM into a workspace.
             self.assertTrue(entry["workspace"])
+            # What compile() wrote calls the artifact again (on a GPU
+            # machine without ONNX or sparcast-aot).
+            again = sparcast.load_compiled(out, model)
+            self.assertEqual([tuple(a.shape) for a in again.arguments(user, cand, idx)],
+                             [(2, 11, 6), (3, 13, 6), (3,), (7, 24)])
             args = fast.arguments(user, cand, idx)
             self.assertEqual([tuple(a.shape) for a in args], [(2, 11, 6), (3, 13, 6), (3,), (7, 24)])
             self.assertEqual(args[2].dtype, torch.int32)

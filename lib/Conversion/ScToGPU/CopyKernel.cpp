@@ -87,6 +87,49 @@ void writeCopyKernel(Location loc, gpu::GPUModuleOp gpuModule,
   b.setInsertionPointToEnd(&func.getBody().front());
   gpu::ReturnOp::create(b, loc);
 }
+
+/// The kernel of a concat's piece: thread `flat` of CTA (x, z) copies
+/// source element (z, flat's row-major inner indices) to the destination at
+/// `dstOffsets` past it.
+void writeInsertKernel(Location loc, gpu::GPUModuleOp gpuModule,
+                       StringRef kernelName, const CopySpec &spec,
+                       int64_t inner) {
+  MLIRContext *ctx = gpuModule.getContext();
+  ctx->loadDialect<arith::ArithDialect, memref::MemRefDialect,
+                   scf::SCFDialect>();
+  OpBuilder b(ctx);
+  Type element = spec.dstType.getElementType();
+  auto srcType = MemRefType::get(spec.srcType.getShape(), element);
+  auto dstType = MemRefType::get(spec.dstType.getShape(), element);
+  auto func = sc::detail::createKernelFunction(b, loc, gpuModule, kernelName,
+                                               {srcType, dstType}, kThreads);
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value flat = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, bid, index(kThreads)), tid);
+  Value live = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, flat,
+                                     index(inner));
+  auto ifLive = scf::IfOp::create(b, loc, live, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&ifLive.getThenRegion().front());
+  int64_t rank = spec.srcType.getRank();
+  SmallVector<Value> at(rank), to(rank);
+  at[0] = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+  Value rest = flat;
+  for (int64_t d = rank - 1; d >= 1; --d) {
+    Value size = index(spec.srcType.getDimSize(d));
+    at[d] = arith::RemUIOp::create(b, loc, rest, size);
+    rest = arith::DivUIOp::create(b, loc, rest, size);
+  }
+  for (int64_t d = 0; d < rank; ++d)
+    to[d] = arith::AddIOp::create(b, loc, at[d], index(spec.dstOffsets[d]));
+  Value x = memref::LoadOp::create(b, loc, func.getArgument(0), at);
+  memref::StoreOp::create(b, loc, x, func.getArgument(1), to);
+  b.setInsertionPointToEnd(&func.getBody().front());
+  gpu::ReturnOp::create(b, loc);
+}
 } // namespace
 
 FailureOr<KernelLaunch> mlir::sc::buildCopyKernel(Location loc,
@@ -103,10 +146,25 @@ FailureOr<KernelLaunch> mlir::sc::buildCopyKernel(Location loc,
   if (!isa<FloatType>(element))
     return emitError(loc) << "copy kernels copy float tensors";
 
+  bool insert = !spec.dstOffsets.empty();
+  if (insert) {
+    if (int64_t(spec.dstOffsets.size()) != rank || spec.dstOffsets[0] != 0)
+      return emitError(loc) << "a concat's piece goes at offsets past dim 0";
+    for (int64_t d = 1; d < rank; ++d)
+      if (spec.dstOffsets[d] < 0 || spec.dstOffsets[d] + spec.srcType.getDimSize(d) >
+                                        spec.dstType.getDimSize(d))
+        return emitError(loc) << "a concat's piece past its destination";
+  }
+  // One thread per element of a dim-0 slice: the destination's, or the
+  // source's for a concat's piece.
+  RankedTensorType walked = insert ? spec.srcType : spec.dstType;
   int64_t inner = 1;
   for (int64_t d = 1; d < rank; ++d)
-    inner *= spec.dstType.getDimSize(d);
-  writeCopyKernel(loc, gpuModule, kernelName, spec, inner);
+    inner *= walked.getDimSize(d);
+  if (insert)
+    writeInsertKernel(loc, gpuModule, kernelName, spec, inner);
+  else
+    writeCopyKernel(loc, gpuModule, kernelName, spec, inner);
 
   KernelLaunch launch;
   launch.kernel = kernelName.str();
@@ -123,9 +181,13 @@ FailureOr<KernelLaunch> mlir::sc::buildCopyKernel(Location loc,
     shape += (d ? "x" : "") + (spec.dstType.isDynamicDim(d)
                                    ? std::string("?")
                                    : std::to_string(spec.dstType.getDimSize(d)));
-  launch.summary = llvm::formatv("{0}: copy {1} -> {2} ({3}, zero outside the "
-                                 "source box)",
-                                 kernelName, spec.src, spec.dst, shape)
-                       .str();
+  launch.summary =
+      insert ? llvm::formatv("{0}: copy {1} into {2} ({3}) at dim-1.. offsets",
+                             kernelName, spec.src, spec.dst, shape)
+                   .str()
+             : llvm::formatv("{0}: copy {1} -> {2} ({3}, zero outside the "
+                             "source box)",
+                             kernelName, spec.src, spec.dst, shape)
+                   .str();
   return launch;
 }

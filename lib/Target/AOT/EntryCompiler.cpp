@@ -339,6 +339,41 @@ LogicalResult EntryCompiler::visitReshape(Operation *op, Value source,
   return success();
 }
 
+LogicalResult EntryCompiler::visitConcat(tensor::ConcatOp op) {
+  int64_t dim = op.getDim();
+  RankedTensorType type = op.getResultType();
+  if (dim == 0)
+    return op.emitError() << "sparcast-aot: a concat along dim 0 (the batch) "
+                             "is not supported";
+  // The result's shape: the first piece's, the concat dim static.
+  FailureOr<TensorInfo> first = materialize(op.getInputs()[0], op.getLoc());
+  if (failed(first))
+    return failure();
+  std::vector<LaunchDim> out = first->shape;
+  out[dim] = LaunchDim::of(type.getDimSize(dim));
+  TensorInfo dst = bindResult(op.getResult(), out);
+  int64_t offset = 0;
+  for (Value piece : op.getInputs()) {
+    FailureOr<TensorInfo> src = materialize(piece, op.getLoc());
+    if (failed(src))
+      return failure();
+    CopySpec spec;
+    spec.srcType = cast<RankedTensorType>(piece.getType());
+    spec.dstType = type;
+    spec.src = src->name;
+    spec.dst = dst.name;
+    spec.batch = src->shape[0];
+    spec.dstOffsets.assign(type.getRank(), 0);
+    spec.dstOffsets[dim] = offset;
+    offset += spec.srcType.getDimSize(dim);
+    FailureOr<KernelLaunch> launch = buildCopyKernel(
+        op.getLoc(), gpuModule, nextKernelName("concat"), spec);
+    if (failed(launch) || failed(addLaunch(*launch, op.getLoc())))
+      return failure();
+  }
+  return success();
+}
+
 LogicalResult EntryCompiler::visitPad(tensor::PadOp op) {
   std::optional<View> source = viewOf(op.getSource(), views, tensors);
   Value padValue = op.getConstantPaddingValue();
@@ -916,6 +951,7 @@ LogicalResult EntryCompiler::visit(Operation &op) {
       // Outputs' shapes, read by the kernels that write them.
       .Case([&](tensor::EmptyOp) { return success(); })
       .Case([&](tensor::ExtractSliceOp s) { return visitSlice(s); })
+      .Case([&](tensor::ConcatOp c) { return visitConcat(c); })
       .Case([&](tensor::PadOp p) { return visitPad(p); })
       .Case([&](tensor::ExpandShapeOp e) {
         return visitReshape(e, e.getSrc(), e.getReassociationIndices());

@@ -143,6 +143,8 @@ private:
   /// A dispatch: each branch's launches run under its condition.
   LogicalResult visitIf(scf::IfOp op);
   LogicalResult visitSlice(tensor::ExtractSliceOp op);
+  /// tensor.concat past dim 0: each piece copied into its place.
+  LogicalResult visitConcat(tensor::ConcatOp op);
   /// tensor.expand_shape / collapse_shape of a named tensor: the same
   /// buffer under the new shape.
   LogicalResult visitReshape(Operation *op, Value source,

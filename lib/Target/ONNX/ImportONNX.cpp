@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Verifier.h"
@@ -109,6 +110,7 @@ private:
   Results importCast(const onnx::NodeProto &node, Location loc);
   Results importSoftmax(const onnx::NodeProto &node, Location loc);
   Results importGelu(const onnx::NodeProto &node, Location loc);
+  Results importConstant(const onnx::NodeProto &node, Location loc);
   Results importReshape(const onnx::NodeProto &node, Location loc);
   Results importFlatten(const onnx::NodeProto &node, Location loc);
   Results importSqueeze(const onnx::NodeProto &node, Location loc);
@@ -743,6 +745,21 @@ Value OnnxImporter::reshape(Value x, ArrayRef<Value> sizes,
   auto type = RankedTensorType::get(shape, t.getElementType());
   if (t == type)
     return x;
+  // Dims merged or split in order: collapse_shape / expand_shape (views of
+  // the buffer at AOT); any other reshape as tensor.reshape.
+  if (type.getRank() < t.getRank())
+    if (auto groups = getReassociationIndicesForReshape(t, type))
+      return tensor::CollapseShapeOp::create(b, loc, type, x, *groups);
+  if (type.getRank() > t.getRank())
+    if (auto groups = getReassociationIndicesForReshape(t, type)) {
+      SmallVector<OpFoldResult> outputShape;
+      for (auto [d, size] : llvm::enumerate(shape))
+        outputShape.push_back(ShapedType::isDynamic(size)
+                                  ? OpFoldResult(sizes[d])
+                                  : OpFoldResult(b.getIndexAttr(size)));
+      return tensor::ExpandShapeOp::create(b, loc, type, x, *groups,
+                                           outputShape);
+    }
   // The new shape as an index tensor (tensor.reshape's operand).
   Value shapeTensor = tensor::FromElementsOp::create(
       b, loc, RankedTensorType::get({int64_t(sizes.size())}, b.getIndexType()),
@@ -1163,6 +1180,51 @@ OnnxImporter::importAttention(const onnx::NodeProto &node, Location loc) {
   return attention(*q, *k, *v, scale, loc);
 }
 
+OnnxImporter::Results OnnxImporter::importConstant(const onnx::NodeProto &node,
+                                                   Location loc) {
+  // Its one value attribute: a tensor, or a float / int scalar or list.
+  for (const onnx::AttributeProto &a : node.attribute()) {
+    FailureOr<Value> v = failure();
+    if (a.name() == "value" && a.has_t()) {
+      v = constant(a.t(), loc);
+    } else if (a.name() == "value_float") {
+      v = arith::ConstantOp::create(
+              b, loc, DenseElementsAttr::get(
+                          RankedTensorType::get({}, b.getF32Type()), a.f()))
+              .getResult();
+    } else if (a.name() == "value_int") {
+      v = arith::ConstantOp::create(
+              b, loc, DenseElementsAttr::get(
+                          RankedTensorType::get({}, b.getI64Type()),
+                          static_cast<int64_t>(a.i())))
+              .getResult();
+    } else if (a.name() == "value_ints") {
+      SmallVector<int64_t> ints(a.ints().begin(), a.ints().end());
+      v = arith::ConstantOp::create(
+              b, loc, DenseElementsAttr::get(
+                          RankedTensorType::get({int64_t(ints.size())},
+                                                b.getI64Type()),
+                          ArrayRef<int64_t>(ints)))
+              .getResult();
+    } else if (a.name() == "value_floats") {
+      SmallVector<float> floats(a.floats().begin(), a.floats().end());
+      v = arith::ConstantOp::create(
+              b, loc, DenseElementsAttr::get(
+                          RankedTensorType::get({int64_t(floats.size())},
+                                                b.getF32Type()),
+                          ArrayRef<float>(floats)))
+              .getResult();
+    } else {
+      continue;
+    }
+    if (failed(v))
+      return failure();
+    return SmallVector<Value>{*v};
+  }
+  return error(loc) << "a Constant with none of value, value_float, "
+                       "value_int, value_floats, value_ints";
+}
+
 LogicalResult OnnxImporter::importNode(const onnx::NodeProto &node,
                                        Location loc) {
   currentNode = cast<NameLoc>(loc).getName().str();
@@ -1209,6 +1271,7 @@ LogicalResult OnnxImporter::importNode(const onnx::NodeProto &node,
       {"Unsqueeze", &OnnxImporter::importUnsqueeze},
       {"LayerNormalization", &OnnxImporter::importLayerNorm},
       {"Attention", &OnnxImporter::importAttention},
+      {"Constant", &OnnxImporter::importConstant},
   };
   auto it = importers.find(kind);
   if (it == importers.end())

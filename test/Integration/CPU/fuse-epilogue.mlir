@@ -1,5 +1,6 @@
 // RUN: sparcast-equiv %s --ref=gather_add_bias_relu --pass-pipeline='builtin.module(sc-fuse-epilogue)' --users=3 --candidates=10 --trials=3 --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=gather_add_bias_relu --pass-pipeline='builtin.module(sc-fuse-epilogue)' --users=4 --candidates=7 --shuffle-index --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=bf16_product_bias --pass-pipeline='builtin.module(sc-fuse-epilogue)' --candidates=5 --trials=2 --rtol=1e-2 | FileCheck %s
 // RUN: sparcast-opt %s -sc-fuse-epilogue | FileCheck %s --check-prefix=FUSED
 
 // Folding the gather-add, a bias broadcast along N, a relu and the cast
@@ -9,6 +10,12 @@
 // FUSED: sc.batch_matmul {{.*}} epilogue_ins(
 // FUSED-NOT: linalg.generic
 // FUSED-NOT: sc.gather_rows
+// A product of a 16-bit result: the consumer read it rounded, so the fused
+// epilogue rounds the fp32 accumulator first.
+// FUSED-LABEL: func.func @bf16_product_bias
+// FUSED: ^bb0(%[[ACC:.*]]: f32,
+// FUSED: %[[R:.*]] = arith.truncf %[[ACC]] : f32 to bf16
+// FUSED: arith.addf %[[R]], %{{.*}} : bf16
 
 func.func @gather_add_bias_relu(%w: tensor<5x8xf16>,
                                 %c: tensor<?x8x6xf16> {sc.lineage = #sc.lineage<candidate>},
@@ -33,4 +40,22 @@ func.func @gather_add_bias_relu(%w: tensor<5x8xf16>,
     linalg.yield %h : f16
   } -> tensor<?x5x6xf16>
   return %o : tensor<?x5x6xf16>
+}
+
+#bx = affine_map<(b, m, n) -> (b, m, n)>
+#bn = affine_map<(b, m, n) -> (n)>
+func.func @bf16_product_bias(%w: tensor<5x8xbf16>,
+                             %c: tensor<?x8x6xbf16> {sc.lineage = #sc.lineage<candidate>},
+                             %bias: tensor<6xbf16>) -> tensor<?x5x6xbf16> {
+  %p = sc.batch_matmul %w, %c : tensor<5x8xbf16>, tensor<?x8x6xbf16> -> tensor<?x5x6xbf16>
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %c, %c0 : tensor<?x8x6xbf16>
+  %e = tensor.empty(%n) : tensor<?x5x6xbf16>
+  %y = linalg.generic {indexing_maps = [#bx, #bn, #bx], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%p, %bias : tensor<?x5x6xbf16>, tensor<6xbf16>) outs(%e : tensor<?x5x6xbf16>) {
+  ^bb0(%a: bf16, %b: bf16, %o: bf16):
+    %s = arith.addf %a, %b : bf16
+    linalg.yield %s : bf16
+  } -> tensor<?x5x6xbf16>
+  return %y : tensor<?x5x6xbf16>
 }

@@ -5,15 +5,17 @@
 // Shape ops and normalizations (Inputs/shapes.onnxtxt): Flatten, Reshape
 // with a copied (0) and an inferred (-1) size, Unsqueeze then Squeeze,
 // LayerNormalization over the last axis with scale and bias, Gelu (erf)
-// and Gelu (tanh). Reshapes are tensor.reshape to the sizes as values
-// (dynamic ones from tensor.dim; an inferred one static where the copied
-// dims cancel: B x 4 x 6 to (0, 6, -1) is B x 6 x 4); the layer norm's row
-// statistics are f32 reductions.
+// and Gelu (tanh). Reshapes that merge or split dims in order are
+// tensor.collapse_shape / expand_shape (views of the buffer at AOT), the
+// others tensor.reshape to the sizes as values (dynamic ones from
+// tensor.dim; an inferred one static where the copied dims cancel: B x 4 x
+// 6 to (0, 6, -1) is B x 6 x 4); the layer norm's row statistics are f32
+// reductions.
 // CHECK-LABEL: func.func @shapes(%{{.*}}: tensor<?x4x6xf32>)
-// CHECK: tensor.reshape {{.*}} -> tensor<?x24xf32>
+// CHECK: tensor.collapse_shape %arg0 {{\[}}[0], [1, 2]] : tensor<?x4x6xf32> into tensor<?x24xf32>
 // CHECK: tensor.reshape {{.*}} -> tensor<?x6x4xf32>
-// CHECK: tensor.reshape {{.*}} -> tensor<?x1x4x6xf32>
-// CHECK: tensor.reshape {{.*}} -> tensor<?x4x6xf32>
+// CHECK: tensor.expand_shape %arg0 {{\[}}[0], [1, 2], [3]] output_shape [%{{.*}}, 1, 4, 6] : tensor<?x4x6xf32> into tensor<?x1x4x6xf32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2], [3]] : tensor<?x1x4x6xf32> into tensor<?x4x6xf32>
 // CHECK: iterator_types = ["parallel", "parallel", "reduction"]
 // CHECK: math.rsqrt
 // CHECK: math.erf

@@ -21,6 +21,10 @@ struct CopySpec {
   SmallVector<int64_t> extent; // per dim; dim 0 may be ShapedType::kDynamic
   std::string src, dst;        // entry tensor names
   LaunchDim batch;             // size of dim 0 (grid z)
+  /// Set: the whole source is written into the destination at these
+  /// offsets (a piece of a concat) instead of the destination read from a
+  /// box of the source.
+  SmallVector<int64_t> dstOffsets;
 };
 
 FailureOr<KernelLaunch> buildCopyKernel(Location loc,

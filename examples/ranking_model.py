@@ -1,0 +1,139 @@
+"""A whole ranking model as users write it, compiled by Sparcast into one
+artifact: user and candidate features with the candidate->user index, an
+LCE (candidate features concatenated with their user's, times a shared
+weight), target attention of each candidate's queries over its user's
+history (keys and values broadcast by the index), and an MLP tower (bias,
+ReLU, sigmoid output) over the flattened features. Plain PyTorch: the
+broadcasts are gathers, nothing is hand-optimized.
+
+    # here (sparcast-aot, ONNX): export, compile, save the weights
+    python3 examples/ranking_model.py compile OUT
+    # on the GPU (the artifact and the weights carried): check against the
+    # eager model on fresh inputs, then time it against eager and
+    # torch.compile in interleaved rounds
+    python3 examples/ranking_model.py check OUT --json results.json
+"""
+
+import argparse
+import json
+import os
+import sys
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+import sparcast  # noqa: E402
+
+# Model sizes: LCE 64 x (1178 + 866) over 32-wide embeddings, attention of
+# 64 queries a candidate over 1024 history items, 2 heads of 64, tower
+# 10240 -> 1024 -> 256 -> 1.
+M, K_USER, K_CAND, D = 64, 1178, 866, 32
+HEADS, QUERIES, HISTORY, HEAD_DIM = 2, 64, 1024, 64
+LINEAGE = {"user": "request", "cand": "candidate", "idx": "index",
+           "q": "candidate", "hist_k": "request", "hist_v": "request"}
+
+
+class Ranker(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lce_w = torch.nn.Parameter(torch.randn(M, K_USER + K_CAND) * 0.02)
+        self.l1 = torch.nn.Linear(M * D + HEADS * QUERIES * HEAD_DIM, 1024)
+        self.l2 = torch.nn.Linear(1024, 256)
+        self.l3 = torch.nn.Linear(256, 1)
+        self.scale = HEAD_DIM ** -0.5
+
+    def forward(self, user, cand, idx, q, hist_k, hist_v):
+        e = torch.cat([user[idx], cand], dim=1)                    # [B, K, D]
+        lce = torch.matmul(self.lce_w, e)                           # [B, M, D]
+        k, v = hist_k[idx], hist_v[idx]                             # [B, H, S, d]
+        p = torch.softmax(torch.matmul(q, k.transpose(-1, -2)) * self.scale, dim=-1)
+        att = torch.matmul(p, v)                                    # [B, H, Q, d]
+        x = torch.cat([lce.flatten(1), att.flatten(1)], dim=1)
+        h = torch.relu(self.l1(x))
+        h = torch.relu(self.l2(h))
+        return torch.sigmoid(self.l3(h))
+
+
+def inputs(users, candidates, dtype, device, gen, shuffle=True):
+    """Fresh inputs: `candidates` candidates of `users` users, every user
+    with at least one, in uneven runs (shuffled unless asked not to)."""
+    idx = torch.cat([torch.arange(users),
+                     torch.randint(0, users, (candidates - users,), generator=gen)])
+    idx = idx[torch.randperm(candidates, generator=gen)] if shuffle else idx.sort().values
+    r = lambda *s: torch.randn(*s, generator=gen).to(device, dtype)
+    return (r(users, K_USER, D), r(candidates, K_CAND, D), idx.to(device),
+            r(candidates, HEADS, QUERIES, HEAD_DIM), r(users, HEADS, HISTORY, HEAD_DIM),
+            r(users, HEADS, HISTORY, HEAD_DIM))
+
+
+def compile_model(out):
+    torch.manual_seed(0)
+    model = Ranker().to(torch.bfloat16)
+    gen = torch.Generator().manual_seed(1)
+    # torch's CPU matmul has no f16: the model is exported in bf16.
+    fast = sparcast.compile(model, inputs(2, 5, torch.bfloat16, "cpu", gen), LINEAGE,
+                            output_dir=out, name="ranker", aot_args=["--report"])
+    torch.save(model.state_dict(), os.path.join(out, "weights.pt"))
+    print("compiled into", out, "entry", fast.entry.name)
+
+
+def check(out, json_path):
+    from gemm_check import compare_ms, rel_fro  # bench/
+    model = Ranker().to(torch.bfloat16)
+    model.load_state_dict(torch.load(os.path.join(out, "weights.pt")))
+    model = model.cuda()
+    fast = sparcast.load_compiled(out, model)
+    reference = Ranker().cuda()
+    reference.load_state_dict({k: v.float() for k, v in model.state_dict().items()})
+    gen = torch.Generator().manual_seed(2)
+    report = {"gpu": torch.cuda.get_device_name(), "checks": [], "timings": []}
+    ok = True
+    for users, candidates in [(1, 256), (16, 1024), (128, 256), (4, 4096), (2048, 4096)]:
+        args = inputs(users, candidates, torch.bfloat16, "cuda", gen)
+        got = fast(*args).float()
+        want = reference(*(a.float() if a.is_floating_point() else a for a in args))
+        err = rel_fro(got, want)
+        good = bool(err < 2e-2 and torch.isfinite(got).all())
+        ok &= good
+        report["checks"].append({"users": users, "candidates": candidates,
+                                 "rel_fro_vs_fp32": err, "ok": good})
+        print("U %4d B %4d: rel_fro vs the fp32 model %.2e %s" % (
+            users, candidates, err, "ok" if good else "WRONG"), flush=True)
+    compiled = torch.compile(model)
+    for users, candidates in [(16, 1024), (64, 4096)]:
+        args = inputs(users, candidates, torch.bfloat16, "cuda", gen)
+        fns = {"sparcast": lambda: fast(*args), "eager": lambda: model(*args)}
+        try:
+            compiled(*args)
+            fns["torch.compile"] = lambda: compiled(*args)
+        except Exception as e:  # noqa: BLE001 (reported, the rest still timed)
+            print("torch.compile failed: %s" % str(e).splitlines()[0])
+        ms = compare_ms(fns, rounds=5, iters=20)
+        row = {"users": users, "candidates": candidates, "ms": ms,
+               "vs_eager": ms["eager"] / ms["sparcast"]}
+        if "torch.compile" in ms:
+            row["vs_torch_compile"] = ms["torch.compile"] / ms["sparcast"]
+        report["timings"].append(row)
+        print("U %d B %d: %s" % (users, candidates, json.dumps(row)), flush=True)
+    report["all_ok"] = ok
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump(report, f, indent=1)
+    return 0 if ok else 1
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("command", choices=["compile", "check"])
+    parser.add_argument("out")
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    if args.command == "compile":
+        return compile_model(args.out)
+    sys.path.insert(0, os.path.join(HERE, "..", "bench"))
+    return check(args.out, args.json)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
