@@ -110,7 +110,13 @@ def check(out, json_path):
         except Exception as e:  # noqa: BLE001 (reported, the rest still timed)
             print("torch.compile failed: %s" % str(e).splitlines()[0])
         ms = compare_ms(fns, rounds=5, iters=20)
+        # The GPU's own time per call (CUDA profiler): what the kernels
+        # take, apart from the host's time per call.
+        from kernel_times import cuda_events, kernel_us
+        kernels = {name: kernel_us(cuda_events(fn, 10), 10) for name, fn in fns.items()}
         row = {"users": users, "candidates": candidates, "ms": ms,
+               "kernel_us": {name: round(sum(k.values()), 1) for name, k in kernels.items()},
+               "sparcast_kernels_us": {n: round(t, 1) for n, t in kernels["sparcast"].items()},
                "vs_eager": ms["eager"] / ms["sparcast"]}
         if "torch.compile" in ms:
             row["vs_torch_compile"] = ms["torch.compile"] / ms["sparcast"]
