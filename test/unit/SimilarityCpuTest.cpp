@@ -83,7 +83,8 @@ constexpr const char *kSimilarity = R"mlir(
 #csr = #sc.block_csr<block_size = 64, id_bits = 22, offset_bits = 10>
 func.func @f(%qp: tensor<{0}xi32>, %qi: tensor<?xi32>, %qv: tensor<?xf32>, %qn: tensor<{1}xf32>,
              %ip: tensor<{2}xi32>, %ii: tensor<?xi32>, %iv: tensor<?xf32>, %in: tensor<{3}xf32>)
-    -> (tensor<{1}x{3}xf32>, tensor<{1}x{4}xf32>, tensor<{1}x{4}xi32>) {
+    -> (tensor<{1}x{3}xf32>, tensor<{1}x{4}xf32>, tensor<{1}x{4}xi32>,
+        tensor<?xi32>, tensor<?xi32>, tensor<?xf32>) {
   %q = sc.assemble_csr %qp, %qi, %qv : tensor<{0}xi32>, tensor<?xi32>, tensor<?xf32> -> tensor<{1}x{5}xf32, #csr>
   %i = sc.assemble_csr %ip, %ii, %iv : tensor<{2}xi32>, tensor<?xi32>, tensor<?xf32> -> tensor<{3}x{5}xf32, #csr>
   %cos = sc.sparse_matmul %q, %i epilogue_ins(%qn, %in : tensor<{1}xf32>, tensor<{3}xf32>)
@@ -99,7 +100,8 @@ func.func @f(%qp: tensor<{0}xi32>, %qi: tensor<?xi32>, %qv: tensor<?xf32>, %qn: 
     sc.yield %r : f32
   }
   %v, %ix = sc.top_k %cos {{k = {4} : i64} : tensor<{1}x{3}xf32> -> tensor<{1}x{4}xf32>, tensor<{1}x{4}xi32>
-  return %cos, %v, %ix : tensor<{1}x{3}xf32>, tensor<{1}x{4}xf32>, tensor<{1}x{4}xi32>
+  %pr, %pc, %pv = sc.select_above %cos {{threshold = 0.2 : f32} : tensor<{1}x{3}xf32> -> tensor<?xi32>, tensor<?xi32>, tensor<?xf32>
+  return %cos, %v, %ix, %pr, %pc, %pv : tensor<{1}x{3}xf32>, tensor<{1}x{4}xf32>, tensor<{1}x{4}xi32>, tensor<?xi32>, tensor<?xi32>, tensor<?xf32>
 }
 )mlir";
 
@@ -161,6 +163,24 @@ TEST(SimilarityCpuTest, CosineAndTopKOfPackedRows) {
       EXPECT_EQ(top.get(q * kTopK + t), cos.get(q * numItems + order[t]));
     }
   }
+  // The pairs above 0.2, row-major, from the same scores.
+  const HostTensor &pairRows = (*outs)[3], &pairCols = (*outs)[4],
+                   &pairValues = (*outs)[5];
+  int64_t next = 0;
+  for (int64_t q = 0; q < numQueries; ++q)
+    for (int64_t i = 0; i < numItems; ++i) {
+      double c = cos.get(q * numItems + i);
+      if (!(c > 0.2f))
+        continue;
+      ASSERT_LT(next, pairRows.getNumElements());
+      EXPECT_EQ(pairRows.get(next), q);
+      EXPECT_EQ(pairCols.get(next), i);
+      EXPECT_EQ(pairValues.get(next), c);
+      ++next;
+    }
+  EXPECT_EQ(next, pairRows.getNumElements());
+  EXPECT_GT(next, 0);
+  EXPECT_LT(next, numQueries * numItems);
   // Not vacuous: most pairs of non-empty rows share a dimension; the empty
   // rows (query 3, items 0 and 10) share none.
   EXPECT_GT(sharing, (numQueries - 1) * (numItems - 2) / 2);
@@ -168,15 +188,17 @@ TEST(SimilarityCpuTest, CosineAndTopKOfPackedRows) {
     EXPECT_EQ(cos.get(3 * numItems + i), 0);
 }
 
-// Fewer items than k: the tail is -inf and -1; NaN ranks first.
+// Fewer items than k: the tail is -inf and -1; NaN ranks first. Above a
+// threshold: strictly above, NaN never.
 constexpr const char *kTopKShort = R"mlir(
-func.func @f(%x: tensor<2x3xf32>) -> (tensor<2x5xf32>, tensor<2x5xi32>) {
+func.func @f(%x: tensor<2x3xf32>) -> (tensor<2x5xf32>, tensor<2x5xi32>, tensor<?xi32>, tensor<?xi32>, tensor<?xf32>) {
   %v, %i = sc.top_k %x {k = 5 : i64} : tensor<2x3xf32> -> tensor<2x5xf32>, tensor<2x5xi32>
-  return %v, %i : tensor<2x5xf32>, tensor<2x5xi32>
+  %r, %c, %s = sc.select_above %x {threshold = 0.5 : f32} : tensor<2x3xf32> -> tensor<?xi32>, tensor<?xi32>, tensor<?xf32>
+  return %v, %i, %r, %c, %s : tensor<2x5xf32>, tensor<2x5xi32>, tensor<?xi32>, tensor<?xi32>, tensor<?xf32>
 }
 )mlir";
 
-TEST(SimilarityCpuTest, TopKPadsShortRowsAndRanksNaNFirst) {
+TEST(SimilarityCpuTest, TopKPadsShortRowsAndRanksNaNFirstThresholdSkipsNaN) {
   DialectRegistry registry;
   registerAllSparcastDialects(registry);
   MLIRContext context(registry);
@@ -202,6 +224,14 @@ TEST(SimilarityCpuTest, TopKPadsShortRowsAndRanksNaNFirst) {
     else
       EXPECT_EQ(v.get(t), wantValues[t]) << t;
   }
+  const HostTensor &rows = (*outs)[2], &cols = (*outs)[3], &above = (*outs)[4];
+  ASSERT_EQ(rows.getNumElements(), 2);
+  EXPECT_EQ(rows.get(0), 0);
+  EXPECT_EQ(cols.get(0), 1);
+  EXPECT_EQ(above.get(0), 2);
+  EXPECT_EQ(rows.get(1), 1);
+  EXPECT_EQ(cols.get(1), 2);
+  EXPECT_EQ(above.get(1), 3);
 }
 
 } // namespace

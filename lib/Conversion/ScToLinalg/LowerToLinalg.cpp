@@ -539,6 +539,88 @@ struct LowerTopK : OpConversionPattern<TopKOp> {
 };
 
 //===----------------------------------------------------------------------===//
+// sc.select_above
+//===----------------------------------------------------------------------===//
+
+/// Two passes over the input: count the elements above the threshold, then
+/// write each one's row, column and value at the next position.
+struct LowerSelectAbove : OpConversionPattern<SelectAboveOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SelectAboveOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    Value input = adaptor.getInput();
+    auto cIndex = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(b, v).getResult();
+    };
+    Value rows = tensor::DimOp::create(b, input, 0);
+    Value cols = tensor::DimOp::create(b, input, 1);
+    Value threshold = arith::ConstantOp::create(b, op.getThresholdAttr());
+    // Each element visited in row-major order with `state`, updated by
+    // `step(element, row, column, state)`.
+    auto visit = [&](ValueRange init,
+                     function_ref<SmallVector<Value>(ImplicitLocOpBuilder &, Value,
+                                                     Value, Value, ValueRange)>
+                         step) {
+      return scf::ForOp::create(
+                 b, cIndex(0), rows, cIndex(1), init,
+                 [&](OpBuilder &rb, Location l, Value r, ValueRange rowState) {
+                   auto inner = scf::ForOp::create(
+                       rb, l, cIndex(0), cols, cIndex(1), rowState,
+                       [&](OpBuilder &cb, Location cl, Value c, ValueRange state) {
+                         ImplicitLocOpBuilder e(cl, cb);
+                         Value v = tensor::ExtractOp::create(e, input, ValueRange{r, c});
+                         scf::YieldOp::create(e, step(e, v, r, c, state));
+                       });
+                   scf::YieldOp::create(rb, l, inner.getResults());
+                 })
+          .getResults();
+    };
+    auto above = [&](ImplicitLocOpBuilder &e, Value v) {
+      return arith::CmpFOp::create(e, arith::CmpFPredicate::OGT, v, threshold)
+          .getResult();
+    };
+    Value count = visit(ValueRange{cIndex(0)},
+                        [&](ImplicitLocOpBuilder &e, Value v, Value, Value,
+                            ValueRange state) -> SmallVector<Value> {
+                          Value one = arith::SelectOp::create(
+                              e, above(e, v), cIndex(1), cIndex(0));
+                          return {arith::AddIOp::create(e, state[0], one)};
+                        })[0];
+    auto empty = [&](Type element) {
+      return tensor::EmptyOp::create(b, ArrayRef<OpFoldResult>{count}, element)
+          .getResult();
+    };
+    SmallVector<Value> init = {cIndex(0), empty(b.getI32Type()),
+                               empty(b.getI32Type()), empty(b.getF32Type())};
+    ValueRange written = visit(
+        init, [&](ImplicitLocOpBuilder &e, Value v, Value r, Value c,
+                  ValueRange state) -> SmallVector<Value> {
+          auto put = scf::IfOp::create(
+              e, above(e, v),
+              [&](OpBuilder &tb, Location l) {
+                Value at = state[0];
+                auto i32 = [&](Value x) {
+                  return arith::IndexCastOp::create(tb, l, tb.getI32Type(), x)
+                      .getResult();
+                };
+                Value rs = tensor::InsertOp::create(tb, l, i32(r), state[1], at);
+                Value cs = tensor::InsertOp::create(tb, l, i32(c), state[2], at);
+                Value vs = tensor::InsertOp::create(tb, l, v, state[3], at);
+                Value next = arith::AddIOp::create(
+                    tb, l, at, arith::ConstantIndexOp::create(tb, l, 1));
+                scf::YieldOp::create(tb, l, ValueRange{next, rs, cs, vs});
+              },
+              [&](OpBuilder &fb, Location l) { scf::YieldOp::create(fb, l, state); });
+          return SmallVector<Value>(put.getResults());
+        });
+    rewriter.replaceOp(op, written.drop_front());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // sc.attention
 //===----------------------------------------------------------------------===//
 
@@ -750,6 +832,7 @@ struct ScLowerToLinalgPass
 
 void mlir::sc::populateScToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<LowerAssembleCsr, LowerAssembleHybrid, LowerAttention,
-               LowerBatchMatmul, LowerGatherRows, LowerSparseMatmul, LowerTopK>(
+               LowerBatchMatmul, LowerGatherRows, LowerSelectAbove,
+               LowerSparseMatmul, LowerTopK>(
       patterns.getContext());
 }

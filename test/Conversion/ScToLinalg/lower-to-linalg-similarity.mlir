@@ -55,3 +55,21 @@ func.func @cosine_top_k(%qp: tensor<?xi32>, %qi: tensor<?xi32>, %qv: tensor<?xf3
   %v, %ix = sc.top_k %cos {k = 3 : i64} : tensor<?x?xf32> -> tensor<?x3xf32>, tensor<?x3xi32>
   return %v, %ix : tensor<?x3xf32>, tensor<?x3xi32>
 }
+
+// The pairs above a threshold: a pass counting them (the results' size),
+// then a pass writing each at the next position.
+// CHECK-LABEL: func.func @pairs
+// CHECK: %[[COUNT:.*]] = scf.for
+// CHECK: scf.for
+// CHECK: arith.cmpf ogt
+// CHECK: %[[ROWS:.*]] = tensor.empty(%[[COUNT]]) : tensor<?xi32>
+// CHECK: tensor.empty(%[[COUNT]]) : tensor<?xf32>
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: scf.if
+// CHECK-COUNT-3: tensor.insert
+// CHECK-NOT: sc.select_above
+func.func @pairs(%cos: tensor<?x?xf32>) -> (tensor<?xi32>, tensor<?xi32>, tensor<?xf32>) {
+  %r, %c, %v = sc.select_above %cos {threshold = 0.8 : f32} : tensor<?x?xf32> -> tensor<?xi32>, tensor<?xi32>, tensor<?xf32>
+  return %r, %c, %v : tensor<?xi32>, tensor<?xi32>, tensor<?xf32>
+}

@@ -3,7 +3,7 @@
 // sc.assemble_csr, sc.sparse_matmul and sc.top_k refuse what they cannot
 // mean: a result without the layout, a D the id bits cannot address,
 // mismatched buffers, operands that are not sparse rows, a region of the
-// wrong shape, k out of range.
+// wrong shape, k out of range, a threshold's pairs of a static count.
 
 func.func @no_layout(%p: tensor<?xi32>, %i: tensor<?xi32>, %v: tensor<?xf32>) {
   // expected-error @below {{expected a result with a #sc.block_csr encoding}}
@@ -121,5 +121,21 @@ func.func @k_range(%x: tensor<?x?xf32>) {
 func.func @k_columns(%x: tensor<?x?xf32>) {
   // expected-error @below {{expected values columns to be 10, got 5}}
   %v, %i = sc.top_k %x {k = 10 : i64} : tensor<?x?xf32> -> tensor<?x5xf32>, tensor<?x10xi32>
+  return
+}
+
+// -----
+
+func.func @select_rank(%x: tensor<?xf32>) {
+  // expected-error @below {{expected a rank-2 input, got rank 1}}
+  %r, %c, %v = sc.select_above %x {threshold = 0.5 : f32} : tensor<?xf32> -> tensor<?xi32>, tensor<?xi32>, tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @select_static(%x: tensor<4x4xf32>) {
+  // expected-error @below {{expected dynamic-size results (the count of elements above the threshold), got 'tensor<16xi32>'}}
+  %r, %c, %v = sc.select_above %x {threshold = 0.5 : f32} : tensor<4x4xf32> -> tensor<16xi32>, tensor<?xi32>, tensor<?xf32>
   return
 }

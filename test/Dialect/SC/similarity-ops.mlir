@@ -1,8 +1,8 @@
 // RUN: sparcast-opt %s | sparcast-opt | FileCheck %s
 
 // The sparse similarity ops round-trip: sparse rows from CSR buffers
-// (#sc.block_csr column words), their product with a cosine epilogue, and
-// the top k of each row.
+// (#sc.block_csr column words), their product with a cosine epilogue, the
+// top k of each row and the pairs above a threshold.
 
 #csr = #sc.block_csr<block_size = 1024>
 // CHECK-LABEL: func.func @cosine_top_k
@@ -37,4 +37,12 @@ func.func @cosine_top_k(%qp: tensor<?xi32>, %qi: tensor<?xi32>, %qv: tensor<?xf3
 func.func @dots(%q: tensor<7x300xbf16, #small>, %i: tensor<9x300xbf16, #small>) -> tensor<7x9xf32> {
   %d = sc.sparse_matmul %q, %i : tensor<7x300xbf16, #small>, tensor<9x300xbf16, #small> -> tensor<7x9xf32>
   return %d : tensor<7x9xf32>
+}
+
+// The pairs above a threshold, as COO.
+// CHECK-LABEL: func.func @pairs
+// CHECK: sc.select_above %arg0 {threshold = 8.000000e-01 : f32} : tensor<?x?xf32> -> tensor<?xi32>, tensor<?xi32>, tensor<?xf32>
+func.func @pairs(%cos: tensor<?x?xf32>) -> (tensor<?xi32>, tensor<?xi32>, tensor<?xf32>) {
+  %r, %c, %v = sc.select_above %cos {threshold = 0.8 : f32} : tensor<?x?xf32> -> tensor<?xi32>, tensor<?xi32>, tensor<?xf32>
+  return %r, %c, %v : tensor<?xi32>, tensor<?xi32>, tensor<?xf32>
 }

@@ -229,6 +229,19 @@ LogicalResult TopKOp::verify() {
   return success();
 }
 
+LogicalResult SelectAboveOp::verify() {
+  if (getInput().getType().getRank() != 2)
+    return emitOpError() << "expected a rank-2 input, got rank "
+                         << getInput().getType().getRank();
+  // How many elements are above is known only when it runs.
+  for (Type t : getResultTypes())
+    if (!cast<RankedTensorType>(t).isDynamicDim(0))
+      return emitOpError() << "expected dynamic-size results (the count of "
+                              "elements above the threshold), got "
+                           << t;
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // BatchMatmulOp
 //===----------------------------------------------------------------------===//

@@ -322,6 +322,32 @@ def Sc_TopKOp : Sc_Op<"top_k", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Sc_SelectAboveOp : Sc_Op<"select_above", [Pure]> {
+  let summary = "the elements of a matrix above a threshold, as COO";
+  let description = [{
+    The (row, column, value) of every element of `input` greater than
+    `threshold`, in row-major order: the similarity pairs above a cutoff
+    without the dense matrix (as the consumer of `sc.sparse_matmul`). NaN
+    is never above the threshold.
+
+    Example:
+
+    ```mlir
+    %r, %c, %v = sc.select_above %cos {threshold = 0.8 : f32}
+        : tensor<?x?xf32> -> tensor<?xi32>, tensor<?xi32>, tensor<?xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$input, F32Attr:$threshold);
+  let results = (outs TensorRankOf<[I32], [1]>:$rows,
+                      TensorRankOf<[I32], [1]>:$cols,
+                      TensorRankOf<[F32], [1]>:$values);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($rows) `,` type($cols) `,`
+    type($values)
+  }];
+  let hasVerifier = 1;
+}
+
 def Sc_YieldOp : Sc_Op<"yield", [Pure, Terminator, ReturnLike,
                                  ParentOneOf<["BatchMatmulOp", "SparseMatmulOp"]>]> {
   let summary = "yields the result element of an epilogue region";
