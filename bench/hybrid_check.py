@@ -98,6 +98,24 @@ def check(module, name, n, k, m, dtype, gen, bias=False):
     return out
 
 
+def check_constant(artifacts, gen):
+    """The GEMM of bench/make_hybrid_suite.py --constant, its weight packed
+    at compile time (sparcast-aot --hybrid-weights): against the same
+    weight rebuilt here."""
+    from make_hybrid_suite import constant_weight
+    module = sparcast.load(artifacts)
+    w = torch.tensor(constant_weight(512, 1024), dtype=torch.float32, device="cuda")
+    x = torch.randn(3, 37, 1024, device="cuda", generator=gen).half()
+    y = torch.full((3, 37, 512), float("nan"), device="cuda", dtype=torch.float16)
+    module.const_f16(x, out=[y])
+    torch.cuda.synchronize()
+    err = rel_fro(y, x.float() @ w.t())
+    ok = bool(err < TOLERANCE and not torch.isnan(y).any())
+    print("  const_f16 (packed at compile time): rel_fro %.2e %s" % (err, "ok" if ok else "WRONG"),
+          flush=True)
+    return {"packed_at_compile_time": {"rel_fro": err, "ok": ok}}
+
+
 def cusparselt(w, x):
     """A callable running cuSPARSELt on the 2:4 weight, or None where it
     does not run. Tokens are padded to 32 rows (its least dense operand)."""
@@ -137,6 +155,8 @@ def main():
     parser.add_argument("--tokens", default=",".join(map(str, TOKENS)))
     parser.add_argument("--tile", default="%dx%d" % TILE,
                         help="the tile the suite was written for")
+    parser.add_argument("--constant-artifacts", default=None,
+                        help="also check make_hybrid_suite.py --constant's artifact")
     parser.add_argument("--cusparselt", action="store_true",
                         help="all-2:4 weights only, against cuSPARSELt too")
     args = parser.parse_args()
@@ -153,6 +173,8 @@ def main():
         module, "check_bf16_bias_relu", 384, 384, 5, torch.bfloat16, gen, bias=True)
     report["checks"]["check_f16_m300"] = check(module, "check_f16_m300", 256, 256,
                                                300, torch.float16, gen)
+    if args.constant_artifacts:
+        report["checks"]["const_f16"] = check_constant(args.constant_artifacts, gen)
     all_ok = all(v["ok"] for c in report["checks"].values() for v in c.values())
     if args.check_only or not all_ok:
         report["all_ok"] = all_ok

@@ -7,6 +7,7 @@ f16 and bf16 for the timings.
 
     python3 bench/make_hybrid_suite.py > bench/hybrid_suite.mlir
     python3 bench/make_hybrid_suite.py --tile 64x128   # 64-row tiles
+    python3 bench/make_hybrid_suite.py --constant      # a constant weight
 """
 import argparse
 
@@ -49,11 +50,52 @@ def gemm(name, n, k, m, dtype, bias=False):
     return "\n".join(out)
 
 
+def constant_weight(n, k, seed=7):
+    """An n x k f16 weight with tiles of every kind (in TILE tiles: zero,
+    2:4, one value of four, dense, in turns), exact in f16, the same on
+    every machine (random.Random)."""
+    import random
+    rng = random.Random(seed)
+    w = [[0.0] * k for _ in range(n)]
+    for r in range(n):
+        for c in range(k):
+            kind = (r // TILE[0] + c // TILE[1]) % 4
+            pos = c % 4
+            keep = (kind == 3 or (kind == 1 and pos in (r % 3, 3)) or
+                    (kind == 2 and pos == (r + c // 4) % 4))
+            w[r][c] = rng.randint(-64, 64) / 64.0 if keep else 0.0
+    return w
+
+
+def constant_gemm(name, n, k, m):
+    """y = x W^T with W a constant (constant_weight) in the entry: what
+    sparcast-aot --hybrid-weights packs at compile time."""
+    import struct
+    w = constant_weight(n, k)
+    raw = b"".join(struct.pack("<e", v) for row in w for v in row)
+    x = "tensor<?x%dx%dxf16>" % (m, k)
+    y = "tensor<?x%dx%dxf16>" % (m, n)
+    return "\n".join([
+        "func.func @%s(%%x: %s) -> %s {" % (name, x, y),
+        '  %%w = arith.constant dense<"0x%s"> : tensor<%dx%dxf16>' % (raw.hex().upper(), n, k),
+        "  %%y = sc.batch_matmul %%x, %%w {transpose_rhs} : %s, tensor<%dx%dxf16> -> %s" % (x, n, k, y),
+        "  return %%y : %s" % y, "}", ""])
+
+
 def main():
     global TILE
     parser = argparse.ArgumentParser()
     parser.add_argument("--tile", default="%dx%d" % TILE)
-    TILE = tuple(int(v) for v in parser.parse_args().tile.split("x"))
+    parser.add_argument("--constant", action="store_true",
+                        help="the constant-weight GEMM only (--hybrid-weights)")
+    parser.add_argument("--constant-shape", default="512x1024x37",
+                        help="its N x K x M")
+    args = parser.parse_args()
+    TILE = tuple(int(v) for v in args.tile.split("x"))
+    if args.constant:
+        n, k, m = (int(v) for v in args.constant_shape.split("x"))
+        print(constant_gemm("const_f16", n, k, m))
+        return
     print("// The hybrid-tiled GEMMs of bench/hybrid_check.py (written by")
     print("// bench/make_hybrid_suite.py: edit that, not this).")
     print()

@@ -29,6 +29,11 @@ cp -r /usr/include/nlohmann "$ROOT/bench/artifacts/include/"
 "$BIN/sparcast-aot" "$ROOT/examples/loglinear_attention.mlir" -o "$ROOT/bench/artifacts/loglinear_attention" --report
 # Hybrid dense / 2:4 / zero tiles (bench/hybrid_check.py).
 "$BIN/sparcast-aot" "$ROOT/bench/hybrid_suite.mlir" -o "$ROOT/bench/artifacts/hybrid_suite" >/dev/null
+# A constant weight packed at compile time (--hybrid-weights).
+python3 "$ROOT/bench/make_hybrid_suite.py" --constant > "$ROOT/bench/artifacts/hybrid_const.mlir"
+"$BIN/sparcast-aot" "$ROOT/bench/artifacts/hybrid_const.mlir" -o "$ROOT/bench/artifacts/hybrid_const" \
+  --hybrid-weights=128x128 >/dev/null
+rm "$ROOT/bench/artifacts/hybrid_const.mlir"
 # Generated linalg.generic kernels: an imported MLP (bench/generic_check.py).
 "$BIN/sparcast-aot" "$ROOT/test/Target/ONNX/Inputs/mlp.onnxtxt" -o "$ROOT/bench/artifacts/mlp" >/dev/null
 # A whole ranking model exported from PyTorch (examples/ranking_model.py),

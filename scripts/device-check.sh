@@ -26,6 +26,7 @@ PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench
 # Hybrid dense / 2:4 / zero tiles against cuBLAS and cuSPARSELt.
 PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench/hybrid_check.py" \
   --artifacts "$ROOT/bench/artifacts/hybrid_suite" --out "$OUT_DIR/hybrid.json" \
+  --constant-artifacts "$ROOT/bench/artifacts/hybrid_const" \
   --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/hybrid.log" || echo "hybrid checks failed or timed out (see hybrid.log)"
 # cuSPARSELt on all-2:4 weights, a process per shape: on some shapes it
 # fails inside with an illegal instruction, which ends its process.

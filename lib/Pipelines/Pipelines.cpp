@@ -107,6 +107,17 @@ void mlir::sc::buildScKernelPipeline(OpPassManager &pm,
     pm.addPass(createScInferLineagePass(lineage));
   }
   buildScIkboPipeline(pm, report, options.ikboRequestInResultType);
+  // Constant weights in hybrid tiles (after the IKBO steps: the GEMMs they
+  // leave are the ones that read the weights).
+  if (options.hybridTileRows > 0) {
+    ScPackHybridWeightsPassOptions hybrid;
+    hybrid.tileRows = options.hybridTileRows;
+    hybrid.tileCols = options.hybridTileCols;
+    hybrid.prune = options.hybridPrune;
+    hybrid.denseBudget = options.hybridDenseBudget;
+    hybrid.report = report;
+    pm.addPass(createScPackHybridWeightsPass(hybrid));
+  }
   // What stays outside the sc ops runs as generated kernels, one per
   // linalg.generic: named ops generalized, element-wise chains fused (one
   // kernel for a chain), scalar operands inlined into the bodies.

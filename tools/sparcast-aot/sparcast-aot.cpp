@@ -84,6 +84,22 @@ static cl::opt<bool> ikboRequestInResultType(
              "type (f16/bf16) instead of f32; the candidate GEMM then "
              "prefetches its tiles by TMA (faster; one more rounding of the "
              "request part, so not within FBGEMM's max-error rule)"));
+static cl::opt<std::string> hybridWeights(
+    "hybrid-weights",
+    cl::desc("Pack constant f16/bf16 GEMM weights at compile time into "
+             "hybrid dense / 2:4 / zero tiles of ROWSxCOLS (e.g. 128x128; "
+             "docs/hybrid-tiles.md): tiles already 2:4 run on the sparse "
+             "tensor cores, zero tiles are skipped"),
+    cl::value_desc("ROWSxCOLS"));
+static cl::opt<bool> hybridPrune(
+    "hybrid-prune",
+    cl::desc("With --hybrid-weights: prune dense tiles to 2:4 by magnitude "
+             "(changes the model) except --hybrid-dense-budget of them"));
+static cl::opt<double> hybridDenseBudget(
+    "hybrid-dense-budget",
+    cl::desc("With --hybrid-prune: the fraction of tiles kept dense, those "
+             "pruning would change most"),
+    cl::init(0.0));
 static cl::opt<bool> warpSpecialize(
     "warp-specialize",
     cl::desc("Decide each warp-specialized GEMM's and attention's ring "
@@ -179,6 +195,25 @@ int main(int argc, char **argv) {
   options.dispatchMinCandidatesPerUser = dispatchMinCandidatesPerUser;
   options.dispatchMinBatch = dispatchMinBatch;
   options.ikboRequestInResultType = ikboRequestInResultType;
+  if (!hybridWeights.empty()) {
+    StringRef rows, cols;
+    std::tie(rows, cols) = StringRef(hybridWeights).split('x');
+    if (rows.getAsInteger(10, options.hybridTileRows) ||
+        cols.getAsInteger(10, options.hybridTileCols) ||
+        options.hybridTileRows <= 0 || options.hybridTileCols <= 0) {
+      llvm::errs() << "error: --hybrid-weights takes ROWSxCOLS (e.g. 128x128), "
+                      "got '"
+                   << hybridWeights << "'\n";
+      return 1;
+    }
+  }
+  if ((hybridPrune || hybridDenseBudget != 0.0) && hybridWeights.empty()) {
+    llvm::errs() << "error: --hybrid-prune and --hybrid-dense-budget go with "
+                    "--hybrid-weights\n";
+    return 1;
+  }
+  options.hybridPrune = hybridPrune;
+  options.hybridDenseBudget = hybridDenseBudget;
   options.warpSpecialize = warpSpecialize;
   options.wsStages = wsStages;
   options.wsProducerRegs = wsProducerRegs;

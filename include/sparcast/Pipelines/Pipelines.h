@@ -87,6 +87,21 @@ struct ScKernelPipelineOptions
   Option<int64_t> wsConsumerRegs{*this, "ws-consumer-regs",
                                  llvm::cl::desc("Each consumer's registers"),
                                  llvm::cl::init(232)};
+  Option<int64_t> hybridTileRows{
+      *this, "hybrid-tile-rows",
+      llvm::cl::desc("Pack constant GEMM weights in hybrid tiles of this many "
+                     "rows (sc-pack-hybrid-weights; 0: not packed)"),
+      llvm::cl::init(0)};
+  Option<int64_t> hybridTileCols{
+      *this, "hybrid-tile-cols",
+      llvm::cl::desc("... and this many columns"), llvm::cl::init(128)};
+  Option<bool> hybridPrune{*this, "hybrid-prune",
+                           llvm::cl::desc("... pruned to 2:4 by magnitude"),
+                           llvm::cl::init(false)};
+  Option<double> hybridDenseBudget{
+      *this, "hybrid-dense-budget",
+      llvm::cl::desc("... except this fraction of the tiles"),
+      llvm::cl::init(0.0)};
   Option<bool> kernelsFromIR{
       *this, "kernels-from-ir",
       llvm::cl::desc("GEMM kernels written from their kernel-level IR (the "

@@ -49,6 +49,12 @@ struct AotOptions {
   /// f32 (sc-ikbo-decompose-gemm{request-in-result-type}): faster, one more
   /// rounding.
   bool ikboRequestInResultType = false;
+  /// Constant GEMM weights packed at compile time into hybrid dense / 2:4 /
+  /// zero tiles of this many rows and columns (sc-pack-hybrid-weights; 0:
+  /// not packed), pruned to 2:4 except a dense budget when asked.
+  int64_t hybridTileRows = 0, hybridTileCols = 0;
+  bool hybridPrune = false;
+  double hybridDenseBudget = 0.0;
   /// Warp specialization through the kernel-level IR: sc-lower-to-sck and
   /// sc-warp-specialize with these options decide each warp-specialized
   /// GEMM's ring stages (0: as many as fit) and register split; the kernel

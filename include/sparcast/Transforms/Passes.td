@@ -234,6 +234,37 @@ def ScRaiseLinalgPass : Pass<"sc-raise-linalg"> {
   ];
 }
 
+def ScPackHybridWeightsPass : Pass<"sc-pack-hybrid-weights"> {
+  let summary = "Pack constant GEMM weights into hybrid dense / 2:4 / zero tiles";
+  let description = [{
+    The AOT form of the runtime's inspector (docs/hybrid-tiles.md): the
+    constant f16 / bf16 weight of an `sc.batch_matmul` that multiplies rows
+    by it (a shared rhs) is planned and packed at compile time by the same
+    code as `scHybridPack`: tiles that are 2:4 already become 2:4, all-zero
+    tiles zero, the others dense; with `prune`, dense tiles are pruned to
+    2:4 by magnitude except a `dense-budget` fraction of the tiles, those
+    that lose the most. The GEMM then reads `sc.assemble_hybrid` of the
+    packed constants (its kinds known), transposed to [n, k] first if the
+    weight was [k, n]. A weight whose tiles would all stay dense is left as
+    it is, and so is one the tile does not divide (a remark says why).
+  }];
+  let dependentDialects = ["mlir::sc::ScDialect"];
+  let options = [
+    Option<"tileRows", "tile-rows", "int64_t", /*default=*/"128",
+           "Weight rows a tile (a multiple of 64)">,
+    Option<"tileCols", "tile-cols", "int64_t", /*default=*/"128",
+           "Weight columns (K) a tile (a multiple of 32; the GPU kernel takes "
+           "multiples of 128)">,
+    Option<"prune", "prune", "bool", /*default=*/"false",
+           "Prune dense tiles to 2:4 by magnitude (changes the weight)">,
+    Option<"denseBudget", "dense-budget", "double", /*default=*/"0.0",
+           "With prune: the fraction of tiles kept dense">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "A remark at each weight: packed (tile counts, pruning error) or "
+           "why not">,
+  ];
+}
+
 def ScPadKPass : Pass<"sc-pad-k"> {
   let summary = "Zero-pad the contraction dim of batched matmuls to 16 bytes";
   let description = [{

@@ -115,6 +115,10 @@ static LogicalResult runModelPasses(ModuleOp module, const AotOptions &options,
     pipeline.wsProducerRegs = options.wsProducerRegs;
     pipeline.wsConsumerRegs = options.wsConsumerRegs;
     pipeline.kernelsFromIR = options.kernelsFromIR;
+    pipeline.hybridTileRows = options.hybridTileRows;
+    pipeline.hybridTileCols = options.hybridTileCols;
+    pipeline.hybridPrune = options.hybridPrune;
+    pipeline.hybridDenseBudget = options.hybridDenseBudget;
     PassManager pm(ctx);
     buildScKernelPipeline(pm, pipeline);
     if (failed(pm.run(module)))
