@@ -94,6 +94,7 @@ void mlir::sc::buildScIkboPipeline(OpPassManager &pm, bool report,
     options.report = report;
     pm.addPass(createScFuseEpiloguePass(options));
   }
+
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -107,6 +108,13 @@ void mlir::sc::buildScKernelPipeline(OpPassManager &pm,
     pm.addPass(createScInferLineagePass(lineage));
   }
   buildScIkboPipeline(pm, report, options.ikboRequestInResultType);
+  // 16-byte output rows for TMA (after the epilogue fusion: the slice it
+  // leaves would stop it); other chips' portable kernel takes any N.
+  if (options.chip == "sm_90a") {
+    ScPadNPassOptions padN;
+    padN.report = report;
+    pm.addPass(createScPadNPass(padN));
+  }
   // Constant weights in hybrid tiles (after the IKBO steps: the GEMMs they
   // leave are the ones that read the weights).
   if (options.hybridTileRows > 0) {

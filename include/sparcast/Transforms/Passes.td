@@ -265,6 +265,41 @@ def ScPackHybridWeightsPass : Pass<"sc-pack-hybrid-weights"> {
   ];
 }
 
+def ScPadNPass : Pass<"sc-pad-n"> {
+  let summary = "Zero-pad the output columns of 16-bit matmuls to 16 bytes";
+  let description = [{
+    TMA reads and writes rows of 16 bytes: a 16-bit product whose N is not a
+    multiple of 8 would leave the tensor cores for the portable kernel. Its
+    rhs is padded with zero columns (N up to the next multiple of 8), the
+    product computed over them and the result sliced back to N, which
+    leaves the first N columns unchanged. An epilogue region reads its
+    operands at a column clamped to N - 1, so the padding never reads past
+    them. Runs after sc-fuse-epilogue (the slice would stop the fusion).
+
+    Before:
+
+    ```mlir
+    %o = sc.batch_matmul %w, %e : tensor<4x16xf16>, tensor<?x16x250xf16> -> tensor<?x4x250xf16>
+    ```
+
+    After:
+
+    ```mlir
+    %ep = tensor.pad %e low[0, 0, 0] high[0, 0, 6] { ... 0.0 ... } : tensor<?x16x250xf16> to tensor<?x16x256xf16>
+    %p = sc.batch_matmul %w, %ep : tensor<4x16xf16>, tensor<?x16x256xf16> -> tensor<?x4x256xf16>
+    %o = tensor.extract_slice %p[0, 0, 0] [%b, 4, 250] [1, 1, 1] : tensor<?x4x256xf16> to tensor<?x4x250xf16>
+    ```
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark for every rewrite (what --report shows)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def ScPadKPass : Pass<"sc-pad-k"> {
   let summary = "Zero-pad the contraction dim of batched matmuls to 16 bytes";
   let description = [{

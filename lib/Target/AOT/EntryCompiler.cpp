@@ -216,11 +216,24 @@ LogicalResult EntryCompiler::visitSlice(tensor::ExtractSliceOp op) {
   std::optional<View> source = viewOf(op.getSource(), views, tensors);
   if (!source)
     return op.emitError() << "sparcast-aot: slices of entry tensors only";
-  if (!op.hasUnitStride() || !op.getType().hasStaticShape() ||
+  // A dynamic size must be the whole of its dim (the batch of a sliced
+  // product): tensor.dim of the source there, from offset 0.
+  auto wholeDim = [&](int64_t d) {
+    if (!op.isDynamicSize(d) || op.getStaticOffsets()[d] != 0)
+      return false;
+    auto dim = op.getDynamicSize(d).getDefiningOp<tensor::DimOp>();
+    std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt;
+    return dim && dim.getSource() == op.getSource() && index == d;
+  };
+  bool sizesKnown = true;
+  for (int64_t d = 0; d < op.getType().getRank(); ++d)
+    sizesKnown &= !op.getType().isDynamicDim(d) || wholeDim(d);
+  if (!op.hasUnitStride() || !sizesKnown ||
       op.getSourceType().getRank() != op.getType().getRank() ||
       llvm::any_of(op.getStaticOffsets(), ShapedType::isDynamic))
     return op.emitError() << "sparcast-aot: only static, unit-stride, "
-                             "rank-preserving slices are supported";
+                             "rank-preserving slices (a dynamic size the "
+                             "whole dim) are supported";
   if (source->type != source->source.type)
     return op.emitError() << "sparcast-aot: slices of padded tensors are not "
                              "supported";
@@ -314,10 +327,14 @@ LogicalResult EntryCompiler::visitReshape(Operation *op, Value source,
     emptyShapes[op->getResult(0)] = *shape;
     return success();
   }
+  // A slice or pad is copied out first (a padded product's result).
+  if (!tensors.count(source) && views.count(source) &&
+      failed(materialize(source, op->getLoc())))
+    return failure();
   auto it = tensors.find(source);
   if (it == tensors.end())
     return op->emitError() << "sparcast-aot: reshapes of entry tensors and "
-                              "kernel results only (not of slices or pads)";
+                              "kernel results only";
   const TensorInfo &from = it->second;
   FailureOr<std::vector<LaunchDim>> shape =
       reshapedShape(from.shape, type, groups, why);
@@ -434,7 +451,9 @@ FailureOr<TensorInfo> EntryCompiler::materialize(Value v, Location loc) {
   for (auto [d, size] : llvm::enumerate(view.type.getShape()))
     shape.push_back(ShapedType::isDynamic(size) ? view.source.shape[d]
                                                 : LaunchDim::of(size));
-  TensorInfo dst = newWorkspace(view.type, shape);
+  // The entry's result when returned (a slice of a padded product), else
+  // an intermediate.
+  TensorInfo dst = bindResult(v, shape);
   // A value defined outside a dispatch's branch is copied whichever
   // branch runs (the other may read the copy made here).
   std::optional<LaunchCondition> branch = condition;
@@ -1074,6 +1093,10 @@ LogicalResult EntryCompiler::compile() {
     if (failed(visit(op)))
       return failure();
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    // A returned view (a slice) is copied into the result.
+    if (!tensors.count(v) && views.count(v) &&
+        failed(materialize(v, ret.getLoc())))
+      return failure();
     auto it = tensors.find(v);
     if (i >= results.size() || results[i].name.empty() || it == tensors.end() ||
         it->second.name != results[i].name)
