@@ -7,6 +7,8 @@ tensors and on CSR / COO arrays, never densified.
     rows = sparcast.csr_pack(coo=(row, col, data), rows=R, dim=D)
     rows.row_ptr, rows.col_ids, rows.values   # sc.assemble_csr's operands
     rows.norms                                # each row's Euclidean norm
+    head, coverage = sparcast.csr_head(queries, items, max_head=256)
+    dense, tail = sparcast.csr_split(queries, head)  # head dense, tail packed
 
 Column ids become one 32-bit word each, #sc.block_csr<block_size,
 id_bits = 32 - offset_bits, offset_bits> (10-bit offsets in 1024-column
@@ -38,6 +40,14 @@ def _library(explicit=None):
         fn = getattr(lib, name)
         fn.argtypes = [ctypes.POINTER(_Shape), p, p, p, ctypes.c_int64, p, p, p, p]
         fn.restype = ctypes.c_int
+    i64 = ctypes.c_int64
+    lib.scCsrChooseHead.argtypes = [ctypes.POINTER(_Shape), p, p, i64, ctypes.POINTER(_Shape),
+                                    p, p, i64, i64, p, ctypes.POINTER(i64),
+                                    ctypes.POINTER(ctypes.c_double)]
+    lib.scCsrChooseHead.restype = ctypes.c_int
+    lib.scCsrSplitHead.argtypes = [ctypes.POINTER(_Shape), p, p, p, i64, p, i64, p, p, p, p,
+                                   ctypes.POINTER(i64)]
+    lib.scCsrSplitHead.restype = ctypes.c_int
     lib.scGetLastError.argtypes = []
     lib.scGetLastError.restype = ctypes.c_char_p
     _LIB[explicit] = lib
@@ -78,6 +88,53 @@ def _host(x, dtype):
     return torch.as_tensor(x).detach().to("cpu", dtype).contiguous()
 
 
+def _arrays(x, dim, coo, rows):
+    """(rows, dim, indptr, indices, values) as host int64 / float32 CSR
+    arrays of any input csr_pack takes, sorted if it was COO (repeats are
+    refused by the packing)."""
+    torch = _torch()
+    if coo is not None:
+        if x is not None or rows is None or dim is None:
+            raise SparcastError("csr_pack: coo= takes rows= and dim= and no x")
+        r, c, v = (_host(coo[0], torch.int64), _host(coo[1], torch.int64),
+                   _host(coo[2], torch.float32))
+        if not r.numel() == c.numel() == v.numel():
+            raise SparcastError("csr_pack: row, col and data differ in length")
+        if r.numel() and (r.min() < 0 or r.max() >= rows):
+            raise SparcastError("csr_pack: a row id outside [0, %d)" % rows)
+        order = torch.argsort(r * int(dim) + c, stable=True) if r.numel() else r
+        counts = torch.bincount(r, minlength=int(rows)) if r.numel() else torch.zeros(int(rows), dtype=torch.int64)
+        indptr = torch.cat([torch.zeros(1, dtype=torch.int64), counts.cumsum(0)])
+        return int(rows), int(dim), indptr, c[order], v[order]
+    if isinstance(x, torch.Tensor) and x.layout == torch.sparse_csr:
+        num_rows, dim = x.shape
+        return (num_rows, dim, _host(x.crow_indices(), torch.int64),
+                _host(x.col_indices(), torch.int64), _host(x.values(), torch.float32))
+    if isinstance(x, torch.Tensor) and x.layout == torch.sparse_coo:
+        if x.dim() != 2:
+            raise SparcastError("csr_pack: a COO tensor of rows is 2-D, got %d-D" % x.dim())
+        x = x.coalesce()
+        return _arrays(None, x.shape[1], (x.indices()[0], x.indices()[1], x.values()),
+                       x.shape[0])
+    if hasattr(x, "indptr") and hasattr(x, "indices") and hasattr(x, "data"):
+        num_rows, dim = x.shape
+        return (num_rows, dim, _host(x.indptr, torch.int64), _host(x.indices, torch.int64),
+                _host(x.data, torch.float32))
+    if isinstance(x, tuple) and len(x) == 3:
+        if dim is None:
+            raise SparcastError("csr_pack: CSR arrays take dim=")
+        p, i, v = (_host(x[0], torch.int64), _host(x[1], torch.int64),
+                   _host(x[2], torch.float32))
+        return p.numel() - 1, int(dim), p, i, v
+    raise SparcastError("csr_pack: expected a torch sparse CSR or COO matrix, "
+                        "CSR arrays (indptr, indices, data) or coo=(row, col, data)")
+
+
+def _check(lib, status):
+    if status != 0:
+        raise SparcastError(lib.scGetLastError().decode(errors="replace"))
+
+
 def csr_pack(x=None, dim=None, coo=None, rows=None, block_size=1024, offset_bits=10,
              library=None):
     """Packs sparse rows: `x` a torch sparse CSR or COO matrix, or a tuple
@@ -87,53 +144,61 @@ def csr_pack(x=None, dim=None, coo=None, rows=None, block_size=1024, offset_bits
     CsrRows on the host."""
     torch = _torch()
     lib = _library(library)
-    coo_arrays = None
-    if coo is not None:
-        if x is not None or rows is None or dim is None:
-            raise SparcastError("csr_pack: coo= takes rows= and dim= and no x")
-        coo_arrays = coo
-        num_rows = int(rows)
-    elif isinstance(x, torch.Tensor) and x.layout == torch.sparse_csr:
-        num_rows, dim = x.shape
-        indptr, indices, data = x.crow_indices(), x.col_indices(), x.values()
-    elif isinstance(x, torch.Tensor) and x.layout == torch.sparse_coo:
-        if x.dim() != 2:
-            raise SparcastError("csr_pack: a COO tensor of rows is 2-D, got %d-D" % x.dim())
-        x = x.coalesce()
-        num_rows, dim = x.shape
-        coo_arrays = (x.indices()[0], x.indices()[1], x.values())
-    elif hasattr(x, "indptr") and hasattr(x, "indices") and hasattr(x, "data"):
-        num_rows, dim = x.shape
-        indptr, indices, data = x.indptr, x.indices, x.data
-    elif isinstance(x, tuple) and len(x) == 3:
-        if dim is None:
-            raise SparcastError("csr_pack: CSR arrays take dim=")
-        indptr, indices, data = x
-        num_rows = len(indptr) - 1
-    else:
-        raise SparcastError("csr_pack: expected a torch sparse CSR or COO matrix, "
-                            "CSR arrays (indptr, indices, data) or coo=(row, col, data)")
+    num_rows, dim, p, i, v = _arrays(x, dim, coo, rows)
+    if p.numel() != num_rows + 1 or i.numel() != v.numel():
+        raise SparcastError("csr_pack: %d row pointers for %d rows, %d ids for %d values"
+                            % (p.numel(), num_rows, i.numel(), v.numel()))
     shape = _Shape(int(num_rows), int(dim), int(block_size), int(offset_bits))
-    if coo_arrays is not None:
-        r, c, v = (_host(coo_arrays[0], torch.int64), _host(coo_arrays[1], torch.int64),
-                   _host(coo_arrays[2], torch.float32))
-        if not r.numel() == c.numel() == v.numel():
-            raise SparcastError("csr_pack: row, col and data differ in length")
-        nnz, fn, args = v.numel(), lib.scCsrPackCoo, (r, c, v)
-    else:
-        p, i, v = (_host(indptr, torch.int64), _host(indices, torch.int64),
-                   _host(data, torch.float32))
-        if p.numel() != shape.rows + 1 or i.numel() != v.numel():
-            raise SparcastError("csr_pack: %d row pointers for %d rows, %d ids for %d values"
-                                % (p.numel(), shape.rows, i.numel(), v.numel()))
-        nnz, fn, args = v.numel(), lib.scCsrPack, (p, i, v)
+    nnz = v.numel()
     row_ptr = torch.empty(max(shape.rows, 0) + 1, dtype=torch.int32)
     col_ids = torch.empty(nnz, dtype=torch.int32)
     values = torch.empty(nnz, dtype=torch.float32)
     norms = torch.empty(max(shape.rows, 0), dtype=torch.float32)
-    status = fn(ctypes.byref(shape), *(a.data_ptr() for a in args), nnz, row_ptr.data_ptr(),
-                col_ids.data_ptr(), values.data_ptr(), norms.data_ptr())
-    if status != 0:
-        raise SparcastError(lib.scGetLastError().decode(errors="replace"))
+    _check(lib, lib.scCsrPack(ctypes.byref(shape), p.data_ptr(), i.data_ptr(), v.data_ptr(),
+                              nnz, row_ptr.data_ptr(), col_ids.data_ptr(), values.data_ptr(),
+                              norms.data_ptr()))
     return CsrRows((shape.rows, shape.dim), block_size, offset_bits, row_ptr, col_ids,
                    values, norms)
+
+
+def csr_head(queries, items, max_head=256, library=None):
+    """The head of a similarity job (docs/sparse-similarity.md): the at
+    most `max_head` dimensions carrying the most query x item products,
+    most productive first (int64 tensor), and their share of all products.
+    `queries` and `items` are what csr_pack takes as `x`."""
+    torch = _torch()
+    lib = _library(library)
+    qr, qd, qp, qi, _ = _arrays(queries, None, None, None)
+    ir, idim, ip, ii, _ = _arrays(items, None, None, None)
+    qs, its = _Shape(qr, qd, 1024, 10), _Shape(ir, idim, 1024, 10)
+    head = torch.empty(max(int(max_head), 0), dtype=torch.int64)
+    count, coverage = ctypes.c_int64(), ctypes.c_double()
+    _check(lib, lib.scCsrChooseHead(ctypes.byref(qs), qp.data_ptr(), qi.data_ptr(), qi.numel(),
+                                    ctypes.byref(its), ip.data_ptr(), ii.data_ptr(), ii.numel(),
+                                    int(max_head), head.data_ptr(), ctypes.byref(count),
+                                    ctypes.byref(coverage)))
+    return head[:count.value].clone(), coverage.value
+
+
+def csr_split(x, head, dim=None, block_size=1024, offset_bits=10, library=None):
+    """Rows (what csr_pack takes as `x`) split at `head` (csr_head's
+    columns): the head as a dense float32 [rows, len(head)] tensor and the
+    tail as packed CsrRows (their norms: the tail's own)."""
+    torch = _torch()
+    lib = _library(library)
+    rows, dim, p, i, v = _arrays(x, dim, None, None)
+    head = _host(head, torch.int64)
+    shape = _Shape(int(rows), int(dim), int(block_size), int(offset_bits))
+    dense = torch.empty(rows, head.numel(), dtype=torch.float32)
+    tail_ptr = torch.empty(rows + 1, dtype=torch.int64)
+    tail_idx = torch.empty(i.numel(), dtype=torch.int64)
+    tail_val = torch.empty(v.numel(), dtype=torch.float32)
+    tail_nnz = ctypes.c_int64()
+    _check(lib, lib.scCsrSplitHead(ctypes.byref(shape), p.data_ptr(), i.data_ptr(), v.data_ptr(),
+                                   v.numel(), head.data_ptr(), head.numel(), dense.data_ptr(),
+                                   tail_ptr.data_ptr(), tail_idx.data_ptr(), tail_val.data_ptr(),
+                                   ctypes.byref(tail_nnz)))
+    n = tail_nnz.value
+    tail = csr_pack((tail_ptr, tail_idx[:n], tail_val[:n]), dim=dim, block_size=block_size,
+                    offset_bits=offset_bits, library=library)
+    return dense, tail

@@ -80,6 +80,31 @@ class CsrPackTest(unittest.TestCase):
         self.assertEqual(rows.values.tolist(), [3.0, 4.0])
         self.assertEqual(rows.norms.tolist(), [3.0, 4.0])
 
+    def test_head_and_split(self):
+        gen = torch.Generator().manual_seed(3)
+        q, i = zipf_rows(20, 40, gen, empty=(3,)), zipf_rows(30, 35, gen)
+        head, coverage = sparcast.csr_head(q, i, max_head=16)
+        qd, idn = q.to_dense().double(), i.to_dense().double()
+        products = (qd != 0).sum(0) * (idn != 0).sum(0)
+        self.assertEqual(head.numel(), 16)
+        # Most productive first, and none left out carries more.
+        counts = products[head]
+        self.assertTrue(bool((counts[:-1] >= counts[1:]).all()))
+        rest = torch.ones(D, dtype=torch.bool)
+        rest[head] = False
+        self.assertLessEqual(products[rest].max().item(), counts[-1].item())
+        self.assertAlmostEqual(coverage, counts.sum().item() / products.sum().item(), places=9)
+        self.assertGreater(coverage, 0.5)  # Zipf: a few dims carry most
+        # Head dot + tail dot = the rows' dot.
+        qh, qt = sparcast.csr_split(q, head)
+        ih, it = sparcast.csr_split(i, head)
+        unpack = lambda t: torch.zeros(t.shape, dtype=torch.float64).index_put_(
+            (torch.repeat_interleave(torch.arange(t.shape[0]), t.row_ptr[1:] - t.row_ptr[:-1]),
+             t.columns()), t.values.double())
+        got = qh.double() @ ih.double().t() + unpack(qt) @ unpack(it).t()
+        self.assertTrue(torch.allclose(got, qd @ idn.t(), rtol=0, atol=1e-9))
+        self.assertEqual(qt.values.numel() + (qh != 0).sum().item(), q.values().numel())
+
     def test_refusals(self):
         bad = [
             (dict(x=(torch.tensor([0, 2]), torch.tensor([7, 3]), torch.tensor([1.0, 1.0])), dim=10),

@@ -3,7 +3,9 @@
 // scCsrPack / scCsrPackCoo: the words and norms of packed rows (empty rows
 // included), COO in any order giving the CSR packing, and the refusals
 // (unsorted or repeated ids, ids past D, bad row pointers, D too wide for
-// the id bits, non-finite values) leaving the outputs untouched.
+// the id bits, non-finite values) leaving the outputs untouched; the head
+// of a similarity job (the dims carrying the most pair products) and rows
+// split at it, whose head and tail dot products add up to the rows'.
 //
 //===----------------------------------------------------------------------===//
 
@@ -134,6 +136,100 @@ TEST(BlockCsrTest, CooRefusesRepeatsAndRowsOutside) {
   EXPECT_EQ(scCsrPack(nullptr, nullptr, nullptr, nullptr, 0, nullptr, nullptr,
                       nullptr, nullptr),
             SC_ERROR_INVALID_ARGUMENT);
+}
+
+// Queries over D = 10: dim 2 in all three, dim 5 in two, dim 7 in one;
+// items: dim 2 in one, dim 5 in both, dim 9 in one. Products: dim 5 4,
+// dim 2 3, dim 7 0 (no item), dim 9 0 (no query).
+struct TwoSets {
+  std::vector<int64_t> qPtr = {0, 2, 4, 6}, qIdx = {2, 5, 2, 7, 2, 5};
+  std::vector<float> qVal = {1, 2, 3, 4, 5, 6};
+  std::vector<int64_t> iPtr = {0, 2, 4}, iIdx = {2, 5, 5, 9};
+  std::vector<float> iVal = {0.5, 1, -2, 3};
+  scCsrShape q{3, 10, 1024, 10}, i{2, 10, 1024, 10};
+};
+
+TEST(BlockCsrTest, ChoosesTheHeadByPairProducts) {
+  TwoSets t;
+  std::vector<int64_t> head(4, -1);
+  int64_t numHead = -1;
+  double coverage = -1;
+  ASSERT_EQ(scCsrChooseHead(&t.q, t.qPtr.data(), t.qIdx.data(), 6, &t.i,
+                            t.iPtr.data(), t.iIdx.data(), 4, 4, head.data(),
+                            &numHead, &coverage),
+            SC_OK)
+      << scGetLastError();
+  ASSERT_EQ(numHead, 2); // dims 7 and 9 carry no product
+  EXPECT_EQ(head[0], 5);
+  EXPECT_EQ(head[1], 2);
+  EXPECT_DOUBLE_EQ(coverage, 1.0);
+  // One dim only: dim 5's 4 of the 7 products.
+  ASSERT_EQ(scCsrChooseHead(&t.q, t.qPtr.data(), t.qIdx.data(), 6, &t.i,
+                            t.iPtr.data(), t.iIdx.data(), 4, 1, head.data(),
+                            &numHead, &coverage),
+            SC_OK);
+  EXPECT_EQ(numHead, 1);
+  EXPECT_DOUBLE_EQ(coverage, 4.0 / 7.0);
+  scCsrShape other{2, 11, 1024, 10};
+  EXPECT_EQ(scCsrChooseHead(&t.q, t.qPtr.data(), t.qIdx.data(), 6, &other,
+                            t.iPtr.data(), t.iIdx.data(), 4, 1, head.data(),
+                            &numHead, &coverage),
+            SC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(scGetLastError()).find("over one dim"), std::string::npos);
+}
+
+TEST(BlockCsrTest, HeadAndTailDotsAddUpToTheRows) {
+  TwoSets t;
+  std::vector<int64_t> head = {5, 2};
+  auto split = [&](const scCsrShape &shape, std::vector<int64_t> &ptr,
+                   std::vector<int64_t> &idx, std::vector<float> &val,
+                   std::vector<float> &dense, std::vector<int64_t> &tailPtr,
+                   std::vector<int64_t> &tailIdx, std::vector<float> &tailVal) {
+    dense.assign(shape.rows * head.size(), -1);
+    tailPtr.assign(shape.rows + 1, -1);
+    tailIdx.assign(idx.size(), -1);
+    tailVal.assign(idx.size(), -1);
+    int64_t tailNnz = -1;
+    ASSERT_EQ(scCsrSplitHead(&shape, ptr.data(), idx.data(), val.data(),
+                             int64_t(idx.size()), head.data(), 2, dense.data(),
+                             tailPtr.data(), tailIdx.data(), tailVal.data(),
+                             &tailNnz),
+              SC_OK)
+        << scGetLastError();
+    EXPECT_EQ(tailNnz, tailPtr[shape.rows]);
+  };
+  std::vector<float> qd, id, qtv, itv;
+  std::vector<int64_t> qtp, qti, itp, iti;
+  split(t.q, t.qPtr, t.qIdx, t.qVal, qd, qtp, qti, qtv);
+  split(t.i, t.iPtr, t.iIdx, t.iVal, id, itp, iti, itv);
+  EXPECT_EQ(qd, (std::vector<float>{2, 1, 0, 3, 6, 5}));
+  EXPECT_EQ(qtp, (std::vector<int64_t>{0, 0, 1, 1}));
+  EXPECT_EQ(qti[0], 7);
+  for (int64_t a = 0; a < 3; ++a)
+    for (int64_t b = 0; b < 2; ++b) {
+      double full = 0, parts = 0;
+      for (int64_t x = t.qPtr[a]; x < t.qPtr[a + 1]; ++x)
+        for (int64_t y = t.iPtr[b]; y < t.iPtr[b + 1]; ++y)
+          if (t.qIdx[x] == t.iIdx[y])
+            full += double(t.qVal[x]) * t.iVal[y];
+      for (int64_t h = 0; h < 2; ++h)
+        parts += double(qd[a * 2 + h]) * id[b * 2 + h];
+      for (int64_t x = qtp[a]; x < qtp[a + 1]; ++x)
+        for (int64_t y = itp[b]; y < itp[b + 1]; ++y)
+          if (qti[x] == iti[y])
+            parts += double(qtv[x]) * itv[y];
+      EXPECT_EQ(parts, full) << a << ", " << b;
+    }
+  std::vector<int64_t> repeated = {5, 5};
+  std::vector<float> dense(6), tailVal(6);
+  std::vector<int64_t> tailPtr(4), tailIdx(6);
+  int64_t tailNnz;
+  EXPECT_EQ(scCsrSplitHead(&t.q, t.qPtr.data(), t.qIdx.data(), t.qVal.data(), 6,
+                           repeated.data(), 2, dense.data(), tailPtr.data(),
+                           tailIdx.data(), tailVal.data(), &tailNnz),
+            SC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(scGetLastError()).find("repeated or outside"),
+            std::string::npos);
 }
 
 } // namespace

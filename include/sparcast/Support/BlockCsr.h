@@ -58,7 +58,7 @@ inline int64_t columnOf(uint32_t word, const Shape &s) {
 /// Why CSR arrays (indptr rows + 1 entries, indices and values nnz) are not
 /// a valid row set of `s`, or an empty string: indptr starts at 0, ends at
 /// nnz, never decreases; a row's ids are strictly increasing (sorted, no
-/// duplicates) and in [0, D); values finite; nnz below 2^31.
+/// duplicates) and in [0, D); values (unless null) finite; nnz below 2^31.
 inline std::string checkCsr(const Shape &s, const int64_t *indptr,
                             const int64_t *indices, const float *values,
                             int64_t nnz) {
@@ -79,7 +79,7 @@ inline std::string checkCsr(const Shape &s, const int64_t *indptr,
         return "row " + str(r) + ": column ids not strictly increasing (" +
                str(indices[j - 1]) + " then " + str(indices[j]) +
                "): sort them and sum duplicates first";
-      if (!std::isfinite(values[j]))
+      if (values && !std::isfinite(values[j]))
         return "row " + str(r) + ": a value that is not finite at column " +
                str(indices[j]);
     }
@@ -138,6 +138,85 @@ inline std::string cooToCsr(const Shape &s, const int64_t *rowIds,
   for (int64_t r = 0; r < s.rows; ++r)
     indptr[r + 1] += indptr[r];
   return "";
+}
+
+/// The head of a similarity job: the dimensions that carry the most pair
+/// products (a column in q query rows and i item rows carries q * i), run
+/// as a dense product, the rest (the tail) intersected sparsely.
+struct Head {
+  std::vector<int64_t> columns; // most productive first, ties to the lower
+  double coverage = 0;          // their share of all pair products
+};
+
+/// How many rows of `indptr` / `indices` (a checked row set over `dim`)
+/// hold each column.
+inline std::vector<int64_t> columnCounts(int64_t rows, int64_t dim,
+                                         const int64_t *indptr,
+                                         const int64_t *indices) {
+  std::vector<int64_t> counts(dim, 0);
+  for (int64_t j = indptr[0]; j < indptr[rows]; ++j)
+    ++counts[indices[j]];
+  return counts;
+}
+
+/// The at most `maxHead` columns of the largest product counts (none that
+/// carries no product) between two row sets over the same D.
+inline Head chooseHead(const std::vector<int64_t> &queryCounts,
+                       const std::vector<int64_t> &itemCounts,
+                       int64_t maxHead) {
+  Head head;
+  std::vector<int64_t> productive;
+  double total = 0;
+  for (size_t c = 0; c < queryCounts.size(); ++c) {
+    double p = double(queryCounts[c]) * double(itemCounts[c]);
+    total += p;
+    if (p > 0)
+      productive.push_back(int64_t(c));
+  }
+  auto products = [&](int64_t c) {
+    return double(queryCounts[c]) * double(itemCounts[c]);
+  };
+  std::sort(productive.begin(), productive.end(), [&](int64_t a, int64_t b) {
+    return products(a) != products(b) ? products(a) > products(b) : a < b;
+  });
+  if (int64_t(productive.size()) > maxHead)
+    productive.resize(std::max<int64_t>(maxHead, 0));
+  double covered = 0;
+  for (int64_t c : productive)
+    covered += products(c);
+  head.columns = std::move(productive);
+  head.coverage = total > 0 ? covered / total : 0;
+  return head;
+}
+
+/// Splits checked CSR rows at `head`: headDense (rows x head size, fp32,
+/// row-major; column h holds dimension head[h]) and the rest as CSR in
+/// tailPtr (rows + 1), tailColumns and tailValues (at most nnz entries);
+/// returns the tail's entry count.
+inline int64_t splitHead(const Shape &s, const int64_t *indptr,
+                         const int64_t *indices, const float *values,
+                         const std::vector<int64_t> &head, float *headDense,
+                         int64_t *tailPtr, int64_t *tailColumns,
+                         float *tailValues) {
+  std::vector<int64_t> slot(s.dim, -1);
+  for (size_t h = 0; h < head.size(); ++h)
+    slot[head[h]] = int64_t(h);
+  int64_t width = int64_t(head.size()), tail = 0;
+  std::fill(headDense, headDense + s.rows * width, 0.0f);
+  tailPtr[0] = 0;
+  for (int64_t r = 0; r < s.rows; ++r) {
+    for (int64_t j = indptr[r]; j < indptr[r + 1]; ++j) {
+      if (slot[indices[j]] >= 0) {
+        headDense[r * width + slot[indices[j]]] = values[j];
+        continue;
+      }
+      tailColumns[tail] = indices[j];
+      tailValues[tail] = values[j];
+      ++tail;
+    }
+    tailPtr[r + 1] = tail;
+  }
+  return tail;
 }
 
 } // namespace sparcast::csr

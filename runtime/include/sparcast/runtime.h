@@ -181,6 +181,32 @@ scStatus scCsrPackCoo(const scCsrShape *shape, const int64_t *rowIds,
                       int32_t *rowPtr, uint32_t *colWords, float *packedValues,
                       float *norms);
 
+/* The head of a similarity job between query and item rows over the same
+ * dim (CSR arrays as scCsrPack takes them, values not needed): the at most
+ * maxHead dims that carry the most pair products (a dim in q query rows
+ * and i item rows carries q * i), most productive first, into headColumns
+ * (maxHead entries), their count into *numHead, their share of all the
+ * pair products into *coverage. The head runs as a dense product, the
+ * rest (the tail) sparsely (docs/sparse-similarity.md). */
+scStatus scCsrChooseHead(const scCsrShape *queries, const int64_t *queryIndptr,
+                         const int64_t *queryIndices, int64_t queryNnz,
+                         const scCsrShape *items, const int64_t *itemIndptr,
+                         const int64_t *itemIndices, int64_t itemNnz,
+                         int64_t maxHead, int64_t *headColumns,
+                         int64_t *numHead, double *coverage);
+
+/* Rows split at a head: headDense (rows x numHead floats, row-major; column
+ * h holds dim headColumns[h], zero where the row has none) and the other
+ * entries as CSR arrays tailIndptr (rows + 1), tailIndices and tailValues
+ * (room for nnz each), *tailNnz their count. The head's dims must be
+ * distinct and inside the dim. */
+scStatus scCsrSplitHead(const scCsrShape *shape, const int64_t *indptr,
+                        const int64_t *indices, const float *values, int64_t nnz,
+                        const int64_t *headColumns, int64_t numHead,
+                        float *headDense, int64_t *tailIndptr,
+                        int64_t *tailIndices, float *tailValues,
+                        int64_t *tailNnz);
+
 /* Message of the last failure on this thread ("" if none). */
 const char *scGetLastError(void);
 
