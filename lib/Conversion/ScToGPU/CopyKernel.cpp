@@ -20,43 +20,76 @@ using namespace mlir::sc;
 namespace {
 constexpr int64_t kThreads = 256;
 
+/// A copy kernel (src, dst) with its builder inside the thread of element
+/// `flat` of dim-0 slice `slice`: CTA (x, z) runs elements x * 256 .. of
+/// slice z; threads past `inner` elements do nothing.
+struct ElementThread {
+  gpu::GPUFuncOp func;
+  Value flat, slice;
+};
+
+ElementThread beginElementKernel(OpBuilder &b, Location loc,
+                                 gpu::GPUModuleOp gpuModule,
+                                 StringRef kernelName, const CopySpec &spec,
+                                 int64_t inner) {
+  MLIRContext *ctx = gpuModule.getContext();
+  ctx->loadDialect<arith::ArithDialect, memref::MemRefDialect,
+                   scf::SCFDialect>();
+  Type element = spec.dstType.getElementType();
+  auto srcType = MemRefType::get(spec.srcType.getShape(), element);
+  auto dstType = MemRefType::get(spec.dstType.getShape(), element);
+  ElementThread t;
+  t.func = sc::detail::createKernelFunction(b, loc, gpuModule, kernelName,
+                                            {srcType, dstType}, kThreads);
+  Value c256 = arith::ConstantIndexOp::create(b, loc, kThreads);
+  Value innerSize = arith::ConstantIndexOp::create(b, loc, inner);
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  t.slice = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+  t.flat = arith::AddIOp::create(b, loc,
+                                 arith::MulIOp::create(b, loc, bid, c256), tid);
+  Value live = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, t.flat,
+                                     innerSize);
+  auto ifLive = scf::IfOp::create(b, loc, live, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&ifLive.getThenRegion().front());
+  return t;
+}
+
+void endElementKernel(OpBuilder &b, Location loc, ElementThread &t) {
+  b.setInsertionPointToEnd(&t.func.getBody().front());
+  gpu::ReturnOp::create(b, loc);
+}
+
+/// `flat` as row-major indices (1 .. r-1) of `shape`, dim 0 `slice`.
+SmallVector<Value> indicesOf(OpBuilder &b, Location loc, Value flat,
+                             Value slice, RankedTensorType shape) {
+  int64_t rank = shape.getRank();
+  SmallVector<Value> at(rank);
+  at[0] = slice;
+  Value rest = flat;
+  for (int64_t d = rank - 1; d >= 1; --d) {
+    Value size = arith::ConstantIndexOp::create(b, loc, shape.getDimSize(d));
+    at[d] = arith::RemUIOp::create(b, loc, rest, size);
+    rest = arith::DivUIOp::create(b, loc, rest, size);
+  }
+  return at;
+}
+
 /// The kernel: thread `flat` of CTA (x, z) writes destination element
 /// (z, flat's row-major inner indices): the source's at `offsets` past it
 /// when inside `extent`, else zero.
 void writeCopyKernel(Location loc, gpu::GPUModuleOp gpuModule,
                      StringRef kernelName, const CopySpec &spec,
                      int64_t inner) {
-  MLIRContext *ctx = gpuModule.getContext();
-  ctx->loadDialect<arith::ArithDialect, memref::MemRefDialect,
-                   scf::SCFDialect>();
-  OpBuilder b(ctx);
+  OpBuilder b(gpuModule.getContext());
+  ElementThread t =
+      beginElementKernel(b, loc, gpuModule, kernelName, spec, inner);
   Type element = spec.dstType.getElementType();
-  auto srcType = MemRefType::get(spec.srcType.getShape(), element);
-  auto dstType = MemRefType::get(spec.dstType.getShape(), element);
-  auto func = sc::detail::createKernelFunction(b, loc, gpuModule, kernelName,
-                                           {srcType, dstType}, kThreads);
   auto index = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
-  Value c256 = index(kThreads), innerSize = index(inner);
-  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   int64_t rank = spec.dstType.getRank();
-  SmallVector<Value> at(rank);
-  at[0] = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
-  Value flat = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, bid, c256), tid);
-  Value live = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, flat,
-                                     innerSize);
-  auto ifLive = scf::IfOp::create(b, loc, live, /*withElseRegion=*/false);
-  b.setInsertionPointToStart(&ifLive.getThenRegion().front());
-  // flat -> (i1, ..., i_{r-1}), row-major over the destination's inner dims.
-  Value rest = flat;
-  for (int64_t d = rank - 1; d >= 1; --d) {
-    Value size = index(spec.dstType.getDimSize(d));
-    at[d] = arith::RemUIOp::create(b, loc, rest, size);
-    rest = arith::DivUIOp::create(b, loc, rest, size);
-  }
+  SmallVector<Value> at = indicesOf(b, loc, t.flat, t.slice, spec.dstType);
   // Inside the source box in every dim where it is smaller than the
   // destination.
   Value inside = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
@@ -76,16 +109,15 @@ void writeCopyKernel(Location loc, gpu::GPUModuleOp gpuModule,
     SmallVector<Value> from;
     for (int64_t d = 0; d < rank; ++d)
       from.push_back(arith::AddIOp::create(b, loc, at[d], index(spec.offsets[d])));
-    Value x = memref::LoadOp::create(b, loc, func.getArgument(0), from);
+    Value x = memref::LoadOp::create(b, loc, t.func.getArgument(0), from);
     scf::YieldOp::create(b, loc, x);
     b.setInsertionPointToStart(&ifInside.getElseRegion().front());
     Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
     scf::YieldOp::create(b, loc, zero);
   }
-  memref::StoreOp::create(b, loc, ifInside.getResult(0), func.getArgument(1),
+  memref::StoreOp::create(b, loc, ifInside.getResult(0), t.func.getArgument(1),
                           at);
-  b.setInsertionPointToEnd(&func.getBody().front());
-  gpu::ReturnOp::create(b, loc);
+  endElementKernel(b, loc, t);
 }
 
 /// The kernel of a concat's piece: thread `flat` of CTA (x, z) copies
@@ -94,41 +126,18 @@ void writeCopyKernel(Location loc, gpu::GPUModuleOp gpuModule,
 void writeInsertKernel(Location loc, gpu::GPUModuleOp gpuModule,
                        StringRef kernelName, const CopySpec &spec,
                        int64_t inner) {
-  MLIRContext *ctx = gpuModule.getContext();
-  ctx->loadDialect<arith::ArithDialect, memref::MemRefDialect,
-                   scf::SCFDialect>();
-  OpBuilder b(ctx);
-  Type element = spec.dstType.getElementType();
-  auto srcType = MemRefType::get(spec.srcType.getShape(), element);
-  auto dstType = MemRefType::get(spec.dstType.getShape(), element);
-  auto func = sc::detail::createKernelFunction(b, loc, gpuModule, kernelName,
-                                               {srcType, dstType}, kThreads);
-  auto index = [&](int64_t v) {
-    return arith::ConstantIndexOp::create(b, loc, v).getResult();
-  };
-  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value flat = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, bid, index(kThreads)), tid);
-  Value live = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, flat,
-                                     index(inner));
-  auto ifLive = scf::IfOp::create(b, loc, live, /*withElseRegion=*/false);
-  b.setInsertionPointToStart(&ifLive.getThenRegion().front());
-  int64_t rank = spec.srcType.getRank();
-  SmallVector<Value> at(rank), to(rank);
-  at[0] = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
-  Value rest = flat;
-  for (int64_t d = rank - 1; d >= 1; --d) {
-    Value size = index(spec.srcType.getDimSize(d));
-    at[d] = arith::RemUIOp::create(b, loc, rest, size);
-    rest = arith::DivUIOp::create(b, loc, rest, size);
-  }
-  for (int64_t d = 0; d < rank; ++d)
-    to[d] = arith::AddIOp::create(b, loc, at[d], index(spec.dstOffsets[d]));
-  Value x = memref::LoadOp::create(b, loc, func.getArgument(0), at);
-  memref::StoreOp::create(b, loc, x, func.getArgument(1), to);
-  b.setInsertionPointToEnd(&func.getBody().front());
-  gpu::ReturnOp::create(b, loc);
+  OpBuilder b(gpuModule.getContext());
+  ElementThread t =
+      beginElementKernel(b, loc, gpuModule, kernelName, spec, inner);
+  SmallVector<Value> at = indicesOf(b, loc, t.flat, t.slice, spec.srcType);
+  SmallVector<Value> to;
+  for (auto [d, index] : llvm::enumerate(at))
+    to.push_back(arith::AddIOp::create(
+        b, loc, index,
+        arith::ConstantIndexOp::create(b, loc, spec.dstOffsets[d])));
+  Value x = memref::LoadOp::create(b, loc, t.func.getArgument(0), at);
+  memref::StoreOp::create(b, loc, x, t.func.getArgument(1), to);
+  endElementKernel(b, loc, t);
 }
 } // namespace
 
