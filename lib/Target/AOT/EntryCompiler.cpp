@@ -560,6 +560,19 @@ static bool paramTakes(Type t, const LaunchParam &p) {
   return false;
 }
 
+/// Where a kernel comes from, for the report: " [from FILE:LINE]" or
+/// " [from node NAME]" (an imported model's node), else nothing.
+static std::string sourceOf(Location loc) {
+  if (auto fused = dyn_cast<FusedLoc>(loc); fused && !fused.getLocations().empty())
+    return sourceOf(fused.getLocations().front());
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return " [from node " + name.getName().str() + "]";
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return " [from " + llvm::sys::path::filename(file.getFilename()).str() +
+           ":" + std::to_string(file.getLine()) + "]";
+  return "";
+}
+
 // The runtime passes the manifest's parameters in order: a kernel whose
 // signature disagrees (count, or a map where a memref is taken) would read
 // one argument as another on the GPU, so it is refused here.
@@ -623,7 +636,7 @@ LogicalResult EntryCompiler::addLaunch(const KernelLaunch &launch,
   if (report)
     *report << "kernel " << launch.summary
             << (condition ? " (launched when " + condition->str() + ")" : "")
-            << "\n";
+            << sourceOf(loc) << "\n";
   launches.push_back(std::move(entry));
   return success();
 }
