@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -139,6 +140,38 @@ struct RaiseBatchMatmul : OpRewritePattern<linalg::BatchMatmulOp> {
   }
 };
 
+/// tosa.matmul a [N, H, C] by b [N, C, W] of floats with zero zero-points
+/// (TOSA has no broadcast of the batch: both batched).
+struct RaiseTosaMatmul : OpRewritePattern<tosa::MatMulOp> {
+  RaiseTosaMatmul(MLIRContext *ctx, bool report)
+      : OpRewritePattern(ctx), report(report) {}
+  bool report;
+  LogicalResult matchAndRewrite(tosa::MatMulOp op,
+                                PatternRewriter &rewriter) const override {
+    auto a = cast<RankedTensorType>(op.getA().getType());
+    auto b = cast<RankedTensorType>(op.getB().getType());
+    auto result = cast<RankedTensorType>(op.getType());
+    auto floats = [](Type t) { return t.isF16() || t.isBF16() || t.isF32(); };
+    if (!floats(a.getElementType()) || a.getElementType() != b.getElementType() ||
+        !floats(result.getElementType()))
+      return rewriter.notifyMatchFailure(op, "not floats sc.batch_matmul takes");
+    auto zero = [](Value zp) {
+      DenseElementsAttr value;
+      return matchPattern(zp, m_Constant(&value)) && value.isSplat() &&
+             value.getSplatValue<APFloat>().isZero();
+    };
+    if (!zero(op.getAZp()) || !zero(op.getBZp()))
+      return rewriter.notifyMatchFailure(op, "zero points other than zero");
+    if (a.isDynamicDim(1) || a.isDynamicDim(2) || b.isDynamicDim(2))
+      return rewriter.notifyMatchFailure(op, "a dynamic H, C or W");
+    if (report)
+      op->emitRemark() << "raised to sc.batch_matmul";
+    rewriter.replaceOpWithNewOp<BatchMatmulOp>(op, result, op.getA(), op.getB(),
+                                               ValueRange{});
+    return success();
+  }
+};
+
 /// Whether `consumer` is element-wise (all loops parallel) and reads
 /// `operand` element for element (identity map).
 bool isElementwiseRead(linalg::GenericOp consumer, OpOperand *operand) {
@@ -173,7 +206,8 @@ struct ScRaiseLinalgPass
   using Base::Base;
   void runOnOperation() final {
     RewritePatternSet patterns(&getContext());
-    patterns.add<RaiseBatchMatmul, RaiseMatmul>(&getContext(), report);
+    patterns.add<RaiseBatchMatmul, RaiseMatmul, RaiseTosaMatmul>(&getContext(),
+                                                                 report);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     // Element-wise consumers of a raised product read it without the

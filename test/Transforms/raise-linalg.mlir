@@ -72,3 +72,17 @@ func.func @left(%x: tensor<4x8xf32>, %w: tensor<8x2xf32>, %acc: tensor<4x2xf32>,
   %c = linalg.matmul ins(%xi, %wi : tensor<4x8xi32>, tensor<8x2xi32>) outs(%zi : tensor<4x2xi32>) -> tensor<4x2xi32>
   return %a, %b, %c : tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xi32>
 }
+
+// -----
+
+// tosa.matmul with zero zero-points: sc.batch_matmul of its two batched
+// operands.
+// CHECK-LABEL: func.func @tosa
+// CHECK: sc.batch_matmul %arg0, %arg1 : tensor<?x8x16xbf16>, tensor<?x16x4xbf16> -> tensor<?x8x4xf32>
+// CHECK-NOT: tosa.matmul
+func.func @tosa(%a: tensor<?x8x16xbf16>, %b: tensor<?x16x4xbf16>) -> tensor<?x8x4xf32> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xbf16>}> : () -> tensor<1xbf16>
+  // expected-remark @below {{raised to sc.batch_matmul}}
+  %y = tosa.matmul %a, %b, %zp, %zp : (tensor<?x8x16xbf16>, tensor<?x16x4xbf16>, tensor<1xbf16>, tensor<1xbf16>) -> tensor<?x8x4xf32>
+  return %y : tensor<?x8x4xf32>
+}

@@ -198,7 +198,7 @@ def ScMaterializeBlockMaskPass : Pass<"sc-materialize-block-mask"> {
 }
 
 def ScRaiseLinalgPass : Pass<"sc-raise-linalg"> {
-  let summary = "Raise linalg matmuls to sc.batch_matmul";
+  let summary = "Raise linalg and tosa matmuls to sc.batch_matmul";
   let description = [{
     Imported graphs (ONNX MatMul / Gemm) multiply rows of features by a
     weight as `linalg.matmul`; the IKBO passes and the tensor-core kernels
@@ -207,7 +207,8 @@ def ScRaiseLinalgPass : Pass<"sc-raise-linalg"> {
     (the GPU kernels read them as R flat rows), the rows expanded and
     collapsed around it; a weight that is a `linalg.transpose` of w^T [N, K]
     is read transposed instead (`transpose_rhs`). A `linalg.batch_matmul`
-    from zero becomes `sc.batch_matmul` as it is. The contraction runs in
+    from zero, and a `tosa.matmul` of floats with zero zero-points, become
+    `sc.batch_matmul` as they are. The contraction runs in
     fp32 (linalg's accumulates in the result type). K and N must be static.
 
     Before:

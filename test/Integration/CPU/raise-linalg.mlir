@@ -3,18 +3,20 @@
 // RUN: sparcast-equiv %s --ref=rows_f16 --pass-pipeline='builtin.module(sc-raise-linalg)' --candidates=9 --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=batched --pass-pipeline='builtin.module(sc-raise-linalg)' --candidates=3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=rows_bias_relu --pass-pipeline='builtin.module(sc-raise-linalg,sc-fuse-epilogue)' --candidates=6 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=tosa_batched --pass-pipeline='builtin.module(sc-raise-linalg)' --candidates=4 --rtol=1e-3 | FileCheck %s
 // RUN: sparcast-opt %s -sc-raise-linalg | FileCheck %s --check-prefix=RAISED
 // RUN: sparcast-opt %s -sc-raise-linalg -sc-fuse-epilogue | FileCheck %s --check-prefix=FUSED
 
 // Raised matmuls compute what linalg's did, on random rows: a weight
 // [K, N], a transposed constant weight read [N, K], f16 (linalg
-// accumulates in f16, sc.batch_matmul in f32: within 2e-3), and a batched
-// product; element-wise consumers moved above the rows' collapse and into
+// accumulates in f16, sc.batch_matmul in f32: within 2e-3), a batched
+// product and TOSA's; element-wise consumers moved above the rows' collapse and into
 // the product's epilogue (a bias and a ReLU, fused with each other first).
 // CHECK-COUNT-2: ok
 // CHECK: EQUIVALENT
 // RAISED-NOT: linalg.matmul
 // RAISED-NOT: linalg.batch_matmul
+// RAISED-NOT: tosa.matmul
 // FUSED-LABEL: func.func @rows_bias_relu
 // FUSED: sc.batch_matmul {{.*}} epilogue_ins(%{{.*}} : tensor<10xf32>)
 // FUSED: arith.addf
@@ -93,4 +95,11 @@ func.func @rows_bias_relu(%x: tensor<?x24xf32> {sc.lineage = #sc.lineage<candida
     linalg.yield %m : f32
   } -> tensor<?x10xf32>
   return %relu : tensor<?x10xf32>
+}
+
+// tosa.matmul (TOSA graphs) with zero zero-points.
+func.func @tosa_batched(%a: tensor<?x5x16xf16> {sc.lineage = #sc.lineage<candidate>}, %b: tensor<?x16x8xf16> {sc.lineage = #sc.lineage<candidate>}) -> tensor<?x5x8xf32> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf16>}> : () -> tensor<1xf16>
+  %y = tosa.matmul %a, %b, %zp, %zp : (tensor<?x5x16xf16>, tensor<?x16x8xf16>, tensor<1xf16>, tensor<1xf16>) -> tensor<?x5x8xf32>
+  return %y : tensor<?x5x8xf32>
 }
