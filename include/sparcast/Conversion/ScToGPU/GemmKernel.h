@@ -187,10 +187,10 @@ std::string hybridGemmLimitation(BatchMatmulOp op, StringRef chip);
 
 /// Builds kernel `kernelName` for `op`, y = x W^T with W hybrid-tiled
 /// (HybridGemmKernel.cpp), from its warp-specialized kernel-level IR: per
-/// CTA a 64-row band of W by a tile of tokens, a producer warpgroup
-/// loading the tokens' box and each non-zero tile's boxes by TMA into
-/// rings, a consumer warpgroup issuing wgmma for dense tiles and sparse
-/// wgmma for 2:4 tiles, then the epilogue. Fails with a located error on
+/// CTA a band of 64 or 128 rows of W by a tile of tokens, a producer
+/// warpgroup loading the tokens' box and each non-zero tile's boxes by TMA
+/// into rings, one consumer warpgroup per 64 rows issuing wgmma for dense
+/// tiles and sparse wgmma for 2:4 tiles, then the epilogue. Fails with a located error on
 /// what it does not take (hybridGemmLimitation).
 FailureOr<KernelLaunch> buildHybridGemmKernel(BatchMatmulOp op,
                                               gpu::GPUModuleOp gpuModule,
