@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CheckedArithmetic.h"
@@ -111,6 +112,25 @@ private:
   Results importSoftmax(const onnx::NodeProto &node, Location loc);
   Results importGelu(const onnx::NodeProto &node, Location loc);
   Results importConstant(const onnx::NodeProto &node, Location loc);
+  Results importShape(const onnx::NodeProto &node, Location loc);
+  Results importSlice(const onnx::NodeProto &node, Location loc);
+
+  /// An element of a shape computed in the graph (torch exports dynamic
+  /// reshapes as Shape / Slice / Gather / Concat of int64 tensors): a
+  /// constant, or dim `dim` of the graph value `of`.
+  struct ShapeElem {
+    int64_t constant = 0;
+    std::string of;
+    int64_t dim = 0;
+  };
+  /// The shapes computed so far, by graph value.
+  llvm::StringMap<SmallVector<ShapeElem>> shapes;
+  /// Input `i` of `node` as shape elements: a computed shape, or a
+  /// constant int tensor; failure (not reported) otherwise.
+  FailureOr<SmallVector<ShapeElem>> shapeElems(const onnx::NodeProto &node,
+                                               int i);
+  /// `elems` recorded as `name`'s shape, and as its value: an int64 tensor.
+  Results recordShape(StringRef name, ArrayRef<ShapeElem> elems, Location loc);
   Results importReshape(const onnx::NodeProto &node, Location loc);
   Results importFlatten(const onnx::NodeProto &node, Location loc);
   Results importSqueeze(const onnx::NodeProto &node, Location loc);
@@ -589,6 +609,20 @@ OnnxImporter::Results OnnxImporter::importGather(const onnx::NodeProto &node,
 
 OnnxImporter::Results OnnxImporter::importConcat(const onnx::NodeProto &node,
                                                  Location loc) {
+  // A shape assembled from computed and constant parts.
+  if (llvm::any_of(node.input(), [&](const std::string &in) {
+        return shapes.count(in);
+      })) {
+    SmallVector<ShapeElem> elems;
+    for (int i = 0; i < node.input_size(); ++i) {
+      FailureOr<SmallVector<ShapeElem>> part = shapeElems(node, i);
+      if (failed(part))
+        return error(loc) << "Concat of a shape with a part that is not "
+                             "constant";
+      elems.append(part->begin(), part->end());
+    }
+    return recordShape(node.output(0), elems, loc);
+  }
   SmallVector<Value> parts;
   for (int i = 0; i < node.input_size(); ++i) {
     FailureOr<Value> v = input(node, i, loc);
@@ -770,7 +804,20 @@ Value OnnxImporter::reshape(Value x, ArrayRef<Value> sizes,
 OnnxImporter::Results OnnxImporter::importReshape(const onnx::NodeProto &node,
                                                   Location loc) {
   FailureOr<Value> x = input(node, 0, loc);
-  FailureOr<SmallVector<int64_t>> target = constantInts(node, 1, loc);
+  // A computed target: its dims of the input in place are copies (0).
+  FailureOr<SmallVector<int64_t>> target = failure();
+  if (auto it = shapes.find(node.input(1)); it != shapes.end()) {
+    SmallVector<int64_t> ints;
+    for (auto [i, e] : llvm::enumerate(it->second)) {
+      if (!e.of.empty() && (e.of != node.input(0) || e.dim != int64_t(i)))
+        return error(loc) << "Reshape to a dim of another tensor, or of "
+                             "another position, is not imported";
+      ints.push_back(e.of.empty() ? e.constant : 0);
+    }
+    target = ints;
+  } else {
+    target = constantInts(node, 1, loc);
+  }
   if (failed(x) || failed(target))
     return failure();
   auto t = cast<RankedTensorType>(x->getType());
@@ -1225,6 +1272,87 @@ OnnxImporter::Results OnnxImporter::importConstant(const onnx::NodeProto &node,
                        "value_int, value_floats, value_ints";
 }
 
+FailureOr<SmallVector<OnnxImporter::ShapeElem>>
+OnnxImporter::shapeElems(const onnx::NodeProto &node, int i) {
+  if (i >= node.input_size())
+    return failure();
+  auto it = shapes.find(node.input(i));
+  if (it != shapes.end())
+    return it->second;
+  auto v = values.find(node.input(i));
+  DenseIntElementsAttr ints;
+  if (v == values.end() || !matchPattern(v->second, m_Constant(&ints)) ||
+      ints.getType().getRank() > 1)
+    return failure();
+  SmallVector<ShapeElem> elems;
+  for (const APInt &x : ints)
+    elems.push_back({x.getSExtValue(), "", 0});
+  return elems;
+}
+
+OnnxImporter::Results OnnxImporter::recordShape(StringRef name,
+                                                ArrayRef<ShapeElem> elems,
+                                                Location loc) {
+  shapes[name] = SmallVector<ShapeElem>(elems);
+  SmallVector<Value> parts;
+  for (const ShapeElem &e : elems) {
+    Value part;
+    if (e.of.empty())
+      part = arith::ConstantIntOp::create(b, loc, b.getI64Type(), e.constant);
+    else
+      part = arith::IndexCastOp::create(
+          b, loc, b.getI64Type(),
+          tensor::DimOp::create(b, loc, values.lookup(e.of), e.dim));
+    parts.push_back(part);
+  }
+  auto type = RankedTensorType::get({int64_t(parts.size())}, b.getI64Type());
+  return SmallVector<Value>{tensor::FromElementsOp::create(b, loc, type, parts)};
+}
+
+OnnxImporter::Results OnnxImporter::importShape(const onnx::NodeProto &node,
+                                                Location loc) {
+  FailureOr<Value> x = input(node, 0, loc);
+  if (failed(x))
+    return failure();
+  if (intAttr(node, "start", 0) != 0 || intAttr(node, "end", INT64_MAX) != INT64_MAX)
+    return error(loc) << "Shape with start or end is not imported";
+  auto t = cast<RankedTensorType>(x->getType());
+  SmallVector<ShapeElem> elems;
+  for (int64_t d = 0; d < t.getRank(); ++d)
+    elems.push_back(t.isDynamicDim(d) ? ShapeElem{0, node.input(0), d}
+                                      : ShapeElem{t.getDimSize(d), "", 0});
+  return recordShape(node.output(0), elems, loc);
+}
+
+OnnxImporter::Results OnnxImporter::importSlice(const onnx::NodeProto &node,
+                                                Location loc) {
+  // Of a shape only (the part of a dynamic reshape's target): constant
+  // starts and ends along axis 0, step 1.
+  FailureOr<SmallVector<ShapeElem>> elems = shapeElems(node, 0);
+  FailureOr<SmallVector<int64_t>> starts = constantInts(node, 1, loc),
+                                  ends = constantInts(node, 2, loc);
+  if (failed(elems) || failed(starts) || failed(ends) || starts->size() != 1 ||
+      ends->size() != 1)
+    return error(loc) << "Slice is imported on shapes only (Shape's output, "
+                         "constant starts and ends along axis 0)";
+  for (int i : {3, 4}) {
+    if (i >= node.input_size() || node.input(i).empty())
+      continue;
+    FailureOr<SmallVector<int64_t>> v = constantInts(node, i, loc);
+    if (failed(v) || v->size() != 1 || (*v)[0] != (i == 3 ? 0 : 1))
+      return error(loc) << "Slice of a shape along axis 0 with step 1 only";
+  }
+  int64_t size = int64_t(elems->size());
+  auto clamp = [&](int64_t v) {
+    if (v < 0)
+      v += size;
+    return std::clamp<int64_t>(v, 0, size);
+  };
+  int64_t from = clamp((*starts)[0]), to = std::max(clamp((*ends)[0]), from);
+  return recordShape(node.output(0),
+                     ArrayRef<ShapeElem>(*elems).slice(from, to - from), loc);
+}
+
 LogicalResult OnnxImporter::importNode(const onnx::NodeProto &node,
                                        Location loc) {
   currentNode = cast<NameLoc>(loc).getName().str();
@@ -1272,6 +1400,8 @@ LogicalResult OnnxImporter::importNode(const onnx::NodeProto &node,
       {"LayerNormalization", &OnnxImporter::importLayerNorm},
       {"Attention", &OnnxImporter::importAttention},
       {"Constant", &OnnxImporter::importConstant},
+      {"Shape", &OnnxImporter::importShape},
+      {"Slice", &OnnxImporter::importSlice},
   };
   auto it = importers.find(kind);
   if (it == importers.end())
@@ -1376,18 +1506,27 @@ OwningOpRef<ModuleOp> OnnxImporter::importModel(const onnx::ModelProto &model) {
       return nullptr;
     }
     Value v = it->second;
-    // The model's declared type (a dim it names, or knows) is the
-    // function's: cast where the imported value's is more or less precise.
-    if (v.getType() != type) {
-      if (!tensor::CastOp::areCastCompatible(v.getType(), type)) {
-        emitError(fileLoc()) << "graph output '" << out.name() << "' is "
-                             << v.getType() << ", declared " << type;
-        return nullptr;
-      }
-      v = tensor::CastOp::create(b, fileLoc(), type, v);
+    if (v.getType() != type &&
+        !tensor::CastOp::areCastCompatible(v.getType(), type)) {
+      emitError(fileLoc()) << "graph output '" << out.name() << "' is "
+                           << v.getType() << ", declared " << type;
+      return nullptr;
     }
+    // The function returns what is known of each dim: the declared size,
+    // else the imported value's (an exporter leaves dims it could not
+    // infer unnamed); a cast where the declared one is more precise.
+    auto declared = cast<RankedTensorType>(type);
+    auto got = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape;
+    for (int64_t d = 0; d < declared.getRank(); ++d)
+      shape.push_back(declared.isDynamicDim(d) ? got.getDimSize(d)
+                                               : declared.getDimSize(d));
+    type = RankedTensorType::get(shape, declared.getElementType());
+    if (v.getType() != type)
+      v = tensor::CastOp::create(b, fileLoc(), type, v);
     results.push_back(v);
   }
+  func.setFunctionType(b.getFunctionType(argTypes, resultTypes));
   func::ReturnOp::create(b, fileLoc(), results);
   if (failed(verify(*module)))
     return nullptr;
