@@ -579,6 +579,19 @@ OnnxImporter::Results OnnxImporter::importUnary(const onnx::NodeProto &node,
 
 OnnxImporter::Results OnnxImporter::importGather(const onnx::NodeProto &node,
                                                  Location loc) {
+  // An element of a computed shape (x.shape[0]): a constant index.
+  if (shapes.count(node.input(0))) {
+    FailureOr<SmallVector<int64_t>> at = constantInts(node, 1, loc);
+    const SmallVector<ShapeElem> &elems = shapes[node.input(0)];
+    if (failed(at) || at->size() != 1 || intAttr(node, "axis", 0) != 0)
+      return error(loc) << "Gather of a shape with one constant index only";
+    int64_t i = (*at)[0] < 0 ? (*at)[0] + int64_t(elems.size()) : (*at)[0];
+    if (i < 0 || i >= int64_t(elems.size()))
+      return error(loc) << "Gather of element " << (*at)[0] << " of a shape of "
+                        << elems.size();
+    // Recorded as one element (what an Unsqueeze or a Concat of it takes).
+    return recordShape(node.output(0), ArrayRef<ShapeElem>(elems[i]), loc);
+  }
   FailureOr<Value> data = input(node, 0, loc), indices = input(node, 1, loc);
   if (failed(data) || failed(indices))
     return failure();
@@ -944,6 +957,10 @@ OnnxImporter::Results OnnxImporter::importSqueeze(const onnx::NodeProto &node,
 
 OnnxImporter::Results
 OnnxImporter::importUnsqueeze(const onnx::NodeProto &node, Location loc) {
+  // A computed shape element made a 1-element shape: the same elements.
+  if (shapes.count(node.input(0)))
+    return recordShape(node.output(0), SmallVector<ShapeElem>(shapes[node.input(0)]),
+                       loc);
   FailureOr<Value> x = input(node, 0, loc);
   FailureOr<SmallVector<int64_t>> axes = constantInts(node, 1, loc);
   if (failed(x) || failed(axes))

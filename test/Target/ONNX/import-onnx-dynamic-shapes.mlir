@@ -3,6 +3,7 @@
 // RUN: sparcast-equiv %s --link=%t.mlir --ref=dynflat_ref --test=dynflat --candidates=3 | FileCheck %s --check-prefix=EQUIV
 // RUN: rm -rf %t.art && sparcast-aot %S/Inputs/dynamic-flatten.onnxtxt --onnx-lineage=x=candidate -o %t.art && FileCheck %s --check-prefix=MANIFEST < %t.art/manifest.json
 // RUN: not sparcast-translate --import-onnx %S/Inputs/bad-shape-slice.onnxtxt 2>&1 | FileCheck %s --check-prefix=SLICE
+// RUN: sparcast-translate --import-onnx %S/Inputs/dynamic-reshape.onnxtxt | FileCheck %s --check-prefix=GATHER
 
 // A reshape whose target is computed in the graph, as torch exports
 // x.flatten(2) with a dynamic batch (Inputs/dynamic-flatten.onnxtxt):
@@ -20,6 +21,10 @@
 // MANIFEST-NEXT: 2,
 // MANIFEST-NEXT: 20
 // SLICE: error: node 'Slice#0': Slice is imported on shapes only
+// x.reshape(x.shape[0], -1) as torch exports it: Shape, Gather of element
+// 0, Unsqueeze, Concat with -1.
+// GATHER: func.func @dynreshape(%arg0: tensor<?x2x4xf32>) -> tensor<?x8xf32>
+// GATHER: tensor.collapse_shape %arg0 {{\[}}[0], [1, 2]] : tensor<?x2x4xf32> into tensor<?x8xf32>
 
 #id = affine_map<(b, i, j) -> (b, i, j)>
 func.func @dynflat_ref(%x: tensor<?x2x4x5xf32> {sc.lineage = #sc.lineage<candidate>}) -> tensor<?x2x20xf32> {
