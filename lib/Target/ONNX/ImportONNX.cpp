@@ -125,6 +125,10 @@ private:
   };
   /// The shapes computed so far, by graph value.
   llvm::StringMap<SmallVector<ShapeElem>> shapes;
+  /// Whether input `i` of `node` exists and is a computed shape.
+  bool isShape(const onnx::NodeProto &node, int i) const {
+    return i < node.input_size() && shapes.count(node.input(i));
+  }
   /// Input `i` of `node` as shape elements: a computed shape, or a
   /// constant int tensor; failure (not reported) otherwise.
   FailureOr<SmallVector<ShapeElem>> shapeElems(const onnx::NodeProto &node,
@@ -580,7 +584,7 @@ OnnxImporter::Results OnnxImporter::importUnary(const onnx::NodeProto &node,
 OnnxImporter::Results OnnxImporter::importGather(const onnx::NodeProto &node,
                                                  Location loc) {
   // An element of a computed shape (x.shape[0]): a constant index.
-  if (shapes.count(node.input(0))) {
+  if (isShape(node, 0)) {
     FailureOr<SmallVector<int64_t>> at = constantInts(node, 1, loc);
     const SmallVector<ShapeElem> &elems = shapes[node.input(0)];
     if (failed(at) || at->size() != 1 || intAttr(node, "axis", 0) != 0)
@@ -590,7 +594,7 @@ OnnxImporter::Results OnnxImporter::importGather(const onnx::NodeProto &node,
       return error(loc) << "Gather of element " << (*at)[0] << " of a shape of "
                         << elems.size();
     // Recorded as one element (what an Unsqueeze or a Concat of it takes).
-    return recordShape(node.output(0), ArrayRef<ShapeElem>(elems[i]), loc);
+    return recordShape(node.output_size() ? node.output(0) : "", ArrayRef<ShapeElem>(elems[i]), loc);
   }
   FailureOr<Value> data = input(node, 0, loc), indices = input(node, 1, loc);
   if (failed(data) || failed(indices))
@@ -634,7 +638,7 @@ OnnxImporter::Results OnnxImporter::importConcat(const onnx::NodeProto &node,
                              "constant";
       elems.append(part->begin(), part->end());
     }
-    return recordShape(node.output(0), elems, loc);
+    return recordShape(node.output_size() ? node.output(0) : "", elems, loc);
   }
   SmallVector<Value> parts;
   for (int i = 0; i < node.input_size(); ++i) {
@@ -819,7 +823,8 @@ OnnxImporter::Results OnnxImporter::importReshape(const onnx::NodeProto &node,
   FailureOr<Value> x = input(node, 0, loc);
   // A computed target: its dims of the input in place are copies (0).
   FailureOr<SmallVector<int64_t>> target = failure();
-  if (auto it = shapes.find(node.input(1)); it != shapes.end()) {
+  if (isShape(node, 1)) {
+    auto it = shapes.find(node.input(1));
     SmallVector<int64_t> ints;
     for (auto [i, e] : llvm::enumerate(it->second)) {
       if (!e.of.empty() && (e.of != node.input(0) || e.dim != int64_t(i)))
@@ -958,8 +963,8 @@ OnnxImporter::Results OnnxImporter::importSqueeze(const onnx::NodeProto &node,
 OnnxImporter::Results
 OnnxImporter::importUnsqueeze(const onnx::NodeProto &node, Location loc) {
   // A computed shape element made a 1-element shape: the same elements.
-  if (shapes.count(node.input(0)))
-    return recordShape(node.output(0), SmallVector<ShapeElem>(shapes[node.input(0)]),
+  if (isShape(node, 0))
+    return recordShape(node.output_size() ? node.output(0) : "", SmallVector<ShapeElem>(shapes[node.input(0)]),
                        loc);
   FailureOr<Value> x = input(node, 0, loc);
   FailureOr<SmallVector<int64_t>> axes = constantInts(node, 1, loc);
@@ -1310,7 +1315,8 @@ OnnxImporter::shapeElems(const onnx::NodeProto &node, int i) {
 OnnxImporter::Results OnnxImporter::recordShape(StringRef name,
                                                 ArrayRef<ShapeElem> elems,
                                                 Location loc) {
-  shapes[name] = SmallVector<ShapeElem>(elems);
+  if (!name.empty())
+    shapes[name] = SmallVector<ShapeElem>(elems);
   SmallVector<Value> parts;
   for (const ShapeElem &e : elems) {
     Value part;
@@ -1338,7 +1344,7 @@ OnnxImporter::Results OnnxImporter::importShape(const onnx::NodeProto &node,
   for (int64_t d = 0; d < t.getRank(); ++d)
     elems.push_back(t.isDynamicDim(d) ? ShapeElem{0, node.input(0), d}
                                       : ShapeElem{t.getDimSize(d), "", 0});
-  return recordShape(node.output(0), elems, loc);
+  return recordShape(node.output_size() ? node.output(0) : "", elems, loc);
 }
 
 OnnxImporter::Results OnnxImporter::importSlice(const onnx::NodeProto &node,
@@ -1366,7 +1372,7 @@ OnnxImporter::Results OnnxImporter::importSlice(const onnx::NodeProto &node,
     return std::clamp<int64_t>(v, 0, size);
   };
   int64_t from = clamp((*starts)[0]), to = std::max(clamp((*ends)[0]), from);
-  return recordShape(node.output(0),
+  return recordShape(node.output_size() ? node.output(0) : "",
                      ArrayRef<ShapeElem>(*elems).slice(from, to - from), loc);
 }
 

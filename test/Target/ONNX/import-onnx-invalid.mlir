@@ -11,6 +11,7 @@
 // RUN: not sparcast-translate --import-onnx %S/Inputs/bad-squeeze.onnxtxt 2>&1 | FileCheck %s --check-prefix=SQUEEZE
 // RUN: not sparcast-translate --import-onnx %S/Inputs/bad-layernorm.onnxtxt 2>&1 | FileCheck %s --check-prefix=LAYERNORM
 // RUN: not sparcast-translate --import-onnx %S/Inputs/bad-constant.onnxtxt 2>&1 | FileCheck %s --check-prefix=CONSTANT
+// RUN: not sparcast-translate --import-onnx %S/Inputs/bad-reshape-no-target.onnxtxt 2>&1 | FileCheck %s --check-prefix=NOTARGET
 // RUN: not sparcast-translate --import-onnx %S/Inputs/bad-initializer.onnxtxt 2>&1 | FileCheck %s --check-prefix=INITIALIZER
 // RUN: not sparcast-translate --import-onnx %S/Inputs/bad-dim.onnxtxt 2>&1 | FileCheck %s --check-prefix=DIM
 // RUN: not sparcast-translate --import-onnx %S/Inputs/bad-number.onnxtxt 2>&1 | FileCheck %s --check-prefix=NUMBER
@@ -30,6 +31,9 @@
 // NOINPUT: error: --onnx-lineage names 'items', which is no input of the graph
 // RESHAPE: error: node 'Reshape#0': 'Reshape' needs input #1 as a constant (an initializer)
 // SQUEEZE: error: node 'Squeeze#0': Squeeze of dim 0 of 'tensor<4x8xf32>': only static dims of size 1 squeeze
+// A Reshape without its target input (found by the fuzzer: the importer
+// read past the node's inputs while following computed shapes).
+// NOTARGET: bad-reshape-no-target.onnxtxt:0:0: error: node 'Reshape#1': 'Reshape' needs input #1
 // CONSTANT: bad-constant.onnxtxt:0:0: error: node 'Constant#0': a Constant with none of value, value_float, value_int, value_floats, value_ints
 // LAYERNORM: error: node 'LayerNormalization#0': LayerNormalization is imported over the last axis of floats, got axis 0 of 'tensor<4x8xf32>'
 // INITIALIZER: error: initializer 'c' has more than 2^40 elements or a negative dim
