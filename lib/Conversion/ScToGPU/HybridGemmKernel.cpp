@@ -158,6 +158,9 @@ private:
   LogicalResult lowerTileLoop(sck::TileLoopOp loop);
   LogicalResult lowerFor(scf::ForOp loop);
   LogicalResult lowerSwitch(scf::IndexSwitchOp cases);
+  /// Lowers `from`'s ops at the insertion point and yields (scf.yield)
+  /// what its terminator yields, lowered.
+  LogicalResult lowerYieldingBlock(Block &from);
   void lowerHybridTile(sck::HybridTileOp tile);
   LogicalResult lowerPut(sck::PutOp put);
   void lowerGet(sck::GetOp get);
@@ -387,15 +390,21 @@ LogicalResult HybridKernelLowering::lowerFor(scf::ForOp loop) {
     for (auto [from, to] :
          llvm::zip(loop.getRegionIterArgs(), copy.getRegionIterArgs()))
       map.map(from, to);
-    if (failed(lowerBlock(*loop.getBody())))
+    if (failed(lowerYieldingBlock(*loop.getBody())))
       return failure();
-    SmallVector<Value> yielded;
-    for (Value v : loop.getBody()->getTerminator()->getOperands())
-      yielded.push_back(lookup(v));
-    scf::YieldOp::create(b, loc, yielded);
   }
   for (auto [from, to] : llvm::zip(loop.getResults(), copy.getResults()))
     map.map(from, to);
+  return success();
+}
+
+LogicalResult HybridKernelLowering::lowerYieldingBlock(Block &from) {
+  if (failed(lowerBlock(from)))
+    return failure();
+  SmallVector<Value> yielded;
+  for (Value v : from.getTerminator()->getOperands())
+    yielded.push_back(lookup(v));
+  scf::YieldOp::create(b, loc, yielded);
   return success();
 }
 
@@ -410,12 +419,8 @@ LogicalResult HybridKernelLowering::lowerSwitch(scf::IndexSwitchOp cases) {
   for (auto [from, to] : llvm::zip(cases->getRegions(), copy->getRegions())) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&to.emplaceBlock());
-    if (failed(lowerBlock(from.front())))
+    if (failed(lowerYieldingBlock(from.front())))
       return failure();
-    SmallVector<Value> yielded;
-    for (Value v : from.front().getTerminator()->getOperands())
-      yielded.push_back(lookup(v));
-    scf::YieldOp::create(b, loc, yielded);
   }
   for (auto [from, to] : llvm::zip(cases.getResults(), copy.getResults()))
     map.map(from, to);
