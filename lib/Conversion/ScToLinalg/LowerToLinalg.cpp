@@ -442,6 +442,35 @@ struct LowerSparseMatmul : OpConversionPattern<SparseMatmulOp> {
   }
 };
 
+/// One step of a row-major walk over a rank-2 tensor's elements: the state
+/// after (element, row, column) given the state before.
+using ElementStep = function_ref<SmallVector<Value>(
+    ImplicitLocOpBuilder &, Value, Value, Value, ValueRange)>;
+
+/// The state a row-major walk over every element of the rank-2 `input`
+/// ends with, from `init` (nested scf.for loops carrying it).
+ValueRange foldElements(ImplicitLocOpBuilder &b, Value input, ValueRange init,
+                        ElementStep step) {
+  auto cIndex = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, v).getResult();
+  };
+  Value rows = tensor::DimOp::create(b, input, 0);
+  Value cols = tensor::DimOp::create(b, input, 1);
+  return scf::ForOp::create(
+             b, cIndex(0), rows, cIndex(1), init,
+             [&](OpBuilder &rb, Location l, Value r, ValueRange rowState) {
+               auto inner = scf::ForOp::create(
+                   rb, l, cIndex(0), cols, cIndex(1), rowState,
+                   [&](OpBuilder &cb, Location cl, Value c, ValueRange state) {
+                     ImplicitLocOpBuilder e(cl, cb);
+                     Value v = tensor::ExtractOp::create(e, input, ValueRange{r, c});
+                     scf::YieldOp::create(e, step(e, v, r, c, state));
+                   });
+               scf::YieldOp::create(rb, l, inner.getResults());
+             })
+      .getResults();
+}
+
 //===----------------------------------------------------------------------===//
 // sc.top_k
 //===----------------------------------------------------------------------===//
@@ -490,50 +519,40 @@ struct LowerTopK : OpConversionPattern<TopKOp> {
       return arith::OrIOp::create(e, eq, arith::AndIOp::create(e, xNan, yNan))
           .getResult();
     };
-    auto rowLoop = scf::ForOp::create(
-        b, cIndex(0), rows, cIndex(1), ValueRange{values, indices},
-        [&](OpBuilder &rb, Location l, Value r, ValueRange rowArgs) {
-          ImplicitLocOpBuilder e(l, rb);
-          auto colLoop = scf::ForOp::create(
-              e, cIndex(0), cols, cIndex(1), rowArgs,
-              [&](OpBuilder &cb, Location cl, Value c, ValueRange args) {
-                ImplicitLocOpBuilder f(cl, cb);
-                Value v = tensor::ExtractOp::create(f, input, ValueRange{r, c});
-                auto rankLoop = scf::ForOp::create(
-                    f, cIndex(0), cols, cIndex(1), ValueRange{cIndex(0)},
-                    [&](OpBuilder &kb, Location kl, Value o, ValueRange acc) {
-                      ImplicitLocOpBuilder g(kl, kb);
-                      Value w = tensor::ExtractOp::create(g, input, ValueRange{r, o});
-                      Value tieBefore = arith::AndIOp::create(
-                          g, same(g, w, v),
-                          arith::CmpIOp::create(g, arith::CmpIPredicate::ult, o, c));
-                      Value counts = arith::OrIOp::create(g, before(g, w, v), tieBefore);
-                      Value next = arith::SelectOp::create(
-                          g, counts, arith::AddIOp::create(g, acc[0], cIndex(1)),
-                          acc[0]);
-                      scf::YieldOp::create(g, next);
-                    });
-                Value rank = rankLoop.getResult(0);
-                Value kept = arith::CmpIOp::create(f, arith::CmpIPredicate::ult,
-                                                   rank, cIndex(k));
-                auto put = scf::IfOp::create(
-                    f, kept,
-                    [&](OpBuilder &tb, Location tl) {
-                      Value at[] = {r, rank};
-                      Value vs = tensor::InsertOp::create(tb, tl, v, args[0], at);
-                      Value col = arith::IndexCastOp::create(tb, tl, tb.getI32Type(), c);
-                      Value is = tensor::InsertOp::create(tb, tl, col, args[1], at);
-                      scf::YieldOp::create(tb, tl, ValueRange{vs, is});
-                    },
-                    [&](OpBuilder &fb, Location fl) {
-                      scf::YieldOp::create(fb, fl, args);
-                    });
-                scf::YieldOp::create(f, put.getResults());
+    ValueRange ranked = foldElements(
+        b, input, ValueRange{values, indices},
+        [&](ImplicitLocOpBuilder &f, Value v, Value r, Value c,
+            ValueRange args) -> SmallVector<Value> {
+          auto rankLoop = scf::ForOp::create(
+              f, cIndex(0), cols, cIndex(1), ValueRange{cIndex(0)},
+              [&](OpBuilder &kb, Location kl, Value o, ValueRange acc) {
+                ImplicitLocOpBuilder g(kl, kb);
+                Value w = tensor::ExtractOp::create(g, input, ValueRange{r, o});
+                Value tieBefore = arith::AndIOp::create(
+                    g, same(g, w, v),
+                    arith::CmpIOp::create(g, arith::CmpIPredicate::ult, o, c));
+                Value counts = arith::OrIOp::create(g, before(g, w, v), tieBefore);
+                Value next = arith::SelectOp::create(
+                    g, counts, arith::AddIOp::create(g, acc[0], cIndex(1)), acc[0]);
+                scf::YieldOp::create(g, next);
               });
-          scf::YieldOp::create(e, colLoop.getResults());
+          Value rank = rankLoop.getResult(0);
+          Value kept =
+              arith::CmpIOp::create(f, arith::CmpIPredicate::ult, rank, cIndex(k));
+          auto put = scf::IfOp::create(
+              f, kept,
+              [&](OpBuilder &tb, Location tl) {
+                Value at[] = {r, rank};
+                Value vs = tensor::InsertOp::create(tb, tl, v, args[0], at);
+                Value col = arith::IndexCastOp::create(tb, tl, tb.getI32Type(), c);
+                Value is = tensor::InsertOp::create(tb, tl, col, args[1], at);
+                scf::YieldOp::create(tb, tl, ValueRange{vs, is});
+              },
+              [&](OpBuilder &fb, Location fl) { scf::YieldOp::create(fb, fl, args); });
+          return SmallVector<Value>(put.getResults());
         });
-    rewriter.replaceOp(op, {castTo(b, loc, rowLoop.getResult(0), op.getValues().getType()),
-                            castTo(b, loc, rowLoop.getResult(1), op.getIndices().getType())});
+    rewriter.replaceOp(op, {castTo(b, loc, ranked[0], op.getValues().getType()),
+                            castTo(b, loc, ranked[1], op.getIndices().getType())});
     return success();
   }
 };
@@ -554,34 +573,12 @@ struct LowerSelectAbove : OpConversionPattern<SelectAboveOp> {
     auto cIndex = [&](int64_t v) {
       return arith::ConstantIndexOp::create(b, v).getResult();
     };
-    Value rows = tensor::DimOp::create(b, input, 0);
-    Value cols = tensor::DimOp::create(b, input, 1);
     Value threshold = arith::ConstantOp::create(b, op.getThresholdAttr());
-    // Each element visited in row-major order with `state`, updated by
-    // `step(element, row, column, state)`.
-    auto visit = [&](ValueRange init,
-                     function_ref<SmallVector<Value>(ImplicitLocOpBuilder &, Value,
-                                                     Value, Value, ValueRange)>
-                         step) {
-      return scf::ForOp::create(
-                 b, cIndex(0), rows, cIndex(1), init,
-                 [&](OpBuilder &rb, Location l, Value r, ValueRange rowState) {
-                   auto inner = scf::ForOp::create(
-                       rb, l, cIndex(0), cols, cIndex(1), rowState,
-                       [&](OpBuilder &cb, Location cl, Value c, ValueRange state) {
-                         ImplicitLocOpBuilder e(cl, cb);
-                         Value v = tensor::ExtractOp::create(e, input, ValueRange{r, c});
-                         scf::YieldOp::create(e, step(e, v, r, c, state));
-                       });
-                   scf::YieldOp::create(rb, l, inner.getResults());
-                 })
-          .getResults();
-    };
     auto above = [&](ImplicitLocOpBuilder &e, Value v) {
       return arith::CmpFOp::create(e, arith::CmpFPredicate::OGT, v, threshold)
           .getResult();
     };
-    Value count = visit(ValueRange{cIndex(0)},
+    Value count = foldElements(b, input, ValueRange{cIndex(0)},
                         [&](ImplicitLocOpBuilder &e, Value v, Value, Value,
                             ValueRange state) -> SmallVector<Value> {
                           Value one = arith::SelectOp::create(
@@ -594,8 +591,8 @@ struct LowerSelectAbove : OpConversionPattern<SelectAboveOp> {
     };
     SmallVector<Value> init = {cIndex(0), empty(b.getI32Type()),
                                empty(b.getI32Type()), empty(b.getF32Type())};
-    ValueRange written = visit(
-        init, [&](ImplicitLocOpBuilder &e, Value v, Value r, Value c,
+    ValueRange written = foldElements(
+        b, input, init, [&](ImplicitLocOpBuilder &e, Value v, Value r, Value c,
                   ValueRange state) -> SmallVector<Value> {
           auto put = scf::IfOp::create(
               e, above(e, v),
