@@ -181,10 +181,7 @@ FailureOr<KernelLaunch> mlir::sc::buildCopyKernel(Location loc,
   launch.grid[0] = LaunchDim::of(llvm::divideCeil(inner, kThreads));
   launch.grid[1] = LaunchDim::of(1);
   launch.grid[2] = spec.batch;
-  LaunchParam src, dst;
-  src.tensor = spec.src;
-  dst.tensor = spec.dst;
-  launch.params = {src, dst};
+  launch.params = {LaunchParam::memref(spec.src), LaunchParam::memref(spec.dst)};
   std::string shape;
   for (int64_t d = 0; d < rank; ++d)
     shape += (d ? "x" : "") + (spec.dstType.isDynamicDim(d)

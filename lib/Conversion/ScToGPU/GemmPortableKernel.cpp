@@ -127,16 +127,10 @@ mlir::sc::detail::buildPortableGemmKernel(BatchMatmulOp op,
   launch.grid[0] = LaunchDim::of(llvm::divideCeil(m * n, kThreads));
   launch.grid[1] = LaunchDim::of(1);
   launch.grid[2] = binding.batchOf(resultType);
-  for (const std::string &name : {binding.lhs, binding.rhs, binding.result}) {
-    LaunchParam p;
-    p.tensor = name;
-    launch.params.push_back(p);
-  }
-  for (const std::string &name : binding.epilogueIns) {
-    LaunchParam p;
-    p.tensor = name;
-    launch.params.push_back(p);
-  }
+  for (const std::string &name : {binding.lhs, binding.rhs, binding.result})
+    launch.params.push_back(LaunchParam::memref(name));
+  for (const std::string &name : binding.epilogueIns)
+    launch.params.push_back(LaunchParam::memref(name));
   launch.summary =
       llvm::formatv("{0}: {1}x{2}x{3} {4}, portable path (one thread per "
                     "output, fp32 accumulation), block 256, grid {5}x1x{6}",

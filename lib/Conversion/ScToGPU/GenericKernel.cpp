@@ -277,20 +277,12 @@ FailureOr<KernelLaunch> mlir::sc::buildGenericKernel(
   else
     launch.grid[0] = LaunchDim{0, rows.symbol, rows.factor * inner, kThreads};
   launch.grid[1] = launch.grid[2] = LaunchDim::of(1);
-  for (auto [i, name] : llvm::enumerate(binding.inputs))
-    if (!name.empty()) {
-      LaunchParam p;
-      p.tensor = name;
-      launch.params.push_back(p);
-    }
-  LaunchParam o;
-  o.tensor = binding.output;
-  launch.params.push_back(o);
-  if (readsInit) {
-    LaunchParam p;
-    p.tensor = binding.init;
-    launch.params.push_back(p);
-  }
+  for (const std::string &name : binding.inputs)
+    if (!name.empty())
+      launch.params.push_back(LaunchParam::memref(name));
+  launch.params.push_back(LaunchParam::memref(binding.output));
+  if (readsInit)
+    launch.params.push_back(LaunchParam::memref(binding.init));
   launch.summary = llvm::formatv(
       "{0}: linalg.generic ({1} loops, {2} reduced) as one thread per output "
       "element of {3}",

@@ -1043,16 +1043,10 @@ FailureOr<KernelLaunch> mlir::sc::buildHybridGemmKernel(
                               {of(tileCols / 32), of(tileRows), weight.numSparse},
                               {of(tileCols / 32 * 4), of(tileRows * tileCols / 32 * 4)},
                               {tileCols / 32, band, 1}, 0));
-  for (const std::string &name : {weight.kinds, weight.slots, binding.result}) {
-    LaunchParam p;
-    p.tensor = name;
-    launch.params.push_back(p);
-  }
-  for (const std::string &name : binding.epilogueIns) {
-    LaunchParam p;
-    p.tensor = name;
-    launch.params.push_back(p);
-  }
+  for (const std::string &name : {weight.kinds, weight.slots, binding.result})
+    launch.params.push_back(LaunchParam::memref(name));
+  for (const std::string &name : binding.epilogueIns)
+    launch.params.push_back(LaunchParam::memref(name));
   // One CTA a tile (a persistent loop then runs one tile a CTA too).
   launch.grid[0] = binding.batchOf(op.getType())
                        .times(llvm::divideCeil(m, tokens) * (n / band));

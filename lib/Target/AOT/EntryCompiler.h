@@ -48,7 +48,7 @@ struct TensorInfo {
   bool mayBeEmpty = false;
   /// View only: the argument, result or workspace tensor whose buffer this
   /// one is under another shape of as many elements (a reshape).
-  std::string viewOf;
+  std::string viewOf = {};
 };
 
 /// A value that is a box of a named tensor, zero-padded: what chains of

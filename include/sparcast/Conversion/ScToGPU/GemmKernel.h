@@ -94,6 +94,12 @@ struct LaunchParam {
   std::vector<LaunchDim> stridesBytes;
   std::vector<int64_t> box;
   int64_t swizzleBytes = 128;
+  /// A memref descriptor of entry tensor `name`.
+  static LaunchParam memref(std::string name) {
+    LaunchParam p;
+    p.tensor = std::move(name);
+    return p;
+  }
 };
 
 struct KernelLaunch {
