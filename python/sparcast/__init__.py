@@ -39,6 +39,12 @@ class _Tensor(ctypes.Structure):
     ]
 
 
+def _check(lib, status):
+    """Raises the runtime's message for a failed C API call."""
+    if status != 0:
+        raise SparcastError(lib.scGetLastError().decode(errors="replace"))
+
+
 def _find_library(explicit):
     candidates = []
     if explicit:

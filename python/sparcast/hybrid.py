@@ -13,7 +13,7 @@ tensors are put back on its device.
 
 import ctypes
 
-from . import SparcastError, _DTYPE_CODES, _dtype_name, _find_library, _torch
+from . import SparcastError, _DTYPE_CODES, _check, _dtype_name, _find_library, _torch
 
 TILE_ZERO, TILE_DENSE, TILE_SPARSE24 = 0, 1, 2
 
@@ -47,11 +47,6 @@ def _library(explicit=None):
     lib.scGetLastError.restype = ctypes.c_char_p
     _LIB[explicit] = lib
     return lib
-
-
-def _check(lib, status):
-    if status != 0:
-        raise SparcastError(lib.scGetLastError().decode(errors="replace"))
 
 
 class HybridWeight:

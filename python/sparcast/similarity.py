@@ -19,7 +19,7 @@ first: its repeats mean a sum).
 
 import ctypes
 
-from . import SparcastError, _find_library, _torch
+from . import SparcastError, _check, _find_library, _torch
 
 
 class _Shape(ctypes.Structure):
@@ -128,11 +128,6 @@ def _arrays(x, dim, coo, rows):
         return p.numel() - 1, int(dim), p, i, v
     raise SparcastError("csr_pack: expected a torch sparse CSR or COO matrix, "
                         "CSR arrays (indptr, indices, data) or coo=(row, col, data)")
-
-
-def _check(lib, status):
-    if status != 0:
-        raise SparcastError(lib.scGetLastError().decode(errors="replace"))
 
 
 def csr_pack(x=None, dim=None, coo=None, rows=None, block_size=1024, offset_bits=10,
