@@ -69,10 +69,15 @@ struct OperandNames {
 /// with the op's element-wise region reading `ins` (the kernel's values
 /// of the op's epilogue operands). `beforeEpilogue(b, tile)` may add ops
 /// before the epilogue, given the tile's (batch, M tile, N tile).
+/// With `flatRows` (a batched lhs times a shared rhs), A and C are taken
+/// as the rows of all batch elements: one loop over tiles of B x M rows,
+/// so no tile is cut short at a batch element's end and B is read once a
+/// tile of the flattened rows.
 sck::EpilogueOp
 buildTileLoop(OpBuilder &b, BatchMatmulOp op, Value batches, ValueRange ins,
               OperandNames names,
-              function_ref<void(OpBuilder &, ValueRange)> beforeEpilogue) {
+              function_ref<void(OpBuilder &, ValueRange)> beforeEpilogue,
+              bool flatRows = false) {
   MLIRContext *ctx = op.getContext();
   Location loc = op.getLoc();
   RankedTensorType lhsType = op.getLhs().getType();
@@ -93,6 +98,11 @@ buildTileLoop(OpBuilder &b, BatchMatmulOp op, Value batches, ValueRange ins,
   // One CTA per tile, in plain order (group 1): sc-persistent decides
   // otherwise.
   Value tilesM = cst(llvm::divideCeil(m, tileM));
+  if (flatRows) {
+    Value rows = arith::MulIOp::create(b, loc, batches, cst(m));
+    tilesM = arith::CeilDivUIOp::create(b, loc, rows, cst(tileM));
+    batches = cst(1);
+  }
   Value tilesN = cst(llvm::divideCeil(n, tileN));
   Value kTiles = cst(llvm::divideCeil(k, kTileK));
   auto loop = sck::TileLoopOp::create(b, loc, batches, tilesM, tilesN,
@@ -126,7 +136,7 @@ buildTileLoop(OpBuilder &b, BatchMatmulOp op, Value batches, ValueRange ins,
     Value k0 = arith::MulIOp::create(b, loc, kt, cst(kTileK));
     // Box coordinates, innermost first, as the TMA maps take them.
     SmallVector<Value> aCoords = {k0, m0};
-    if (lhsBatched)
+    if (lhsBatched && !flatRows)
       aCoords.push_back(bIdx);
     SmallVector<Value> bCoords =
         op.getTransposeRhs() ? SmallVector<Value>{k0, n0} : SmallVector<Value>{n0, k0};
@@ -143,9 +153,12 @@ buildTileLoop(OpBuilder &b, BatchMatmulOp op, Value batches, ValueRange ins,
   }
   if (beforeEpilogue)
     beforeEpilogue(b, body->getArguments());
-  auto epilogue = sck::EpilogueOp::create(
-      b, loc, b.getStringAttr(names.c), ValueRange{n0, m0, bIdx},
-      kLoop.getResult(0), ins, transposed);
+  SmallVector<Value> cCoords = {n0, m0};
+  if (!flatRows)
+    cCoords.push_back(bIdx);
+  auto epilogue = sck::EpilogueOp::create(b, loc, b.getStringAttr(names.c),
+                                          cCoords, kLoop.getResult(0), ins,
+                                          transposed);
   if (op.hasEpilogue()) {
     // The op's element-wise epilogue, its sc.yield an sck.yield.
     IRMapping mapping;
@@ -186,8 +199,10 @@ void buildKernel(BatchMatmulOp op, func::FuncOp caller, unsigned index) {
   func::FuncOp func = createKernelFunction(op, caller, index, 0);
   Block *entry = &func.front();
   OpBuilder b = OpBuilder::atBlockBegin(entry);
+  bool flatRows = op.getLhs().getType().getRank() == 3 &&
+                  op.getRhs().getType().getRank() == 2;
   buildTileLoop(b, op, entry->getArgument(0), entry->getArguments().drop_front(),
-                {"A", "B", "C"}, nullptr);
+                {"A", "B", "C"}, nullptr, flatRows);
   func::ReturnOp::create(b, op.getLoc());
 }
 

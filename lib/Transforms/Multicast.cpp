@@ -33,7 +33,8 @@ StringRef kernelSchedule(sck::TileLoopOp loop) {
 
 /// Whether CTA pairs are the default for `loop`'s GEMM
 /// (sck::ctaPairsByDefault), read from the kernel IR: A or B batched when
-/// its box carries a batch coordinate, N tiles from the loop.
+/// its box carries a batch coordinate, A also when neither does (a GEMM
+/// has a batched operand: A read as flat rows), N tiles from the loop.
 bool pairsMeasuredFaster(sck::TileLoopOp loop) {
   int aCoords = -1, bCoords = -1;
   loop.walk([&](sck::LoadOp load) {
@@ -44,8 +45,9 @@ bool pairsMeasuredFaster(sck::TileLoopOp loop) {
       bCoords = coords;
   });
   std::optional<int64_t> nTiles = getConstantIntValue(loop.getNTiles());
-  return sck::ctaPairsByDefault(kernelSchedule(loop), aCoords == 3,
-                                bCoords == 3, nTiles && *nTiles % 2 == 0);
+  return sck::ctaPairsByDefault(kernelSchedule(loop),
+                                aCoords == 3 || bCoords == 2, bCoords == 3,
+                                nTiles && *nTiles % 2 == 0);
 }
 
 struct ScMulticastPass : sc::impl::ScMulticastPassBase<ScMulticastPass> {

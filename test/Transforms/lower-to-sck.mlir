@@ -43,11 +43,23 @@ func.func @lce(%w: tensor<433x872xf16>, %e: tensor<?x872x256xf16>, %req: tensor<
 }
 
 // A cooperative schedule: 128-row tiles; a transposed rhs is read at [k, n].
+// A batched lhs times a shared rhs is tiled over the rows of all batch
+// elements (flat rows): one batch element of ceil(B x 300 / 128) M tiles,
+// A read and C written at [k, r] / [n, r] (two coordinates).
 // CHECK-LABEL: func.func private @linear_gemm0_kernel
+// CHECK-SAME: (%[[LB:[a-z0-9]+]]: index)
 // CHECK-SAME: sck.schedule = "cooperative"
-// CHECK: sck.load "A"[%{{.*}}, %{{.*}}, %{{.*}}] : !sck.box<128x64xbf16>
+// CHECK-DAG: %[[LC300:.*]] = arith.constant 300 : index
+// CHECK-DAG: %[[LC128:.*]] = arith.constant 128 : index
+// CHECK-DAG: %[[LONE:.*]] = arith.constant 1 : index
+// CHECK: %[[LROWS:.*]] = arith.muli %[[LB]], %[[LC300]] : index
+// CHECK: %[[LMT:.*]] = arith.ceildivui %[[LROWS]], %[[LC128]] : index
+// CHECK: sck.tile_loop %[[LONE]], %[[LMT]], %{{.*}} attributes {schedule = "grid"}
+// CHECK: %[[LR0:.*]] = arith.muli %{{.*}}, %[[LC128]] : index
+// CHECK: sck.load "A"[%{{.*}}, %[[LR0]]] : !sck.box<128x64xbf16>
 // CHECK: sck.load "B"[%[[KT:.*]], %{{.*}}] {transposed} : !sck.box<64x256xbf16>
 // CHECK: !sck.acc<128x256xf32>
+// CHECK: sck.epilogue "C"[%{{.*}}, %[[LR0]]], %{{.*}} : !sck.acc<128x256xf32>
 func.func @linear(%x: tensor<?x300x128xbf16>, %w: tensor<512x128xbf16>) -> tensor<?x300x512xbf16> {
   %c = sc.batch_matmul %x, %w {transpose_rhs, sc.gemm_schedule = #sc.gemm_schedule<cooperative>} : tensor<?x300x128xbf16>, tensor<512x128xbf16> -> tensor<?x300x512xbf16>
   return %c : tensor<?x300x512xbf16>

@@ -5,6 +5,7 @@
 // RUN: sparcast-equiv %s --ref=bmm --pass-pipeline='builtin.module(sc-lower-to-sck,sc-persistent,sc-multicast,sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=2 | FileCheck %s
 // RUN: sparcast-equiv %sparcast_src_root/test/Integration/CPU/Inputs/lce-odd.mlir --ref=lce --pass-pipeline='builtin.module(sc-ikbo-pipeline,func.func(sc-select-kernel-config{schedule=transposed}),sc-lower-to-sck,sc-persistent,sc-multicast{shared-rhs-only=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --users=4 --candidates=17 --trials=2 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=shared_lhs --pass-pipeline='builtin.module(func.func(sc-select-kernel-config{schedule=transposed}),sc-lower-to-sck,sc-persistent,sc-multicast{shared-rhs-only=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=2 --rtol=1e-2 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=flat_rows_residual --pass-pipeline='builtin.module(func.func(sc-select-kernel-config{schedule=cooperative}),sc-lower-to-sck,sc-persistent,sc-multicast,sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=5 --rtol=1e-2 | FileCheck %s
 // RUN: not sparcast-equiv %s --ref=relu_kernel_ir --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=3 | FileCheck %s --check-prefix=WRONG
 // RUN: not sparcast-equiv %s --ref=overfull_kernel_ir --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=2 | FileCheck %s --check-prefix=WRONG
 
@@ -20,7 +21,9 @@
 // M and N tiles and k-tiles, none full; the transposed schedule (tiles of
 // the result transposed, E^T W^T, both boxes read transposed; its N tiles
 // in CTA pairs) on the LCE and on a shared lhs of two 152-row M tiles and
-// two N tiles.
+// two N tiles. A batched lhs times a shared rhs tiled across its batch
+// elements (flat rows: 5 x 50 rows in 128-row tiles that straddle batch
+// elements, in CTA pairs), its epilogue reading a residual at [b, m, n].
 // CHECK-COUNT-2: ok
 // CHECK: EQUIVALENT
 
@@ -35,6 +38,17 @@ func.func @linear_relu(%x: tensor<?x70x100xbf16> {sc.lineage = #sc.lineage<candi
     sc.yield %t : bf16
   }
   return %o : tensor<?x70x300xbf16>
+}
+
+func.func @flat_rows_residual(%x: tensor<?x50x72xf16> {sc.lineage = #sc.lineage<candidate>}, %w: tensor<72x136xf16>, %r: tensor<?x50x136xf32> {sc.lineage = #sc.lineage<candidate>}) -> tensor<?x50x136xf16> {
+  %o = sc.batch_matmul %x, %w epilogue_ins(%r : tensor<?x50x136xf32>) : tensor<?x50x72xf16>, tensor<72x136xf16> -> tensor<?x50x136xf16> {
+  ^bb0(%acc: f32, %b: index, %m: index, %n: index, %res: tensor<?x50x136xf32>):
+    %v = tensor.extract %res[%b, %m, %n] : tensor<?x50x136xf32>
+    %s = arith.addf %acc, %v : f32
+    %t = arith.truncf %s : f32 to f16
+    sc.yield %t : f16
+  }
+  return %o : tensor<?x50x136xf16>
 }
 
 func.func @bmm(%a: tensor<?x130x150xf16> {sc.lineage = #sc.lineage<candidate>}, %b: tensor<?x150x40xf16> {sc.lineage = #sc.lineage<candidate>}) -> tensor<?x130x40xf32> {

@@ -214,8 +214,13 @@ private:
                               "B1 of a stage 1; Q, K and V of an attention), "
                               "got '")
              << name << "'";
-    if (loadOp.getCoords().size() !=
-        static_cast<size_t>(cast<MemRefType>(source.getType()).getRank()))
+    int64_t rank = cast<MemRefType>(source.getType()).getRank();
+    int64_t coords = loadOp.getCoords().size();
+    // One coordinate fewer: the two leading dims read as one (flat rows).
+    if (coords == rank - 1 && rank == 3)
+      source = memref::CollapseShapeOp::create(
+          b, loc, source, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+    else if (coords != rank)
       return loadOp.emitError("box coordinates do not match the operand's rank");
     map.map(loadOp.getResult(),
             loadBox(source, loadOp.getCoords(), loadOp.getType(),
@@ -376,12 +381,15 @@ private:
     Type element = found->second.element;
     sck::AccType type = epi.getAcc().getType();
     int64_t rank = cast<MemRefType>(target.getType()).getRank();
-    if (static_cast<int64_t>(epi.getCoords().size()) != rank)
+    // [n0, r0] on a 3-D result: rows of all batch elements (flat rows).
+    bool flatRows = rank == 3 && epi.getCoords().size() == 2;
+    if (static_cast<int64_t>(epi.getCoords().size()) != rank && !flatRows)
       return epi.emitError("the CPU runner takes epilogues at [n, m, b] "
-                           "([n, m, h, b] for 4-D results)");
+                           "([n, r] of flat rows, [n, m, h, b] for 4-D "
+                           "results)");
     // A 4-D result is [b, h, m, n]: the head in front of the tile's rows.
     Value n0 = map.lookup(epi.getCoords()[0]), m0 = map.lookup(epi.getCoords()[1]),
-          bIdx = map.lookup(epi.getCoords().back());
+          bIdxTile = flatRows ? Value() : map.lookup(epi.getCoords().back());
     Value head = rank == 4 ? map.lookup(epi.getCoords()[2]) : Value();
     Value acc = map.lookup(epi.getAcc());
     if (!first && stageOneArg && !map.contains(stageOneArg))
@@ -392,6 +400,10 @@ private:
                                .getResult());
     Value rows = memref::DimOp::create(b, loc, target, rank - 2);
     Value cols = memref::DimOp::create(b, loc, target, rank - 1);
+    Value rowsPerItem = rows;
+    if (flatRows)
+      rows = arith::MulIOp::create(b, loc, rows,
+                                   memref::DimOp::create(b, loc, target, 0));
     LogicalResult status = success();
     // A transposed accumulator's element (i, j) is the result's (j, i).
     bool transposed = epi.getTransposed();
@@ -406,6 +418,12 @@ private:
       auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, inside, false);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(ifOp.thenBlock());
+      // Flat rows: row m is row m mod M of batch element m / M.
+      Value bIdx = bIdxTile;
+      if (flatRows) {
+        bIdx = arith::DivUIOp::create(b, loc, m, rowsPerItem);
+        m = arith::RemUIOp::create(b, loc, m, rowsPerItem);
+      }
       Value v = memref::LoadOp::create(b, loc, acc, ij);
       Value out;
       if (epi.getBody().empty()) {

@@ -96,7 +96,10 @@ def Sck_LoadOp : Sck_Op<"load", [Pure]> {
     the operand's element at the reversed coordinates plus (i, j) on its
     last two dims, or plus (j, i) with `transposed` (the operand is stored
     [cols][rows], as a K-major rhs: the box is read so and multiplied as
-    [rows][cols]). Past the operand's end, zeros (TMA's fill).
+    [rows][cols]). Past the operand's end, zeros (TMA's fill). With one
+    coordinate fewer than the operand has dims, its two leading dims are
+    read as one: a batched lhs [B, M, K] as the B x M rows of all its batch
+    elements (a GEMM of a shared rhs tiled across batch elements).
   }];
   let arguments = (ins StrAttr:$operand, Variadic<Index>:$coords,
                        UnitAttr:$transposed);
@@ -230,7 +233,10 @@ def Sck_EpilogueOp : Sck_Op<"epilogue", [MemoryEffects<[MemWrite]>, IsolatedFrom
     become a device function as it is). Without a region the accumulator
     is converted to the result's element type. With `transposed` the
     accumulator holds the tile transposed: its element (i, j) is the
-    result's (m0 + j, n0 + i) (a GEMM computed as E^T W^T). An operand that
+    result's (m0 + j, n0 + i) (a GEMM computed as E^T W^T). With two
+    coordinates [n0, r0] on a batched result [B, M, N], the result is taken
+    as the B x M rows of all its batch elements: tile row r is row r mod M
+    of batch element r / M, the b and m the region sees. An operand that
     is a box (`sck.prefetch`, the tile of an operand in the result's
     orientation: the accumulator's shape, transposed with `transposed`)
     gives the region the box's element at the result element's place
