@@ -170,8 +170,6 @@ void mlir::sc::buildScKernelPipeline(OpPassManager &pm,
     stages.report = report;
     pm.addNestedPass<func::FuncOp>(createScFuseGemmStagesPass(stages));
   }
-  if (!options.warpSpecialize)
-    return;
   {
     ScLowerToSckPassOptions lower;
     lower.report = report;
@@ -200,9 +198,8 @@ void mlir::sc::buildScKernelPipeline(OpPassManager &pm,
     roles.report = report;
     pm.addPass(createScWarpSpecializePass(roles));
   }
-  // The kernels written from the IR load the tile a gather-add reads by
-  // TMA under the MMAs.
-  if (options.kernelsFromIR) {
+  // The tile a gather-add reads loads by TMA under the MMAs.
+  {
     ScPrefetchEpilogueOperandsPassOptions prefetch;
     prefetch.report = report;
     pm.addPass(createScPrefetchEpilogueOperandsPass(prefetch));

@@ -97,6 +97,21 @@ struct ScPrefetchEpilogueOperandsPass
       why = "an operand defined inside the tile loop";
       g = Value();
     }
+    // What the GPU kernels stream (sck-to-nvgpu): one box a tile, of 16- or
+    // 32-bit elements; f32 for the transposed tile.
+    unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+    if (g && llvm::any_of(epilogue.getIns().getTypes(),
+                          llvm::IsaPred<sck::BoxType>)) {
+      why = "another operand is prefetched already";
+      g = Value();
+    } else if (g && bits != 16 && bits != 32) {
+      why = "elements of other than 16 or 32 bits";
+      g = Value();
+    } else if (g && epilogue.getTransposed() &&
+               !type.getElementType().isF32()) {
+      why = "the transposed tile's epilogue streams f32 operands only";
+      g = Value();
+    }
     if (!g) {
       if (report)
         epilogue.emitRemark() << "epilogue operand #" << i << " read in place: "

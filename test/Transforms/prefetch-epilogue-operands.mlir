@@ -60,12 +60,11 @@ func.func private @gather_add(%batch: index, %x: tensor<?x433x256xf32>, %idx: te
 // [b, m, n] (g = b) needs no index. A bias read at [n] stays a tensor.
 // CHECK-LABEL: func.func private @transposed
 // CHECK: ^bb0(%[[B:.*]]: index, %[[MT:.*]]: index, %[[NT:.*]]: index):
-// CHECK: %[[BOX:.*]] = sck.prefetch %{{.*}}[%{{.*}}, %{{.*}}, %[[B]]] : tensor<?x300x256xf16> -> !sck.box<152x128xf16>
-// CHECK: sck.epilogue "C"[%{{.*}}, %{{.*}}, %[[B]]] transposed, %{{.*}} ins(%[[BOX]], %{{.*}} : !sck.box<152x128xf16>, tensor<256xf32>) : !sck.acc<128x152xf32> {
-// CHECK-NEXT: ^bb0(%{{.*}}: f32, %{{.*}}: index, %{{.*}}: index, %[[N:.*]]: index, %[[V:.*]]: f16, %[[BIAS:.*]]: tensor<256xf32>):
-// CHECK-NEXT: arith.extf %[[V]]
+// CHECK: %[[BOX:.*]] = sck.prefetch %{{.*}}[%{{.*}}, %{{.*}}, %[[B]]] : tensor<?x300x256xf32> -> !sck.box<152x128xf32>
+// CHECK: sck.epilogue "C"[%{{.*}}, %{{.*}}, %[[B]]] transposed, %{{.*}} ins(%[[BOX]], %{{.*}} : !sck.box<152x128xf32>, tensor<256xf32>) : !sck.acc<128x152xf32> {
+// CHECK-NEXT: ^bb0(%{{.*}}: f32, %{{.*}}: index, %{{.*}}: index, %[[N:.*]]: index, %[[V:.*]]: f32, %[[BIAS:.*]]: tensor<256xf32>):
 // CHECK-NEXT: tensor.extract %[[BIAS]][%[[N]]]
-func.func private @transposed(%batch: index, %x: tensor<?x300x256xf16>, %bias: tensor<256xf32>) {
+func.func private @transposed(%batch: index, %x: tensor<?x300x256xf32>, %bias: tensor<256xf32>) {
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
   %c128 = arith.constant 128 : index
@@ -75,15 +74,43 @@ func.func private @transposed(%batch: index, %x: tensor<?x300x256xf16>, %bias: t
     %m0 = arith.muli %mt, %c152 : index
     %n0 = arith.muli %nt, %c128 : index
     %acc = sck.zero : !sck.acc<128x152xf32>
-    // expected-remark @+1 {{epilogue operand #0 ('tensor<?x300x256xf16>') read at [g(b), m, n]: prefetched as a '!sck.box<152x128xf16>' per tile}}
-    sck.epilogue "C"[%n0, %m0, %b] transposed, %acc ins(%x, %bias : tensor<?x300x256xf16>, tensor<256xf32>) : !sck.acc<128x152xf32> {
-    ^bb0(%v: f32, %bb: index, %m: index, %n: index, %xs: tensor<?x300x256xf16>, %bs: tensor<256xf32>):
-      %e = tensor.extract %xs[%bb, %m, %n] : tensor<?x300x256xf16>
-      %ef = arith.extf %e : f16 to f32
+    // expected-remark @+1 {{epilogue operand #0 ('tensor<?x300x256xf32>') read at [g(b), m, n]: prefetched as a '!sck.box<152x128xf32>' per tile}}
+    sck.epilogue "C"[%n0, %m0, %b] transposed, %acc ins(%x, %bias : tensor<?x300x256xf32>, tensor<256xf32>) : !sck.acc<128x152xf32> {
+    ^bb0(%v: f32, %bb: index, %m: index, %n: index, %xs: tensor<?x300x256xf32>, %bs: tensor<256xf32>):
+      %ef = tensor.extract %xs[%bb, %m, %n] : tensor<?x300x256xf32>
       %w = tensor.extract %bs[%n] : tensor<256xf32>
       %s = arith.addf %v, %ef : f32
       %s2 = arith.addf %s, %w : f32
       %t = arith.truncf %s2 : f32 to f16
+      sck.yield %t : f16
+    }
+  }
+  return
+}
+
+// -----
+
+// The transposed tile's epilogue streams f32 operands only (in 32-row
+// chunks, sck-to-nvgpu): an f16 one is read in place.
+// CHECK-LABEL: func.func private @transposed_f16
+// CHECK-NOT: sck.prefetch
+// CHECK: sck.epilogue "C"[%{{.*}}, %{{.*}}, %{{.*}}] transposed, %{{.*}} ins(%{{.*}} : tensor<?x300x256xf16>)
+func.func private @transposed_f16(%batch: index, %x: tensor<?x300x256xf16>) {
+  %c2 = arith.constant 2 : index
+  %c128 = arith.constant 128 : index
+  %c152 = arith.constant 152 : index
+  sck.tile_loop %batch, %c2, %c2 attributes {schedule = "grid"} {
+  ^bb0(%b: index, %mt: index, %nt: index):
+    %m0 = arith.muli %mt, %c152 : index
+    %n0 = arith.muli %nt, %c128 : index
+    %acc = sck.zero : !sck.acc<128x152xf32>
+    // expected-remark @+1 {{epilogue operand #0 read in place: the transposed tile's epilogue streams f32 operands only}}
+    sck.epilogue "C"[%n0, %m0, %b] transposed, %acc ins(%x : tensor<?x300x256xf16>) : !sck.acc<128x152xf32> {
+    ^bb0(%v: f32, %bb: index, %m: index, %n: index, %xs: tensor<?x300x256xf16>):
+      %e = tensor.extract %xs[%bb, %m, %n] : tensor<?x300x256xf16>
+      %ef = arith.extf %e : f16 to f32
+      %s = arith.addf %v, %ef : f32
+      %t = arith.truncf %s : f32 to f16
       sck.yield %t : f16
     }
   }

@@ -100,39 +100,23 @@ static cl::opt<double> hybridDenseBudget(
     cl::desc("With --hybrid-prune: the fraction of tiles kept dense, those "
              "pruning would change most"),
     cl::init(0.0));
-static cl::opt<bool> warpSpecialize(
-    "warp-specialize",
-    cl::desc("Decide each warp-specialized GEMM's and attention's ring "
-             "and register split on the kernel-level IR "
-             "(sc-lower-to-sck, sc-warp-specialize), on by default; off: the "
-             "generators decide them (the same split with the default "
-             "options) and write every kernel from their templates"),
-    cl::init(true));
 static cl::opt<int64_t> wsStages(
-    "ws-stages", cl::desc("With --warp-specialize: ring stages (0: as many as fit)"),
+    "ws-stages", cl::desc("Ring stages of the warp-specialized kernels (0: as many as fit)"),
     cl::init(0));
 static cl::opt<int64_t> wsProducerRegs(
     "ws-producer-regs",
-    cl::desc("With --warp-specialize: the producer's registers (setmaxnreg; "
+    cl::desc("The producer's registers (setmaxnreg; "
              "0: 40, or 24 for one-consumer attention at two CTAs an SM)"),
     cl::init(0));
 static cl::opt<int64_t> wsConsumerRegs(
     "ws-consumer-regs",
-    cl::desc("With --warp-specialize: each consumer's registers (setmaxnreg)"),
+    cl::desc("Each consumer's registers (setmaxnreg)"),
     cl::init(232));
 static cl::opt<int64_t> wsGroup(
     "ws-group",
-    cl::desc("With --warp-specialize: persistent kernels walking M tiles in "
+    cl::desc("Persistent kernels walking M tiles in "
              "groups of this many (sc-persistent); 0: one CTA per tile"),
     cl::init(8));
-static cl::opt<bool> kernelsFromIR(
-    "kernels-from-ir",
-    cl::desc("With --warp-specialize (default on): write each GEMM kernel's "
-             "body from its kernel-level IR (sck-to-nvgpu) where that lowering "
-             "takes it (ping-pong and cooperative, any epilogue, a gathered "
-             "operand prefetched); the launch stays the generator's. Off: the "
-             "generators' templates"),
-    cl::init(true));
 static cl::opt<std::string> onnxLineage(
     "onnx-lineage",
     cl::desc("An ONNX model's input lineage: input=shared|request|"
@@ -176,12 +160,6 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = loadModel(sourceMgr, &context);
   if (!module)
     return 1;
-  // (Off with --warp-specialize=false unless asked for explicitly.)
-  if (kernelsFromIR.getNumOccurrences() && kernelsFromIR && !warpSpecialize) {
-    llvm::errs() << "error: --kernels-from-ir needs --warp-specialize (the "
-                    "kernel-level IR it lowers)\n";
-    return 1;
-  }
   sc::AotOptions options;
   options.chip = chip;
   options.stages = stages;
@@ -214,12 +192,10 @@ int main(int argc, char **argv) {
   }
   options.hybridPrune = hybridPrune;
   options.hybridDenseBudget = hybridDenseBudget;
-  options.warpSpecialize = warpSpecialize;
   options.wsStages = wsStages;
   options.wsProducerRegs = wsProducerRegs;
   options.wsConsumerRegs = wsConsumerRegs;
   options.wsGroup = wsGroup;
-  options.kernelsFromIR = kernelsFromIR;
   options.modelName = llvm::sys::path::stem(inputFile).str();
   if (failed(sc::compileArtifact(*module, options, outDir,
                                  report ? &llvm::outs() : nullptr)))

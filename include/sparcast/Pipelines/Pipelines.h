@@ -68,11 +68,6 @@ struct ScKernelPipelineOptions
   Option<bool> attentionF16P{*this, "attention-f16-p",
                              llvm::cl::desc("bf16 attention rounds P to f16"),
                              llvm::cl::init(false)};
-  Option<bool> warpSpecialize{
-      *this, "warp-specialize",
-      llvm::cl::desc("Each GEMM's and attention's kernel-level IR "
-                     "(sc-lower-to-sck and the passes on it)"),
-      llvm::cl::init(true)};
   Option<int64_t> wsGroup{*this, "ws-group",
                           llvm::cl::desc("sc-persistent's M-tile group (0: "
                                          "no sc-persistent)"),
@@ -102,11 +97,6 @@ struct ScKernelPipelineOptions
       *this, "hybrid-dense-budget",
       llvm::cl::desc("... except this fraction of the tiles"),
       llvm::cl::init(0.0)};
-  Option<bool> kernelsFromIR{
-      *this, "kernels-from-ir",
-      llvm::cl::desc("GEMM kernels written from their kernel-level IR (the "
-                     "gathered epilogue operand then prefetched by TMA)"),
-      llvm::cl::init(true)};
 };
 
 /// Everything sparcast-aot runs on a model before it builds the kernels:

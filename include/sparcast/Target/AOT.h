@@ -55,20 +55,13 @@ struct AotOptions {
   int64_t hybridTileRows = 0, hybridTileCols = 0;
   bool hybridPrune = false;
   double hybridDenseBudget = 0.0;
-  /// Warp specialization through the kernel-level IR: sc-lower-to-sck and
-  /// sc-warp-specialize with these options decide each warp-specialized
-  /// GEMM's ring stages (0: as many as fit) and register split; the kernel
-  /// generator takes them from there (with the defaults, the same kernels).
-  bool warpSpecialize = false;
+  /// The kernel-level IR's passes: sc-warp-specialize's ring stages (0: as
+  /// many as fit) and register split, sc-persistent's M-tile group (0: no
+  /// sc-persistent, one CTA per tile).
   int64_t wsStages = 0;
   int64_t wsProducerRegs = 0;
   int64_t wsConsumerRegs = 232;
-  /// With warpSpecialize: sc-persistent's M-tile group (0: no sc-persistent,
-  /// one CTA per tile).
   int64_t wsGroup = 8;
-  /// With warpSpecialize: GEMM kernel bodies written from the kernel-level
-  /// IR (sck-to-nvgpu) where that lowering takes it.
-  bool kernelsFromIR = false;
   /// Name used for the C header (<modelName>.h).
   std::string modelName = "model";
 };

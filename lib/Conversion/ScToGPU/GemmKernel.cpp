@@ -529,22 +529,6 @@ static LogicalResult checkKernelIRTiling(BatchMatmulOp op, StringRef schedule) {
   return failure(walk.wasInterrupted());
 }
 
-/// Whether `op` shares an operand by TMA multicast in CTA pairs when
-/// neither the kernel-level IR nor the options say: the persistent
-/// schedules where pairs measured faster (sck::ctaPairsByDefault). For a
-/// shared rhs under the cooperative schedule every tile reads all of w and
-/// x streams from DRAM: half of w a CTA leaves room in the SMs' L2
-/// bandwidth for x.
-static bool multicastByDefault(BatchMatmulOp op, StringRef schedule,
-                               const sc::detail::WarpRoles &roles) {
-  if (!roles.persistent)
-    return false;
-  sc::detail::GemmShape shape(op);
-  return sck::ctaPairsByDefault(
-      schedule, shape.lhsBatched, shape.rhsBatched,
-      sc::detail::transposedTilesPair(op.getType().getDimSize(2)));
-}
-
 FailureOr<KernelLaunch>
 mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
                           StringRef kernelName, const GemmBinding &binding,
@@ -585,43 +569,8 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
   }
   if (options.chip == "sm_90a") {
     std::string limitation = hopperPathLimitation(op, schedule);
-    // CTA pairs: as the kernel-level IR says, else as asked, else where
-    // they measured faster.
-    bool canPair = schedule != "transposed" ||
-                   detail::transposedTilesPair(op.getType().getDimSize(2));
-    bool multicast =
-        canPair && (roles.cluster ? roles.cluster == 2
-                                  : options.multicast ||
-                                        multicastByDefault(op, schedule, roles));
-    if (limitation.empty() && warpSpecialized) {
-      FailureOr<KernelLaunch> launch = detail::buildWarpSpecializedGemmKernel(
-          op, gpuModule, kernelName, binding, schedule, multicast,
-          /*stage1=*/nullptr, roles);
-      // The body written from the kernel-level IR instead, same launch.
-      if (succeeded(launch) && options.kernelFromIR) {
-        std::string why;
-        if (failed(detail::writeGemmKernelFromIR(op, gpuModule, kernelName,
-                                                 launch->sharedBytes, why)))
-          return failure();
-        if (!why.empty()) {
-          launch->summary += "; body from the template (sck-to-nvgpu does "
-                             "not lower " + why + " yet)";
-          return launch;
-        }
-        launch->summary = launch->kernel +
-                          ": body written from the kernel-level IR by "
-                          "sck-to-nvgpu (ring, roles, " +
-                          (schedule == "transposed"
-                               ? std::string("wgmma of a transposed tile a "
-                                             "consumer, epilogue in chunks of 32 "
-                                             "rows")
-                               : std::string("wgmma 64x256 a consumer, epilogue")) +
-                          " through staging and TMA stores); launch as the "
-                          "generator's: " +
-                          launch->summary.substr(launch->kernel.size() + 2);
-      }
-      return launch;
-    }
+    if (limitation.empty() && warpSpecialized)
+      return detail::buildGemmKernelFromIR(op, gpuModule, kernelName, binding);
     if (limitation.empty())
       return detail::buildSimpleGemmKernel(op, gpuModule, kernelName, binding,
                                            options);

@@ -169,15 +169,34 @@ struct WarpRoles {
   int64_t cluster = 0;
 };
 
-/// Replaces kernel `kernelName` of `module` (the generator's, for `op`) by
-/// one written from `op`'s kernel-level IR op by op (SckToNVGPU.cpp), with
-/// the same parameters, its ring in `sharedBytes` of shared memory. When
-/// the lowering does not take `op` (its IR, its epilogue), leaves the
-/// generator's kernel and says why in `whyNot`; fails with a located error
-/// for IR it takes but cannot fit.
-LogicalResult writeGemmKernelFromIR(BatchMatmulOp op, gpu::GPUModuleOp module,
-                                    StringRef kernelName, int64_t sharedBytes,
-                                    std::string &whyNot);
+/// The warp-specialized kernel of `op` (ping-pong, cooperative or the
+/// transposed tile; alone or in CTA pairs; any epilogue, a prefetched
+/// operand, flat rows) written into `module` op by op from its
+/// kernel-level IR (SckToNVGPU.cpp), and its launch; a located error for
+/// IR the lowering does not take or that does not fit.
+FailureOr<KernelLaunch> buildGemmKernelFromIR(BatchMatmulOp op,
+                                              gpu::GPUModuleOp module,
+                                              StringRef kernelName,
+                                              const GemmBinding &binding);
+
+/// What the launch of a warp-specialized GEMM kernel depends on: its tile
+/// (`tileM` x `tileN`, A's box of `aBoxRows` rows), shared memory, the
+/// schedule (persistent or a grid of `tilesPerUnit` tiles a CTA), the
+/// transposed tile, flat rows and the epilogue operand prefetched by TMA.
+struct WsLaunchShape {
+  int64_t tileM = 0, tileN = 0, aBoxRows = 0, sharedBytes = 0;
+  bool persistent = true;
+  int64_t tilesPerUnit = 1;
+  bool transposed = false, flatRows = false;
+  std::optional<unsigned> prefetched;
+};
+
+/// The launch (384 threads, grid, shared memory, the tensor maps of A, B,
+/// C and the prefetched operand, C and the epilogue operands as memrefs)
+/// of a warp-specialized GEMM kernel.
+KernelLaunch warpSpecializedLaunch(BatchMatmulOp op, StringRef kernelName,
+                                   const GemmBinding &binding,
+                                   const WsLaunchShape &shape);
 
 /// `schedule`: "cooperative", "pingpong" or "transposed" (see
 /// GemmTransposedTile.cpp).

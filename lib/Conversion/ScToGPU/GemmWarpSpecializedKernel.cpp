@@ -749,6 +749,89 @@ mlir::sc::detail::templatePrefetchedOperand(BatchMatmulOp op, bool multicast,
   return prefetch ? std::optional<unsigned>(prefetch->first) : std::nullopt;
 }
 
+KernelLaunch mlir::sc::detail::warpSpecializedLaunch(BatchMatmulOp op,
+                                                     StringRef kernelName,
+                                                     const GemmBinding &binding,
+                                                     const WsLaunchShape &shape) {
+  RankedTensorType resultType = op.getType();
+  Type elementType = op.getLhs().getType().getElementType();
+  auto [m, n, k, lhsBatched, rhsBatched] = GemmShape(op);
+  int64_t outBytes = resultType.getElementType().getIntOrFloatBitWidth() / 8;
+  KernelLaunch launch;
+  launch.kernel = kernelName.str();
+  launch.block[0] = 384;
+  // Persistent: one CTA per SM. Grid: one per unit of work (a tile, a
+  // pair of tiles for ping-pong). With rows flattened over the batch, the
+  // tile count is ceil(B m / tileM) x N tiles: approximated by B m N-tiles
+  // / tileM (the kernel's loop then walks its tiles with a stride of the
+  // CTA count, so any count is correct).
+  int64_t nTiles = llvm::divideCeil(n, shape.tileN);
+  if (shape.persistent) {
+    launch.grid[0] = LaunchDim::sym("SMS");
+  } else {
+    LaunchDim batches = binding.batchOf(resultType);
+    int64_t perBatchNumerator = shape.flatRows
+                                    ? m * nTiles
+                                    : llvm::divideCeil(m, shape.tileM) * nTiles;
+    int64_t divisor = shape.flatRows ? shape.tileM * shape.tilesPerUnit
+                                     : shape.tilesPerUnit;
+    if (batches.symbol.empty()) {
+      launch.grid[0] = LaunchDim::of(
+          llvm::divideCeil(batches.constant * perBatchNumerator, divisor));
+    } else {
+      launch.grid[0] = batches.times(perBatchNumerator);
+      launch.grid[0].divisor = divisor;
+    }
+  }
+  launch.grid[1] = LaunchDim::of(1);
+  launch.grid[2] = LaunchDim::of(1);
+  launch.sharedBytes = shape.sharedBytes;
+  std::vector<LaunchParam> params = tmaKernelParams(op, binding, shape.aBoxRows);
+  LaunchDim batchDim = binding.batchOf(resultType);
+  LaunchDim flatM = batchDim.times(m); // [B * M] rows
+  if (shape.flatRows) {
+    // A as one [B * M, K] matrix.
+    int64_t bytes = elementType.getIntOrFloatBitWidth() / 8;
+    params[0].dims = {LaunchDim::of(k), flatM};
+    params[0].stridesBytes = {LaunchDim::of(k * bytes)};
+    params[0].box = {kTileK, shape.tileM};
+  }
+  launch.params.assign(params.begin(), params.end());
+  // C's tensor map for the TMA stores: boxes of 64 rows x 128 bytes.
+  LaunchParam c;
+  c.kind = LaunchParam::Kind::Tma;
+  c.tensor = binding.result;
+  if (shape.flatRows) {
+    c.dims = {LaunchDim::of(n), flatM};
+    c.stridesBytes = {LaunchDim::of(n * outBytes)};
+    c.box = {128 / outBytes, 64};
+  } else {
+    c.dims = {LaunchDim::of(n), LaunchDim::of(m), batchDim};
+    c.stridesBytes = {LaunchDim::of(n * outBytes),
+                      LaunchDim::of(m * n * outBytes)};
+    // (Transposed: the epilogue stores 8 rows at a time.)
+    c.box = {128 / outBytes, shape.transposed ? 8 : 64, 1};
+  }
+  launch.params.push_back(c);
+  if (std::optional<unsigned> prefetched = shape.prefetched) {
+    // The gathered operand's tensor map: [U, M, N] in boxes like C's.
+    auto xType = cast<RankedTensorType>(op.getEpilogueIns()[*prefetched].getType());
+    LaunchParam x;
+    x.kind = LaunchParam::Kind::Tma;
+    x.tensor = binding.epilogueIns[*prefetched];
+    // Bounded by its own batch (U), so a g(b) out of range reads zeros.
+    LaunchDim xBatch = *prefetched < binding.epilogueInBatches.size()
+                           ? binding.epilogueInBatches[*prefetched]
+                           : binding.batchOf(xType);
+    x.dims = {LaunchDim::of(n), LaunchDim::of(m), xBatch};
+    int64_t xBytes = xType.getElementType().getIntOrFloatBitWidth() / 8;
+    x.stridesBytes = {LaunchDim::of(n * xBytes), LaunchDim::of(m * n * xBytes)};
+    x.box = {128 / xBytes, shape.transposed ? 32 : 64, 1};
+    launch.params.push_back(x);
+  }
+  return launch;
+}
+
 FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
     BatchMatmulOp op, gpu::GPUModuleOp gpuModule, StringRef kernelName,
     const GemmBinding &binding, StringRef schedule, bool multicast,
@@ -1114,77 +1197,18 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildWarpSpecializedGemmKernel(
                            prefetched, /*epilogueFromKernelIR=*/!stage1)))
     return failure();
 
-  KernelLaunch launch;
-  launch.kernel = kernelName.str();
-  launch.block[0] = 384;
-  // Persistent: one CTA per SM. Grid: one per unit of work (a tile, a
-  // pair of tiles for ping-pong); the kernel's loop walks tiles with a
-  // stride of the CTA count either way, so any count is correct. With
-  // rows flattened over the batch, the tile count is
-  // ceil(B m / tileM) x N tiles: approximated by B m N-tiles / tileM.
-  int64_t perUnit = pingpong ? 2 : 1;
-  int64_t nTiles = llvm::divideCeil(n, tileN);
-  if (roles.persistent) {
-    launch.grid[0] = LaunchDim::sym("SMS");
-  } else {
-    LaunchDim batches = binding.batchOf(resultType);
-    int64_t perBatchNumerator =
-        flatRows ? m * nTiles : llvm::divideCeil(m, tileM) * nTiles;
-    int64_t divisor = flatRows ? tileM * perUnit : perUnit;
-    if (batches.symbol.empty()) {
-      launch.grid[0] = LaunchDim::of(
-          llvm::divideCeil(batches.constant * perBatchNumerator, divisor));
-    } else {
-      launch.grid[0] = batches.times(perBatchNumerator);
-      launch.grid[0].divisor = divisor;
-    }
-  }
-  launch.grid[1] = LaunchDim::of(1);
-  launch.grid[2] = LaunchDim::of(1);
-  launch.sharedBytes = sharedBytes;
-  std::vector<LaunchParam> params = tmaKernelParams(op, binding, aBoxRows);
-  LaunchDim batchDim = binding.batchOf(resultType);
-  LaunchDim flatM = batchDim.times(m); // [B * M] rows
-  if (flatRows) {
-    // A as one [B * M, K] matrix.
-    int64_t bytes = elementType.getIntOrFloatBitWidth() / 8;
-    params[0].dims = {LaunchDim::of(k), flatM};
-    params[0].stridesBytes = {LaunchDim::of(k * bytes)};
-    params[0].box = {kTileK, tileM};
-  }
-  launch.params.assign(params.begin(), params.end());
-  // C's tensor map for the TMA stores: boxes of 64 rows x 128 bytes.
-  LaunchParam c;
-  c.kind = LaunchParam::Kind::Tma;
-  c.tensor = binding.result;
-  if (flatRows) {
-    c.dims = {LaunchDim::of(n), flatM};
-    c.stridesBytes = {LaunchDim::of(n * outBytes)};
-    c.box = {128 / outBytes, 64};
-  } else {
-    c.dims = {LaunchDim::of(n), LaunchDim::of(m), batchDim};
-    c.stridesBytes = {LaunchDim::of(n * outBytes),
-                      LaunchDim::of(m * n * outBytes)};
-    // (Transposed: the epilogue stores 8 rows at a time.)
-    c.box = {128 / outBytes, transposed ? 8 : 64, 1};
-  }
-  launch.params.push_back(c);
-  if (prefetched) {
-    // The gathered operand's tensor map: [U, M, N] in boxes like C's.
-    auto xType = cast<RankedTensorType>(op.getEpilogueIns()[*prefetched].getType());
-    LaunchParam x;
-    x.kind = LaunchParam::Kind::Tma;
-    x.tensor = binding.epilogueIns[*prefetched];
-    // Bounded by its own batch (U), so a g(b) out of range reads zeros.
-    LaunchDim xBatch = *prefetched < binding.epilogueInBatches.size()
-                           ? binding.epilogueInBatches[*prefetched]
-                           : binding.batchOf(xType);
-    x.dims = {LaunchDim::of(n), LaunchDim::of(m), xBatch};
-    int64_t xBytes = xType.getElementType().getIntOrFloatBitWidth() / 8;
-    x.stridesBytes = {LaunchDim::of(n * xBytes), LaunchDim::of(m * n * xBytes)};
-    x.box = {128 / xBytes, transposed ? 32 : 64, 1};
-    launch.params.push_back(x);
-  }
+  WsLaunchShape launchShape;
+  launchShape.tileM = tileM;
+  launchShape.tileN = tileN;
+  launchShape.aBoxRows = aBoxRows;
+  launchShape.sharedBytes = sharedBytes;
+  launchShape.persistent = roles.persistent;
+  launchShape.tilesPerUnit = pingpong ? 2 : 1;
+  launchShape.transposed = transposed;
+  launchShape.flatRows = flatRows;
+  launchShape.prefetched = prefetched;
+  KernelLaunch launch =
+      warpSpecializedLaunch(op, kernelName, binding, launchShape);
   launch.summary =
       llvm::formatv(
           "{0}: {1}x{2}x{3} {4}, warp-specialized{16}, {5}: producer "

@@ -42,6 +42,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::sc;
@@ -60,6 +61,8 @@ int64_t stagingBytes(BatchMatmulOp op) {
   return kTileRows * 128 * op.getType().getElementType().getIntOrFloatBitWidth() /
          8;
 }
+/// Shared memory a CTA may have (227 KB on sm_90).
+constexpr int64_t kSharedMemoryBytes = 227 * 1024;
 /// The mbarrier try_wait's suspend-time hint.
 constexpr int64_t kWaitTicks = 10000000;
 /// A prefetched operand's box streams through two buffers a consumer, each
@@ -88,6 +91,10 @@ struct KernelIR {
   /// n<tileM> wgmma with E read MN-major and W K-major.
   bool transposed = false;
   int64_t tileM = 0;
+  /// A batched lhs times a shared rhs tiled over the rows of all batch
+  /// elements: A and C read and written as [B x M] rows (the epilogue's
+  /// two coordinates).
+  bool flatRows = false;
   /// CTA pairs on the transposed tile: W's box in two 8-row-aligned
   /// overlapping halves of `wHalfRows`, rank r's from row r (tileM -
   /// wHalfRows) (the template's tensor map for W has that box).
@@ -241,8 +248,10 @@ private:
   /// tiles are walked in units: unitsM x unitsN a batch element (pairs of
   /// M tiles, or of N tiles for the transposed tile, count as one).
   Value rank, peer, unitsM, unitsN;
-  /// The tile loop's schedule: persistent, or a grid of perCta tiles a CTA.
-  bool persistent = true;
+  /// How CTAs take tiles: CTA c tiles c, c + CTAs, ... (`strided`: the
+  /// persistent schedule, and a grid over flat rows, whose launch only
+  /// estimates the tile count), or tiles perCta c .. perCta c + perCta - 1.
+  bool strided = true;
   int64_t perCta = 1;
   Type elementType, accType;
   MemRefType boxA, boxB;
@@ -280,7 +289,11 @@ static std::optional<KernelIR> matchKernelIR(func::FuncOp kernel,
       (role.getKind() == "producer" ? ir.producer : ir.consumer) = role;
       (role.getKind() == "producer" ? ir.producerLoop : ir.consumerLoop) =
           *loops.begin();
-    } else if (!isa<arith::ConstantOp, func::ReturnOp>(inner)) {
+    } else if (isa<sck::TileLoopOp>(inner)) {
+      why = "a tile loop outside roles (sc-warp-specialize did not run)";
+      return std::nullopt;
+    } else if (!isa<arith::ArithDialect>(inner.getDialect()) &&
+               !isa<func::ReturnOp>(inner)) {
       why = "'" + inner.getName().getStringRef().str() +
             "' at the kernel's top level";
       return std::nullopt;
@@ -338,6 +351,7 @@ static std::optional<KernelIR> matchKernelIR(func::FuncOp kernel,
   if (!why.empty())
     return std::nullopt;
   ir.epilogue = *epilogues.begin();
+  ir.flatRows = !ir.transposed && ir.epilogue.getCoords().size() == 2;
   if (prefetches.empty())
     return ir;
   ir.prefetch = *prefetches.begin();
@@ -375,7 +389,7 @@ SmallVector<Value> GemmKernelWriter::decode(Value i) {
   Value unit = ir.pairs ? div(cta, index(2)) : cta;
   Value units = ir.pairs ? div(ctas, index(2)) : ctas;
   // Persistent: tile cta + i x CTAs; grid: tile CTA x (tiles a CTA) + i.
-  Value t = persistent ? add(unit, mul(i, units)) : add(mul(cta, index(perCta)), i);
+  Value t = strided ? add(unit, mul(i, units)) : add(mul(cta, index(perCta)), i);
   Value perBatch = mul(unitsN, unitsM);
   Value bIdx = div(t, perBatch);
   Value tb = rem(t, perBatch);
@@ -492,14 +506,19 @@ std::pair<Value, Value> GemmKernelWriter::mmaOnSlot(Value slot, Value inL,
 }
 
 /// The kernel's value for `v`, a value of the kernel-level function: as
-/// mapped, or a constant of the function's top level cloned here.
+/// mapped, or a constant of the function's top level cloned here, or
+/// arithmetic on such values (the flat rows' tile count from the batch).
 static Value lookup(Value v, OpBuilder &b, IRMapping &mapping) {
   if (Value mapped = mapping.lookupOrNull(v))
     return mapped;
   Operation *def = v.getDefiningOp();
-  if (!def || !isa<arith::ConstantOp>(def))
+  if (!def || !isa<arith::ArithDialect>(def->getDialect()) ||
+      !isa<func::FuncOp>(def->getParentOp()))
     return Value();
-  Value copy = b.clone(*def)->getResult(0);
+  for (Value operand : def->getOperands())
+    if (!lookup(operand, b, mapping))
+      return Value();
+  Value copy = b.clone(*def, mapping)->getResult(0);
   mapping.map(v, copy);
   return copy;
 }
@@ -978,7 +997,7 @@ GemmKernelWriter::epilogueTile(sck::EpilogueOp epilogue, IRMapping &mapping) {
   SmallVector<Value> at;
   for (Value v : epilogue.getCoords())
     at.push_back(lookup(v, b, mapping));
-  if (at.size() != 3)
+  if (at.size() != (ir.flatRows ? 2u : 3u))
     return epilogue.emitError("sck-to-nvgpu: a batched result tile");
   return at;
 }
@@ -1002,7 +1021,8 @@ std::pair<Value, Value> GemmKernelWriter::electedAndBarrier(Value inWg) {
 LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
                                               ArrayRef<Value> tile, Value accL,
                                               Value accR) {
-  Value n0 = tile[0], m0 = tile[1], bIdx = tile[2];
+  // (Flat rows: m0 a row of all batch elements', no batch coordinate.)
+  Value n0 = tile[0], m0 = tile[1], bIdx = ir.flatRows ? Value() : tile[2];
   // Cooperative: this consumer's 64 rows of the tile.
   if (ir.cooperative)
     m0 = add(m0, mul(wg, index(kTileRows)));
@@ -1024,10 +1044,19 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
                                    boxA.getMemorySpace());
   Value stage = memref::ViewOp::create(b, loc, stageType, smem, stageBase,
                                        ValueRange());
-  auto boxType = MemRefType::get({1, kTileRows, boxCols}, outType,
-                                 MemRefLayoutAttrInterface(),
+  SmallVector<int64_t> boxShape = {kTileRows, boxCols};
+  if (!ir.flatRows)
+    boxShape.insert(boxShape.begin(), 1);
+  auto boxType = MemRefType::get(boxShape, outType, MemRefLayoutAttrInterface(),
                                  boxA.getMemorySpace());
-  int64_t mLast = op.getType().getDimSize(1) - 1;
+  int64_t rowsPerItem = op.getType().getDimSize(1);
+  Value mLast = ir.flatRows
+                    ? arith::SubIOp::create(
+                          b, loc,
+                          mul(memref::DimOp::create(b, loc, c, 0),
+                              index(rowsPerItem)),
+                          index(1))
+                    : index(rowsPerItem - 1);
   int64_t nLast = op.getType().getDimSize(2) - 1;
   // A prefetched box streams through the consumer's two buffers: subtile
   // u (columns [u C, u C + C), C = 128 bytes of elements) in buffer u % 2,
@@ -1038,6 +1067,17 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
   Type xType = ir.prefetch ? ir.prefetch.getType().getElementType() : Type();
   Value subtile;
   Value accs[2] = {accL, accR};
+  // The (b, m) of this thread's two rows, clamped into the result: what
+  // lies past it is computed on its last row and dropped by the store.
+  // Flat rows: row r is row r mod M of batch element r / M.
+  std::pair<Value, Value> rowOf[2];
+  for (int64_t r = 0; r < 2; ++r) {
+    Value m = arith::MinUIOp::create(b, loc, add(add(m0, rowRel0), index(8 * r)),
+                                     mLast);
+    rowOf[r] = ir.flatRows ? std::pair(div(m, index(rowsPerItem)),
+                                       rem(m, index(rowsPerItem)))
+                           : std::pair(bIdx, m);
+  }
   for (int64_t half = 0; half < 2; ++half) {
     // TMA has read the staging tile (the previous half's stores).
     {
@@ -1083,18 +1123,20 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
         Value rowRel = add(rowRel0, index(8 * r));
         Value offset = add(add(index(q * kTileRows * 128), mul(rowRel, index(128))),
                            add(mul(chunk, index(16)), rem(bytes, index(16))));
+        // The pair's columns clamped as a pair (N is even): the first at
+        // most N - 2, so the two stay neighbours and the epilogue's loads
+        // of them can merge into one.
+        Value pairN = arith::MinUIOp::create(
+            b, loc, add(add(n0, colPair), index(128 * half + 8 * g)),
+            index(nLast - 1));
         SmallVector<Value> values;
         for (int64_t e = 0; e < 2; ++e) {
           Value v = LLVM::ExtractValueOp::create(b, loc, accs[half], reg + e);
           if (epilogueFn) {
             // At indices clamped into the result: what lies past it is
-            // computed on its last row or column and dropped by the store.
-            Value m = arith::MinUIOp::create(b, loc, add(add(m0, rowRel0), index(8 * r)),
-                                             index(mLast));
-            Value n = arith::MinUIOp::create(
-                b, loc, add(add(n0, colPair), index(128 * half + 8 * g + e)),
-                index(nLast));
-            SmallVector<Value> args = {v, bIdx, m, n};
+            // computed on its last row or columns and dropped by the store.
+            auto [bOfRow, m] = rowOf[r];
+            SmallVector<Value> args = {v, bOfRow, m, add(pairN, index(e))};
             // Per operand its memref, or the box's element.
             for (Value in : epilogue.getIns())
               args.push_back(isa<sck::BoxType>(in.getType())
@@ -1133,8 +1175,10 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
           b, loc, boxType, smem, add(stageBase, index(q * kTileRows * 128)),
           ValueRange());
       Value n = add(n0, index(128 * half + q * boxCols));
-      nvgpu::TmaAsyncStoreOp::create(b, loc, box, tmaC, ValueRange{n, m0, bIdx},
-                                     Value());
+      SmallVector<Value> at = {n, m0};
+      if (!ir.flatRows)
+        at.push_back(bIdx);
+      nvgpu::TmaAsyncStoreOp::create(b, loc, box, tmaC, at, Value());
     }
     NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
   }
@@ -1292,8 +1336,9 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
   bool lhsBatched = op.getLhs().getType().getRank() == 3;
   bool rhsBatched = op.getRhs().getType().getRank() == 3;
   int64_t aRows = !ir.transposed ? ir.aRows : ir.pairs ? ir.wHalfRows() : ir.tileM;
-  SmallVector<int64_t> aBox = lhsBatched ? SmallVector<int64_t>{1, aRows, kTileDepth}
-                                         : SmallVector<int64_t>{aRows, kTileDepth};
+  SmallVector<int64_t> aBox = lhsBatched && !ir.flatRows
+                                  ? SmallVector<int64_t>{1, aRows, kTileDepth}
+                                  : SmallVector<int64_t>{aRows, kTileDepth};
   SmallVector<int64_t> bBox = rhsBatched ? SmallVector<int64_t>{1, kTileDepth, 64}
                                          : SmallVector<int64_t>{kTileDepth, 64};
   boxA = MemRefType::get(aBox, elementType, MemRefLayoutAttrInterface(), workgroup);
@@ -1312,18 +1357,22 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
     memrefOf[kernelIR.getArgument(1 + in)] = func.getArgument(3 + in);
   }
   auto module = func->getParentOfType<gpu::GPUModuleOp>();
-  if (failed(buildEpilogueFunction(module, (func.getName() + "_epilogue_ir").str())))
+  if (failed(buildEpilogueFunction(module, (func.getName() + "_epilogue").str())))
     return failure();
   // C's tensor map, and the prefetched operand's (the template's): boxes
   // of 64 rows x 128 bytes, 128B-swizzled, as the launch encodes them (the
   // transposed tile's: 8 rows of C, 32 x 32 f32 of the operand).
   auto rowsOf128Bytes = [&](Type element, Value pointer, int64_t rows,
                             int64_t cols) -> Value {
+    // (Flat rows: C as one matrix of B x M rows.)
+    SmallVector<int64_t> box = {rows, cols};
+    if (!ir.flatRows)
+      box.insert(box.begin(), 1);
     return UnrealizedConversionCastOp::create(
                b, loc,
                nvgpu::TensorMapDescriptorType::get(
                    ctx,
-                   MemRefType::get({1, rows, cols}, element,
+                   MemRefType::get(box, element,
                                    MemRefLayoutAttrInterface(), tmaSpace),
                    nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
                    nvgpu::TensorMapL2PromoKind::L2PROMO_NONE,
@@ -1354,13 +1403,17 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
   wg = arith::IndexCastOp::create(b, loc, b.getIndexType(), wgU);
   cta = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   ctas = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
-  batch = memref::DimOp::create(b, loc, c, 0);
-  // The tile loop's M and N tile counts (constants of the kernel function).
+  // The tile loop's counts: of batch elements (the kernel function's
+  // first argument, C's first dim; one with flat rows), M and N tiles
+  // (constants, or the flat rows' M tiles from the batch).
   IRMapping top;
+  top.map(kernelIR.getArgument(0), memref::DimOp::create(b, loc, c, 0));
+  batch = lookup(ir.consumerLoop.getBatches(), b, top);
   cGM = lookup(ir.consumerLoop.getMTiles(), b, top);
   cGN = lookup(ir.consumerLoop.getNTiles(), b, top);
-  if (!cGM || !cGN)
-    return ir.consumerLoop.emitError("sck-to-nvgpu: static tile counts");
+  if (!batch || !cGM || !cGN)
+    return ir.consumerLoop.emitError("sck-to-nvgpu: tile counts of other "
+                                     "than constants and the batch");
   // CTA pairs (a cluster of two, persistent: the verifier's) count their
   // tiles in pairs of M tiles (N tiles: the transposed tile), a pair's two
   // CTAs walking the same ones.
@@ -1379,12 +1432,12 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
     units = div(ctas, index(2));
   }
   Value numTiles = mul(batch, mul(unitsM, unitsN));
-  // Tiles of this CTA. Persistent: cta, cta + ctas, ... below numTiles.
+  // Tiles of this CTA. Strided: cta, cta + ctas, ... below numTiles.
   // Grid (as the launch counts them): a pair of tiles a CTA for ping-pong,
   // one for cooperative, the last CTA's possibly fewer.
-  persistent = ir.consumerLoop.getSchedule() == "persistent";
+  strided = ir.consumerLoop.getSchedule() == "persistent" || ir.flatRows;
   perCta = ir.cooperative ? 1 : 2;
-  if (persistent) {
+  if (strided) {
     Value left = arith::SubIOp::create(b, loc, add(numTiles, units), add(unit, index(1)));
     Value any = cmp(arith::CmpIPredicate::ult, unit, numTiles);
     mine = arith::SelectOp::create(b, loc, any, div(left, units), index(0));
@@ -1475,90 +1528,145 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
   return success();
 }
 
-/// The IR `op`'s kernel function holds, when the lowering takes it; else
-/// why not.
-static std::optional<KernelIR> lowerable(BatchMatmulOp op,
-                                         gpu::GPUModuleOp module,
-                                         StringRef kernelName,
-                                         std::string &why) {
+/// The IR of `op`'s kernel function, when the lowering takes it; else a
+/// located error saying why not.
+static FailureOr<KernelIR> lowerable(BatchMatmulOp op) {
   FailureOr<func::FuncOp> kernel = sc::detail::kernelIRFunction(op);
-  if (failed(kernel) || !*kernel)
-    why = "no kernel-level IR (sc-lower-to-sck did not run)";
-  else if (op.getLhs().getType().getRank() == 3 &&
-           op.getRhs().getType().getRank() == 2)
-    why = "a batched lhs with a shared rhs (rows of all batch elements as one "
-          "matrix)";
-  if (!why.empty())
-    return std::nullopt;
+  if (failed(kernel))
+    return failure();
+  if (!*kernel)
+    return op.emitError("the warp-specialized GEMM kernels are written from "
+                        "the kernel-level IR: run sc-lower-to-sck and "
+                        "sc-warp-specialize first");
+  std::string why;
   std::optional<KernelIR> ir = matchKernelIR(*kernel, why);
-  if (ir && (*kernel).getNumArguments() != 1 + op.getEpilogueIns().size()) {
+  if (ir && (*kernel).getNumArguments() != 1 + op.getEpilogueIns().size())
     why = "a kernel-level function of other than (batch, epilogue operands...)";
-    return std::nullopt;
-  }
-  // A prefetched box is read through the tensor map the generator's launch
-  // passes for the operand it prefetches itself: the same operand.
-  if (ir && ir->prefetch) {
-    std::optional<unsigned> mapped =
-        sc::detail::templatePrefetchedOperand(op, ir->pairs, ir->transposed);
-    auto source = dyn_cast<BlockArgument>(ir->prefetch.getSource());
-    if (!mapped || !source || source.getOwner() != &kernel->front() ||
-        source.getArgNumber() != 1 + *mapped) {
-      why = "a prefetched operand the generator's launch has no tensor map for";
-      return std::nullopt;
-    }
-  }
-  return ir;
+  if (!why.empty())
+    return kernel->emitError("sck-to-nvgpu does not lower ") << why;
+  return *ir;
 }
 
-LogicalResult mlir::sc::detail::writeGemmKernelFromIR(BatchMatmulOp op,
-                                                      gpu::GPUModuleOp module,
-                                                      StringRef kernelName,
-                                                      int64_t sharedBytes,
-                                                      std::string &whyNot) {
-  std::optional<KernelIR> ir = lowerable(op, module, kernelName, whyNot);
-  if (!ir)
-    return success(); // the generator's kernel stays
+/// The kernel's parameters: A's and B's tensor maps, C, the epilogue
+/// operands (memrefs), C's tensor map and the prefetched operand's, in the
+/// order of warpSpecializedLaunch's parameters.
+static FunctionType kernelSignature(BatchMatmulOp op, const KernelIR &ir) {
+  MLIRContext *ctx = op.getContext();
+  Type pointer = LLVM::LLVMPointerType::get(ctx);
+  SmallVector<Type> types = {pointer, pointer,
+                             sc::detail::memrefOf(op.getType())};
+  for (Value in : op.getEpilogueIns())
+    types.push_back(sc::detail::memrefOf(cast<RankedTensorType>(in.getType())));
+  types.push_back(pointer);
+  if (ir.prefetch)
+    types.push_back(pointer);
+  return FunctionType::get(ctx, types, {});
+}
+
+FailureOr<KernelLaunch> mlir::sc::detail::buildGemmKernelFromIR(
+    BatchMatmulOp op, gpu::GPUModuleOp module, StringRef kernelName,
+    const GemmBinding &binding) {
+  FailureOr<KernelIR> ir = lowerable(op);
+  if (failed(ir))
+    return failure();
+  // Ops of an unloaded dialect would be built unregistered.
+  op.getContext()
+      ->loadDialect<arith::ArithDialect, func::FuncDialect, gpu::GPUDialect,
+                    LLVM::LLVMDialect, memref::MemRefDialect,
+                    NVVM::NVVMDialect, nvgpu::NVGPUDialect, scf::SCFDialect,
+                    vector::VectorDialect>();
   // The ring: as many slots as the IR asks, or as fit next to the two
-  // consumers' staging tiles, past up to 1 KB of alignment.
+  // consumers' staging tiles and 1 KB of alignment.
   int64_t slotBytes = ir->slotBytes();
-  int64_t fit = (sharedBytes - 1024 - 2 * ir->consumerBytes(op)) / slotBytes;
+  int64_t consumersBytes = 2 * ir->consumerBytes(op);
+  int64_t fit = (kSharedMemoryBytes - consumersBytes - kSmemAlignReserve - 256) /
+                slotBytes;
   int64_t stages = ir->ring.getStages() ? ir->ring.getStages() : fit;
   if (stages < 2 || stages > fit)
-    return ir->ring.emitError("sck-to-nvgpu: ")
-           << stages << " ring slots of " << slotBytes << " bytes in "
-           << sharedBytes << " bytes of shared memory";
-  auto old = module.lookupSymbol<gpu::GPUFuncOp>(kernelName);
-  if (!old)
-    return op.emitError("internal error: no kernel ") << kernelName;
-  // Same name, parameters and attributes as the generator's kernel: the
-  // launch it described stays valid.
-  OpBuilder b(old);
-  auto func = gpu::GPUFuncOp::create(b, old.getLoc(), kernelName,
-                                     old.getFunctionType());
-  func->setAttrs(old->getAttrs());
+    return ir->ring.emitError("the kernel-level IR asks for ")
+           << stages << " ring stages; " << fit << " fit (slots of "
+           << slotBytes << " bytes next to the consumers' " << consumersBytes
+           << ")";
+  int64_t sharedBytes = stages * slotBytes + consumersBytes + kSmemAlignReserve;
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  Location loc = ir->ring.getLoc();
+  auto func = gpu::GPUFuncOp::create(b, op.getLoc(), kernelName,
+                                     kernelSignature(op, *ir));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
+                b.getDenseI32ArrayAttr({384, 1, 1}));
+  if (ir->pairs)
+    func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                  b.getDenseI32ArrayAttr({2, 1, 1}));
   b.setInsertionPointToStart(&func.getBody().front());
-  GemmKernelWriter writer(op, *ir, stages, b, ir->ring.getLoc());
-  auto erase = [&](StringRef name) {
-    if (auto f = module.lookupSymbol<func::FuncOp>(name))
-      f.erase();
-  };
-  std::string epilogueName = (kernelName + "_epilogue").str();
+  GemmKernelWriter writer(op, *ir, stages, b, loc);
   if (failed(writer.write(func))) {
     func.erase();
-    erase(epilogueName + "_ir");
+    if (auto f = module.lookupSymbol<func::FuncOp>((kernelName + "_epilogue").str()))
+      f.erase();
     return failure();
   }
-  // The generator's kernel and its device functions give way to the new
-  // kernel and its epilogue function (built from the IR's region).
-  old.erase();
-  erase(epilogueName);
-  erase((kernelName + "_dependency").str());
-  if (auto fn = module.lookupSymbol<func::FuncOp>(epilogueName + "_ir")) {
-    auto name = StringAttr::get(op.getContext(), epilogueName);
-    if (failed(SymbolTable::replaceAllSymbolUses(fn, name, module)))
-      return op.emitError("internal error: sck-to-nvgpu: renaming ")
-             << fn.getName();
-    fn.setName(name);
-  }
-  return success();
+
+  WsLaunchShape shape;
+  shape.tileM = ir->transposed ? ir->tileM : ir->aRows;
+  shape.tileN = ir->transposed ? 128 : kTileCols;
+  shape.aBoxRows = !ir->transposed ? ir->aRows
+                   : ir->pairs     ? ir->wHalfRows()
+                                   : ir->tileM;
+  shape.sharedBytes = sharedBytes;
+  shape.persistent = ir->consumerLoop.getSchedule() == "persistent";
+  shape.tilesPerUnit = ir->cooperative ? 1 : 2;
+  shape.transposed = ir->transposed;
+  shape.flatRows = ir->flatRows;
+  if (ir->prefetch)
+    shape.prefetched =
+        cast<BlockArgument>(ir->prefetch.getSource()).getArgNumber() - 1;
+  KernelLaunch launch = warpSpecializedLaunch(op, kernelName, binding, shape);
+  auto [m, n, k, lhsBatched, rhsBatched] = GemmShape(op);
+  std::string tile =
+      ir->transposed
+          ? "each consumer a tile of its own of " + std::to_string(ir->tileM) +
+                " rows x 128 columns computed transposed (E^T W^T: two m64n" +
+                std::to_string(ir->tileM) +
+                " accumulators, E read MN-major, epilogue in chunks of 32 rows)"
+      : ir->cooperative ? "both consumers on one 128x256x64 tile"
+                        : "each consumer a 64x256x64 tile of its own";
+  launch.summary = llvm::formatv(
+      "{0}: {1}x{2}x{3} {4}, warp-specialized{5}, {6}: producer warpgroup "
+      "(TMA, {7} registers) + 2 consumer warpgroups (wgmma + epilogue, {8} "
+      "registers), {9}, {10} stages, {11} k-tiles, {12}, {13} B shared "
+      "memory, epilogue {14} in registers, TMA stores",
+      kernelName, m, n, k,
+      sc::detail::typeToString(op.getLhs().getType().getElementType()),
+      shape.persistent ? " persistent" : "",
+      ir->transposed ? "transposed ping-pong"
+      : ir->cooperative ? "cooperative"
+                        : "ping-pong",
+      ir->producer.getRegs(), ir->consumer.getRegs(), tile, stages,
+      llvm::divideCeil(k, kTileDepth),
+      shape.persistent
+          ? "one CTA per SM walking tiles in groups of " +
+                std::to_string(ir->consumerLoop.getGroup()) + " M tiles"
+          : ir->cooperative ? std::string("one CTA per tile")
+                            : std::string("one CTA per pair of tiles"),
+      sharedBytes, ir->epilogue.getBody().empty() ? "convert" : "fused (region)");
+  if (ir->pairs)
+    launch.summary += ir->transposed
+                          ? ", clusters of 2 CTAs on pairs of N tiles sharing "
+                            "W's rows by TMA multicast"
+                          : ", clusters of 2 CTAs on pairs of M tiles sharing B "
+                            "by TMA multicast";
+  if (ir->prefetch)
+    launch.summary += "; the epilogue's gathered operand " +
+                      binding.epilogueIns[*shape.prefetched] +
+                      " read at [g(b), m, n] is loaded by TMA in " +
+                      (ir->transposed ? "32x128 f32 chunks"
+                                      : "64-row x 128-byte subtiles") +
+                      " through two buffers a consumer, the first two during "
+                      "the tile's wgmma";
+  if (ir->flatRows)
+    launch.summary += "; lhs batch elements as one matrix of B x " +
+                      std::to_string(m) + " rows, tiles across them";
+  launch.summary += "; written from the kernel-level IR by sck-to-nvgpu";
+  return launch;
 }

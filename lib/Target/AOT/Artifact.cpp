@@ -109,12 +109,10 @@ static LogicalResult runModelPasses(ModuleOp module, const AotOptions &options,
     pipeline.attentionChainHeads = options.attentionChainHeads;
     pipeline.attentionGroupCandidates = options.attentionGroupCandidates;
     pipeline.attentionF16P = options.attentionF16P;
-    pipeline.warpSpecialize = options.warpSpecialize;
     pipeline.wsGroup = options.wsGroup;
     pipeline.wsStages = options.wsStages;
     pipeline.wsProducerRegs = options.wsProducerRegs;
     pipeline.wsConsumerRegs = options.wsConsumerRegs;
-    pipeline.kernelsFromIR = options.kernelsFromIR;
     pipeline.hybridTileRows = options.hybridTileRows;
     pipeline.hybridTileCols = options.hybridTileCols;
     pipeline.hybridPrune = options.hybridPrune;

@@ -483,7 +483,6 @@ GemmKernelOptions EntryCompiler::gemmOptions() const {
   kernelOptions.tileN = options.tileN;
   kernelOptions.schedule = options.schedule;
   kernelOptions.multicast = options.gemmMulticast;
-  kernelOptions.kernelFromIR = options.kernelsFromIR && options.warpSpecialize;
   return kernelOptions;
 }
 

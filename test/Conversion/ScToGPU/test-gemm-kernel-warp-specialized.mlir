@@ -1,17 +1,19 @@
-// RUN: sparcast-opt %s -split-input-file -sc-test-gemm-kernel=schedule=pingpong | FileCheck %s --check-prefixes=CHECK,PP
-// RUN: sparcast-opt %s -split-input-file -sc-test-gemm-kernel=schedule=cooperative | FileCheck %s --check-prefixes=CHECK,COOP
+// RUN: sparcast-opt %s -split-input-file -sc-select-kernel-config=schedule=pingpong -sc-lower-to-sck -sc-persistent -sc-warp-specialize -sc-prefetch-epilogue-operands -sc-test-gemm-kernel | FileCheck %s --check-prefixes=CHECK,PP
+// RUN: sparcast-opt %s -split-input-file -sc-select-kernel-config=schedule=cooperative -sc-lower-to-sck -sc-persistent -sc-warp-specialize -sc-prefetch-epilogue-operands -sc-test-gemm-kernel | FileCheck %s --check-prefixes=CHECK,COOP
 // RUN: not sparcast-opt %s -split-input-file -sc-test-gemm-kernel=schedule=fastest 2>&1 | FileCheck %s --check-prefix=BAD
 
-// The warp-specialized persistent kernels: warpgroup 2 produces (TMA into
+// The warp-specialized persistent kernels, written from the kernel-level
+// IR (sc-lower-to-sck, sc-persistent, sc-warp-specialize,
+// sc-prefetch-epilogue-operands) op by op: warpgroup 2 produces (TMA into
 // the ring, full/empty mbarriers), warpgroups 0 and 1 consume (wgmma as two
 // 64x128 accumulators, the epilogue on the registers, TMA stores).
 // BAD: error: unknown GEMM schedule 'fastest', expected auto, simple, cooperative, pingpong or transposed
 // CHECK-LABEL: gpu.func @gather_add_gemm0(
-// CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<?x200x136xf16>, %{{.*}}: memref<?x200x136xf32>, %{{.*}}: memref<?xi32>, %{{.*}}: !llvm.ptr) kernel
+// CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<?x200x136xf16>, %{{.*}}: memref<?x200x136xf32>, %{{.*}}: memref<?xi32>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) kernel
 // CHECK-SAME: nvvm.maxntid = array<i32: 384, 1, 1>
 // The role index comes from lane 0, so ptxas sees it warp-uniform.
-// CHECK: gpu.shuffle idx
-// COOP: nvgpu.mbarrier.init %{{.*}}[%{{.*}}], %{{.*}} : <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
+// CHECK: gpu.shuffle  idx
+// COOP: nvgpu.mbarrier.init %{{.*}}[%{{.*}}], %{{.*}} : <memorySpace = #gpu.address_space<workgroup>, num_barriers = 3>
 // PP: nvgpu.mbarrier.init %{{.*}}[%{{.*}}], %{{.*}} : <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
 // CHECK: nvvm.setmaxregister  decrease 40
 // CHECK: nvgpu.mbarrier.try_wait.parity
@@ -21,9 +23,12 @@
 // Ping-pong: wait for the other consumer's turn, give it back after the
 // wgmma are issued.
 // PP: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
+// The gathered f32 operand: its first two 64 x 32 subtiles loaded by TMA
+// at the tile's start, under its wgmma.
+// CHECK: nvgpu.mbarrier.arrive.expect_tx
+// CHECK: nvgpu.tma.async.load {{.*}} -> memref<1x64x32xf32, #gpu.address_space<workgroup>>
 // The first k-tile is peeled: its first wgmma of each half ignores the
-// accumulator. B is N-major (wgmma "row" layout), descriptors step 2048
-// bytes (128 in the address field) per k16 for B, 32 bytes for A.
+// accumulator. B is N-major (wgmma "row" layout).
 // CHECK: llvm.mlir.undef : !llvm.struct<(f32,
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
@@ -31,30 +36,20 @@
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: scf.for
 // CHECK: nvgpu.mbarrier.try_wait.parity
-// CHECK: arith.constant 384 : i64
 // CHECK: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: nvgpu.mbarrier.arrive
 // PP: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %{{.*}}
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // Epilogue: wait until TMA has read the staging tile, registers ->
-// epilogue -> staging, proxy fence, TMA store. The gathered f32 operand
-// comes by TMA in 64x32 subtiles through two C buffers per warpgroup: the
-// first two loaded at the tile's start (under its wgmma), each later one
-// once every thread has read the buffer; the epilogue gets its values as
-// an argument.
-// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
-// CHECK: func.call @gather_add_gemm0_dependency
-// CHECK-COUNT-2: nvgpu.tma.async.load {{.*}} -> memref<1x64x32xf32, #gpu.address_space<workgroup>>
+// epilogue -> staging, proxy fence, TMA store; the operand's values read
+// from its subtiles and given to the epilogue function as an argument.
 // CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
 // CHECK: nvgpu.mbarrier.try_wait.parity
 // CHECK: vector.load {{.*}} : memref<2048xf32, #gpu.address_space<workgroup>>, vector<2xf32>
 // CHECK: llvm.extractvalue
-// CHECK: func.call @gather_add_gemm0_epilogue({{.*}}) : (f32, index, index, index, f32, memref<?x200x136xf32>, memref<?xi32>) -> f16
-// CHECK: nvvm.barrier id
-// CHECK: func.call @gather_add_gemm0_dependency
-// CHECK: nvgpu.tma.async.load {{.*}} -> memref<1x64x32xf32, #gpu.address_space<workgroup>>
-// CHECK: vector.store {{.*}} : memref<8192xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// CHECK: func.call @gather_add_gemm0_epilogue({{.*}}) : (f32, index, index, index, f32) -> f16
+// CHECK: vector.store {{.*}} : memref<4096xf16, #gpu.address_space<workgroup>>, vector<2xf16>
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: nvgpu.tma.async.store {{.*}} : memref<1x64x64xf16, #gpu.address_space<workgroup>> -> <tensor = memref<1x64x64xf16, 3>
 // CHECK: nvvm.cp.async.bulk.commit.group
@@ -84,7 +79,7 @@ func.func @gather_add(%w: tensor<200x72xf16>, %e: tensor<?x72x136xf16>,
 // larger staging tiles.
 // CHECK-LABEL: gpu.func @f32_out_gemm0(
 // CHECK: nvgpu.mbarrier.init %{{.*}}[%{{.*}}], %{{.*}} : <memorySpace = #gpu.address_space<workgroup>, num_barriers = {{3|4}}>
-// CHECK: vector.store {{.*}} : memref<8192xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// CHECK: vector.store {{.*}} : memref<2048xf32, #gpu.address_space<workgroup>>, vector<2xf32>
 // CHECK: nvgpu.tma.async.store {{.*}} : memref<1x64x32xf32, #gpu.address_space<workgroup>>
 func.func @f32_out(%a: tensor<?x96x64xbf16>, %b: tensor<?x64x256xbf16>) -> tensor<?x96x256xf32> {
   %c = sc.batch_matmul %a, %b : tensor<?x96x64xbf16>, tensor<?x64x256xbf16> -> tensor<?x96x256xf32>
@@ -94,7 +89,7 @@ func.func @f32_out(%a: tensor<?x96x64xbf16>, %b: tensor<?x64x256xbf16>) -> tenso
 // -----
 
 // A transposed rhs [N, K] (x @ w^T) is K-major: wgmma "col" layout for B,
-// 32 bytes (2 in the address field) per k16 step, loads at [k, n].
+// loads at [k, n].
 // CHECK-LABEL: gpu.func @linear_gemm0(
 // CHECK: nvgpu.tma.async.load %{{.*}}[%[[K:.*]], %{{.*}}], {{.*}} -> memref<64x64xf16, #gpu.address_space<workgroup>>
 // CHECK: nvvm.wgmma.mma_async {{.*}} A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
@@ -111,12 +106,16 @@ func.func @linear(%x: tensor<?x100x64xf16>, %w: tensor<256x64xf16>) -> tensor<?x
 // reads its batched operand there.
 // CHECK-LABEL: gpu.func @residual_gemm0(
 // CHECK: %[[B:.*]] = memref.dim %{{.*}}, %{{.*}} : memref<?x100x256xf16>
-// CHECK: %[[PER:.*]] = arith.constant 100 : index
-// CHECK: %[[ROWS:.*]] = arith.muli %[[B]], %[[PER]] : index
+// CHECK: %[[ROWS:.*]] = arith.muli %[[B]], %[[PER:.*]] : index
+// CHECK: arith.ceildivui %[[ROWS]], %{{.*}} : index
 // CHECK: nvgpu.tma.async.load %{{.*}}[%{{.*}}, %{{.*}}], {{.*}} -> memref<{{64|128}}x64xf16, #gpu.address_space<workgroup>>
-// CHECK: arith.cmpi ult, %{{.*}}, %[[ROWS]] : index
-// CHECK: %[[FB:.*]] = arith.divui %{{.*}}, %[[PER]] : index
-// CHECK: %[[FM:.*]] = arith.remui %{{.*}}, %[[PER]] : index
+// CHECK: %[[B2:.*]] = memref.dim %{{.*}}, %{{.*}} : memref<?x100x256xf16>
+// CHECK: %[[ALL:.*]] = arith.muli %[[B2]], %{{.*}} : index
+// CHECK: %[[LAST:.*]] = arith.subi %[[ALL]], %{{.*}} : index
+// CHECK: %[[ROW:.*]] = arith.minui %{{.*}}, %[[LAST]] : index
+// CHECK-NEXT: %[[C100:.*]] = arith.constant 100 : index
+// CHECK-NEXT: %[[FB:.*]] = arith.divui %[[ROW]], %[[C100]] : index
+// CHECK: %[[FM:.*]] = arith.remui %[[ROW]], %{{.*}} : index
 // CHECK: func.call @residual_gemm0_epilogue(%{{.*}}, %[[FB]], %[[FM]], %{{.*}}, %{{.*}})
 // CHECK: nvgpu.tma.async.store %{{.*}} to %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x64xf16, #gpu.address_space<workgroup>>
 // CHECK: func.func private @residual_gemm0_epilogue(%{{.*}}: f32, %[[EB:.*]]: index, %[[EM:.*]]: index, %[[EN:.*]]: index, %[[R:.*]]: memref<?x100x256xf16>)
@@ -138,34 +137,29 @@ func.func @residual(%x: tensor<?x100x64xf16>, %w: tensor<256x64xf16>, %r: tensor
 
 // A gathered epilogue operand in the result's 16-bit type (read only at
 // [g(b), m, n]) is prefetched: at each tile's start the warpgroup's elected
-// thread waits until TMA has read the previous staging, computes
-// g(b) = idx[b] (@..._dependency) and loads the operand's tile by TMA into
-// its staging (both 128-column halves: 32 KB, on its own barrier); the
-// epilogue waits for it, reads each pair from where it writes the result,
-// and gets the value as an argument instead of loading it.
+// thread computes g(b) = idx[b] from the index and loads the operand's
+// first two 64 x 64 subtiles by TMA (on their own barriers); the epilogue
+// waits for each, reads each pair's values there and gets them as an
+// argument instead of loading them.
 // CHECK-LABEL: gpu.func @gather_f16_gemm0(
-// CHECK-SAME: %{{.*}}: memref<?x200x136xf16>, %{{.*}}: memref<?xi32>, %{{.*}}: !llvm.ptr, %[[XP:.*]]: !llvm.ptr) kernel
+// CHECK-SAME: %{{.*}}: memref<?x200x136xf16>, %[[IDX:.*]]: memref<?xi32>, %{{.*}}: !llvm.ptr, %[[XP:.*]]: !llvm.ptr) kernel
 // CHECK: %[[X:.*]] = builtin.unrealized_conversion_cast %[[XP]]
-// CHECK: %[[CBAR:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
-// CHECK: nvgpu.tma.prefetch.descriptor %[[X]]
+// CHECK: nvgpu.mbarrier.create
+// CHECK: nvgpu.mbarrier.create
+// CHECK: %[[CBAR:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
 // CHECK: nvvm.setmaxregister  increase 232
-// CHECK: scf.if
-// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
-// CHECK-NEXT: %[[G:.*]] = func.call @gather_f16_gemm0_dependency(
+// CHECK: %[[U:.*]] = memref.load %[[IDX]][%{{.*}}] : memref<?xi32>
+// CHECK: %[[G:.*]] = arith.index_cast %[[U]] : i32 to index
 // CHECK: nvgpu.mbarrier.arrive.expect_tx %[[CBAR]][%{{.*}}], %{{.*}} :
-// CHECK-COUNT-4: nvgpu.tma.async.load %[[X]][%{{.*}}, %{{.*}}, %[[G]]], %[[CBAR]][%{{.*}}] to %{{.*}} : {{.*}} -> memref<1x64x64xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.tma.async.load %[[X]][%{{.*}}, %{{.*}}, %[[G]]], %[[CBAR]][%{{.*}}] to %{{.*}} : {{.*}} -> memref<1x64x64xf16, #gpu.address_space<workgroup>>
 // CHECK: nvvm.wgmma.mma_async
 // CHECK: nvgpu.mbarrier.try_wait.parity %[[CBAR]][
-// CHECK-NOT: nvvm.cp.async.bulk.wait_group 0 {read}
-// CHECK: %[[C:.*]] = vector.load %{{.*}}[%{{.*}}] : memref<16384xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// CHECK: %[[C:.*]] = vector.load %{{.*}}[%{{.*}}] : memref<4096xf16, #gpu.address_space<workgroup>>, vector<2xf16>
 // CHECK: %[[CA:.*]] = vector.extract %[[C]][0] : f16 from vector<2xf16>
-// CHECK: func.call @gather_f16_gemm0_epilogue(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[CA]], %{{.*}}, %{{.*}}) : (f32, index, index, index, f16, memref<?x200x136xf16>, memref<?xi32>) -> f16
-// CHECK: vector.store {{.*}} : memref<16384xf16, #gpu.address_space<workgroup>>, vector<2xf16>
-// CHECK: func.func private @gather_f16_gemm0_epilogue(%{{.*}}: f32, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %[[V:.*]]: f16, %{{.*}}: memref<?x200x136xf16>, %{{.*}}: memref<?xi32>) -> f16
-// CHECK-NOT: memref.load {{.*}} : memref<?x200x136xf16>
+// CHECK: func.call @gather_f16_gemm0_epilogue(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[CA]]) : (f32, index, index, index, f16) -> f16
+// CHECK: func.func private @gather_f16_gemm0_epilogue(%{{.*}}: f32, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %[[V:.*]]: f16) -> f16
+// CHECK-NOT: memref.load
 // CHECK: arith.extf %[[V]] : f16 to f32
-// CHECK: func.func private @gather_f16_gemm0_dependency(%[[DB:.*]]: index, %{{.*}}: memref<?x200x136xf16>, %[[DI:.*]]: memref<?xi32>) -> index
-// CHECK: memref.load %{{.*}}[%[[DB]]] : memref<?xi32>
 func.func @gather_f16(%w: tensor<200x72xf16>, %e: tensor<?x72x136xf16>,
                       %user: tensor<?x200x136xf16>, %idx: tensor<?xi32>) -> tensor<?x200x136xf16> {
   %c = sc.batch_matmul %w, %e epilogue_ins(%user, %idx : tensor<?x200x136xf16>, tensor<?xi32>)

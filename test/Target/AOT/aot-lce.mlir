@@ -8,7 +8,7 @@
 // transposed kernel does not prefetch an f16 request).
 // REQ16: GEMM schedule not dispatched: the operand its epilogue reads through the index is not f32
 // REQ16: kernel lce_gemm1: {{.*}} epilogue convert
-// REQ16: kernel lce_gemm3: {{.*}} the epilogue's gathered operand {{.*}} is loaded by TMA into the staging tile during the tile's wgmma
+// REQ16: kernel lce_gemm3: {{.*}} the epilogue's gathered operand {{.*}} is loaded by TMA in 64-row x 128-byte subtiles
 // REQ16-NOT: launched when
 
 // The LCE model graph, written the plain way, compiled end to end: the

@@ -1,11 +1,11 @@
 // REQUIRES: ptxas
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: sparcast-aot %S/Inputs/target_attention_long.mlir -o %t/tuned --warp-specialize --ws-stages=2 --ws-producer-regs=24 --ws-consumer-regs=240 --report | FileCheck %s
+// RUN: sparcast-aot %S/Inputs/target_attention_long.mlir -o %t/tuned --ws-stages=2 --ws-producer-regs=24 --ws-consumer-regs=240 --report | FileCheck %s
 // RUN: FileCheck %s --check-prefix=PTX < %t/tuned/target_attention_kernels.ptx
-// RUN: not sparcast-aot %S/Inputs/target_attention_long.mlir -o %t/bad --warp-specialize --ws-stages=4 2>&1 | FileCheck %s --check-prefix=TOO-MANY
-// RUN: not sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t/bad1 --warp-specialize --ws-producer-regs=24 --ws-consumer-regs=240 2>&1 | FileCheck %s --check-prefix=ONE-BUDGET
+// RUN: not sparcast-aot %S/Inputs/target_attention_long.mlir -o %t/bad --ws-stages=4 2>&1 | FileCheck %s --check-prefix=TOO-MANY
+// RUN: not sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t/bad1 --ws-producer-regs=24 --ws-consumer-regs=240 2>&1 | FileCheck %s --check-prefix=ONE-BUDGET
 
-// --warp-specialize (on by default) lowers the attention kernels to the
+// (on by default) lowers the attention kernels to the
 // kernel-level IR as well (sc-lower-to-sck{attention=1}), splits the
 // two-consumer ones into roles there (sc-warp-specialize: a Q ring and a
 // key/value ring), and the attention generator reads the key/value ring's

@@ -3,23 +3,23 @@
 // The candidate GEMM is dispatched on the dims (sc-dispatch-gemm-schedule):
 // a kernel-level function for each of its kernels, the transposed one's
 // N tiles in CTA pairs.
-// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/ir-report --warp-specialize --report | FileCheck %s --check-prefix=DISPATCH
+// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/ir-report --report | FileCheck %s --check-prefix=DISPATCH
 // The multi-stage kernel (the request GEMM as stage 1): one kernel-level
 // function with both tile loops sharing one ring.
-// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/fused-ir --fuse-gemm-stages --warp-specialize --report | FileCheck %s --check-prefix=FUSED
+// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/fused-ir --fuse-gemm-stages --report | FileCheck %s --check-prefix=FUSED
 // Multicast decided on the IR (sc-multicast): the same kernels.
-// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/mc-ir --gemm-multicast --warp-specialize --report | FileCheck %s --check-prefix=MC
-// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/tuned --gemm-schedule=pingpong --warp-specialize --ws-stages=3 --ws-producer-regs=24 --ws-consumer-regs=240 --report | FileCheck %s
+// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/mc-ir --gemm-multicast --report | FileCheck %s --check-prefix=MC
+// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/tuned --gemm-schedule=pingpong --ws-stages=3 --ws-producer-regs=24 --ws-consumer-regs=240 --report | FileCheck %s
 // RUN: FileCheck %s --check-prefix=PTX < %t/tuned/lce_kernels.ptx
-// RUN: not sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/bad --warp-specialize --ws-stages=6 2>&1 | FileCheck %s --check-prefix=TOO-MANY
-// RUN: not sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/bad --warp-specialize --ws-consumer-regs=248 2>&1 | FileCheck %s --check-prefix=BUDGET
-// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/grid --warp-specialize --ws-group=0 --report | FileCheck %s --check-prefix=GRID
+// RUN: not sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/bad --ws-stages=6 2>&1 | FileCheck %s --check-prefix=TOO-MANY
+// RUN: not sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/bad --ws-consumer-regs=248 2>&1 | FileCheck %s --check-prefix=BUDGET
+// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/grid --ws-group=0 --report | FileCheck %s --check-prefix=GRID
 // RUN: FileCheck %s --check-prefix=GRID-LAUNCH < %t/grid/manifest.json
-// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/g4 --warp-specialize --ws-group=4 --report | FileCheck %s --check-prefix=G4
-// RUN: not sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/bad --warp-specialize --ws-group=-1 2>&1 | FileCheck %s --check-prefix=BAD-GROUP
-// RUN: not sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/bad --fuse-gemm-stages --warp-specialize --ws-group=0 2>&1 | FileCheck %s --check-prefix=GRID-FUSED
+// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/g4 --ws-group=4 --report | FileCheck %s --check-prefix=G4
+// RUN: not sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/bad --ws-group=-1 2>&1 | FileCheck %s --check-prefix=BAD-GROUP
+// RUN: not sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/bad --fuse-gemm-stages --ws-group=0 2>&1 | FileCheck %s --check-prefix=GRID-FUSED
 
-// --warp-specialize (on by default): each warp-specialized GEMM's ring and
+// (on by default): each warp-specialized GEMM's ring and
 // register split are decided on the kernel-level IR (sc-lower-to-sck,
 // sc-warp-specialize); with other options than the defaults the kernels
 // follow them.
@@ -35,7 +35,7 @@
 // sc-persistent (--ws-group, default 8) decides the tile loop's schedule:
 // persistent with M tiles in groups of G, or, without it (0), one CTA per
 // pair of ping-pong tiles, the launch sized from B at run time.
-// GRID: kernel lce_gemm{{[0-9]+}}: {{.*}} warp-specialized, ping-pong: {{.*}} one CTA per pair of tiles walking tiles in groups of 1 M tiles
+// GRID: kernel lce_gemm{{[0-9]+}}: {{.*}} warp-specialized, ping-pong: {{.*}} one CTA per pair of tiles, 
 // GRID-LAUNCH: "U*7/2",
 // GRID-LAUNCH: "B*7/2",
 // G4: tile loop: persistent, M tiles in groups of 4

@@ -14,11 +14,11 @@
 // wait for the read before reuse), and the grid is the device's SM count.
 // ptxas: no spills, no setmaxnreg warning (C7508), no serialized wgmma
 // (C7520).
-// COOP: kernel gemm_gather_add_gemm0: {{.*}}433x256x872 f16, warp-specialized persistent, cooperative: producer warpgroup (TMA, 40 registers) + 2 consumer warpgroups (wgmma + epilogue, 232 registers), both consumers on one 128x256x64 tile, 3 stages, 14 k-tiles, one CTA per SM walking tiles in groups of 8 M tiles, 214272 B shared memory, epilogue fused (region) in registers, TMA stores; the epilogue's gathered operand arg2 read at [g(b), m, n] is loaded by TMA in 64x32 f32 subtiles through two C buffers per warpgroup, the first two during the tile's wgmma
+// COOP: kernel gemm_gather_add_gemm0: {{.*}}433x256x872 f16, warp-specialized persistent, cooperative: producer warpgroup (TMA, 40 registers) + 2 consumer warpgroups (wgmma + epilogue, 232 registers), both consumers on one 128x256x64 tile, 3 stages, 14 k-tiles, one CTA per SM walking tiles in groups of 8 M tiles, 214272 B shared memory, epilogue fused (region) in registers, TMA stores; the epilogue's gathered operand arg2 read at [g(b), m, n] is loaded by TMA in 64-row x 128-byte subtiles through two buffers a consumer, the first two during the tile's wgmma
 // COOP-NOT: C7508
 // COOP-NOT: C7520
 // COOP: 0 bytes spill stores, 0 bytes spill loads
-// PP: kernel gemm_gather_add_gemm0: {{.*}}433x256x872 f16, warp-specialized persistent, ping-pong: {{.*}} each consumer a 64x256x64 tile of its own, 4 stages, 14 k-tiles, {{.*}} 230656 B shared memory{{.*}} in 64x32 f32 subtiles
+// PP: kernel gemm_gather_add_gemm0: {{.*}}433x256x872 f16, warp-specialized persistent, ping-pong: {{.*}} each consumer a 64x256x64 tile of its own, 4 stages, 14 k-tiles, {{.*}} 230656 B shared memory{{.*}} in 64-row x 128-byte subtiles
 // PP-NOT: C7508
 // PP-NOT: C7520
 // PP: 0 bytes spill stores, 0 bytes spill loads
@@ -69,7 +69,7 @@
 // RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t --gemm-schedule=transposed --report | FileCheck %s --check-prefix=TRANSPOSED
 // RUN: FileCheck %s --check-prefix=TRANSPOSED-PTX < %t/lce_kernels.ptx
 // TRANSPOSED: GEMM schedule transposed (requested)
-// TRANSPOSED: kernel lce_gemm1: {{.*}} ping-pong: {{.*}} TMA stores [from lce.mlir:{{[0-9]+}}]{{$}}
+// TRANSPOSED: kernel lce_gemm1: {{.*}} ping-pong: {{.*}} TMA stores; written from the kernel-level IR by sck-to-nvgpu [from lce.mlir:{{[0-9]+}}]{{$}}
 // TRANSPOSED: kernel lce_gemm3: {{.*}} transposed ping-pong: {{.*}} each consumer a tile of its own of 152 rows x 128 columns computed transposed {{.*}} clusters of 2 CTAs on pairs of N tiles sharing W's rows by TMA multicast; the epilogue's gathered operand ws1 {{.*}} in 32x128 f32 chunks
 // TRANSPOSED-NOT: spill stores, {{[1-9]}}
 // TRANSPOSED-PTX: .reqnctapercluster 2, 1, 1
@@ -79,8 +79,8 @@
 // default; a shared lhs (W @ E) and a batched rhs do not.
 // RUN: rm -rf %t && sparcast-aot %sparcast_src_root/bench/gemm_suite.mlir -o %t --report | FileCheck %s --check-prefix=SHARED
 // RUN: FileCheck %s --check-prefix=SHARED-PTX < %t/linear_f16_kernels.ptx
-// SHARED: kernel shared_w_f16_gemm0: {{.*}} TMA stores [from gemm_suite.mlir:{{[0-9]+}}]{{$}}
-// SHARED: kernel bmm_f16_gemm0: {{.*}} TMA stores [from gemm_suite.mlir:{{[0-9]+}}]{{$}}
+// SHARED: kernel shared_w_f16_gemm0: {{.*}} TMA stores; written from the kernel-level IR by sck-to-nvgpu [from gemm_suite.mlir:{{[0-9]+}}]{{$}}
+// SHARED: kernel bmm_f16_gemm0: {{.*}} TMA stores; written from the kernel-level IR by sck-to-nvgpu [from gemm_suite.mlir:{{[0-9]+}}]{{$}}
 // SHARED: kernel linear_f16_gemm0: {{.*}} cooperative: {{.*}} TMA stores, clusters of 2 CTAs on pairs of M tiles sharing B by TMA multicast; lhs batch elements as one matrix of B x 433 rows
 // SHARED-PTX: .reqnctapercluster 2, 1, 1
 // SHARED-PTX: multicast::cluster
@@ -89,7 +89,7 @@
 // Experimental multicast: clusters of two CTAs on pairs of M tiles; each
 // loads half of B and multicasts it to both; consumers free a slot in both
 // CTAs (mapa + remote arrive); cluster barriers after init and before exit.
-// MC: kernel gemm_gather_add_gemm0: {{.*}} ping-pong: {{.*}}, clusters of 2 CTAs on pairs of M tiles sharing B by TMA multicast; the epilogue's gathered operand {{.*}} in 64x32 f32 subtiles
+// MC: kernel gemm_gather_add_gemm0: {{.*}} ping-pong: {{.*}}, clusters of 2 CTAs on pairs of M tiles sharing B by TMA multicast; the epilogue's gathered operand {{.*}} in 64-row x 128-byte subtiles
 // MC: 0 bytes spill stores, 0 bytes spill loads
 // MCPTX: .reqnctapercluster 2, 1, 1
 // MCPTX-DAG: fence.mbarrier_init.release.cluster

@@ -43,7 +43,6 @@ struct ScTestGemmKernelPass
       options.stages = stages;
       options.tileN = tileN;
       options.schedule = schedule;
-      options.kernelFromIR = kernelFromIR;
       return buildGemmKernel(op, gpuModule, name, binding, options);
     };
     if (failed(sc::detail::buildTestKernels<BatchMatmulOp>(getOperation(), "gemm",

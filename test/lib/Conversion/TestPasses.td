@@ -80,9 +80,6 @@ def ScTestGemmKernelPass : Pass<"sc-test-gemm-kernel", "::mlir::ModuleOp"> {
            "Tile width, 128 or 256 (0: chosen)">,
     Option<"schedule", "schedule", "std::string", /*default=*/"\"auto\"",
            "GEMM schedule: auto, simple, cooperative, pingpong or transposed">,
-    Option<"kernelFromIR", "kernel-from-ir", "bool", /*default=*/"false",
-           "Write the bodies sck-to-nvgpu lowers from the GEMM's kernel-level "
-           "IR (run sc-lower-to-sck, sc-persistent, sc-warp-specialize first)">,
   ];
   let dependentDialects = [
     "::mlir::func::FuncDialect",

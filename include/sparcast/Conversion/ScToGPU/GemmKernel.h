@@ -44,11 +44,6 @@ struct GemmKernelOptions {
   /// rhs gets it (x @ w: every tile reads all of w); elsewhere it is correct
   /// but not faster (docs/decisions.md).
   bool multicast = false;
-  /// Write the kernel body from the GEMM's kernel-level IR (sck-to-nvgpu,
-  /// SckToNVGPU.cpp) instead of the generator's template, where that
-  /// lowering takes the IR (ping-pong and cooperative, any epilogue); the launch
-  /// (grid, shared memory, parameters) stays the generator's.
-  bool kernelFromIR = false;
 };
 
 /// A size in a launch description: a constant, or ceil(factor * symbol /
