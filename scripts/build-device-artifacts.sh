@@ -70,14 +70,14 @@ done
 for model in examples/lce.mlir bench/lce_odd.mlir; do
   name="$(basename "$model" .mlir)"
   "$BIN/sparcast-aot" "$ROOT/$model" -o "$ROOT/bench/artifacts/${name}_ws24" \
-    --warp-specialize --ws-producer-regs=24 --ws-consumer-regs=240 >/dev/null
+    --ws-producer-regs=24 --ws-consumer-regs=240 >/dev/null
 done
 # IKBO LCE without sc-persistent: one CTA per (pair of) tile(s), the grid
 # sized from B at launch (the schedule decided on the kernel-level IR).
 for model in examples/lce.mlir bench/lce_odd.mlir; do
   name="$(basename "$model" .mlir)"
   "$BIN/sparcast-aot" "$ROOT/$model" -o "$ROOT/bench/artifacts/${name}_wsgrid" \
-    --warp-specialize --ws-group=0 >/dev/null
+    --ws-group=0 >/dev/null
 done
 # IKBO LCE with the user GEMM as stage 1 of the candidate GEMM's kernel.
 for model in examples/lce.mlir bench/lce_odd.mlir; do

@@ -38,10 +38,10 @@ echo "  the same with the user GEMM as stage 1 of the candidate GEMM's kernel (-
 rm -rf "$OUT/lce_fused"
 "$BIN/sparcast-aot" "$ROOT/examples/lce.mlir" -o "$OUT/lce_fused" --report --fuse-gemm-stages 2>&1 \
   | grep -E "GEMM stages|stage 1 of|^kernel" | sed 's/^/  /'
-echo "  the same decided on the kernel-level IR (--warp-specialize: sc-lower-to-sck, sc-persistent,"
-echo "  sc-warp-specialize; here with FlashAttention-3's 24/240 register split):"
+echo "  the kernels' tiling, roles and registers are decided on the kernel-level IR (sc-lower-to-sck,"
+echo "  sc-persistent, sc-warp-specialize; here with FlashAttention-3's 24/240 register split):"
 rm -rf "$OUT/lce_ws"
-"$BIN/sparcast-aot" "$ROOT/examples/lce.mlir" -o "$OUT/lce_ws" --report --warp-specialize \
+"$BIN/sparcast-aot" "$ROOT/examples/lce.mlir" -o "$OUT/lce_ws" --report \
   --ws-producer-regs=24 --ws-consumer-regs=240 2>&1 \
   | grep -E "tile loop|warp-specialized:" | sed 's/^/  /'
 echo "  and the kernel-level IR run on the CPU in place of the GEMMs (sc-test-execute-kernel-ir):"

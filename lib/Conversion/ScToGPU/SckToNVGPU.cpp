@@ -1078,7 +1078,14 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
                                        rem(m, index(rowsPerItem)))
                            : std::pair(bIdx, m);
   }
-  for (int64_t half = 0; half < 2; ++half) {
+  // With one N tile (n0 = 0), columns from N on are never stored: their
+  // epilogue and staging are skipped (a prefetched box streams through
+  // every subtile, so not with one).
+  std::optional<int64_t> nTiles =
+      getConstantIntValue(ir.consumerLoop.getNTiles());
+  int64_t liveCols =
+      nTiles && *nTiles == 1 && !xBytes ? nLast + 1 : kTileCols;
+  for (int64_t half = 0; half < 2 && 128 * half < liveCols; ++half) {
     // TMA has read the staging tile (the previous half's stores).
     {
       auto ifElected = scf::IfOp::create(b, loc, elected, false);
@@ -1087,7 +1094,7 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
       NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, b.getUnitAttr());
     }
     NVVM::BarrierOp::create(b, loc, Type(), wgBar, wgCount, nullptr, Value());
-    for (int64_t g = 0; g < 16; ++g) {
+    for (int64_t g = 0; g < 16 && 128 * half + 8 * g < liveCols; ++g) {
       int64_t col = 128 * half + 8 * g;
       if (xBytes && col % subCols == 0) {
         int64_t u = col / subCols;
@@ -1170,7 +1177,8 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
     auto ifElected = scf::IfOp::create(b, loc, elected, false);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&ifElected.getThenRegion().front());
-    for (int64_t q = 0; q < 128 / boxCols; ++q) {
+    for (int64_t q = 0;
+         q < 128 / boxCols && 128 * half + q * boxCols < liveCols; ++q) {
       Value box = memref::ViewOp::create(
           b, loc, boxType, smem, add(stageBase, index(q * kTileRows * 128)),
           ValueRange());

@@ -175,3 +175,27 @@ func.func @gather_f16(%w: tensor<200x72xf16>, %e: tensor<?x72x136xf16>,
   }
   return %c : tensor<?x200x136xf16>
 }
+
+// -----
+
+// One N tile of 40 columns: the epilogue runs on columns below 40 only (5
+// groups of 8 columns, two rows and two elements a thread each) and one
+// 64-column box is stored; the columns past N are neither computed nor
+// stored.
+// CHECK-LABEL: gpu.func @narrow_gemm0(
+// CHECK-COUNT-20: func.call @narrow_gemm0_epilogue(
+// CHECK-NOT: func.call @narrow_gemm0_epilogue(
+// CHECK: nvgpu.tma.async.store
+// CHECK-NOT: nvgpu.tma.async.store
+// CHECK: gpu.return
+func.func @narrow(%x: tensor<?x100x64xf16>, %w: tensor<64x40xf16>, %bias: tensor<40xf32>) -> tensor<?x100x40xf16> {
+  %c = sc.batch_matmul %x, %w epilogue_ins(%bias : tensor<40xf32>)
+      : tensor<?x100x64xf16>, tensor<64x40xf16> -> tensor<?x100x40xf16> {
+  ^bb0(%acc: f32, %b: index, %m: index, %n: index, %bs: tensor<40xf32>):
+    %v = tensor.extract %bs[%n] : tensor<40xf32>
+    %s = arith.addf %acc, %v : f32
+    %h = arith.truncf %s : f32 to f16
+    sc.yield %h : f16
+  }
+  return %c : tensor<?x100x40xf16>
+}
