@@ -196,7 +196,7 @@ def setup():
 
 # GEMM schedules compiled by scripts/build-device-artifacts.sh: artifact
 # directory suffix -> the --gemm-schedule it was compiled with.
-SCHEDULES = {"": "auto", "_simple": "simple", "_cooperative": "cooperative",
+SCHEDULES = {"": "auto", "_cooperative": "cooperative",
              "_pingpong": "pingpong", "_transposed": "transposed"}
 
 

@@ -56,7 +56,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--artifacts", required=True)
     p.add_argument("--only", default="",
-                   help="comma-separated: gemm, indices, fused, attention, loglinear (default: all)")
+                   help="comma-separated: gemm, indices, attention, loglinear (default: all)")
     args = p.parse_args()
     only = set(filter(None, args.only.split(",")))
     want = lambda group: not only or group in only
@@ -113,10 +113,6 @@ def main():
             ok = refused and "index" in message and untouched
             print("%s index %s refused: %s" % ("ok  " if ok else "FAIL", index, message))
             bad += not ok
-    # The multi-stage IKBO GEMM (user GEMM as stage 1, flags between the
-    # stages), both schedules.
-    for name in (("lce_fused", "lce_fused_cooperative") if want("fused") else ()):
-        bad += not check("[%s]" % name, *lce_case(load(name).lce, gen))
     # Target attention: candidates of one user and of two users, an odd
     # count, S not a multiple of the key block; at S = 1000 one consumer a
     # candidate, at S = 2000 pairs of candidates (the pairing kernel first).

@@ -79,14 +79,7 @@ for model in examples/lce.mlir bench/lce_odd.mlir; do
   "$BIN/sparcast-aot" "$ROOT/$model" -o "$ROOT/bench/artifacts/${name}_wsgrid" \
     --ws-group=0 >/dev/null
 done
-# IKBO LCE with the user GEMM as stage 1 of the candidate GEMM's kernel.
-for model in examples/lce.mlir bench/lce_odd.mlir; do
-  name="$(basename "$model" .mlir)"
-  "$BIN/sparcast-aot" "$ROOT/$model" -o "$ROOT/bench/artifacts/${name}_fused" --fuse-gemm-stages >/dev/null
-  "$BIN/sparcast-aot" "$ROOT/$model" -o "$ROOT/bench/artifacts/${name}_fused_cooperative" \
-    --fuse-gemm-stages --gemm-schedule=cooperative >/dev/null
-done
-for schedule in simple cooperative pingpong transposed; do
+for schedule in cooperative pingpong transposed; do
   for model in examples/gemm.mlir bench/gemm_suite.mlir examples/lce.mlir bench/lce_odd.mlir; do
     name="$(basename "$model" .mlir)"
     "$BIN/sparcast-aot" "$ROOT/$model" -o "$ROOT/bench/artifacts/${name}_$schedule" \

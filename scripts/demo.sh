@@ -34,10 +34,6 @@ rm -rf "$OUT/lce"
 "$BIN/sparcast-aot" "$ROOT/examples/lce.mlir" -o "$OUT/lce" --report 2>&1 \
   | grep -vE "ptxas info    : (0 bytes gmem|Compile time|Compiling|Function prop)" | sed 's/^/  /'
 echo "  artifact: $(ls "$OUT/lce" | tr '\n' ' ')"
-echo "  the same with the user GEMM as stage 1 of the candidate GEMM's kernel (--fuse-gemm-stages):"
-rm -rf "$OUT/lce_fused"
-"$BIN/sparcast-aot" "$ROOT/examples/lce.mlir" -o "$OUT/lce_fused" --report --fuse-gemm-stages 2>&1 \
-  | grep -E "GEMM stages|stage 1 of|^kernel" | sed 's/^/  /'
 echo "  the kernels' tiling, roles and registers are decided on the kernel-level IR (sc-lower-to-sck,"
 echo "  sc-persistent, sc-warp-specialize; here with FlashAttention-3's 24/240 register split):"
 rm -rf "$OUT/lce_ws"

@@ -2,7 +2,7 @@
 # Runs on the GPU machine (artifacts carried, as for device-check.sh): small
 # cases of every kernel under compute-sanitizer's memcheck and racecheck.
 # Each tool's report goes to $OUT (or bench/runs/latest).
-# SPARCAST_SANITIZE_ONLY=fused,attention,loglinear limits the cases (see
+# SPARCAST_SANITIZE_ONLY=gemm,attention,loglinear limits the cases (see
 # bench/sanitize_case.py --only); SPARCAST_SANITIZE_KERNELS=kns=NAME
 # instruments only kernels whose name contains NAME (compute-sanitizer's
 # --kernel-name; e.g. ours, not torch's); SPARCAST_ARTIFACTS=DIR checks another

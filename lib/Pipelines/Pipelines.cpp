@@ -146,10 +146,10 @@ void mlir::sc::buildScKernelPipeline(OpPassManager &pm,
   if (options.chip != "sm_90a")
     return;
   // Where the best GEMM schedule depends on the call's dims: both kernels,
-  // chosen at launch. An explicit schedule, CTA pairs for every GEMM or
-  // fused GEMM stages each ask for one kernel.
+  // chosen at launch. An explicit schedule or CTA pairs for every GEMM ask
+  // for one kernel.
   if (options.gemmSchedule == "auto" && !options.gemmMulticast &&
-      !options.fuseGemmStages && options.dispatchMinCandidatesPerUser != 0) {
+      options.dispatchMinCandidatesPerUser != 0) {
     ScDispatchGemmSchedulePassOptions dispatch;
     dispatch.minCandidatesPerUser = options.dispatchMinCandidatesPerUser;
     dispatch.minBatch = options.dispatchMinBatch;
@@ -164,11 +164,6 @@ void mlir::sc::buildScKernelPipeline(OpPassManager &pm,
     config.pInF16 = options.attentionF16P;
     config.report = report;
     pm.addNestedPass<func::FuncOp>(createScSelectKernelConfigPass(config));
-  }
-  if (options.fuseGemmStages) {
-    ScFuseGemmStagesPassOptions stages;
-    stages.report = report;
-    pm.addNestedPass<func::FuncOp>(createScFuseGemmStagesPass(stages));
   }
   {
     ScLowerToSckPassOptions lower;

@@ -55,29 +55,20 @@ StringRef scheduleOf(BatchMatmulOp op) {
   return stringifyGemmSchedule(getGemmSchedule(op));
 }
 
-/// Operand names of one GEMM in its kernel: the two inputs and the result.
-struct OperandNames {
-  StringRef a, b, c;
-};
 
 /// At `b`: the tile loop of `op` over `batches` batch elements, one CTA per
 /// tile in plain order: per tile a loop over 64-wide k-tiles loading the A
-/// and B boxes into the accumulator, then the epilogue into `names.c`
-/// (the transposed schedule: tiles of 224 rows by 128 columns computed as
+/// and B boxes into the accumulator, then the epilogue into C (the
+/// transposed schedule: tiles of up to 152 rows by 128 columns computed as
 /// B^T A^T, both boxes read transposed, the epilogue storing the
-/// accumulator transposed)
-/// with the op's element-wise region reading `ins` (the kernel's values
-/// of the op's epilogue operands). `beforeEpilogue(b, tile)` may add ops
-/// before the epilogue, given the tile's (batch, M tile, N tile).
+/// accumulator transposed) with the op's element-wise region reading `ins`
+/// (the kernel's values of the op's epilogue operands).
 /// With `flatRows` (a batched lhs times a shared rhs), A and C are taken
 /// as the rows of all batch elements: one loop over tiles of B x M rows,
 /// so no tile is cut short at a batch element's end and B is read once a
 /// tile of the flattened rows.
-sck::EpilogueOp
-buildTileLoop(OpBuilder &b, BatchMatmulOp op, Value batches, ValueRange ins,
-              OperandNames names,
-              function_ref<void(OpBuilder &, ValueRange)> beforeEpilogue,
-              bool flatRows = false) {
+void buildTileLoop(OpBuilder &b, BatchMatmulOp op, Value batches,
+                   ValueRange ins, bool flatRows) {
   MLIRContext *ctx = op.getContext();
   Location loc = op.getLoc();
   RankedTensorType lhsType = op.getLhs().getType();
@@ -142,21 +133,19 @@ buildTileLoop(OpBuilder &b, BatchMatmulOp op, Value batches, ValueRange ins,
         op.getTransposeRhs() ? SmallVector<Value>{k0, n0} : SmallVector<Value>{n0, k0};
     if (rhsBatched)
       bCoords.push_back(bIdx);
-    Value boxA = sck::LoadOp::create(b, loc, aType, b.getStringAttr(names.a),
+    Value boxA = sck::LoadOp::create(b, loc, aType, b.getStringAttr("A"),
                                      aCoords, transposed);
-    Value boxB = sck::LoadOp::create(b, loc, bType, b.getStringAttr(names.b),
+    Value boxB = sck::LoadOp::create(b, loc, bType, b.getStringAttr("B"),
                                      bCoords, transposed || op.getTransposeRhs());
     Value acc = sck::MmaOp::create(b, loc, accType, transposed ? boxB : boxA,
                                    transposed ? boxA : boxB,
                                    kLoop.getRegionIterArgs().front());
     scf::YieldOp::create(b, loc, acc);
   }
-  if (beforeEpilogue)
-    beforeEpilogue(b, body->getArguments());
   SmallVector<Value> cCoords = {n0, m0};
   if (!flatRows)
     cCoords.push_back(bIdx);
-  auto epilogue = sck::EpilogueOp::create(b, loc, b.getStringAttr(names.c),
+  auto epilogue = sck::EpilogueOp::create(b, loc, b.getStringAttr("C"),
                                           cCoords, kLoop.getResult(0), ins,
                                           transposed);
   if (op.hasEpilogue()) {
@@ -168,18 +157,17 @@ buildTileLoop(OpBuilder &b, BatchMatmulOp op, Value batches, ValueRange ins,
     sck::YieldOp::create(at, yield->getLoc(), yield->getOperand(0));
     yield->erase();
   }
-  return epilogue;
 }
 
-/// A function @<caller>_gemm<index>_kernel(%batch, extra index args...,
-/// the op's epilogue tensors...) for `op`, its entry block ready.
+/// A function @<caller>_gemm<index>_kernel(%batch, the op's epilogue
+/// tensors...) for `op`, its entry block ready.
 func::FuncOp createKernelFunction(BatchMatmulOp op, func::FuncOp caller,
-                                  unsigned index, unsigned extraIndexArgs) {
+                                  unsigned index) {
   OpBuilder b(op.getContext());
   b.setInsertionPointAfter(caller);
   std::string name =
       (caller.getSymName() + "_gemm" + Twine(index) + "_kernel").str();
-  SmallVector<Type> argTypes(1 + extraIndexArgs, b.getIndexType());
+  SmallVector<Type> argTypes = {b.getIndexType()};
   llvm::append_range(argTypes, op.getEpilogueIns().getTypes());
   auto func = func::FuncOp::create(b, op.getLoc(), name,
                                    b.getFunctionType(argTypes, {}));
@@ -196,13 +184,13 @@ func::FuncOp createKernelFunction(BatchMatmulOp op, func::FuncOp caller,
 /// The kernel of `op` (the `index`-th GEMM of `caller`): (batch elements,
 /// the epilogue's tensor operands...).
 void buildKernel(BatchMatmulOp op, func::FuncOp caller, unsigned index) {
-  func::FuncOp func = createKernelFunction(op, caller, index, 0);
+  func::FuncOp func = createKernelFunction(op, caller, index);
   Block *entry = &func.front();
   OpBuilder b = OpBuilder::atBlockBegin(entry);
   bool flatRows = op.getLhs().getType().getRank() == 3 &&
                   op.getRhs().getType().getRank() == 2;
   buildTileLoop(b, op, entry->getArgument(0), entry->getArguments().drop_front(),
-                {"A", "B", "C"}, nullptr, flatRows);
+                flatRows);
   func::ReturnOp::create(b, op.getLoc());
 }
 
@@ -230,7 +218,7 @@ int64_t hybridBandRows(int64_t tokens, int64_t tileRows) {
 /// accumulator holds the result tile transposed (rows: weight rows, the
 /// result's columns; the sparse MMA takes only its first operand sparse).
 void buildHybridKernel(BatchMatmulOp op, func::FuncOp caller, unsigned index) {
-  func::FuncOp func = createKernelFunction(op, caller, index, 0);
+  func::FuncOp func = createKernelFunction(op, caller, index);
   func->setAttr("sck.schedule", StringAttr::get(op.getContext(), "hybrid"));
   Block *entry = &func.front();
   OpBuilder b = OpBuilder::atBlockBegin(entry);
@@ -321,53 +309,6 @@ void buildHybridKernel(BatchMatmulOp op, func::FuncOp caller, unsigned index) {
     sck::YieldOp::create(at, yield->getLoc(), yield->getOperand(0));
     yield->erase();
   }
-}
-
-/// The multi-stage kernel of `stage2` (the `index`-th GEMM of `caller`)
-/// with `stage1` (sc-fuse-gemm-stages) as its first stage: (stage-2 batch
-/// elements, stage-1 batch elements, stage 2's epilogue tensors...). Stage
-/// 1's tile loop ends each tile by signalling it ready ("ready"[b, m, n]);
-/// stage 2's waits, before its epilogue, for the stage-1 tile it reads:
-/// "ready"[g(b), m, n], g the dependency computed from the epilogue.
-void buildMultiStageKernel(BatchMatmulOp stage1, BatchMatmulOp stage2,
-                           func::FuncOp caller, unsigned index) {
-  func::FuncOp func = createKernelFunction(stage2, caller, index, 1);
-  Block *entry = &func.front();
-  Location loc = stage2.getLoc();
-  OpBuilder b = OpBuilder::atBlockBegin(entry);
-  sck::EpilogueOp epilogue1 = buildTileLoop(
-      b, stage1, entry->getArgument(1), {}, {"A1", "B1", "C1"}, nullptr);
-  {
-    // The tile is ready once its epilogue stored it.
-    OpBuilder at(epilogue1);
-    at.setInsertionPointAfter(epilogue1);
-    Block *tile = epilogue1->getBlock();
-    sck::SignalOp::create(at, loc, at.getStringAttr("ready"),
-                          tile->getArguments());
-  }
-  std::string why;
-  Value g = stage2.getStageDependency(stage1, why);
-  ValueRange ins = entry->getArguments().drop_front(2);
-  buildTileLoop(
-      b, stage2, entry->getArgument(0), ins, {"A", "B", "C"},
-      [&](OpBuilder &at, ValueRange tile) {
-        // g's backward slice in the epilogue region, on the tile's batch
-        // index and the kernel's tensors.
-        Block &region = *g.getParentBlock();
-        IRMapping mapping;
-        mapping.map(region.getArgument(1), tile[0]);
-        for (auto [arg, in] :
-             llvm::zip(region.getArguments().drop_front(
-                           BatchMatmulOp::kNumEpilogueLeadingArgs),
-                       ins))
-          mapping.map(arg, in);
-        for (Operation *inner : BatchMatmulOp::getEpilogueSlice(g))
-          at.clone(*inner, mapping);
-        sck::WaitOp::create(at, loc, at.getStringAttr("ready"),
-                            ValueRange{mapping.lookupOrDefault(g), tile[1],
-                                       tile[2]});
-      });
-  func::ReturnOp::create(b, loc);
 }
 
 /// Why `op` has no kernel-level form here, or an empty string.
@@ -646,22 +587,8 @@ struct ScLowerToSckPass : sc::impl::ScLowerToSckPassBase<ScLowerToSckPass> {
           ++index;
           continue;
         }
-        // A stage 1 (sc-fuse-gemm-stages) is part of the kernel of the
-        // GEMM whose epilogue reads it.
-        if (op->hasAttr(BatchMatmulOp::getStageOneAttrName())) {
-          ++index;
-          continue;
-        }
         if (isa_and_nonnull<HybridTilesAttr>(op.getRhs().getType().getEncoding())) {
           buildHybridKernel(op, caller, index++);
-          continue;
-        }
-        BatchMatmulOp stage1 = op.getStageOne();
-        if (stage1 && limitation(stage1).empty()) {
-          buildMultiStageKernel(stage1, op, caller, index++);
-          if (report)
-            op.emitRemark() << "kernel-level form: a multi-stage kernel, the "
-                               "GEMM it reads as stage 1";
           continue;
         }
         buildKernel(op, caller, index++);

@@ -4,8 +4,8 @@
 // 7 M tiles per batch element) moves most of its L2 traffic in B. CTAs in
 // pairs on pairs of M tiles can load half of each B box each and multicast
 // it to both. The pairs wait on each other, so the loop must be persistent
-// (every CTA resident); the stages of a multi-stage kernel are left as
-// they are (the generator does not pair them).
+// (every CTA resident); tile loops that share a block with another are
+// left as they are (the GPU kernels take one loop a role).
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,7 +58,8 @@ struct ScMulticastPass : sc::impl::ScMulticastPassBase<ScMulticastPass> {
       // a hybrid-tiled weight's (its tiles' boxes differ by kind).
       if (loop.isAttention() || kernelSchedule(loop) == "hybrid")
         return WalkResult::advance();
-      // Another tile loop in the same block: a multi-stage kernel.
+      // Another tile loop in the same block: not a kernel sck-to-nvgpu
+      // writes.
       Block *block = loop->getBlock();
       if (llvm::count_if(block->getOps<sck::TileLoopOp>(),
                          [](sck::TileLoopOp) { return true; }) > 1)

@@ -32,7 +32,7 @@ struct ScSelectKernelConfigPass
       if (!requested) {
         emitError(getOperation()->getLoc())
             << "sc-select-kernel-config: unknown GEMM schedule '" << schedule
-            << "', expected auto, simple, cooperative, pingpong or transposed";
+            << "', expected auto, cooperative, pingpong or transposed";
         return signalPassFailure();
       }
     }

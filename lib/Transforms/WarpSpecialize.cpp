@@ -5,8 +5,8 @@
 // copy that gets them from the ring, frees the slot after their last use,
 // and keeps the MMAs and the epilogue. Everything else follows from data
 // flow: each copy keeps what its ops need (dead code is dropped). The tile
-// loops of one block (the stages of a multi-stage kernel) run in sequence
-// in one pair of roles sharing one ring.
+// loops of one block run in sequence in one pair of roles sharing one
+// ring.
 //
 //===----------------------------------------------------------------------===//
 
@@ -125,8 +125,6 @@ struct ScWarpSpecializePass
       auto func = loop->getParentOfType<func::FuncOp>();
       auto recorded =
           func ? func->getAttrOfType<StringAttr>("sck.schedule") : StringAttr();
-      if (recorded && recorded.getValue() == "simple")
-        return success(); // one CTA per tile, every warp loads and multiplies
       // A hybrid-tiled GEMM: a consumer per 64 weight rows of its tile
       // (sc-lower-to-sck records how many).
       if (recorded && recorded.getValue() == "hybrid") {
@@ -287,12 +285,10 @@ struct ScWarpSpecializePass
         after.setInsertionPointAfter(lastLoad);
         PutOp::create(after, loc, ring, put);
       }
-      // No MMAs, epilogues or readiness flags here: an MMA's result is its
-      // accumulator.
+      // No MMAs or epilogues here: an MMA's result is its accumulator.
       SmallVector<Operation *> drop;
       copy->walk([&](Operation *op) {
-        if (isa<MmaOp, MmaSparseOp, EpilogueOp, SignalOp, WaitOp, SoftmaxOp,
-                NormalizeOp>(op))
+        if (isa<MmaOp, MmaSparseOp, EpilogueOp, SoftmaxOp, NormalizeOp>(op))
           drop.push_back(op);
       });
       for (Operation *op : llvm::reverse(drop)) {

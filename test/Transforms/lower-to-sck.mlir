@@ -65,41 +65,6 @@ func.func @linear(%x: tensor<?x300x128xbf16>, %w: tensor<512x128xbf16>) -> tenso
   return %c : tensor<?x300x512xbf16>
 }
 
-// A GEMM that sc-fuse-gemm-stages made stage 1 of the GEMM whose epilogue
-// reads it: one kernel function, (stage-2 batch, stage-1 batch, stage 2's
-// epilogue tensors); stage 1's tile loop signals each tile ready after
-// its epilogue ("C1"), stage 2's computes the stage-1 batch element its
-// epilogue reads (idx[b]) and waits for that tile before its own.
-// CHECK-LABEL: func.func private @stages_gemm1_kernel(
-// CHECK-SAME: %[[B2:[a-z0-9]+]]: index, %[[B1:[a-z0-9]+]]: index, %[[REQ2:[a-z0-9]+]]: tensor<?x433x256xf32>, %[[IDX2:[a-z0-9]+]]: tensor<?xi32>)
-// CHECK: sck.tile_loop %[[B1]], %{{.*}}, %{{.*}} attributes {schedule = "grid"} {
-// CHECK-NEXT: ^bb0(%[[S1B:.*]]: index, %[[S1M:.*]]: index, %[[S1N:.*]]: index):
-// CHECK: sck.load "A1"
-// CHECK: sck.epilogue "C1"
-// CHECK-NEXT: sck.signal "ready"[%[[S1B]], %[[S1M]], %[[S1N]]]
-// CHECK: sck.tile_loop %[[B2]], %{{.*}}, %{{.*}} attributes {schedule = "grid"} {
-// CHECK-NEXT: ^bb0(%[[S2B:.*]]: index, %[[S2M:.*]]: index, %[[S2N:.*]]: index):
-// CHECK: sck.load "A"
-// CHECK: %[[U:.*]] = tensor.extract %[[IDX2]][%[[S2B]]] : tensor<?xi32>
-// CHECK: %[[G:.*]] = arith.index_cast %[[U]] : i32 to index
-// CHECK: sck.wait "ready"[%[[G]], %[[S2M]], %[[S2N]]]
-// CHECK-NEXT: sck.epilogue "C"{{.*}} ins(%[[REQ2]], %[[IDX2]] :
-// CHECK-NOT: @stages_gemm0_kernel
-func.func @stages(%w1: tensor<433x1184xf16>, %eu: tensor<?x1184x256xf16>, %w2: tensor<433x872xf16>, %e: tensor<?x872x256xf16>, %idx: tensor<?xi32>) -> tensor<?x433x256xf16> {
-  %req = sc.batch_matmul %w1, %eu {sc.gemm_stage1} : tensor<433x1184xf16>, tensor<?x1184x256xf16> -> tensor<?x433x256xf32>
-  // expected-remark @below {{kernel-level form: a multi-stage kernel, the GEMM it reads as stage 1}}
-  %c = sc.batch_matmul %w2, %e epilogue_ins(%req, %idx : tensor<?x433x256xf32>, tensor<?xi32>) : tensor<433x872xf16>, tensor<?x872x256xf16> -> tensor<?x433x256xf16> {
-  ^bb0(%acc: f32, %b: index, %m: index, %n: index, %r: tensor<?x433x256xf32>, %i: tensor<?xi32>):
-    %u = tensor.extract %i[%b] : tensor<?xi32>
-    %ui = arith.index_cast %u : i32 to index
-    %v = tensor.extract %r[%ui, %m, %n] : tensor<?x433x256xf32>
-    %s = arith.addf %acc, %v : f32
-    %t = arith.truncf %s : f32 to f16
-    sc.yield %t : f16
-  }
-  return %c : tensor<?x433x256xf16>
-}
-
 // What has no kernel-level form is said, not lowered.
 func.func @f32(%a: tensor<?x8x8xf32>, %b: tensor<?x8x8xf32>) -> tensor<?x8x8xf32> {
   // expected-remark @below {{no kernel-level form: 16-bit operands only}}

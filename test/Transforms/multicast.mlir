@@ -17,7 +17,7 @@ func.func @persistent(%t: index) {
 
 // -----
 
-// The stages of a multi-stage kernel are not paired.
+// Tile loops that share a block are not paired.
 // CHECK-LABEL: func.func @stages
 // CHECK-NOT: cluster
 func.func @stages(%t: index) {

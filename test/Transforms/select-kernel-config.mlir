@@ -1,5 +1,5 @@
 // RUN: sparcast-opt %s -split-input-file -sc-select-kernel-config="report=true" -verify-diagnostics | FileCheck %s
-// RUN: sparcast-opt %s -split-input-file -sc-select-kernel-config="schedule=simple" | FileCheck %s --check-prefix=FORCED
+// RUN: sparcast-opt %s -split-input-file -sc-select-kernel-config="schedule=cooperative" | FileCheck %s --check-prefix=FORCED
 // RUN: not sparcast-opt %s -split-input-file -sc-select-kernel-config="schedule=fastest" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not sparcast-opt %s -split-input-file -sc-select-kernel-config="pairs-min-keys=0" 2>&1 | FileCheck %s --check-prefix=BADKEYS
 // RUN: sparcast-opt %s -split-input-file -sc-select-kernel-config="chain-heads=false group-candidates=true p-in-f16=true pairs-min-keys=512" | FileCheck %s --check-prefix=OPTIONS
@@ -9,9 +9,9 @@
 // CHECK-LABEL: func.func @choices
 // CHECK: sc.batch_matmul {{.*}} {sc.gemm_schedule = #sc.gemm_schedule<pingpong>}
 // CHECK: sc.batch_matmul {{.*}} {sc.gemm_schedule = #sc.gemm_schedule<cooperative>}
-// CHECK: sc.batch_matmul {{.*}} {sc.gemm_schedule = #sc.gemm_schedule<simple>}
-// FORCED-COUNT-3: sc.gemm_schedule = #sc.gemm_schedule<simple>
-// BAD: error: sc-select-kernel-config: unknown GEMM schedule 'fastest', expected auto, simple, cooperative, pingpong or transposed
+// CHECK: sc.batch_matmul {{.*}} {sc.gemm_schedule = #sc.gemm_schedule<pingpong>}
+// FORCED-COUNT-3: sc.gemm_schedule = #sc.gemm_schedule<cooperative>
+// BAD: error: sc-select-kernel-config: unknown GEMM schedule 'fastest', expected auto, cooperative, pingpong or transposed
 // BADKEYS: error: sc-select-kernel-config: pairs-min-keys must lie in [1, 2^31], got 0
 func.func @choices(%a: tensor<?x64x872xf16>, %b: tensor<?x872x256xf16>,
                    %c: tensor<?x64x8192xf16>, %d: tensor<?x8192x256xf16>)
@@ -20,8 +20,8 @@ func.func @choices(%a: tensor<?x64x872xf16>, %b: tensor<?x872x256xf16>,
   %0 = sc.batch_matmul %a, %b : tensor<?x64x872xf16>, tensor<?x872x256xf16> -> tensor<?x64x256xf16>
   // expected-remark @+1 {{GEMM schedule cooperative (K = 8192 >= 4096: bound by L2 bandwidth, the cooperative 128x256 tile reads less per flop)}}
   %1 = sc.batch_matmul %c, %d : tensor<?x64x8192xf16>, tensor<?x8192x256xf16> -> tensor<?x64x256xf16>
-  // expected-remark @+1 {{GEMM schedule simple (pinned on the op)}}
-  %2 = sc.batch_matmul %c, %d {sc.gemm_schedule = #sc.gemm_schedule<simple>} : tensor<?x64x8192xf16>, tensor<?x8192x256xf16> -> tensor<?x64x256xf16>
+  // expected-remark @+1 {{GEMM schedule pingpong (pinned on the op)}}
+  %2 = sc.batch_matmul %c, %d {sc.gemm_schedule = #sc.gemm_schedule<pingpong>} : tensor<?x64x8192xf16>, tensor<?x8192x256xf16> -> tensor<?x64x256xf16>
   return %0, %1, %2 : tensor<?x64x256xf16>, tensor<?x64x256xf16>, tensor<?x64x256xf16>
 }
 

@@ -94,10 +94,9 @@ func.func @done(%tiles: index) {
 
 // -----
 
-// Two tile loops in one block (the stages of a multi-stage kernel): one
-// ring, one producer running both loops' loads in sequence, one set of
-// consumers running both loops' MMAs and epilogues; the readiness flags
-// stay with the consumers.
+// Two tile loops in one block: one ring, one producer running both loops'
+// loads in sequence, one set of consumers running both loops' MMAs and
+// epilogues.
 // CHECK-LABEL: func.func @stages
 // CHECK: %[[R:.*]] = sck.ring
 // CHECK-NOT: = sck.ring
@@ -106,17 +105,14 @@ func.func @done(%tiles: index) {
 // CHECK: sck.put %[[R]]
 // CHECK: sck.tile_loop
 // CHECK: sck.put %[[R]]
-// CHECK-NOT: sck.signal
-// CHECK-NOT: sck.wait
+// CHECK-NOT: sck.epilogue
 // CHECK: sck.role "consumer"
 // CHECK: sck.tile_loop
 // CHECK: sck.get %[[R]]
 // CHECK: sck.epilogue "C1"
-// CHECK-NEXT: sck.signal "ready"
 // CHECK: sck.tile_loop
 // CHECK: sck.get %[[R]]
-// CHECK: sck.wait "ready"
-// CHECK-NEXT: sck.epilogue "C"
+// CHECK: sck.epilogue "C"
 // CHECK-NOT: sck.role
 // REPORT: remark: warp-specialized: 2 tile loops in sequence, producer (1 box(es) per k-tile
 func.func @stages(%t1: index, %t2: index) {
@@ -126,14 +122,12 @@ func.func @stages(%t1: index, %t2: index) {
     %zero = sck.zero : !sck.acc<64x64xf32>
     %r = sck.mma %a, %a, %zero : !sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
     sck.epilogue "C1"[%n, %m, %b], %r : !sck.acc<64x64xf32>
-    sck.signal "ready"[%b, %m, %n]
   }
   sck.tile_loop %t2, %t2, %t2 attributes {schedule = "persistent"} {
   ^bb0(%b: index, %m: index, %n: index):
     %a = sck.load "A"[%m, %b] : !sck.box<64x64xf16>
     %zero = sck.zero : !sck.acc<64x64xf32>
     %r = sck.mma %a, %a, %zero : !sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
-    sck.wait "ready"[%b, %m, %n]
     sck.epilogue "C"[%n, %m, %b], %r : !sck.acc<64x64xf32>
   }
   return

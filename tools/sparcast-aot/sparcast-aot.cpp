@@ -1,6 +1,6 @@
 //===- sparcast-aot.cpp - compile a model graph into an artifact ----------===//
 //
-//   sparcast-aot MODEL.mlir -o DIR [--sm=sm_90a] [--stages=0] [--tile-n=0] [--report]
+//   sparcast-aot MODEL.mlir -o DIR [--sm=sm_90a] [--report]
 //
 // Writes DIR/manifest.json, one .ptx (and .cubin where ptxas exists) per
 // kernel module, and DIR/<model>.h with the C entry points.
@@ -28,15 +28,9 @@ static cl::opt<std::string> outDir("o", cl::desc("Artifact directory"),
                                    cl::value_desc("dir"), cl::Required);
 static cl::opt<std::string> chip("sm", cl::desc("Target chip"),
                                  cl::init("sm_90a"));
-static cl::opt<int64_t> stages("stages",
-                               cl::desc("K-tiles in flight per GEMM kernel (0: chosen per kernel)"),
-                               cl::init(0));
-static cl::opt<int64_t>
-    tileN("tile-n", cl::desc("GEMM tile width: 128, 256, or 0 to choose"),
-          cl::init(0));
 static cl::opt<std::string>
     schedule("gemm-schedule",
-             cl::desc("GEMM schedule: auto | simple | cooperative | pingpong | transposed"),
+             cl::desc("GEMM schedule: auto | cooperative | pingpong | transposed"),
              cl::init("auto"));
 static cl::opt<bool> attentionF16P(
     "attention-f16-p",
@@ -57,11 +51,6 @@ static cl::opt<bool> attentionGroupCandidates(
              "whatever order the index lists them in (opt-in: for indices "
              "not grouped by request)"),
     cl::init(false));
-static cl::opt<bool> fuseGemmStages(
-    "fuse-gemm-stages",
-    cl::desc("Run a GEMM whose result only another GEMM's epilogue reads "
-             "(IKBO's user GEMM) as the first stage of that GEMM's "
-             "persistent kernel, with per-tile readiness flags"));
 static cl::opt<int64_t> dispatchMinCandidatesPerUser(
     "dispatch-min-candidates-per-user",
     cl::desc("With the default schedules: IKBO's candidate GEMM gets two "
@@ -162,14 +151,11 @@ int main(int argc, char **argv) {
     return 1;
   sc::AotOptions options;
   options.chip = chip;
-  options.stages = stages;
-  options.tileN = tileN;
   options.schedule = schedule;
   options.attentionF16P = attentionF16P;
   options.attentionChainHeads = attentionChainHeads;
   options.attentionGroupCandidates = attentionGroupCandidates;
   options.gemmMulticast = gemmMulticast;
-  options.fuseGemmStages = fuseGemmStages;
   options.dispatchMinCandidatesPerUser = dispatchMinCandidatesPerUser;
   options.dispatchMinBatch = dispatchMinBatch;
   options.ikboRequestInResultType = ikboRequestInResultType;

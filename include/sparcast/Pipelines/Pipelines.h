@@ -36,7 +36,7 @@ struct ScKernelPipelineOptions
       llvm::cl::init(false)};
   Option<std::string> gemmSchedule{
       *this, "gemm-schedule",
-      llvm::cl::desc("auto, simple, cooperative, pingpong or transposed"),
+      llvm::cl::desc("auto, cooperative, pingpong or transposed"),
       llvm::cl::init("auto")};
   Option<int64_t> dispatchMinCandidatesPerUser{
       *this, "dispatch-min-candidates-per-user",
@@ -51,10 +51,6 @@ struct ScKernelPipelineOptions
                              llvm::cl::desc("CTA pairs sharing B for every "
                                             "warp-specialized GEMM"),
                              llvm::cl::init(false)};
-  Option<bool> fuseGemmStages{*this, "fuse-gemm-stages",
-                              llvm::cl::desc("The request GEMM as stage 1 of "
-                                             "the candidate GEMM's kernel"),
-                              llvm::cl::init(false)};
   Option<bool> attentionChainHeads{
       *this, "attention-chain-heads",
       llvm::cl::desc("Target attention of one consumer a candidate chains "
@@ -102,7 +98,7 @@ struct ScKernelPipelineOptions
 /// Everything sparcast-aot runs on a model before it builds the kernels:
 /// the lineage (its remarks with `report`), the IKBO pipeline, then on
 /// sm_90a each op's kernel configuration (sc-dispatch-gemm-schedule,
-/// sc-select-kernel-config, sc-fuse-gemm-stages) and kernel-level IR
+/// sc-select-kernel-config) and kernel-level IR
 /// (sc-lower-to-sck, sc-persistent, sc-multicast, sc-warp-specialize,
 /// sc-prefetch-epilogue-operands), as `options` ask.
 void buildScKernelPipeline(OpPassManager &pm,

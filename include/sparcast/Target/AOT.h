@@ -17,10 +17,7 @@ namespace mlir::sc {
 
 struct AotOptions {
   std::string chip = "sm_90a";
-  int64_t stages = 0; // 0: chosen per kernel
-  /// GEMM tile width (0: chosen per op).
-  int64_t tileN = 0;
-  /// GEMM schedule: "auto", "simple", "cooperative" or "pingpong"
+  /// GEMM schedule: "auto", "cooperative", "pingpong" or "transposed"
   /// (GemmKernelOptions).
   std::string schedule = "auto";
   /// bf16 attention with P rounded to f16 (V converted to f16 in shared
@@ -37,9 +34,6 @@ struct AotOptions {
   /// multicast (GemmKernelOptions::multicast) for every GEMM. Opt-in:
   /// correct, not faster where it is not the default (docs/decisions.md).
   bool gemmMulticast = false;
-  /// A GEMM whose result only another GEMM's epilogue reads runs as stage 1
-  /// of that GEMM's kernel (GemmStageOne).
-  bool fuseGemmStages = false;
   /// Candidates per user from which IKBO's candidate GEMM runs the
   /// transposed kernel (sc-dispatch-gemm-schedule); 0: no dispatch.
   int64_t dispatchMinCandidatesPerUser = 64;

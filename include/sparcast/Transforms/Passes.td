@@ -428,33 +428,6 @@ def ScDispatchGemmSchedulePass : Pass<"sc-dispatch-gemm-schedule"> {
   ];
 }
 
-def ScFuseGemmStagesPass : Pass<"sc-fuse-gemm-stages"> {
-  let summary = "Run a GEMM whose result only another GEMM's epilogue reads "
-                "as stage 1 of that GEMM's kernel";
-  let description = [{
-    IKBO's user GEMM and its candidate GEMM (whose epilogue adds the user
-    rows through the index) can run in one persistent warp-specialized
-    kernel: first the user tiles, then the candidate tiles, each candidate
-    tile waiting only for the user tile it reads. This pass marks every GEMM
-    that can (`sc.gemm_stage1`, checked by the verifier): its result is read
-    only by another GEMM's epilogue, at `[g(b), m, n]` with g computed from
-    the batch index and epilogue operands; both GEMMs have the same operand
-    types, M and N, and the same warp-specialized schedule (`sc.gemm_schedule`
-    as sc-select-kernel-config leaves it, or the op's default). The kernel
-    generator may still refuse for what only it knows (the chip, TMA
-    alignment) and then says why.
-
-    ```mlir
-    %u = sc.batch_matmul %w_user, %e_user {sc.gemm_schedule = #sc.gemm_schedule<pingpong>, sc.gemm_stage1} : ...
-    %c = sc.batch_matmul %w_cand, %e_cand epilogue_ins(%u, %idx : ...) ...
-    ```
-  }];
-  let options = [
-    Option<"report", "report", "bool", /*default=*/"false",
-           "Emit a remark for each pair: fused, or why not">,
-  ];
-}
-
 def ScLowerToSckPass : Pass<"sc-lower-to-sck", "::mlir::ModuleOp"> {
   let summary = "Each sc.batch_matmul's GPU kernel as a single-role sck tile loop";
   let description = [{
@@ -469,14 +442,13 @@ def ScLowerToSckPass : Pass<"sc-lower-to-sck", "::mlir::ModuleOp"> {
     or `[k, n(, b)]` transposed) and multiplying them into the accumulator,
     then the op's epilogue at the tile (`sck.epilogue "C"` with a copy of
     the op's epilogue region; its tensors are the function's arguments).
-    A GEMM whose epilogue reads a stage 1 (`sc.gemm_stage1`) gets one
-    function for both: stage 1's loop (`A1`, `B1`, `C1`) signals each tile
-    ready (`sck.signal`), stage 2's waits for the tile it reads
-    (`sck.wait`) before its epilogue. `sc-warp-specialize` then splits the
-    loops into roles. The GPU kernels are still written by the generators,
-    which take from this IR the ring, the roles' registers, the consumers'
-    order, the tile loop's schedule and the epilogue (and refuse a tiling
-    other than theirs).
+    A batched lhs times a shared rhs is tiled over the rows of all batch
+    elements (flat rows: A read and C written at `[k, r]` / `[n, r]`).
+    `sc-warp-specialize` then splits the loops into roles, and sck-to-nvgpu
+    writes the warp-specialized GEMM kernels from the result op by op. The
+    attention kernels' generators take from this IR the ring, the roles'
+    registers and the tile loop's schedule (and refuse a tiling other than
+    theirs).
 
     With `attention`, every `sc.attention` with static heads and head dim
     (and no mask, or a block mask of 64 or 128 tokens) gets
@@ -547,8 +519,7 @@ def ScMulticastPass : Pass<"sc-multicast"> {
     share and multicasts it to both, halving the B traffic from L2 (the
     LCE's candidate GEMM re-reads each B k-tile once per M tile).
     Grid loops are an error (the CTAs of a pair wait on each other: run
-    sc-persistent first); multi-stage kernels (two loops in a block) are
-    left alone. With `shared-rhs-only`, the default of sparcast-aot, only
+    sc-persistent first). With `shared-rhs-only`, the default of sparcast-aot, only
     the loops of a cooperative or ping-pong GEMM whose A is batched and B
     is not (x @ w: every tile reads all of w, x streams from DRAM) are
     paired, and grid loops are skipped: elsewhere pairs are correct but not
@@ -567,8 +538,8 @@ def ScWarpSpecializePass : Pass<"sc-warp-specialize"> {
   let description = [{
     On the kernel-level IR (`sck`): every `sck.tile_loop` outside a role
     becomes two copies of itself, each in an `sck.role` (the tile loops of
-    one block, the stages of a multi-stage kernel, go in sequence into one
-    pair of roles sharing one ring). The producer's copy
+    one block go in sequence into one pair of roles sharing one ring). The
+    producer's copy
     keeps only the `sck.load` ops (and what computes their coordinates) and
     puts each k-tile's boxes into a ring of `stages` slots (`sck.ring`,
     `sck.put` after the last load). The consumers' copy takes the boxes from

@@ -1,13 +1,11 @@
 //===- GemmKernel.cpp - sc.batch_matmul to a GPU kernel ------------------===//
 //
 // Which kernel an sc.batch_matmul gets, and what the kernels share. On
-// sm_90a, when the op fits TMA and wgmma: the warp-specialized persistent
-// kernel (cooperative or ping-pong, GemmWarpSpecializedKernel.cpp) or the
-// simple one-CTA-per-tile kernel (GemmSimpleKernel.cpp), by --gemm-schedule;
-// else the portable kernel (GemmPortableKernel.cpp), with a remark saying
-// why. The kernel bodies are textual templates: they read as the kernels
-// they are, and only the tile arithmetic and types vary. The epilogue
-// region becomes a device function, built op by op.
+// sm_90a, when the op fits TMA and wgmma: the warp-specialized kernel its
+// kernel-level IR describes (cooperative, ping-pong or the transposed
+// tile), written op by op by sck-to-nvgpu (SckToNVGPU.cpp); else the
+// portable kernel (GemmPortableKernel.cpp), with a remark saying why. The
+// epilogue region becomes a device function, built op by op.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,61 +22,9 @@
 
 using namespace mlir;
 using namespace mlir::sc;
-using mlir::sc::detail::replaceAll;
 using mlir::sc::detail::typeToString;
 
 namespace mlir::sc::detail {
-
-const char *const kTmaTypesTemplate = R"mlir(
-!tmaA = !nvgpu.tensormap.descriptor<tensor = memref<$ABOXx$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
-!tmaAW = !nvgpu.tensormap.descriptor<tensor = memref<$ACCMx64x$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
-!tmaB = !nvgpu.tensormap.descriptor<tensor = memref<$BBOXx$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
-!tmaB2 = !nvgpu.tensormap.descriptor<tensor = memref<64x64x$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
-!bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = $S>
-!acc = !nvgpu.warpgroup.accumulator<fragmented = vector<$ACCMx$BNxf32>>
-!dA = !nvgpu.warpgroup.descriptor<tensor = memref<$ACCMx64x$T, 3>>
-!dB = !nvgpu.warpgroup.descriptor<tensor = memref<64x$BNx$T, 3>>
-!smem = memref<?xi8, #gpu.address_space<workgroup>>
-!tileA = memref<$ABOXx$T, #gpu.address_space<workgroup>>
-!tileAW = memref<$ACCMx64x$T, #gpu.address_space<workgroup>>
-!tileB = memref<$BBOXx$T, #gpu.address_space<workgroup>>
-!tileB2 = memref<64x$BNx$T, #gpu.address_space<workgroup>>
-)mlir";
-
-const char *const kTmaCastsTemplate = R"mlir(
-    %tmaA = builtin.unrealized_conversion_cast %tmaAp : !llvm.ptr to !tmaA
-    %tmaAW = builtin.unrealized_conversion_cast %tmaAp : !llvm.ptr to !tmaAW
-    %tmaB = builtin.unrealized_conversion_cast %tmaBp : !llvm.ptr to !tmaB
-    %tmaB2 = builtin.unrealized_conversion_cast %tmaBp : !llvm.ptr to !tmaB2
-)mlir";
-
-// Loads k-tile %$KT of A (one 128x64 box) and B (BN/64 boxes of 64x64) into
-// ring slot (%$SLOT mod S), signalling barrier group %$FULL; local names are
-// prefixed with $P so that several uses do not collide.
-static constexpr const char *kLoadHeadTemplate = R"mlir(
-        %$P_s = arith.remui %$SLOT, %cS : index
-        %$P_k = arith.muli %$KT, %c64 : index
-        %$P_aOff0 = arith.muli %$P_s, %tileBytesA : index
-        %$P_aOff = arith.addi %$P_aOff0, %pad : index
-        %$P_bOff0 = arith.muli %$P_s, %tileBytesB : index
-        %$P_bOff1 = arith.addi %$P_bOff0, %ringB : index
-        %$P_bOff = arith.addi %$P_bOff1, %pad : index
-        %$P_va = memref.view %smem[%$P_aOff][] : !smem to !tileA
-        nvgpu.mbarrier.arrive.expect_tx %$FULL[%$P_s], %txBytes : !bars
-        nvgpu.tma.async.load %$MAPA[%$P_k, %aRow$ACOORD], %$FULL[%$P_s] to %$P_va : !tmaA, !bars -> !tileA
-)mlir";
-
-// Chunk $J of the B tile: columns [n0 + 64 J, n0 + 64 J + 64), 8 KB apart:
-// 64 k-rows of 64 columns (N-major), or 64 n-rows of 64 k (K-major, the rhs
-// transposed).
-static constexpr const char *kLoadChunkTemplate = R"mlir(
-        %$P_cb$J = arith.constant $CHUNKOFF : index
-        %$P_bo$J = arith.addi %$P_bOff, %$P_cb$J : index
-        %$P_cn$J = arith.constant $CHUNKCOL : index
-        %$P_n$J = arith.addi %n0, %$P_cn$J : index
-        %$P_vb$J = memref.view %smem[%$P_bo$J][] : !smem to !tileB
-        nvgpu.tma.async.load %$MAPB[$BCOORDS$BCOORD], %$FULL[%$P_s] to %$P_vb$J : !tmaB, !bars -> !tileB
-)mlir";
 
 MemRefType memrefOf(RankedTensorType t) {
   return MemRefType::get(t.getShape(), t.getElementType());
@@ -195,84 +141,6 @@ LogicalResult buildEpilogueFunction(BatchMatmulOp op, Block *body,
   return success();
 }
 
-/// Moves the parsed kernel and its epilogue declaration into `gpuModule`
-/// and builds the epilogue body.
-LogicalResult installKernel(
-    BatchMatmulOp op, gpu::GPUModuleOp gpuModule, StringRef kernelName,
-    const std::string &text,
-    function_ref<LogicalResult(gpu::GPUModuleOp)> buildMore,
-    std::optional<unsigned> prefetched, bool epilogueFromKernelIR) {
-  OwningOpRef<ModuleOp> parsed =
-      sc::detail::parseTemplate(op.getContext(), text);
-  if (!parsed)
-    return op.emitError() << "internal error: the GEMM kernel template does "
-                             "not parse";
-  gpu::GPUModuleOp scratch = sc::detail::templateModule(*parsed);
-  auto epilogue =
-      scratch.lookupSymbol<func::FuncOp>((kernelName + "_epilogue").str());
-  Block *body = epilogueFromKernelIR ? epilogueBlock(op) : op.getEpilogueBlock();
-  if (failed(buildEpilogueFunction(op, body, epilogue, prefetched)))
-    return failure();
-  if (buildMore && failed(buildMore(scratch)))
-    return failure();
-  sc::detail::moveKernels(scratch, gpuModule);
-  return success();
-}
-
-/// @<kernel>_dependency(b, memrefs...) -> index: stage2's g(b) (see
-/// BatchMatmulOp::getStageDependency), the ops it needs cloned from the
-/// epilogue region.
-LogicalResult buildDependencyFunction(BatchMatmulOp stage2, Value g,
-                                      func::FuncOp func) {
-  // The region g belongs to (the op's or its kernel-level epilogue's).
-  Block &body = *g.getParentBlock();
-  Block *entry = func.addEntryBlock();
-  OpBuilder b = OpBuilder::atBlockEnd(entry);
-  IRMapping mapping;
-  // Region (acc, b, m, n, ins...) -> function (b, ins...).
-  constexpr unsigned lead = BatchMatmulOp::kNumEpilogueLeadingArgs;
-  mapping.map(body.getArgument(1), entry->getArgument(0));
-  for (unsigned i = lead; i < body.getNumArguments(); ++i)
-    mapping.map(body.getArgument(i), entry->getArgument(i - lead + 1));
-  for (Operation *inner : BatchMatmulOp::getEpilogueSlice(g))
-    if (failed(cloneEpilogueOp(*inner, b, mapping)))
-      return failure();
-  func::ReturnOp::create(b, stage2.getLoc(), mapping.lookup(g));
-  return success();
-}
-
-LogicalResult buildStageOneFunctions(BatchMatmulOp stage1,
-                                     BatchMatmulOp stage2,
-                                     gpu::GPUModuleOp scratch,
-                                     StringRef kernelName) {
-  std::string why;
-  Value g = stage2.getStageDependency(stage1, why);
-  if (!g)
-    return stage2.emitError() << "internal error: " << why;
-  auto epilogue1 =
-      scratch.lookupSymbol<func::FuncOp>((kernelName + "_epilogue1").str());
-  auto dependency =
-      scratch.lookupSymbol<func::FuncOp>((kernelName + "_dependency").str());
-  if (failed(buildEpilogueFunction(stage1, stage1.getEpilogueBlock(),
-                                   epilogue1)))
-    return failure();
-  return buildDependencyFunction(stage2, g, dependency);
-}
-
-/// Epilogue parameters, arguments and types as template text.
-void epilogueText(BatchMatmulOp op, llvm::StringMap<std::string> &values) {
-  std::string epiParams, epiArgs, epiTypes;
-  for (auto [i, v] : llvm::enumerate(op.getEpilogueIns())) {
-    std::string t = typeToString(memrefOf(cast<RankedTensorType>(v.getType())));
-    epiParams += llvm::formatv(", %e{0}: {1}", i, t).str();
-    epiArgs += llvm::formatv(", %e{0}", i).str();
-    epiTypes += ", " + t;
-  }
-  values["EPI_PARAMS"] = epiParams;
-  values["EPI_ARGS"] = epiArgs;
-  values["EPI_TYPES"] = epiTypes;
-}
-
 /// Parameters of the TMA kernels: A's and B's tensor maps, then C and the
 /// epilogue operands as memrefs.
 std::vector<LaunchParam> tmaKernelParams(BatchMatmulOp op,
@@ -324,41 +192,6 @@ std::vector<LaunchParam> tmaKernelParams(BatchMatmulOp op,
   return params;
 }
 
-/// The loads of one k-tile (see kLoadHeadTemplate) for a BN-wide B tile.
-std::string loadText(StringRef prefix, StringRef slot, StringRef kt,
-                     StringRef barriers, int64_t tileN, bool kMajorB,
-                     StringRef mapA, StringRef mapB) {
-  std::string text = kLoadHeadTemplate;
-  for (int64_t j = 0; j < tileN / 64; ++j)
-    text += replaceAll(kLoadChunkTemplate,
-                       {{"BCOORDS", kMajorB ? "%$P_k, %$P_n$J" : "%$P_n$J, %$P_k"},
-                        {"J", std::to_string(j)},
-                        {"CHUNKOFF", std::to_string(j * 64 * kTileK * 2)},
-                        {"CHUNKCOL", std::to_string(j * 64)}});
-  return replaceAll(text, {{"P", prefix.str()},
-                           {"SLOT", slot.str()},
-                           {"KT", kt.str()},
-                           {"FULL", barriers.str()},
-                           {"MAPA", mapA.str()},
-                           {"MAPB", mapB.str()}});
-}
-
-/// Eight epilogue calls on the lanes of %v into %o_7, indented by `indent`.
-std::string epilogueLanes(int indent) {
-  std::string pad(indent, ' '), lanes;
-  for (int j = 0; j < 8; ++j)
-    lanes += llvm::formatv(
-        "{2}%v_{0} = vector.extract %v[{0}] : f32 from vector<8xf32>\n"
-        "{2}%cj_{0} = arith.constant {0} : index\n"
-        "{2}%n_{0} = arith.addi %n, %cj_{0} : index\n"
-        "{2}%e_{0} = func.call @$KERNEL_epilogue(%v_{0}, %b, %m, %n_{0}$EPI_ARGS)"
-        " : (f32, index, index, index$EPI_TYPES) -> $OUT\n"
-        "{2}%o_{0} = vector.insert %e_{0}, {1} [{0}] : $OUT into vector<8x$OUT>\n",
-        j, j == 0 ? std::string("%o_init") : "%o_" + std::to_string(j - 1), pad)
-        .str();
-  return lanes;
-}
-
 } // namespace mlir::sc::detail
 
 /// Why the Hopper path cannot take `op`, or an empty string when it can.
@@ -397,50 +230,19 @@ bool mlir::sc::usesHopperGemmPath(BatchMatmulOp op,
              .empty();
 }
 
-std::string mlir::sc::gemmStageFusionLimitation(
-    BatchMatmulOp stage1, BatchMatmulOp stage2,
-    const GemmKernelOptions &options) {
-  if (options.chip != "sm_90a")
-    return "multi-stage kernels are sm_90a only";
-  if (options.multicast)
-    return "not with --gemm-multicast";
-  StringRef s1 = resolveSchedule(stage1, options.schedule);
-  StringRef s2 = resolveSchedule(stage2, options.schedule);
-  if (s1 != s2 || (s2 != "pingpong" && s2 != "cooperative"))
-    return ("both GEMMs need the same warp-specialized schedule, got " + s1 +
-            " and " + s2)
-        .str();
-  for (BatchMatmulOp op : {stage1, stage2}) {
-    std::string limitation = hopperPathLimitation(op, s2);
-    if (!limitation.empty())
-      return limitation;
-  }
-  return stage2.getStageFusionLimitation(stage1);
-}
 
-int64_t mlir::sc::gemmStageFlagsPerBatch(BatchMatmulOp stage2,
-                                         const GemmKernelOptions &options) {
-  int64_t tileM =
-      resolveSchedule(stage2, options.schedule) == "pingpong" ? 64 : 128;
-  return llvm::divideCeil(stage2.getType().getDimSize(1), tileM) *
-         llvm::divideCeil(stage2.getType().getDimSize(2), 256);
-}
-
-/// The warp specialization the kernel-level IR chose for `op` (its
-/// `sc.kernel` function after sc-warp-specialize): the ring's stages, the
-/// roles' registers and the consumers' order (the schedule). Nothing when
-/// the op has no such function or it has no roles.
-static LogicalResult rolesFromKernelIR(BatchMatmulOp op,
-                                       sc::detail::WarpRoles &roles,
-                                       std::string &order) {
+/// The consumers' order (the schedule) the kernel-level IR chose for `op`
+/// (its `sc.kernel` function after sc-warp-specialize), empty when the op
+/// has no such function or it has no roles; a located error for IR whose
+/// epilogue reads other tensors than the op's or that has other than two
+/// consumers.
+static LogicalResult orderFromKernelIR(BatchMatmulOp op, std::string &order) {
   FailureOr<func::FuncOp> kernel = sc::detail::kernelIRFunction(op);
   if (failed(kernel) || !*kernel)
     return failed(kernel) ? failure() : success();
   WalkResult walk = kernel->walk([&](Operation *inner) {
-    if (auto ring = dyn_cast<sck::RingOp>(inner))
-      roles.stages = ring.getStages();
-    // The generator maps the epilogue's operands to the op's (with a
-    // prefetched box it takes the op's region: see epilogueBlock).
+    // The kernel's parameters are the op's epilogue operands (a prefetched
+    // box stands for one of them).
     if (auto epilogue = dyn_cast<sck::EpilogueOp>(inner);
         epilogue && epilogue.getResult() == "C" &&
         !llvm::any_of(epilogue.getIns().getTypes(), llvm::IsaPred<sck::BoxType>) &&
@@ -449,24 +251,14 @@ static LogicalResult rolesFromKernelIR(BatchMatmulOp op,
                          "the op's epilogue operands");
       return WalkResult::interrupt();
     }
-    if (auto loop = dyn_cast<sck::TileLoopOp>(inner)) {
-      roles.persistent = loop.getSchedule() == "persistent";
-      roles.group = loop.getGroup();
-      roles.cluster = loop.getCluster();
-    }
     auto role = dyn_cast<sck::RoleOp>(inner);
-    if (!role)
+    if (!role || role.getKind() == "producer")
       return WalkResult::advance();
-    if (role.getKind() == "producer") {
-      roles.producerRegs = role.getRegs();
-    } else {
-      if (role.getCount() != 2) {
-        role.emitError("the GPU kernels have two consumer warpgroups");
-        return WalkResult::interrupt();
-      }
-      roles.consumerRegs = role.getRegs();
-      order = role.getOrder().value_or("pingpong").str();
+    if (role.getCount() != 2) {
+      role.emitError("the GPU kernels have two consumer warpgroups");
+      return WalkResult::interrupt();
     }
+    order = role.getOrder().value_or("pingpong").str();
     return WalkResult::advance();
   });
   return failure(walk.wasInterrupted());
@@ -532,8 +324,7 @@ static LogicalResult checkKernelIRTiling(BatchMatmulOp op, StringRef schedule) {
 FailureOr<KernelLaunch>
 mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
                           StringRef kernelName, const GemmBinding &binding,
-                          const GemmKernelOptions &options,
-                          const GemmStageOne *stage1) {
+                          const GemmKernelOptions &options) {
   detail::GemmShape shape(op);
   if (ShapedType::isDynamic(shape.m) || ShapedType::isDynamic(shape.n) ||
       ShapedType::isDynamic(shape.k))
@@ -543,37 +334,23 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
       return op.emitError() << "GPU epilogue operands must be ranked tensors, "
                                "got "
                             << v.getType();
-  sc::detail::WarpRoles roles;
   std::string order;
-  if (failed(rolesFromKernelIR(op, roles, order)))
+  if (failed(orderFromKernelIR(op, order)))
     return failure();
   // A warp-specialized kernel IR decides the schedule.
   StringRef requested = order.empty() ? StringRef(options.schedule) : order;
   if (requested != "auto" && !symbolizeGemmSchedule(requested))
     return op.emitError()
            << "unknown GEMM schedule '" << requested
-           << "', expected auto, simple, cooperative, pingpong or transposed";
+           << "', expected auto, cooperative, pingpong or transposed";
   StringRef schedule = resolveSchedule(op, requested);
-  bool warpSpecialized = schedule == "cooperative" || schedule == "pingpong" ||
-                         schedule == "transposed";
-  if (warpSpecialized && failed(checkKernelIRTiling(op, schedule)))
-    return failure();
-  if (stage1) {
-    std::string limitation =
-        gemmStageFusionLimitation(stage1->op, op, options);
-    if (!limitation.empty())
-      return op.emitError() << "cannot fuse the GEMM stages: " << limitation;
-    return detail::buildWarpSpecializedGemmKernel(
-        op, gpuModule, kernelName, binding, schedule,
-        /*multicast=*/false, stage1, roles);
-  }
   if (options.chip == "sm_90a") {
     std::string limitation = hopperPathLimitation(op, schedule);
-    if (limitation.empty() && warpSpecialized)
+    if (limitation.empty()) {
+      if (failed(checkKernelIRTiling(op, schedule)))
+        return failure();
       return detail::buildGemmKernelFromIR(op, gpuModule, kernelName, binding);
-    if (limitation.empty())
-      return detail::buildSimpleGemmKernel(op, gpuModule, kernelName, binding,
-                                           options);
+    }
     op.emitRemark() << "using the portable GEMM path: " << limitation;
   }
   if (binding.rhsSourceK)

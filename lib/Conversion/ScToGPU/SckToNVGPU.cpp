@@ -1536,6 +1536,107 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
   return success();
 }
 
+namespace {
+/// What the launch of a warp-specialized GEMM kernel depends on: its tile
+/// (`tileM` x `tileN`, A's box of `aBoxRows` rows), shared memory, the
+/// schedule (persistent or a grid of `tilesPerUnit` tiles a CTA), the
+/// transposed tile, flat rows and the epilogue operand prefetched by TMA.
+struct LaunchShape {
+  int64_t tileM = 0, tileN = 0, aBoxRows = 0, sharedBytes = 0;
+  bool persistent = true;
+  int64_t tilesPerUnit = 1;
+  bool transposed = false, flatRows = false;
+  std::optional<unsigned> prefetched;
+};
+} // namespace
+
+/// The launch (384 threads, grid, shared memory, the tensor maps of A, B,
+/// C and the prefetched operand, C and the epilogue operands as memrefs)
+/// of a warp-specialized GEMM kernel.
+static KernelLaunch warpSpecializedLaunch(BatchMatmulOp op,
+                                          StringRef kernelName,
+                                          const GemmBinding &binding,
+                                          const LaunchShape &shape) {
+  using namespace sc::detail;
+  RankedTensorType resultType = op.getType();
+  Type elementType = op.getLhs().getType().getElementType();
+  auto [m, n, k, lhsBatched, rhsBatched] = GemmShape(op);
+  int64_t outBytes = resultType.getElementType().getIntOrFloatBitWidth() / 8;
+  KernelLaunch launch;
+  launch.kernel = kernelName.str();
+  launch.block[0] = 384;
+  // Persistent: one CTA per SM. Grid: one per unit of work (a tile, a
+  // pair of tiles for ping-pong). With rows flattened over the batch, the
+  // tile count is ceil(B m / tileM) x N tiles: approximated by B m N-tiles
+  // / tileM (the kernel's loop then walks its tiles with a stride of the
+  // CTA count, so any count is correct).
+  int64_t nTiles = llvm::divideCeil(n, shape.tileN);
+  if (shape.persistent) {
+    launch.grid[0] = LaunchDim::sym("SMS");
+  } else {
+    LaunchDim batches = binding.batchOf(resultType);
+    int64_t perBatchNumerator = shape.flatRows
+                                    ? m * nTiles
+                                    : llvm::divideCeil(m, shape.tileM) * nTiles;
+    int64_t divisor = shape.flatRows ? shape.tileM * shape.tilesPerUnit
+                                     : shape.tilesPerUnit;
+    if (batches.symbol.empty()) {
+      launch.grid[0] = LaunchDim::of(
+          llvm::divideCeil(batches.constant * perBatchNumerator, divisor));
+    } else {
+      launch.grid[0] = batches.times(perBatchNumerator);
+      launch.grid[0].divisor = divisor;
+    }
+  }
+  launch.grid[1] = LaunchDim::of(1);
+  launch.grid[2] = LaunchDim::of(1);
+  launch.sharedBytes = shape.sharedBytes;
+  std::vector<LaunchParam> params = tmaKernelParams(op, binding, shape.aBoxRows);
+  LaunchDim batchDim = binding.batchOf(resultType);
+  LaunchDim flatM = batchDim.times(m); // [B * M] rows
+  if (shape.flatRows) {
+    // A as one [B * M, K] matrix.
+    int64_t bytes = elementType.getIntOrFloatBitWidth() / 8;
+    params[0].dims = {LaunchDim::of(k), flatM};
+    params[0].stridesBytes = {LaunchDim::of(k * bytes)};
+    params[0].box = {kTileK, shape.tileM};
+  }
+  launch.params.assign(params.begin(), params.end());
+  // C's tensor map for the TMA stores: boxes of 64 rows x 128 bytes.
+  LaunchParam c;
+  c.kind = LaunchParam::Kind::Tma;
+  c.tensor = binding.result;
+  if (shape.flatRows) {
+    c.dims = {LaunchDim::of(n), flatM};
+    c.stridesBytes = {LaunchDim::of(n * outBytes)};
+    c.box = {128 / outBytes, 64};
+  } else {
+    c.dims = {LaunchDim::of(n), LaunchDim::of(m), batchDim};
+    c.stridesBytes = {LaunchDim::of(n * outBytes),
+                      LaunchDim::of(m * n * outBytes)};
+    // (Transposed: the epilogue stores 8 rows at a time.)
+    c.box = {128 / outBytes, shape.transposed ? 8 : 64, 1};
+  }
+  launch.params.push_back(c);
+  if (std::optional<unsigned> prefetched = shape.prefetched) {
+    // The gathered operand's tensor map: [U, M, N] in boxes like C's.
+    auto xType = cast<RankedTensorType>(op.getEpilogueIns()[*prefetched].getType());
+    LaunchParam x;
+    x.kind = LaunchParam::Kind::Tma;
+    x.tensor = binding.epilogueIns[*prefetched];
+    // Bounded by its own batch (U), so a g(b) out of range reads zeros.
+    LaunchDim xBatch = *prefetched < binding.epilogueInBatches.size()
+                           ? binding.epilogueInBatches[*prefetched]
+                           : binding.batchOf(xType);
+    x.dims = {LaunchDim::of(n), LaunchDim::of(m), xBatch};
+    int64_t xBytes = xType.getElementType().getIntOrFloatBitWidth() / 8;
+    x.stridesBytes = {LaunchDim::of(n * xBytes), LaunchDim::of(m * n * xBytes)};
+    x.box = {128 / xBytes, shape.transposed ? 32 : 64, 1};
+    launch.params.push_back(x);
+  }
+  return launch;
+}
+
 /// The IR of `op`'s kernel function, when the lowering takes it; else a
 /// located error saying why not.
 static FailureOr<KernelIR> lowerable(BatchMatmulOp op) {
@@ -1615,7 +1716,7 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildGemmKernelFromIR(
     return failure();
   }
 
-  WsLaunchShape shape;
+  LaunchShape shape;
   shape.tileM = ir->transposed ? ir->tileM : ir->aRows;
   shape.tileN = ir->transposed ? 128 : kTileCols;
   shape.aBoxRows = !ir->transposed ? ir->aRows

@@ -35,12 +35,6 @@ static LogicalResult writeFile(Operation *anchor, StringRef path, StringRef data
 static LogicalResult checkOptions(ModuleOp module, const AotOptions &options) {
   if (!isSupportedChip(options.chip))
     return module.emitError() << "unsupported chip '" << options.chip << "'";
-  if (options.tileN != 0 && options.tileN != 128 && options.tileN != 256)
-    return module.emitError() << "--tile-n must be 0 (chosen), 128 or 256, got "
-                              << options.tileN;
-  if (options.stages != 0 && (options.stages < 2 || options.stages > 8))
-    return module.emitError()
-           << "--stages must be 0 (chosen) or 2 to 8, got " << options.stages;
   return success();
 }
 
@@ -105,7 +99,6 @@ static LogicalResult runModelPasses(ModuleOp module, const AotOptions &options,
     pipeline.dispatchMinCandidatesPerUser = options.dispatchMinCandidatesPerUser;
     pipeline.dispatchMinBatch = options.dispatchMinBatch;
     pipeline.gemmMulticast = options.gemmMulticast;
-    pipeline.fuseGemmStages = options.fuseGemmStages;
     pipeline.attentionChainHeads = options.attentionChainHeads;
     pipeline.attentionGroupCandidates = options.attentionGroupCandidates;
     pipeline.attentionF16P = options.attentionF16P;

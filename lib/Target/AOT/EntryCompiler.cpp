@@ -478,11 +478,8 @@ FailureOr<TensorInfo> EntryCompiler::materialize(Value v, Location loc) {
 
 GemmKernelOptions EntryCompiler::gemmOptions() const {
   GemmKernelOptions kernelOptions;
-  kernelOptions.stages = options.stages;
   kernelOptions.chip = options.chip;
-  kernelOptions.tileN = options.tileN;
   kernelOptions.schedule = options.schedule;
-  kernelOptions.multicast = options.gemmMulticast;
   return kernelOptions;
 }
 
@@ -756,65 +753,16 @@ LogicalResult EntryCompiler::visitGeneric(linalg::GenericOp op) {
 LogicalResult EntryCompiler::visitMatmul(BatchMatmulOp op) {
   if (isa_and_nonnull<HybridTilesAttr>(op.getRhs().getType().getEncoding()))
     return visitHybridMatmul(op);
-  if (stageOnes.count(op))
-    return success(); // bound and run by its stage 2's kernel
-  BatchMatmulOp stage1 = stageOneOf.lookup(op);
-  FailureOr<GemmBinding> b1 = failure();
-  if (stage1) {
-    // Stage 1 runs in this kernel: bind it first (its result is the
-    // workspace tensor this GEMM's epilogue reads).
-    b1 = bindMatmul(stage1);
-    if (failed(b1))
-      return failure();
-  }
   FailureOr<GemmBinding> binding = bindMatmul(op);
   if (failed(binding))
     return failure();
-  std::optional<GemmStageOne> stageOne;
-  if (stage1) {
-    const TensorInfo &c1 = tensors.at(stage1.getResult());
-    LaunchDim flags =
-        c1.shape[0].times(gemmStageFlagsPerBatch(op, gemmOptions()));
-    TensorInfo info = newWorkspace(
-        RankedTensorType::get({ShapedType::kDynamic},
-                              IntegerType::get(op.getContext(), 32)),
-        {flags}, /*zeroInit=*/true);
-    stageOne = GemmStageOne{stage1, *b1, info.name};
-    if (report)
-      *report << llvm::formatv(
-          "{0}: the GEMM at {1} runs as stage 1 of this GEMM's kernel, "
-          "readiness flags in {2} (zeroed per call)\n",
-          fileLineOf(op.getLoc()), fileLineOf(stage1.getLoc()), info.name);
-  }
-  FailureOr<KernelLaunch> launch =
-      buildGemmKernel(op, gpuModule, nextKernelName("gemm"), *binding,
-                      gemmOptions(), stageOne ? &*stageOne : nullptr);
+  FailureOr<KernelLaunch> launch = buildGemmKernel(
+      op, gpuModule, nextKernelName("gemm"), *binding, gemmOptions());
   if (failed(launch) || failed(addLaunch(*launch, op.getLoc())))
     return failure();
   return success();
 }
 
-/// GEMMs that sc-fuse-gemm-stages marked (`sc.gemm_stage1`) run in their
-/// consumer's kernel when the kernel generator takes the pair (it knows the
-/// chip and the TMA constraints); the report says why when it does not.
-void EntryCompiler::findFusableGemmStages() {
-  for (BatchMatmulOp stage1 : func.getOps<BatchMatmulOp>()) {
-    if (!stage1->hasAttr(BatchMatmulOp::getStageOneAttrName()))
-      continue;
-    // The verifier made sure of a single use by another GEMM's epilogue.
-    auto stage2 = cast<BatchMatmulOp>(*stage1.getResult().user_begin());
-    std::string why = gemmStageFusionLimitation(stage1, stage2, gemmOptions());
-    if (why.empty()) {
-      stageOneOf[stage2] = stage1;
-      stageOnes.insert(stage1);
-      continue;
-    }
-    if (report)
-      *report << llvm::formatv("{0}: GEMM stages not fused by the kernel "
-                               "generator: {1}\n",
-                               fileLineOf(stage2.getLoc()), why);
-  }
-}
 
 TensorInfo EntryCompiler::bindResult(Value result,
                                      std::vector<LaunchDim> shape) {
@@ -1099,7 +1047,6 @@ LogicalResult EntryCompiler::visitIf(scf::IfOp op) {
 LogicalResult EntryCompiler::compile() {
   if (failed(bindArguments()))
     return failure();
-  findFusableGemmStages();
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   for (Operation &op : func.getBody().front().without_terminator())
     if (failed(visit(op)))

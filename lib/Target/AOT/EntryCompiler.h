@@ -167,9 +167,6 @@ private:
   FailureOr<GemmBinding> bindMatmul(BatchMatmulOp op);
   GemmKernelOptions gemmOptions() const;
   /// GEMMs run as stage 1 of another GEMM's kernel: stage 2 -> stage 1.
-  DenseMap<Operation *, BatchMatmulOp> stageOneOf;
-  DenseSet<Operation *> stageOnes;
-  void findFusableGemmStages();
   LogicalResult visitAttention(AttentionOp op);
   /// The tensor `result` is written to: the caller's result when returned,
   /// else a new workspace tensor.

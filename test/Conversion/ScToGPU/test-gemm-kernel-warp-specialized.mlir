@@ -7,7 +7,7 @@
 // sc-prefetch-epilogue-operands) op by op: warpgroup 2 produces (TMA into
 // the ring, full/empty mbarriers), warpgroups 0 and 1 consume (wgmma as two
 // 64x128 accumulators, the epilogue on the registers, TMA stores).
-// BAD: error: unknown GEMM schedule 'fastest', expected auto, simple, cooperative, pingpong or transposed
+// BAD: error: unknown GEMM schedule 'fastest', expected auto, cooperative, pingpong or transposed
 // CHECK-LABEL: gpu.func @gather_add_gemm0(
 // CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<?x200x136xf16>, %{{.*}}: memref<?x200x136xf32>, %{{.*}}: memref<?xi32>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) kernel
 // CHECK-SAME: nvvm.maxntid = array<i32: 384, 1, 1>

@@ -81,16 +81,6 @@ func.func @epilogue_region(%batch: index, %x: tensor<?x64x256xf32>, %idx: tensor
   return
 }
 
-// A multi-stage kernel's readiness flags.
-// CHECK-LABEL: func.func @flags
-// CHECK: sck.signal "ready"[%{{.*}}, %{{.*}}, %{{.*}}]
-// CHECK: sck.wait "ready"[%{{.*}}, %{{.*}}, %{{.*}}]
-func.func @flags(%b: index, %m: index, %n: index) {
-  sck.signal "ready"[%b, %m, %n]
-  sck.wait "ready"[%b, %m, %n]
-  return
-}
-
 // Attention at the kernel level: per key block, S = Q K^T, one online
 // softmax step (P, O rescaled, running statistics), O += P V; then O
 // divided by the row sums.

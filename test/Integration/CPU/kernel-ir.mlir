@@ -1,6 +1,5 @@
 // RUN: sparcast-equiv %sparcast_src_root/test/Integration/CPU/Inputs/lce-odd.mlir --ref=lce --pass-pipeline='builtin.module(sc-ikbo-pipeline,func.func(sc-select-kernel-config{schedule=pingpong}),sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-test-execute-kernel-ir)' --users=4 --candidates=17 --trials=2 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %sparcast_src_root/test/Integration/CPU/Inputs/lce-odd.mlir --ref=lce --pass-pipeline='builtin.module(sc-ikbo-pipeline,func.func(sc-select-kernel-config{schedule=cooperative}),sc-lower-to-sck,sc-persistent{group=2},sc-warp-specialize{stages=3},sc-test-execute-kernel-ir)' --users=5 --candidates=9 --trials=2 --rtol=2e-3 | FileCheck %s
-// RUN: sparcast-equiv %sparcast_src_root/test/Integration/CPU/Inputs/lce-odd.mlir --ref=lce --pass-pipeline='builtin.module(sc-ikbo-pipeline,func.func(sc-select-kernel-config),func.func(sc-fuse-gemm-stages),sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-test-execute-kernel-ir)' --users=4 --candidates=17 --trials=2 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=linear_relu --pass-pipeline='builtin.module(sc-lower-to-sck,sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=3 --rtol=1e-2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=bmm --pass-pipeline='builtin.module(sc-lower-to-sck,sc-persistent,sc-multicast,sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=2 | FileCheck %s
 // RUN: sparcast-equiv %sparcast_src_root/test/Integration/CPU/Inputs/lce-odd.mlir --ref=lce --pass-pipeline='builtin.module(sc-ikbo-pipeline,func.func(sc-select-kernel-config{schedule=transposed}),sc-lower-to-sck,sc-persistent,sc-multicast{shared-rhs-only=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --users=4 --candidates=17 --trials=2 --shuffle-index --rtol=2e-3 | FileCheck %s
@@ -16,8 +15,7 @@
 // (sc-test-execute-kernel-ir), give the model's results on random inputs.
 // The LCE after the IKBO pipeline (its candidate GEMM's epilogue gathers
 // the request GEMM's result), ping-pong 64-row and cooperative 128-row
-// tiles, odd K, and as one multi-stage kernel (sc-fuse-gemm-stages: the
-// request GEMM as stage 1, written to a buffer stage 2's epilogue reads); a transposed bf16 rhs with a bias + ReLU epilogue; several
+// tiles, odd K; a transposed bf16 rhs with a bias + ReLU epilogue; several
 // M and N tiles and k-tiles, none full; the transposed schedule (tiles of
 // the result transposed, E^T W^T, both boxes read transposed; its N tiles
 // in CTA pairs) on the LCE and on a shared lhs of two 152-row M tiles and

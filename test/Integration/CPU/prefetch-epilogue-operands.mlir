@@ -1,7 +1,6 @@
 // RUN: sparcast-equiv %sparcast_src_root/test/Integration/CPU/Inputs/lce-odd.mlir --ref=lce --pass-pipeline='builtin.module(sc-ikbo-pipeline,func.func(sc-select-kernel-config{schedule=pingpong}),sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-prefetch-epilogue-operands,sc-test-execute-kernel-ir)' --users=4 --candidates=17 --trials=2 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %sparcast_src_root/test/Integration/CPU/Inputs/lce-odd.mlir --ref=lce --pass-pipeline='builtin.module(sc-ikbo-pipeline,func.func(sc-select-kernel-config{schedule=cooperative}),sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-prefetch-epilogue-operands,sc-test-execute-kernel-ir)' --users=5 --candidates=9 --trials=2 --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %sparcast_src_root/test/Integration/CPU/Inputs/lce-odd.mlir --ref=lce --pass-pipeline='builtin.module(sc-ikbo-pipeline,func.func(sc-select-kernel-config{schedule=transposed}),sc-lower-to-sck,sc-persistent,sc-multicast{shared-rhs-only=1},sc-warp-specialize,sc-prefetch-epilogue-operands,sc-test-execute-kernel-ir)' --users=4 --candidates=17 --trials=2 --shuffle-index --rtol=2e-3 | FileCheck %s
-// RUN: sparcast-equiv %sparcast_src_root/test/Integration/CPU/Inputs/lce-odd.mlir --ref=lce --pass-pipeline='builtin.module(sc-ikbo-pipeline,func.func(sc-select-kernel-config),func.func(sc-fuse-gemm-stages),sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-prefetch-epilogue-operands,sc-test-execute-kernel-ir)' --users=4 --candidates=17 --trials=2 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=gather_bias --pass-pipeline='builtin.module(sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-prefetch-epilogue-operands,sc-test-execute-kernel-ir)' --users=3 --candidates=7 --trials=2 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=gather_bias --pass-pipeline='builtin.module(sc-lower-to-sck,sc-prefetch-epilogue-operands,sc-persistent,sc-warp-specialize,sc-test-execute-kernel-ir)' --users=3 --candidates=7 --trials=2 --rtol=2e-3 | FileCheck %s
 
@@ -10,8 +9,7 @@
 // the index's value for the tile's batch element) gives what reading the
 // operand in place gave. The LCE's candidate GEMM after the IKBO pipeline
 // (the request GEMM's f32 result gathered per candidate) in ping-pong,
-// cooperative and transposed tiles (the box in the result's orientation),
-// and as a multi-stage kernel (the box read from what stage 1 wrote); an
+// cooperative and transposed tiles (the box in the result's orientation); an
 // f16 operand gathered next to a bias over several M and N tiles, the pass
 // run after or before sc-warp-specialize (the box stays with the
 // consumers).

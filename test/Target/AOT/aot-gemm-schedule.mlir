@@ -1,5 +1,5 @@
 // RUN: rm -rf %t && sparcast-aot %S/Inputs/pinned_schedule.mlir -o %t --report | FileCheck %s
-// RUN: rm -rf %t && sparcast-aot %S/Inputs/pinned_schedule.mlir -o %t --report --gemm-schedule=simple | FileCheck %s --check-prefix=FORCED
+// RUN: rm -rf %t && sparcast-aot %S/Inputs/pinned_schedule.mlir -o %t --report --gemm-schedule=transposed | FileCheck %s --check-prefix=FORCED
 
 // sparcast-aot records each GEMM's schedule on the op before generating
 // kernels: the op's default, or the one the model pinned; --gemm-schedule
@@ -8,6 +8,6 @@
 // CHECK: pinned_schedule.mlir:4: GEMM schedule cooperative (pinned on the op)
 // CHECK: kernel pinned_gemm0: {{.*}} ping-pong
 // CHECK: kernel pinned_gemm1: {{.*}} cooperative
-// FORCED-COUNT-2: GEMM schedule simple (requested)
-// FORCED: kernel pinned_gemm0: 64x256x872 f16, tile 128x256x64
-// FORCED: kernel pinned_gemm1: 64x256x872 f16, tile 128x256x64
+// FORCED-COUNT-2: GEMM schedule transposed (requested)
+// FORCED: kernel pinned_gemm0: 64x256x872 f16, {{.*}} transposed ping-pong
+// FORCED: kernel pinned_gemm1: 64x256x872 f16, {{.*}} transposed ping-pong

@@ -1,12 +1,13 @@
-// RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/gemm.mlir -o %t --gemm-schedule=simple --report | FileCheck %s --check-prefix=REPORT
+// RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/gemm.mlir -o %t --gemm-schedule=pingpong --ws-group=0 --report | FileCheck %s --check-prefix=REPORT
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/manifest.json
 // RUN: FileCheck %s --check-prefix=HEADER < %t/gemm.h
 // RUN: FileCheck %s --check-prefix=PTX < %t/gemm_gather_add_kernels.ptx
 
 // Keys print sorted (llvm::json). The example compiles into one sm_90a kernel
-// (here the simple schedule: one CTA per tile); the manifest tells the
-// runtime how to launch it for any number of candidates B and users U.
-// REPORT: kernel gemm_gather_add_gemm0: 433x256x872 f16, tile 128x256x64, 2 warpgroup(s), 4 stages, 14 k-tiles, grid 1x4xB, 197888 B shared memory, epilogue fused (region)
+// (here ping-pong, one CTA per pair of tiles: --ws-group=0); the manifest
+// tells the runtime how to launch it for any number of candidates B and
+// users U.
+// REPORT: kernel gemm_gather_add_gemm0: 433x256x872 f16, warp-specialized, ping-pong: {{.*}} 4 stages, 14 k-tiles, one CTA per pair of tiles, 230656 B shared memory, epilogue fused (region)
 // REPORT: wrote
 
 // MANIFEST: "chip": "sm_90a",
@@ -15,15 +16,15 @@
 // MANIFEST-NEXT: "B",
 // MANIFEST: "index_into": "U",
 // MANIFEST: "block": [
-// MANIFEST-NEXT: 256,
+// MANIFEST-NEXT: 384,
 // MANIFEST: "grid": [
+// MANIFEST-NEXT: "B*7/2",
 // MANIFEST-NEXT: 1,
-// MANIFEST-NEXT: 4,
-// MANIFEST-NEXT: "B"
+// MANIFEST-NEXT: 1
 // MANIFEST: "kernel": "gemm_gather_add_gemm0",
 // MANIFEST: "box": [
 // MANIFEST-NEXT: 64,
-// MANIFEST-NEXT: 128
+// MANIFEST-NEXT: 64
 // MANIFEST: "dims": [
 // MANIFEST-NEXT: 872,
 // MANIFEST-NEXT: 433
@@ -37,7 +38,7 @@
 // MANIFEST-NEXT: 446464
 // MANIFEST: "kind": "memref",
 // MANIFEST-NEXT: "tensor": "result0"
-// MANIFEST: "smem": 197888
+// MANIFEST: "smem": 230656
 // MANIFEST: "format": "sparcast-artifact-2"
 // MANIFEST: "ptx": "gemm_gather_add_kernels.ptx"
 
@@ -56,7 +57,7 @@
 // PTX: cp.async.bulk.tensor.3d.shared::cluster.global{{.*}}mbarrier::complete_tx::bytes
 // PTX: mbarrier.try_wait.parity.shared.b64
 // PTX: wgmma.fence.sync.aligned
-// PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
+// PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // PTX: wgmma.commit_group.sync.aligned
 // PTX: wgmma.wait_group.sync.aligned
-// PTX: st.global.v4
+// PTX: cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group

@@ -1,18 +1,14 @@
 // What sparcast-aot cannot honour is a located error, never a kernel
 // compiled silently: tensor encodings no pass lowers (a dense kernel would
 // read packed data), zero-sized dims, static launch grids past the
-// hardware's limits, and options out of range.
+// hardware's limits (options out of range: aot-warp-specialize-ir.mlir).
 // RUN: not sparcast-aot %S/Inputs/hybrid-weight.mlir -o %t 2>&1 | FileCheck %s --check-prefix=HYBRID
 // RUN: not sparcast-aot %S/Inputs/junk-encoding.mlir -o %t 2>&1 | FileCheck %s --check-prefix=JUNK
 // RUN: not sparcast-aot %S/Inputs/similarity.mlir -o %t 2>&1 | FileCheck %s --check-prefix=CSR
 // RUN: not sparcast-aot %S/Inputs/zero-dim.mlir -o %t 2>&1 | FileCheck %s --check-prefix=ZERO
-// RUN: not sparcast-aot %S/Inputs/huge-grid.mlir -o %t --gemm-schedule=simple 2>&1 | FileCheck %s --check-prefix=GRID
-// RUN: not sparcast-aot %sparcast_src_root/examples/gemm.mlir -o %t --tile-n=100 2>&1 | FileCheck %s --check-prefix=TILE
-// RUN: not sparcast-aot %sparcast_src_root/examples/gemm.mlir -o %t --stages=-5 2>&1 | FileCheck %s --check-prefix=STAGES
+// RUN: not sparcast-aot %S/Inputs/huge-grid.mlir -o %t --ws-group=0 2>&1 | FileCheck %s --check-prefix=GRID
 // HYBRID: hybrid-weight.mlir:3:8: error: 'sc.batch_matmul' op expected a hybrid-tiled operand to be a shared rhs read [n, k] (transpose_rhs)
 // JUNK: junk-encoding.mlir:1:1: error: sparcast-aot: tensor encoding "junk" is not supported yet
 // CSR: similarity.mlir:3:8: error: sparcast-aot: sparse rows (#sc.block_csr<block_size = 1024>) have no GPU kernel yet
 // ZERO: zero-dim.mlir:1:1: error: entry argument #0 has a zero-sized dim: 'tensor<?x0x128xf16>'
-// GRID: huge-grid.mlir:3:8: error: sparcast-aot: kernel huge_gemm0 would need grid dim 2 = 4294967296, outside [1, 65535]
-// TILE: error: --tile-n must be 0 (chosen), 128 or 256, got 100
-// STAGES: error: --stages must be 0 (chosen) or 2 to 8, got -5
+// GRID: huge-grid.mlir:3:8: error: sparcast-aot: kernel huge_gemm0 would need grid dim 0 = 2147483648, outside [1, 2147483647]

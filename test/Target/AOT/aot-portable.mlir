@@ -1,6 +1,6 @@
 // RUN: rm -rf %t && sparcast-aot %s -o %t --sm=sm_80 --report | FileCheck %s
 // RUN: FileCheck %s --check-prefix=PTX < %t/transposed_kernels.ptx
-// RUN: rm -rf %t90 && sparcast-aot %s -o %t90 --gemm-schedule=simple --report 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: rm -rf %t90 && sparcast-aot %s -o %t90 --report 2>&1 | FileCheck %s --check-prefix=REMARK
 
 // sm_80 gets the portable kernel. K = 13 is padded to 16 first: the
 // portable kernel reads memory directly, so the padding is materialized.

@@ -4,9 +4,6 @@
 // a kernel-level function for each of its kernels, the transposed one's
 // N tiles in CTA pairs.
 // RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/ir-report --report | FileCheck %s --check-prefix=DISPATCH
-// The multi-stage kernel (the request GEMM as stage 1): one kernel-level
-// function with both tile loops sharing one ring.
-// RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/fused-ir --fuse-gemm-stages --report | FileCheck %s --check-prefix=FUSED
 // Multicast decided on the IR (sc-multicast): the same kernels.
 // RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/mc-ir --gemm-multicast --report | FileCheck %s --check-prefix=MC
 // RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/tuned --gemm-schedule=pingpong --ws-stages=3 --ws-producer-regs=24 --ws-consumer-regs=240 --report | FileCheck %s
@@ -17,7 +14,6 @@
 // RUN: FileCheck %s --check-prefix=GRID-LAUNCH < %t/grid/manifest.json
 // RUN: sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/g4 --ws-group=4 --report | FileCheck %s --check-prefix=G4
 // RUN: not sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/bad --ws-group=-1 2>&1 | FileCheck %s --check-prefix=BAD-GROUP
-// RUN: not sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t/bad --fuse-gemm-stages --ws-group=0 2>&1 | FileCheck %s --check-prefix=GRID-FUSED
 
 // (on by default): each warp-specialized GEMM's ring and
 // register split are decided on the kernel-level IR (sc-lower-to-sck,
@@ -41,9 +37,6 @@
 // G4: tile loop: persistent, M tiles in groups of 4
 // G4: kernel lce_gemm{{[0-9]+}}: {{.*}} warp-specialized persistent, ping-pong: {{.*}} one CTA per SM walking tiles in groups of 4 M tiles
 // BAD-GROUP: error: sc-persistent: group must lie in [1, 65536], got -1
-// GRID-FUSED: error: a grid schedule (one CTA per tile) is not available for the multi-stage GEMM kernel: make the tile loop persistent (sc-persistent; sparcast-aot --ws-group > 0)
-// FUSED: kernel-level form: a multi-stage kernel, the GEMM it reads as stage 1
-// FUSED: warp-specialized: 2 tile loops in sequence, producer (2 box(es) per k-tile, 40 registers) + 2 consumer(s) (pingpong, 232 registers)
 // MC: tile loop: CTA pairs on pairs of M tiles, B shared by TMA multicast
 // MC: kernel lce_gemm{{[0-9]+}}: {{.*}} clusters of 2 CTAs on pairs of M tiles sharing B by TMA multicast
 // DISPATCH: GEMM schedule dispatched at run time

@@ -25,7 +25,7 @@
 // The example's epilogue reads other tensors (gather-add): auto picks
 // ping-pong, so the loads run under the other consumer's wgmma.
 // AUTO: kernel gemm_gather_add_gemm0: {{.*}} ping-pong
-// BAD: error: sc-select-kernel-config: unknown GEMM schedule 'fastest', expected auto, simple, cooperative, pingpong or transposed
+// BAD: error: sc-select-kernel-config: unknown GEMM schedule 'fastest', expected auto, cooperative, pingpong or transposed
 
 // PTX: .maxntid 384, 1, 1
 // PTX-DAG: setmaxnreg.dec.sync.aligned.u32 40

@@ -8,10 +8,7 @@
 // accumulator, the epilogue runs its region on every element of the tile
 // that lies inside the result. Roles run one after the other, the producer
 // first: the ring is then a queue as long as every box the producer puts
-// (the consumers take them in the same order). Readiness flags are
-// nothing in that order. A multi-stage kernel (sc-fuse-gemm-stages) runs
-// its stage 1 (operands A1, B1, result C1) into a buffer that stage 2's
-// epilogue then reads in place of the stage-1 GEMM's result. An attention
+// (the consumers take them in the same order). An attention
 // kernel's online-softmax ops compute exactly what sck.softmax defines; a
 // block mask's tables, when the kernel takes them (lengths known only at
 // launch), are built for the call's lengths from the mask's definition.
@@ -71,33 +68,15 @@ public:
       sources["B"] = rhs;
     }
     targets["C"] = {result, op.getType().getElementType()};
-    // Kernel arguments: (batch elements, the epilogue's tensors...), with a
-    // stage 1: (batch elements, stage-1 batch elements, tensors...).
-    stage1 = op.getStageOne();
+    // Kernel arguments: (batch elements, the epilogue's tensors...).
     Block &entry = kernel.front();
-    unsigned lead = stage1 ? 2 : 1;
-    if (entry.getNumArguments() != lead + op.getEpilogueIns().size())
+    if (entry.getNumArguments() != 1 + op.getEpilogueIns().size())
       return kernel.emitError("the CPU runner takes (batch, epilogue "
-                              "tensors...), with a stage 1 (batch, stage-1 "
-                              "batch, epilogue tensors...)");
+                              "tensors...)");
     map.map(entry.getArgument(0), batchOf(op));
-    if (stage1) {
-      map.map(entry.getArgument(1), batchOf(stage1));
-      lhs1 = toBuffer(stage1.getLhs());
-      rhs1 = toBuffer(stage1.getRhs());
-      result1 = allocResult(stage1);
-      sources["A1"] = lhs1;
-      sources["B1"] = rhs1;
-      targets["C1"] = {result1, stage1.getType().getElementType()};
-    }
     for (auto [arg, in] :
-         llvm::zip(entry.getArguments().drop_front(lead), op.getEpilogueIns())) {
-      // Stage 1's result is read from what the kernel's stage 1 wrote.
-      if (stage1 && in == stage1.getResult())
-        stageOneArg = arg;
-      else
-        map.map(arg, in);
-    }
+         llvm::zip(entry.getArguments().drop_front(), op.getEpilogueIns()))
+      map.map(arg, in);
     if (failed(runBlock(entry)))
       return failure();
     return bufferization::ToTensorOp::create(b, loc, op.getType(), result,
@@ -121,10 +100,6 @@ private:
   Value lhs, rhs, result;
   /// A hybrid-tiled rhs's kind and slot tables (sc.assemble_hybrid).
   Value hybridKinds, hybridSlots;
-  /// A multi-stage kernel's stage 1, its operands and result buffer, and
-  /// the kernel argument standing for that result.
-  BatchMatmulOp stage1;
-  Value lhs1, rhs1, result1, stageOneArg;
   IRMapping map;
   /// Per ring: a queue of boxes per box type and the put / get counts.
   struct Queue {
@@ -210,8 +185,8 @@ private:
     StringRef name = loadOp.getOperand();
     Value source = sources.lookup(name);
     if (!source)
-      return loadOp.emitError("the CPU runner knows operands A and B (A1 and "
-                              "B1 of a stage 1; Q, K and V of an attention), "
+      return loadOp.emitError("the CPU runner knows operands A and B (Q, K "
+                              "and V of an attention), "
                               "got '")
              << name << "'";
     int64_t rank = cast<MemRefType>(source.getType()).getRank();
@@ -228,12 +203,9 @@ private:
     return success();
   }
 
-  /// sck.prefetch: the box of an epilogue operand, read as sck.load reads
-  /// (a multi-stage kernel's stage-1 result from what stage 1 wrote).
+  /// sck.prefetch: the box of an epilogue operand, read as sck.load reads.
   void prefetch(sck::PrefetchOp prefetchOp) {
-    Value source = prefetchOp.getSource() == stageOneArg
-                       ? result1
-                       : toBuffer(map.lookup(prefetchOp.getSource()));
+    Value source = toBuffer(map.lookup(prefetchOp.getSource()));
     map.map(prefetchOp.getResult(),
             loadBox(source, prefetchOp.getCoords(), prefetchOp.getType(),
                     /*transposed=*/false));
@@ -371,11 +343,10 @@ private:
 
   /// Every element of the tile inside the result, through the region.
   LogicalResult epilogue(sck::EpilogueOp epi) {
-    bool first = stage1 && epi.getResult() == "C1";
     auto found = targets.find(epi.getResult());
     if (found == targets.end())
-      return epi.emitError("the CPU runner knows result C (C1 of a stage "
-                           "1; O of an attention), got '")
+      return epi.emitError("the CPU runner knows result C (O of an "
+                           "attention), got '")
              << epi.getResult() << "'";
     Value target = found->second.buffer;
     Type element = found->second.element;
@@ -392,12 +363,6 @@ private:
           bIdxTile = flatRows ? Value() : map.lookup(epi.getCoords().back());
     Value head = rank == 4 ? map.lookup(epi.getCoords()[2]) : Value();
     Value acc = map.lookup(epi.getAcc());
-    if (!first && stageOneArg && !map.contains(stageOneArg))
-      // Stage 1 has run (roles and loops go in order): its result, whole.
-      map.map(stageOneArg, bufferization::ToTensorOp::create(
-                               b, loc, stage1.getType(), result1,
-                               /*restrict=*/true, /*writable=*/false)
-                               .getResult());
     Value rows = memref::DimOp::create(b, loc, target, rank - 2);
     Value cols = memref::DimOp::create(b, loc, target, rank - 1);
     Value rowsPerItem = rows;
@@ -747,10 +712,7 @@ private:
                          llvm::divideCeil(k, 64);
       return arith::MulIOp::create(b, loc, batchOf(gemm), cst(perBatch));
     };
-    Value capacity = slots(op);
-    if (stage1)
-      capacity = arith::AddIOp::create(b, loc, capacity, slots(stage1));
-    return makeQueue(ringOp, capacity);
+    return makeQueue(ringOp, slots(op));
   }
 
   /// Ring `ringOp` as queues of `capacity` boxes of each type.
@@ -837,7 +799,7 @@ private:
   }
 
   LogicalResult runOp(Operation &o) {
-    if (isa<func::ReturnOp, sck::ReleaseOp, sck::SignalOp, sck::WaitOp>(o))
+    if (isa<func::ReturnOp, sck::ReleaseOp>(o))
       return success();
     if (auto role = dyn_cast<sck::RoleOp>(o))
       return runBlock(role.getBody().front());
@@ -972,13 +934,8 @@ struct ScTestExecuteKernelIRPass
       FailureOr<Value> value = runner.run(kernel);
       if (failed(value))
         return signalPassFailure();
-      // A stage 1 ran inside the kernel: the GEMM itself is then unused.
-      auto gemm = dyn_cast<BatchMatmulOp>(op);
-      BatchMatmulOp stage1 = gemm ? gemm.getStageOne() : BatchMatmulOp();
       op->getResult(0).replaceAllUsesWith(*value);
       op->erase();
-      if (stage1 && stage1.getResult().use_empty())
-        stage1.erase();
       kernels.insert(kernel);
     }
     // The kernel functions have run where they were used.

@@ -40,8 +40,6 @@ struct ScTestGemmKernelPass
       binding.batchSymbol = "B";
       GemmKernelOptions options;
       options.chip = chip;
-      options.stages = stages;
-      options.tileN = tileN;
       options.schedule = schedule;
       return buildGemmKernel(op, gpuModule, name, binding, options);
     };

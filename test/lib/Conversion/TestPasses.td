@@ -74,12 +74,8 @@ def ScTestGemmKernelPass : Pass<"sc-test-gemm-kernel", "::mlir::ModuleOp"> {
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
            "Target chip (sm_90a gets the TMA + wgmma kernel)">,
-    Option<"stages", "stages", "int64_t", /*default=*/"0",
-           "K-tiles in flight in the shared-memory ring (0: chosen)">,
-    Option<"tileN", "tile-n", "int64_t", /*default=*/"0",
-           "Tile width, 128 or 256 (0: chosen)">,
     Option<"schedule", "schedule", "std::string", /*default=*/"\"auto\"",
-           "GEMM schedule: auto, simple, cooperative, pingpong or transposed">,
+           "GEMM schedule: auto, cooperative, pingpong or transposed">,
   ];
   let dependentDialects = [
     "::mlir::func::FuncDialect",

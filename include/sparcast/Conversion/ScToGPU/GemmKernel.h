@@ -1,11 +1,12 @@
 //===- GemmKernel.h - sc.batch_matmul to a Hopper kernel --------*- C++ -*-===//
 //
-// Generates the kernel of one sc.batch_matmul. On sm_90a: TMA loads into a
-// multi-stage shared-memory ring guarded by mbarriers, wgmma (m64n128k16)
-// on 128B-swizzled tiles, and the op's epilogue region applied to every
-// accumulator element before vectorized stores. Elsewhere, and for shapes
-// the Hopper path does not take: a portable one-thread-per-output kernel.
-// Also describes the launch for the artifact manifest.
+// Generates the kernel of one sc.batch_matmul. On sm_90a: the
+// warp-specialized kernel written from the op's kernel-level IR (TMA loads
+// into a ring of shared-memory slots guarded by mbarriers, wgmma on
+// 128B-swizzled boxes, the op's epilogue region on every accumulator
+// element, TMA stores). Elsewhere, and for shapes the Hopper path does not
+// take: a portable one-thread-per-output kernel. Also describes the launch
+// for the artifact manifest.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SPARCAST_CONVERSION_SCTOGPU_GEMMKERNEL_H
@@ -24,26 +25,12 @@ struct GemmKernelOptions {
   /// sm_90a gets the TMA + wgmma kernel when the op fits it; everything
   /// else the portable one-thread-per-output kernel.
   std::string chip = "sm_90a";
-  /// K-tiles in flight in the shared-memory ring; 0 chooses: 4 for the
-  /// 128x256 tile (one CTA per SM), 2 for the 128x128 tile (three CTAs per
-  /// SM), the fastest of each on the H200 (docs/decisions.md).
-  int64_t stages = 0;
-  /// Tile width: 128 (one warpgroup) or 256 (two); 0 picks 256 when N >= 256.
-  int64_t tileN = 0;
-  /// "simple" (one CTA per tile, every thread loads and multiplies), or
-  /// warp-specialized and persistent (grid = number of SMs, a TMA producer
-  /// warpgroup, two wgmma consumer warpgroups, TMA-store epilogue):
-  /// "cooperative" (both consumers on one 128x256 tile) or "pingpong" (each
-  /// consumer on its own 64x256 tile, one's epilogue under the other's
-  /// wgmma). "auto" picks per kernel on sm_90a: ping-pong when the epilogue
-  /// reads other tensors (its loads then run under the other consumer's
-  /// wgmma), cooperative otherwise (docs/decisions.md).
+  /// The schedule: "cooperative" (both consumers on one 128x256 tile),
+  /// "pingpong" (each consumer on its own 64x256 tile, one's epilogue under
+  /// the other's wgmma) or "transposed" (IKBO's candidate GEMM as E^T W^T);
+  /// "auto": the op's (sc-select-kernel-config, docs/decisions.md). A
+  /// kernel-level IR with roles decides it.
   std::string schedule = "auto";
-  /// Warp-specialized schedules only: clusters of two CTAs share each B
-  /// k-tile by TMA multicast, for every GEMM. Without it, only a shared
-  /// rhs gets it (x @ w: every tile reads all of w); elsewhere it is correct
-  /// but not faster (docs/decisions.md).
-  bool multicast = false;
 };
 
 /// A size in a launch description: a constant, or ceil(factor * symbol /
@@ -136,43 +123,15 @@ struct GemmBinding {
 /// `options` (chip and schedule).
 bool usesHopperGemmPath(BatchMatmulOp op, const GemmKernelOptions &options);
 
-/// Multi-stage fusion (IKBO): a GEMM whose result only an other GEMM's
-/// epilogue reads, as [g(b), m, n] with g computed from the batch index and
-/// epilogue operands (the gather-add: g(b) = idx[b]), runs in that GEMM's
-/// persistent kernel as stage 1: every CTA first walks stage-1 tiles
-/// (ascending), then stage-2 tiles (descending); a stage-1 tile publishes
-/// its readiness with a release add on its flag, a stage-2 tile's epilogue
-/// waits (one thread polls, then an acquire load and a named barrier) for
-/// the flag of the stage-1 tile it reads.
-struct GemmStageOne {
-  BatchMatmulOp op;
-  GemmBinding binding;
-  /// A zero-initialized i32 tensor of gemmStageFlagCount elements.
-  std::string flags;
-};
-
-/// Why `stage1` cannot run as stage 1 of `stage2`'s kernel with `options`,
-/// or an empty string when it can.
-std::string gemmStageFusionLimitation(BatchMatmulOp stage1,
-                                      BatchMatmulOp stage2,
-                                      const GemmKernelOptions &options);
-
-/// The readiness flags per stage-1 batch element (one per output tile).
-int64_t gemmStageFlagsPerBatch(BatchMatmulOp stage2,
-                               const GemmKernelOptions &options);
-
 /// Builds kernel `kernelName` for `op` into `gpuModule`: the TMA + wgmma
 /// kernel on sm_90a when the op fits it (f16/bf16, row-major B, K and N
 /// multiples of 8), else the portable kernel, with a remark saying why.
 /// Emits a located error and fails on what no path supports.
-/// With `stage1` (see gemmStageFusionLimitation, which must hold), the
-/// kernel computes both GEMMs.
 FailureOr<KernelLaunch> buildGemmKernel(BatchMatmulOp op,
                                         gpu::GPUModuleOp gpuModule,
                                         StringRef kernelName,
                                         const GemmBinding &binding,
-                                        const GemmKernelOptions &options,
-                                        const GemmStageOne *stage1 = nullptr);
+                                        const GemmKernelOptions &options);
 
 /// The packed buffers of a hybrid-tiled weight (sc.assemble_hybrid) as the
 /// entry knows them: tensor names, and the count of dense and of 2:4 tiles

@@ -126,25 +126,6 @@ LogicalResult ScDialect::verifyOperationAttribute(Operation *op,
                                 "or sc.attention";
     return success();
   }
-  if (attr.getName() == BatchMatmulOp::getStageOneAttrName()) {
-    auto stage1 = dyn_cast<BatchMatmulOp>(op);
-    if (!stage1 || !isa<UnitAttr>(attr.getValue()))
-      return op->emitError() << "'" << BatchMatmulOp::getStageOneAttrName()
-                             << "' is a unit attribute of sc.batch_matmul";
-    BatchMatmulOp stage2 =
-        stage1.getResult().hasOneUse()
-            ? dyn_cast<BatchMatmulOp>(*stage1.getResult().user_begin())
-            : BatchMatmulOp();
-    std::string why = stage2 ? stage2.getStageFusionLimitation(stage1)
-                             : "its result is not read by one other "
-                               "sc.batch_matmul's epilogue only";
-    if (!why.empty())
-      return op->emitError() << "'" << BatchMatmulOp::getStageOneAttrName()
-                             << "': this GEMM cannot run as stage 1 of its "
-                                "consumer's kernel: "
-                             << why;
-    return success();
-  }
   if (attr.getName() == "sc.kernel") {
     if (!isa<StringAttr>(attr.getValue()))
       return op->emitError() << "'sc.kernel' expects a string, got "

@@ -313,20 +313,6 @@ static Value gatheredReadIndex(Block &body, ArrayRef<Value> reads,
   return g;
 }
 
-Value BatchMatmulOp::getStageDependency(BatchMatmulOp stage1,
-                                        std::string &why) {
-  if (!hasEpilogue()) {
-    why = "the second GEMM has no epilogue";
-    return {};
-  }
-  Block &body = getEpilogue().front();
-  SmallVector<Value> reads;
-  for (auto [i, in] : llvm::enumerate(getEpilogueIns()))
-    if (in == stage1.getResult())
-      reads.push_back(body.getArgument(kNumEpilogueLeadingArgs + i));
-  return gatheredReadIndex(body, reads, "the first GEMM's result", why);
-}
-
 Value BatchMatmulOp::getGatheredTileIndex(unsigned epilogueIn,
                                           std::string &why) {
   if (!hasEpilogue() || epilogueIn >= getEpilogueIns().size()) {
@@ -352,14 +338,6 @@ Operation *BatchMatmulOp::getKernelIR() {
   return ref ? SymbolTable::lookupNearestSymbolFrom(*this, ref) : nullptr;
 }
 
-BatchMatmulOp BatchMatmulOp::getStageOne() {
-  for (Value in : getEpilogueIns())
-    if (auto def = in.getDefiningOp<BatchMatmulOp>();
-        def && def->hasAttr(getStageOneAttrName()))
-      return def;
-  return {};
-}
-
 SmallVector<Operation *> BatchMatmulOp::getEpilogueSlice(Value value) {
   Block &body = *value.getParentBlock();
   DenseSet<Operation *> needed;
@@ -374,30 +352,6 @@ SmallVector<Operation *> BatchMatmulOp::getEpilogueSlice(Value value) {
     if (needed.count(&op))
       slice.push_back(&op);
   return slice;
-}
-
-std::string BatchMatmulOp::getStageFusionLimitation(BatchMatmulOp stage1) {
-  if (!stage1.getResult().hasOneUse() ||
-      !llvm::is_contained(getEpilogueIns(), stage1.getResult()))
-    return "the first GEMM's result has uses other than the second GEMM's "
-           "epilogue";
-  if (!stage1.getEpilogueIns().empty())
-    return "the first GEMM's epilogue reads other tensors";
-  RankedTensorType l1 = stage1.getLhs().getType(), l2 = getLhs().getType();
-  RankedTensorType r1 = stage1.getRhs().getType(), r2 = getRhs().getType();
-  if (l1.getElementType() != l2.getElementType() ||
-      l1.getRank() != l2.getRank() || r1.getRank() != r2.getRank() ||
-      stage1.getTransposeRhs() != getTransposeRhs())
-    return "the GEMMs differ in operand types, ranks or layout";
-  if (stage1.getType().getDimSize(1) != getType().getDimSize(1) ||
-      stage1.getType().getDimSize(2) != getType().getDimSize(2) ||
-      ShapedType::isDynamic(getType().getDimSize(1)) ||
-      ShapedType::isDynamic(getType().getDimSize(2)))
-    return "the GEMMs' results differ in M or N (or they are dynamic)";
-  std::string why;
-  if (!getStageDependency(stage1, why))
-    return why;
-  return "";
 }
 
 int64_t BatchMatmulOp::getContractionSize() {

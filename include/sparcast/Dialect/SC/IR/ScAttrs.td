@@ -35,7 +35,6 @@ def Sc_AnchorKinds : I32BitEnumAttr<"AnchorKinds",
 
 def Sc_GemmSchedule : I32EnumAttr<"GemmSchedule",
     "GPU schedule of a GEMM kernel", [
-    I32EnumAttrCase<"simple", 0>,
     I32EnumAttrCase<"cooperative", 1>,
     I32EnumAttrCase<"pingpong", 2>,
     I32EnumAttrCase<"transposed", 3>
@@ -94,7 +93,6 @@ def Sc_GemmScheduleAttr : EnumAttr<Sc_Dialect, Sc_GemmSchedule, "gemm_schedule">
     `sc-select-kernel-config` (or pinned on the op by a model) under the
     discardable attribute `sc.gemm_schedule`:
 
-    * `simple`: one CTA a 128 x 256 tile, no warp specialization;
     * `cooperative`: warp-specialized, two consumers on one 128 x 256 tile;
     * `pingpong`: warp-specialized, two consumers on two 64 x 256 tiles,
       taking turns at the tensor cores and the epilogue;

@@ -136,9 +136,6 @@ def Sc_BatchMatmulOp : Sc_Op<"batch_matmul", [
     /// The function getKernelAttrName() names, or null (no attribute, or
     /// no such symbol).
     ::mlir::Operation *getKernelIR();
-    /// The GEMM marked as this one's stage 1 (getStageOneAttrName) whose
-    /// result this op's epilogue reads, or null.
-    BatchMatmulOp getStageOne();
     /// Name of the discardable attribute that pins the op's GPU schedule.
     static constexpr ::llvm::StringLiteral getScheduleAttrName() {
       return ::llvm::StringLiteral("sc.gemm_schedule");
@@ -155,17 +152,6 @@ def Sc_BatchMatmulOp : Sc_Op<"batch_matmul", [
     /// Number of leading block arguments of the epilogue that are not
     /// epilogue operands: accumulator, batch, row, column.
     static constexpr unsigned kNumEpilogueLeadingArgs = 4;
-    /// Name of the unit attribute marking a GEMM that runs as stage 1 of
-    /// the kernel of the GEMM whose epilogue reads its result
-    /// (sc-fuse-gemm-stages).
-    static constexpr ::llvm::StringLiteral getStageOneAttrName() {
-      return ::llvm::StringLiteral("sc.gemm_stage1");
-    }
-    /// When this op's epilogue reads `stage1`'s result only at [g(b), m, n]
-    /// (m, n: the element's own row and column), always with the same g
-    /// computed from the batch index and the epilogue operands: g (a value
-    /// of the epilogue region). Else null, with `why` set.
-    ::mlir::Value getStageDependency(BatchMatmulOp stage1, std::string &why);
     /// When this op's epilogue reads epilogue operand `epilogueIn` only at
     /// [g(b), m, n], with one g computed from the batch index and the
     /// epilogue operands: g. A tile of this GEMM then reads one tile of
@@ -181,10 +167,6 @@ def Sc_BatchMatmulOp : Sc_Op<"batch_matmul", [
     /// region's arguments (e.g. a gathered tile's g(b)).
     static ::llvm::SmallVector<::mlir::Operation *>
     getEpilogueSlice(::mlir::Value value);
-    /// Why `stage1` cannot run as stage 1 of this op's kernel, from the ops
-    /// alone (uses, types, shapes, the dependency; not the chip), or an
-    /// empty string.
-    std::string getStageFusionLimitation(BatchMatmulOp stage1);
   }];
 }
 

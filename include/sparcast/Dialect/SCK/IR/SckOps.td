@@ -265,32 +265,6 @@ def Sck_YieldOp : Sck_Op<"yield", [Pure, Terminator, HasParent<"EpilogueOp">]> {
   let assemblyFormat = "$value attr-dict `:` type($value)";
 }
 
-def Sck_SignalOp : Sck_Op<"signal", [MemoryEffects<[MemWrite]>]> {
-  let summary = "this tile's result is written: release its readiness flag";
-  let description = [{
-    After a tile's epilogue in a multi-stage kernel: marks tile `coords`
-    (b, M tile, N tile) of the flags `flags` ready, with release semantics
-    (the GPU kernel: a release add by one thread of the CTA once the
-    tile's stores are complete).
-  }];
-  let arguments = (ins StrAttr:$flags, Variadic<Index>:$coords);
-  let assemblyFormat = "$flags `[` $coords `]` attr-dict";
-}
-
-// Read and write: an acquire orders the reads after it (and a wait with no
-// result must not look dead).
-def Sck_WaitOp : Sck_Op<"wait", [MemoryEffects<[MemRead, MemWrite]>]> {
-  let summary = "wait until a tile of an earlier stage is ready";
-  let description = [{
-    Before an epilogue that reads another stage's result: waits until tile
-    `coords` of the flags `flags` is ready, with acquire semantics (the GPU
-    kernel: one thread polls relaxed, then one acquire load, then a named
-    barrier to its warpgroup).
-  }];
-  let arguments = (ins StrAttr:$flags, Variadic<Index>:$coords);
-  let assemblyFormat = "$flags `[` $coords `]` attr-dict";
-}
-
 def Sck_RingOp : Sck_Op<"ring", [MemoryEffects<[MemAlloc]>]> {
   let summary = "a ring of `stages` shared-memory slots with full/empty barriers "
                 "(0: as many as fit)";
