@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sparcast/InitAll.h"
+#include "sparcast/Target/AOT.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -17,6 +18,8 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::sc::registerAllSparcastDialects(registry);
   mlir::sc::registerAllSparcastPasses();
+  // The kernels sparcast-aot builds (sc-build-kernels, sc-gpu-pipeline).
+  mlir::sc::registerSparcastAOTPasses();
   mlir::sc::test::registerTestPasses();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "Sparcast optimizer driver\n", registry));

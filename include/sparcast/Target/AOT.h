@@ -65,6 +65,11 @@ struct AotOptions {
 LogicalResult compileArtifact(ModuleOp module, const AotOptions &options,
                               StringRef outDir, raw_ostream *report);
 
+/// Registers sc-build-kernels (each public function's kernels in a
+/// gpu.module, its manifest entry in `sc.manifest_entry`) and the
+/// sc-gpu-pipeline (sc-kernel-pipeline, then sc-build-kernels).
+void registerSparcastAOTPasses();
+
 } // namespace mlir::sc
 
 #endif // SPARCAST_TARGET_AOT_H

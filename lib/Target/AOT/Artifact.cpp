@@ -193,38 +193,14 @@ LogicalResult mlir::sc::compileArtifact(ModuleOp module,
     EntryCompiler entry(func, gpuModule, options, report);
     if (failed(entry.compile()))
       return failure();
-
-    json::Array argsJson, resultsJson, workspaceJson;
-    std::string doc;
-    for (const TensorInfo &t : entry.args) {
-      argsJson.push_back(tensorJson(t));
-      doc += " *   " + t.name + ": " + shapeString(t) +
-             (t.indexInto.empty() ? "" : ", values in [0, U)") + "\n";
-    }
-    for (const TensorInfo &t : entry.results) {
-      resultsJson.push_back(tensorJson(t));
-      doc += " *   " + t.name + " (result): " + shapeString(t) + "\n";
-    }
-    for (const TensorInfo &t : entry.workspace) {
-      workspaceJson.push_back(tensorJson(t));
-      doc += " *   " + t.name + " (workspace): " + shapeString(t) + "\n";
-    }
-    json::Array viewsJson;
-    for (const TensorInfo &t : entry.reshapes)
-      viewsJson.push_back(tensorJson(t));
-    json::Object entryJson{{key::kName, entryName.str()},
-                           {key::kArgs, std::move(argsJson)},
-                           {key::kResults, std::move(resultsJson)},
-                           {key::kWorkspace, std::move(workspaceJson)},
-                           {key::kLaunches, std::move(entry.launches)}};
-    if (!viewsJson.empty())
-      entryJson[key::kViews] = std::move(viewsJson);
-    entries.push_back(std::move(entryJson));
+    std::string doc = entry.headerDoc();
+    size_t numArgs = entry.args.size(), numResults = entry.results.size();
+    entries.push_back(entry.takeManifestEntry());
     header += llvm::formatv(
         "\n/* Entry '{0}':\n{1} */\nstatic inline scStatus sc_{0}(scModule *m, "
         "const scTensor args[{2}], const scTensor results[{3}], void *stream) "
         "{{\n  return scRun(m, \"{0}\", args, {2}, results, {3}, stream, 0);\n}\n",
-        entryName, doc, entry.args.size(), entry.results.size());
+        entryName, doc, numArgs, numResults);
   }
 
   json::Array modules;

@@ -89,6 +89,38 @@ std::string mlir::sc::aot::shapeString(const TensorInfo &t) {
   return s + "]";
 }
 
+json::Object EntryCompiler::takeManifestEntry() {
+  json::Array argsJson, resultsJson, workspaceJson, viewsJson;
+  for (const TensorInfo &t : args)
+    argsJson.push_back(tensorJson(t));
+  for (const TensorInfo &t : results)
+    resultsJson.push_back(tensorJson(t));
+  for (const TensorInfo &t : workspace)
+    workspaceJson.push_back(tensorJson(t));
+  for (const TensorInfo &t : reshapes)
+    viewsJson.push_back(tensorJson(t));
+  json::Object entry{{key::kName, func.getSymName().str()},
+                     {key::kArgs, std::move(argsJson)},
+                     {key::kResults, std::move(resultsJson)},
+                     {key::kWorkspace, std::move(workspaceJson)},
+                     {key::kLaunches, std::move(launches)}};
+  if (!viewsJson.empty())
+    entry[key::kViews] = std::move(viewsJson);
+  return entry;
+}
+
+std::string EntryCompiler::headerDoc() const {
+  std::string doc;
+  for (const TensorInfo &t : args)
+    doc += " *   " + t.name + ": " + shapeString(t) +
+           (t.indexInto.empty() ? "" : ", values in [0, U)") + "\n";
+  for (const TensorInfo &t : results)
+    doc += " *   " + t.name + " (result): " + shapeString(t) + "\n";
+  for (const TensorInfo &t : workspace)
+    doc += " *   " + t.name + " (workspace): " + shapeString(t) + "\n";
+  return doc;
+}
+
 static json::Object launchJson(const KernelLaunch &launch, StringRef module) {
   json::Array params;
   for (const LaunchParam &p : launch.params) {

@@ -125,6 +125,12 @@ public:
 
   LogicalResult compile();
 
+  /// Once compiled: the entry's manifest object (name, args, results,
+  /// workspace, launches, views; takes the launches) and the C header's
+  /// comment lines on its tensors.
+  json::Object takeManifestEntry();
+  std::string headerDoc() const;
+
   std::vector<TensorInfo> args, results, workspace, reshapes;
   /// Shapes of reshaped tensor.empty values (outputs' shapes only).
   DenseMap<Value, std::vector<LaunchDim>> emptyShapes;
@@ -166,7 +172,6 @@ private:
   /// its result.
   FailureOr<GemmBinding> bindMatmul(BatchMatmulOp op);
   GemmKernelOptions gemmOptions() const;
-  /// GEMMs run as stage 1 of another GEMM's kernel: stage 2 -> stage 1.
   LogicalResult visitAttention(AttentionOp op);
   /// The tensor `result` is written to: the caller's result when returned,
   /// else a new workspace tensor.

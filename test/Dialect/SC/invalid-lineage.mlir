@@ -133,3 +133,11 @@ func.func @transposed_needs_shared_lhs(%a: tensor<?x4x8xf16>, %b: tensor<?x8x16x
   %c = sc.batch_matmul %a, %b {sc.gemm_schedule = #sc.gemm_schedule<transposed>} : tensor<?x4x8xf16>, tensor<?x8x16xf16> -> tensor<?x4x16xf16>
   return %c : tensor<?x4x16xf16>
 }
+
+// -----
+
+func.func @manifest_entry_elsewhere(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'sc.manifest_entry' is a string on a func.func}}
+  %0 = arith.addf %x, %x {sc.manifest_entry = "{}"} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

@@ -132,6 +132,13 @@ LogicalResult ScDialect::verifyOperationAttribute(Operation *op,
                              << attr.getValue();
     return success();
   }
+  // An entry function's manifest entry (JSON), from sc-build-kernels.
+  if (attr.getName() == "sc.manifest_entry") {
+    if (!isa<func::FuncOp>(op) || !isa<StringAttr>(attr.getValue()))
+      return op->emitError() << "'sc.manifest_entry' is a string on a "
+                                "func.func";
+    return success();
+  }
   if (attr.getName() != getLineageAttrName())
     return op->emitError() << "unknown sc attribute '"
                            << attr.getName().getValue() << "'";
