@@ -117,6 +117,13 @@ void mlir::sc::buildScKernelPipeline(OpPassManager &pm,
     pm.addPass(createScInferLineagePass(lineage));
   }
   buildScIkboPipeline(pm, report, options.ikboRequestInResultType);
+  // Rows concatenated along K read in place by two GEMMs (after the
+  // epilogue fusion: the second's epilogue wraps the op's).
+  {
+    ScSplitConcatKPassOptions split;
+    split.report = report;
+    pm.addPass(createScSplitConcatKPass(split));
+  }
   // 16-byte output rows for TMA (after the epilogue fusion: the slice it
   // leaves would stop it); other chips' portable kernel takes any N.
   if (options.chip == "sm_90a") {

@@ -266,6 +266,49 @@ def ScPackHybridWeightsPass : Pass<"sc-pack-hybrid-weights"> {
   ];
 }
 
+def ScSplitConcatKPass : Pass<"sc-split-concat-k"> {
+  let summary = "Split a GEMM whose rows concatenate features along K";
+  let description = [{
+    `cat_K(a, b) @ W == a @ W[0:Ka] + b @ W[Ka:]`: an `sc.batch_matmul`
+    whose batched lhs is a `tensor.concat` along K (directly, or through an
+    `expand_shape` that keeps K whole: a raised matmul's rows) becomes two
+    GEMMs, the first (all but the last input) writing its sum in f32 and the
+    second (the last input) adding it in its epilogue before the op's
+    epilogue. The rows are then never copied into the concatenation: where
+    K > 2 N, the f32 partial sum moves fewer bytes than the copy, and both
+    parts keep 16-byte rows (K multiples of 8). The shared weight's two
+    parts are slices of it (of its values when it is a constant).
+
+    Before:
+
+    ```mlir
+    %x = tensor.concat dim(2) %a, %b : (tensor<?x1x2048xbf16>, tensor<?x1x8192xbf16>) -> tensor<?x1x10240xbf16>
+    %h = sc.batch_matmul %x, %w {transpose_rhs} : tensor<?x1x10240xbf16>, tensor<1024x10240xbf16> -> tensor<?x1x1024xbf16>
+    ```
+
+    After:
+
+    ```mlir
+    %p = sc.batch_matmul %a, %w0 {transpose_rhs} : ... -> tensor<?x1x1024xf32>
+    %h = sc.batch_matmul %b, %w1 epilogue_ins(%p : tensor<?x1x1024xf32>) {transpose_rhs} : ... -> tensor<?x1x1024xbf16> {
+    ^bb0(%acc: f32, %i: index, %m: index, %n: index, %pt: tensor<?x1x1024xf32>):
+      %v = tensor.extract %pt[%i, %m, %n] : tensor<?x1x1024xf32>
+      %s = arith.addf %acc, %v : f32
+      %t = arith.truncf %s : f32 to bf16
+      sc.yield %t : bf16
+    }
+    ```
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark for every split (what --report shows)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def ScPadNPass : Pass<"sc-pad-n"> {
   let summary = "Zero-pad the output columns of 16-bit matmuls to 16 bytes";
   let description = [{
