@@ -55,6 +55,16 @@ std::string DimExpr::str() const {
   return s;
 }
 
+uint64_t sparcast::rt::tensorMapEnd(int64_t offsetBytes,
+                                    const std::vector<uint64_t> &dims,
+                                    const std::vector<uint64_t> &strides,
+                                    uint64_t elementBytes) {
+  uint64_t end = static_cast<uint64_t>(offsetBytes) + elementBytes;
+  for (size_t i = 0; i < dims.size(); ++i)
+    end += (dims[i] - 1) * (i == 0 ? elementBytes : strides[i - 1]);
+  return end;
+}
+
 size_t sparcast::rt::dtypeBytes(scDType dtype) {
   if (dtype == SC_U8)
     return 1;
@@ -368,6 +378,13 @@ struct Reader {
         out.box.size() != out.dims.size() ||
         out.stridesBytes.size() + 1 != out.dims.size())
       return fail(p, "tma needs 1-5 dims, as many box sizes, one stride less");
+    if (const Value *offset = get(v, key::kOffset)) {
+      if (!getInt(*offset, p + ".offset", out.offsetBytes))
+        return false;
+      if (out.offsetBytes < 0 || out.offsetBytes % 16 != 0)
+        return fail(p + ".offset", "expected a non-negative multiple of 16, got " +
+                                       std::to_string(out.offsetBytes));
+    }
     return true;
   }
   bool getLaunch(const Value &v, const std::string &p, LaunchSpec &out) {

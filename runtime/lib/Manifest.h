@@ -60,6 +60,8 @@ struct ParamSpec {
   std::vector<DimExpr> stridesBytes;
   std::vector<int64_t> box;
   int64_t swizzleBytes = 0;
+  // Tma: where the map starts in the tensor, in bytes (a multiple of 16).
+  int64_t offsetBytes = 0;
   DimExpr dim; // Dim: an index-typed kernel parameter
   // LogLinearTables: BSR tables of #sc.log_linear for lengths known at
   // launch, built by the runtime (scLogLinearTables) and passed as a 1-D
@@ -131,6 +133,14 @@ struct Manifest {
 bool parseManifest(const std::string &text, Manifest &out, std::string &error);
 
 size_t dtypeBytes(scDType dtype);
+
+/// Where the last element a tensor map addresses ends, in bytes from the
+/// tensor's start: the map's offset, then (dim - 1) strides along each dim
+/// (`strides`: of dims 1..), then one element. The map stays inside a
+/// tensor of at least that many bytes.
+uint64_t tensorMapEnd(int64_t offsetBytes, const std::vector<uint64_t> &dims,
+                      const std::vector<uint64_t> &strides,
+                      uint64_t elementBytes);
 
 /// Where each workspace tensor lives (byte offsets, 256-byte aligned) and
 /// how many bytes the workspace needs, for these dims.

@@ -409,12 +409,24 @@ scStatus getTensorMap(scModule *m, const LaunchSpec &launch, size_t paramIndex,
   }
   for (const DimExpr &e : p.stridesBytes)
     strides.push_back(static_cast<uint64_t>(e.evaluate(dims)));
+  // Every element the map addresses lies inside the tensor.
+  uint64_t bytes = dtypeBytes(t.dtype);
+  uint64_t last = tensorMapEnd(p.offsetBytes, globalDims, strides, bytes);
+  uint64_t size = bytes;
+  for (int32_t r = 0; r < t.rank; ++r)
+    size *= static_cast<uint64_t>(t.shape[r]);
+  if (last > size)
+    return setError(SC_ERROR_INVALID_ARGUMENT,
+                    "the tensor map of '" + p.tensor + "' for kernel " +
+                        launch.kernel + " reaches byte " + std::to_string(last) +
+                        " of a tensor of " + std::to_string(size) + " bytes");
+  void *base = static_cast<char *>(t.data) + p.offsetBytes;
   std::vector<unsigned> box(p.box.begin(), p.box.end());
   std::vector<unsigned> elementStrides(box.size(), 1);
   SC_TRACE("encoding tensor map for " + p.tensor + " of " + launch.kernel);
   CUresult r = d->cuTensorMapEncodeTiled(
       &out, tmaDataType(t.dtype), static_cast<unsigned>(globalDims.size()),
-      t.data, globalDims.data(), strides.data(), box.data(),
+      base, globalDims.data(), strides.data(), box.data(),
       elementStrides.data(), /*interleave=*/0, tmaSwizzle(p.swizzleBytes),
       /*l2promotion=256B*/ 3, /*oobFill=zero*/ 0);
   if (r != 0)

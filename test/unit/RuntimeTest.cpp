@@ -45,7 +45,7 @@ constexpr const char *kManifest = R"json({
       "module": "k", "kernel": "gemm0", "grid": ["B/2+U/2", 1, "B"], "block": [128, 1, 1],
       "smem": 66560, "at_most": [["U", "B"]],
       "params": [
-        {"kind": "tma", "tensor": "w", "dims": [8, 4], "strides": [16], "box": [64, 128], "swizzle": 128},
+        {"kind": "tma", "tensor": "w", "dims": [8, 4], "strides": [16], "box": [64, 128], "swizzle": 128, "offset": 32},
         {"kind": "tma", "tensor": "e", "dims": [16, 8, "B"], "strides": [32, 256], "box": [64, 64, 1], "swizzle": 128},
         {"kind": "memref", "tensor": "out"},
         {"kind": "memref", "tensor": "user"},
@@ -177,7 +177,9 @@ TEST(Manifest, ReadsEntriesLaunchesAndDims) {
   EXPECT_EQ(l.grid[0].evaluate({{"B", 7}}), -1);
   EXPECT_EQ(l.sharedBytes, 66560);
   ASSERT_EQ(l.params.size(), 8u);
+  EXPECT_EQ(l.params[0].offsetBytes, 32);
   EXPECT_EQ(l.params[1].kind, ParamSpec::Kind::Tma);
+  EXPECT_EQ(l.params[1].offsetBytes, 0);
   EXPECT_EQ(l.params[1].dims[2].symbol, "B");
   EXPECT_EQ(l.params[5].dim.factor, 4);
   // ceil(3 B / 64): tiles over a dynamic length.
@@ -229,10 +231,21 @@ TEST(Manifest, RejectsBrokenManifests) {
       {"\"block\": [128, 1, 1]", "\"block\": [1024, 2, 1]", "more than 1024 threads"},
       {"\"box\": [64, 128]", "\"box\": [64, -128]", "box sizes must lie in [1, 256]"},
       {"\"swizzle\": 128", "\"swizzle\": 7", "expected 0, 32, 64 or 128"},
+      {"\"offset\": 32", "\"offset\": 8", "a non-negative multiple of 16"},
+      {"\"offset\": 32", "\"offset\": -16", "a non-negative multiple of 16"},
       {"[[\"U\", \"B\"]]", "[[\"\", \"B\"]]", "expected an array of [symbol, symbol]"},
   };
   for (const ManifestEdit &c : cases)
     expectRejected(c);
+}
+
+/// A tensor map's reach: a [4 x 8] f16 slice at byte 32 of rows of 16
+/// bytes ends at byte 32 + 3 * 16 + 7 * 2 + 2 = 96; a 3-D map at its
+/// tensor's end exactly.
+TEST(Manifest, TensorMapReach) {
+  EXPECT_EQ(tensorMapEnd(32, {8, 4}, {16}, 2), 96u);
+  EXPECT_EQ(tensorMapEnd(0, {16, 8, 5}, {32, 256}, 2), 5u * 256u);
+  EXPECT_EQ(tensorMapEnd(0, {1}, {}, 4), 4u);
 }
 
 /// Truncations and byte flips of a valid manifest never crash the reader:

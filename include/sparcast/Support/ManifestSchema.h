@@ -37,6 +37,7 @@ inline constexpr const char *kModule = "module", *kKernel = "kernel",
 // A kernel parameter.
 inline constexpr const char *kKind = "kind", *kTensor = "tensor", *kDim = "dim",
                             *kDims = "dims", *kStrides = "strides",
+                            *kOffset = "offset",
                             *kBox = "box", *kSwizzle = "swizzle",
                             *kQueryLen = "query_len", *kKeyLen = "key_len",
                             *kLocalWidth = "local_width", *kAnchors = "anchors",

@@ -176,6 +176,11 @@ std::vector<LaunchParam> tmaKernelParams(BatchMatmulOp op,
     b.stridesBytes = {LaunchDim::of(n * bytes)};
   }
   b.box = {64, kTileK};
+  // A slice of a weight read in place: the weight's rows, from the slice.
+  if (binding.rhsSourceRowElems) {
+    b.stridesBytes = {LaunchDim::of(binding.rhsSourceRowElems * bytes)};
+    b.offsetBytes = binding.rhsSourceOffsetElems * bytes;
+  }
   if (rhsType.getRank() == 3) {
     b.dims.push_back(binding.batchOf(rhsType));
     b.stridesBytes.push_back(LaunchDim::of(rhsK * n * bytes));

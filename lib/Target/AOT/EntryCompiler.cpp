@@ -149,12 +149,15 @@ static json::Object launchJson(const KernelLaunch &launch, StringRef module) {
       strides.push_back(dimJson(d));
     for (int64_t b : p.box)
       box.push_back(b);
-    params.push_back(json::Object{{key::kKind, param::kTma},
-                                  {key::kTensor, p.tensor},
-                                  {key::kDims, std::move(dims)},
-                                  {key::kStrides, std::move(strides)},
-                                  {key::kBox, std::move(box)},
-                                  {key::kSwizzle, p.swizzleBytes}});
+    json::Object map{{key::kKind, param::kTma},
+                     {key::kTensor, p.tensor},
+                     {key::kDims, std::move(dims)},
+                     {key::kStrides, std::move(strides)},
+                     {key::kBox, std::move(box)},
+                     {key::kSwizzle, p.swizzleBytes}};
+    if (p.offsetBytes)
+      map[key::kOffset] = p.offsetBytes;
+    params.push_back(std::move(map));
   }
   json::Object out{
       {key::kModule, module.str()},
@@ -542,7 +545,26 @@ FailureOr<GemmBinding> EntryCompiler::bindMatmul(BatchMatmulOp op) {
                 << ") left to TMA zero fill\n";
     }
   }
-  if (!absorbPad) {
+  // A slice of a shared 2-D weight (sc-split-concat-k's parts of it) is
+  // read in place: its tensor map starts at the slice, with the weight's
+  // rows (16-byte aligned start: TMA's).
+  bool inPlace = false;
+  if (!absorbPad && rhsView && views.count(op.getRhs()) &&
+      usesHopperGemmPath(op, pathOptions)) {
+    const View &v = *rhsView;
+    RankedTensorType src = v.source.type;
+    int64_t bytes = src.getElementTypeBitWidth() / 8;
+    inPlace = src.getRank() == 2 && src.hasStaticShape() &&
+              v.type.hasStaticShape() &&
+              v.extent == SmallVector<int64_t>(v.type.getShape()) &&
+              (v.offsets[0] * src.getDimSize(1) + v.offsets[1]) * bytes % 16 == 0;
+    if (inPlace) {
+      binding.rhs = v.source.name;
+      binding.rhsSourceRowElems = src.getDimSize(1);
+      binding.rhsSourceOffsetElems = v.offsets[0] * src.getDimSize(1) + v.offsets[1];
+    }
+  }
+  if (!absorbPad && !inPlace) {
     FailureOr<TensorInfo> rhs = materialize(op.getRhs(), loc);
     if (failed(rhs))
       return failure();

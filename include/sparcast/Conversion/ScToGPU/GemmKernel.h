@@ -76,6 +76,9 @@ struct LaunchParam {
   std::vector<LaunchDim> stridesBytes;
   std::vector<int64_t> box;
   int64_t swizzleBytes = 128;
+  /// Tma only: where the map starts in the tensor (a multiple of 16 bytes;
+  /// a slice of a weight read in place).
+  int64_t offsetBytes = 0;
   /// A memref descriptor of entry tensor `name`.
   static LaunchParam memref(std::string name) {
     LaunchParam p;
@@ -113,6 +116,9 @@ struct GemmBinding {
     return ShapedType::isDynamic(t.getDimSize(0)) ? LaunchDim::sym(batchSymbol)
                                                   : LaunchDim::of(t.getDimSize(0));
   }
+  /// When the (shared, 2-D) rhs is a slice of a weight read in place: the
+  /// weight's row length and the slice's first element in it.
+  int64_t rhsSourceRowElems = 0, rhsSourceOffsetElems = 0;
   /// When the rhs [B, K, N] is a zero padding along K of a smaller tensor,
   /// its K: TMA's zero fill past it stands in for the padding, which is
   /// never materialized. 0 when the rhs is the tensor itself.
