@@ -43,6 +43,10 @@ GemmSchedule mlir::sc::defaultGemmSchedule(BatchMatmulOp op,
   return GemmSchedule::cooperative;
 }
 
+int64_t mlir::sc::gemmTileCols(int64_t n) {
+  return n <= 64 ? 64 : n <= 128 ? 128 : 256;
+}
+
 GemmSchedule mlir::sc::getGemmSchedule(BatchMatmulOp op) {
   if (auto pinned = op->getAttrOfType<GemmScheduleAttr>(
           BatchMatmulOp::getScheduleAttrName()))

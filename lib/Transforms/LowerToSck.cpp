@@ -31,7 +31,7 @@ using namespace mlir;
 using namespace mlir::sc;
 
 namespace {
-constexpr int64_t kTileN = 256, kTileK = 64;
+constexpr int64_t kTileK = 64;
 
 /// Why `op` has no kernel-level form here, or an empty string.
 std::string limitation(BatchMatmulOp op) {
@@ -82,7 +82,7 @@ void buildTileLoop(OpBuilder &b, BatchMatmulOp op, Value batches,
   int64_t tileM = transposed ? BatchMatmulOp::getTransposedTileRows(m)
                   : schedule == "pingpong" ? 64
                                            : 128;
-  int64_t tileN = transposed ? 128 : kTileN;
+  int64_t tileN = transposed ? 128 : gemmTileCols(n);
   auto cst = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };

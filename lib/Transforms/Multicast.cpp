@@ -67,6 +67,17 @@ struct ScMulticastPass : sc::impl::ScMulticastPassBase<ScMulticastPass> {
       if (sharedRhsOnly &&
           (loop.getSchedule() != "persistent" || !pairsMeasuredFaster(loop)))
         return WalkResult::advance();
+      // The pair splits B's box in four 64-column parts: a tile of 256
+      // columns only (the transposed tile splits W's rows instead).
+      bool narrow = false;
+      loop.walk([&](sck::LoadOp load) {
+        ArrayRef<int64_t> box = load.getType().getShape();
+        narrow |= load.getOperand() == "B" &&
+                  kernelSchedule(loop) != "transposed" && box.size() == 2 &&
+                  box[0] * box[1] < 64 * 256;
+      });
+      if (narrow)
+        return WalkResult::advance();
       if (loop.getSchedule() != "persistent") {
         loop.emitError("multicast pairs CTAs that wait on each other: the "
                        "tile loop must be persistent (run sc-persistent)");

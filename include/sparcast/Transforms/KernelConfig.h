@@ -25,6 +25,11 @@ GemmSchedule defaultGemmSchedule(BatchMatmulOp op, std::string *why = nullptr);
 /// defaultGemmSchedule.
 GemmSchedule getGemmSchedule(BatchMatmulOp op);
 
+/// Columns of a ping-pong or cooperative GEMM tile for a result of `n`
+/// columns: 64 or 128 where n fits in them (each wgmma column past n is
+/// work thrown away), else 256.
+int64_t gemmTileCols(int64_t n);
+
 /// The choices sc-select-kernel-config leaves to its options.
 struct AttentionConfigOptions {
   /// Target attention of one consumer a candidate chains its heads.

@@ -283,7 +283,7 @@ static LogicalResult checkKernelIRTiling(BatchMatmulOp op, StringRef schedule) {
   int64_t rows = schedule == "pingpong" ? 64 : 128;
   int64_t cols = transposed ? BatchMatmulOp::getTransposedTileRows(
                                   op.getType().getDimSize(1))
-                            : 256;
+                            : gemmTileCols(op.getType().getDimSize(2));
   Type element = op.getLhs().getType().getElementType();
   // The layouts: A as stored, B transposed exactly when the op's rhs is;
   // both transposed in the transposed tile.

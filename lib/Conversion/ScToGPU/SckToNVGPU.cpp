@@ -48,13 +48,14 @@ using namespace mlir;
 using namespace mlir::sc;
 
 namespace {
-/// A consumer's rows (its wgmma accumulator, its staging tile), the tile's
-/// columns and a k-tile's depth.
-constexpr int64_t kTileRows = 64, kTileCols = 256, kTileDepth = 64;
+/// A consumer's rows (its wgmma accumulator, its staging tile), a k-tile's
+/// depth, and the widest tile's columns (narrower ones for small N:
+/// gemmTileCols).
+constexpr int64_t kTileRows = 64, kTileDepth = 64, kMaxTileCols = 256;
 /// A ring slot: A's box (`aRows` x 64: 64 ping-pong, 128 cooperative) and
-/// B's 64 x 256, 16-bit.
-int64_t slotBytesFor(int64_t aRows) {
-  return (aRows * kTileDepth + kTileDepth * kTileCols) * 2;
+/// B's 64 x `cols`, 16-bit.
+int64_t slotBytesFor(int64_t aRows, int64_t cols) {
+  return (aRows * kTileDepth + kTileDepth * cols) * 2;
 }
 /// A consumer's staging tile: 64 rows x 128 columns of the result.
 int64_t stagingBytes(BatchMatmulOp op) {
@@ -91,6 +92,11 @@ struct KernelIR {
   /// n<tileM> wgmma with E read MN-major and W K-major.
   bool transposed = false;
   int64_t tileM = 0;
+  /// Ping-pong and cooperative: the tile's columns (B's box), 64, 128 or
+  /// 256, in accumulator halves of up to 128 (m64n<halfCols> wgmma).
+  int64_t tileN = kMaxTileCols;
+  int64_t halves() const { return tileN > 128 ? 2 : 1; }
+  int64_t halfCols() const { return std::min<int64_t>(tileN, 128); }
   /// A batched lhs times a shared rhs tiled over the rows of all batch
   /// elements: A and C read and written as [B x M] rows (the epilogue's
   /// two coordinates).
@@ -103,7 +109,7 @@ struct KernelIR {
   /// transposed tile: E's), the rest B's (W's).
   int64_t slotBytes() const {
     return transposed ? kTransposedEBytes + tileM * kTileDepth * 2
-                      : slotBytesFor(aRows);
+                      : slotBytesFor(aRows, tileN);
   }
   int64_t firstPartBytes() const {
     return transposed ? kTransposedEBytes : aRows * kTileDepth * 2;
@@ -333,10 +339,16 @@ static std::optional<KernelIR> matchKernelIR(func::FuncOp kernel,
             "and 128 x 64 (E) boxes, M a multiple of 8 up to 256";
     else if (ir.pairs && (!nTiles || *nTiles % 2 != 0))
       why = "CTA pairs on the transposed tile with an odd number of N tiles";
-  } else if (box0 != ArrayRef<int64_t>{ir.aRows, kTileDepth} ||
-             box1 != ArrayRef<int64_t>{kTileDepth, kTileCols}) {
-    why = "ring boxes other than 64x64 or, cooperative, 128x64 (A) and "
-          "64x256 (B)";
+  } else {
+    ir.tileN = box1.size() == 2 ? box1[1] : 0;
+    if (box0 != ArrayRef<int64_t>{ir.aRows, kTileDepth} || box1.size() != 2 ||
+        box1[0] != kTileDepth ||
+        (ir.tileN != 64 && ir.tileN != 128 && ir.tileN != kMaxTileCols))
+      why = "ring boxes other than 64x64 or, cooperative, 128x64 (A) and "
+            "64x64, 64x128 or 64x256 (B)";
+    // CTA pairs split B's box in four parts, two a CTA.
+    else if (ir.pairs && ir.tileN != kMaxTileCols)
+      why = "CTA pairs on a tile narrower than 256 columns";
   }
   if (!why.empty())
     return std::nullopt;
@@ -462,16 +474,18 @@ std::pair<Value, Value> GemmKernelWriter::mmaOnSlot(Value slot, Value inL,
     if (ir.cooperative)
       aOff = add(aOff, mul(wg, index(kTileRows * kTileDepth * 2)));
     Value descA = descriptor(aOff);
-    // B's two 128-column halves: two 64 x 64 boxes each, 16 KB apart.
-    halves = {{descA, descriptor(bOff)},
-              {descA, descriptor(add(bOff, index(16384)))}};
+    // B's halves of up to 128 columns: two 64 x 64 boxes each, 16 KB
+    // apart (a tile of 128 columns or fewer: one half).
+    halves = {{descA, descriptor(bOff)}};
+    if (ir.halves() == 2)
+      halves.push_back({descA, descriptor(add(bOff, index(16384)))});
     // A k16 step: 32 bytes along A's rows (2 units); of B: 16 rows of 128
     // bytes (128 units) N-major, 32 bytes along its rows (2 units) K-major
     // (layout col).
     bool kMajorB = op.getTransposeRhs();
     aStep = 2;
     bStep = kMajorB ? 2 : 128;
-    n = 128;
+    n = ir.halfCols();
     aLayout = NVVM::MMALayout::row;
     bLayout = kMajorB ? NVVM::MMALayout::col : NVVM::MMALayout::row;
   }
@@ -502,7 +516,8 @@ std::pair<Value, Value> GemmKernelWriter::mmaOnSlot(Value slot, Value inL,
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
-  return {out[0], out[1]};
+  // (One half: the second accumulator is never read.)
+  return {out[0], out.back()};
 }
 
 /// The kernel's value for `v`, a value of the kernel-level function: as
@@ -575,17 +590,17 @@ LogicalResult GemmKernelWriter::lowerProducerOp(Operation &op2, Value j,
       loadTransposedBox(isA, at, slot);
       continue;
     }
-    // B's four 64-column parts: along its first coordinate (n, N-major),
-    // or its second (a K-major rhs: the box read transposed, k first).
+    // B's 64-column parts (tileN / 64): along its first coordinate (n,
+    // N-major), or its second (a K-major rhs: the box read transposed, k
+    // first).
     unsigned nCoord = load.getTransposed() ? 1 : 0;
-    // A's part (8 KB), or B's (32 KB: four 64 x 64 boxes, 64 columns n
-    // apart).
+    // A's part, or B's (64 x 64 boxes of 8 KB, 64 columns n apart).
     auto [aBase, bBase] = slotParts(slot);
     Value base = isA ? aBase : bBase;
     // CTA pairs: this CTA loads B's parts 2 r and 2 r + 1 into both CTAs
     // (multicast; each full barrier expects the whole slot).
     bool shared = !isA && ir.pairs;
-    int64_t parts = isA ? 1 : shared ? 2 : kTileCols / 64;
+    int64_t parts = isA ? 1 : shared ? 2 : ir.tileN / 64;
     Value mask = shared ? arith::ConstantIntOp::create(b, loc, b.getI16Type(), 3)
                         : Value();
     for (int64_t k = 0; k < parts; ++k) {
@@ -1063,7 +1078,7 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
   // its (u / 2)-th fill of the tile (an even count a tile: the parity
   // starts over each tile).
   int64_t subCols = xBytes ? 128 / xBytes : 0;
-  int64_t numSub = xBytes ? kTileCols / subCols : 0;
+  int64_t numSub = xBytes ? ir.tileN / subCols : 0;
   Type xType = ir.prefetch ? ir.prefetch.getType().getElementType() : Type();
   Value subtile;
   Value accs[2] = {accL, accR};
@@ -1084,8 +1099,10 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
   std::optional<int64_t> nTiles =
       getConstantIntValue(ir.consumerLoop.getNTiles());
   int64_t liveCols =
-      nTiles && *nTiles == 1 && !xBytes ? nLast + 1 : kTileCols;
-  for (int64_t half = 0; half < 2 && 128 * half < liveCols; ++half) {
+      nTiles && *nTiles == 1 && !xBytes ? nLast + 1 : ir.tileN;
+  int64_t halfCols = ir.halfCols();
+  for (int64_t half = 0; half < ir.halves() && 128 * half < liveCols;
+       ++half) {
     // TMA has read the staging tile (the previous half's stores).
     {
       auto ifElected = scf::IfOp::create(b, loc, elected, false);
@@ -1094,7 +1111,8 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
       NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, b.getUnitAttr());
     }
     NVVM::BarrierOp::create(b, loc, Type(), wgBar, wgCount, nullptr, Value());
-    for (int64_t g = 0; g < 16 && 128 * half + 8 * g < liveCols; ++g) {
+    for (int64_t g = 0; g < halfCols / 8 && 128 * half + 8 * g < liveCols;
+         ++g) {
       int64_t col = 128 * half + 8 * g;
       if (xBytes && col % subCols == 0) {
         int64_t u = col / subCols;
@@ -1178,7 +1196,7 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&ifElected.getThenRegion().front());
     for (int64_t q = 0;
-         q < 128 / boxCols && 128 * half + q * boxCols < liveCols; ++q) {
+         q < halfCols / boxCols && 128 * half + q * boxCols < liveCols; ++q) {
       Value box = memref::ViewOp::create(
           b, loc, boxType, smem, add(stageBase, index(q * kTileRows * 128)),
           ValueRange());
@@ -1324,10 +1342,10 @@ LogicalResult GemmKernelWriter::writeTransposedEpilogue(
 
 LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
   elementType = op.getLhs().getType().getElementType();
-  // An m64n<N> accumulator: N / 2 f32 a thread (N = 128; transposed: the
-  // tile's rows m).
+  // An m64n<N> accumulator: N / 2 f32 a thread (N = the half's columns;
+  // transposed: the tile's rows m).
   accType = LLVM::LLVMStructType::getLiteral(
-      ctx, SmallVector<Type>(ir.transposed ? ir.tileM / 2 : 64,
+      ctx, SmallVector<Type>(ir.transposed ? ir.tileM / 2 : ir.halfCols() / 2,
                              Float32Type::get(ctx)));
   auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   auto tmaSpace = IntegerAttr::get(IntegerType::get(ctx, 64), 3);
@@ -1718,7 +1736,7 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildGemmKernelFromIR(
 
   LaunchShape shape;
   shape.tileM = ir->transposed ? ir->tileM : ir->aRows;
-  shape.tileN = ir->transposed ? 128 : kTileCols;
+  shape.tileN = ir->transposed ? 128 : ir->tileN;
   shape.aBoxRows = !ir->transposed ? ir->aRows
                    : ir->pairs     ? ir->wHalfRows()
                                    : ir->tileM;
@@ -1738,8 +1756,10 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildGemmKernelFromIR(
                 " rows x 128 columns computed transposed (E^T W^T: two m64n" +
                 std::to_string(ir->tileM) +
                 " accumulators, E read MN-major, epilogue in chunks of 32 rows)"
-      : ir->cooperative ? "both consumers on one 128x256x64 tile"
-                        : "each consumer a 64x256x64 tile of its own";
+      : ir->cooperative
+          ? "both consumers on one 128x" + std::to_string(ir->tileN) + "x64 tile"
+          : "each consumer a 64x" + std::to_string(ir->tileN) +
+                "x64 tile of its own";
   launch.summary = llvm::formatv(
       "{0}: {1}x{2}x{3} {4}, warp-specialized{5}, {6}: producer warpgroup "
       "(TMA, {7} registers) + 2 consumer warpgroups (wgmma + epilogue, {8} "
