@@ -111,6 +111,13 @@ struct ScPrefetchEpilogueOperandsPass
                !type.getElementType().isF32()) {
       why = "the transposed tile's epilogue streams f32 operands only";
       g = Value();
+    } else if (g && !epilogue.getTransposed() &&
+               epilogue.getTileShape()[1] * bits / 8 % 512 != 0) {
+      // Subtiles of 128 bytes a row alternate between two buffers, each
+      // filled an even number of times a tile (the waits' parity starts
+      // over with each tile).
+      why = "a tile row of other than a multiple of 4 subtiles of 128 bytes";
+      g = Value();
     }
     if (!g) {
       if (report)

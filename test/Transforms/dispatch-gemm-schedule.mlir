@@ -131,3 +131,26 @@ func.func @under_if(%w: tensor<433x872xf16>, %e: tensor<?x872x256xf16>,
   }
   return %o : tensor<?x433x256xf16>
 }
+
+// -----
+
+// A result of 128 columns or fewer runs the narrow ping-pong tile, faster
+// than the transposed tile there: one kernel.
+// CHECK-LABEL: func.func @narrow
+// CHECK-NOT: scf.if
+func.func @narrow(%w: tensor<64x872xf16>, %e: tensor<?x872x32xf16>,
+                  %r: tensor<?x64x32xf32>, %idx: tensor<?xi32>)
+    -> tensor<?x64x32xf16> {
+  // expected-remark @+1 {{GEMM schedule not dispatched: its 32 columns fit a narrow ping-pong tile (faster than the transposed tile there)}}
+  %0 = sc.batch_matmul %w, %e epilogue_ins(%r, %idx : tensor<?x64x32xf32>, tensor<?xi32>)
+      : tensor<64x872xf16>, tensor<?x872x32xf16> -> tensor<?x64x32xf16> {
+  ^bb0(%acc: f32, %b: index, %m: index, %n: index, %req: tensor<?x64x32xf32>, %i: tensor<?xi32>):
+    %u32 = tensor.extract %i[%b] : tensor<?xi32>
+    %u = arith.index_cast %u32 : i32 to index
+    %x = tensor.extract %req[%u, %m, %n] : tensor<?x64x32xf32>
+    %s = arith.addf %acc, %x : f32
+    %h = arith.truncf %s : f32 to f16
+    sc.yield %h : f16
+  }
+  return %0 : tensor<?x64x32xf16>
+}

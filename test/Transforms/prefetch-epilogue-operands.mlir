@@ -166,3 +166,32 @@ func.func private @inside_loop(%batch: index) {
   }
   return
 }
+
+// -----
+
+// A tile of 64 f32 columns is two 128-byte subtiles a row: each of the two
+// buffers would be filled once a tile, and the waits' parity starts over
+// with each tile; read in place.
+// CHECK-LABEL: func.func private @narrow_tile
+// CHECK-NOT: sck.prefetch
+func.func private @narrow_tile(%batch: index, %x: tensor<?x64x32xf32>, %idx: tensor<?xi32>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  sck.tile_loop %batch, %c1, %c1 attributes {schedule = "grid"} {
+  ^bb0(%b: index, %mt: index, %nt: index):
+    %m0 = arith.muli %mt, %c64 : index
+    %n0 = arith.muli %nt, %c64 : index
+    %acc = sck.zero : !sck.acc<64x64xf32>
+    // expected-remark @+1 {{epilogue operand #0 read in place: a tile row of other than a multiple of 4 subtiles of 128 bytes}}
+    sck.epilogue "C"[%n0, %m0, %b], %acc ins(%x, %idx : tensor<?x64x32xf32>, tensor<?xi32>) : !sck.acc<64x64xf32> {
+    ^bb0(%v: f32, %bb: index, %m: index, %n: index, %xs: tensor<?x64x32xf32>, %is: tensor<?xi32>):
+      %u32 = tensor.extract %is[%bb] : tensor<?xi32>
+      %u = arith.index_cast %u32 : i32 to index
+      %e = tensor.extract %xs[%u, %m, %n] : tensor<?x64x32xf32>
+      %s = arith.addf %v, %e : f32
+      %t = arith.truncf %s : f32 to f16
+      sck.yield %t : f16
+    }
+  }
+  return
+}

@@ -377,6 +377,10 @@ static std::optional<KernelIR> matchKernelIR(func::FuncOp kernel,
     why = "a prefetched box of other than 16- or 32-bit elements";
   else if (ir.transposed && bits != 32)
     why = "a prefetched box of the transposed tile of other than f32";
+  // Two buffers, each filled an even number of times a tile: the waits'
+  // parity starts over with each tile.
+  else if (!ir.transposed && ir.tileN * bits / 8 % 512 != 0)
+    why = "a prefetched box of other than 4 x 128-byte subtiles a row";
   if (!why.empty())
     return std::nullopt;
   return ir;

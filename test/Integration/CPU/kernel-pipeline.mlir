@@ -1,5 +1,5 @@
 // RUN: sparcast-equiv %sparcast_src_root/test/Integration/CPU/Inputs/lce-odd.mlir --ref=lce --pass-pipeline='builtin.module(sc-kernel-pipeline,sc-test-execute-kernel-ir)' --users=2 --candidates=3 --shuffle-index --rtol=2e-3 | FileCheck %s
-// RUN: sparcast-equiv %sparcast_src_root/test/Integration/CPU/Inputs/lce-odd.mlir --ref=lce --pass-pipeline='builtin.module(sc-kernel-pipeline{dispatch-min-candidates-per-user=1 dispatch-min-batch=0},sc-test-execute-kernel-ir)' --users=2 --candidates=3 --shuffle-index --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %sparcast_src_root/test/Integration/CPU/Inputs/lce-wide.mlir --ref=lce --pass-pipeline='builtin.module(sc-kernel-pipeline{dispatch-min-candidates-per-user=1 dispatch-min-batch=0},sc-test-execute-kernel-ir)' --users=2 --candidates=3 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %sparcast_src_root/examples/target_attention.mlir --ref=target_attention --pass-pipeline='builtin.module(sc-kernel-pipeline,sc-test-execute-kernel-ir)' --users=2 --candidates=3 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-opt %sparcast_src_root/examples/lce.mlir --sc-kernel-pipeline | FileCheck %s --check-prefix=IR
 // RUN: sparcast-opt %sparcast_src_root/examples/lce.mlir "--sc-kernel-pipeline=gemm-schedule=cooperative ws-group=0" | FileCheck %s --check-prefix=FORCED

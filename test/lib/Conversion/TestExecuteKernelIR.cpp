@@ -696,8 +696,10 @@ private:
                                        tiles(dim(attention.getKey(), 2)));
       return makeQueue(ringOp, capacity);
     }
-    // Slots of one GEMM: one per 64-wide k-tile of each 64 x 256 tile (a
-    // hybrid-tiled one: per tile column of each 64 x 8 tile).
+    // Slots of one GEMM: one per 64-wide k-tile of each tile, counted for
+    // the smallest tiles the kernels use, 8 rows by 64 columns (the
+    // transposed tile's rows m come in multiples of 8, narrow tiles are 64
+    // columns; a hybrid-tiled one: per tile column of each 64 x 8 tile).
     auto slots = [&](BatchMatmulOp gemm) -> Value {
       if (auto layout = dyn_cast_or_null<HybridTilesAttr>(
               gemm.getRhs().getType().getEncoding()))
@@ -707,8 +709,8 @@ private:
                 (gemm.getType().getDimSize(2) / 64) * layout.getGrid()[1]));
       RankedTensorType type = gemm.getType();
       int64_t k = gemm.getLhs().getType().getShape().back();
-      int64_t perBatch = llvm::divideCeil(type.getDimSize(1), 64) *
-                         llvm::divideCeil(type.getDimSize(2), 256) *
+      int64_t perBatch = llvm::divideCeil(type.getDimSize(1), 8) *
+                         llvm::divideCeil(type.getDimSize(2), 64) *
                          llvm::divideCeil(k, 64);
       return arith::MulIOp::create(b, loc, batchOf(gemm), cst(perBatch));
     };
