@@ -2,7 +2,7 @@
 
 // The GEMM kernels without a kernel-level IR: the portable kernel (the
 // warp-specialized ones come from sc-lower-to-sck's IR: see
-// test-gemm-kernel-warp-specialized.mlir and sck-to-nvgpu*.mlir).
+// test/Conversion/SckToNVGPU).
 
 // What the Hopper path does not take goes to the portable kernel, with a
 // remark saying why.
