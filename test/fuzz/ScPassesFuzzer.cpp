@@ -2,7 +2,8 @@
 //
 // Any bytes as MLIR text: parsed and verified with every dialect the tools
 // register, then run through the tensor-level Sparcast passes (lineage,
-// the IKBO pipeline, block-mask materialization). A bad input must end in
+// the IKBO pipeline, the K split at concatenations, block-mask
+// materialization). A bad input must end in
 // diagnostics, never a crash or a hang (as upstream MLIR's parser fuzzers
 // do). Only this file is built with the fuzzer's coverage instrumentation
 // in the test build; scripts/fuzz.sh builds an instrumented copy of the
@@ -48,6 +49,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   PassManager pm(&context);
   pm.addPass(sc::createScInferLineagePass());
   sc::buildScIkboPipeline(pm, /*report=*/true, /*requestInResultType=*/false);
+  sc::ScSplitConcatKPassOptions split;
+  split.report = true;
+  pm.addPass(sc::createScSplitConcatKPass(split));
   pm.addPass(sc::createScMaterializeBlockMaskPass());
   (void)pm.run(*module);
   return 0;
