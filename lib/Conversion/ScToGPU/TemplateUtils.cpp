@@ -97,27 +97,6 @@ std::string mlir::sc::detail::wgmmaDescriptorText(StringRef desc,
       .str();
 }
 
-std::string mlir::sc::detail::swizzledPairIndexText(StringRef p, StringRef t,
-                                                    int64_t col, int row,
-                                                    int64_t eltBytes) {
-  int64_t colsPerBox = 128 / eltBytes;
-  int64_t box = col / colsPerBox;
-  int64_t chunkBase = (col % colsPerBox) * eltBytes / 16;
-  return llvm::formatv(R"mlir(
-        %{0}_cb = arith.constant {2} : index
-        %{0}_c = arith.addi %{1}qChunk, %{0}_cb : index
-        %{0}_sw = arith.xori %{0}_c, %{1}quad : index
-        %{0}_swb = arith.muli %{0}_sw, %{1}c16 : index
-        %{0}_bo = arith.constant {3} : index
-        %{0}_o1 = arith.addi %{1}rb{4}, %{0}_bo : index
-        %{0}_o2 = arith.addi %{0}_o1, %{0}_swb : index
-        %{0}_o3 = arith.addi %{0}_o2, %{1}qWithin : index
-        %{0}_i = arith.divui %{0}_o3, %{1}eltBytes : index
-)mlir",
-                       p, t, chunkBase, box * 8192, row)
-      .str();
-}
-
 std::string mlir::sc::detail::smemRegionText() {
   return R"mlir(
     %smemPast = arith.constant 256 : index
@@ -127,18 +106,6 @@ std::string mlir::sc::detail::smemRegionText() {
     %pad1 = arith.remui %pad0, %c1024 : index
     %pad = arith.addi %pad1, %smemPast : index
 )mlir";
-}
-
-std::string mlir::sc::detail::ctaShareText(StringRef suffix, StringRef total) {
-  return replaceAll(R"mlir(
-    %left$S = arith.subi $TOTAL, %unit : index
-    %left$SP = arith.addi %left$S, %units : index
-    %left$SM = arith.subi %left$SP, %c1 : index
-    %mine$SRaw = arith.divui %left$SM, %units : index
-    %any$S = arith.cmpi ult, %unit, $TOTAL : index
-    %mine$S = arith.select %any$S, %mine$SRaw, %c0 : index
-)mlir",
-                    {{"S", suffix.str()}, {"TOTAL", total.str()}});
 }
 
 std::string mlir::sc::detail::ringPositionText(StringRef j, StringRef slot,

@@ -75,25 +75,6 @@ std::string wgmmaDescriptorConstantsText();
 /// bits 0-13 over %descBits. Intermediate names are prefixed by <desc>.
 std::string wgmmaDescriptorText(StringRef desc, StringRef offset);
 
-/// Defines %<p>_i, the element index in a staging tile of 64-row boxes of
-/// 128 bytes (128B swizzle, 8 KB apart) of the element pair at byte row
-/// %<t>rb<row> and column `col` + 2 (lane % 4). Reads the thread's values
-/// %<t>qChunk and %<t>qWithin (its 16-byte chunk within a group of 8
-/// columns and the offset inside it), %<t>quad (lane / 4, its row % 8),
-/// %<t>c16 and %<t>eltBytes.
-std::string swizzledPairIndexText(StringRef p, StringRef t, int64_t col,
-                                  int row, int64_t eltBytes);
-
-/// A consumer with nothing to compute for `count` ring slots from position
-/// `first` on: it waits until each slot is full and frees it (lane 0 of
-/// each warp arrives on its empty barrier, then `alsoRelease`, text that
-/// may use %ds), so the producer never waits on it. Uses %full, %empty,
-/// %cS, %c0, %c1, %c2, %ticks, %laneZero and !bars.
-/// %mine<suffix>: how many of the tiles [0, `total`) this CTA walks when it
-/// takes %unit, %unit + %units, ... (%left<suffix>, %any<suffix> and the
-/// like on the way). Uses %c0 and %c1.
-std::string ctaShareText(StringRef suffix, StringRef total);
-
 /// Which barrier of a ring slot a wait is on: Full (the slot's data has
 /// landed) or Empty (the slot is free again: its first wait, before any
 /// release, passes at once).
