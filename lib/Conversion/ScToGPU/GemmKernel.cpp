@@ -75,10 +75,9 @@ static sck::EpilogueOp kernelIREpilogue(BatchMatmulOp op) {
 
 Block *epilogueBlock(BatchMatmulOp op) {
   sck::EpilogueOp epilogue = kernelIREpilogue(op);
-  // The templates read tensors, not boxes: an epilogue with a prefetched
-  // operand (sc-prefetch-epilogue-operands) is only written by
-  // sck-to-nvgpu, the templates take the op's region (the same meaning;
-  // they prefetch by their own rule).
+  // An epilogue with a prefetched box reads it from shared memory, which
+  // only sck-to-nvgpu's kernels stream; a kernel reading its operands in
+  // place takes the op's region (the same meaning).
   if (!epilogue || llvm::any_of(epilogue.getIns().getTypes(),
                                 llvm::IsaPred<sck::BoxType>))
     return op.getEpilogueBlock();
