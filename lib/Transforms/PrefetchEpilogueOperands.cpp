@@ -112,11 +112,9 @@ struct ScPrefetchEpilogueOperandsPass
       why = "the transposed tile's epilogue streams f32 operands only";
       g = Value();
     } else if (g && !epilogue.getTransposed() &&
-               epilogue.getTileShape()[1] * bits / 8 % 512 != 0) {
-      // Subtiles of 128 bytes a row alternate between two buffers, each
-      // filled an even number of times a tile (the waits' parity starts
-      // over with each tile).
-      why = "a tile row of other than a multiple of 4 subtiles of 128 bytes";
+               epilogue.getTileShape()[1] * bits / 8 % 128 != 0) {
+      // The kernels stream it in subtiles of 128 bytes a row.
+      why = "a tile row of other than whole 128-byte subtiles";
       g = Value();
     }
     if (!g) {

@@ -169,11 +169,10 @@ func.func private @inside_loop(%batch: index) {
 
 // -----
 
-// A tile of 64 f32 columns is two 128-byte subtiles a row: each of the two
-// buffers would be filled once a tile, and the waits' parity starts over
-// with each tile; read in place.
+// A narrow tile (64 f32 columns: two 128-byte subtiles a row) is
+// prefetched too (sck-to-nvgpu counts each buffer's fills across tiles).
 // CHECK-LABEL: func.func private @narrow_tile
-// CHECK-NOT: sck.prefetch
+// CHECK: sck.prefetch %{{.*}} : tensor<?x64x32xf32> -> !sck.box<64x64xf32>
 func.func private @narrow_tile(%batch: index, %x: tensor<?x64x32xf32>, %idx: tensor<?xi32>) {
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index
@@ -182,7 +181,7 @@ func.func private @narrow_tile(%batch: index, %x: tensor<?x64x32xf32>, %idx: ten
     %m0 = arith.muli %mt, %c64 : index
     %n0 = arith.muli %nt, %c64 : index
     %acc = sck.zero : !sck.acc<64x64xf32>
-    // expected-remark @+1 {{epilogue operand #0 read in place: a tile row of other than a multiple of 4 subtiles of 128 bytes}}
+    // expected-remark @+1 {{epilogue operand #0 ('tensor<?x64x32xf32>') read at [g(b), m, n]: prefetched as a '!sck.box<64x64xf32>' per tile}}
     sck.epilogue "C"[%n0, %m0, %b], %acc ins(%x, %idx : tensor<?x64x32xf32>, tensor<?xi32>) : !sck.acc<64x64xf32> {
     ^bb0(%v: f32, %bb: index, %m: index, %n: index, %xs: tensor<?x64x32xf32>, %is: tensor<?xi32>):
       %u32 = tensor.extract %is[%bb] : tensor<?xi32>

@@ -377,10 +377,9 @@ static std::optional<KernelIR> matchKernelIR(func::FuncOp kernel,
     why = "a prefetched box of other than 16- or 32-bit elements";
   else if (ir.transposed && bits != 32)
     why = "a prefetched box of the transposed tile of other than f32";
-  // Two buffers, each filled an even number of times a tile: the waits'
-  // parity starts over with each tile.
-  else if (!ir.transposed && ir.tileN * bits / 8 % 512 != 0)
-    why = "a prefetched box of other than 4 x 128-byte subtiles a row";
+  // Rows of whole 128-byte subtiles.
+  else if (!ir.transposed && ir.tileN * bits / 8 % 128 != 0)
+    why = "a prefetched box of other than whole 128-byte subtiles a row";
   if (!why.empty())
     return std::nullopt;
   return ir;
@@ -694,8 +693,9 @@ LogicalResult GemmKernelWriter::writeConsumer() {
   // both take every tile, 64 rows each.
   Value i = ir.cooperative ? openTileLoop(loop, index(0), index(1), mapping)
                            : openTileLoop(loop, wg, index(2), mapping);
-  if (ir.transposed)
-    turn = div(i, index(2));
+  // The consumer's count of its tiles before this one (ping-pong: it takes
+  // every other tile of the CTA).
+  turn = ir.cooperative ? i : div(i, index(2));
   // Ping-pong turns: wait until the other consumer has issued its tile's
   // wgmma (named barrier 5 - w), hand over after this tile's (4 + w); not
   // before the first tile, not after the last.
@@ -930,7 +930,8 @@ void GemmKernelWriter::issuePrefetch(sck::PrefetchOp prefetch,
     return;
   }
   loadSubtile(0, elected);
-  loadSubtile(1, elected);
+  if (ir.tileN * xBytes > 128)
+    loadSubtile(1, elected);
 }
 
 std::pair<Value, Value> GemmKernelWriter::chunkPlace(int64_t u) {
@@ -1121,7 +1122,17 @@ LogicalResult GemmKernelWriter::writeEpilogue(sck::EpilogueOp epilogue,
       if (xBytes && col % subCols == 0) {
         int64_t u = col / subCols;
         Value bar = subtileBarrier(u);
-        Value parity = arith::ConstantIntOp::create(b, loc, b.getI1Type(), (u / 2) % 2);
+        // Buffer u % 2's fill this is: its fills a tile times the tiles
+        // before, plus u / 2; an even count a tile starts each tile over.
+        int64_t fills = (numSub - u % 2 + 1) / 2;
+        Value parity =
+            fills % 2 == 0
+                ? arith::ConstantIntOp::create(b, loc, b.getI1Type(), (u / 2) % 2)
+                      .getResult()
+                : arith::IndexCastOp::create(
+                      b, loc, b.getI1Type(),
+                      rem(add(mul(turn, index(fills)), index(u / 2)), index(2)))
+                      .getResult();
         nvgpu::MBarrierTryWaitParityOp::create(b, loc, xBars, parity,
                                                index(kWaitTicks), bar);
         subtile = memref::ViewOp::create(

@@ -199,3 +199,30 @@ func.func @narrow(%x: tensor<?x100x64xf16>, %w: tensor<64x40xf16>, %bias: tensor
   }
   return %c : tensor<?x100x40xf16>
 }
+
+// -----
+
+// A narrow tile (N = 32: 64 columns) with its gathered f32 operand
+// prefetched: two 64 x 32 subtiles a tile, one in each buffer, so each
+// buffer is filled once a tile and the wait's parity is the consumer's
+// count of tiles before (mod 2), not a constant; m64n64 wgmma.
+// CHECK-LABEL: gpu.func @narrow_gather_gemm0(
+// CHECK-COUNT-2: nvgpu.tma.async.load {{.*}} -> memref<1x64x32xf32, #gpu.address_space<workgroup>>
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// (A computed parity, %<number>; a constant one prints as %false.)
+// CHECK: nvgpu.mbarrier.try_wait.parity %{{.*}}[%{{[0-9]+}}], %{{[0-9]+}}, %{{.*}} : <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
+func.func @narrow_gather(%w: tensor<64x72xf16>, %e: tensor<?x72x32xf16>,
+                         %user: tensor<?x64x32xf32>, %idx: tensor<?xi32>) -> tensor<?x64x32xf16> {
+  %c = sc.batch_matmul %w, %e epilogue_ins(%user, %idx : tensor<?x64x32xf32>, tensor<?xi32>)
+      : tensor<64x72xf16>, tensor<?x72x32xf16> -> tensor<?x64x32xf16> {
+  ^bb0(%acc: f32, %b: index, %m: index, %n: index, %u: tensor<?x64x32xf32>, %i: tensor<?xi32>):
+    %r = tensor.extract %i[%b] : tensor<?xi32>
+    %ri = arith.index_cast %r : i32 to index
+    %x = tensor.extract %u[%ri, %m, %n] : tensor<?x64x32xf32>
+    %s = arith.addf %acc, %x : f32
+    %h = arith.truncf %s : f32 to f16
+    sc.yield %h : f16
+  }
+  return %c : tensor<?x64x32xf16>
+}
