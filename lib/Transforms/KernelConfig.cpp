@@ -43,6 +43,11 @@ GemmSchedule mlir::sc::defaultGemmSchedule(BatchMatmulOp op,
   return GemmSchedule::cooperative;
 }
 
+int64_t mlir::sc::transposedTileRows(int64_t m) {
+  int64_t tiles = llvm::divideCeil(m, int64_t(152));
+  return llvm::alignTo(llvm::divideCeil(m, tiles), 8);
+}
+
 int64_t mlir::sc::gemmTileCols(int64_t n) {
   return n <= 64 ? 64 : n <= 128 ? 128 : 256;
 }

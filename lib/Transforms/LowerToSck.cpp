@@ -79,7 +79,7 @@ void buildTileLoop(OpBuilder &b, BatchMatmulOp op, Value batches,
   bool lhsBatched = lhsType.getRank() == 3, rhsBatched = rhsType.getRank() == 3;
   StringRef schedule = scheduleOf(op);
   bool transposed = schedule == "transposed";
-  int64_t tileM = transposed ? BatchMatmulOp::getTransposedTileRows(m)
+  int64_t tileM = transposed ? transposedTileRows(m)
                   : schedule == "pingpong" ? 64
                                            : 128;
   int64_t tileN = transposed ? 128 : gemmTileCols(n);

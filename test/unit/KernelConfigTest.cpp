@@ -142,3 +142,19 @@ TEST_F(KernelConfigTest, OptionsApplyOnlyWhereTheyCan) {
 }
 
 } // namespace
+
+// Tile shapes: the narrowest of 64 / 128 / 256 columns that holds N; the
+// transposed tile's rows m split M evenly into tiles of at most 152 rows,
+// rounded up to a multiple of 8.
+TEST(KernelConfigTiles, ColumnsAndTransposedRows) {
+  EXPECT_EQ(mlir::sc::gemmTileCols(8), 64);
+  EXPECT_EQ(mlir::sc::gemmTileCols(64), 64);
+  EXPECT_EQ(mlir::sc::gemmTileCols(65), 128);
+  EXPECT_EQ(mlir::sc::gemmTileCols(128), 128);
+  EXPECT_EQ(mlir::sc::gemmTileCols(136), 256);
+  EXPECT_EQ(mlir::sc::gemmTileCols(8192), 256);
+  EXPECT_EQ(mlir::sc::transposedTileRows(433), 152);
+  EXPECT_EQ(mlir::sc::transposedTileRows(7), 8);
+  EXPECT_EQ(mlir::sc::transposedTileRows(152), 152);
+  EXPECT_EQ(mlir::sc::transposedTileRows(153), 80);
+}

@@ -30,6 +30,12 @@ GemmSchedule getGemmSchedule(BatchMatmulOp op);
 /// work thrown away), else 256.
 int64_t gemmTileCols(int64_t n);
 
+/// The transposed schedule's tile rows (result rows m a tile) for a result
+/// of `m` rows: as few tiles of at most 152 rows (the two m64n152
+/// accumulators a consumer holds) as cover m, split evenly, rounded up to
+/// a multiple of 8 (433 -> 152).
+int64_t transposedTileRows(int64_t m);
+
 /// The choices sc-select-kernel-config leaves to its options.
 struct AttentionConfigOptions {
   /// Target attention of one consumer a candidate chains its heads.

@@ -271,7 +271,7 @@ static LogicalResult orderFromKernelIR(BatchMatmulOp op, std::string &order) {
 /// The warp-specialized kernels compute tileM x 256 tiles (tileM = 64
 /// ping-pong, 128 cooperative), or the transposed schedule's 128 x TM
 /// tiles of the result transposed (E^T W^T: both operands read transposed,
-/// TM = BatchMatmulOp::getTransposedTileRows), in 64-wide k-tiles of the op's element type: a
+/// TM = transposedTileRows), in 64-wide k-tiles of the op's element type: a
 /// kernel-level IR that multiplies other boxes is not what they would run,
 /// so it is refused rather than silently not followed.
 static LogicalResult checkKernelIRTiling(BatchMatmulOp op, StringRef schedule) {
@@ -280,8 +280,7 @@ static LogicalResult checkKernelIRTiling(BatchMatmulOp op, StringRef schedule) {
     return success();
   bool transposed = schedule == "transposed";
   int64_t rows = schedule == "pingpong" ? 64 : 128;
-  int64_t cols = transposed ? BatchMatmulOp::getTransposedTileRows(
-                                  op.getType().getDimSize(1))
+  int64_t cols = transposed ? transposedTileRows(op.getType().getDimSize(1))
                             : gemmTileCols(op.getType().getDimSize(2));
   Type element = op.getLhs().getType().getElementType();
   // The layouts: A as stored, B transposed exactly when the op's rhs is;

@@ -246,10 +246,6 @@ LogicalResult SelectAboveOp::verify() {
 // BatchMatmulOp
 //===----------------------------------------------------------------------===//
 
-int64_t BatchMatmulOp::getTransposedTileRows(int64_t m) {
-  int64_t tiles = llvm::divideCeil(m, int64_t(152));
-  return llvm::alignTo(llvm::divideCeil(m, tiles), 8);
-}
 
 std::string BatchMatmulOp::getTransposedTileLimitation() {
   if (getLhs().getType().getRank() != 2)

@@ -144,11 +144,6 @@ def Sc_BatchMatmulOp : Sc_Op<"batch_matmul", [
     /// tiles) cannot take this op, or an empty string: it needs a shared
     /// lhs, an untransposed rhs and a 16-bit result.
     std::string getTransposedTileLimitation();
-    /// The transposed schedule's tile rows (result rows m a tile) for a
-    /// result of `m` rows: as few tiles of at most 152 rows (the two
-    /// m64n152 accumulators a consumer holds) as cover m, split evenly,
-    /// rounded up to a multiple of 8 (433 -> 152).
-    static int64_t getTransposedTileRows(int64_t m);
     /// Number of leading block arguments of the epilogue that are not
     /// epilogue operands: accumulator, batch, row, column.
     static constexpr unsigned kNumEpilogueLeadingArgs = 4;
