@@ -47,22 +47,20 @@ Value concat(RewriterBase &rewriter, Location loc, int64_t dim,
   return tensor::ConcatOp::create(rewriter, loc, dim, values);
 }
 
-/// Columns (or rows) [offset, offset + size) of the shared weight along its
-/// K dim `kDim`.
-Value sliceWeight(RewriterBase &rewriter, Location loc, Value weight,
-                  int64_t kDim, int64_t offset, int64_t size) {
+} // namespace
+
+Value mlir::sc::sliceWeightAlongK(OpBuilder &b, Location loc, Value weight,
+                                  int64_t kDim, int64_t offset, int64_t size) {
   auto type = cast<RankedTensorType>(weight.getType());
-  SmallVector<OpFoldResult> offsets(2, rewriter.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(type.getDimSize(0)),
-                                     rewriter.getIndexAttr(type.getDimSize(1))};
-  SmallVector<OpFoldResult> strides(2, rewriter.getIndexAttr(1));
-  offsets[kDim] = rewriter.getIndexAttr(offset);
-  sizes[kDim] = rewriter.getIndexAttr(size);
-  return tensor::ExtractSliceOp::create(rewriter, loc, weight, offsets, sizes,
+  SmallVector<OpFoldResult> offsets(2, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(type.getDimSize(0)),
+                                     b.getIndexAttr(type.getDimSize(1))};
+  SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
+  offsets[kDim] = b.getIndexAttr(offset);
+  sizes[kDim] = b.getIndexAttr(size);
+  return tensor::ExtractSliceOp::create(b, loc, weight, offsets, sizes,
                                         strides);
 }
-
-} // namespace
 
 LogicalResult mlir::sc::decomposeIkboGemm(RewriterBase &rewriter,
                                           BatchMatmulOp op,
@@ -165,7 +163,7 @@ LogicalResult mlir::sc::decomposeIkboGemm(RewriterBase &rewriter,
     SmallVector<Value> slices, parts;
     for (const Segment &s : segments) {
       slices.push_back(
-          sliceWeight(rewriter, loc, weight, weightK, s.offset, s.size));
+          sliceWeightAlongK(rewriter, loc, weight, weightK, s.offset, s.size));
       parts.push_back(useRequest ? s.request : s.value);
     }
     Value w = concat(rewriter, loc, weightK, slices);

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sparcast/Transforms/Passes.h"
+#include "sparcast/Transforms/Transforms.h"
 
 #include "sparcast/Dialect/SC/IR/ScOps.h"
 
@@ -63,7 +64,8 @@ std::pair<tensor::ConcatOp, tensor::ExpandShapeOp> concatAlongK(Value lhs) {
 }
 
 /// Rows [offset, offset + size) of a shared weight's K dim `kDim`: a
-/// constant's values, else a slice.
+/// constant's values (the kernels read no slice of a constant), else a
+/// slice (sliceWeightAlongK).
 Value sliceK(PatternRewriter &rewriter, Location loc, Value weight,
              int64_t kDim, int64_t offset, int64_t size) {
   auto type = cast<RankedTensorType>(weight.getType());
@@ -83,13 +85,7 @@ Value sliceK(PatternRewriter &rewriter, Location loc, Value weight,
     return arith::ConstantOp::create(
         rewriter, loc, DenseElementsAttr::get(sliceType, values));
   }
-  SmallVector<OpFoldResult> offsets(2, rewriter.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(shape[0]),
-                                     rewriter.getIndexAttr(shape[1])};
-  SmallVector<OpFoldResult> strides(2, rewriter.getIndexAttr(1));
-  offsets[kDim] = rewriter.getIndexAttr(offset);
-  return tensor::ExtractSliceOp::create(rewriter, loc, sliceType, weight,
-                                        offsets, sizes, strides);
+  return sliceWeightAlongK(rewriter, loc, weight, kDim, offset, size);
 }
 
 struct SplitConcatK : OpRewritePattern<BatchMatmulOp> {

@@ -20,6 +20,11 @@ LogicalResult decomposeIkboGemm(RewriterBase &rewriter, BatchMatmulOp op,
                                 bool report = false,
                                 bool requestInResultType = false);
 
+/// Rows or columns [offset, offset + size) of a 2-D shared weight along its
+/// K dim `kDim` (0 for [K, N], 1 for a weight read transposed): a slice.
+Value sliceWeightAlongK(OpBuilder &b, Location loc, Value weight,
+                        int64_t kDim, int64_t offset, int64_t size);
+
 /// Zero-pads K of sc.batch_matmul to 16-byte rows.
 void populateScPadKPatterns(RewritePatternSet &patterns, bool report = false);
 
