@@ -521,21 +521,29 @@ GemmKernelOptions EntryCompiler::gemmOptions() const {
 FailureOr<GemmBinding> EntryCompiler::bindMatmul(BatchMatmulOp op) {
   GemmBinding binding;
   Location loc = op.getLoc();
-  // A rhs [B, K, N] that only pads K is read unpadded: TMA zero-fills the
-  // rows past the source's K.
+  // A rhs that is a view of another tensor may be read where it is by the
+  // Hopper kernels' tensor map.
   std::optional<View> rhsView = viewOf(op.getRhs(), views, tensors);
-  bool absorbPad = false;
-  GemmKernelOptions pathOptions;
-  pathOptions.chip = options.chip;
-  pathOptions.schedule = options.schedule;
-  if (rhsView && views.count(op.getRhs()) && usesHopperGemmPath(op, pathOptions)) {
+  bool absorbPad = false, inPlace = false;
+  if (rhsView && views.count(op.getRhs()) &&
+      usesHopperGemmPath(op, gemmOptions())) {
     const View &v = *rhsView;
     RankedTensorType src = v.source.type;
+    // A rhs [B, K, N] that only pads K is read unpadded: TMA zero-fills the
+    // rows past the source's K.
     absorbPad = src.getRank() == 3 && !op.getTransposeRhs() &&
                 llvm::all_of(v.offsets, [](int64_t o) { return o == 0; }) &&
                 v.extent == SmallVector<int64_t>(src.getShape()) &&
                 v.type.getDimSize(0) == src.getDimSize(0) &&
                 v.type.getDimSize(2) == src.getDimSize(2);
+    // A slice of a shared 2-D weight (sc-split-concat-k's parts of it): the
+    // tensor map starts at the slice, with the weight's rows (16-byte
+    // aligned start: TMA's).
+    int64_t bytes = src.getElementTypeBitWidth() / 8;
+    inPlace = src.getRank() == 2 && src.hasStaticShape() &&
+              v.type.hasStaticShape() &&
+              v.extent == SmallVector<int64_t>(v.type.getShape()) &&
+              (v.offsets[0] * src.getDimSize(1) + v.offsets[1]) * bytes % 16 == 0;
     if (absorbPad) {
       binding.rhs = v.source.name;
       binding.rhsSourceK = src.getDimSize(1);
@@ -543,22 +551,7 @@ FailureOr<GemmBinding> EntryCompiler::bindMatmul(BatchMatmulOp op) {
         *report << "padding of " << v.source.name << " along K ("
                 << src.getDimSize(1) << " -> " << v.type.getDimSize(1)
                 << ") left to TMA zero fill\n";
-    }
-  }
-  // A slice of a shared 2-D weight (sc-split-concat-k's parts of it) is
-  // read in place: its tensor map starts at the slice, with the weight's
-  // rows (16-byte aligned start: TMA's).
-  bool inPlace = false;
-  if (!absorbPad && rhsView && views.count(op.getRhs()) &&
-      usesHopperGemmPath(op, pathOptions)) {
-    const View &v = *rhsView;
-    RankedTensorType src = v.source.type;
-    int64_t bytes = src.getElementTypeBitWidth() / 8;
-    inPlace = src.getRank() == 2 && src.hasStaticShape() &&
-              v.type.hasStaticShape() &&
-              v.extent == SmallVector<int64_t>(v.type.getShape()) &&
-              (v.offsets[0] * src.getDimSize(1) + v.offsets[1]) * bytes % 16 == 0;
-    if (inPlace) {
+    } else if (inPlace) {
       binding.rhs = v.source.name;
       binding.rhsSourceRowElems = src.getDimSize(1);
       binding.rhsSourceOffsetElems = v.offsets[0] * src.getDimSize(1) + v.offsets[1];
