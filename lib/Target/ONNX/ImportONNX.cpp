@@ -1253,42 +1253,34 @@ OnnxImporter::Results OnnxImporter::importConstant(const onnx::NodeProto &node,
                                                    Location loc) {
   // Its one value attribute: a tensor, or a float / int scalar or list.
   for (const onnx::AttributeProto &a : node.attribute()) {
-    FailureOr<Value> v = failure();
     if (a.name() == "value" && a.has_t()) {
-      v = constant(a.t(), loc);
-    } else if (a.name() == "value_float") {
-      v = arith::ConstantOp::create(
-              b, loc, DenseElementsAttr::get(
-                          RankedTensorType::get({}, b.getF32Type()), a.f()))
-              .getResult();
+      FailureOr<Value> v = constant(a.t(), loc);
+      if (failed(v))
+        return failure();
+      return SmallVector<Value>{*v};
+    }
+    DenseElementsAttr value;
+    if (a.name() == "value_float") {
+      value = DenseElementsAttr::get(RankedTensorType::get({}, b.getF32Type()),
+                                     a.f());
     } else if (a.name() == "value_int") {
-      v = arith::ConstantOp::create(
-              b, loc, DenseElementsAttr::get(
-                          RankedTensorType::get({}, b.getI64Type()),
-                          static_cast<int64_t>(a.i())))
-              .getResult();
+      value = DenseElementsAttr::get(RankedTensorType::get({}, b.getI64Type()),
+                                     static_cast<int64_t>(a.i()));
     } else if (a.name() == "value_ints") {
       SmallVector<int64_t> ints(a.ints().begin(), a.ints().end());
-      v = arith::ConstantOp::create(
-              b, loc, DenseElementsAttr::get(
-                          RankedTensorType::get({int64_t(ints.size())},
-                                                b.getI64Type()),
-                          ArrayRef<int64_t>(ints)))
-              .getResult();
+      value = DenseElementsAttr::get(
+          RankedTensorType::get({int64_t(ints.size())}, b.getI64Type()),
+          ArrayRef<int64_t>(ints));
     } else if (a.name() == "value_floats") {
       SmallVector<float> floats(a.floats().begin(), a.floats().end());
-      v = arith::ConstantOp::create(
-              b, loc, DenseElementsAttr::get(
-                          RankedTensorType::get({int64_t(floats.size())},
-                                                b.getF32Type()),
-                          ArrayRef<float>(floats)))
-              .getResult();
+      value = DenseElementsAttr::get(
+          RankedTensorType::get({int64_t(floats.size())}, b.getF32Type()),
+          ArrayRef<float>(floats));
     } else {
       continue;
     }
-    if (failed(v))
-      return failure();
-    return SmallVector<Value>{*v};
+    return SmallVector<Value>{
+        arith::ConstantOp::create(b, loc, value).getResult()};
   }
   return error(loc) << "a Constant with none of value, value_float, "
                        "value_int, value_floats, value_ints";
