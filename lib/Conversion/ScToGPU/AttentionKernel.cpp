@@ -1,10 +1,13 @@
 //===- AttentionKernel.cpp - sc.attention to a Hopper kernel ---------------===//
 //
-// Flash-attention forward. A CTA has a producer warpgroup and one or two
-// consumer warpgroups, each consumer a 64-row query tile of one (batch
-// element, head); two consumers share every key block (two candidates of
-// one request, paired by the kernel of PairCandidatesKernel.cpp, or the
-// two halves of a 128-row query block):
+// Flash-attention forward, written with the OpBuilder (the steps in
+// AttentionSteps.cpp) in the shape the op's kernel-level IR decided (its
+// ring stages, roles' registers, consumers and boxes are read from it; IR
+// of another form is a located error). A CTA has a producer warpgroup and
+// one or two consumer warpgroups, each consumer a 64-row query tile of one
+// (batch element, head); two consumers share every key block (two
+// candidates of one request, paired by the kernel of
+// PairCandidatesKernel.cpp, or the two halves of a 128-row query block):
 //
 //   producer (one thread): TMA loads of the Q tiles, then of K and V of
 //   each key block into a ring slot (all blocks, or the kept ones of a
@@ -21,474 +24,935 @@
 //
 // A target attention of one consumer a candidate chains its heads (the
 // kernel-level IR's `chained` tile loop): resident CTAs each walk every
-// C-th candidate (C CTAs), head by head, the consumer's
-// pipeline running on from one to the next (a head's first Q K^T with the
-// head before's last P V), O staged in a tile of its own (the Q tile then
-// holds the next head's Q).
+// C-th candidate (C CTAs), head by head, the consumer's pipeline running
+// on from one to the next (a head's first Q K^T with the head before's last
+// P V), O staged in a tile of its own (the Q tile then holds the next
+// head's Q).
 //
 // Keys and values are read at batch index[b] when the op is indexed (IKBO
 // type II: nothing is broadcast) and at b otherwise. 4-D tensor maps
 // [batch, heads, rows, head dim] zero-fill rows past the sequence, whose
 // scores are masked to -inf (and whose outputs TMA does not store).
 //
-// The wgmma descriptors are built here (128B swizzle: stride byte offset
-// 1024, leading byte offset 8192 between 64-column chunks), as in the GEMM
-// kernels. The text of the steps (loads, wgmma, softmax, finish) comes from
-// AttentionText.cpp.
-//
 //===----------------------------------------------------------------------===//
 
 #include "sparcast/Conversion/ScToGPU/AttentionKernel.h"
-#include "AttentionText.h"
-#include "TemplateUtils.h"
+#include "AttentionKernelWriter.h"
+#include "KernelBuilder.h"
 #include "sparcast/Dialect/SCK/IR/SckDialect.h"
 #include "sparcast/Transforms/KernelConfig.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
-#include <algorithm>
-#include <cmath>
 #include <numeric>
 
 using namespace mlir;
 using namespace mlir::sc;
-using namespace mlir::sc::detail::attention;
-using mlir::sc::detail::RingWait;
-using mlir::sc::detail::ringPositionText;
-using mlir::sc::detail::replaceAll;
-using mlir::sc::detail::f32StructType;
-using mlir::sc::detail::typeToString;
-using mlir::sc::detail::wgmmaDescriptorConstantsText;
-using mlir::sc::detail::wgmmaDescriptorText;
+using mlir::sc::detail::AttentionKernelWriter;
+using mlir::sc::detail::AttentionShape;
+using mlir::sc::detail::RowState;
+using mlir::sc::detail::SoftmaxStep;
+using Mode = AttentionShape::Mode;
 
-namespace {
+/// The mbarrier try_wait's suspend-time hint.
+static constexpr int64_t kWaitTicks = 10000000;
 
-constexpr const char *kAttentionTemplate = R"mlir(
-!tmaQ = !nvgpu.tensormap.descriptor<tensor = memref<1x1x64x64x$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
-!tmaK = !nvgpu.tensormap.descriptor<tensor = memref<1x1x$BNx64x$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
-!tmaV = !nvgpu.tensormap.descriptor<tensor = memref<1x1x64x64x$T, 3>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
-!tmaO = !nvgpu.tensormap.descriptor<tensor = memref<1x1x64x64x$T, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
-!box64 = memref<1x1x64x64x$T, #gpu.address_space<workgroup>>
-!boxK = memref<1x1x$BNx64x$T, #gpu.address_space<workgroup>>
-!bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = $S>
-!qbar = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 1>
-!accS = $ACCS
-!accO = $ACCO
-!smem = memref<?xi8, #gpu.address_space<workgroup>>
-!stage = memref<$STAGEELEMSx$T, #gpu.address_space<workgroup>>
+//===----------------------------------------------------------------------===//
+// Building blocks
+//===----------------------------------------------------------------------===//
 
-gpu.module @scratch {
-$GLOBALS
-  gpu.func @$KERNEL(%tmaQp: !llvm.ptr, %tmaKp: !llvm.ptr, %tmaVp: !llvm.ptr, %tmaOp: !llvm.ptr$INDEX_PARAM$LEN_PARAMS$TABLES_PARAM$TILES_X_PARAM) kernel
-      attributes {nvvm.maxntid = array<i32: $THREADS, 1, 1>$MINCTAS} {
-
-    %tmaQ = builtin.unrealized_conversion_cast %tmaQp : !llvm.ptr to !tmaQ
-    %tmaK = builtin.unrealized_conversion_cast %tmaKp : !llvm.ptr to !tmaK
-    %tmaV = builtin.unrealized_conversion_cast %tmaVp : !llvm.ptr to !tmaV
-    %tmaO = builtin.unrealized_conversion_cast %tmaOp : !llvm.ptr to !tmaO
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %c2 = arith.constant 2 : index
-    %c4 = arith.constant 4 : index
-    %c8 = arith.constant 8 : index
-    %c16 = arith.constant 16 : index
-    %c32 = arith.constant 32 : index
-    %c64 = arith.constant 64 : index
-    %c128 = arith.constant 128 : index
-    %c128b = arith.constant 128 : index
-    %c1024 = arith.constant 1024 : index
-    %eltBytes = arith.constant 2 : index
-    %keyLen = $KEYLEN
-    %queryLen = $QUERYLEN
-    %cS = arith.constant $S : index
-    %cW = arith.constant $W : index
-    %cBN = arith.constant $BN : index
-    %c1i32 = arith.constant 1 : i32
-    %c2i32 = arith.constant 2 : i32
-    %c32i32 = arith.constant 32 : i32
-    %c128i32 = arith.constant 128 : i32
-    %qBytes = arith.constant $QBYTES : index
-    %qBytesAll = arith.constant $QBYTESALL : index
-    %slotBytes = arith.constant $SLOTBYTES : index
-    %kBytes = arith.constant $KBYTES : index
-    %ringOff = arith.constant $RINGOFF : index
-    %ticks = arith.constant 10000000 : index
-    %false = arith.constant false
-    %true = arith.constant true
-$DESC_CONSTANTS    %tid = gpu.thread_id x
-    // Role from lane 0 (a shuffle), so ptxas sees it warp-uniform:
-    // consumers 0 .. W-1, then the producer, a warpgroup each (ptxas
-    // budgets registers per warpgroup anyway).
-    %tid32 = arith.index_cast %tid : index to i32
-    %roleRaw = arith.divui %tid32, %c128i32 : i32
-    %lane0 = arith.constant 0 : i32
-    %roleU, %roleOk = gpu.shuffle idx %roleRaw, %lane0, %c32i32 : i32
-    %w = arith.index_cast %roleU : i32 to index
-$CTA_TILE    scf.if %run {
-    %smem = gpu.dynamic_shared_memory : !smem
-    // 128B-swizzled tiles need 1024-byte aligned shared memory.
-    %base = memref.extract_aligned_pointer_as_index %smem : !smem -> index
-$SMEM_REGION    %smemBase = arith.index_cast %base : index to i64
-    // Per ring slot: %full says its key block landed, %fullV its value
-    // block; %empty that every consumer warp is done with the keys,
-    // %emptyV with the values. Keys and values come and go apart: the
-    // pipelined consumer is done with K (t) in the middle of iteration t
-    // but with V (t) only at the end of iteration t + 1.
-    %full = nvgpu.mbarrier.create -> !bars
-    %fullV = nvgpu.mbarrier.create -> !bars
-    %empty = nvgpu.mbarrier.create -> !bars
-    %emptyV = nvgpu.mbarrier.create -> !bars
-    %qbar = nvgpu.mbarrier.create -> !qbar
-$BLOCKS
-    %first = arith.cmpi eq, %tid, %c0 : index
-    scf.if %first {
-      %releases = arith.constant $RELEASES : index
-      scf.for %s = %c0 to %cS step %c1 {
-        nvgpu.mbarrier.init %full[%s], %c1 : !bars
-        nvgpu.mbarrier.init %fullV[%s], %c1 : !bars
-        nvgpu.mbarrier.init %empty[%s], %releases : !bars
-        nvgpu.mbarrier.init %emptyV[%s], %releases : !bars
-      }
-      nvgpu.mbarrier.init %qbar[%c0], %c1 : !qbar
-$QFREE_INIT    }
-    gpu.barrier
-    %isProducer = arith.cmpi eq, %w, %cW : index
-    scf.if %isProducer {
-$PRODUCER_REGS
-      %prodTid = arith.muli %cW, %c128 : index
-      %lead = arith.cmpi eq, %tid, %prodTid : index
-      scf.if %lead {
-        nvgpu.tma.prefetch.descriptor %tmaK : !tmaK
-        nvgpu.tma.prefetch.descriptor %tmaV : !tmaV
-        // O's too: the stores at the CTA's end then do not wait for it.
-        nvgpu.tma.prefetch.descriptor %tmaO : !tmaO
-$PRODUCER_TILE_OPEN$PRODUCER_Q
-$PRODUCER_KV
-    } else {
-$CONSUMER_REGS
-$CONSUMER_TILE_VALUES      %wgBar1 = arith.addi %w, %c1 : index
-      %wgBar = arith.index_cast %wgBar1 : index to i32
-      %inWg = arith.remui %tid, %c128 : index
-      %elected = arith.cmpi eq, %inWg, %c0 : index
-      %qOffW = arith.muli %w, %qBytes : index
-      %qOff = arith.addi %pad, %qOffW : index
-      // O is staged for its TMA store in the consumer's own Q tile: Q is
-      // dead after the last Q K^T, and its 16 KB buy a third ring slot.
-      %stageAt = arith.addi %qOff, %c0 : index
-      %stage = memref.view %smem[%stageAt][] : !smem to !stage
-      // This thread's rows of the 64-row tile (wgmma fragment layout): r0
-      // and r0 + 8, and its column pair 2 (lane % 4) in every group of 8.
-      %warp = arith.divui %inWg, %c32 : index
-      %lane = arith.remui %tid, %c32 : index
-      %laneZero = arith.cmpi eq, %lane, %c0 : index
-      %quad = arith.divui %lane, %c4 : index
-      %q = arith.remui %lane, %c4 : index
-      %warpRow = arith.muli %warp, %c16 : index
-      %r0 = arith.addi %warpRow, %quad : index
-      %r8 = arith.addi %r0, %c8 : index
-      %rb0 = arith.muli %r0, %c128b : index
-      %rb8 = arith.muli %r8, %c128b : index
-      %q2 = arith.muli %q, %c2 : index
-      %qBytesT = arith.muli %q2, %eltBytes : index
-      %qChunk = arith.divui %qBytesT, %c16 : index
-      %qWithin = arith.remui %qBytesT, %c16 : index
-$DESC_QP$MATRIX_LANES      %scale2 = arith.constant $SCALE2 : f32
-      %negInf = arith.constant 0xFF800000 : f32
-      %mInit = arith.constant -1.0e30 : f32
-      // Lazy rescaling: a row keeps its running maximum until a block's
-      // maximum exceeds it by more than 8 (log2 units): p = exp2(s - m)
-      // then stays below 2^8, exact in f16/bf16 range and fp32 sums, and O
-      // is rescaled only when some row of the warp moved its maximum.
-      %lazyBound = arith.constant 8.0 : f32
-      %zeroF = arith.constant 0.0 : f32
-      %oZero = llvm.mlir.zero : !accO
-$CONSUMER_BODY    }
-    }
-    gpu.return
-  }
+Value AttentionKernelWriter::loadIndex(Value table, Value i) {
+  return toIndex(memref::LoadOp::create(b, loc, table, ValueRange{i}));
 }
-)mlir";
+
+void AttentionKernelWriter::ifThen(Value cond, function_ref<void()> body) {
+  auto op = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&op.getThenRegion().front());
+  body();
+}
+
+SmallVector<Value>
+AttentionKernelWriter::ifElse(Value cond, TypeRange types,
+                              function_ref<SmallVector<Value>()> thenBody,
+                              function_ref<SmallVector<Value>()> elseBody) {
+  auto op = scf::IfOp::create(b, loc, types, cond, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard g(b);
+    for (auto [region, body] :
+         {std::pair<Region *, function_ref<SmallVector<Value>()>>{
+              &op.getThenRegion(), thenBody},
+          {&op.getElseRegion(), elseBody}}) {
+      Block &block = region->front();
+      // scf.if's builder gives result-less regions their yield.
+      if (!block.empty())
+        block.back().erase();
+      b.setInsertionPointToEnd(&block);
+      scf::YieldOp::create(b, loc, body());
+    }
+  }
+  return op.getResults();
+}
+
+SmallVector<Value> AttentionKernelWriter::forLoop(
+    Value from, Value to, ValueRange init,
+    function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+  auto loop = scf::ForOp::create(b, loc, from, to, index(1), init);
+  {
+    OpBuilder::InsertionGuard g(b);
+    Block *block = loop.getBody();
+    if (!block->empty())
+      block->back().erase();
+    b.setInsertionPointToEnd(block);
+    scf::YieldOp::create(
+        b, loc, body(loop.getInductionVar(), loop.getRegionIterArgs()));
+  }
+  return loop.getResults();
+}
+
+std::pair<Value, Value> AttentionKernelWriter::ringPosition(Value j,
+                                                            bool free) {
+  Value ringSlot = rem(j, index(s.stages));
+  Value phase = rem(div(j, index(s.stages)), index(2));
+  // The empty barrier's first wait, before any release, passes at once.
+  if (free)
+    phase = arith::XOrIOp::create(b, loc, phase, index(1));
+  return {ringSlot,
+          arith::IndexCastOp::create(b, loc, b.getI1Type(), phase).getResult()};
+}
+
+void AttentionKernelWriter::wait(Value barriers, Value at, Value parity) {
+  nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, parity, ticks, at);
+}
+
+void AttentionKernelWriter::arrive(Value barriers, Value at) {
+  nvgpu::MBarrierArriveOp::create(b, loc, nvgpu::MBarrierTokenType::get(ctx),
+                                  barriers, at);
+}
+
+void AttentionKernelWriter::laneZeroArrive(Value barriers, Value at) {
+  ifThen(laneZero, [&] { arrive(barriers, at); });
+}
+
+void AttentionKernelWriter::namedBarrier(Value id, Value count) {
+  NVVM::BarrierOp::create(b, loc, Type(), id, count, nullptr, Value());
+}
+
+void AttentionKernelWriter::warpSync() {
+  NVVM::SyncWarpOp::create(b, loc, i32(-1));
+}
+
+//===----------------------------------------------------------------------===//
+// The CTA and its tiles
+//===----------------------------------------------------------------------===//
+
+void AttentionKernelWriter::writeParameters(gpu::GPUFuncOp func) {
+  unsigned next = 0;
+  auto map = [&](Type type) {
+    return UnrealizedConversionCastOp::create(b, loc, type,
+                                              func.getArgument(next++))
+        .getResult(0);
+  };
+  tmaQ = map(tmaQType);
+  tmaK = map(tmaKType);
+  tmaV = map(tmaVType);
+  tmaO = map(tmaOType);
+  // The index, the pairs table and the order (as the launch's parameters).
+  if (s.indexed)
+    idx = func.getArgument(next++);
+  if (s.mode == Mode::Pairs)
+    pairs = func.getArgument(next++);
+  if (s.grouped)
+    order = func.getArgument(next++);
+  Value queryLenArg = s.dynamicQuery ? func.getArgument(next++) : Value();
+  Value keyLenArg = s.dynamicKey ? func.getArgument(next++) : Value();
+  if (s.runtimeTables)
+    tables = func.getArgument(next++);
+  if (s.chained && s.dynamicBatch)
+    tilesXArg = func.getArgument(next++);
+  keyLen = keyLenArg ? keyLenArg : index(s.keyLen);
+  queryLen = queryLenArg ? queryLenArg : index(s.queryLen);
+}
+
+Value AttentionKernelWriter::userOf(Value candidate) {
+  return s.indexed ? loadIndex(idx, candidate) : candidate;
+}
+
+Value AttentionKernelWriter::tileOfRow(Value row) {
+  // Heaviest query blocks first (a query tile is one mask block here): CTAs
+  // start in grid order, so the last ones to start, which set the
+  // kernel's tail, are the lightest.
+  if (!s.staticMask)
+    return row;
+  auto type = MemRefType::get({static_cast<int64_t>(s.order.size())},
+                              b.getI32Type());
+  Value table = memref::GetGlobalOp::create(b, loc, type, kernelName + "_order");
+  return loadIndex(table, row);
+}
+
+// What the CTA computes: consumer 0 (1) takes batch element bA (bB), query
+// tile tileA (tileB), both reading keys of request rA; noB when consumer 1
+// has nothing to do; run is false for a CTA with nothing to do (past the
+// batch, or a partner run by its pair's CTA).
+void AttentionKernelWriter::assignTile(Value tileX, Value tileY, Value &runs) {
+  if (s.mode == Mode::Pairs) {
+    // CTA x runs candidate x when the pairing kernel made it lead (its
+    // entry p + 1 names the partner, of the same request; 0: alone) and
+    // nothing when x is some other candidate's partner (-1). Grouped, x is
+    // a position of the order, whose pairs table is by position: its
+    // candidate is order[x].
+    Value nB = memref::DimOp::create(b, loc, idx, 0);
+    Value inB = ult(tileX, nB);
+    Value xc = select(inB, tileX, index(0));
+    Value xg = s.grouped ? loadIndex(order, xc) : tileX;
+    bA = xg;
+    Value pairOf = memref::LoadOp::create(b, loc, pairs, ValueRange{xc});
+    Value leads = cmp(arith::CmpIPredicate::sge, pairOf, i32(0));
+    runs = andi(inB, leads);
+    Value partner = toIndex(arith::SubIOp::create(b, loc, pairOf, i32(1)));
+    Value partnerIn = ult(partner, nB);
+    Value hasPartner = cmp(arith::CmpIPredicate::sgt, pairOf, i32(0));
+    Value hasB = andi(andi(hasPartner, partnerIn), runs);
+    noB = notI1(hasB);
+    bB = select(hasB, partner, bA);
+    tileA = tileY;
+    tileB = tileY;
+    rA = userOf(s.grouped ? xg : xc);
+    return;
+  }
+  bA = tileX;
+  bB = tileX;
+  runs = boolean(true);
+  Value yTile = tileOfRow(tileY);
+  if (s.mode == Mode::Split) {
+    tileA = mul(yTile, index(2));
+    tileB = add(tileA, index(1));
+    noB = notI1(ult(mul(tileB, index(64)), queryLen));
+  } else {
+    tileA = yTile;
+    tileB = yTile;
+    noB = boolean(true);
+  }
+  rA = userOf(bA);
+}
+
+// nkb, the key blocks tile A's query block walks: its kept blocks (from
+// firstKb in the mask's table), or ceil(keys / block).
+void AttentionKernelWriter::keyBlocks() {
+  if (!s.runtimeTables && !s.staticMask) {
+    nkb = div(sub(add(keyLen, index(s.blockN)), index(1)), index(s.blockN));
+    return;
+  }
+  Value qBlock = div(mul(tileA, index(64)), index(s.blockN));
+  Value qBlock1 = add(qBlock, index(1));
+  if (s.runtimeTables) {
+    // Tables the runtime built for this call's lengths: offsets, then key
+    // blocks.
+    Value firstRel = loadIndex(tables, qBlock);
+    Value lastRel = loadIndex(tables, qBlock1);
+    nkb = sub(lastRel, firstRel);
+    Value nqb = div(sub(add(queryLen, index(s.blockN)), index(1)),
+                    index(s.blockN));
+    firstKb = add(add(nqb, index(1)), firstRel);
+    return;
+  }
+  // BSR tables compiled into the module.
+  auto table = [&](StringRef suffix, size_t size) {
+    auto type = MemRefType::get({static_cast<int64_t>(size)}, b.getI32Type());
+    return memref::GetGlobalOp::create(b, loc, type, kernelName + suffix.str())
+        .getResult();
+  };
+  maskOffsets = table("_offsets", s.offsets.size());
+  maskIndices = table("_indices", s.indices.size());
+  firstKb = loadIndex(maskOffsets, qBlock);
+  nkb = sub(loadIndex(maskOffsets, qBlock1), firstKb);
+}
+
+Value AttentionKernelWriter::keyBlockOf(Value t) {
+  if (!s.runtimeTables && !s.staticMask)
+    return t;
+  return loadIndex(s.runtimeTables ? tables : maskIndices, add(firstKb, t));
+}
+
+// CTA c of C takes candidate tiles c, c + C, ... each head by head: item i
+// is candidate tile c + C (i / heads), head i % heads.
+std::pair<Value, Value> AttentionKernelWriter::chainItem(Value item) {
+  Value tile = add(cta, mul(div(item, cH), ctas));
+  return {tile, rem(item, cH)};
+}
+
+// Candidate tile t = x + X y -> (batch element, query tile); grouped, x is
+// a position in the grouping kernel's order, which names the candidate.
+std::pair<Value, Value> AttentionKernelWriter::chainTile(Value tile) {
+  Value position = rem(tile, chainX);
+  Value row = div(tile, chainX);
+  return {s.grouped ? loadIndex(order, position) : position, row};
+}
+
+// Tile `tile` -> (x, y, head), x fastest, as a launch would number its
+// CTAs; then what the tile computes and its key blocks.
+void AttentionKernelWriter::decodeChainedTile(Value tile, Value &runs) {
+  if (s.grouped) {
+    h = div(tile, chainTiles);
+    std::tie(x, y) = chainTile(rem(tile, chainTiles));
+  } else {
+    Value tilesX = s.dynamicBatch ? tilesXArg : index(s.tilesX);
+    x = rem(tile, tilesX);
+    Value yh = div(tile, tilesX);
+    y = rem(yh, index(s.tilesY));
+    h = div(yh, index(s.tilesY));
+  }
+  assignTile(x, y, runs);
+  keyBlocks();
+}
+
+void AttentionKernelWriter::writeBarrierInits() {
+  ifThen(eq(tid, index(0)), [&] {
+    // Every consumer warp releases a slot's K and its V.
+    Value releases = index(4 * s.consumers);
+    forLoop(index(0), index(s.stages), {}, [&](Value slotIndex, ValueRange) {
+      nvgpu::MBarrierInitOp::create(b, loc, full, index(1), slotIndex, Value());
+      nvgpu::MBarrierInitOp::create(b, loc, fullV, index(1), slotIndex, Value());
+      nvgpu::MBarrierInitOp::create(b, loc, empty, releases, slotIndex, Value());
+      nvgpu::MBarrierInitOp::create(b, loc, emptyV, releases, slotIndex, Value());
+      return SmallVector<Value>();
+    });
+    nvgpu::MBarrierInitOp::create(b, loc, qbar, index(1), index(0), Value());
+    if (s.chained)
+      nvgpu::MBarrierInitOp::create(b, loc, qfree, index(4 * s.consumers),
+                                    index(0), Value());
+  });
+}
+
+void AttentionKernelWriter::write(gpu::GPUModuleOp gpuModule, StringRef name) {
+  kernelName = name.str();
+  module = gpuModule;
+  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto f32Struct = [&](int64_t n) -> Type {
+    return LLVM::LLVMStructType::getLiteral(
+        ctx, SmallVector<Type>(n, Float32Type::get(ctx)));
+  };
+  accS = f32Struct(s.blockN / 2);
+  accO = f32Struct(s.headDim / 2);
+  barsType = nvgpu::MBarrierGroupType::get(ctx, workgroup, s.stages);
+  qbarType = nvgpu::MBarrierGroupType::get(ctx, workgroup, 1);
+  auto tmaSpace = IntegerAttr::get(IntegerType::get(ctx, 64), 3);
+  auto mapType = [&](int64_t rows, nvgpu::TensorMapL2PromoKind promo) {
+    return nvgpu::TensorMapDescriptorType::get(
+        ctx,
+        MemRefType::get({1, 1, rows, 64}, s.elementType,
+                        MemRefLayoutAttrInterface(), tmaSpace),
+        nvgpu::TensorMapSwizzleKind::SWIZZLE_128B, promo,
+        nvgpu::TensorMapOOBKind::OOB_ZERO,
+        nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+  };
+  tmaQType = mapType(64, nvgpu::TensorMapL2PromoKind::L2PROMO_256B);
+  tmaKType = mapType(s.blockN, nvgpu::TensorMapL2PromoKind::L2PROMO_256B);
+  tmaVType = mapType(64, nvgpu::TensorMapL2PromoKind::L2PROMO_256B);
+  tmaOType = mapType(64, nvgpu::TensorMapL2PromoKind::L2PROMO_NONE);
+  box64 = MemRefType::get({1, 1, 64, 64}, s.elementType,
+                          MemRefLayoutAttrInterface(), workgroup);
+  boxK = MemRefType::get({1, 1, s.blockN, 64}, s.elementType,
+                         MemRefLayoutAttrInterface(), workgroup);
+  smemType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                             MemRefLayoutAttrInterface(), workgroup);
+
+  b.setInsertionPointToEnd(module.getBody());
+  if (s.staticMask) {
+    // The mask's BSR tables and the query blocks' order, constants of the
+    // module.
+    for (auto [suffix, values] :
+         {std::pair<StringRef, ArrayRef<int32_t>>{"_offsets", s.offsets},
+          {"_indices", s.indices},
+          {"_order", s.order}}) {
+      auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                        b.getI32Type());
+      memref::GlobalOp::create(
+          b, loc, kernelName + suffix.str(), b.getStringAttr("private"),
+          MemRefType::get(type.getShape(), b.getI32Type()),
+          DenseIntElementsAttr::get(type, values), /*constant=*/true,
+          IntegerAttr());
+    }
+  }
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  auto indices = MemRefType::get({ShapedType::kDynamic}, b.getI32Type());
+  SmallVector<Type> params(4, ptr);
+  if (s.indexed)
+    params.push_back(indices);
+  if (s.mode == Mode::Pairs)
+    params.push_back(indices);
+  if (s.grouped)
+    params.push_back(indices);
+  if (s.dynamicQuery)
+    params.push_back(b.getIndexType());
+  if (s.dynamicKey)
+    params.push_back(b.getIndexType());
+  if (s.runtimeTables)
+    params.push_back(indices);
+  if (s.chained && s.dynamicBatch)
+    params.push_back(b.getIndexType());
+  gpu::GPUFuncOp func = createKernelFunction(
+      b, loc, module, kernelName, params, 128 * (s.consumers + 1));
+  // One consumer: two CTAs share an SM (one covers the other's waits), so
+  // 128 registers a thread at launch; the consumer gets more from the
+  // producer by setmaxnreg.
+  if (s.ctasPerSM > 1)
+    func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(s.ctasPerSM));
+  writeParameters(func);
+  ticks = index(kWaitTicks);
+
+  tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  // The role from lane 0 (a shuffle), so ptxas sees it warp-uniform:
+  // consumers 0 .. W-1, then the producer, a warpgroup each.
+  Value tid32 = arith::IndexCastOp::create(b, loc, b.getI32Type(), tid);
+  Value role = arith::DivUIOp::create(b, loc, tid32, i32(128));
+  w = toIndex(gpu::ShuffleOp::create(b, loc, role, i32(0), i32(32),
+                                     gpu::ShuffleMode::IDX)
+                  .getShuffleResult());
+  if (!s.chained) {
+    x = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    y = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+    h = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+    assignTile(x, y, run);
+  } else {
+    // CTA c of C takes candidate tiles (x, y; t = x + X y) c, c + C, ...
+    // of the T, each head by head (cItems items), so the CTAs running at
+    // once read the keys of a few neighbouring requests, which then stay
+    // in L2. (T + C - 1 - c) / C tiles: c < C, so nothing wraps.
+    run = boolean(true);
+    cta = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    ctas = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+    cH = index(s.heads);
+    chainX = s.dynamicBatch ? tilesXArg : index(s.tilesX);
+    chainTiles = mul(chainX, index(s.tilesY));
+    Value mine = div(sub(sub(add(chainTiles, ctas), index(1)), cta), ctas);
+    cItems = mul(mine, cH);
+    chainAny = cmp(arith::CmpIPredicate::ugt, mine, index(0));
+  }
+  ifThen(run, [&] {
+    smem = gpu::DynamicSharedMemoryOp::create(b, loc, smemType);
+    base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smem);
+    // The region starts at the first 1024-byte boundary (128B-swizzled
+    // tiles) at least 256 bytes past the base: ptxas places the
+    // dynamic-memory symbol first among the static shared variables, so
+    // the mbarriers lie just past it.
+    Value from = add(base, index(256));
+    pad = add(rem(sub(index(1024), rem(from, index(1024))), index(1024)),
+              index(256));
+    smemBase = arith::IndexCastOp::create(b, loc, b.getI64Type(), base);
+    // Per ring slot: full says its key block landed, fullV its value
+    // block; empty that every consumer warp is done with the keys, emptyV
+    // with the values. The pipelined consumer is done with K (t) in the
+    // middle of iteration t but with V (t) only at the end of t + 1.
+    full = nvgpu::MBarrierCreateOp::create(b, loc, barsType);
+    fullV = nvgpu::MBarrierCreateOp::create(b, loc, barsType);
+    empty = nvgpu::MBarrierCreateOp::create(b, loc, barsType);
+    emptyV = nvgpu::MBarrierCreateOp::create(b, loc, barsType);
+    qbar = nvgpu::MBarrierCreateOp::create(b, loc, qbarType);
+    if (s.chained)
+      qfree = nvgpu::MBarrierCreateOp::create(b, loc, qbarType);
+    else
+      keyBlocks();
+    writeBarrierInits();
+    gpu::BarrierOp::create(b, loc);
+    auto roles = scf::IfOp::create(b, loc, eq(w, index(s.consumers)),
+                                   /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&roles.getThenRegion().front());
+    writeProducer();
+    b.setInsertionPointToStart(&roles.getElseRegion().front());
+    writeConsumer();
+  });
+  gpu::ReturnOp::create(b, loc);
+}
+
+//===----------------------------------------------------------------------===//
+// The producer
+//===----------------------------------------------------------------------===//
+
+// Q's TMA loads (expecting their bytes on qbar) for consumer 0's query tile
+// tileA of batch element bA and consumer 1's (tileB, bB), head `head`.
+void AttentionKernelWriter::loadQ(Value tileQA, Value batchA, Value tileQB,
+                                  Value batchB, Value head) {
+  nvgpu::MBarrierArriveExpectTxOp::create(
+      b, loc, qbar, index(s.consumers * s.qBytes), index(0), Value());
+  for (int64_t wg = 0; wg < s.consumers; ++wg)
+    for (int64_t c = 0; c < s.dChunks(); ++c) {
+      Value box = memref::ViewOp::create(
+          b, loc, box64, smem, add(pad, index(wg * s.qBytes + c * 8192)),
+          ValueRange());
+      Value row = mul(wg ? tileQB : tileQA, index(64));
+      nvgpu::TmaAsyncLoadOp::create(
+          b, loc, box, qbar, tmaQ,
+          ValueRange{index(c * 64), row, head, wg ? batchB : batchA}, index(0),
+          Value(), Value());
+    }
+}
+
+void AttentionKernelWriter::writeProducer() {
+  // The producer gives its registers to the consumers.
+  NVVM::SetMaxRegisterOp::create(b, loc, s.producerRegs,
+                                 NVVM::SetMaxRegisterAction::decrease);
+  ifThen(eq(tid, mul(index(s.consumers), index(128))), [&] {
+    nvgpu::TmaPrefetchOp::create(b, loc, tmaK, Value());
+    nvgpu::TmaPrefetchOp::create(b, loc, tmaV, Value());
+    // O's too: the stores at the CTA's end then do not wait for it.
+    nvgpu::TmaPrefetchOp::create(b, loc, tmaO, Value());
+    // The request's key/value blocks into the ring: K once every consumer
+    // is done with the slot's keys, V once with its values. `nextQ` loads
+    // the chained walk's next item's Q within this one's blocks.
+    auto keyValueLoop = [&](Value ringBase, function_ref<void(Value)> nextQ) {
+      forLoop(index(0), nkb, {}, [&](Value t, ValueRange) {
+        Value position = add(t, ringBase);
+        auto [ringSlot, parity] = ringPosition(position, /*free=*/true);
+        wait(empty, ringSlot, parity);
+        loadKeyValue(position, t, parity);
+        if (nextQ)
+          nextQ(t);
+        return SmallVector<Value>();
+      });
+    };
+    if (!s.chained) {
+      loadQ(tileA, bA, tileB, bB, h);
+      keyValueLoop(index(0), nullptr);
+      return;
+    }
+    // The CTA's items, each its candidate tile's and head's own decode;
+    // `done` counts items (Q's barrier phases), `ring` the ring position.
+    forLoop(index(0), cItems, {index(0), index(0)},
+            [&](Value item, ValueRange carried) -> SmallVector<Value> {
+              Value ring = carried[0], done = carried[1];
+              auto [itemTile, itemHead] = chainItem(item);
+              Value tileRun;
+              decodeChainedTile(add(itemTile, mul(itemHead, chainTiles)),
+                                tileRun);
+              // The first item's Q before its key blocks; each next
+              // item's a block into the one before (once the consumer has
+              // that one's Q in its registers), not after the last: the
+              // ring keeps the producer only two blocks ahead of the
+              // consumer, too little to hide Q's trip from memory.
+              ifThen(eq(item, index(0)), [&] { loadQ(tileA, bA, tileB, bB, h); });
+              keyValueLoop(ring, [&](Value t) {
+                Value at = arith::MinUIOp::create(b, loc, sub(nkb, index(1)),
+                                                  index(1));
+                Value here = eq(t, at);
+                Value nextItem = add(item, index(1));
+                Value load = andi(here, ult(nextItem, cItems));
+                ifThen(load, [&] {
+                  wait(qfree, index(0),
+                       arith::IndexCastOp::create(b, loc, b.getI1Type(),
+                                                  rem(done, index(2))));
+                  auto [nextTile, nextHead] = chainItem(nextItem);
+                  auto [nextX, nextY] = chainTile(nextTile);
+                  loadQ(nextY, nextX, nextY, nextX, nextHead);
+                });
+              });
+              return {add(ring, nkb), add(done, index(1))};
+            });
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// The consumers
+//===----------------------------------------------------------------------===//
+
+void AttentionKernelWriter::writeConsumer() {
+  NVVM::SetMaxRegisterOp::create(b, loc, s.consumerRegs,
+                                 NVVM::SetMaxRegisterAction::increase);
+  if (!s.chained) {
+    // Consumer w's batch element and query tile.
+    Value isW0 = eq(w, index(0));
+    bW = select(isW0, bA, bB);
+    q0 = mul(select(isW0, tileA, tileB), index(64));
+  }
+  wgBar = arith::IndexCastOp::create(b, loc, b.getI32Type(), add(w, index(1)));
+  Value inWg = rem(tid, index(128));
+  elected = eq(inWg, index(0));
+  // O is staged for its TMA store in the consumer's own Q tile: Q is dead
+  // after the last Q K^T, and its 16 KB buy a third ring slot.
+  Value qOff = add(pad, mul(w, index(s.qBytes)));
+  stageAt = qOff;
+  // This thread's rows of the 64-row tile (wgmma fragment layout): r0 and
+  // r0 + 8, and its column pair 2 (lane % 4) in every group of 8.
+  Value warp = div(inWg, index(32));
+  lane = rem(tid, index(32));
+  laneZero = eq(lane, index(0));
+  Value warpRow = mul(warp, index(16));
+  q2 = mul(rem(lane, index(4)), index(2));
+  if (!s.qInRegs)
+    qDesc = descriptor(qOff);
+  // This lane's row of the four 8 x 8 matrices of ldmatrix / stmatrix .x4
+  // (matrixRowPointer): its byte offset in the tile, its 16-byte chunk and
+  // its swizzle.
+  Value lmM = div(lane, index(8));
+  Value lmRow = add(add(warpRow, rem(lane, index(8))),
+                    mul(rem(lmM, index(2)), index(8)));
+  lmHi = div(lmM, index(2));
+  lmRowB = mul(lmRow, index(128));
+  lmSw = rem(lmRow, index(8));
+  scale2 = f32(s.scale2);
+  negInf = f32(-std::numeric_limits<double>::infinity());
+  // Lazy rescaling: a row keeps its running maximum until a block's
+  // maximum exceeds it by more than 8 (log2 units): p = exp2(s - m) then
+  // stays below 2^8, exact in f16/bf16 range and fp32 sums, and O is
+  // rescaled only when some row of the warp moved its maximum.
+  lazyBound = f32(8.0);
+  zeroF = f32(0.0);
+  oZero = LLVM::ZeroOp::create(b, loc, accO);
+  if (s.chained)
+    writeChainedConsumerBody();
+  else
+    writeGridConsumerBody();
+}
 
 // A consumer's tile once its Q is in: which consumers run, their turns.
-constexpr const char *kConsumerTileSetup = R"mlir(
-      // Both consumers read the one request's blocks (ring positions
-      // 0 .. nkb - 1). Consumer 0 always has a tile, consumer 1 when %noB
-      // is false; an idle consumer still waits for and frees every slot, so
-      // the producer never stalls on it.
-        %jBase = arith.addi $RING_BASE, %c0 : index
-        %w1 = arith.cmpi eq, %w, %c1 : index
-        %idle = arith.andi %w1, %noB : i1
-        %active = arith.xori %idle, %true : i1
-        // Turns: when both consumers run (they wait for the same
-        // K/V blocks), their wgmma phases (Q K^T, P V) alternate through
-        // named barriers 3 + w (wait for my turn) and 4 - w (give the
-        // other its turn), so one consumer's softmax runs while the other's
-        // wgmma does, instead of both at once. Consumer 0 goes first;
-        // consumer 1 does not hand back after its last P V (no arrival is
-        // left pending).
-        %turnsAny = arith.xori %noB, %true : i1
-        // From lane 0 (a shuffle), as the role: the named barriers then sit
-        // on branches ptxas knows to be warp-uniform (bar.sync is .aligned).
-        %turnsI = arith.extui %turnsAny : i1 to i32
-        %turnsL, %turnsOk = gpu.shuffle idx %turnsI, %lane0, %c32i32 : i32
-        %turns = arith.trunci %turnsL : i32 to i1
-        %myTurn0 = arith.constant 3 : index
-        %myTurn1 = arith.addi %myTurn0, %w : index
-        %myTurn = arith.index_cast %myTurn1 : index to i32
-        %hisTurn0 = arith.constant 4 : index
-        %hisTurn1 = arith.subi %hisTurn0, %w : index
-        %hisTurn = arith.index_cast %hisTurn1 : index to i32
-        %turnCount = arith.constant 256 : i32
-        %isW0t = arith.cmpi eq, %w, %c0 : index
-        %nkbLast = arith.subi %nkb, %c1 : index
-)mlir";
-
-// The CTA's tile.
-constexpr const char *kConsumerTileBody = R"mlir(
-$CONSUMER_TILE_OPEN$LOAD_QREGS$Q_FREE$TILE_SETUP        scf.if %active {
-$CONSUMER_LOOP          // Row sums across the four threads of a row, then O / sum to the
-          // staging tile and out through TMA.
-$FINISH$STAGED_STORE        } else {
-$IDLE_DRAIN
-        }
-$CONSUMER_TILE_CLOSE)mlir";
-
-// Each consumer's blocks software pipelined (FlashAttention-3's
-// intra-warpgroup overlap): block t's Q K^T and block t - 1's P V are
-// issued together, the softmax of block t runs while P V (t - 1) does,
-// and O is rescaled once P V (t - 1) is done. Block 0's Q K^T and softmax
-// come first, the last block's P V after the loop; each of these (and
-// every loop iteration) is one wgmma turn.
-constexpr const char *kPipelinedPrologue = R"mlir(
-          %pro:$PRO_N = scf.execute_region -> ($PRO_TYPES) {
-            %t = arith.constant 0 : index
-$KEY_BLOCK_IN$DESC_K            // Consumer 0's first turn needs no wait.
-            %isW1f = arith.xori %isW0t, %true : i1
-            %waitFirst = arith.andi %turns, %isW1f : i1
-            scf.if %waitFirst {
-              nvvm.barrier id = %myTurn number_of_threads = %turnCount
-            }
-            %sU = llvm.mlir.undef : !accS
-            nvvm.wgmma.fence.aligned
-$QK
-            nvvm.wgmma.commit.group.sync.aligned
-            scf.if %turns {
-              nvvm.barrier.arrive id = %hisTurn number_of_threads = %turnCount
-            }
-            nvvm.wgmma.wait.group.sync.aligned 0
-            // This warp is done with K (0).
-            scf.if %laneZero {
-              %tok0 = nvgpu.mbarrier.arrive %empty[%slot] : !bars -> !nvgpu.mbarrier.token
-            }
-$FRESH_ROWS$SOFTMAX_FRESH
-            scf.yield %mNew0, %mNew8, %lNew0, %lNew8$PRO_P : $PRO_TYPES
-          }
-)mlir";
-// One block t of the pipelined loop (ring position %j = %jBase + %t): its
-// Q K^T issued with block t - 1's P V ($BLOCK_PV, P kept by $BLOCK_KEEP),
-// the softmax of t under that P V ($BLOCK_ROWS first: a head's rows start
-// over), K (t) and V (t - 1) freed. Block t - 1 is the head before's last
-// one for a chained head's first block.
-constexpr const char *kPipelinedBlock = R"mlir(
-$KEY_BLOCK_IN            // Block t - 1's slot: its V.
-            %jP = arith.subi %j, %c1 : index
-$PREV_RING_SLOT            %slotOffP = arith.muli %slotP, %slotBytes : index
-            %kOffP = arith.addi %kOff0, %slotOffP : index
-            %vOff = arith.addi %kOffP, %kBytes : index
-$DESC_K$DESC_V            // V (t - 1) is waited for here, not between the wgmma: a wait
-            // loop there puts the P V on a path ptxas takes as divergent.
-            nvgpu.mbarrier.try_wait.parity %fullV[%slotP], %parityP, %ticks : !bars
-            // (Never the CTA's first turn: consumer 0 waits too.)
-            scf.if %turns {
-              nvvm.barrier id = %myTurn number_of_threads = %turnCount
-            }
-            // S = Q K^T (t) and O += P V (t - 1), one turn.
-            %sU = llvm.mlir.undef : !accS
-            nvvm.wgmma.fence.aligned
-$QK
-            nvvm.wgmma.commit.group.sync.aligned
-$BLOCK_PV
-            nvvm.wgmma.commit.group.sync.aligned
-            scf.if %turns {
-              nvvm.barrier.arrive id = %hisTurn number_of_threads = %turnCount
-            }
-            // S (t) is done, so is this warp with K (t); the softmax runs
-            // while P V (t - 1) does.
-            nvvm.wgmma.wait.group.sync.aligned 1
-            scf.if %laneZero {
-              %tokK = nvgpu.mbarrier.arrive %empty[%slot] : !bars -> !nvgpu.mbarrier.token
-            }
-$BLOCK_ROWS$BLOCK_SOFTMAX
-            nvvm.wgmma.wait.group.sync.aligned 0
-            // P (t - 1) stays in its registers until P V (t - 1) is done
-            // (so P (t) gets registers of its own).
-$BLOCK_KEEP
-            scf.if %laneZero {
-              %tokV = nvgpu.mbarrier.arrive %emptyV[%slotP] : !bars -> !nvgpu.mbarrier.token
-            }
-)mlir";
-
-// Blocks 1 .. nkb - 1, from the prologue's %pro and O from %oZero.
-std::string pipelinedLoopText() {
-  return R"mlir(
-          %oL, %mEnd0, %mEnd8, %lEnd0, %lEnd8$LOOP_RESULTS = scf.for %t = %c1 to %nkb step %c1
-              iter_args(%o = %oZero, %m0 = %pro#0, %m8 = %pro#1, %l0 = %pro#2, %l8 = %pro#3$LOOP_ITER)
-              -> (!accO, $PRO_TYPES) {)mlir" +
-         replaceAll(kPipelinedBlock, {{"BLOCK_PV", "$PV_LOOP"},
-                                      {"BLOCK_KEEP", "$KEEP_P"},
-                                      {"BLOCK_ROWS", ""},
-                                      {"BLOCK_SOFTMAX", "$SOFTMAX"}}) +
-         R"mlir($RESCALE_LOOP
-            scf.yield %oScaled, %mNew0, %mNew8, %lNew0, %lNew8$PRO_P : !accO, $PRO_TYPES
-          }
-)mlir";
-}
-// The last block's P V: %oEnd from %oL and P in %pl.
-constexpr const char *kPipelinedLastPV = R"mlir(
-          %oEnd = scf.execute_region -> (!accO) {
-            // The last block's P V.
-            %jL = arith.addi %jBase, %nkbLast : index
-$LAST_RING_SLOT            %kOff0 = arith.addi %pad, %ringOff : index
-            %slotOffL = arith.muli %slotL, %slotBytes : index
-            %kOffL = arith.addi %kOff0, %slotOffL : index
-            %vOff = arith.addi %kOffL, %kBytes : index
-$DESC_V            nvgpu.mbarrier.try_wait.parity %fullV[%slotL], %parityL, %ticks : !bars
-            scf.if %turns {
-              nvvm.barrier id = %myTurn number_of_threads = %turnCount
-            }
-            nvvm.wgmma.fence.aligned
-$PV_LAST
-            nvvm.wgmma.commit.group.sync.aligned
-            // Consumer 1 does not hand back after its last turn.
-            %isW1l = arith.xori %isW0t, %true : i1
-            %notW1l = arith.xori %isW1l, %true : i1
-            %handLast = arith.andi %turns, %notW1l : i1
-            scf.if %handLast {
-              nvvm.barrier.arrive id = %hisTurn number_of_threads = %turnCount
-            }
-            nvvm.wgmma.wait.group.sync.aligned 0
-            scf.if %laneZero {
-              %tokL = nvgpu.mbarrier.arrive %emptyV[%slotL] : !bars -> !nvgpu.mbarrier.token
-            }
-            scf.yield %oFin : !accO
-          }
-)mlir";
-
-// Chained heads: the first block of a head (ring position %jBase) as the
-// pipelined loop's block t = 0, issued with the head before's last P V (P
-// in %pc, O in %oC, its V at %jBase - 1) in one wgmma group (and turn,
-// were there two consumers); once that P V is done, the head before's O is
-// normalized (its row sums %lC0 / %lC8) and stored. (The kernel takes it
-// with one consumer a candidate: the other CTA on the SM keeps the tensor
-// cores busy meanwhile.)
-std::string chainedPrologueText() {
-  return R"mlir(
-          %pro:$PRO_N = scf.execute_region -> ($PRO_TYPES) {
-            %t = arith.constant 0 : index)mlir" +
-         replaceAll(kPipelinedBlock, {{"BLOCK_PV", "$PV_CHAIN"},
-                                      {"BLOCK_KEEP", "$KEEP_PC"},
-                                      {"BLOCK_ROWS", "$FRESH_ROWS"},
-                                      {"BLOCK_SOFTMAX", "$SOFTMAX_FRESH"}}) +
-         R"mlir(            // The head before's O, normalized and stored.
-            %lEnd0 = arith.select %true, %lC0, %lC0 : f32
-            %lEnd8 = arith.select %true, %lC8, %lC8 : f32
-$FINISH_PREV
-            scf.yield %mNew0, %mNew8, %lNew0, %lNew8$PRO_P : $PRO_TYPES
-          }
-)mlir";
+// Both consumers read the one request's blocks (ring positions ringBase
+// ..). Consumer 0 always has a tile, consumer 1 when noB is false; an idle
+// consumer still waits for and frees every slot, so the producer never
+// stalls on it.
+void AttentionKernelWriter::consumerTileSetup(Value ringBase) {
+  jBase = ringBase;
+  active = notI1(andi(eq(w, index(1)), noB));
+  // Turns: when both consumers run (they wait for the same K/V blocks),
+  // their wgmma phases (Q K^T, P V) alternate through named barriers 3 + w
+  // (wait for my turn) and 4 - w (give the other its turn), so one
+  // consumer's softmax runs while the other's wgmma does. Consumer 0 goes
+  // first; consumer 1 does not hand back after its last P V. From lane 0
+  // (a shuffle), as the role: the named barriers then sit on branches
+  // ptxas knows to be warp-uniform (bar.sync is .aligned).
+  Value turnsAny = arith::ExtUIOp::create(b, loc, b.getI32Type(), notI1(noB));
+  Value turnsLane = gpu::ShuffleOp::create(b, loc, turnsAny, i32(0), i32(32),
+                                           gpu::ShuffleMode::IDX)
+                        .getShuffleResult();
+  turns = arith::TruncIOp::create(b, loc, b.getI1Type(), turnsLane);
+  myTurn = arith::IndexCastOp::create(b, loc, b.getI32Type(),
+                                      add(index(3), w));
+  hisTurn = arith::IndexCastOp::create(b, loc, b.getI32Type(),
+                                       sub(index(4), w));
+  turnCount = i32(256);
+  isW0t = eq(w, index(0));
+  nkbLast = sub(nkb, index(1));
 }
 
-/// A chained CTA's item `item` (CTA c of C: candidate tiles c, c + C, ...,
-/// each head by head): its candidate tile %<p>T and head %<p>H.
-static std::string chainItemText(StringRef p, StringRef item) {
-  return llvm::formatv(R"mlir(
-          %{0}T0 = arith.divui {1}, %cH : index
-          %{0}T0s = arith.muli %{0}T0, %ctas : index
-          %{0}T = arith.addi %cta, %{0}T0s : index
-          %{0}H = arith.remui {1}, %cH : index
-)mlir",
-                       p, item)
-      .str();
+void AttentionKernelWriter::keyBlockIn(Value t) {
+  position = add(jBase, t);
+  auto [ringSlot, parity] = ringPosition(position, /*free=*/false);
+  slot = ringSlot;
+  wait(full, slot, parity);
+  kb = keyBlockOf(t);
+  kOff0 = add(pad, index(s.ringOff));
+  kOff = add(kOff0, mul(slot, index(s.slotBytes)));
 }
 
-/// Candidate tile %<p>T (chainItemText's) as its batch element %<p>X and
-/// query tile %<p>Y (t = x + X y). With `grouped`, the walk's x is a
-/// position in the grouping kernel's %order, which names the candidate.
-static std::string chainTileText(StringRef p, bool grouped) {
-  std::string candidate =
-      grouped ? llvm::formatv(R"mlir(
-          %{0}Xo = memref.load %order[%{0}Xw] : memref<?xi32>
-          %{0}Xc = arith.index_cast %{0}Xo : i32 to index
-)mlir",
-                              p)
-                    .str()
-              : llvm::formatv("          %{0}Xc = arith.addi %{0}Xw, %c0 : index\n", p)
-                    .str();
-  return llvm::formatv(R"mlir(
-          %{0}Xw = arith.remui %{0}T, %chainX : index
-          %{0}Y = arith.divui %{0}T, %chainX : index
-)mlir",
-                       p)
-             .str() +
-         candidate +
-         llvm::formatv("          %{0}X = arith.addi %{0}Xc, %c0 : index\n", p)
-             .str();
+void AttentionKernelWriter::myTurnBegins() {
+  ifThen(turns, [&] { namedBarrier(myTurn, turnCount); });
 }
 
-// Chained heads: item %hIdx's (a candidate's head) ring position (every
-// item has the same key blocks) and Q's phase.
-constexpr const char *kChainedHead = R"mlir(
-        %ring = arith.muli %hIdx, %nkb : index
-        %done = arith.addi %hIdx, %c0 : index
-)mlir";
+void AttentionKernelWriter::handTurnOver(Value when) {
+  ifThen(when, [&] {
+    NVVM::BarrierArriveOp::create(b, loc, hisTurn, turnCount);
+  });
+}
+
+// Block 0: its Q K^T and softmax (one wgmma turn; consumer 0's first turn
+// needs no wait).
+RowState AttentionKernelWriter::pipelinedPrologue() {
+  keyBlockIn(index(0));
+  Value kDesc = descriptor(kOff);
+  ifThen(andi(turns, notI1(isW0t)), [&] { namedBarrier(myTurn, turnCount); });
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  Value sFinal = qk(kDesc);
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  handTurnOver(turns);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  // This warp is done with K (0).
+  laneZeroArrive(empty, slot);
+  SoftmaxStep step = softmax(sFinal, freshRows(), s.skipUnmovedMaxima);
+  return {step.mNew0, step.mNew8, step.lNew0, step.lNew8, step.p};
+}
+
+// A row's first block: its running maximum and sum start over.
+RowState AttentionKernelWriter::freshRows() {
+  Value mInit = f32(-1.0e30);
+  return {mInit, mInit, zeroF, zeroF, {}};
+}
+
+// Block t of the pipelined loop: its Q K^T issued with block t - 1's P V
+// (P of t - 1 in rows.p, O in `o`), the softmax of t under that P V, K (t)
+// and V (t - 1) freed. For a chained item's first block, t - 1 is the item
+// before's last block and the rows start over (`fresh`).
+std::pair<Value, SoftmaxStep>
+AttentionKernelWriter::pipelinedBlock(Value t, Value o, const RowState &rows,
+                                      bool fresh) {
+  keyBlockIn(t);
+  // Block t - 1's slot: its V.
+  auto [slotP, parityP] = ringPosition(sub(position, index(1)), /*free=*/false);
+  Value vOff = add(add(kOff0, mul(slotP, index(s.slotBytes))), index(s.kBytes));
+  Value kDesc = descriptor(kOff);
+  Value vDesc = descriptor(vOff);
+  // V (t - 1) is waited for here, not between the wgmma: a wait loop there
+  // puts the P V on a path ptxas takes as divergent.
+  wait(fullV, slotP, parityP);
+  myTurnBegins();
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  Value sFinal = qk(kDesc);
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  Value oPV = pv(rows.p, o, vDesc);
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  handTurnOver(turns);
+  // S (t) is done, so is this warp with K (t); the softmax runs while
+  // P V (t - 1) does.
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+  laneZeroArrive(empty, slot);
+  // Skipping unmoved maxima pays everywhere but on pairs of candidates;
+  // guessing that no maximum moves pays with 64-key blocks
+  // (docs/decisions.md, "softmax instruction choices").
+  SoftmaxStep step =
+      fresh ? softmax(sFinal, freshRows(), s.skipUnmovedMaxima)
+      : s.speculativeSoftmax ? speculativeSoftmax(sFinal, rows)
+                             : softmax(sFinal, rows, s.skipUnmovedMaxima);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  // P (t - 1) stays in its registers until P V (t - 1) is done (so P (t)
+  // gets registers of its own).
+  keepP(rows.p);
+  laneZeroArrive(emptyV, slotP);
+  return {oPV, step};
+}
+
+// Blocks 1 .. nkb - 1, from block 0's rows and O zero: O before the last
+// P V and the rows after the last block.
+std::pair<Value, RowState>
+AttentionKernelWriter::pipelinedLoop(const RowState &first) {
+  SmallVector<Value> init = {oZero, first.m0, first.m8, first.l0, first.l8};
+  llvm::append_range(init, first.p);
+  SmallVector<Value> results =
+      forLoop(index(1), nkb, init, [&](Value t, ValueRange carried) {
+        RowState rows{carried[1], carried[2], carried[3], carried[4],
+                      SmallVector<Value>(carried.drop_front(5))};
+        auto [oPV, step] = pipelinedBlock(t, carried[0], rows, /*fresh=*/false);
+        SmallVector<Value> next = {rescale(oPV, step), step.mNew0, step.mNew8,
+                                   step.lNew0, step.lNew8};
+        llvm::append_range(next, step.p);
+        return next;
+      });
+  return {results[0],
+          RowState{results[1], results[2], results[3], results[4],
+                   SmallVector<Value>(ArrayRef<Value>(results).drop_front(5))}};
+}
+
+// The last block's P V (P in `pl`, O in `oL`).
+Value AttentionKernelWriter::pipelinedLastPV(Value oL, ArrayRef<Value> pl) {
+  auto [slotL, parityL] = ringPosition(add(jBase, nkbLast), /*free=*/false);
+  Value vOff = add(add(add(pad, index(s.ringOff)),
+                       mul(slotL, index(s.slotBytes))),
+                   index(s.kBytes));
+  Value vDesc = descriptor(vOff);
+  wait(fullV, slotL, parityL);
+  myTurnBegins();
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  Value oFin = pv(pl, oL, vDesc);
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  // Consumer 1 does not hand back after its last turn.
+  handTurnOver(andi(turns, isW0t));
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  laneZeroArrive(emptyV, slotL);
+  return oFin;
+}
+
+// O's TMA stores from the staging tile at `at` to (batch, head, rows row
+// ..).
+void AttentionKernelWriter::storeO(Value at, Value head, Value row,
+                                   Value batch) {
+  for (int64_t c = 0; c < s.dChunks(); ++c) {
+    Value box = memref::ViewOp::create(b, loc, box64, smem,
+                                       add(at, index(c * 8192)), ValueRange());
+    nvgpu::TmaAsyncStoreOp::create(
+        b, loc, box, tmaO, ValueRange{index(c * 64), row, head, batch}, Value());
+  }
+}
+
+// The staging tile's writes made visible to TMA, then stored by the
+// elected thread.
+void AttentionKernelWriter::fenceAndStore(Value at, Value head, Value row,
+                                          Value batch, bool waitForReads) {
+  NVVM::FenceProxyOp::create(
+      b, loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+  namedBarrier(wgBar, i32(128));
+  ifThen(elected, [&] {
+    storeO(at, head, row, batch);
+    NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+    // The staging tile must outlive the stores' reads of it, not their
+    // writes: the CTA (and its shared memory) may go once they are read.
+    if (waitForReads)
+      NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, b.getUnitAttr());
+  });
+}
+
+// An idle consumer frees K and V of every block once both landed (V's wait
+// also orders its release after the active consumer's of the slot's
+// previous values: the producer waited for those). Waits stay
+// warp-uniform: a lane spinning on a barrier while the rest of its warp
+// spins on another hung under racecheck.
+void AttentionKernelWriter::drainSlots() {
+  forLoop(index(0), nkb, {}, [&](Value t, ValueRange) {
+    Value ringSlot, parity;
+    std::tie(ringSlot, parity) = ringPosition(add(jBase, t), /*free=*/false);
+    wait(full, ringSlot, parity);
+    wait(fullV, ringSlot, parity);
+    ifThen(laneZero, [&] {
+      arrive(empty, ringSlot);
+      arrive(emptyV, ringSlot);
+    });
+    // The warp meets again before the next slot: lanes 1-31 must not spin
+    // ahead on later slots while lane 0, which frees this one, waits to be
+    // scheduled.
+    warpSync();
+    return SmallVector<Value>();
+  });
+}
+
+void AttentionKernelWriter::writeGridConsumerBody() {
+  wait(qbar, index(0), boolean(false));
+  // Q K^T reads Q from registers (loaded once a tile), so only K comes
+  // from shared memory, except in the pairs kernel, where it does not pay.
+  if (s.qInRegs)
+    qFragments = loadQFragments(stageAt);
+  consumerTileSetup(index(0));
+  ifElse(
+      active, {},
+      [&]() -> SmallVector<Value> {
+        RowState first = pipelinedPrologue();
+        auto [oL, end] = pipelinedLoop(first);
+        Value oEnd = pipelinedLastPV(oL, end.p);
+        finish(oEnd, end.l0, end.l8, stageAt);
+        fenceAndStore(stageAt, h, q0, bW, /*waitForReads=*/true);
+        return {};
+      },
+      [&]() -> SmallVector<Value> {
+        drainSlots();
+        return {};
+      });
+}
+
+// The chained item `item`'s O (oEnd, row sums lEnd0 / lEnd8) into the
+// consumer's O staging tile once TMA has read the item before's out of it,
+// then out by TMA to the item's place (waiting for TMA to have read it
+// when it is the CTA's last).
+void AttentionKernelWriter::stagedFinish(Value item, Value oEnd, Value lEnd0,
+                                         Value lEnd8, bool last) {
+  auto [itemTile, head] = chainItem(item);
+  auto [batch, queryTile] = chainTile(itemTile);
+  Value row = mul(queryTile, index(64));
+  ifThen(elected, [&] {
+    NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, b.getUnitAttr());
+  });
+  finish(oEnd, lEnd0, lEnd8, oStageAt);
+  fenceAndStore(oStageAt, head, row, batch, /*waitForReads=*/last);
+}
 
 // Chained heads: the consumer's items (each candidate of its share head by
-// head), from the state one item leaves to the next ($STATE_TYPES: O
-// before the last P V, the row sums, the last P).
-constexpr const char *kChainedConsumerBody = R"mlir(
-      $CHAIN_OSTAGE      // The CTA's first tile (candidate tile, head 0): the key blocks are
-      // the same for every item, so they are read once.
-      %tile = arith.addi %cta, %c0 : index
-$CHAIN_DECODE$CHAIN_VALUES      %chainRun = arith.andi %tileRun, %chainAny : i1
-      scf.if %chainRun {
-      %st0:$STATE_N = scf.execute_region -> ($STATE_TYPES) {
-        %hIdx = arith.constant 0 : index
-$CHAIN_HEAD$CHAIN_Q$LOAD_QREGS$Q_FREE$TILE_SETUP        %hr0:$STATE_N = scf.if %active -> ($STATE_TYPES) {
-$FIRST_HEAD
-          scf.yield %oL, %lEnd0, %lEnd8$LOOP_RESULTS : $STATE_TYPES
-        } else {
-$IDLE_DRAIN
-$UNDEF_STATE
-          scf.yield $UNDEF_NAMES : $STATE_TYPES
-        }
-        scf.yield $R0_NAMES : $STATE_TYPES
-      }
-      %stN:$STATE_N = scf.for %hIdx = %c1 to %cItems step %c1 iter_args($CARRY) -> ($STATE_TYPES) {
-$CHAIN_HEAD$CHAIN_Q$LOAD_QREGS$Q_FREE$TILE_SETUP        %hPrev = arith.subi %hIdx, %c1 : index
-        %hr1:$STATE_N = scf.if %active -> ($STATE_TYPES) {
-$NEXT_HEAD
-          scf.yield %oL, %lEnd0, %lEnd8$LOOP_RESULTS : $STATE_TYPES
-        } else {
-$IDLE_DRAIN
-          scf.yield $CARRIED_NAMES : $STATE_TYPES
-        }
-        scf.yield $R1_NAMES : $STATE_TYPES
-      }
-      scf.execute_region {
-        %hIdx = arith.subi %cItems, %c1 : index
-$CHAIN_HEAD$TILE_SETUP        scf.if %active {
-$LAST_STATE
-$LAST_HEAD
-$FINISH_LAST
-        }
-        scf.yield
-      }
-      }
-)mlir";
+// head), the pipeline running on from one to the next: the state one item
+// leaves to the next is O before its last P V, the row sums and the last
+// P. An item's first block goes with the item before's last P V
+// (chainedPrologue), whose O is then normalized and stored.
+void AttentionKernelWriter::writeChainedConsumerBody() {
+  oStageAt = add(pad, add(index(s.oStageOff), mul(w, index(s.qBytes))));
+  // The CTA's first tile (candidate tile, head 0): the key blocks are the
+  // same for every item, so they are read once.
+  Value tileRun;
+  decodeChainedTile(cta, tileRun);
+  SmallVector<Type> stateTypes = {accO, b.getF32Type(), b.getF32Type()};
+  stateTypes.append(s.pRegs(), b.getI32Type());
+  // Item hIdx: its ring position (every item has the same key blocks) and
+  // Q's phase; Q once in, into registers, and the warp's part of the Q
+  // tile freed for the next item's.
+  auto startItem = [&](Value hIdx) {
+    Value ring = mul(hIdx, nkb);
+    wait(qbar, index(0),
+         arith::IndexCastOp::create(b, loc, b.getI1Type(), rem(hIdx, index(2))));
+    if (s.qInRegs)
+      qFragments = loadQFragments(stageAt);
+    warpSync();
+    laneZeroArrive(qfree, index(0));
+    consumerTileSetup(ring);
+  };
+  auto state = [&](Value o, Value l0, Value l8, ArrayRef<Value> p) {
+    SmallVector<Value> values = {o, l0, l8};
+    llvm::append_range(values, p);
+    return values;
+  };
+  ifThen(andi(tileRun, chainAny), [&] {
+    startItem(index(0));
+    SmallVector<Value> first = ifElse(
+        active, stateTypes,
+        [&]() -> SmallVector<Value> {
+          auto [oL, end] = pipelinedLoop(pipelinedPrologue());
+          return state(oL, end.l0, end.l8, end.p);
+        },
+        [&]() -> SmallVector<Value> {
+          drainSlots();
+          Value undefP = LLVM::UndefOp::create(b, loc, b.getI32Type());
+          return state(LLVM::UndefOp::create(b, loc, accO), zeroF, zeroF,
+                       SmallVector<Value>(s.pRegs(), undefP));
+        });
+    SmallVector<Value> last = forLoop(
+        index(1), cItems, first, [&](Value hIdx, ValueRange carried) {
+          startItem(hIdx);
+          Value hPrev = sub(hIdx, index(1));
+          return ifElse(
+              active, stateTypes,
+              [&]() -> SmallVector<Value> {
+                RowState rows = chainedPrologue(
+                    carried[0], carried[1], carried[2],
+                    SmallVector<Value>(carried.drop_front(3)), hPrev);
+                auto [oL, end] = pipelinedLoop(rows);
+                return state(oL, end.l0, end.l8, end.p);
+              },
+              [&]() -> SmallVector<Value> {
+                drainSlots();
+                return SmallVector<Value>(carried);
+              });
+        });
+    // The last item's last P V, its O normalized and stored.
+    Value hIdx = sub(cItems, index(1));
+    consumerTileSetup(mul(hIdx, nkb));
+    ifThen(active, [&] {
+      Value oEnd = pipelinedLastPV(
+          last[0], ArrayRef<Value>(last).drop_front(3));
+      stagedFinish(hIdx, oEnd, last[1], last[2], /*last=*/true);
+    });
+  });
+}
 
+// A chained item's first block (t = 0), issued with the item before's
+// last P V (P in pc, O in oC, its V at ring position jBase - 1) in one
+// wgmma group; once that P V is done, the item before's O is normalized
+// (its row sums lC0 / lC8) and stored.
+RowState AttentionKernelWriter::chainedPrologue(Value oC, Value lC0, Value lC8,
+                                                ArrayRef<Value> pc,
+                                                Value hPrev) {
+  RowState previous{Value(), Value(), lC0, lC8, SmallVector<Value>(pc)};
+  auto [oEnd, step] = pipelinedBlock(index(0), oC, previous, /*fresh=*/true);
+  stagedFinish(hPrev, oEnd, lC0, lC8, /*last=*/false);
+  return {step.mNew0, step.mNew8, step.lNew0, step.lNew8, step.p};
+}
+
+//===----------------------------------------------------------------------===//
+// The op's kernel
+//===----------------------------------------------------------------------===//
+
+namespace {
 /// What the kernel-level IR of an attention op decided (its sc.kernel_ir
 /// function after sc-lower-to-sck{attention=1} and sc-warp-specialize):
 /// the key/value ring's stages (0: as many as the kernel takes) and the
@@ -614,15 +1078,16 @@ static LogicalResult readAttentionKernelIR(AttentionOp op,
   return success();
 }
 
+
 bool mlir::sc::attentionKernelTakesF16Value(AttentionOp op) {
   return getAttentionConfig(op).getPInF16();
 }
 
-FailureOr<KernelLaunch>
-mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
-                               StringRef kernelName,
-                               const AttentionBinding &binding,
-                               StringRef chip) {
+/// The kernel's shape for `op` (failure with a located error when the
+/// kernel cannot run it).
+static FailureOr<AttentionShape> attentionShape(AttentionOp op,
+                                                const AttentionBinding &binding,
+                                                StringRef chip) {
   RankedTensorType qType = op.getQuery().getType();
   RankedTensorType kType = op.getKey().getType();
   RankedTensorType vType = op.getValue().getType();
@@ -639,26 +1104,29 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
       op.getType().getElementType() != elementType)
     return op.emitError() << "the attention kernel needs Q, K, V and the "
                              "result of one element type";
-  int64_t heads = qType.getDimSize(1), queryLen = qType.getDimSize(2);
-  int64_t headDim = qType.getDimSize(3), keyLen = kType.getDimSize(2);
-  if (ShapedType::isDynamic(heads) || ShapedType::isDynamic(headDim))
+  AttentionShape s;
+  s.elementType = elementType;
+  s.heads = qType.getDimSize(1);
+  s.queryLen = qType.getDimSize(2);
+  s.headDim = qType.getDimSize(3);
+  s.keyLen = kType.getDimSize(2);
+  if (ShapedType::isDynamic(s.heads) || ShapedType::isDynamic(s.headDim))
     return op.emitError() << "the attention kernel needs static heads and "
                              "head dim";
   // Dynamic lengths are passed to the kernel as values.
-  bool dynamicQuery = ShapedType::isDynamic(queryLen);
-  bool dynamicKey = ShapedType::isDynamic(keyLen);
+  s.dynamicQuery = ShapedType::isDynamic(s.queryLen);
+  s.dynamicKey = ShapedType::isDynamic(s.keyLen);
   // With dynamic lengths a log-linear mask's tables are built by the
   // runtime at launch (the op verifier admits only log-linear masks there).
-  bool runtimeTables = (dynamicQuery || dynamicKey) && op.getMaskAttr();
-  if (headDim != 64 && headDim != 128)
+  s.runtimeTables = (s.dynamicQuery || s.dynamicKey) && op.getMaskAttr();
+  if (s.headDim != 64 && s.headDim != 128)
     return op.emitError() << "the attention kernel takes head dims 64 and "
                              "128, got "
-                          << headDim;
-  if (vType.getDimSize(3) != headDim)
+                          << s.headDim;
+  if (vType.getDimSize(3) != s.headDim)
     return op.emitError() << "the attention kernel needs the value dim equal "
                              "to the head dim";
-
-  bool indexed = static_cast<bool>(op.getIndex());
+  s.indexed = static_cast<bool>(op.getIndex());
   auto mask = dyn_cast_if_present<BlockMaskAttrInterface>(op.getMaskAttr());
   AttentionConfigAttr config = getAttentionConfig(op);
   std::string unfit = attentionConfigLimitation(op, config);
@@ -667,737 +1135,152 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                           << " cannot run it: " << unfit;
   // Consumers per CTA. Two warpgroups share every K/V block when their
   // 64-row query tiles read the same keys: two candidates of one request
-  // (pairs), or two tiles of one query block of 128 rows (split). Else one.
-  // A dynamic query length takes the split form (any length; consumer 1
-  // idles on a single 64-row tile).
-  int64_t consumers = config.getConsumers();
-  // One consumer runs two CTAs an SM (one covers the other's waits).
-  int64_t ctasPerSM = consumers == 1 ? 2 : 1;
-  enum class Mode { Single, Pairs, Split } mode = Mode::Single;
+  // (pairs), or two tiles of one query block of 128 rows (split). Else one,
+  // and two CTAs an SM (one covers the other's waits).
+  s.consumers = config.getConsumers();
+  s.ctasPerSM = s.consumers == 1 ? 2 : 1;
   if (config.getWalk() == AttentionWalk::pairs) {
-    mode = Mode::Pairs;
+    s.mode = Mode::Pairs;
     if (binding.pairs.empty())
       return op.emitError() << "internal error: the attention kernel pairs "
                                "candidates but was given no pairs table";
-  } else if (consumers == 2) {
-    mode = Mode::Split;
+  } else if (s.consumers == 2) {
+    s.mode = Mode::Split;
   }
-  // Chained heads (a chained walk: target attention of one
-  // consumer a candidate): resident CTAs (two an SM), CTA c of C walking
-  // the (candidate, query tile) pairs c, c + C, ... head by head; the
-  // consumer's software pipeline runs on from head to head and candidate to
-  // candidate (an item's first Q K^T goes with the item before's last P V,
-  // whose O then goes out by TMA through a staging tile of its own), so a
-  // tile's fill and drain, its Q latency and a CTA's start come once per
-  // CTA (docs/decisions.md, "target attention").
-  bool chained = config.getWalk() == AttentionWalk::chained;
+  // Chained heads (target attention of one consumer a candidate): resident
+  // CTAs (two an SM), CTA c of C walking the (candidate, query tile) pairs
+  // c, c + C, ... head by head, so that a tile's fill and drain, its Q
+  // latency and a CTA's start come once per CTA (docs/decisions.md,
+  // "target attention").
+  s.chained = config.getWalk() == AttentionWalk::chained;
   // Candidates in request order (GroupCandidatesKernel.h): the chained
-  // walk's position x runs candidate %order[x]; the pairs kernel's CTA x
+  // walk's position x runs candidate order[x]; the pairs kernel's CTA x
   // runs position x (its pairs table is by position).
-  bool grouped = !binding.order.empty();
-  if (grouped && !chained && mode != Mode::Pairs)
+  s.grouped = !binding.order.empty();
+  if (s.grouped && !s.chained && s.mode != Mode::Pairs)
     return op.emitError() << "internal error: a candidate order for an "
                              "attention kernel that neither chains heads "
                              "nor pairs candidates";
+  s.tilesX = qType.getDimSize(0);
+  s.dynamicBatch = ShapedType::isDynamic(s.tilesX);
+  if (s.chained)
+    s.tilesY = llvm::divideCeil(s.queryLen, config.getTileRows());
   // Key blocks: the mask's blocks, else 128 keys with two consumers (wider
   // S wgmma), 64 with one (two CTAs per SM).
-  int64_t blockN = config.getKeyBlock();
-  std::string globals, blocks;
-  // The query tile of grid row y: y itself, or with a static mask the y-th
-  // heaviest (most kept key blocks first; see below).
-  std::string tileOrder = "    %yTile = arith.addi %y, %c0 : index\n";
-  int64_t numKeyBlocks = 0;
-  int64_t keptPairs = 0;
-  if (mask) {
-    if (blockN != 64 && blockN != 128)
-      return op.emitError() << "the attention kernel takes mask blocks of 64 "
-                               "or 128 tokens, got "
-                            << blockN;
-  }
-  if (mask && runtimeTables) {
-    blocks = llvm::formatv(R"mlir(
-    // Kept key blocks of this tile's query block, from the tables the
-    // runtime built for this call's lengths: offsets, then key blocks.
-    %maskBlock = arith.constant {0} : index
-    %qRowA = arith.muli %tileA, %c64 : index
-    %qBlock = arith.divui %qRowA, %maskBlock : index
-    %qBlock1 = arith.addi %qBlock, %c1 : index
-    %firstI = memref.load %tables[%qBlock] : memref<?xi32>
-    %lastI = memref.load %tables[%qBlock1] : memref<?xi32>
-    %firstRel = arith.index_cast %firstI : i32 to index
-    %lastRel = arith.index_cast %lastI : i32 to index
-    %nkb = arith.subi %lastRel, %firstRel : index
-    %nqbUp = arith.addi %queryLen, %maskBlock : index
-    %nqbUp1 = arith.subi %nqbUp, %c1 : index
-    %nqb = arith.divui %nqbUp1, %maskBlock : index
-    %indexBase = arith.addi %nqb, %c1 : index
-    %firstKb = arith.addi %indexBase, %firstRel : index
-)mlir",
-                           blockN)
-                 .str();
-  } else if (mask) {
-    int64_t numQueryBlocks = llvm::divideCeil(queryLen, blockN);
-    numKeyBlocks = llvm::divideCeil(keyLen, blockN);
-    // BSR tables of the kept key blocks, compiled into the module.
-    SmallVector<int32_t> offsets, indices;
-    mask.getBlockTables(numQueryBlocks, numKeyBlocks, offsets, indices);
-    keptPairs = indices.size();
-    auto list = [](ArrayRef<int32_t> v) {
-      std::string s;
-      for (auto [i, x] : llvm::enumerate(v))
-        s += (i ? ", " : "") + std::to_string(x);
-      return s;
-    };
-    // Heaviest query blocks first (a query tile is one mask block here):
-    // CTAs start in grid order, so the last ones to start, which set the
-    // kernel's tail, are the lightest. Ties keep their order (neighbours
-    // share keys in L2).
-    SmallVector<int32_t> order(numQueryBlocks);
-    std::iota(order.begin(), order.end(), 0);
-    llvm::sort(order, [&](int32_t a, int32_t b) {
-      int32_t keptA = offsets[a + 1] - offsets[a];
-      int32_t keptB = offsets[b + 1] - offsets[b];
+  s.blockN = config.getKeyBlock();
+  if (mask && s.blockN != 64 && s.blockN != 128)
+    return op.emitError() << "the attention kernel takes mask blocks of 64 "
+                             "or 128 tokens, got "
+                          << s.blockN;
+  if (mask && !s.runtimeTables) {
+    // BSR tables of the kept key blocks, compiled into the module; query
+    // blocks heaviest first (ties keep their order: neighbours share keys
+    // in L2).
+    s.staticMask = true;
+    int64_t numQueryBlocks = llvm::divideCeil(s.queryLen, s.blockN);
+    int64_t numKeyBlocks = llvm::divideCeil(s.keyLen, s.blockN);
+    mask.getBlockTables(numQueryBlocks, numKeyBlocks, s.offsets, s.indices);
+    s.order.resize(numQueryBlocks);
+    std::iota(s.order.begin(), s.order.end(), 0);
+    llvm::sort(s.order, [&](int32_t a, int32_t b) {
+      int32_t keptA = s.offsets[a + 1] - s.offsets[a];
+      int32_t keptB = s.offsets[b + 1] - s.offsets[b];
       return keptA != keptB ? keptA > keptB : a < b;
     });
-    globals = llvm::formatv(
-                  "  memref.global \"private\" constant @$KERNEL_offsets : "
-                  "memref<{0}xi32> = dense<[{1}]>\n"
-                  "  memref.global \"private\" constant @$KERNEL_indices : "
-                  "memref<{2}xi32> = dense<[{3}]>\n"
-                  "  memref.global \"private\" constant @$KERNEL_order : "
-                  "memref<{4}xi32> = dense<[{5}]>\n",
-                  offsets.size(), list(offsets), indices.size(), list(indices),
-                  order.size(), list(order))
-                  .str();
-    tileOrder = llvm::formatv(
-        "    %tileOrder = memref.get_global @$KERNEL_order : memref<{0}xi32>\n"
-        "    %yTileI = memref.load %tileOrder[%y] : memref<{0}xi32>\n"
-        "    %yTile = arith.index_cast %yTileI : i32 to index\n",
-        order.size());
-    blocks = llvm::formatv(R"mlir(
-    // Kept key blocks of this tile's query block (BSR tables).
-    %offsets = memref.get_global @$KERNEL_offsets : memref<{0}xi32>
-    %indices = memref.get_global @$KERNEL_indices : memref<{1}xi32>
-    %maskBlock = arith.constant {2} : index
-    %qRowA = arith.muli %tileA, %c64 : index
-    %qBlock = arith.divui %qRowA, %maskBlock : index
-    %qBlock1 = arith.addi %qBlock, %c1 : index
-    %firstI = memref.load %offsets[%qBlock] : memref<{0}xi32>
-    %lastI = memref.load %offsets[%qBlock1] : memref<{0}xi32>
-    %firstKb = arith.index_cast %firstI : i32 to index
-    %lastKb = arith.index_cast %lastI : i32 to index
-    %nkb = arith.subi %lastKb, %firstKb : index
-)mlir",
-                           offsets.size(), indices.size(), blockN)
-                 .str();
-  } else {
-    // ceil(keys / block), from the (possibly dynamic) length.
-    blocks = llvm::formatv("    %nkbBlock = arith.constant {0} : index\n"
-                           "    %nkbUp = arith.addi %keyLen, %nkbBlock : index\n"
-                           "    %nkbUp1 = arith.subi %nkbUp, %c1 : index\n"
-                           "    %nkb = arith.divui %nkbUp1, %nkbBlock : index\n",
-                           blockN)
-                 .str();
   }
-  // Key block of iteration %t (in the loop) / of %<p>_t (loads).
-  auto kbOf = [&](StringRef t, StringRef out) {
-    if (!mask)
-      return llvm::formatv("        {0} = arith.addi {1}, %c0 : index", out, t)
-          .str();
-    std::string table = runtimeTables
-                            ? std::string("%tables")
-                            : std::string("%indices");
-    std::string type =
-        runtimeTables ? std::string("memref<?xi32>")
-                      : llvm::formatv("memref<{0}xi32>", keptPairs).str();
-    return llvm::formatv(
-               "        {0}_i = arith.addi %firstKb, {1} : index\n"
-               "        {0}_v = memref.load {2}[{0}_i] : {3}\n"
-               "        {0} = arith.index_cast {0}_v : i32 to index",
-               out, t, table, type)
-        .str();
-  };
-
-  int64_t dChunks = headDim / 64;
-  int64_t eltBytes = 2;
-  int64_t qBytes = dChunks * 8192;
-  int64_t kBytes = dChunks * blockN * 128;
-  int64_t slotBytes = 2 * kBytes;
-  // Per consumer: its Q tile (which then stages O), then the ring.
-  int64_t stageBytes = qBytes;
-  int64_t ringOff = consumers * qBytes;
+  // Per consumer its Q tile (which then stages O), then the ring.
+  s.qBytes = s.dChunks() * 8192;
+  s.kBytes = s.dChunks() * s.blockN * 128;
+  s.slotBytes = 2 * s.kBytes;
+  s.ringOff = s.consumers * s.qBytes;
   // Ring slots: in iteration t the pipelined loop frees K (t) after its
   // Q K^T and V (t - 1) at the end, so with two slots K (t + 1) loads
   // during iteration t and V (t + 1) from its end (needed in t + 2). Three
   // with two consumers (their turns stretch an iteration); with one, two,
   // so that two CTAs fit an SM (81 KB for d = 128).
-  int64_t stages = consumers == 2 ? 3 : 2;
-  // (Chained heads keep the one-CTA-per-tile split: its producer walks only
-  // the CTA's heads, and 24 / 232 gains nothing over 40 / 216.)
-  AttentionIRRoles roles(consumers, ctasPerSM);
-  if (failed(readAttentionKernelIR(op, config, headDim, roles)))
+  s.stages = s.consumers == 2 ? 3 : 2;
+  AttentionIRRoles roles(s.consumers, s.ctasPerSM);
+  if (failed(readAttentionKernelIR(op, config, s.headDim, roles)))
     return failure();
   // setmaxnreg moves registers between the roles: the total is what the
   // CTA got at launch (two CTAs an SM with one consumer).
-  int64_t launchRegs = sck::launchRegisters(consumers + 1, ctasPerSM);
-  if (roles.producerRegs + consumers * roles.consumerRegs >
-      (consumers + 1) * launchRegs)
+  int64_t launchRegs = sck::launchRegisters(s.consumers + 1, s.ctasPerSM);
+  if (roles.producerRegs + s.consumers * roles.consumerRegs >
+      (s.consumers + 1) * launchRegs)
     return op.emitError() << "the kernel-level IR asks for a producer of "
                           << roles.producerRegs << " registers and "
-                          << consumers << " consumer(s) of "
+                          << s.consumers << " consumer(s) of "
                           << roles.consumerRegs << "; the CTA has "
-                          << consumers + 1 << " x " << launchRegs;
+                          << s.consumers + 1 << " x " << launchRegs;
+  s.producerRegs = roles.producerRegs;
+  s.consumerRegs = roles.consumerRegs;
   if (roles.stages > 0) {
     // One consumer runs two CTAs an SM: each gets half the shared memory.
-    int64_t perCta = ctasPerSM == 1 ? 227 * 1024 : 113 * 1024;
-    int64_t fit = (perCta - ringOff - (chained ? consumers * qBytes : 0) -
-                   detail::kSmemAlignReserve) /
-                  slotBytes;
+    int64_t perCta = s.ctasPerSM == 1 ? 227 * 1024 : 113 * 1024;
+    int64_t fit = (perCta - s.ringOff - (s.chained ? s.consumers * s.qBytes : 0) -
+                   sc::detail::kSmemAlignReserve) /
+                  s.slotBytes;
     if (roles.stages > fit)
       return op.emitError() << "the kernel-level IR asks for "
                             << roles.stages << " key/value ring slots; "
                             << fit << " fit in shared memory"
-                            << (consumers == 2 ? "" : " (two CTAs an SM)");
-    stages = roles.stages;
+                            << (s.consumers == 2 ? "" : " (two CTAs an SM)");
+    s.stages = roles.stages;
   }
   // Chained heads: O goes out through a staging tile of its own past the
   // ring, by TMA (the Q tile holds the next head's Q; from registers, O's
-  // scattered stores cost more than chaining saved). Two CTAs an SM still
-  // fit (99 KB each at d = 128).
-  int64_t oStageOff = ringOff + stages * slotBytes;
-  int64_t sharedBytes = oStageOff + (chained ? consumers * qBytes : 0) +
-                        detail::kSmemAlignReserve;
-  float scale = op.getScaleOrDefault();
-  double scale2 = static_cast<double>(scale) * 1.4426950408889634;
-  bool maskTail = dynamicKey || keyLen % blockN != 0;
+  // scattered stores cost more than chaining saved).
+  s.oStageOff = s.ringOff + s.stages * s.slotBytes;
+  s.scale2 = static_cast<double>(op.getScaleOrDefault()) * 1.4426950408889634;
+  s.maskTail = s.dynamicKey || s.keyLen % s.blockN != 0;
+  // bf16 with P in f16 (the configuration's p_in_f16): P rounded to f16
+  // (8x finer than bf16, its rounding was most of the bf16 error) needs V
+  // in f16 too (wgmma takes one type for both operands): the entry
+  // converts V once before the kernel (buildConvertKernel).
+  s.pType = attentionKernelTakesF16Value(op) ? Float16Type::get(op.getContext())
+                                             : elementType;
+  // Q K^T reads Q from registers except in the pairs kernel, where it does
+  // not pay. Skipping unmoved maxima pays everywhere but on pairs; guessing
+  // that no maximum moves pays with 64-key blocks (with 128 the scores, the
+  // guessed P and O do not fit the registers).
+  s.qInRegs = s.mode != Mode::Pairs;
+  s.skipUnmovedMaxima = s.mode != Mode::Pairs;
+  s.speculativeSoftmax = s.mode != Mode::Pairs && s.blockN == 64;
+  return s;
+}
 
-  llvm::StringMap<std::string> values;
-  values["KERNEL"] = kernelName.str();
-  values["T"] = typeToString(elementType);
-  values["BN"] = std::to_string(blockN);
-  values["S"] = std::to_string(stages);
-  values["QBYTES"] = std::to_string(qBytes);
-  values["KBYTES"] = std::to_string(kBytes);
-  values["SLOTBYTES"] = std::to_string(slotBytes);
-  values["RINGOFF"] = std::to_string(ringOff);
-  values["W"] = std::to_string(consumers);
-  values["THREADS"] = std::to_string(128 * (consumers + 1));
-  // One consumer: two CTAs share an SM (one covers the other's waits), so
-  // 128 registers a thread at launch; the pipelined loop needs ~142, which
-  // the consumer gets from the producer by setmaxnreg (without it ptxas
-  // spills).
-  values["MINCTAS"] =
-      ctasPerSM > 1 ? llvm::formatv(", nvvm.minctasm = {0} : i32", ctasPerSM).str()
-                    : "";
-  values["RELEASES"] = std::to_string(4 * consumers);
-  values["QBYTESALL"] = std::to_string(consumers * qBytes);
-  values["STAGEELEMS"] = std::to_string(stageBytes / eltBytes);
-  values["ACCS"] = f32StructType(blockN / 2);
-  values["ACCO"] = f32StructType(headDim / 2);
-  values["SCALE2"] = llvm::formatv("{0:e}", scale2).str();
-  // The index, then the pairs table, then the order (as the launch's
-  // parameters below); pairs and order come only with an index.
-  values["INDEX_PARAM"] =
-      std::string(indexed ? ", %idx: memref<?xi32>" : "") +
-      (mode == Mode::Pairs ? ", %pairs: memref<?xi32>" : "") +
-      (grouped ? ", %order: memref<?xi32>" : "");
-
-  llvm::StringMap<std::string> pieces;
-  pieces["GLOBALS"] = globals;
-  pieces["DESC_CONSTANTS"] = wgmmaDescriptorConstantsText();
-  // Ring positions: block t - 1's and the last block's slots (their V),
-  // and the producer's (the empty barrier).
-  values["PREV_RING_SLOT"] = ringPositionText("%jP", "%slotP", "%parityP", RingWait::Full);
-  values["LAST_RING_SLOT"] = ringPositionText("%jL", "%slotL", "%parityL", RingWait::Full);
-  values["PRODUCER_RING_SLOT"] = ringPositionText("%pj", "%ps", "%pepar", RingWait::Empty);
-  pieces["SMEM_REGION"] = detail::smemRegionText();
-  pieces["MATRIX_LANES"] = kMatrixLanes;
-  pieces["DESC_QP"] =
-      wgmmaDescriptorText("qDesc", "qOff");
-  pieces["BLOCKS"] = blocks;
-  // What the CTA computes: consumer 0 (1) takes batch element %bA (%bB),
-  // query tile %tileA (%tileB), both reading keys of request %rA; %noB
-  // when consumer 1 has nothing to do; %run is false for CTAs with nothing
-  // to do (past the batch, or a partner run by its pair's CTA).
-  auto userOf = [&](StringRef b, StringRef out) {
-    if (!indexed)
-      return llvm::formatv("    {0} = arith.addi {1}, %c0 : index\n", out, b)
-          .str();
-    return llvm::formatv("    {0}_raw = memref.load %idx[{1}] : memref<?xi32>\n"
-                         "    {0} = arith.index_cast {0}_raw : i32 to index\n",
-                         out, b)
-        .str();
-  };
-  // $O prefixes the values a section defines (%bA ... %rA; the run flag is
-  // $RUN, below): empty for the op alone, "t_" for the target section of a
-  // fused launch.
-  std::string assign;
-  if (mode == Mode::Pairs) {
-    // CTA x runs candidate x when the pairing kernel made it lead (its
-    // entry p + 1 names the partner, of the same request; 0: alone) and
-    // nothing when x is some other candidate's partner (-1). Grouped
-    // (GroupCandidatesKernel.h), x is a position of the order, whose pairs
-    // table is by position: its candidate is order[x] ($LEAD).
-    assign = R"mlir(
-    %nB = memref.dim %idx, %c0 : memref<?xi32>
-    %inB = arith.cmpi ult, %x, %nB : index
-    %xc = arith.select %inB, %x, %c0 : index
-$LEAD    %pairOf = memref.load %pairs[%xc] : memref<?xi32>
-    %pairNone = arith.constant 0 : i32
-    %leads = arith.cmpi sge, %pairOf, %pairNone : i32
-    %$RUN = arith.andi %inB, %leads : i1
-    %pairOne = arith.constant 1 : i32
-    %partner32 = arith.subi %pairOf, %pairOne : i32
-    %partner = arith.index_cast %partner32 : i32 to index
-    %partnerIn = arith.cmpi ult, %partner, %nB : index
-    %hasPartner = arith.cmpi sgt, %pairOf, %pairNone : i32
-    %hasB0 = arith.andi %hasPartner, %partnerIn : i1
-    %hasB = arith.andi %hasB0, %$RUN : i1
-    %$OnoB = arith.xori %hasB, %true : i1
-    %$ObB = arith.select %hasB, %partner, %$ObA : index
-    %$OtileA = arith.addi %y, %c0 : index
-    %$OtileB = arith.addi %y, %c0 : index
-)mlir";
-    assign = replaceAll(
-        assign, {{"LEAD", grouped ? "    %xg0 = memref.load %order[%xc] : memref<?xi32>\n"
-                                    "    %xg = arith.index_cast %xg0 : i32 to index\n"
-                                    "    %$ObA = arith.addi %xg, %c0 : index\n"
-                                  : "    %$ObA = arith.addi %x, %c0 : index\n"}});
-    assign += userOf(grouped ? "%xg" : "%xc", "%$OrA");
-  } else if (mode == Mode::Split) {
-    assign = R"mlir(
-    %$ObA = arith.addi %x, %c0 : index
-    %$ObB = arith.addi %x, %c0 : index
-    %$RUN = arith.constant true
-$TILE_ORDER    %$OtileA = arith.muli %yTile, %c2 : index
-    %$OtileB = arith.addi %$OtileA, %c1 : index
-    %rowB = arith.muli %$OtileB, %c64 : index
-    %hasB = arith.cmpi ult, %rowB, %queryLen : index
-    %$OnoB = arith.xori %hasB, %true : i1
-)mlir";
-    assign += userOf("%$ObA", "%$OrA");
-  } else {
-    assign = R"mlir(
-    %$ObA = arith.addi %x, %c0 : index
-    %$ObB = arith.addi %x, %c0 : index
-    %$RUN = arith.constant true
-$TILE_ORDER    %$OtileA = arith.addi %yTile, %c0 : index
-    %$OtileB = arith.addi %yTile, %c0 : index
-    %$OnoB = arith.constant true
-)mlir";
-    assign += userOf("%$ObA", "%$OrA");
-  }
-  // The flag saying whether the CTA (the chained walk: the tile) runs:
-  // %run, or the chained walk's %tileRun (its %run, outside the walk, is
-  // true).
-  assign = replaceAll(assign, {{"O", ""},
-                               {"RUN", chained ? "tileRun" : "run"},
-                               {"TILE_ORDER", tileOrder}});
-  std::string ctaTile = "    %x = gpu.block_id x\n"
-                        "    %y = gpu.block_id y\n"
-                        "    %h = gpu.block_id z\n" +
-                        assign;
-  std::string consumerTileValues =
-      "      // Consumer %w: its batch element, query tile, Q and staging tiles.\n"
-      "      %isW0 = arith.cmpi eq, %w, %c0 : index\n"
-      "      %bW = arith.select %isW0, %bA, %bB : index\n"
-      "      %tileW = arith.select %isW0, %tileA, %tileB : index\n"
-      "      %q0 = arith.muli %tileW, %c64 : index\n";
-  // The chained walk's decode of %tile (each head's).
-  std::string chainDecode;
-  if (!chained) {
-    pieces["CTA_TILE"] = ctaTile;
-    pieces["BLOCKS"] = blocks;
-    pieces["CONSUMER_TILE_VALUES"] = consumerTileValues;
-    pieces["CONSUMER_TILE_OPEN"] =
-        "      nvgpu.mbarrier.try_wait.parity %qbar[%c0], %false, %ticks : !qbar\n";
-    pieces["CONSUMER_TILE_CLOSE"] = "";
-    pieces["PRODUCER_TILE_OPEN"] = "";
-    pieces["Q_FREE"] = "";
-    pieces["QFREE_INIT"] = "";
-    pieces["PRODUCER_TILE_CLOSE"] = "";
-    values["RING_BASE"] = "%c0";
-    values["TILES_X_PARAM"] = "";
-  } else {
-    // Tile %tile -> (x, y, head), x fastest, as a launch would number its
-    // CTAs; then what the tile computes and its kept key blocks.
-    // The batch (x) may be dynamic: then a parameter, %tilesXArg.
-    int64_t tilesX = qType.getDimSize(0);
-    bool dynamicBatch = ShapedType::isDynamic(tilesX);
-    int64_t tilesY = llvm::divideCeil(queryLen, config.getTileRows());
-    std::string tilesXValue =
-        dynamicBatch ? std::string("arith.addi %tilesXArg, %c0 : index")
-                     : llvm::formatv("arith.constant {0} : index", tilesX).str();
-    std::string tile = llvm::formatv(R"mlir(
-        %tilesX = {0}
-        %tilesY = arith.constant {1} : index
-        %x = arith.remui %tile, %tilesX : index
-        %tileYH = arith.divui %tile, %tilesX : index
-        %y = arith.remui %tileYH, %tilesY : index
-        %h = arith.divui %tileYH, %tilesY : index
-)mlir",
-                                     tilesXValue, tilesY)
-                           .str();
-    if (grouped)
-      // Tile t = T + chainTiles h: T decoded as chainTileText does.
-      tile = R"mlir(
-        %tT = arith.remui %tile, %chainTiles : index
-        %h = arith.divui %tile, %chainTiles : index
-)mlir" + chainTileText("t", grouped) + R"mlir(
-        %x = arith.addi %tX, %c0 : index
-        %y = arith.addi %tY, %c0 : index
-)mlir";
-    // A tile's %tileRun is false for a candidate some other's pair runs.
-    tile += assign + blocks;
-    chainDecode = tile;
-    pieces["CTA_TILE"] =
-        "    %run = arith.constant true\n"
-        "    %cta = gpu.block_id x\n"
-        "    %ctas = gpu.grid_dim x\n";
-    // CTA c of C takes candidate tiles (x, y; t = x + X y) c, c + C,
-    // c + 2 C, ... of the T, each head by head (%cItems items), so the CTAs
-    // running at once read the keys of a few neighbouring requests, which
-    // then stay in L2 (contiguous shares would have the running CTAs read
-    // every request's keys at once). (T + C - 1 - c) / C tiles: c < C, so
-    // nothing wraps.
-    pieces["CTA_TILE"] += llvm::formatv(R"mlir(
-    %cH = arith.constant {0} : index
-    %chainX = {1}
-    %chainY = arith.constant {2} : index
-    %chainTiles = arith.muli %chainX, %chainY : index
-    %chainUp = arith.addi %chainTiles, %ctas : index
-    %chainUp1 = arith.subi %chainUp, %c1 : index
-    %chainLeft = arith.subi %chainUp1, %cta : index
-    %chainMine = arith.divui %chainLeft, %ctas : index
-    %cItems = arith.muli %chainMine, %cH : index
-    %chainAny = arith.cmpi ugt, %chainMine, %c0 : index
-)mlir",
-                                          heads, tilesXValue, tilesY)
-                                .str();
-    pieces["BLOCKS"] = "    %qfree = nvgpu.mbarrier.create -> !qbar\n";
-    pieces["CONSUMER_TILE_VALUES"] = "";
-    // The CTA's items, its candidate tiles (x, y) c, c + C, ..., each head
-    // by head; %done counts items (Q's barrier phases), %ring the ring
-    // position. (The producer loads the next item's Q from within this
-    // one's key blocks: below.)
-    std::string open = R"mlir(
-        %tiles:2 = scf.for %item = %c0 to %cItems step %c1 iter_args(%ring = %c0, %done = %c0) -> (index, index) {)mlir" +
-                       chainItemText("item", "%item") + R"mlir(
-          %itemHT = arith.muli %itemH, %chainTiles : index
-          %tile = arith.addi %itemT, %itemHT : index
-)mlir" + tile;
-    pieces["PRODUCER_TILE_OPEN"] = open;
-    pieces["CONSUMER_TILE_OPEN"] = open + consumerTileValues + R"mlir(
-      %qpar0 = arith.remui %done, %c2 : index
-      %qpar = arith.index_cast %qpar0 : index to i1
-      nvgpu.mbarrier.try_wait.parity %qbar[%c0], %qpar, %ticks : !qbar
-)mlir";
-    std::string next = R"mlir(
-        %ringNext = arith.addi %ring, %nkb : index
-        %doneNext = arith.addi %done, %c1 : index
-        scf.yield %ringNext, %doneNext : index, index
-        }
-)mlir";
-    pieces["CONSUMER_TILE_CLOSE"] = next;
-    pieces["PRODUCER_TILE_CLOSE"] = next;
-    pieces["Q_FREE"] = R"mlir(
-      // This warp's Q is in its registers: its part of the Q tile is free
-      // (the next tile's Q loads while this one runs) once every lane has
-      // read it.
-      %qfreeLanes = arith.constant -1 : i32
-      nvvm.bar.warp.sync %qfreeLanes : i32
-      scf.if %laneZero {
-        %qtok = nvgpu.mbarrier.arrive %qfree[%c0] : !qbar -> !nvgpu.mbarrier.token
-      }
-)mlir";
-    values["RING_BASE"] = "%ring";
-    pieces["QFREE_INIT"] = llvm::formatv(
-        "      %qfreeCount = arith.constant {0} : index\n"
-        "      nvgpu.mbarrier.init %qfree[%c0], %qfreeCount : !qbar\n",
-        4 * consumers);
-    values["TILES_X_PARAM"] = dynamicBatch ? ", %tilesXArg: index" : "";
-  }
-  // The producer gives its registers to the consumers.
-  pieces["PRODUCER_REGS"] = llvm::formatv(
-      "      nvvm.setmaxregister decrease {0}\n", roles.producerRegs);
-  pieces["CONSUMER_REGS"] = llvm::formatv(
-      "      nvvm.setmaxregister increase {0}\n", roles.consumerRegs);
-  // Q's TMA loads (expecting their bytes on %qbar) for consumer 0's query
-  // tile `tileA` of batch element `bA` and consumer 1's (`tileB`, `bB`),
-  // head `head`; `p` prefixes the names.
-  auto loadQText = [&](StringRef tileA, StringRef bA, StringRef tileB,
-                       StringRef bB, StringRef head, StringRef p) {
-    std::string text = "        nvgpu.mbarrier.arrive.expect_tx %qbar[%c0], "
-                       "%qBytesAll : !qbar\n";
-    for (int64_t wg = 0; wg < consumers; ++wg)
-      for (int64_t c = 0; c < dChunks; ++c)
-        text += llvm::formatv(R"mlir(
-        %{6}qa{0}{1} = arith.constant {2} : index
-        %{6}qo{0}{1} = arith.addi %pad, %{6}qa{0}{1} : index
-        %{6}qv{0}{1} = memref.view %smem[%{6}qo{0}{1}][] : !smem to !box64
-        %{6}qd{0}{1} = arith.constant {3} : index
-        %{6}qr{0}{1} = arith.muli {4}, %c64 : index
-        nvgpu.tma.async.load %tmaQ[%{6}qd{0}{1}, %{6}qr{0}{1}, {7}, {5}], %qbar[%c0] to %{6}qv{0}{1} : !tmaQ, !qbar -> !box64
-)mlir",
-                              wg, c, wg * qBytes + c * 8192, c * 64,
-                              wg ? tileB : tileA, wg ? bB : bA, p, head)
-                    .str();
-    return text;
-  };
-  std::string loadQ = loadQText("%tileA", "%bA", "%tileB", "%bB", "%h", "");
-  pieces["PRODUCER_Q"] = loadQ;
-  // Chained: the CTA's first item's Q before its key blocks, each next
-  // item's a block into the one before (once the consumer has that one's
-  // Q in its registers), not after the last: the ring keeps the producer
-  // only two blocks ahead of the consumer, too little to hide Q's trip
-  // from memory (Nsight: the consumer waited for Q at every item).
-  std::string nextQ;
-  if (chained) {
-    pieces["PRODUCER_Q"] = "        %firstItem = arith.cmpi eq, %item, %c0 : index\n"
-                           "        scf.if %firstItem {\n" +
-                           loadQ + "        }\n";
-    nextQ = R"mlir(
-          %nqAt0 = arith.subi %nkb, %c1 : index
-          %nqAt = arith.minui %nqAt0, %c1 : index
-          %nqHere = arith.cmpi eq, %t, %nqAt : index
-          %nqItem = arith.addi %item, %c1 : index
-          %nqAny = arith.cmpi ult, %nqItem, %cItems : index
-          %nqLoad = arith.andi %nqHere, %nqAny : i1
-          scf.if %nqLoad {
-            %nqPar0 = arith.remui %done, %c2 : index
-            %nqPar = arith.index_cast %nqPar0 : index to i1
-            nvgpu.mbarrier.try_wait.parity %qfree[%c0], %nqPar, %ticks : !qbar
-)mlir" + chainItemText("nq", "%nqItem") + chainTileText("nq", grouped) + loadQText("%nqY", "%nqX", "%nqY", "%nqX", "%nqH", "nq") +
-            "          }\n";
-  }
-  // An idle consumer frees K and V of every block once both landed (V's
-  // wait also orders its release after the active consumer's of the
-  // slot's previous values: the producer waited for those).
-  pieces["IDLE_DRAIN"] = sc::detail::drainSlotsText(
-      "%nkb", "%jBase",
-      "              %dtokV = nvgpu.mbarrier.arrive %emptyV[%ds] : !bars -> !nvgpu.mbarrier.token\n",
-      "            nvgpu.mbarrier.try_wait.parity %fullV[%ds], %dpar, %ticks : !bars\n");
-  pieces["LOADKV"] = loadKeyValueText("ld", "%pj", dChunks, blockN,
-                                      kbOf("%t", "%ld_kb"));
-  // bf16 with P in f16 (the configuration's p_in_f16): P rounded to f16 (8x finer than
-  // bf16, its rounding was most of the bf16 error) needs V in f16 too
-  // (wgmma takes one type for both operands): the entry converts V once
-  // before the kernel (buildConvertKernel), which reads it as f16.
-  bool f16P = attentionKernelTakesF16Value(op);
-  std::string pType = f16P ? "f16" : typeToString(elementType);
-  std::string loadLoop = R"mlir(
-        scf.for %t = %c0 to %nkb step %c1 {
-          %pj = arith.addi %t, $RING_BASE : index
-$PRODUCER_RING_SLOT          nvgpu.mbarrier.try_wait.parity %empty[%ps], %pepar, %ticks : !bars
-$LOADKV$NEXT_Q        }
-)mlir";
-  pieces["PRODUCER_KV"] = replaceAll(
-      "        // The request's key/value blocks into the ring: K once every\n"
-      "        // consumer is done with the slot's keys, V once with its values.\n"
-      "        %kvBatch = arith.addi %rA, %c0 : index\n" +
-          loadLoop + pieces["PRODUCER_TILE_CLOSE"] + "      }\n",
-      {{"LOADKV", pieces["LOADKV"]}, {"NEXT_Q", nextQ}});
-  // Block %t: its ring slot once K landed, its key block, K's
-  // offset.
-  pieces["KEY_BLOCK_IN"] = R"mlir(
-            %j = arith.addi %jBase, %t : index
-)mlir" + ringPositionText("%j", "%slot", "%parity", RingWait::Full) + R"mlir(
-            nvgpu.mbarrier.try_wait.parity %full[%slot], %parity, %ticks : !bars
-)mlir" + kbOf("%t", "%kb") + R"mlir(
-            %slotOff = arith.muli %slot, %slotBytes : index
-            %kOff0 = arith.addi %pad, %ringOff : index
-            %kOff = arith.addi %kOff0, %slotOff : index
-)mlir";
-  // Q K^T reads Q from registers (loaded once a tile), so only K comes
-  // from shared memory, except in the pairs kernel, where it does not pay.
-  bool qInRegs = mode != Mode::Pairs;
-  pieces["QK"] = qInRegs ? qkRegsText(dChunks, blockN, typeToString(elementType))
-                         : qkText(dChunks, blockN, typeToString(elementType));
-  pieces["LOAD_QREGS"] =
-      qInRegs ? loadQRegsText(headDim) : "";
-  // The pipelined consumer loop: P (as wgmma A fragments, blockN / 16
-  // k16 steps of 4 registers) is carried from one iteration to the next.
-  {
-    std::string types = "f32, f32, f32, f32", proP, loopIter, loopResults;
-    int64_t pRegs = blockN / 16 * 4, idx = 4;
-    for (int64_t kk = 0; kk < blockN / 16; ++kk)
-      for (int64_t r = 0; r < 4; ++r, ++idx) {
-        types += ", i32";
-        proP += llvm::formatv(", %pa{0}_{1}", kk, r).str();
-        loopIter += llvm::formatv(", %pp{0}_{1} = %pro#{2}", kk, r, idx).str();
-        loopResults += llvm::formatv(", %pl{0}_{1}", kk, r).str();
-      }
-    values["PRO_N"] = std::to_string(4 + pRegs);
-    values["PRO_TYPES"] = types;
-    pieces["PRO_P"] = proP;
-    pieces["LOOP_ITER"] = loopIter;
-    pieces["LOOP_RESULTS"] = loopResults;
-    pieces["KEEP_P"] = keepPText(blockN, "pp");
-    pieces["DESC_K"] = wgmmaDescriptorText("kDesc", "kOff");
-    pieces["DESC_V"] = wgmmaDescriptorText("vDesc", "vOff");
-    pieces["PV_LOOP"] = pvText(dChunks, blockN, headDim, pType, "pp", "%o",
-                               "%oPV");
-    pieces["PV_LAST"] = pvText(dChunks, blockN, headDim, pType, "pl", "%oL",
-                               "%oFin");
-    pieces["RESCALE_LOOP"] = rescaleText(headDim, "%oPV", "%oScaled");
-  }
-  // Skipping unmoved maxima (softmaxText) pays everywhere but on pairs of
-  // candidates, which keep the shuffles; guessing that no maximum moves
-  // (speculativeSoftmaxText) pays with 64-key blocks (docs/decisions.md,
-  // "softmax instruction choices"). With 128-key
-  // blocks the scores, the guessed P and O do not fit the registers
-  // (ptxas spilled 252 bytes on log-linear blocks of 128).
-  bool speculativeSoftmax = mode != Mode::Pairs && blockN == 64;
-  // A row's first block: its maximum moves (from -1e30), so no guess.
-  pieces["SOFTMAX_FRESH"] = softmaxText(
-      blockN, maskTail, pType, /*skipUnmovedMaxima=*/mode != Mode::Pairs);
-  pieces["SOFTMAX"] = speculativeSoftmax
-                          ? speculativeSoftmaxText(blockN, maskTail, pType)
-                          : pieces["SOFTMAX_FRESH"];
-  // A tile's first block: the rows' running maxima and sums start over.
-  pieces["FRESH_ROWS"] = R"mlir(            %m0 = arith.addf %mInit, %zeroF : f32
-            %m8 = arith.addf %mInit, %zeroF : f32
-            %l0 = arith.addf %zeroF, %zeroF : f32
-            %l8 = arith.addf %zeroF, %zeroF : f32
-)mlir";
-  pieces["FINISH"] = finishText(headDim, typeToString(elementType));
-  // O's TMA stores from the staging tile at `stageAt` to head `head`.
-  auto storeOText = [&](StringRef stageAt, StringRef head,
-                        StringRef row = "%q0", StringRef batch = "%bW") {
-    std::string text;
-    for (int64_t c = 0; c < dChunks; ++c)
-      text += llvm::formatv(R"mlir(
-      %so{0} = arith.constant {1} : index
-      %sa{0} = arith.addi {3}, %so{0} : index
-      %sv{0} = memref.view %smem[%sa{0}][] : !smem to !box64
-      %sd{0} = arith.constant {2} : index
-      nvgpu.tma.async.store %sv{0} to %tmaO[%sd{0}, {5}, {4}, {6}] : !box64 -> !tmaO
-)mlir",
-                            c, c * 8192, c * 64, stageAt, head, row, batch)
-                  .str();
-    return text;
-  };
-  pieces["STOREO"] = storeOText("%stageAt", "%h");
-  pieces["STAGED_STORE"] = R"mlir(
-          nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-          nvvm.barrier id = %wgBar number_of_threads = %c128i32
-          scf.if %elected {
-$STOREO
-            nvvm.cp.async.bulk.commit.group
-            // The staging tile must outlive the stores' reads of it, not
-            // their writes: the CTA (and its shared memory) may go once
-            // they are read.
-            nvvm.cp.async.bulk.wait_group 0 {read}
-          }
-)mlir";
-  values["KEYLEN"] =
-      dynamicKey ? std::string("arith.addi %keyLenArg, %c0 : index")
-                 : llvm::formatv("arith.constant {0} : index", keyLen).str();
-  values["QUERYLEN"] =
-      dynamicQuery ? std::string("arith.addi %queryLenArg, %c0 : index")
-                   : llvm::formatv("arith.constant {0} : index", queryLen).str();
-  values["TABLES_PARAM"] = runtimeTables ? ", %tables: memref<?xi32>" : "";
-  values["LEN_PARAMS"] =
-      std::string(dynamicQuery ? ", %queryLenArg: index" : "") +
-      (dynamicKey ? ", %keyLenArg: index" : "");
-  std::string consumerBody = kConsumerTileBody;
-  if (chained) {
-    // The state one head leaves to the next: O before its last P V, the
-    // row sums, and the last P (as wgmma A fragments).
-    int64_t pRegs = blockN / 16 * 4;
-    std::string types = "!accO, f32, f32", undef = "          %uO = llvm.mlir.undef : !accO\n",
-                undefNames = "%uO, %zeroF, %zeroF", carry = "%oC = %st0#0, %lC0 = %st0#1, %lC8 = %st0#2",
-                carried = "%oC, %lC0, %lC8", r0 = "%hr0#0, %hr0#1, %hr0#2", r1 = "%hr1#0, %hr1#1, %hr1#2",
-                last = "          %oL = arith.select %true, %stN#0, %stN#0 : !accO\n"
-                       "          %lEnd0 = arith.select %true, %stN#1, %stN#1 : f32\n"
-                       "          %lEnd8 = arith.select %true, %stN#2, %stN#2 : f32\n";
-    undef += "          %uP = llvm.mlir.undef : i32\n";
-    int64_t idx = 3;
-    for (int64_t kk = 0; kk < blockN / 16; ++kk)
-      for (int64_t r = 0; r < 4; ++r, ++idx) {
-        types += ", i32";
-        undefNames += ", %uP";
-        carry += llvm::formatv(", %pc{0}_{1} = %st0#{2}", kk, r, idx).str();
-        carried += llvm::formatv(", %pc{0}_{1}", kk, r).str();
-        r0 += llvm::formatv(", %hr0#{0}", idx).str();
-        r1 += llvm::formatv(", %hr1#{0}", idx).str();
-        last += llvm::formatv("          %pl{0}_{1} = arith.select %true, %stN#{2}, "
-                              "%stN#{2} : i32\n",
-                              kk, r, idx)
-                    .str();
-      }
-    pieces["PV_CHAIN"] = pvText(dChunks, blockN, headDim, pType, "pc", "%oC", "%oEnd");
-    pieces["KEEP_PC"] = keepPText(blockN, "pc");
-    // O / row sums into the consumer's O staging tile (once TMA has read
-    // the item before's out of it), then out by TMA to the item's place:
-    // the item before's (%hPrev) under the next one's first block, the last
-    // item's (%hIdx) at the end, waiting for TMA to have read it before the
-    // CTA may leave.
-    auto stagedFinish = [&](StringRef item, bool last) {
-      // Item `item`'s (candidate tile, head): where its O goes.
-      std::string p = last ? "last" : "prev";
-      std::string head = "%" + p + "H", row = "%" + p + "Q0",
-                  batch = "%" + p + "X";
-      return chainItemText(p, item) + chainTileText(p, grouped) +
-             llvm::formatv("          %{0}Q0 = arith.muli %{0}Y, %c64 : index\n",
-                           p)
-                 .str() +
-             "          scf.if %elected {\n"
-             "            nvvm.cp.async.bulk.wait_group 0 {read}\n"
-             "          }\n" +
-             finishText(headDim, typeToString(elementType), "%oStageAt") +
-             "          nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, "
-             "space = #nvvm.shared_space<cta>}\n"
-             "          nvvm.barrier id = %wgBar number_of_threads = %c128i32\n"
-             "          scf.if %elected {\n" +
-             storeOText("%oStageAt", head, row, batch) +
-             "            nvvm.cp.async.bulk.commit.group\n" +
-             (last ? "            nvvm.cp.async.bulk.wait_group 0 {read}\n" : "") +
-             "          }\n";
-    };
-    pieces["FINISH_PREV"] = stagedFinish("%hPrev", /*last=*/false);
-    pieces["FINISH_LAST"] = stagedFinish("%hIdx", /*last=*/true);
-    pieces["CHAIN_OSTAGE"] = llvm::formatv(
-        "      %oStageOff = arith.constant {0} : index\n"
-        "      %oStageW = arith.muli %w, %qBytes : index\n"
-        "      %oStageOff1 = arith.addi %oStageOff, %oStageW : index\n"
-        "      %oStageAt = arith.addi %pad, %oStageOff1 : index\n"
-        "      %oStage = memref.view %smem[%oStageAt][] : !smem to !stage\n",
-        oStageOff)
-                                 .str();
-    consumerBody = replaceAll(
-        kChainedConsumerBody,
-        {{"CHAIN_DECODE", chainDecode},
-         {"CHAIN_HEAD", kChainedHead},
-         {"CHAIN_VALUES", consumerTileValues},
-         {"CHAIN_Q", "      %qpar0 = arith.remui %done, %c2 : index\n"
-                     "      %qpar = arith.index_cast %qpar0 : index to i1\n"
-                     "      nvgpu.mbarrier.try_wait.parity %qbar[%c0], %qpar, %ticks : !qbar\n"},
-         {"FIRST_HEAD", kPipelinedPrologue + pipelinedLoopText()},
-         {"NEXT_HEAD", chainedPrologueText() + pipelinedLoopText()},
-         {"LAST_HEAD", kPipelinedLastPV},
-         {"LAST_STATE", last},
-         {"UNDEF_STATE", undef},
-         {"UNDEF_NAMES", undefNames},
-         {"STATE_N", std::to_string(3 + pRegs)},
-         {"STATE_TYPES", types},
-         {"CARRY", carry},
-         {"CARRIED_NAMES", carried},
-         {"R0_NAMES", r0},
-         {"R1_NAMES", r1}});
-  }
-  // The consumer loop first: its own pieces are filled in with the rest.
-  std::string text = replaceAll(
-      kAttentionTemplate,
-      {{"CONSUMER_BODY", consumerBody},
-       {"TILE_SETUP", kConsumerTileSetup},
-       {"CONSUMER_LOOP", kPipelinedPrologue + pipelinedLoopText() +
-                             kPipelinedLastPV}});
-  text = replaceAll(replaceAll(text, pieces), values);
-
-  if (failed(sc::detail::installTemplate(op.getLoc(), gpuModule, text,
-                                         "attention")))
+FailureOr<KernelLaunch>
+mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
+                               StringRef kernelName,
+                               const AttentionBinding &binding,
+                               StringRef chip) {
+  FailureOr<AttentionShape> shape = attentionShape(op, binding, chip);
+  if (failed(shape))
     return failure();
+  const AttentionShape &s = *shape;
+  op.getContext()
+      ->loadDialect<arith::ArithDialect, gpu::GPUDialect, LLVM::LLVMDialect,
+                    math::MathDialect, memref::MemRefDialect,
+                    nvgpu::NVGPUDialect, NVVM::NVVMDialect, scf::SCFDialect,
+                    vector::VectorDialect>();
+  OpBuilder b(op.getContext());
+  AttentionKernelWriter(s, b, op.getLoc()).write(gpuModule, kernelName);
+  RankedTensorType qType = op.getQuery().getType();
+  RankedTensorType kType = op.getKey().getType();
+  Type elementType = s.elementType;
+  auto mask = dyn_cast_if_present<BlockMaskAttrInterface>(op.getMaskAttr());
+  bool dynamicQuery = s.dynamicQuery, dynamicKey = s.dynamicKey;
+  bool chained = s.chained, grouped = s.grouped, indexed = s.indexed;
+  bool runtimeTables = s.runtimeTables;
+  bool f16P = attentionKernelTakesF16Value(op);
+  Mode mode = s.mode;
+  int64_t consumers = s.consumers, ctasPerSM = s.ctasPerSM, heads = s.heads;
+  int64_t headDim = s.headDim, blockN = s.blockN, stages = s.stages;
+  int64_t queryLen = s.queryLen, keyLen = s.keyLen, eltBytes = 2;
+  int64_t keptPairs = s.indices.size();
+  int64_t numKeyBlocks = s.staticMask ? llvm::divideCeil(keyLen, blockN) : 0;
+  int64_t sharedBytes = s.oStageOff + (chained ? consumers * s.qBytes : 0) +
+                        sc::detail::kSmemAlignReserve;
 
   // Launch: one CTA per (batch element, 64-row query tile, head), batch
   // fastest so that the candidates of one request run side by side and
@@ -1518,7 +1401,7 @@ $STOREO
           dynamicQuery ? std::string("?") : std::to_string(queryLen),
           dynamicKey ? std::string("?") : std::to_string(keyLen), heads,
           headDim,
-          typeToString(elementType),
+          sc::detail::typeToString(elementType),
           indexed ? "keys/values read through the index, " : "", modeText,
           blockN,
           runtimeTables

@@ -12,7 +12,7 @@
 #include "GemmKernelCommon.h"
 #include "sparcast/Dialect/SCK/IR/SckDialect.h"
 #include "sparcast/Transforms/KernelConfig.h"
-#include "TemplateUtils.h"
+#include "KernelBuilder.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"

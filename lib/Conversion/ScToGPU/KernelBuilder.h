@@ -2,10 +2,33 @@
 #ifndef SPARCAST_LIB_CONVERSION_SCTOGPU_KERNELBUILDER_H
 #define SPARCAST_LIB_CONVERSION_SCTOGPU_KERNELBUILDER_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 
+#include <string>
+
 namespace mlir::sc::detail {
+
+/// Shared memory the Hopper kernels keep for aligning their region to 1024
+/// bytes (128B-swizzled TMA tiles need it) past the mbarriers ptxas places
+/// at the dynamic-memory symbol.
+constexpr int64_t kSmemAlignReserve = 1280;
+
+/// The wgmma descriptor bits of a 128B-swizzled operand: swizzle mode 1 in
+/// bits 62-63, 1024-byte stride between 8-row groups, 8192-byte leading
+/// offset between 64-element column blocks (an N-major B); the start
+/// address (>> 4, bits 0-13, from an address masked to 18 bits) is or-ed
+/// in.
+constexpr int64_t kWgmmaDescriptorBits = 0x4000004002000000;
+constexpr int64_t kDescriptorAddressMask = 0x3ffff;
+
+std::string typeToString(Type type);
+
+/// The kernel-level function `op` points at (its sc.kernel_ir attribute,
+/// from sc-lower-to-sck): a null function when it has none, failure (with
+/// a located error) when the symbol names no function.
+FailureOr<func::FuncOp> kernelIRFunction(Operation *op);
 
 /// Kernel `name` (params, and shared-memory buffers `workgroup`) at the end
 /// of `module`, launched with `threads` threads a CTA (nvvm.maxntid); `b`

@@ -1,34 +1,31 @@
 //===- SckToNVGPU.cpp - a GEMM kernel written from its kernel-level IR ----===//
 //
 // The kernel body built op by op from the `sck` function that
-// sc-lower-to-sck, sc-persistent and sc-warp-specialize left for a GEMM,
-// instead of from the generator's templates: the ring becomes shared-memory
-// slots with full/empty mbarriers, each role a warpgroup branch with its
-// setmaxnreg, the tile loop this CTA's share of the tiles (persistent:
-// CTA c takes tiles c, c + CTAs, ...; grouped order as the loop says), a
-// put the wait for a free slot, expect_tx and the TMA loads of its boxes,
-// a get the wait for a full slot, an mma wgmma on the slot's boxes
-// (descriptors of their 128B-swizzled layout), a release the consumer
-// warps' arrivals on the slot's empty barrier, ping-pong turns named
-// barriers, and the epilogue each element of the accumulator (converted,
-// or through a device function built from the sck.epilogue's region) into
-// a staging tile stored by TMA; a prefetched operand's box (sck.prefetch)
-// streams through shared memory by TMA, two 128-byte-wide subtiles ahead.
-// What it takes for now: the ping-pong (64 x 256 tiles, one consumer a
-// tile), cooperative (128 x 256, 64 rows a consumer) and transposed
-// (out[b]^T = E[b]^T W^T: 128 columns n by M rows m a consumer, ping-pong;
-// its epilogue in chunks of 32 rows m, a prefetched f32 box in chunks too)
-// schedules, f16/bf16 operands with an N-major or K-major rhs (not a
-// batched lhs with a shared rhs: flat rows), a persistent or grid tile
-// loop, alone or in CTA pairs sharing B (the transposed tile: W) by TMA
-// multicast (the loop's `cluster`), no stage 1;
-// writeGemmKernelFromIR says why not, and the generator's kernel is
-// used then.
+// sc-lower-to-sck, sc-persistent and sc-warp-specialize left for a GEMM:
+// the ring becomes shared-memory slots with full/empty mbarriers, each
+// role a warpgroup branch with its setmaxnreg, the tile loop this CTA's
+// share of the tiles (persistent: CTA c takes tiles c, c + CTAs, ...;
+// grouped order as the loop says), a put the wait for a free slot,
+// expect_tx and the TMA loads of its boxes, a get the wait for a full
+// slot, an mma wgmma on the slot's boxes (descriptors of their
+// 128B-swizzled layout), a release the consumer warps' arrivals on the
+// slot's empty barrier, ping-pong turns named barriers, and the epilogue
+// each element of the accumulator (converted, or through a device function
+// built from the sck.epilogue's region) into a staging tile stored by TMA;
+// a prefetched operand's box (sck.prefetch) streams through shared memory
+// by TMA, two 128-byte-wide subtiles ahead.
+// It takes the ping-pong (64-row tiles, one consumer a tile), cooperative
+// (128 rows, 64 a consumer) and transposed (out[b]^T = E[b]^T W^T: 128
+// columns n by M rows m a consumer) schedules, tiles of 64, 128 or 256
+// columns, f16/bf16 operands with an N-major or K-major rhs, flat rows (a
+// batched lhs times a shared rhs), a persistent or grid tile loop, alone
+// or in CTA pairs sharing B by TMA multicast (the loop's `cluster`); IR of
+// another form is a located error.
 //
 //===----------------------------------------------------------------------===//
 
 #include "GemmKernelCommon.h"
-#include "TemplateUtils.h"
+#include "KernelBuilder.h"
 #include "sparcast/Conversion/ScToGPU/GemmKernel.h"
 #include "sparcast/Dialect/SCK/IR/SckDialect.h"
 
