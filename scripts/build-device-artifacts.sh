@@ -13,9 +13,11 @@ cp -r /usr/include/nlohmann "$ROOT/bench/artifacts/include/"
 "$BIN/sparcast-aot" "$ROOT/examples/gemm.mlir" -o "$ROOT/bench/artifacts/gemm" --report
 "$BIN/sparcast-aot" "$ROOT/bench/gemm_suite.mlir" -o "$ROOT/bench/artifacts/gemm_suite" --report
 "$BIN/sparcast-aot" "$ROOT/bench/gemm_portable.mlir" -o "$ROOT/bench/artifacts/gemm_portable" --report
-# The same suite through the portable kernel, compiled for sm_80: the
-# runtime JIT-compiles its PTX on the H200.
+# The same suite and example compiled for sm_80 (the multistage mma.sync
+# kernel; bench/multistage_check.py): the runtime JIT-compiles their PTX on
+# the H100 / H200.
 "$BIN/sparcast-aot" "$ROOT/bench/gemm_suite.mlir" -o "$ROOT/bench/artifacts/gemm_suite_sm80" --sm=sm_80
+"$BIN/sparcast-aot" "$ROOT/examples/gemm.mlir" -o "$ROOT/bench/artifacts/gemm_sm80" --sm=sm_80
 # IKBO LCE: the plain model graphs, decomposed and fused by sparcast-aot.
 "$BIN/sparcast-aot" "$ROOT/examples/lce.mlir" -o "$ROOT/bench/artifacts/lce" --report
 "$BIN/sparcast-aot" "$ROOT/bench/lce_odd.mlir" -o "$ROOT/bench/artifacts/lce_odd"

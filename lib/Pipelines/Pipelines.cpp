@@ -2,6 +2,7 @@
 
 #include "sparcast/Pipelines/Pipelines.h"
 #include "sparcast/Conversion/Passes.h"
+#include "sparcast/Transforms/KernelConfig.h"
 #include "sparcast/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -125,8 +126,9 @@ void mlir::sc::buildScKernelPipeline(OpPassManager &pm,
     pm.addPass(createScSplitConcatKPass(split));
   }
   // 16-byte output rows for TMA (after the epilogue fusion: the slice it
-  // leaves would stop it); other chips' portable kernel takes any N.
-  if (options.chip == "sm_90a") {
+  // leaves would stop it), and for sm_80's cp.async; the portable kernel
+  // of other chips takes any N.
+  if (options.chip == "sm_90a" || isAmpereOrAda(options.chip)) {
     ScPadNPassOptions padN;
     padN.report = report;
     pm.addPass(createScPadNPass(padN));
@@ -149,9 +151,20 @@ void mlir::sc::buildScKernelPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
   pm.addNestedPass<func::FuncOp>(createLinalgInlineScalarOperandsPass());
   pm.addPass(createCanonicalizerPass());
-  // Only the Hopper kernels have configurations and kernel-level IR.
-  if (options.chip != "sm_90a")
+  // sm_80 / sm_86 / sm_89: the multistage GEMM (no attention kernel, no
+  // warp specialization); other chips have no kernel-level IR.
+  if (options.chip != "sm_90a") {
+    if (!isAmpereOrAda(options.chip))
+      return;
+    ScSelectKernelConfigPassOptions config;
+    config.chip = options.chip;
+    config.report = report;
+    pm.addNestedPass<func::FuncOp>(createScSelectKernelConfigPass(config));
+    ScLowerToSckPassOptions lower;
+    lower.report = report;
+    pm.addPass(createScLowerToSckPass(lower));
     return;
+  }
   // Where the best GEMM schedule depends on the call's dims: both kernels,
   // chosen at launch. An explicit schedule or CTA pairs for every GEMM ask
   // for one kernel.

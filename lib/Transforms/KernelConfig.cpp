@@ -52,6 +52,28 @@ int64_t mlir::sc::gemmTileCols(int64_t n) {
   return n <= 64 ? 64 : n <= 128 ? 128 : 256;
 }
 
+std::string mlir::sc::multistageLimitation(BatchMatmulOp op) {
+  RankedTensorType lhs = op.getLhs().getType();
+  Type element = lhs.getElementType();
+  if (!element.isF16() && !element.isBF16())
+    return "mma.sync takes f16/bf16 operands here";
+  int64_t m = op.getType().getDimSize(1), n = op.getType().getDimSize(2);
+  int64_t k = lhs.getShape().back();
+  if (ShapedType::isDynamic(m) || ShapedType::isDynamic(n) ||
+      ShapedType::isDynamic(k))
+    return "M, N and K must be static";
+  if (k % 8 != 0 || n % 8 != 0)
+    return "cp.async copies 16-byte rows: K (" + std::to_string(k) +
+           ") and N (" + std::to_string(n) + ") must be multiples of 8";
+  if (op.getRhs().getType().getEncoding())
+    return "no encoded (hybrid-tiled) operands";
+  return "";
+}
+
+bool mlir::sc::isAmpereOrAda(StringRef chip) {
+  return chip == "sm_80" || chip == "sm_86" || chip == "sm_89";
+}
+
 GemmSchedule mlir::sc::getGemmSchedule(BatchMatmulOp op) {
   if (auto pinned = op->getAttrOfType<GemmScheduleAttr>(
           BatchMatmulOp::getScheduleAttrName()))

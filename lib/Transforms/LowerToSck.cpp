@@ -79,10 +79,16 @@ void buildTileLoop(OpBuilder &b, BatchMatmulOp op, Value batches,
   bool lhsBatched = lhsType.getRank() == 3, rhsBatched = rhsType.getRank() == 3;
   StringRef schedule = scheduleOf(op);
   bool transposed = schedule == "transposed";
-  int64_t tileM = transposed ? transposedTileRows(m)
+  // sm_80 / sm_86 / sm_89's multistage kernel: 128 x 128 tiles, 32 deep.
+  bool multistage = schedule == "multistage";
+  int64_t tileM = transposed   ? transposedTileRows(m)
+                  : multistage ? kMultistageTileM
                   : schedule == "pingpong" ? 64
                                            : 128;
-  int64_t tileN = transposed ? 128 : gemmTileCols(n);
+  int64_t tileN = transposed   ? 128
+                  : multistage ? kMultistageTileN
+                               : gemmTileCols(n);
+  int64_t tileK = multistage ? kMultistageTileK : kTileK;
   auto cst = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
@@ -95,7 +101,7 @@ void buildTileLoop(OpBuilder &b, BatchMatmulOp op, Value batches,
     batches = cst(1);
   }
   Value tilesN = cst(llvm::divideCeil(n, tileN));
-  Value kTiles = cst(llvm::divideCeil(k, kTileK));
+  Value kTiles = cst(llvm::divideCeil(k, tileK));
   auto loop = sck::TileLoopOp::create(b, loc, batches, tilesM, tilesN,
                                       b.getStringAttr("grid"),
                                       b.getI64IntegerAttr(1),
@@ -114,17 +120,17 @@ void buildTileLoop(OpBuilder &b, BatchMatmulOp op, Value batches,
   auto accType =
       transposed ? sck::AccType::get(ctx, {tileN, tileM}, b.getF32Type())
                  : sck::AccType::get(ctx, {tileM, tileN}, b.getF32Type());
-  auto aType = transposed ? sck::BoxType::get(ctx, {kTileK, tileM}, element)
-                          : sck::BoxType::get(ctx, {tileM, kTileK}, element);
-  auto bType = transposed ? sck::BoxType::get(ctx, {tileN, kTileK}, element)
-                          : sck::BoxType::get(ctx, {kTileK, tileN}, element);
+  auto aType = transposed ? sck::BoxType::get(ctx, {tileK, tileM}, element)
+                          : sck::BoxType::get(ctx, {tileM, tileK}, element);
+  auto bType = transposed ? sck::BoxType::get(ctx, {tileN, tileK}, element)
+                          : sck::BoxType::get(ctx, {tileK, tileN}, element);
   Value zero = sck::ZeroOp::create(b, loc, accType);
   auto kLoop = scf::ForOp::create(b, loc, cst(0), kTiles, cst(1), zero);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(kLoop.getBody());
     Value kt = kLoop.getInductionVar();
-    Value k0 = arith::MulIOp::create(b, loc, kt, cst(kTileK));
+    Value k0 = arith::MulIOp::create(b, loc, kt, cst(tileK));
     // Box coordinates, innermost first, as the TMA maps take them.
     SmallVector<Value> aCoords = {k0, m0};
     if (lhsBatched && !flatRows)

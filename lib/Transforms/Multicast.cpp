@@ -23,14 +23,6 @@ namespace mlir::sc {
 using namespace mlir;
 
 namespace {
-/// The schedule of the GEMM whose kernel function holds `loop`.
-StringRef kernelSchedule(sck::TileLoopOp loop) {
-  auto func = loop->getParentOfType<func::FuncOp>();
-  auto schedule =
-      func ? func->getAttrOfType<StringAttr>("sck.schedule") : StringAttr();
-  return schedule ? schedule.getValue() : StringRef();
-}
-
 /// Whether CTA pairs are the default for `loop`'s GEMM
 /// (sck::ctaPairsByDefault), read from the kernel IR: A or B batched when
 /// its box carries a batch coordinate, A also when neither does (a GEMM
@@ -45,7 +37,7 @@ bool pairsMeasuredFaster(sck::TileLoopOp loop) {
       bCoords = coords;
   });
   std::optional<int64_t> nTiles = getConstantIntValue(loop.getNTiles());
-  return sck::ctaPairsByDefault(kernelSchedule(loop),
+  return sck::ctaPairsByDefault(sck::kernelSchedule(loop),
                                 aCoords == 3 || bCoords == 2, bCoords == 3,
                                 nTiles && *nTiles % 2 == 0);
 }
@@ -56,7 +48,8 @@ struct ScMulticastPass : sc::impl::ScMulticastPassBase<ScMulticastPass> {
     WalkResult walk = getOperation()->walk([&](sck::TileLoopOp loop) {
       // Multicast shares a GEMM's B between CTA pairs: not attention's, nor
       // a hybrid-tiled weight's (its tiles' boxes differ by kind).
-      if (loop.isAttention() || kernelSchedule(loop) == "hybrid")
+      if (loop.isAttention() || sck::kernelSchedule(loop) == "hybrid" ||
+          sck::kernelSchedule(loop) == "multistage")
         return WalkResult::advance();
       // Another tile loop in the same block: not a kernel sck-to-nvgpu
       // writes.
@@ -73,7 +66,7 @@ struct ScMulticastPass : sc::impl::ScMulticastPassBase<ScMulticastPass> {
       loop.walk([&](sck::LoadOp load) {
         ArrayRef<int64_t> box = load.getType().getShape();
         narrow |= load.getOperand() == "B" &&
-                  kernelSchedule(loop) != "transposed" && box.size() == 2 &&
+                  sck::kernelSchedule(loop) != "transposed" && box.size() == 2 &&
                   box[0] * box[1] < 64 * 256;
       });
       if (narrow)
@@ -85,7 +78,7 @@ struct ScMulticastPass : sc::impl::ScMulticastPassBase<ScMulticastPass> {
       }
       loop.setClusterAttr(Builder(loop.getContext()).getI64IntegerAttr(2));
       if (report)
-        loop.emitRemark(kernelSchedule(loop) == "transposed"
+        loop.emitRemark(sck::kernelSchedule(loop) == "transposed"
                             ? "tile loop: CTA pairs on pairs of N tiles, the "
                               "shared lhs (W) by TMA multicast"
                             : "tile loop: CTA pairs on pairs of M tiles, B "

@@ -51,6 +51,12 @@ struct ScPersistentPass : sc::impl::ScPersistentPassBase<ScPersistentPass> {
       auto func = loop->getParentOfType<func::FuncOp>();
       auto schedule =
           func ? func->getAttrOfType<StringAttr>("sck.schedule") : StringAttr();
+      if (schedule && schedule.getValue() == "multistage") {
+        if (report)
+          loop.emitRemark() << "tile loop: grid (a multistage kernel: one "
+                               "CTA per tile)";
+        return;
+      }
       if (schedule && schedule.getValue() == "hybrid") {
         if (report)
           loop.emitRemark() << "tile loop: grid (a hybrid-tiled GEMM: one "

@@ -64,8 +64,10 @@ struct ScPrefetchEpilogueOperandsPass
       auto func = epilogue->getParentOfType<func::FuncOp>();
       auto schedule =
           func ? func->getAttrOfType<StringAttr>("sck.schedule") : StringAttr();
-      // The hybrid-tiled GEMM's epilogue reads its operands in place.
-      if (schedule && schedule.getValue() == "hybrid")
+      // The hybrid-tiled and multistage GEMMs' epilogues read their
+      // operands in place.
+      if (schedule &&
+          (schedule.getValue() == "hybrid" || schedule.getValue() == "multistage"))
         return;
       if (!loop || loop.isAttention() || epilogue.getBody().empty() ||
           epilogue.getCoords().size() != 3)

@@ -26,10 +26,21 @@ struct ScSelectKernelConfigPass
   using Base::Base;
 
   void runOnOperation() final {
+    if (chip != "sm_90a") {
+      // Other chips have one tensor-core GEMM kernel and no attention one.
+      if (!isAmpereOrAda(chip)) {
+        emitError(getOperation()->getLoc())
+            << "sc-select-kernel-config: unknown chip '" << chip
+            << "', expected sm_90a, sm_80, sm_86 or sm_89";
+        return signalPassFailure();
+      }
+      getOperation()->walk([&](BatchMatmulOp op) { selectMultistage(op); });
+      return;
+    }
     std::optional<GemmSchedule> requested;
     if (schedule != "auto") {
       requested = symbolizeGemmSchedule(schedule);
-      if (!requested) {
+      if (!requested || *requested == GemmSchedule::multistage) {
         emitError(getOperation()->getLoc())
             << "sc-select-kernel-config: unknown GEMM schedule '" << schedule
             << "', expected auto, cooperative, pingpong or transposed";
@@ -74,6 +85,24 @@ struct ScSelectKernelConfigPass
     if (report)
       op.emitRemark() << "GEMM schedule " << stringifyGemmSchedule(chosen)
                       << " (" << why << ")";
+  }
+
+  /// sm_80 / sm_86 / sm_89: the multistage mma.sync kernel where it fits
+  /// (a schedule pinned for Hopper cannot run here), else none (the
+  /// portable kernel).
+  void selectMultistage(BatchMatmulOp op) {
+    std::string why = multistageLimitation(op);
+    if (!why.empty()) {
+      op->removeAttr(BatchMatmulOp::getScheduleAttrName());
+      if (report)
+        op.emitRemark() << "no tensor-core kernel on " << chip << ": " << why;
+      return;
+    }
+    op->setAttr(BatchMatmulOp::getScheduleAttrName(),
+                GemmScheduleAttr::get(op.getContext(), GemmSchedule::multistage));
+    if (report)
+      op.emitRemark() << "GEMM schedule multistage (" << chip
+                      << ": cp.async ring, mma.sync)";
   }
 
   void selectAttentionConfig(AttentionOp op) {

@@ -94,6 +94,13 @@ struct ScWarpSpecializePass
     getOperation()->walk([&](TileLoopOp loop) {
       if (loop->getParentOfType<RoleOp>())
         return;
+      // sm_80's multistage kernel: every warp loads and computes.
+      if (sck::inMultistageKernel(loop)) {
+        if (report)
+          loop.emitRemark() << "not warp-specialized: a multistage kernel "
+                               "(every warp loads and computes)";
+        return;
+      }
       if (groups.empty() ||
           groups.back().front()->getBlock() != loop->getBlock())
         groups.emplace_back();

@@ -23,8 +23,9 @@ void buildScIkboPipeline(OpPassManager &pm, bool report = false,
 struct ScKernelPipelineOptions
     : public PassPipelineOptions<ScKernelPipelineOptions> {
   Option<std::string> chip{*this, "sm",
-                           llvm::cl::desc("Target chip (only sm_90a has "
-                                          "kernel configurations)"),
+                           llvm::cl::desc("Target chip: sm_90a (wgmma, "
+                                          "TMA), sm_80 / sm_86 / sm_89 "
+                                          "(mma.sync GEMMs)"),
                            llvm::cl::init("sm_90a")};
   Option<bool> report{*this, "report",
                       llvm::cl::desc("Remarks from every pass (lineage "

@@ -30,6 +30,18 @@ GemmSchedule getGemmSchedule(BatchMatmulOp op);
 /// work thrown away), else 256.
 int64_t gemmTileCols(int64_t n);
 
+/// Why the multistage (sm_80 / sm_86 / sm_89, mma.sync) kernel cannot take
+/// `op`, or an empty string: 16-bit operands, static M, N, K, K and N
+/// multiples of 8 (16-byte rows for cp.async), no hybrid tiles.
+std::string multistageLimitation(BatchMatmulOp op);
+
+/// The multistage kernel's tile (rows, columns, depth) and ring stages.
+constexpr int64_t kMultistageTileM = 128, kMultistageTileN = 128,
+                  kMultistageTileK = 32, kMultistageStages = 3;
+
+/// Whether `chip` is one the multistage kernel is for.
+bool isAmpereOrAda(StringRef chip);
+
 /// The transposed schedule's tile rows (result rows m a tile) for a result
 /// of `m` rows: as few tiles of at most 152 rows (the two m64n152
 /// accumulators a consumer holds) as cover m, split evenly, rounded up to

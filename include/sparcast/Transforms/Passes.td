@@ -404,8 +404,11 @@ def ScSelectKernelConfigPass : Pass<"sc-select-kernel-config"> {
   }];
   let options = [
     Option<"schedule", "schedule", "std::string", /*default=*/"\"auto\"",
-           "GEMMs: auto (keep or choose per op), simple, cooperative, "
-           "pingpong or transposed">,
+           "GEMMs: auto (keep or choose per op), cooperative, pingpong or "
+           "transposed (sm_90a)">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "The GPU: sm_90a (wgmma schedules), or sm_80 / sm_86 / sm_89 "
+           "(the multistage mma.sync schedule where it fits)">,
     Option<"chainHeads", "chain-heads", "bool", /*default=*/"true",
            "Attention: chain the heads of target attention of one consumer "
            "a candidate">,

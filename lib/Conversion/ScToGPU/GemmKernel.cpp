@@ -356,6 +356,11 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
     }
     op.emitRemark() << "using the portable GEMM path: " << limitation;
   }
+  // sm_80 / sm_86 / sm_89: the multistage kernel where
+  // sc-select-kernel-config chose it (it says why not otherwise).
+  if (isAmpereOrAda(options.chip) && op.getKernelIR() &&
+      getGemmSchedule(op) == GemmSchedule::multistage)
+    return detail::buildMultistageGemmKernel(op, gpuModule, kernelName, binding);
   if (binding.rhsSourceK)
     return op.emitError() << "internal error: K padding can only be left to "
                              "TMA on the sm_90a path";

@@ -63,6 +63,14 @@ FailureOr<KernelLaunch> buildPortableGemmKernel(BatchMatmulOp op,
                                                 StringRef kernelName,
                                                 const GemmBinding &binding);
 
+/// The multistage kernel of `op` (sm_80 / sm_86 / sm_89: cp.async ring,
+/// mma.sync) written from its kernel-level IR (MultistageGemmKernel.cpp),
+/// and its launch; a located error for IR of another form.
+FailureOr<KernelLaunch> buildMultistageGemmKernel(BatchMatmulOp op,
+                                                  gpu::GPUModuleOp module,
+                                                  StringRef kernelName,
+                                                  const GemmBinding &binding);
+
 /// The warp-specialized kernel of `op` (ping-pong, cooperative or the
 /// transposed tile; persistent or a grid; alone or in CTA pairs; any
 /// epilogue, a prefetched operand, flat rows) written into `module` op by

@@ -311,6 +311,13 @@ LogicalResult RoleOp::verify() {
   return success();
 }
 
+StringRef mlir::sck::kernelSchedule(Operation *op) {
+  for (Operation *parent = op; parent; parent = parent->getParentOp())
+    if (auto schedule = parent->getAttrOfType<StringAttr>("sck.schedule"))
+      return schedule.getValue();
+  return StringRef();
+}
+
 int64_t mlir::sck::launchRegisters(int64_t warpgroups, int64_t ctasPerSM) {
   return 65536 / (128 * warpgroups * ctasPerSM) / 8 * 8;
 }

@@ -37,7 +37,10 @@ def Sc_GemmSchedule : I32EnumAttr<"GemmSchedule",
     "GPU schedule of a GEMM kernel", [
     I32EnumAttrCase<"cooperative", 1>,
     I32EnumAttrCase<"pingpong", 2>,
-    I32EnumAttrCase<"transposed", 3>
+    I32EnumAttrCase<"transposed", 3>,
+    // sm_80 / sm_86 / sm_89: every warp loads a multi-stage cp.async ring
+    // and computes with mma.sync.
+    I32EnumAttrCase<"multistage", 4>
   ]> {
   let cppNamespace = "::mlir::sc";
   let genSpecializedAttr = 0;

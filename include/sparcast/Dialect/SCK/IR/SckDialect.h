@@ -36,6 +36,17 @@ struct RoleRegisters {
 };
 RoleRegisters defaultRoleRegisters(int64_t consumers, int64_t ctasPerSM);
 
+/// The schedule sc-lower-to-sck recorded on the kernel function holding
+/// `op` (sck.schedule), or an empty string.
+StringRef kernelSchedule(Operation *op);
+
+/// Whether `op` lies in a kernel of the multistage schedule (sm_80 /
+/// sm_86 / sm_89: every warp loads and computes; no roles, rings of TMA
+/// boxes, persistence or multicast: the Hopper passes leave it alone).
+inline bool inMultistageKernel(Operation *op) {
+  return kernelSchedule(op) == "multistage";
+}
+
 /// Where a persistent GEMM's CTA pairs sharing an operand by TMA multicast
 /// measured faster, so they are the default (the generator, reading the
 /// op, and sc-multicast shared-rhs-only=1, reading the kernel IR, both

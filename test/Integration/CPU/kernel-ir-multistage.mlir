@@ -1,0 +1,34 @@
+// RUN: sparcast-equiv %s --ref=bmm_bias --pass-pipeline='builtin.module(func.func(sc-select-kernel-config{chip=sm_80}),sc-lower-to-sck,sc-test-execute-kernel-ir)' --candidates=3 --trials=2 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=linear_flat_rows --pass-pipeline='builtin.module(func.func(sc-select-kernel-config{chip=sm_86}),sc-lower-to-sck,sc-test-execute-kernel-ir)' --candidates=5 --trials=2 --rtol=1e-2 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=shared_lhs --pass-pipeline='builtin.module(func.func(sc-select-kernel-config{chip=sm_89}),sc-lower-to-sck,sc-test-execute-kernel-ir)' --candidates=2 --trials=2 | FileCheck %s
+// RUN: sparcast-opt %s -sc-select-kernel-config=chip=sm_80 -sc-lower-to-sck | FileCheck %s --check-prefix=IR
+
+// The multistage schedule's kernel-level IR (sm_80 / sm_86 / sm_89: 128 x
+// 128 tiles in k-tiles of 32, one CTA a tile) keeps each GEMM's meaning,
+// executed on the CPU against the op on random data: M, N and K past a
+// tile's edge (130 x 136 x 72: two M and two N tiles, the last k-tile
+// half full), an epilogue reading a bias, a K-major rhs over the rows of
+// all batch elements (flat rows: 5 x 50 rows), and a shared lhs.
+// CHECK-COUNT-2: ok
+// CHECK: EQUIVALENT
+// IR-COUNT-3: sck.schedule = "multistage"
+
+func.func @bmm_bias(%a: tensor<?x130x72xf16> {sc.lineage = #sc.lineage<candidate>}, %b: tensor<?x72x136xf16> {sc.lineage = #sc.lineage<candidate>}, %bias: tensor<136xf32>) -> tensor<?x130x136xf32> {
+  %o = sc.batch_matmul %a, %b epilogue_ins(%bias : tensor<136xf32>) : tensor<?x130x72xf16>, tensor<?x72x136xf16> -> tensor<?x130x136xf32> {
+  ^bb0(%acc: f32, %i: index, %m: index, %n: index, %bs: tensor<136xf32>):
+    %v = tensor.extract %bs[%n] : tensor<136xf32>
+    %s = arith.addf %acc, %v : f32
+    sc.yield %s : f32
+  }
+  return %o : tensor<?x130x136xf32>
+}
+
+func.func @linear_flat_rows(%x: tensor<?x50x40xbf16> {sc.lineage = #sc.lineage<candidate>}, %w: tensor<264x40xbf16>) -> tensor<?x50x264xbf16> {
+  %o = sc.batch_matmul %x, %w {transpose_rhs} : tensor<?x50x40xbf16>, tensor<264x40xbf16> -> tensor<?x50x264xbf16>
+  return %o : tensor<?x50x264xbf16>
+}
+
+func.func @shared_lhs(%w: tensor<100x48xf16>, %e: tensor<?x48x24xf16> {sc.lineage = #sc.lineage<candidate>}) -> tensor<?x100x24xf16> {
+  %o = sc.batch_matmul %w, %e : tensor<100x48xf16>, tensor<?x48x24xf16> -> tensor<?x100x24xf16>
+  return %o : tensor<?x100x24xf16>
+}
