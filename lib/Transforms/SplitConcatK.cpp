@@ -98,7 +98,10 @@ struct SplitConcatK : OpRewritePattern<BatchMatmulOp> {
     RankedTensorType lhsType = op.getLhs().getType();
     RankedTensorType rhsType = op.getRhs().getType();
     RankedTensorType type = op.getType();
-    auto [concat, expand] = concatAlongK(op.getLhs());
+    // (Not a structured binding: the lambdas below capture them.)
+    tensor::ConcatOp concat;
+    tensor::ExpandShapeOp expand;
+    std::tie(concat, expand) = concatAlongK(op.getLhs());
     if (!concat || lhsType.getRank() != 3 || rhsType.getRank() != 2 ||
         rhsType.getEncoding() || !rhsType.hasStaticShape())
       return failure();
