@@ -103,9 +103,7 @@ void buildTileLoop(OpBuilder &b, BatchMatmulOp op, Value batches,
   Value tilesN = cst(llvm::divideCeil(n, tileN));
   Value kTiles = cst(llvm::divideCeil(k, tileK));
   auto loop = sck::TileLoopOp::create(b, loc, batches, tilesM, tilesN,
-                                      b.getStringAttr("grid"),
-                                      b.getI64IntegerAttr(1),
-                                      b.getI64IntegerAttr(1));
+                                      sck::TileSchedule::grid, 1, 1);
   // The caller's insertion point comes back after the loop.
   OpBuilder::InsertionGuard after(b);
   Block *body = b.createBlock(&loop.getBody(), {},
@@ -243,8 +241,7 @@ void buildHybridKernel(BatchMatmulOp op, func::FuncOp caller, unsigned index) {
   };
   auto loop = sck::TileLoopOp::create(
       b, loc, entry->getArgument(0), cst(llvm::divideCeil(m, tokens)),
-      cst(n / band), b.getStringAttr("grid"), b.getI64IntegerAttr(1),
-      b.getI64IntegerAttr(1));
+      cst(n / band), sck::TileSchedule::grid, 1, 1);
   func::ReturnOp::create(b, loc);
   Block *body = b.createBlock(&loop.getBody(), {},
                               {b.getIndexType(), b.getIndexType(),
@@ -444,10 +441,9 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
       b, loc, entry->getArgument(0), ceilDiv(queryLenValue, tileRows),
       cst(heads),
       // Chained heads: a CTA per (candidate, query tile) walks its heads.
-      b.getStringAttr(config.getWalk() == AttentionWalk::chained ? "chained"
-                                                                  : "grid"),
-      b.getI64IntegerAttr(1),
-      b.getI64IntegerAttr(1));
+      config.getWalk() == AttentionWalk::chained ? sck::TileSchedule::chained
+                                                 : sck::TileSchedule::grid,
+      1, 1);
   func::ReturnOp::create(b, loc);
   Block *body = b.createBlock(&loop.getBody(), {},
                               {b.getIndexType(), b.getIndexType(),

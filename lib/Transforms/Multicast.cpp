@@ -58,7 +58,7 @@ struct ScMulticastPass : sc::impl::ScMulticastPassBase<ScMulticastPass> {
                          [](sck::TileLoopOp) { return true; }) > 1)
         return WalkResult::advance();
       if (sharedRhsOnly &&
-          (loop.getSchedule() != "persistent" || !pairsMeasuredFaster(loop)))
+          (loop.getSchedule() != sck::TileSchedule::persistent || !pairsMeasuredFaster(loop)))
         return WalkResult::advance();
       // The pair splits B's box in four 64-column parts: a tile of 256
       // columns only (the transposed tile splits W's rows instead).
@@ -71,7 +71,7 @@ struct ScMulticastPass : sc::impl::ScMulticastPassBase<ScMulticastPass> {
       });
       if (narrow)
         return WalkResult::advance();
-      if (loop.getSchedule() != "persistent") {
+      if (loop.getSchedule() != sck::TileSchedule::persistent) {
         loop.emitError("multicast pairs CTAs that wait on each other: the "
                        "tile loop must be persistent (run sc-persistent)");
         return WalkResult::interrupt();

@@ -39,8 +39,8 @@ struct ScPersistentPass : sc::impl::ScPersistentPassBase<ScPersistentPass> {
       if (loop.isAttention()) {
         if (report)
           loop.emitRemark()
-              << "tile loop: " << loop.getSchedule()
-              << (loop.getSchedule() == "chained"
+              << "tile loop: " << sck::stringifyTileSchedule(loop.getSchedule())
+              << (loop.getSchedule() == sck::TileSchedule::chained
                       ? " (an attention kernel: resident CTAs, each walking "
                         "its share of the candidates head by head)"
                       : " (an attention kernel: one CTA per tile)");
@@ -63,13 +63,14 @@ struct ScPersistentPass : sc::impl::ScPersistentPassBase<ScPersistentPass> {
                                "CTA per tile)";
         return;
       }
-      if (loop.getSchedule() == "grid") {
+      if (loop.getSchedule() == sck::TileSchedule::grid) {
         Builder b(loop.getContext());
-        loop.setScheduleAttr(b.getStringAttr("persistent"));
+        loop.setSchedule(sck::TileSchedule::persistent);
         loop.setGroupAttr(b.getI64IntegerAttr(static_cast<int64_t>(group)));
       }
       if (report)
-        loop.emitRemark() << "tile loop: " << loop.getSchedule()
+        loop.emitRemark() << "tile loop: "
+                          << sck::stringifyTileSchedule(loop.getSchedule())
                           << ", M tiles in groups of " << loop.getGroup();
     });
   }

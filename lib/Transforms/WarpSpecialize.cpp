@@ -275,9 +275,8 @@ struct ScWarpSpecializePass
     }
 
     // The producer: the loads, then the boxes into a free slot.
-    auto producer = RoleOp::create(b, loc, b.getStringAttr("producer"),
-                                   b.getI64IntegerAttr(producerRegs),
-                                   b.getI64IntegerAttr(1), StringAttr());
+    auto producer = RoleOp::create(b, loc, RoleKind::producer, producerRegs,
+                                   /*count=*/1, ConsumerOrderAttr());
     producer.getBody().emplaceBlock();
     OpBuilder inProducer = OpBuilder::atBlockBegin(&producer.getBody().front());
     for (auto [each, eachBlocks] : llvm::zip(group, loadsOf)) {
@@ -326,10 +325,12 @@ struct ScWarpSpecializePass
     // The consumers: the boxes from the ring, the slot freed after their
     // last use, the MMAs and the epilogue.
     // One consumer has no order to keep.
+    // (By now `order` is one the roles take: the checks above.)
     auto consumer = RoleOp::create(
-        b, loc, b.getStringAttr("consumer"), b.getI64IntegerAttr(consumerRegs),
-        b.getI64IntegerAttr(consumers),
-        consumers > 1 ? b.getStringAttr(order) : StringAttr());
+        b, loc, RoleKind::consumer, consumerRegs, consumers,
+        consumers > 1 ? ConsumerOrderAttr::get(b.getContext(),
+                                               *symbolizeConsumerOrder(order))
+                      : ConsumerOrderAttr());
     consumer.getBody().emplaceBlock();
     OpBuilder inConsumer = OpBuilder::atBlockBegin(&consumer.getBody().front());
     for (auto [each, eachBlocks] : llvm::zip(group, loadsOf)) {

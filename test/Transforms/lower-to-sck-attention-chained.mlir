@@ -8,7 +8,7 @@
 // whose roles keep one CTA per tile's register split (24 / 232 at two CTAs
 // an SM).
 // CHECK-LABEL: func.func private @chained_attention0_kernel(
-// CHECK: sck.tile_loop {{.*}} attributes {schedule = "chained"}
+// CHECK: sck.tile_loop {{.*}} attributes {schedule = #sck.tile_schedule<chained>}
 // WS: lower-to-sck-attention-chained.mlir:{{[0-9]+}}:8: remark: warp-specialized: producer ({{.*}}24 registers) + 1 consumer(s) (232 registers)
 func.func @chained(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x1024x128xf16>,
                    %v: tensor<?x2x1024x128xf16>, %idx: tensor<?xi32>) -> tensor<?x2x64x128xf16> {
@@ -21,11 +21,11 @@ func.func @chained(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x1024x128xf16>,
 // A grid walk pinned on the op (what --attention-chain-heads=false picks), one head, or
 // keys past 1024 (two candidates a CTA): one CTA per tile.
 // CHECK-LABEL: func.func private @unchained_attention2_kernel(
-// CHECK: sck.tile_loop {{.*}} attributes {schedule = "grid"}
+// CHECK: sck.tile_loop {{.*}} attributes {schedule = #sck.tile_schedule<grid>}
 // CHECK-LABEL: func.func private @unchained_attention1_kernel(
-// CHECK: sck.tile_loop {{.*}} attributes {schedule = "grid"}
+// CHECK: sck.tile_loop {{.*}} attributes {schedule = #sck.tile_schedule<grid>}
 // CHECK-LABEL: func.func private @unchained_attention0_kernel(
-// CHECK: sck.tile_loop {{.*}} attributes {schedule = "grid"}
+// CHECK: sck.tile_loop {{.*}} attributes {schedule = #sck.tile_schedule<grid>}
 func.func @unchained(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x1024x128xf16>,
                      %v: tensor<?x2x1024x128xf16>, %idx: tensor<?xi32>,
                      %q1: tensor<?x1x64x128xf16>, %k1: tensor<?x1x1024x128xf16>,

@@ -22,7 +22,7 @@
 // CHECK: sc.attention {{.*}} {sc.kernel_ir = @target_attention0_kernel}
 // CHECK-LABEL: func.func private @target_attention0_kernel(
 // CHECK-SAME: %[[BATCH:.*]]: index, %[[IDX:.*]]: tensor<?xi32>, %[[PAIRS:.*]]: tensor<?xi32> {sck.candidate_pairs}) attributes {sck.consumers = 2 : i64, sck.op = "target/attention0"}
-// CHECK: sck.tile_loop %[[BATCH]], %{{.*}}, %{{.*}} attributes {schedule = "grid"}
+// CHECK: sck.tile_loop %[[BATCH]], %{{.*}}, %{{.*}} attributes {schedule = #sck.tile_schedule<grid>}
 // CHECK: ^bb0(%[[B:.*]]: index, %[[T:.*]]: index, %[[H:.*]]: index):
 // CHECK: %[[ENTRY:.*]] = tensor.extract %[[PAIRS]][%[[B]]] : tensor<?xi32>
 // CHECK: %[[LEADS:.*]] = arith.cmpi sge, %[[ENTRY]], %{{.*}} : i32
@@ -72,7 +72,7 @@
 // WSIR-LABEL: func.func private @target_attention0_kernel(
 // WSIR: %[[QR:.*]] = sck.ring {stages = 0 : i64} : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.box<64x64xf16>>
 // WSIR: %[[KVR:.*]] = sck.ring {stages = 0 : i64} : !sck.ring<!sck.box<64x128xf16>, !sck.box<64x128xf16>, !sck.box<128x128xf16>>
-// WSIR: sck.role "producer"
+// WSIR: sck.role producer
 // WSIR: sck.put %[[QR]]
 // WSIR: scf.for
 // WSIR: sck.put %[[KVR]]
@@ -82,7 +82,7 @@
 // order "turns", which the attention generator requires; a GEMM's order
 // asked for explicitly is refused.
 // ORDER: error: an attention kernel's two consumers take turns on tiles sharing their K/V; order 'pingpong' is for GEMMs
-// WSIR: sck.role "consumer" attributes {count = 2 : i64, order = "turns", regs = 232 : i64}
+// WSIR: sck.role consumer attributes {count = 2 : i64, order = #sck.consumer_order<turns>, regs = 232 : i64}
 // WSIR: %[[Q:.*]]:4 = sck.get %[[QR]]
 // WSIR: scf.for
 // WSIR: %[[KV:.*]]:3 = sck.get %[[KVR]]

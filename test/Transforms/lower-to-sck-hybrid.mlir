@@ -12,7 +12,7 @@
 // 2:4), one consumer; the producer's switch puts and yields nothing.
 // CHECK-LABEL: func.func private @linear_gemm0_kernel(
 // CHECK-SAME: sck.schedule = "hybrid"
-// CHECK: sck.tile_loop %{{.*}}, %{{.*}}, %{{.*}} attributes {schedule = "grid"}
+// CHECK: sck.tile_loop %{{.*}}, %{{.*}}, %{{.*}} attributes {schedule = #sck.tile_schedule<grid>}
 // CHECK: scf.for {{.*}} -> (!sck.acc<64x8xf32>)
 // CHECK: sck.load "A"[%{{.*}}, %{{.*}}, %{{.*}}] {transposed} : !sck.box<128x8xf16>
 // CHECK: %[[KIND:.*]], %[[SLOT:.*]] = sck.hybrid_tile "B"
@@ -29,11 +29,11 @@
 // WS: sck.ring {{.*}} : !sck.ring<!sck.box<128x8xf16>>
 // WS: sck.ring {{.*}} : !sck.ring<!sck.box<64x128xf16>>
 // WS: sck.ring {{.*}} : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x4xi32>>
-// WS: sck.role "producer"
+// WS: sck.role producer
 // WS: scf.index_switch %{{.*}}{{ *$}}
 // WS: sck.put
 // WS: sck.put
-// WS: sck.role "consumer" attributes {regs
+// WS: sck.role consumer attributes {regs
 // WS-NOT: order
 // WS: sck.get
 // WS: sck.mma_sp
@@ -59,7 +59,7 @@ func.func @linear(%k: tensor<2x2xi8>, %s: tensor<2x2xi32>, %d: tensor<?x64x128xf
 // CHECK: sck.load "B.meta"[%{{.*}}, %{{.*}}, %{{.*}}] : !sck.box<128x4xi32>
 // CHECK: sck.epilogue "C"[%{{.*}}, %{{.*}}, %{{.*}}] transposed, %{{.*}} : !sck.acc<128x256xf32>
 // WS-LABEL: func.func private @prefill_gemm0_kernel(
-// WS: sck.role "consumer" attributes {count = 2 : i64, order = "cooperative"
+// WS: sck.role consumer attributes {count = 2 : i64, order = #sck.consumer_order<cooperative>
 #w = #sc.hybrid_tiles<tile = [128, 128], grid = [2, 2], kinds = "">
 func.func @prefill(%k: tensor<2x2xi8>, %s: tensor<2x2xi32>, %d: tensor<?x128x128xf16>, %sp: tensor<?x128x64xf16>, %m: tensor<?x128x4xi32>, %x: tensor<?x200x256xf16>) -> tensor<?x200x256xf16> {
   %w = sc.assemble_hybrid %k, %s, %d, %sp, %m : tensor<2x2xi8>, tensor<2x2xi32>, tensor<?x128x128xf16>, tensor<?x128x64xf16>, tensor<?x128x4xi32> -> tensor<256x256xf16, #w>

@@ -17,7 +17,7 @@
 // CHECK: sck.mma %{{.*}}, %{{.*}}, %{{.*}} : !sck.box<128x64xf16>, !sck.box<64x152xf16>, !sck.acc<128x152xf32>
 // CHECK: sck.epilogue "C"[%{{.*}}, %{{.*}}, %{{.*}}] transposed, %{{.*}} : !sck.acc<128x152xf32>
 // WS: sck.tile_loop {{.*}}cluster = 2
-// WS: sck.role "consumer" attributes {count = 2 : i64, order = "pingpong"
+// WS: sck.role consumer attributes {count = 2 : i64, order = #sck.consumer_order<pingpong>
 func.func @shared_w(%w: tensor<433x872xf16>, %e: tensor<?x872x256xf16>) -> tensor<?x433x256xf16> {
   %c = sc.batch_matmul %w, %e {sc.gemm_schedule = #sc.gemm_schedule<transposed>} : tensor<433x872xf16>, tensor<?x872x256xf16> -> tensor<?x433x256xf16>
   return %c : tensor<?x433x256xf16>

@@ -13,7 +13,7 @@
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
 // CHECK-DAG: %[[C7:.*]] = arith.constant 7 : index
 // CHECK-DAG: %[[C14:.*]] = arith.constant 14 : index
-// CHECK: sck.tile_loop %[[B]], %[[C7]], %[[C1]] attributes {schedule = "grid"} {
+// CHECK: sck.tile_loop %[[B]], %[[C7]], %[[C1]] attributes {schedule = #sck.tile_schedule<grid>} {
 // CHECK: ^bb0(%[[BI:.*]]: index, %[[MT:.*]]: index, %[[NT:.*]]: index):
 // CHECK: %[[M0:.*]] = arith.muli %[[MT]], %{{.*}} : index
 // CHECK: %[[N0:.*]] = arith.muli %[[NT]], %{{.*}} : index
@@ -54,7 +54,7 @@ func.func @lce(%w: tensor<433x872xf16>, %e: tensor<?x872x256xf16>, %req: tensor<
 // CHECK-DAG: %[[LONE:.*]] = arith.constant 1 : index
 // CHECK: %[[LROWS:.*]] = arith.muli %[[LB]], %[[LC300]] : index
 // CHECK: %[[LMT:.*]] = arith.ceildivui %[[LROWS]], %[[LC128]] : index
-// CHECK: sck.tile_loop %[[LONE]], %[[LMT]], %{{.*}} attributes {schedule = "grid"}
+// CHECK: sck.tile_loop %[[LONE]], %[[LMT]], %{{.*}} attributes {schedule = #sck.tile_schedule<grid>}
 // CHECK: %[[LR0:.*]] = arith.muli %{{.*}}, %[[LC128]] : index
 // CHECK: sck.load "A"[%{{.*}}, %[[LR0]]] : !sck.box<128x64xbf16>
 // CHECK: sck.load "B"[%[[KT:.*]], %{{.*}}] {transposed} : !sck.box<64x256xbf16>
@@ -76,9 +76,9 @@ func.func @f32(%a: tensor<?x8x8xf32>, %b: tensor<?x8x8xf32>) -> tensor<?x8x8xf32
 // Then warp specialization splits each kernel's loop into roles; the
 // epilogue, region and all, goes to the consumers.
 // WSIR-LABEL: func.func private @lce_gemm0_kernel
-// WSIR: sck.role "producer"
+// WSIR: sck.role producer
 // WSIR-NOT: sck.epilogue
-// WSIR: sck.role "consumer"
+// WSIR: sck.role consumer
 // WSIR: sck.epilogue "C"{{.*}} ins(
 // WSIR: sck.yield
 // WS: remark: warp-specialized: producer (2 box(es) per k-tile, 40 registers) + 2 consumer(s) (pingpong, 232 registers), ring of as many slots as fit

@@ -5,10 +5,10 @@
 // left alone, grid loops without an error.
 
 // CHECK-LABEL: func.func @shared_rhs
-// CHECK: sck.tile_loop {{.*}} attributes {cluster = 2 : i64, group = 8 : i64, schedule = "persistent"}
+// CHECK: sck.tile_loop {{.*}} attributes {cluster = 2 : i64, group = 8 : i64, schedule = #sck.tile_schedule<persistent>}
 func.func @shared_rhs(%t: index) attributes {sck.schedule = "cooperative"} {
   // expected-remark @below {{tile loop: CTA pairs on pairs of M tiles, B shared by TMA multicast}}
-  sck.tile_loop %t, %t, %t attributes {schedule = "persistent", group = 8} {
+  sck.tile_loop %t, %t, %t attributes {schedule = #sck.tile_schedule<persistent>, group = 8} {
   ^bb0(%b: index, %m: index, %n: index):
     %a = sck.load "A"[%m, %m, %b] : !sck.box<128x64xf16>
     %w = sck.load "B"[%m, %n] {transposed} : !sck.box<256x64xf16>
@@ -21,10 +21,10 @@ func.func @shared_rhs(%t: index) attributes {sck.schedule = "cooperative"} {
 // Ping-pong too (x @ w^T: 0.797 -> 0.469 ms with the pairs, H200 session
 // 19; cooperative with pairs, the default for x @ w, 0.379).
 // CHECK-LABEL: func.func @shared_rhs_pingpong
-// CHECK: sck.tile_loop {{.*}} attributes {cluster = 2 : i64, group = 8 : i64, schedule = "persistent"}
+// CHECK: sck.tile_loop {{.*}} attributes {cluster = 2 : i64, group = 8 : i64, schedule = #sck.tile_schedule<persistent>}
 func.func @shared_rhs_pingpong(%t: index) attributes {sck.schedule = "pingpong"} {
   // expected-remark @below {{tile loop: CTA pairs on pairs of M tiles, B shared by TMA multicast}}
-  sck.tile_loop %t, %t, %t attributes {schedule = "persistent", group = 8} {
+  sck.tile_loop %t, %t, %t attributes {schedule = #sck.tile_schedule<persistent>, group = 8} {
   ^bb0(%b: index, %m: index, %n: index):
     %a = sck.load "A"[%m, %m, %b] : !sck.box<64x64xf16>
     %w = sck.load "B"[%m, %n] {transposed} : !sck.box<256x64xf16>
@@ -38,7 +38,7 @@ func.func @shared_rhs_pingpong(%t: index) attributes {sck.schedule = "pingpong"}
 // CHECK-LABEL: func.func @batched_rhs
 // CHECK-NOT: cluster
 func.func @batched_rhs(%t: index) attributes {sck.schedule = "cooperative"} {
-  sck.tile_loop %t, %t, %t attributes {schedule = "persistent", group = 8} {
+  sck.tile_loop %t, %t, %t attributes {schedule = #sck.tile_schedule<persistent>, group = 8} {
   ^bb0(%b: index, %m: index, %n: index):
     %a = sck.load "A"[%m, %m] : !sck.box<128x64xf16>
     %e = sck.load "B"[%n, %m, %b] : !sck.box<64x256xf16>
@@ -52,7 +52,7 @@ func.func @batched_rhs(%t: index) attributes {sck.schedule = "cooperative"} {
 // CHECK-LABEL: func.func @grid
 // CHECK-NOT: cluster
 func.func @grid(%t: index) attributes {sck.schedule = "cooperative"} {
-  sck.tile_loop %t, %t, %t attributes {schedule = "grid"} {
+  sck.tile_loop %t, %t, %t attributes {schedule = #sck.tile_schedule<grid>} {
   ^bb0(%b: index, %m: index, %n: index):
     %a = sck.load "A"[%m, %m, %b] : !sck.box<128x64xf16>
     %w = sck.load "B"[%m, %n] {transposed} : !sck.box<256x64xf16>

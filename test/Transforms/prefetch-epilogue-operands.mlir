@@ -27,7 +27,7 @@ func.func private @gather_add(%batch: index, %x: tensor<?x433x256xf32>, %idx: te
   %c14 = arith.constant 14 : index
   %c64 = arith.constant 64 : index
   %c256 = arith.constant 256 : index
-  sck.tile_loop %batch, %c7, %c1 attributes {schedule = "persistent"} {
+  sck.tile_loop %batch, %c7, %c1 attributes {schedule = #sck.tile_schedule<persistent>} {
   ^bb0(%b: index, %mt: index, %nt: index):
     %m0 = arith.muli %mt, %c64 : index
     %n0 = arith.muli %nt, %c256 : index
@@ -69,7 +69,7 @@ func.func private @transposed(%batch: index, %x: tensor<?x300x256xf32>, %bias: t
   %c2 = arith.constant 2 : index
   %c128 = arith.constant 128 : index
   %c152 = arith.constant 152 : index
-  sck.tile_loop %batch, %c2, %c2 attributes {schedule = "grid"} {
+  sck.tile_loop %batch, %c2, %c2 attributes {schedule = #sck.tile_schedule<grid>} {
   ^bb0(%b: index, %mt: index, %nt: index):
     %m0 = arith.muli %mt, %c152 : index
     %n0 = arith.muli %nt, %c128 : index
@@ -99,7 +99,7 @@ func.func private @transposed_f16(%batch: index, %x: tensor<?x300x256xf16>) {
   %c2 = arith.constant 2 : index
   %c128 = arith.constant 128 : index
   %c152 = arith.constant 152 : index
-  sck.tile_loop %batch, %c2, %c2 attributes {schedule = "grid"} {
+  sck.tile_loop %batch, %c2, %c2 attributes {schedule = #sck.tile_schedule<grid>} {
   ^bb0(%b: index, %mt: index, %nt: index):
     %m0 = arith.muli %mt, %c152 : index
     %n0 = arith.muli %nt, %c128 : index
@@ -127,7 +127,7 @@ func.func private @transposed_f16(%batch: index, %x: tensor<?x300x256xf16>) {
 func.func private @row_dependent(%batch: index, %x: tensor<?x64x256xf32>, %idx: tensor<?xi32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  sck.tile_loop %batch, %c1, %c1 attributes {schedule = "grid"} {
+  sck.tile_loop %batch, %c1, %c1 attributes {schedule = #sck.tile_schedule<grid>} {
   ^bb0(%b: index, %mt: index, %nt: index):
     %acc = sck.zero : !sck.acc<64x256xf32>
     // expected-remark @+1 {{epilogue operand #0 read in place: the batch index read from the operand depends on the accumulator, the row or the column}}
@@ -152,7 +152,7 @@ func.func private @row_dependent(%batch: index, %x: tensor<?x64x256xf32>, %idx: 
 func.func private @inside_loop(%batch: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  sck.tile_loop %batch, %c1, %c1 attributes {schedule = "grid"} {
+  sck.tile_loop %batch, %c1, %c1 attributes {schedule = #sck.tile_schedule<grid>} {
   ^bb0(%b: index, %mt: index, %nt: index):
     %x = tensor.empty(%batch) : tensor<?x64x256xf32>
     %acc = sck.zero : !sck.acc<64x256xf32>
@@ -176,7 +176,7 @@ func.func private @inside_loop(%batch: index) {
 func.func private @narrow_tile(%batch: index, %x: tensor<?x64x32xf32>, %idx: tensor<?xi32>) {
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index
-  sck.tile_loop %batch, %c1, %c1 attributes {schedule = "grid"} {
+  sck.tile_loop %batch, %c1, %c1 attributes {schedule = #sck.tile_schedule<grid>} {
   ^bb0(%b: index, %mt: index, %nt: index):
     %m0 = arith.muli %mt, %c64 : index
     %n0 = arith.muli %nt, %c64 : index

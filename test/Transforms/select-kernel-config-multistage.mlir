@@ -52,7 +52,7 @@ func.func @odd_k(%a: tensor<?x16x13xf16>, %b: tensor<?x13x16xf16>) -> tensor<?x1
 // SCK-SAME: sck.schedule = "multistage"
 // SCK-DAG: %[[C2:.*]] = arith.constant 2 : index
 // SCK-DAG: %[[C3:.*]] = arith.constant 3 : index
-// SCK: sck.tile_loop %{{.*}}, %[[C2]], %[[C2]] attributes {schedule = "grid"}
+// SCK: sck.tile_loop %{{.*}}, %[[C2]], %[[C2]] attributes {schedule = #sck.tile_schedule<grid>}
 // SCK: scf.for %{{.*}} = %{{.*}} to %[[C3]]
 // SCK: sck.load "A"[%{{.*}}, %{{.*}}, %{{.*}}] : !sck.box<128x32xf16>
 // SCK: sck.load "B"[%{{.*}}, %{{.*}}, %{{.*}}] : !sck.box<32x128xf16>

@@ -11,7 +11,7 @@
 
 func.func @nothing(%tiles: index) {
   // expected-error @below {{nothing to produce: the tile loop loads no box}}
-  sck.tile_loop %tiles, %tiles, %tiles attributes {schedule = "grid"} {
+  sck.tile_loop %tiles, %tiles, %tiles attributes {schedule = #sck.tile_schedule<grid>} {
   ^bb0(%tb: index, %t: index, %tn: index):
     %zero = sck.zero : !sck.acc<64x64xf32>
     sck.epilogue "C"[%t], %zero : !sck.acc<64x64xf32>
@@ -24,7 +24,7 @@ func.func @nothing(%tiles: index) {
 func.func @two_blocks(%tiles: index, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  sck.tile_loop %tiles, %tiles, %tiles attributes {schedule = "grid"} {
+  sck.tile_loop %tiles, %tiles, %tiles attributes {schedule = #sck.tile_schedule<grid>} {
   ^bb0(%tb: index, %t: index, %tn: index):
     %a = sck.load "A"[%t] : !sck.box<64x64xf16>
     scf.for %k = %c0 to %n step %c1 {
@@ -43,7 +43,7 @@ func.func @two_blocks(%tiles: index, %n: index) {
 func.func @escapes(%tiles: index, %n: index, %init: !sck.box<64x64xf16>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  sck.tile_loop %tiles, %tiles, %tiles attributes {schedule = "grid"} {
+  sck.tile_loop %tiles, %tiles, %tiles attributes {schedule = #sck.tile_schedule<grid>} {
   ^bb0(%tb: index, %t: index, %tn: index):
     %last = scf.for %k = %c0 to %n step %c1 iter_args(%prev = %init) -> (!sck.box<64x64xf16>) {
       // expected-error @below {{a box is used outside the pass through its block that loads it}}
@@ -57,7 +57,7 @@ func.func @escapes(%tiles: index, %n: index, %init: !sck.box<64x64xf16>) {
 // -----
 
 func.func @budget(%tiles: index) {
-  sck.tile_loop %tiles, %tiles, %tiles attributes {schedule = "grid"} {
+  sck.tile_loop %tiles, %tiles, %tiles attributes {schedule = #sck.tile_schedule<grid>} {
   ^bb0(%tb: index, %t: index, %tn: index):
     %a = sck.load "A"[%t] : !sck.box<64x64xf16>
     %zero = sck.zero : !sck.acc<64x64xf32>
@@ -70,12 +70,12 @@ func.func @budget(%tiles: index) {
 // -----
 
 func.func @stages_other_boxes(%t: index) {
-  sck.tile_loop %t, %t, %t attributes {schedule = "persistent"} {
+  sck.tile_loop %t, %t, %t attributes {schedule = #sck.tile_schedule<persistent>} {
   ^bb0(%b: index, %m: index, %n: index):
     %a = sck.load "A1"[%m, %b] : !sck.box<64x64xf16>
   }
   // expected-error @below {{the tile loops of one kernel share its ring: this one loads other boxes than the first}}
-  sck.tile_loop %t, %t, %t attributes {schedule = "persistent"} {
+  sck.tile_loop %t, %t, %t attributes {schedule = #sck.tile_schedule<persistent>} {
   ^bb0(%b: index, %m: index, %n: index):
     %a = sck.load "A"[%m, %b] : !sck.box<128x64xf16>
   }

@@ -540,7 +540,7 @@ def ScPersistentPass : Pass<"sc-persistent"> {
   let summary = "Make kernels' tile loops persistent, walking tiles in grouped order";
   let description = [{
     On the kernel-level IR (`sck`): every `sck.tile_loop` with
-    `schedule = "grid"` (one CTA per tile) becomes persistent: the launch
+    `schedule = #sck.tile_schedule<grid>` (one CTA per tile) becomes persistent: the launch
     has as many CTAs as the device has SMs (the runtime reads the count
     when it launches), each walking every CTAs-th tile, so a CTA's next
     tile starts without draining its pipeline and no wave is left
@@ -609,7 +609,7 @@ def ScWarpSpecializePass : Pass<"sc-warp-specialize"> {
     Before:
 
     ```mlir
-    sck.tile_loop %batches, %mTiles, %nTiles attributes {schedule = "persistent"} {
+    sck.tile_loop %batches, %mTiles, %nTiles attributes {schedule = #sck.tile_schedule<persistent>} {
     ^bb0(%b: index, %m: index, %n: index):
       %acc = scf.for %k ... iter_args(%a = %zero) {
         %ba = sck.load "A"[%k, %m] : !sck.box<64x64xf16>
@@ -625,10 +625,10 @@ def ScWarpSpecializePass : Pass<"sc-warp-specialize"> {
 
     ```mlir
     %r = sck.ring {stages = 4} : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x256xf16>>
-    sck.role "producer" attributes {regs = 40} {
+    sck.role producer attributes {regs = 40} {
       sck.tile_loop ... { scf.for %k ... { %ba = sck.load ...; %bb = sck.load ...; sck.put %r, %ba, %bb } }
     }
-    sck.role "consumer" attributes {count = 2, order = "pingpong", regs = 232} {
+    sck.role consumer attributes {count = 2, order = #sck.consumer_order<pingpong>, regs = 232} {
       sck.tile_loop ... { scf.for %k ... { %ba, %bb = sck.get %r; %n = sck.mma ...; sck.release %r } ; sck.epilogue ... }
     }
     ```

@@ -1006,15 +1006,16 @@ static LogicalResult readAttentionKernelIR(AttentionOp op,
         load && load.getOperand() == "Q" && tileLoop &&
         tileLoop->isAncestor(load))
       ++qLoads;
-    StringRef schedule =
-        config.getWalk() == AttentionWalk::chained ? "chained" : "grid";
+    bool chained = config.getWalk() == AttentionWalk::chained;
+    sck::TileSchedule schedule =
+        chained ? sck::TileSchedule::chained : sck::TileSchedule::grid;
     if (auto loop = dyn_cast<sck::TileLoopOp>(inner);
         loop && loop.getSchedule() != schedule) {
       loop.emitError()
-          << (schedule == "chained" ? "the attention kernel chains heads"
-                                    : "the attention kernel runs one CTA per tile")
-          << "; the kernel-level IR asks for a " << loop.getSchedule()
-          << " tile loop";
+          << (chained ? "the attention kernel chains heads"
+                      : "the attention kernel runs one CTA per tile")
+          << "; the kernel-level IR asks for a "
+          << sck::stringifyTileSchedule(loop.getSchedule()) << " tile loop";
       return WalkResult::interrupt();
     }
     if (auto load = dyn_cast<sck::LoadOp>(inner)) {
@@ -1045,7 +1046,7 @@ static LogicalResult readAttentionKernelIR(AttentionOp op,
     auto role = dyn_cast<sck::RoleOp>(inner);
     if (!role)
       return WalkResult::advance();
-    if (role.getKind() == "producer") {
+    if (role.getKind() == sck::RoleKind::producer) {
       roles.producerRegs = role.getRegs();
       return WalkResult::advance();
     }
@@ -1056,11 +1057,12 @@ static LogicalResult readAttentionKernelIR(AttentionOp op,
                        << role.getCount();
       return WalkResult::interrupt();
     }
-    if (consumers == 2 && role.getOrder() && *role.getOrder() != "turns") {
+    if (consumers == 2 && role.getOrder() &&
+        *role.getOrder() != sck::ConsumerOrder::turns) {
       role.emitError() << "the attention kernel's two consumers take turns "
                           "on query tiles sharing their K/V; the "
                           "kernel-level IR asks for order '"
-                       << *role.getOrder() << "'";
+                       << sck::stringifyConsumerOrder(*role.getOrder()) << "'";
       return WalkResult::interrupt();
     }
     roles.consumerRegs = role.getRegs();

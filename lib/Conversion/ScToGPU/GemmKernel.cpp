@@ -256,13 +256,15 @@ static LogicalResult orderFromKernelIR(BatchMatmulOp op, std::string &order) {
       return WalkResult::interrupt();
     }
     auto role = dyn_cast<sck::RoleOp>(inner);
-    if (!role || role.getKind() == "producer")
+    if (!role || role.getKind() == sck::RoleKind::producer)
       return WalkResult::advance();
     if (role.getCount() != 2) {
       role.emitError("the GPU kernels have two consumer warpgroups");
       return WalkResult::interrupt();
     }
-    order = role.getOrder().value_or("pingpong").str();
+    order = sck::stringifyConsumerOrder(
+                role.getOrder().value_or(sck::ConsumerOrder::pingpong))
+                .str();
     return WalkResult::advance();
   });
   return failure(walk.wasInterrupted());

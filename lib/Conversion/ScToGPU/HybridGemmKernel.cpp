@@ -311,7 +311,7 @@ LogicalResult HybridKernelLowering::lowerOp(Operation &o) {
 LogicalResult HybridKernelLowering::lowerRole(sck::RoleOp role) {
   // Consumers: warpgroups 0 .. C - 1; producer: warpgroup C, one elected
   // thread.
-  bool producer = role.getKind() == "producer";
+  bool producer = role.getKind() == sck::RoleKind::producer;
   Value mine = producer ? cmp(arith::CmpIPredicate::eq, wg, index(consumers))
                         : cmp(arith::CmpIPredicate::ult, wg, index(consumers));
   auto ifRole = scf::IfOp::create(b, loc, mine, /*withElse=*/false);
@@ -358,7 +358,7 @@ LogicalResult HybridKernelLowering::lowerTileLoop(sck::TileLoopOp loop) {
   // then the batch element. Grid: CTA c runs tile c; persistent: c, c +
   // CTAs, ...
   Value numTiles = mul(batches, mul(mTiles, nTiles));
-  Value step = loop.getSchedule() == "persistent" ? ctas : numTiles;
+  Value step = loop.getSchedule() == sck::TileSchedule::persistent ? ctas : numTiles;
   auto tiles = scf::ForOp::create(b, loc, cta, numTiles, step);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(tiles.getBody());

@@ -81,11 +81,11 @@ FailureOr<MultistageIR> matchMultistageIR(BatchMatmulOp op,
     return kernel.emitError("multistage-gemm-kernel: one tile loop at the "
                             "kernel function's top level");
   ir.loop = *loops.begin();
-  if (ir.loop.getSchedule() != "grid")
+  if (ir.loop.getSchedule() != sck::TileSchedule::grid)
     return ir.loop.emitError()
            << "multistage-gemm-kernel: a grid tile loop (one CTA a tile), "
               "not "
-           << ir.loop.getSchedule();
+           << sck::stringifyTileSchedule(ir.loop.getSchedule());
   SmallVector<sck::LoadOp> loads;
   SmallVector<sck::MmaOp> mmas;
   SmallVector<sck::EpilogueOp> epilogues;

@@ -289,8 +289,9 @@ static std::optional<KernelIR> matchKernelIR(func::FuncOp kernel,
         why = "a role with other than one tile loop";
         return std::nullopt;
       }
-      (role.getKind() == "producer" ? ir.producer : ir.consumer) = role;
-      (role.getKind() == "producer" ? ir.producerLoop : ir.consumerLoop) =
+      bool producer = role.getKind() == sck::RoleKind::producer;
+      (producer ? ir.producer : ir.consumer) = role;
+      (producer ? ir.producerLoop : ir.consumerLoop) =
           *loops.begin();
     } else if (isa<sck::TileLoopOp>(inner)) {
       why = "a tile loop outside roles (sc-warp-specialize did not run)";
@@ -305,16 +306,19 @@ static std::optional<KernelIR> matchKernelIR(func::FuncOp kernel,
   if (!ir.ring || !ir.producer || !ir.consumer)
     why = "no ring or no roles (sc-warp-specialize did not run)";
   else if (ir.consumer.getCount() != 2 ||
-           (ir.consumer.getOrder().value_or("") != "pingpong" &&
-            ir.consumer.getOrder().value_or("") != "cooperative"))
-    why = "consumers in order '" + ir.consumer.getOrder().value_or("").str() +
+           (ir.consumer.getOrder() != sck::ConsumerOrder::pingpong &&
+            ir.consumer.getOrder() != sck::ConsumerOrder::cooperative))
+    why = "consumers in order '" +
+          (ir.consumer.getOrder()
+               ? sck::stringifyConsumerOrder(*ir.consumer.getOrder()).str()
+               : std::string()) +
           "'";
   if (!why.empty())
     return std::nullopt;
   // A's box (k-major, the consumers' rows) and B's (one k-tile of 256
   // columns); the transposed tile: W's (64 k x tileM m) and E's (128 n x
   // 64 k), both read transposed.
-  ir.cooperative = ir.consumer.getOrder() == "cooperative";
+  ir.cooperative = ir.consumer.getOrder() == sck::ConsumerOrder::cooperative;
   ir.pairs = ir.consumerLoop.getCluster() == 2;
   ir.aRows = ir.cooperative ? 2 * kTileRows : kTileRows;
   auto schedule = kernel->getAttrOfType<StringAttr>("sck.schedule");
@@ -1473,7 +1477,7 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
   // Tiles of this CTA. Strided: cta, cta + ctas, ... below numTiles.
   // Grid (as the launch counts them): a pair of tiles a CTA for ping-pong,
   // one for cooperative, the last CTA's possibly fewer.
-  strided = ir.consumerLoop.getSchedule() == "persistent" || ir.flatRows;
+  strided = ir.consumerLoop.getSchedule() == sck::TileSchedule::persistent || ir.flatRows;
   perCta = ir.cooperative ? 1 : 2;
   if (strided) {
     Value left = arith::SubIOp::create(b, loc, add(numTiles, units), add(unit, index(1)));
@@ -1753,7 +1757,7 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildGemmKernelFromIR(
                    : ir->pairs     ? ir->wHalfRows()
                                    : ir->tileM;
   shape.sharedBytes = sharedBytes;
-  shape.persistent = ir->consumerLoop.getSchedule() == "persistent";
+  shape.persistent = ir->consumerLoop.getSchedule() == sck::TileSchedule::persistent;
   shape.tilesPerUnit = ir->cooperative ? 1 : 2;
   shape.transposed = ir->transposed;
   shape.flatRows = ir->flatRows;

@@ -11,7 +11,7 @@ func.func @persistent(%q: tensor<2x1x128x64xf16>, %k: tensor<2x1x256x64xf16>, %v
 func.func private @persistent_kernel(%batch: index) {
   %c1 = arith.constant 1 : index
   // expected-error @below {{the attention kernel runs one CTA per tile; the kernel-level IR asks for a persistent tile loop}}
-  sck.tile_loop %batch, %c1, %c1 attributes {schedule = "persistent"} {
+  sck.tile_loop %batch, %c1, %c1 attributes {schedule = #sck.tile_schedule<persistent>} {
   ^bb0(%b: index, %t: index, %h: index):
   }
   return
@@ -51,7 +51,7 @@ func.func @one_consumer(%q: tensor<2x1x128x64xf16>, %k: tensor<2x1x256x64xf16>, 
 }
 func.func private @one_consumer_kernel(%batch: index) {
   // expected-error @below {{the attention kernel runs 2 consumer warpgroup(s) for this op; the kernel-level IR asks for 1}}
-  sck.role "consumer" attributes {regs = 232 : i64, count = 1 : i64, order = "pingpong"} {
+  sck.role consumer attributes {regs = 232 : i64, count = 1 : i64, order = #sck.consumer_order<pingpong>} {
   }
   return
 }
@@ -68,7 +68,7 @@ func.func private @split_tile_kernel(%batch: index) {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index
   // expected-error @below {{the attention kernel's tile is 2 x 64 query rows (2 Q boxes); the kernel-level IR loads 1}}
-  sck.tile_loop %batch, %c2, %c2 attributes {schedule = "grid"} {
+  sck.tile_loop %batch, %c2, %c2 attributes {schedule = #sck.tile_schedule<grid>} {
   ^bb0(%b: index, %t: index, %h: index):
     %q = sck.load "Q"[%c0, %t, %h, %b] : !sck.box<64x64xf16>
   }
@@ -85,7 +85,7 @@ func.func @pingpong_consumers(%q: tensor<2x1x128x64xf16>, %k: tensor<2x1x256x64x
 }
 func.func private @pingpong_consumers_kernel(%batch: index) {
   // expected-error @below {{the attention kernel's two consumers take turns on query tiles sharing their K/V; the kernel-level IR asks for order 'pingpong'}}
-  sck.role "consumer" attributes {regs = 232 : i64, count = 2 : i64, order = "pingpong"} {
+  sck.role consumer attributes {regs = 232 : i64, count = 2 : i64, order = #sck.consumer_order<pingpong>} {
   }
   return
 }
@@ -101,9 +101,9 @@ func.func @one_consumer_regs(%q: tensor<1x1x256x128xf16>, %k: tensor<1x1x256x128
   return %o : tensor<1x1x256x128xf16>
 }
 func.func private @one_consumer_regs_kernel(%batch: index) {
-  sck.role "producer" attributes {regs = 40 : i64, count = 1 : i64} {
+  sck.role producer attributes {regs = 40 : i64, count = 1 : i64} {
   }
-  sck.role "consumer" attributes {regs = 232 : i64, count = 1 : i64, order = "pingpong"} {
+  sck.role consumer attributes {regs = 232 : i64, count = 1 : i64, order = #sck.consumer_order<pingpong>} {
   }
   return
 }
@@ -155,7 +155,7 @@ func.func @persistent_ir(%q: tensor<2x1x256x64xf16>, %k: tensor<2x1x256x64xf16>,
 func.func private @persistent_ir_kernel(%batch: index) {
   %c1 = arith.constant 1 : index
   // expected-error @below {{the attention kernel runs one CTA per tile; the kernel-level IR asks for a persistent tile loop}}
-  sck.tile_loop %batch, %c1, %c1 attributes {schedule = "persistent"} {
+  sck.tile_loop %batch, %c1, %c1 attributes {schedule = #sck.tile_schedule<persistent>} {
   ^bb0(%b: index, %t: index, %h: index):
   }
   return

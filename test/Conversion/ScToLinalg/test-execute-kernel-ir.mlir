@@ -28,7 +28,7 @@ func.func @other_operand(%w: tensor<64x64xf16>, %e: tensor<?x64x256xf16>) -> ten
 func.func private @other_operand_kernel(%batch: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  sck.tile_loop %batch, %c1, %c1 attributes {schedule = "grid"} {
+  sck.tile_loop %batch, %c1, %c1 attributes {schedule = #sck.tile_schedule<grid>} {
   ^bb0(%b: index, %mt: index, %nt: index):
     // expected-error @below {{the CPU runner knows operands A and B (Q, K and V of an attention), got 'X'}}
     %a = sck.load "X"[%c0, %c0] : !sck.box<64x64xf16>

@@ -30,8 +30,8 @@ func.func private @relu_kernel(%batch: index, %bias: tensor<?x128x256xf32>) attr
   %c64 = arith.constant 64 : index
   %c256 = arith.constant 256 : index
   %ring = sck.ring {stages = 0 : i64} : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x256xf16>>
-  sck.role "producer" attributes {regs = 40 : i64} {
-    sck.tile_loop %batch, %c2, %c1 attributes {group = 8 : i64, schedule = "persistent"} {
+  sck.role producer attributes {regs = 40 : i64} {
+    sck.tile_loop %batch, %c2, %c1 attributes {group = 8 : i64, schedule = #sck.tile_schedule<persistent>} {
     ^bb0(%b: index, %mt: index, %nt: index):
       %m0 = arith.muli %mt, %c64 : index
       %n0 = arith.muli %nt, %c256 : index
@@ -40,8 +40,8 @@ func.func private @relu_kernel(%batch: index, %bias: tensor<?x128x256xf32>) attr
       sck.put %ring, %a, %bb : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x256xf16>>, !sck.box<64x64xf16>, !sck.box<64x256xf16>
     }
   }
-  sck.role "consumer" attributes {count = 2 : i64, order = "pingpong", regs = 232 : i64} {
-    sck.tile_loop %batch, %c2, %c1 attributes {group = 8 : i64, schedule = "persistent"} {
+  sck.role consumer attributes {count = 2 : i64, order = #sck.consumer_order<pingpong>, regs = 232 : i64} {
+    sck.tile_loop %batch, %c2, %c1 attributes {group = 8 : i64, schedule = #sck.tile_schedule<persistent>} {
     ^bb0(%b: index, %mt: index, %nt: index):
       %m0 = arith.muli %mt, %c64 : index
       %n0 = arith.muli %nt, %c256 : index
@@ -78,7 +78,7 @@ func.func private @no_roles_kernel(%batch: index) {
   %c2 = arith.constant 2 : index
   %c64 = arith.constant 64 : index
   %c256 = arith.constant 256 : index
-  sck.tile_loop %batch, %c2, %c1 attributes {schedule = "persistent"} {
+  sck.tile_loop %batch, %c2, %c1 attributes {schedule = #sck.tile_schedule<persistent>} {
   ^bb0(%b: index, %mt: index, %nt: index):
     %m0 = arith.muli %mt, %c64 : index
     %n0 = arith.muli %nt, %c256 : index
@@ -115,7 +115,7 @@ func.func @other_ins(%w: tensor<128x64xf16>, %e: tensor<?x64x256xf16>, %bias: te
 }
 func.func private @other_ins_kernel(%batch: index) {
   %c1 = arith.constant 1 : index
-  sck.tile_loop %batch, %c1, %c1 attributes {schedule = "persistent"} {
+  sck.tile_loop %batch, %c1, %c1 attributes {schedule = #sck.tile_schedule<persistent>} {
   ^bb0(%b: index, %mt: index, %nt: index):
     %zero = sck.zero : !sck.acc<64x256xf32>
     // expected-error @below {{the kernel-level epilogue reads other tensors than the op's epilogue operands}}
@@ -135,7 +135,7 @@ func.func @other_tiles(%w: tensor<128x64xf16>, %e: tensor<?x64x256xf16>) -> tens
 func.func private @other_tiles_kernel(%batch: index) {
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
-  sck.tile_loop %batch, %c2, %c1 attributes {schedule = "persistent"} {
+  sck.tile_loop %batch, %c2, %c1 attributes {schedule = #sck.tile_schedule<persistent>} {
   ^bb0(%b: index, %mt: index, %nt: index):
     %zero = sck.zero : !sck.acc<64x128xf32>
     %a = sck.load "A"[%mt, %b] : !sck.box<64x32xf16>
@@ -157,7 +157,7 @@ func.func @layout(%w: tensor<128x64xf16>, %e: tensor<?x64x256xf16>) -> tensor<?x
 func.func private @layout_kernel(%batch: index) {
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
-  sck.tile_loop %batch, %c2, %c1 attributes {schedule = "persistent"} {
+  sck.tile_loop %batch, %c2, %c1 attributes {schedule = #sck.tile_schedule<persistent>} {
   ^bb0(%b: index, %mt: index, %nt: index):
     %zero = sck.zero : !sck.acc<64x256xf32>
     %a = sck.load "A"[%mt, %b] : !sck.box<64x64xf16>

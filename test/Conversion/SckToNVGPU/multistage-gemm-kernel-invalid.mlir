@@ -16,7 +16,7 @@ func.func private @small_gemm0_kernel(%batch: index) attributes {sck.schedule = 
   %c32 = arith.constant 32 : index
   %c64 = arith.constant 64 : index
   %c128 = arith.constant 128 : index
-  sck.tile_loop %batch, %c4, %c2 attributes {schedule = "grid"} {
+  sck.tile_loop %batch, %c4, %c2 attributes {schedule = #sck.tile_schedule<grid>} {
   ^bb0(%b: index, %mt: index, %nt: index):
     %m0 = arith.muli %mt, %c64 : index
     %n0 = arith.muli %nt, %c128 : index
@@ -48,7 +48,7 @@ func.func private @persistent_gemm0_kernel(%batch: index) attributes {sck.schedu
   %c32 = arith.constant 32 : index
   %c128 = arith.constant 128 : index
   // expected-error @below {{multistage-gemm-kernel: a grid tile loop (one CTA a tile), not persistent}}
-  sck.tile_loop %batch, %c2, %c2 attributes {schedule = "persistent"} {
+  sck.tile_loop %batch, %c2, %c2 attributes {schedule = #sck.tile_schedule<persistent>} {
   ^bb0(%b: index, %mt: index, %nt: index):
     %m0 = arith.muli %mt, %c128 : index
     %n0 = arith.muli %nt, %c128 : index
@@ -79,7 +79,7 @@ func.func private @counts_gemm0_kernel(%batch: index) attributes {sck.schedule =
   %c32 = arith.constant 32 : index
   %c128 = arith.constant 128 : index
   // expected-error @below {{multistage-gemm-kernel: the kernel runs 2 x 2 tiles of 128 x 128; the kernel-level IR's tile loop differs}}
-  sck.tile_loop %batch, %c1, %c2 attributes {schedule = "grid"} {
+  sck.tile_loop %batch, %c1, %c2 attributes {schedule = #sck.tile_schedule<grid>} {
   ^bb0(%b: index, %mt: index, %nt: index):
     %m0 = arith.muli %mt, %c128 : index
     %n0 = arith.muli %nt, %c128 : index

@@ -66,7 +66,7 @@ func.func @put_outside_producer(%k: index) {
 
 func.func @get_wrong_types() {
   %r = sck.ring {stages = 2} : !sck.ring<!sck.box<64x64xf16>>
-  sck.role "consumer" attributes {regs = 232} {
+  sck.role consumer attributes {regs = 232} {
     // expected-error @below {{gets boxes of types that differ from the ring's slot}}
     %a = sck.get %r : !sck.ring<!sck.box<64x64xf16>> -> !sck.box<64x64xbf16>
   }
@@ -77,16 +77,28 @@ func.func @get_wrong_types() {
 
 func.func @regs() {
   // expected-error @below {{regs must be a multiple of 8 in [24, 256]}}
-  sck.role "producer" attributes {regs = 42} {
+  sck.role producer attributes {regs = 42} {
   }
   return
 }
 
 // -----
 
-func.func @order() {
-  // expected-error @below {{order must be 'cooperative', 'pingpong' or 'turns'}}
-  sck.role "consumer" attributes {regs = 232, count = 2, order = "alternate"} {
+// The roles' order and the tile loops' schedule are typed: a string is
+// not one, nor is a name outside the enum.
+func.func @order_string() {
+  // expected-error @below {{attribute 'order' failed to satisfy constraint: how consumer warpgroups share tiles}}
+  sck.role consumer attributes {regs = 232, count = 2, order = "pingpong"} {
+  }
+  return
+}
+
+// -----
+
+func.func @unknown_order() {
+  // expected-error @+2 {{expected ::mlir::sck::ConsumerOrder to be one of: cooperative, pingpong, turns}}
+  // expected-error @+1 {{failed to parse Sck_ConsumerOrderAttr parameter 'value'}}
+  sck.role consumer attributes {regs = 232, count = 2, order = #sck.consumer_order<alternate>} {
   }
   return
 }
@@ -94,9 +106,30 @@ func.func @order() {
 // -----
 
 func.func @schedule(%n: index) {
-  // expected-error @below {{schedule must be 'grid', 'persistent' or 'chained'}}
-  sck.tile_loop %n, %n, %n attributes {schedule = "random"} {
+  // expected-error @below {{attribute 'schedule' failed to satisfy constraint: how a tile loop's CTAs take its tiles}}
+  sck.tile_loop %n, %n, %n attributes {schedule = "grid"} {
   ^bb0(%tb: index, %t: index, %tn: index):
+  }
+  return
+}
+
+// -----
+
+func.func @unknown_schedule(%n: index) {
+  // expected-error @+2 {{expected ::mlir::sck::TileSchedule to be one of: grid, persistent, chained}}
+  // expected-error @+1 {{failed to parse Sck_TileScheduleAttr parameter 'value'}}
+  sck.tile_loop %n, %n, %n attributes {schedule = #sck.tile_schedule<random>} {
+  ^bb0(%tb: index, %t: index, %tn: index):
+  }
+  return
+}
+
+// -----
+
+func.func @unknown_kind() {
+  // expected-error @+2 {{expected ::mlir::sck::RoleKind to be one of: producer, consumer}}
+  // expected-error @+1 {{failed to parse Sck_RoleKindAttr parameter 'value'}}
+  sck.role worker attributes {regs = 232} {
   }
   return
 }
@@ -105,7 +138,7 @@ func.func @schedule(%n: index) {
 
 func.func @tile_args(%n: index) {
   // expected-error @below {{expects three index block arguments (batch, M tile, N tile)}}
-  sck.tile_loop %n, %n, %n attributes {schedule = "grid"} {
+  sck.tile_loop %n, %n, %n attributes {schedule = #sck.tile_schedule<grid>} {
   ^bb0(%t: index):
   }
   return
@@ -136,7 +169,7 @@ func.func @epilogue_ins(%n: index, %x: tensor<?xf32>) {
 
 func.func @cluster(%n: index) {
   // expected-error @below {{cluster must be 1 or 2, got 3}}
-  sck.tile_loop %n, %n, %n attributes {schedule = "persistent", cluster = 3} {
+  sck.tile_loop %n, %n, %n attributes {schedule = #sck.tile_schedule<persistent>, cluster = 3} {
   ^bb0(%b: index, %m: index, %nn: index):
   }
   return
@@ -146,7 +179,7 @@ func.func @cluster(%n: index) {
 
 func.func @cluster_grid(%n: index) {
   // expected-error @below {{a cluster of 2 (multicast) needs the persistent schedule: CTAs of a pair wait on each other}}
-  sck.tile_loop %n, %n, %n attributes {schedule = "grid", cluster = 2} {
+  sck.tile_loop %n, %n, %n attributes {schedule = #sck.tile_schedule<grid>, cluster = 2} {
   ^bb0(%b: index, %m: index, %nn: index):
   }
   return

@@ -3,7 +3,7 @@
 // A tiled GEMM at the kernel level, single role: per tile, k-tiles of A and
 // B boxes into an accumulator, then the epilogue. It round-trips.
 // CHECK-LABEL: func.func @single_role
-// CHECK: sck.tile_loop %{{.*}} attributes {group = 8 : i64, schedule = "persistent"} {
+// CHECK: sck.tile_loop %{{.*}} attributes {group = 8 : i64, schedule = #sck.tile_schedule<persistent>} {
 // CHECK: sck.load "A"[%{{.*}}, %{{.*}}] : !sck.box<64x64xf16>
 // CHECK: sck.load "B"[%{{.*}}, %{{.*}}] : !sck.box<64x256xf16>
 // CHECK: sck.mma %{{.*}}, %{{.*}}, %{{.*}} : !sck.box<64x64xf16>, !sck.box<64x256xf16>, !sck.acc<64x256xf32>
@@ -11,7 +11,7 @@
 func.func @single_role(%tiles: index, %kTiles: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  sck.tile_loop %tiles, %tiles, %tiles attributes {schedule = "persistent", group = 8} {
+  sck.tile_loop %tiles, %tiles, %tiles attributes {schedule = #sck.tile_schedule<persistent>, group = 8} {
   ^bb0(%tb: index, %t: index, %tn: index):
     %zero = sck.zero : !sck.acc<64x256xf32>
     %acc = scf.for %k = %c0 to %kTiles step %c1 iter_args(%a = %zero) -> (!sck.acc<64x256xf32>) {
@@ -29,23 +29,23 @@ func.func @single_role(%tiles: index, %kTiles: index) {
 // consumer roles get them and release the slot.
 // CHECK-LABEL: func.func @roles
 // CHECK: %[[R:.*]] = sck.ring {stages = 4 : i64} : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x256xf16>>
-// CHECK: sck.role "producer" attributes {regs = 40 : i64} {
+// CHECK: sck.role producer attributes {regs = 40 : i64} {
 // CHECK: sck.put %[[R]], %{{.*}}, %{{.*}} : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x256xf16>>, !sck.box<64x64xf16>, !sck.box<64x256xf16>
-// CHECK: sck.role "consumer" attributes {count = 2 : i64, order = "pingpong", regs = 232 : i64} {
+// CHECK: sck.role consumer attributes {count = 2 : i64, order = #sck.consumer_order<pingpong>, regs = 232 : i64} {
 // CHECK: sck.get %[[R]] : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x256xf16>> -> !sck.box<64x64xf16>, !sck.box<64x256xf16>
 // CHECK: sck.release %[[R]]
 func.func @roles(%tiles: index) {
   %r = sck.ring {stages = 4} : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x256xf16>>
-  sck.role "producer" attributes {regs = 40} {
-    sck.tile_loop %tiles, %tiles, %tiles attributes {schedule = "persistent"} {
+  sck.role producer attributes {regs = 40} {
+    sck.tile_loop %tiles, %tiles, %tiles attributes {schedule = #sck.tile_schedule<persistent>} {
     ^bb0(%tb: index, %t: index, %tn: index):
       %ba = sck.load "A"[%t, %t] : !sck.box<64x64xf16>
       %bb = sck.load "B"[%t, %t] : !sck.box<64x256xf16>
       sck.put %r, %ba, %bb : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x256xf16>>, !sck.box<64x64xf16>, !sck.box<64x256xf16>
     }
   }
-  sck.role "consumer" attributes {regs = 232, count = 2, order = "pingpong"} {
-    sck.tile_loop %tiles, %tiles, %tiles attributes {schedule = "persistent"} {
+  sck.role consumer attributes {regs = 232, count = 2, order = #sck.consumer_order<pingpong>} {
+    sck.tile_loop %tiles, %tiles, %tiles attributes {schedule = #sck.tile_schedule<persistent>} {
     ^bb0(%tb: index, %t: index, %tn: index):
       %zero = sck.zero : !sck.acc<64x256xf32>
       %ba, %bb = sck.get %r : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x256xf16>> -> !sck.box<64x64xf16>, !sck.box<64x256xf16>
@@ -65,7 +65,7 @@ func.func @roles(%tiles: index) {
 // CHECK: sck.yield %{{.*}} : f16
 func.func @epilogue_region(%batch: index, %x: tensor<?x64x256xf32>, %idx: tensor<?xi32>) {
   %c1 = arith.constant 1 : index
-  sck.tile_loop %batch, %c1, %c1 attributes {schedule = "grid"} {
+  sck.tile_loop %batch, %c1, %c1 attributes {schedule = #sck.tile_schedule<grid>} {
   ^bb0(%b: index, %mt: index, %nt: index):
     %zero = sck.zero : !sck.acc<64x256xf32>
     sck.epilogue "C"[%nt, %mt, %b], %zero ins(%x, %idx : tensor<?x64x256xf32>, tensor<?xi32>) : !sck.acc<64x256xf32> {

@@ -61,7 +61,7 @@ func.func private @dense_only_kernel(%batch: index) {
   %c8 = arith.constant 8 : index
   %c64 = arith.constant 64 : index
   %c128 = arith.constant 128 : index
-  sck.tile_loop %batch, %c1, %c2 attributes {schedule = "grid"} {
+  sck.tile_loop %batch, %c1, %c2 attributes {schedule = #sck.tile_schedule<grid>} {
   ^bb0(%b: index, %mt: index, %nt: index):
     %m0 = arith.muli %mt, %c8 : index
     %n0 = arith.muli %nt, %c64 : index

@@ -76,7 +76,7 @@ func.func @wrong_scale(%q: tensor<?x1x64x64xf16>, %k: tensor<?x1x64x64xf16>,
 func.func private @wrong_scale_kernel(%batch: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  sck.tile_loop %batch, %c1, %c1 attributes {schedule = "grid"} {
+  sck.tile_loop %batch, %c1, %c1 attributes {schedule = #sck.tile_schedule<grid>} {
   ^bb0(%b: index, %t: index, %h: index):
     %q = sck.load "Q"[%c0, %c0, %h, %b] : !sck.box<64x64xf16>
     %o0 = sck.zero : !sck.acc<64x64xf32>

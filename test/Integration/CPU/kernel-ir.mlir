@@ -65,7 +65,7 @@ func.func @relu_kernel_ir(%w: tensor<64x64xf16>, %e: tensor<?x64x256xf16> {sc.li
 func.func private @relu_kernel(%batch: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  sck.tile_loop %batch, %c1, %c1 attributes {schedule = "grid"} {
+  sck.tile_loop %batch, %c1, %c1 attributes {schedule = #sck.tile_schedule<grid>} {
   ^bb0(%b: index, %mt: index, %nt: index):
     %zero = sck.zero : !sck.acc<64x256xf32>
     %a = sck.load "A"[%c0, %c0] : !sck.box<64x64xf16>
@@ -95,8 +95,8 @@ func.func private @overfull_kernel(%batch: index) {
   %c1 = arith.constant 1 : index
   %c9 = arith.constant 9 : index
   %r = sck.ring {stages = 2} : !sck.ring<!sck.box<64x64xf16>>
-  sck.role "producer" attributes {regs = 40} {
-    sck.tile_loop %batch, %c1, %c1 attributes {schedule = "grid"} {
+  sck.role producer attributes {regs = 40} {
+    sck.tile_loop %batch, %c1, %c1 attributes {schedule = #sck.tile_schedule<grid>} {
     ^bb0(%b: index, %mt: index, %nt: index):
       scf.for %k = %c0 to %c9 step %c1 {
         %a = sck.load "A"[%c0, %c0] : !sck.box<64x64xf16>

@@ -24,15 +24,15 @@
 // IR: sc.gemm_schedule = #sc.gemm_schedule<pingpong>, sc.kernel_ir = @lce_gemm2_kernel
 // IR-LABEL: func.func private @lce_gemm2_kernel
 // IR: sck.prefetch
-// IR: sck.role "producer"
-// IR: sck.tile_loop {{.*}} schedule = "persistent"
-// IR: sck.role "consumer" attributes {count = 2 : i64, order = "pingpong", regs = 232 : i64}
+// IR: sck.role producer
+// IR: sck.tile_loop {{.*}} schedule = #sck.tile_schedule<persistent>
+// IR: sck.role consumer attributes {count = 2 : i64, order = #sck.consumer_order<pingpong>, regs = 232 : i64}
 
 // An explicit schedule asks for one kernel (no dispatch); ws-group=0: one
 // CTA per tile.
 // FORCED-NOT: scf.if
 // FORCED: sc.gemm_schedule = #sc.gemm_schedule<cooperative>
-// FORCED-NOT: schedule = "persistent"
+// FORCED-NOT: schedule = #sck.tile_schedule<persistent>
 
 // Other chips have no kernel configurations: only the tensor-level passes.
 // SM80-NOT: sc.gemm_schedule

@@ -34,6 +34,11 @@ static void printShapeAndType(AsmPrinter &printer, ArrayRef<int64_t> shape,
 
 #include "sparcast/Dialect/SCK/IR/SckOpsDialect.cpp.inc"
 
+#include "sparcast/Dialect/SCK/IR/SckEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "sparcast/Dialect/SCK/IR/SckAttrs.cpp.inc"
+
 #define GET_TYPEDEF_CLASSES
 #include "sparcast/Dialect/SCK/IR/SckOpsTypes.cpp.inc"
 
@@ -41,6 +46,10 @@ static void printShapeAndType(AsmPrinter &printer, ArrayRef<int64_t> shape,
 #include "sparcast/Dialect/SCK/IR/SckOps.cpp.inc"
 
 void SckDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "sparcast/Dialect/SCK/IR/SckAttrs.cpp.inc"
+      >();
   addTypes<
 #define GET_TYPEDEF_LIST
 #include "sparcast/Dialect/SCK/IR/SckOpsTypes.cpp.inc"
@@ -100,15 +109,11 @@ LogicalResult TileLoopOp::verify() {
                     [](Type t) { return t.isIndex(); }))
     return emitOpError(
         "expects three index block arguments (batch, M tile, N tile)");
-  if (getSchedule() != "grid" && getSchedule() != "persistent" &&
-      getSchedule() != "chained")
-    return emitOpError("schedule must be 'grid', 'persistent' or 'chained', got '")
-           << getSchedule() << "'";
   if (getGroup() < 1)
     return emitOpError("group must be at least 1");
   if (getCluster() != 1 && getCluster() != 2)
     return emitOpError("cluster must be 1 or 2, got ") << getCluster();
-  if (getCluster() == 2 && getSchedule() != "persistent")
+  if (getCluster() == 2 && getSchedule() != TileSchedule::persistent)
     return emitOpError("a cluster of 2 (multicast) needs the persistent "
                        "schedule: CTAs of a pair wait on each other");
   return success();
@@ -263,26 +268,27 @@ LogicalResult RingOp::verify() {
 /// A put or get moves one box of each of the slot's types, in a role of
 /// the given kind.
 static LogicalResult verifySlotAccess(Operation *op, RingType ring,
-                                      TypeRange boxes, StringRef role,
+                                      TypeRange boxes, RoleKind role,
                                       StringRef what, StringRef preposition) {
   if (boxes != TypeRange(ring.getBoxes()))
     return op->emitOpError() << what
                              << " boxes of types that differ from the ring's slot";
   auto parent = op->getParentOfType<RoleOp>();
   if (!parent || parent.getKind() != role)
-    return op->emitOpError() << "only a " << role << " role " << what << " "
+    return op->emitOpError() << "only a " << stringifyRoleKind(role) << " role "
+                             << what << " "
                              << preposition << " a ring";
   return success();
 }
 
 LogicalResult PutOp::verify() {
   return verifySlotAccess(*this, getRing().getType(), getBoxes().getTypes(),
-                          "producer", "puts", "into");
+                          RoleKind::producer, "puts", "into");
 }
 
 LogicalResult GetOp::verify() {
   return verifySlotAccess(*this, getRing().getType(), getBoxes().getTypes(),
-                          "consumer", "gets", "from");
+                          RoleKind::consumer, "gets", "from");
 }
 
 LogicalResult RoleOp::verify() {
@@ -291,23 +297,15 @@ LogicalResult RoleOp::verify() {
     return emitOpError("regs must be a multiple of 8 in [24, 256] "
                        "(setmaxnreg), got ")
            << getRegs();
-  if (getKind() == "producer") {
+  if (getKind() == RoleKind::producer) {
     if (getCount() != 1)
       return emitOpError("a producer role is one warpgroup");
     if (getOrder())
       return emitOpError("only consumer roles have an order");
     return success();
   }
-  if (getKind() != "consumer")
-    return emitOpError("kind must be 'producer' or 'consumer', got '")
-           << getKind() << "'";
   if (getCount() < 1 || getCount() > 2)
     return emitOpError("1 or 2 consumer warpgroups, got ") << getCount();
-  if (getOrder() && *getOrder() != "cooperative" && *getOrder() != "pingpong" &&
-      *getOrder() != "turns")
-    return emitOpError("order must be 'cooperative', 'pingpong' or 'turns', "
-                       "got '")
-           << *getOrder() << "'";
   return success();
 }
 

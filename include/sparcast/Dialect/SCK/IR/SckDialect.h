@@ -17,6 +17,11 @@
 
 #include "sparcast/Dialect/SCK/IR/SckOpsDialect.h.inc"
 
+#include "sparcast/Dialect/SCK/IR/SckEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "sparcast/Dialect/SCK/IR/SckAttrs.h.inc"
+
 #define GET_TYPEDEF_CLASSES
 #include "sparcast/Dialect/SCK/IR/SckOpsTypes.h.inc"
 

@@ -3,6 +3,7 @@
 #define SPARCAST_DIALECT_SCK_IR_SCKOPS_TD
 
 include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
@@ -23,6 +24,51 @@ def Sck_Dialect : Dialect {
   }];
   let cppNamespace = "::mlir::sck";
   let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Enums: the kernel's decisions, typed
+//===----------------------------------------------------------------------===//
+
+def Sck_TileSchedule : I32EnumAttr<"TileSchedule",
+    "how a tile loop's CTAs take its tiles", [
+    I32EnumAttrCase<"grid", 0>,
+    I32EnumAttrCase<"persistent", 1>,
+    I32EnumAttrCase<"chained", 2>
+  ]> {
+  let cppNamespace = "::mlir::sck";
+  let genSpecializedAttr = 0;
+}
+def Sck_TileScheduleAttr
+    : EnumAttr<Sck_Dialect, Sck_TileSchedule, "tile_schedule"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Sck_RoleKind : I32EnumAttr<"RoleKind", "a role of warpgroups", [
+    I32EnumAttrCase<"producer", 0>,
+    I32EnumAttrCase<"consumer", 1>
+  ]> {
+  let cppNamespace = "::mlir::sck";
+  let genSpecializedAttr = 0;
+}
+// (`sck.role producer`: the kind bare in the op's syntax.)
+def Sck_RoleKindAttr : EnumAttr<Sck_Dialect, Sck_RoleKind, "role_kind"> {
+  let assemblyFormat = "$value";
+}
+
+def Sck_ConsumerOrder : I32EnumAttr<"ConsumerOrder",
+    "how consumer warpgroups share tiles", [
+    I32EnumAttrCase<"cooperative", 0>,
+    I32EnumAttrCase<"pingpong", 1>,
+    I32EnumAttrCase<"turns", 2>
+  ]> {
+  let cppNamespace = "::mlir::sck";
+  let genSpecializedAttr = 0;
+}
+def Sck_ConsumerOrderAttr
+    : EnumAttr<Sck_Dialect, Sck_ConsumerOrder, "consumer_order"> {
+  let assemblyFormat = "`<` $value `>`";
 }
 
 class Sck_Type<string name, string typeMnemonic, list<Trait> traits = []>
@@ -74,7 +120,7 @@ def Sck_TileLoopOp : Sck_Op<"tile_loop", [SingleBlock, NoTerminator]> {
     tiles and share each B box by TMA multicast (each loads half).
   }];
   let arguments = (ins Index:$batches, Index:$mTiles, Index:$nTiles,
-                       StrAttr:$schedule,
+                       Sck_TileScheduleAttr:$schedule,
                        DefaultValuedAttr<I64Attr, "1">:$group,
                        DefaultValuedAttr<I64Attr, "1">:$cluster);
   let regions = (region SizedRegion<1>:$body);
@@ -307,9 +353,9 @@ def Sck_RoleOp : Sck_Op<"role", [SingleBlock, NoTerminator]> {
     MMA phases, one's softmax under the other's MMAs). `regs`: the
     per-thread register budget the role sets with setmaxnreg.
   }];
-  let arguments = (ins StrAttr:$kind, I64Attr:$regs,
+  let arguments = (ins Sck_RoleKindAttr:$kind, I64Attr:$regs,
                        DefaultValuedAttr<I64Attr, "1">:$count,
-                       OptionalAttr<StrAttr>:$order);
+                       OptionalAttr<Sck_ConsumerOrderAttr>:$order);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$kind attr-dict-with-keyword $body";
   let hasVerifier = 1;
