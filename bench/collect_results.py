@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes bench/results/<workload>.json, one current file per workload, from
-the JSON files one device run wrote (scripts/device-check.sh: gemm.json,
+the JSON files one device run wrote (scripts/device-check.sh: gemm.json, gemm-sm80.json,
 lce.json, attention.json, experimental.json, ceiling.json).
 
 Every file keeps the run's date, GPU, commit and torch version, and the
@@ -51,7 +51,7 @@ def main():
         os.path.dirname(os.path.abspath(__file__)), "results"))
     args = parser.parse_args()
     runs = {}
-    for name in ("gemm", "lce", "attention", "experimental", "ceiling"):
+    for name in ("gemm", "gemm-sm80", "lce", "attention", "experimental", "ceiling"):
         path = os.path.join(args.run_dir, name + ".json")
         if os.path.exists(path):
             with open(path) as f:

@@ -17,6 +17,10 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench/gemm_check.py" \
   --artifacts "$ROOT/bench/artifacts" --out "$OUT_DIR/gemm.json" \
   --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/gemm.log"
+# sm_80's multistage GEMM, its PTX JIT-compiled here.
+PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench/multistage_check.py" \
+  --artifacts "$ROOT/bench/artifacts" --out "$OUT_DIR/gemm-sm80.json" \
+  --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/gemm-sm80.log"
 PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench/lce_check.py" \
   --artifacts "$ROOT/bench/artifacts" --out "$OUT_DIR/lce.json" \
   --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/lce.log"
