@@ -135,7 +135,7 @@ def Sck_TileLoopOp : Sck_Op<"tile_loop", [SingleBlock, NoTerminator]> {
 }
 
 def Sck_LoadOp : Sck_Op<"load", [Pure]> {
-  let summary = "a TMA box of a kernel operand";
+  let summary = "a box of a kernel operand";
   let description = [{
     The box of operand `operand` (a kernel argument's name) at `coords`
     (box coordinates, innermost first): element (i, j) of a box<R x C> is
@@ -146,6 +146,8 @@ def Sck_LoadOp : Sck_Op<"load", [Pure]> {
     coordinate fewer than the operand has dims, its two leading dims are
     read as one: a batched lhs [B, M, K] as the B x M rows of all its batch
     elements (a GEMM of a shared rhs tiled across batch elements).
+    On Hopper a box is one TMA load; in a multistage kernel (sm_80 / sm_86
+    / sm_89) the CTA's threads copy its 16-byte chunks with cp.async.
   }];
   let arguments = (ins StrAttr:$operand, Variadic<Index>:$coords,
                        UnitAttr:$transposed);
