@@ -178,7 +178,9 @@ func::FuncOp createKernelFunction(BatchMatmulOp op, func::FuncOp caller,
   func.setPrivate();
   func->setAttr("sck.op", b.getStringAttr(caller.getSymName() + "/gemm" +
                                           Twine(index)));
-  func->setAttr("sck.schedule", b.getStringAttr(scheduleOf(op)));
+  func->setAttr(sck::kKernelScheduleAttrName,
+                sck::KernelScheduleAttr::get(
+                    op.getContext(), *sck::symbolizeKernelSchedule(scheduleOf(op))));
   op->setAttr(BatchMatmulOp::getKernelAttrName(),
               FlatSymbolRefAttr::get(func.getSymNameAttr()));
   func.addEntryBlock();
@@ -223,7 +225,9 @@ int64_t hybridBandRows(int64_t tokens, int64_t tileRows) {
 /// result's columns; the sparse MMA takes only its first operand sparse).
 void buildHybridKernel(BatchMatmulOp op, func::FuncOp caller, unsigned index) {
   func::FuncOp func = createKernelFunction(op, caller, index);
-  func->setAttr("sck.schedule", StringAttr::get(op.getContext(), "hybrid"));
+  func->setAttr(sck::kKernelScheduleAttrName,
+                sck::KernelScheduleAttr::get(op.getContext(),
+                                             sck::KernelSchedule::hybrid));
   Block *entry = &func.front();
   OpBuilder b = OpBuilder::atBlockBegin(entry);
   MLIRContext *ctx = op.getContext();

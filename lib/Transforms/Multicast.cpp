@@ -37,7 +37,9 @@ bool pairsMeasuredFaster(sck::TileLoopOp loop) {
       bCoords = coords;
   });
   std::optional<int64_t> nTiles = getConstantIntValue(loop.getNTiles());
-  return sck::ctaPairsByDefault(sck::kernelSchedule(loop),
+  std::optional<sck::KernelSchedule> schedule = sck::kernelSchedule(loop);
+  return sck::ctaPairsByDefault(
+      schedule ? sck::stringifyKernelSchedule(*schedule) : StringRef(),
                                 aCoords == 3 || bCoords == 2, bCoords == 3,
                                 nTiles && *nTiles % 2 == 0);
 }
@@ -48,8 +50,9 @@ struct ScMulticastPass : sc::impl::ScMulticastPassBase<ScMulticastPass> {
     WalkResult walk = getOperation()->walk([&](sck::TileLoopOp loop) {
       // Multicast shares a GEMM's B between CTA pairs: not attention's, nor
       // a hybrid-tiled weight's (its tiles' boxes differ by kind).
-      if (loop.isAttention() || sck::kernelSchedule(loop) == "hybrid" ||
-          sck::kernelSchedule(loop) == "multistage")
+      if (loop.isAttention() ||
+          sck::kernelSchedule(loop) == sck::KernelSchedule::hybrid ||
+          sck::kernelSchedule(loop) == sck::KernelSchedule::multistage)
         return WalkResult::advance();
       // Another tile loop in the same block: not a kernel sck-to-nvgpu
       // writes.
@@ -66,7 +69,7 @@ struct ScMulticastPass : sc::impl::ScMulticastPassBase<ScMulticastPass> {
       loop.walk([&](sck::LoadOp load) {
         ArrayRef<int64_t> box = load.getType().getShape();
         narrow |= load.getOperand() == "B" &&
-                  sck::kernelSchedule(loop) != "transposed" && box.size() == 2 &&
+                  sck::kernelSchedule(loop) != sck::KernelSchedule::transposed && box.size() == 2 &&
                   box[0] * box[1] < 64 * 256;
       });
       if (narrow)
@@ -78,7 +81,7 @@ struct ScMulticastPass : sc::impl::ScMulticastPassBase<ScMulticastPass> {
       }
       loop.setClusterAttr(Builder(loop.getContext()).getI64IntegerAttr(2));
       if (report)
-        loop.emitRemark(sck::kernelSchedule(loop) == "transposed"
+        loop.emitRemark(sck::kernelSchedule(loop) == sck::KernelSchedule::transposed
                             ? "tile loop: CTA pairs on pairs of N tiles, the "
                               "shared lhs (W) by TMA multicast"
                             : "tile loop: CTA pairs on pairs of M tiles, B "

@@ -48,16 +48,14 @@ struct ScPersistentPass : sc::impl::ScPersistentPassBase<ScPersistentPass> {
       }
       // The hybrid-tiled GEMM keeps one tile a CTA: two CTAs an SM keep its
       // weight bytes in flight (HybridGemmKernel.cpp).
-      auto func = loop->getParentOfType<func::FuncOp>();
-      auto schedule =
-          func ? func->getAttrOfType<StringAttr>("sck.schedule") : StringAttr();
-      if (schedule && schedule.getValue() == "multistage") {
+      std::optional<sck::KernelSchedule> schedule = sck::kernelSchedule(loop);
+      if (schedule == sck::KernelSchedule::multistage) {
         if (report)
           loop.emitRemark() << "tile loop: grid (a multistage kernel: one "
                                "CTA per tile)";
         return;
       }
-      if (schedule && schedule.getValue() == "hybrid") {
+      if (schedule == sck::KernelSchedule::hybrid) {
         if (report)
           loop.emitRemark() << "tile loop: grid (a hybrid-tiled GEMM: one "
                                "CTA per tile)";

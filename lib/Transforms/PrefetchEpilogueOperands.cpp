@@ -61,13 +61,12 @@ struct ScPrefetchEpilogueOperandsPass
   void runOnOperation() final {
     getOperation()->walk([&](sck::EpilogueOp epilogue) {
       auto loop = dyn_cast<sck::TileLoopOp>(epilogue->getParentOp());
-      auto func = epilogue->getParentOfType<func::FuncOp>();
-      auto schedule =
-          func ? func->getAttrOfType<StringAttr>("sck.schedule") : StringAttr();
+      std::optional<sck::KernelSchedule> schedule =
+          sck::kernelSchedule(epilogue);
       // The hybrid-tiled and multistage GEMMs' epilogues read their
       // operands in place.
-      if (schedule &&
-          (schedule.getValue() == "hybrid" || schedule.getValue() == "multistage"))
+      if (schedule == sck::KernelSchedule::hybrid ||
+          schedule == sck::KernelSchedule::multistage)
         return;
       if (!loop || loop.isAttention() || epilogue.getBody().empty() ||
           epilogue.getCoords().size() != 3)

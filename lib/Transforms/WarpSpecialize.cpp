@@ -130,15 +130,14 @@ struct ScWarpSpecializePass
     if (order == "auto") {
       // The schedule sc-lower-to-sck recorded on the kernel function.
       auto func = loop->getParentOfType<func::FuncOp>();
-      auto recorded =
-          func ? func->getAttrOfType<StringAttr>("sck.schedule") : StringAttr();
+      std::optional<KernelSchedule> recorded = kernelSchedule(loop);
       // A hybrid-tiled GEMM: a consumer per 64 weight rows of its tile
       // (sc-lower-to-sck records how many).
-      if (recorded && recorded.getValue() == "hybrid") {
+      if (recorded == KernelSchedule::hybrid) {
         auto count = func->getAttrOfType<IntegerAttr>("sck.consumers");
         consumers = count ? count.getInt() : 1;
       }
-      order = recorded ? recorded.getValue().str() : "pingpong";
+      order = recorded ? stringifyKernelSchedule(*recorded).str() : "pingpong";
       // The transposed tile: a tile per consumer, in turns.
       if (order == "transposed")
         order = "pingpong";
@@ -156,11 +155,7 @@ struct ScWarpSpecializePass
         group, [](TileLoopOp each) { return each.isAttention(); });
     // A hybrid-tiled GEMM loads in three blocks: the tokens' box per
     // k-tile, a dense tile's box or a 2:4 tile's two in their cases.
-    auto kernelFunc = loop->getParentOfType<func::FuncOp>();
-    auto scheduleAttr = kernelFunc ? kernelFunc->getAttrOfType<StringAttr>(
-                                         "sck.schedule")
-                                   : StringAttr();
-    bool hybrid = scheduleAttr && scheduleAttr.getValue() == "hybrid";
+    bool hybrid = kernelSchedule(loop) == KernelSchedule::hybrid;
     // CTAs an SM: the attention generator runs one-consumer kernels two
     // an SM (so 128 registers a thread at launch), everything else one.
     int64_t ctasPerSM = 1;

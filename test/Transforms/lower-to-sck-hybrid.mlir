@@ -11,7 +11,7 @@
 // tokens) stored transposed. Warp-specialized: three rings (tokens, dense,
 // 2:4), one consumer; the producer's switch puts and yields nothing.
 // CHECK-LABEL: func.func private @linear_gemm0_kernel(
-// CHECK-SAME: sck.schedule = "hybrid"
+// CHECK-SAME: sck.schedule = #sck.kernel_schedule<hybrid>
 // CHECK: sck.tile_loop %{{.*}}, %{{.*}}, %{{.*}} attributes {schedule = #sck.tile_schedule<grid>}
 // CHECK: scf.for {{.*}} -> (!sck.acc<64x8xf32>)
 // CHECK: sck.load "A"[%{{.*}}, %{{.*}}, %{{.*}}] {transposed} : !sck.box<128x8xf16>

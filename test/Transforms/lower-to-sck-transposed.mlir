@@ -8,7 +8,7 @@
 // N tiles go in CTA pairs (sc-multicast shared-rhs-only), its consumers
 // take turns (ping-pong).
 // CHECK-LABEL: func.func private @shared_w_gemm0_kernel(
-// CHECK-SAME: sck.schedule = "transposed"
+// CHECK-SAME: sck.schedule = #sck.kernel_schedule<transposed>
 // CHECK-DAG: %[[M:.*]] = arith.constant 3 : index
 // CHECK-DAG: %[[N:.*]] = arith.constant 2 : index
 // CHECK: sck.tile_loop %{{.*}}, %[[M]], %[[N]]

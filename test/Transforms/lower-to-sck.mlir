@@ -9,7 +9,7 @@
 // One CTA per tile in plain order until sc-persistent.
 // CHECK-LABEL: func.func private @lce_gemm0_kernel(
 // CHECK-SAME: %[[B:[a-z0-9]+]]: index, %[[REQ:[a-z0-9]+]]: tensor<?x433x256xf32>, %[[IDX:[a-z0-9]+]]: tensor<?xi32>)
-// CHECK-SAME: sck.op = "lce/gemm0", sck.schedule = "pingpong"
+// CHECK-SAME: sck.op = "lce/gemm0", sck.schedule = #sck.kernel_schedule<pingpong>
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
 // CHECK-DAG: %[[C7:.*]] = arith.constant 7 : index
 // CHECK-DAG: %[[C14:.*]] = arith.constant 14 : index
@@ -48,7 +48,7 @@ func.func @lce(%w: tensor<433x872xf16>, %e: tensor<?x872x256xf16>, %req: tensor<
 // A read and C written at [k, r] / [n, r] (two coordinates).
 // CHECK-LABEL: func.func private @linear_gemm0_kernel
 // CHECK-SAME: (%[[LB:[a-z0-9]+]]: index)
-// CHECK-SAME: sck.schedule = "cooperative"
+// CHECK-SAME: sck.schedule = #sck.kernel_schedule<cooperative>
 // CHECK-DAG: %[[LC300:.*]] = arith.constant 300 : index
 // CHECK-DAG: %[[LC128:.*]] = arith.constant 128 : index
 // CHECK-DAG: %[[LONE:.*]] = arith.constant 1 : index

@@ -6,7 +6,7 @@
 
 // CHECK-LABEL: func.func @shared_rhs
 // CHECK: sck.tile_loop {{.*}} attributes {cluster = 2 : i64, group = 8 : i64, schedule = #sck.tile_schedule<persistent>}
-func.func @shared_rhs(%t: index) attributes {sck.schedule = "cooperative"} {
+func.func @shared_rhs(%t: index) attributes {sck.schedule = #sck.kernel_schedule<cooperative>} {
   // expected-remark @below {{tile loop: CTA pairs on pairs of M tiles, B shared by TMA multicast}}
   sck.tile_loop %t, %t, %t attributes {schedule = #sck.tile_schedule<persistent>, group = 8} {
   ^bb0(%b: index, %m: index, %n: index):
@@ -22,7 +22,7 @@ func.func @shared_rhs(%t: index) attributes {sck.schedule = "cooperative"} {
 // 19; cooperative with pairs, the default for x @ w, 0.379).
 // CHECK-LABEL: func.func @shared_rhs_pingpong
 // CHECK: sck.tile_loop {{.*}} attributes {cluster = 2 : i64, group = 8 : i64, schedule = #sck.tile_schedule<persistent>}
-func.func @shared_rhs_pingpong(%t: index) attributes {sck.schedule = "pingpong"} {
+func.func @shared_rhs_pingpong(%t: index) attributes {sck.schedule = #sck.kernel_schedule<pingpong>} {
   // expected-remark @below {{tile loop: CTA pairs on pairs of M tiles, B shared by TMA multicast}}
   sck.tile_loop %t, %t, %t attributes {schedule = #sck.tile_schedule<persistent>, group = 8} {
   ^bb0(%b: index, %m: index, %n: index):
@@ -37,7 +37,7 @@ func.func @shared_rhs_pingpong(%t: index) attributes {sck.schedule = "pingpong"}
 // Both batched (the LCE's candidate GEMM is W @ E[b]: A shared, B batched).
 // CHECK-LABEL: func.func @batched_rhs
 // CHECK-NOT: cluster
-func.func @batched_rhs(%t: index) attributes {sck.schedule = "cooperative"} {
+func.func @batched_rhs(%t: index) attributes {sck.schedule = #sck.kernel_schedule<cooperative>} {
   sck.tile_loop %t, %t, %t attributes {schedule = #sck.tile_schedule<persistent>, group = 8} {
   ^bb0(%b: index, %m: index, %n: index):
     %a = sck.load "A"[%m, %m] : !sck.box<128x64xf16>
@@ -51,7 +51,7 @@ func.func @batched_rhs(%t: index) attributes {sck.schedule = "cooperative"} {
 // One CTA per tile: no pairs (they would wait on each other), no error.
 // CHECK-LABEL: func.func @grid
 // CHECK-NOT: cluster
-func.func @grid(%t: index) attributes {sck.schedule = "cooperative"} {
+func.func @grid(%t: index) attributes {sck.schedule = #sck.kernel_schedule<cooperative>} {
   sck.tile_loop %t, %t, %t attributes {schedule = #sck.tile_schedule<grid>} {
   ^bb0(%b: index, %m: index, %n: index):
     %a = sck.load "A"[%m, %m, %b] : !sck.box<128x64xf16>

@@ -49,7 +49,7 @@ func.func @odd_k(%a: tensor<?x16x13xf16>, %b: tensor<?x13x16xf16>) -> tensor<?x1
 // sc-lower-to-sck then tiles 128 x 128 in k-tiles of 32 (ceil(72 / 32) = 3),
 // one CTA a tile; a shared rhs over batched rows: flat rows.
 // SCK-LABEL: func.func private @gemm_gemm0_kernel(
-// SCK-SAME: sck.schedule = "multistage"
+// SCK-SAME: sck.schedule = #sck.kernel_schedule<multistage>
 // SCK-DAG: %[[C2:.*]] = arith.constant 2 : index
 // SCK-DAG: %[[C3:.*]] = arith.constant 3 : index
 // SCK: sck.tile_loop %{{.*}}, %[[C2]], %[[C2]] attributes {schedule = #sck.tile_schedule<grid>}

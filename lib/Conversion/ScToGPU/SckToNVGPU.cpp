@@ -321,8 +321,7 @@ static std::optional<KernelIR> matchKernelIR(func::FuncOp kernel,
   ir.cooperative = ir.consumer.getOrder() == sck::ConsumerOrder::cooperative;
   ir.pairs = ir.consumerLoop.getCluster() == 2;
   ir.aRows = ir.cooperative ? 2 * kTileRows : kTileRows;
-  auto schedule = kernel->getAttrOfType<StringAttr>("sck.schedule");
-  ir.transposed = schedule && schedule.getValue() == "transposed";
+  ir.transposed = sck::kernelSchedule(ir.consumer) == sck::KernelSchedule::transposed;
   ArrayRef<Type> boxes = ir.ring.getType().getBoxes();
   if (boxes.size() != 2) {
     why = "a ring of other than two boxes";

@@ -23,7 +23,7 @@ func.func @relu(%w: tensor<128x64xf16>, %e: tensor<?x64x256xf16>, %bias: tensor<
   }
   return %c : tensor<?x128x256xf16>
 }
-func.func private @relu_kernel(%batch: index, %bias: tensor<?x128x256xf32>) attributes {sck.schedule = "pingpong"} {
+func.func private @relu_kernel(%batch: index, %bias: tensor<?x128x256xf32>) attributes {sck.schedule = #sck.kernel_schedule<pingpong>} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index

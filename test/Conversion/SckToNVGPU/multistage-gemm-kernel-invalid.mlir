@@ -7,7 +7,7 @@ func.func @small(%a: tensor<?x200x72xf16>, %b: tensor<?x72x136xf16>) -> tensor<?
   %c = sc.batch_matmul %a, %b {sc.gemm_schedule = #sc.gemm_schedule<multistage>, sc.kernel_ir = @small_gemm0_kernel} : tensor<?x200x72xf16>, tensor<?x72x136xf16> -> tensor<?x200x136xf16>
   return %c : tensor<?x200x136xf16>
 }
-func.func private @small_gemm0_kernel(%batch: index) attributes {sck.schedule = "multistage"} {
+func.func private @small_gemm0_kernel(%batch: index) attributes {sck.schedule = #sck.kernel_schedule<multistage>} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
@@ -40,7 +40,7 @@ func.func @persistent(%a: tensor<?x200x72xf16>, %b: tensor<?x72x136xf16>) -> ten
   %c = sc.batch_matmul %a, %b {sc.gemm_schedule = #sc.gemm_schedule<multistage>, sc.kernel_ir = @persistent_gemm0_kernel} : tensor<?x200x72xf16>, tensor<?x72x136xf16> -> tensor<?x200x136xf16>
   return %c : tensor<?x200x136xf16>
 }
-func.func private @persistent_gemm0_kernel(%batch: index) attributes {sck.schedule = "multistage"} {
+func.func private @persistent_gemm0_kernel(%batch: index) attributes {sck.schedule = #sck.kernel_schedule<multistage>} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
@@ -71,7 +71,7 @@ func.func @counts(%a: tensor<?x200x72xf16>, %b: tensor<?x72x136xf16>) -> tensor<
   %c = sc.batch_matmul %a, %b {sc.gemm_schedule = #sc.gemm_schedule<multistage>, sc.kernel_ir = @counts_gemm0_kernel} : tensor<?x200x72xf16>, tensor<?x72x136xf16> -> tensor<?x200x136xf16>
   return %c : tensor<?x200x136xf16>
 }
-func.func private @counts_gemm0_kernel(%batch: index) attributes {sck.schedule = "multistage"} {
+func.func private @counts_gemm0_kernel(%batch: index) attributes {sck.schedule = #sck.kernel_schedule<multistage>} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index

@@ -11,7 +11,7 @@
 // all batch elements (flat rows: 5 x 50 rows), and a shared lhs.
 // CHECK-COUNT-2: ok
 // CHECK: EQUIVALENT
-// IR-COUNT-3: sck.schedule = "multistage"
+// IR-COUNT-3: sck.schedule = #sck.kernel_schedule<multistage>
 
 func.func @bmm_bias(%a: tensor<?x130x72xf16> {sc.lineage = #sc.lineage<candidate>}, %b: tensor<?x72x136xf16> {sc.lineage = #sc.lineage<candidate>}, %bias: tensor<136xf32>) -> tensor<?x130x136xf32> {
   %o = sc.batch_matmul %a, %b epilogue_ins(%bias : tensor<136xf32>) : tensor<?x130x72xf16>, tensor<?x72x136xf16> -> tensor<?x130x136xf32> {

@@ -309,11 +309,12 @@ LogicalResult RoleOp::verify() {
   return success();
 }
 
-StringRef mlir::sck::kernelSchedule(Operation *op) {
+std::optional<KernelSchedule> mlir::sck::kernelSchedule(Operation *op) {
   for (Operation *parent = op; parent; parent = parent->getParentOp())
-    if (auto schedule = parent->getAttrOfType<StringAttr>("sck.schedule"))
+    if (auto schedule =
+            parent->getAttrOfType<KernelScheduleAttr>(kKernelScheduleAttrName))
       return schedule.getValue();
-  return StringRef();
+  return std::nullopt;
 }
 
 int64_t mlir::sck::launchRegisters(int64_t warpgroups, int64_t ctasPerSM) {

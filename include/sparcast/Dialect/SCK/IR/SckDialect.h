@@ -41,15 +41,19 @@ struct RoleRegisters {
 };
 RoleRegisters defaultRoleRegisters(int64_t consumers, int64_t ctasPerSM);
 
-/// The schedule sc-lower-to-sck recorded on the kernel function holding
-/// `op` (sck.schedule), or an empty string.
-StringRef kernelSchedule(Operation *op);
+/// The name of the kernel function's attribute saying which kernel it is
+/// for (a KernelScheduleAttr).
+constexpr llvm::StringLiteral kKernelScheduleAttrName = "sck.schedule";
+
+/// The kernel sc-lower-to-sck recorded on the function holding `op`, if
+/// any.
+std::optional<KernelSchedule> kernelSchedule(Operation *op);
 
 /// Whether `op` lies in a kernel of the multistage schedule (sm_80 /
 /// sm_86 / sm_89: every warp loads and computes; no roles, rings of TMA
 /// boxes, persistence or multicast: the Hopper passes leave it alone).
 inline bool inMultistageKernel(Operation *op) {
-  return kernelSchedule(op) == "multistage";
+  return kernelSchedule(op) == KernelSchedule::multistage;
 }
 
 /// Where a persistent GEMM's CTA pairs sharing an operand by TMA multicast

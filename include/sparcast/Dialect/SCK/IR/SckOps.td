@@ -45,6 +45,25 @@ def Sck_TileScheduleAttr
   let assemblyFormat = "`<` $value `>`";
 }
 
+// The kernel a GEMM's kernel function is for (its `sck.schedule`, set by
+// sc-lower-to-sck): a Hopper schedule, the hybrid-tiled GEMM, or sm_80's
+// multistage kernel.
+def Sck_KernelSchedule : I32EnumAttr<"KernelSchedule",
+    "the kernel a GEMM's kernel-level function is for", [
+    I32EnumAttrCase<"cooperative", 0>,
+    I32EnumAttrCase<"pingpong", 1>,
+    I32EnumAttrCase<"transposed", 2>,
+    I32EnumAttrCase<"hybrid", 3>,
+    I32EnumAttrCase<"multistage", 4>
+  ]> {
+  let cppNamespace = "::mlir::sck";
+  let genSpecializedAttr = 0;
+}
+def Sck_KernelScheduleAttr
+    : EnumAttr<Sck_Dialect, Sck_KernelSchedule, "kernel_schedule"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 def Sck_RoleKind : I32EnumAttr<"RoleKind", "a role of warpgroups", [
     I32EnumAttrCase<"producer", 0>,
     I32EnumAttrCase<"consumer", 1>
