@@ -3,7 +3,10 @@
 // Any bytes as MLIR text: parsed and verified with every dialect the tools
 // register, then run through the tensor-level Sparcast passes (lineage,
 // the IKBO pipeline, the K split at concatenations, block-mask
-// materialization). A bad input must end in
+// materialization), then the kernel configuration and kernel-level passes
+// for Hopper (lowering to sck, persistence, multicast, warp
+// specialization, prefetched epilogue operands) and, on a copy, for sm_80
+// (the multistage kernel). A bad input must end in
 // diagnostics, never a crash or a hang (as upstream MLIR's parser fuzzers
 // do). Only this file is built with the fuzzer's coverage instrumentation
 // in the test build; scripts/fuzz.sh builds an instrumented copy of the
@@ -15,6 +18,7 @@
 #include "sparcast/Pipelines/Pipelines.h"
 #include "sparcast/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -53,6 +57,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   split.report = true;
   pm.addPass(sc::createScSplitConcatKPass(split));
   pm.addPass(sc::createScMaterializeBlockMaskPass());
-  (void)pm.run(*module);
+  if (failed(pm.run(*module)))
+    return 0;
+  OwningOpRef<ModuleOp> ampere = cast<ModuleOp>((*module)->clone());
+  PassManager hopper(&context);
+  hopper.addNestedPass<func::FuncOp>(sc::createScSelectKernelConfigPass());
+  sc::ScLowerToSckPassOptions lower;
+  lower.attention = true;
+  hopper.addPass(sc::createScLowerToSckPass(lower));
+  hopper.addPass(sc::createScPersistentPass());
+  hopper.addPass(sc::createScMulticastPass());
+  hopper.addPass(sc::createScWarpSpecializePass());
+  hopper.addPass(sc::createScPrefetchEpilogueOperandsPass());
+  (void)hopper.run(*module);
+  PassManager sm80(&context);
+  sc::ScSelectKernelConfigPassOptions config;
+  config.chip = "sm_80";
+  sm80.addNestedPass<func::FuncOp>(sc::createScSelectKernelConfigPass(config));
+  sm80.addPass(sc::createScLowerToSckPass());
+  (void)sm80.run(*ampere);
   return 0;
 }
