@@ -1583,18 +1583,23 @@ struct LaunchShape {
 };
 } // namespace
 
-/// The launch (384 threads, grid, shared memory, the tensor maps of A, B,
-/// C and the prefetched operand, C and the epilogue operands as memrefs)
-/// of a warp-specialized GEMM kernel.
+/// A kernel parameter: its type in the gpu.func and what the launch passes
+/// for it (one list, so the signature and the launch cannot disagree).
+struct KernelParam {
+  Type type;
+  LaunchParam launch;
+};
+
+/// The launch of a warp-specialized GEMM kernel of parameters `params`:
+/// 384 threads, the grid, shared memory.
 static KernelLaunch warpSpecializedLaunch(BatchMatmulOp op,
                                           StringRef kernelName,
                                           const GemmBinding &binding,
-                                          const LaunchShape &shape) {
+                                          const LaunchShape &shape,
+                                          ArrayRef<KernelParam> params) {
   using namespace sc::detail;
   RankedTensorType resultType = op.getType();
-  Type elementType = op.getLhs().getType().getElementType();
   auto [m, n, k, lhsBatched, rhsBatched] = GemmShape(op);
-  int64_t outBytes = resultType.getElementType().getIntOrFloatBitWidth() / 8;
   KernelLaunch launch;
   launch.kernel = kernelName.str();
   launch.block[0] = 384;
@@ -1624,6 +1629,23 @@ static KernelLaunch warpSpecializedLaunch(BatchMatmulOp op,
   launch.grid[1] = LaunchDim::of(1);
   launch.grid[2] = LaunchDim::of(1);
   launch.sharedBytes = shape.sharedBytes;
+  for (const KernelParam &param : params)
+    launch.params.push_back(param.launch);
+  return launch;
+}
+
+/// The kernel's parameters: A's and B's tensor maps, C and the epilogue
+/// operands as memrefs, C's tensor map for the TMA stores and the
+/// prefetched operand's.
+static std::vector<KernelParam> kernelParams(BatchMatmulOp op,
+                                             const GemmBinding &binding,
+                                             const LaunchShape &shape) {
+  using namespace sc::detail;
+  RankedTensorType resultType = op.getType();
+  Type elementType = op.getLhs().getType().getElementType();
+  auto [m, n, k, lhsBatched, rhsBatched] = GemmShape(op);
+  int64_t outBytes = resultType.getElementType().getIntOrFloatBitWidth() / 8;
+  Type pointer = LLVM::LLVMPointerType::get(op.getContext());
   std::vector<LaunchParam> params = tmaKernelParams(op, binding, shape.aBoxRows);
   LaunchDim batchDim = binding.batchOf(resultType);
   LaunchDim flatM = batchDim.times(m); // [B * M] rows
@@ -1634,7 +1656,13 @@ static KernelLaunch warpSpecializedLaunch(BatchMatmulOp op,
     params[0].stridesBytes = {LaunchDim::of(k * bytes)};
     params[0].box = {kTileK, shape.tileM};
   }
-  launch.params.assign(params.begin(), params.end());
+  // A and B as tensor maps, C and the epilogue operands as memrefs.
+  std::vector<KernelParam> out = {{pointer, params[0]},
+                                 {pointer, params[1]},
+                                 {memrefOf(resultType), params[2]}};
+  for (auto [in, param] :
+       llvm::zip(op.getEpilogueIns(), ArrayRef(params).drop_front(3)))
+    out.push_back({memrefOf(cast<RankedTensorType>(in.getType())), param});
   // C's tensor map for the TMA stores: boxes of 64 rows x 128 bytes.
   LaunchParam c;
   c.kind = LaunchParam::Kind::Tma;
@@ -1650,7 +1678,7 @@ static KernelLaunch warpSpecializedLaunch(BatchMatmulOp op,
     // (Transposed: the epilogue stores 8 rows at a time.)
     c.box = {128 / outBytes, shape.transposed ? 8 : 64, 1};
   }
-  launch.params.push_back(c);
+  out.push_back({pointer, c});
   if (std::optional<unsigned> prefetched = shape.prefetched) {
     // The gathered operand's tensor map: [U, M, N] in boxes like C's.
     auto xType = cast<RankedTensorType>(op.getEpilogueIns()[*prefetched].getType());
@@ -1665,9 +1693,9 @@ static KernelLaunch warpSpecializedLaunch(BatchMatmulOp op,
     int64_t xBytes = xType.getElementType().getIntOrFloatBitWidth() / 8;
     x.stridesBytes = {LaunchDim::of(n * xBytes), LaunchDim::of(m * n * xBytes)};
     x.box = {128 / xBytes, shape.transposed ? 32 : 64, 1};
-    launch.params.push_back(x);
+    out.push_back({pointer, x});
   }
-  return launch;
+  return out;
 }
 
 /// The IR of `op`'s kernel function, when the lowering takes it; else a
@@ -1687,22 +1715,6 @@ static FailureOr<KernelIR> lowerable(BatchMatmulOp op) {
   if (!why.empty())
     return kernel->emitError("sck-to-nvgpu does not lower ") << why;
   return *ir;
-}
-
-/// The kernel's parameters: A's and B's tensor maps, C, the epilogue
-/// operands (memrefs), C's tensor map and the prefetched operand's, in the
-/// order of warpSpecializedLaunch's parameters.
-static FunctionType kernelSignature(BatchMatmulOp op, const KernelIR &ir) {
-  MLIRContext *ctx = op.getContext();
-  Type pointer = LLVM::LLVMPointerType::get(ctx);
-  SmallVector<Type> types = {pointer, pointer,
-                             sc::detail::memrefOf(op.getType())};
-  for (Value in : op.getEpilogueIns())
-    types.push_back(sc::detail::memrefOf(cast<RankedTensorType>(in.getType())));
-  types.push_back(pointer);
-  if (ir.prefetch)
-    types.push_back(pointer);
-  return FunctionType::get(ctx, types, {});
 }
 
 FailureOr<KernelLaunch> mlir::sc::detail::buildGemmKernelFromIR(
@@ -1730,10 +1742,28 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildGemmKernelFromIR(
            << slotBytes << " bytes next to the consumers' " << consumersBytes
            << ")";
   int64_t sharedBytes = stages * slotBytes + consumersBytes + kSmemAlignReserve;
+  LaunchShape shape;
+  shape.tileM = ir->transposed ? ir->tileM : ir->aRows;
+  shape.tileN = ir->transposed ? 128 : ir->tileN;
+  shape.aBoxRows = !ir->transposed ? ir->aRows
+                   : ir->pairs     ? ir->wHalfRows()
+                                   : ir->tileM;
+  shape.sharedBytes = sharedBytes;
+  shape.persistent = ir->consumerLoop.getSchedule() == sck::TileSchedule::persistent;
+  shape.tilesPerUnit = ir->cooperative ? 1 : 2;
+  shape.transposed = ir->transposed;
+  shape.flatRows = ir->flatRows;
+  if (ir->prefetch)
+    shape.prefetched =
+        cast<BlockArgument>(ir->prefetch.getSource()).getArgNumber() - 1;
+  // The signature and the launch's parameters from one list.
+  std::vector<KernelParam> params = kernelParams(op, binding, shape);
+  SmallVector<Type> types = llvm::map_to_vector(
+      params, [](const KernelParam &param) { return param.type; });
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   Location loc = ir->ring.getLoc();
   auto func = gpu::GPUFuncOp::create(b, op.getLoc(), kernelName,
-                                     kernelSignature(op, *ir));
+                                     b.getFunctionType(types, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
                 b.getDenseI32ArrayAttr({384, 1, 1}));
@@ -1749,21 +1779,8 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildGemmKernelFromIR(
     return failure();
   }
 
-  LaunchShape shape;
-  shape.tileM = ir->transposed ? ir->tileM : ir->aRows;
-  shape.tileN = ir->transposed ? 128 : ir->tileN;
-  shape.aBoxRows = !ir->transposed ? ir->aRows
-                   : ir->pairs     ? ir->wHalfRows()
-                                   : ir->tileM;
-  shape.sharedBytes = sharedBytes;
-  shape.persistent = ir->consumerLoop.getSchedule() == sck::TileSchedule::persistent;
-  shape.tilesPerUnit = ir->cooperative ? 1 : 2;
-  shape.transposed = ir->transposed;
-  shape.flatRows = ir->flatRows;
-  if (ir->prefetch)
-    shape.prefetched =
-        cast<BlockArgument>(ir->prefetch.getSource()).getArgNumber() - 1;
-  KernelLaunch launch = warpSpecializedLaunch(op, kernelName, binding, shape);
+  KernelLaunch launch =
+      warpSpecializedLaunch(op, kernelName, binding, shape, params);
   auto [m, n, k, lhsBatched, rhsBatched] = GemmShape(op);
   std::string tile =
       ir->transposed
