@@ -29,12 +29,17 @@
 
 using namespace mlir;
 
-void mlir::sc::buildScCpuReferencePipeline(OpPassManager &pm) {
-  // Step 0. tosa ops (imported graphs) as linalg / arith / tensor.
+/// tosa ops (imported graphs) as linalg / arith / tensor.
+static void addTosaLowering(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(tosa::createTosaToLinalgNamed());
   pm.addNestedPass<func::FuncOp>(tosa::createTosaToLinalg());
   pm.addNestedPass<func::FuncOp>(createTosaToArithPass());
   pm.addNestedPass<func::FuncOp>(createTosaToTensorPass());
+}
+
+void mlir::sc::buildScCpuReferencePipeline(OpPassManager &pm) {
+  // Step 0. tosa ops (imported graphs) as linalg / arith / tensor.
+  addTosaLowering(pm);
   // Step 1. sc ops to their naive linalg definition.
   pm.addPass(createScLowerToLinalgPass());
   pm.addPass(createCanonicalizerPass());
@@ -78,6 +83,9 @@ void mlir::sc::buildScIkboPipeline(OpPassManager &pm, bool report,
     options.report = report;
     pm.addPass(createScRaiseLinalgPass(options));
   }
+  // The other tosa ops as linalg (element-wise ops as linalg.generic, which
+  // the epilogue fusion below takes or generated kernels run).
+  addTosaLowering(pm);
   // Step 0. Type II: attention reads each user's K/V through the index.
   {
     ScIkboAttentionPassOptions options;

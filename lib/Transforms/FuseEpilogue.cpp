@@ -94,7 +94,8 @@ static std::string checkFusable(linalg::GenericOp generic, BatchMatmulOp &matmul
         continue;
       }
     }
-    if (!map.isProjectedPermutation())
+    // (A 0 result reads a size-1 dim: numpy / tosa broadcasting.)
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
       return refuse("an input is read through a map that is not a "
                     "projected permutation");
     auto gather = input->get().getDefiningOp<GatherRowsOp>();
@@ -219,7 +220,10 @@ struct FuseElementwiseConsumer : OpRewritePattern<linalg::GenericOp> {
       case InputRead::Kind::Mapped: {
         SmallVector<Value> at;
         for (AffineExpr e : read.map.getResults())
-          at.push_back(ivs[cast<AffineDimExpr>(e).getPosition()]);
+          at.push_back(isa<AffineDimExpr>(e)
+                           ? ivs[cast<AffineDimExpr>(e).getPosition()]
+                           : arith::ConstantIndexOp::create(rewriter, loc, 0)
+                                 .getResult());
         value = tensor::ExtractOp::create(rewriter, loc, operand(tensorSlot[i]),
                                           at);
         break;

@@ -68,6 +68,31 @@ func.func @bias_relu_after_scale(%w: tensor<4x3xf16>, %c: tensor<?x3x6xf16>, %sc
 
 // -----
 
+// A size-1 dim broadcast (tosa's and numpy's bias [1, 1, N], read at
+// (0, 0, n)): the epilogue reads it at index 0 there.
+// CHECK-LABEL: func.func @broadcast_bias
+// CHECK: sc.batch_matmul {{.*}} epilogue_ins(%{{.*}} : tensor<1x1x6xf32>)
+// CHECK: ^bb0(%[[ACC:.*]]: f32, %{{.*}}: index, %{{.*}}: index, %[[N:.*]]: index, %[[BIAS:.*]]: tensor<1x1x6xf32>):
+// CHECK: %[[Z:.*]] = arith.constant 0 : index
+// CHECK: tensor.extract %[[BIAS]][%[[Z]], %[[Z]], %[[N]]] : tensor<1x1x6xf32>
+// CHECK-NOT: linalg.generic
+func.func @broadcast_bias(%w: tensor<4x3xf16>, %c: tensor<?x3x6xf16>, %bias: tensor<1x1x6xf32>) -> tensor<?x4x6xf32> {
+  %cand = sc.batch_matmul %w, %c : tensor<4x3xf16>, tensor<?x3x6xf16> -> tensor<?x4x6xf32>
+  %c0 = arith.constant 0 : index
+  %b = tensor.dim %c, %c0 : tensor<?x3x6xf16>
+  %init = tensor.empty(%b) : tensor<?x4x6xf32>
+  %o = linalg.generic {indexing_maps = [affine_map<(b, m, n) -> (b, m, n)>, affine_map<(b, m, n) -> (0, 0, n)>, affine_map<(b, m, n) -> (b, m, n)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%cand, %bias : tensor<?x4x6xf32>, tensor<1x1x6xf32>) outs(%init : tensor<?x4x6xf32>) {
+  ^bb0(%a: f32, %x: f32, %out: f32):
+    %s = arith.addf %a, %x : f32
+    linalg.yield %s : f32
+  } -> tensor<?x4x6xf32>
+  return %o : tensor<?x4x6xf32>
+}
+
+// -----
+
 // The matmul result is also returned: fusing would compute it twice.
 // CHECK-LABEL: func.func @two_uses
 // CHECK: sc.batch_matmul %{{.*}}, %{{.*}} : tensor<4x3xf16>, tensor<?x3x6xf16> -> tensor<?x4x6xf32>

@@ -1,7 +1,9 @@
 // RUN: sparcast-equiv %s --ref=gather_add_bias_relu --pass-pipeline='builtin.module(sc-fuse-epilogue)' --users=3 --candidates=10 --trials=3 --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=gather_add_bias_relu --pass-pipeline='builtin.module(sc-fuse-epilogue)' --users=4 --candidates=7 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=bf16_product_bias --pass-pipeline='builtin.module(sc-fuse-epilogue)' --candidates=5 --trials=2 --rtol=1e-2 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=tosa_bias_clamp --pass-pipeline='builtin.module(sc-ikbo-pipeline)' --candidates=3 --trials=2 --rtol=1e-2 | FileCheck %s
 // RUN: sparcast-opt %s -sc-fuse-epilogue | FileCheck %s --check-prefix=FUSED
+// RUN: sparcast-opt %s -sc-ikbo-pipeline | FileCheck %s --check-prefix=TOSA
 
 // Folding the gather-add, a bias broadcast along N, a relu and the cast
 // into the GEMM epilogue preserves meaning; and the fusion did happen.
@@ -12,6 +14,13 @@
 // FUSED-NOT: sc.gather_rows
 // A product of a 16-bit result: the consumer read it rounded, so the fused
 // epilogue rounds the fp32 accumulator first.
+// A tosa graph (matmul, a [1, 1, N] bias broadcast, a clamp): the matmul
+// raised, the rest lowered to linalg and fused into its epilogue.
+// TOSA-LABEL: func.func @tosa_bias_clamp
+// TOSA: sc.batch_matmul {{.*}} epilogue_ins(%{{.*}} : tensor<1x1x6xf16>)
+// TOSA-NOT: linalg.generic
+// TOSA-NOT: tosa.
+// TOSA: return
 // FUSED-LABEL: func.func @bf16_product_bias
 // FUSED: ^bb0(%[[ACC:.*]]: f32,
 // FUSED: %[[R:.*]] = arith.truncf %[[ACC]] : f32 to bf16
@@ -58,4 +67,12 @@ func.func @bf16_product_bias(%w: tensor<5x8xbf16>,
     linalg.yield %s : bf16
   } -> tensor<?x5x6xbf16>
   return %y : tensor<?x5x6xbf16>
+}
+
+func.func @tosa_bias_clamp(%a: tensor<?x5x8xf16> {sc.lineage = #sc.lineage<candidate>}, %w: tensor<?x8x6xf16> {sc.lineage = #sc.lineage<candidate>}, %bias: tensor<1x1x6xf16>) -> tensor<?x5x6xf16> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf16>}> : () -> tensor<1xf16>
+  %m = tosa.matmul %a, %w, %zp, %zp : (tensor<?x5x8xf16>, tensor<?x8x6xf16>, tensor<1xf16>, tensor<1xf16>) -> tensor<?x5x6xf16>
+  %s = tosa.add %m, %bias : (tensor<?x5x6xf16>, tensor<1x1x6xf16>) -> tensor<?x5x6xf16>
+  %r = tosa.clamp %s {min_val = 0.0 : f16, max_val = 65504.0 : f16} : (tensor<?x5x6xf16>) -> tensor<?x5x6xf16>
+  return %r : tensor<?x5x6xf16>
 }
