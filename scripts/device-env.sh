@@ -1,6 +1,8 @@
 # Sourced by the scripts that run on the GPU machine (device-check.sh,
 # sanitize.sh) with ROOT set: the results folder ($OUT, or
 # bench/runs/latest) and the runtime, built with the machine's cmake.
+# (Sourced directly, it finds the tree itself.)
+ROOT="${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 OUT_DIR="${OUT:-$ROOT/bench/runs/latest}"
 mkdir -p "$OUT_DIR"
 # The GPU machine has no nlohmann-json package: build-device-artifacts.sh
