@@ -960,6 +960,9 @@ namespace {
 struct AttentionIRRoles {
   int64_t stages = 0;
   int64_t producerRegs, consumerRegs;
+  /// The scores' scale the IR's online softmax applies (its sck.softmax
+  /// ops'), if it has one.
+  std::optional<float> scale;
   /// Without kernel-level IR, the split sc-warp-specialize would choose.
   AttentionIRRoles(int64_t consumers, int64_t ctasPerSM) {
     sck::RoleRegisters defaults =
@@ -1035,6 +1038,16 @@ static LogicalResult readAttentionKernelIR(AttentionOp op,
                          << (load.getTransposed() ? " read transposed" : "");
         return WalkResult::interrupt();
       }
+    }
+    if (auto softmax = dyn_cast<sck::SoftmaxOp>(inner)) {
+      float scale = softmax.getScale().convertToFloat();
+      if (roles.scale && *roles.scale != scale) {
+        softmax.emitError() << "the attention kernel applies one scale; the "
+                               "kernel-level IR's online softmax steps use "
+                            << *roles.scale << " and " << scale;
+        return WalkResult::interrupt();
+      }
+      roles.scale = scale;
     }
     if (auto ring = dyn_cast<sck::RingOp>(inner)) {
       // The key/value ring (the Q ring is one buffer per consumer here).
@@ -1233,7 +1246,10 @@ static FailureOr<AttentionShape> attentionShape(AttentionOp op,
   // ring, by TMA (the Q tile holds the next head's Q; from registers, O's
   // scattered stores cost more than chaining saved).
   s.oStageOff = s.ringOff + s.stages * s.slotBytes;
-  s.scale2 = static_cast<double>(op.getScaleOrDefault()) * 1.4426950408889634;
+  // The scale the kernel-level IR's softmax applies (the op's, as
+  // sc-lower-to-sck copied it), so the kernel computes what the IR does.
+  s.scale2 = static_cast<double>(roles.scale.value_or(op.getScaleOrDefault())) *
+             1.4426950408889634;
   s.maskTail = s.dynamicKey || s.keyLen % s.blockN != 0;
   // bf16 with P in f16 (the configuration's p_in_f16): P rounded to f16
   // (8x finer than bf16, its rounding was most of the bf16 error) needs V
