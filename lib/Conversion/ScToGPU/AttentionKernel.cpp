@@ -334,7 +334,8 @@ void AttentionKernelWriter::writeBarrierInits() {
   });
 }
 
-void AttentionKernelWriter::write(gpu::GPUModuleOp gpuModule, StringRef name) {
+void AttentionKernelWriter::write(gpu::GPUModuleOp gpuModule, StringRef name,
+                                  TypeRange paramTypes) {
   kernelName = name.str();
   module = gpuModule;
   auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
@@ -384,25 +385,8 @@ void AttentionKernelWriter::write(gpu::GPUModuleOp gpuModule, StringRef name) {
           IntegerAttr());
     }
   }
-  auto ptr = LLVM::LLVMPointerType::get(ctx);
-  auto indices = MemRefType::get({ShapedType::kDynamic}, b.getI32Type());
-  SmallVector<Type> params(4, ptr);
-  if (s.indexed)
-    params.push_back(indices);
-  if (s.mode == Mode::Pairs)
-    params.push_back(indices);
-  if (s.grouped)
-    params.push_back(indices);
-  if (s.dynamicQuery)
-    params.push_back(b.getIndexType());
-  if (s.dynamicKey)
-    params.push_back(b.getIndexType());
-  if (s.runtimeTables)
-    params.push_back(indices);
-  if (s.chained && s.dynamicBatch)
-    params.push_back(b.getIndexType());
   gpu::GPUFuncOp func = createKernelFunction(
-      b, loc, module, kernelName, params, 128 * (s.consumers + 1));
+      b, loc, module, kernelName, paramTypes, 128 * (s.consumers + 1));
   // One consumer: two CTAs share an SM (one covers the other's waits), so
   // 128 registers a thread at launch; the consumer gets more from the
   // producer by setmaxnreg.
@@ -1267,6 +1251,95 @@ static FailureOr<AttentionShape> attentionShape(AttentionOp op,
   return s;
 }
 
+/// The kernel's parameters, in order: the tensor maps of Q, K, V and O,
+/// the index, the pairs table and the order, the dynamic lengths, the
+/// runtime's BSR tables, the chained walk's dynamic batch.
+static std::vector<sc::detail::KernelParam>
+attentionParams(AttentionOp op, const AttentionShape &s,
+                const AttentionBinding &binding) {
+  MLIRContext *ctx = op.getContext();
+  Type pointer = LLVM::LLVMPointerType::get(ctx);
+  Type indices = MemRefType::get({ShapedType::kDynamic},
+                                 IntegerType::get(ctx, 32));
+  Type indexType = IndexType::get(ctx);
+  RankedTensorType qType = op.getQuery().getType();
+  RankedTensorType kType = op.getKey().getType();
+  auto dim = [](int64_t size, const std::string &symbol) {
+    return ShapedType::isDynamic(size) ? LaunchDim::sym(symbol)
+                                       : LaunchDim::of(size);
+  };
+  LaunchDim batch = dim(qType.getDimSize(0), binding.batchSymbol);
+  LaunchDim keyBatch = dim(kType.getDimSize(0), binding.keyBatchSymbol);
+  int64_t heads = s.heads, headDim = s.headDim, eltBytes = 2;
+  std::vector<sc::detail::KernelParam> params;
+  // [batch, heads, rows, head dim]; rows (and so the outer strides) may be
+  // a dynamic length.
+  auto map = [&](const std::string &tensor, int64_t rows,
+                 const std::string &rowsSymbol, LaunchDim batchDim,
+                 int64_t boxRows) {
+    LaunchParam p;
+    p.kind = LaunchParam::Kind::Tma;
+    p.tensor = tensor;
+    auto rowsTimes = [&](int64_t f) {
+      return ShapedType::isDynamic(rows) ? LaunchDim::sym(rowsSymbol, f)
+                                         : LaunchDim::of(rows * f);
+    };
+    p.dims = {LaunchDim::of(headDim), rowsTimes(1), LaunchDim::of(heads),
+              batchDim};
+    p.stridesBytes = {LaunchDim::of(headDim * eltBytes),
+                      rowsTimes(headDim * eltBytes),
+                      rowsTimes(heads * headDim * eltBytes)};
+    p.box = {64, boxRows, 1, 1};
+    return p;
+  };
+  params.push_back({pointer, map(binding.query, s.queryLen,
+                                 binding.queryLenSymbol, batch, 64)});
+  params.push_back({pointer, map(binding.key, s.keyLen, binding.keyLenSymbol,
+                                 keyBatch, s.blockN)});
+  params.push_back({pointer, map(binding.value, s.keyLen, binding.keyLenSymbol,
+                                 keyBatch, 64)});
+  params.push_back({pointer, map(binding.result, s.queryLen,
+                                 binding.queryLenSymbol, batch, 64)});
+  if (s.indexed)
+    params.push_back({indices, LaunchParam::memref(binding.index)});
+  if (s.mode == Mode::Pairs)
+    params.push_back({indices, LaunchParam::memref(binding.pairs)});
+  if (s.grouped)
+    params.push_back({indices, LaunchParam::memref(binding.order)});
+  for (auto [isDynamic, symbol] :
+       {std::pair<bool, std::string>{s.dynamicQuery, binding.queryLenSymbol},
+        std::pair<bool, std::string>{s.dynamicKey, binding.keyLenSymbol}}) {
+    if (!isDynamic)
+      continue;
+    LaunchParam p;
+    p.kind = LaunchParam::Kind::Dim;
+    p.dim = LaunchDim::sym(symbol);
+    params.push_back({indexType, p});
+  }
+  if (s.runtimeTables) {
+    auto logLinear = cast<LogLinearMaskAttr>(op.getMaskAttr());
+    LaunchParam p;
+    p.kind = LaunchParam::Kind::LogLinearTables;
+    p.queryLen = s.dynamicQuery ? LaunchDim::sym(binding.queryLenSymbol)
+                                : LaunchDim::of(s.queryLen);
+    p.keyLen = s.dynamicKey ? LaunchDim::sym(binding.keyLenSymbol)
+                            : LaunchDim::of(s.keyLen);
+    p.maskBlock = s.blockN;
+    p.localWidth = logLinear.getLocalWidth();
+    p.anchors = static_cast<int64_t>(logLinear.getAnchors());
+    p.causal = logLinear.getCausal();
+    params.push_back({indices, p});
+  }
+  if (s.chained && s.dynamicBatch) {
+    LaunchParam tilesX;
+    tilesX.kind = LaunchParam::Kind::Dim;
+    tilesX.dim = batch;
+    params.push_back({indexType, tilesX});
+  }
+  return params;
+}
+
+
 FailureOr<KernelLaunch>
 mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                                StringRef kernelName,
@@ -1282,7 +1355,10 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                     nvgpu::NVGPUDialect, NVVM::NVVMDialect, scf::SCFDialect,
                     vector::VectorDialect>();
   OpBuilder b(op.getContext());
-  AttentionKernelWriter(s, b, op.getLoc()).write(gpuModule, kernelName);
+  std::vector<sc::detail::KernelParam> params = attentionParams(op, s, binding);
+  SmallVector<Type> types = llvm::map_to_vector(
+      params, [](const sc::detail::KernelParam &param) { return param.type; });
+  AttentionKernelWriter(s, b, op.getLoc()).write(gpuModule, kernelName, types);
   RankedTensorType qType = op.getQuery().getType();
   RankedTensorType kType = op.getKey().getType();
   Type elementType = s.elementType;
@@ -1294,7 +1370,7 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   Mode mode = s.mode;
   int64_t consumers = s.consumers, ctasPerSM = s.ctasPerSM, heads = s.heads;
   int64_t headDim = s.headDim, blockN = s.blockN, stages = s.stages;
-  int64_t queryLen = s.queryLen, keyLen = s.keyLen, eltBytes = 2;
+  int64_t queryLen = s.queryLen, keyLen = s.keyLen;
   int64_t keptPairs = s.indices.size();
   int64_t numKeyBlocks = s.staticMask ? llvm::divideCeil(keyLen, blockN) : 0;
   int64_t sharedBytes = s.oStageOff + (chained ? consumers * s.qBytes : 0) +
@@ -1328,79 +1404,8 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
     launch.grid[2] = LaunchDim::of(1);
   }
   launch.sharedBytes = sharedBytes;
-  // [batch, heads, rows, head dim]; rows (and so the outer strides) may be
-  // a dynamic length.
-  auto map = [&](const std::string &tensor, int64_t rows,
-                 const std::string &rowsSymbol, LaunchDim batchDim,
-                 int64_t boxRows) {
-    LaunchParam p;
-    p.kind = LaunchParam::Kind::Tma;
-    p.tensor = tensor;
-    auto rowsTimes = [&](int64_t f) {
-      return ShapedType::isDynamic(rows) ? LaunchDim::sym(rowsSymbol, f)
-                                         : LaunchDim::of(rows * f);
-    };
-    p.dims = {LaunchDim::of(headDim), rowsTimes(1), LaunchDim::of(heads),
-              batchDim};
-    p.stridesBytes = {LaunchDim::of(headDim * eltBytes),
-                      rowsTimes(headDim * eltBytes),
-                      rowsTimes(heads * headDim * eltBytes)};
-    p.box = {64, boxRows, 1, 1};
-    return p;
-  };
-  launch.params.push_back(
-      map(binding.query, queryLen, binding.queryLenSymbol, batch, 64));
-  launch.params.push_back(
-      map(binding.key, keyLen, binding.keyLenSymbol, keyBatch, blockN));
-  launch.params.push_back(
-      map(binding.value, keyLen, binding.keyLenSymbol, keyBatch, 64));
-  launch.params.push_back(
-        map(binding.result, queryLen, binding.queryLenSymbol, batch, 64));
-  if (indexed) {
-    LaunchParam p;
-    p.tensor = binding.index;
-    launch.params.push_back(p);
-  }
-  if (mode == Mode::Pairs) {
-    LaunchParam p;
-    p.tensor = binding.pairs;
-    launch.params.push_back(p);
-  }
-  if (grouped) {
-    LaunchParam p;
-    p.tensor = binding.order;
-    launch.params.push_back(p);
-  }
-  for (auto [isDynamic, symbol] :
-       {std::pair<bool, std::string>{dynamicQuery, binding.queryLenSymbol},
-        std::pair<bool, std::string>{dynamicKey, binding.keyLenSymbol}}) {
-    if (!isDynamic)
-      continue;
-    LaunchParam p;
-    p.kind = LaunchParam::Kind::Dim;
-    p.dim = LaunchDim::sym(symbol);
-    launch.params.push_back(p);
-  }
-  if (runtimeTables) {
-    auto logLinear = cast<LogLinearMaskAttr>(op.getMaskAttr());
-    LaunchParam p;
-    p.kind = LaunchParam::Kind::LogLinearTables;
-    p.queryLen = dynamicQuery ? LaunchDim::sym(binding.queryLenSymbol)
-                              : LaunchDim::of(queryLen);
-    p.keyLen = dynamicKey ? LaunchDim::sym(binding.keyLenSymbol)
-                          : LaunchDim::of(keyLen);
-    p.maskBlock = blockN;
-    p.localWidth = logLinear.getLocalWidth();
-    p.anchors = static_cast<int64_t>(logLinear.getAnchors());
-    p.causal = logLinear.getCausal();
-    launch.params.push_back(p);
-  }
-  if (chained && batch.constant == 0 && !batch.symbol.empty()) {
-    LaunchParam tilesX;
-    tilesX.kind = LaunchParam::Kind::Dim;
-    tilesX.dim = batch;
-    launch.params.push_back(tilesX);
-  }
+  for (const sc::detail::KernelParam &param : params)
+    launch.params.push_back(param.launch);
   StringRef modeText =
       mode == Mode::Pairs
           ? "two consumer warpgroups on two candidates of one request "

@@ -84,8 +84,10 @@ public:
   AttentionKernelWriter(AttentionShape shape, OpBuilder &b, Location loc)
       : s(std::move(shape)), b(b), loc(loc), ctx(b.getContext()) {}
 
-  /// Kernel `name` at the end of `module`.
-  void write(gpu::GPUModuleOp module, StringRef name);
+  /// Kernel `name` at the end of `module`, of parameters `paramTypes`
+  /// (attentionParams's: the maps, the tables, the dynamic dims, in the
+  /// order writeParameters reads them).
+  void write(gpu::GPUModuleOp module, StringRef name, TypeRange paramTypes);
 
 private:
   // Arithmetic.

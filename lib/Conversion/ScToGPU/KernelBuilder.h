@@ -2,6 +2,8 @@
 #ifndef SPARCAST_LIB_CONVERSION_SCTOGPU_KERNELBUILDER_H
 #define SPARCAST_LIB_CONVERSION_SCTOGPU_KERNELBUILDER_H
 
+#include "sparcast/Conversion/ScToGPU/GemmKernel.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
@@ -24,6 +26,13 @@ constexpr int64_t kWgmmaDescriptorBits = 0x4000004002000000;
 constexpr int64_t kDescriptorAddressMask = 0x3ffff;
 
 std::string typeToString(Type type);
+
+/// A kernel parameter: its type in the gpu.func and what the launch passes
+/// for it (one list, so the signature and the launch cannot disagree).
+struct KernelParam {
+  Type type;
+  LaunchParam launch;
+};
 
 /// The kernel-level function `op` points at (its sc.kernel_ir attribute,
 /// from sc-lower-to-sck): a null function when it has none, failure (with

@@ -1583,20 +1583,13 @@ struct LaunchShape {
 };
 } // namespace
 
-/// A kernel parameter: its type in the gpu.func and what the launch passes
-/// for it (one list, so the signature and the launch cannot disagree).
-struct KernelParam {
-  Type type;
-  LaunchParam launch;
-};
-
 /// The launch of a warp-specialized GEMM kernel of parameters `params`:
 /// 384 threads, the grid, shared memory.
 static KernelLaunch warpSpecializedLaunch(BatchMatmulOp op,
                                           StringRef kernelName,
                                           const GemmBinding &binding,
                                           const LaunchShape &shape,
-                                          ArrayRef<KernelParam> params) {
+                                          ArrayRef<sc::detail::KernelParam> params) {
   using namespace sc::detail;
   RankedTensorType resultType = op.getType();
   auto [m, n, k, lhsBatched, rhsBatched] = GemmShape(op);
@@ -1629,7 +1622,7 @@ static KernelLaunch warpSpecializedLaunch(BatchMatmulOp op,
   launch.grid[1] = LaunchDim::of(1);
   launch.grid[2] = LaunchDim::of(1);
   launch.sharedBytes = shape.sharedBytes;
-  for (const KernelParam &param : params)
+  for (const sc::detail::KernelParam &param : params)
     launch.params.push_back(param.launch);
   return launch;
 }
@@ -1637,7 +1630,7 @@ static KernelLaunch warpSpecializedLaunch(BatchMatmulOp op,
 /// The kernel's parameters: A's and B's tensor maps, C and the epilogue
 /// operands as memrefs, C's tensor map for the TMA stores and the
 /// prefetched operand's.
-static std::vector<KernelParam> kernelParams(BatchMatmulOp op,
+static std::vector<sc::detail::KernelParam> kernelParams(BatchMatmulOp op,
                                              const GemmBinding &binding,
                                              const LaunchShape &shape) {
   using namespace sc::detail;
@@ -1657,7 +1650,7 @@ static std::vector<KernelParam> kernelParams(BatchMatmulOp op,
     params[0].box = {kTileK, shape.tileM};
   }
   // A and B as tensor maps, C and the epilogue operands as memrefs.
-  std::vector<KernelParam> out = {{pointer, params[0]},
+  std::vector<sc::detail::KernelParam> out = {{pointer, params[0]},
                                  {pointer, params[1]},
                                  {memrefOf(resultType), params[2]}};
   for (auto [in, param] :
@@ -1757,9 +1750,9 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildGemmKernelFromIR(
     shape.prefetched =
         cast<BlockArgument>(ir->prefetch.getSource()).getArgNumber() - 1;
   // The signature and the launch's parameters from one list.
-  std::vector<KernelParam> params = kernelParams(op, binding, shape);
+  std::vector<sc::detail::KernelParam> params = kernelParams(op, binding, shape);
   SmallVector<Type> types = llvm::map_to_vector(
-      params, [](const KernelParam &param) { return param.type; });
+      params, [](const sc::detail::KernelParam &param) { return param.type; });
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   Location loc = ir->ring.getLoc();
   auto func = gpu::GPUFuncOp::create(b, op.getLoc(), kernelName,
