@@ -49,6 +49,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -1024,6 +1025,20 @@ static LogicalResult readAttentionKernelIR(AttentionOp op,
       }
     }
     if (auto softmax = dyn_cast<sck::SoftmaxOp>(inner)) {
+      // The keys it masks past: the op's key length (a constant when
+      // static).
+      int64_t keyLen = op.getKey().getType().getDimSize(2);
+      std::optional<int64_t> keys = getConstantIntValue(softmax.getKeys());
+      if (keys && *keys != keyLen) {
+        softmax.emitError() << "the attention kernel masks keys past "
+                            << (ShapedType::isDynamic(keyLen)
+                                    ? std::string("the key length")
+                                    : std::to_string(keyLen))
+                            << "; the kernel-level IR's online softmax masks "
+                               "past "
+                            << *keys;
+        return WalkResult::interrupt();
+      }
       float scale = softmax.getScale().convertToFloat();
       if (roles.scale && *roles.scale != scale) {
         softmax.emitError() << "the attention kernel applies one scale; the "

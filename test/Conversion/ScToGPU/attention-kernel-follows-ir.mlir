@@ -1,5 +1,6 @@
 // RUN: sparcast-opt %s -split-input-file -sc-lower-to-sck=attention=1 | sed '/sck.softmax/s/scale = 5.000000e-01/scale = 2.500000e-01/' | sparcast-opt -split-input-file -sc-test-attention-kernel | FileCheck %s
 // RUN: sparcast-opt %s -split-input-file -sc-lower-to-sck=attention=1 | sparcast-opt -split-input-file -sc-test-attention-kernel | FileCheck %s --check-prefix=OP
+// RUN: sparcast-opt %s -split-input-file -sc-lower-to-sck=attention=1 | sed 's/arith.constant 100 : index/arith.constant 90 : index/' | not sparcast-opt -split-input-file -sc-test-attention-kernel 2>&1 | FileCheck %s --check-prefix=KEYS
 // RUN: sparcast-opt %s -split-input-file -sc-lower-to-sck=attention=1 | awk '/-----/ { after = 1 } after && !done && /sck.softmax %/ { sub(/scale = 5.000000e-01/, "scale = 2.500000e-01"); done = 1 } { print }' | not sparcast-opt -split-input-file -sc-test-attention-kernel 2>&1 | FileCheck %s --check-prefix=MIXED
 
 // The attention kernel computes what its kernel-level IR says: the scores'
@@ -9,6 +10,9 @@
 // CHECK: arith.constant 0.36067{{[0-9]*}} : f32
 // OP-LABEL: gpu.func @short_attention0(
 // OP: arith.constant 0.72134{{[0-9]*}} : f32
+// A key length other than the op's (here 90 of its 100 keys) is not what
+// the kernel masks: a located error rather than another kernel.
+// KEYS: error: the attention kernel masks keys past 100; the kernel-level IR's online softmax masks past 90
 // Two steps that disagree (the split form's first half edited) are not
 // one kernel.
 // MIXED: error: the attention kernel applies one scale; the kernel-level IR's online softmax steps use 2.500000e-01 and 5.000000e-01
