@@ -11,6 +11,7 @@
 #ifndef SPARCAST_LIB_CONVERSION_SCTOGPU_ATTENTIONKERNELWRITER_H
 #define SPARCAST_LIB_CONVERSION_SCTOGPU_ATTENTIONKERNELWRITER_H
 
+#include "KernelBuilder.h"
 #include "sparcast/Dialect/SC/IR/ScOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -79,10 +80,10 @@ struct SoftmaxStep {
 };
 
 /// Writes the kernel into a gpu.func; see AttentionKernel.cpp.
-class AttentionKernelWriter {
+class AttentionKernelWriter : KernelArith {
 public:
   AttentionKernelWriter(AttentionShape shape, OpBuilder &b, Location loc)
-      : s(std::move(shape)), b(b), loc(loc), ctx(b.getContext()) {}
+      : KernelArith(b, loc), s(std::move(shape)), ctx(b.getContext()) {}
 
   /// Kernel `name` at the end of `module`, of parameters `paramTypes`
   /// (attentionParams's: the maps, the tables, the dynamic dims, in the
@@ -91,10 +92,6 @@ public:
 
 private:
   // Arithmetic.
-  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value i32(int64_t v) {
-    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
-  }
   Value i64(int64_t v) {
     return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
   }
@@ -105,18 +102,9 @@ private:
   Value boolean(bool v) {
     return arith::ConstantIntOp::create(b, loc, b.getI1Type(), v);
   }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value div(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
-  Value rem(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
   Value andi(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
   Value notI1(Value x) { return arith::XOrIOp::create(b, loc, x, boolean(true)); }
-  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, p, x, y);
-  }
   Value eq(Value x, Value y) { return cmp(arith::CmpIPredicate::eq, x, y); }
-  Value ult(Value x, Value y) { return cmp(arith::CmpIPredicate::ult, x, y); }
   Value select(Value c, Value x, Value y) {
     return arith::SelectOp::create(b, loc, c, x, y);
   }
@@ -222,8 +210,6 @@ private:
   Value exp2(Value x);
 
   AttentionShape s;
-  OpBuilder &b;
-  Location loc;
   MLIRContext *ctx;
   std::string kernelName;
   gpu::GPUModuleOp module;

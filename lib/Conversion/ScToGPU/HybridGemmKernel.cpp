@@ -123,10 +123,10 @@ struct Operand {
   Type element;
 };
 
-class HybridKernelLowering {
+class HybridKernelLowering : sc::detail::KernelArith {
 public:
   HybridKernelLowering(BatchMatmulOp op, func::FuncOp kernelIR, OpBuilder &b)
-      : op(op), kernelIR(kernelIR), b(b), loc(op.getLoc()),
+      : KernelArith(b, op.getLoc()), op(op), kernelIR(kernelIR),
         ctx(op.getContext()) {}
 
   /// Lays out the rings (`stages` slots each) and writes the kernel body
@@ -138,17 +138,6 @@ public:
   static int64_t sharedBytes(func::FuncOp kernelIR, int64_t stages);
 
 private:
-  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value i32(int64_t v) {
-    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
-  }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value div(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
-  Value rem(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
-  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, p, x, y);
-  }
   Value lookup(Value v);
 
   // One lowering per op of the kernel-level function.
@@ -183,8 +172,6 @@ private:
 
   BatchMatmulOp op;
   func::FuncOp kernelIR;
-  OpBuilder &b;
-  Location loc;
   MLIRContext *ctx;
   IRMapping map;
   int64_t stages = 0, consumers = 1;

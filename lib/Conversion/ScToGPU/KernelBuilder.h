@@ -4,6 +4,7 @@
 
 #include "sparcast/Conversion/ScToGPU/GemmKernel.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
@@ -26,6 +27,31 @@ constexpr int64_t kWgmmaDescriptorBits = 0x4000004002000000;
 constexpr int64_t kDescriptorAddressMask = 0x3ffff;
 
 std::string typeToString(Type type);
+
+/// The integer arithmetic the kernel writers build their addresses,
+/// ring positions and tile decodes with: index and i32 constants and
+/// unsigned index operations, at the writer's location.
+class KernelArith {
+protected:
+  KernelArith(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value i32(int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
+  }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
+  Value rem(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  Value ult(Value x, Value y) { return cmp(arith::CmpIPredicate::ult, x, y); }
+
+  OpBuilder &b;
+  Location loc;
+};
 
 /// A kernel parameter: its type in the gpu.func and what the launch passes
 /// for it (one list, so the signature and the launch cannot disagree).

@@ -144,26 +144,15 @@ FailureOr<MultistageIR> matchMultistageIR(BatchMatmulOp op,
 }
 
 /// Writes the kernel; `b` inside the gpu.func's entry block.
-class MultistageGemmWriter {
+class MultistageGemmWriter : KernelArith {
 public:
   MultistageGemmWriter(BatchMatmulOp op, const MultistageIR &ir, OpBuilder &b)
-      : op(op), ir(ir), b(b), loc(op.getLoc()), ctx(op.getContext()),
+      : KernelArith(b, op.getLoc()), op(op), ir(ir), ctx(op.getContext()),
         shape(op) {}
 
   LogicalResult write(gpu::GPUFuncOp func, func::FuncOp epilogueFn);
 
 private:
-  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value i32(int64_t v) {
-    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
-  }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value div(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
-  Value rem(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
-  Value ult(Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
-  }
   Value toI64(Value v) {
     return arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
   }
@@ -197,8 +186,6 @@ private:
 
   BatchMatmulOp op;
   const MultistageIR &ir;
-  OpBuilder &b;
-  Location loc;
   MLIRContext *ctx;
   GemmShape shape;
   Type element;

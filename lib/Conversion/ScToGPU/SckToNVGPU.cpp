@@ -127,27 +127,16 @@ struct KernelIR {
 };
 
 /// Builds the kernel; `b` inside the new gpu.func's entry block.
-class GemmKernelWriter {
+class GemmKernelWriter : sc::detail::KernelArith {
 public:
   GemmKernelWriter(BatchMatmulOp op, KernelIR ir, int64_t stages,
                    OpBuilder &b, Location loc)
-      : op(op), ir(ir), stages(stages), b(b), loc(loc),
+      : KernelArith(b, loc), op(op), ir(ir), stages(stages),
         ctx(op.getContext()) {}
 
   LogicalResult write(gpu::GPUFuncOp func);
 
 private:
-  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value i32(int64_t v) {
-    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
-  }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value div(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
-  Value rem(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
-  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, p, x, y);
-  }
   /// Ring position j -> slot and the parity its barrier's phase has when
   /// the slot is full (`free`: when it is empty again, one phase earlier).
   std::pair<Value, Value> ringPosition(Value j, bool free);
@@ -241,8 +230,6 @@ private:
   BatchMatmulOp op;
   KernelIR ir;
   int64_t stages;
-  OpBuilder &b;
-  Location loc;
   MLIRContext *ctx;
   // Values of the kernel's prologue.
   Value tmaA, tmaB, tmaC, c, tid, wg, smem, pad, smemBase, full, empty, mine,
