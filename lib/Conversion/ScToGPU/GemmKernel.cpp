@@ -30,6 +30,42 @@ MemRefType memrefOf(RankedTensorType t) {
   return MemRefType::get(t.getShape(), t.getElementType());
 }
 
+FailureOr<std::pair<gpu::GPUFuncOp, func::FuncOp>>
+createMemrefGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp module,
+                       StringRef name, int64_t threads, Block *epilogueBody,
+                       OpBuilder &b) {
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  SmallVector<Type> params = {memrefOf(op.getLhs().getType()),
+                              memrefOf(op.getRhs().getType()),
+                              memrefOf(op.getType())};
+  SmallVector<Type> epilogueTypes = {Float32Type::get(ctx)};
+  epilogueTypes.append(3, IndexType::get(ctx));
+  for (Value in : op.getEpilogueIns()) {
+    params.push_back(memrefOf(cast<RankedTensorType>(in.getType())));
+    epilogueTypes.push_back(params.back());
+  }
+  auto func = createKernelFunction(b, loc, module, name, params, threads);
+  b.setInsertionPointToEnd(module.getBody());
+  auto epilogue = func::FuncOp::create(
+      b, loc, (name + "_epilogue").str(),
+      b.getFunctionType(epilogueTypes, {op.getType().getElementType()}));
+  epilogue.setPrivate();
+  if (failed(buildEpilogueFunction(op, epilogueBody, epilogue, std::nullopt)))
+    return failure();
+  b.setInsertionPointToStart(&func.getBody().front());
+  return std::make_pair(func, epilogue);
+}
+
+std::vector<LaunchParam> memrefGemmParams(const GemmBinding &binding) {
+  std::vector<LaunchParam> params;
+  for (const std::string &name : {binding.lhs, binding.rhs, binding.result})
+    params.push_back(LaunchParam::memref(name));
+  for (const std::string &name : binding.epilogueIns)
+    params.push_back(LaunchParam::memref(name));
+  return params;
+}
+
 /// Clones `inner`, an op of an epilogue region, into `b`: tensor.extract on
 /// an epilogue operand becomes memref.load; ops on tensors or with regions
 /// are refused.

@@ -57,6 +57,20 @@ std::vector<LaunchParam> tmaKernelParams(BatchMatmulOp op,
                                          const GemmBinding &binding,
                                          int64_t tileM = kTileM);
 
+/// A GEMM kernel that reads the op's operands as memrefs: `name` (A, B, C,
+/// the epilogue operands) of `threads` threads a CTA, and its epilogue
+/// device function `<name>_epilogue` (acc, b, m, n, operands...) ->
+/// element, built from `epilogueBody` (null: the accumulator converted).
+/// `b` is left at the start of the kernel's body.
+FailureOr<std::pair<gpu::GPUFuncOp, func::FuncOp>>
+createMemrefGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp module,
+                       StringRef name, int64_t threads, Block *epilogueBody,
+                       OpBuilder &b);
+
+/// Such a kernel's launch parameters: A, B, C and the epilogue operands as
+/// memref descriptors.
+std::vector<LaunchParam> memrefGemmParams(const GemmBinding &binding);
+
 /// One thread per output element: any shape, layout and chip.
 FailureOr<KernelLaunch> buildPortableGemmKernel(BatchMatmulOp op,
                                                 gpu::GPUModuleOp gpuModule,

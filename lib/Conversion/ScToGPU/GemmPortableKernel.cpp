@@ -36,30 +36,14 @@ LogicalResult writePortableKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
   GemmShape shape(op);
   int64_t m = shape.m, n = shape.n, k = shape.k;
   bool lhsBatched = shape.lhsBatched, rhsBatched = shape.rhsBatched;
-  MemRefType aType = memrefOf(op.getLhs().getType());
-  MemRefType bType = memrefOf(op.getRhs().getType());
-  MemRefType cType = memrefOf(op.getType());
-  Type out = op.getType().getElementType();
-  SmallVector<Type> params = {aType, bType, cType};
-  SmallVector<Type> epilogueTypes = {Float32Type::get(ctx)};
-  epilogueTypes.append(3, IndexType::get(ctx));
-  for (Value in : op.getEpilogueIns()) {
-    params.push_back(memrefOf(cast<RankedTensorType>(in.getType())));
-    epilogueTypes.push_back(params.back());
-  }
   OpBuilder b(ctx);
-  auto func = sc::detail::createKernelFunction(b, loc, gpuModule, kernelName,
-                                           params, kThreads);
-  b.setInsertionPointToEnd(gpuModule.getBody());
-  auto epilogue = func::FuncOp::create(
-      b, loc, (kernelName + "_epilogue").str(),
-      b.getFunctionType(epilogueTypes, {out}));
-  epilogue.setPrivate();
-  if (failed(buildEpilogueFunction(op, op.getEpilogueBlock(), epilogue,
-                                   std::nullopt)))
+  FailureOr<std::pair<gpu::GPUFuncOp, func::FuncOp>> kernel =
+      createMemrefGemmKernel(op, gpuModule, kernelName, kThreads,
+                             op.getEpilogueBlock(), b);
+  if (failed(kernel))
     return failure();
-
-  b.setInsertionPointToStart(&func.getBody().front());
+  gpu::GPUFuncOp func = kernel->first;
+  func::FuncOp epilogue = kernel->second;
   auto index = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
@@ -127,10 +111,7 @@ mlir::sc::detail::buildPortableGemmKernel(BatchMatmulOp op,
   launch.grid[0] = LaunchDim::of(llvm::divideCeil(m * n, kThreads));
   launch.grid[1] = LaunchDim::of(1);
   launch.grid[2] = binding.batchOf(resultType);
-  for (const std::string &name : {binding.lhs, binding.rhs, binding.result})
-    launch.params.push_back(LaunchParam::memref(name));
-  for (const std::string &name : binding.epilogueIns)
-    launch.params.push_back(LaunchParam::memref(name));
+  launch.params = memrefGemmParams(binding);
   launch.summary =
       llvm::formatv("{0}: {1}x{2}x{3} {4}, portable path (one thread per "
                     "output, fp32 accumulation), block 256, grid {5}x1x{6}",

@@ -475,28 +475,16 @@ mlir::sc::detail::buildMultistageGemmKernel(BatchMatmulOp op,
     return op.emitError("internal error: the multistage kernel reads the "
                         "rhs itself, not a view of another tensor");
   GemmShape shape(op);
-  Location loc = op.getLoc();
-  Type out = op.getType().getElementType();
-  SmallVector<Type> params = {memrefOf(op.getLhs().getType()),
-                              memrefOf(op.getRhs().getType()),
-                              memrefOf(op.getType())};
-  SmallVector<Type> epilogueTypes = {Float32Type::get(ctx)};
-  epilogueTypes.append(3, IndexType::get(ctx));
-  for (Value in : op.getEpilogueIns()) {
-    params.push_back(memrefOf(cast<RankedTensorType>(in.getType())));
-    epilogueTypes.push_back(params.back());
-  }
   OpBuilder b(ctx);
-  auto func = createKernelFunction(b, loc, gpuModule, kernelName, params, kThreads);
-  b.setInsertionPointToEnd(gpuModule.getBody());
-  auto epilogueFn = func::FuncOp::create(b, loc, (kernelName + "_epilogue").str(),
-                                         b.getFunctionType(epilogueTypes, {out}));
-  epilogueFn.setPrivate();
-  // The kernel-level IR's region (the op's, as sc-lower-to-sck copied it).
-  if (failed(buildEpilogueFunction(op, epilogueBlock(op), epilogueFn,
-                                   std::nullopt)))
+  // The kernel-level IR's epilogue region (the op's, as sc-lower-to-sck
+  // copied it).
+  FailureOr<std::pair<gpu::GPUFuncOp, func::FuncOp>> kernelFunc =
+      createMemrefGemmKernel(op, gpuModule, kernelName, kThreads,
+                             epilogueBlock(op), b);
+  if (failed(kernelFunc))
     return failure();
-  b.setInsertionPointToStart(&func.getBody().front());
+  gpu::GPUFuncOp func = kernelFunc->first;
+  func::FuncOp epilogueFn = kernelFunc->second;
   MultistageGemmWriter writer(op, *ir, b);
   if (failed(writer.write(func, epilogueFn)))
     return failure();
@@ -520,10 +508,7 @@ mlir::sc::detail::buildMultistageGemmKernel(BatchMatmulOp op,
   int64_t bStage = (ir->kMajorB ? kCols * (kDepth * 2 + kPad)
                                 : kDepth * (kCols * 2 + kPad));
   launch.sharedBytes = kStages * (kRows * (kDepth * 2 + kPad) + bStage);
-  for (const std::string &name : {binding.lhs, binding.rhs, binding.result})
-    launch.params.push_back(LaunchParam::memref(name));
-  for (const std::string &name : binding.epilogueIns)
-    launch.params.push_back(LaunchParam::memref(name));
+  launch.params = memrefGemmParams(binding);
   launch.summary =
       llvm::formatv("{0}: {1}x{2}x{3} {4}, multistage (sm_80/86/89): 128x128 "
                     "tiles of 4 warps, {5}-stage cp.async ring (k-tiles of "
