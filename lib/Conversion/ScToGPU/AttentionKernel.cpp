@@ -251,7 +251,7 @@ void AttentionKernelWriter::assignTile(Value tileX, Value tileY, Value &runs) {
 // firstKb in the mask's table), or ceil(keys / block).
 void AttentionKernelWriter::keyBlocks() {
   if (!s.runtimeTables && !s.staticMask) {
-    nkb = div(sub(add(keyLen, index(s.blockN)), index(1)), index(s.blockN));
+    nkb = ceilDiv(keyLen, index(s.blockN));
     return;
   }
   Value qBlock = div(mul(tileA, index(64)), index(s.blockN));
@@ -262,8 +262,7 @@ void AttentionKernelWriter::keyBlocks() {
     Value firstRel = loadIndex(tables, qBlock);
     Value lastRel = loadIndex(tables, qBlock1);
     nkb = sub(lastRel, firstRel);
-    Value nqb = div(sub(add(queryLen, index(s.blockN)), index(1)),
-                    index(s.blockN));
+    Value nqb = ceilDiv(queryLen, index(s.blockN));
     firstKb = add(add(nqb, index(1)), firstRel);
     return;
   }
@@ -629,14 +628,22 @@ void AttentionKernelWriter::consumerTileSetup(Value ringBase) {
   nkbLast = sub(nkb, index(1));
 }
 
+// Past the consumers' Q tiles, slot after slot: the keys, then the values.
+Value AttentionKernelWriter::keysAt(Value ringSlot) {
+  return add(add(pad, index(s.ringOff)), mul(ringSlot, index(s.slotBytes)));
+}
+
+Value AttentionKernelWriter::valuesAt(Value ringSlot) {
+  return add(keysAt(ringSlot), index(s.kBytes));
+}
+
 void AttentionKernelWriter::keyBlockIn(Value t) {
   position = add(jBase, t);
   auto [ringSlot, parity] = ringPosition(position, /*free=*/false);
   slot = ringSlot;
   wait(full, slot, parity);
   kb = keyBlockOf(t);
-  kOff0 = add(pad, index(s.ringOff));
-  kOff = add(kOff0, mul(slot, index(s.slotBytes)));
+  kOff = keysAt(slot);
 }
 
 void AttentionKernelWriter::myTurnBegins() {
@@ -682,7 +689,7 @@ AttentionKernelWriter::pipelinedBlock(Value t, Value o, const RowState &rows,
   keyBlockIn(t);
   // Block t - 1's slot: its V.
   auto [slotP, parityP] = ringPosition(sub(position, index(1)), /*free=*/false);
-  Value vOff = add(add(kOff0, mul(slotP, index(s.slotBytes))), index(s.kBytes));
+  Value vOff = valuesAt(slotP);
   Value kDesc = descriptor(kOff);
   Value vDesc = descriptor(vOff);
   // V (t - 1) is waited for here, not between the wgmma: a wait loop there
@@ -738,9 +745,7 @@ AttentionKernelWriter::pipelinedLoop(const RowState &first) {
 // The last block's P V (P in `pl`, O in `oL`).
 Value AttentionKernelWriter::pipelinedLastPV(Value oL, ArrayRef<Value> pl) {
   auto [slotL, parityL] = ringPosition(add(jBase, nkbLast), /*free=*/false);
-  Value vOff = add(add(add(pad, index(s.ringOff)),
-                       mul(slotL, index(s.slotBytes))),
-                   index(s.kBytes));
+  Value vOff = valuesAt(slotL);
   Value vDesc = descriptor(vOff);
   wait(fullV, slotL, parityL);
   myTurnBegins();

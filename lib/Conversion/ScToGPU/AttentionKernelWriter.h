@@ -157,6 +157,9 @@ private:
   void consumerTileSetup(Value ringBase);
   void writeGridConsumerBody();
   void writeChainedConsumerBody();
+  /// Where ring slot `ringSlot`'s keys and values lie in shared memory.
+  Value keysAt(Value ringSlot);
+  Value valuesAt(Value ringSlot);
   /// Block t's ring slot once its keys landed: sets position, slot, kb,
   /// kOff.
   void keyBlockIn(Value t);
@@ -233,7 +236,7 @@ private:
   // The consumer's tile (consumerTileSetup).
   Value jBase, active, turns, myTurn, hisTurn, turnCount, isW0t, nkbLast;
   // The block being computed (keyBlockIn).
-  Value position, slot, kb, kOff0, kOff;
+  Value position, slot, kb, kOff;
 };
 
 } // namespace mlir::sc::detail

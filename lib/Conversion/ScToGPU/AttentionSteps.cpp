@@ -38,8 +38,7 @@ void AttentionKernelWriter::loadKeyValue(Value position, Value t,
   Value ringSlot = rem(position, index(s.stages));
   Value kbValue = keyBlockOf(t);
   Value row = mul(kbValue, index(s.blockN));
-  Value kAt = add(add(pad, index(s.ringOff)), mul(ringSlot, index(s.slotBytes)));
-  Value vAt = add(kAt, index(s.kBytes));
+  Value kAt = keysAt(ringSlot), vAt = valuesAt(ringSlot);
   nvgpu::MBarrierArriveExpectTxOp::create(b, loc, full, index(s.kBytes),
                                           ringSlot, Value());
   for (int64_t c = 0; c < s.dChunks(); ++c) {
@@ -99,16 +98,9 @@ Value AttentionKernelWriter::matrixRowPointer(Value at, int64_t step) {
 // and + 8, in order.
 SmallVector<Value> AttentionKernelWriter::loadQFragments(Value at) {
   SmallVector<Value> fragments;
-  auto x4 = LLVM::LLVMStructType::getLiteral(
-      ctx, SmallVector<Type>(4, b.getI32Type()));
-  for (int64_t kk = 0; kk < s.headDim / 16; ++kk) {
-    Value loaded = NVVM::LdMatrixOp::create(
-        b, loc, x4, matrixRowPointer(at, kk), 4u, NVVM::MMALayout::row,
-        NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
-        NVVM::LdStMatrixEltType::B16);
-    for (int64_t r = 0; r < 4; ++r)
-      fragments.push_back(LLVM::ExtractValueOp::create(b, loc, loaded, r));
-  }
+  for (int64_t kk = 0; kk < s.headDim / 16; ++kk)
+    llvm::append_range(fragments, loadMatrixX4(b, loc, matrixRowPointer(at, kk),
+                                               /*transposed=*/false));
   return fragments;
 }
 

@@ -48,10 +48,19 @@ protected:
     return arith::CmpIOp::create(b, loc, p, x, y);
   }
   Value ult(Value x, Value y) { return cmp(arith::CmpIPredicate::ult, x, y); }
+  /// ceil(x / y) for x + y within the index range.
+  Value ceilDiv(Value x, Value y) {
+    return div(sub(add(x, y), index(1)), y);
+  }
 
   OpBuilder &b;
   Location loc;
 };
+
+/// ldmatrix .x4 of 16-bit elements at `sharedPtr` (an !llvm.ptr<3>, this
+/// lane's row), `.trans` when `transposed`: the four registers.
+SmallVector<Value> loadMatrixX4(OpBuilder &b, Location loc, Value sharedPtr,
+                                bool transposed);
 
 /// A kernel parameter: its type in the gpu.func and what the launch passes
 /// for it (one list, so the signature and the launch cannot disagree).

@@ -255,16 +255,7 @@ void MultistageGemmWriter::lowerLoadB(Value stage, Value kt) {
 
 SmallVector<Value> MultistageGemmWriter::ldmatrix(Value address,
                                                   bool transposed) {
-  auto x4 = LLVM::LLVMStructType::getLiteral(
-      ctx, SmallVector<Type>(4, b.getI32Type()));
-  Value loaded = NVVM::LdMatrixOp::create(
-      b, loc, x4, pointer(address, 3), 4u,
-      transposed ? NVVM::MMALayout::col : NVVM::MMALayout::row,
-      NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8), NVVM::LdStMatrixEltType::B16);
-  SmallVector<Value> regs;
-  for (int64_t r = 0; r < 4; ++r)
-    regs.push_back(LLVM::ExtractValueOp::create(b, loc, loaded, r));
-  return regs;
+  return loadMatrixX4(b, loc, pointer(address, 3), transposed);
 }
 
 // mma.sync m16n8k16, fp32 accumulation, the accumulator (a struct of 4
