@@ -1271,6 +1271,13 @@ static FailureOr<AttentionShape> attentionShape(AttentionOp op,
   return s;
 }
 
+/// The query's (and the result's) batch dim as the launch knows it.
+static LaunchDim queryBatch(AttentionOp op, const AttentionBinding &binding) {
+  int64_t batch = op.getQuery().getType().getDimSize(0);
+  return ShapedType::isDynamic(batch) ? LaunchDim::sym(binding.batchSymbol)
+                                      : LaunchDim::of(batch);
+}
+
 /// The kernel's parameters, in order: the tensor maps of Q, K, V and O,
 /// the index, the pairs table and the order, the dynamic lengths, the
 /// runtime's BSR tables, the chained walk's dynamic batch.
@@ -1282,14 +1289,11 @@ attentionParams(AttentionOp op, const AttentionShape &s,
   Type indices = MemRefType::get({ShapedType::kDynamic},
                                  IntegerType::get(ctx, 32));
   Type indexType = IndexType::get(ctx);
-  RankedTensorType qType = op.getQuery().getType();
-  RankedTensorType kType = op.getKey().getType();
-  auto dim = [](int64_t size, const std::string &symbol) {
-    return ShapedType::isDynamic(size) ? LaunchDim::sym(symbol)
-                                       : LaunchDim::of(size);
-  };
-  LaunchDim batch = dim(qType.getDimSize(0), binding.batchSymbol);
-  LaunchDim keyBatch = dim(kType.getDimSize(0), binding.keyBatchSymbol);
+  LaunchDim batch = queryBatch(op, binding);
+  int64_t keys = op.getKey().getType().getDimSize(0);
+  LaunchDim keyBatch = ShapedType::isDynamic(keys)
+                           ? LaunchDim::sym(binding.keyBatchSymbol)
+                           : LaunchDim::of(keys);
   int64_t heads = s.heads, headDim = s.headDim, eltBytes = 2;
   std::vector<sc::detail::KernelParam> params;
   // [batch, heads, rows, head dim]; rows (and so the outer strides) may be
@@ -1379,47 +1383,27 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   SmallVector<Type> types = llvm::map_to_vector(
       params, [](const sc::detail::KernelParam &param) { return param.type; });
   AttentionKernelWriter(s, b, op.getLoc()).write(gpuModule, kernelName, types);
-  RankedTensorType qType = op.getQuery().getType();
-  RankedTensorType kType = op.getKey().getType();
-  Type elementType = s.elementType;
-  auto mask = dyn_cast_if_present<BlockMaskAttrInterface>(op.getMaskAttr());
-  bool dynamicQuery = s.dynamicQuery, dynamicKey = s.dynamicKey;
-  bool chained = s.chained, grouped = s.grouped, indexed = s.indexed;
-  bool runtimeTables = s.runtimeTables;
-  bool f16P = attentionKernelTakesF16Value(op);
-  Mode mode = s.mode;
-  int64_t consumers = s.consumers, ctasPerSM = s.ctasPerSM, heads = s.heads;
-  int64_t headDim = s.headDim, blockN = s.blockN, stages = s.stages;
-  int64_t queryLen = s.queryLen, keyLen = s.keyLen;
-  int64_t keptPairs = s.indices.size();
-  int64_t numKeyBlocks = s.staticMask ? llvm::divideCeil(keyLen, blockN) : 0;
-  int64_t sharedBytes = s.oStageOff + (chained ? consumers * s.qBytes : 0) +
+  int64_t sharedBytes = s.oStageOff + (s.chained ? s.consumers * s.qBytes : 0) +
                         sc::detail::kSmemAlignReserve;
 
   // Launch: one CTA per (batch element, 64-row query tile, head), batch
   // fastest so that the candidates of one request run side by side and
   // share its keys and values in L2.
-  auto dim = [](int64_t size, const std::string &symbol) {
-    return ShapedType::isDynamic(size) ? LaunchDim::sym(symbol)
-                                       : LaunchDim::of(size);
-  };
-  LaunchDim batch = dim(qType.getDimSize(0), binding.batchSymbol);
-  LaunchDim keyBatch = dim(kType.getDimSize(0), binding.keyBatchSymbol);
   KernelLaunch launch;
   launch.kernel = kernelName.str();
-  launch.block[0] = 128 * (consumers + 1);
+  launch.block[0] = 128 * (s.consumers + 1);
   // Pairs: CTA x takes candidate x and its partner when x leads a pair or
   // runs alone; the CTAs of partners (about half) return at once.
-  launch.grid[0] = batch;
-  int64_t rowsPerCta = mode == Mode::Split ? 128 : 64;
+  launch.grid[0] = queryBatch(op, binding);
+  int64_t rowsPerCta = s.mode == Mode::Split ? 128 : 64;
   launch.grid[1] =
-      dynamicQuery ? LaunchDim::ceilDiv(binding.queryLenSymbol, rowsPerCta)
-                   : LaunchDim::of(llvm::divideCeil(queryLen, rowsPerCta));
-  launch.grid[2] = LaunchDim::of(heads);
-  if (chained) {
+      s.dynamicQuery ? LaunchDim::ceilDiv(binding.queryLenSymbol, rowsPerCta)
+                     : LaunchDim::of(llvm::divideCeil(s.queryLen, rowsPerCta));
+  launch.grid[2] = LaunchDim::of(s.heads);
+  if (s.chained) {
     // Resident CTAs, each walking its share of the candidate tiles, head by
     // head.
-    launch.grid[0] = LaunchDim::sym("SMS", ctasPerSM);
+    launch.grid[0] = LaunchDim::sym("SMS", s.ctasPerSM);
     launch.grid[1] = LaunchDim::of(1);
     launch.grid[2] = LaunchDim::of(1);
   }
@@ -1427,51 +1411,52 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
   for (const sc::detail::KernelParam &param : params)
     launch.params.push_back(param.launch);
   StringRef modeText =
-      mode == Mode::Pairs
+      s.mode == Mode::Pairs
           ? "two consumer warpgroups on two candidates of one request "
             "(paired by the kernel before), sharing its K/V"
-      : mode == Mode::Split
+      : s.mode == Mode::Split
           ? "two consumer warpgroups on the two 64-row halves of a 128-row "
             "query tile, sharing K/V"
           : "one consumer warpgroup on a 64-row query tile";
+  std::string maskText;
+  if (s.runtimeTables)
+    maskText = " (kept blocks from BSR tables the runtime builds for each "
+               "call's lengths)";
+  else if (s.staticMask)
+    maskText = llvm::formatv(" ({0} of {1} block pairs kept, BSR tables in "
+                             "the module)",
+                             s.indices.size(),
+                             llvm::divideCeil(s.queryLen, s.blockN) *
+                                 llvm::divideCeil(s.keyLen, s.blockN))
+                   .str();
+  auto length = [](int64_t n) {
+    return ShapedType::isDynamic(n) ? std::string("?") : std::to_string(n);
+  };
   launch.summary =
       llvm::formatv(
           "{0}: attention {1} x {2} keys, {3} heads, head dim {4}, {5}, "
           "{6}{7}, TMA producer warpgroup, {8}-key blocks{9}, {10} ring "
           "slots, wgmma QK^T and PV{12}, online softmax (exp2, fp32), TMA "
           "stores, {11} B shared memory",
-          kernelName,
-          dynamicQuery ? std::string("?") : std::to_string(queryLen),
-          dynamicKey ? std::string("?") : std::to_string(keyLen), heads,
-          headDim,
-          sc::detail::typeToString(elementType),
-          indexed ? "keys/values read through the index, " : "", modeText,
-          blockN,
-          runtimeTables
-              ? std::string(" (kept blocks from BSR tables the runtime builds "
-                            "for each call's lengths)")
-          : mask ? llvm::formatv(" ({0} of {1} block pairs kept, BSR tables in "
-                               "the module)",
-                               keptPairs,
-                               llvm::divideCeil(queryLen, blockN) *
-                                   numKeyBlocks)
-                     .str()
-               : std::string(),
-          stages, sharedBytes,
-          f16P ? " (P in f16, V read as f16: converted before the kernel)"
-               : "")
+          kernelName, length(s.queryLen), length(s.keyLen), s.heads,
+          s.headDim, sc::detail::typeToString(s.elementType),
+          s.indexed ? "keys/values read through the index, " : "", modeText,
+          s.blockN, maskText, s.stages, sharedBytes,
+          s.pType != s.elementType
+              ? " (P in f16, V read as f16: converted before the kernel)"
+              : "")
           .str();
-  if (chained)
+  if (s.chained)
     launch.summary +=
         llvm::formatv("; chained heads: {0} CTAs an SM, CTA c of C walking "
                       "candidates c, c + C, ...{2}, each candidate's "
                       "{1} heads in turn, the consumer's pipeline running on "
                       "from one to the next, O by TMA through a staging tile "
                       "of its own",
-                      ctasPerSM, heads,
-                      grouped ? " in request order (the grouping kernel's "
-                                "table)"
-                              : "")
+                      s.ctasPerSM, s.heads,
+                      s.grouped ? " in request order (the grouping kernel's "
+                                  "table)"
+                                : "")
             .str();
   return launch;
 }
