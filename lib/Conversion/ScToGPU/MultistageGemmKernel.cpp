@@ -70,6 +70,16 @@ struct MultistageIR {
   /// A batched lhs times a shared rhs: A and C as the rows of all batch
   /// elements.
   bool flatRows = false;
+
+  /// The ring in shared memory: every stage's A box (rows padded by
+  /// kPad), then every stage's B box.
+  static int64_t aRowBytes() { return kDepth * 2 + kPad; }
+  static int64_t aStageBytes() { return kRows * aRowBytes(); }
+  int64_t bRowBytes() const {
+    return kMajorB ? aRowBytes() : kCols * 2 + kPad;
+  }
+  int64_t bStageBytes() const { return (kMajorB ? kCols : kDepth) * bRowBytes(); }
+  int64_t sharedBytes() const { return kStages * (aStageBytes() + bStageBytes()); }
 };
 
 /// The IR of the form lowered, else a located error.
@@ -161,12 +171,14 @@ private:
                                     toI64(address));
   }
 
-  /// Shared-memory bytes of one stage's boxes (padded rows).
-  int64_t aStageBytes() const { return kRows * (kDepth * 2 + kPad); }
-  int64_t bRowBytes() const {
-    return ir.kMajorB ? kDepth * 2 + kPad : kCols * 2 + kPad;
+  /// Where ring stage `stage`'s A and B boxes lie in shared memory.
+  Value aStageAt(Value stage) {
+    return add(smemBase, mul(stage, index(ir.aStageBytes())));
   }
-  int64_t bStageBytes() const { return (ir.kMajorB ? kCols : kDepth) * bRowBytes(); }
+  Value bStageAt(Value stage) {
+    return add(add(smemBase, index(kStages * ir.aStageBytes())),
+               mul(stage, index(ir.bStageBytes())));
+  }
 
   /// sck.load of A / B at k-tile `kt` into ring stage `stage`: each thread
   /// copies its chunks.
@@ -206,7 +218,7 @@ void MultistageGemmWriter::copyChunk(Value dst, Value src, Value valid,
 // A's box: 128 rows of 32 (4 chunks of 8 elements), 4 chunks a thread.
 void MultistageGemmWriter::lowerLoadA(Value stage, Value kt) {
   Value k0 = mul(kt, index(kDepth));
-  Value stageBase = add(smemBase, mul(stage, index(aStageBytes())));
+  Value stageBase = aStageAt(stage);
   for (int64_t i = 0; i < kRows * kDepth / 8 / kThreads; ++i) {
     Value chunk = add(tid, index(i * kThreads));
     Value row = div(chunk, index(kDepth / 8));
@@ -221,7 +233,7 @@ void MultistageGemmWriter::lowerLoadA(Value stage, Value kt) {
       rowIndex = add(mul(batch, index(shape.m)), r);
     Value element = add(mul(rowIndex, index(shape.k)), k);
     Value src = add(aBase, mul(element, index(2)));
-    Value dst = add(stageBase, add(mul(row, index(kDepth * 2 + kPad)),
+    Value dst = add(stageBase, add(mul(row, index(ir.aRowBytes())),
                                    mul(col, index(2))));
     copyChunk(dst, src, valid, aBase);
   }
@@ -231,8 +243,7 @@ void MultistageGemmWriter::lowerLoadA(Value stage, Value kt) {
 // rows n of 32 k (K-major); 4 chunks a thread either way.
 void MultistageGemmWriter::lowerLoadB(Value stage, Value kt) {
   Value k0 = mul(kt, index(kDepth));
-  Value stageBase = add(add(smemBase, index(kStages * aStageBytes())),
-                        mul(stage, index(bStageBytes())));
+  Value stageBase = bStageAt(stage);
   int64_t chunksARow = ir.kMajorB ? kDepth / 8 : kCols / 8;
   Value batchOffset = shape.rhsBatched ? mul(batch, index(shape.k * shape.n))
                                        : index(0);
@@ -247,7 +258,7 @@ void MultistageGemmWriter::lowerLoadB(Value stage, Value kt) {
     Value inBatch = ir.kMajorB ? add(mul(n, index(shape.k)), k)
                                : add(mul(k, index(shape.n)), n);
     Value src = add(bBase, mul(add(batchOffset, inBatch), index(2)));
-    Value dst = add(stageBase, add(mul(row, index(bRowBytes())),
+    Value dst = add(stageBase, add(mul(row, index(ir.bRowBytes())),
                                    mul(col, index(2))));
     copyChunk(dst, src, valid, bBase);
   }
@@ -281,9 +292,7 @@ Value MultistageGemmWriter::mmaSync(ArrayRef<Value> a, ArrayRef<Value> bFrag,
 }
 
 void MultistageGemmWriter::lowerMma(Value stage, SmallVector<Value> &acc) {
-  Value aStage = add(smemBase, mul(stage, index(aStageBytes())));
-  Value bStage = add(add(smemBase, index(kStages * aStageBytes())),
-                     mul(stage, index(bStageBytes())));
+  Value aStage = aStageAt(stage), bStage = bStageAt(stage);
   // Lane L addresses row L % 16 of a 16-row block, at column 8 (L / 16):
   // ldmatrix .x4 then gives A's fragment registers in mma order.
   Value laneRow = rem(lane, index(16)), laneHalf = div(lane, index(16));
@@ -299,7 +308,7 @@ void MultistageGemmWriter::lowerMma(Value stage, SmallVector<Value> &acc) {
       Value row = add(add(warpM, index(mi * 16)), laneRow);
       Value col = add(index(step * 16), mul(laneHalf, index(8)));
       aFrags.push_back(ldmatrix(
-          add(aStage, add(mul(row, index(kDepth * 2 + kPad)), mul(col, index(2)))),
+          add(aStage, add(mul(row, index(ir.aRowBytes())), mul(col, index(2)))),
           /*transposed=*/false));
     }
     for (int64_t pair = 0; pair < kMmaTilesN / 2; ++pair) {
@@ -307,8 +316,8 @@ void MultistageGemmWriter::lowerMma(Value stage, SmallVector<Value> &acc) {
       Value k = add(index(step * 16), kOfLane);
       Value address =
           ir.kMajorB
-              ? add(bStage, add(mul(add(n, r8), index(bRowBytes())), mul(k, index(2))))
-              : add(bStage, add(mul(add(k, r8), index(bRowBytes())), mul(n, index(2))));
+              ? add(bStage, add(mul(add(n, r8), index(ir.bRowBytes())), mul(k, index(2))))
+              : add(bStage, add(mul(add(k, r8), index(ir.bRowBytes())), mul(n, index(2))));
       SmallVector<Value> regs = ldmatrix(address, /*transposed=*/!ir.kMajorB);
       bFrags.push_back({regs[0], regs[1]});
       bFrags.push_back({regs[2], regs[3]});
@@ -496,9 +505,7 @@ mlir::sc::detail::buildMultistageGemmKernel(BatchMatmulOp op,
                          ? binding.batchOf(op.getType())
                          : LaunchDim::of(1);
   }
-  int64_t bStage = (ir->kMajorB ? kCols * (kDepth * 2 + kPad)
-                                : kDepth * (kCols * 2 + kPad));
-  launch.sharedBytes = kStages * (kRows * (kDepth * 2 + kPad) + bStage);
+  launch.sharedBytes = ir->sharedBytes();
   launch.params = memrefGemmParams(binding);
   launch.summary =
       llvm::formatv("{0}: {1}x{2}x{3} {4}, multistage (sm_80/86/89): 128x128 "
