@@ -57,8 +57,8 @@ StringRef scheduleOf(BatchMatmulOp op) {
 
 
 /// At `b`: the tile loop of `op` over `batches` batch elements, one CTA per
-/// tile in plain order: per tile a loop over 64-wide k-tiles loading the A
-/// and B boxes into the accumulator, then the epilogue into C (the
+/// tile in plain order: per tile a loop over k-tiles (64 wide; 32 for the
+/// multistage schedule) loading the A and B boxes into the accumulator, then the epilogue into C (the
 /// transposed schedule: tiles of up to 152 rows by 128 columns computed as
 /// B^T A^T, both boxes read transposed, the epilogue storing the
 /// accumulator transposed) with the op's element-wise region reading `ins`

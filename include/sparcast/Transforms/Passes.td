@@ -479,12 +479,13 @@ def ScLowerToSckPass : Pass<"sc-lower-to-sck", "::mlir::ModuleOp"> {
   let description = [{
     For every `sc.batch_matmul` with static M, N and K and 16-bit operands,
     adds a function `@<caller>_gemm<i>_kernel(%batch: index)` holding the
-    kernel's tile loop at the kernel level (`sck`): tiles of tileM x 256
-    (tileM = 128 for the cooperative schedule, 64 for ping-pong, from the
-    op's `sc.gemm_schedule` or its default), over batch x M tiles x N tiles
-    (one CTA per tile, plain order: `sc-persistent` changes that); per
-    tile a loop over 64-wide
-    k-tiles loading the A box (`[k, m(, b)]`) and the B box (`[n, k(, b)]`,
+    kernel's tile loop at the kernel level (`sck`): tiles of tileM x tileN
+    (tileM = 128 for the cooperative schedule, 64 for ping-pong; tileN up
+    to 256, narrower for small N; 128 x 128 for sm_80's multistage
+    schedule), from the op's `sc.gemm_schedule` or its default, over batch
+    x M tiles x N tiles (one CTA per tile, plain order: `sc-persistent`
+    changes that); per tile a loop over k-tiles (64 wide, 32 for the
+    multistage schedule) loading the A box (`[k, m(, b)]`) and the B box (`[n, k(, b)]`,
     or `[k, n(, b)]` transposed) and multiplying them into the accumulator,
     then the op's epilogue at the tile (`sck.epilogue "C"` with a copy of
     the op's epilogue region; its tensors are the function's arguments).
