@@ -157,30 +157,24 @@ void AttentionKernelWriter::warpSync() {
 // The CTA and its tiles
 //===----------------------------------------------------------------------===//
 
-void AttentionKernelWriter::writeParameters(gpu::GPUFuncOp func) {
-  unsigned next = 0;
-  auto map = [&](Type type) {
+void AttentionKernelWriter::writeParameters(gpu::GPUFuncOp func,
+                                            const AttentionParams &params) {
+  auto map = [&](unsigned at, Type type) {
     return UnrealizedConversionCastOp::create(b, loc, type,
-                                              func.getArgument(next++))
+                                              func.getArgument(at))
         .getResult(0);
   };
-  tmaQ = map(tmaQType);
-  tmaK = map(tmaKType);
-  tmaV = map(tmaVType);
-  tmaO = map(tmaOType);
-  // The index, the pairs table and the order (as the launch's parameters).
-  if (s.indexed)
-    idx = func.getArgument(next++);
-  if (s.mode == Mode::Pairs)
-    pairs = func.getArgument(next++);
-  if (s.grouped)
-    order = func.getArgument(next++);
-  Value queryLenArg = s.dynamicQuery ? func.getArgument(next++) : Value();
-  Value keyLenArg = s.dynamicKey ? func.getArgument(next++) : Value();
-  if (s.runtimeTables)
-    tables = func.getArgument(next++);
-  if (s.chained && s.dynamicBatch)
-    tilesXArg = func.getArgument(next++);
+  tmaQ = map(0, tmaQType);
+  tmaK = map(1, tmaKType);
+  tmaV = map(2, tmaVType);
+  tmaO = map(3, tmaOType);
+  auto arg = [&](int at) { return at < 0 ? Value() : func.getArgument(at); };
+  idx = arg(params.index);
+  pairs = arg(params.pairs);
+  order = arg(params.order);
+  tables = arg(params.tables);
+  tilesXArg = arg(params.tilesX);
+  Value queryLenArg = arg(params.queryLen), keyLenArg = arg(params.keyLen);
   keyLen = keyLenArg ? keyLenArg : index(s.keyLen);
   queryLen = queryLenArg ? queryLenArg : index(s.queryLen);
 }
@@ -335,7 +329,7 @@ void AttentionKernelWriter::writeBarrierInits() {
 }
 
 void AttentionKernelWriter::write(gpu::GPUModuleOp gpuModule, StringRef name,
-                                  TypeRange paramTypes) {
+                                  const AttentionParams &params) {
   kernelName = name.str();
   module = gpuModule;
   auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
@@ -385,6 +379,8 @@ void AttentionKernelWriter::write(gpu::GPUModuleOp gpuModule, StringRef name,
           IntegerAttr());
     }
   }
+  SmallVector<Type> paramTypes = llvm::map_to_vector(
+      params.list, [](const KernelParam &param) { return param.type; });
   gpu::GPUFuncOp func = createKernelFunction(
       b, loc, module, kernelName, paramTypes, 128 * (s.consumers + 1));
   // One consumer: two CTAs share an SM (one covers the other's waits), so
@@ -392,7 +388,7 @@ void AttentionKernelWriter::write(gpu::GPUModuleOp gpuModule, StringRef name,
   // producer by setmaxnreg.
   if (s.ctasPerSM > 1)
     func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(s.ctasPerSM));
-  writeParameters(func);
+  writeParameters(func, params);
   ticks = index(kWaitTicks);
 
   tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
@@ -1281,7 +1277,7 @@ static LaunchDim queryBatch(AttentionOp op, const AttentionBinding &binding) {
 /// The kernel's parameters, in order: the tensor maps of Q, K, V and O,
 /// the index, the pairs table and the order, the dynamic lengths, the
 /// runtime's BSR tables, the chained walk's dynamic batch.
-static std::vector<sc::detail::KernelParam>
+static sc::detail::AttentionParams
 attentionParams(AttentionOp op, const AttentionShape &s,
                 const AttentionBinding &binding) {
   MLIRContext *ctx = op.getContext();
@@ -1295,7 +1291,7 @@ attentionParams(AttentionOp op, const AttentionShape &s,
                            ? LaunchDim::sym(binding.keyBatchSymbol)
                            : LaunchDim::of(keys);
   int64_t heads = s.heads, headDim = s.headDim, eltBytes = 2;
-  std::vector<sc::detail::KernelParam> params;
+  sc::detail::AttentionParams params;
   // [batch, heads, rows, head dim]; rows (and so the outer strides) may be
   // a dynamic length.
   auto map = [&](const std::string &tensor, int64_t rows,
@@ -1316,30 +1312,30 @@ attentionParams(AttentionOp op, const AttentionShape &s,
     p.box = {64, boxRows, 1, 1};
     return p;
   };
-  params.push_back({pointer, map(binding.query, s.queryLen,
+  params.add({pointer, map(binding.query, s.queryLen,
                                  binding.queryLenSymbol, batch, 64)});
-  params.push_back({pointer, map(binding.key, s.keyLen, binding.keyLenSymbol,
+  params.add({pointer, map(binding.key, s.keyLen, binding.keyLenSymbol,
                                  keyBatch, s.blockN)});
-  params.push_back({pointer, map(binding.value, s.keyLen, binding.keyLenSymbol,
+  params.add({pointer, map(binding.value, s.keyLen, binding.keyLenSymbol,
                                  keyBatch, 64)});
-  params.push_back({pointer, map(binding.result, s.queryLen,
+  params.add({pointer, map(binding.result, s.queryLen,
                                  binding.queryLenSymbol, batch, 64)});
   if (s.indexed)
-    params.push_back({indices, LaunchParam::memref(binding.index)});
+    params.index = params.add({indices, LaunchParam::memref(binding.index)});
   if (s.mode == Mode::Pairs)
-    params.push_back({indices, LaunchParam::memref(binding.pairs)});
+    params.pairs = params.add({indices, LaunchParam::memref(binding.pairs)});
   if (s.grouped)
-    params.push_back({indices, LaunchParam::memref(binding.order)});
-  for (auto [isDynamic, symbol] :
-       {std::pair<bool, std::string>{s.dynamicQuery, binding.queryLenSymbol},
-        std::pair<bool, std::string>{s.dynamicKey, binding.keyLenSymbol}}) {
-    if (!isDynamic)
-      continue;
+    params.order = params.add({indices, LaunchParam::memref(binding.order)});
+  auto length = [&](const std::string &symbol) {
     LaunchParam p;
     p.kind = LaunchParam::Kind::Dim;
     p.dim = LaunchDim::sym(symbol);
-    params.push_back({indexType, p});
-  }
+    return params.add({indexType, p});
+  };
+  if (s.dynamicQuery)
+    params.queryLen = length(binding.queryLenSymbol);
+  if (s.dynamicKey)
+    params.keyLen = length(binding.keyLenSymbol);
   if (s.runtimeTables) {
     auto logLinear = cast<LogLinearMaskAttr>(op.getMaskAttr());
     LaunchParam p;
@@ -1352,13 +1348,13 @@ attentionParams(AttentionOp op, const AttentionShape &s,
     p.localWidth = logLinear.getLocalWidth();
     p.anchors = static_cast<int64_t>(logLinear.getAnchors());
     p.causal = logLinear.getCausal();
-    params.push_back({indices, p});
+    params.tables = params.add({indices, p});
   }
   if (s.chained && s.dynamicBatch) {
     LaunchParam tilesX;
     tilesX.kind = LaunchParam::Kind::Dim;
     tilesX.dim = batch;
-    params.push_back({indexType, tilesX});
+    params.tilesX = params.add({indexType, tilesX});
   }
   return params;
 }
@@ -1379,10 +1375,8 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                     nvgpu::NVGPUDialect, NVVM::NVVMDialect, scf::SCFDialect,
                     vector::VectorDialect>();
   OpBuilder b(op.getContext());
-  std::vector<sc::detail::KernelParam> params = attentionParams(op, s, binding);
-  SmallVector<Type> types = llvm::map_to_vector(
-      params, [](const sc::detail::KernelParam &param) { return param.type; });
-  AttentionKernelWriter(s, b, op.getLoc()).write(gpuModule, kernelName, types);
+  sc::detail::AttentionParams params = attentionParams(op, s, binding);
+  AttentionKernelWriter(s, b, op.getLoc()).write(gpuModule, kernelName, params);
   int64_t sharedBytes = s.oStageOff + (s.chained ? s.consumers * s.qBytes : 0) +
                         sc::detail::kSmemAlignReserve;
 
@@ -1408,7 +1402,7 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
     launch.grid[2] = LaunchDim::of(1);
   }
   launch.sharedBytes = sharedBytes;
-  for (const sc::detail::KernelParam &param : params)
+  for (const sc::detail::KernelParam &param : params.list)
     launch.params.push_back(param.launch);
   StringRef modeText =
       s.mode == Mode::Pairs

@@ -66,6 +66,19 @@ struct AttentionShape {
   int64_t pRegs() const { return blockN / 16 * 4; }
 };
 
+/// The kernel's parameters (the tensor maps of Q, K, V and O first), and
+/// the position of each that only some kernels have (-1: none).
+struct AttentionParams {
+  std::vector<KernelParam> list;
+  int index = -1, pairs = -1, order = -1, queryLen = -1, keyLen = -1,
+      tables = -1, tilesX = -1;
+  /// Appends `param`; its position.
+  int add(KernelParam param) {
+    list.push_back(std::move(param));
+    return static_cast<int>(list.size()) - 1;
+  }
+};
+
 /// A thread's running softmax state of its two rows (r0 and r0 + 8) and
 /// P of its last block as wgmma A fragments.
 struct RowState {
@@ -85,10 +98,9 @@ public:
   AttentionKernelWriter(AttentionShape shape, OpBuilder &b, Location loc)
       : KernelArith(b, loc), s(std::move(shape)), ctx(b.getContext()) {}
 
-  /// Kernel `name` at the end of `module`, of parameters `paramTypes`
-  /// (attentionParams's: the maps, the tables, the dynamic dims, in the
-  /// order writeParameters reads them).
-  void write(gpu::GPUModuleOp module, StringRef name, TypeRange paramTypes);
+  /// Kernel `name` at the end of `module`, of parameters `params`.
+  void write(gpu::GPUModuleOp module, StringRef name,
+             const AttentionParams &params);
 
 private:
   // Arithmetic.
@@ -134,7 +146,7 @@ private:
   void warpSync();
 
   // The kernel's parts (AttentionKernel.cpp).
-  void writeParameters(gpu::GPUFuncOp func);
+  void writeParameters(gpu::GPUFuncOp func, const AttentionParams &params);
   /// Non-chained: the CTA's tile from its block ids.
   void assignTile(Value x, Value y, Value &run);
   /// The query tile of grid row y (a static mask's heaviest first).
