@@ -318,5 +318,6 @@ def load(directory, library=None):
 
 
 from .hybrid import HybridWeight, hybrid_pack, hybrid_unpack  # noqa: E402,F401
-from .similarity import CsrRows, csr_head, csr_pack, csr_split  # noqa: E402,F401
+from .similarity import (CsrRows, csr_head, csr_pack, csr_split, csr_transpose,  # noqa: E402,F401
+                         similarity, similarity_inputs)
 from .compile import CompiledModule, compile, load_compiled  # noqa: E402,F401

@@ -9,6 +9,7 @@ tensors and on CSR / COO arrays, never densified.
     rows.norms                                # each row's Euclidean norm
     head, coverage = sparcast.csr_head(queries, items, max_head=256)
     dense, tail = sparcast.csr_split(queries, head)  # head dense, tail packed
+    by_dim = sparcast.csr_transpose(rows)        # D rows: the rows holding each dim
 
 Column ids become one 32-bit word each, #sc.block_csr<block_size,
 id_bits = 32 - offset_bits, offset_bits> (10-bit offsets in 1024-column
@@ -48,6 +49,8 @@ def _library(explicit=None):
     lib.scCsrSplitHead.argtypes = [ctypes.POINTER(_Shape), p, p, p, i64, p, i64, p, p, p, p,
                                    ctypes.POINTER(i64)]
     lib.scCsrSplitHead.restype = ctypes.c_int
+    lib.scCsrTranspose.argtypes = [ctypes.POINTER(_Shape), p, p, p, i64, p, p, p]
+    lib.scCsrTranspose.restype = ctypes.c_int
     lib.scGetLastError.argtypes = []
     lib.scGetLastError.restype = ctypes.c_char_p
     _LIB[explicit] = lib
@@ -197,3 +200,83 @@ def csr_split(x, head, dim=None, block_size=1024, offset_bits=10, library=None):
     tail = csr_pack((tail_ptr, tail_idx[:n], tail_val[:n]), dim=dim, block_size=block_size,
                     offset_bits=offset_bits, library=library)
     return dense, tail
+
+
+def csr_transpose(x, dim=None, block_size=1024, offset_bits=10, library=None):
+    """The transpose of rows (what csr_pack takes as `x`, or a CsrRows),
+    packed: dim rows, row d listing the rows that hold dimension d in
+    increasing order (sc.sparse_matmul's transpose_rhs form of the items)."""
+    torch = _torch()
+    lib = _library(library)
+    if isinstance(x, CsrRows):
+        x, dim = (x.row_ptr.to(torch.int64), x.columns(), x.values), x.shape[1]
+    rows, dim, p, i, v = _arrays(x, dim, None, None)
+    shape = _Shape(int(rows), int(dim), int(block_size), int(offset_bits))
+    t_ptr = torch.empty(int(dim) + 1, dtype=torch.int64)
+    t_idx = torch.empty(i.numel(), dtype=torch.int64)
+    t_val = torch.empty(v.numel(), dtype=torch.float32)
+    _check(lib, lib.scCsrTranspose(ctypes.byref(shape), p.data_ptr(), i.data_ptr(),
+                                   v.data_ptr(), v.numel(), t_ptr.data_ptr(),
+                                   t_idx.data_ptr(), t_val.data_ptr()))
+    return csr_pack((t_ptr, t_idx, t_val), dim=rows, block_size=block_size,
+                    offset_bits=offset_bits, library=library)
+
+
+class SimilarityInputs:
+    """What the compiled similarity entry (examples/similarity.mlir) takes,
+    on the host: the heads, the tails, the norms, and the inspector's
+    head columns and their share of the pair products."""
+
+    def __init__(self, args, head, coverage):
+        self.args, self.head, self.coverage = args, head, coverage
+
+    def to(self, device):
+        return SimilarityInputs([a.to(device) for a in self.args], self.head, self.coverage)
+
+
+def _padded(t, width):
+    torch = _torch()
+    out = torch.zeros(t.shape[0], width, dtype=torch.float32)
+    out[:, :t.shape[1]] = t
+    return out
+
+
+def _nonempty(rows):
+    """row_ptr, col_ids, values of packed rows, with one unread entry when
+    there is none (an entry's tensors have no zero-sized dims)."""
+    torch = _torch()
+    if rows.values.numel():
+        return [rows.row_ptr, rows.col_ids, rows.values]
+    return [rows.row_ptr, torch.zeros(1, dtype=torch.int32), torch.zeros(1, dtype=torch.float32)]
+
+
+def similarity_inputs(queries, items, max_head=32, library=None):
+    """The inspector of a similarity (docs/sparse-similarity.md): the head
+    (the at most `max_head` dims carrying the most pair products; its width
+    padded to a multiple of 16 with zero columns), the rows split at it,
+    the items' tail by dimension, the full rows' norms. `queries` and
+    `items` are what csr_pack takes as `x`."""
+    torch = _torch()
+    head, coverage = csr_head(queries, items, max_head=max_head, library=library)
+    width = max(16, (head.numel() + 15) // 16 * 16)
+    query_head, query_tail = csr_split(queries, head, library=library)
+    item_head, item_tail = csr_split(items, head, library=library)
+    by_dim = csr_transpose(item_tail, library=library)
+    query_norms = csr_pack(queries, library=library).norms
+    item_norms = csr_pack(items, library=library).norms
+    # The entry's argument order: heads, query tail, items by dim, norms.
+    args = ([_padded(query_head, width), _padded(item_head, width)] + _nonempty(query_tail)
+            + _nonempty(by_dim) + [query_norms, item_norms])
+    return SimilarityInputs(args, head, coverage)
+
+
+def similarity(queries, items, artifact, device="cuda", max_head=32, library=None):
+    """Exact fp32 cosines of every query row against every item row, an
+    [M, N] float32 tensor on `device`: the inspector on the host
+    (similarity_inputs), then the compiled entry `cosine` of `artifact` (a
+    sparcast-aot output of examples/similarity.mlir, or a loaded Module).
+    A row with no entries has cosine 0 against every row."""
+    from . import Module, load
+    module = artifact if isinstance(artifact, Module) else load(artifact, library=library)
+    inputs = similarity_inputs(queries, items, max_head=max_head, library=library).to(device)
+    return module.cosine(*inputs.args)

@@ -154,3 +154,24 @@ scStatus scCsrSplitHead(const scCsrShape *shape, const int64_t *indptr,
     return SC_OK;
   });
 }
+
+scStatus scCsrTranspose(const scCsrShape *shape, const int64_t *indptr,
+                        const int64_t *indices, const float *values,
+                        int64_t nnz, int64_t *tIndptr, int64_t *tIndices,
+                        float *tValues) {
+  return guarded("scCsrTranspose", [&] {
+    csr::Shape s;
+    if (scStatus status = checkShape("scCsrTranspose", shape, s))
+      return status;
+    if (!indptr || !tIndptr ||
+        (nnz > 0 && (!indices || !values || !tIndices || !tValues)))
+      return setError(SC_ERROR_INVALID_ARGUMENT, "scCsrTranspose: null buffer");
+    std::string why = csr::checkCsr(s, indptr, indices, values, nnz);
+    if (!why.empty())
+      return setError(SC_ERROR_INVALID_ARGUMENT, "scCsrTranspose: " + why);
+    csr::transpose(s.rows, s.dim, indptr, indices, values, tIndptr, tIndices,
+                   tValues);
+    clearError();
+    return SC_OK;
+  });
+}

@@ -105,6 +105,40 @@ class CsrPackTest(unittest.TestCase):
         self.assertTrue(torch.allclose(got, qd @ idn.t(), rtol=0, atol=1e-9))
         self.assertEqual(qt.values.numel() + (qh != 0).sum().item(), q.values().numel())
 
+    def test_transpose(self):
+        gen = torch.Generator().manual_seed(5)
+        x = zipf_rows(12, 25, gen, empty=(7,))
+        t = sparcast.csr_transpose(x)
+        self.assertEqual(t.shape, (D, 12))
+        rows = torch.repeat_interleave(torch.arange(D), (t.row_ptr[1:] - t.row_ptr[:-1]).long())
+        dense = torch.zeros(D, 12).index_put_((rows, t.columns()), t.values)
+        self.assertTrue(torch.equal(dense, x.to_dense().t()))
+        # From packed rows too.
+        again = sparcast.csr_transpose(sparcast.csr_pack(x))
+        self.assertTrue(torch.equal(again.col_ids, t.col_ids))
+
+    def test_similarity_inputs_reproduce_the_cosines(self):
+        # What the compiled entry computes, evaluated here from its inputs:
+        # heads' product + tails' product over the norms.
+        gen = torch.Generator().manual_seed(8)
+        q, i = zipf_rows(15, 40, gen, empty=(2,)), zipf_rows(22, 35, gen, empty=(0,))
+        inputs = sparcast.similarity_inputs(q, i, max_head=20)
+        qh, ih, qp, qi, qv, dp, di, dv, qn, inn = inputs.args
+        self.assertEqual(qh.shape, (15, 32))  # 20 head dims padded to 32
+        self.assertEqual(ih.shape, (22, 32))
+        self.assertEqual(inputs.head.numel(), 20)
+        unpack = lambda p, w, v, shape: torch.zeros(shape, dtype=torch.float64).index_put_(
+            (torch.repeat_interleave(torch.arange(shape[0]), (p[1:] - p[:-1]).long()),
+             ((w.long() & 0xFFFFFFFF) >> 10) * 1024 + (w.long() & 1023)), v.double(), accumulate=True)
+        dots = qh.double() @ ih.double().t() + unpack(qp, qi, qv, (15, D)) @ unpack(dp, di, dv, (D, 22))
+        qd, idn = q.to_dense().double(), i.to_dense().double()
+        norms = qd.norm(dim=1)[:, None] * idn.norm(dim=1)[None, :]
+        want = torch.where(norms == 0, torch.zeros_like(norms), qd @ idn.t() / norms)
+        got = torch.where(norms == 0, torch.zeros_like(norms),
+                          dots / (qn.double()[:, None] * inn.double()[None, :]))
+        self.assertTrue(torch.allclose(got, want, rtol=0, atol=1e-6))
+        self.assertGreater((want != 0).sum().item(), 15 * 22 // 2)
+
     def test_refusals(self):
         bad = [
             (dict(x=(torch.tensor([0, 2]), torch.tensor([7, 3]), torch.tensor([1.0, 1.0])), dim=10),

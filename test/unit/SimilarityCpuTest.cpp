@@ -234,4 +234,117 @@ TEST(SimilarityCpuTest, TopKPadsShortRowsAndRanksNaNFirstThresholdSkipsNaN) {
   EXPECT_EQ(above.get(1), 3);
 }
 
+// The split form the GPU runs (heads dense, tails sparse, the items' tail
+// by dimension) against the unsplit product, on the CPU: the same cosines.
+constexpr const char *kSplit = R"mlir(
+#csr = #sc.block_csr<block_size = 64, id_bits = 22, offset_bits = 10>
+func.func @f(%qh: tensor<{0}x{2}xf32>, %ih: tensor<{1}x{2}xf32>,
+             %qp: tensor<{3}xi32>, %qi: tensor<?xi32>, %qv: tensor<?xf32>, %qn: tensor<{0}xf32>,
+             %dp: tensor<{4}xi32>, %di: tensor<?xi32>, %dv: tensor<?xf32>, %in: tensor<{1}xf32>)
+    -> tensor<{0}x{1}xf32> {
+  %q = sc.assemble_csr %qp, %qi, %qv : tensor<{3}xi32>, tensor<?xi32>, tensor<?xf32> -> tensor<{0}x{5}xf32, #csr>
+  %d = sc.assemble_csr %dp, %di, %dv : tensor<{4}xi32>, tensor<?xi32>, tensor<?xf32> -> tensor<{5}x{1}xf32, #csr>
+  %cos = sc.sparse_matmul %q, %d head(%qh, %ih : tensor<{0}x{2}xf32>, tensor<{1}x{2}xf32>)
+      epilogue_ins(%qn, %in : tensor<{0}xf32>, tensor<{1}xf32>) {{transpose_rhs}
+      : tensor<{0}x{5}xf32, #csr>, tensor<{5}x{1}xf32, #csr> -> tensor<{0}x{1}xf32> {{
+  ^bb0(%dot: f32, %m: index, %n: index, %a: tensor<{0}xf32>, %b: tensor<{1}xf32>):
+    %x = tensor.extract %a[%m] : tensor<{0}xf32>
+    %y = tensor.extract %b[%n] : tensor<{1}xf32>
+    %p = arith.mulf %x, %y : f32
+    %zero = arith.constant 0.0 : f32
+    %none = arith.cmpf oeq, %p, %zero : f32
+    %c = arith.divf %dot, %p : f32
+    %r = arith.select %none, %zero, %c : f32
+    sc.yield %r : f32
+  }
+  return %cos : tensor<{0}x{1}xf32>
+}
+)mlir";
+
+/// `rows` split at `head`: the dense head as an argument, the tail rows.
+Rows splitInto(const Rows &rows, int64_t numRows,
+               const std::vector<int64_t> &head, std::vector<HostTensor> &args) {
+  csr::Shape s{numRows, kDim, 64, 10};
+  HostTensor &dense = args.emplace_back(
+      ElementKind::f32, ArrayRef<int64_t>{numRows, int64_t(head.size())});
+  Rows tail;
+  tail.indptr.resize(numRows + 1);
+  tail.indices.resize(rows.indices.size());
+  tail.values.resize(rows.values.size());
+  int64_t n = csr::splitHead(s, rows.indptr.data(), rows.indices.data(),
+                             rows.values.data(), head,
+                             static_cast<float *>(dense.getData()),
+                             tail.indptr.data(), tail.indices.data(),
+                             tail.values.data());
+  tail.indices.resize(n);
+  tail.values.resize(n);
+  return tail;
+}
+
+TEST(SimilarityCpuTest, SplitAtAHeadEqualsTheUnsplitProduct) {
+  DialectRegistry registry;
+  registerAllSparcastDialects(registry);
+  MLIRContext context(registry);
+  std::mt19937 rng(23);
+  const int64_t numQueries = 9, numItems = 14, maxHead = 6;
+  Rows queries = makeRows(numQueries, 10, {4}, rng);
+  Rows items = makeRows(numItems, 8, {2}, rng);
+  csr::Head head = csr::chooseHead(
+      csr::columnCounts(numQueries, kDim, queries.indptr.data(),
+                        queries.indices.data()),
+      csr::columnCounts(numItems, kDim, items.indptr.data(),
+                        items.indices.data()),
+      maxHead);
+  ASSERT_EQ(int64_t(head.columns.size()), maxHead);
+  // Not vacuous: the head carries most products, the tail some.
+  EXPECT_GT(head.coverage, 0.5);
+  EXPECT_LT(head.coverage, 1.0);
+
+  std::vector<HostTensor> args;
+  Rows queryTail = splitInto(queries, numQueries, head.columns, args);
+  Rows itemTail = splitInto(items, numItems, head.columns, args);
+  // The query tail packed, the full rows' norms.
+  csr::Shape qs{numQueries, kDim, 64, 10};
+  packInto(queryTail, qs, args);
+  {
+    std::vector<HostTensor> full;
+    packInto(queries, qs, full);
+    args.back() = std::move(full.back());
+  }
+  // The items' tail by dimension: kDim rows over the items.
+  Rows byDim;
+  byDim.indptr.resize(kDim + 1);
+  byDim.indices.resize(itemTail.indices.size());
+  byDim.values.resize(itemTail.values.size());
+  csr::transpose(numItems, kDim, itemTail.indptr.data(), itemTail.indices.data(),
+                 itemTail.values.data(), byDim.indptr.data(),
+                 byDim.indices.data(), byDim.values.data());
+  csr::Shape ds{kDim, numItems, 64, 10};
+  packInto(byDim, ds, args);
+  {
+    std::vector<HostTensor> full;
+    packInto(items, csr::Shape{numItems, kDim, 64, 10}, full);
+    args.back() = std::move(full.back());
+  }
+
+  std::string text =
+      llvm::formatv(kSplit, numQueries, numItems, maxHead, numQueries + 1,
+                    kDim + 1, kDim);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+  ASSERT_TRUE(module);
+  auto compiled = CpuFunction::compile(*module, "f");
+  ASSERT_TRUE(succeeded(compiled));
+  FailureOr<std::vector<HostTensor>> outs = (*compiled)->call(args);
+  ASSERT_TRUE(succeeded(outs));
+  const HostTensor &cos = (*outs)[0];
+  int64_t sharing = 0;
+  for (int64_t q = 0; q < numQueries; ++q)
+    for (int64_t i = 0; i < numItems; ++i) {
+      double want = brute(queries, q, items, i);
+      sharing += want != 0;
+      EXPECT_NEAR(cos.get(q * numItems + i), want, 1e-6) << q << ", " << i;
+    }
+  EXPECT_GT(sharing, (numQueries - 1) * (numItems - 1) / 2);
+}
+
 } // namespace

@@ -29,6 +29,46 @@ def ScDropLineagePass : Pass<"sc-drop-lineage"> {
   }];
 }
 
+def ScLowerSckSimtPass : Pass<"sc-lower-sck-simt"> {
+  let summary = "Lower the sck ops CUDA cores run (sparse rows, exact fp32 "
+                "tiles) to gpu, memref, vector and arith, one pattern per op";
+  let description = [{
+    The kernels of a sparse similarity (docs/sparse-similarity.md) are
+    written in `sck` ops on memrefs: `sck.csr_row` and `sck.csr_entry` walk
+    CSR rows, `sck.scatter_add` adds a product into the scores,
+    `sck.stage_rows` stages a block of dense rows in shared memory,
+    `sck.fma_tile` multiplies two stages into a thread's part of a 128 x 128
+    fp32 tile and `sck.store_tile` stores the tile through the epilogue
+    function. Each becomes the loads, bounds checks, barriers, fused
+    multiply-adds and atomics it stands for.
+
+    Before:
+
+    ```mlir
+    sck.scatter_add %p, %scores[%m, %n] : memref<?x?xf32>
+    ```
+
+    After:
+
+    ```mlir
+    %rows = memref.dim %scores, %c0 : memref<?x?xf32>
+    ...
+    scf.if %inside {
+      memref.atomic_rmw addf %p, %scores[%m, %n] : (f32, memref<?x?xf32>) -> f32
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 def ScLowerToLinalgPass : Pass<"sc-lower-to-linalg"> {
   let summary = "Reference lowering of every sc op to linalg, tensor and arith";
   let description = [{

@@ -219,6 +219,29 @@ inline int64_t splitHead(const Shape &s, const int64_t *indptr,
   return tail;
 }
 
+/// The CSR arrays of the transpose of checked rows (rows x dim): tPtr (dim
+/// + 1), tIndices (the row of each entry, increasing within a column) and
+/// tValues (nnz each; null values skip them). Row d of the result lists
+/// the rows that hold column d: the by-column form a scatter kernel reads
+/// (sc.sparse_matmul's transpose_rhs).
+inline void transpose(int64_t rows, int64_t dim, const int64_t *indptr,
+                      const int64_t *indices, const float *values,
+                      int64_t *tPtr, int64_t *tIndices, float *tValues) {
+  std::fill(tPtr, tPtr + dim + 1, 0);
+  for (int64_t j = indptr[0]; j < indptr[rows]; ++j)
+    ++tPtr[indices[j] + 1];
+  for (int64_t d = 0; d < dim; ++d)
+    tPtr[d + 1] += tPtr[d];
+  std::vector<int64_t> next(tPtr, tPtr + dim);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = indptr[r]; j < indptr[r + 1]; ++j) {
+      int64_t at = next[indices[j]]++;
+      tIndices[at] = r;
+      if (values)
+        tValues[at] = values[j];
+    }
+}
+
 } // namespace sparcast::csr
 
 #endif // SPARCAST_SUPPORT_BLOCKCSR_H

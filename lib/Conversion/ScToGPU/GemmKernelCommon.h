@@ -11,6 +11,7 @@
 #include "sparcast/Conversion/ScToGPU/GemmKernel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
 
 #include "llvm/ADT/StringMap.h"
 
@@ -41,6 +42,12 @@ struct GemmShape {
 /// function (sc.kernel_ir) when there is one, else the op's region; null
 /// when the accumulator is only converted.
 Block *epilogueBlock(BatchMatmulOp op);
+
+/// Clones `inner`, an op of an epilogue region, into `b`: tensor.extract on
+/// an epilogue operand (mapped to a memref) becomes memref.load; ops on
+/// tensors or with regions are refused with a located error.
+LogicalResult cloneEpilogueOp(Operation &inner, OpBuilder &b,
+                              IRMapping &mapping);
 
 /// Builds the body of `func`, (acc, b, m, n, args...) -> result element,
 /// from an epilogue region `body` of the same form (null: the accumulator

@@ -332,6 +332,9 @@ struct LowerAssembleCsr : OpConversionPattern<AssembleCsrOp> {
   LogicalResult
   matchAndRewrite(AssembleCsrOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (op.getType().isDynamicDim(1))
+      return op.emitOpError() << "the CPU reference scatters rows into a "
+                                 "dense matrix: it needs a static D";
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     BlockCsrAttr layout = op.getLayout();
     Type element = op.getType().getElementType();
@@ -403,8 +406,10 @@ struct LowerAssembleCsr : OpConversionPattern<AssembleCsrOp> {
 // sc.sparse_matmul
 //===----------------------------------------------------------------------===//
 
-/// The dense form: sum_d lhs[m, d] * rhs[n, d] in fp32, then the epilogue
-/// region element-wise with (dot, m, n, epilogue operands).
+/// The dense form: the heads' product sum_h lhs_head[m, h] * rhs_head[n, h]
+/// (when split), then sum_d lhs[m, d] * rhs[n, d] (rhs[d, n] with
+/// transpose_rhs) added in fp32, then the epilogue region element-wise with
+/// (dot, m, n, epilogue operands).
 struct LowerSparseMatmul : OpConversionPattern<SparseMatmulOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -414,16 +419,24 @@ struct LowerSparseMatmul : OpConversionPattern<SparseMatmulOp> {
     MLIRContext *ctx = op.getContext();
     Location loc = op.getLoc();
     Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
-    SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, lhs, 0),
-                                       tensor::getMixedSize(b, loc, rhs, 0)};
+    bool byColumn = op.getTransposeRhs();
+    SmallVector<OpFoldResult> sizes = {
+        tensor::getMixedSize(b, loc, lhs, 0),
+        tensor::getMixedSize(b, loc, rhs, byColumn ? 1 : 0)};
     Value acc = createInit(b, sizes, b.getF32Type(), 0.0);
     enum { M = 0, N = 1, D = 2 };
-    acc = linalg::GenericOp::create(
-              b, acc.getType(), ValueRange{lhs, rhs}, ValueRange{acc},
-              SmallVector<AffineMap>{mapOf(ctx, 3, {M, D}), mapOf(ctx, 3, {N, D}),
-                                     mapOf(ctx, 3, {M, N})},
-              {kPar, kPar, kRed}, yieldMulAdd)
-              .getResult(0);
+    auto contract = [&](Value x, Value y, AffineMap yMap) {
+      acc = linalg::GenericOp::create(
+                b, acc.getType(), ValueRange{x, y}, ValueRange{acc},
+                SmallVector<AffineMap>{mapOf(ctx, 3, {M, D}), yMap,
+                                       mapOf(ctx, 3, {M, N})},
+                {kPar, kPar, kRed}, yieldMulAdd)
+                .getResult(0);
+    };
+    if (op.getLhsHead())
+      contract(adaptor.getLhsHead(), adaptor.getRhsHead(),
+               mapOf(ctx, 3, {N, D}));
+    contract(lhs, rhs, byColumn ? mapOf(ctx, 3, {D, N}) : mapOf(ctx, 3, {N, D}));
     if (op.getEpilogue().empty()) {
       rewriter.replaceOp(op, castTo(b, loc, acc, op.getType()));
       return success();

@@ -189,6 +189,11 @@ LogicalResult EntryCompiler::bindArguments() {
     if (tileCounts.count(op.getSparse()))
       tileCounts[op.getMeta()] = tileCounts[op.getSparse()];
   });
+  // Model graphs share their batch dims (B candidates, U requests); a
+  // similarity's row sets (queries, items, their buffers) each have their
+  // own count, named by the argument.
+  bool rowsNamedByArgument = false;
+  func.walk([&](SparseMatmulOp) { rowsNamedByArgument = true; });
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     if (!type || dtypeName(type.getElementType()).empty())
@@ -208,7 +213,7 @@ LogicalResult EntryCompiler::bindArguments() {
         info.shape.push_back(LaunchDim::of(size));
       else if (d == 0 && tileCounts.count(arg))
         info.shape.push_back(LaunchDim::sym(tileCounts[arg]));
-      else if (d == 0)
+      else if (d == 0 && !rowsNamedByArgument)
         info.shape.push_back(
             LaunchDim::sym(lk == LineageKind::request ? "U" : "B"));
       else
@@ -702,6 +707,62 @@ LogicalResult EntryCompiler::visitAssembleHybrid(AssembleHybridOp op) {
   return success();
 }
 
+LogicalResult EntryCompiler::visitAssembleCsr(AssembleCsrOp op) {
+  CsrBinding rows;
+  std::string *names[] = {&rows.rowPtr, &rows.words, &rows.values};
+  for (auto [name, operand] : llvm::zip(names, op->getOperands())) {
+    FailureOr<TensorInfo> info = materialize(operand, op.getLoc());
+    if (failed(info))
+      return failure();
+    *name = info->name;
+  }
+  csrRows[op.getResult()] = rows;
+  return success();
+}
+
+LogicalResult EntryCompiler::visitSparseMatmul(SparseMatmulOp op) {
+  std::string why = sparseMatmulLimitation(op);
+  auto lhs = csrRows.find(op.getLhs()), rhs = csrRows.find(op.getRhs());
+  if (why.empty() && (lhs == csrRows.end() || rhs == csrRows.end()))
+    why = "both row sets must be sc.assemble_csr of the entry's buffers";
+  if (!why.empty())
+    return op.emitError() << "sparcast-aot: no kernel for this "
+                             "sc.sparse_matmul: "
+                          << why;
+  SparseMatmulBinding binding;
+  binding.lhs = lhs->second;
+  binding.rhs = rhs->second;
+  FailureOr<TensorInfo> lhsHead = materialize(op.getLhsHead(), op.getLoc());
+  FailureOr<TensorInfo> rhsHead = materialize(op.getRhsHead(), op.getLoc());
+  if (failed(lhsHead) || failed(rhsHead))
+    return failure();
+  binding.lhsHead = lhsHead->name;
+  binding.rhsHead = rhsHead->name;
+  for (Value v : op.getEpilogueIns()) {
+    FailureOr<TensorInfo> in = materialize(v, op.getLoc());
+    if (failed(in))
+      return failure();
+    binding.epilogueIns.push_back(in->name);
+  }
+  // The heads' rows are the result's: M queries and N items.
+  binding.rows = lhsHead->shape[0];
+  binding.items = rhsHead->shape[0];
+  auto f32 = Float32Type::get(op.getContext());
+  binding.scores =
+      newWorkspace(RankedTensorType::get(op.getType().getShape(), f32),
+                   {binding.rows, binding.items}, /*zeroInit=*/true)
+          .name;
+  binding.result = bindResult(op.getResult(), {binding.rows, binding.items}).name;
+  FailureOr<std::vector<KernelLaunch>> launches = buildSparseMatmulKernels(
+      op, gpuModule, nextKernelName("similarity"), binding);
+  if (failed(launches))
+    return failure();
+  for (const KernelLaunch &launch : *launches)
+    if (failed(addLaunch(launch, op.getLoc())))
+      return failure();
+  return success();
+}
+
 LogicalResult EntryCompiler::visitHybridMatmul(BatchMatmulOp op) {
   auto weight = hybridWeights.find(op.getRhs());
   std::string why = hybridGemmLimitation(op, options.chip);
@@ -973,6 +1034,8 @@ LogicalResult EntryCompiler::visit(Operation &op) {
       .Case([&](BatchMatmulOp m) { return visitMatmul(m); })
       .Case([&](AttentionOp a) { return visitAttention(a); })
       .Case([&](AssembleHybridOp a) { return visitAssembleHybrid(a); })
+      .Case([&](AssembleCsrOp a) { return visitAssembleCsr(a); })
+      .Case([&](SparseMatmulOp m) { return visitSparseMatmul(m); })
       .Case([&](linalg::GenericOp g) { return visitGeneric(g); })
       // Outputs' shapes, read by the kernels that write them.
       .Case([&](tensor::EmptyOp) { return success(); })

@@ -9,6 +9,7 @@
 #define SPARCAST_LIB_TARGET_AOT_ENTRYCOMPILER_H
 
 #include "sparcast/Conversion/ScToGPU/GemmKernel.h"
+#include "sparcast/Conversion/ScToGPU/SimilarityKernel.h"
 #include "sparcast/Dialect/SC/IR/ScOps.h"
 #include "sparcast/Support/ManifestSchema.h"
 #include "sparcast/Target/AOT.h"
@@ -164,6 +165,10 @@ private:
   LogicalResult visitHybridMatmul(BatchMatmulOp op);
   /// sc.assemble_hybrid: binds the weight to its packed buffers.
   LogicalResult visitAssembleHybrid(AssembleHybridOp op);
+  /// sc.assemble_csr: binds the rows to their buffers.
+  LogicalResult visitAssembleCsr(AssembleCsrOp op);
+  /// A split sc.sparse_matmul: the scatter and tile kernels.
+  LogicalResult visitSparseMatmul(SparseMatmulOp op);
   /// A linalg.generic: a kernel of one thread per output element.
   LogicalResult visitGeneric(linalg::GenericOp op);
   /// The shape of `v` as the entry knows it (its dynamic dims' symbols).
@@ -193,6 +198,8 @@ private:
   DenseMap<Value, View> views;
   /// Hybrid-tiled weights (sc.assemble_hybrid results): their buffers.
   DenseMap<Value, HybridWeightBinding> hybridWeights;
+  /// Sparse rows (sc.assemble_csr results): their buffers.
+  DenseMap<Value, CsrBinding> csrRows;
   DenseMap<Value, LaunchDim> dims;
   DenseMap<Value, LaunchCondition> conditions;
   /// The condition of the branch being compiled, if any.

@@ -12,6 +12,8 @@
 #include "sparcast/Dialect/SC/IR/ScDialect.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "sparcast/Conversion/Passes.h"
+
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
@@ -110,6 +112,7 @@ static LogicalResult passTensorMapsByValue(ModuleOp work,
 static void buildDeviceLoweringPipeline(OpPassManager &pm) {
   pm.addPass(createConvertNVGPUToNVVMPass());
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
+  device.addPass(sc::createScLowerSckSimtPass());
   device.addPass(memref::createExpandStridedMetadataPass());
   device.addPass(createLowerAffinePass());
   device.addPass(createSCFToControlFlowPass());

@@ -207,6 +207,16 @@ scStatus scCsrSplitHead(const scCsrShape *shape, const int64_t *indptr,
                         int64_t *tailIndices, float *tailValues,
                         int64_t *tailNnz);
 
+/* The transpose of rows (CSR arrays as scCsrPack takes them) as CSR arrays:
+ * tIndptr (dim + 1 entries), tIndices and tValues (nnz each): row d lists
+ * the rows holding column d, in increasing order. The items' tail in this
+ * form is the rhs a similarity's sparse part scatters from
+ * (docs/sparse-similarity.md); pack it with scCsrPack as dim x rows. */
+scStatus scCsrTranspose(const scCsrShape *shape, const int64_t *indptr,
+                        const int64_t *indices, const float *values,
+                        int64_t nnz, int64_t *tIndptr, int64_t *tIndices,
+                        float *tValues);
+
 /* Message of the last failure on this thread ("" if none). */
 const char *scGetLastError(void);
 

@@ -16,7 +16,7 @@ func.func @no_layout(%p: tensor<?xi32>, %i: tensor<?xi32>, %v: tensor<?xf32>) {
 // 2 id bits: at most 4 blocks of 1024 columns.
 #csr = #sc.block_csr<block_size = 1024, id_bits = 2, offset_bits = 30>
 func.func @too_wide(%p: tensor<?xi32>, %i: tensor<?xi32>, %v: tensor<?xf32>) {
-  // expected-error @below {{expected a static D that #sc.block_csr<block_size = 1024, id_bits = 2, offset_bits = 30> can address, got 5000}}
+  // expected-error @below {{expected a D that #sc.block_csr<block_size = 1024, id_bits = 2, offset_bits = 30> can address, got 5000}}
   %q = sc.assemble_csr %p, %i, %v : tensor<?xi32>, tensor<?xi32>, tensor<?xf32> -> tensor<?x5000xf32, #csr>
   return
 }
@@ -137,5 +137,41 @@ func.func @select_rank(%x: tensor<?xf32>) {
 func.func @select_static(%x: tensor<4x4xf32>) {
   // expected-error @below {{expected dynamic-size results (the count of elements above the threshold), got 'tensor<16xi32>'}}
   %r, %c, %v = sc.select_above %x {threshold = 0.5 : f32} : tensor<4x4xf32> -> tensor<16xi32>, tensor<?xi32>, tensor<?xf32>
+  return
+}
+
+// -----
+
+#csr = #sc.block_csr<block_size = 1024>
+func.func @by_dimension(%q: tensor<7x100xf32, #csr>, %i: tensor<90x9xf32, #csr>) {
+  // expected-error @below {{expected rhs D (dim 0) to be 100, got 90}}
+  %d = sc.sparse_matmul %q, %i {transpose_rhs} : tensor<7x100xf32, #csr>, tensor<90x9xf32, #csr> -> tensor<7x9xf32>
+  return
+}
+
+// -----
+
+#csr = #sc.block_csr<block_size = 1024>
+func.func @head_columns(%q: tensor<7x100xf32, #csr>, %i: tensor<9x100xf32, #csr>, %qh: tensor<7x16xf32>, %ih: tensor<9x32xf32>) {
+  // expected-error @below {{expected rhs head columns (H) to be 16, got 32}}
+  %d = sc.sparse_matmul %q, %i head(%qh, %ih : tensor<7x16xf32>, tensor<9x32xf32>) : tensor<7x100xf32, #csr>, tensor<9x100xf32, #csr> -> tensor<7x9xf32>
+  return
+}
+
+// -----
+
+#csr = #sc.block_csr<block_size = 1024>
+func.func @head_rows(%q: tensor<7x100xf32, #csr>, %i: tensor<9x100xf32, #csr>, %qh: tensor<8x16xf32>, %ih: tensor<9x16xf32>) {
+  // expected-error @below {{expected lhs head rows to be 7, got 8}}
+  %d = sc.sparse_matmul %q, %i head(%qh, %ih : tensor<8x16xf32>, tensor<9x16xf32>) : tensor<7x100xf32, #csr>, tensor<9x100xf32, #csr> -> tensor<7x9xf32>
+  return
+}
+
+// -----
+
+#csr = #sc.block_csr<block_size = 1024>
+func.func @head_type(%q: tensor<7x100xf32, #csr>, %i: tensor<9x100xf32, #csr>, %qh: tensor<7x16xf16>, %ih: tensor<9x16xf32>) {
+  // expected-error @below {{expected the lhs head to be a dense rank-2 f32 tensor, got 'tensor<7x16xf16>'}}
+  %d = sc.sparse_matmul %q, %i head(%qh, %ih : tensor<7x16xf16>, tensor<9x16xf32>) : tensor<7x100xf32, #csr>, tensor<9x100xf32, #csr> -> tensor<7x9xf32>
   return
 }

@@ -46,3 +46,21 @@ func.func @pairs(%cos: tensor<?x?xf32>) -> (tensor<?xi32>, tensor<?xi32>, tensor
   %r, %c, %v = sc.select_above %cos {threshold = 0.8 : f32} : tensor<?x?xf32> -> tensor<?xi32>, tensor<?xi32>, tensor<?xf32>
   return %r, %c, %v : tensor<?xi32>, tensor<?xi32>, tensor<?xf32>
 }
+
+// The split form the GPU runs: dense heads (the dims carrying most pair
+// products) and the tails, the items' tail by dimension (transpose_rhs,
+// D x N rows; its columns, the items, may be dynamic).
+// CHECK-LABEL: func.func @split
+// CHECK: sc.sparse_matmul %{{.*}}, %{{.*}} head(%{{.*}}, %{{.*}} : tensor<?x?xf32>, tensor<?x?xf32>) epilogue_ins(%{{.*}} : tensor<?xf32>) {transpose_rhs} : tensor<?x?xf32, #sc.block_csr<block_size = 1024>>, tensor<?x?xf32, #sc.block_csr<block_size = 1024>> -> tensor<?x?xf32>
+func.func @split(%q: tensor<?x?xf32, #csr>, %byDim: tensor<?x?xf32, #csr>, %qh: tensor<?x?xf32>,
+                 %ih: tensor<?x?xf32>, %in: tensor<?xf32>) -> tensor<?x?xf32> {
+  %d = sc.sparse_matmul %q, %byDim head(%qh, %ih : tensor<?x?xf32>, tensor<?x?xf32>)
+      epilogue_ins(%in : tensor<?xf32>) {transpose_rhs}
+      : tensor<?x?xf32, #csr>, tensor<?x?xf32, #csr> -> tensor<?x?xf32> {
+  ^bb0(%dot: f32, %m: index, %n: index, %b: tensor<?xf32>):
+    %y = tensor.extract %b[%n] : tensor<?xf32>
+    %c = arith.mulf %dot, %y : f32
+    sc.yield %c : f32
+  }
+  return %d : tensor<?x?xf32>
+}

@@ -9,6 +9,6 @@
 // RUN: not sparcast-aot %S/Inputs/huge-grid.mlir -o %t --ws-group=0 2>&1 | FileCheck %s --check-prefix=GRID
 // HYBRID: hybrid-weight.mlir:3:8: error: 'sc.batch_matmul' op expected a hybrid-tiled operand to be a shared rhs read [n, k] (transpose_rhs)
 // JUNK: junk-encoding.mlir:1:1: error: sparcast-aot: tensor encoding "junk" is not supported yet
-// CSR: similarity.mlir:3:8: error: sparcast-aot: sparse rows (#sc.block_csr<block_size = 1024>) have no GPU kernel yet
+// CSR: similarity.mlir:5:8: error: sparcast-aot: no kernel for this sc.sparse_matmul: the GPU runs the product split at a head
 // ZERO: zero-dim.mlir:1:1: error: entry argument #0 has a zero-sized dim: 'tensor<?x0x128xf16>'
 // GRID: huge-grid.mlir:3:8: error: sparcast-aot: kernel huge_gemm0 would need grid dim 0 = 2147483648, outside [1, 2147483647]

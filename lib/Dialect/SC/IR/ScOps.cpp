@@ -141,10 +141,11 @@ LogicalResult AssembleCsrOp::verify() {
     return emitOpError() << "expected a rank-2 result (rows x D), got rank "
                          << type.getRank();
   int64_t dim = type.getDimSize(1);
-  // Every column must have a word: D <= block_size * 2^id_bits.
-  if (ShapedType::isDynamic(dim) ||
+  // Every column must have a word: D <= block_size * 2^id_bits. A dynamic D
+  // (the GPU kernels bounds-check every column) is checked when packed.
+  if (!ShapedType::isDynamic(dim) &&
       dim > layout.getBlockSize() * (int64_t(1) << layout.getIdBits()))
-    return emitOpError() << "expected a static D that " << layout
+    return emitOpError() << "expected a D that " << layout
                          << " can address, got " << dimToString(dim);
   if (type.getElementType() != getValues().getType().getElementType())
     return emitOpError() << "expected values of the result's element type "
@@ -169,15 +170,33 @@ LogicalResult SparseMatmulOp::verify() {
       return emitOpError() << "expected the " << name
                            << " to be rows of a #sc.block_csr matrix, got "
                            << t;
-  if (failed(verifyDim(*this, "rhs", "D", rhs.getDimSize(1), lhs.getDimSize(1))))
+  int64_t rhsDim = rhs.getDimSize(getTransposeRhs() ? 0 : 1);
+  if (failed(verifyDim(*this, "rhs", getTransposeRhs() ? "D (dim 0)" : "D",
+                       rhsDim, lhs.getDimSize(1))))
     return failure();
   RankedTensorType result = getResult().getType();
   if (result.getRank() != 2 ||
       failed(verifyDim(*this, "result", "rows", result.getDimSize(0),
                        lhs.getDimSize(0))) ||
       failed(verifyDim(*this, "result", "columns", result.getDimSize(1),
-                       rhs.getDimSize(0))))
+                       getNumItems())))
     return failure();
+  if (Value lhsHead = getLhsHead()) {
+    auto lh = cast<RankedTensorType>(lhsHead.getType());
+    auto rh = cast<RankedTensorType>(getRhsHead().getType());
+    for (auto [name, t] : {std::pair<StringRef, RankedTensorType>{"lhs head", lh},
+                           {"rhs head", rh}})
+      if (t.getRank() != 2 || !t.getElementType().isF32() || t.getEncoding())
+        return emitOpError() << "expected the " << name
+                             << " to be a dense rank-2 f32 tensor, got " << t;
+    if (failed(verifyDim(*this, "lhs head", "rows", lh.getDimSize(0),
+                         result.getDimSize(0))) ||
+        failed(verifyDim(*this, "rhs head", "rows", rh.getDimSize(0),
+                         result.getDimSize(1))) ||
+        failed(verifyDim(*this, "rhs head", "columns (H)", rh.getDimSize(1),
+                         lh.getDimSize(1))))
+      return failure();
+  }
   if (getEpilogue().empty() && !result.getElementType().isF32())
     return emitOpError() << "expected an f32 result without an epilogue, got "
                          << result.getElementType();

@@ -6,10 +6,12 @@
 
 #include "sparcast/Dialect/SCK/IR/SckDialect.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::sck;
@@ -337,4 +339,51 @@ bool mlir::sck::ctaPairsByDefault(llvm::StringRef schedule, bool aBatched,
     return nTilesEven;
   return (schedule == "cooperative" || schedule == "pingpong") && aBatched &&
          !bBatched;
+}
+
+//===----------------------------------------------------------------------===//
+// The CUDA-core ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult CsrEntryOp::verify() {
+  int64_t block = getBlockSize(), bits = getOffsetBits();
+  if (bits < 1 || bits > 31 || block < 1 || !llvm::isPowerOf2_64(block) ||
+      block > (int64_t(1) << bits))
+    return emitOpError() << "expected a power-of-two block size of at most "
+                            "2^offset_bits (offset_bits in [1, 31]), got "
+                         << block << " and " << bits;
+  return success();
+}
+
+/// The stages sck.fma_tile reads: K x P with P >= 128, in shared memory.
+static LogicalResult verifyStage(Operation *op, MemRefType stage,
+                                 int64_t rows) {
+  auto space =
+      dyn_cast_or_null<gpu::AddressSpaceAttr>(stage.getMemorySpace());
+  if (!space || space.getValue() != gpu::AddressSpace::Workgroup)
+    return op->emitOpError() << "expected a stage in workgroup memory, got "
+                             << stage;
+  if (!stage.hasStaticShape() || stage.getDimSize(1) < rows)
+    return op->emitOpError() << "expected a static K x P stage with P >= "
+                             << rows << ", got " << stage;
+  return success();
+}
+
+LogicalResult StageRowsOp::verify() {
+  if (getRows() < 1)
+    return emitOpError() << "expected rows >= 1, got " << getRows();
+  return verifyStage(*this, getStage().getType(), getRows());
+}
+
+LogicalResult FmaTileOp::verify() {
+  MemRefType a = getA().getType(), b = getB().getType();
+  if (failed(verifyStage(*this, a, 128)) || failed(verifyStage(*this, b, 128)))
+    return failure();
+  if (a.getDimSize(0) != b.getDimSize(0))
+    return emitOpError() << "expected stages of one depth K, got "
+                         << a.getDimSize(0) << " and " << b.getDimSize(0);
+  if (a.getDimSize(1) % 4 != 0 || b.getDimSize(1) % 4 != 0)
+    return emitOpError() << "expected stage rows of a multiple of 4 floats "
+                            "(16-byte vector reads)";
+  return success();
 }

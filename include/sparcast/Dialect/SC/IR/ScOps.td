@@ -244,6 +244,7 @@ def Sc_AssembleCsrOp : Sc_Op<"assemble_csr", [Pure]> {
 }
 
 def Sc_SparseMatmulOp : Sc_Op<"sparse_matmul", [RecursiveMemoryEffects,
+                                                 AttrSizedOperandSegments,
                                                  IsolatedFromAbove]> {
   let summary = "every row of one sparse row set against every row of another";
   let description = [{
@@ -253,6 +254,19 @@ def Sc_SparseMatmulOp : Sc_Op<"sparse_matmul", [RecursiveMemoryEffects,
     epilogue region gets the fp32 dot product, the two row indices and the
     epilogue operands, and yields the result element; the cosine divides
     by the rows' norms. Without a region the dot product is the result.
+
+    With `transpose_rhs` the rhs is given by its columns: a D x N set of
+    rows (row d lists the items that hold dimension d, the CSR of the
+    items' transpose), so `rhs[n, d]` above reads `rhs[d, n]`; a kernel
+    that scatters each query entry's products over the items of its
+    dimension reads it so.
+
+    `head(lhs_head, rhs_head)` adds a dense part: `result[m, n] =
+    epilogue(sum_h lhs_head[m, h] * rhs_head[n, h] + sum_d lhs[m, d] *
+    rhs[n, d], ...)`, lhs_head M x H and rhs_head N x H in f32. It is the
+    split the inspector makes (docs/sparse-similarity.md): the dimensions
+    that carry most pair products become dense columns (a GEMM on the GPU),
+    `lhs` and `rhs` keep the rest.
 
     Example:
 
@@ -269,16 +283,27 @@ def Sc_SparseMatmulOp : Sc_Op<"sparse_matmul", [RecursiveMemoryEffects,
     ```
   }];
   let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs,
-                       Variadic<AnyType>:$epilogue_ins);
+                       Optional<AnyRankedTensor>:$lhs_head,
+                       Optional<AnyRankedTensor>:$rhs_head,
+                       Variadic<AnyType>:$epilogue_ins,
+                       UnitAttr:$transpose_rhs);
   let results = (outs AnyRankedTensor:$result);
   let regions = (region MaxSizedRegion<1>:$epilogue);
   let assemblyFormat = [{
-    $lhs `,` $rhs (`epilogue_ins` `(` $epilogue_ins^ `:` type($epilogue_ins) `)`)?
+    $lhs `,` $rhs
+    (`head` `(` $lhs_head^ `,` $rhs_head `:` type($lhs_head) `,` type($rhs_head) `)`)?
+    (`epilogue_ins` `(` $epilogue_ins^ `:` type($epilogue_ins) `)`)?
     attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
     ($epilogue^)?
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The items' count N: rhs dim 0, or dim 1 with `transpose_rhs`.
+    int64_t getNumItems() {
+      return getRhs().getType().getDimSize(getTransposeRhs() ? 1 : 0);
+    }
+  }];
 }
 
 def Sc_TopKOp : Sc_Op<"top_k", [Pure]> {

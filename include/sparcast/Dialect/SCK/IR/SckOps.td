@@ -382,4 +382,114 @@ def Sck_RoleOp : Sck_Op<"role", [SingleBlock, NoTerminator]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Kernels of CUDA cores: sparse rows and exact fp32 tiles
+//===----------------------------------------------------------------------===//
+// These ops take memrefs (the kernel's arguments and its shared buffers)
+// and per-thread values; sc-lower-sck-simt lowers each to gpu, memref,
+// vector and arith ops. Every access they make is bounds-checked against
+// the memrefs' sizes, so buffers with bad contents never touch memory
+// outside them.
+
+def Sck_CsrRowOp : Sck_Op<"csr_row", [Pure]> {
+  let summary = "the entries of one row of a CSR row set";
+  let description = [{
+    `[begin, end)`: the entries of row `row` (`row_ptr[row] ..
+    row_ptr[row + 1]`), clamped to `[0, entries)` with `end >= begin`; a row
+    with no pointer after it (row + 1 past the pointers) is empty.
+  }];
+  let arguments = (ins MemRefRankOf<[I32], [1]>:$rowPtr, Index:$row,
+                       Index:$entries);
+  let results = (outs Index:$begin, Index:$end);
+  let assemblyFormat = [{
+    $rowPtr `[` $row `]` `entries` $entries attr-dict `:` type($rowPtr)
+  }];
+}
+
+def Sck_CsrEntryOp : Sck_Op<"csr_entry", [Pure]> {
+  let summary = "the column and value of one entry of a CSR row set";
+  let description = [{
+    The entry `entry` of a `#sc.block_csr<block_size, ..., offset_bits>`
+    row set: its column, decoded from the word `(column / block_size) <<
+    offset_bits | column % block_size`, and its value. `entry` must be in
+    bounds (an `sck.csr_row` range).
+  }];
+  let arguments = (ins MemRefRankOf<[I32], [1]>:$words,
+                       MemRefRankOf<[F32], [1]>:$values, Index:$entry,
+                       I64Attr:$block_size, I64Attr:$offset_bits);
+  let results = (outs Index:$column, F32:$value);
+  let assemblyFormat = [{
+    $words `,` $values `[` $entry `]` attr-dict `:` type($words) `,` type($values)
+  }];
+  let hasVerifier = 1;
+}
+
+def Sck_ScatterAddOp : Sck_Op<"scatter_add", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "an atomic add of a value at an element, when in bounds";
+  let description = [{
+    `result[row, column] += value` atomically (red.global.add.f32), or
+    nothing when (row, column) is outside the result.
+  }];
+  let arguments = (ins F32:$value, MemRefRankOf<[F32], [2]>:$result,
+                       Index:$row, Index:$column);
+  let assemblyFormat = [{
+    $value `,` $result `[` $row `,` $column `]` attr-dict `:` type($result)
+  }];
+}
+
+def Sck_StageRowsOp : Sck_Op<"stage_rows", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "a block of rows of a dense matrix staged k-major in shared memory";
+  let description = [{
+    The CTA copies rows `row` .. `row` + R and columns `k` .. `k` + K of
+    `source` (row-major M x H) into `stage` (K x P, P >= R, in shared
+    memory): `stage[j][i] = source[row + i][k + j]`, zero past the source's
+    end. Barriers around it: the CTA's earlier reads of `stage` are done
+    before it is written, and the copy is visible to every thread after.
+  }];
+  let arguments = (ins MemRefRankOf<[F32], [2]>:$source, Index:$row, Index:$k,
+                       MemRefRankOf<[F32], [2]>:$stage, I64Attr:$rows);
+  let assemblyFormat = [{
+    $source `[` $row `,` $k `]` `into` $stage attr-dict `:` type($source) `,` type($stage)
+  }];
+  let hasVerifier = 1;
+}
+
+def Sck_FmaTileOp : Sck_Op<"fma_tile", [Pure, AllTypesMatch<["acc", "result"]>]> {
+  let summary = "acc + a^T b of two staged blocks, in exact fp32 on CUDA cores";
+  let description = [{
+    `a` and `b` are K x P stages (`sck.stage_rows`) of 128 rows each; the
+    CTA (256 threads) holds the 128 x 128 tile `acc[m][n] += sum_k a[k][m]
+    * b[k][n]`, fp32 fused multiply-adds in k order. Each thread holds 64
+    elements (`vector<64xf32>`): thread t, with ty = t / 16 and tx = t % 16,
+    holds rows ty * 4 + i and 64 + ty * 4 + i (i < 4) and columns tx * 4 + j
+    and 64 + tx * 4 + j (j < 4); element 8 r + c of its vector is the r-th
+    of those rows and the c-th of those columns.
+  }];
+  let arguments = (ins MemRefRankOf<[F32], [2]>:$a, MemRefRankOf<[F32], [2]>:$b,
+                       VectorOfLengthAndType<[64], [F32]>:$acc);
+  let results = (outs VectorOfLengthAndType<[64], [F32]>:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `,` type($acc)
+  }];
+  let hasVerifier = 1;
+}
+
+def Sck_StoreTileOp : Sck_Op<"store_tile", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "a 128 x 128 tile held as sck.fma_tile holds it, through an epilogue";
+  let description = [{
+    Each thread's 64 elements of the tile at (`row`, `column`) of `result`
+    (sck.fma_tile's layout), each through the function `epilogue`:
+    `(element, row, column, ins...) -> result element`, stored where inside
+    the result.
+  }];
+  let arguments = (ins VectorOfLengthAndType<[64], [F32]>:$tile,
+                       MemRefRankOf<[AnyType], [2]>:$result, Index:$row,
+                       Index:$column, FlatSymbolRefAttr:$epilogue,
+                       Variadic<AnyType>:$ins);
+  let assemblyFormat = [{
+    $tile `,` $result `[` $row `,` $column `]` `epilogue` $epilogue
+    (`ins` `(` $ins^ `:` type($ins) `)`)? attr-dict `:` type($tile) `,` type($result)
+  }];
+}
+
 #endif // SPARCAST_DIALECT_SCK_IR_SCKOPS_TD

@@ -1,0 +1,151 @@
+"""Exact cosine similarity of sparse rows on the GPU (issue: sparse
+similarity; docs/sparse-similarity.md): the compiled entry of
+examples/similarity.mlir, the inspector on the host, checked and timed
+against torch's CSR product in one run.
+
+    python3 bench/similarity_check.py --artifacts bench/artifacts/similarity --out R.json
+
+Correctness: a small job against an fp64 dense product (poisoned output,
+empty rows included), and on the benchmark job 64 x 64 sampled pairs
+against fp64. Speed: the entry (two kernels, inputs on the GPU) against
+torch.sparse.mm(Q, I^T) to a sparse and to a dense result, interleaved
+rounds, CUDA events; the inspector's host time reported beside it.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import sparcast  # noqa: E402
+
+
+def zipf_csr(rows, per_row, dim, gen, empty_every=0):
+    """rows x dim CSR (host) with about per_row ids a row drawn as
+    floor(dim u^3), values in [0.1, 2); every empty_every-th row empty."""
+    u = torch.rand(rows, per_row, generator=gen, dtype=torch.float64)
+    ids = torch.sort((dim * u ** 3).long().clamp_(max=dim - 1), dim=1).values
+    keep = torch.ones_like(ids, dtype=torch.bool)
+    keep[:, 1:] = ids[:, 1:] != ids[:, :-1]
+    if empty_every:
+        keep[::empty_every] = False
+    counts = keep.sum(1)
+    indptr = torch.zeros(rows + 1, dtype=torch.int64)
+    indptr[1:] = counts.cumsum(0)
+    indices = ids[keep]
+    values = torch.rand(indices.numel(), generator=gen) * 1.9 + 0.1
+    return torch.sparse_csr_tensor(indptr, indices, values, size=(rows, dim))
+
+
+def fp64_cosines(q, i):
+    qd, idn = q.to_dense().double().cuda(), i.to_dense().double().cuda()
+    norms = qd.norm(dim=1)[:, None] * idn.norm(dim=1)[None, :]
+    dots = qd @ idn.t()
+    return torch.where(norms == 0, torch.zeros_like(dots), dots / norms)
+
+
+def timed(fn, rounds):
+    times = []
+    for _ in range(rounds):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return sorted(times)[len(times) // 2]
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--artifacts", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--queries", type=int, default=5000)
+    p.add_argument("--items", type=int, default=200000)
+    p.add_argument("--dim", type=int, default=1200000)
+    p.add_argument("--heads", default="16,32,64")
+    p.add_argument("--commit", default="unknown")
+    args = p.parse_args()
+    module = sparcast.load(args.artifacts)
+    gen = torch.Generator().manual_seed(0)
+    report = {"workload": "sparse-similarity", "commit": args.commit,
+              "gpu": torch.cuda.get_device_name(), "checks": [], "speed": []}
+
+    # Small job against fp64, output poisoned with NaN first.
+    q, i = zipf_csr(300, 43, 50000, gen, empty_every=37), zipf_csr(2000, 38, 50000, gen, empty_every=101)
+    want = fp64_cosines(q, i)
+    for head in (16, 32):
+        inputs = sparcast.similarity_inputs(q, i, max_head=head).to("cuda")
+        out = torch.full((300, 2000), float("nan"), device="cuda")
+        module.cosine(*inputs.args, out=[out])
+        torch.cuda.synchronize()
+        err = (out.double() - want).abs().max().item()
+        ok = err < 1e-6 and not torch.isnan(out).any().item()
+        report["checks"].append({"case": "300x2000 D=50000 head %d" % head, "max_abs_err": err,
+                                 "coverage": inputs.coverage, "ok": ok})
+        print("small head %d: max |err| %.2e, head coverage %.3f: %s" % (head, err, inputs.coverage,
+                                                                         "ok" if ok else "WRONG"))
+
+    # The benchmark job.
+    M, N, D = args.queries, args.items, args.dim
+    t0 = time.time()
+    q, i = zipf_csr(M, 43, D, gen), zipf_csr(N, 38, D, gen)
+    print("data %.1f s: %d x %d, D %d, nnz %d / %d" % (time.time() - t0, M, N, D,
+                                                        q.values().numel(), i.values().numel()))
+    qc, ic = q.cuda(), i.cuda()
+    it = ic.to_sparse_coo().t().coalesce().to_sparse_csr()  # I^T, as torch's product wants it
+    sample_q = torch.randperm(M, generator=gen)[:64]
+    sample_i = torch.randperm(N, generator=gen)[:64]
+    def rows(x, idx):
+        crow, col, val = x.crow_indices(), x.col_indices(), x.values()
+        out = torch.zeros(len(idx), x.shape[1], dtype=torch.float64)
+        for j, r in enumerate(idx.tolist()):
+            a, b = int(crow[r]), int(crow[r + 1])
+            out[j, col[a:b]] = val[a:b].double()
+        return out
+    qs, iss = rows(q, sample_q).double().cuda(), rows(i, sample_i).double().cuda()
+    norms = qs.norm(dim=1)[:, None] * iss.norm(dim=1)[None, :]
+    want = torch.where(norms == 0, torch.zeros_like(norms), (qs @ iss.t()) / norms)
+    del qs, iss
+    out = torch.empty(M, N, device="cuda")
+    for head in [int(h) for h in args.heads.split(",")]:
+        t0 = time.time()
+        inputs = sparcast.similarity_inputs(q, i, max_head=head)
+        inspect_s = time.time() - t0
+        inputs = inputs.to("cuda")
+        out.fill_(float("nan"))
+        module.cosine(*inputs.args, out=[out])
+        torch.cuda.synchronize()
+        got = out[sample_q.cuda()][:, sample_i.cuda()].double()
+        err = (got - want).abs().max().item()
+        ok = err < 1e-6 and not torch.isnan(out).any().item()
+        report["checks"].append({"case": "%dx%d D=%d head %d, 64x64 sampled pairs" % (M, N, D, head),
+                                 "max_abs_err": err, "ok": ok})
+        ours, sparse, dense = [], [], []
+        for _ in range(3):  # interleaved rounds
+            ours.append(timed(lambda: module.cosine(*inputs.args, out=[out]), 5))
+            sparse.append(timed(lambda: torch.sparse.mm(qc, it), 3))
+            dense.append(timed(lambda: torch.sparse.mm(qc, it).to_dense(), 3))
+        ours_ms, sparse_ms, dense_ms = min(ours), min(sparse), min(dense)
+        tail = inputs.args[4].numel()
+        row = {"case": "%dx%d D=%d" % (M, N, D), "head": head, "coverage": inputs.coverage,
+               "ours_dense_ms": ours_ms, "torch_sparse_result_ms": sparse_ms,
+               "torch_dense_result_ms": dense_ms, "vs_torch_dense": dense_ms / ours_ms,
+               "vs_torch_sparse": sparse_ms / ours_ms, "inspector_host_s": inspect_s,
+               "query_tail_nnz": tail, "ok": ok}
+        report["speed"].append(row)
+        print("head %d (coverage %.3f): ours %.2f ms dense; torch %.2f ms sparse, %.2f ms dense: "
+              "%.1fx / %.1fx; inspector %.1f s; sampled max |err| %.2e %s"
+              % (head, inputs.coverage, ours_ms, sparse_ms, dense_ms, dense_ms / ours_ms,
+                 sparse_ms / ours_ms, inspect_s, err, "ok" if ok else "WRONG"))
+        del inputs
+    with open(args.out, "w") as f:
+        json.dump(report, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,44 @@
+//===- SimilarityKernel.h - kernels of sc.sparse_matmul ---------*- C++ -*-===//
+#ifndef SPARCAST_CONVERSION_SCTOGPU_SIMILARITYKERNEL_H
+#define SPARCAST_CONVERSION_SCTOGPU_SIMILARITYKERNEL_H
+
+#include "sparcast/Conversion/ScToGPU/GemmKernel.h"
+#include "sparcast/Dialect/SC/IR/ScOps.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::sc {
+
+/// The three buffers of an sc.assemble_csr as the entry knows them.
+struct CsrBinding {
+  std::string rowPtr, words, values;
+};
+
+/// How a split sc.sparse_matmul's operands are known to the entry: the
+/// sparse parts, the dense heads, the epilogue operands, the workspace of
+/// the sparse part's products (zero-initialized) and the result, and the
+/// result's dims M and N.
+struct SparseMatmulBinding {
+  CsrBinding lhs, rhs;
+  std::string lhsHead, rhsHead, scores, result;
+  std::vector<std::string> epilogueIns;
+  LaunchDim rows, items;
+};
+
+/// Why the GPU has no kernels for `op`, or an empty string.
+std::string sparseMatmulLimitation(SparseMatmulOp op);
+
+/// Builds the two kernels of a split sc.sparse_matmul into `gpuModule`, in
+/// launch order: `<name>_scatter` adds the sparse parts' products into the
+/// scores (a warp a query row, atomics), `<name>_tile` computes the heads'
+/// product in exact fp32 a 128 x 128 tile a CTA, adds the scores and runs
+/// the epilogue. Both are written in sck ops (sc-lower-sck-simt lowers
+/// them).
+FailureOr<std::vector<KernelLaunch>>
+buildSparseMatmulKernels(SparseMatmulOp op, gpu::GPUModuleOp gpuModule,
+                         StringRef name, const SparseMatmulBinding &binding);
+
+} // namespace mlir::sc
+
+#endif // SPARCAST_CONVERSION_SCTOGPU_SIMILARITYKERNEL_H

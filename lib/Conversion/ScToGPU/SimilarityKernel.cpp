@@ -1,0 +1,275 @@
+//===- SimilarityKernel.cpp - the kernels of a split sc.sparse_matmul -----===//
+//
+// A similarity split at a head (docs/sparse-similarity.md) runs as two
+// kernels written in sck ops:
+//  - scatter: a warp a query row; for each entry (d, v) of the query's tail,
+//    the lanes walk the items of dimension d (the rhs by dimension,
+//    transpose_rhs) and add v * w into the scores with atomics. Only the
+//    tail's pair products are touched.
+//  - tile: a 128 x 128 tile of (query, item) a CTA: the dense heads'
+//    product in exact fp32 (CUDA-core FMAs over k-tiles of 16 staged in
+//    shared memory), plus the scores, through the epilogue (the cosine).
+//
+//===----------------------------------------------------------------------===//
+
+#include "sparcast/Conversion/ScToGPU/SimilarityKernel.h"
+#include "GemmKernelCommon.h"
+#include "KernelBuilder.h"
+
+#include "sparcast/Dialect/SCK/IR/SckDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::sc;
+using namespace mlir::sc::detail;
+
+namespace {
+constexpr int64_t kThreads = 256, kWarps = kThreads / 32;
+// sck.fma_tile's tile, the k-tile depth staged at once, and the stage's
+// row length (padded by 4 floats: the transposed stores of a warp spread
+// over 8 banks instead of one).
+constexpr int64_t kTile = 128, kDepth = 16, kStageRow = kTile + 4;
+
+LaunchDim ceilDiv(const LaunchDim &d, int64_t by) {
+  if (d.symbol.empty())
+    return LaunchDim::of((d.constant + by - 1) / by);
+  return LaunchDim::ceilDiv(d.symbol, by);
+}
+
+/// The memref type of a tensor the entry passes.
+MemRefType memrefOfValue(Value v) {
+  return memrefOf(cast<RankedTensorType>(v.getType()));
+}
+
+/// The #sc.block_csr of a row set.
+BlockCsrAttr layoutOf(Value rows) {
+  return cast<BlockCsrAttr>(cast<RankedTensorType>(rows.getType()).getEncoding());
+}
+
+/// The buffers of the sc.assemble_csr that made `rows`.
+AssembleCsrOp assembly(Value rows) { return rows.getDefiningOp<AssembleCsrOp>(); }
+
+/// scatter(lhs ptr, words, values, rhs ptr, words, values, scores).
+void writeScatterKernel(SparseMatmulOp op, gpu::GPUModuleOp module,
+                        StringRef name) {
+  Location loc = op.getLoc();
+  OpBuilder b(op.getContext());
+  AssembleCsrOp lhs = assembly(op.getLhs()), rhs = assembly(op.getRhs());
+  SmallVector<Type> params;
+  for (AssembleCsrOp a : {lhs, rhs})
+    for (Value v : a->getOperands())
+      params.push_back(memrefOfValue(v));
+  params.push_back(MemRefType::get({ShapedType::kDynamic, ShapedType::kDynamic},
+                                   b.getF32Type()));
+  auto func = createKernelFunction(b, loc, module, name, params, kThreads);
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  BlockArgument lPtr = func.getArgument(0), lWords = func.getArgument(1),
+                lValues = func.getArgument(2), rPtr = func.getArgument(3),
+                rWords = func.getArgument(4), rValues = func.getArgument(5),
+                scores = func.getArgument(6);
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value row = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, bid, index(kWarps)),
+      arith::DivUIOp::create(b, loc, tid, index(32)));
+  Value lane = arith::RemUIOp::create(b, loc, tid, index(32));
+  Value lEntries = memref::DimOp::create(b, loc, lWords, 0);
+  Value rEntries = memref::DimOp::create(b, loc, rWords, 0);
+  BlockCsrAttr lLayout = layoutOf(op.getLhs()), rLayout = layoutOf(op.getRhs());
+  auto entry = [&](Value words, Value values, Value at, BlockCsrAttr layout) {
+    return sck::CsrEntryOp::create(b, loc, b.getIndexType(), b.getF32Type(),
+                                   words, values, at, layout.getBlockSize(),
+                                   layout.getOffsetBits());
+  };
+  Type indexType = b.getIndexType();
+  auto range =
+      sck::CsrRowOp::create(b, loc, indexType, indexType, lPtr, row, lEntries);
+  auto entries = scf::ForOp::create(b, loc, range.getBegin(), range.getEnd(),
+                                    index(1));
+  b.setInsertionPointToStart(entries.getBody());
+  auto q = entry(lWords, lValues, entries.getInductionVar(), lLayout);
+  auto items = sck::CsrRowOp::create(b, loc, indexType, indexType, rPtr,
+                                     q.getColumn(), rEntries);
+  auto walk = scf::ForOp::create(
+      b, loc, arith::AddIOp::create(b, loc, items.getBegin(), lane),
+      items.getEnd(), index(32));
+  b.setInsertionPointToStart(walk.getBody());
+  auto item = entry(rWords, rValues, walk.getInductionVar(), rLayout);
+  Value product =
+      arith::MulFOp::create(b, loc, q.getValue(), item.getValue());
+  sck::ScatterAddOp::create(b, loc, product, scores, row, item.getColumn());
+  b.setInsertionPointToEnd(&func.getBody().front());
+  gpu::ReturnOp::create(b, loc);
+}
+
+/// The tile kernel's epilogue, (acc, m, n, scores, ins...) -> element: the
+/// op's region on acc + scores[m, n].
+LogicalResult writeTileEpilogue(SparseMatmulOp op, gpu::GPUModuleOp module,
+                                StringRef name, ArrayRef<Type> memrefs) {
+  Location loc = op.getLoc();
+  OpBuilder b(op.getContext());
+  b.setInsertionPointToEnd(module.getBody());
+  SmallVector<Type> args = {b.getF32Type(), b.getIndexType(), b.getIndexType()};
+  llvm::append_range(args, memrefs);
+  Type element = op.getType().getElementType();
+  auto func = func::FuncOp::create(b, loc, name,
+                                   b.getFunctionType(args, {element}));
+  func.setPrivate();
+  Block *entry = func.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  Value m = entry->getArgument(1), n = entry->getArgument(2);
+  Value tail = memref::LoadOp::create(b, loc, entry->getArgument(3),
+                                      ValueRange{m, n});
+  Value dot = arith::AddFOp::create(b, loc, entry->getArgument(0), tail);
+  if (op.getEpilogue().empty()) {
+    func::ReturnOp::create(b, loc, dot);
+    return success();
+  }
+  Block &body = op.getEpilogue().front();
+  IRMapping mapping;
+  mapping.map(body.getArgument(0), dot);
+  mapping.map(body.getArgument(1), m);
+  mapping.map(body.getArgument(2), n);
+  for (unsigned i = 0; i < op.getEpilogueIns().size(); ++i)
+    mapping.map(body.getArgument(3 + i), entry->getArgument(4 + i));
+  for (Operation &inner : body.without_terminator())
+    if (failed(cloneEpilogueOp(inner, b, mapping)))
+      return failure();
+  func::ReturnOp::create(
+      b, loc, mapping.lookup(cast<YieldOp>(body.getTerminator()).getValue()));
+  return success();
+}
+
+/// tile(lhs head, rhs head, scores, result, ins...).
+LogicalResult writeTileKernel(SparseMatmulOp op, gpu::GPUModuleOp module,
+                              StringRef name) {
+  Location loc = op.getLoc();
+  OpBuilder b(op.getContext());
+  auto dynamic2d = MemRefType::get(
+      {ShapedType::kDynamic, ShapedType::kDynamic}, b.getF32Type());
+  SmallVector<Type> epilogueMemrefs = {dynamic2d};
+  for (Value in : op.getEpilogueIns())
+    epilogueMemrefs.push_back(memrefOfValue(in));
+  std::string epilogueName = (name + "_epilogue").str();
+  if (failed(writeTileEpilogue(op, module, epilogueName, epilogueMemrefs)))
+    return failure();
+  SmallVector<Type> params = {memrefOfValue(op.getLhsHead()),
+                              memrefOfValue(op.getRhsHead()), dynamic2d,
+                              memrefOfValue(op.getResult())};
+  llvm::append_range(params, ArrayRef<Type>(epilogueMemrefs).drop_front());
+  auto stage = MemRefType::get(
+      {kDepth, kStageRow}, b.getF32Type(), AffineMap(),
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup));
+  auto func = createKernelFunction(b, loc, module, name, params, kThreads,
+                                   {stage, stage});
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  Value lhsHead = func.getArgument(0), rhsHead = func.getArgument(1);
+  Value stageA = func.getWorkgroupAttributions()[0],
+        stageB = func.getWorkgroupAttributions()[1];
+  Value m0 = arith::MulIOp::create(
+      b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::y), index(kTile));
+  Value n0 = arith::MulIOp::create(
+      b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x), index(kTile));
+  auto accType = VectorType::get({64}, b.getF32Type());
+  Value zero = arith::ConstantOp::create(
+      b, loc, accType, DenseElementsAttr::get(accType, b.getF32FloatAttr(0)));
+  Value depth = memref::DimOp::create(b, loc, lhsHead, 1);
+  auto kLoop = scf::ForOp::create(b, loc, index(0), depth, index(kDepth),
+                                  ValueRange{zero});
+  b.setInsertionPointToStart(kLoop.getBody());
+  Value k = kLoop.getInductionVar();
+  sck::StageRowsOp::create(b, loc, lhsHead, m0, k, stageA, kTile);
+  sck::StageRowsOp::create(b, loc, rhsHead, n0, k, stageB, kTile);
+  Value acc = sck::FmaTileOp::create(b, loc, accType, stageA, stageB,
+                                     kLoop.getRegionIterArgs()[0]);
+  scf::YieldOp::create(b, loc, acc);
+  b.setInsertionPointAfter(kLoop);
+  SmallVector<Value> ins = {func.getArgument(2)};
+  for (unsigned i = 0; i < op.getEpilogueIns().size(); ++i)
+    ins.push_back(func.getArgument(4 + i));
+  sck::StoreTileOp::create(b, loc, kLoop.getResult(0), func.getArgument(3), m0,
+                           n0, epilogueName, ins);
+  gpu::ReturnOp::create(b, loc);
+  return success();
+}
+} // namespace
+
+std::string mlir::sc::sparseMatmulLimitation(SparseMatmulOp op) {
+  if (!op.getLhsHead())
+    return "the GPU runs the product split at a head (head(...) operands: "
+           "scCsrChooseHead / scCsrSplitHead, sparcast.csr_head / csr_split)";
+  if (!op.getTransposeRhs())
+    return "the GPU reads the rhs by dimension (transpose_rhs: "
+           "scCsrTranspose, sparcast.csr_transpose)";
+  if (!assembly(op.getLhs()) || !assembly(op.getRhs()))
+    return "both row sets must be sc.assemble_csr of the entry's buffers";
+  if (!op.getLhs().getType().getElementType().isF32() ||
+      !op.getRhs().getType().getElementType().isF32())
+    return "f32 values only";
+  for (Value in : op.getEpilogueIns())
+    if (!isa<RankedTensorType>(in.getType()))
+      return "tensor epilogue operands only";
+  return "";
+}
+
+FailureOr<std::vector<KernelLaunch>>
+mlir::sc::buildSparseMatmulKernels(SparseMatmulOp op,
+                                   gpu::GPUModuleOp gpuModule, StringRef name,
+                                   const SparseMatmulBinding &binding) {
+  std::string why = sparseMatmulLimitation(op);
+  if (!why.empty())
+    return op.emitError("sparcast-aot: no kernel for this sc.sparse_matmul: ")
+           << why;
+  MLIRContext *ctx = op.getContext();
+  ctx->loadDialect<arith::ArithDialect, func::FuncDialect, memref::MemRefDialect,
+                   scf::SCFDialect, sck::SckDialect, vector::VectorDialect>();
+  std::string scatterName = (name + "_scatter").str();
+  std::string tileName = (name + "_tile").str();
+  writeScatterKernel(op, gpuModule, scatterName);
+  if (failed(writeTileKernel(op, gpuModule, tileName)))
+    return failure();
+
+  KernelLaunch scatter;
+  scatter.kernel = scatterName;
+  scatter.block[0] = kThreads;
+  scatter.grid[0] = ceilDiv(binding.rows, kWarps);
+  scatter.grid[1] = scatter.grid[2] = LaunchDim::of(1);
+  for (const CsrBinding *c : {&binding.lhs, &binding.rhs})
+    for (const std::string &t : {c->rowPtr, c->words, c->values})
+      scatter.params.push_back(LaunchParam::memref(t));
+  scatter.params.push_back(LaunchParam::memref(binding.scores));
+  scatter.summary = llvm::formatv("{0}: the sparse parts' products of {1} x "
+                                  "{2} into {3} (a warp a row, atomics)",
+                                  scatterName, binding.lhs.values,
+                                  binding.rhs.values, binding.scores)
+                        .str();
+
+  KernelLaunch tile;
+  tile.kernel = tileName;
+  tile.block[0] = kThreads;
+  tile.grid[0] = ceilDiv(binding.items, kTile);
+  tile.grid[1] = ceilDiv(binding.rows, kTile);
+  tile.grid[2] = LaunchDim::of(1);
+  for (const std::string &t :
+       {binding.lhsHead, binding.rhsHead, binding.scores, binding.result})
+    tile.params.push_back(LaunchParam::memref(t));
+  for (const std::string &t : binding.epilogueIns)
+    tile.params.push_back(LaunchParam::memref(t));
+  tile.summary =
+      llvm::formatv("{0}: heads {1} x {2}^T in exact fp32 (128 x 128 tiles, "
+                    "CUDA-core FMAs), plus {3}, through the epilogue into {4}",
+                    tileName, binding.lhsHead, binding.rhsHead, binding.scores,
+                    binding.result)
+          .str();
+  return std::vector<KernelLaunch>{std::move(scatter), std::move(tile)};
+}

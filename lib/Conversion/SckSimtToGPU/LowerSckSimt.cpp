@@ -1,0 +1,287 @@
+//===- LowerSckSimt.cpp - the sck ops CUDA cores run, lowered op by op ----===//
+//
+// sc-lower-sck-simt: one pattern per op of the sparse-row and fp32-tile
+// kernels (sck.csr_row, sck.csr_entry, sck.scatter_add, sck.stage_rows,
+// sck.fma_tile, sck.store_tile) to gpu, memref, vector, math and arith ops,
+// as upstream lowers NVGPU to NVVM. Every access is bounds-checked against
+// the memrefs' sizes: buffers with bad contents never reach outside them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sparcast/Conversion/Passes.h"
+#include "sparcast/Dialect/SCK/IR/SckDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::sc {
+#define GEN_PASS_DEF_SCLOWERSCKSIMTPASS
+#include "sparcast/Conversion/Passes.h.inc"
+} // namespace mlir::sc
+
+using namespace mlir;
+
+namespace {
+
+/// The CTA the tile ops assume, and the fp32 tile each thread holds of it.
+constexpr int64_t kThreads = 256, kTile = 128, kPerThread = 8;
+
+Value cIndex(ImplicitLocOpBuilder &b, int64_t v) {
+  return arith::ConstantIndexOp::create(b, v);
+}
+Value ult(ImplicitLocOpBuilder &b, Value x, Value y) {
+  return arith::CmpIOp::create(b, arith::CmpIPredicate::ult, x, y);
+}
+
+/// `x` (an i32 entry index read from a row pointer) as an index in
+/// [0, limit].
+Value clampEntry(ImplicitLocOpBuilder &b, Value x, Value limit) {
+  Value i = arith::IndexCastOp::create(b, b.getIndexType(), x);
+  return arith::MinSIOp::create(b, arith::MaxSIOp::create(b, i, cIndex(b, 0)),
+                                limit);
+}
+
+struct LowerCsrRow : OpConversionPattern<sck::CsrRowOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(sck::CsrRowOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    Value ptr = adaptor.getRowPtr(), row = adaptor.getRow();
+    Value next = arith::AddIOp::create(b, row, cIndex(b, 1));
+    Value has = ult(b, next, memref::DimOp::create(b, ptr, 0));
+    auto range = scf::IfOp::create(
+        b, has,
+        [&](OpBuilder &tb, Location loc) {
+          ImplicitLocOpBuilder t(loc, tb);
+          Value begin = clampEntry(t, memref::LoadOp::create(t, ptr, row),
+                                   adaptor.getEntries());
+          Value end = clampEntry(t, memref::LoadOp::create(t, ptr, next),
+                                 adaptor.getEntries());
+          end = arith::MaxSIOp::create(t, end, begin);
+          scf::YieldOp::create(t, ValueRange{begin, end});
+        },
+        [&](OpBuilder &eb, Location loc) {
+          Value zero = arith::ConstantIndexOp::create(eb, loc, 0);
+          scf::YieldOp::create(eb, loc, ValueRange{zero, zero});
+        });
+    rewriter.replaceOp(op, range.getResults());
+    return success();
+  }
+};
+
+struct LowerCsrEntry : OpConversionPattern<sck::CsrEntryOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(sck::CsrEntryOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    Value e = adaptor.getEntry();
+    Value word = arith::IndexCastUIOp::create(
+        b, b.getIndexType(), memref::LoadOp::create(b, adaptor.getWords(), e));
+    int64_t bits = op.getOffsetBits();
+    Value block = arith::ShRUIOp::create(b, word, cIndex(b, bits));
+    Value offset =
+        arith::AndIOp::create(b, word, cIndex(b, (int64_t(1) << bits) - 1));
+    Value column = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, block, cIndex(b, op.getBlockSize())),
+        offset);
+    Value value = memref::LoadOp::create(b, adaptor.getValues(), e);
+    rewriter.replaceOp(op, {column, value});
+    return success();
+  }
+};
+
+/// Whether (row, column) is inside the rank-2 `m`.
+Value inside(ImplicitLocOpBuilder &b, Value m, Value row, Value column) {
+  return arith::AndIOp::create(
+      b, ult(b, row, memref::DimOp::create(b, m, 0)),
+      ult(b, column, memref::DimOp::create(b, m, 1)));
+}
+
+struct LowerScatterAdd : OpConversionPattern<sck::ScatterAddOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(sck::ScatterAddOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    Value result = adaptor.getResult(), row = adaptor.getRow(),
+          column = adaptor.getColumn();
+    auto guard = scf::IfOp::create(b, inside(b, result, row, column));
+    b.setInsertionPointToStart(guard.thenBlock());
+    memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addf,
+                                adaptor.getValue(), result,
+                                ValueRange{row, column});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The CTA's threads copy `rows` x K elements, a thread every 256th, each a
+/// load (zero past the source) and a transposed store.
+struct LowerStageRows : OpConversionPattern<sck::StageRowsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(sck::StageRowsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    Value source = adaptor.getSource(), stage = adaptor.getStage();
+    int64_t depth = op.getStage().getType().getDimSize(0);
+    int64_t count = op.getRows() * depth;
+    Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+    Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0));
+    gpu::BarrierOp::create(b);
+    for (int64_t first = 0; first < count; first += kThreads) {
+      Value e = arith::AddIOp::create(b, tid, cIndex(b, first));
+      Value r = arith::DivUIOp::create(b, e, cIndex(b, depth));
+      Value k = arith::RemUIOp::create(b, e, cIndex(b, depth));
+      Value at = arith::AddIOp::create(b, adaptor.getRow(), r);
+      Value atK = arith::AddIOp::create(b, adaptor.getK(), k);
+      Value in = inside(b, source, at, atK);
+      auto load = scf::IfOp::create(
+          b, in,
+          [&](OpBuilder &tb, Location loc) {
+            Value v = memref::LoadOp::create(tb, loc, source, ValueRange{at, atK});
+            scf::YieldOp::create(tb, loc, v);
+          },
+          [&](OpBuilder &eb, Location loc) {
+            scf::YieldOp::create(eb, loc, zero);
+          });
+      auto mine = scf::IfOp::create(b, ult(b, e, cIndex(b, count)));
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(mine.thenBlock());
+      memref::StoreOp::create(b, load.getResult(0), stage, ValueRange{k, r});
+    }
+    gpu::BarrierOp::create(b);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// This thread's place in sck.fma_tile's layout: its 8 rows' and 8
+/// columns' offsets in the tile (two groups of four, 64 apart).
+struct ThreadPlace {
+  Value rowBase, colBase; // ty * 4, tx * 4
+  ThreadPlace(ImplicitLocOpBuilder &b) {
+    Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+    rowBase = arith::MulIOp::create(
+        b, arith::DivUIOp::create(b, tid, cIndex(b, 16)), cIndex(b, 4));
+    colBase = arith::MulIOp::create(
+        b, arith::RemUIOp::create(b, tid, cIndex(b, 16)), cIndex(b, 4));
+  }
+  /// Offset of this thread's i-th row (or column) from `base`.
+  static Value nth(ImplicitLocOpBuilder &b, Value base, int64_t i) {
+    return arith::AddIOp::create(b, base,
+                                 cIndex(b, (i / 4) * (kTile / 2) + i % 4));
+  }
+};
+
+/// Per k: this thread's 8 values of a (two 16-byte reads) and of b, then
+/// 64 fused multiply-adds.
+struct LowerFmaTile : OpConversionPattern<sck::FmaTileOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(sck::FmaTileOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    ThreadPlace place(b);
+    auto quad = VectorType::get({4}, b.getF32Type());
+    auto eight = [&](Value stage, Value k, Value base) {
+      SmallVector<Value> values;
+      for (int64_t half = 0; half < 2; ++half) {
+        Value at = arith::AddIOp::create(b, base, cIndex(b, half * kTile / 2));
+        Value v = vector::LoadOp::create(b, quad, stage, ValueRange{k, at},
+                                         /*nontemporal=*/false,
+                                         llvm::MaybeAlign(16));
+        for (int64_t i = 0; i < 4; ++i)
+          values.push_back(vector::ExtractOp::create(b, v, i));
+      }
+      return values;
+    };
+    Value acc = adaptor.getAcc();
+    int64_t depth = op.getA().getType().getDimSize(0);
+    for (int64_t k = 0; k < depth; ++k) {
+      Value ck = cIndex(b, k);
+      SmallVector<Value> a = eight(adaptor.getA(), ck, place.rowBase);
+      SmallVector<Value> x = eight(adaptor.getB(), ck, place.colBase);
+      for (int64_t r = 0; r < kPerThread; ++r)
+        for (int64_t c = 0; c < kPerThread; ++c) {
+          int64_t at = r * kPerThread + c;
+          Value old = vector::ExtractOp::create(b, acc, at);
+          Value sum = math::FmaOp::create(b, a[r], x[c], old);
+          acc = vector::InsertOp::create(b, sum, acc, at);
+        }
+    }
+    rewriter.replaceOp(op, acc);
+    return success();
+  }
+};
+
+/// Each of the thread's 64 elements inside the result through the epilogue
+/// function, stored.
+struct LowerStoreTile : OpConversionPattern<sck::StoreTileOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(sck::StoreTileOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    auto module = op->getParentOfType<gpu::GPUModuleOp>();
+    auto epilogue = module ? module.lookupSymbol<func::FuncOp>(op.getEpilogue())
+                           : func::FuncOp();
+    Type element = op.getResult().getType().getElementType();
+    if (!epilogue || epilogue.getNumResults() != 1 ||
+        epilogue.getResultTypes()[0] != element ||
+        epilogue.getNumArguments() != 3 + op.getIns().size())
+      return op.emitOpError() << "expected '" << op.getEpilogue()
+                              << "' to be a function of the gpu.module taking "
+                                 "(f32, index, index, ins...) to "
+                              << element;
+    ThreadPlace place(b);
+    Value result = adaptor.getResult();
+    for (int64_t r = 0; r < kPerThread; ++r) {
+      Value row = arith::AddIOp::create(
+          b, adaptor.getRow(), ThreadPlace::nth(b, place.rowBase, r));
+      for (int64_t c = 0; c < kPerThread; ++c) {
+        Value col = arith::AddIOp::create(
+            b, adaptor.getColumn(), ThreadPlace::nth(b, place.colBase, c));
+        auto guard = scf::IfOp::create(b, inside(b, result, row, col));
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(guard.thenBlock());
+        Value v = vector::ExtractOp::create(b, adaptor.getTile(),
+                                            r * kPerThread + c);
+        SmallVector<Value> args = {v, row, col};
+        llvm::append_range(args, adaptor.getIns());
+        Value out = func::CallOp::create(b, epilogue, args).getResult(0);
+        memref::StoreOp::create(b, out, result, ValueRange{row, col});
+      }
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct ScLowerSckSimtPass
+    : sc::impl::ScLowerSckSimtPassBase<ScLowerSckSimtPass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    ConversionTarget target(*ctx);
+    target.addIllegalOp<sck::CsrRowOp, sck::CsrEntryOp, sck::ScatterAddOp,
+                        sck::StageRowsOp, sck::FmaTileOp, sck::StoreTileOp>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    RewritePatternSet patterns(ctx);
+    patterns.add<LowerCsrRow, LowerCsrEntry, LowerScatterAdd, LowerStageRows,
+                 LowerFmaTile, LowerStoreTile>(ctx);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
