@@ -738,11 +738,13 @@ LogicalResult EntryCompiler::visitSparseMatmul(SparseMatmulOp op) {
     return failure();
   binding.lhsHead = lhsHead->name;
   binding.rhsHead = rhsHead->name;
+  std::vector<TensorInfo> ins;
   for (Value v : op.getEpilogueIns()) {
     FailureOr<TensorInfo> in = materialize(v, op.getLoc());
     if (failed(in))
       return failure();
     binding.epilogueIns.push_back(in->name);
+    ins.push_back(*in);
   }
   // The heads' rows are the result's: M queries and N items.
   binding.rows = lhsHead->shape[0];
@@ -757,6 +759,22 @@ LogicalResult EntryCompiler::visitSparseMatmul(SparseMatmulOp op) {
       op, gpuModule, nextKernelName("similarity"), binding);
   if (failed(launches))
     return failure();
+  // An epilogue operand read at the row (or column) index, such as the
+  // norms, must hold M (or N) elements: the runtime checks it before the
+  // launch (each row set's dims have their own symbols).
+  if (Block *body = op.getEpilogue().empty() ? nullptr : &op.getEpilogue().front())
+    body->walk([&](tensor::ExtractOp extract) {
+      auto arg = dyn_cast<BlockArgument>(extract.getTensor());
+      if (!arg || arg.getArgNumber() < 3 || extract.getIndices().size() != 1)
+        return;
+      const TensorInfo &in = ins[arg.getArgNumber() - 3];
+      Value index = extract.getIndices()[0];
+      const LaunchDim *bound = index == body->getArgument(1)   ? &binding.rows
+                               : index == body->getArgument(2) ? &binding.items
+                                                               : nullptr;
+      if (bound && !bound->symbol.empty() && !in.shape[0].symbol.empty())
+        launches->back().atMost.push_back({bound->symbol, in.shape[0].symbol});
+    });
   for (const KernelLaunch &launch : *launches)
     if (failed(addLaunch(launch, op.getLoc())))
       return failure();

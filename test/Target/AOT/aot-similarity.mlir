@@ -1,0 +1,31 @@
+// REQUIRES: ptxas
+// RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/similarity.mlir -o %t --report 2>&1 | FileCheck %s
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t/manifest.json
+
+// The split similarity compiles to its two kernels, written in sck ops and
+// lowered by sc-lower-sck-simt: the tails' products scattered into a
+// zero-initialized workspace, then the heads' exact fp32 tile product plus
+// that workspace through the cosine; ptxas accepts both without spills.
+// CHECK: kernel cosine_similarity0_scatter: the sparse parts' products of arg4 x arg7 into ws0 (a warp a row, atomics)
+// CHECK: kernel cosine_similarity0_tile: heads arg0 x arg1^T in exact fp32 (128 x 128 tiles, CUDA-core FMAs), plus ws0, through the epilogue into result0
+// CHECK-COUNT-2: 0 bytes spill stores, 0 bytes spill loads
+// CHECK: wrote
+
+// The scatter: a warp a query row. The tile kernel: a CTA a 128 x 128
+// tile; the norms, read at the row and the column index, must cover M and
+// N (checked by the runtime). The scatter's workspace starts zeroed.
+// MANIFEST: "grid": [
+// MANIFEST-NEXT: "arg0_d0/8"
+// MANIFEST: "kernel": "cosine_similarity0_scatter"
+// MANIFEST: "at_most": [
+// MANIFEST-NEXT: [
+// MANIFEST-NEXT: "arg0_d0",
+// MANIFEST-NEXT: "arg8_d0"
+// MANIFEST: "arg1_d0",
+// MANIFEST-NEXT: "arg9_d0"
+// MANIFEST: "grid": [
+// MANIFEST-NEXT: "arg1_d0/128",
+// MANIFEST-NEXT: "arg0_d0/128",
+// MANIFEST: "kernel": "cosine_similarity0_tile"
+// MANIFEST: "name": "ws0",
+// MANIFEST: "zero_init": true
