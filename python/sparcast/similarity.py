@@ -230,8 +230,12 @@ class SimilarityInputs:
     def __init__(self, args, head, coverage):
         self.args, self.head, self.coverage = args, head, coverage
 
-    def to(self, device):
-        return SimilarityInputs([a.to(device) for a in self.args], self.head, self.coverage)
+    def to(self, device, non_blocking=False):
+        args = [a.to(device, non_blocking=non_blocking) for a in self.args]
+        return SimilarityInputs(args, self.head, self.coverage)
+
+    def pin(self):
+        return SimilarityInputs([a.pin_memory() for a in self.args], self.head, self.coverage)
 
 
 def _padded(t, width):
@@ -250,33 +254,154 @@ def _nonempty(rows):
     return [rows.row_ptr, torch.zeros(1, dtype=torch.int32), torch.zeros(1, dtype=torch.float32)]
 
 
+class _Inspector:
+    """The inspector of a similarity (docs/sparse-similarity.md) over host
+    CSR arrays: the head (at most `max_head` dims carrying the most pair
+    products, its width padded to a multiple of 16 with zero columns), the
+    queries split at it, and any range of items split at it with their
+    tail by dimension."""
+
+    def __init__(self, queries, items, max_head, library):
+        self.library = library
+        self.queries = _arrays(queries, None, None, None)
+        self.items = _arrays(items, None, None, None)
+        if self.queries[1] != self.items[1]:
+            raise SparcastError("similarity: queries over D = %d, items over D = %d"
+                                % (self.queries[1], self.items[1]))
+        self.dim = self.queries[1]
+        q = self.queries[2:]
+        self.head, self.coverage = self._head(max_head)
+        self.width = max(16, (self.head.numel() + 15) // 16 * 16)
+        head, tail = csr_split(q, self.head, dim=self.dim, library=library)
+        norms = csr_pack(q, dim=self.dim, library=library).norms
+        self.query_args = [_padded(head, self.width)], _nonempty(tail), [norms]
+
+    def _head(self, max_head):
+        torch = _torch()
+        lib = _library(self.library)
+        (qr, qd, qp, qi, _), (ir, idim, ip, ii, _) = self.queries, self.items
+        qs, its = _Shape(qr, qd, 1024, 10), _Shape(ir, idim, 1024, 10)
+        head = torch.empty(max(int(max_head), 0), dtype=torch.int64)
+        count, coverage = ctypes.c_int64(), ctypes.c_double()
+        _check(lib, lib.scCsrChooseHead(ctypes.byref(qs), qp.data_ptr(), qi.data_ptr(), qi.numel(),
+                                        ctypes.byref(its), ip.data_ptr(), ii.data_ptr(), ii.numel(),
+                                        int(max_head), head.data_ptr(), ctypes.byref(count),
+                                        ctypes.byref(coverage)))
+        return head[:count.value].clone(), coverage.value
+
+    @property
+    def num_items(self):
+        return self.items[0]
+
+    def inputs(self, start, stop):
+        """The entry's arguments for items [start, stop)."""
+        _, _, p, i, v = self.items
+        a, b = int(p[start]), int(p[stop])
+        rows = (p[start:stop + 1] - a, i[a:b], v[a:b])
+        head, tail = csr_split(rows, self.head, dim=self.dim, library=self.library)
+        by_dim = csr_transpose(tail, library=self.library)
+        norms = csr_pack(rows, dim=self.dim, library=self.library).norms
+        q_head, q_tail, q_norms = self.query_args
+        # The entry's argument order: heads, query tail, items by dim, norms.
+        args = q_head + [_padded(head, self.width)] + q_tail + _nonempty(by_dim) + q_norms + [norms]
+        return SimilarityInputs(args, self.head, self.coverage)
+
+
 def similarity_inputs(queries, items, max_head=32, library=None):
-    """The inspector of a similarity (docs/sparse-similarity.md): the head
-    (the at most `max_head` dims carrying the most pair products; its width
-    padded to a multiple of 16 with zero columns), the rows split at it,
-    the items' tail by dimension, the full rows' norms. `queries` and
-    `items` are what csr_pack takes as `x`."""
+    """The inspector's output for the whole job: the entry's arguments
+    (heads, query tail, items' tail by dimension, the full rows' norms) as
+    a SimilarityInputs on the host. `queries` and `items` are what
+    csr_pack takes as `x`."""
+    inspector = _Inspector(queries, items, max_head, library)
+    return inspector.inputs(0, inspector.num_items)
+
+
+def _chunk_items(num_queries, num_items, k):
+    """Items a chunk: what fits in 40 % of the free GPU memory (the scores,
+    their workspace and, for top-k, the merge), a multiple of 128."""
     torch = _torch()
-    head, coverage = csr_head(queries, items, max_head=max_head, library=library)
-    width = max(16, (head.numel() + 15) // 16 * 16)
-    query_head, query_tail = csr_split(queries, head, library=library)
-    item_head, item_tail = csr_split(items, head, library=library)
-    by_dim = csr_transpose(item_tail, library=library)
-    query_norms = csr_pack(queries, library=library).norms
-    item_norms = csr_pack(items, library=library).norms
-    # The entry's argument order: heads, query tail, items by dim, norms.
-    args = ([_padded(query_head, width), _padded(item_head, width)] + _nonempty(query_tail)
-            + _nonempty(by_dim) + [query_norms, item_norms])
-    return SimilarityInputs(args, head, coverage)
+    free, _ = torch.cuda.mem_get_info()
+    per_item = num_queries * 4 * (3 if k else 2)
+    return max(128, min(num_items, int(0.4 * free / per_item)) // 128 * 128)
 
 
-def similarity(queries, items, artifact, device="cuda", max_head=32, library=None):
-    """Exact fp32 cosines of every query row against every item row, an
-    [M, N] float32 tensor on `device`: the inspector on the host
-    (similarity_inputs), then the compiled entry `cosine` of `artifact` (a
-    sparcast-aot output of examples/similarity.mlir, or a loaded Module).
-    A row with no entries has cosine 0 against every row."""
+def similarity(queries, items, artifact, k=None, threshold=None, chunk=None, out=None,
+               callback=None, max_head=32, progress=None, device="cuda", library=None):
+    """Exact fp32 cosines of every query row against every item row (0
+    against a row with no entries), computed by the compiled entry `cosine`
+    of `artifact` (a sparcast-aot output of examples/similarity.mlir, or a
+    loaded Module) over chunks of `chunk` items (default: what fits in the
+    free GPU memory), the inspector of the next chunk running on the host
+    while the GPU computes this one. Returns
+      - with `k`: the k largest cosines of each query and their item ids,
+        ([M, k] float32, [M, k] int64) on the GPU, merged across chunks;
+      - with `threshold`: the pairs above it as COO on the host (rows,
+        cols, values), row-major within a chunk;
+      - with `callback`: None, callback(start, scores) called with each
+        chunk's [M, n] scores on the GPU (items start .. start + n);
+      - with `out` (an [M, N] float32 host tensor): `out`, filled chunk by
+        chunk through pinned buffers;
+      - else the [M, N] scores on the GPU.
+    """
+    import sys
+    torch = _torch()
     from . import Module, load
     module = artifact if isinstance(artifact, Module) else load(artifact, library=library)
-    inputs = similarity_inputs(queries, items, max_head=max_head, library=library).to(device)
-    return module.cosine(*inputs.args)
+    inspector = _Inspector(queries, items, max_head, library)
+    M, N = inspector.queries[0], inspector.num_items
+    if k is not None and not 1 <= int(k) <= N:
+        raise SparcastError("similarity: k must be in [1, %d], got %s" % (N, k))
+    size = int(chunk) if chunk else _chunk_items(M, N, k)
+    if size < 1:
+        raise SparcastError("similarity: chunk must be >= 1, got %d" % size)
+    starts = list(range(0, N, size))
+    show = progress if progress is not None else (len(starts) > 4 and sys.stderr.isatty())
+    dense = k is None and threshold is None and callback is None and out is None
+    result = torch.empty(M, N, device=device) if dense else None
+    top_values = top_ids = None
+    pairs = []
+    staging = None
+    for c, start in enumerate(starts):
+        stop = min(start + size, N)
+        args = inspector.inputs(start, stop).pin().to(device, non_blocking=True).args
+        scores = result[:, start:stop] if dense and len(starts) == 1 else None
+        scores = module.cosine(*args) if scores is None else module.cosine(*args, out=[scores])
+        if dense and len(starts) > 1:
+            result[:, start:stop] = scores
+        elif k is not None:
+            kk = min(int(k), stop - start)
+            v, i = torch.topk(scores, kk, dim=1)
+            i = i + start
+            if top_values is None:
+                top_values, top_ids = v, i
+            else:
+                v, i = torch.cat([top_values, v], 1), torch.cat([top_ids, i], 1)
+                top_values, at = torch.topk(v, min(int(k), v.shape[1]), dim=1)
+                top_ids = torch.gather(i, 1, at)
+        elif threshold is not None:
+            r, col = torch.nonzero(scores > float(threshold), as_tuple=True)
+            pairs.append((r.cpu(), (col + start).cpu(), scores[r, col].cpu()))
+        elif callback is not None:
+            callback(start, scores)
+        else:
+            if staging is None or staging.shape[1] < stop - start:
+                staging = torch.empty(M, stop - start, pin_memory=True)
+            view = staging[:, :stop - start]
+            view.copy_(scores, non_blocking=True)
+            torch.cuda.current_stream().synchronize()
+            out[:, start:stop] = view
+        if show:
+            done = (c + 1) * 40 // len(starts)
+            sys.stderr.write("\rsimilarity [%-40s] %d / %d items" % ("#" * done, stop, N))
+            sys.stderr.flush()
+    if show:
+        sys.stderr.write("\n")
+    if dense:
+        return result
+    if k is not None:
+        return top_values, top_ids
+    if threshold is not None:
+        if not pairs:
+            return (torch.zeros(0, dtype=torch.int64),) * 2 + (torch.zeros(0),)
+        return tuple(torch.cat([p[j] for p in pairs]) for j in range(3))
+    return out
