@@ -69,8 +69,10 @@ def main():
     p.add_argument("--dim", type=int, default=1200000)
     p.add_argument("--heads", default="16,32,64")
     p.add_argument("--commit", default="unknown")
+    p.add_argument("--compare", help="another artifact of the same entry, timed in the same rounds")
     args = p.parse_args()
     module = sparcast.load(args.artifacts)
+    other = sparcast.load(args.compare) if args.compare else None
     gen = torch.Generator().manual_seed(0)
     report = {"workload": "sparse-similarity", "commit": args.commit,
               "gpu": torch.cuda.get_device_name(), "checks": [], "speed": []}
@@ -125,9 +127,11 @@ def main():
         ok = err < 1e-6 and not torch.isnan(out).any().item()
         report["checks"].append({"case": "%dx%d D=%d head %d, 64x64 sampled pairs" % (M, N, D, head),
                                  "max_abs_err": err, "ok": ok})
-        ours, sparse, dense = [], [], []
+        ours, sparse, dense, alt = [], [], [], []
         for _ in range(3):  # interleaved rounds
             ours.append(timed(lambda: module.cosine(*inputs.args, out=[out]), 5))
+            if other is not None:
+                alt.append(timed(lambda: other.cosine(*inputs.args, out=[out]), 5))
             sparse.append(timed(lambda: torch.sparse.mm(qc, it), 3))
             dense.append(timed(lambda: torch.sparse.mm(qc, it).to_dense(), 3))
         ours_ms, sparse_ms, dense_ms = min(ours), min(sparse), min(dense)
@@ -137,6 +141,21 @@ def main():
                "torch_dense_result_ms": dense_ms, "vs_torch_dense": dense_ms / ours_ms,
                "vs_torch_sparse": sparse_ms / ours_ms, "inspector_host_s": inspect_s,
                "query_tail_nnz": tail, "ok": ok}
+        # Where the time goes: each kernel and copy under the profiler.
+        from torch.profiler import ProfilerActivity, profile
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            module.cosine(*inputs.args, out=[out])
+            torch.cuda.synchronize()
+        parts = {}
+        for e in prof.key_averages():
+            t = getattr(e, "self_device_time_total", 0) or getattr(e, "self_cuda_time_total", 0)
+            if t:
+                parts[e.key] = t / 1000
+        row["parts_ms"] = parts
+        print("  parts: " + ", ".join("%s %.2f ms" % (n[:40], t) for n, t in parts.items()))
+        if alt:
+            row["compare_ms"] = min(alt)
+            print("  %s: %.2f ms" % (args.compare, min(alt)))
         report["speed"].append(row)
         print("head %d (coverage %.3f): ours %.2f ms dense; torch %.2f ms sparse, %.2f ms dense: "
               "%.1fx / %.1fx; inspector %.1f s; sampled max |err| %.2e %s"

@@ -36,6 +36,8 @@ python3 "$ROOT/bench/make_hybrid_suite.py" --constant > "$ROOT/bench/artifacts/h
 "$BIN/sparcast-aot" "$ROOT/bench/artifacts/hybrid_const.mlir" -o "$ROOT/bench/artifacts/hybrid_const" \
   --hybrid-weights=128x128 >/dev/null
 rm "$ROOT/bench/artifacts/hybrid_const.mlir"
+# Exact cosine similarity of sparse rows (bench/similarity_check.py).
+"$BIN/sparcast-aot" "$ROOT/examples/similarity.mlir" -o "$ROOT/bench/artifacts/similarity" >/dev/null
 # Generated linalg.generic kernels: an imported MLP (bench/generic_check.py).
 "$BIN/sparcast-aot" "$ROOT/test/Target/ONNX/Inputs/mlp.onnxtxt" -o "$ROOT/bench/artifacts/mlp" >/dev/null
 # A whole ranking model exported from PyTorch (examples/ranking_model.py),

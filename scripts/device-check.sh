@@ -39,6 +39,10 @@ for shape in 11008x4096 4096x11008 8192x8192; do
     --artifacts "$ROOT/bench/artifacts/hybrid_suite" --out "$OUT_DIR/hybrid_cusparselt_$shape.json" \
     --commit "${1:-unknown}" 2>&1 | tee -a "$OUT_DIR/hybrid.log" || echo "cuSPARSELt on $shape failed (see hybrid.log)"
 done
+# Exact sparse cosine similarity against torch's CSR product.
+PYTHONUNBUFFERED=1 timeout 300 python3 "$ROOT/bench/similarity_check.py" \
+  --artifacts "$ROOT/bench/artifacts/similarity" --out "$OUT_DIR/similarity.json" \
+  --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/similarity.log" || echo "similarity failed (see similarity.log)"
 # Generated linalg.generic kernels (an imported MLP) against torch.
 PYTHONUNBUFFERED=1 timeout 120 python3 "$ROOT/bench/generic_check.py" \
   --artifacts "$ROOT/bench/artifacts/mlp" --out "$OUT_DIR/generic.json" 2>&1 | tee "$OUT_DIR/generic.log" || echo "generic kernels failed (see generic.log)"

@@ -170,7 +170,6 @@ LogicalResult writeTileKernel(SparseMatmulOp op, gpu::GPUModuleOp module,
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup));
   auto func = createKernelFunction(b, loc, module, name, params, kThreads,
                                    {stage, stage});
-  func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(2));
   auto index = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
