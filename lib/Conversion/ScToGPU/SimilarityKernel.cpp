@@ -110,8 +110,8 @@ void writeScatterKernel(SparseMatmulOp op, gpu::GPUModuleOp module,
   gpu::ReturnOp::create(b, loc);
 }
 
-/// The tile kernel's epilogue, (acc, m, n, scores, ins...) -> element: the
-/// op's region on acc + scores[m, n].
+/// The tile kernel's epilogue, (dot, m, n, ins...) -> element: the op's
+/// region (the dot product itself without one).
 LogicalResult writeTileEpilogue(SparseMatmulOp op, gpu::GPUModuleOp module,
                                 StringRef name, ArrayRef<Type> memrefs) {
   Location loc = op.getLoc();
@@ -125,21 +125,14 @@ LogicalResult writeTileEpilogue(SparseMatmulOp op, gpu::GPUModuleOp module,
   func.setPrivate();
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToStart(entry);
-  Value m = entry->getArgument(1), n = entry->getArgument(2);
-  Value tail = memref::LoadOp::create(b, loc, entry->getArgument(3),
-                                      ValueRange{m, n});
-  Value dot = arith::AddFOp::create(b, loc, entry->getArgument(0), tail);
   if (op.getEpilogue().empty()) {
-    func::ReturnOp::create(b, loc, dot);
+    func::ReturnOp::create(b, loc, entry->getArgument(0));
     return success();
   }
   Block &body = op.getEpilogue().front();
   IRMapping mapping;
-  mapping.map(body.getArgument(0), dot);
-  mapping.map(body.getArgument(1), m);
-  mapping.map(body.getArgument(2), n);
-  for (unsigned i = 0; i < op.getEpilogueIns().size(); ++i)
-    mapping.map(body.getArgument(3 + i), entry->getArgument(4 + i));
+  for (unsigned i = 0; i < body.getNumArguments(); ++i)
+    mapping.map(body.getArgument(i), entry->getArgument(i));
   for (Operation &inner : body.without_terminator())
     if (failed(cloneEpilogueOp(inner, b, mapping)))
       return failure();
@@ -155,7 +148,7 @@ LogicalResult writeTileKernel(SparseMatmulOp op, gpu::GPUModuleOp module,
   OpBuilder b(op.getContext());
   auto dynamic2d = MemRefType::get(
       {ShapedType::kDynamic, ShapedType::kDynamic}, b.getF32Type());
-  SmallVector<Type> epilogueMemrefs = {dynamic2d};
+  SmallVector<Type> epilogueMemrefs;
   for (Value in : op.getEpilogueIns())
     epilogueMemrefs.push_back(memrefOfValue(in));
   std::string epilogueName = (name + "_epilogue").str();
@@ -164,7 +157,7 @@ LogicalResult writeTileKernel(SparseMatmulOp op, gpu::GPUModuleOp module,
   SmallVector<Type> params = {memrefOfValue(op.getLhsHead()),
                               memrefOfValue(op.getRhsHead()), dynamic2d,
                               memrefOfValue(op.getResult())};
-  llvm::append_range(params, ArrayRef<Type>(epilogueMemrefs).drop_front());
+  llvm::append_range(params, epilogueMemrefs);
   auto stage = MemRefType::get(
       {kDepth, kStageRow}, b.getF32Type(), AffineMap(),
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup));
@@ -194,11 +187,13 @@ LogicalResult writeTileKernel(SparseMatmulOp op, gpu::GPUModuleOp module,
                                      kLoop.getRegionIterArgs()[0]);
   scf::YieldOp::create(b, loc, acc);
   b.setInsertionPointAfter(kLoop);
-  SmallVector<Value> ins = {func.getArgument(2)};
+  SmallVector<Value> ins;
   for (unsigned i = 0; i < op.getEpilogueIns().size(); ++i)
     ins.push_back(func.getArgument(4 + i));
+  // The tails' products (the scatter kernel's scores) added to the heads'.
   sck::StoreTileOp::create(b, loc, kLoop.getResult(0), func.getArgument(3), m0,
-                           n0, epilogueName, ins);
+                           n0, /*addend=*/func.getArgument(2), epilogueName,
+                           ins);
   gpu::ReturnOp::create(b, loc);
   return success();
 }

@@ -474,21 +474,28 @@ def Sck_FmaTileOp : Sck_Op<"fma_tile", [Pure, AllTypesMatch<["acc", "result"]>]>
   let hasVerifier = 1;
 }
 
-def Sck_StoreTileOp : Sck_Op<"store_tile", [MemoryEffects<[MemRead, MemWrite]>]> {
+def Sck_StoreTileOp : Sck_Op<"store_tile", [MemoryEffects<[MemRead, MemWrite]>,
+                                            AttrSizedOperandSegments]> {
   let summary = "a 128 x 128 tile held as sck.fma_tile holds it, through an epilogue";
   let description = [{
     Each thread's 64 elements of the tile at (`row`, `column`) of `result`
-    (sck.fma_tile's layout), each through the function `epilogue`:
-    `(element, row, column, ins...) -> result element`, stored where inside
-    the result.
+    (sck.fma_tile's layout), plus the `addend`'s element at the same place
+    when there is one (0 outside the addend), each through the function `epilogue`: `(element,
+    row, column, ins...) -> result element`, stored where inside the
+    result. A thread's four consecutive columns are read and written as one
+    vector when all four are inside and the rows are a multiple of four
+    elements long.
   }];
   let arguments = (ins VectorOfLengthAndType<[64], [F32]>:$tile,
                        MemRefRankOf<[AnyType], [2]>:$result, Index:$row,
-                       Index:$column, FlatSymbolRefAttr:$epilogue,
+                       Index:$column,
+                       Optional<MemRefRankOf<[F32], [2]>>:$addend,
+                       FlatSymbolRefAttr:$epilogue,
                        Variadic<AnyType>:$ins);
   let assemblyFormat = [{
-    $tile `,` $result `[` $row `,` $column `]` `epilogue` $epilogue
-    (`ins` `(` $ins^ `:` type($ins) `)`)? attr-dict `:` type($tile) `,` type($result)
+    $tile `,` $result `[` $row `,` $column `]` (`plus` $addend^ `:` type($addend))?
+    `epilogue` $epilogue (`ins` `(` $ins^ `:` type($ins) `)`)? attr-dict `:`
+    type($tile) `,` type($result)
   }];
 }
 
