@@ -70,6 +70,8 @@ def main():
     p.add_argument("--heads", default="16,32,64")
     p.add_argument("--commit", default="unknown")
     p.add_argument("--compare", help="another artifact of the same entry, timed in the same rounds")
+    p.add_argument("--full", action="store_true",
+                   help="also the document's full job: 50,000 x 2,000,000, top-100 end to end")
     args = p.parse_args()
     module = sparcast.load(args.artifacts)
     other = sparcast.load(args.compare) if args.compare else None
@@ -175,10 +177,91 @@ def main():
         values, ids = sparcast.similarity(q, i, module, k=100, chunk=chunk, progress=False)
         torch.cuda.synchronize()
         total = time.time() - t0
-        ok = torch.equal(values, want_values) and bool((out.gather(1, ids) == values).all())
+        # The tails' atomics add in no fixed order: a last-ulp difference
+        # between runs is allowed, nothing more.
+        err = max((values - want_values).abs().max().item(),
+                  (out.gather(1, ids) - values).abs().max().item())
+        ok = err < 1e-6
+        recomputed = getattr(sys.modules["sparcast.similarity"]._top_k_by_candidates,
+                             "recomputed", None)
         report["speed"].append({"case": "top-100 %dx%d, chunk %s, end to end (inspector on the host included)"
-                                % (M, N, chunk), "seconds": total, "ok": ok})
-        print("top-100 chunk %s: %.2f s end to end: %s" % (chunk, total, "ok" if ok else "WRONG"))
+                                % (M, N, chunk), "seconds": total, "max_abs_err": err,
+                                "chunks_recomputed": recomputed, "ok": ok})
+        print("top-100 chunk %s: %.2f s end to end, max |err| %.1e, chunks recomputed densely %s: %s"
+              % (chunk, total, err, recomputed, "ok" if ok else "WRONG"))
+    # Top-100 on the GPU alone (the inspector's output already there): the
+    # first items densely, the rest as candidates at least the first
+    # items' 100th largest, merged; against torch.topk of our dense result.
+    if "cosine_candidates" in module.entries:
+        split = sys.modules["sparcast.similarity"]._Inspector(q, i, 32, None)
+        capacity = int(module.entries["cosine_candidates"]._spec["results"][1]["shape"][1])
+        first = min(N, -(-4 * 100 * N // capacity) // 128 * 128 + 128)
+        head_in = split.inputs(0, first).to("cuda").args
+        rest_in = split.inputs(first, N).to("cuda").args
+        merge = sys.modules["sparcast.similarity"]._merge_top_k
+        first_ids = torch.arange(first, device="cuda").expand(M, first)
+
+        def top100():
+            v, ids = merge(None, None, module.cosine(*head_in), first_ids, 100)
+            n, cv, cc = module.cosine_candidates(*rest_in, v[:, -1].contiguous())
+            cand = torch.where(cc >= 0, cc.long() + first, torch.full_like(cc, -1, dtype=torch.int64))
+            return merge(v, ids, cv, cand, 100) + (n,)
+        values, ids, counts = top100()
+        dense_top = torch.topk(out, 100, dim=1).values
+        err = (values - dense_top).abs().max().item()
+        ok = err < 1e-6 and int(counts.max()) <= capacity
+        parts = []
+        for _ in range(3):
+            parts.append(timed(top100, 5))
+            dense_ms = timed(lambda: torch.sparse.mm(qc, it).to_dense(), 1)
+        row = {"case": "top-100 %dx%d on the GPU (inputs there)" % (M, N), "ms": min(parts),
+               "first_items": first, "max_candidates": int(counts.max()), "capacity": capacity,
+               "max_abs_err": err, "ok": ok}
+        report["speed"].append(row)
+        print("top-100 on the GPU: %.2f ms (first %d items dense, then candidates: at most %d a "
+              "query of %d slots), max |err| %.1e: %s" % (min(parts), first, int(counts.max()),
+                                                          capacity, err, "ok" if ok else "WRONG"))
+        del head_in, rest_in
+    if args.full:
+        del out, qc, ic, it
+        torch.cuda.empty_cache()
+        t0 = time.time()
+        q, i = zipf_csr(50000, 43, D, gen), zipf_csr(2000000, 38, D, gen)
+        made = time.time() - t0
+        torch.cuda.reset_peak_memory_stats()
+        torch.cuda.synchronize()
+        t0 = time.time()
+        values, ids = sparcast.similarity(q, i, module, k=100, progress=False)
+        torch.cuda.synchronize()
+        total = time.time() - t0
+        peak = torch.cuda.max_memory_allocated() / 2 ** 30
+        # Spot check: 8 queries' top-100 against fp64 over all items.
+        picks = torch.randperm(50000, generator=gen)[:8]
+        qs = rows(q, picks).cuda()
+        err = 0.0
+        step = 200000
+        best = []
+        for start in range(0, 2000000, step):
+            part = i.crow_indices()[start:start + step + 1]
+            a, b = int(part[0]), int(part[-1])
+            n = part.numel() - 1
+            vals = i.values()[a:b].double().cuda()
+            sub = torch.sparse_csr_tensor((part - a).cuda(), i.col_indices()[a:b].cuda(), vals,
+                                          size=(n, D))
+            dots = torch.sparse.mm(sub, qs.t().contiguous()).t()
+            owner = torch.repeat_interleave(torch.arange(n, device="cuda"), (part[1:] - part[:-1]).cuda())
+            item_norms = torch.zeros(n, dtype=torch.float64, device="cuda").index_add_(0, owner, vals * vals).sqrt()
+            norms = qs.norm(dim=1)[:, None] * item_norms[None, :]
+            cos = torch.where(norms == 0, torch.zeros_like(dots), dots / norms)
+            best.append(torch.topk(cos, 100, dim=1).values)
+        want = torch.topk(torch.cat(best, 1), 100, dim=1).values
+        err = (values[picks.cuda()].double() - want).abs().max().item()
+        ok = err < 1e-6
+        report["speed"].append({"case": "top-100 50000x2000000 D=%d end to end" % D, "seconds": total,
+                                "peak_gpu_gib": peak, "data_s": made, "max_abs_err_8_queries": err,
+                                "ok": ok})
+        print("full job top-100: %.1f s end to end, peak GPU memory %.1f GiB, 8 queries' top-100 "
+              "max |err| %.2e: %s" % (total, peak, err, "ok" if ok else "WRONG"))
     with open(args.out, "w") as f:
         json.dump(report, f, indent=1)
 

@@ -325,6 +325,60 @@ def _chunk_items(num_queries, num_items, k):
     return max(128, min(num_items, int(0.4 * free / per_item)) // 128 * 128)
 
 
+def _merge_top_k(top_values, top_ids, values, ids, k):
+    """The k largest of both sets of each row (values and their item ids)."""
+    torch = _torch()
+    if top_values is None:
+        kk = min(k, values.shape[1])
+        v, at = torch.topk(values, kk, dim=1)
+        return v, torch.gather(ids, 1, at)
+    v, i = torch.cat([top_values, values], 1), torch.cat([top_ids, ids], 1)
+    v, at = torch.topk(v, min(k, v.shape[1]), dim=1)
+    return v, torch.gather(i, 1, at)
+
+
+def _top_k_by_candidates(module, inspector, k, size, device, show):
+    """Top-k without writing the scores: the first items densely (their
+    k-th largest bounds each query's from below), then each chunk's
+    candidates at least the bound so far (cosine_candidates: the selection
+    fused into the kernel), merged, the bound raised after each chunk. A
+    chunk where some query has more candidates than slots is recomputed
+    densely."""
+    import sys
+    torch = _torch()
+    M, N = inspector.queries[0], inspector.num_items
+    capacity = int(module.entries["cosine_candidates"]._spec["results"][1]["shape"][1])
+    # Expected candidates a chunk: about k * chunk / (items seen); keep them
+    # under a quarter of the slots from the first chunk on.
+    first = min(N, max(k, -(-4 * k * min(size, N) // capacity) // 128 * 128 + 128))
+    args = inspector.inputs(0, first).pin().to(device, non_blocking=True).args
+    scores = module.cosine(*args)
+    ids = torch.arange(first, device=device).expand(M, first)
+    top_values, top_ids = _merge_top_k(None, None, scores, ids, k)
+    del scores, ids
+    starts = list(range(first, N, size))
+    recomputed = 0
+    for c, start in enumerate(starts):
+        stop = min(start + size, N)
+        args = inspector.inputs(start, stop).pin().to(device, non_blocking=True).args
+        theta = top_values[:, -1].contiguous()
+        counts, values, cols = module.cosine_candidates(*args, theta)
+        if bool((counts > capacity).any()):
+            recomputed += 1
+            values = module.cosine(*args)
+            cols = torch.arange(stop - start, device=device, dtype=torch.int32).expand(M, stop - start)
+        ids = torch.where(cols >= 0, cols.long() + start, torch.full_like(cols, -1, dtype=torch.int64))
+        top_values, top_ids = _merge_top_k(top_values, top_ids, values, ids, k)
+        if show:
+            done = (c + 1) * 40 // len(starts)
+            sys.stderr.write("\rsimilarity [%-40s] %d / %d items" % ("#" * done, stop, N))
+            sys.stderr.flush()
+    if show:
+        sys.stderr.write("\n")
+    _top_k_by_candidates.recomputed = recomputed
+    return top_values, top_ids
+
+
 def similarity(queries, items, artifact, k=None, threshold=None, chunk=None, out=None,
                callback=None, max_head=32, progress=None, device="cuda", library=None):
     """Exact fp32 cosines of every query row against every item row (0
@@ -334,7 +388,10 @@ def similarity(queries, items, artifact, k=None, threshold=None, chunk=None, out
     free GPU memory), the inspector of the next chunk running on the host
     while the GPU computes this one. Returns
       - with `k`: the k largest cosines of each query and their item ids,
-        ([M, k] float32, [M, k] int64) on the GPU, merged across chunks;
+        ([M, k] float32, [M, k] int64) on the GPU, merged across chunks
+        (with the artifact's `cosine_candidates` entry the chunks' scores
+        are never written: only those at least each query's k-th largest
+        so far come out of the kernel);
       - with `threshold`: the pairs above it as COO on the host (rows,
         cols, values), row-major within a chunk;
       - with `callback`: None, callback(start, scores) called with each
@@ -354,6 +411,9 @@ def similarity(queries, items, artifact, k=None, threshold=None, chunk=None, out
     size = int(chunk) if chunk else _chunk_items(M, N, k)
     if size < 1:
         raise SparcastError("similarity: chunk must be >= 1, got %d" % size)
+    if k is not None and threshold is None and "cosine_candidates" in module.entries:
+        show = progress if progress is not None else sys.stderr.isatty()
+        return _top_k_by_candidates(module, inspector, int(k), size, device, show)
     starts = list(range(0, N, size))
     show = progress if progress is not None else (len(starts) > 4 and sys.stderr.isatty())
     dense = k is None and threshold is None and callback is None and out is None

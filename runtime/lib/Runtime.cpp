@@ -721,6 +721,16 @@ static scStatus runImpl(scModule *module, const char *entry,
     tensors[spec.results[i].name] = &results[i];
     if (scStatus s = checkDeviceExtent(d, results[i], "result", spec.results[i].name))
       return s;
+    // A result the kernels accumulate into (a selection's counts) starts
+    // at zero on every call, stream-ordered before the kernels.
+    if (spec.results[i].zeroInit) {
+      size_t bytes = dtypeBytes(results[i].dtype);
+      for (int32_t r = 0; r < results[i].rank; ++r)
+        bytes *= static_cast<size_t>(results[i].shape[r]);
+      SC_CUDA_CHECK(d, d->cuMemsetD8Async(
+                           reinterpret_cast<CUdeviceptr>(results[i].data), 0,
+                           bytes, cuStream));
+    }
   }
   // Intermediates: views into the workspace.
   CUdeviceptr base = reinterpret_cast<CUdeviceptr>(callerWorkspace);

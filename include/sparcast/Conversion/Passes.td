@@ -38,8 +38,9 @@ def ScLowerSckSimtPass : Pass<"sc-lower-sck-simt"> {
     CSR rows, `sck.scatter_add` adds a product into the scores,
     `sck.stage_rows` stages a block of dense rows in shared memory,
     `sck.fma_tile` multiplies two stages into a thread's part of a 128 x 128
-    fp32 tile and `sck.store_tile` stores the tile through the epilogue
-    function. Each becomes the loads, bounds checks, barriers, fused
+    fp32 tile, `sck.store_tile` stores the tile through the epilogue
+    function and `sck.select_tile` appends its elements at or above their
+    row's threshold to the row (a top-k's candidates). Each becomes the loads, bounds checks, barriers, fused
     multiply-adds and atomics it stands for.
 
     Before:

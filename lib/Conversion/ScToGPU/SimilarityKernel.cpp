@@ -25,6 +25,8 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::sc;
 using namespace mlir::sc::detail;
@@ -110,6 +112,43 @@ void writeScatterKernel(SparseMatmulOp op, gpu::GPUModuleOp module,
   gpu::ReturnOp::create(b, loc);
 }
 
+/// clear(values, cols): every slot of a selection empty (-inf, -1) before
+/// the tile kernel appends to the rows; a grid-stride loop.
+void writeClearKernel(SelectRowsAtLeastOp select, gpu::GPUModuleOp module,
+                      StringRef name) {
+  Location loc = select.getLoc();
+  OpBuilder b(select.getContext());
+  auto values = memrefOfValue(select.getValues());
+  auto cols = memrefOfValue(select.getCols());
+  auto func = createKernelFunction(b, loc, module, name, {values, cols}, kThreads);
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  Value v = func.getArgument(0), c = func.getArgument(1);
+  Value rows = memref::DimOp::create(b, loc, v, 0);
+  Value width = memref::DimOp::create(b, loc, v, 1);
+  Value total = arith::MulIOp::create(b, loc, rows, width);
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value grid = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+  Value first = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, bid, index(kThreads)), tid);
+  Value stride = arith::MulIOp::create(b, loc, grid, index(kThreads));
+  Value none = arith::ConstantOp::create(
+      b, loc, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
+  Value noColumn = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(-1));
+  auto loop = scf::ForOp::create(b, loc, first, total, stride);
+  b.setInsertionPointToStart(loop.getBody());
+  Value e = loop.getInductionVar();
+  Value r = arith::DivUIOp::create(b, loc, e, width);
+  Value k = arith::RemUIOp::create(b, loc, e, width);
+  memref::StoreOp::create(b, loc, none, v, ValueRange{r, k});
+  // cols has the capacity of values (the op's verifier).
+  memref::StoreOp::create(b, loc, noColumn, c, ValueRange{r, k});
+  b.setInsertionPointToEnd(&func.getBody().front());
+  gpu::ReturnOp::create(b, loc);
+}
+
 /// The tile kernel's epilogue, (dot, m, n, ins...) -> element: the op's
 /// region (the dot product itself without one).
 LogicalResult writeTileEpilogue(SparseMatmulOp op, gpu::GPUModuleOp module,
@@ -141,9 +180,11 @@ LogicalResult writeTileEpilogue(SparseMatmulOp op, gpu::GPUModuleOp module,
   return success();
 }
 
-/// tile(lhs head, rhs head, scores, result, ins...).
+/// tile(lhs head, rhs head, scores, result, ins...), or with `select`
+/// tile(lhs head, rhs head, scores, thresholds, counts, values, cols,
+/// ins...).
 LogicalResult writeTileKernel(SparseMatmulOp op, gpu::GPUModuleOp module,
-                              StringRef name) {
+                              StringRef name, SelectRowsAtLeastOp select) {
   Location loc = op.getLoc();
   OpBuilder b(op.getContext());
   auto dynamic2d = MemRefType::get(
@@ -155,8 +196,14 @@ LogicalResult writeTileKernel(SparseMatmulOp op, gpu::GPUModuleOp module,
   if (failed(writeTileEpilogue(op, module, epilogueName, epilogueMemrefs)))
     return failure();
   SmallVector<Type> params = {memrefOfValue(op.getLhsHead()),
-                              memrefOfValue(op.getRhsHead()), dynamic2d,
-                              memrefOfValue(op.getResult())};
+                              memrefOfValue(op.getRhsHead()), dynamic2d};
+  if (select)
+    for (Value v : {select.getThresholds(), select.getCounts(),
+                    select.getValues(), select.getCols()})
+      params.push_back(memrefOfValue(v));
+  else
+    params.push_back(memrefOfValue(op.getResult()));
+  unsigned firstIn = params.size();
   llvm::append_range(params, epilogueMemrefs);
   auto stage = MemRefType::get(
       {kDepth, kStageRow}, b.getF32Type(), AffineMap(),
@@ -189,11 +236,20 @@ LogicalResult writeTileKernel(SparseMatmulOp op, gpu::GPUModuleOp module,
   b.setInsertionPointAfter(kLoop);
   SmallVector<Value> ins;
   for (unsigned i = 0; i < op.getEpilogueIns().size(); ++i)
-    ins.push_back(func.getArgument(4 + i));
+    ins.push_back(func.getArgument(firstIn + i));
   // The tails' products (the scatter kernel's scores) added to the heads'.
-  sck::StoreTileOp::create(b, loc, kLoop.getResult(0), func.getArgument(3), m0,
-                           n0, /*addend=*/func.getArgument(2), epilogueName,
-                           ins);
+  Value scores = func.getArgument(2);
+  if (select) {
+    Value rows = memref::DimOp::create(b, loc, lhsHead, 0);
+    Value items = memref::DimOp::create(b, loc, rhsHead, 0);
+    sck::SelectTileOp::create(b, loc, kLoop.getResult(0), m0, n0, rows, items,
+                              scores, epilogueName, ins, func.getArgument(3),
+                              func.getArgument(4), func.getArgument(5),
+                              func.getArgument(6));
+  } else {
+    sck::StoreTileOp::create(b, loc, kLoop.getResult(0), func.getArgument(3),
+                             m0, n0, scores, epilogueName, ins);
+  }
   gpu::ReturnOp::create(b, loc);
   return success();
 }
@@ -220,7 +276,8 @@ std::string mlir::sc::sparseMatmulLimitation(SparseMatmulOp op) {
 FailureOr<std::vector<KernelLaunch>>
 mlir::sc::buildSparseMatmulKernels(SparseMatmulOp op,
                                    gpu::GPUModuleOp gpuModule, StringRef name,
-                                   const SparseMatmulBinding &binding) {
+                                   const SparseMatmulBinding &binding,
+                                   SelectRowsAtLeastOp select) {
   std::string why = sparseMatmulLimitation(op);
   if (!why.empty())
     return op.emitError("sparcast-aot: no kernel for this sc.sparse_matmul: ")
@@ -230,8 +287,14 @@ mlir::sc::buildSparseMatmulKernels(SparseMatmulOp op,
                    scf::SCFDialect, sck::SckDialect, vector::VectorDialect>();
   std::string scatterName = (name + "_scatter").str();
   std::string tileName = (name + "_tile").str();
+  std::string clearName = (name + "_clear").str();
   writeScatterKernel(op, gpuModule, scatterName);
-  if (failed(writeTileKernel(op, gpuModule, tileName)))
+  if (select)
+    writeClearKernel(select, gpuModule, clearName);
+  if (select && !op.getType().getElementType().isF32())
+    return op.emitError("sparcast-aot: a selection reads f32 scores, got ")
+           << op.getType().getElementType();
+  if (failed(writeTileKernel(op, gpuModule, tileName, select)))
     return failure();
 
   KernelLaunch scatter;
@@ -255,16 +318,45 @@ mlir::sc::buildSparseMatmulKernels(SparseMatmulOp op,
   tile.grid[0] = ceilDiv(binding.items, kTile);
   tile.grid[1] = ceilDiv(binding.rows, kTile);
   tile.grid[2] = LaunchDim::of(1);
-  for (const std::string &t :
-       {binding.lhsHead, binding.rhsHead, binding.scores, binding.result})
+  for (const std::string &t : {binding.lhsHead, binding.rhsHead, binding.scores})
     tile.params.push_back(LaunchParam::memref(t));
+  if (select)
+    for (const std::string &t :
+         {binding.thresholds, binding.counts, binding.values, binding.cols})
+      tile.params.push_back(LaunchParam::memref(t));
+  else
+    tile.params.push_back(LaunchParam::memref(binding.result));
   for (const std::string &t : binding.epilogueIns)
     tile.params.push_back(LaunchParam::memref(t));
+  std::string into =
+      select ? llvm::formatv("the elements at least {0} appended to their rows "
+                             "({1}, {2}, {3}; the scores never written)",
+                             binding.thresholds, binding.counts,
+                             binding.values, binding.cols)
+                   .str()
+             : "into " + binding.result;
   tile.summary =
       llvm::formatv("{0}: heads {1} x {2}^T in exact fp32 (128 x 128 tiles, "
-                    "CUDA-core FMAs), plus {3}, through the epilogue into {4}",
+                    "CUDA-core FMAs), plus {3}, through the epilogue, {4}",
                     tileName, binding.lhsHead, binding.rhsHead, binding.scores,
-                    binding.result)
+                    into)
           .str();
-  return std::vector<KernelLaunch>{std::move(scatter), std::move(tile)};
+  std::vector<KernelLaunch> launches;
+  if (select) {
+    KernelLaunch clear;
+    clear.kernel = clearName;
+    clear.block[0] = kThreads;
+    // Enough CTAs to fill the GPU; each loops over the rest.
+    clear.grid[0] = LaunchDim::of(528);
+    clear.grid[1] = clear.grid[2] = LaunchDim::of(1);
+    clear.params = {LaunchParam::memref(binding.values),
+                    LaunchParam::memref(binding.cols)};
+    clear.summary = llvm::formatv("{0}: every slot of {1}, {2} empty (-inf, -1)",
+                                  clearName, binding.values, binding.cols)
+                        .str();
+    launches.push_back(std::move(clear));
+  }
+  launches.push_back(std::move(scatter));
+  launches.push_back(std::move(tile));
+  return launches;
 }

@@ -44,8 +44,11 @@ Value createInit(ImplicitLocOpBuilder &b, ArrayRef<OpFoldResult> sizes,
   Value empty = tensor::EmptyOp::create(b, sizes, elementType);
   if (!fill)
     return empty;
-  Value scalar = arith::ConstantOp::create(
-      b, b.getFloatAttr(elementType, *fill));
+  TypedAttr value =
+      isa<IntegerType>(elementType)
+          ? TypedAttr(b.getIntegerAttr(elementType, int64_t(*fill)))
+          : TypedAttr(b.getFloatAttr(elementType, *fill));
+  Value scalar = arith::ConstantOp::create(b, value);
   return linalg::FillOp::create(b, scalar, empty).getResult(0);
 }
 
@@ -630,6 +633,82 @@ struct LowerSelectAbove : OpConversionPattern<SelectAboveOp> {
   }
 };
 
+/// Row by row in column order: each element >= the row's threshold counted
+/// and, while the count is below the capacity, written at the count.
+struct LowerSelectRowsAtLeast : OpConversionPattern<SelectRowsAtLeastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SelectRowsAtLeastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput(), thresholds = adaptor.getThresholds();
+    auto cIndex = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(b, v).getResult();
+    };
+    int64_t capacity = op.getCapacity();
+    SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, input, 0),
+                                       b.getIndexAttr(capacity)};
+    Value counts = createInit(b, {sizes[0]}, b.getI32Type(), 0);
+    Value values = createInit(b, sizes, b.getF32Type(),
+                              -std::numeric_limits<double>::infinity());
+    Value cols = createInit(b, sizes, b.getI32Type(), -1);
+    auto i32 = [](OpBuilder &ob, Location l, Value x) {
+      return arith::IndexCastOp::create(ob, l, ob.getI32Type(), x).getResult();
+    };
+    auto rowLoop = scf::ForOp::create(
+        b, cIndex(0), tensor::DimOp::create(b, input, 0), cIndex(1),
+        ValueRange{counts, values, cols},
+        [&](OpBuilder &rb, Location l, Value r, ValueRange rowState) {
+          Value theta = tensor::ExtractOp::create(rb, l, thresholds, r);
+          Value zero = arith::ConstantIndexOp::create(rb, l, 0);
+          auto colLoop = scf::ForOp::create(
+              rb, l, zero, tensor::DimOp::create(rb, l, input, 1),
+              arith::ConstantIndexOp::create(rb, l, 1),
+              ValueRange{zero, rowState[1], rowState[2]},
+              [&](OpBuilder &cb, Location cl, Value c, ValueRange st) {
+                Value v = tensor::ExtractOp::create(cb, cl, input, ValueRange{r, c});
+                Value keep = arith::CmpFOp::create(
+                    cb, cl, arith::CmpFPredicate::OGE, v, theta);
+                auto put = scf::IfOp::create(
+                    cb, cl, keep,
+                    [&](OpBuilder &tb, Location tl) {
+                      Value room = arith::CmpIOp::create(
+                          tb, tl, arith::CmpIPredicate::ult, st[0],
+                          arith::ConstantIndexOp::create(tb, tl, capacity));
+                      auto write = scf::IfOp::create(
+                          tb, tl, room,
+                          [&](OpBuilder &wb, Location wl) {
+                            Value vs = tensor::InsertOp::create(
+                                wb, wl, v, st[1], ValueRange{r, st[0]});
+                            Value cs = tensor::InsertOp::create(
+                                wb, wl, i32(wb, wl, c), st[2], ValueRange{r, st[0]});
+                            scf::YieldOp::create(wb, wl, ValueRange{vs, cs});
+                          },
+                          [&](OpBuilder &wb, Location wl) {
+                            scf::YieldOp::create(wb, wl, ValueRange{st[1], st[2]});
+                          });
+                      Value next = arith::AddIOp::create(
+                          tb, tl, st[0], arith::ConstantIndexOp::create(tb, tl, 1));
+                      scf::YieldOp::create(
+                          tb, tl, ValueRange{next, write.getResult(0), write.getResult(1)});
+                    },
+                    [&](OpBuilder &fb, Location fl) { scf::YieldOp::create(fb, fl, st); });
+                scf::YieldOp::create(cb, cl, put.getResults());
+              });
+          Value n = tensor::InsertOp::create(
+              rb, l, i32(rb, l, colLoop.getResult(0)), rowState[0], r);
+          scf::YieldOp::create(
+              rb, l, ValueRange{n, colLoop.getResult(1), colLoop.getResult(2)});
+        });
+    SmallVector<Value> results;
+    for (auto [v, t] : llvm::zip(rowLoop.getResults(), op.getResultTypes()))
+      results.push_back(castTo(b, loc, v, cast<RankedTensorType>(t)));
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // sc.attention
 //===----------------------------------------------------------------------===//
@@ -843,6 +922,6 @@ struct ScLowerToLinalgPass
 void mlir::sc::populateScToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<LowerAssembleCsr, LowerAssembleHybrid, LowerAttention,
                LowerBatchMatmul, LowerGatherRows, LowerSelectAbove,
-               LowerSparseMatmul, LowerTopK>(
+               LowerSelectRowsAtLeast, LowerSparseMatmul, LowerTopK>(
       patterns.getContext());
 }

@@ -224,6 +224,72 @@ struct LowerFmaTile : OpConversionPattern<sck::FmaTileOp> {
   }
 };
 
+/// The epilogue function `op` names, when it takes (f32, index, index,
+/// ins...) to `element`; else a located error.
+template <typename TileOp>
+FailureOr<func::FuncOp> tileEpilogue(TileOp op, Type element) {
+  auto module = op->template getParentOfType<gpu::GPUModuleOp>();
+  auto epilogue = module ? module.template lookupSymbol<func::FuncOp>(
+                               op.getEpilogue())
+                         : func::FuncOp();
+  if (!epilogue || epilogue.getNumResults() != 1 ||
+      epilogue.getResultTypes()[0] != element ||
+      epilogue.getNumArguments() != 3 + op.getIns().size())
+    return op.emitOpError() << "expected '" << op.getEpilogue()
+                            << "' to be a function of the gpu.module taking "
+                               "(f32, index, index, ins...) to "
+                            << element;
+  return epilogue;
+}
+
+/// `addend`'s elements (row, col0 .. col0 + 3), 0 outside it: one vector
+/// read when all four are inside and its rows are a multiple of four long.
+Value readAddendQuad(ImplicitLocOpBuilder &b, Value addend, Value row,
+                     Value col0) {
+  auto quad = VectorType::get({4}, b.getF32Type());
+  Value rows = memref::DimOp::create(b, addend, 0);
+  Value cols = memref::DimOp::create(b, addend, 1);
+  Value whole = arith::AndIOp::create(
+      b,
+      arith::AndIOp::create(
+          b, ult(b, row, rows),
+          arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                arith::RemUIOp::create(b, cols, cIndex(b, 4)),
+                                cIndex(b, 0))),
+      arith::CmpIOp::create(b, arith::CmpIPredicate::ule,
+                            arith::AddIOp::create(b, col0, cIndex(b, 4)), cols));
+  auto read = scf::IfOp::create(
+      b, whole,
+      [&](OpBuilder &tb, Location loc) {
+        Value v = vector::LoadOp::create(tb, loc, quad, addend,
+                                         ValueRange{row, col0},
+                                         /*nontemporal=*/false,
+                                         llvm::MaybeAlign(16));
+        scf::YieldOp::create(tb, loc, v);
+      },
+      [&](OpBuilder &eb, Location loc) {
+        ImplicitLocOpBuilder e(loc, eb);
+        Value zero = arith::ConstantOp::create(e, e.getF32FloatAttr(0));
+        Value v = vector::BroadcastOp::create(e, quad, zero);
+        for (int64_t j = 0; j < 4; ++j) {
+          Value col = arith::AddIOp::create(e, col0, cIndex(e, j));
+          auto one = scf::IfOp::create(
+              e, inside(e, addend, row, col),
+              [&](OpBuilder &ib, Location il) {
+                Value x = memref::LoadOp::create(ib, il, addend,
+                                                 ValueRange{row, col});
+                scf::YieldOp::create(ib, il, x);
+              },
+              [&](OpBuilder &ob, Location ol) {
+                scf::YieldOp::create(ob, ol, zero);
+              });
+          v = vector::InsertOp::create(e, one.getResult(0), v, j);
+        }
+        scf::YieldOp::create(e, v);
+      });
+  return read.getResult(0);
+}
+
 /// Per row and group of four columns: when all four are inside and the
 /// rows are a multiple of four long, one vector read of the addend and one
 /// vector store; else element by element, each inside the result. Each
@@ -234,17 +300,11 @@ struct LowerStoreTile : OpConversionPattern<sck::StoreTileOp> {
   matchAndRewrite(sck::StoreTileOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    auto module = op->getParentOfType<gpu::GPUModuleOp>();
-    auto epilogue = module ? module.lookupSymbol<func::FuncOp>(op.getEpilogue())
-                           : func::FuncOp();
     Type element = op.getResult().getType().getElementType();
-    if (!epilogue || epilogue.getNumResults() != 1 ||
-        epilogue.getResultTypes()[0] != element ||
-        epilogue.getNumArguments() != 3 + op.getIns().size())
-      return op.emitOpError() << "expected '" << op.getEpilogue()
-                              << "' to be a function of the gpu.module taking "
-                                 "(f32, index, index, ins...) to "
-                              << element;
+    FailureOr<func::FuncOp> found = tileEpilogue(op, element);
+    if (failed(found))
+      return failure();
+    func::FuncOp epilogue = *found;
     ThreadPlace place(b);
     Value result = adaptor.getResult(), addend = adaptor.getAddend();
     Value rows = memref::DimOp::create(b, result, 0);
@@ -353,17 +413,90 @@ struct LowerStoreTile : OpConversionPattern<sck::StoreTileOp> {
   }
 };
 
+/// Per element inside the bounds: the epilogue's value, compared with the
+/// row's threshold (read once a row), appended to the row when at least it.
+struct LowerSelectTile : OpConversionPattern<sck::SelectTileOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(sck::SelectTileOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    FailureOr<func::FuncOp> found = tileEpilogue(op, b.getF32Type());
+    if (failed(found))
+      return failure();
+    func::FuncOp epilogue = *found;
+    ThreadPlace place(b);
+    Value thresholds = adaptor.getThresholds(), counts = adaptor.getCounts(),
+          values = adaptor.getValues(), cols = adaptor.getCols();
+    // A row is taken only where every per-row buffer has it.
+    Value rowLimit = arith::MinUIOp::create(
+        b, arith::MinUIOp::create(b, adaptor.getRows(),
+                                  memref::DimOp::create(b, thresholds, 0)),
+        arith::MinUIOp::create(
+            b, memref::DimOp::create(b, counts, 0),
+            arith::MinUIOp::create(b, memref::DimOp::create(b, values, 0),
+                                   memref::DimOp::create(b, cols, 0))));
+    Value capacity = arith::MinUIOp::create(
+        b, memref::DimOp::create(b, values, 1), memref::DimOp::create(b, cols, 1));
+    for (int64_t r = 0; r < kPerThread; ++r) {
+      Value row = arith::AddIOp::create(
+          b, adaptor.getRow(), ThreadPlace::nth(b, place.rowBase, r));
+      auto rowIf = scf::IfOp::create(b, ult(b, row, rowLimit));
+      OpBuilder::InsertionGuard rowGuard(b);
+      b.setInsertionPointToStart(rowIf.thenBlock());
+      Value theta = memref::LoadOp::create(b, thresholds, row);
+      for (int64_t group = 0; group < 2; ++group) {
+        Value col0 = arith::AddIOp::create(
+            b, adaptor.getColumn(),
+            ThreadPlace::nth(b, place.colBase, group * 4));
+        Value extras = adaptor.getAddend()
+                           ? readAddendQuad(b, adaptor.getAddend(), row, col0)
+                           : Value();
+        for (int64_t j = 0; j < 4; ++j) {
+          Value col = arith::AddIOp::create(b, col0, cIndex(b, j));
+          auto colIf = scf::IfOp::create(b, ult(b, col, adaptor.getColumns()));
+          OpBuilder::InsertionGuard colGuard(b);
+          b.setInsertionPointToStart(colIf.thenBlock());
+          Value v = vector::ExtractOp::create(b, adaptor.getTile(),
+                                              r * kPerThread + group * 4 + j);
+          if (extras)
+            v = arith::AddFOp::create(b, v,
+                                      vector::ExtractOp::create(b, extras, j));
+          SmallVector<Value> args = {v, row, col};
+          llvm::append_range(args, adaptor.getIns());
+          Value score = func::CallOp::create(b, epilogue, args).getResult(0);
+          auto keep = scf::IfOp::create(
+              b, arith::CmpFOp::create(b, arith::CmpFPredicate::OGE, score, theta));
+          b.setInsertionPointToStart(keep.thenBlock());
+          Value one = arith::ConstantOp::create(b, b.getI32IntegerAttr(1));
+          Value slot = memref::AtomicRMWOp::create(
+              b, arith::AtomicRMWKind::addi, one, counts, ValueRange{row});
+          Value at = arith::IndexCastUIOp::create(b, b.getIndexType(), slot);
+          auto room = scf::IfOp::create(b, ult(b, at, capacity));
+          b.setInsertionPointToStart(room.thenBlock());
+          memref::StoreOp::create(b, score, values, ValueRange{row, at});
+          Value col32 = arith::IndexCastUIOp::create(b, b.getI32Type(), col);
+          memref::StoreOp::create(b, col32, cols, ValueRange{row, at});
+        }
+      }
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct ScLowerSckSimtPass
     : sc::impl::ScLowerSckSimtPassBase<ScLowerSckSimtPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
     target.addIllegalOp<sck::CsrRowOp, sck::CsrEntryOp, sck::ScatterAddOp,
-                        sck::StageRowsOp, sck::FmaTileOp, sck::StoreTileOp>();
+                        sck::StageRowsOp, sck::FmaTileOp, sck::StoreTileOp,
+                        sck::SelectTileOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(ctx);
     patterns.add<LowerCsrRow, LowerCsrEntry, LowerScatterAdd, LowerStageRows,
-                 LowerFmaTile, LowerStoreTile>(ctx);
+                 LowerFmaTile, LowerStoreTile, LowerSelectTile>(ctx);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

@@ -754,9 +754,33 @@ LogicalResult EntryCompiler::visitSparseMatmul(SparseMatmulOp op) {
       newWorkspace(RankedTensorType::get(op.getType().getShape(), f32),
                    {binding.rows, binding.items}, /*zeroInit=*/true)
           .name;
-  binding.result = bindResult(op.getResult(), {binding.rows, binding.items}).name;
+  // A selection of each row's elements at least a threshold, its only
+  // consumer, runs in the tile kernel: the scores are never written.
+  SelectRowsAtLeastOp select;
+  if (op->hasOneUse())
+    select = dyn_cast<SelectRowsAtLeastOp>(*op->user_begin());
+  if (select) {
+    FailureOr<TensorInfo> thresholds =
+        materialize(select.getThresholds(), select.getLoc());
+    if (failed(thresholds))
+      return failure();
+    binding.thresholds = thresholds->name;
+    LaunchDim capacity = LaunchDim::of(select.getCapacity());
+    binding.counts = bindResult(select.getCounts(), {binding.rows}).name;
+    binding.values =
+        bindResult(select.getValues(), {binding.rows, capacity}).name;
+    binding.cols = bindResult(select.getCols(), {binding.rows, capacity}).name;
+    // The slots are taken by atomic adds from zero, on every call.
+    for (TensorInfo &t : llvm::concat<TensorInfo>(results, workspace))
+      if (t.name == binding.counts)
+        t.zeroInit = true;
+    fusedSelections.insert(select);
+  } else {
+    binding.result =
+        bindResult(op.getResult(), {binding.rows, binding.items}).name;
+  }
   FailureOr<std::vector<KernelLaunch>> launches = buildSparseMatmulKernels(
-      op, gpuModule, nextKernelName("similarity"), binding);
+      op, gpuModule, nextKernelName("similarity"), binding, select);
   if (failed(launches))
     return failure();
   // An epilogue operand read at the row (or column) index, such as the
@@ -1054,6 +1078,13 @@ LogicalResult EntryCompiler::visit(Operation &op) {
       .Case([&](AssembleHybridOp a) { return visitAssembleHybrid(a); })
       .Case([&](AssembleCsrOp a) { return visitAssembleCsr(a); })
       .Case([&](SparseMatmulOp m) { return visitSparseMatmul(m); })
+      .Case([&](SelectRowsAtLeastOp m) -> LogicalResult {
+        if (fusedSelections.contains(m))
+          return success();
+        return m.emitError() << "sparcast-aot: sc.select_rows_at_least runs "
+                                "only as the one consumer of an "
+                                "sc.sparse_matmul (fused into its kernel)";
+      })
       .Case([&](linalg::GenericOp g) { return visitGeneric(g); })
       // Outputs' shapes, read by the kernels that write them.
       .Case([&](tensor::EmptyOp) { return success(); })

@@ -9,6 +9,7 @@
 #define SPARCAST_LIB_TARGET_AOT_ENTRYCOMPILER_H
 
 #include "sparcast/Conversion/ScToGPU/GemmKernel.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "sparcast/Conversion/ScToGPU/SimilarityKernel.h"
 #include "sparcast/Dialect/SC/IR/ScOps.h"
 #include "sparcast/Support/ManifestSchema.h"
@@ -200,6 +201,8 @@ private:
   DenseMap<Value, HybridWeightBinding> hybridWeights;
   /// Sparse rows (sc.assemble_csr results): their buffers.
   DenseMap<Value, CsrBinding> csrRows;
+  /// Selections run inside the kernels of the product they consume.
+  llvm::SmallPtrSet<Operation *, 2> fusedSelections;
   DenseMap<Value, LaunchDim> dims;
   DenseMap<Value, LaunchCondition> conditions;
   /// The condition of the branch being compiled, if any.

@@ -7,7 +7,7 @@
 // zero-initialized workspace, then the heads' exact fp32 tile product plus
 // that workspace through the cosine; ptxas accepts both without spills.
 // CHECK: kernel cosine_similarity0_scatter: the sparse parts' products of arg4 x arg7 into ws0 (a warp a row, atomics)
-// CHECK: kernel cosine_similarity0_tile: heads arg0 x arg1^T in exact fp32 (128 x 128 tiles, CUDA-core FMAs), plus ws0, through the epilogue into result0
+// CHECK: kernel cosine_similarity0_tile: heads arg0 x arg1^T in exact fp32 (128 x 128 tiles, CUDA-core FMAs), plus ws0, through the epilogue, into result0
 // CHECK-COUNT-2: 0 bytes spill stores, 0 bytes spill loads
 // CHECK: wrote
 

@@ -24,6 +24,10 @@ struct SparseMatmulBinding {
   std::string lhsHead, rhsHead, scores, result;
   std::vector<std::string> epilogueIns;
   LaunchDim rows, items;
+  /// When an sc.select_rows_at_least consumes the product (fused into the
+  /// tile kernel, the scores never written): its thresholds and results
+  /// (the counts zero-initialized).
+  std::string thresholds, counts, values, cols;
 };
 
 /// Why the GPU has no kernels for `op`, or an empty string.
@@ -33,11 +37,13 @@ std::string sparseMatmulLimitation(SparseMatmulOp op);
 /// launch order: `<name>_scatter` adds the sparse parts' products into the
 /// scores (a warp a query row, atomics), `<name>_tile` computes the heads'
 /// product in exact fp32 a 128 x 128 tile a CTA, adds the scores and runs
-/// the epilogue. Both are written in sck ops (sc-lower-sck-simt lowers
-/// them).
+/// the epilogue, then stores the result or, with `select`, appends the
+/// elements at or above their row's threshold to the row. Both are written
+/// in sck ops (sc-lower-sck-simt lowers them).
 FailureOr<std::vector<KernelLaunch>>
 buildSparseMatmulKernels(SparseMatmulOp op, gpu::GPUModuleOp gpuModule,
-                         StringRef name, const SparseMatmulBinding &binding);
+                         StringRef name, const SparseMatmulBinding &binding,
+                         SelectRowsAtLeastOp select = {});
 
 } // namespace mlir::sc
 

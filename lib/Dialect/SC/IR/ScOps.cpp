@@ -248,6 +248,25 @@ LogicalResult TopKOp::verify() {
   return success();
 }
 
+LogicalResult SelectRowsAtLeastOp::verify() {
+  int64_t rows = getInput().getType().getDimSize(0), capacity = getCapacity();
+  if (capacity < 1)
+    return emitOpError() << "expected a capacity >= 1, got " << capacity;
+  if (failed(verifyDim(*this, "thresholds", "dim 0",
+                       getThresholds().getType().getDimSize(0), rows)) ||
+      failed(verifyDim(*this, "counts", "dim 0",
+                       getCounts().getType().getDimSize(0), rows)))
+    return failure();
+  for (auto [name, t] :
+       {std::pair<StringRef, RankedTensorType>{"values", getValues().getType()},
+        {"cols", getCols().getType()}})
+    if (failed(verifyDim(*this, name, "rows", t.getDimSize(0), rows)) ||
+        failed(verifyDim(*this, name, "columns (the capacity)", t.getDimSize(1),
+                         capacity)))
+      return failure();
+  return success();
+}
+
 LogicalResult SelectAboveOp::verify() {
   if (getInput().getType().getRank() != 2)
     return emitOpError() << "expected a rank-2 input, got rank "
