@@ -198,14 +198,13 @@ def main():
         first = min(N, -(-4 * 100 * N // capacity) // 128 * 128 + 128)
         head_in = split.inputs(0, first).to("cuda").args
         rest_in = split.inputs(first, N).to("cuda").args
-        merge = sys.modules["sparcast.similarity"]._merge_top_k
-        first_ids = torch.arange(first, device="cuda").expand(M, first)
+        impl = sys.modules["sparcast.similarity"]
 
         def top100():
-            v, ids = merge(None, None, module.cosine(*head_in), first_ids, 100)
+            v, ids = impl._chunk_top_k(module.cosine(*head_in), 0, 100)
             n, cv, cc = module.cosine_candidates(*rest_in, v[:, -1].contiguous())
-            cand = torch.where(cc >= 0, cc.long() + first, torch.full_like(cc, -1, dtype=torch.int64))
-            return merge(v, ids, cv, cand, 100) + (n,)
+            cv, at = torch.topk(cv, 100, dim=1)
+            return impl._merge_top_k(v, ids, cv, torch.gather(cc, 1, at).long() + first, 100) + (n,)
         values, ids, counts = top100()
         dense_top = torch.topk(out, 100, dim=1).values
         err = (values - dense_top).abs().max().item()

@@ -30,9 +30,9 @@ func.func @cosine(%qh: tensor<?x?xf32>, %ih: tensor<?x?xf32>,
   return %cos : tensor<?x?xf32>
 }
 
-// The candidates of each query's top k: its cosines at least theta[m] (a
-// lower bound of the query's k-th largest, e.g. the k-th largest over the
-// items seen so far), at most 4096 a query; counts[m] past 4096 means the
+// The candidates of each query's top k: its cosines above theta[m] (the
+// k-th largest over the items seen so far: with those k, the top k of the
+// items seen and these), at most 4096 a query; counts[m] past 4096 means the
 // query had more (sparcast.similarity recomputes those items densely). The
 // cosines are never written.
 func.func @cosine_candidates(%qh: tensor<?x?xf32>, %ih: tensor<?x?xf32>,
@@ -55,7 +55,7 @@ func.func @cosine_candidates(%qh: tensor<?x?xf32>, %ih: tensor<?x?xf32>,
     %r = arith.select %none, %zero, %c : f32
     sc.yield %r : f32
   }
-  %n, %v, %c = sc.select_rows_at_least %cos, %theta {capacity = 4096 : i64}
+  %n, %v, %c = sc.select_rows_above %cos, %theta {capacity = 4096 : i64}
       : tensor<?x?xf32>, tensor<?xf32> -> tensor<?xi32>, tensor<?x4096xf32>, tensor<?x4096xi32>
   return %n, %v, %c : tensor<?xi32>, tensor<?x4096xf32>, tensor<?x4096xi32>
 }

@@ -317,45 +317,45 @@ def similarity_inputs(queries, items, max_head=32, library=None):
 
 
 def _chunk_items(num_queries, num_items, k):
-    """Items a chunk: what fits in 40 % of the free GPU memory (the scores,
-    their workspace and, for top-k, the merge), a multiple of 128."""
+    """Items a chunk: what fits in 40 % of the free GPU memory (the scores
+    and their workspace), a multiple of 128."""
     torch = _torch()
     free, _ = torch.cuda.mem_get_info()
-    per_item = num_queries * 4 * (3 if k else 2)
+    per_item = num_queries * 4 * 2
     return max(128, min(num_items, int(0.4 * free / per_item)) // 128 * 128)
 
 
 def _merge_top_k(top_values, top_ids, values, ids, k):
-    """The k largest of both sets of each row (values and their item ids)."""
+    """The k largest of each row of both sets (values and their item ids)."""
     torch = _torch()
-    if top_values is None:
-        kk = min(k, values.shape[1])
-        v, at = torch.topk(values, kk, dim=1)
-        return v, torch.gather(ids, 1, at)
-    v, i = torch.cat([top_values, values], 1), torch.cat([top_ids, ids], 1)
-    v, at = torch.topk(v, min(k, v.shape[1]), dim=1)
-    return v, torch.gather(i, 1, at)
+    if top_values is not None:
+        values, ids = torch.cat([top_values, values], 1), torch.cat([top_ids, ids], 1)
+    values, at = torch.topk(values, min(k, values.shape[1]), dim=1)
+    return values, torch.gather(ids, 1, at)
+
+
+def _chunk_top_k(scores, start, k):
+    """The k largest of each row of a chunk's dense scores and their items."""
+    torch = _torch()
+    values, at = torch.topk(scores, min(k, scores.shape[1]), dim=1)
+    return values, at + start
 
 
 def _top_k_by_candidates(module, inspector, k, size, device, show):
-    """Top-k without writing the scores: the first items densely (their
-    k-th largest bounds each query's from below), then each chunk's
-    candidates at least the bound so far (cosine_candidates: the selection
-    fused into the kernel), merged, the bound raised after each chunk. A
-    chunk where some query has more candidates than slots is recomputed
-    densely."""
+    """Top-k without writing the scores: the first items densely, then each
+    chunk's candidates above the k-th largest so far (cosine_candidates:
+    the selection fused into the kernel), merged with the k so far (ties
+    with the threshold are among them already). A chunk where some query
+    has more candidates than slots is recomputed densely."""
     import sys
     torch = _torch()
-    M, N = inspector.queries[0], inspector.num_items
+    N = inspector.num_items
     capacity = int(module.entries["cosine_candidates"]._spec["results"][1]["shape"][1])
     # Expected candidates a chunk: about k * chunk / (items seen); keep them
     # under a quarter of the slots from the first chunk on.
     first = min(N, max(k, -(-4 * k * min(size, N) // capacity) // 128 * 128 + 128))
     args = inspector.inputs(0, first).pin().to(device, non_blocking=True).args
-    scores = module.cosine(*args)
-    ids = torch.arange(first, device=device).expand(M, first)
-    top_values, top_ids = _merge_top_k(None, None, scores, ids, k)
-    del scores, ids
+    top_values, top_ids = _chunk_top_k(module.cosine(*args), 0, k)
     starts = list(range(first, N, size))
     recomputed = 0
     for c, start in enumerate(starts):
@@ -365,9 +365,10 @@ def _top_k_by_candidates(module, inspector, k, size, device, show):
         counts, values, cols = module.cosine_candidates(*args, theta)
         if bool((counts > capacity).any()):
             recomputed += 1
-            values = module.cosine(*args)
-            cols = torch.arange(stop - start, device=device, dtype=torch.int32).expand(M, stop - start)
-        ids = torch.where(cols >= 0, cols.long() + start, torch.full_like(cols, -1, dtype=torch.int64))
+            values, ids = _chunk_top_k(module.cosine(*args), start, k)
+        else:
+            values, at = torch.topk(values, min(k, capacity), dim=1)
+            ids = torch.gather(cols, 1, at).long() + start
         top_values, top_ids = _merge_top_k(top_values, top_ids, values, ids, k)
         if show:
             done = (c + 1) * 40 // len(starts)
@@ -390,8 +391,8 @@ def similarity(queries, items, artifact, k=None, threshold=None, chunk=None, out
       - with `k`: the k largest cosines of each query and their item ids,
         ([M, k] float32, [M, k] int64) on the GPU, merged across chunks
         (with the artifact's `cosine_candidates` entry the chunks' scores
-        are never written: only those at least each query's k-th largest
-        so far come out of the kernel);
+        are never written: only those above each query's k-th largest so
+        far come out of the kernel);
       - with `threshold`: the pairs above it as COO on the host (rows,
         cols, values), row-major within a chunk;
       - with `callback`: None, callback(start, scores) called with each
@@ -429,15 +430,9 @@ def similarity(queries, items, artifact, k=None, threshold=None, chunk=None, out
         if dense and len(starts) > 1:
             result[:, start:stop] = scores
         elif k is not None:
-            kk = min(int(k), stop - start)
-            v, i = torch.topk(scores, kk, dim=1)
-            i = i + start
-            if top_values is None:
-                top_values, top_ids = v, i
-            else:
-                v, i = torch.cat([top_values, v], 1), torch.cat([top_ids, i], 1)
-                top_values, at = torch.topk(v, min(int(k), v.shape[1]), dim=1)
-                top_ids = torch.gather(i, 1, at)
+            v, i = _chunk_top_k(scores, start, int(k))
+            top_values, top_ids = (v, i) if top_values is None else \
+                _merge_top_k(top_values, top_ids, v, i, int(k))
         elif threshold is not None:
             r, col = torch.nonzero(scores > float(threshold), as_tuple=True)
             pairs.append((r.cpu(), (col + start).cpu(), scores[r, col].cpu()))

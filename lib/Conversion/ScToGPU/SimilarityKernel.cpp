@@ -114,7 +114,7 @@ void writeScatterKernel(SparseMatmulOp op, gpu::GPUModuleOp module,
 
 /// clear(values, cols): every slot of a selection empty (-inf, -1) before
 /// the tile kernel appends to the rows; a grid-stride loop.
-void writeClearKernel(SelectRowsAtLeastOp select, gpu::GPUModuleOp module,
+void writeClearKernel(SelectRowsAboveOp select, gpu::GPUModuleOp module,
                       StringRef name) {
   Location loc = select.getLoc();
   OpBuilder b(select.getContext());
@@ -184,7 +184,7 @@ LogicalResult writeTileEpilogue(SparseMatmulOp op, gpu::GPUModuleOp module,
 /// tile(lhs head, rhs head, scores, thresholds, counts, values, cols,
 /// ins...).
 LogicalResult writeTileKernel(SparseMatmulOp op, gpu::GPUModuleOp module,
-                              StringRef name, SelectRowsAtLeastOp select) {
+                              StringRef name, SelectRowsAboveOp select) {
   Location loc = op.getLoc();
   OpBuilder b(op.getContext());
   auto dynamic2d = MemRefType::get(
@@ -277,7 +277,7 @@ FailureOr<std::vector<KernelLaunch>>
 mlir::sc::buildSparseMatmulKernels(SparseMatmulOp op,
                                    gpu::GPUModuleOp gpuModule, StringRef name,
                                    const SparseMatmulBinding &binding,
-                                   SelectRowsAtLeastOp select) {
+                                   SelectRowsAboveOp select) {
   std::string why = sparseMatmulLimitation(op);
   if (!why.empty())
     return op.emitError("sparcast-aot: no kernel for this sc.sparse_matmul: ")
@@ -329,7 +329,7 @@ mlir::sc::buildSparseMatmulKernels(SparseMatmulOp op,
   for (const std::string &t : binding.epilogueIns)
     tile.params.push_back(LaunchParam::memref(t));
   std::string into =
-      select ? llvm::formatv("the elements at least {0} appended to their rows "
+      select ? llvm::formatv("the elements above {0} appended to their rows "
                              "({1}, {2}, {3}; the scores never written)",
                              binding.thresholds, binding.counts,
                              binding.values, binding.cols)

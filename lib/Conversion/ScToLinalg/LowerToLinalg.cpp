@@ -633,12 +633,12 @@ struct LowerSelectAbove : OpConversionPattern<SelectAboveOp> {
   }
 };
 
-/// Row by row in column order: each element >= the row's threshold counted
+/// Row by row in column order: each element above the row's threshold counted
 /// and, while the count is below the capacity, written at the count.
-struct LowerSelectRowsAtLeast : OpConversionPattern<SelectRowsAtLeastOp> {
+struct LowerSelectRowsAbove : OpConversionPattern<SelectRowsAboveOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
-  matchAndRewrite(SelectRowsAtLeastOp op, OpAdaptor adaptor,
+  matchAndRewrite(SelectRowsAboveOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     Location loc = op.getLoc();
@@ -669,7 +669,7 @@ struct LowerSelectRowsAtLeast : OpConversionPattern<SelectRowsAtLeastOp> {
               [&](OpBuilder &cb, Location cl, Value c, ValueRange st) {
                 Value v = tensor::ExtractOp::create(cb, cl, input, ValueRange{r, c});
                 Value keep = arith::CmpFOp::create(
-                    cb, cl, arith::CmpFPredicate::OGE, v, theta);
+                    cb, cl, arith::CmpFPredicate::OGT, v, theta);
                 auto put = scf::IfOp::create(
                     cb, cl, keep,
                     [&](OpBuilder &tb, Location tl) {
@@ -922,6 +922,6 @@ struct ScLowerToLinalgPass
 void mlir::sc::populateScToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<LowerAssembleCsr, LowerAssembleHybrid, LowerAttention,
                LowerBatchMatmul, LowerGatherRows, LowerSelectAbove,
-               LowerSelectRowsAtLeast, LowerSparseMatmul, LowerTopK>(
+               LowerSelectRowsAbove, LowerSparseMatmul, LowerTopK>(
       patterns.getContext());
 }

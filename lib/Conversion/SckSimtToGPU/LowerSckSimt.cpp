@@ -414,7 +414,7 @@ struct LowerStoreTile : OpConversionPattern<sck::StoreTileOp> {
 };
 
 /// Per element inside the bounds: the epilogue's value, compared with the
-/// row's threshold (read once a row), appended to the row when at least it.
+/// row's threshold (read once a row), appended to the row when above it.
 struct LowerSelectTile : OpConversionPattern<sck::SelectTileOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -466,7 +466,7 @@ struct LowerSelectTile : OpConversionPattern<sck::SelectTileOp> {
           llvm::append_range(args, adaptor.getIns());
           Value score = func::CallOp::create(b, epilogue, args).getResult(0);
           auto keep = scf::IfOp::create(
-              b, arith::CmpFOp::create(b, arith::CmpFPredicate::OGE, score, theta));
+              b, arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, score, theta));
           b.setInsertionPointToStart(keep.thenBlock());
           Value one = arith::ConstantOp::create(b, b.getI32IntegerAttr(1));
           Value slot = memref::AtomicRMWOp::create(

@@ -754,11 +754,11 @@ LogicalResult EntryCompiler::visitSparseMatmul(SparseMatmulOp op) {
       newWorkspace(RankedTensorType::get(op.getType().getShape(), f32),
                    {binding.rows, binding.items}, /*zeroInit=*/true)
           .name;
-  // A selection of each row's elements at least a threshold, its only
+  // A selection of each row's elements above a threshold, its only
   // consumer, runs in the tile kernel: the scores are never written.
-  SelectRowsAtLeastOp select;
+  SelectRowsAboveOp select;
   if (op->hasOneUse())
-    select = dyn_cast<SelectRowsAtLeastOp>(*op->user_begin());
+    select = dyn_cast<SelectRowsAboveOp>(*op->user_begin());
   if (select) {
     FailureOr<TensorInfo> thresholds =
         materialize(select.getThresholds(), select.getLoc());
@@ -1078,10 +1078,10 @@ LogicalResult EntryCompiler::visit(Operation &op) {
       .Case([&](AssembleHybridOp a) { return visitAssembleHybrid(a); })
       .Case([&](AssembleCsrOp a) { return visitAssembleCsr(a); })
       .Case([&](SparseMatmulOp m) { return visitSparseMatmul(m); })
-      .Case([&](SelectRowsAtLeastOp m) -> LogicalResult {
+      .Case([&](SelectRowsAboveOp m) -> LogicalResult {
         if (fusedSelections.contains(m))
           return success();
-        return m.emitError() << "sparcast-aot: sc.select_rows_at_least runs "
+        return m.emitError() << "sparcast-aot: sc.select_rows_above runs "
                                 "only as the one consumer of an "
                                 "sc.sparse_matmul (fused into its kernel)";
       })

@@ -24,7 +24,7 @@ struct SparseMatmulBinding {
   std::string lhsHead, rhsHead, scores, result;
   std::vector<std::string> epilogueIns;
   LaunchDim rows, items;
-  /// When an sc.select_rows_at_least consumes the product (fused into the
+  /// When an sc.select_rows_above consumes the product (fused into the
   /// tile kernel, the scores never written): its thresholds and results
   /// (the counts zero-initialized).
   std::string thresholds, counts, values, cols;
@@ -43,7 +43,7 @@ std::string sparseMatmulLimitation(SparseMatmulOp op);
 FailureOr<std::vector<KernelLaunch>>
 buildSparseMatmulKernels(SparseMatmulOp op, gpu::GPUModuleOp gpuModule,
                          StringRef name, const SparseMatmulBinding &binding,
-                         SelectRowsAtLeastOp select = {});
+                         SelectRowsAboveOp select = {});
 
 } // namespace mlir::sc
 

@@ -248,7 +248,7 @@ LogicalResult TopKOp::verify() {
   return success();
 }
 
-LogicalResult SelectRowsAtLeastOp::verify() {
+LogicalResult SelectRowsAboveOp::verify() {
   int64_t rows = getInput().getType().getDimSize(0), capacity = getCapacity();
   if (capacity < 1)
     return emitOpError() << "expected a capacity >= 1, got " << capacity;

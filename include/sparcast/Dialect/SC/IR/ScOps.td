@@ -350,22 +350,23 @@ def Sc_SelectAboveOp : Sc_Op<"select_above", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Sc_SelectRowsAtLeastOp : Sc_Op<"select_rows_at_least", [Pure]> {
-  let summary = "each row's elements at or above its own threshold, up to a capacity";
+def Sc_SelectRowsAboveOp : Sc_Op<"select_rows_above", [Pure]> {
+  let summary = "each row's elements above its own threshold, up to a capacity";
   let description = [{
-    For each row r of `input`, the elements `>= thresholds[r]` (NaN never):
+    For each row r of `input`, the elements `> thresholds[r]` (NaN never):
     `counts[r]` is how many there are; when at most `capacity`, `values[r]`
     and `cols[r]` hold them (in an unspecified order; the CPU reference
     writes column order) and the slots past them hold -inf and -1; when
-    more, `capacity` of them. A top-k is exact from these when `thresholds`
-    are lower bounds of each row's k-th largest (the k-th largest of any
-    subset of the columns is one) and no count passes the capacity: the
-    consumer of `sc.sparse_matmul` that keeps the dense scores unwritten.
+    more, `capacity` of them. A top-k is exact from these and k elements of
+    the row at least its threshold found before (the threshold the k-th
+    largest of those: ties with it are already among them), when no count
+    passes the capacity: the consumer of `sc.sparse_matmul` that keeps the
+    dense scores unwritten.
 
     Example:
 
     ```mlir
-    %n, %v, %c = sc.select_rows_at_least %cos, %theta {capacity = 4096 : i64}
+    %n, %v, %c = sc.select_rows_above %cos, %theta {capacity = 4096 : i64}
         : tensor<?x?xf32>, tensor<?xf32> -> tensor<?xi32>, tensor<?x4096xf32>, tensor<?x4096xi32>
     ```
   }];

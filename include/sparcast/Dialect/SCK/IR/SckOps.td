@@ -501,12 +501,12 @@ def Sck_StoreTileOp : Sck_Op<"store_tile", [MemoryEffects<[MemRead, MemWrite]>,
 
 def Sck_SelectTileOp : Sck_Op<"select_tile", [MemoryEffects<[MemRead, MemWrite]>,
                                               AttrSizedOperandSegments]> {
-  let summary = "a tile's elements at or above their row's threshold, appended to the row";
+  let summary = "a tile's elements above their row's threshold, appended to the row";
   let description = [{
     Each of the thread's 64 elements of the tile at (`row`, `column`)
     (sck.fma_tile's layout) inside `rows` x `columns`, plus the `addend`'s
     element (0 outside it), through the function `epilogue` as
-    sck.store_tile does; an element `>= thresholds[row]` (NaN never) takes
+    sck.store_tile does; an element `> thresholds[row]` (NaN never) takes
     the next slot of its row (`counts[row]`, an atomic add) and, when the
     slot is inside `values` and `cols`, is written there with its column.
     `counts` must start at zero; a count past the capacity says the row
@@ -523,7 +523,7 @@ def Sck_SelectTileOp : Sck_Op<"select_tile", [MemoryEffects<[MemRead, MemWrite]>
   let assemblyFormat = [{
     $tile `[` $row `,` $column `]` `within` `[` $rows `,` $columns `]`
     (`plus` $addend^ `:` type($addend))? `epilogue` $epilogue
-    (`ins` `(` $ins^ `:` type($ins) `)`)? `at_least` $thresholds `into` $counts
+    (`ins` `(` $ins^ `:` type($ins) `)`)? `above` $thresholds `into` $counts
     `,` $values `,` $cols attr-dict `:` type($tile) `,` type($thresholds) `,`
     type($counts) `,` type($values) `,` type($cols)
   }];
