@@ -347,4 +347,49 @@ TEST(SimilarityCpuTest, SplitAtAHeadEqualsTheUnsplitProduct) {
   EXPECT_GT(sharing, (numQueries - 1) * (numItems - 1) / 2);
 }
 
+// Each row's elements above its own threshold, in column order up to the
+// capacity; the count goes past it; empty slots are -inf / -1; NaN never.
+constexpr const char *kSelectRows = R"mlir(
+func.func @f(%x: tensor<3x6xf32>, %t: tensor<3xf32>) -> (tensor<3xi32>, tensor<3x2xf32>, tensor<3x2xi32>) {
+  %n, %v, %c = sc.select_rows_above %x, %t {capacity = 2 : i64} : tensor<3x6xf32>, tensor<3xf32> -> tensor<3xi32>, tensor<3x2xf32>, tensor<3x2xi32>
+  return %n, %v, %c : tensor<3xi32>, tensor<3x2xf32>, tensor<3x2xi32>
+}
+)mlir";
+
+TEST(SimilarityCpuTest, SelectRowsAboveTheirThresholds) {
+  DialectRegistry registry;
+  registerAllSparcastDialects(registry);
+  MLIRContext context(registry);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kSelectRows, &context);
+  ASSERT_TRUE(module);
+  auto compiled = CpuFunction::compile(*module, "f");
+  ASSERT_TRUE(succeeded(compiled));
+  std::vector<HostTensor> args;
+  args.reserve(2); // the references below stay valid
+  HostTensor &x = args.emplace_back(ElementKind::f32, ArrayRef<int64_t>{3, 6});
+  HostTensor &t = args.emplace_back(ElementKind::f32, ArrayRef<int64_t>{3});
+  double rows[3][6] = {{0.1, 0.5, 0.3, 0.5, std::nan(""), 0.2},  // above 0.3: 0.5, 0.5
+                       {0.9, 0.8, 0.7, 0.6, 0.5, 0.4},           // above 0.45: five of them
+                       {0.1, 0.2, 0.3, 0.1, 0.2, 0.3}};          // above 0.3: none
+  double thresholds[3] = {0.3, 0.45, 0.3};
+  for (int64_t r = 0; r < 3; ++r) {
+    t.set(r, thresholds[r]);
+    for (int64_t c = 0; c < 6; ++c)
+      x.set(r * 6 + c, rows[r][c]);
+  }
+  FailureOr<std::vector<HostTensor>> outs = (*compiled)->call(args);
+  ASSERT_TRUE(succeeded(outs));
+  const HostTensor &n = (*outs)[0], &v = (*outs)[1], &c = (*outs)[2];
+  EXPECT_EQ(n.get(0), 2);
+  EXPECT_EQ(n.get(1), 5); // past the capacity: the first two written
+  EXPECT_EQ(n.get(2), 0);
+  double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> wantValues = {0.5, 0.5, 0.9, 0.8, -inf, -inf};
+  std::vector<double> wantCols = {1, 3, 0, 1, -1, -1};
+  for (int64_t i = 0; i < 6; ++i) {
+    EXPECT_FLOAT_EQ(v.get(i), wantValues[i]) << i;
+    EXPECT_EQ(c.get(i), wantCols[i]) << i;
+  }
+}
+
 } // namespace

@@ -175,3 +175,27 @@ func.func @head_type(%q: tensor<7x100xf32, #csr>, %i: tensor<9x100xf32, #csr>, %
   %d = sc.sparse_matmul %q, %i head(%qh, %ih : tensor<7x16xf16>, tensor<9x16xf32>) : tensor<7x100xf32, #csr>, tensor<9x100xf32, #csr> -> tensor<7x9xf32>
   return
 }
+
+// -----
+
+func.func @capacity(%cos: tensor<4x9xf32>, %theta: tensor<4xf32>) {
+  // expected-error @below {{expected values columns (the capacity) to be 8, got 16}}
+  %n, %v, %c = sc.select_rows_above %cos, %theta {capacity = 8 : i64} : tensor<4x9xf32>, tensor<4xf32> -> tensor<4xi32>, tensor<4x16xf32>, tensor<4x16xi32>
+  return
+}
+
+// -----
+
+func.func @thresholds(%cos: tensor<4x9xf32>, %theta: tensor<5xf32>) {
+  // expected-error @below {{expected thresholds dim 0 to be 4, got 5}}
+  %n, %v, %c = sc.select_rows_above %cos, %theta {capacity = 8 : i64} : tensor<4x9xf32>, tensor<5xf32> -> tensor<4xi32>, tensor<4x8xf32>, tensor<4x8xi32>
+  return
+}
+
+// -----
+
+func.func @no_capacity(%cos: tensor<4x9xf32>, %theta: tensor<4xf32>) {
+  // expected-error @below {{expected a capacity >= 1, got 0}}
+  %n, %v, %c = sc.select_rows_above %cos, %theta {capacity = 0 : i64} : tensor<4x9xf32>, tensor<4xf32> -> tensor<4xi32>, tensor<4x0xf32>, tensor<4x0xi32>
+  return
+}

@@ -64,3 +64,11 @@ func.func @split(%q: tensor<?x?xf32, #csr>, %byDim: tensor<?x?xf32, #csr>, %qh: 
   }
   return %d : tensor<?x?xf32>
 }
+
+// Each row's elements above its threshold, up to a capacity.
+// CHECK-LABEL: func.func @candidates
+// CHECK: sc.select_rows_above %arg0, %arg1 {capacity = 64 : i64} : tensor<?x?xf32>, tensor<?xf32> -> tensor<?xi32>, tensor<?x64xf32>, tensor<?x64xi32>
+func.func @candidates(%cos: tensor<?x?xf32>, %theta: tensor<?xf32>) -> (tensor<?xi32>, tensor<?x64xf32>, tensor<?x64xi32>) {
+  %n, %v, %c = sc.select_rows_above %cos, %theta {capacity = 64 : i64} : tensor<?x?xf32>, tensor<?xf32> -> tensor<?xi32>, tensor<?x64xf32>, tensor<?x64xi32>
+  return %n, %v, %c : tensor<?xi32>, tensor<?x64xf32>, tensor<?x64xi32>
+}

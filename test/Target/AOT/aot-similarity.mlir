@@ -8,7 +8,13 @@
 // that workspace through the cosine; ptxas accepts both without spills.
 // CHECK: kernel cosine_similarity0_scatter: the sparse parts' products of arg4 x arg7 into ws0 (a warp a row, atomics)
 // CHECK: kernel cosine_similarity0_tile: heads arg0 x arg1^T in exact fp32 (128 x 128 tiles, CUDA-core FMAs), plus ws0, through the epilogue, into result0
-// CHECK-COUNT-2: 0 bytes spill stores, 0 bytes spill loads
+// The top-k candidates: the selection fused into the tile kernel (the
+// scores never written), its slots cleared first, its counts zeroed by the
+// runtime (a result with zero_init).
+// CHECK: kernel cosine_candidates_similarity0_clear: every slot of result1, result2 empty (-inf, -1)
+// CHECK: kernel cosine_candidates_similarity0_scatter:
+// CHECK: kernel cosine_candidates_similarity0_tile: heads arg0 x arg1^T in exact fp32 (128 x 128 tiles, CUDA-core FMAs), plus ws0, through the epilogue, the elements above arg10 appended to their rows (result0, result1, result2; the scores never written)
+// CHECK-COUNT-5: 0 bytes spill stores, 0 bytes spill loads
 // CHECK: wrote
 
 // The scatter: a warp a query row. The tile kernel: a CTA a 128 x 128
@@ -28,4 +34,8 @@
 // MANIFEST-NEXT: "arg0_d0/128",
 // MANIFEST: "kernel": "cosine_similarity0_tile"
 // MANIFEST: "name": "ws0",
+// MANIFEST: "zero_init": true
+// MANIFEST: "name": "cosine_candidates"
+// MANIFEST: "results": [
+// MANIFEST: "name": "result0",
 // MANIFEST: "zero_init": true

@@ -1,0 +1,35 @@
+// RUN: sparcast-opt %s -sc-lower-sck-simt | FileCheck %s
+
+// sck.select_tile: the rows every per-row buffer has, the slots both
+// buffers have; the elements through the epilogue first (as sck.store_tile
+// computes them); then per row its threshold read once, and each element
+// inside and above it takes the row's next slot by an atomic add and is
+// written with its column when the slot is inside.
+// CHECK-LABEL: gpu.func @select
+// CHECK: memref.dim %arg2, %c0
+// CHECK: memref.dim %arg3, %c0
+// CHECK: %[[V1:.*]] = memref.dim %arg4, %c1
+// CHECK: %[[C1:.*]] = memref.dim %arg5, %c1
+// CHECK: %[[CAP:.*]] = arith.minui %[[V1]], %[[C1]]
+// CHECK: scf.if
+// CHECK-COUNT-64: func.call @epi
+// CHECK-NOT: func.call
+// CHECK: scf.if
+// CHECK:   %[[THETA:.*]] = memref.load %arg2[
+// CHECK:   arith.cmpf ogt, %{{.*}}, %[[THETA]] : f32
+// CHECK:   scf.if
+// CHECK:     %[[SLOT:.*]] = memref.atomic_rmw addi %{{.*}}, %arg3[{{.*}}] : (i32, memref<?xi32>) -> i32
+// CHECK:     %[[AT:.*]] = arith.index_castui %[[SLOT]] : i32 to index
+// CHECK:     %[[ROOM:.*]] = arith.cmpi ult, %[[AT]], %[[CAP]]
+// CHECK:     scf.if %[[ROOM]] {
+// CHECK:       memref.store %{{.*}}, %arg4[%{{.*}}, %[[AT]]] : memref<?x4096xf32>
+// CHECK:       memref.store %{{.*}}, %arg5[%{{.*}}, %[[AT]]] : memref<?x4096xi32>
+gpu.module @m {
+  func.func private @epi(%x: f32, %m: index, %n: index) -> f32 {
+    return %x : f32
+  }
+  gpu.func @select(%t: vector<64xf32>, %add: memref<?x?xf32>, %th: memref<?xf32>, %cnt: memref<?xi32>, %v: memref<?x4096xf32>, %c: memref<?x4096xi32>, %r: index, %col: index, %rows: index, %cols: index) kernel {
+    sck.select_tile %t[%r, %col] within [%rows, %cols] plus %add : memref<?x?xf32> epilogue @epi above %th into %cnt, %v, %c : vector<64xf32>, memref<?xf32>, memref<?xi32>, memref<?x4096xf32>, memref<?x4096xi32>
+    gpu.return
+  }
+}
