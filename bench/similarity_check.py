@@ -76,8 +76,8 @@ def main():
     module = sparcast.load(args.artifacts)
     other = sparcast.load(args.compare) if args.compare else None
     gen = torch.Generator().manual_seed(0)
-    report = {"workload": "sparse-similarity", "commit": args.commit,
-              "gpu": torch.cuda.get_device_name(), "checks": [], "speed": []}
+    report = {"date": time.strftime("%Y-%m-%d"), "gpu": torch.cuda.get_device_name(),
+              "commit": args.commit, "torch": torch.__version__, "correctness": [], "speed": []}
 
     # Small job against fp64, output poisoned with NaN first.
     q, i = zipf_csr(300, 43, 50000, gen, empty_every=37), zipf_csr(2000, 38, 50000, gen, empty_every=101)
@@ -89,7 +89,7 @@ def main():
         torch.cuda.synchronize()
         err = (out.double() - want).abs().max().item()
         ok = err < 1e-6 and not torch.isnan(out).any().item()
-        report["checks"].append({"case": "300x2000 D=50000 head %d" % head, "max_abs_err": err,
+        report["correctness"].append({"case": "300x2000 D=50000 head %d" % head, "max_abs_err": err,
                                  "coverage": inputs.coverage, "ok": ok})
         print("small head %d: max |err| %.2e, head coverage %.3f: %s" % (head, err, inputs.coverage,
                                                                          "ok" if ok else "WRONG"))
@@ -127,7 +127,7 @@ def main():
         got = out[sample_q.cuda()][:, sample_i.cuda()].double()
         err = (got - want).abs().max().item()
         ok = err < 1e-6 and not torch.isnan(out).any().item()
-        report["checks"].append({"case": "%dx%d D=%d head %d, 64x64 sampled pairs" % (M, N, D, head),
+        report["correctness"].append({"case": "%dx%d D=%d head %d, 64x64 sampled pairs" % (M, N, D, head),
                                  "max_abs_err": err, "ok": ok})
         ours, sparse, dense, alt = [], [], [], []
         for _ in range(3):  # interleaved rounds
