@@ -341,6 +341,30 @@ def _chunk_top_k(scores, start, k):
     return values, at + start
 
 
+def _progress(show, done, chunks, items_done, items):
+    """A bar on stderr after chunk `done` of `chunks`."""
+    if show:
+        import sys
+        bar = "#" * (done * 40 // chunks)
+        sys.stderr.write("\rsimilarity [%-40s] %d / %d items" % (bar, items_done, items))
+        sys.stderr.flush()
+
+
+def _pairs_above(module, args, above, capacity, start):
+    """The chunk's pairs above the threshold `above` (one a query) as host
+    COO in row-major order, selected in the kernel; None when some query
+    has more than `capacity` of them (the caller computes the chunk
+    densely)."""
+    torch = _torch()
+    counts, values, cols = module.cosine_candidates(*args, above)
+    if bool((counts > capacity).any()):
+        return None
+    rows, slots = torch.nonzero(cols >= 0, as_tuple=True)
+    c = cols[rows, slots].long()
+    order = torch.argsort(rows * (int(c.max()) + 1 if c.numel() else 1) + c)
+    return (rows[order].cpu(), (c[order] + start).cpu(), values[rows, slots][order].cpu())
+
+
 def _top_k_by_candidates(module, inspector, k, size, device, show):
     """Top-k without writing the scores: the first items densely, then each
     chunk's candidates above the k-th largest so far (cosine_candidates:
@@ -370,10 +394,7 @@ def _top_k_by_candidates(module, inspector, k, size, device, show):
             values, at = torch.topk(values, min(k, capacity), dim=1)
             ids = torch.gather(cols, 1, at).long() + start
         top_values, top_ids = _merge_top_k(top_values, top_ids, values, ids, k)
-        if show:
-            done = (c + 1) * 40 // len(starts)
-            sys.stderr.write("\rsimilarity [%-40s] %d / %d items" % ("#" * done, stop, N))
-            sys.stderr.flush()
+        _progress(show, c + 1, len(starts), stop, N)
     if show:
         sys.stderr.write("\n")
     _top_k_by_candidates.recomputed = recomputed
@@ -394,7 +415,9 @@ def similarity(queries, items, artifact, k=None, threshold=None, chunk=None, out
         are never written: only those above each query's k-th largest so
         far come out of the kernel);
       - with `threshold`: the pairs above it as COO on the host (rows,
-        cols, values), row-major within a chunk;
+        cols, values), row-major within a chunk (with `cosine_candidates`
+        selected in the kernel, a chunk where a query has more than its
+        slots computed densely);
       - with `callback`: None, callback(start, scores) called with each
         chunk's [M, n] scores on the GPU (items start .. start + n);
       - with `out` (an [M, N] float32 host tensor): `out`, filled chunk by
@@ -422,9 +445,23 @@ def similarity(queries, items, artifact, k=None, threshold=None, chunk=None, out
     top_values = top_ids = None
     pairs = []
     staging = None
+    # Pairs above a threshold: the selection fused into the kernel, the
+    # threshold every query's, when the artifact has it.
+    above = capacity = None
+    recomputed = 0
+    if threshold is not None and "cosine_candidates" in module.entries:
+        above = torch.full((M,), float(threshold), device=device)
+        capacity = int(module.entries["cosine_candidates"]._spec["results"][1]["shape"][1])
     for c, start in enumerate(starts):
         stop = min(start + size, N)
         args = inspector.inputs(start, stop).pin().to(device, non_blocking=True).args
+        if threshold is not None and above is not None:
+            found = _pairs_above(module, args, above, capacity, start)
+            if found is not None:
+                pairs.append(found)
+                _progress(show, c + 1, len(starts), stop, N)
+                continue
+            recomputed += 1
         scores = result[:, start:stop] if dense and len(starts) == 1 else None
         scores = module.cosine(*args) if scores is None else module.cosine(*args, out=[scores])
         if dense and len(starts) > 1:
@@ -445,12 +482,10 @@ def similarity(queries, items, artifact, k=None, threshold=None, chunk=None, out
             view.copy_(scores, non_blocking=True)
             torch.cuda.current_stream().synchronize()
             out[:, start:stop] = view
-        if show:
-            done = (c + 1) * 40 // len(starts)
-            sys.stderr.write("\rsimilarity [%-40s] %d / %d items" % ("#" * done, stop, N))
-            sys.stderr.flush()
+        _progress(show, c + 1, len(starts), stop, N)
     if show:
         sys.stderr.write("\n")
+    similarity.recomputed = recomputed
     if dense:
         return result
     if k is not None:
