@@ -196,8 +196,13 @@ def main():
     rows_, cols_, vals_ = sparcast.similarity(q, i, module, threshold=0.5, progress=False)
     total = time.time() - t0
     r, c = torch.nonzero(out > 0.5, as_tuple=True)
-    ok = rows_.numel() == r.numel() and torch.equal(rows_, r.cpu()) and torch.equal(cols_, c.cpu()) \
-        and (vals_ - out[r, c].cpu()).abs().max().item() < 1e-6
+    # The same pairs, but for ones within an ulp-level of the threshold
+    # (the tails' atomics add in no fixed order).
+    mine = set(zip(rows_.tolist(), cols_.tolist()))
+    theirs = set(zip(r.tolist(), c.tolist()))
+    differ = mine ^ theirs
+    near = all(abs(out[a, b].item() - 0.5) < 1e-6 for a, b in differ)
+    ok = near and (vals_ - out[rows_.cuda(), cols_.cuda()].cpu()).abs().max().item() < 1e-6
     report["speed"].append({"case": "pairs above 0.5 %dx%d, end to end" % (M, N), "seconds": total,
                             "pairs": int(r.numel()), "chunks_recomputed":
                             getattr(sparcast.similarity, "recomputed", None), "ok": ok})
