@@ -290,62 +290,10 @@ Value readAddendQuad(ImplicitLocOpBuilder &b, Value addend, Value row,
   return read.getResult(0);
 }
 
-/// A thread's elements of a tile (sck.fma_tile's layout) through the
-/// epilogue, all computed before any is stored and without branches (an
-/// element outside the bounds is computed at the nearest inside place and
-/// dropped): the loads (addend, epilogue operands) can be issued early.
-/// The bounds must not be empty (the callers branch on it once).
-struct TileElements {
-  SmallVector<Value> rows, cols; // the thread's 8 rows and 8 columns
-  SmallVector<Value> inside;     // element 8 r + c inside the bounds
-  SmallVector<Value> values;     // its epilogue value (0 outside)
-};
-
-Value nonEmptyBounds(ImplicitLocOpBuilder &b, Value rows, Value columns) {
-  return arith::AndIOp::create(b, ult(b, cIndex(b, 0), rows),
-                               ult(b, cIndex(b, 0), columns));
-}
-
-TileElements computeTile(ImplicitLocOpBuilder &b, Value tile, Value row0,
-                         Value col0, Value rows, Value columns, Value addend,
-                         func::FuncOp epilogue, ValueRange ins) {
-  ThreadPlace place(b);
-  TileElements t;
-  for (int64_t i = 0; i < kPerThread; ++i) {
-    t.rows.push_back(
-        arith::AddIOp::create(b, row0, ThreadPlace::nth(b, place.rowBase, i)));
-    t.cols.push_back(
-        arith::AddIOp::create(b, col0, ThreadPlace::nth(b, place.colBase, i)));
-  }
-  Value lastRow = arith::SubIOp::create(b, rows, cIndex(b, 1));
-  Value lastCol = arith::SubIOp::create(b, columns, cIndex(b, 1));
-  for (int64_t r = 0; r < kPerThread; ++r) {
-    Value rowIn = ult(b, t.rows[r], rows);
-    Value row = arith::MinUIOp::create(b, t.rows[r], lastRow);
-    for (int64_t group = 0; group < 2; ++group) {
-      Value extras =
-          addend ? readAddendQuad(b, addend, t.rows[r], t.cols[group * 4])
-                 : Value();
-      for (int64_t j = 0; j < 4; ++j) {
-        int64_t c = group * 4 + j;
-        Value v = vector::ExtractOp::create(b, tile, r * kPerThread + c);
-        if (extras)
-          v = arith::AddFOp::create(b, v, vector::ExtractOp::create(b, extras, j));
-        Value col = arith::MinUIOp::create(b, t.cols[c], lastCol);
-        SmallVector<Value> args = {v, row, col};
-        llvm::append_range(args, ins);
-        t.inside.push_back(
-            arith::AndIOp::create(b, rowIn, ult(b, t.cols[c], columns)));
-        t.values.push_back(func::CallOp::create(b, epilogue, args).getResult(0));
-      }
-    }
-  }
-  return t;
-}
-
-/// The elements computed first, then stored: per row and group of four
-/// columns one vector store when all four are inside and the rows are a
-/// multiple of four long, else element by element.
+/// Per row and group of four columns: when all four are inside and the
+/// rows are a multiple of four long, one vector read of the addend and one
+/// vector store; else element by element, each inside the result. Each
+/// element goes through the epilogue function.
 struct LowerStoreTile : OpConversionPattern<sck::StoreTileOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -353,70 +301,134 @@ struct LowerStoreTile : OpConversionPattern<sck::StoreTileOp> {
                   ConversionPatternRewriter &rewriter) const override {
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     Type element = op.getResult().getType().getElementType();
-    FailureOr<func::FuncOp> epilogue = tileEpilogue(op, element);
-    if (failed(epilogue))
+    FailureOr<func::FuncOp> found = tileEpilogue(op, element);
+    if (failed(found))
       return failure();
-    Value result = adaptor.getResult();
+    func::FuncOp epilogue = *found;
+    ThreadPlace place(b);
+    Value result = adaptor.getResult(), addend = adaptor.getAddend();
     Value rows = memref::DimOp::create(b, result, 0);
     Value cols = memref::DimOp::create(b, result, 1);
-    auto nonEmpty = scf::IfOp::create(b, nonEmptyBounds(b, rows, cols));
-    b.setInsertionPointToStart(nonEmpty.thenBlock());
-    TileElements t =
-        computeTile(b, adaptor.getTile(), adaptor.getRow(), adaptor.getColumn(),
-                    rows, cols, adaptor.getAddend(), *epilogue, adaptor.getIns());
     Value rowsOfFour = arith::CmpIOp::create(
         b, arith::CmpIPredicate::eq,
         arith::RemUIOp::create(b, cols, cIndex(b, 4)), cIndex(b, 0));
-    auto quad = VectorType::get({4}, element);
+    // The vector path reads the addend at the same offsets: same row length.
+    Value addendRows;
+    if (addend) {
+      rowsOfFour = arith::AndIOp::create(
+          b, rowsOfFour,
+          arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                memref::DimOp::create(b, addend, 1), cols));
+      addendRows = memref::DimOp::create(b, addend, 0);
+    }
+    // Element (r, c) of the thread's tile, plus `extra`, through the
+    // epilogue.
+    auto finish = [&](ImplicitLocOpBuilder &e, int64_t r, int64_t c, Value row,
+                      Value col, Value extra) {
+      Value v = vector::ExtractOp::create(e, adaptor.getTile(),
+                                          r * kPerThread + c);
+      if (extra)
+        v = arith::AddFOp::create(e, v, extra);
+      SmallVector<Value> args = {v, row, col};
+      llvm::append_range(args, adaptor.getIns());
+      return func::CallOp::create(e, epilogue, args).getResult(0);
+    };
+    auto quadOf = [&](Type t) { return VectorType::get({4}, t); };
     int64_t bytes = element.getIntOrFloatBitWidth() / 8;
-    for (int64_t r = 0; r < kPerThread; ++r)
+    for (int64_t r = 0; r < kPerThread; ++r) {
+      Value row = arith::AddIOp::create(
+          b, adaptor.getRow(), ThreadPlace::nth(b, place.rowBase, r));
       for (int64_t group = 0; group < 2; ++group) {
-        Value col0 = t.cols[group * 4];
+        Value col0 = arith::AddIOp::create(
+            b, adaptor.getColumn(),
+            ThreadPlace::nth(b, place.colBase, group * 4));
+        Value rowInside = ult(b, row, rows);
+        if (addend)
+          rowInside = arith::AndIOp::create(b, rowInside,
+                                            ult(b, row, addendRows));
         Value whole = arith::AndIOp::create(
-            b, arith::AndIOp::create(b, ult(b, t.rows[r], rows), rowsOfFour),
+            b, arith::AndIOp::create(b, rowInside, rowsOfFour),
             arith::CmpIOp::create(b, arith::CmpIPredicate::ule,
                                   arith::AddIOp::create(b, col0, cIndex(b, 4)),
                                   cols));
         auto branch = scf::IfOp::create(b, whole, /*withElseRegion=*/true);
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(branch.thenBlock());
-        Value out = vector::BroadcastOp::create(
-            b, quad, arith::ConstantOp::create(b, b.getZeroAttr(element)));
-        for (int64_t j = 0; j < 4; ++j)
-          out = vector::InsertOp::create(
-              b, t.values[r * kPerThread + group * 4 + j], out, j);
-        vector::StoreOp::create(b, out, result, ValueRange{t.rows[r], col0},
-                                /*nontemporal=*/false,
-                                llvm::MaybeAlign(4 * bytes));
-        b.setInsertionPointToStart(branch.elseBlock());
+        {
+          ImplicitLocOpBuilder t(op.getLoc(), rewriter);
+          t.setInsertionPointToStart(branch.thenBlock());
+          Value extras;
+          if (addend)
+            extras = vector::LoadOp::create(t, quadOf(t.getF32Type()), addend,
+                                            ValueRange{row, col0},
+                                            /*nontemporal=*/false,
+                                            llvm::MaybeAlign(16));
+          Value out = arith::ConstantOp::create(
+              t, quadOf(element),
+              DenseElementsAttr::get(quadOf(element),
+                                     t.getZeroAttr(element)));
+          for (int64_t j = 0; j < 4; ++j) {
+            Value col = arith::AddIOp::create(t, col0, cIndex(t, j));
+            Value extra =
+                extras ? vector::ExtractOp::create(t, extras, j).getResult()
+                       : Value();
+            out = vector::InsertOp::create(
+                t, finish(t, r, group * 4 + j, row, col, extra), out, j);
+          }
+          vector::StoreOp::create(t, out, result, ValueRange{row, col0},
+                                  /*nontemporal=*/false,
+                                  llvm::MaybeAlign(4 * bytes));
+        }
+        ImplicitLocOpBuilder f(op.getLoc(), rewriter);
+        f.setInsertionPointToStart(branch.elseBlock());
         for (int64_t j = 0; j < 4; ++j) {
-          int64_t e = r * kPerThread + group * 4 + j;
-          auto one = scf::IfOp::create(b, t.inside[e]);
-          OpBuilder::InsertionGuard inner(b);
-          b.setInsertionPointToStart(one.thenBlock());
-          memref::StoreOp::create(b, t.values[e], result,
-                                  ValueRange{t.rows[r], t.cols[group * 4 + j]});
+          Value col = arith::AddIOp::create(f, col0, cIndex(f, j));
+          auto guard = scf::IfOp::create(f, inside(f, result, row, col));
+          OpBuilder::InsertionGuard g(f);
+          f.setInsertionPointToStart(guard.thenBlock());
+          // The addend's element, 0 outside it.
+          Value extra;
+          if (addend) {
+            Type f32 = f.getF32Type();
+            auto read = scf::IfOp::create(
+                f, inside(f, addend, row, col),
+                [&](OpBuilder &tb, Location loc) {
+                  Value v = memref::LoadOp::create(tb, loc, addend,
+                                                   ValueRange{row, col});
+                  scf::YieldOp::create(tb, loc, v);
+                },
+                [&](OpBuilder &eb, Location loc) {
+                  Value zero = arith::ConstantOp::create(
+                      eb, loc, eb.getFloatAttr(f32, 0));
+                  scf::YieldOp::create(eb, loc, zero);
+                });
+            extra = read.getResult(0);
+          }
+          memref::StoreOp::create(
+              f, finish(f, r, group * 4 + j, row, col, extra), result,
+              ValueRange{row, col});
         }
       }
+    }
     rewriter.eraseOp(op);
     return success();
   }
 };
 
-/// The elements computed first; then each inside whose row every per-row
-/// buffer has and above the row's threshold takes the row's next slot (an
-/// atomic add) and, when the slot is inside the buffers, is written there.
+/// Per element inside the bounds: the epilogue's value, compared with the
+/// row's threshold (read once a row), appended to the row when above it.
 struct LowerSelectTile : OpConversionPattern<sck::SelectTileOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(sck::SelectTileOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    FailureOr<func::FuncOp> epilogue = tileEpilogue(op, b.getF32Type());
-    if (failed(epilogue))
+    FailureOr<func::FuncOp> found = tileEpilogue(op, b.getF32Type());
+    if (failed(found))
       return failure();
+    func::FuncOp epilogue = *found;
+    ThreadPlace place(b);
     Value thresholds = adaptor.getThresholds(), counts = adaptor.getCounts(),
           values = adaptor.getValues(), cols = adaptor.getCols();
+    // A row is taken only where every per-row buffer has it.
     Value rowLimit = arith::MinUIOp::create(
         b, arith::MinUIOp::create(b, adaptor.getRows(),
                                   memref::DimOp::create(b, thresholds, 0)),
@@ -426,36 +438,46 @@ struct LowerSelectTile : OpConversionPattern<sck::SelectTileOp> {
                                    memref::DimOp::create(b, cols, 0))));
     Value capacity = arith::MinUIOp::create(
         b, memref::DimOp::create(b, values, 1), memref::DimOp::create(b, cols, 1));
-    auto nonEmpty =
-        scf::IfOp::create(b, nonEmptyBounds(b, rowLimit, adaptor.getColumns()));
-    b.setInsertionPointToStart(nonEmpty.thenBlock());
-    TileElements t = computeTile(b, adaptor.getTile(), adaptor.getRow(),
-                                 adaptor.getColumn(), rowLimit,
-                                 adaptor.getColumns(), adaptor.getAddend(),
-                                 *epilogue, adaptor.getIns());
     for (int64_t r = 0; r < kPerThread; ++r) {
-      auto rowIf = scf::IfOp::create(b, ult(b, t.rows[r], rowLimit));
+      Value row = arith::AddIOp::create(
+          b, adaptor.getRow(), ThreadPlace::nth(b, place.rowBase, r));
+      auto rowIf = scf::IfOp::create(b, ult(b, row, rowLimit));
       OpBuilder::InsertionGuard rowGuard(b);
       b.setInsertionPointToStart(rowIf.thenBlock());
-      Value theta = memref::LoadOp::create(b, thresholds, t.rows[r]);
-      for (int64_t c = 0; c < kPerThread; ++c) {
-        int64_t e = r * kPerThread + c;
-        Value keep = arith::AndIOp::create(
-            b, t.inside[e],
-            arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, t.values[e],
-                                  theta));
-        auto keepIf = scf::IfOp::create(b, keep);
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(keepIf.thenBlock());
-        Value one = arith::ConstantOp::create(b, b.getI32IntegerAttr(1));
-        Value slot = memref::AtomicRMWOp::create(
-            b, arith::AtomicRMWKind::addi, one, counts, ValueRange{t.rows[r]});
-        Value at = arith::IndexCastUIOp::create(b, b.getIndexType(), slot);
-        auto room = scf::IfOp::create(b, ult(b, at, capacity));
-        b.setInsertionPointToStart(room.thenBlock());
-        memref::StoreOp::create(b, t.values[e], values, ValueRange{t.rows[r], at});
-        Value col32 = arith::IndexCastUIOp::create(b, b.getI32Type(), t.cols[c]);
-        memref::StoreOp::create(b, col32, cols, ValueRange{t.rows[r], at});
+      Value theta = memref::LoadOp::create(b, thresholds, row);
+      for (int64_t group = 0; group < 2; ++group) {
+        Value col0 = arith::AddIOp::create(
+            b, adaptor.getColumn(),
+            ThreadPlace::nth(b, place.colBase, group * 4));
+        Value extras = adaptor.getAddend()
+                           ? readAddendQuad(b, adaptor.getAddend(), row, col0)
+                           : Value();
+        for (int64_t j = 0; j < 4; ++j) {
+          Value col = arith::AddIOp::create(b, col0, cIndex(b, j));
+          auto colIf = scf::IfOp::create(b, ult(b, col, adaptor.getColumns()));
+          OpBuilder::InsertionGuard colGuard(b);
+          b.setInsertionPointToStart(colIf.thenBlock());
+          Value v = vector::ExtractOp::create(b, adaptor.getTile(),
+                                              r * kPerThread + group * 4 + j);
+          if (extras)
+            v = arith::AddFOp::create(b, v,
+                                      vector::ExtractOp::create(b, extras, j));
+          SmallVector<Value> args = {v, row, col};
+          llvm::append_range(args, adaptor.getIns());
+          Value score = func::CallOp::create(b, epilogue, args).getResult(0);
+          auto keep = scf::IfOp::create(
+              b, arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, score, theta));
+          b.setInsertionPointToStart(keep.thenBlock());
+          Value one = arith::ConstantOp::create(b, b.getI32IntegerAttr(1));
+          Value slot = memref::AtomicRMWOp::create(
+              b, arith::AtomicRMWKind::addi, one, counts, ValueRange{row});
+          Value at = arith::IndexCastUIOp::create(b, b.getIndexType(), slot);
+          auto room = scf::IfOp::create(b, ult(b, at, capacity));
+          b.setInsertionPointToStart(room.thenBlock());
+          memref::StoreOp::create(b, score, values, ValueRange{row, at});
+          Value col32 = arith::IndexCastUIOp::create(b, b.getI32Type(), col);
+          memref::StoreOp::create(b, col32, cols, ValueRange{row, at});
+        }
       }
     }
     rewriter.eraseOp(op);
