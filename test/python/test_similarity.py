@@ -139,6 +139,32 @@ class CsrPackTest(unittest.TestCase):
         self.assertTrue(torch.allclose(got, want, rtol=0, atol=1e-6))
         self.assertGreater((want != 0).sum().item(), 15 * 22 // 2)
 
+    def test_similarity_refuses_before_the_gpu(self):
+        # The similarity artifact compiles (both entries); the package
+        # refuses row sets over different dims and a k outside [1, N]
+        # before anything reaches the GPU.
+        import subprocess
+        import tempfile
+        aot = os.environ.get("SPARCAST_AOT")
+        if not aot:
+            self.skipTest("SPARCAST_AOT not set")
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+        with tempfile.TemporaryDirectory() as out:
+            subprocess.run([aot, os.path.join(root, "examples", "similarity.mlir"), "-o", out],
+                           check=True, capture_output=True)
+            module = sparcast.load(out)
+            self.assertEqual(sorted(module.entries), ["cosine", "cosine_candidates"])
+            gen = torch.Generator().manual_seed(9)
+            q, i = zipf_rows(12, 30, gen), zipf_rows(40, 25, gen)
+            narrow = torch.sparse_csr_tensor(torch.tensor([0, 1]), torch.tensor([3]),
+                                             torch.tensor([1.0]), size=(1, 7))
+            with self.assertRaises(sparcast.SparcastError) as caught:
+                sparcast.similarity(q, narrow, module, k=5, chunk=128)
+            self.assertIn("queries over D = %d, items over D = 7" % D, str(caught.exception))
+            with self.assertRaises(sparcast.SparcastError) as caught:
+                sparcast.similarity(q, i, module, k=0, chunk=128)
+            self.assertIn("k must be in [1, 40]", str(caught.exception))
+
     def test_refusals(self):
         bad = [
             (dict(x=(torch.tensor([0, 2]), torch.tensor([7, 3]), torch.tensor([1.0, 1.0])), dim=10),
