@@ -307,7 +307,7 @@ class _Inspector:
         return SimilarityInputs(args, self.head, self.coverage)
 
 
-def similarity_inputs(queries, items, max_head=32, library=None):
+def similarity_inputs(queries, items, max_head=16, library=None):
     """The inspector's output for the whole job: the entry's arguments
     (heads, query tail, items' tail by dimension, the full rows' norms) as
     a SimilarityInputs on the host. `queries` and `items` are what
@@ -402,7 +402,7 @@ def _top_k_by_candidates(module, inspector, k, size, device, show):
 
 
 def similarity(queries, items, artifact, k=None, threshold=None, chunk=None, out=None,
-               callback=None, max_head=32, progress=None, device="cuda", library=None):
+               callback=None, max_head=16, progress=None, device="cuda", library=None):
     """Exact fp32 cosines of every query row against every item row (0
     against a row with no entries), computed by the compiled entry `cosine`
     of `artifact` (a sparcast-aot output of examples/similarity.mlir, or a
