@@ -382,11 +382,22 @@ def _top_k_by_candidates(module, inspector, k, size, device, show):
     top_values, top_ids = _chunk_top_k(module.cosine(*args), 0, k)
     starts = list(range(first, N, size))
     recomputed = 0
+
+    def upload(c):
+        if c >= len(starts):
+            return None
+        stop = min(starts[c] + size, N)
+        return inspector.inputs(starts[c], stop).pin().to(device, non_blocking=True).args
+
+    pending = upload(0)
     for c, start in enumerate(starts):
         stop = min(start + size, N)
-        args = inspector.inputs(start, stop).pin().to(device, non_blocking=True).args
+        args = pending
         theta = top_values[:, -1].contiguous()
         counts, values, cols = module.cosine_candidates(*args, theta)
+        # The next chunk's inspector on the host while these kernels run
+        # (the check below waits for them).
+        pending = upload(c + 1)
         if bool((counts > capacity).any()):
             recomputed += 1
             values, ids = _chunk_top_k(module.cosine(*args), start, k)
