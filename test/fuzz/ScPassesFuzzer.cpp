@@ -6,7 +6,8 @@
 // materialization), then the kernel configuration and kernel-level passes
 // for Hopper (lowering to sck, persistence, multicast, warp
 // specialization, prefetched epilogue operands) and, on a copy, for sm_80
-// (the multistage kernel). A bad input must end in
+// (the multistage kernel); the CUDA-core kernels' sck ops are lowered on
+// another copy (sc-lower-sck-simt). A bad input must end in
 // diagnostics, never a crash or a hang (as upstream MLIR's parser fuzzers
 // do). Only this file is built with the fuzzer's coverage instrumentation
 // in the test build; scripts/fuzz.sh builds an instrumented copy of the
@@ -14,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "sparcast/Conversion/Passes.h"
 #include "sparcast/InitAll.h"
 #include "sparcast/Pipelines/Pipelines.h"
 #include "sparcast/Transforms/Passes.h"
@@ -50,6 +52,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 0;
+  // The CUDA-core kernels' sck ops (sparse rows, fp32 tiles), lowered on a
+  // copy as the kernel pipeline lowers them.
+  OwningOpRef<ModuleOp> simt = cast<ModuleOp>((*module)->clone());
+  PassManager simtPm(&context);
+  simtPm.addPass(sc::createScLowerSckSimtPass());
+  (void)simtPm.run(*simt);
   PassManager pm(&context);
   pm.addPass(sc::createScInferLineagePass());
   sc::buildScIkboPipeline(pm, /*report=*/true, /*requestInResultType=*/false);
