@@ -8,7 +8,10 @@
 //    tail's pair products are touched.
 //  - tile: a 128 x 128 tile of (query, item) a CTA: the dense heads'
 //    product in exact fp32 (CUDA-core FMAs over k-tiles of 16 staged in
-//    shared memory), plus the scores, through the epilogue (the cosine).
+//    shared memory), plus the scores, through the epilogue (the cosine),
+//    stored; or, with a selection (sc.select_rows_above) consuming the
+//    product, each element above its row's threshold appended to the row
+//    (a clear kernel empties the slots first) and the scores never stored.
 //
 //===----------------------------------------------------------------------===//
 
@@ -187,6 +190,7 @@ LogicalResult writeTileKernel(SparseMatmulOp op, gpu::GPUModuleOp module,
                               StringRef name, SelectRowsAboveOp select) {
   Location loc = op.getLoc();
   OpBuilder b(op.getContext());
+  // The scores workspace, [M, N] f32.
   auto dynamic2d = MemRefType::get(
       {ShapedType::kDynamic, ShapedType::kDynamic}, b.getF32Type());
   SmallVector<Type> epilogueMemrefs;
