@@ -174,7 +174,7 @@ def main():
     for chunk in (None, 32768):
         torch.cuda.synchronize()
         t0 = time.time()
-        values, ids = sparcast.similarity(q, i, module, k=100, chunk=chunk, progress=False)
+        values, ids = sparcast.similarity(q, i, artifact=module, k=100, chunk=chunk, progress=False)
         torch.cuda.synchronize()
         total = time.time() - t0
         # The tails' atomics add in no fixed order: a last-ulp difference
@@ -193,7 +193,7 @@ def main():
     # against our dense result.
     torch.cuda.synchronize()
     t0 = time.time()
-    rows_, cols_, vals_ = sparcast.similarity(q, i, module, threshold=0.5, progress=False)
+    rows_, cols_, vals_ = sparcast.similarity(q, i, artifact=module, threshold=0.5, progress=False)
     total = time.time() - t0
     r, c = torch.nonzero(out > 0.5, as_tuple=True)
     # The same pairs, but for ones within an ulp-level of the threshold
@@ -248,7 +248,7 @@ def main():
         torch.cuda.reset_peak_memory_stats()
         torch.cuda.synchronize()
         t0 = time.time()
-        values, ids = sparcast.similarity(q, i, module, k=100, progress=False)
+        values, ids = sparcast.similarity(q, i, artifact=module, k=100, progress=False)
         torch.cuda.synchronize()
         total = time.time() - t0
         peak = torch.cuda.max_memory_allocated() / 2 ** 30

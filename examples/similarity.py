@@ -52,11 +52,11 @@ def main():
     torch.cuda.reset_peak_memory_stats()
     start = time.time()
     if args.threshold is not None:
-        rows, cols, values = sparcast.similarity(queries, items, module, threshold=args.threshold)
+        rows, cols, values = sparcast.similarity(queries, items, artifact=module, threshold=args.threshold)
         torch.cuda.synchronize()
         print("%d pairs above %g" % (rows.numel(), args.threshold))
     else:
-        values, ids = sparcast.similarity(queries, items, module, k=args.k)
+        values, ids = sparcast.similarity(queries, items, artifact=module, k=args.k)
         torch.cuda.synchronize()
         print("query 0's best items:", ids[0, :5].tolist(), values[0, :5].tolist())
     print("%d x %d over D = %d: %.1f s, peak GPU memory %.1f GiB"

@@ -412,12 +412,43 @@ def _top_k_by_candidates(module, inspector, k, size, device, show):
     return top_values, top_ids
 
 
-def similarity(queries, items, artifact, k=None, threshold=None, chunk=None, out=None,
+def _default_artifact(library):
+    """The artifact of examples/similarity.mlir, compiled with sparcast-aot
+    once per version of the file (a folder in the temp directory named by
+    its hash)."""
+    import hashlib
+    import os
+    import subprocess
+    import tempfile
+    from . import load
+    from .compile import _find_aot
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    source = os.path.join(root, "examples", "similarity.mlir")
+    if not os.path.isfile(source):
+        raise SparcastError("similarity: no artifact given and %s not found" % source)
+    with open(source, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()[:16]
+    out = os.path.join(tempfile.gettempdir(), "sparcast-similarity-" + digest)
+    if not os.path.isfile(os.path.join(out, "manifest.json")):
+        staging = tempfile.mkdtemp(prefix="sparcast-similarity-")
+        done = subprocess.run([_find_aot(None), source, "-o", staging],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SparcastError("similarity: sparcast-aot failed:\n" + done.stderr)
+        try:
+            os.replace(staging, out)
+        except OSError:  # compiled by another process meanwhile
+            pass
+    return load(out, library)
+
+
+def similarity(queries, items, k=None, threshold=None, chunk=None, artifact=None, out=None,
                callback=None, max_head=16, progress=None, device="cuda", library=None):
     """Exact fp32 cosines of every query row against every item row (0
     against a row with no entries), computed by the compiled entry `cosine`
     of `artifact` (a sparcast-aot output of examples/similarity.mlir, or a
-    loaded Module) over chunks of `chunk` items (default: what fits in the
+    loaded Module; by default that file compiled once and kept in the temp
+    directory) over chunks of `chunk` items (default: what fits in the
     free GPU memory), the inspector of the next chunk running on the host
     while the GPU computes this one. Returns
       - with `k`: the k largest cosines of each query and their item ids,
@@ -438,7 +469,10 @@ def similarity(queries, items, artifact, k=None, threshold=None, chunk=None, out
     import sys
     torch = _torch()
     from . import Module, load
-    module = artifact if isinstance(artifact, Module) else load(artifact, library=library)
+    if artifact is None:
+        module = _default_artifact(library)
+    else:
+        module = artifact if isinstance(artifact, Module) else load(artifact, library=library)
     inspector = _Inspector(queries, items, max_head, library)
     M, N = inspector.queries[0], inspector.num_items
     if k is not None and not 1 <= int(k) <= N:

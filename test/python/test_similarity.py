@@ -159,11 +159,16 @@ class CsrPackTest(unittest.TestCase):
             narrow = torch.sparse_csr_tensor(torch.tensor([0, 1]), torch.tensor([3]),
                                              torch.tensor([1.0]), size=(1, 7))
             with self.assertRaises(sparcast.SparcastError) as caught:
-                sparcast.similarity(q, narrow, module, k=5, chunk=128)
+                sparcast.similarity(q, narrow, artifact=module, k=5, chunk=128)
             self.assertIn("queries over D = %d, items over D = 7" % D, str(caught.exception))
             with self.assertRaises(sparcast.SparcastError) as caught:
-                sparcast.similarity(q, i, module, k=0, chunk=128)
+                sparcast.similarity(q, i, artifact=module, k=0, chunk=128)
             self.assertIn("k must be in [1, 40]", str(caught.exception))
+        # Without an artifact, examples/similarity.mlir is compiled (with
+        # $SPARCAST_AOT) and kept: the same refusal from it.
+        with self.assertRaises(sparcast.SparcastError) as caught:
+            sparcast.similarity(q, i, k=41, chunk=128)
+        self.assertIn("k must be in [1, 40]", str(caught.exception))
 
     def test_refusals(self):
         bad = [
