@@ -178,15 +178,14 @@ def csr_head(queries, items, max_head=256, library=None):
     return head[:count.value].clone(), coverage.value
 
 
-def csr_split(x, head, dim=None, block_size=1024, offset_bits=10, library=None):
-    """Rows (what csr_pack takes as `x`) split at `head` (csr_head's
-    columns): the head as a dense float32 [rows, len(head)] tensor and the
-    tail as packed CsrRows (their norms: the tail's own)."""
+def _split_arrays(x, head, dim, library):
+    """csr_split's head and its tail as CSR arrays (indptr, indices,
+    values), not packed."""
     torch = _torch()
     lib = _library(library)
     rows, dim, p, i, v = _arrays(x, dim, None, None)
     head = _host(head, torch.int64)
-    shape = _Shape(int(rows), int(dim), int(block_size), int(offset_bits))
+    shape = _Shape(int(rows), int(dim), 1024, 10)
     dense = torch.empty(rows, head.numel(), dtype=torch.float32)
     tail_ptr = torch.empty(rows + 1, dtype=torch.int64)
     tail_idx = torch.empty(i.numel(), dtype=torch.int64)
@@ -197,9 +196,17 @@ def csr_split(x, head, dim=None, block_size=1024, offset_bits=10, library=None):
                                    tail_ptr.data_ptr(), tail_idx.data_ptr(), tail_val.data_ptr(),
                                    ctypes.byref(tail_nnz)))
     n = tail_nnz.value
-    tail = csr_pack((tail_ptr, tail_idx[:n], tail_val[:n]), dim=dim, block_size=block_size,
-                    offset_bits=offset_bits, library=library)
-    return dense, tail
+    return dense, (tail_ptr, tail_idx[:n], tail_val[:n])
+
+
+def csr_split(x, head, dim=None, block_size=1024, offset_bits=10, library=None):
+    """Rows (what csr_pack takes as `x`) split at `head` (csr_head's
+    columns): the head as a dense float32 [rows, len(head)] tensor and the
+    tail as packed CsrRows (their norms: the tail's own)."""
+    dim = dim if dim is not None else _arrays(x, None, None, None)[1]
+    dense, tail = _split_arrays(x, head, dim, library)
+    return dense, csr_pack(tail, dim=dim, block_size=block_size, offset_bits=offset_bits,
+                           library=library)
 
 
 def csr_transpose(x, dim=None, block_size=1024, offset_bits=10, library=None):
@@ -298,8 +305,9 @@ class _Inspector:
         _, _, p, i, v = self.items
         a, b = int(p[start]), int(p[stop])
         rows = (p[start:stop + 1] - a, i[a:b], v[a:b])
-        head, tail = csr_split(rows, self.head, dim=self.dim, library=self.library)
-        by_dim = csr_transpose(tail, library=self.library)
+        # The tail transposed from its arrays (no packing and decoding).
+        head, tail = _split_arrays(rows, self.head, self.dim, self.library)
+        by_dim = csr_transpose(tail, dim=self.dim, library=self.library)
         norms = csr_pack(rows, dim=self.dim, library=self.library).norms
         q_head, q_tail, q_norms = self.query_args
         # The entry's argument order: heads, query tail, items by dim, norms.
