@@ -164,10 +164,15 @@ def csr_head(queries, items, max_head=256, library=None):
     most `max_head` dimensions carrying the most query x item products,
     most productive first (int64 tensor), and their share of all products.
     `queries` and `items` are what csr_pack takes as `x`."""
+    return _choose_head(_arrays(queries, None, None, None), _arrays(items, None, None, None),
+                        max_head, library)
+
+
+def _choose_head(queries, items, max_head, library):
+    """csr_head on the (rows, dim, indptr, indices, values) of _arrays."""
     torch = _torch()
     lib = _library(library)
-    qr, qd, qp, qi, _ = _arrays(queries, None, None, None)
-    ir, idim, ip, ii, _ = _arrays(items, None, None, None)
+    (qr, qd, qp, qi, _), (ir, idim, ip, ii, _) = queries, items
     qs, its = _Shape(qr, qd, 1024, 10), _Shape(ir, idim, 1024, 10)
     head = torch.empty(max(int(max_head), 0), dtype=torch.int64)
     count, coverage = ctypes.c_int64(), ctypes.c_double()
@@ -277,24 +282,11 @@ class _Inspector:
                                 % (self.queries[1], self.items[1]))
         self.dim = self.queries[1]
         q = self.queries[2:]
-        self.head, self.coverage = self._head(max_head)
+        self.head, self.coverage = _choose_head(self.queries, self.items, max_head, library)
         self.width = max(16, (self.head.numel() + 15) // 16 * 16)
         head, tail = csr_split(q, self.head, dim=self.dim, library=library)
         norms = csr_pack(q, dim=self.dim, library=library).norms
         self.query_args = [_padded(head, self.width)], _nonempty(tail), [norms]
-
-    def _head(self, max_head):
-        torch = _torch()
-        lib = _library(self.library)
-        (qr, qd, qp, qi, _), (ir, idim, ip, ii, _) = self.queries, self.items
-        qs, its = _Shape(qr, qd, 1024, 10), _Shape(ir, idim, 1024, 10)
-        head = torch.empty(max(int(max_head), 0), dtype=torch.int64)
-        count, coverage = ctypes.c_int64(), ctypes.c_double()
-        _check(lib, lib.scCsrChooseHead(ctypes.byref(qs), qp.data_ptr(), qi.data_ptr(), qi.numel(),
-                                        ctypes.byref(its), ip.data_ptr(), ii.data_ptr(), ii.numel(),
-                                        int(max_head), head.data_ptr(), ctypes.byref(count),
-                                        ctypes.byref(coverage)))
-        return head[:count.value].clone(), coverage.value
 
     @property
     def num_items(self):
