@@ -721,16 +721,6 @@ static scStatus runImpl(scModule *module, const char *entry,
     tensors[spec.results[i].name] = &results[i];
     if (scStatus s = checkDeviceExtent(d, results[i], "result", spec.results[i].name))
       return s;
-    // A result the kernels accumulate into (a selection's counts) starts
-    // at zero on every call, stream-ordered before the kernels.
-    if (spec.results[i].zeroInit) {
-      size_t bytes = dtypeBytes(results[i].dtype);
-      for (int32_t r = 0; r < results[i].rank; ++r)
-        bytes *= static_cast<size_t>(results[i].shape[r]);
-      SC_CUDA_CHECK(d, d->cuMemsetD8Async(
-                           reinterpret_cast<CUdeviceptr>(results[i].data), 0,
-                           bytes, cuStream));
-    }
   }
   // Intermediates: views into the workspace.
   CUdeviceptr base = reinterpret_cast<CUdeviceptr>(callerWorkspace);
@@ -753,14 +743,6 @@ static scStatus runImpl(scModule *module, const char *entry,
     for (size_t r = 0; r < t.shape.size(); ++r)
       w.shape[r] = t.shape[r].evaluate(dims);
     tensors[t.name] = &w;
-    // Stream-ordered: zero again on every call, before its kernels.
-    if (t.zeroInit) {
-      size_t bytes = dtypeBytes(t.dtype);
-      for (int32_t r = 0; r < w.rank; ++r)
-        bytes *= static_cast<size_t>(w.shape[r]);
-      SC_CUDA_CHECK(d, d->cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(w.data),
-                                          0, bytes, cuStream));
-    }
   }
   // Views: another shape of an argument's, a result's or a workspace
   // tensor's buffer, of as many elements (checked: a view never reaches
@@ -782,6 +764,21 @@ static scStatus runImpl(scModule *module, const char *entry,
                           t.viewOf + " does not cover its elements for these dims");
     tensors[t.name] = &v;
   }
+  // Tensors the kernels accumulate into (a workspace of partial sums, a
+  // selection's counts) start at zero on every call, stream-ordered before
+  // the kernels, once every check has passed.
+  for (const std::vector<TensorSpec> *specs : {&spec.results, &spec.workspace})
+    for (const TensorSpec &t : *specs) {
+      if (!t.zeroInit)
+        continue;
+      const scTensor &z = *tensors.at(t.name);
+      uint64_t bytes;
+      if (!tensorBytes(z.dtype, z.shape, z.rank, bytes))
+        return setError(SC_ERROR_INVALID_ARGUMENT,
+                        "entry '" + spec.name + "': " + t.name + " too large");
+      SC_CUDA_CHECK(d, d->cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(z.data),
+                                          0, bytes, cuStream));
+    }
   SC_TRACE("arguments are device memory");
   for (const LaunchSpec &launch : spec.launches) {
     if (!launch.runsWith(dims))
