@@ -66,8 +66,11 @@ std::vector<LaunchParam> memrefGemmParams(const GemmBinding &binding) {
   return params;
 }
 
-LogicalResult cloneEpilogueOp(Operation &inner, OpBuilder &b,
-                              IRMapping &mapping) {
+/// Clones `inner`, an op of an epilogue region, into `b`: tensor.extract on
+/// an epilogue operand becomes memref.load; ops on tensors or with regions
+/// are refused.
+static LogicalResult cloneEpilogueOp(Operation &inner, OpBuilder &b,
+                                     IRMapping &mapping) {
   if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
     Value memref = mapping.lookupOrNull(extract.getTensor());
     if (!memref || !isa<MemRefType>(memref.getType()))
@@ -127,8 +130,15 @@ Block *epilogueBlock(BatchMatmulOp op) {
 LogicalResult buildEpilogueFunction(BatchMatmulOp op, Block *body,
                                     func::FuncOp func,
                                     std::optional<unsigned> prefetched) {
-  Location loc = op.getLoc();
-  Type resultElement = op.getType().getElementType();
+  return buildEpilogueFunction(op.getLoc(), op.getType().getElementType(),
+                               BatchMatmulOp::kNumEpilogueLeadingArgs, body,
+                               func, prefetched);
+}
+
+LogicalResult buildEpilogueFunction(Location loc, Type resultElement,
+                                    unsigned lead, Block *body,
+                                    func::FuncOp func,
+                                    std::optional<unsigned> prefetched) {
   Block *entry = func.addEntryBlock();
   OpBuilder b = OpBuilder::atBlockEnd(entry);
   if (!body) {
@@ -139,7 +149,6 @@ LogicalResult buildEpilogueFunction(BatchMatmulOp op, Block *body,
     func::ReturnOp::create(b, loc, out);
     return success();
   }
-  constexpr unsigned lead = BatchMatmulOp::kNumEpilogueLeadingArgs;
   // Region argument i -> function argument i (i + 1 past the leading ones
   // when a prefetched value comes first).
   auto funcArg = [&](unsigned i) {

@@ -11,7 +11,6 @@
 #include "sparcast/Conversion/ScToGPU/GemmKernel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/IRMapping.h"
 
 #include "llvm/ADT/StringMap.h"
 
@@ -43,12 +42,6 @@ struct GemmShape {
 /// when the accumulator is only converted.
 Block *epilogueBlock(BatchMatmulOp op);
 
-/// Clones `inner`, an op of an epilogue region, into `b`: tensor.extract on
-/// an epilogue operand (mapped to a memref) becomes memref.load; ops on
-/// tensors or with regions are refused with a located error.
-LogicalResult cloneEpilogueOp(Operation &inner, OpBuilder &b,
-                              IRMapping &mapping);
-
 /// Builds the body of `func`, (acc, b, m, n, args...) -> result element,
 /// from an epilogue region `body` of the same form (null: the accumulator
 /// converted): region argument i is function argument i (i + 1 past the
@@ -57,6 +50,13 @@ LogicalResult cloneEpilogueOp(Operation &inner, OpBuilder &b,
 LogicalResult buildEpilogueFunction(
     BatchMatmulOp op, Block *body, func::FuncOp func,
     std::optional<unsigned> prefetched = std::nullopt);
+
+/// The same for any op's epilogue region whose first `lead` arguments are
+/// the accumulator and its indices (4 for sc.batch_matmul: acc, b, m, n;
+/// 3 for sc.sparse_matmul: dot, m, n), its result of `resultElement`.
+LogicalResult buildEpilogueFunction(
+    Location loc, Type resultElement, unsigned lead, Block *body,
+    func::FuncOp func, std::optional<unsigned> prefetched = std::nullopt);
 
 /// Parameters of the TMA kernels: A's and B's tensor maps (A boxes of
 /// `tileM` rows), then C and the epilogue operands as memrefs.

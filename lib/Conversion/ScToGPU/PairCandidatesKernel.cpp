@@ -170,9 +170,7 @@ mlir::sc::buildPairCandidatesKernel(Location loc, gpu::GPUModuleOp gpuModule,
   KernelLaunch launch;
   launch.kernel = kernelName.str();
   launch.block[0] = kThreads;
-  launch.grid[0] = spec.batch.symbol.empty()
-                       ? LaunchDim::of(llvm::divideCeil(spec.batch.constant, kThreads))
-                       : LaunchDim::ceilDiv(spec.batch.symbol, kThreads);
+  launch.grid[0] = spec.batch.dividedUp(kThreads);
   launch.grid[1] = LaunchDim::of(1);
   launch.grid[2] = LaunchDim::of(1);
   LaunchParam index, waiting, pairs;

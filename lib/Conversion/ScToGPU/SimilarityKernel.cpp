@@ -41,12 +41,6 @@ constexpr int64_t kThreads = 256, kWarps = kThreads / 32;
 // over 8 banks instead of one).
 constexpr int64_t kTile = 128, kDepth = 16, kStageRow = kTile + 4;
 
-LaunchDim ceilDiv(const LaunchDim &d, int64_t by) {
-  if (d.symbol.empty())
-    return LaunchDim::of((d.constant + by - 1) / by);
-  return LaunchDim::ceilDiv(d.symbol, by);
-}
-
 /// The memref type of a tensor the entry passes.
 MemRefType memrefOfValue(Value v) {
   return memrefOf(cast<RankedTensorType>(v.getType()));
@@ -165,22 +159,9 @@ LogicalResult writeTileEpilogue(SparseMatmulOp op, gpu::GPUModuleOp module,
   auto func = func::FuncOp::create(b, loc, name,
                                    b.getFunctionType(args, {element}));
   func.setPrivate();
-  Block *entry = func.addEntryBlock();
-  b.setInsertionPointToStart(entry);
-  if (op.getEpilogue().empty()) {
-    func::ReturnOp::create(b, loc, entry->getArgument(0));
-    return success();
-  }
-  Block &body = op.getEpilogue().front();
-  IRMapping mapping;
-  for (unsigned i = 0; i < body.getNumArguments(); ++i)
-    mapping.map(body.getArgument(i), entry->getArgument(i));
-  for (Operation &inner : body.without_terminator())
-    if (failed(cloneEpilogueOp(inner, b, mapping)))
-      return failure();
-  func::ReturnOp::create(
-      b, loc, mapping.lookup(cast<YieldOp>(body.getTerminator()).getValue()));
-  return success();
+  return buildEpilogueFunction(
+      loc, element, /*lead=*/3,
+      op.getEpilogue().empty() ? nullptr : &op.getEpilogue().front(), func);
 }
 
 /// tile(lhs head, rhs head, scores, result, ins...), or with `select`
@@ -307,7 +288,7 @@ mlir::sc::buildSparseMatmulKernels(SparseMatmulOp op,
   KernelLaunch scatter;
   scatter.kernel = scatterName;
   scatter.block[0] = kThreads;
-  scatter.grid[0] = ceilDiv(binding.rows, kWarps);
+  scatter.grid[0] = binding.rows.dividedUp(kWarps);
   scatter.grid[1] = scatter.grid[2] = LaunchDim::of(1);
   for (const CsrBinding *c : {&binding.lhs, &binding.rhs})
     for (const std::string &t : {c->rowPtr, c->words, c->values})
@@ -322,8 +303,8 @@ mlir::sc::buildSparseMatmulKernels(SparseMatmulOp op,
   KernelLaunch tile;
   tile.kernel = tileName;
   tile.block[0] = kThreads;
-  tile.grid[0] = ceilDiv(binding.items, kTile);
-  tile.grid[1] = ceilDiv(binding.rows, kTile);
+  tile.grid[0] = binding.items.dividedUp(kTile);
+  tile.grid[1] = binding.rows.dividedUp(kTile);
   tile.grid[2] = LaunchDim::of(1);
   for (const std::string &t : {binding.lhsHead, binding.rhsHead, binding.scores})
     tile.params.push_back(LaunchParam::memref(t));

@@ -2,7 +2,8 @@
 //
 // sc-lower-sck-simt: one pattern per op of the sparse-row and fp32-tile
 // kernels (sck.csr_row, sck.csr_entry, sck.scatter_add, sck.stage_rows,
-// sck.fma_tile, sck.store_tile) to gpu, memref, vector, math and arith ops,
+// sck.fma_tile, sck.store_tile, sck.select_tile) to gpu, memref, vector,
+// math and arith ops,
 // as upstream lowers NVGPU to NVVM. Every access is bounds-checked against
 // the memrefs' sizes: buffers with bad contents never reach outside them.
 //
@@ -242,6 +243,22 @@ FailureOr<func::FuncOp> tileEpilogue(TileOp op, Type element) {
   return epilogue;
 }
 
+/// `addend`'s element (row, col), 0 outside it.
+Value readAddendElement(ImplicitLocOpBuilder &b, Value addend, Value row,
+                        Value col) {
+  auto read = scf::IfOp::create(
+      b, inside(b, addend, row, col),
+      [&](OpBuilder &tb, Location loc) {
+        Value x = memref::LoadOp::create(tb, loc, addend, ValueRange{row, col});
+        scf::YieldOp::create(tb, loc, x);
+      },
+      [&](OpBuilder &eb, Location loc) {
+        Value zero = arith::ConstantOp::create(eb, loc, eb.getF32FloatAttr(0));
+        scf::YieldOp::create(eb, loc, zero);
+      });
+  return read.getResult(0);
+}
+
 /// `addend`'s elements (row, col0 .. col0 + 3), 0 outside it: one vector
 /// read when all four are inside and its rows are a multiple of four long.
 Value readAddendQuad(ImplicitLocOpBuilder &b, Value addend, Value row,
@@ -273,17 +290,8 @@ Value readAddendQuad(ImplicitLocOpBuilder &b, Value addend, Value row,
         Value v = vector::BroadcastOp::create(e, quad, zero);
         for (int64_t j = 0; j < 4; ++j) {
           Value col = arith::AddIOp::create(e, col0, cIndex(e, j));
-          auto one = scf::IfOp::create(
-              e, inside(e, addend, row, col),
-              [&](OpBuilder &ib, Location il) {
-                Value x = memref::LoadOp::create(ib, il, addend,
-                                                 ValueRange{row, col});
-                scf::YieldOp::create(ib, il, x);
-              },
-              [&](OpBuilder &ob, Location ol) {
-                scf::YieldOp::create(ob, ol, zero);
-              });
-          v = vector::InsertOp::create(e, one.getResult(0), v, j);
+          v = vector::InsertOp::create(e, readAddendElement(e, addend, row, col),
+                                       v, j);
         }
         scf::YieldOp::create(e, v);
       });
@@ -384,24 +392,8 @@ struct LowerStoreTile : OpConversionPattern<sck::StoreTileOp> {
           auto guard = scf::IfOp::create(f, inside(f, result, row, col));
           OpBuilder::InsertionGuard g(f);
           f.setInsertionPointToStart(guard.thenBlock());
-          // The addend's element, 0 outside it.
-          Value extra;
-          if (addend) {
-            Type f32 = f.getF32Type();
-            auto read = scf::IfOp::create(
-                f, inside(f, addend, row, col),
-                [&](OpBuilder &tb, Location loc) {
-                  Value v = memref::LoadOp::create(tb, loc, addend,
-                                                   ValueRange{row, col});
-                  scf::YieldOp::create(tb, loc, v);
-                },
-                [&](OpBuilder &eb, Location loc) {
-                  Value zero = arith::ConstantOp::create(
-                      eb, loc, eb.getFloatAttr(f32, 0));
-                  scf::YieldOp::create(eb, loc, zero);
-                });
-            extra = read.getResult(0);
-          }
+          Value extra =
+              addend ? readAddendElement(f, addend, row, col) : Value();
           memref::StoreOp::create(
               f, finish(f, r, group * 4 + j, row, col, extra), result,
               ValueRange{row, col});

@@ -766,14 +766,12 @@ LogicalResult EntryCompiler::visitSparseMatmul(SparseMatmulOp op) {
       return failure();
     binding.thresholds = thresholds->name;
     LaunchDim capacity = LaunchDim::of(select.getCapacity());
-    binding.counts = bindResult(select.getCounts(), {binding.rows}).name;
+    // The slots are taken by atomic adds from zero, on every call.
+    binding.counts =
+        bindResult(select.getCounts(), {binding.rows}, /*zeroInit=*/true).name;
     binding.values =
         bindResult(select.getValues(), {binding.rows, capacity}).name;
     binding.cols = bindResult(select.getCols(), {binding.rows, capacity}).name;
-    // The slots are taken by atomic adds from zero, on every call.
-    for (TensorInfo &t : llvm::concat<TensorInfo>(results, workspace))
-      if (t.name == binding.counts)
-        t.zeroInit = true;
     fusedSelections.insert(select);
   } else {
     binding.result =
@@ -915,7 +913,8 @@ LogicalResult EntryCompiler::visitMatmul(BatchMatmulOp op) {
 
 
 TensorInfo EntryCompiler::bindResult(Value result,
-                                     std::vector<LaunchDim> shape) {
+                                     std::vector<LaunchDim> shape,
+                                     bool zeroInit) {
   // A dispatch's branches write their result where the scf.if's goes:
   // bound by the first branch, shared by the second.
   if (result.hasOneUse())
@@ -923,7 +922,7 @@ TensorInfo EntryCompiler::bindResult(Value result,
       Value merged = yield->getParentOp()->getResult(
           result.use_begin()->getOperandNumber());
       if (!tensors.count(merged))
-        tensors[merged] = bindResult(merged, shape);
+        tensors[merged] = bindResult(merged, shape, zeroInit);
       tensors[result] = tensors.at(merged);
       return tensors.at(result);
     }
@@ -953,7 +952,7 @@ TensorInfo EntryCompiler::bindResult(Value result,
   if (resultIndex) {
     out = TensorInfo{"result" + std::to_string(*resultIndex),
                      cast<RankedTensorType>(returned.getType()), returnedShape,
-                     ""};
+                     "", zeroInit};
     if (results.size() <= *resultIndex)
       results.resize(*resultIndex + 1);
     results[*resultIndex] = out;
@@ -964,7 +963,7 @@ TensorInfo EntryCompiler::bindResult(Value result,
       out = view;
     }
   } else {
-    out = newWorkspace(type, shape);
+    out = newWorkspace(type, shape, zeroInit);
   }
   tensors[result] = out;
   return out;

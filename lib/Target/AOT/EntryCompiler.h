@@ -9,7 +9,6 @@
 #define SPARCAST_LIB_TARGET_AOT_ENTRYCOMPILER_H
 
 #include "sparcast/Conversion/ScToGPU/GemmKernel.h"
-#include "llvm/ADT/SmallPtrSet.h"
 #include "sparcast/Conversion/ScToGPU/SimilarityKernel.h"
 #include "sparcast/Dialect/SC/IR/ScOps.h"
 #include "sparcast/Support/ManifestSchema.h"
@@ -21,6 +20,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
@@ -43,7 +43,7 @@ struct TensorInfo {
   RankedTensorType type;
   std::vector<LaunchDim> shape;
   std::string indexInto;
-  /// Workspace only: zeroed by the runtime before each call's kernels.
+  /// Result or workspace: zeroed by the runtime before each call's kernels.
   bool zeroInit = false;
   /// Argument only: dim 0 may be 0 (a hybrid-tiled weight without dense
   /// or without 2:4 tiles).
@@ -180,8 +180,10 @@ private:
   GemmKernelOptions gemmOptions() const;
   LogicalResult visitAttention(AttentionOp op);
   /// The tensor `result` is written to: the caller's result when returned,
-  /// else a new workspace tensor.
-  TensorInfo bindResult(Value result, std::vector<LaunchDim> shape);
+  /// else a new workspace tensor; with `zeroInit` the runtime zeroes it
+  /// before each call (for kernels that accumulate into it).
+  TensorInfo bindResult(Value result, std::vector<LaunchDim> shape,
+                        bool zeroInit = false);
   /// The named tensor holding `v`: materializes views with a copy kernel.
   FailureOr<TensorInfo> materialize(Value v, Location loc);
   TensorInfo newWorkspace(RankedTensorType type, std::vector<LaunchDim> shape,

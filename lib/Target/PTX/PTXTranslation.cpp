@@ -9,11 +9,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "sparcast/Target/PTX.h"
+#include "sparcast/Conversion/Passes.h"
 #include "sparcast/Dialect/SC/IR/ScDialect.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
-#include "sparcast/Conversion/Passes.h"
-
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"

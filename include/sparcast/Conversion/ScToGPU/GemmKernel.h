@@ -48,6 +48,15 @@ struct LaunchDim {
   static LaunchDim ceilDiv(std::string s, int64_t divisor) {
     return LaunchDim{0, std::move(s), 1, divisor};
   }
+  /// ceil(this size / `by`) (ceil(ceil(x / a) / b) = ceil(x / (a b))).
+  LaunchDim dividedUp(int64_t by) const {
+    LaunchDim d = *this;
+    if (d.symbol.empty())
+      d.constant = (d.constant + by - 1) / by;
+    else
+      d.divisor *= by;
+    return d;
+  }
   /// This size times `f` (of a size without a divisor).
   LaunchDim times(int64_t f) const {
     LaunchDim d = *this;
