@@ -212,7 +212,7 @@ def main():
     # items' 100th largest, merged; against torch.topk of our dense result.
     if "cosine_candidates" in module.entries:
         split = sys.modules["sparcast.similarity"]._Inspector(q, i, 32, None)
-        capacity = int(module.entries["cosine_candidates"]._spec["results"][1]["shape"][1])
+        capacity = sys.modules["sparcast.similarity"]._candidate_slots(module)
         first = min(N, -(-4 * 100 * N // capacity) // 128 * 128 + 128)
         head_in = split.inputs(0, first).to("cuda").args
         rest_in = split.inputs(first, N).to("cuda").args

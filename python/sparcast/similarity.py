@@ -365,6 +365,13 @@ def _pairs_above(module, args, above, capacity, start):
     return (rows[order].cpu(), (c[order] + start).cpu(), values[rows, slots][order].cpu())
 
 
+def _candidate_slots(module):
+    """The slots a query has in the artifact's cosine_candidates entry (the
+    selection's capacity), or None without that entry."""
+    entry = module.entries.get("cosine_candidates")
+    return int(entry._spec["results"][1]["shape"][1]) if entry else None
+
+
 def _top_k_by_candidates(module, inspector, k, size, device, show):
     """Top-k without writing the scores: the first items densely, then each
     chunk's candidates above the k-th largest so far (cosine_candidates:
@@ -374,7 +381,7 @@ def _top_k_by_candidates(module, inspector, k, size, device, show):
     import sys
     torch = _torch()
     N = inspector.num_items
-    capacity = int(module.entries["cosine_candidates"]._spec["results"][1]["shape"][1])
+    capacity = _candidate_slots(module)
     # Expected candidates a chunk: about k * chunk / (items seen); keep them
     # under a quarter of the slots from the first chunk on.
     first = min(N, max(k, -(-4 * k * min(size, N) // capacity) // 128 * 128 + 128))
@@ -480,7 +487,8 @@ def similarity(queries, items, k=None, threshold=None, chunk=None, artifact=None
     size = int(chunk) if chunk else _chunk_items(M, N, k)
     if size < 1:
         raise SparcastError("similarity: chunk must be >= 1, got %d" % size)
-    if k is not None and threshold is None and "cosine_candidates" in module.entries:
+    capacity = _candidate_slots(module)
+    if k is not None and threshold is None and capacity is not None:
         show = progress if progress is not None else sys.stderr.isatty()
         return _top_k_by_candidates(module, inspector, int(k), size, device, show)
     starts = list(range(0, N, size))
@@ -492,23 +500,26 @@ def similarity(queries, items, k=None, threshold=None, chunk=None, artifact=None
     staging = None
     # Pairs above a threshold: the selection fused into the kernel, the
     # threshold every query's, when the artifact has it.
-    above = capacity = None
+    above = None
     recomputed = 0
-    if threshold is not None and "cosine_candidates" in module.entries:
+    if threshold is not None and capacity is not None:
         above = torch.full((M,), float(threshold), device=device)
-        capacity = int(module.entries["cosine_candidates"]._spec["results"][1]["shape"][1])
     for c, start in enumerate(starts):
         stop = min(start + size, N)
         args = inspector.inputs(start, stop).pin().to(device, non_blocking=True).args
-        if threshold is not None and above is not None:
+        if above is not None:
             found = _pairs_above(module, args, above, capacity, start)
             if found is not None:
                 pairs.append(found)
                 _progress(show, c + 1, len(starts), stop, N)
                 continue
             recomputed += 1
-        scores = result[:, start:stop] if dense and len(starts) == 1 else None
-        scores = module.cosine(*args) if scores is None else module.cosine(*args, out=[scores])
+        # One chunk writes the result in place; several are copied into
+        # its columns (a column slice is not a row-major tensor).
+        if dense and len(starts) == 1:
+            scores = module.cosine(*args, out=[result])
+        else:
+            scores = module.cosine(*args)
         if dense and len(starts) > 1:
             result[:, start:stop] = scores
         elif k is not None:
