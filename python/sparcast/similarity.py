@@ -318,7 +318,7 @@ def similarity_inputs(queries, items, max_head=16, library=None):
 
 def _chunk_items(num_queries, num_items, k):
     """Items a chunk: what fits in 40 % of the free GPU memory (the scores
-    and their workspace), a multiple of 128."""
+    and, for the candidates, their workspace), a multiple of 128."""
     torch = _torch()
     free, _ = torch.cuda.mem_get_info()
     per_item = num_queries * 4 * 2

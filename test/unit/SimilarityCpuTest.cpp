@@ -281,28 +281,15 @@ Rows splitInto(const Rows &rows, int64_t numRows,
   return tail;
 }
 
-TEST(SimilarityCpuTest, SplitAtAHeadEqualsTheUnsplitProduct) {
-  DialectRegistry registry;
-  registerAllSparcastDialects(registry);
-  MLIRContext context(registry);
-  std::mt19937 rng(23);
-  const int64_t numQueries = 9, numItems = 14, maxHead = 6;
-  Rows queries = makeRows(numQueries, 10, {4}, rng);
-  Rows items = makeRows(numItems, 8, {2}, rng);
-  csr::Head head = csr::chooseHead(
-      csr::columnCounts(numQueries, kDim, queries.indptr.data(),
-                        queries.indices.data()),
-      csr::columnCounts(numItems, kDim, items.indptr.data(),
-                        items.indices.data()),
-      maxHead);
-  ASSERT_EQ(int64_t(head.columns.size()), maxHead);
-  // Not vacuous: the head carries most products, the tail some.
-  EXPECT_GT(head.coverage, 0.5);
-  EXPECT_LT(head.coverage, 1.0);
-
+/// The arguments of kSplit for `queries` and `items` split at `head`: the
+/// heads, the query tail packed with the full rows' norms, the items' tail
+/// by dimension with the full items' norms.
+std::vector<HostTensor> splitArguments(const Rows &queries, int64_t numQueries,
+                                       const Rows &items, int64_t numItems,
+                                       const std::vector<int64_t> &head) {
   std::vector<HostTensor> args;
-  Rows queryTail = splitInto(queries, numQueries, head.columns, args);
-  Rows itemTail = splitInto(items, numItems, head.columns, args);
+  Rows queryTail = splitInto(queries, numQueries, head, args);
+  Rows itemTail = splitInto(items, numItems, head, args);
   // The query tail packed, the full rows' norms.
   csr::Shape qs{numQueries, kDim, 64, 10};
   packInto(queryTail, qs, args);
@@ -326,7 +313,30 @@ TEST(SimilarityCpuTest, SplitAtAHeadEqualsTheUnsplitProduct) {
     packInto(items, csr::Shape{numItems, kDim, 64, 10}, full);
     args.back() = std::move(full.back());
   }
+  return args;
+}
 
+TEST(SimilarityCpuTest, SplitAtAHeadEqualsTheUnsplitProduct) {
+  DialectRegistry registry;
+  registerAllSparcastDialects(registry);
+  MLIRContext context(registry);
+  std::mt19937 rng(23);
+  const int64_t numQueries = 9, numItems = 14, maxHead = 6;
+  Rows queries = makeRows(numQueries, 10, {4}, rng);
+  Rows items = makeRows(numItems, 8, {2}, rng);
+  csr::Head head = csr::chooseHead(
+      csr::columnCounts(numQueries, kDim, queries.indptr.data(),
+                        queries.indices.data()),
+      csr::columnCounts(numItems, kDim, items.indptr.data(),
+                        items.indices.data()),
+      maxHead);
+  ASSERT_EQ(int64_t(head.columns.size()), maxHead);
+  // Not vacuous: the head carries most products, the tail some.
+  EXPECT_GT(head.coverage, 0.5);
+  EXPECT_LT(head.coverage, 1.0);
+
+  std::vector<HostTensor> args =
+      splitArguments(queries, numQueries, items, numItems, head.columns);
   std::string text =
       llvm::formatv(kSplit, numQueries, numItems, maxHead, numQueries + 1,
                     kDim + 1, kDim);
@@ -345,6 +355,123 @@ TEST(SimilarityCpuTest, SplitAtAHeadEqualsTheUnsplitProduct) {
       EXPECT_NEAR(cos.get(q * numItems + i), want, 1e-6) << q << ", " << i;
     }
   EXPECT_GT(sharing, (numQueries - 1) * (numItems - 1) / 2);
+}
+
+// The GPU adds the sparse part's products after an epilogue linear in the
+// dot product, each scaled by the epilogue at 1 (SimilarityKernel.cpp):
+// epilogue(head + tail) = epilogue(head) + epilogue(1) * tail. On the CPU,
+// for each epilogue the analysis calls linear, the op's result equals that
+// sum; for the ones it refuses, the identity fails on these rows.
+constexpr const char *kEpilogueForms = R"mlir(
+#csr = #sc.block_csr<block_size = 64, id_bits = 22, offset_bits = 10>
+func.func @f(%qh: tensor<{0}x{2}xf32>, %ih: tensor<{1}x{2}xf32>,
+             %qp: tensor<{3}xi32>, %qi: tensor<?xi32>, %qv: tensor<?xf32>, %qn: tensor<{0}xf32>,
+             %dp: tensor<{4}xi32>, %di: tensor<?xi32>, %dv: tensor<?xf32>, %in: tensor<{1}xf32>)
+    -> (tensor<{0}x{1}xf32>, tensor<{0}x{1}xf32>) {
+  %q = sc.assemble_csr %qp, %qi, %qv : tensor<{3}xi32>, tensor<?xi32>, tensor<?xf32> -> tensor<{0}x{5}xf32, #csr>
+  %d = sc.assemble_csr %dp, %di, %dv : tensor<{4}xi32>, tensor<?xi32>, tensor<?xf32> -> tensor<{5}x{1}xf32, #csr>
+  %out = sc.sparse_matmul %q, %d head(%qh, %ih : tensor<{0}x{2}xf32>, tensor<{1}x{2}xf32>)
+      epilogue_ins(%qn, %in : tensor<{0}xf32>, tensor<{1}xf32>) {{transpose_rhs}
+      : tensor<{0}x{5}xf32, #csr>, tensor<{5}x{1}xf32, #csr> -> tensor<{0}x{1}xf32> {{
+  ^bb0(%dot: f32, %m: index, %n: index, %a: tensor<{0}xf32>, %b: tensor<{1}xf32>):
+    %x = tensor.extract %a[%m] : tensor<{0}xf32>
+    %y = tensor.extract %b[%n] : tensor<{1}xf32>
+    %zero = arith.constant 0.0 : f32
+    {6}
+  }
+  %dot = sc.sparse_matmul %q, %d head(%qh, %ih : tensor<{0}x{2}xf32>, tensor<{1}x{2}xf32>) {{transpose_rhs}
+      : tensor<{0}x{5}xf32, #csr>, tensor<{5}x{1}xf32, #csr> -> tensor<{0}x{1}xf32>
+  return %out, %dot : tensor<{0}x{1}xf32>, tensor<{0}x{1}xf32>
+}
+)mlir";
+
+TEST(SimilarityCpuTest, SparsePartAddsAfterALinearEpilogue) {
+  DialectRegistry registry;
+  registerAllSparcastDialects(registry);
+  MLIRContext context(registry);
+  std::mt19937 rng(31);
+  const int64_t numQueries = 7, numItems = 12, maxHead = 4;
+  Rows queries = makeRows(numQueries, 40, {2}, rng);
+  Rows items = makeRows(numItems, 30, {5}, rng);
+  csr::Head head = csr::chooseHead(
+      csr::columnCounts(numQueries, kDim, queries.indptr.data(),
+                        queries.indices.data()),
+      csr::columnCounts(numItems, kDim, items.indptr.data(),
+                        items.indices.data()),
+      maxHead);
+  std::vector<HostTensor> args =
+      splitArguments(queries, numQueries, items, numItems, head.columns);
+  // Without the tail (the query tail's rows empty); without the heads;
+  // and with every head product 1 and no tail: epilogue(1).
+  std::vector<HostTensor> headOnly = args, tailOnly = args, one = args;
+  for (int64_t r = 0; r <= numQueries; ++r) {
+    headOnly[2].set(r, 0);
+    one[2].set(r, 0);
+  }
+  for (int64_t i : {0, 1})
+    for (int64_t e = 0; e < args[i].getNumElements(); ++e) {
+      tailOnly[i].set(e, 0);
+      one[i].set(e, e % maxHead == 0 ? 1 : 0);
+    }
+  struct Form {
+    const char *body;
+    bool linear;
+  };
+  const Form forms[] = {
+      // The cosine, zero against an empty row.
+      {R"(%p = arith.mulf %x, %y : f32
+    %none = arith.cmpf oeq, %p, %zero : f32
+    %c = arith.divf %dot, %p : f32
+    %r = arith.select %none, %zero, %c : f32
+    sc.yield %r : f32)", true},
+      {R"(%s = arith.negf %dot : f32
+    %t = arith.mulf %x, %s : f32
+    %u = arith.divf %dot, %y : f32
+    %r = arith.subf %t, %u : f32
+    sc.yield %r : f32)", true},
+      // Affine, quadratic, and a select on the dot: refused.
+      {R"(%one = arith.constant 1.0 : f32
+    %r = arith.addf %dot, %one : f32
+    sc.yield %r : f32)", false},
+      {R"(%r = arith.mulf %dot, %dot : f32
+    sc.yield %r : f32)", false},
+      {R"(%big = arith.cmpf ogt, %dot, %x : f32
+    %r = arith.select %big, %dot, %zero : f32
+    sc.yield %r : f32)", false},
+  };
+  for (const Form &form : forms) {
+    std::string text = llvm::formatv(kEpilogueForms, numQueries, numItems,
+                                     maxHead, numQueries + 1, kDim + 1, kDim,
+                                     form.body);
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+    ASSERT_TRUE(module) << form.body;
+    SmallVector<SparseMatmulOp> ops;
+    module->walk([&](SparseMatmulOp op) { ops.push_back(op); });
+    ASSERT_EQ(ops.size(), 2u);
+    EXPECT_EQ(ops[0].isEpilogueLinearInProduct(), form.linear) << form.body;
+    EXPECT_TRUE(ops[1].isEpilogueLinearInProduct()); // no region
+    auto compiled = CpuFunction::compile(*module, "f");
+    ASSERT_TRUE(succeeded(compiled));
+    auto whole = (*compiled)->call(args), ofHeads = (*compiled)->call(headOnly),
+         ofTails = (*compiled)->call(tailOnly), atOne = (*compiled)->call(one);
+    ASSERT_TRUE(succeeded(whole) && succeeded(ofHeads) && succeeded(ofTails) &&
+                succeeded(atOne));
+    double worst = 0; // relative past 1
+    int64_t withTail = 0;
+    for (int64_t e = 0; e < numQueries * numItems; ++e) {
+      double tail = (*ofTails)[1].get(e);
+      withTail += tail != 0;
+      double split = (*ofHeads)[0].get(e) + (*atOne)[0].get(e) * tail;
+      double want = (*whole)[0].get(e);
+      worst = std::max(worst, std::abs(want - split) /
+                                  std::max(1.0, std::abs(want)));
+    }
+    EXPECT_GT(withTail, numQueries * numItems / 4); // not vacuous
+    if (form.linear)
+      EXPECT_LT(worst, 1e-6) << form.body;
+    else if (std::string(form.body).find("cmpf") == std::string::npos)
+      EXPECT_GT(worst, 1e-2) << form.body;
+  }
 }
 
 // Each row's elements above its own threshold, in column order up to the

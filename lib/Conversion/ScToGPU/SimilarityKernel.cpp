@@ -5,7 +5,10 @@
 //  - scatter: a warp a query row; for each entry (d, v) of the query's tail,
 //    the lanes walk the items of dimension d (the rhs by dimension,
 //    transpose_rhs) and add v * w into the scores with atomics. Only the
-//    tail's pair products are touched.
+//    tail's pair products are touched. When the epilogue is linear in the
+//    product (the cosine) and nothing selects from the result, it runs
+//    after the tile kernel and adds v * w * epilogue(1) into the result
+//    itself: no workspace is cleared, written and read back.
 //  - tile: a 128 x 128 tile of (query, item) a CTA: the dense heads'
 //    product in exact fp32 (CUDA-core FMAs over k-tiles of 16 staged in
 //    shared memory), plus the scores, through the epilogue (the cosine),
@@ -54,9 +57,19 @@ BlockCsrAttr layoutOf(Value rows) {
 /// The buffers of the sc.assemble_csr that made `rows`.
 AssembleCsrOp assembly(Value rows) { return rows.getDefiningOp<AssembleCsrOp>(); }
 
-/// scatter(lhs ptr, words, values, rhs ptr, words, values, scores).
+/// The memref types of the epilogue operands.
+SmallVector<Type> epilogueMemrefs(SparseMatmulOp op) {
+  SmallVector<Type> types;
+  for (Value in : op.getEpilogueIns())
+    types.push_back(memrefOfValue(in));
+  return types;
+}
+
+/// scatter(lhs ptr, words, values, rhs ptr, words, values, scores), or with
+/// `scale` (the epilogue function) scatter(..., result, ins...), each
+/// product scaled by scale(1, row, column, ins...).
 void writeScatterKernel(SparseMatmulOp op, gpu::GPUModuleOp module,
-                        StringRef name) {
+                        StringRef name, StringRef scale) {
   Location loc = op.getLoc();
   OpBuilder b(op.getContext());
   AssembleCsrOp lhs = assembly(op.getLhs()), rhs = assembly(op.getRhs());
@@ -66,6 +79,8 @@ void writeScatterKernel(SparseMatmulOp op, gpu::GPUModuleOp module,
       params.push_back(memrefOfValue(v));
   params.push_back(MemRefType::get({ShapedType::kDynamic, ShapedType::kDynamic},
                                    b.getF32Type()));
+  if (!scale.empty())
+    llvm::append_range(params, epilogueMemrefs(op));
   auto func = createKernelFunction(b, loc, module, name, params, kThreads);
   auto index = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
@@ -104,7 +119,11 @@ void writeScatterKernel(SparseMatmulOp op, gpu::GPUModuleOp module,
   auto item = entry(rWords, rValues, walk.getInductionVar(), rLayout);
   Value product =
       arith::MulFOp::create(b, loc, q.getValue(), item.getValue());
-  sck::ScatterAddOp::create(b, loc, product, scores, row, item.getColumn());
+  auto add = sck::ScatterAddOp::create(b, loc, product, scores, row,
+                                       item.getColumn(), FlatSymbolRefAttr(),
+                                       func.getArguments().drop_front(7));
+  if (!scale.empty())
+    add.setScaleAttr(FlatSymbolRefAttr::get(b.getContext(), scale));
   b.setInsertionPointToEnd(&func.getBody().front());
   gpu::ReturnOp::create(b, loc);
 }
@@ -146,9 +165,9 @@ void writeClearKernel(SelectRowsAboveOp select, gpu::GPUModuleOp module,
   gpu::ReturnOp::create(b, loc);
 }
 
-/// The tile kernel's epilogue, (dot, m, n, ins...) -> element: the op's
+/// The kernels' epilogue, (dot, m, n, ins...) -> element: the op's
 /// region (the dot product itself without one).
-LogicalResult writeTileEpilogue(SparseMatmulOp op, gpu::GPUModuleOp module,
+LogicalResult writeEpilogueFunction(SparseMatmulOp op, gpu::GPUModuleOp module,
                                 StringRef name, ArrayRef<Type> memrefs) {
   Location loc = op.getLoc();
   OpBuilder b(op.getContext());
@@ -164,24 +183,21 @@ LogicalResult writeTileEpilogue(SparseMatmulOp op, gpu::GPUModuleOp module,
       op.getEpilogue().empty() ? nullptr : &op.getEpilogue().front(), func);
 }
 
-/// tile(lhs head, rhs head, scores, result, ins...), or with `select`
+/// tile(lhs head, rhs head, [scores,] result, ins...), or with `select`
 /// tile(lhs head, rhs head, scores, thresholds, counts, values, cols,
-/// ins...).
-LogicalResult writeTileKernel(SparseMatmulOp op, gpu::GPUModuleOp module,
-                              StringRef name, SelectRowsAboveOp select) {
+/// ins...); the scores only with `withScores`.
+void writeTileKernel(SparseMatmulOp op, gpu::GPUModuleOp module,
+                     StringRef name, StringRef epilogueName,
+                     SelectRowsAboveOp select, bool withScores) {
   Location loc = op.getLoc();
   OpBuilder b(op.getContext());
-  // The scores workspace, [M, N] f32.
-  auto dynamic2d = MemRefType::get(
-      {ShapedType::kDynamic, ShapedType::kDynamic}, b.getF32Type());
-  SmallVector<Type> epilogueMemrefs;
-  for (Value in : op.getEpilogueIns())
-    epilogueMemrefs.push_back(memrefOfValue(in));
-  std::string epilogueName = (name + "_epilogue").str();
-  if (failed(writeTileEpilogue(op, module, epilogueName, epilogueMemrefs)))
-    return failure();
   SmallVector<Type> params = {memrefOfValue(op.getLhsHead()),
-                              memrefOfValue(op.getRhsHead()), dynamic2d};
+                              memrefOfValue(op.getRhsHead())};
+  // The scores workspace, [M, N] f32.
+  if (withScores)
+    params.push_back(MemRefType::get(
+        {ShapedType::kDynamic, ShapedType::kDynamic}, b.getF32Type()));
+  unsigned firstOut = params.size();
   if (select)
     for (Value v : {select.getThresholds(), select.getCounts(),
                     select.getValues(), select.getCols()})
@@ -189,7 +205,7 @@ LogicalResult writeTileKernel(SparseMatmulOp op, gpu::GPUModuleOp module,
   else
     params.push_back(memrefOfValue(op.getResult()));
   unsigned firstIn = params.size();
-  llvm::append_range(params, epilogueMemrefs);
+  llvm::append_range(params, epilogueMemrefs(op));
   auto stage = MemRefType::get(
       {kDepth, kStageRow}, b.getF32Type(), AffineMap(),
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup));
@@ -226,20 +242,19 @@ LogicalResult writeTileKernel(SparseMatmulOp op, gpu::GPUModuleOp module,
   for (unsigned i = 0; i < op.getEpilogueIns().size(); ++i)
     ins.push_back(func.getArgument(firstIn + i));
   // The tails' products (the scatter kernel's scores) added to the heads'.
-  Value scores = func.getArgument(2);
+  Value scores = withScores ? func.getArgument(2) : Value();
+  auto out = [&](unsigned i) { return func.getArgument(firstOut + i); };
   if (select) {
     Value rows = memref::DimOp::create(b, loc, lhsHead, 0);
     Value items = memref::DimOp::create(b, loc, rhsHead, 0);
     sck::SelectTileOp::create(b, loc, kLoop.getResult(0), m0, n0, rows, items,
-                              scores, epilogueName, ins, func.getArgument(3),
-                              func.getArgument(4), func.getArgument(5),
-                              func.getArgument(6));
+                              scores, epilogueName, ins, out(0), out(1),
+                              out(2), out(3));
   } else {
-    sck::StoreTileOp::create(b, loc, kLoop.getResult(0), func.getArgument(3),
-                             m0, n0, scores, epilogueName, ins);
+    sck::StoreTileOp::create(b, loc, kLoop.getResult(0), out(0), m0, n0,
+                             scores, epilogueName, ins);
   }
   gpu::ReturnOp::create(b, loc);
-  return success();
 }
 } // namespace
 
@@ -261,6 +276,12 @@ std::string mlir::sc::sparseMatmulLimitation(SparseMatmulOp op) {
   return "";
 }
 
+bool mlir::sc::addsSparsePartAfterEpilogue(SparseMatmulOp op,
+                                           SelectRowsAboveOp select) {
+  return !select && op.getType().getElementType().isF32() &&
+         op.isEpilogueLinearInProduct();
+}
+
 FailureOr<std::vector<KernelLaunch>>
 mlir::sc::buildSparseMatmulKernels(SparseMatmulOp op,
                                    gpu::GPUModuleOp gpuModule, StringRef name,
@@ -276,14 +297,23 @@ mlir::sc::buildSparseMatmulKernels(SparseMatmulOp op,
   std::string scatterName = (name + "_scatter").str();
   std::string tileName = (name + "_tile").str();
   std::string clearName = (name + "_clear").str();
-  writeScatterKernel(op, gpuModule, scatterName);
-  if (select)
-    writeClearKernel(select, gpuModule, clearName);
+  std::string epilogueName = (name + "_epilogue").str();
   if (select && !op.getType().getElementType().isF32())
     return op.emitError("sparcast-aot: a selection reads f32 scores, got ")
            << op.getType().getElementType();
-  if (failed(writeTileKernel(op, gpuModule, tileName, select)))
+  bool after = binding.scores.empty();
+  if (after && !addsSparsePartAfterEpilogue(op, select))
+    return op.emitError("sparcast-aot: this sc.sparse_matmul needs a "
+                        "workspace for its sparse part");
+  if (failed(writeEpilogueFunction(op, gpuModule, epilogueName,
+                               epilogueMemrefs(op))))
     return failure();
+  writeScatterKernel(op, gpuModule, scatterName,
+                     after ? StringRef(epilogueName) : StringRef());
+  if (select)
+    writeClearKernel(select, gpuModule, clearName);
+  writeTileKernel(op, gpuModule, tileName, epilogueName, select,
+                  /*withScores=*/!after);
 
   KernelLaunch scatter;
   scatter.kernel = scatterName;
@@ -293,12 +323,25 @@ mlir::sc::buildSparseMatmulKernels(SparseMatmulOp op,
   for (const CsrBinding *c : {&binding.lhs, &binding.rhs})
     for (const std::string &t : {c->rowPtr, c->words, c->values})
       scatter.params.push_back(LaunchParam::memref(t));
-  scatter.params.push_back(LaunchParam::memref(binding.scores));
-  scatter.summary = llvm::formatv("{0}: the sparse parts' products of {1} x "
-                                  "{2} into {3} (a warp a row, atomics)",
-                                  scatterName, binding.lhs.values,
-                                  binding.rhs.values, binding.scores)
-                        .str();
+  if (after) {
+    scatter.params.push_back(LaunchParam::memref(binding.result));
+    for (const std::string &t : binding.epilogueIns)
+      scatter.params.push_back(LaunchParam::memref(t));
+    scatter.summary =
+        llvm::formatv("{0}: the sparse parts' products of {1} x {2}, each "
+                      "scaled by the epilogue at 1, added into {3} (a warp "
+                      "a row, atomics)",
+                      scatterName, binding.lhs.values, binding.rhs.values,
+                      binding.result)
+            .str();
+  } else {
+    scatter.params.push_back(LaunchParam::memref(binding.scores));
+    scatter.summary = llvm::formatv("{0}: the sparse parts' products of {1} "
+                                    "x {2} into {3} (a warp a row, atomics)",
+                                    scatterName, binding.lhs.values,
+                                    binding.rhs.values, binding.scores)
+                          .str();
+  }
 
   KernelLaunch tile;
   tile.kernel = tileName;
@@ -306,8 +349,10 @@ mlir::sc::buildSparseMatmulKernels(SparseMatmulOp op,
   tile.grid[0] = binding.items.dividedUp(kTile);
   tile.grid[1] = binding.rows.dividedUp(kTile);
   tile.grid[2] = LaunchDim::of(1);
-  for (const std::string &t : {binding.lhsHead, binding.rhsHead, binding.scores})
+  for (const std::string &t : {binding.lhsHead, binding.rhsHead})
     tile.params.push_back(LaunchParam::memref(t));
+  if (!after)
+    tile.params.push_back(LaunchParam::memref(binding.scores));
   if (select)
     for (const std::string &t :
          {binding.thresholds, binding.counts, binding.values, binding.cols})
@@ -323,11 +368,11 @@ mlir::sc::buildSparseMatmulKernels(SparseMatmulOp op,
                              binding.values, binding.cols)
                    .str()
              : "into " + binding.result;
+  std::string plus = after ? "" : ", plus " + binding.scores;
   tile.summary =
       llvm::formatv("{0}: heads {1} x {2}^T in exact fp32 (128 x 128 tiles, "
-                    "CUDA-core FMAs), plus {3}, through the epilogue, {4}",
-                    tileName, binding.lhsHead, binding.rhsHead, binding.scores,
-                    into)
+                    "CUDA-core FMAs){3}, through the epilogue, {4}",
+                    tileName, binding.lhsHead, binding.rhsHead, plus, into)
           .str();
   std::vector<KernelLaunch> launches;
   if (select) {
@@ -344,7 +389,12 @@ mlir::sc::buildSparseMatmulKernels(SparseMatmulOp op,
                         .str();
     launches.push_back(std::move(clear));
   }
-  launches.push_back(std::move(scatter));
-  launches.push_back(std::move(tile));
+  if (after) {
+    launches.push_back(std::move(tile));
+    launches.push_back(std::move(scatter));
+  } else {
+    launches.push_back(std::move(scatter));
+    launches.push_back(std::move(tile));
+  }
   return launches;
 }

@@ -107,18 +107,50 @@ Value inside(ImplicitLocOpBuilder &b, Value m, Value row, Value column) {
       ult(b, column, memref::DimOp::create(b, m, 1)));
 }
 
+/// The function `name` of `op`'s gpu.module, when it takes (f32, index,
+/// index, and `numIns` ins) to `element`; else a located error.
+FailureOr<func::FuncOp> epilogueFunction(Operation *op, StringRef name,
+                                         size_t numIns, Type element) {
+  auto module = op->getParentOfType<gpu::GPUModuleOp>();
+  auto epilogue =
+      module ? module.lookupSymbol<func::FuncOp>(name) : func::FuncOp();
+  if (!epilogue || epilogue.getNumResults() != 1 ||
+      epilogue.getResultTypes()[0] != element ||
+      epilogue.getNumArguments() != 3 + numIns)
+    return op->emitOpError() << "expected '" << name
+                             << "' to be a function of the gpu.module taking "
+                                "(f32, index, index, ins...) to "
+                             << element;
+  return epilogue;
+}
+
 struct LowerScatterAdd : OpConversionPattern<sck::ScatterAddOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(sck::ScatterAddOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    func::FuncOp scale;
+    if (op.getScale()) {
+      FailureOr<func::FuncOp> found =
+          epilogueFunction(op, *op.getScale(), op.getIns().size(),
+                           b.getF32Type());
+      if (failed(found))
+        return failure();
+      scale = *found;
+    }
     Value result = adaptor.getResult(), row = adaptor.getRow(),
-          column = adaptor.getColumn();
+          column = adaptor.getColumn(), value = adaptor.getValue();
     auto guard = scf::IfOp::create(b, inside(b, result, row, column));
     b.setInsertionPointToStart(guard.thenBlock());
-    memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addf,
-                                adaptor.getValue(), result,
+    if (scale) {
+      SmallVector<Value> args = {
+          arith::ConstantOp::create(b, b.getF32FloatAttr(1)), row, column};
+      llvm::append_range(args, adaptor.getIns());
+      value = arith::MulFOp::create(
+          b, value, func::CallOp::create(b, scale, args).getResult(0));
+    }
+    memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addf, value, result,
                                 ValueRange{row, column});
     rewriter.eraseOp(op);
     return success();
@@ -225,24 +257,6 @@ struct LowerFmaTile : OpConversionPattern<sck::FmaTileOp> {
   }
 };
 
-/// The epilogue function `op` names, when it takes (f32, index, index,
-/// ins...) to `element`; else a located error.
-template <typename TileOp>
-FailureOr<func::FuncOp> tileEpilogue(TileOp op, Type element) {
-  auto module = op->template getParentOfType<gpu::GPUModuleOp>();
-  auto epilogue = module ? module.template lookupSymbol<func::FuncOp>(
-                               op.getEpilogue())
-                         : func::FuncOp();
-  if (!epilogue || epilogue.getNumResults() != 1 ||
-      epilogue.getResultTypes()[0] != element ||
-      epilogue.getNumArguments() != 3 + op.getIns().size())
-    return op.emitOpError() << "expected '" << op.getEpilogue()
-                            << "' to be a function of the gpu.module taking "
-                               "(f32, index, index, ins...) to "
-                            << element;
-  return epilogue;
-}
-
 /// `addend`'s element (row, col), 0 outside it.
 Value readAddendElement(ImplicitLocOpBuilder &b, Value addend, Value row,
                         Value col) {
@@ -309,7 +323,8 @@ struct LowerStoreTile : OpConversionPattern<sck::StoreTileOp> {
                   ConversionPatternRewriter &rewriter) const override {
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     Type element = op.getResult().getType().getElementType();
-    FailureOr<func::FuncOp> found = tileEpilogue(op, element);
+    FailureOr<func::FuncOp> found =
+        epilogueFunction(op, op.getEpilogue(), op.getIns().size(), element);
     if (failed(found))
       return failure();
     func::FuncOp epilogue = *found;
@@ -413,7 +428,8 @@ struct LowerSelectTile : OpConversionPattern<sck::SelectTileOp> {
   matchAndRewrite(sck::SelectTileOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    FailureOr<func::FuncOp> found = tileEpilogue(op, b.getF32Type());
+    FailureOr<func::FuncOp> found = epilogueFunction(
+        op, op.getEpilogue(), op.getIns().size(), b.getF32Type());
     if (failed(found))
       return failure();
     func::FuncOp epilogue = *found;

@@ -749,16 +749,20 @@ LogicalResult EntryCompiler::visitSparseMatmul(SparseMatmulOp op) {
   // The heads' rows are the result's: M queries and N items.
   binding.rows = lhsHead->shape[0];
   binding.items = rhsHead->shape[0];
-  auto f32 = Float32Type::get(op.getContext());
-  binding.scores =
-      newWorkspace(RankedTensorType::get(op.getType().getShape(), f32),
-                   {binding.rows, binding.items}, /*zeroInit=*/true)
-          .name;
   // A selection of each row's elements above a threshold, its only
   // consumer, runs in the tile kernel: the scores are never written.
   SelectRowsAboveOp select;
   if (op->hasOneUse())
     select = dyn_cast<SelectRowsAboveOp>(*op->user_begin());
+  // The sparse parts' products go to a zeroed workspace unless they can
+  // be added to the result after the epilogue.
+  if (!addsSparsePartAfterEpilogue(op, select)) {
+    auto f32 = Float32Type::get(op.getContext());
+    binding.scores =
+        newWorkspace(RankedTensorType::get(op.getType().getShape(), f32),
+                     {binding.rows, binding.items}, /*zeroInit=*/true)
+            .name;
+  }
   if (select) {
     FailureOr<TensorInfo> thresholds =
         materialize(select.getThresholds(), select.getLoc());
@@ -794,8 +798,13 @@ LogicalResult EntryCompiler::visitSparseMatmul(SparseMatmulOp op) {
       const LaunchDim *bound = index == body->getArgument(1)   ? &binding.rows
                                : index == body->getArgument(2) ? &binding.items
                                                                : nullptr;
-      if (bound && !bound->symbol.empty() && !in.shape[0].symbol.empty())
-        launches->back().atMost.push_back({bound->symbol, in.shape[0].symbol});
+      if (!bound || bound->symbol.empty() || in.shape[0].symbol.empty())
+        return;
+      for (KernelLaunch &launch : *launches)
+        if (llvm::any_of(launch.params, [&](const LaunchParam &p) {
+              return p.tensor == in.name;
+            }))
+          launch.atMost.push_back({bound->symbol, in.shape[0].symbol});
     });
   for (const KernelLaunch &launch : *launches)
     if (failed(addLaunch(launch, op.getLoc())))

@@ -33,3 +33,11 @@ func.func @depths(%a: memref<16x132xf32, #gpu.address_space<workgroup>>, %b: mem
   %r = sck.fma_tile %a, %b, %acc : memref<16x132xf32, #gpu.address_space<workgroup>>, memref<8x132xf32, #gpu.address_space<workgroup>>, vector<64xf32>
   return
 }
+
+// -----
+
+func.func @ins_without_scale(%x: f32, %out: memref<?x?xf32>, %r: index, %a: memref<?xf32>) {
+  // expected-error @below {{has ins but no scaled_by function}}
+  sck.scatter_add %x, %out[%r, %r] ins(%a : memref<?xf32>) : memref<?x?xf32>
+  return
+}

@@ -3,11 +3,12 @@
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/manifest.json
 
 // The split similarity compiles to its two kernels, written in sck ops and
-// lowered by sc-lower-sck-simt: the tails' products scattered into a
-// zero-initialized workspace, then the heads' exact fp32 tile product plus
-// that workspace through the cosine; ptxas accepts both without spills.
-// CHECK: kernel cosine_similarity0_scatter: the sparse parts' products of arg4 x arg7 into ws0 (a warp a row, atomics)
-// CHECK: kernel cosine_similarity0_tile: heads arg0 x arg1^T in exact fp32 (128 x 128 tiles, CUDA-core FMAs), plus ws0, through the epilogue, into result0
+// lowered by sc-lower-sck-simt. The cosine is linear in the dot product, so
+// no workspace: the heads' exact fp32 tile product through the cosine is
+// stored, then the tails' products, each scaled by the cosine at 1, are
+// added into the result; ptxas accepts both without spills.
+// CHECK: kernel cosine_similarity0_tile: heads arg0 x arg1^T in exact fp32 (128 x 128 tiles, CUDA-core FMAs), through the epilogue, into result0
+// CHECK: kernel cosine_similarity0_scatter: the sparse parts' products of arg4 x arg7, each scaled by the epilogue at 1, added into result0 (a warp a row, atomics)
 // The top-k candidates: the selection fused into the tile kernel (the
 // scores never written), its slots cleared first, its counts zeroed by the
 // runtime (a result with zero_init).
@@ -17,12 +18,13 @@
 // CHECK-COUNT-5: 0 bytes spill stores, 0 bytes spill loads
 // CHECK: wrote
 
-// The scatter: a warp a query row. The tile kernel: a CTA a 128 x 128
-// tile; the norms, read at the row and the column index, must cover M and
-// N (checked by the runtime). The scatter's workspace starts zeroed.
+// The tile kernel: a CTA a 128 x 128 tile. The scatter: a warp a query
+// row. The norms, read at the row and the column index, must cover M and N
+// (checked by the runtime) for both kernels, which read them.
 // MANIFEST: "grid": [
-// MANIFEST-NEXT: "arg0_d0/8"
-// MANIFEST: "kernel": "cosine_similarity0_scatter"
+// MANIFEST-NEXT: "arg1_d0/128",
+// MANIFEST-NEXT: "arg0_d0/128",
+// MANIFEST: "kernel": "cosine_similarity0_tile"
 // MANIFEST: "at_most": [
 // MANIFEST-NEXT: [
 // MANIFEST-NEXT: "arg0_d0",
@@ -30,12 +32,15 @@
 // MANIFEST: "arg1_d0",
 // MANIFEST-NEXT: "arg9_d0"
 // MANIFEST: "grid": [
-// MANIFEST-NEXT: "arg1_d0/128",
-// MANIFEST-NEXT: "arg0_d0/128",
-// MANIFEST: "kernel": "cosine_similarity0_tile"
-// MANIFEST: "name": "ws0",
-// MANIFEST: "zero_init": true
-// MANIFEST: "name": "cosine_candidates"
+// MANIFEST-NEXT: "arg0_d0/8"
+// MANIFEST: "kernel": "cosine_similarity0_scatter"
+// MANIFEST: "name": "cosine",
+// MANIFEST: "workspace": []
+// The candidates' scatter adds into a workspace that starts zeroed.
+// MANIFEST: "kernel": "cosine_candidates_similarity0_scatter"
+// MANIFEST: "name": "cosine_candidates",
 // MANIFEST: "results": [
 // MANIFEST: "name": "result0",
+// MANIFEST: "zero_init": true
+// MANIFEST: "name": "ws0",
 // MANIFEST: "zero_init": true

@@ -17,8 +17,9 @@ struct CsrBinding {
 
 /// How a split sc.sparse_matmul's operands are known to the entry: the
 /// sparse parts, the dense heads, the epilogue operands, the workspace of
-/// the sparse part's products (zero-initialized) and the result, and the
-/// result's dims M and N.
+/// the sparse part's products (zero-initialized; none when the products
+/// are added after the epilogue) and the result, and the result's dims M
+/// and N.
 struct SparseMatmulBinding {
   CsrBinding lhs, rhs;
   std::string lhsHead, rhsHead, scores, result;
@@ -33,13 +34,22 @@ struct SparseMatmulBinding {
 /// Why the GPU has no kernels for `op`, or an empty string.
 std::string sparseMatmulLimitation(SparseMatmulOp op);
 
-/// Builds the two kernels of a split sc.sparse_matmul into `gpuModule`, in
-/// launch order: `<name>_scatter` adds the sparse parts' products into the
-/// scores (a warp a query row, atomics), `<name>_tile` computes the heads'
-/// product in exact fp32 a 128 x 128 tile a CTA, adds the scores and runs
-/// the epilogue, then stores the result or, with `select`, appends the
-/// elements at or above their row's threshold to the row. Both are written
-/// in sck ops (sc-lower-sck-simt lowers them).
+/// Whether the sparse parts' products of `op` are added into its result
+/// after the epilogue, each scaled by the epilogue at 1 (an f32 result, an
+/// epilogue linear in the product, no selection consuming it): no
+/// workspace to clear, write and read back.
+bool addsSparsePartAfterEpilogue(SparseMatmulOp op, SelectRowsAboveOp select);
+
+/// Builds the kernels of a split sc.sparse_matmul into `gpuModule`, in
+/// launch order. With a workspace (binding.scores): `<name>_scatter` adds
+/// the sparse parts' products into it (a warp a query row, atomics), then
+/// `<name>_tile` computes the heads' product in exact fp32 a 128 x 128 tile
+/// a CTA, adds the scores and runs the epilogue, then stores the result or,
+/// with `select`, appends the elements above their row's threshold to the
+/// row (after `<name>_clear`). Without one, the tile kernel stores the
+/// heads' product through the epilogue and the scatter kernel then adds the
+/// sparse parts' products scaled by the epilogue at 1. All are written in
+/// sck ops (sc-lower-sck-simt lowers them).
 FailureOr<std::vector<KernelLaunch>>
 buildSparseMatmulKernels(SparseMatmulOp op, gpu::GPUModuleOp gpuModule,
                          StringRef name, const SparseMatmulBinding &binding,

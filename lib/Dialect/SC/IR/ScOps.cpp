@@ -7,9 +7,13 @@
 
 #include "sparcast/Dialect/SC/IR/ScOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <cmath>
@@ -229,6 +233,53 @@ LogicalResult SparseMatmulOp::verifyRegions() {
     return emitOpError() << "expected the epilogue to yield "
                          << getResult().getType().getElementType();
   return success();
+}
+
+bool SparseMatmulOp::isEpilogueLinearInProduct() {
+  if (getEpilogue().empty())
+    return true;
+  Block &body = getEpilogue().front();
+  Value dot = body.getArgument(0);
+  // Values the dot reaches, and of those the ones linear in it; a zero
+  // constant counts as linear (epilogue(x) = 0 is).
+  llvm::DenseSet<Value> reached{dot}, linear{dot};
+  auto isLinear = [&](Value v) {
+    return linear.contains(v) || matchPattern(v, m_AnyZeroFloat());
+  };
+  auto isFree = [&](Value v) { return !reached.contains(v); };
+  for (Operation &op : body.without_terminator()) {
+    // The op, or one in its regions, reads a value the dot reached.
+    bool readsDot = false;
+    op.walk([&](Operation *inner) {
+      readsDot |= !llvm::all_of(inner->getOperands(), isFree);
+    });
+    if (!readsDot)
+      continue;
+    bool result =
+        TypeSwitch<Operation *, bool>(&op)
+            .Case([&](arith::MulFOp m) {
+              return (isLinear(m.getLhs()) && isFree(m.getRhs())) ||
+                     (isFree(m.getLhs()) && isLinear(m.getRhs()));
+            })
+            .Case([&](arith::DivFOp d) {
+              return isLinear(d.getLhs()) && isFree(d.getRhs());
+            })
+            .Case([&](arith::NegFOp n) { return isLinear(n.getOperand()); })
+            .Case<arith::AddFOp, arith::SubFOp>([&](Operation *o) {
+              return isLinear(o->getOperand(0)) && isLinear(o->getOperand(1));
+            })
+            .Case([&](arith::SelectOp s) {
+              return isFree(s.getCondition()) && isLinear(s.getTrueValue()) &&
+                     isLinear(s.getFalseValue());
+            })
+            .Default([](Operation *) { return false; });
+    for (Value r : op.getResults()) {
+      reached.insert(r);
+      if (result)
+        linear.insert(r);
+    }
+  }
+  return isLinear(body.getTerminator()->getOperand(0));
 }
 
 LogicalResult TopKOp::verify() {

@@ -369,6 +369,12 @@ static LogicalResult verifyStage(Operation *op, MemRefType stage,
   return success();
 }
 
+LogicalResult ScatterAddOp::verify() {
+  if (!getScale() && !getIns().empty())
+    return emitOpError() << "has ins but no scaled_by function";
+  return success();
+}
+
 LogicalResult StageRowsOp::verify() {
   if (getRows() < 1)
     return emitOpError() << "expected rows >= 1, got " << getRows();

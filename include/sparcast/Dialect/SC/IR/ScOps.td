@@ -303,6 +303,13 @@ def Sc_SparseMatmulOp : Sc_Op<"sparse_matmul", [RecursiveMemoryEffects,
     int64_t getNumItems() {
       return getRhs().getType().getDimSize(getTransposeRhs() ? 1 : 0);
     }
+    /// Whether the epilogue is linear in the dot product, epilogue(x + y)
+    /// = epilogue(x) + epilogue(1) * y up to rounding (the cosine: the dot
+    /// scaled by a row and column factor): the dot flows to the yield only
+    /// through products and quotients by values without it, negation, sums
+    /// and selects on conditions without it between such values or zero.
+    /// True without a region.
+    bool isEpilogueLinearInProduct();
   }];
 }
 

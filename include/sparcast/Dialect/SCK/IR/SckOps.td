@@ -429,12 +429,22 @@ def Sck_ScatterAddOp : Sck_Op<"scatter_add", [MemoryEffects<[MemRead, MemWrite]>
   let description = [{
     `result[row, column] += value` atomically (red.global.add.f32), or
     nothing when (row, column) is outside the result.
+
+    With `scaled_by @f`, the value added is `value * f(1.0, row, column,
+    ins...)`: a product added after an epilogue linear in it (the
+    cosine's `x / (|q| |i|)`) rather than before. `f` is only called
+    inside the result.
   }];
   let arguments = (ins F32:$value, MemRefRankOf<[F32], [2]>:$result,
-                       Index:$row, Index:$column);
+                       Index:$row, Index:$column,
+                       OptionalAttr<FlatSymbolRefAttr>:$scale,
+                       Variadic<AnyType>:$ins);
   let assemblyFormat = [{
-    $value `,` $result `[` $row `,` $column `]` attr-dict `:` type($result)
+    $value `,` $result `[` $row `,` $column `]`
+    (`scaled_by` $scale^)? (`ins` `(` $ins^ `:` type($ins) `)`)?
+    attr-dict `:` type($result)
   }];
+  let hasVerifier = 1;
 }
 
 def Sck_StageRowsOp : Sck_Op<"stage_rows", [MemoryEffects<[MemRead, MemWrite]>]> {
