@@ -10,6 +10,8 @@ order). transposed: shared W ping-pong, cooperative and transposed, then
 the LCE ping-pong and transposed. lce: the LCE default, with B multicast in CTA pairs, cooperative.
 attention: target attention at the reference shapes (B = 2048, 32 users,
 S = 1024, f16), log-linear N = 16384 (B = 4, H = 16, bf16, blocks of 128).
+similarity: the dense cosine of 5,000 x 200,000 Zipf rows (head 16), then
+its top-100 candidates entry over the same items.
 """
 import argparse
 import os
@@ -25,7 +27,7 @@ from lce_check import make_index  # noqa: E402
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("workload", choices=["gemms", "lce", "attention", "transposed"])
+    p.add_argument("workload", choices=["gemms", "lce", "attention", "transposed", "similarity"])
     p.add_argument("--artifacts", default="bench/artifacts")
     args = p.parse_args()
     load = lambda name: sparcast.load(os.path.join(args.artifacts, name))
@@ -35,7 +37,16 @@ def main():
     B = 1024
     out = torch.empty((B, 433, 256), dtype=torch.float16, device="cuda")
     lce_inputs = lambda: (u((433, 2044)), u((15, 1178, 256)), u((B, 866, 256)), make_index(15, B, gen, True))
-    if args.workload == "gemms":
+    if args.workload == "similarity":
+        from similarity_check import zipf_csr
+        host = torch.Generator().manual_seed(0)
+        q, i = zipf_csr(5000, 43, 1200000, host), zipf_csr(200000, 38, 1200000, host)
+        inputs = sparcast.similarity_inputs(q, i, max_head=16).to("cuda")
+        module = load("similarity")
+        scores = module.cosine(*inputs.args)
+        theta = torch.topk(scores[:, :20000], 100, dim=1).values[:, -1].contiguous()
+        module.cosine_candidates(*inputs.args, theta)
+    elif args.workload == "gemms":
         x, w = u((B, 433, 872)), u((256, 872))
         load("gemm_suite_pingpong").linear_f16(x, w, out=[out])
         load("gemm_suite_cooperative").linear_f16(x, w, out=[out])

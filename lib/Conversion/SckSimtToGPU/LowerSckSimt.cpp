@@ -312,10 +312,65 @@ Value readAddendQuad(ImplicitLocOpBuilder &b, Value addend, Value row,
   return read.getResult(0);
 }
 
-/// Per row and group of four columns: when all four are inside and the
-/// rows are a multiple of four long, one vector read of the addend and one
-/// vector store; else element by element, each inside the result. Each
-/// element goes through the epilogue function.
+/// The thread's elements of its rows `first` .. `first` + `count` of the
+/// tile at (`row0`, `col0`), each plus the addend's element (0 outside it)
+/// through `epilogue`, in sck.fma_tile's order. Elements outside `rows` x
+/// `cols` (both non-zero) go through it at the clamped last row or column,
+/// their values unused: the calls are made before the caller's stores, so
+/// the epilogue's reads of one row or column (the norms) are loaded once,
+/// not once an element.
+SmallVector<Value> throughEpilogue(ImplicitLocOpBuilder &b, Value tile,
+                                   Value row0, Value col0, Value rows,
+                                   Value cols, Value addend,
+                                   func::FuncOp epilogue, ValueRange ins,
+                                   int64_t first = 0,
+                                   int64_t count = kPerThread) {
+  ThreadPlace place(b);
+  Value lastRow = arith::SubIOp::create(b, rows, cIndex(b, 1));
+  Value lastCol = arith::SubIOp::create(b, cols, cIndex(b, 1));
+  SmallVector<Value> out;
+  for (int64_t r = first; r < first + count; ++r) {
+    Value row = arith::AddIOp::create(b, row0,
+                                      ThreadPlace::nth(b, place.rowBase, r));
+    Value atRow = arith::MinUIOp::create(b, row, lastRow);
+    for (int64_t group = 0; group < 2; ++group) {
+      Value first = arith::AddIOp::create(
+          b, col0, ThreadPlace::nth(b, place.colBase, group * 4));
+      Value extras = addend ? readAddendQuad(b, addend, row, first) : Value();
+      for (int64_t j = 0; j < 4; ++j) {
+        Value col = arith::AddIOp::create(b, first, cIndex(b, j));
+        Value v = vector::ExtractOp::create(b, tile,
+                                            r * kPerThread + group * 4 + j);
+        if (extras)
+          v = arith::AddFOp::create(b, v,
+                                    vector::ExtractOp::create(b, extras, j));
+        SmallVector<Value> args = {v, atRow,
+                                   arith::MinUIOp::create(b, col, lastCol)};
+        llvm::append_range(args, ins);
+        out.push_back(func::CallOp::create(b, epilogue, args).getResult(0));
+      }
+    }
+  }
+  return out;
+}
+
+/// Runs `body` only when `rows` and `cols` are both non-zero.
+void ifNotEmpty(ImplicitLocOpBuilder &b, Value rows, Value cols,
+                llvm::function_ref<void()> body) {
+  Value zero = cIndex(b, 0);
+  auto nonEmpty = scf::IfOp::create(
+      b, arith::AndIOp::create(
+             b, arith::CmpIOp::create(b, arith::CmpIPredicate::ne, rows, zero),
+             arith::CmpIOp::create(b, arith::CmpIPredicate::ne, cols, zero)));
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(nonEmpty.thenBlock());
+  body();
+}
+
+/// The 64 elements through the epilogue first (throughEpilogue), then per
+/// row and group of four columns: one vector store when all four are
+/// inside and the rows are a multiple of four long, else element by
+/// element, each inside the result.
 struct LowerStoreTile : OpConversionPattern<sck::StoreTileOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -327,101 +382,62 @@ struct LowerStoreTile : OpConversionPattern<sck::StoreTileOp> {
         epilogueFunction(op, op.getEpilogue(), op.getIns().size(), element);
     if (failed(found))
       return failure();
-    func::FuncOp epilogue = *found;
-    ThreadPlace place(b);
-    Value result = adaptor.getResult(), addend = adaptor.getAddend();
+    Value result = adaptor.getResult();
     Value rows = memref::DimOp::create(b, result, 0);
     Value cols = memref::DimOp::create(b, result, 1);
-    Value rowsOfFour = arith::CmpIOp::create(
-        b, arith::CmpIPredicate::eq,
-        arith::RemUIOp::create(b, cols, cIndex(b, 4)), cIndex(b, 0));
-    // The vector path reads the addend at the same offsets: same row length.
-    Value addendRows;
-    if (addend) {
-      rowsOfFour = arith::AndIOp::create(
-          b, rowsOfFour,
-          arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
-                                memref::DimOp::create(b, addend, 1), cols));
-      addendRows = memref::DimOp::create(b, addend, 0);
-    }
-    // Element (r, c) of the thread's tile, plus `extra`, through the
-    // epilogue.
-    auto finish = [&](ImplicitLocOpBuilder &e, int64_t r, int64_t c, Value row,
-                      Value col, Value extra) {
-      Value v = vector::ExtractOp::create(e, adaptor.getTile(),
-                                          r * kPerThread + c);
-      if (extra)
-        v = arith::AddFOp::create(e, v, extra);
-      SmallVector<Value> args = {v, row, col};
-      llvm::append_range(args, adaptor.getIns());
-      return func::CallOp::create(e, epilogue, args).getResult(0);
-    };
-    auto quadOf = [&](Type t) { return VectorType::get({4}, t); };
-    int64_t bytes = element.getIntOrFloatBitWidth() / 8;
-    for (int64_t r = 0; r < kPerThread; ++r) {
-      Value row = arith::AddIOp::create(
-          b, adaptor.getRow(), ThreadPlace::nth(b, place.rowBase, r));
-      for (int64_t group = 0; group < 2; ++group) {
-        Value col0 = arith::AddIOp::create(
-            b, adaptor.getColumn(),
-            ThreadPlace::nth(b, place.colBase, group * 4));
-        Value rowInside = ult(b, row, rows);
-        if (addend)
-          rowInside = arith::AndIOp::create(b, rowInside,
-                                            ult(b, row, addendRows));
-        Value whole = arith::AndIOp::create(
-            b, arith::AndIOp::create(b, rowInside, rowsOfFour),
-            arith::CmpIOp::create(b, arith::CmpIPredicate::ule,
-                                  arith::AddIOp::create(b, col0, cIndex(b, 4)),
-                                  cols));
-        auto branch = scf::IfOp::create(b, whole, /*withElseRegion=*/true);
-        {
-          ImplicitLocOpBuilder t(op.getLoc(), rewriter);
-          t.setInsertionPointToStart(branch.thenBlock());
-          Value extras;
-          if (addend)
-            extras = vector::LoadOp::create(t, quadOf(t.getF32Type()), addend,
-                                            ValueRange{row, col0},
-                                            /*nontemporal=*/false,
-                                            llvm::MaybeAlign(16));
-          Value out = arith::ConstantOp::create(
-              t, quadOf(element),
-              DenseElementsAttr::get(quadOf(element),
-                                     t.getZeroAttr(element)));
-          for (int64_t j = 0; j < 4; ++j) {
-            Value col = arith::AddIOp::create(t, col0, cIndex(t, j));
-            Value extra =
-                extras ? vector::ExtractOp::create(t, extras, j).getResult()
-                       : Value();
-            out = vector::InsertOp::create(
-                t, finish(t, r, group * 4 + j, row, col, extra), out, j);
+    ifNotEmpty(b, rows, cols, [&] {
+      SmallVector<Value> values = throughEpilogue(
+          b, adaptor.getTile(), adaptor.getRow(), adaptor.getColumn(), rows,
+          cols, adaptor.getAddend(), *found, adaptor.getIns());
+      ThreadPlace place(b);
+      Value rowsOfFour = arith::CmpIOp::create(
+          b, arith::CmpIPredicate::eq,
+          arith::RemUIOp::create(b, cols, cIndex(b, 4)), cIndex(b, 0));
+      auto quad = VectorType::get({4}, element);
+      int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+      for (int64_t r = 0; r < kPerThread; ++r) {
+        Value row = arith::AddIOp::create(
+            b, adaptor.getRow(), ThreadPlace::nth(b, place.rowBase, r));
+        for (int64_t group = 0; group < 2; ++group) {
+          Value col0 = arith::AddIOp::create(
+              b, adaptor.getColumn(),
+              ThreadPlace::nth(b, place.colBase, group * 4));
+          ArrayRef<Value> four =
+              ArrayRef<Value>(values).slice(r * kPerThread + group * 4, 4);
+          Value whole = arith::AndIOp::create(
+              b, arith::AndIOp::create(b, ult(b, row, rows), rowsOfFour),
+              arith::CmpIOp::create(
+                  b, arith::CmpIPredicate::ule,
+                  arith::AddIOp::create(b, col0, cIndex(b, 4)), cols));
+          auto branch = scf::IfOp::create(b, whole, /*withElseRegion=*/true);
+          {
+            OpBuilder::InsertionGuard g(b);
+            b.setInsertionPointToStart(branch.thenBlock());
+            Value out = vector::FromElementsOp::create(b, quad, four);
+            vector::StoreOp::create(b, out, result, ValueRange{row, col0},
+                                    /*nontemporal=*/false,
+                                    llvm::MaybeAlign(4 * bytes));
+            b.setInsertionPointToStart(branch.elseBlock());
+            for (int64_t j = 0; j < 4; ++j) {
+              Value col = arith::AddIOp::create(b, col0, cIndex(b, j));
+              auto guard = scf::IfOp::create(b, inside(b, result, row, col));
+              OpBuilder::InsertionGuard inner(b);
+              b.setInsertionPointToStart(guard.thenBlock());
+              memref::StoreOp::create(b, four[j], result, ValueRange{row, col});
+            }
           }
-          vector::StoreOp::create(t, out, result, ValueRange{row, col0},
-                                  /*nontemporal=*/false,
-                                  llvm::MaybeAlign(4 * bytes));
-        }
-        ImplicitLocOpBuilder f(op.getLoc(), rewriter);
-        f.setInsertionPointToStart(branch.elseBlock());
-        for (int64_t j = 0; j < 4; ++j) {
-          Value col = arith::AddIOp::create(f, col0, cIndex(f, j));
-          auto guard = scf::IfOp::create(f, inside(f, result, row, col));
-          OpBuilder::InsertionGuard g(f);
-          f.setInsertionPointToStart(guard.thenBlock());
-          Value extra =
-              addend ? readAddendElement(f, addend, row, col) : Value();
-          memref::StoreOp::create(
-              f, finish(f, r, group * 4 + j, row, col, extra), result,
-              ValueRange{row, col});
         }
       }
-    }
+    });
     rewriter.eraseOp(op);
     return success();
   }
 };
 
-/// Per element inside the bounds: the epilogue's value, compared with the
-/// row's threshold (read once a row), appended to the row when above it.
+/// A row of the thread's tile at a time (all 64 at once spill), its 8
+/// elements through the epilogue first (throughEpilogue), then each inside
+/// the bounds compared with the row's threshold, appended to the row when
+/// above it.
 struct LowerSelectTile : OpConversionPattern<sck::SelectTileOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -432,50 +448,43 @@ struct LowerSelectTile : OpConversionPattern<sck::SelectTileOp> {
         op, op.getEpilogue(), op.getIns().size(), b.getF32Type());
     if (failed(found))
       return failure();
-    func::FuncOp epilogue = *found;
-    ThreadPlace place(b);
     Value thresholds = adaptor.getThresholds(), counts = adaptor.getCounts(),
           values = adaptor.getValues(), cols = adaptor.getCols();
-    // A row is taken only where every per-row buffer has it.
-    Value rowLimit = arith::MinUIOp::create(
-        b, arith::MinUIOp::create(b, adaptor.getRows(),
-                                  memref::DimOp::create(b, thresholds, 0)),
-        arith::MinUIOp::create(
-            b, memref::DimOp::create(b, counts, 0),
-            arith::MinUIOp::create(b, memref::DimOp::create(b, values, 0),
-                                   memref::DimOp::create(b, cols, 0))));
-    Value capacity = arith::MinUIOp::create(
-        b, memref::DimOp::create(b, values, 1), memref::DimOp::create(b, cols, 1));
-    for (int64_t r = 0; r < kPerThread; ++r) {
-      Value row = arith::AddIOp::create(
-          b, adaptor.getRow(), ThreadPlace::nth(b, place.rowBase, r));
-      auto rowIf = scf::IfOp::create(b, ult(b, row, rowLimit));
-      OpBuilder::InsertionGuard rowGuard(b);
-      b.setInsertionPointToStart(rowIf.thenBlock());
-      Value theta = memref::LoadOp::create(b, thresholds, row);
-      for (int64_t group = 0; group < 2; ++group) {
-        Value col0 = arith::AddIOp::create(
-            b, adaptor.getColumn(),
-            ThreadPlace::nth(b, place.colBase, group * 4));
-        Value extras = adaptor.getAddend()
-                           ? readAddendQuad(b, adaptor.getAddend(), row, col0)
-                           : Value();
-        for (int64_t j = 0; j < 4; ++j) {
-          Value col = arith::AddIOp::create(b, col0, cIndex(b, j));
-          auto colIf = scf::IfOp::create(b, ult(b, col, adaptor.getColumns()));
-          OpBuilder::InsertionGuard colGuard(b);
-          b.setInsertionPointToStart(colIf.thenBlock());
-          Value v = vector::ExtractOp::create(b, adaptor.getTile(),
-                                              r * kPerThread + group * 4 + j);
-          if (extras)
-            v = arith::AddFOp::create(b, v,
-                                      vector::ExtractOp::create(b, extras, j));
-          SmallVector<Value> args = {v, row, col};
-          llvm::append_range(args, adaptor.getIns());
-          Value score = func::CallOp::create(b, epilogue, args).getResult(0);
-          auto keep = scf::IfOp::create(
-              b, arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, score, theta));
-          b.setInsertionPointToStart(keep.thenBlock());
+    Value rows = adaptor.getRows(), columns = adaptor.getColumns();
+    ifNotEmpty(b, rows, columns, [&] {
+      ThreadPlace place(b);
+      // A row is taken only where every per-row buffer has it.
+      Value rowLimit = arith::MinUIOp::create(
+          b, arith::MinUIOp::create(b, rows,
+                                    memref::DimOp::create(b, thresholds, 0)),
+          arith::MinUIOp::create(
+              b, memref::DimOp::create(b, counts, 0),
+              arith::MinUIOp::create(b, memref::DimOp::create(b, values, 0),
+                                     memref::DimOp::create(b, cols, 0))));
+      Value capacity =
+          arith::MinUIOp::create(b, memref::DimOp::create(b, values, 1),
+                                 memref::DimOp::create(b, cols, 1));
+      for (int64_t r = 0; r < kPerThread; ++r) {
+        Value row = arith::AddIOp::create(
+            b, adaptor.getRow(), ThreadPlace::nth(b, place.rowBase, r));
+        SmallVector<Value> scores = throughEpilogue(
+            b, adaptor.getTile(), adaptor.getRow(), adaptor.getColumn(), rows,
+            columns, adaptor.getAddend(), *found, adaptor.getIns(), r, 1);
+        auto rowIf = scf::IfOp::create(b, ult(b, row, rowLimit));
+        OpBuilder::InsertionGuard rowGuard(b);
+        b.setInsertionPointToStart(rowIf.thenBlock());
+        Value theta = memref::LoadOp::create(b, thresholds, row);
+        for (int64_t c = 0; c < kPerThread; ++c) {
+          Value col = arith::AddIOp::create(
+              b, adaptor.getColumn(), ThreadPlace::nth(b, place.colBase, c));
+          Value score = scores[c];
+          Value keep = arith::AndIOp::create(
+              b, ult(b, col, columns),
+              arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, score,
+                                    theta));
+          auto keepIf = scf::IfOp::create(b, keep);
+          OpBuilder::InsertionGuard keepGuard(b);
+          b.setInsertionPointToStart(keepIf.thenBlock());
           Value one = arith::ConstantOp::create(b, b.getI32IntegerAttr(1));
           Value slot = memref::AtomicRMWOp::create(
               b, arith::AtomicRMWKind::addi, one, counts, ValueRange{row});
@@ -487,7 +496,7 @@ struct LowerSelectTile : OpConversionPattern<sck::SelectTileOp> {
           memref::StoreOp::create(b, col32, cols, ValueRange{row, at});
         }
       }
-    }
+    });
     rewriter.eraseOp(op);
     return success();
   }

@@ -1,20 +1,27 @@
 // RUN: sparcast-opt %s -sc-lower-sck-simt | FileCheck %s
 
-// sck.select_tile: the rows every per-row buffer has, the slots both
-// buffers have; per row inside its threshold read once, then per element
-// inside the columns the epilogue's value and, above the threshold, the
-// row's next slot by an atomic add, written with its column when the slot
-// is inside.
+// sck.select_tile: nothing on an empty tile range; the rows every per-row
+// buffer has, the slots both buffers have. A row of the thread's tile at a
+// time: its 8 elements through the epilogue first (rows and columns past
+// the range clamped to its last, their values unused), then, when the row
+// is inside, its threshold read once and per element inside the columns
+// and above the threshold the row's next slot by an atomic add, written
+// with its column when the slot is inside.
 // CHECK-LABEL: gpu.func @select
 // CHECK: memref.dim %arg2, %c0
 // CHECK: memref.dim %arg3, %c0
 // CHECK: %[[V1:.*]] = memref.dim %arg4, %c1
 // CHECK: %[[C1:.*]] = memref.dim %arg5, %c1
 // CHECK: %[[CAP:.*]] = arith.minui %[[V1]], %[[C1]]
+// CHECK: %[[LASTCOL:.*]] = arith.subi %arg9, %c1
+// CHECK: %[[COL:.*]] = arith.minui %{{.*}}, %[[LASTCOL]]
+// CHECK: func.call @epi(%{{.*}}, %{{.*}}, %[[COL]])
+// CHECK-COUNT-7: func.call @epi
 // CHECK: scf.if
 // CHECK:   %[[THETA:.*]] = memref.load %arg2[
-// CHECK:   func.call @epi
-// CHECK:   arith.cmpf ogt, %{{.*}}, %[[THETA]] : f32
+// CHECK:   %[[INSIDE:.*]] = arith.cmpi ult, %{{.*}}, %arg9
+// CHECK:   %[[ABOVE:.*]] = arith.cmpf ogt, %{{.*}}, %[[THETA]] : f32
+// CHECK:   arith.andi %[[INSIDE]], %[[ABOVE]]
 // CHECK:   scf.if
 // CHECK:     %[[SLOT:.*]] = memref.atomic_rmw addi %{{.*}}, %arg3[{{.*}}] : (i32, memref<?xi32>) -> i32
 // CHECK:     %[[AT:.*]] = arith.index_castui %[[SLOT]] : i32 to index
@@ -22,7 +29,7 @@
 // CHECK:     scf.if %[[ROOM]] {
 // CHECK:       memref.store %{{.*}}, %arg4[%{{.*}}, %[[AT]]] : memref<?x4096xf32>
 // CHECK:       memref.store %{{.*}}, %arg5[%{{.*}}, %[[AT]]] : memref<?x4096xi32>
-// CHECK-COUNT-63: func.call @epi
+// CHECK-COUNT-56: func.call @epi
 // CHECK-NOT: func.call
 gpu.module @m {
   func.func private @epi(%x: f32, %m: index, %n: index) -> f32 {
