@@ -13,6 +13,7 @@ rounds, CUDA events; the inspector's host time reported beside it.
 """
 
 import argparse
+import ctypes
 import json
 import os
 import sys
@@ -46,6 +47,59 @@ def fp64_cosines(q, i):
     norms = qd.norm(dim=1)[:, None] * idn.norm(dim=1)[None, :]
     dots = qd @ idn.t()
     return torch.where(norms == 0, torch.zeros_like(dots), dots / norms)
+
+
+class _Rows(ctypes.Structure):
+    _fields_ = [("rows", ctypes.c_int64), ("dim", ctypes.c_int64), ("indptr", ctypes.c_void_p),
+                ("indices", ctypes.c_void_p), ("values", ctypes.c_void_p)]
+
+
+_PAIRS = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64),
+                          ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_float))
+_SCORES = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
+
+
+class _Job(ctypes.Structure):
+    _fields_ = [("k", ctypes.c_int32), ("hasThreshold", ctypes.c_int32), ("threshold", ctypes.c_float),
+                ("onPairs", _PAIRS), ("onScores", _SCORES), ("user", ctypes.c_void_p),
+                ("chunkItems", ctypes.c_int64), ("maxHead", ctypes.c_int32), ("stream", ctypes.c_void_p)]
+
+
+def c_similarity(module, q, i, k=0, threshold=None, max_head=16):
+    """The C entry scSimilarity on host CSR tensors: (values, ids) with k,
+    else (rows, cols, values) of the pairs above threshold; the peak
+    device bytes it reports."""
+    lib = module._lib
+    lib.scSimilarity.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Rows), ctypes.POINTER(_Rows),
+                                 ctypes.POINTER(_Job), ctypes.c_void_p, ctypes.c_void_p,
+                                 ctypes.POINTER(ctypes.c_uint64)]
+    keep = []
+
+    def rows(x):
+        parts = [x.crow_indices().contiguous(), x.col_indices().contiguous(),
+                 x.values().float().contiguous()]
+        keep.extend(parts)
+        return _Rows(x.shape[0], x.shape[1], *(t.data_ptr() for t in parts))
+    found = []
+
+    def on_pairs(_, n, r, c, v):
+        found.append((torch.tensor(r[:n]), torch.tensor(c[:n]), torch.tensor(v[:n])))
+    job = _Job(k=k, hasThreshold=threshold is not None,
+               threshold=threshold if threshold is not None else 0.0,
+               onPairs=_PAIRS(on_pairs), onScores=_SCORES(), maxHead=max_head)
+    M = q.shape[0]
+    values = torch.empty(M, max(k, 1))
+    ids = torch.empty(M, max(k, 1), dtype=torch.int64)
+    peak = ctypes.c_uint64()
+    qr, ir = rows(q), rows(i)
+    if lib.scSimilarity(module._handle, ctypes.byref(qr), ctypes.byref(ir), ctypes.byref(job),
+                        values.data_ptr(), ids.data_ptr(), ctypes.byref(peak)) != 0:
+        raise RuntimeError(lib.scGetLastError().decode())
+    if k:
+        return values, ids, peak.value
+    if not found:
+        return (torch.zeros(0, dtype=torch.int64),) * 2 + (torch.zeros(0),), peak.value
+    return tuple(torch.cat([f[j] for f in found]) for j in range(3)), peak.value
 
 
 def timed(fn, rounds):
@@ -211,6 +265,31 @@ def main():
                             "seconds": total, "pairs": int(r.numel()), "ok": ok})
     print("pairs above %.4f: %d (%d found), %.2f s end to end: %s"
           % (theta, r.numel(), len(mine), total, "ok" if ok else "WRONG"))
+    # The C entry (scSimilarity): the same top-100 and pairs end to end.
+    t0 = time.time()
+    c_values, c_ids, c_peak = c_similarity(module, q, i, k=100)
+    c_total = time.time() - t0
+    c_values, c_ids = c_values.cuda(), c_ids.cuda()
+    err = max((c_values - want_values).abs().max().item(),
+              (out.gather(1, c_ids) - c_values).abs().max().item())
+    ok = err < 1e-6
+    report["speed"].append({"case": "top-100 %dx%d through the C entry scSimilarity, end to end"
+                            % (M, N), "seconds": c_total, "peak_gpu_gib": c_peak / 2 ** 30,
+                            "max_abs_err": err, "ok": ok})
+    print("C entry top-100: %.2f s end to end, peak %.2f GiB, max |err| %.1e: %s"
+          % (c_total, c_peak / 2 ** 30, err, "ok" if ok else "WRONG"))
+    t0 = time.time()
+    (c_rows, c_cols, c_vals), _ = c_similarity(module, q, i, threshold=theta)
+    c_total = time.time() - t0
+    c_pairs = set(zip(c_rows.tolist(), c_cols.tolist()))
+    differ = c_pairs ^ theirs
+    ok = all(abs(out[a, b].item() - theta) < 1e-6 for a, b in differ) and len(differ) < 100 and \
+        c_rows.numel() > 0 and (c_vals - out[c_rows.cuda(), c_cols.cuda()].cpu()).abs().max().item() < 1e-6
+    report["speed"].append({"case": "pairs above %.4f %dx%d through the C entry, end to end"
+                            % (theta, M, N), "seconds": c_total, "pairs": int(c_rows.numel()),
+                            "ok": ok})
+    print("C entry pairs above %.4f: %d, %.2f s end to end: %s"
+          % (theta, c_rows.numel(), c_total, "ok" if ok else "WRONG"))
     # Top-100 on the GPU alone (the inspector's output already there): the
     # first items densely, the rest as candidates at least the first
     # items' 100th largest, merged; against torch.topk of our dense result.
@@ -283,6 +362,17 @@ def main():
                                 "ok": ok})
         print("full job top-100: %.1f s end to end, peak GPU memory %.1f GiB, 8 queries' top-100 "
               "max |err| %.2e: %s" % (total, peak, err, "ok" if ok else "WRONG"))
+        # The same job through the C entry, against the package's result.
+        t0 = time.time()
+        c_values, c_ids, c_peak = c_similarity(module, q, i, k=100)
+        c_total = time.time() - t0
+        err = (c_values.cuda() - values).abs().max().item()
+        ok = err < 1e-6
+        report["speed"].append({"case": "top-100 50000x2000000 D=%d through the C entry, end to end"
+                                % D, "seconds": c_total, "peak_gpu_gib": c_peak / 2 ** 30,
+                                "max_abs_err_vs_package": err, "ok": ok})
+        print("full job through the C entry: %.1f s end to end, peak %.1f GiB, max |err| against "
+              "the package %.1e: %s" % (c_total, c_peak / 2 ** 30, err, "ok" if ok else "WRONG"))
     with open(args.out, "w") as f:
         json.dump(report, f, indent=1)
 

@@ -9,6 +9,7 @@
 
 #include "sparcast/runtime.h"
 
+#include "DeviceMemory.h"
 #include "Manifest.h"
 #include "Status.h"
 #include "sparcast/Support/LogLinearPattern.h"
@@ -82,6 +83,24 @@ constexpr unsigned kMemoryTypeUnified = 4;
 constexpr int kJitErrorLogBuffer = 5;     // CU_JIT_ERROR_LOG_BUFFER
 constexpr int kJitErrorLogSize = 6;       // CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES
 
+// CUDA_MEMCPY2D, as cuMemcpy2D_v2 takes it.
+struct CUDA_MEMCPY2D {
+  size_t srcXInBytes, srcY;
+  int srcMemoryType;
+  const void *srcHost;
+  CUdeviceptr srcDevice;
+  void *srcArray;
+  size_t srcPitch;
+  size_t dstXInBytes, dstY;
+  int dstMemoryType;
+  void *dstHost;
+  CUdeviceptr dstDevice;
+  void *dstArray;
+  size_t dstPitch;
+  size_t WidthInBytes, Height;
+};
+constexpr int kMemoryTypeHost = 1; // CU_MEMORYTYPE_HOST
+
 struct Driver {
   void *library = nullptr;
   std::string loadError;
@@ -108,6 +127,8 @@ struct Driver {
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t) = nullptr;
   CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream) =
       nullptr;
+  CUresult (*cuMemGetInfo)(size_t *, size_t *) = nullptr;
+  CUresult (*cuMemcpy2D)(const CUDA_MEMCPY2D *) = nullptr;
   CUresult (*cuStreamSynchronize)(CUstream) = nullptr;
   CUresult (*cuPointerGetAttributes)(unsigned, int *, void **, CUdeviceptr) =
       nullptr;
@@ -147,6 +168,8 @@ struct Driver {
            bind(cuMemcpyHtoD, "cuMemcpyHtoD_v2") &&
            bind(cuMemcpyDtoH, "cuMemcpyDtoH_v2") &&
            bind(cuMemsetD8Async, "cuMemsetD8Async") &&
+           bind(cuMemGetInfo, "cuMemGetInfo_v2") &&
+           bind(cuMemcpy2D, "cuMemcpy2D_v2") &&
            bind(cuStreamSynchronize, "cuStreamSynchronize") &&
            bind(cuPointerGetAttributes, "cuPointerGetAttributes") &&
            bind(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
@@ -947,3 +970,97 @@ scStatus scRunWithWorkspace(scModule *module, const char *entry,
 }
 
 } // extern "C"
+
+//===----------------------------------------------------------------------===//
+// Device buffers and copies (DeviceMemory.h)
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The driver with a current context, or a status.
+scStatus readyDriver(Driver *&d) {
+  std::string error;
+  d = getDriver(error);
+  if (!d)
+    return setError(SC_ERROR_UNSUPPORTED, error);
+  return ensureContext(d);
+}
+} // namespace
+
+scStatus sparcast::rt::deviceMemoryInfo(size_t &free, size_t &total) {
+  Driver *d;
+  if (scStatus s = readyDriver(d))
+    return s;
+  SC_CUDA_CHECK(d, d->cuMemGetInfo(&free, &total));
+  return SC_OK;
+}
+
+scStatus sparcast::rt::deviceAlloc(size_t bytes, void *&ptr) {
+  Driver *d;
+  if (scStatus s = readyDriver(d))
+    return s;
+  CUdeviceptr p = 0;
+  SC_CUDA_CHECK(d, d->cuMemAlloc(&p, std::max<size_t>(bytes, 1)));
+  ptr = reinterpret_cast<void *>(p);
+  return SC_OK;
+}
+
+void sparcast::rt::deviceFree(void *ptr) {
+  std::string error;
+  if (Driver *d = getDriver(error); d && ptr)
+    d->cuMemFree(reinterpret_cast<CUdeviceptr>(ptr));
+}
+
+scStatus sparcast::rt::synchronize(void *stream) {
+  Driver *d;
+  if (scStatus s = readyDriver(d))
+    return s;
+  SC_CUDA_CHECK(d, d->cuStreamSynchronize(static_cast<CUstream>(stream)));
+  return SC_OK;
+}
+
+scStatus sparcast::rt::copyToDevice(void *dst, const void *src, size_t bytes,
+                                    void *stream) {
+  Driver *d;
+  if (scStatus s = readyDriver(d))
+    return s;
+  SC_CUDA_CHECK(d, d->cuStreamSynchronize(static_cast<CUstream>(stream)));
+  if (bytes)
+    SC_CUDA_CHECK(d, d->cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(dst), src,
+                                     bytes));
+  return SC_OK;
+}
+
+scStatus sparcast::rt::copyToHost(void *dst, const void *src, size_t bytes,
+                                  void *stream) {
+  Driver *d;
+  if (scStatus s = readyDriver(d))
+    return s;
+  SC_CUDA_CHECK(d, d->cuStreamSynchronize(static_cast<CUstream>(stream)));
+  if (bytes)
+    SC_CUDA_CHECK(d, d->cuMemcpyDtoH(
+                         dst, reinterpret_cast<CUdeviceptr>(src), bytes));
+  return SC_OK;
+}
+
+scStatus sparcast::rt::copyRowsToHost(void *dst, size_t dstPitch,
+                                      const void *src, size_t srcPitch,
+                                      size_t rowBytes, size_t rows,
+                                      void *stream) {
+  Driver *d;
+  if (scStatus s = readyDriver(d))
+    return s;
+  SC_CUDA_CHECK(d, d->cuStreamSynchronize(static_cast<CUstream>(stream)));
+  if (!rowBytes || !rows)
+    return SC_OK;
+  CUDA_MEMCPY2D copy{};
+  copy.srcMemoryType = kMemoryTypeDevice;
+  copy.srcDevice = reinterpret_cast<CUdeviceptr>(src);
+  copy.srcPitch = srcPitch;
+  copy.dstMemoryType = kMemoryTypeHost;
+  copy.dstHost = dst;
+  copy.dstPitch = dstPitch;
+  copy.WidthInBytes = rowBytes;
+  copy.Height = rows;
+  SC_CUDA_CHECK(d, d->cuMemcpy2D(&copy));
+  return SC_OK;
+}

@@ -17,6 +17,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
+#include <cmath>
+#include <vector>
 #include <string>
 
 #include <unistd.h>
@@ -815,6 +818,119 @@ TEST(RuntimeCApi, LoadsValidatesAndReportsMissingDriver) {
   std::remove(ptx.c_str());
   std::remove(cubin.c_str());
   rmdir(dir);
+}
+
+/// A module with kManifest's entry named `names[i]` for each i (enough for
+/// the checks made before anything runs), loaded from a fresh folder.
+struct NamedEntries {
+  char dir[32] = "/tmp/sparcast-rt-test-XXXXXX";
+  scModule *module = nullptr;
+  explicit NamedEntries(std::initializer_list<const char *> names) {
+    if (!mkdtemp(dir))
+      return;
+    std::string text = kManifest;
+    size_t begin = text.find("{\n    \"name\": \"gemm\"");
+    size_t end = text.rfind("}]"); // the last entry's closing brace
+    std::string entry = text.substr(begin, end + 1 - begin), entries;
+    for (const char *name : names) {
+      std::string e = entry;
+      e.replace(e.find("\"gemm\""), 6, std::string("\"") + name + "\"");
+      entries += (entries.empty() ? "" : ", ") + e;
+    }
+    text = text.substr(0, begin) + entries + text.substr(end + 1);
+    std::ofstream(std::string(dir) + "/manifest.json") << text;
+    std::ofstream(std::string(dir) + "/k.ptx") << "ptx";
+    std::ofstream(std::string(dir) + "/k.sm_90a.cubin") << "cubin";
+    if (scModuleLoad(dir, &module) != SC_OK)
+      ADD_FAILURE() << scGetLastError();
+  }
+  ~NamedEntries() {
+    scModuleDestroy(module);
+    for (const char *f : {"/manifest.json", "/k.ptx", "/k.sm_90a.cubin"})
+      std::remove((std::string(dir) + f).c_str());
+    rmdir(dir);
+  }
+};
+
+/// scSimilarity checks the whole job before it touches the GPU; without a
+/// driver a good job says so.
+TEST(RuntimeCApi, SimilarityRefusesBadJobsBeforeTheGpu) {
+  std::function<scModule *()> similarityModule;
+  // Two queries and three items over D = 2048, one item empty.
+  std::vector<int64_t> qPtr = {0, 2, 3}, qIds = {1, 1500, 7},
+                       iPtr = {0, 1, 1, 3}, iIds = {1, 7, 1500};
+  std::vector<float> qValues = {1, 2, 3}, iValues = {4, 5, 6};
+  scCsrRows queries = {2, 2048, qPtr.data(), qIds.data(), qValues.data()};
+  scCsrRows items = {3, 2048, iPtr.data(), iIds.data(), iValues.data()};
+  std::vector<float> top(2 * 2);
+  std::vector<int64_t> ids(2 * 2);
+  scSimilarityJob job{};
+  job.k = 2;
+  auto refused = [&](const char *message) {
+    scStatus s = scSimilarity(similarityModule(), &queries, &items, &job,
+                              top.data(), ids.data(), nullptr);
+    EXPECT_EQ(s, SC_ERROR_INVALID_ARGUMENT) << message;
+    EXPECT_NE(std::string(scGetLastError()).find(message), std::string::npos)
+        << "expected '" << message << "', got '" << scGetLastError() << "'";
+  };
+  NamedEntries both({"cosine", "cosine_candidates"});
+  similarityModule = [&] { return both.module; };
+  ASSERT_TRUE(both.module);
+  EXPECT_EQ(scSimilarity(nullptr, &queries, &items, &job, top.data(),
+                         ids.data(), nullptr),
+            SC_ERROR_INVALID_ARGUMENT);
+  {
+    NamedEntries one({"cosine"});
+    similarityModule = [&] { return one.module; };
+    refused("the artifact has no entry 'cosine_candidates'");
+    similarityModule = [&] { return both.module; };
+  }
+  // The rows: sorted ids inside D, the same D on both sides.
+  qIds = {1500, 1, 7};
+  refused("queries: ");
+  qIds = {1, 1500, 7};
+  iIds[2] = 2048;
+  refused("items: ");
+  iIds[2] = 1500;
+  items.dim = 4096;
+  refused("queries over D = 2048, items over D = 4096");
+  items.dim = 2048;
+  queries.rows = 0;
+  refused("queries: no rows");
+  queries.rows = 2;
+  // The job.
+  job.k = 4;
+  refused("k must be in [1, min(1024, items)] or 0, got 4");
+  job.k = -1;
+  refused("k must be");
+  job.k = 2;
+  EXPECT_EQ(scSimilarity(both.module, &queries, &items, &job, nullptr,
+                         ids.data(), nullptr),
+            SC_ERROR_INVALID_ARGUMENT);
+  job.chunkItems = 100;
+  refused("chunkItems must be a multiple of 128 or 0, got 100");
+  job.chunkItems = 0;
+  job.maxHead = 300;
+  refused("maxHead must be in [1, 256] or 0, got 300");
+  job.maxHead = 0;
+  job.k = 0;
+  refused("neither k, a threshold nor onScores");
+  job.hasThreshold = 1;
+  refused("a threshold without onPairs");
+  job.onPairs = [](void *, int64_t, const int64_t *, const int64_t *,
+                   const float *) {};
+  job.threshold = std::nanf("");
+  refused("a NaN threshold");
+  job.threshold = 0.5f;
+  // A good job: no GPU here (or, on a GPU machine, a module whose kernels
+  // are not real): a status and a message, nothing written.
+  top.assign(4, 7.0f);
+  job.k = 2;
+  scStatus s = scSimilarity(both.module, &queries, &items, &job, top.data(),
+                            ids.data(), nullptr);
+  EXPECT_NE(s, SC_OK);
+  EXPECT_STRNE(scGetLastError(), "");
+  EXPECT_EQ(top, std::vector<float>(4, 7.0f));
 }
 
 } // namespace

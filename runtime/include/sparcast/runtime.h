@@ -217,6 +217,53 @@ scStatus scCsrTranspose(const scCsrShape *shape, const int64_t *indptr,
                         int64_t nnz, int64_t *tIndptr, int64_t *tIndices,
                         float *tValues);
 
+/* A set of sparse rows on the host, as scipy and torch hold CSR (indptr:
+ * rows + 1 entries from 0; a row's indices strictly increasing in
+ * [0, dim); values finite). */
+typedef struct {
+  int64_t rows, dim;
+  const int64_t *indptr, *indices;
+  const float *values;
+} scCsrRows;
+
+/* What scSimilarity computes and where it goes. */
+typedef struct {
+  /* k > 0: the k largest cosines of each query (k <= 1024 and at most the
+   * items) into topValues / topIds (host, queries x k, row-major; the
+   * larger first, equal values by the lower item). */
+  int32_t k;
+  /* Else with hasThreshold: every pair above `threshold` to onPairs, a
+   * chunk at a time (host arrays, row-major within the chunk). */
+  int32_t hasThreshold;
+  float threshold;
+  void (*onPairs)(void *user, int64_t numPairs, const int64_t *rows,
+                  const int64_t *cols, const float *values);
+  /* Else each chunk's dense cosines to onScores (device memory, queries x
+   * numItems row-major, items firstItem ..; valid during the call). */
+  void (*onScores)(void *user, int64_t firstItem, int64_t numItems,
+                   const float *deviceScores);
+  void *user;
+  /* Items a chunk (a multiple of 128), or 0: what fits in 40 % of the
+   * free device memory. */
+  int64_t chunkItems;
+  /* Head dims (1 .. 256), or 0 for 16. */
+  int32_t maxHead;
+  void *stream; /* a CUstream, or NULL */
+} scSimilarityJob;
+
+/* Exact fp32 cosines of every query row against every item row (0 against
+ * an empty row), streamed through the GPU in chunks of items with
+ * `module`, an artifact of examples/similarity.mlir (its entries `cosine`
+ * and `cosine_candidates`): the host inspector splits the rows at a head
+ * (docs/sparse-similarity.md); top k and threshold pairs come from the
+ * kernel's selection, never from dense scores (a chunk where a query has
+ * more candidates than slots is halved until none has). *peakDeviceBytes
+ * (may be NULL) gets the most device memory the call held at once. */
+scStatus scSimilarity(scModule *module, const scCsrRows *queries,
+                      const scCsrRows *items, const scSimilarityJob *job,
+                      float *topValues, int64_t *topIds,
+                      uint64_t *peakDeviceBytes);
+
 /* Message of the last failure on this thread ("" if none). */
 const char *scGetLastError(void);
 
