@@ -281,6 +281,17 @@ Rows splitInto(const Rows &rows, int64_t numRows,
   return tail;
 }
 
+/// The head scCsrChooseHead picks for these rows.
+csr::Head headOf(const Rows &queries, int64_t numQueries, const Rows &items,
+                 int64_t numItems, int64_t maxHead) {
+  return csr::chooseHead(csr::columnCounts(numQueries, kDim,
+                                           queries.indptr.data(),
+                                           queries.indices.data()),
+                         csr::columnCounts(numItems, kDim, items.indptr.data(),
+                                           items.indices.data()),
+                         maxHead);
+}
+
 /// The arguments of kSplit for `queries` and `items` split at `head`: the
 /// heads, the query tail packed with the full rows' norms, the items' tail
 /// by dimension with the full items' norms.
@@ -324,12 +335,7 @@ TEST(SimilarityCpuTest, SplitAtAHeadEqualsTheUnsplitProduct) {
   const int64_t numQueries = 9, numItems = 14, maxHead = 6;
   Rows queries = makeRows(numQueries, 10, {4}, rng);
   Rows items = makeRows(numItems, 8, {2}, rng);
-  csr::Head head = csr::chooseHead(
-      csr::columnCounts(numQueries, kDim, queries.indptr.data(),
-                        queries.indices.data()),
-      csr::columnCounts(numItems, kDim, items.indptr.data(),
-                        items.indices.data()),
-      maxHead);
+  csr::Head head = headOf(queries, numQueries, items, numItems, maxHead);
   ASSERT_EQ(int64_t(head.columns.size()), maxHead);
   // Not vacuous: the head carries most products, the tail some.
   EXPECT_GT(head.coverage, 0.5);
@@ -393,12 +399,7 @@ TEST(SimilarityCpuTest, SparsePartAddsAfterALinearEpilogue) {
   const int64_t numQueries = 7, numItems = 12, maxHead = 4;
   Rows queries = makeRows(numQueries, 40, {2}, rng);
   Rows items = makeRows(numItems, 30, {5}, rng);
-  csr::Head head = csr::chooseHead(
-      csr::columnCounts(numQueries, kDim, queries.indptr.data(),
-                        queries.indices.data()),
-      csr::columnCounts(numItems, kDim, items.indptr.data(),
-                        items.indices.data()),
-      maxHead);
+  csr::Head head = headOf(queries, numQueries, items, numItems, maxHead);
   std::vector<HostTensor> args =
       splitArguments(queries, numQueries, items, numItems, head.columns);
   // Without the tail (the query tail's rows empty); without the heads;
