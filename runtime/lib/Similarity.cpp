@@ -119,25 +119,13 @@ Split split(const Rows &r, int64_t first, int64_t stop,
   return s;
 }
 
-/// A device buffer, grown on demand, freed with the job.
+/// A device buffer, grown on demand (Job::reserve), freed with the job.
 struct DeviceBuffer {
   void *ptr = nullptr;
   size_t bytes = 0;
   DeviceBuffer() = default;
   DeviceBuffer(const DeviceBuffer &) = delete;
   ~DeviceBuffer() { deviceFree(ptr); }
-  scStatus reserve(size_t want, size_t &held) {
-    if (want <= bytes)
-      return SC_OK;
-    deviceFree(ptr);
-    ptr = nullptr;
-    held -= bytes;
-    bytes = 0;
-    SC_RETURN_IF_ERROR(deviceAlloc(want, ptr));
-    bytes = want;
-    held += want;
-    return SC_OK;
-  }
 };
 
 scTensor tensor(const DeviceBuffer &b, scDType dtype,
@@ -162,6 +150,8 @@ public:
 private:
   scStatus prepare();
   scStatus slotsPerQuery();
+  /// `b` at least `bytes` long; the device memory held counted.
+  scStatus reserve(DeviceBuffer &b, size_t bytes);
   scStatus upload(DeviceBuffer &b, const void *data, size_t bytes);
   scStatus loadItems(int64_t first, int64_t stop);
   std::vector<scTensor> arguments();
@@ -188,9 +178,24 @@ private:
   int64_t qEntries = 0, loadedItems = 0, loadedEntries = 0;
 };
 
-scStatus Job::upload(DeviceBuffer &b, const void *data, size_t bytes) {
-  SC_RETURN_IF_ERROR(b.reserve(bytes, held));
+scStatus Job::reserve(DeviceBuffer &b, size_t bytes) {
+  if (bytes <= b.bytes)
+    return SC_OK;
+  // A kernel queued earlier may still read the old buffer.
+  SC_RETURN_IF_ERROR(synchronize(job.stream));
+  deviceFree(b.ptr);
+  b.ptr = nullptr;
+  held -= b.bytes;
+  b.bytes = 0;
+  SC_RETURN_IF_ERROR(deviceAlloc(bytes, b.ptr));
+  b.bytes = bytes;
+  held += bytes;
   peakHeld = std::max(peakHeld, held);
+  return SC_OK;
+}
+
+scStatus Job::upload(DeviceBuffer &b, const void *data, size_t bytes) {
+  SC_RETURN_IF_ERROR(reserve(b, bytes));
   return copyToDevice(b.ptr, data, bytes, job.stream);
 }
 
@@ -263,8 +268,7 @@ scStatus Job::runEntry(const char *entry, std::vector<scTensor> args,
   SC_RETURN_IF_ERROR(scWorkspaceBytes(module, entry, args.data(),
                                       int32_t(args.size()), results.data(),
                                       int32_t(results.size()), &bytes));
-  SC_RETURN_IF_ERROR(workspace.reserve(bytes, held));
-  peakHeld = std::max(peakHeld, held);
+  SC_RETURN_IF_ERROR(reserve(workspace, bytes));
   return scRunWithWorkspace(module, entry, args.data(), int32_t(args.size()),
                             results.data(), int32_t(results.size()),
                             workspace.ptr, workspace.bytes, job.stream, 0);
@@ -276,9 +280,9 @@ scStatus Job::candidates(int64_t first, int64_t stop,
   int64_t m = queries.rows;
   SC_RETURN_IF_ERROR(loadItems(first, stop));
   SC_RETURN_IF_ERROR(upload(theta, thresholds.data(), m * 4));
-  SC_RETURN_IF_ERROR(counts.reserve(m * 4, held));
-  SC_RETURN_IF_ERROR(slotValues.reserve(m * capacity * 4, held));
-  SC_RETURN_IF_ERROR(slotCols.reserve(m * capacity * 4, held));
+  SC_RETURN_IF_ERROR(reserve(counts, m * 4));
+  SC_RETURN_IF_ERROR(reserve(slotValues, m * capacity * 4));
+  SC_RETURN_IF_ERROR(reserve(slotCols, m * capacity * 4));
   std::vector<scTensor> args = arguments();
   args.push_back(tensor(theta, SC_F32, {m}));
   SC_RETURN_IF_ERROR(runEntry(kCandidates, args,
@@ -392,7 +396,7 @@ scStatus Job::dense() {
   for (int64_t first = 0; first < n; first += chunk) {
     int64_t stop = std::min(n, first + chunk);
     SC_RETURN_IF_ERROR(loadItems(first, stop));
-    SC_RETURN_IF_ERROR(scores.reserve(m * (stop - first) * 4, held));
+    SC_RETURN_IF_ERROR(reserve(scores, m * (stop - first) * 4));
     SC_RETURN_IF_ERROR(runEntry(kDense, arguments(),
                                 {tensor(scores, SC_F32, {m, stop - first})}));
     SC_RETURN_IF_ERROR(synchronize(job.stream));
