@@ -317,8 +317,9 @@ Value readAddendQuad(ImplicitLocOpBuilder &b, Value addend, Value row,
 /// through `epilogue`, in sck.fma_tile's order. Elements outside `rows` x
 /// `cols` (both non-zero) go through it at the clamped last row or column,
 /// their values unused: the calls are made before the caller's stores, so
-/// the epilogue's reads of one row or column (the norms) are loaded once,
-/// not once an element.
+/// the epilogue's reads of one row (its norm) are loaded once, not once an
+/// element. (sck.store_tile keeps a call per element between its stores:
+/// the clamps cost more than the loads saved, docs/decisions.md.)
 SmallVector<Value> throughEpilogue(ImplicitLocOpBuilder &b, Value tile,
                                    Value row0, Value col0, Value rows,
                                    Value cols, Value addend,
@@ -367,10 +368,10 @@ void ifNotEmpty(ImplicitLocOpBuilder &b, Value rows, Value cols,
   body();
 }
 
-/// The 64 elements through the epilogue first (throughEpilogue), then per
-/// row and group of four columns: one vector store when all four are
-/// inside and the rows are a multiple of four long, else element by
-/// element, each inside the result.
+/// Per row and group of four columns: when all four are inside and the
+/// rows are a multiple of four long, one vector read of the addend and one
+/// vector store; else element by element, each inside the result. Each
+/// element goes through the epilogue function.
 struct LowerStoreTile : OpConversionPattern<sck::StoreTileOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -382,53 +383,94 @@ struct LowerStoreTile : OpConversionPattern<sck::StoreTileOp> {
         epilogueFunction(op, op.getEpilogue(), op.getIns().size(), element);
     if (failed(found))
       return failure();
-    Value result = adaptor.getResult();
+    func::FuncOp epilogue = *found;
+    ThreadPlace place(b);
+    Value result = adaptor.getResult(), addend = adaptor.getAddend();
     Value rows = memref::DimOp::create(b, result, 0);
     Value cols = memref::DimOp::create(b, result, 1);
-    ifNotEmpty(b, rows, cols, [&] {
-      SmallVector<Value> values = throughEpilogue(
-          b, adaptor.getTile(), adaptor.getRow(), adaptor.getColumn(), rows,
-          cols, adaptor.getAddend(), *found, adaptor.getIns());
-      ThreadPlace place(b);
-      Value rowsOfFour = arith::CmpIOp::create(
-          b, arith::CmpIPredicate::eq,
-          arith::RemUIOp::create(b, cols, cIndex(b, 4)), cIndex(b, 0));
-      auto quad = VectorType::get({4}, element);
-      int64_t bytes = element.getIntOrFloatBitWidth() / 8;
-      for (int64_t r = 0; r < kPerThread; ++r) {
-        Value row = arith::AddIOp::create(
-            b, adaptor.getRow(), ThreadPlace::nth(b, place.rowBase, r));
-        for (int64_t group = 0; group < 2; ++group) {
-          Value col0 = arith::AddIOp::create(
-              b, adaptor.getColumn(),
-              ThreadPlace::nth(b, place.colBase, group * 4));
-          ArrayRef<Value> four =
-              ArrayRef<Value>(values).slice(r * kPerThread + group * 4, 4);
-          Value whole = arith::AndIOp::create(
-              b, arith::AndIOp::create(b, ult(b, row, rows), rowsOfFour),
-              arith::CmpIOp::create(
-                  b, arith::CmpIPredicate::ule,
-                  arith::AddIOp::create(b, col0, cIndex(b, 4)), cols));
-          auto branch = scf::IfOp::create(b, whole, /*withElseRegion=*/true);
-          {
-            OpBuilder::InsertionGuard g(b);
-            b.setInsertionPointToStart(branch.thenBlock());
-            Value out = vector::FromElementsOp::create(b, quad, four);
-            vector::StoreOp::create(b, out, result, ValueRange{row, col0},
-                                    /*nontemporal=*/false,
-                                    llvm::MaybeAlign(4 * bytes));
-            b.setInsertionPointToStart(branch.elseBlock());
-            for (int64_t j = 0; j < 4; ++j) {
-              Value col = arith::AddIOp::create(b, col0, cIndex(b, j));
-              auto guard = scf::IfOp::create(b, inside(b, result, row, col));
-              OpBuilder::InsertionGuard inner(b);
-              b.setInsertionPointToStart(guard.thenBlock());
-              memref::StoreOp::create(b, four[j], result, ValueRange{row, col});
-            }
+    Value rowsOfFour = arith::CmpIOp::create(
+        b, arith::CmpIPredicate::eq,
+        arith::RemUIOp::create(b, cols, cIndex(b, 4)), cIndex(b, 0));
+    // The vector path reads the addend at the same offsets: same row length.
+    Value addendRows;
+    if (addend) {
+      rowsOfFour = arith::AndIOp::create(
+          b, rowsOfFour,
+          arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                memref::DimOp::create(b, addend, 1), cols));
+      addendRows = memref::DimOp::create(b, addend, 0);
+    }
+    // Element (r, c) of the thread's tile, plus `extra`, through the
+    // epilogue.
+    auto finish = [&](ImplicitLocOpBuilder &e, int64_t r, int64_t c, Value row,
+                      Value col, Value extra) {
+      Value v = vector::ExtractOp::create(e, adaptor.getTile(),
+                                          r * kPerThread + c);
+      if (extra)
+        v = arith::AddFOp::create(e, v, extra);
+      SmallVector<Value> args = {v, row, col};
+      llvm::append_range(args, adaptor.getIns());
+      return func::CallOp::create(e, epilogue, args).getResult(0);
+    };
+    auto quadOf = [&](Type t) { return VectorType::get({4}, t); };
+    int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+    for (int64_t r = 0; r < kPerThread; ++r) {
+      Value row = arith::AddIOp::create(
+          b, adaptor.getRow(), ThreadPlace::nth(b, place.rowBase, r));
+      for (int64_t group = 0; group < 2; ++group) {
+        Value col0 = arith::AddIOp::create(
+            b, adaptor.getColumn(),
+            ThreadPlace::nth(b, place.colBase, group * 4));
+        Value rowInside = ult(b, row, rows);
+        if (addend)
+          rowInside = arith::AndIOp::create(b, rowInside,
+                                            ult(b, row, addendRows));
+        Value whole = arith::AndIOp::create(
+            b, arith::AndIOp::create(b, rowInside, rowsOfFour),
+            arith::CmpIOp::create(b, arith::CmpIPredicate::ule,
+                                  arith::AddIOp::create(b, col0, cIndex(b, 4)),
+                                  cols));
+        auto branch = scf::IfOp::create(b, whole, /*withElseRegion=*/true);
+        {
+          ImplicitLocOpBuilder t(op.getLoc(), rewriter);
+          t.setInsertionPointToStart(branch.thenBlock());
+          Value extras;
+          if (addend)
+            extras = vector::LoadOp::create(t, quadOf(t.getF32Type()), addend,
+                                            ValueRange{row, col0},
+                                            /*nontemporal=*/false,
+                                            llvm::MaybeAlign(16));
+          Value out = arith::ConstantOp::create(
+              t, quadOf(element),
+              DenseElementsAttr::get(quadOf(element),
+                                     t.getZeroAttr(element)));
+          for (int64_t j = 0; j < 4; ++j) {
+            Value col = arith::AddIOp::create(t, col0, cIndex(t, j));
+            Value extra =
+                extras ? vector::ExtractOp::create(t, extras, j).getResult()
+                       : Value();
+            out = vector::InsertOp::create(
+                t, finish(t, r, group * 4 + j, row, col, extra), out, j);
           }
+          vector::StoreOp::create(t, out, result, ValueRange{row, col0},
+                                  /*nontemporal=*/false,
+                                  llvm::MaybeAlign(4 * bytes));
+        }
+        ImplicitLocOpBuilder f(op.getLoc(), rewriter);
+        f.setInsertionPointToStart(branch.elseBlock());
+        for (int64_t j = 0; j < 4; ++j) {
+          Value col = arith::AddIOp::create(f, col0, cIndex(f, j));
+          auto guard = scf::IfOp::create(f, inside(f, result, row, col));
+          OpBuilder::InsertionGuard g(f);
+          f.setInsertionPointToStart(guard.thenBlock());
+          Value extra =
+              addend ? readAddendElement(f, addend, row, col) : Value();
+          memref::StoreOp::create(
+              f, finish(f, r, group * 4 + j, row, col, extra), result,
+              ValueRange{row, col});
         }
       }
-    });
+    }
     rewriter.eraseOp(op);
     return success();
   }
