@@ -51,3 +51,17 @@ gpu.module @m_select_tile {
     gpu.return
   }
 }
+
+gpu.module @m_scaled_add {
+  func.func private @cosine(%x: f32, %m: index, %n: index, %a: memref<?xf32>, %b: memref<?xf32>) -> f32 {
+    %p = memref.load %a[%m] : memref<?xf32>
+    %q = memref.load %b[%n] : memref<?xf32>
+    %pq = arith.mulf %p, %q : f32
+    %c = arith.divf %x, %pq : f32
+    return %c : f32
+  }
+  gpu.func @add(%x: f32, %out: memref<?x?xf32>, %r: index, %c: index, %a: memref<?xf32>, %b: memref<?xf32>) kernel {
+    sck.scatter_add %x, %out[%r, %c] scaled_by @cosine ins(%a, %b : memref<?xf32>, memref<?xf32>) : memref<?x?xf32>
+    gpu.return
+  }
+}
