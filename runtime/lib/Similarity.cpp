@@ -17,7 +17,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <limits>
 #include <string>
 #include <thread>
@@ -138,13 +137,6 @@ template <typename Body> void forEachQuery(int64_t m, Body &&body) {
     t.join();
 }
 
-/// A chunk of items as the entries take them, on the host.
-struct ItemChunk {
-  int64_t first = 0, stop = 0;
-  std::vector<float> head, norms;
-  Packed byDim;
-};
-
 /// A device buffer, grown on demand (Job::reserve), freed with the job.
 struct DeviceBuffer {
   void *ptr = nullptr;
@@ -179,22 +171,15 @@ private:
   /// `b` at least `bytes` long; the device memory held counted.
   scStatus reserve(DeviceBuffer &b, size_t bytes);
   scStatus upload(DeviceBuffer &b, const void *data, size_t bytes);
-  /// The inspector's work for items [first, stop): host only, so that
-  /// it can run while the GPU computes the chunk before.
-  ItemChunk inspectItems(int64_t first, int64_t stop) const;
-  scStatus loadItems(const ItemChunk &chunk);
+  scStatus loadItems(int64_t first, int64_t stop);
   std::vector<scTensor> arguments();
   scStatus runEntry(const char *entry, std::vector<scTensor> args,
                     std::vector<scTensor> results);
-  /// Items [first, stop) (`ready`: already inspected) through
-  /// cosine_candidates above `theta`; halved while a query overflows.
-  /// `take` gets each chunk's candidates; `whileRunning` runs on the host
-  /// while the GPU computes the first attempt.
+  /// Items [first, stop) through cosine_candidates above `theta`; halved
+  /// while a query overflows. `take` gets each chunk's candidates.
   template <typename Take>
   scStatus candidates(int64_t first, int64_t stop,
-                      const std::vector<float> &theta, Take &&take,
-                      ItemChunk *ready = nullptr,
-                      const std::function<void()> &whileRunning = {});
+                      const std::vector<float> &theta, Take &&take);
   scStatus topK(float *topValues, int64_t *topIds);
   scStatus pairs();
   scStatus dense();
@@ -253,10 +238,7 @@ scStatus Job::prepare() {
   return upload(qNorms, full.norms.data(), full.norms.size() * 4);
 }
 
-ItemChunk Job::inspectItems(int64_t first, int64_t stop) const {
-  ItemChunk c;
-  c.first = first;
-  c.stop = stop;
+scStatus Job::loadItems(int64_t first, int64_t stop) {
   int64_t count = stop - first, base = items.indptr[first];
   Split s = split(items, first, stop, head, width);
   // The tail by dimension: D rows over the chunk's items.
@@ -266,26 +248,19 @@ ItemChunk Job::inspectItems(int64_t first, int64_t stop) const {
   csr::transpose(count, items.dim, s.tailPtr.data(), s.tailIndices.data(),
                  s.tailValues.data(), tPtr.data(), tIndices.data(),
                  tValues.data());
-  c.byDim = pack(items.dim, count, tPtr.data(), tIndices.data(),
-                 tValues.data());
+  Packed byDim = pack(items.dim, count, tPtr.data(), tIndices.data(),
+                      tValues.data());
   std::vector<int64_t> ptr(count + 1);
   for (int64_t i = 0; i <= count; ++i)
     ptr[i] = items.indptr[first + i] - base;
-  c.norms = pack(count, items.dim, ptr.data(), items.indices + base,
-                 items.values + base)
-                .norms;
-  c.head = std::move(s.head);
-  return c;
-}
-
-scStatus Job::loadItems(const ItemChunk &c) {
-  const Packed &byDim = c.byDim;
-  SC_RETURN_IF_ERROR(upload(iHead, c.head.data(), c.head.size() * 4));
+  Packed full = pack(count, items.dim, ptr.data(), items.indices + base,
+                     items.values + base);
+  SC_RETURN_IF_ERROR(upload(iHead, s.head.data(), s.head.size() * 4));
   SC_RETURN_IF_ERROR(upload(dPtr, byDim.ptr.data(), byDim.ptr.size() * 4));
   SC_RETURN_IF_ERROR(upload(dWords, byDim.words.data(), byDim.words.size() * 4));
   SC_RETURN_IF_ERROR(upload(dValues, byDim.values.data(), byDim.values.size() * 4));
-  SC_RETURN_IF_ERROR(upload(iNorms, c.norms.data(), c.norms.size() * 4));
-  loadedItems = c.stop - c.first;
+  SC_RETURN_IF_ERROR(upload(iNorms, full.norms.data(), full.norms.size() * 4));
+  loadedItems = count;
   loadedEntries = int64_t(byDim.values.size());
   return SC_OK;
 }
@@ -319,14 +294,9 @@ scStatus Job::runEntry(const char *entry, std::vector<scTensor> args,
 
 template <typename Take>
 scStatus Job::candidates(int64_t first, int64_t stop,
-                         const std::vector<float> &thresholds, Take &&take,
-                         ItemChunk *ready,
-                         const std::function<void()> &whileRunning) {
+                         const std::vector<float> &thresholds, Take &&take) {
   int64_t m = queries.rows;
-  ItemChunk own;
-  if (!ready)
-    own = inspectItems(first, stop);
-  SC_RETURN_IF_ERROR(loadItems(ready ? *ready : own));
+  SC_RETURN_IF_ERROR(loadItems(first, stop));
   SC_RETURN_IF_ERROR(upload(theta, thresholds.data(), m * 4));
   SC_RETURN_IF_ERROR(reserve(counts, m * 4));
   SC_RETURN_IF_ERROR(reserve(slotValues, m * capacity * 4));
@@ -337,8 +307,6 @@ scStatus Job::candidates(int64_t first, int64_t stop,
                               {tensor(counts, SC_I32, {m}),
                                tensor(slotValues, SC_F32, {m, capacity}),
                                tensor(slotCols, SC_I32, {m, capacity})}));
-  if (whileRunning)
-    whileRunning();
   std::vector<int32_t> found(m);
   SC_RETURN_IF_ERROR(copyToHost(found.data(), counts.ptr, m * 4, job.stream));
   int64_t most = *std::max_element(found.begin(), found.end());
@@ -393,23 +361,13 @@ scStatus Job::topK(float *topValues, int64_t *topIds) {
   // Every score of the first items (no threshold yet), then chunks sized so
   // that about k * chunk / seen candidates a query stay under a quarter
   // of the slots.
-  // Each chunk's items are inspected while the GPU computes the one before.
-  auto nextStop = [&](int64_t seen) {
-    int64_t size = std::max<int64_t>(128, seen * capacity / (4 * k) / 128 * 128);
-    return std::min(n, seen + std::min(size, chunk));
-  };
-  int64_t first = 0, stop = std::min(n, capacity);
-  ItemChunk ready = inspectItems(first, stop);
-  while (first < n) {
-    int64_t after = stop < n ? nextStop(stop) : stop;
-    ItemChunk next;
-    SC_RETURN_IF_ERROR(candidates(first, stop, thresholds, take, &ready, [&] {
-      if (stop < n)
-        next = inspectItems(stop, after);
-    }));
-    first = stop;
-    stop = after;
-    ready = std::move(next);
+  int64_t stop = std::min(n, capacity);
+  SC_RETURN_IF_ERROR(candidates(0, stop, thresholds, take));
+  while (stop < n) {
+    int64_t size = std::max<int64_t>(128, stop * capacity / (4 * k) / 128 * 128);
+    int64_t first = stop;
+    stop = std::min(n, first + std::min(size, chunk));
+    SC_RETURN_IF_ERROR(candidates(first, stop, thresholds, take));
   }
   for (int64_t q = 0; q < m; ++q)
     for (int64_t j = 0; j < k; ++j) {
@@ -455,7 +413,7 @@ scStatus Job::dense() {
   int64_t m = queries.rows, n = items.rows;
   for (int64_t first = 0; first < n; first += chunk) {
     int64_t stop = std::min(n, first + chunk);
-    SC_RETURN_IF_ERROR(loadItems(inspectItems(first, stop)));
+    SC_RETURN_IF_ERROR(loadItems(first, stop));
     SC_RETURN_IF_ERROR(reserve(scores, m * (stop - first) * 4));
     SC_RETURN_IF_ERROR(runEntry(kDense, arguments(),
                                 {tensor(scores, SC_F32, {m, stop - first})}));
@@ -469,8 +427,7 @@ scStatus Job::dense() {
 scStatus Job::slotsPerQuery() {
   // The candidates entry's second result is [M, slots]; asked with the
   // first items loaded.
-  SC_RETURN_IF_ERROR(
-      loadItems(inspectItems(0, std::min<int64_t>(items.rows, 128))));
+  SC_RETURN_IF_ERROR(loadItems(0, std::min<int64_t>(items.rows, 128)));
   std::vector<scTensor> args = arguments();
   args.push_back(tensor(qNorms, SC_F32, {queries.rows}));
   int32_t rank = 0;
