@@ -79,6 +79,7 @@ void writeScatterKernel(SparseMatmulOp op, gpu::GPUModuleOp module,
       params.push_back(memrefOfValue(v));
   params.push_back(MemRefType::get({ShapedType::kDynamic, ShapedType::kDynamic},
                                    b.getF32Type()));
+  unsigned firstIn = params.size();
   if (!scale.empty())
     llvm::append_range(params, epilogueMemrefs(op));
   auto func = createKernelFunction(b, loc, module, name, params, kThreads);
@@ -119,11 +120,10 @@ void writeScatterKernel(SparseMatmulOp op, gpu::GPUModuleOp module,
   auto item = entry(rWords, rValues, walk.getInductionVar(), rLayout);
   Value product =
       arith::MulFOp::create(b, loc, q.getValue(), item.getValue());
-  auto add = sck::ScatterAddOp::create(b, loc, product, scores, row,
-                                       item.getColumn(), FlatSymbolRefAttr(),
-                                       func.getArguments().drop_front(7));
-  if (!scale.empty())
-    add.setScaleAttr(FlatSymbolRefAttr::get(b.getContext(), scale));
+  sck::ScatterAddOp::create(
+      b, loc, product, scores, row, item.getColumn(),
+      scale.empty() ? FlatSymbolRefAttr() : b.getAttr<FlatSymbolRefAttr>(scale),
+      func.getArguments().drop_front(firstIn));
   b.setInsertionPointToEnd(&func.getBody().front());
   gpu::ReturnOp::create(b, loc);
 }
@@ -167,8 +167,9 @@ void writeClearKernel(SelectRowsAboveOp select, gpu::GPUModuleOp module,
 
 /// The kernels' epilogue, (dot, m, n, ins...) -> element: the op's
 /// region (the dot product itself without one).
-LogicalResult writeEpilogueFunction(SparseMatmulOp op, gpu::GPUModuleOp module,
-                                StringRef name, ArrayRef<Type> memrefs) {
+LogicalResult writeEpilogueFunction(SparseMatmulOp op,
+                                    gpu::GPUModuleOp module, StringRef name,
+                                    ArrayRef<Type> memrefs) {
   Location loc = op.getLoc();
   OpBuilder b(op.getContext());
   b.setInsertionPointToEnd(module.getBody());
