@@ -312,44 +312,50 @@ Value readAddendQuad(ImplicitLocOpBuilder &b, Value addend, Value row,
   return read.getResult(0);
 }
 
-/// The thread's elements of its rows `first` .. `first` + `count` of the
-/// tile at (`row0`, `col0`), each plus the addend's element (0 outside it)
-/// through `epilogue`, in sck.fma_tile's order. Elements outside `rows` x
-/// `cols` (both non-zero) go through it at the clamped last row or column,
-/// their values unused: the calls are made before the caller's stores, so
-/// the epilogue's reads of one row (its norm) are loaded once, not once an
-/// element. (sck.store_tile keeps a call per element between its stores:
-/// the clamps cost more than the loads saved, docs/decisions.md.)
-SmallVector<Value> throughEpilogue(ImplicitLocOpBuilder &b, Value tile,
-                                   Value row0, Value col0, Value rows,
-                                   Value cols, Value addend,
-                                   func::FuncOp epilogue, ValueRange ins,
-                                   int64_t first = 0,
-                                   int64_t count = kPerThread) {
+/// Element `at` of the thread's tile (sck.fma_tile's order), plus `extra`
+/// when there is one, through `epilogue` at (`row`, `col`).
+Value throughEpilogue(ImplicitLocOpBuilder &b, Value tile, int64_t at,
+                      Value extra, Value row, Value col, func::FuncOp epilogue,
+                      ValueRange ins) {
+  Value v = vector::ExtractOp::create(b, tile, at);
+  if (extra)
+    v = arith::AddFOp::create(b, v, extra);
+  SmallVector<Value> args = {v, row, col};
+  llvm::append_range(args, ins);
+  return func::CallOp::create(b, epilogue, args).getResult(0);
+}
+
+/// The thread's 8 elements of its row `r` of the tile at (`row0`, `col0`),
+/// each plus the addend's element (0 outside it) through `epilogue`.
+/// Elements outside `rows` x `cols` (both non-zero) go through it at the
+/// clamped last row or column, their values unused: the calls are made
+/// before the caller's appends, so the epilogue's read of the row (its
+/// norm) is loaded once, not once an element. (sck.store_tile keeps a call
+/// per element between its stores: the clamps cost more than the loads
+/// saved, docs/decisions.md.)
+SmallVector<Value> rowThroughEpilogue(ImplicitLocOpBuilder &b, Value tile,
+                                      int64_t r, Value row0, Value col0,
+                                      Value rows, Value cols, Value addend,
+                                      func::FuncOp epilogue, ValueRange ins) {
   ThreadPlace place(b);
   Value lastRow = arith::SubIOp::create(b, rows, cIndex(b, 1));
   Value lastCol = arith::SubIOp::create(b, cols, cIndex(b, 1));
+  Value row =
+      arith::AddIOp::create(b, row0, ThreadPlace::nth(b, place.rowBase, r));
+  Value atRow = arith::MinUIOp::create(b, row, lastRow);
   SmallVector<Value> out;
-  for (int64_t r = first; r < first + count; ++r) {
-    Value row = arith::AddIOp::create(b, row0,
-                                      ThreadPlace::nth(b, place.rowBase, r));
-    Value atRow = arith::MinUIOp::create(b, row, lastRow);
-    for (int64_t group = 0; group < 2; ++group) {
-      Value first = arith::AddIOp::create(
-          b, col0, ThreadPlace::nth(b, place.colBase, group * 4));
-      Value extras = addend ? readAddendQuad(b, addend, row, first) : Value();
-      for (int64_t j = 0; j < 4; ++j) {
-        Value col = arith::AddIOp::create(b, first, cIndex(b, j));
-        Value v = vector::ExtractOp::create(b, tile,
-                                            r * kPerThread + group * 4 + j);
-        if (extras)
-          v = arith::AddFOp::create(b, v,
-                                    vector::ExtractOp::create(b, extras, j));
-        SmallVector<Value> args = {v, atRow,
-                                   arith::MinUIOp::create(b, col, lastCol)};
-        llvm::append_range(args, ins);
-        out.push_back(func::CallOp::create(b, epilogue, args).getResult(0));
-      }
+  for (int64_t group = 0; group < 2; ++group) {
+    Value first = arith::AddIOp::create(
+        b, col0, ThreadPlace::nth(b, place.colBase, group * 4));
+    Value extras = addend ? readAddendQuad(b, addend, row, first) : Value();
+    for (int64_t j = 0; j < 4; ++j) {
+      Value col = arith::AddIOp::create(b, first, cIndex(b, j));
+      Value extra =
+          extras ? vector::ExtractOp::create(b, extras, j).getResult() : Value();
+      out.push_back(throughEpilogue(b, tile, r * kPerThread + group * 4 + j,
+                                    extra, atRow,
+                                    arith::MinUIOp::create(b, col, lastCol),
+                                    epilogue, ins));
     }
   }
   return out;
@@ -404,13 +410,8 @@ struct LowerStoreTile : OpConversionPattern<sck::StoreTileOp> {
     // epilogue.
     auto finish = [&](ImplicitLocOpBuilder &e, int64_t r, int64_t c, Value row,
                       Value col, Value extra) {
-      Value v = vector::ExtractOp::create(e, adaptor.getTile(),
-                                          r * kPerThread + c);
-      if (extra)
-        v = arith::AddFOp::create(e, v, extra);
-      SmallVector<Value> args = {v, row, col};
-      llvm::append_range(args, adaptor.getIns());
-      return func::CallOp::create(e, epilogue, args).getResult(0);
+      return throughEpilogue(e, adaptor.getTile(), r * kPerThread + c, extra,
+                             row, col, epilogue, adaptor.getIns());
     };
     auto quadOf = [&](Type t) { return VectorType::get({4}, t); };
     int64_t bytes = element.getIntOrFloatBitWidth() / 8;
@@ -477,7 +478,7 @@ struct LowerStoreTile : OpConversionPattern<sck::StoreTileOp> {
 };
 
 /// A row of the thread's tile at a time (all 64 at once spill), its 8
-/// elements through the epilogue first (throughEpilogue), then each inside
+/// elements through the epilogue first (rowThroughEpilogue), then each inside
 /// the bounds compared with the row's threshold, appended to the row when
 /// above it.
 struct LowerSelectTile : OpConversionPattern<sck::SelectTileOp> {
@@ -509,9 +510,9 @@ struct LowerSelectTile : OpConversionPattern<sck::SelectTileOp> {
       for (int64_t r = 0; r < kPerThread; ++r) {
         Value row = arith::AddIOp::create(
             b, adaptor.getRow(), ThreadPlace::nth(b, place.rowBase, r));
-        SmallVector<Value> scores = throughEpilogue(
-            b, adaptor.getTile(), adaptor.getRow(), adaptor.getColumn(), rows,
-            columns, adaptor.getAddend(), *found, adaptor.getIns(), r, 1);
+        SmallVector<Value> scores = rowThroughEpilogue(
+            b, adaptor.getTile(), r, adaptor.getRow(), adaptor.getColumn(),
+            rows, columns, adaptor.getAddend(), *found, adaptor.getIns());
         auto rowIf = scf::IfOp::create(b, ult(b, row, rowLimit));
         OpBuilder::InsertionGuard rowGuard(b);
         b.setInsertionPointToStart(rowIf.thenBlock());
