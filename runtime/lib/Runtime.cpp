@@ -984,6 +984,14 @@ scStatus readyDriver(Driver *&d) {
     return setError(SC_ERROR_UNSUPPORTED, error);
   return ensureContext(d);
 }
+
+/// readyDriver, then the work queued on `stream` done.
+scStatus waitForStream(Driver *&d, void *stream) {
+  if (scStatus s = readyDriver(d))
+    return s;
+  SC_CUDA_CHECK(d, d->cuStreamSynchronize(static_cast<CUstream>(stream)));
+  return SC_OK;
+}
 } // namespace
 
 scStatus sparcast::rt::deviceMemoryInfo(size_t &free, size_t &total) {
@@ -1012,18 +1020,14 @@ void sparcast::rt::deviceFree(void *ptr) {
 
 scStatus sparcast::rt::synchronize(void *stream) {
   Driver *d;
-  if (scStatus s = readyDriver(d))
-    return s;
-  SC_CUDA_CHECK(d, d->cuStreamSynchronize(static_cast<CUstream>(stream)));
-  return SC_OK;
+  return waitForStream(d, stream);
 }
 
 scStatus sparcast::rt::copyToDevice(void *dst, const void *src, size_t bytes,
                                     void *stream) {
   Driver *d;
-  if (scStatus s = readyDriver(d))
+  if (scStatus s = waitForStream(d, stream))
     return s;
-  SC_CUDA_CHECK(d, d->cuStreamSynchronize(static_cast<CUstream>(stream)));
   if (bytes)
     SC_CUDA_CHECK(d, d->cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(dst), src,
                                      bytes));
@@ -1033,9 +1037,8 @@ scStatus sparcast::rt::copyToDevice(void *dst, const void *src, size_t bytes,
 scStatus sparcast::rt::copyToHost(void *dst, const void *src, size_t bytes,
                                   void *stream) {
   Driver *d;
-  if (scStatus s = readyDriver(d))
+  if (scStatus s = waitForStream(d, stream))
     return s;
-  SC_CUDA_CHECK(d, d->cuStreamSynchronize(static_cast<CUstream>(stream)));
   if (bytes)
     SC_CUDA_CHECK(d, d->cuMemcpyDtoH(
                          dst, reinterpret_cast<CUdeviceptr>(src), bytes));
@@ -1047,9 +1050,8 @@ scStatus sparcast::rt::copyRowsToHost(void *dst, size_t dstPitch,
                                       size_t rowBytes, size_t rows,
                                       void *stream) {
   Driver *d;
-  if (scStatus s = readyDriver(d))
+  if (scStatus s = waitForStream(d, stream))
     return s;
-  SC_CUDA_CHECK(d, d->cuStreamSynchronize(static_cast<CUstream>(stream)));
   if (!rowBytes || !rows)
     return SC_OK;
   CUDA_MEMCPY2D copy{};
