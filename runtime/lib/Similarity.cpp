@@ -210,18 +210,18 @@ scStatus Job::prepare() {
   Split q = split(queries, 0, queries.rows, head, width);
   Packed tail = pack(queries.rows, queries.dim, q.tailPtr.data(),
                      q.tailIndices.data(), q.tailValues.data());
-  Packed full = pack(queries.rows, queries.dim, queries.indptr,
-                     queries.indices, queries.values);
+  std::vector<float> norms(queries.rows);
+  csr::rowNorms(queries.rows, queries.indptr, queries.values, norms.data());
   qEntries = int64_t(tail.values.size());
   SC_RETURN_IF_ERROR(upload(qHead, q.head.data(), q.head.size() * 4));
   SC_RETURN_IF_ERROR(upload(qPtr, tail.ptr.data(), tail.ptr.size() * 4));
   SC_RETURN_IF_ERROR(upload(qWords, tail.words.data(), tail.words.size() * 4));
   SC_RETURN_IF_ERROR(upload(qValues, tail.values.data(), tail.values.size() * 4));
-  return upload(qNorms, full.norms.data(), full.norms.size() * 4);
+  return upload(qNorms, norms.data(), norms.size() * 4);
 }
 
 scStatus Job::loadItems(int64_t first, int64_t stop) {
-  int64_t count = stop - first, base = items.indptr[first];
+  int64_t count = stop - first;
   Split s = split(items, first, stop, head, width);
   // The tail by dimension: D rows over the chunk's items.
   int64_t nnz = int64_t(s.tailValues.size());
@@ -232,16 +232,14 @@ scStatus Job::loadItems(int64_t first, int64_t stop) {
                  tValues.data());
   Packed byDim = pack(items.dim, count, tPtr.data(), tIndices.data(),
                       tValues.data());
-  std::vector<int64_t> ptr(count + 1);
-  for (int64_t i = 0; i <= count; ++i)
-    ptr[i] = items.indptr[first + i] - base;
-  Packed full = pack(count, items.dim, ptr.data(), items.indices + base,
-                     items.values + base);
+  // The full rows' norms (indptr's offsets index the values as they are).
+  std::vector<float> norms(count);
+  csr::rowNorms(count, items.indptr + first, items.values, norms.data());
   SC_RETURN_IF_ERROR(upload(iHead, s.head.data(), s.head.size() * 4));
   SC_RETURN_IF_ERROR(upload(dPtr, byDim.ptr.data(), byDim.ptr.size() * 4));
   SC_RETURN_IF_ERROR(upload(dWords, byDim.words.data(), byDim.words.size() * 4));
   SC_RETURN_IF_ERROR(upload(dValues, byDim.values.data(), byDim.values.size() * 4));
-  SC_RETURN_IF_ERROR(upload(iNorms, full.norms.data(), full.norms.size() * 4));
+  SC_RETURN_IF_ERROR(upload(iNorms, norms.data(), norms.size() * 4));
   loadedItems = count;
   loadedEntries = int64_t(byDim.values.size());
   return SC_OK;

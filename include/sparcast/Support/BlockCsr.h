@@ -87,23 +87,30 @@ inline std::string checkCsr(const Shape &s, const int64_t *indptr,
   return "";
 }
 
+/// The Euclidean norm of each of `rows` rows (row r: values[indptr[r] ..
+/// indptr[r + 1])), summed in fp64, 0 for an empty row.
+inline void rowNorms(int64_t rows, const int64_t *indptr, const float *values,
+                     float *norms) {
+  for (int64_t r = 0; r < rows; ++r) {
+    double sum = 0;
+    for (int64_t j = indptr[r]; j < indptr[r + 1]; ++j)
+      sum += double(values[j]) * double(values[j]);
+    norms[r] = float(std::sqrt(sum));
+  }
+}
+
 /// Packs checked CSR arrays: rowPtr (rows + 1), words and packedValues
-/// (nnz), norms (rows; the Euclidean norm of each row, summed in fp64,
-/// 0 for an empty row).
+/// (nnz), norms (rows; rowNorms).
 inline void pack(const Shape &s, const int64_t *indptr, const int64_t *indices,
                  const float *values, int32_t *rowPtr, uint32_t *words,
                  float *packedValues, float *norms) {
   for (int64_t r = 0; r <= s.rows; ++r)
     rowPtr[r] = int32_t(indptr[r]);
-  for (int64_t r = 0; r < s.rows; ++r) {
-    double sum = 0;
-    for (int64_t j = indptr[r]; j < indptr[r + 1]; ++j) {
-      words[j] = wordOf(indices[j], s);
-      packedValues[j] = values[j];
-      sum += double(values[j]) * double(values[j]);
-    }
-    norms[r] = float(std::sqrt(sum));
+  for (int64_t j = indptr[0]; j < indptr[s.rows]; ++j) {
+    words[j] = wordOf(indices[j], s);
+    packedValues[j] = values[j];
   }
+  rowNorms(s.rows, indptr, values, norms);
 }
 
 /// COO triples (any order) as CSR arrays sorted by (row, column); an error
