@@ -157,11 +157,12 @@ private:
   std::vector<scTensor> arguments();
   scStatus runEntry(const char *entry, std::vector<scTensor> args,
                     std::vector<scTensor> results);
-  /// Items [first, stop) through cosine_candidates above `theta`; halved
-  /// while a query overflows. `take` gets each chunk's candidates.
+  /// Items [first, stop) through cosine_candidates above each query's
+  /// threshold; halved while a query overflows. `take` gets each chunk's
+  /// candidates.
   template <typename Take>
   scStatus candidates(int64_t first, int64_t stop,
-                      const std::vector<float> &theta, Take &&take);
+                      const std::vector<float> &thresholds, Take &&take);
   scStatus topK(float *topValues, int64_t *topIds);
   scStatus pairs();
   scStatus dense();
