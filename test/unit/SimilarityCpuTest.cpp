@@ -235,31 +235,37 @@ TEST(SimilarityCpuTest, TopKPadsShortRowsAndRanksNaNFirstThresholdSkipsNaN) {
 }
 
 // The split form the GPU runs (heads dense, tails sparse, the items' tail
-// by dimension) against the unsplit product, on the CPU: the same cosines.
+// by dimension), with the epilogue body {6}, and the same product without
+// an epilogue.
 constexpr const char *kSplit = R"mlir(
 #csr = #sc.block_csr<block_size = 64, id_bits = 22, offset_bits = 10>
 func.func @f(%qh: tensor<{0}x{2}xf32>, %ih: tensor<{1}x{2}xf32>,
              %qp: tensor<{3}xi32>, %qi: tensor<?xi32>, %qv: tensor<?xf32>, %qn: tensor<{0}xf32>,
              %dp: tensor<{4}xi32>, %di: tensor<?xi32>, %dv: tensor<?xf32>, %in: tensor<{1}xf32>)
-    -> tensor<{0}x{1}xf32> {
+    -> (tensor<{0}x{1}xf32>, tensor<{0}x{1}xf32>) {
   %q = sc.assemble_csr %qp, %qi, %qv : tensor<{3}xi32>, tensor<?xi32>, tensor<?xf32> -> tensor<{0}x{5}xf32, #csr>
   %d = sc.assemble_csr %dp, %di, %dv : tensor<{4}xi32>, tensor<?xi32>, tensor<?xf32> -> tensor<{5}x{1}xf32, #csr>
-  %cos = sc.sparse_matmul %q, %d head(%qh, %ih : tensor<{0}x{2}xf32>, tensor<{1}x{2}xf32>)
+  %out = sc.sparse_matmul %q, %d head(%qh, %ih : tensor<{0}x{2}xf32>, tensor<{1}x{2}xf32>)
       epilogue_ins(%qn, %in : tensor<{0}xf32>, tensor<{1}xf32>) {{transpose_rhs}
       : tensor<{0}x{5}xf32, #csr>, tensor<{5}x{1}xf32, #csr> -> tensor<{0}x{1}xf32> {{
   ^bb0(%dot: f32, %m: index, %n: index, %a: tensor<{0}xf32>, %b: tensor<{1}xf32>):
     %x = tensor.extract %a[%m] : tensor<{0}xf32>
     %y = tensor.extract %b[%n] : tensor<{1}xf32>
-    %p = arith.mulf %x, %y : f32
     %zero = arith.constant 0.0 : f32
+    {6}
+  }
+  %dot = sc.sparse_matmul %q, %d head(%qh, %ih : tensor<{0}x{2}xf32>, tensor<{1}x{2}xf32>) {{transpose_rhs}
+      : tensor<{0}x{5}xf32, #csr>, tensor<{5}x{1}xf32, #csr> -> tensor<{0}x{1}xf32>
+  return %out, %dot : tensor<{0}x{1}xf32>, tensor<{0}x{1}xf32>
+}
+)mlir";
+
+// The cosine as kSplit's epilogue body, zero against an empty row.
+constexpr const char *kCosine = R"(%p = arith.mulf %x, %y : f32
     %none = arith.cmpf oeq, %p, %zero : f32
     %c = arith.divf %dot, %p : f32
     %r = arith.select %none, %zero, %c : f32
-    sc.yield %r : f32
-  }
-  return %cos : tensor<{0}x{1}xf32>
-}
-)mlir";
+    sc.yield %r : f32)";
 
 /// `rows` split at `head`: the dense head as an argument, the tail rows.
 Rows splitInto(const Rows &rows, int64_t numRows,
@@ -327,6 +333,7 @@ std::vector<HostTensor> splitArguments(const Rows &queries, int64_t numQueries,
   return args;
 }
 
+// The split form against the unsplit product, on the CPU: the same cosines.
 TEST(SimilarityCpuTest, SplitAtAHeadEqualsTheUnsplitProduct) {
   DialectRegistry registry;
   registerAllSparcastDialects(registry);
@@ -345,7 +352,7 @@ TEST(SimilarityCpuTest, SplitAtAHeadEqualsTheUnsplitProduct) {
       splitArguments(queries, numQueries, items, numItems, head.columns);
   std::string text =
       llvm::formatv(kSplit, numQueries, numItems, maxHead, numQueries + 1,
-                    kDim + 1, kDim);
+                    kDim + 1, kDim, kCosine);
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
   ASSERT_TRUE(module);
   auto compiled = CpuFunction::compile(*module, "f");
@@ -367,30 +374,8 @@ TEST(SimilarityCpuTest, SplitAtAHeadEqualsTheUnsplitProduct) {
 // dot product, each scaled by the epilogue at 1 (SimilarityKernel.cpp):
 // epilogue(head + tail) = epilogue(head) + epilogue(1) * tail. On the CPU,
 // for each epilogue the analysis calls linear, the op's result equals that
-// sum; for the ones it refuses, the identity fails on these rows.
-constexpr const char *kEpilogueForms = R"mlir(
-#csr = #sc.block_csr<block_size = 64, id_bits = 22, offset_bits = 10>
-func.func @f(%qh: tensor<{0}x{2}xf32>, %ih: tensor<{1}x{2}xf32>,
-             %qp: tensor<{3}xi32>, %qi: tensor<?xi32>, %qv: tensor<?xf32>, %qn: tensor<{0}xf32>,
-             %dp: tensor<{4}xi32>, %di: tensor<?xi32>, %dv: tensor<?xf32>, %in: tensor<{1}xf32>)
-    -> (tensor<{0}x{1}xf32>, tensor<{0}x{1}xf32>) {
-  %q = sc.assemble_csr %qp, %qi, %qv : tensor<{3}xi32>, tensor<?xi32>, tensor<?xf32> -> tensor<{0}x{5}xf32, #csr>
-  %d = sc.assemble_csr %dp, %di, %dv : tensor<{4}xi32>, tensor<?xi32>, tensor<?xf32> -> tensor<{5}x{1}xf32, #csr>
-  %out = sc.sparse_matmul %q, %d head(%qh, %ih : tensor<{0}x{2}xf32>, tensor<{1}x{2}xf32>)
-      epilogue_ins(%qn, %in : tensor<{0}xf32>, tensor<{1}xf32>) {{transpose_rhs}
-      : tensor<{0}x{5}xf32, #csr>, tensor<{5}x{1}xf32, #csr> -> tensor<{0}x{1}xf32> {{
-  ^bb0(%dot: f32, %m: index, %n: index, %a: tensor<{0}xf32>, %b: tensor<{1}xf32>):
-    %x = tensor.extract %a[%m] : tensor<{0}xf32>
-    %y = tensor.extract %b[%n] : tensor<{1}xf32>
-    %zero = arith.constant 0.0 : f32
-    {6}
-  }
-  %dot = sc.sparse_matmul %q, %d head(%qh, %ih : tensor<{0}x{2}xf32>, tensor<{1}x{2}xf32>) {{transpose_rhs}
-      : tensor<{0}x{5}xf32, #csr>, tensor<{5}x{1}xf32, #csr> -> tensor<{0}x{1}xf32>
-  return %out, %dot : tensor<{0}x{1}xf32>, tensor<{0}x{1}xf32>
-}
-)mlir";
-
+// sum; for the ones it refuses, the identity fails on these rows (kSplit
+// with each body).
 TEST(SimilarityCpuTest, SparsePartAddsAfterALinearEpilogue) {
   DialectRegistry registry;
   registerAllSparcastDialects(registry);
@@ -419,12 +404,7 @@ TEST(SimilarityCpuTest, SparsePartAddsAfterALinearEpilogue) {
     bool linear;
   };
   const Form forms[] = {
-      // The cosine, zero against an empty row.
-      {R"(%p = arith.mulf %x, %y : f32
-    %none = arith.cmpf oeq, %p, %zero : f32
-    %c = arith.divf %dot, %p : f32
-    %r = arith.select %none, %zero, %c : f32
-    sc.yield %r : f32)", true},
+      {kCosine, true},
       {R"(%s = arith.negf %dot : f32
     %t = arith.mulf %x, %s : f32
     %u = arith.divf %dot, %y : f32
@@ -441,7 +421,7 @@ TEST(SimilarityCpuTest, SparsePartAddsAfterALinearEpilogue) {
     sc.yield %r : f32)", false},
   };
   for (const Form &form : forms) {
-    std::string text = llvm::formatv(kEpilogueForms, numQueries, numItems,
+    std::string text = llvm::formatv(kSplit, numQueries, numItems,
                                      maxHead, numQueries + 1, kDim + 1, kDim,
                                      form.body);
     OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
