@@ -307,7 +307,7 @@ mlir::sc::buildSparseMatmulKernels(SparseMatmulOp op,
     return op.emitError("sparcast-aot: this sc.sparse_matmul needs a "
                         "workspace for its sparse part");
   if (failed(writeEpilogueFunction(op, gpuModule, epilogueName,
-                               epilogueMemrefs(op))))
+                                   epilogueMemrefs(op))))
     return failure();
   writeScatterKernel(op, gpuModule, scatterName,
                      after ? StringRef(epilogueName) : StringRef());
