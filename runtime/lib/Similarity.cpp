@@ -293,9 +293,10 @@ scStatus Job::candidates(int64_t first, int64_t stop,
   int64_t most = *std::max_element(found.begin(), found.end());
   if (most > capacity) {
     // Fewer items a chunk, fewer candidates a query; a chunk no larger
-    // than the slots cannot overflow.
+    // than half the slots cannot overflow (a pair takes a slot on its head
+    // and again when its tail rescores it).
     int64_t middle = first + (stop - first) / 2 / 128 * 128;
-    if (middle <= first || stop - first <= capacity)
+    if (middle <= first || stop - first <= capacity / 2)
       return setError(SC_ERROR_INTERNAL,
                       "scSimilarity: a query has more candidates than items");
     SC_RETURN_IF_ERROR(candidates(first, middle, thresholds, take));
@@ -329,7 +330,8 @@ scStatus Job::topK(float *topValues, int64_t *topIds) {
     for (int64_t q = 0; q < m; ++q) {
       std::vector<Scored> &row = best[q];
       for (int64_t j = 0; j < found[q]; ++j)
-        row.emplace_back(values[q * width + j], first + cols[q * width + j]);
+        if (cols[q * width + j] >= 0) // an emptied candidate (rescored)
+          row.emplace_back(values[q * width + j], first + cols[q * width + j]);
       std::size_t keep = std::min<std::size_t>(k, row.size());
       std::partial_sort(row.begin(), row.begin() + keep, row.end(), before);
       row.resize(keep);
@@ -339,10 +341,10 @@ scStatus Job::topK(float *topValues, int64_t *topIds) {
     }
     return SC_OK;
   };
-  // Every score of the first items (no threshold yet), then chunks sized so
-  // that about k * chunk / seen candidates a query stay under a quarter
-  // of the slots.
-  int64_t stop = std::min(n, capacity);
+  // Every score of the first items (no threshold yet: as many items as
+  // half the slots, which cannot overflow), then chunks sized so that about
+  // k * chunk / seen candidates a query stay under a quarter of the slots.
+  int64_t stop = std::min(n, capacity / 2);
   SC_RETURN_IF_ERROR(candidates(0, stop, thresholds, take));
   while (stop < n) {
     int64_t size = std::max<int64_t>(128, stop * capacity / (4 * k) / 128 * 128);
@@ -371,7 +373,8 @@ scStatus Job::pairs() {
     for (int64_t q = 0; q < m; ++q) {
       std::vector<std::pair<int32_t, float>> row;
       for (int64_t j = 0; j < found[q]; ++j)
-        row.emplace_back(cols[q * width + j], values[q * width + j]);
+        if (cols[q * width + j] >= 0) // an emptied candidate (rescored)
+          row.emplace_back(cols[q * width + j], values[q * width + j]);
       std::sort(row.begin(), row.end());
       for (auto [c, v] : row) {
         rows.push_back(q);

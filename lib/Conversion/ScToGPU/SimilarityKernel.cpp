@@ -165,6 +165,245 @@ void writeClearKernel(SelectRowsAboveOp select, gpu::GPUModuleOp module,
   gpu::ReturnOp::create(b, loc);
 }
 
+// The rescoring kernel's table of per-item tail sums (keys i32, sums f32:
+// 64 KB of dynamic shared memory, three CTAs an SM), and the products a
+// pass takes at most: the table stays at most half full.
+constexpr int64_t kTableSlots = 8192, kProductsAPass = kTableSlots / 2;
+
+/// rescore(lhs ptr, words, values, rhs ptr, words, values, lhs head, rhs
+/// head, thresholds, counts, values, cols, ins...): a CTA a query row, after
+/// the selecting tile kernel (which scored every pair on the heads alone).
+/// The row's tail products are summed per item in a shared-memory table (in
+/// passes over ranges of the items when they are many); the tile's
+/// candidates whose item the tail touched are emptied (their scores lack the
+/// tail), and each touched item is scored exactly (row_dot of the heads plus
+/// its tail sum, through the epilogue) and appended when above the row's
+/// threshold. A row whose table fills up gets a count past the slots (the
+/// caller's sign to run the items again in smaller chunks).
+void writeRescoreKernel(SparseMatmulOp op, SelectRowsAboveOp select,
+                        gpu::GPUModuleOp module, StringRef name,
+                        StringRef epilogueName) {
+  Location loc = op.getLoc();
+  OpBuilder b(op.getContext());
+  AssembleCsrOp lhs = assembly(op.getLhs()), rhs = assembly(op.getRhs());
+  SmallVector<Type> params;
+  for (AssembleCsrOp a : {lhs, rhs})
+    for (Value v : a->getOperands())
+      params.push_back(memrefOfValue(v));
+  for (Value v : {op.getLhsHead(), op.getRhsHead(), select.getThresholds(),
+                  select.getCounts(), select.getValues(), select.getCols()})
+    params.push_back(memrefOfValue(v));
+  llvm::append_range(params, epilogueMemrefs(op));
+  auto func = createKernelFunction(b, loc, module, name, params, kThreads);
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  auto arg = [&](unsigned i) { return func.getArgument(i); };
+  Value qPtr = arg(0), qWords = arg(1), qValues = arg(2), dPtr = arg(3),
+        dWords = arg(4), dValues = arg(5), qHead = arg(6), iHead = arg(7),
+        thresholds = arg(8), counts = arg(9), values = arg(10), cols = arg(11);
+  SmallVector<Value> ins(func.getArguments().drop_front(12));
+  BlockCsrAttr qLayout = layoutOf(op.getLhs()), dLayout = layoutOf(op.getRhs());
+
+  // The table: keys then sums, in dynamic shared memory.
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  Value smem = gpu::DynamicSharedMemoryOp::create(
+      b, loc,
+      MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
+                      workgroup));
+  auto table = [&](Type element, int64_t byteOffset) {
+    return memref::ViewOp::create(
+        b, loc, MemRefType::get({kTableSlots}, element, AffineMap(), workgroup),
+        smem, index(byteOffset), ValueRange{});
+  };
+  Value keys = table(b.getI32Type(), 0);
+  Value sums = table(b.getF32Type(), kTableSlots * 4);
+
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value warp = arith::DivUIOp::create(b, loc, tid, index(32));
+  Value lane = arith::RemUIOp::create(b, loc, tid, index(32));
+  Value row = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  auto dim = [&](Value m, int64_t d) {
+    return memref::DimOp::create(b, loc, m, d).getResult();
+  };
+  auto minOf = [&](ValueRange xs) {
+    Value m = xs.front();
+    for (Value x : xs.drop_front())
+      m = arith::MinUIOp::create(b, loc, m, x);
+    return m;
+  };
+  Value rowLimit = minOf({dim(qHead, 0), dim(thresholds, 0), dim(counts, 0),
+                          dim(values, 0), dim(cols, 0)});
+  Value items = dim(iHead, 0);
+  Value capacity = minOf({dim(values, 1), dim(cols, 1)});
+  Type indexType = b.getIndexType();
+  auto csrRow = [&](Value ptr, Value at, Value words) {
+    return sck::CsrRowOp::create(b, loc, indexType, indexType, ptr, at,
+                                 dim(words, 0));
+  };
+  auto csrEntry = [&](Value words, Value vals, Value at, BlockCsrAttr layout) {
+    return sck::CsrEntryOp::create(b, loc, indexType, b.getF32Type(), words,
+                                   vals, at, layout.getBlockSize(),
+                                   layout.getOffsetBits());
+  };
+  // Strided loops of the CTA's threads (or a warp's lanes).
+  auto stridedFor = [&](Value first, Value stop, int64_t step,
+                        llvm::function_ref<void(Value)> body) {
+    auto loop = scf::ForOp::create(b, loc, first, stop, index(step));
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    body(loop.getInductionVar());
+  };
+  auto ifThen = [&](Value cond, llvm::function_ref<void()> body) {
+    auto branch = scf::IfOp::create(b, loc, cond);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    body();
+  };
+  auto ult = [&](Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y)
+        .getResult();
+  };
+  auto inRange = [&](Value x, Value lo, Value hi) {
+    return arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, x, lo),
+        ult(x, hi));
+  };
+
+  // A row outside the buffers is skipped by the whole CTA (barriers inside).
+  ifThen(ult(row, rowLimit), [&] {
+    auto query = csrRow(qPtr, row, qWords);
+    // The row's tail products, and the passes that keep each under the
+    // table's half.
+    auto count = scf::ForOp::create(b, loc, query.getBegin(), query.getEnd(),
+                                    index(1), ValueRange{index(0)});
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(count.getBody());
+      auto q = csrEntry(qWords, qValues, count.getInductionVar(), qLayout);
+      auto list = csrRow(dPtr, q.getColumn(), dWords);
+      Value length = arith::SubIOp::create(b, loc, list.getEnd(), list.getBegin());
+      scf::YieldOp::create(
+          b, loc,
+          ValueRange{arith::AddIOp::create(b, loc, count.getRegionIterArgs()[0],
+                                           length)});
+    }
+    Value passes = arith::MaxUIOp::create(
+        b, loc, index(1),
+        arith::DivUIOp::create(
+            b, loc,
+            arith::AddIOp::create(b, loc, count.getResult(0),
+                                  index(kProductsAPass - 1)),
+            index(kProductsAPass)));
+    // The tile kernel's candidates of the row, read before any append.
+    Value tileCount = arith::IndexCastUIOp::create(
+        b, loc, indexType, memref::LoadOp::create(b, loc, counts, row));
+    Value found = arith::MinUIOp::create(b, loc, tileCount, capacity);
+    gpu::BarrierOp::create(b, loc);
+    stridedFor(index(0), passes, 1, [&](Value pass) {
+      Value lo = arith::DivUIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, items, pass), passes);
+      Value hi = arith::DivUIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, items,
+                                arith::AddIOp::create(b, loc, pass, index(1))),
+          passes);
+      stridedFor(tid, index(kTableSlots), kThreads, [&](Value s) {
+        memref::StoreOp::create(
+            b, loc, arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(-1)),
+            keys, s);
+        memref::StoreOp::create(
+            b, loc, arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0)),
+            sums, s);
+      });
+      gpu::BarrierOp::create(b, loc);
+      // A warp an entry of the row's tail, its lanes over the entry's items
+      // in [lo, hi).
+      stridedFor(arith::AddIOp::create(b, loc, query.getBegin(), warp),
+                 query.getEnd(), kWarps, [&](Value e) {
+        auto q = csrEntry(qWords, qValues, e, qLayout);
+        auto list = csrRow(dPtr, q.getColumn(), dWords);
+        auto bound = [&](Value from, Value column) {
+          return sck::CsrLowerBoundOp::create(
+              b, loc, indexType, dWords, from, list.getEnd(), column,
+              dLayout.getBlockSize(), dLayout.getOffsetBits());
+        };
+        Value first = bound(list.getBegin(), lo);
+        Value last = bound(first, hi);
+        stridedFor(arith::AddIOp::create(b, loc, first, lane), last, 32,
+                   [&](Value at) {
+          auto item = csrEntry(dWords, dValues, at, dLayout);
+          Value n = item.getColumn();
+          ifThen(inRange(n, lo, hi), [&] {
+            Value product =
+                arith::MulFOp::create(b, loc, q.getValue(), item.getValue());
+            Value added = sck::TableAddOp::create(b, loc, b.getI1Type(),
+                                                  product, keys, sums, n);
+            Value full = arith::XOrIOp::create(
+                b, loc, added,
+                arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+            ifThen(full, [&] {
+              Value past = arith::IndexCastUIOp::create(
+                  b, loc, b.getI32Type(),
+                  arith::AddIOp::create(b, loc, capacity, index(1)));
+              memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::maxs,
+                                          past, counts, ValueRange{row});
+            });
+          });
+        });
+      });
+      gpu::BarrierOp::create(b, loc);
+      // The tile's candidates the tail touched: emptied.
+      stridedFor(tid, found, kThreads, [&](Value s) {
+        Value c = arith::IndexCastUIOp::create(
+            b, loc, indexType,
+            memref::LoadOp::create(b, loc, cols, ValueRange{row, s}));
+        ifThen(inRange(c, lo, hi), [&] {
+          Value touched =
+              sck::TableFindOp::create(b, loc, b.getI1Type(), keys, c);
+          ifThen(touched, [&] {
+            memref::StoreOp::create(
+                b, loc,
+                arith::ConstantOp::create(
+                    b, loc,
+                    b.getF32FloatAttr(-std::numeric_limits<float>::infinity())),
+                values, ValueRange{row, s});
+            memref::StoreOp::create(
+                b, loc,
+                arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(-1)),
+                cols, ValueRange{row, s});
+          });
+        });
+      });
+      // The touched items, scored exactly.
+      stridedFor(tid, index(kTableSlots), kThreads, [&](Value s) {
+        Value key = memref::LoadOp::create(b, loc, keys, s);
+        Value used = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ne, key,
+            arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(-1)));
+        ifThen(used, [&] {
+          Value n = arith::IndexCastUIOp::create(b, loc, indexType, key);
+          Value head = sck::RowDotOp::create(b, loc, b.getF32Type(), qHead,
+                                             row, iHead, n);
+          Value dot = arith::AddFOp::create(
+              b, loc, head, memref::LoadOp::create(b, loc, sums, s));
+          SmallVector<Value> args = {dot, row, n};
+          llvm::append_range(args, ins);
+          Value score = func::CallOp::create(b, loc, epilogueName,
+                                             b.getF32Type(), args)
+                            .getResult(0);
+          sck::AppendAboveOp::create(b, loc, score, row, n, thresholds, counts,
+                                     values, cols);
+        });
+      });
+      gpu::BarrierOp::create(b, loc);
+    });
+  });
+  gpu::ReturnOp::create(b, loc);
+}
+
 /// The kernels' epilogue, (dot, m, n, ins...) -> element: the op's
 /// region (the dot product itself without one).
 LogicalResult writeEpilogueFunction(SparseMatmulOp op,
@@ -277,54 +516,25 @@ std::string mlir::sc::sparseMatmulLimitation(SparseMatmulOp op) {
   return "";
 }
 
-bool mlir::sc::addsSparsePartAfterEpilogue(SparseMatmulOp op,
-                                           SelectRowsAboveOp select) {
-  return !select && op.getType().getElementType().isF32() &&
-         op.isEpilogueLinearInProduct();
+bool mlir::sc::needsScoresWorkspace(SparseMatmulOp op,
+                                    SelectRowsAboveOp select) {
+  return !select && !(op.getType().getElementType().isF32() &&
+                      op.isEpilogueLinearInProduct());
 }
 
-FailureOr<std::vector<KernelLaunch>>
-mlir::sc::buildSparseMatmulKernels(SparseMatmulOp op,
-                                   gpu::GPUModuleOp gpuModule, StringRef name,
-                                   const SparseMatmulBinding &binding,
-                                   SelectRowsAboveOp select) {
-  std::string why = sparseMatmulLimitation(op);
-  if (!why.empty())
-    return op.emitError("sparcast-aot: no kernel for this sc.sparse_matmul: ")
-           << why;
-  MLIRContext *ctx = op.getContext();
-  ctx->loadDialect<arith::ArithDialect, func::FuncDialect, memref::MemRefDialect,
-                   scf::SCFDialect, sck::SckDialect, vector::VectorDialect>();
-  std::string scatterName = (name + "_scatter").str();
-  std::string tileName = (name + "_tile").str();
-  std::string clearName = (name + "_clear").str();
-  std::string epilogueName = (name + "_epilogue").str();
-  if (select && !op.getType().getElementType().isF32())
-    return op.emitError("sparcast-aot: a selection reads f32 scores, got ")
-           << op.getType().getElementType();
-  bool after = binding.scores.empty();
-  if (after && !addsSparsePartAfterEpilogue(op, select))
-    return op.emitError("sparcast-aot: this sc.sparse_matmul needs a "
-                        "workspace for its sparse part");
-  if (failed(writeEpilogueFunction(op, gpuModule, epilogueName,
-                                   epilogueMemrefs(op))))
-    return failure();
-  writeScatterKernel(op, gpuModule, scatterName,
-                     after ? StringRef(epilogueName) : StringRef());
-  if (select)
-    writeClearKernel(select, gpuModule, clearName);
-  writeTileKernel(op, gpuModule, tileName, epilogueName, select,
-                  /*withScores=*/!after);
-
+namespace {
+/// The launch of the scatter kernel: a warp a query row; into the
+/// workspace, or (without one) into the result scaled by the epilogue.
+KernelLaunch scatterLaunch(StringRef name, const SparseMatmulBinding &binding) {
   KernelLaunch scatter;
-  scatter.kernel = scatterName;
+  scatter.kernel = name.str();
   scatter.block[0] = kThreads;
   scatter.grid[0] = binding.rows.dividedUp(kWarps);
   scatter.grid[1] = scatter.grid[2] = LaunchDim::of(1);
   for (const CsrBinding *c : {&binding.lhs, &binding.rhs})
     for (const std::string &t : {c->rowPtr, c->words, c->values})
       scatter.params.push_back(LaunchParam::memref(t));
-  if (after) {
+  if (binding.scores.empty()) {
     scatter.params.push_back(LaunchParam::memref(binding.result));
     for (const std::string &t : binding.epilogueIns)
       scatter.params.push_back(LaunchParam::memref(t));
@@ -332,27 +542,32 @@ mlir::sc::buildSparseMatmulKernels(SparseMatmulOp op,
         llvm::formatv("{0}: the sparse parts' products of {1} x {2}, each "
                       "scaled by the epilogue at 1, added into {3} (a warp "
                       "a row, atomics)",
-                      scatterName, binding.lhs.values, binding.rhs.values,
+                      name, binding.lhs.values, binding.rhs.values,
                       binding.result)
             .str();
   } else {
     scatter.params.push_back(LaunchParam::memref(binding.scores));
     scatter.summary = llvm::formatv("{0}: the sparse parts' products of {1} "
                                     "x {2} into {3} (a warp a row, atomics)",
-                                    scatterName, binding.lhs.values,
+                                    name, binding.lhs.values,
                                     binding.rhs.values, binding.scores)
                           .str();
   }
+  return scatter;
+}
 
+/// The launch of the tile kernel: a CTA a 128 x 128 tile.
+KernelLaunch tileLaunch(StringRef name, const SparseMatmulBinding &binding,
+                        bool select) {
   KernelLaunch tile;
-  tile.kernel = tileName;
+  tile.kernel = name.str();
   tile.block[0] = kThreads;
   tile.grid[0] = binding.items.dividedUp(kTile);
   tile.grid[1] = binding.rows.dividedUp(kTile);
   tile.grid[2] = LaunchDim::of(1);
   for (const std::string &t : {binding.lhsHead, binding.rhsHead})
     tile.params.push_back(LaunchParam::memref(t));
-  if (!after)
+  if (!binding.scores.empty())
     tile.params.push_back(LaunchParam::memref(binding.scores));
   if (select)
     for (const std::string &t :
@@ -369,33 +584,114 @@ mlir::sc::buildSparseMatmulKernels(SparseMatmulOp op,
                              binding.values, binding.cols)
                    .str()
              : "into " + binding.result;
-  std::string plus = after ? "" : ", plus " + binding.scores;
+  std::string plus =
+      binding.scores.empty() ? "" : ", plus " + binding.scores;
+  std::string heads = select ? " (the heads alone)" : "";
   tile.summary =
       llvm::formatv("{0}: heads {1} x {2}^T in exact fp32 (128 x 128 tiles, "
-                    "CUDA-core FMAs){3}, through the epilogue, {4}",
-                    tileName, binding.lhsHead, binding.rhsHead, plus, into)
+                    "CUDA-core FMAs){3}{4}, through the epilogue, {5}",
+                    name, binding.lhsHead, binding.rhsHead, heads, plus, into)
           .str();
+  return tile;
+}
+
+/// The launch of the clear kernel: enough CTAs to fill the GPU, each
+/// looping over the rest.
+KernelLaunch clearLaunch(StringRef name, const SparseMatmulBinding &binding) {
+  KernelLaunch clear;
+  clear.kernel = name.str();
+  clear.block[0] = kThreads;
+  clear.grid[0] = LaunchDim::of(528);
+  clear.grid[1] = clear.grid[2] = LaunchDim::of(1);
+  clear.params = {LaunchParam::memref(binding.values),
+                  LaunchParam::memref(binding.cols)};
+  clear.summary = llvm::formatv("{0}: every slot of {1}, {2} empty (-inf, -1)",
+                                name, binding.values, binding.cols)
+                      .str();
+  return clear;
+}
+
+/// The launch of the rescoring kernel: a CTA a query row, its table in
+/// dynamic shared memory.
+KernelLaunch rescoreLaunch(StringRef name, const SparseMatmulBinding &binding) {
+  KernelLaunch rescore;
+  rescore.kernel = name.str();
+  rescore.block[0] = kThreads;
+  rescore.grid[0] = binding.rows;
+  rescore.grid[1] = rescore.grid[2] = LaunchDim::of(1);
+  rescore.sharedBytes = kTableSlots * 8;
+  for (const CsrBinding *c : {&binding.lhs, &binding.rhs})
+    for (const std::string &t : {c->rowPtr, c->words, c->values})
+      rescore.params.push_back(LaunchParam::memref(t));
+  for (const std::string &t :
+       {binding.lhsHead, binding.rhsHead, binding.thresholds, binding.counts,
+        binding.values, binding.cols})
+    rescore.params.push_back(LaunchParam::memref(t));
+  for (const std::string &t : binding.epilogueIns)
+    rescore.params.push_back(LaunchParam::memref(t));
+  rescore.summary =
+      llvm::formatv("{0}: a CTA a row of {1}; the items its sparse part "
+                    "touches (per-item sums of {1} x {2} in a shared-memory "
+                    "table) scored exactly, their head-only candidates "
+                    "emptied, appended above {3}",
+                    name, binding.lhs.values, binding.rhs.values,
+                    binding.thresholds)
+          .str();
+  return rescore;
+}
+} // namespace
+
+FailureOr<std::vector<KernelLaunch>>
+mlir::sc::buildSparseMatmulKernels(SparseMatmulOp op,
+                                   gpu::GPUModuleOp gpuModule, StringRef name,
+                                   const SparseMatmulBinding &binding,
+                                   SelectRowsAboveOp select) {
+  std::string why = sparseMatmulLimitation(op);
+  if (!why.empty())
+    return op.emitError("sparcast-aot: no kernel for this sc.sparse_matmul: ")
+           << why;
+  MLIRContext *ctx = op.getContext();
+  ctx->loadDialect<arith::ArithDialect, func::FuncDialect, memref::MemRefDialect,
+                   scf::SCFDialect, sck::SckDialect, vector::VectorDialect>();
+  std::string scatterName = (name + "_scatter").str();
+  std::string tileName = (name + "_tile").str();
+  std::string clearName = (name + "_clear").str();
+  std::string rescoreName = (name + "_rescore").str();
+  std::string epilogueName = (name + "_epilogue").str();
+  if (select && !op.getType().getElementType().isF32())
+    return op.emitError("sparcast-aot: a selection reads f32 scores, got ")
+           << op.getType().getElementType();
+  bool workspace = !binding.scores.empty();
+  if (workspace != needsScoresWorkspace(op, select))
+    return op.emitError("sparcast-aot: this sc.sparse_matmul ")
+           << (workspace ? "takes no" : "needs a")
+           << " workspace for its sparse part";
+  if (failed(writeEpilogueFunction(op, gpuModule, epilogueName,
+                                   epilogueMemrefs(op))))
+    return failure();
   std::vector<KernelLaunch> launches;
   if (select) {
-    KernelLaunch clear;
-    clear.kernel = clearName;
-    clear.block[0] = kThreads;
-    // Enough CTAs to fill the GPU; each loops over the rest.
-    clear.grid[0] = LaunchDim::of(528);
-    clear.grid[1] = clear.grid[2] = LaunchDim::of(1);
-    clear.params = {LaunchParam::memref(binding.values),
-                    LaunchParam::memref(binding.cols)};
-    clear.summary = llvm::formatv("{0}: every slot of {1}, {2} empty (-inf, -1)",
-                                  clearName, binding.values, binding.cols)
-                        .str();
-    launches.push_back(std::move(clear));
+    // The tile selects on the heads alone; the rescoring kernel corrects
+    // the pairs the sparse part touches.
+    writeClearKernel(select, gpuModule, clearName);
+    writeTileKernel(op, gpuModule, tileName, epilogueName, select,
+                    /*withScores=*/false);
+    writeRescoreKernel(op, select, gpuModule, rescoreName, epilogueName);
+    launches.push_back(clearLaunch(clearName, binding));
+    launches.push_back(tileLaunch(tileName, binding, /*select=*/true));
+    launches.push_back(rescoreLaunch(rescoreName, binding));
+    return launches;
   }
-  if (after) {
-    launches.push_back(std::move(tile));
-    launches.push_back(std::move(scatter));
+  writeScatterKernel(op, gpuModule, scatterName,
+                     workspace ? StringRef() : StringRef(epilogueName));
+  writeTileKernel(op, gpuModule, tileName, epilogueName, {},
+                  /*withScores=*/workspace);
+  if (workspace) {
+    launches.push_back(scatterLaunch(scatterName, binding));
+    launches.push_back(tileLaunch(tileName, binding, /*select=*/false));
   } else {
-    launches.push_back(std::move(scatter));
-    launches.push_back(std::move(tile));
+    launches.push_back(tileLaunch(tileName, binding, /*select=*/false));
+    launches.push_back(scatterLaunch(scatterName, binding));
   }
   return launches;
 }

@@ -1,9 +1,10 @@
 //===- LowerSckSimt.cpp - the sck ops CUDA cores run, lowered op by op ----===//
 //
-// sc-lower-sck-simt: one pattern per op of the sparse-row and fp32-tile
-// kernels (sck.csr_row, sck.csr_entry, sck.scatter_add, sck.stage_rows,
-// sck.fma_tile, sck.store_tile, sck.select_tile) to gpu, memref, vector,
-// math and arith ops,
+// sc-lower-sck-simt: one pattern per op of the sparse-row, fp32-tile and
+// rescoring kernels (sck.csr_row, sck.csr_entry, sck.csr_lower_bound,
+// sck.scatter_add, sck.stage_rows, sck.fma_tile, sck.store_tile,
+// sck.select_tile, sck.table_add, sck.table_find, sck.row_dot,
+// sck.append_above) to gpu, memref, vector, math, scf and arith ops,
 // as upstream lowers NVGPU to NVVM. Every access is bounds-checked against
 // the memrefs' sizes: buffers with bad contents never reach outside them.
 //
@@ -78,6 +79,19 @@ struct LowerCsrRow : OpConversionPattern<sck::CsrRowOp> {
   }
 };
 
+/// The column of entry `e` of `words`: `(word >> bits) * block + (word &
+/// (2^bits - 1))`.
+Value loadColumn(ImplicitLocOpBuilder &b, Value words, Value e, int64_t block,
+                 int64_t bits) {
+  Value word = arith::IndexCastUIOp::create(
+      b, b.getIndexType(), memref::LoadOp::create(b, words, e));
+  Value high = arith::ShRUIOp::create(b, word, cIndex(b, bits));
+  Value offset =
+      arith::AndIOp::create(b, word, cIndex(b, (int64_t(1) << bits) - 1));
+  return arith::AddIOp::create(
+      b, arith::MulIOp::create(b, high, cIndex(b, block)), offset);
+}
+
 struct LowerCsrEntry : OpConversionPattern<sck::CsrEntryOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -85,17 +99,223 @@ struct LowerCsrEntry : OpConversionPattern<sck::CsrEntryOp> {
                   ConversionPatternRewriter &rewriter) const override {
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     Value e = adaptor.getEntry();
-    Value word = arith::IndexCastUIOp::create(
-        b, b.getIndexType(), memref::LoadOp::create(b, adaptor.getWords(), e));
-    int64_t bits = op.getOffsetBits();
-    Value block = arith::ShRUIOp::create(b, word, cIndex(b, bits));
-    Value offset =
-        arith::AndIOp::create(b, word, cIndex(b, (int64_t(1) << bits) - 1));
-    Value column = arith::AddIOp::create(
-        b, arith::MulIOp::create(b, block, cIndex(b, op.getBlockSize())),
-        offset);
+    Value column = loadColumn(b, adaptor.getWords(), e, op.getBlockSize(),
+                              op.getOffsetBits());
     Value value = memref::LoadOp::create(b, adaptor.getValues(), e);
     rewriter.replaceOp(op, {column, value});
+    return success();
+  }
+};
+
+/// Bisection of [begin, end) (end clamped to the words, begin to end):
+/// while lo < hi, the middle entry's column below `column` moves lo past
+/// it, else hi to it.
+struct LowerCsrLowerBound : OpConversionPattern<sck::CsrLowerBoundOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(sck::CsrLowerBoundOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    Value words = adaptor.getWords(), column = adaptor.getColumn();
+    Value end = arith::MinUIOp::create(b, adaptor.getEnd(),
+                                       memref::DimOp::create(b, words, 0));
+    Value begin = arith::MinUIOp::create(b, adaptor.getBegin(), end);
+    Type index = b.getIndexType();
+    auto loop = scf::WhileOp::create(
+        b, TypeRange{index, index}, ValueRange{begin, end},
+        [&](OpBuilder &ob, Location loc, ValueRange range) {
+          ImplicitLocOpBuilder c(loc, ob);
+          scf::ConditionOp::create(c, ult(c, range[0], range[1]), range);
+        },
+        [&](OpBuilder &ob, Location loc, ValueRange range) {
+          ImplicitLocOpBuilder c(loc, ob);
+          Value lo = range[0], hi = range[1];
+          Value mid = arith::AddIOp::create(
+              c, lo,
+              arith::DivUIOp::create(c, arith::SubIOp::create(c, hi, lo),
+                                     cIndex(c, 2)));
+          Value below = ult(c, loadColumn(c, words, mid, op.getBlockSize(),
+                                          op.getOffsetBits()),
+                            column);
+          Value next = arith::AddIOp::create(c, mid, cIndex(c, 1));
+          scf::YieldOp::create(
+              c, ValueRange{arith::SelectOp::create(c, below, next, lo),
+                            arith::SelectOp::create(c, below, hi, mid)});
+        });
+    rewriter.replaceOp(op, loop.getResult(0));
+    return success();
+  }
+};
+
+/// The first slot of the i32 `k32`'s probe sequence in a table of `slots`
+/// (a power of two): the top bits of k32 * 2654435761 (Knuth's
+/// multiplicative hash) in 32 bits.
+Value firstProbe(ImplicitLocOpBuilder &b, Value k32, int64_t slots) {
+  Value mixed = arith::MulIOp::create(
+      b, k32, arith::ConstantOp::create(b, b.getI32IntegerAttr(-1640531535)));
+  int64_t shift = 32 - llvm::Log2_64(slots);
+  Value top = shift == 32
+                  ? arith::ConstantOp::create(b, b.getI32IntegerAttr(0))
+                        .getResult()
+                  : arith::ShRUIOp::create(
+                        b, mixed,
+                        arith::ConstantOp::create(b, b.getI32IntegerAttr(shift)))
+                        .getResult();
+  return arith::IndexCastUIOp::create(b, b.getIndexType(), top);
+}
+
+/// Walks the i32 `key`'s probe sequence over a table of `slots` slots: `step(slot)`
+/// returns (done, result) for the slot; stops at the first done or after
+/// every slot. Returns the last slot and its result.
+std::pair<Value, Value> probe(
+    ImplicitLocOpBuilder &b, Value key, int64_t slots,
+    llvm::function_ref<std::pair<Value, Value>(ImplicitLocOpBuilder &, Value)>
+        step) {
+  Type index = b.getIndexType();
+  auto loop = scf::WhileOp::create(
+      b, TypeRange{index, index, b.getI1Type()},
+      ValueRange{firstProbe(b, key, slots), cIndex(b, 0)},
+      [&](OpBuilder &ob, Location loc, ValueRange args) {
+        ImplicitLocOpBuilder c(loc, ob);
+        auto [done, result] = step(c, args[0]);
+        Value more = ult(c, arith::AddIOp::create(c, args[1], cIndex(c, 1)),
+                         cIndex(c, slots));
+        Value go = arith::AndIOp::create(
+            c, more,
+            arith::XOrIOp::create(
+                c, done, arith::ConstantOp::create(c, c.getBoolAttr(true))));
+        scf::ConditionOp::create(c, go, ValueRange{args[0], args[1], result});
+      },
+      [&](OpBuilder &ob, Location loc, ValueRange args) {
+        ImplicitLocOpBuilder c(loc, ob);
+        Value next = arith::AndIOp::create(
+            c, arith::AddIOp::create(c, args[0], cIndex(c, 1)),
+            cIndex(c, slots - 1));
+        scf::YieldOp::create(
+            c, ValueRange{next, arith::AddIOp::create(c, args[1], cIndex(c, 1))});
+      });
+  return {loop.getResult(0), loop.getResult(2)};
+}
+
+Value i32Const(ImplicitLocOpBuilder &b, int32_t v) {
+  return arith::ConstantOp::create(b, b.getI32IntegerAttr(v));
+}
+
+/// Per probe: a slot holding the key is the key's; an empty one is claimed
+/// by a compare-and-swap (generic_atomic_rmw: -1 becomes the key) and is
+/// the key's when it was still empty or another thread put the key there.
+/// The value is added to the slot's sum with an atomic add.
+struct LowerTableAdd : OpConversionPattern<sck::TableAddOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(sck::TableAddOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    Value keys = adaptor.getKeys();
+    int64_t slots = op.getKeys().getType().getDimSize(0);
+    Value key32 =
+        arith::IndexCastUIOp::create(b, b.getI32Type(), adaptor.getKey());
+    auto [slot, mine] = probe(b, key32, slots, [&](ImplicitLocOpBuilder &c,
+                                                 Value s) {
+      Value held = memref::LoadOp::create(c, keys, s);
+      Value empty = arith::CmpIOp::create(c, arith::CmpIPredicate::eq, held,
+                                          i32Const(c, -1));
+      auto claim = scf::IfOp::create(
+          c, empty,
+          [&](OpBuilder &tb, Location loc) {
+            ImplicitLocOpBuilder t(loc, tb);
+            auto cas = memref::GenericAtomicRMWOp::create(t, keys, s);
+            OpBuilder::InsertionGuard g(t);
+            t.setInsertionPointToStart(cas.getBody());
+            Value current = cas.getCurrentValue();
+            Value free = arith::CmpIOp::create(t, arith::CmpIPredicate::eq,
+                                               current, i32Const(t, -1));
+            memref::AtomicYieldOp::create(
+                t, arith::SelectOp::create(t, free, key32, current));
+            t.setInsertionPointAfter(cas);
+            scf::YieldOp::create(t, cas.getResult());
+          },
+          [&](OpBuilder &eb, Location loc) {
+            scf::YieldOp::create(eb, loc, held);
+          });
+      Value before = claim.getResult(0);
+      Value ours = arith::OrIOp::create(
+          c,
+          arith::CmpIOp::create(c, arith::CmpIPredicate::eq, before, key32),
+          arith::CmpIOp::create(c, arith::CmpIPredicate::eq, before,
+                                i32Const(c, -1)));
+      return std::make_pair(ours, ours);
+    });
+    auto add = scf::IfOp::create(b, mine);
+    b.setInsertionPointToStart(add.thenBlock());
+    memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addf,
+                                adaptor.getValue(), adaptor.getSums(),
+                                ValueRange{slot});
+    rewriter.replaceOp(op, mine);
+    return success();
+  }
+};
+
+/// The probe sequence stops at the key (found) or an empty slot.
+struct LowerTableFind : OpConversionPattern<sck::TableFindOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(sck::TableFindOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    Value keys = adaptor.getKeys();
+    int64_t slots = op.getKeys().getType().getDimSize(0);
+    Value key32 = arith::IndexCastUIOp::create(b, b.getI32Type(), adaptor.getKey());
+    auto [slot, found] = probe(b, key32, slots,
+                               [&](ImplicitLocOpBuilder &c, Value s) {
+      Value held = memref::LoadOp::create(c, keys, s);
+      Value hit = arith::CmpIOp::create(c, arith::CmpIPredicate::eq, held, key32);
+      Value empty = arith::CmpIOp::create(c, arith::CmpIPredicate::eq, held,
+                                          i32Const(c, -1));
+      return std::make_pair(arith::OrIOp::create(c, hit, empty).getResult(), hit);
+    });
+    (void)slot;
+    rewriter.replaceOp(op, found);
+    return success();
+  }
+};
+
+/// A fused multiply-add a column, in k order from 0, inside both rows.
+struct LowerRowDot : OpConversionPattern<sck::RowDotOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(sck::RowDotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    Value a = adaptor.getA(), x = adaptor.getB();
+    Value row = adaptor.getRow(), col = adaptor.getCol();
+    Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0));
+    Value depth = arith::MinUIOp::create(b, memref::DimOp::create(b, a, 1),
+                                         memref::DimOp::create(b, x, 1));
+    Value inside = arith::AndIOp::create(
+        b, ult(b, row, memref::DimOp::create(b, a, 0)),
+        ult(b, col, memref::DimOp::create(b, x, 0)));
+    auto dot = scf::IfOp::create(
+        b, inside,
+        [&](OpBuilder &tb, Location loc) {
+          ImplicitLocOpBuilder t(loc, tb);
+          auto loop = scf::ForOp::create(t, cIndex(t, 0), depth, cIndex(t, 1),
+                                         ValueRange{zero});
+          OpBuilder::InsertionGuard g(t);
+          t.setInsertionPointToStart(loop.getBody());
+          Value k = loop.getInductionVar();
+          Value sum = math::FmaOp::create(
+              t, memref::LoadOp::create(t, a, ValueRange{row, k}),
+              memref::LoadOp::create(t, x, ValueRange{col, k}),
+              loop.getRegionIterArgs()[0]);
+          scf::YieldOp::create(t, sum);
+          t.setInsertionPointAfter(loop);
+          scf::YieldOp::create(t, loop.getResult(0));
+        },
+        [&](OpBuilder &eb, Location loc) {
+          scf::YieldOp::create(eb, loc, zero);
+        });
+    rewriter.replaceOp(op, dot.getResult(0));
     return success();
   }
 };
@@ -477,6 +697,65 @@ struct LowerStoreTile : OpConversionPattern<sck::StoreTileOp> {
   }
 };
 
+/// The rows every per-row buffer of a selection has: a row is taken only
+/// where all of them have it.
+Value rowsOfEveryBuffer(ImplicitLocOpBuilder &b, Value thresholds,
+                        Value counts, Value values, Value cols) {
+  return arith::MinUIOp::create(
+      b,
+      arith::MinUIOp::create(b, memref::DimOp::create(b, thresholds, 0),
+                             memref::DimOp::create(b, counts, 0)),
+      arith::MinUIOp::create(b, memref::DimOp::create(b, values, 0),
+                             memref::DimOp::create(b, cols, 0)));
+}
+
+/// The slots a row has in both `values` and `cols`.
+Value slotsOfBoth(ImplicitLocOpBuilder &b, Value values, Value cols) {
+  return arith::MinUIOp::create(b, memref::DimOp::create(b, values, 1),
+                                memref::DimOp::create(b, cols, 1));
+}
+
+/// `score` at `col` takes the row's next slot (an atomic add on
+/// counts[row]) and is written there when the slot is below `capacity`.
+void appendToRow(ImplicitLocOpBuilder &b, Value score, Value row, Value col,
+                 Value counts, Value values, Value cols, Value capacity) {
+  OpBuilder::InsertionGuard g(b);
+  Value one = arith::ConstantOp::create(b, b.getI32IntegerAttr(1));
+  Value slot = memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi, one,
+                                           counts, ValueRange{row});
+  Value at = arith::IndexCastUIOp::create(b, b.getIndexType(), slot);
+  auto room = scf::IfOp::create(b, ult(b, at, capacity));
+  b.setInsertionPointToStart(room.thenBlock());
+  memref::StoreOp::create(b, score, values, ValueRange{row, at});
+  Value col32 = arith::IndexCastUIOp::create(b, b.getI32Type(), col);
+  memref::StoreOp::create(b, col32, cols, ValueRange{row, at});
+}
+
+/// Inside every per-row buffer, the row's threshold read and compared
+/// (ogt: NaN never above); above it, appended.
+struct LowerAppendAbove : OpConversionPattern<sck::AppendAboveOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(sck::AppendAboveOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    Value thresholds = adaptor.getThresholds(), counts = adaptor.getCounts(),
+          values = adaptor.getValues(), cols = adaptor.getCols();
+    Value row = adaptor.getRow(), score = adaptor.getScore();
+    auto rowIf = scf::IfOp::create(
+        b, ult(b, row, rowsOfEveryBuffer(b, thresholds, counts, values, cols)));
+    b.setInsertionPointToStart(rowIf.thenBlock());
+    Value theta = memref::LoadOp::create(b, thresholds, row);
+    auto above = scf::IfOp::create(
+        b, arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, score, theta));
+    b.setInsertionPointToStart(above.thenBlock());
+    appendToRow(b, score, row, adaptor.getCol(), counts, values, cols,
+                slotsOfBoth(b, values, cols));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// A row of the thread's tile at a time (all 64 at once spill), its 8
 /// elements through the epilogue first (rowThroughEpilogue), then each inside
 /// the bounds compared with the row's threshold, appended to the row when
@@ -496,17 +775,9 @@ struct LowerSelectTile : OpConversionPattern<sck::SelectTileOp> {
     Value rows = adaptor.getRows(), columns = adaptor.getColumns();
     ifNotEmpty(b, rows, columns, [&] {
       ThreadPlace place(b);
-      // A row is taken only where every per-row buffer has it.
       Value rowLimit = arith::MinUIOp::create(
-          b, arith::MinUIOp::create(b, rows,
-                                    memref::DimOp::create(b, thresholds, 0)),
-          arith::MinUIOp::create(
-              b, memref::DimOp::create(b, counts, 0),
-              arith::MinUIOp::create(b, memref::DimOp::create(b, values, 0),
-                                     memref::DimOp::create(b, cols, 0))));
-      Value capacity =
-          arith::MinUIOp::create(b, memref::DimOp::create(b, values, 1),
-                                 memref::DimOp::create(b, cols, 1));
+          b, rows, rowsOfEveryBuffer(b, thresholds, counts, values, cols));
+      Value capacity = slotsOfBoth(b, values, cols);
       for (int64_t r = 0; r < kPerThread; ++r) {
         Value row = arith::AddIOp::create(
             b, adaptor.getRow(), ThreadPlace::nth(b, place.rowBase, r));
@@ -528,15 +799,7 @@ struct LowerSelectTile : OpConversionPattern<sck::SelectTileOp> {
           auto keepIf = scf::IfOp::create(b, keep);
           OpBuilder::InsertionGuard keepGuard(b);
           b.setInsertionPointToStart(keepIf.thenBlock());
-          Value one = arith::ConstantOp::create(b, b.getI32IntegerAttr(1));
-          Value slot = memref::AtomicRMWOp::create(
-              b, arith::AtomicRMWKind::addi, one, counts, ValueRange{row});
-          Value at = arith::IndexCastUIOp::create(b, b.getIndexType(), slot);
-          auto room = scf::IfOp::create(b, ult(b, at, capacity));
-          b.setInsertionPointToStart(room.thenBlock());
-          memref::StoreOp::create(b, score, values, ValueRange{row, at});
-          Value col32 = arith::IndexCastUIOp::create(b, b.getI32Type(), col);
-          memref::StoreOp::create(b, col32, cols, ValueRange{row, at});
+          appendToRow(b, score, row, col, counts, values, cols, capacity);
         }
       }
     });
@@ -550,13 +813,17 @@ struct ScLowerSckSimtPass
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
-    target.addIllegalOp<sck::CsrRowOp, sck::CsrEntryOp, sck::ScatterAddOp,
-                        sck::StageRowsOp, sck::FmaTileOp, sck::StoreTileOp,
-                        sck::SelectTileOp>();
+    target.addIllegalOp<sck::CsrRowOp, sck::CsrEntryOp, sck::CsrLowerBoundOp,
+                        sck::ScatterAddOp, sck::StageRowsOp, sck::FmaTileOp,
+                        sck::StoreTileOp, sck::SelectTileOp, sck::TableAddOp,
+                        sck::TableFindOp, sck::RowDotOp,
+                        sck::AppendAboveOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(ctx);
-    patterns.add<LowerCsrRow, LowerCsrEntry, LowerScatterAdd, LowerStageRows,
-                 LowerFmaTile, LowerStoreTile, LowerSelectTile>(ctx);
+    patterns.add<LowerCsrRow, LowerCsrEntry, LowerCsrLowerBound,
+                 LowerScatterAdd, LowerStageRows, LowerFmaTile, LowerStoreTile,
+                 LowerSelectTile, LowerTableAdd, LowerTableFind, LowerRowDot,
+                 LowerAppendAbove>(ctx);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

@@ -754,9 +754,10 @@ LogicalResult EntryCompiler::visitSparseMatmul(SparseMatmulOp op) {
   SelectRowsAboveOp select;
   if (op->hasOneUse())
     select = dyn_cast<SelectRowsAboveOp>(*op->user_begin());
-  // The sparse parts' products go to a zeroed workspace unless they can
-  // be added to the result after the epilogue.
-  if (!addsSparsePartAfterEpilogue(op, select)) {
+  // The sparse parts' products go to a zeroed workspace unless a selection
+  // rescores the pairs they touch or they can be added to the result after
+  // the epilogue.
+  if (needsScoresWorkspace(op, select)) {
     auto f32 = Float32Type::get(op.getContext());
     binding.scores =
         newWorkspace(RankedTensorType::get(op.getType().getShape(), f32),

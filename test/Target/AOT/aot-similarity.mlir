@@ -9,12 +9,13 @@
 // added into the result; ptxas accepts both without spills.
 // CHECK: kernel cosine_similarity0_tile: heads arg0 x arg1^T in exact fp32 (128 x 128 tiles, CUDA-core FMAs), through the epilogue, into result0
 // CHECK: kernel cosine_similarity0_scatter: the sparse parts' products of arg4 x arg7, each scaled by the epilogue at 1, added into result0 (a warp a row, atomics)
-// The top-k candidates: the selection fused into the tile kernel (the
-// scores never written), its slots cleared first, its counts zeroed by the
-// runtime (a result with zero_init).
+// The top-k candidates: the selection fused into the tile kernel on the
+// heads alone (the scores never written), its slots cleared first, its
+// counts zeroed by the runtime (a result with zero_init); then the
+// rescoring kernel scores the pairs the tails touch. No workspace.
 // CHECK: kernel cosine_candidates_similarity0_clear: every slot of result1, result2 empty (-inf, -1)
-// CHECK: kernel cosine_candidates_similarity0_scatter:
-// CHECK: kernel cosine_candidates_similarity0_tile: heads arg0 x arg1^T in exact fp32 (128 x 128 tiles, CUDA-core FMAs), plus ws0, through the epilogue, the elements above arg10 appended to their rows (result0, result1, result2; the scores never written)
+// CHECK: kernel cosine_candidates_similarity0_tile: heads arg0 x arg1^T in exact fp32 (128 x 128 tiles, CUDA-core FMAs) (the heads alone), through the epilogue, the elements above arg10 appended to their rows (result0, result1, result2; the scores never written)
+// CHECK: kernel cosine_candidates_similarity0_rescore: a CTA a row of arg4; the items its sparse part touches (per-item sums of arg4 x arg7 in a shared-memory table) scored exactly, their head-only candidates emptied, appended above arg10
 // CHECK-COUNT-5: 0 bytes spill stores, 0 bytes spill loads
 // CHECK: wrote
 
@@ -36,11 +37,21 @@
 // MANIFEST: "kernel": "cosine_similarity0_scatter"
 // MANIFEST: "name": "cosine",
 // MANIFEST: "workspace": []
-// The candidates' scatter adds into a workspace that starts zeroed.
-// MANIFEST: "kernel": "cosine_candidates_similarity0_scatter"
+// The rescoring kernel: a CTA a query row, its 64 KB table in dynamic
+// shared memory; the candidates entry has no workspace.
+// MANIFEST: "grid": [
+// MANIFEST-NEXT: 528,
+// MANIFEST: "kernel": "cosine_candidates_similarity0_clear"
+// MANIFEST: "grid": [
+// MANIFEST-NEXT: "arg1_d0/128",
+// MANIFEST: "kernel": "cosine_candidates_similarity0_tile"
+// MANIFEST: "grid": [
+// MANIFEST-NEXT: "arg0_d0",
+// MANIFEST-NEXT: 1,
+// MANIFEST: "kernel": "cosine_candidates_similarity0_rescore"
+// MANIFEST: "smem": 65536
 // MANIFEST: "name": "cosine_candidates",
 // MANIFEST: "results": [
 // MANIFEST: "name": "result0",
 // MANIFEST: "zero_init": true
-// MANIFEST: "name": "ws0",
-// MANIFEST: "zero_init": true
+// MANIFEST: "workspace": []

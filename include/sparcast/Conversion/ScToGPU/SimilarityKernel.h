@@ -34,22 +34,27 @@ struct SparseMatmulBinding {
 /// Why the GPU has no kernels for `op`, or an empty string.
 std::string sparseMatmulLimitation(SparseMatmulOp op);
 
-/// Whether the sparse parts' products of `op` are added into its result
-/// after the epilogue, each scaled by the epilogue at 1 (an f32 result, an
-/// epilogue linear in the product, no selection consuming it): no
-/// workspace to clear, write and read back.
-bool addsSparsePartAfterEpilogue(SparseMatmulOp op, SelectRowsAboveOp select);
+/// Whether `op` needs a zeroed workspace for its sparse parts' products.
+/// It does not when a selection consumes it (the tile selects on the heads
+/// alone and a rescoring kernel scores the pairs the sparse parts touch),
+/// nor when its f32 epilogue is linear in the product (the products are
+/// added into the result after it, each scaled by the epilogue at 1).
+bool needsScoresWorkspace(SparseMatmulOp op, SelectRowsAboveOp select);
 
 /// Builds the kernels of a split sc.sparse_matmul into `gpuModule`, in
-/// launch order. With a workspace (binding.scores): `<name>_scatter` adds
-/// the sparse parts' products into it (a warp a query row, atomics), then
-/// `<name>_tile` computes the heads' product in exact fp32 a 128 x 128 tile
-/// a CTA, adds the scores and runs the epilogue, then stores the result or,
-/// with `select`, appends the elements above their row's threshold to the
-/// row (after `<name>_clear`). Without one, the tile kernel stores the
-/// heads' product through the epilogue and the scatter kernel then adds the
-/// sparse parts' products scaled by the epilogue at 1. All are written in
-/// sck ops (sc-lower-sck-simt lowers them).
+/// launch order, all written in sck ops (sc-lower-sck-simt lowers them):
+///  - with `select`: `<name>_clear` empties the slots, `<name>_tile`
+///    computes the heads' product in exact fp32 a 128 x 128 tile a CTA and
+///    appends the elements above their row's threshold through the
+///    epilogue, `<name>_rescore` (a CTA a query row) empties the candidates
+///    whose pair the sparse parts touch and appends those pairs' exact
+///    scores;
+///  - with a workspace (binding.scores): `<name>_scatter` adds the sparse
+///    parts' products into it (a warp a query row, atomics), then the tile
+///    kernel adds it to the heads' product before the epilogue and stores;
+///  - else the tile kernel stores the heads' product through the epilogue
+///    and the scatter kernel then adds the sparse parts' products scaled by
+///    the epilogue at 1.
 FailureOr<std::vector<KernelLaunch>>
 buildSparseMatmulKernels(SparseMatmulOp op, gpu::GPUModuleOp gpuModule,
                          StringRef name, const SparseMatmulBinding &binding,

@@ -345,14 +345,56 @@ bool mlir::sck::ctaPairsByDefault(llvm::StringRef schedule, bool aBatched,
 // The CUDA-core ops
 //===----------------------------------------------------------------------===//
 
-LogicalResult CsrEntryOp::verify() {
-  int64_t block = getBlockSize(), bits = getOffsetBits();
+/// A #sc.block_csr word's decoding: a power-of-two block of at most
+/// 2^offset_bits columns.
+static LogicalResult verifyWordLayout(Operation *op, int64_t block,
+                                      int64_t bits) {
   if (bits < 1 || bits > 31 || block < 1 || !llvm::isPowerOf2_64(block) ||
       block > (int64_t(1) << bits))
-    return emitOpError() << "expected a power-of-two block size of at most "
-                            "2^offset_bits (offset_bits in [1, 31]), got "
-                         << block << " and " << bits;
+    return op->emitOpError() << "expected a power-of-two block size of at "
+                                "most 2^offset_bits (offset_bits in [1, 31]), "
+                                "got "
+                             << block << " and " << bits;
   return success();
+}
+
+LogicalResult CsrEntryOp::verify() {
+  return verifyWordLayout(*this, getBlockSize(), getOffsetBits());
+}
+
+LogicalResult CsrLowerBoundOp::verify() {
+  return verifyWordLayout(*this, getBlockSize(), getOffsetBits());
+}
+
+/// A hash table's buffer: a static power-of-two length in workgroup memory.
+static LogicalResult verifyTableBuffer(Operation *op, MemRefType buffer) {
+  auto space =
+      dyn_cast_or_null<gpu::AddressSpaceAttr>(buffer.getMemorySpace());
+  if (!space || space.getValue() != gpu::AddressSpace::Workgroup)
+    return op->emitOpError() << "expected a table in workgroup memory, got "
+                             << buffer;
+  if (!buffer.hasStaticShape() ||
+      !llvm::isPowerOf2_64(buffer.getDimSize(0)) ||
+      buffer.getDimSize(0) > (int64_t(1) << 30))
+    return op->emitOpError()
+           << "expected a table of a static power-of-two length, got "
+           << buffer;
+  return success();
+}
+
+LogicalResult TableAddOp::verify() {
+  MemRefType keys = getKeys().getType(), sums = getSums().getType();
+  if (failed(verifyTableBuffer(*this, keys)) ||
+      failed(verifyTableBuffer(*this, sums)))
+    return failure();
+  if (keys.getDimSize(0) != sums.getDimSize(0))
+    return emitOpError() << "expected keys and sums of one length, got "
+                         << keys.getDimSize(0) << " and " << sums.getDimSize(0);
+  return success();
+}
+
+LogicalResult TableFindOp::verify() {
+  return verifyTableBuffer(*this, getKeys().getType());
 }
 
 /// The stages sck.fma_tile reads: K x P with P >= 128, in shared memory.

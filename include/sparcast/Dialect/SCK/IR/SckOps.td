@@ -539,4 +539,94 @@ def Sck_SelectTileOp : Sck_Op<"select_tile", [MemoryEffects<[MemRead, MemWrite]>
   }];
 }
 
+def Sck_CsrLowerBoundOp : Sck_Op<"csr_lower_bound", [Pure]> {
+  let summary = "the first entry of a row range at or past a column";
+  let description = [{
+    The first entry `e` in `[begin, end)` of a `#sc.block_csr` row set
+    whose column (decoded as `sck.csr_entry` does) is at least `column`, or
+    `end` when none is, found by bisection: the entries' columns increase
+    along the range (a row of a packed row set). `[begin, end)` must be in
+    bounds (an `sck.csr_row` range); unsorted entries give some entry of the
+    range, never one outside it.
+  }];
+  let arguments = (ins MemRefRankOf<[I32], [1]>:$words, Index:$begin,
+                       Index:$end, Index:$column, I64Attr:$block_size,
+                       I64Attr:$offset_bits);
+  let results = (outs Index:$entry);
+  let assemblyFormat = [{
+    $words `[` $begin `to` $end `]` `at_least` $column attr-dict `:` type($words)
+  }];
+  let hasVerifier = 1;
+}
+
+def Sck_TableAddOp : Sck_Op<"table_add", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "adds a value to a key's sum in a shared-memory hash table";
+  let description = [{
+    A table of C slots in workgroup memory (C a power of two): `keys[s]`
+    the slot's key, -1 when empty, `sums[s]` its sum (both cleared by the
+    CTA before use). Adds `value` to the sum of `key` (a non-negative i32),
+    the key taking the first empty slot of its probe sequence (multiplicative
+    hash, then linear probing; a compare-and-swap, so the CTA's threads may
+    add at once) when absent. The result is false when every slot holds
+    another key: nothing was added.
+  }];
+  let arguments = (ins F32:$value, MemRefRankOf<[I32], [1]>:$keys,
+                       MemRefRankOf<[F32], [1]>:$sums, Index:$key);
+  let results = (outs I1:$added);
+  let assemblyFormat = [{
+    $value `to` $keys `,` $sums `[` $key `]` attr-dict `:` type($keys) `,` type($sums)
+  }];
+  let hasVerifier = 1;
+}
+
+def Sck_TableFindOp : Sck_Op<"table_find", [MemoryEffects<[MemRead]>]> {
+  let summary = "whether a key is in a shared-memory hash table";
+  let description = [{
+    Whether `key` is in the table `keys` (as `sck.table_add` fills it; no
+    adds running at the same time): its probe sequence reaches the key
+    before an empty slot, within C probes.
+  }];
+  let arguments = (ins MemRefRankOf<[I32], [1]>:$keys, Index:$key);
+  let results = (outs I1:$found);
+  let assemblyFormat = [{
+    $keys `[` $key `]` attr-dict `:` type($keys)
+  }];
+  let hasVerifier = 1;
+}
+
+def Sck_RowDotOp : Sck_Op<"row_dot", [MemoryEffects<[MemRead]>]> {
+  let summary = "the dot product of a row of one matrix and a row of another";
+  let description = [{
+    `sum_k a[row, k] * b[col, k]` over the columns both have, fp32 fused
+    multiply-adds in k order from 0 (sck.fma_tile's order, so the same
+    value as the tile's element); 0 when `row` or `col` is outside.
+  }];
+  let arguments = (ins MemRefRankOf<[F32], [2]>:$a, Index:$row,
+                       MemRefRankOf<[F32], [2]>:$b, Index:$col);
+  let results = (outs F32:$result);
+  let assemblyFormat = [{
+    $a `[` $row `]` `,` $b `[` $col `]` attr-dict `:` type($a) `,` type($b)
+  }];
+}
+
+def Sck_AppendAboveOp : Sck_Op<"append_above", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "a score appended to its row when above the row's threshold";
+  let description = [{
+    When `score > thresholds[row]` (NaN never) and `row` is inside every
+    per-row buffer: the row's next slot (`counts[row]`, an atomic add) and,
+    when the slot is inside `values` and `cols`, `score` and `col` written
+    there (sck.select_tile's append, one element).
+  }];
+  let arguments = (ins F32:$score, Index:$row, Index:$col,
+                       MemRefRankOf<[F32], [1]>:$thresholds,
+                       MemRefRankOf<[I32], [1]>:$counts,
+                       MemRefRankOf<[F32], [2]>:$values,
+                       MemRefRankOf<[I32], [2]>:$cols);
+  let assemblyFormat = [{
+    $score `[` $row `,` $col `]` `above` $thresholds `into` $counts `,` $values
+    `,` $cols attr-dict `:` type($thresholds) `,` type($counts) `,`
+    type($values) `,` type($cols)
+  }];
+}
+
 #endif // SPARCAST_DIALECT_SCK_IR_SCKOPS_TD
