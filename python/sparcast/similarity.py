@@ -307,6 +307,40 @@ class _Inspector:
         return SimilarityInputs(args, self.head, self.coverage)
 
 
+class _Uploads:
+    """Chunks' inputs copied to the device through pinned memory on a
+    stream of their own, so that a chunk's copies overlap the kernels of
+    the chunk before; `ready` makes the compute stream wait for them."""
+
+    def __init__(self, device):
+        torch = _torch()
+        cuda = torch.device(device).type == "cuda"
+        self.device = device
+        self.stream = torch.cuda.Stream(device=device) if cuda else None
+
+    def start(self, inputs):
+        torch = _torch()
+        if self.stream is None:
+            return inputs.to(self.device).args, None
+        pinned = inputs.pin()
+        with torch.cuda.stream(self.stream):
+            args = pinned.to(self.device, non_blocking=True).args
+            done = torch.cuda.Event()
+            done.record(self.stream)
+        return args, done
+
+    def ready(self, started):
+        torch = _torch()
+        args, done = started
+        if done is not None:
+            compute = torch.cuda.current_stream(self.device)
+            compute.wait_event(done)
+            # Allocated on the copy stream, used on the compute stream.
+            for a in args:
+                a.record_stream(compute)
+        return args
+
+
 def similarity_inputs(queries, items, max_head=16, library=None):
     """The inspector's output for the whole job: the entry's arguments
     (heads, query tail, items' tail by dimension, the full rows' norms) as
@@ -385,7 +419,8 @@ def _top_k_by_candidates(module, inspector, k, size, device, show):
     # Expected candidates a chunk: about k * chunk / (items seen); keep them
     # under a quarter of the slots from the first chunk on.
     first = min(N, max(k, -(-4 * k * min(size, N) // capacity) // 128 * 128 + 128))
-    args = inspector.inputs(0, first).pin().to(device, non_blocking=True).args
+    uploads = _Uploads(device)
+    args = uploads.ready(uploads.start(inspector.inputs(0, first)))
     top_values, top_ids = _chunk_top_k(module.cosine(*args), 0, k)
     starts = list(range(first, N, size))
     recomputed = 0
@@ -394,12 +429,12 @@ def _top_k_by_candidates(module, inspector, k, size, device, show):
         if c >= len(starts):
             return None
         stop = min(starts[c] + size, N)
-        return inspector.inputs(starts[c], stop).pin().to(device, non_blocking=True).args
+        return uploads.start(inspector.inputs(starts[c], stop))
 
     pending = upload(0)
     for c, start in enumerate(starts):
         stop = min(start + size, N)
-        args = pending
+        args = uploads.ready(pending)
         theta = top_values[:, -1].contiguous()
         counts, values, cols = module.cosine_candidates(*args, theta)
         # The next chunk's inspector on the host while these kernels run
@@ -504,9 +539,14 @@ def similarity(queries, items, k=None, threshold=None, chunk=None, artifact=None
     recomputed = 0
     if threshold is not None and capacity is not None:
         above = torch.full((M,), float(threshold), device=device)
+    uploads = _Uploads(device)
+    pending = uploads.start(inspector.inputs(0, min(size, N)))
     for c, start in enumerate(starts):
         stop = min(start + size, N)
-        args = inspector.inputs(start, stop).pin().to(device, non_blocking=True).args
+        args = uploads.ready(pending)
+        # The next chunk's inputs on the copy stream during this one's kernels.
+        if c + 1 < len(starts):
+            pending = uploads.start(inspector.inputs(stop, min(stop + size, N)))
         if above is not None:
             found = _pairs_above(module, args, above, capacity, start)
             if found is not None:
