@@ -19,6 +19,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -117,6 +118,23 @@ Split split(const Rows &r, int64_t first, int64_t stop,
     std::copy_n(dense.begin() + i * head.size(), head.size(),
                 s.head.begin() + i * width);
   return s;
+}
+
+/// `body(q)` for every query q < m, the queries split over the host's
+/// cores (each q touches only its own row of the results).
+template <typename Body> void forEachQuery(int64_t m, Body &&body) {
+  int64_t workers = std::max<int64_t>(
+      1, std::min<int64_t>(std::thread::hardware_concurrency(), m / 256));
+  std::vector<std::thread> threads;
+  for (int64_t w = 1; w < workers; ++w)
+    threads.emplace_back([&, w] {
+      for (int64_t q = m * w / workers; q < m * (w + 1) / workers; ++q)
+        body(q);
+    });
+  for (int64_t q = 0; q < m / workers; ++q)
+    body(q);
+  for (std::thread &t : threads)
+    t.join();
 }
 
 /// A device buffer, grown on demand (Job::reserve), freed with the job.
@@ -327,7 +345,7 @@ scStatus Job::topK(float *topValues, int64_t *topIds) {
                   const std::vector<int32_t> &found,
                   const std::vector<float> &values,
                   const std::vector<int32_t> &cols) {
-    for (int64_t q = 0; q < m; ++q) {
+    forEachQuery(m, [&](int64_t q) {
       std::vector<Scored> &row = best[q];
       for (int64_t j = 0; j < found[q]; ++j)
         if (cols[q * width + j] >= 0) // an emptied candidate (rescored)
@@ -338,7 +356,7 @@ scStatus Job::topK(float *topValues, int64_t *topIds) {
       thresholds[q] = int64_t(row.size()) == k && !std::isnan(row.back().first)
                           ? row.back().first
                           : none;
-    }
+    });
     return SC_OK;
   };
   // Every score of the first items (no threshold yet: as many items as
