@@ -330,8 +330,23 @@ void writeRescoreKernel(SparseMatmulOp op, SelectRowsAboveOp select,
               b, loc, indexType, dWords, from, list.getEnd(), column,
               dLayout.getBlockSize(), dLayout.getOffsetBits());
         };
-        Value first = bound(list.getBegin(), lo);
-        Value last = bound(first, hi);
+        // One pass takes the whole list: no bisection (its loads are a
+        // chain of dependent reads).
+        auto span = scf::IfOp::create(
+            b, loc, TypeRange{indexType, indexType},
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, passes,
+                                  index(1)),
+            /*withElseRegion=*/true);
+        {
+          OpBuilder::InsertionGuard g(b);
+          b.setInsertionPointToStart(span.thenBlock());
+          scf::YieldOp::create(b, loc,
+                               ValueRange{list.getBegin(), list.getEnd()});
+          b.setInsertionPointToStart(span.elseBlock());
+          Value from = bound(list.getBegin(), lo);
+          scf::YieldOp::create(b, loc, ValueRange{from, bound(from, hi)});
+        }
+        Value first = span.getResult(0), last = span.getResult(1);
         stridedFor(arith::AddIOp::create(b, loc, first, lane), last, 32,
                    [&](Value at) {
           auto item = csrEntry(dWords, dValues, at, dLayout);
