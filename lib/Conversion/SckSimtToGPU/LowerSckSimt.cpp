@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -201,8 +202,31 @@ Value i32Const(ImplicitLocOpBuilder &b, int32_t v) {
   return arith::ConstantOp::create(b, b.getI32IntegerAttr(v));
 }
 
+/// A relaxed compare-and-swap of element `at` of the contiguous
+/// workgroup-memory `table` (`expected` becomes `desired`): its value
+/// before. (memref.generic_atomic_rmw would lower to a loop of
+/// acquire-release, system-scope exchanges: a fence a probe.)
+Value compareAndSwap(ImplicitLocOpBuilder &b, Value table, Value at,
+                     Value expected, Value desired) {
+  auto memref = cast<MemRefType>(table.getType());
+  // NVPTX's shared address space (gpu-to-nvvm maps workgroup memory there).
+  constexpr unsigned kSharedAddressSpace = 3;
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), kSharedAddressSpace);
+  Value address = arith::IndexCastUIOp::create(
+      b, b.getI64Type(),
+      memref::ExtractAlignedPointerAsIndexOp::create(b, table));
+  Value base = LLVM::IntToPtrOp::create(b, ptrType, address);
+  Value element = LLVM::GEPOp::create(
+      b, ptrType, memref.getElementType(), base,
+      ValueRange{arith::IndexCastUIOp::create(b, b.getI64Type(), at)});
+  Value pair = LLVM::AtomicCmpXchgOp::create(
+      b, element, expected, desired, LLVM::AtomicOrdering::monotonic,
+      LLVM::AtomicOrdering::monotonic);
+  return LLVM::ExtractValueOp::create(b, pair, 0);
+}
+
 /// Per probe: a slot holding the key is the key's; an empty one is claimed
-/// by a compare-and-swap (generic_atomic_rmw: -1 becomes the key) and is
+/// by a relaxed compare-and-swap (-1 becomes the key) and is
 /// the key's when it was still empty or another thread put the key there.
 /// The value is added to the slot's sum with an atomic add.
 struct LowerTableAdd : OpConversionPattern<sck::TableAddOp> {
@@ -224,16 +248,8 @@ struct LowerTableAdd : OpConversionPattern<sck::TableAddOp> {
           c, empty,
           [&](OpBuilder &tb, Location loc) {
             ImplicitLocOpBuilder t(loc, tb);
-            auto cas = memref::GenericAtomicRMWOp::create(t, keys, s);
-            OpBuilder::InsertionGuard g(t);
-            t.setInsertionPointToStart(cas.getBody());
-            Value current = cas.getCurrentValue();
-            Value free = arith::CmpIOp::create(t, arith::CmpIPredicate::eq,
-                                               current, i32Const(t, -1));
-            memref::AtomicYieldOp::create(
-                t, arith::SelectOp::create(t, free, key32, current));
-            t.setInsertionPointAfter(cas);
-            scf::YieldOp::create(t, cas.getResult());
+            scf::YieldOp::create(
+                t, compareAndSwap(t, keys, s, i32Const(t, -1), key32));
           },
           [&](OpBuilder &eb, Location loc) {
             scf::YieldOp::create(eb, loc, held);
@@ -280,7 +296,62 @@ struct LowerTableFind : OpConversionPattern<sck::TableFindOp> {
   }
 };
 
-/// A fused multiply-add a column, in k order from 0, inside both rows.
+/// Whether row `r` of the rank-2 f32 `m` starts on 16 bytes and is
+/// contiguous: a vector<4xf32> read at any multiple of 4 inside it is
+/// aligned.
+Value rowOnSixteenBytes(ImplicitLocOpBuilder &b, Value m, Value r) {
+  auto meta = memref::ExtractStridedMetadataOp::create(b, m);
+  Value first = arith::AddIOp::create(
+      b, meta.getOffset(),
+      arith::MulIOp::create(b, r, meta.getStrides()[0]));
+  Value address = arith::AddIOp::create(
+      b, memref::ExtractAlignedPointerAsIndexOp::create(b, m),
+      arith::MulIOp::create(b, first, cIndex(b, 4)));
+  Value zero = cIndex(b, 0);
+  return arith::AndIOp::create(
+      b,
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                            arith::RemUIOp::create(b, address, cIndex(b, 16)),
+                            zero),
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, meta.getStrides()[1],
+                            cIndex(b, 1)));
+}
+
+/// sum_k a[row, k] * x[col, k] for k < depth (a multiple of `width` when
+/// width is 4), fused multiply-adds in k order from 0; `width` 4 reads
+/// four columns of each row at once (aligned: the caller checked).
+Value dotOfRows(ImplicitLocOpBuilder &b, Value a, Value row, Value x,
+                Value col, Value depth, int64_t width) {
+  Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0));
+  auto loop = scf::ForOp::create(b, cIndex(b, 0), depth, cIndex(b, width),
+                                 ValueRange{zero});
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value k = loop.getInductionVar(), sum = loop.getRegionIterArgs()[0];
+  if (width == 1) {
+    sum = math::FmaOp::create(b, memref::LoadOp::create(b, a, ValueRange{row, k}),
+                              memref::LoadOp::create(b, x, ValueRange{col, k}),
+                              sum);
+  } else {
+    auto quad = VectorType::get({width}, b.getF32Type());
+    Value va = vector::LoadOp::create(b, quad, a, ValueRange{row, k},
+                                      /*nontemporal=*/false,
+                                      llvm::MaybeAlign(16));
+    Value vx = vector::LoadOp::create(b, quad, x, ValueRange{col, k},
+                                      /*nontemporal=*/false,
+                                      llvm::MaybeAlign(16));
+    for (int64_t i = 0; i < width; ++i)
+      sum = math::FmaOp::create(b, vector::ExtractOp::create(b, va, i),
+                                vector::ExtractOp::create(b, vx, i), sum);
+  }
+  scf::YieldOp::create(b, sum);
+  b.setInsertionPointAfter(loop);
+  return loop.getResult(0);
+}
+
+/// Inside both rows: four columns a read when the depth is a multiple of
+/// four and both rows start on 16 bytes (the heads' rows: a scalar read a
+/// column moved a 32-byte sector for 4 bytes), else one; 0 outside.
 struct LowerRowDot : OpConversionPattern<sck::RowDotOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -289,7 +360,6 @@ struct LowerRowDot : OpConversionPattern<sck::RowDotOp> {
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     Value a = adaptor.getA(), x = adaptor.getB();
     Value row = adaptor.getRow(), col = adaptor.getCol();
-    Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0));
     Value depth = arith::MinUIOp::create(b, memref::DimOp::create(b, a, 1),
                                          memref::DimOp::create(b, x, 1));
     Value inside = arith::AndIOp::create(
@@ -299,21 +369,30 @@ struct LowerRowDot : OpConversionPattern<sck::RowDotOp> {
         b, inside,
         [&](OpBuilder &tb, Location loc) {
           ImplicitLocOpBuilder t(loc, tb);
-          auto loop = scf::ForOp::create(t, cIndex(t, 0), depth, cIndex(t, 1),
-                                         ValueRange{zero});
-          OpBuilder::InsertionGuard g(t);
-          t.setInsertionPointToStart(loop.getBody());
-          Value k = loop.getInductionVar();
-          Value sum = math::FmaOp::create(
-              t, memref::LoadOp::create(t, a, ValueRange{row, k}),
-              memref::LoadOp::create(t, x, ValueRange{col, k}),
-              loop.getRegionIterArgs()[0]);
-          scf::YieldOp::create(t, sum);
-          t.setInsertionPointAfter(loop);
-          scf::YieldOp::create(t, loop.getResult(0));
+          Value quads = arith::AndIOp::create(
+              t,
+              arith::CmpIOp::create(
+                  t, arith::CmpIPredicate::eq,
+                  arith::RemUIOp::create(t, depth, cIndex(t, 4)), cIndex(t, 0)),
+              arith::AndIOp::create(t, rowOnSixteenBytes(t, a, row),
+                                    rowOnSixteenBytes(t, x, col)));
+          auto read = scf::IfOp::create(
+              t, quads,
+              [&](OpBuilder &vb, Location vloc) {
+                ImplicitLocOpBuilder v(vloc, vb);
+                scf::YieldOp::create(v, dotOfRows(v, a, row, x, col, depth, 4));
+              },
+              [&](OpBuilder &sb, Location sloc) {
+                ImplicitLocOpBuilder v(sloc, sb);
+                scf::YieldOp::create(v, dotOfRows(v, a, row, x, col, depth, 1));
+              });
+          scf::YieldOp::create(t, read.getResult(0));
         },
         [&](OpBuilder &eb, Location loc) {
-          scf::YieldOp::create(eb, loc, zero);
+          scf::YieldOp::create(
+              eb, loc,
+              arith::ConstantOp::create(eb, loc, eb.getF32FloatAttr(0))
+                  .getResult());
         });
     rewriter.replaceOp(op, dot.getResult(0));
     return success();

@@ -61,7 +61,7 @@ func.func @table_in_global(%x: f32, %k: memref<1024xi32>, %s: memref<1024xf32>, 
 // -----
 
 func.func @table_length(%k: memref<1000xi32, #gpu.address_space<workgroup>>, %key: index) {
-  // expected-error @below {{expected a table of a static power-of-two length, got 'memref<1000xi32, #gpu.address_space<workgroup>>'}}
+  // expected-error @below {{expected a contiguous table of a static power-of-two length, got 'memref<1000xi32, #gpu.address_space<workgroup>>'}}
   %f = sck.table_find %k[%key] : memref<1000xi32, #gpu.address_space<workgroup>>
   return
 }

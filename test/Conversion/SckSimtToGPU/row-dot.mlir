@@ -1,9 +1,10 @@
 // RUN: sparcast-opt %s -sc-lower-sck-simt | FileCheck %s
 
 // sck.row_dot: inside both rows, a fused multiply-add a column from 0 over
-// the columns both have (sck.fma_tile's order); 0 outside.
+// the columns both have (sck.fma_tile's order), four columns a read when
+// the depth is a multiple of four and both rows start on 16 bytes (a
+// contiguous row), else one; 0 outside.
 // CHECK-LABEL: func.func @dot
-// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: %[[KA:.*]] = memref.dim %arg0, %c1
 // CHECK: %[[KB:.*]] = memref.dim %arg2, %c1
 // CHECK: %[[K:.*]] = arith.minui %[[KA]], %[[KB]]
@@ -13,14 +14,29 @@
 // CHECK: %[[IN2:.*]] = arith.cmpi ult, %arg3, %[[MB]]
 // CHECK: %[[IN:.*]] = arith.andi %[[IN1]], %[[IN2]]
 // CHECK: %[[R:.*]] = scf.if %[[IN]] -> (f32) {
-// CHECK:   %[[S:.*]] = scf.for %[[k:.*]] = %c0{{.*}} to %[[K]] step %c1{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]])
-// CHECK:     %[[X:.*]] = memref.load %arg0[%arg1, %[[k]]]
-// CHECK:     %[[Y:.*]] = memref.load %arg2[%arg3, %[[k]]]
-// CHECK:     %[[F:.*]] = math.fma %[[X]], %[[Y]], %[[ACC]] : f32
-// CHECK:     scf.yield %[[F]]
-// CHECK:   scf.yield %[[S]]
+// CHECK:   arith.remui %[[K]], %c4
+// CHECK:   memref.extract_strided_metadata %arg0
+// CHECK:   memref.extract_aligned_pointer_as_index %arg0
+// CHECK:   arith.remui %{{.*}}, %c16
+// CHECK:   memref.extract_strided_metadata %arg2
+// CHECK:   memref.extract_aligned_pointer_as_index %arg2
+// CHECK:   arith.remui %{{.*}}, %c16
+// CHECK:   %[[Q:.*]] = scf.if %{{.*}} -> (f32) {
+// CHECK:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:     scf.for %[[k:.*]] = %c0{{.*}} to %[[K]] step %c4{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]])
+// CHECK:       %[[VA:.*]] = vector.load %arg0[%arg1, %[[k]]] {alignment = 16 : i64} : memref<?x?xf32>, vector<4xf32>
+// CHECK:       %[[VB:.*]] = vector.load %arg2[%arg3, %[[k]]] {alignment = 16 : i64} : memref<?x?xf32>, vector<4xf32>
+// CHECK:       %[[A0:.*]] = vector.extract %[[VA]][0]
+// CHECK:       %[[B0:.*]] = vector.extract %[[VB]][0]
+// CHECK:       math.fma %[[A0]], %[[B0]], %[[ACC]] : f32
+// CHECK-COUNT-3: math.fma
+// CHECK:   } else {
+// CHECK:     scf.for %[[k:.*]] = %c0{{.*}} to %[[K]] step %c1{{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
+// CHECK:       %[[X:.*]] = memref.load %arg0[%arg1, %[[k]]]
+// CHECK:       %[[Y:.*]] = memref.load %arg2[%arg3, %[[k]]]
+// CHECK:       math.fma %[[X]], %[[Y]], %[[ACC]] : f32
 // CHECK: } else {
-// CHECK:   scf.yield %[[ZERO]]
+// CHECK:   scf.yield %{{.*}} : f32
 // CHECK: return %[[R]]
 func.func @dot(%a: memref<?x?xf32>, %m: index, %b: memref<?x?xf32>, %n: index) -> f32 {
   %d = sck.row_dot %a[%m], %b[%n] : memref<?x?xf32>, memref<?x?xf32>

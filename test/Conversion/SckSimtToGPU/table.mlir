@@ -3,8 +3,8 @@
 // sck.table_add: the key's probe sequence (the top 10 bits of key *
 // 2654435761 for 1024 slots, then the next slot modulo 1024, at most 1024
 // probes); a slot holding the key is the key's, an empty one (-1) is
-// claimed by a compare-and-swap; on the key's slot the value is added
-// atomically.
+// claimed by a relaxed compare-and-swap (no fence); on the key's slot the
+// value is added atomically.
 // CHECK-LABEL: func.func @add
 // CHECK: %[[K32:.*]] = arith.index_castui %arg3 : index to i32
 // CHECK: %[[MIX:.*]] = arith.muli %[[K32]], %c-1640531535_i32 : i32
@@ -14,17 +14,17 @@
 // CHECK:   %[[HELD:.*]] = memref.load %arg1[%[[S]]]
 // CHECK:   %[[EMPTY:.*]] = arith.cmpi eq, %[[HELD]], %c-1_i32
 // CHECK:   %[[OLD:.*]] = scf.if %[[EMPTY]] -> (i32) {
-// CHECK:     %[[CAS:.*]] = memref.generic_atomic_rmw %arg1[%[[S]]]
-// CHECK:     ^bb0(%[[CUR:.*]]: i32):
-// CHECK:       %[[FREE:.*]] = arith.cmpi eq, %[[CUR]], %c-1_i32
-// CHECK:       %[[NEW:.*]] = arith.select %[[FREE]], %[[K32]], %[[CUR]]
-// CHECK:       memref.atomic_yield %[[NEW]]
-// CHECK:     scf.yield %[[CAS]]
+// CHECK:     %[[BASE:.*]] = memref.extract_aligned_pointer_as_index %arg1
+// CHECK:     %[[PTR:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
+// CHECK:     %[[AT:.*]] = llvm.getelementptr %[[PTR]][%{{.*}}] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i32
+// CHECK:     %[[CAS:.*]] = llvm.cmpxchg %[[AT]], %{{.*}}, %[[K32]] monotonic monotonic : !llvm.ptr<3>, i32
+// CHECK:     %[[WAS:.*]] = llvm.extractvalue %[[CAS]][0]
+// CHECK:     scf.yield %[[WAS]]
 // CHECK:   } else {
 // CHECK:     scf.yield %[[HELD]]
 // CHECK:   %[[SAME:.*]] = arith.cmpi eq, %[[OLD]], %[[K32]]
-// CHECK:   %[[WAS:.*]] = arith.cmpi eq, %[[OLD]], %c-1_i32
-// CHECK:   %[[OURS:.*]] = arith.ori %[[SAME]], %[[WAS]]
+// CHECK:   %[[FREE:.*]] = arith.cmpi eq, %[[OLD]], %c-1_i32
+// CHECK:   %[[OURS:.*]] = arith.ori %[[SAME]], %[[FREE]]
 // CHECK:   %[[P:.*]] = arith.addi %[[I]], %c1
 // CHECK:   %[[MORE:.*]] = arith.cmpi ult, %[[P]], %c1024
 // CHECK:   %[[NOT:.*]] = arith.xori %[[OURS]], %true
@@ -51,7 +51,7 @@ func.func @add(%x: f32, %keys: memref<1024xi32, #gpu.address_space<workgroup>>, 
 // CHECK:   %[[EMPTY:.*]] = arith.cmpi eq, %[[HELD]], %c-1_i32
 // CHECK:   %[[DONE:.*]] = arith.ori %[[HIT]], %[[EMPTY]]
 // CHECK:   scf.condition(%{{.*}}) %{{.*}}, %{{.*}}, %[[HIT]]
-// CHECK-NOT: generic_atomic_rmw
+// CHECK-NOT: llvm.cmpxchg
 // CHECK: return %[[R]]#2
 func.func @find(%keys: memref<1024xi32, #gpu.address_space<workgroup>>, %key: index) -> i1 {
   %found = sck.table_find %keys[%key] : memref<1024xi32, #gpu.address_space<workgroup>>

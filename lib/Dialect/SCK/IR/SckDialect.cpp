@@ -366,18 +366,20 @@ LogicalResult CsrLowerBoundOp::verify() {
   return verifyWordLayout(*this, getBlockSize(), getOffsetBits());
 }
 
-/// A hash table's buffer: a static power-of-two length in workgroup memory.
+/// A hash table's buffer: a contiguous static power-of-two length in
+/// workgroup memory.
 static LogicalResult verifyTableBuffer(Operation *op, MemRefType buffer) {
   auto space =
       dyn_cast_or_null<gpu::AddressSpaceAttr>(buffer.getMemorySpace());
   if (!space || space.getValue() != gpu::AddressSpace::Workgroup)
     return op->emitOpError() << "expected a table in workgroup memory, got "
                              << buffer;
-  if (!buffer.hasStaticShape() ||
+  if (!buffer.hasStaticShape() || !buffer.getLayout().isIdentity() ||
       !llvm::isPowerOf2_64(buffer.getDimSize(0)) ||
       buffer.getDimSize(0) > (int64_t(1) << 30))
     return op->emitOpError()
-           << "expected a table of a static power-of-two length, got "
+           << "expected a contiguous table of a static power-of-two length, "
+              "got "
            << buffer;
   return success();
 }
