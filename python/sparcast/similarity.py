@@ -406,48 +406,67 @@ def _candidate_slots(module):
     return int(entry._spec["results"][1]["shape"][1]) if entry else None
 
 
+def _candidate_chunks(items, k, capacity, size):
+    """The (start, stop) chunks of a top-k through cosine_candidates: first
+    as many items as half the slots (no threshold yet: every pair comes out,
+    at most twice, so it cannot overflow), then chunks of about
+    seen * capacity / (4 k) items (about k * chunk / seen candidates a
+    query, a quarter of the slots), at most `size`, in multiples of 128."""
+    chunks, stop = [], min(items, capacity // 2)
+    chunks.append((0, stop))
+    while stop < items:
+        grow = max(128, stop * capacity // (4 * k) // 128 * 128)
+        chunks.append((stop, min(items, stop + min(size, grow))))
+        stop = chunks[-1][1]
+    return chunks
+
+
+def _candidates_top_k(module, args, theta, start, k, capacity):
+    """The k largest candidates of a chunk above `theta` (values, item ids;
+    an empty slot's id -1), or None when a query had more than its slots."""
+    torch = _torch()
+    counts, values, cols = module.cosine_candidates(*args, theta)
+    if bool((counts > capacity).any()):
+        return None
+    values, at = torch.topk(values, min(k, capacity), dim=1)
+    c = torch.gather(cols, 1, at).long()
+    return values, torch.where(c >= 0, c + start, c)
+
+
 def _top_k_by_candidates(module, inspector, k, size, device, show):
-    """Top-k without writing the scores: the first items densely, then each
-    chunk's candidates above the k-th largest so far (cosine_candidates:
-    the selection fused into the kernel), merged with the k so far (ties
-    with the threshold are among them already). A chunk where some query
-    has more candidates than slots is recomputed densely."""
+    """Top-k without writing the scores: each chunk's candidates above the
+    k-th largest so far (cosine_candidates: the selection fused into the
+    kernel; none for the first chunk), merged with the k so far (ties with
+    the threshold are among them already). A chunk where some query has
+    more candidates than slots is recomputed densely."""
     import sys
     torch = _torch()
     N = inspector.num_items
     capacity = _candidate_slots(module)
-    # Expected candidates a chunk: about k * chunk / (items seen); keep them
-    # under a quarter of the slots from the first chunk on.
-    first = min(N, max(k, -(-4 * k * min(size, N) // capacity) // 128 * 128 + 128))
+    chunks = _candidate_chunks(N, k, capacity, size)
     uploads = _Uploads(device)
-    args = uploads.ready(uploads.start(inspector.inputs(0, first)))
-    top_values, top_ids = _chunk_top_k(module.cosine(*args), 0, k)
-    starts = list(range(first, N, size))
+    top_values = top_ids = None
     recomputed = 0
 
     def upload(c):
-        if c >= len(starts):
+        if c >= len(chunks):
             return None
-        stop = min(starts[c] + size, N)
-        return uploads.start(inspector.inputs(starts[c], stop))
+        return uploads.start(inspector.inputs(*chunks[c]))
 
     pending = upload(0)
-    for c, start in enumerate(starts):
-        stop = min(start + size, N)
+    for c, (start, stop) in enumerate(chunks):
         args = uploads.ready(pending)
-        theta = top_values[:, -1].contiguous()
-        counts, values, cols = module.cosine_candidates(*args, theta)
+        theta = (top_values[:, -1].contiguous() if top_values is not None else
+                 torch.full((inspector.queries[0],), float("-inf"), device=device))
+        found = _candidates_top_k(module, args, theta, start, k, capacity)
         # The next chunk's inspector on the host while these kernels run
         # (the check below waits for them).
         pending = upload(c + 1)
-        if bool((counts > capacity).any()):
+        if found is None:
             recomputed += 1
-            values, ids = _chunk_top_k(module.cosine(*args), start, k)
-        else:
-            values, at = torch.topk(values, min(k, capacity), dim=1)
-            ids = torch.gather(cols, 1, at).long() + start
-        top_values, top_ids = _merge_top_k(top_values, top_ids, values, ids, k)
-        _progress(show, c + 1, len(starts), stop, N)
+            found = _chunk_top_k(module.cosine(*args), start, k)
+        top_values, top_ids = _merge_top_k(top_values, top_ids, *found, k)
+        _progress(show, c + 1, len(chunks), stop, N)
     if show:
         sys.stderr.write("\n")
     _top_k_by_candidates.recomputed = recomputed

@@ -170,6 +170,22 @@ class CsrPackTest(unittest.TestCase):
             sparcast.similarity(q, i, k=41, chunk=128)
         self.assertIn("k must be in [1, 40]", str(caught.exception))
 
+    def test_candidate_chunks_cover_the_items_and_cannot_overflow_first(self):
+        from sparcast.similarity import _candidate_chunks
+        for items, k, capacity, size in [(200000, 100, 4096, 200000), (2000000, 100, 4096, 500000),
+                                         (1000, 100, 128, 1000), (3000, 1024, 4096, 3000)]:
+            chunks = _candidate_chunks(items, k, capacity, size)
+            # Contiguous from 0 to the last item, none empty.
+            self.assertEqual(chunks[0][0], 0)
+            self.assertEqual(chunks[-1][1], items)
+            for (a, b), (c, _) in zip(chunks, chunks[1:]):
+                self.assertEqual(b, c)
+            self.assertTrue(all(a < b for a, b in chunks))
+            # The first, with no threshold, takes every pair at most twice:
+            # half the slots at most. The others at most `size`.
+            self.assertLessEqual(chunks[0][1], capacity // 2)
+            self.assertTrue(all(b - a <= max(size, 128) for a, b in chunks[1:]))
+
     def test_refusals(self):
         bad = [
             (dict(x=(torch.tensor([0, 2]), torch.tensor([7, 3]), torch.tensor([1.0, 1.0])), dim=10),
