@@ -316,8 +316,8 @@ def main():
     print("C entry pairs above %.4f: %d, %.2f s end to end: %s"
           % (theta, c_rows.numel(), c_total, "ok" if ok else "WRONG"))
     # Top-100 on the GPU alone (the inspector's output already there): the
-    # package's chunks through the candidates entry (the first with no
-    # threshold, each later one above the 100th largest so far), merged;
+    # package's chunks (the first densely, each later one through the
+    # candidates entry above the 100th largest so far), merged;
     # against torch.topk of our dense result.
     if "cosine_candidates" in module.entries:
         impl = sys.modules["sparcast.similarity"]
@@ -330,9 +330,10 @@ def main():
             v = ids = None
             most = torch.zeros(M, dtype=torch.int32, device="cuda")
             for (a, b), args_ in zip(chunks, chunk_in):
-                theta = v[:, -1].contiguous() if v is not None else \
-                    torch.full((M,), float("-inf"), device="cuda")
-                n, cv, cc = mod.cosine_candidates(*args_, theta)
+                if v is None:
+                    v, ids = impl._chunk_top_k(mod.cosine(*args_), a, 100)
+                    continue
+                n, cv, cc = mod.cosine_candidates(*args_, v[:, -1].contiguous())
                 most = torch.maximum(most, n)
                 cv, at = torch.topk(cv, 100, dim=1)
                 v, ids = impl._merge_top_k(v, ids, cv, torch.gather(cc, 1, at).long() + a, 100)
@@ -368,7 +369,7 @@ def main():
             row["compare_ms"] = min(alt)
             print("  %s: %.2f ms" % (args.compare, min(alt)))
         report["speed"].append(row)
-        print("top-100 on the GPU: %.2f ms (chunks %s through the candidates: at most %d a "
+        print("top-100 on the GPU: %.2f ms (chunks %s, the first dense: at most %d candidates a "
               "query of %d slots), max |err| %.1e, items twice %d: %s"
               % (min(parts), chunks, int(counts.max()), capacity, err, twice, "ok" if ok else "WRONG"))
         del chunk_in

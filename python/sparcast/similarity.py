@@ -408,8 +408,9 @@ def _candidate_slots(module):
 
 def _candidate_chunks(items, k, capacity, size):
     """The (start, stop) chunks of a top-k through cosine_candidates: first
-    as many items as half the slots (no threshold yet: every pair comes out,
-    at most twice, so it cannot overflow), then chunks of about
+    as many items as half the slots (scored densely; through the candidates
+    with no threshold every pair would come out, at most twice, so it could
+    not overflow), then chunks of about
     seen * capacity / (4 k) items (about k * chunk / seen candidates a
     query, a quarter of the slots), at most `size`, in multiples of 128."""
     chunks, stop = [], min(items, capacity // 2)
@@ -434,9 +435,10 @@ def _candidates_top_k(module, args, theta, start, k, capacity):
 
 
 def _top_k_by_candidates(module, inspector, k, size, device, show):
-    """Top-k without writing the scores: each chunk's candidates above the
-    k-th largest so far (cosine_candidates: the selection fused into the
-    kernel; none for the first chunk), merged with the k so far (ties with
+    """Top-k without writing the scores: the first (small) chunk densely,
+    then each chunk's candidates above the k-th largest so far
+    (cosine_candidates: the selection fused into the kernel), merged with
+    the k so far (ties with
     the threshold are among them already). A chunk where some query has
     more candidates than slots is recomputed densely."""
     import sys
@@ -456,9 +458,11 @@ def _top_k_by_candidates(module, inspector, k, size, device, show):
     pending = upload(0)
     for c, (start, stop) in enumerate(chunks):
         args = uploads.ready(pending)
-        theta = (top_values[:, -1].contiguous() if top_values is not None else
-                 torch.full((inspector.queries[0],), float("-inf"), device=device))
-        found = _candidates_top_k(module, args, theta, start, k, capacity)
+        # The first chunk densely (with no threshold every pair would be a
+        # candidate: a query's whole count on one counter), the others above
+        # the k-th largest so far.
+        found = (_candidates_top_k(module, args, top_values[:, -1].contiguous(), start, k,
+                                   capacity) if c else _chunk_top_k(module.cosine(*args), start, k))
         # The next chunk's inspector on the host while these kernels run
         # (the check below waits for them).
         pending = upload(c + 1)

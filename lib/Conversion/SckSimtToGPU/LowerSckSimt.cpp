@@ -794,20 +794,27 @@ Value slotsOfBoth(ImplicitLocOpBuilder &b, Value values, Value cols) {
                                 memref::DimOp::create(b, cols, 1));
 }
 
-/// `score` at `col` takes the row's next slot (an atomic add on
-/// counts[row]) and is written there when the slot is below `capacity`.
-void appendToRow(ImplicitLocOpBuilder &b, Value score, Value row, Value col,
-                 Value counts, Value values, Value cols, Value capacity) {
+/// `score` at `col` written to the i32 `slot` of `row` when the slot is
+/// below `capacity`.
+void writeSlot(ImplicitLocOpBuilder &b, Value score, Value row, Value col,
+               Value slot, Value values, Value cols, Value capacity) {
   OpBuilder::InsertionGuard g(b);
-  Value one = arith::ConstantOp::create(b, b.getI32IntegerAttr(1));
-  Value slot = memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi, one,
-                                           counts, ValueRange{row});
   Value at = arith::IndexCastUIOp::create(b, b.getIndexType(), slot);
   auto room = scf::IfOp::create(b, ult(b, at, capacity));
   b.setInsertionPointToStart(room.thenBlock());
   memref::StoreOp::create(b, score, values, ValueRange{row, at});
   Value col32 = arith::IndexCastUIOp::create(b, b.getI32Type(), col);
   memref::StoreOp::create(b, col32, cols, ValueRange{row, at});
+}
+
+/// `score` at `col` takes the row's next slot (an atomic add on
+/// counts[row]) and is written there when the slot is below `capacity`.
+void appendToRow(ImplicitLocOpBuilder &b, Value score, Value row, Value col,
+                 Value counts, Value values, Value cols, Value capacity) {
+  Value slot = memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi,
+                                           i32Const(b, 1), counts,
+                                           ValueRange{row});
+  writeSlot(b, score, row, col, slot, values, cols, capacity);
 }
 
 /// Inside every per-row buffer, the row's threshold read and compared
@@ -837,8 +844,8 @@ struct LowerAppendAbove : OpConversionPattern<sck::AppendAboveOp> {
 
 /// A row of the thread's tile at a time (all 64 at once spill), its 8
 /// elements through the epilogue first (rowThroughEpilogue), then each inside
-/// the bounds compared with the row's threshold, appended to the row when
-/// above it.
+/// the bounds compared with the row's threshold; those above it appended to
+/// the row, in consecutive slots taken by one atomic add.
 struct LowerSelectTile : OpConversionPattern<sck::SelectTileOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -867,18 +874,38 @@ struct LowerSelectTile : OpConversionPattern<sck::SelectTileOp> {
         OpBuilder::InsertionGuard rowGuard(b);
         b.setInsertionPointToStart(rowIf.thenBlock());
         Value theta = memref::LoadOp::create(b, thresholds, row);
+        SmallVector<Value> colsOfRow, keeps;
+        Value kept = i32Const(b, 0);
         for (int64_t c = 0; c < kPerThread; ++c) {
-          Value col = arith::AddIOp::create(
-              b, adaptor.getColumn(), ThreadPlace::nth(b, place.colBase, c));
-          Value score = scores[c];
-          Value keep = arith::AndIOp::create(
-              b, ult(b, col, columns),
-              arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, score,
-                                    theta));
-          auto keepIf = scf::IfOp::create(b, keep);
-          OpBuilder::InsertionGuard keepGuard(b);
-          b.setInsertionPointToStart(keepIf.thenBlock());
-          appendToRow(b, score, row, col, counts, values, cols, capacity);
+          colsOfRow.push_back(arith::AddIOp::create(
+              b, adaptor.getColumn(), ThreadPlace::nth(b, place.colBase, c)));
+          keeps.push_back(arith::AndIOp::create(
+              b, ult(b, colsOfRow.back(), columns),
+              arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, scores[c],
+                                    theta)));
+          kept = arith::AddIOp::create(
+              b, kept, arith::ExtUIOp::create(b, b.getI32Type(), keeps.back()));
+        }
+        // The thread's kept elements of the row take consecutive slots
+        // from one atomic add (a contended counter: one add a row, not one
+        // an element).
+        auto any = scf::IfOp::create(
+            b, arith::CmpIOp::create(b, arith::CmpIPredicate::ne, kept,
+                                     i32Const(b, 0)));
+        OpBuilder::InsertionGuard anyGuard(b);
+        b.setInsertionPointToStart(any.thenBlock());
+        Value slot = memref::AtomicRMWOp::create(
+            b, arith::AtomicRMWKind::addi, kept, counts, ValueRange{row});
+        for (int64_t c = 0; c < kPerThread; ++c) {
+          auto keepIf = scf::IfOp::create(b, keeps[c]);
+          {
+            OpBuilder::InsertionGuard keepGuard(b);
+            b.setInsertionPointToStart(keepIf.thenBlock());
+            writeSlot(b, scores[c], row, colsOfRow[c], slot, values, cols,
+                      capacity);
+          }
+          slot = arith::AddIOp::create(
+              b, slot, arith::ExtUIOp::create(b, b.getI32Type(), keeps[c]));
         }
       }
     });

@@ -4,9 +4,9 @@
 // buffer has, the slots both buffers have. A row of the thread's tile at a
 // time: its 8 elements through the epilogue first (rows and columns past
 // the range clamped to its last, their values unused), then, when the row
-// is inside, its threshold read once and per element inside the columns
-// and above the threshold the row's next slot by an atomic add, written
-// with its column when the slot is inside.
+// is inside, its threshold read once; the elements inside the columns and
+// above the threshold counted, the row's slots for them taken by one atomic
+// add, each written with its column in the next of them when inside.
 // CHECK-LABEL: gpu.func @select
 // CHECK: memref.dim %arg2, %c0
 // CHECK: memref.dim %arg3, %c0
@@ -21,14 +21,22 @@
 // CHECK:   %[[THETA:.*]] = memref.load %arg2[
 // CHECK:   %[[INSIDE:.*]] = arith.cmpi ult, %{{.*}}, %arg9
 // CHECK:   %[[ABOVE:.*]] = arith.cmpf ogt, %{{.*}}, %[[THETA]] : f32
-// CHECK:   arith.andi %[[INSIDE]], %[[ABOVE]]
-// CHECK:   scf.if
+// CHECK:   %[[KEEP:.*]] = arith.andi %[[INSIDE]], %[[ABOVE]]
+// CHECK:   arith.extui %[[KEEP]] : i1 to i32
+// CHECK-COUNT-7: arith.cmpf ogt
+// CHECK:   %[[ANY:.*]] = arith.cmpi ne, %{{.*}}, %c0_i32
+// CHECK:   scf.if %[[ANY]] {
 // CHECK:     %[[SLOT:.*]] = memref.atomic_rmw addi %{{.*}}, %arg3[{{.*}}] : (i32, memref<?xi32>) -> i32
-// CHECK:     %[[AT:.*]] = arith.index_castui %[[SLOT]] : i32 to index
-// CHECK:     %[[ROOM:.*]] = arith.cmpi ult, %[[AT]], %[[CAP]]
-// CHECK:     scf.if %[[ROOM]] {
-// CHECK:       memref.store %{{.*}}, %arg4[%{{.*}}, %[[AT]]] : memref<?x4096xf32>
-// CHECK:       memref.store %{{.*}}, %arg5[%{{.*}}, %[[AT]]] : memref<?x4096xi32>
+// CHECK:     scf.if %[[KEEP]] {
+// CHECK:       %[[AT:.*]] = arith.index_castui %[[SLOT]] : i32 to index
+// CHECK:       %[[ROOM:.*]] = arith.cmpi ult, %[[AT]], %[[CAP]]
+// CHECK:       scf.if %[[ROOM]] {
+// CHECK:         memref.store %{{.*}}, %arg4[%{{.*}}, %[[AT]]] : memref<?x4096xf32>
+// CHECK:         memref.store %{{.*}}, %arg5[%{{.*}}, %[[AT]]] : memref<?x4096xi32>
+// CHECK:     %[[NEXT:.*]] = arith.addi %[[SLOT]], %{{.*}} : i32
+// CHECK:     scf.if
+// CHECK:       arith.index_castui %[[NEXT]] : i32 to index
+// CHECK-NOT: memref.atomic_rmw
 // CHECK-COUNT-56: func.call @epi
 // CHECK-NOT: func.call
 gpu.module @m {
