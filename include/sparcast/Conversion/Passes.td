@@ -41,7 +41,7 @@ def ScLowerSckSimtPass : Pass<"sc-lower-sck-simt"> {
     fp32 tile, `sck.store_tile` stores the tile through the epilogue
     function and `sck.select_tile` appends its elements above their row's
     threshold to the row (a top-k's candidates). The rescoring kernel's ops:
-    `sck.table_add` and
+    `sck.csr_lower_bound` bisects a sorted row range, `sck.table_add` and
     `sck.table_find` keep a hash table of per-item sums in shared memory,
     `sck.row_dot` is one element of the tile's product and
     `sck.append_above` appends one score. Each becomes the loads, bounds

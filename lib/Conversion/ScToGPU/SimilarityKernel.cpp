@@ -165,12 +165,10 @@ void writeClearKernel(SelectRowsAboveOp select, gpu::GPUModuleOp module,
   gpu::ReturnOp::create(b, loc);
 }
 
-// The rescoring kernel's CTA, its table of per-item tail sums (keys i32,
-// sums f32: 64 KB of dynamic shared memory, three CTAs an SM), and the
-// products a pass takes at most: the table stays at most three quarters
-// full.
-constexpr int64_t kRescoreThreads = 512, kRescoreWarps = kRescoreThreads / 32;
-constexpr int64_t kTableSlots = 8192, kProductsAPass = kTableSlots * 3 / 4;
+// The rescoring kernel's table of per-item tail sums (keys i32, sums f32:
+// 64 KB of dynamic shared memory, three CTAs an SM), and the products a
+// pass takes at most: the table stays at most half full.
+constexpr int64_t kTableSlots = 8192, kProductsAPass = kTableSlots / 2;
 
 /// rescore(lhs ptr, words, values, rhs ptr, words, values, lhs head, rhs
 /// head, thresholds, counts, values, cols, ins...): a CTA a query row, after
@@ -180,10 +178,7 @@ constexpr int64_t kTableSlots = 8192, kProductsAPass = kTableSlots * 3 / 4;
 /// candidates whose item the tail touched are emptied (their scores lack the
 /// tail), and each touched item is scored exactly (row_dot of the heads plus
 /// its tail sum, through the epilogue) and appended when above the row's
-/// threshold. A row with more products than a pass takes runs in passes,
-/// each over the items a multiplicative hash puts in it (every pass walks
-/// the whole lists: no bisection, whose reads are a chain of dependent
-/// loads). A row whose table fills up gets a count past the slots (the
+/// threshold. A row whose table fills up gets a count past the slots (the
 /// caller's sign to run the items again in smaller chunks).
 void writeRescoreKernel(SparseMatmulOp op, SelectRowsAboveOp select,
                         gpu::GPUModuleOp module, StringRef name,
@@ -199,8 +194,7 @@ void writeRescoreKernel(SparseMatmulOp op, SelectRowsAboveOp select,
                   select.getCounts(), select.getValues(), select.getCols()})
     params.push_back(memrefOfValue(v));
   llvm::append_range(params, epilogueMemrefs(op));
-  auto func =
-      createKernelFunction(b, loc, module, name, params, kRescoreThreads);
+  auto func = createKernelFunction(b, loc, module, name, params, kThreads);
   auto index = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
@@ -271,26 +265,18 @@ void writeRescoreKernel(SparseMatmulOp op, SelectRowsAboveOp select,
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y)
         .getResult();
   };
-  // Item n (below `items`) belongs to pass (h(n) * passes) >> 32, h the
-  // 32-bit multiplicative hash: passes of even sizes whatever the ids.
-  auto inPass = [&](Value n, Value pass, Value passes) {
-    Value n32 = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), n);
-    Value mixed = arith::MulIOp::create(
-        b, loc, n32,
-        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(-1640531535)));
-    Value h = arith::IndexCastUIOp::create(b, loc, indexType, mixed);
-    Value its = arith::ShRUIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, h, passes), index(32));
+  auto inRange = [&](Value x, Value lo, Value hi) {
     return arith::AndIOp::create(
-        b, loc, ult(n, items),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, its, pass));
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, x, lo),
+        ult(x, hi));
   };
 
   // A row outside the buffers is skipped by the whole CTA (barriers inside).
   ifThen(ult(row, rowLimit), [&] {
     auto query = csrRow(qPtr, row, qWords);
-    // The row's tail products, and the passes that keep each under three
-    // quarters of the table.
+    // The row's tail products, and the passes that keep each under the
+    // table's half.
     auto count = scf::ForOp::create(b, loc, query.getBegin(), query.getEnd(),
                                     index(1), ValueRange{index(0)});
     {
@@ -317,7 +303,14 @@ void writeRescoreKernel(SparseMatmulOp op, SelectRowsAboveOp select,
     Value found = arith::MinUIOp::create(b, loc, tileCount, capacity);
     gpu::BarrierOp::create(b, loc);
     stridedFor(index(0), passes, 1, [&](Value pass) {
-      stridedFor(tid, index(kTableSlots), kRescoreThreads, [&](Value s) {
+      Value lo = arith::DivUIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, items, pass), passes);
+      Value hi = arith::DivUIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, items,
+                                arith::AddIOp::create(b, loc, pass, index(1))),
+          passes);
+      stridedFor(tid, index(kTableSlots), kThreads, [&](Value s) {
         memref::StoreOp::create(
             b, loc, arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(-1)),
             keys, s);
@@ -327,16 +320,38 @@ void writeRescoreKernel(SparseMatmulOp op, SelectRowsAboveOp select,
       });
       gpu::BarrierOp::create(b, loc);
       // A warp an entry of the row's tail, its lanes over the entry's items
-      // of this pass.
+      // in [lo, hi).
       stridedFor(arith::AddIOp::create(b, loc, query.getBegin(), warp),
-                 query.getEnd(), kRescoreWarps, [&](Value e) {
+                 query.getEnd(), kWarps, [&](Value e) {
         auto q = csrEntry(qWords, qValues, e, qLayout);
         auto list = csrRow(dPtr, q.getColumn(), dWords);
-        stridedFor(arith::AddIOp::create(b, loc, list.getBegin(), lane),
-                   list.getEnd(), 32, [&](Value at) {
+        auto bound = [&](Value from, Value column) {
+          return sck::CsrLowerBoundOp::create(
+              b, loc, indexType, dWords, from, list.getEnd(), column,
+              dLayout.getBlockSize(), dLayout.getOffsetBits());
+        };
+        // One pass takes the whole list: no bisection (its loads are a
+        // chain of dependent reads).
+        auto span = scf::IfOp::create(
+            b, loc, TypeRange{indexType, indexType},
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, passes,
+                                  index(1)),
+            /*withElseRegion=*/true);
+        {
+          OpBuilder::InsertionGuard g(b);
+          b.setInsertionPointToStart(span.thenBlock());
+          scf::YieldOp::create(b, loc,
+                               ValueRange{list.getBegin(), list.getEnd()});
+          b.setInsertionPointToStart(span.elseBlock());
+          Value from = bound(list.getBegin(), lo);
+          scf::YieldOp::create(b, loc, ValueRange{from, bound(from, hi)});
+        }
+        Value first = span.getResult(0), last = span.getResult(1);
+        stridedFor(arith::AddIOp::create(b, loc, first, lane), last, 32,
+                   [&](Value at) {
           auto item = csrEntry(dWords, dValues, at, dLayout);
           Value n = item.getColumn();
-          ifThen(inPass(n, pass, passes), [&] {
+          ifThen(inRange(n, lo, hi), [&] {
             Value product =
                 arith::MulFOp::create(b, loc, q.getValue(), item.getValue());
             Value added = sck::TableAddOp::create(b, loc, b.getI1Type(),
@@ -356,11 +371,11 @@ void writeRescoreKernel(SparseMatmulOp op, SelectRowsAboveOp select,
       });
       gpu::BarrierOp::create(b, loc);
       // The tile's candidates the tail touched: emptied.
-      stridedFor(tid, found, kRescoreThreads, [&](Value s) {
+      stridedFor(tid, found, kThreads, [&](Value s) {
         Value c = arith::IndexCastUIOp::create(
             b, loc, indexType,
             memref::LoadOp::create(b, loc, cols, ValueRange{row, s}));
-        ifThen(inPass(c, pass, passes), [&] {
+        ifThen(inRange(c, lo, hi), [&] {
           Value touched =
               sck::TableFindOp::create(b, loc, b.getI1Type(), keys, c);
           ifThen(touched, [&] {
@@ -378,7 +393,7 @@ void writeRescoreKernel(SparseMatmulOp op, SelectRowsAboveOp select,
         });
       });
       // The touched items, scored exactly.
-      stridedFor(tid, index(kTableSlots), kRescoreThreads, [&](Value s) {
+      stridedFor(tid, index(kTableSlots), kThreads, [&](Value s) {
         Value key = memref::LoadOp::create(b, loc, keys, s);
         Value used = arith::CmpIOp::create(
             b, loc, arith::CmpIPredicate::ne, key,
@@ -616,7 +631,7 @@ KernelLaunch clearLaunch(StringRef name, const SparseMatmulBinding &binding) {
 KernelLaunch rescoreLaunch(StringRef name, const SparseMatmulBinding &binding) {
   KernelLaunch rescore;
   rescore.kernel = name.str();
-  rescore.block[0] = kRescoreThreads;
+  rescore.block[0] = kThreads;
   rescore.grid[0] = binding.rows;
   rescore.grid[1] = rescore.grid[2] = LaunchDim::of(1);
   rescore.sharedBytes = kTableSlots * 8;

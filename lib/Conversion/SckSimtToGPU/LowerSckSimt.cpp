@@ -1,11 +1,11 @@
 //===- LowerSckSimt.cpp - the sck ops CUDA cores run, lowered op by op ----===//
 //
 // sc-lower-sck-simt: one pattern per op of the sparse-row, fp32-tile and
-// rescoring kernels (sck.csr_row, sck.csr_entry, sck.scatter_add,
-// sck.stage_rows, sck.fma_tile, sck.store_tile, sck.select_tile,
-// sck.table_add, sck.table_find, sck.row_dot, sck.append_above) to gpu,
-// memref, vector, math, scf, arith and (for a relaxed compare-and-swap)
-// llvm ops, as upstream lowers NVGPU to NVVM. Every access is bounds-checked against
+// rescoring kernels (sck.csr_row, sck.csr_entry, sck.csr_lower_bound,
+// sck.scatter_add, sck.stage_rows, sck.fma_tile, sck.store_tile,
+// sck.select_tile, sck.table_add, sck.table_find, sck.row_dot,
+// sck.append_above) to gpu, memref, vector, math, scf and arith ops,
+// as upstream lowers NVGPU to NVVM. Every access is bounds-checked against
 // the memrefs' sizes: buffers with bad contents never reach outside them.
 //
 //===----------------------------------------------------------------------===//
@@ -104,6 +104,46 @@ struct LowerCsrEntry : OpConversionPattern<sck::CsrEntryOp> {
                               op.getOffsetBits());
     Value value = memref::LoadOp::create(b, adaptor.getValues(), e);
     rewriter.replaceOp(op, {column, value});
+    return success();
+  }
+};
+
+/// Bisection of [begin, end) (end clamped to the words, begin to end):
+/// while lo < hi, the middle entry's column below `column` moves lo past
+/// it, else hi to it.
+struct LowerCsrLowerBound : OpConversionPattern<sck::CsrLowerBoundOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(sck::CsrLowerBoundOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    Value words = adaptor.getWords(), column = adaptor.getColumn();
+    Value end = arith::MinUIOp::create(b, adaptor.getEnd(),
+                                       memref::DimOp::create(b, words, 0));
+    Value begin = arith::MinUIOp::create(b, adaptor.getBegin(), end);
+    Type index = b.getIndexType();
+    auto loop = scf::WhileOp::create(
+        b, TypeRange{index, index}, ValueRange{begin, end},
+        [&](OpBuilder &ob, Location loc, ValueRange range) {
+          ImplicitLocOpBuilder c(loc, ob);
+          scf::ConditionOp::create(c, ult(c, range[0], range[1]), range);
+        },
+        [&](OpBuilder &ob, Location loc, ValueRange range) {
+          ImplicitLocOpBuilder c(loc, ob);
+          Value lo = range[0], hi = range[1];
+          Value mid = arith::AddIOp::create(
+              c, lo,
+              arith::DivUIOp::create(c, arith::SubIOp::create(c, hi, lo),
+                                     cIndex(c, 2)));
+          Value below = ult(c, loadColumn(c, words, mid, op.getBlockSize(),
+                                          op.getOffsetBits()),
+                            column);
+          Value next = arith::AddIOp::create(c, mid, cIndex(c, 1));
+          scf::YieldOp::create(
+              c, ValueRange{arith::SelectOp::create(c, below, next, lo),
+                            arith::SelectOp::create(c, below, hi, mid)});
+        });
+    rewriter.replaceOp(op, loop.getResult(0));
     return success();
   }
 };
@@ -879,15 +919,15 @@ struct ScLowerSckSimtPass
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
-    target.addIllegalOp<sck::CsrRowOp, sck::CsrEntryOp, sck::ScatterAddOp,
-                        sck::StageRowsOp, sck::FmaTileOp,
+    target.addIllegalOp<sck::CsrRowOp, sck::CsrEntryOp, sck::CsrLowerBoundOp,
+                        sck::ScatterAddOp, sck::StageRowsOp, sck::FmaTileOp,
                         sck::StoreTileOp, sck::SelectTileOp, sck::TableAddOp,
                         sck::TableFindOp, sck::RowDotOp,
                         sck::AppendAboveOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(ctx);
-    patterns.add<LowerCsrRow, LowerCsrEntry, LowerScatterAdd,
-                 LowerStageRows, LowerFmaTile, LowerStoreTile,
+    patterns.add<LowerCsrRow, LowerCsrEntry, LowerCsrLowerBound,
+                 LowerScatterAdd, LowerStageRows, LowerFmaTile, LowerStoreTile,
                  LowerSelectTile, LowerTableAdd, LowerTableFind, LowerRowDot,
                  LowerAppendAbove>(ctx);
     if (failed(applyPartialConversion(getOperation(), target,

@@ -44,6 +44,14 @@ func.func @ins_without_scale(%x: f32, %out: memref<?x?xf32>, %r: index, %a: memr
 
 // -----
 
+func.func @lower_bound_block(%w: memref<?xi32>, %b: index) {
+  // expected-error @below {{expected a power-of-two block size of at most 2^offset_bits (offset_bits in [1, 31]), got 1000 and 10}}
+  %e = sck.csr_lower_bound %w[%b to %b] at_least %b {block_size = 1000 : i64, offset_bits = 10 : i64} : memref<?xi32>
+  return
+}
+
+// -----
+
 func.func @table_in_global(%x: f32, %k: memref<1024xi32>, %s: memref<1024xf32>, %key: index) {
   // expected-error @below {{expected a table in workgroup memory, got 'memref<1024xi32>'}}
   %a = sck.table_add %x to %k, %s[%key] : memref<1024xi32>, memref<1024xf32>

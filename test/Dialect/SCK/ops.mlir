@@ -144,17 +144,20 @@ func.func @hybrid_tile(%r: index, %c: index) {
   return
 }
 
-// The rescoring kernel's ops: a shared-memory table of per-item sums, one element of the heads' product,
+// The rescoring kernel's ops: a bisection of a sorted row range, a
+// shared-memory table of per-item sums, one element of the heads' product,
 // one append above a row's threshold. They round-trip.
 // CHECK-LABEL: func.func @rescore_ops
+// CHECK: sck.csr_lower_bound %{{.*}}[%{{.*}} to %{{.*}}] at_least %{{.*}} {block_size = 1024 : i64, offset_bits = 10 : i64} : memref<?xi32>
 // CHECK: sck.row_dot %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] : memref<?x?xf32>, memref<?x?xf32>
 // CHECK: sck.table_add %{{.*}} to %{{.*}}, %{{.*}}[%{{.*}}] : memref<8192xi32, #gpu.address_space<workgroup>>, memref<8192xf32, #gpu.address_space<workgroup>>
 // CHECK: sck.table_find %{{.*}}[%{{.*}}] : memref<8192xi32, #gpu.address_space<workgroup>>
 // CHECK: sck.append_above %{{.*}}[%{{.*}}, %{{.*}}] above %{{.*}} into %{{.*}}, %{{.*}}, %{{.*}} : memref<?xf32>, memref<?xi32>, memref<?x4096xf32>, memref<?x4096xi32>
 func.func @rescore_ops(%w: memref<?xi32>, %keys: memref<8192xi32, #gpu.address_space<workgroup>>, %sums: memref<8192xf32, #gpu.address_space<workgroup>>, %qh: memref<?x?xf32>, %ih: memref<?x?xf32>, %th: memref<?xf32>, %cnt: memref<?xi32>, %v: memref<?x4096xf32>, %c: memref<?x4096xi32>, %i: index) {
-  %x = sck.row_dot %qh[%i], %ih[%i] : memref<?x?xf32>, memref<?x?xf32>
-  %added = sck.table_add %x to %keys, %sums[%i] : memref<8192xi32, #gpu.address_space<workgroup>>, memref<8192xf32, #gpu.address_space<workgroup>>
-  %found = sck.table_find %keys[%i] : memref<8192xi32, #gpu.address_space<workgroup>>
-  sck.append_above %x[%i, %i] above %th into %cnt, %v, %c : memref<?xf32>, memref<?xi32>, memref<?x4096xf32>, memref<?x4096xi32>
+  %e = sck.csr_lower_bound %w[%i to %i] at_least %i {block_size = 1024 : i64, offset_bits = 10 : i64} : memref<?xi32>
+  %x = sck.row_dot %qh[%i], %ih[%e] : memref<?x?xf32>, memref<?x?xf32>
+  %added = sck.table_add %x to %keys, %sums[%e] : memref<8192xi32, #gpu.address_space<workgroup>>, memref<8192xf32, #gpu.address_space<workgroup>>
+  %found = sck.table_find %keys[%e] : memref<8192xi32, #gpu.address_space<workgroup>>
+  sck.append_above %x[%i, %e] above %th into %cnt, %v, %c : memref<?xf32>, memref<?xi32>, memref<?x4096xf32>, memref<?x4096xi32>
   return
 }

@@ -362,6 +362,10 @@ LogicalResult CsrEntryOp::verify() {
   return verifyWordLayout(*this, getBlockSize(), getOffsetBits());
 }
 
+LogicalResult CsrLowerBoundOp::verify() {
+  return verifyWordLayout(*this, getBlockSize(), getOffsetBits());
+}
+
 /// A hash table's buffer: a contiguous static power-of-two length in
 /// workgroup memory.
 static LogicalResult verifyTableBuffer(Operation *op, MemRefType buffer) {

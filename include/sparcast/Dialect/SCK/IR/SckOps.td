@@ -539,6 +539,26 @@ def Sck_SelectTileOp : Sck_Op<"select_tile", [MemoryEffects<[MemRead, MemWrite]>
   }];
 }
 
+def Sck_CsrLowerBoundOp : Sck_Op<"csr_lower_bound", [Pure]> {
+  let summary = "the first entry of a row range at or past a column";
+  let description = [{
+    The first entry `e` in `[begin, end)` of a `#sc.block_csr` row set
+    whose column (decoded as `sck.csr_entry` does) is at least `column`, or
+    `end` when none is, found by bisection: the entries' columns increase
+    along the range (a row of a packed row set). `[begin, end)` must be in
+    bounds (an `sck.csr_row` range); unsorted entries give some entry of the
+    range, never one outside it.
+  }];
+  let arguments = (ins MemRefRankOf<[I32], [1]>:$words, Index:$begin,
+                       Index:$end, Index:$column, I64Attr:$block_size,
+                       I64Attr:$offset_bits);
+  let results = (outs Index:$entry);
+  let assemblyFormat = [{
+    $words `[` $begin `to` $end `]` `at_least` $column attr-dict `:` type($words)
+  }];
+  let hasVerifier = 1;
+}
+
 def Sck_TableAddOp : Sck_Op<"table_add", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "adds a value to a key's sum in a shared-memory hash table";
   let description = [{
