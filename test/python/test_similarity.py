@@ -170,6 +170,74 @@ class CsrPackTest(unittest.TestCase):
             sparcast.similarity(q, i, k=41, chunk=128)
         self.assertIn("k must be in [1, 40]", str(caught.exception))
 
+    def test_top_k_through_candidates_matches_brute_force(self):
+        # The package's top-k driver (chunks, the first dense, the others'
+        # candidates above the k-th largest so far, merged) against a full
+        # sort, with the entries evaluated here from their inputs as the
+        # kernels define them: every pair above its query's threshold once,
+        # emptied slots (-inf, -1) among them as the rescoring kernel
+        # leaves, the count past the slots when they do not fit.
+        gen = torch.Generator().manual_seed(11)
+        q, i = zipf_rows(12, 40, gen, empty=(3,)), zipf_rows(700, 30, gen, empty=(5, 400))
+        qd, idn = q.to_dense().double(), i.to_dense().double()
+        norms = qd.norm(dim=1)[:, None] * idn.norm(dim=1)[None, :]
+        want = torch.where(norms == 0, torch.zeros_like(norms), qd @ idn.t() / norms).float()
+        unpack = lambda p, w, v, shape: torch.zeros(shape, dtype=torch.float64).index_put_(
+            (torch.repeat_interleave(torch.arange(shape[0]), (p[1:] - p[:-1]).long()),
+             ((w.long() & 0xFFFFFFFF) >> 10) * 1024 + (w.long() & 1023)), v.double(), accumulate=True)
+
+        def cosines(qh, ih, qp, qi, qv, dp, di, dv, qn, inn):
+            dots = qh.double() @ ih.double().t() + \
+                unpack(qp, qi, qv, (qh.shape[0], D)) @ unpack(dp, di, dv, (D, ih.shape[0]))
+            p = qn.double()[:, None] * inn.double()[None, :]
+            return torch.where(p == 0, torch.zeros_like(p), dots / p).float()
+
+        class Entry:
+            def __init__(self, slots):
+                self._spec = {"results": [{}, {"shape": ["m", slots]}]}
+
+        calls = []
+
+        class Candidates(sparcast.Module):
+            def __init__(self, slots):
+                self.slots = slots
+                self.entries = {"cosine": Entry(0), "cosine_candidates": Entry(slots)}
+
+            def cosine(self, *args):
+                calls.append("cosine")
+                return cosines(*args)
+
+            def cosine_candidates(self, *args):
+                calls.append("cosine_candidates")
+                scores, theta = cosines(*args[:-1]), args[-1]
+                m = scores.shape[0]
+                counts = torch.zeros(m, dtype=torch.int32)
+                values = torch.full((m, self.slots), float("-inf"))
+                cols = torch.full((m, self.slots), -1, dtype=torch.int32)
+                for r in range(m):
+                    at = 0
+                    for c in torch.nonzero(scores[r] > theta[r]).flatten().tolist():
+                        at += c % 3 == 0  # an emptied slot before every third
+                        if at < self.slots:
+                            values[r, at], cols[r, at] = scores[r, c], c
+                        at += 1
+                    counts[r] = at
+                return counts, values, cols
+
+        for slots, chunk in [(256, 128), (32, 128)]:
+            calls.clear()
+            values, ids = sparcast.similarity(q, i, k=10, chunk=chunk, artifact=Candidates(slots),
+                                              device="cpu", progress=False)
+            top = torch.topk(want, 10, dim=1).values
+            self.assertTrue(torch.allclose(values, top, rtol=0, atol=1e-6))
+            self.assertTrue(torch.allclose(want.gather(1, ids), values, rtol=0, atol=1e-6))
+            self.assertTrue((ids >= 0).all())
+            self.assertEqual(calls[0], "cosine")  # the first chunk densely
+            self.assertIn("cosine_candidates", calls)
+            # With 32 slots some chunk overflows and is scored densely.
+            recomputed = sys.modules["sparcast.similarity"]._top_k_by_candidates.recomputed
+            self.assertEqual(recomputed > 0, slots == 32)
+
     def test_candidate_chunks_cover_the_items_and_cannot_overflow_first(self):
         from sparcast.similarity import _candidate_chunks
         for items, k, capacity, size in [(200000, 100, 4096, 200000), (2000000, 100, 4096, 500000),
