@@ -65,6 +65,26 @@ SmallVector<Type> epilogueMemrefs(SparseMatmulOp op) {
   return types;
 }
 
+/// The memref types of both row sets' buffers (lhs ptr, words, values, rhs
+/// ptr, words, values), as the kernels that walk them take them.
+SmallVector<Type> csrMemrefs(SparseMatmulOp op) {
+  SmallVector<Type> types;
+  for (AssembleCsrOp a : {assembly(op.getLhs()), assembly(op.getRhs())})
+    for (Value v : a->getOperands())
+      types.push_back(memrefOfValue(v));
+  return types;
+}
+
+/// An empty slot: (-inf, -1) at [row, slot] of `values` and `cols`.
+void storeEmptySlot(OpBuilder &b, Location loc, Value values, Value cols,
+                    Value row, Value slot) {
+  Value none = arith::ConstantOp::create(
+      b, loc, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
+  Value noColumn = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(-1));
+  memref::StoreOp::create(b, loc, none, values, ValueRange{row, slot});
+  memref::StoreOp::create(b, loc, noColumn, cols, ValueRange{row, slot});
+}
+
 /// scatter(lhs ptr, words, values, rhs ptr, words, values, scores), or with
 /// `scale` (the epilogue function) scatter(..., result, ins...), each
 /// product scaled by scale(1, row, column, ins...).
@@ -72,11 +92,7 @@ void writeScatterKernel(SparseMatmulOp op, gpu::GPUModuleOp module,
                         StringRef name, StringRef scale) {
   Location loc = op.getLoc();
   OpBuilder b(op.getContext());
-  AssembleCsrOp lhs = assembly(op.getLhs()), rhs = assembly(op.getRhs());
-  SmallVector<Type> params;
-  for (AssembleCsrOp a : {lhs, rhs})
-    for (Value v : a->getOperands())
-      params.push_back(memrefOfValue(v));
+  SmallVector<Type> params = csrMemrefs(op);
   params.push_back(MemRefType::get({ShapedType::kDynamic, ShapedType::kDynamic},
                                    b.getF32Type()));
   unsigned firstIn = params.size();
@@ -150,17 +166,13 @@ void writeClearKernel(SelectRowsAboveOp select, gpu::GPUModuleOp module,
   Value first = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, bid, index(kThreads)), tid);
   Value stride = arith::MulIOp::create(b, loc, grid, index(kThreads));
-  Value none = arith::ConstantOp::create(
-      b, loc, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
-  Value noColumn = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(-1));
   auto loop = scf::ForOp::create(b, loc, first, total, stride);
   b.setInsertionPointToStart(loop.getBody());
   Value e = loop.getInductionVar();
   Value r = arith::DivUIOp::create(b, loc, e, width);
   Value k = arith::RemUIOp::create(b, loc, e, width);
-  memref::StoreOp::create(b, loc, none, v, ValueRange{r, k});
   // cols has the capacity of values (the op's verifier).
-  memref::StoreOp::create(b, loc, noColumn, c, ValueRange{r, k});
+  storeEmptySlot(b, loc, v, c, r, k);
   b.setInsertionPointToEnd(&func.getBody().front());
   gpu::ReturnOp::create(b, loc);
 }
@@ -185,11 +197,7 @@ void writeRescoreKernel(SparseMatmulOp op, SelectRowsAboveOp select,
                         StringRef epilogueName) {
   Location loc = op.getLoc();
   OpBuilder b(op.getContext());
-  AssembleCsrOp lhs = assembly(op.getLhs()), rhs = assembly(op.getRhs());
-  SmallVector<Type> params;
-  for (AssembleCsrOp a : {lhs, rhs})
-    for (Value v : a->getOperands())
-      params.push_back(memrefOfValue(v));
+  SmallVector<Type> params = csrMemrefs(op);
   for (Value v : {op.getLhsHead(), op.getRhsHead(), select.getThresholds(),
                   select.getCounts(), select.getValues(), select.getCols()})
     params.push_back(memrefOfValue(v));
@@ -378,18 +386,8 @@ void writeRescoreKernel(SparseMatmulOp op, SelectRowsAboveOp select,
         ifThen(inRange(c, lo, hi), [&] {
           Value touched =
               sck::TableFindOp::create(b, loc, b.getI1Type(), keys, c);
-          ifThen(touched, [&] {
-            memref::StoreOp::create(
-                b, loc,
-                arith::ConstantOp::create(
-                    b, loc,
-                    b.getF32FloatAttr(-std::numeric_limits<float>::infinity())),
-                values, ValueRange{row, s});
-            memref::StoreOp::create(
-                b, loc,
-                arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(-1)),
-                cols, ValueRange{row, s});
-          });
+          ifThen(touched,
+                 [&] { storeEmptySlot(b, loc, values, cols, row, s); });
         });
       });
       // The touched items, scored exactly.
@@ -538,6 +536,18 @@ bool mlir::sc::needsScoresWorkspace(SparseMatmulOp op,
 }
 
 namespace {
+/// Memref parameters of the entry tensors `names`, appended to `launch`.
+void addMemrefParams(KernelLaunch &launch, ArrayRef<std::string> names) {
+  for (const std::string &t : names)
+    launch.params.push_back(LaunchParam::memref(t));
+}
+
+/// Both row sets' buffers, as csrMemrefs orders them.
+void addCsrParams(KernelLaunch &launch, const SparseMatmulBinding &binding) {
+  for (const CsrBinding *c : {&binding.lhs, &binding.rhs})
+    addMemrefParams(launch, {c->rowPtr, c->words, c->values});
+}
+
 /// The launch of the scatter kernel: a warp a query row; into the
 /// workspace, or (without one) into the result scaled by the epilogue.
 KernelLaunch scatterLaunch(StringRef name, const SparseMatmulBinding &binding) {
@@ -546,13 +556,10 @@ KernelLaunch scatterLaunch(StringRef name, const SparseMatmulBinding &binding) {
   scatter.block[0] = kThreads;
   scatter.grid[0] = binding.rows.dividedUp(kWarps);
   scatter.grid[1] = scatter.grid[2] = LaunchDim::of(1);
-  for (const CsrBinding *c : {&binding.lhs, &binding.rhs})
-    for (const std::string &t : {c->rowPtr, c->words, c->values})
-      scatter.params.push_back(LaunchParam::memref(t));
+  addCsrParams(scatter, binding);
   if (binding.scores.empty()) {
-    scatter.params.push_back(LaunchParam::memref(binding.result));
-    for (const std::string &t : binding.epilogueIns)
-      scatter.params.push_back(LaunchParam::memref(t));
+    addMemrefParams(scatter, {binding.result});
+    addMemrefParams(scatter, binding.epilogueIns);
     scatter.summary =
         llvm::formatv("{0}: the sparse parts' products of {1} x {2}, each "
                       "scaled by the epilogue at 1, added into {3} (a warp "
@@ -561,7 +568,7 @@ KernelLaunch scatterLaunch(StringRef name, const SparseMatmulBinding &binding) {
                       binding.result)
             .str();
   } else {
-    scatter.params.push_back(LaunchParam::memref(binding.scores));
+    addMemrefParams(scatter, {binding.scores});
     scatter.summary = llvm::formatv("{0}: the sparse parts' products of {1} "
                                     "x {2} into {3} (a warp a row, atomics)",
                                     name, binding.lhs.values,
@@ -580,18 +587,15 @@ KernelLaunch tileLaunch(StringRef name, const SparseMatmulBinding &binding,
   tile.grid[0] = binding.items.dividedUp(kTile);
   tile.grid[1] = binding.rows.dividedUp(kTile);
   tile.grid[2] = LaunchDim::of(1);
-  for (const std::string &t : {binding.lhsHead, binding.rhsHead})
-    tile.params.push_back(LaunchParam::memref(t));
+  addMemrefParams(tile, {binding.lhsHead, binding.rhsHead});
   if (!binding.scores.empty())
-    tile.params.push_back(LaunchParam::memref(binding.scores));
+    addMemrefParams(tile, {binding.scores});
   if (select)
-    for (const std::string &t :
-         {binding.thresholds, binding.counts, binding.values, binding.cols})
-      tile.params.push_back(LaunchParam::memref(t));
+    addMemrefParams(tile, {binding.thresholds, binding.counts, binding.values,
+                           binding.cols});
   else
-    tile.params.push_back(LaunchParam::memref(binding.result));
-  for (const std::string &t : binding.epilogueIns)
-    tile.params.push_back(LaunchParam::memref(t));
+    addMemrefParams(tile, {binding.result});
+  addMemrefParams(tile, binding.epilogueIns);
   std::string into =
       select ? llvm::formatv("the elements above {0} appended to their rows "
                              "({1}, {2}, {3}; the scores never written)",
@@ -618,8 +622,7 @@ KernelLaunch clearLaunch(StringRef name, const SparseMatmulBinding &binding) {
   clear.block[0] = kThreads;
   clear.grid[0] = LaunchDim::of(528);
   clear.grid[1] = clear.grid[2] = LaunchDim::of(1);
-  clear.params = {LaunchParam::memref(binding.values),
-                  LaunchParam::memref(binding.cols)};
+  addMemrefParams(clear, {binding.values, binding.cols});
   clear.summary = llvm::formatv("{0}: every slot of {1}, {2} empty (-inf, -1)",
                                 name, binding.values, binding.cols)
                       .str();
@@ -635,15 +638,11 @@ KernelLaunch rescoreLaunch(StringRef name, const SparseMatmulBinding &binding) {
   rescore.grid[0] = binding.rows;
   rescore.grid[1] = rescore.grid[2] = LaunchDim::of(1);
   rescore.sharedBytes = kTableSlots * 8;
-  for (const CsrBinding *c : {&binding.lhs, &binding.rhs})
-    for (const std::string &t : {c->rowPtr, c->words, c->values})
-      rescore.params.push_back(LaunchParam::memref(t));
-  for (const std::string &t :
-       {binding.lhsHead, binding.rhsHead, binding.thresholds, binding.counts,
-        binding.values, binding.cols})
-    rescore.params.push_back(LaunchParam::memref(t));
-  for (const std::string &t : binding.epilogueIns)
-    rescore.params.push_back(LaunchParam::memref(t));
+  addCsrParams(rescore, binding);
+  addMemrefParams(rescore, {binding.lhsHead, binding.rhsHead,
+                            binding.thresholds, binding.counts, binding.values,
+                            binding.cols});
+  addMemrefParams(rescore, binding.epilogueIns);
   rescore.summary =
       llvm::formatv("{0}: a CTA a row of {1}; the items its sparse part "
                     "touches (per-item sums of {1} x {2} in a shared-memory "

@@ -148,20 +148,19 @@ struct LowerCsrLowerBound : OpConversionPattern<sck::CsrLowerBoundOp> {
   }
 };
 
+Value i32Const(ImplicitLocOpBuilder &b, int32_t v) {
+  return arith::ConstantOp::create(b, b.getI32IntegerAttr(v));
+}
+
 /// The first slot of the i32 `k32`'s probe sequence in a table of `slots`
 /// (a power of two): the top bits of k32 * 2654435761 (Knuth's
 /// multiplicative hash) in 32 bits.
 Value firstProbe(ImplicitLocOpBuilder &b, Value k32, int64_t slots) {
-  Value mixed = arith::MulIOp::create(
-      b, k32, arith::ConstantOp::create(b, b.getI32IntegerAttr(-1640531535)));
+  Value mixed = arith::MulIOp::create(b, k32, i32Const(b, -1640531535));
   int64_t shift = 32 - llvm::Log2_64(slots);
-  Value top = shift == 32
-                  ? arith::ConstantOp::create(b, b.getI32IntegerAttr(0))
-                        .getResult()
-                  : arith::ShRUIOp::create(
-                        b, mixed,
-                        arith::ConstantOp::create(b, b.getI32IntegerAttr(shift)))
-                        .getResult();
+  Value top = shift == 32 ? i32Const(b, 0)
+                          : arith::ShRUIOp::create(b, mixed, i32Const(b, shift))
+                                .getResult();
   return arith::IndexCastUIOp::create(b, b.getIndexType(), top);
 }
 
@@ -196,10 +195,6 @@ std::pair<Value, Value> probe(
             c, ValueRange{next, arith::AddIOp::create(c, args[1], cIndex(c, 1))});
       });
   return {loop.getResult(0), loop.getResult(2)};
-}
-
-Value i32Const(ImplicitLocOpBuilder &b, int32_t v) {
-  return arith::ConstantOp::create(b, b.getI32IntegerAttr(v));
 }
 
 /// A relaxed compare-and-swap of element `at` of the contiguous
@@ -282,15 +277,14 @@ struct LowerTableFind : OpConversionPattern<sck::TableFindOp> {
     Value keys = adaptor.getKeys();
     int64_t slots = op.getKeys().getType().getDimSize(0);
     Value key32 = arith::IndexCastUIOp::create(b, b.getI32Type(), adaptor.getKey());
-    auto [slot, found] = probe(b, key32, slots,
-                               [&](ImplicitLocOpBuilder &c, Value s) {
+    Value found = probe(b, key32, slots, [&](ImplicitLocOpBuilder &c,
+                                             Value s) {
       Value held = memref::LoadOp::create(c, keys, s);
       Value hit = arith::CmpIOp::create(c, arith::CmpIPredicate::eq, held, key32);
       Value empty = arith::CmpIOp::create(c, arith::CmpIPredicate::eq, held,
                                           i32Const(c, -1));
       return std::make_pair(arith::OrIOp::create(c, hit, empty).getResult(), hit);
-    });
-    (void)slot;
+    }).second;
     rewriter.replaceOp(op, found);
     return success();
   }
