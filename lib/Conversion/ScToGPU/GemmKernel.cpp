@@ -66,10 +66,7 @@ std::vector<LaunchParam> memrefGemmParams(const GemmBinding &binding) {
   return params;
 }
 
-/// Clones `inner`, an op of an epilogue region, into `b`: tensor.extract on
-/// an epilogue operand becomes memref.load; ops on tensors or with regions
-/// are refused.
-static LogicalResult cloneEpilogueOp(Operation &inner, OpBuilder &b,
+LogicalResult cloneEpilogueOp(Operation &inner, OpBuilder &b,
                                      IRMapping &mapping) {
   if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
     Value memref = mapping.lookupOrNull(extract.getTensor());

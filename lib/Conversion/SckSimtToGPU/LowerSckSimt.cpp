@@ -836,10 +836,31 @@ struct LowerAppendAbove : OpConversionPattern<sck::AppendAboveOp> {
   }
 };
 
-/// A row of the thread's tile at a time (all 64 at once spill), its 8
-/// elements through the epilogue first (rowThroughEpilogue), then each inside
-/// the bounds compared with the row's threshold; those above it appended to
-/// the row, in consecutive slots taken by one atomic add.
+/// sck.select_tile's screen function, (f32, index, index, f32, ins...) -> i1.
+FailureOr<func::FuncOp> screenFunction(sck::SelectTileOp op) {
+  auto module = op->getParentOfType<gpu::GPUModuleOp>();
+  auto screen = module ? module.lookupSymbol<func::FuncOp>(*op.getScreen())
+                       : func::FuncOp();
+  Builder b(op.getContext());
+  SmallVector<Type> args = {b.getF32Type(), b.getIndexType(), b.getIndexType(),
+                            b.getF32Type()};
+  llvm::append_range(args, op.getIns().getTypes());
+  if (!screen ||
+      screen.getFunctionType() != b.getFunctionType(args, {b.getI1Type()}))
+    return op.emitOpError() << "expected '" << *op.getScreen()
+                            << "' to be a function of the gpu.module taking "
+                               "(f32, index, index, f32, ins...) to i1";
+  return screen;
+}
+
+/// Two phases. First, with no store in between (so each row's and column's
+/// epilogue operands are loaded once), each of the thread's 64 elements
+/// inside the bounds is tested against its row's threshold, by the screen
+/// or by the epilogue itself, a bit a column in its row's mask. Then, only
+/// for rows with a bit: the row's 8 elements through the epilogue (those
+/// outside at the clamped last row or column, unused), the bits whose value
+/// is above the threshold appended to the row in consecutive slots taken
+/// by one atomic add.
 struct LowerSelectTile : OpConversionPattern<sck::SelectTileOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -850,52 +871,113 @@ struct LowerSelectTile : OpConversionPattern<sck::SelectTileOp> {
         op, op.getEpilogue(), op.getIns().size(), b.getF32Type());
     if (failed(found))
       return failure();
+    func::FuncOp screen;
+    if (op.getScreen()) {
+      FailureOr<func::FuncOp> s = screenFunction(op);
+      if (failed(s))
+        return failure();
+      screen = *s;
+    }
     Value thresholds = adaptor.getThresholds(), counts = adaptor.getCounts(),
           values = adaptor.getValues(), cols = adaptor.getCols();
     Value rows = adaptor.getRows(), columns = adaptor.getColumns();
-    ifNotEmpty(b, rows, columns, [&] {
+    Value addend = adaptor.getAddend();
+    Value rowLimit = arith::MinUIOp::create(
+        b, rows, rowsOfEveryBuffer(b, thresholds, counts, values, cols));
+    ifNotEmpty(b, rowLimit, columns, [&] {
       ThreadPlace place(b);
-      Value rowLimit = arith::MinUIOp::create(
-          b, rows, rowsOfEveryBuffer(b, thresholds, counts, values, cols));
       Value capacity = slotsOfBoth(b, values, cols);
+      Value lastRow = arith::SubIOp::create(b, rowLimit, cIndex(b, 1));
+      Value lastCol = arith::SubIOp::create(b, columns, cIndex(b, 1));
+      SmallVector<Value> rowAt, colAt, clampedCol, thetas, masks;
+      for (int64_t c = 0; c < kPerThread; ++c) {
+        colAt.push_back(arith::AddIOp::create(
+            b, adaptor.getColumn(), ThreadPlace::nth(b, place.colBase, c)));
+        clampedCol.push_back(arith::MinUIOp::create(b, colAt[c], lastCol));
+      }
+      Value anyBit = arith::ConstantOp::create(b, b.getBoolAttr(false));
       for (int64_t r = 0; r < kPerThread; ++r) {
-        Value row = arith::AddIOp::create(
-            b, adaptor.getRow(), ThreadPlace::nth(b, place.rowBase, r));
-        SmallVector<Value> scores = rowThroughEpilogue(
-            b, adaptor.getTile(), r, adaptor.getRow(), adaptor.getColumn(),
-            rows, columns, adaptor.getAddend(), *found, adaptor.getIns());
-        auto rowIf = scf::IfOp::create(b, ult(b, row, rowLimit));
+        rowAt.push_back(arith::AddIOp::create(
+            b, adaptor.getRow(), ThreadPlace::nth(b, place.rowBase, r)));
+        Value atRow = arith::MinUIOp::create(b, rowAt[r], lastRow);
+        thetas.push_back(memref::LoadOp::create(b, thresholds, atRow));
+        Value rowInside = ult(b, rowAt[r], rowLimit);
+        Value mask = i32Const(b, 0);
+        for (int64_t c = 0; c < kPerThread; ++c) {
+          Value v = vector::ExtractOp::create(b, adaptor.getTile(),
+                                              r * kPerThread + c);
+          if (addend)
+            v = arith::AddFOp::create(
+                b, v, readAddendElement(b, addend, rowAt[r], colAt[c]));
+          SmallVector<Value> args = {v, atRow, clampedCol[c]};
+          Value bit;
+          if (screen) {
+            args.push_back(thetas[r]);
+            llvm::append_range(args, adaptor.getIns());
+            bit = func::CallOp::create(b, screen, args).getResult(0);
+          } else {
+            llvm::append_range(args, adaptor.getIns());
+            bit = arith::CmpFOp::create(
+                b, arith::CmpFPredicate::OGT,
+                func::CallOp::create(b, *found, args).getResult(0), thetas[r]);
+          }
+          bit = arith::AndIOp::create(
+              b, bit,
+              arith::AndIOp::create(b, rowInside, ult(b, colAt[c], columns)));
+          mask = arith::OrIOp::create(
+              b, mask,
+              arith::ShLIOp::create(b, arith::ExtUIOp::create(
+                                           b, b.getI32Type(), bit),
+                                    i32Const(b, c)));
+        }
+        masks.push_back(mask);
+        anyBit = arith::OrIOp::create(
+            b, anyBit,
+            arith::CmpIOp::create(b, arith::CmpIPredicate::ne, mask,
+                                  i32Const(b, 0)));
+      }
+      auto any = scf::IfOp::create(b, anyBit);
+      OpBuilder::InsertionGuard anyGuard(b);
+      b.setInsertionPointToStart(any.thenBlock());
+      for (int64_t r = 0; r < kPerThread; ++r) {
+        auto rowIf = scf::IfOp::create(
+            b, arith::CmpIOp::create(b, arith::CmpIPredicate::ne, masks[r],
+                                     i32Const(b, 0)));
         OpBuilder::InsertionGuard rowGuard(b);
         b.setInsertionPointToStart(rowIf.thenBlock());
-        Value theta = memref::LoadOp::create(b, thresholds, row);
-        SmallVector<Value> colsOfRow, keeps;
+        SmallVector<Value> scores = rowThroughEpilogue(
+            b, adaptor.getTile(), r, adaptor.getRow(), adaptor.getColumn(),
+            rows, columns, addend, *found, adaptor.getIns());
+        SmallVector<Value> keeps;
         Value kept = i32Const(b, 0);
         for (int64_t c = 0; c < kPerThread; ++c) {
-          colsOfRow.push_back(arith::AddIOp::create(
-              b, adaptor.getColumn(), ThreadPlace::nth(b, place.colBase, c)));
+          Value bit = arith::CmpIOp::create(
+              b, arith::CmpIPredicate::ne,
+              arith::AndIOp::create(b, masks[r], i32Const(b, 1 << c)),
+              i32Const(b, 0));
           keeps.push_back(arith::AndIOp::create(
-              b, ult(b, colsOfRow.back(), columns),
+              b, bit,
               arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, scores[c],
-                                    theta)));
+                                    thetas[r])));
           kept = arith::AddIOp::create(
               b, kept, arith::ExtUIOp::create(b, b.getI32Type(), keeps.back()));
         }
         // The thread's kept elements of the row take consecutive slots
         // from one atomic add (a contended counter: one add a row, not one
         // an element).
-        auto any = scf::IfOp::create(
+        auto some = scf::IfOp::create(
             b, arith::CmpIOp::create(b, arith::CmpIPredicate::ne, kept,
                                      i32Const(b, 0)));
-        OpBuilder::InsertionGuard anyGuard(b);
-        b.setInsertionPointToStart(any.thenBlock());
+        OpBuilder::InsertionGuard someGuard(b);
+        b.setInsertionPointToStart(some.thenBlock());
         Value slot = memref::AtomicRMWOp::create(
-            b, arith::AtomicRMWKind::addi, kept, counts, ValueRange{row});
+            b, arith::AtomicRMWKind::addi, kept, counts, ValueRange{rowAt[r]});
         for (int64_t c = 0; c < kPerThread; ++c) {
           auto keepIf = scf::IfOp::create(b, keeps[c]);
           {
             OpBuilder::InsertionGuard keepGuard(b);
             b.setInsertionPointToStart(keepIf.thenBlock());
-            writeSlot(b, scores[c], row, colsOfRow[c], slot, values, cols,
+            writeSlot(b, scores[c], rowAt[r], colAt[c], slot, values, cols,
                       capacity);
           }
           slot = arith::AddIOp::create(
