@@ -57,7 +57,7 @@ def main():
             found = (impl._candidates_top_k(mod, a_, v[:, -1].contiguous(), a, 100, capacity) if c
                      else impl._chunk_top_k(mod.cosine(*a_), a, 100))
             assert found is not None, "a query overflowed its slots"
-            v, ids = impl._merge_top_k(v, ids, *found, 100)
+            v, ids = impl._merge_top_k(v, ids, found[0], found[1], 100)
         return v, ids
 
     report = {"gpu": torch.cuda.get_device_name(), "head": args.head, "chunks": chunks, "artifacts": []}

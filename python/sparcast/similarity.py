@@ -424,14 +424,19 @@ def _candidate_chunks(items, k, capacity, size):
 
 def _candidates_top_k(module, args, theta, start, k, capacity):
     """The k largest candidates of a chunk above `theta` (values, item ids;
-    an empty slot's id -1), or None when a query had more than its slots."""
+    an empty slot's id -1) and the largest count of a query, or None when a
+    query had more than its slots."""
     torch = _torch()
     counts, values, cols = module.cosine_candidates(*args, theta)
-    if bool((counts > capacity).any()):
+    most = int(counts.max())
+    if most > capacity:
         return None
-    values, at = torch.topk(values, min(k, capacity), dim=1)
-    c = torch.gather(cols, 1, at).long()
-    return values, torch.where(c >= 0, c + start, c)
+    # Slots past the largest count are empty in every row: ranked only up
+    # to it (an emptied slot below it ranks last, -inf / -1).
+    width = max(1, most)
+    values, at = torch.topk(values[:, :width], min(k, width), dim=1)
+    c = torch.gather(cols[:, :width], 1, at).long()
+    return values, torch.where(c >= 0, c + start, c), most
 
 
 def _top_k_by_candidates(module, inspector, k, size, device, show):
@@ -463,6 +468,7 @@ def _top_k_by_candidates(module, inspector, k, size, device, show):
         # the k-th largest so far.
         found = (_candidates_top_k(module, args, top_values[:, -1].contiguous(), start, k,
                                    capacity) if c else _chunk_top_k(module.cosine(*args), start, k))
+        found = found[:2] if found is not None else None
         # The next chunk's inspector on the host while these kernels run
         # (the check below waits for them).
         pending = upload(c + 1)
