@@ -24,6 +24,8 @@
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <limits>
+
 namespace mlir::sc {
 #define GEN_PASS_DEF_SCLOWERSCKSIMTPASS
 #include "sparcast/Conversion/Passes.h.inc"
@@ -35,6 +37,7 @@ namespace {
 
 /// The CTA the tile ops assume, and the fp32 tile each thread holds of it.
 constexpr int64_t kThreads = 256, kTile = 128, kPerThread = 8;
+constexpr int64_t kI32Max = std::numeric_limits<int32_t>::max();
 
 Value cIndex(ImplicitLocOpBuilder &b, int64_t v) {
   return arith::ConstantIndexOp::create(b, v);
@@ -502,10 +505,11 @@ struct ThreadPlace {
     colBase = arith::MulIOp::create(
         b, arith::RemUIOp::create(b, tid, cIndex(b, 16)), cIndex(b, 4));
   }
-  /// Offset of this thread's i-th row (or column) from `base`.
+  /// The offset of the thread's i-th row (or column) from its first.
+  static int64_t offset(int64_t i) { return (i / 4) * (kTile / 2) + i % 4; }
+  /// The thread's i-th row (or column) past `base`.
   static Value nth(ImplicitLocOpBuilder &b, Value base, int64_t i) {
-    return arith::AddIOp::create(b, base,
-                                 cIndex(b, (i / 4) * (kTile / 2) + i % 4));
+    return arith::AddIOp::create(b, base, cIndex(b, offset(i)));
   }
 };
 
@@ -888,63 +892,90 @@ struct LowerSelectTile : OpConversionPattern<sck::SelectTileOp> {
       ThreadPlace place(b);
       Value capacity = slotsOfBoth(b, values, cols);
       Value lastRow = arith::SubIOp::create(b, rowLimit, cIndex(b, 1));
-      Value lastCol = arith::SubIOp::create(b, columns, cIndex(b, 1));
-      SmallVector<Value> rowAt, colAt, clampedCol, thetas, masks;
+      // Columns as i32, half the registers of index values: the first
+      // saturated at 2^31 - 1, the others past it by less than 2^31 (so
+      // never below the columns, at most 2^31 - 1, as unsigned). The slots
+      // hold i32 columns: a column past that is never selected.
+      auto saturated = [&](Value i) {
+        return arith::IndexCastUIOp::create(
+            b, b.getI32Type(), arith::MinUIOp::create(b, i, cIndex(b, kI32Max)));
+      };
+      Value columns32 = saturated(columns);
+      Value lastCol = arith::SubIOp::create(b, columns32, i32Const(b, 1));
+      Value firstCol = saturated(
+          arith::AddIOp::create(b, adaptor.getColumn(), place.colBase));
+      SmallVector<Value> rowAt, colAt, clampedCol;
       for (int64_t c = 0; c < kPerThread; ++c) {
         colAt.push_back(arith::AddIOp::create(
-            b, adaptor.getColumn(), ThreadPlace::nth(b, place.colBase, c)));
-        clampedCol.push_back(arith::MinUIOp::create(b, colAt[c], lastCol));
+            b, firstCol, i32Const(b, ThreadPlace::offset(c))));
+        clampedCol.push_back(arith::IndexCastUIOp::create(
+            b, b.getIndexType(), arith::MinUIOp::create(b, colAt[c], lastCol)));
       }
-      Value anyBit = arith::ConstantOp::create(b, b.getBoolAttr(false));
+      // Bit 8 r + c for element (r, c): one register for the whole tile
+      // (the accumulators take most of them).
+      Value mask = arith::ConstantOp::create(b, b.getI64IntegerAttr(0));
       for (int64_t r = 0; r < kPerThread; ++r) {
         rowAt.push_back(arith::AddIOp::create(
             b, adaptor.getRow(), ThreadPlace::nth(b, place.rowBase, r)));
         Value atRow = arith::MinUIOp::create(b, rowAt[r], lastRow);
-        thetas.push_back(memref::LoadOp::create(b, thresholds, atRow));
+        Value theta = memref::LoadOp::create(b, thresholds, atRow);
         Value rowInside = ult(b, rowAt[r], rowLimit);
-        Value mask = i32Const(b, 0);
         for (int64_t c = 0; c < kPerThread; ++c) {
           Value v = vector::ExtractOp::create(b, adaptor.getTile(),
                                               r * kPerThread + c);
           if (addend)
             v = arith::AddFOp::create(
-                b, v, readAddendElement(b, addend, rowAt[r], colAt[c]));
+                b, v,
+                readAddendElement(
+                    b, addend, rowAt[r],
+                    arith::IndexCastUIOp::create(b, b.getIndexType(), colAt[c])));
           SmallVector<Value> args = {v, atRow, clampedCol[c]};
           Value bit;
           if (screen) {
-            args.push_back(thetas[r]);
+            args.push_back(theta);
             llvm::append_range(args, adaptor.getIns());
             bit = func::CallOp::create(b, screen, args).getResult(0);
           } else {
             llvm::append_range(args, adaptor.getIns());
             bit = arith::CmpFOp::create(
                 b, arith::CmpFPredicate::OGT,
-                func::CallOp::create(b, *found, args).getResult(0), thetas[r]);
+                func::CallOp::create(b, *found, args).getResult(0), theta);
           }
           bit = arith::AndIOp::create(
               b, bit,
-              arith::AndIOp::create(b, rowInside, ult(b, colAt[c], columns)));
+              arith::AndIOp::create(
+                  b, rowInside,
+                  arith::CmpIOp::create(b, arith::CmpIPredicate::ult, colAt[c],
+                                        columns32)));
           mask = arith::OrIOp::create(
               b, mask,
-              arith::ShLIOp::create(b, arith::ExtUIOp::create(
-                                           b, b.getI32Type(), bit),
-                                    i32Const(b, c)));
+              arith::ShLIOp::create(
+                  b, arith::ExtUIOp::create(b, b.getI64Type(), bit),
+                  arith::ConstantOp::create(
+                      b, b.getI64IntegerAttr(r * kPerThread + c))));
         }
-        masks.push_back(mask);
-        anyBit = arith::OrIOp::create(
-            b, anyBit,
-            arith::CmpIOp::create(b, arith::CmpIPredicate::ne, mask,
-                                  i32Const(b, 0)));
       }
-      auto any = scf::IfOp::create(b, anyBit);
+      auto any = scf::IfOp::create(
+          b, arith::CmpIOp::create(
+                 b, arith::CmpIPredicate::ne, mask,
+                 arith::ConstantOp::create(b, b.getI64IntegerAttr(0))));
       OpBuilder::InsertionGuard anyGuard(b);
       b.setInsertionPointToStart(any.thenBlock());
       for (int64_t r = 0; r < kPerThread; ++r) {
+        Value bits = arith::TruncIOp::create(
+            b, b.getI32Type(),
+            arith::ShRUIOp::create(
+                b, mask,
+                arith::ConstantOp::create(b, b.getI64IntegerAttr(r * kPerThread))));
+        bits = arith::AndIOp::create(b, bits, i32Const(b, 0xff));
         auto rowIf = scf::IfOp::create(
-            b, arith::CmpIOp::create(b, arith::CmpIPredicate::ne, masks[r],
+            b, arith::CmpIOp::create(b, arith::CmpIPredicate::ne, bits,
                                      i32Const(b, 0)));
         OpBuilder::InsertionGuard rowGuard(b);
         b.setInsertionPointToStart(rowIf.thenBlock());
+        // A bit is set only inside the rows: the threshold read again here
+        // rather than held through the first phase.
+        Value theta = memref::LoadOp::create(b, thresholds, rowAt[r]);
         SmallVector<Value> scores = rowThroughEpilogue(
             b, adaptor.getTile(), r, adaptor.getRow(), adaptor.getColumn(),
             rows, columns, addend, *found, adaptor.getIns());
@@ -953,12 +984,12 @@ struct LowerSelectTile : OpConversionPattern<sck::SelectTileOp> {
         for (int64_t c = 0; c < kPerThread; ++c) {
           Value bit = arith::CmpIOp::create(
               b, arith::CmpIPredicate::ne,
-              arith::AndIOp::create(b, masks[r], i32Const(b, 1 << c)),
+              arith::AndIOp::create(b, bits, i32Const(b, 1 << c)),
               i32Const(b, 0));
           keeps.push_back(arith::AndIOp::create(
               b, bit,
               arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, scores[c],
-                                    thetas[r])));
+                                    theta)));
           kept = arith::AddIOp::create(
               b, kept, arith::ExtUIOp::create(b, b.getI32Type(), keeps.back()));
         }
@@ -977,7 +1008,9 @@ struct LowerSelectTile : OpConversionPattern<sck::SelectTileOp> {
           {
             OpBuilder::InsertionGuard keepGuard(b);
             b.setInsertionPointToStart(keepIf.thenBlock());
-            writeSlot(b, scores[c], rowAt[r], colAt[c], slot, values, cols,
+            writeSlot(b, scores[c], rowAt[r],
+                      arith::IndexCastUIOp::create(b, b.getIndexType(), colAt[c]),
+                      slot, values, cols,
                       capacity);
           }
           slot = arith::AddIOp::create(

@@ -4,7 +4,8 @@
 // rows every per-row buffer has); the slots both buffers have; each of the
 // thread's 64 elements, at its row and column clamped to the last inside,
 // through the epilogue and compared with its row's threshold (read once a
-// row), the bit kept only inside the columns, in the row's mask.
+// row), the bit kept only inside the columns (i32 columns, saturated at
+// 2^31 - 1), bit 8 r + c of the tile's mask.
 // CHECK-LABEL: gpu.func @select
 // CHECK: %[[ROWS:.*]] = arith.minui %arg8, %{{.*}} : index
 // CHECK: %[[NONEMPTY:.*]] = arith.cmpi ne, %[[ROWS]], %c0
@@ -12,13 +13,16 @@
 // CHECK: %[[V1:.*]] = memref.dim %arg4, %c1
 // CHECK: %[[C1:.*]] = memref.dim %arg5, %c1
 // CHECK: %[[CAP:.*]] = arith.minui %[[V1]], %[[C1]]
-// CHECK: %[[LASTCOL:.*]] = arith.subi %arg9, %c1
-// CHECK: %[[COL:.*]] = arith.minui %{{.*}}, %[[LASTCOL]]
+// CHECK: %[[SAT:.*]] = arith.minui %arg9, %c2147483647
+// CHECK: %[[COLS:.*]] = arith.index_castui %[[SAT]] : index to i32
+// CHECK: %[[LASTCOL:.*]] = arith.subi %[[COLS]], %c1_i32
+// CHECK: %[[CLAMPED:.*]] = arith.minui %{{.*}}, %[[LASTCOL]] : i32
+// CHECK: %[[COL:.*]] = arith.index_castui %[[CLAMPED]] : i32 to index
 // CHECK: %[[THETA:.*]] = memref.load %arg2[
 // CHECK: %[[V:.*]] = arith.addf
 // CHECK: %[[E:.*]] = func.call @epi(%[[V]], %{{.*}}, %[[COL]])
 // CHECK: %[[ABOVE:.*]] = arith.cmpf ogt, %[[E]], %[[THETA]] : f32
-// CHECK: %[[INSIDE:.*]] = arith.cmpi ult, %{{.*}}, %arg9
+// CHECK: %[[INSIDE:.*]] = arith.cmpi ult, %{{.*}}, %[[COLS]] : i32
 // CHECK: arith.andi %[[ABOVE]],
 // CHECK: arith.shli
 // CHECK: arith.ori
@@ -27,15 +31,17 @@
 // CHECK-NOT: memref.atomic_rmw
 // Second phase, when some bit is set: a row with bits, its 8 elements
 // through the epilogue again, those with their bit and above the
-// threshold counted; their slots taken by one atomic add, each written
-// with its column in the next of them when inside the capacity.
-// CHECK: %[[ANY:.*]] = arith.ori %{{.*}} : i1
+// threshold (read again) counted; their slots taken by one atomic add,
+// each written with its column in the next of them when inside the
+// capacity.
+// CHECK: %[[ANY:.*]] = arith.cmpi ne, %{{.*}}, %c0_i64{{.*}} : i64
 // CHECK: scf.if %[[ANY]] {
 // CHECK:   %[[HASBITS:.*]] = arith.cmpi ne, %{{.*}}, %c0_i32
 // CHECK:   scf.if %[[HASBITS]] {
+// CHECK:     %[[THETA2:.*]] = memref.load %arg2[
 // CHECK-COUNT-8: func.call @epi
 // CHECK:     %[[BIT:.*]] = arith.cmpi ne
-// CHECK:     %[[ABOVE2:.*]] = arith.cmpf ogt, %{{.*}}, %[[THETA]] : f32
+// CHECK:     %[[ABOVE2:.*]] = arith.cmpf ogt, %{{.*}}, %[[THETA2]] : f32
 // CHECK:     %[[KEEP:.*]] = arith.andi %[[BIT]], %[[ABOVE2]]
 // CHECK:     scf.if
 // CHECK:       %[[SLOT:.*]] = memref.atomic_rmw addi %{{.*}}, %arg3[{{.*}}] : (i32, memref<?xi32>) -> i32
