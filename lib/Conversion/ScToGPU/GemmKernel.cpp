@@ -66,7 +66,10 @@ std::vector<LaunchParam> memrefGemmParams(const GemmBinding &binding) {
   return params;
 }
 
-LogicalResult cloneEpilogueOp(Operation &inner, OpBuilder &b,
+/// Clones `inner`, an op of an epilogue region, into `b`: tensor.extract on
+/// an epilogue operand becomes memref.load; ops on tensors or with regions
+/// are refused.
+static LogicalResult cloneEpilogueOp(Operation &inner, OpBuilder &b,
                                      IRMapping &mapping) {
   if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
     Value memref = mapping.lookupOrNull(extract.getTensor());

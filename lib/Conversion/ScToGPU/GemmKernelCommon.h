@@ -11,7 +11,6 @@
 #include "sparcast/Conversion/ScToGPU/GemmKernel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/IRMapping.h"
 
 #include "llvm/ADT/StringMap.h"
 
@@ -51,12 +50,6 @@ Block *epilogueBlock(BatchMatmulOp op);
 LogicalResult buildEpilogueFunction(
     BatchMatmulOp op, Block *body, func::FuncOp func,
     std::optional<unsigned> prefetched = std::nullopt);
-
-/// Clones `inner`, an op of an epilogue region, into `b`: tensor.extract on
-/// an epilogue operand (mapped to a memref) becomes memref.load; ops on
-/// tensors or with regions are refused.
-LogicalResult cloneEpilogueOp(Operation &inner, OpBuilder &b,
-                              IRMapping &mapping);
 
 /// The same for any op's epilogue region whose first `lead` arguments are
 /// the accumulator and its indices (4 for sc.batch_matmul: acc, b, m, n;

@@ -19,7 +19,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "sparcast/Conversion/ScToGPU/SimilarityKernel.h"
-#include "sparcast/Conversion/ScToGPU/EpilogueScreen.h"
 #include "GemmKernelCommon.h"
 #include "KernelBuilder.h"
 
@@ -439,11 +438,10 @@ LogicalResult writeEpilogueFunction(SparseMatmulOp op,
 
 /// tile(lhs head, rhs head, [scores,] result, ins...), or with `select`
 /// tile(lhs head, rhs head, scores, thresholds, counts, values, cols,
-/// ins...), screened by `screenName`; the scores only with `withScores`.
+/// ins...); the scores only with `withScores`.
 void writeTileKernel(SparseMatmulOp op, gpu::GPUModuleOp module,
                      StringRef name, StringRef epilogueName,
-                     StringRef screenName, SelectRowsAboveOp select,
-                     bool withScores) {
+                     SelectRowsAboveOp select, bool withScores) {
   Location loc = op.getLoc();
   OpBuilder b(op.getContext());
   SmallVector<Type> params = {memrefOfValue(op.getLhsHead()),
@@ -502,11 +500,9 @@ void writeTileKernel(SparseMatmulOp op, gpu::GPUModuleOp module,
   if (select) {
     Value rows = memref::DimOp::create(b, loc, lhsHead, 0);
     Value items = memref::DimOp::create(b, loc, rhsHead, 0);
-    sck::SelectTileOp::create(
-        b, loc, kLoop.getResult(0), m0, n0, rows, items, scores,
-        b.getAttr<FlatSymbolRefAttr>(epilogueName),
-        b.getAttr<FlatSymbolRefAttr>(screenName), ins, out(0), out(1), out(2),
-        out(3));
+    sck::SelectTileOp::create(b, loc, kLoop.getResult(0), m0, n0, rows, items,
+                              scores, epilogueName, ins, out(0), out(1),
+                              out(2), out(3));
   } else {
     sck::StoreTileOp::create(b, loc, kLoop.getResult(0), out(0), m0, n0,
                              scores, epilogueName, ins);
@@ -692,14 +688,7 @@ mlir::sc::buildSparseMatmulKernels(SparseMatmulOp op,
     // The tile selects on the heads alone; the rescoring kernel corrects
     // the pairs the sparse part touches.
     writeClearKernel(select, gpuModule, clearName);
-    std::string screenName = (name + "_screen").str();
-    OpBuilder b = OpBuilder::atBlockEnd(gpuModule.getBody());
-    if (failed(writeEpilogueScreen(
-            b, op.getLoc(),
-            op.getEpilogue().empty() ? nullptr : &op.getEpilogue().front(),
-            epilogueMemrefs(op), screenName)))
-      return failure();
-    writeTileKernel(op, gpuModule, tileName, epilogueName, screenName, select,
+    writeTileKernel(op, gpuModule, tileName, epilogueName, select,
                     /*withScores=*/false);
     writeRescoreKernel(op, select, gpuModule, rescoreName, epilogueName);
     launches.push_back(clearLaunch(clearName, binding));
@@ -709,8 +698,8 @@ mlir::sc::buildSparseMatmulKernels(SparseMatmulOp op,
   }
   writeScatterKernel(op, gpuModule, scatterName,
                      workspace ? StringRef() : StringRef(epilogueName));
-  writeTileKernel(op, gpuModule, tileName, epilogueName, /*screenName=*/"",
-                  {}, /*withScores=*/workspace);
+  writeTileKernel(op, gpuModule, tileName, epilogueName, {},
+                  /*withScores=*/workspace);
   if (workspace) {
     launches.push_back(scatterLaunch(scatterName, binding));
     launches.push_back(tileLaunch(tileName, binding, /*select=*/false));

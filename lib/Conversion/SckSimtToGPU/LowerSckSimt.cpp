@@ -24,8 +24,6 @@
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/Transforms/DialectConversion.h"
 
-#include <limits>
-
 namespace mlir::sc {
 #define GEN_PASS_DEF_SCLOWERSCKSIMTPASS
 #include "sparcast/Conversion/Passes.h.inc"
@@ -37,7 +35,6 @@ namespace {
 
 /// The CTA the tile ops assume, and the fp32 tile each thread holds of it.
 constexpr int64_t kThreads = 256, kTile = 128, kPerThread = 8;
-constexpr int64_t kI32Max = std::numeric_limits<int32_t>::max();
 
 Value cIndex(ImplicitLocOpBuilder &b, int64_t v) {
   return arith::ConstantIndexOp::create(b, v);
@@ -505,11 +502,10 @@ struct ThreadPlace {
     colBase = arith::MulIOp::create(
         b, arith::RemUIOp::create(b, tid, cIndex(b, 16)), cIndex(b, 4));
   }
-  /// The offset of the thread's i-th row (or column) from its first.
-  static int64_t offset(int64_t i) { return (i / 4) * (kTile / 2) + i % 4; }
-  /// The thread's i-th row (or column) past `base`.
+  /// Offset of this thread's i-th row (or column) from `base`.
   static Value nth(ImplicitLocOpBuilder &b, Value base, int64_t i) {
-    return arith::AddIOp::create(b, base, cIndex(b, offset(i)));
+    return arith::AddIOp::create(b, base,
+                                 cIndex(b, (i / 4) * (kTile / 2) + i % 4));
   }
 };
 
@@ -840,31 +836,10 @@ struct LowerAppendAbove : OpConversionPattern<sck::AppendAboveOp> {
   }
 };
 
-/// sck.select_tile's screen function, (f32, index, index, f32, ins...) -> i1.
-FailureOr<func::FuncOp> screenFunction(sck::SelectTileOp op) {
-  auto module = op->getParentOfType<gpu::GPUModuleOp>();
-  auto screen = module ? module.lookupSymbol<func::FuncOp>(*op.getScreen())
-                       : func::FuncOp();
-  Builder b(op.getContext());
-  SmallVector<Type> args = {b.getF32Type(), b.getIndexType(), b.getIndexType(),
-                            b.getF32Type()};
-  llvm::append_range(args, op.getIns().getTypes());
-  if (!screen ||
-      screen.getFunctionType() != b.getFunctionType(args, {b.getI1Type()}))
-    return op.emitOpError() << "expected '" << *op.getScreen()
-                            << "' to be a function of the gpu.module taking "
-                               "(f32, index, index, f32, ins...) to i1";
-  return screen;
-}
-
-/// Two phases. First, with no store in between (so each row's and column's
-/// epilogue operands are loaded once), each of the thread's 64 elements
-/// inside the bounds is tested against its row's threshold, by the screen
-/// or by the epilogue itself, a bit a column in its row's mask. Then, only
-/// for rows with a bit: the row's 8 elements through the epilogue (those
-/// outside at the clamped last row or column, unused), the bits whose value
-/// is above the threshold appended to the row in consecutive slots taken
-/// by one atomic add.
+/// A row of the thread's tile at a time (all 64 at once spill), its 8
+/// elements through the epilogue first (rowThroughEpilogue), then each inside
+/// the bounds compared with the row's threshold; those above it appended to
+/// the row, in consecutive slots taken by one atomic add.
 struct LowerSelectTile : OpConversionPattern<sck::SelectTileOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -875,119 +850,31 @@ struct LowerSelectTile : OpConversionPattern<sck::SelectTileOp> {
         op, op.getEpilogue(), op.getIns().size(), b.getF32Type());
     if (failed(found))
       return failure();
-    func::FuncOp screen;
-    if (op.getScreen()) {
-      FailureOr<func::FuncOp> s = screenFunction(op);
-      if (failed(s))
-        return failure();
-      screen = *s;
-    }
     Value thresholds = adaptor.getThresholds(), counts = adaptor.getCounts(),
           values = adaptor.getValues(), cols = adaptor.getCols();
     Value rows = adaptor.getRows(), columns = adaptor.getColumns();
-    Value addend = adaptor.getAddend();
-    Value rowLimit = arith::MinUIOp::create(
-        b, rows, rowsOfEveryBuffer(b, thresholds, counts, values, cols));
-    ifNotEmpty(b, rowLimit, columns, [&] {
+    ifNotEmpty(b, rows, columns, [&] {
       ThreadPlace place(b);
+      Value rowLimit = arith::MinUIOp::create(
+          b, rows, rowsOfEveryBuffer(b, thresholds, counts, values, cols));
       Value capacity = slotsOfBoth(b, values, cols);
-      Value lastRow = arith::SubIOp::create(b, rowLimit, cIndex(b, 1));
-      // Columns as i32, half the registers of index values: the first
-      // saturated at 2^31 - 1, the others past it by less than 2^31 (so
-      // never below the columns, at most 2^31 - 1, as unsigned). The slots
-      // hold i32 columns: a column past that is never selected.
-      auto saturated = [&](Value i) {
-        return arith::IndexCastUIOp::create(
-            b, b.getI32Type(), arith::MinUIOp::create(b, i, cIndex(b, kI32Max)));
-      };
-      Value columns32 = saturated(columns);
-      Value lastCol = arith::SubIOp::create(b, columns32, i32Const(b, 1));
-      Value firstCol = saturated(
-          arith::AddIOp::create(b, adaptor.getColumn(), place.colBase));
-      SmallVector<Value> rowAt, colAt, clampedCol;
-      for (int64_t c = 0; c < kPerThread; ++c) {
-        colAt.push_back(arith::AddIOp::create(
-            b, firstCol, i32Const(b, ThreadPlace::offset(c))));
-        clampedCol.push_back(arith::IndexCastUIOp::create(
-            b, b.getIndexType(), arith::MinUIOp::create(b, colAt[c], lastCol)));
-      }
-      // Bit 8 r + c for element (r, c): one register for the whole tile
-      // (the accumulators take most of them).
-      Value mask = arith::ConstantOp::create(b, b.getI64IntegerAttr(0));
       for (int64_t r = 0; r < kPerThread; ++r) {
-        rowAt.push_back(arith::AddIOp::create(
-            b, adaptor.getRow(), ThreadPlace::nth(b, place.rowBase, r)));
-        Value atRow = arith::MinUIOp::create(b, rowAt[r], lastRow);
-        Value theta = memref::LoadOp::create(b, thresholds, atRow);
-        Value rowInside = ult(b, rowAt[r], rowLimit);
-        for (int64_t c = 0; c < kPerThread; ++c) {
-          Value v = vector::ExtractOp::create(b, adaptor.getTile(),
-                                              r * kPerThread + c);
-          if (addend)
-            v = arith::AddFOp::create(
-                b, v,
-                readAddendElement(
-                    b, addend, rowAt[r],
-                    arith::IndexCastUIOp::create(b, b.getIndexType(), colAt[c])));
-          SmallVector<Value> args = {v, atRow, clampedCol[c]};
-          Value bit;
-          if (screen) {
-            args.push_back(theta);
-            llvm::append_range(args, adaptor.getIns());
-            bit = func::CallOp::create(b, screen, args).getResult(0);
-          } else {
-            llvm::append_range(args, adaptor.getIns());
-            bit = arith::CmpFOp::create(
-                b, arith::CmpFPredicate::OGT,
-                func::CallOp::create(b, *found, args).getResult(0), theta);
-          }
-          bit = arith::AndIOp::create(
-              b, bit,
-              arith::AndIOp::create(
-                  b, rowInside,
-                  arith::CmpIOp::create(b, arith::CmpIPredicate::ult, colAt[c],
-                                        columns32)));
-          mask = arith::OrIOp::create(
-              b, mask,
-              arith::ShLIOp::create(
-                  b, arith::ExtUIOp::create(b, b.getI64Type(), bit),
-                  arith::ConstantOp::create(
-                      b, b.getI64IntegerAttr(r * kPerThread + c))));
-        }
-      }
-      auto any = scf::IfOp::create(
-          b, arith::CmpIOp::create(
-                 b, arith::CmpIPredicate::ne, mask,
-                 arith::ConstantOp::create(b, b.getI64IntegerAttr(0))));
-      OpBuilder::InsertionGuard anyGuard(b);
-      b.setInsertionPointToStart(any.thenBlock());
-      for (int64_t r = 0; r < kPerThread; ++r) {
-        Value bits = arith::TruncIOp::create(
-            b, b.getI32Type(),
-            arith::ShRUIOp::create(
-                b, mask,
-                arith::ConstantOp::create(b, b.getI64IntegerAttr(r * kPerThread))));
-        bits = arith::AndIOp::create(b, bits, i32Const(b, 0xff));
-        auto rowIf = scf::IfOp::create(
-            b, arith::CmpIOp::create(b, arith::CmpIPredicate::ne, bits,
-                                     i32Const(b, 0)));
-        OpBuilder::InsertionGuard rowGuard(b);
-        b.setInsertionPointToStart(rowIf.thenBlock());
-        // A bit is set only inside the rows: the threshold read again here
-        // rather than held through the first phase.
-        Value theta = memref::LoadOp::create(b, thresholds, rowAt[r]);
+        Value row = arith::AddIOp::create(
+            b, adaptor.getRow(), ThreadPlace::nth(b, place.rowBase, r));
         SmallVector<Value> scores = rowThroughEpilogue(
             b, adaptor.getTile(), r, adaptor.getRow(), adaptor.getColumn(),
-            rows, columns, addend, *found, adaptor.getIns());
-        SmallVector<Value> keeps;
+            rows, columns, adaptor.getAddend(), *found, adaptor.getIns());
+        auto rowIf = scf::IfOp::create(b, ult(b, row, rowLimit));
+        OpBuilder::InsertionGuard rowGuard(b);
+        b.setInsertionPointToStart(rowIf.thenBlock());
+        Value theta = memref::LoadOp::create(b, thresholds, row);
+        SmallVector<Value> colsOfRow, keeps;
         Value kept = i32Const(b, 0);
         for (int64_t c = 0; c < kPerThread; ++c) {
-          Value bit = arith::CmpIOp::create(
-              b, arith::CmpIPredicate::ne,
-              arith::AndIOp::create(b, bits, i32Const(b, 1 << c)),
-              i32Const(b, 0));
+          colsOfRow.push_back(arith::AddIOp::create(
+              b, adaptor.getColumn(), ThreadPlace::nth(b, place.colBase, c)));
           keeps.push_back(arith::AndIOp::create(
-              b, bit,
+              b, ult(b, colsOfRow.back(), columns),
               arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, scores[c],
                                     theta)));
           kept = arith::AddIOp::create(
@@ -996,21 +883,19 @@ struct LowerSelectTile : OpConversionPattern<sck::SelectTileOp> {
         // The thread's kept elements of the row take consecutive slots
         // from one atomic add (a contended counter: one add a row, not one
         // an element).
-        auto some = scf::IfOp::create(
+        auto any = scf::IfOp::create(
             b, arith::CmpIOp::create(b, arith::CmpIPredicate::ne, kept,
                                      i32Const(b, 0)));
-        OpBuilder::InsertionGuard someGuard(b);
-        b.setInsertionPointToStart(some.thenBlock());
+        OpBuilder::InsertionGuard anyGuard(b);
+        b.setInsertionPointToStart(any.thenBlock());
         Value slot = memref::AtomicRMWOp::create(
-            b, arith::AtomicRMWKind::addi, kept, counts, ValueRange{rowAt[r]});
+            b, arith::AtomicRMWKind::addi, kept, counts, ValueRange{row});
         for (int64_t c = 0; c < kPerThread; ++c) {
           auto keepIf = scf::IfOp::create(b, keeps[c]);
           {
             OpBuilder::InsertionGuard keepGuard(b);
             b.setInsertionPointToStart(keepIf.thenBlock());
-            writeSlot(b, scores[c], rowAt[r],
-                      arith::IndexCastUIOp::create(b, b.getIndexType(), colAt[c]),
-                      slot, values, cols,
+            writeSlot(b, scores[c], row, colsOfRow[c], slot, values, cols,
                       capacity);
           }
           slot = arith::AddIOp::create(

@@ -30,23 +30,3 @@ gpu.module @m {
     gpu.return
   }
 }
-
-// -----
-
-// sck.select_tile's screen must take (f32, row, column, threshold, ins...)
-// to i1.
-gpu.module @m {
-  func.func private @epi(%x: f32, %m: index, %n: index) -> f32 {
-    return %x : f32
-  }
-  func.func private @screen(%x: f32, %m: index, %n: index) -> i1 {
-    %t = arith.constant true
-    return %t : i1
-  }
-  gpu.func @select(%t: vector<64xf32>, %th: memref<?xf32>, %cnt: memref<?xi32>, %v: memref<?x8xf32>, %c: memref<?x8xi32>, %r: index) kernel {
-    // expected-error @below {{failed to legalize operation 'sck.select_tile'}}
-    // expected-error @below {{expected 'screen' to be a function of the gpu.module taking (f32, index, index, f32, ins...) to i1}}
-    sck.select_tile %t[%r, %r] within [%r, %r] epilogue @epi above %th into %cnt, %v, %c screened_by @screen : vector<64xf32>, memref<?xf32>, memref<?xi32>, memref<?x8xf32>, memref<?x8xi32>
-    gpu.return
-  }
-}

@@ -50,14 +50,6 @@ gpu.module @m_select_tile {
     sck.select_tile %t[%r, %col] within [%rows, %cols] plus %add : memref<?x?xf32> epilogue @epi above %th into %cnt, %v, %c : vector<64xf32>, memref<?xf32>, memref<?xi32>, memref<?x4096xf32>, memref<?x4096xi32>
     gpu.return
   }
-  func.func private @screen(%x: f32, %m: index, %n: index, %t: f32) -> i1 {
-    %b = arith.cmpf oge, %x, %t : f32
-    return %b : i1
-  }
-  gpu.func @screened(%t: vector<64xf32>, %th: memref<?xf32>, %cnt: memref<?xi32>, %v: memref<?x4096xf32>, %c: memref<?x4096xi32>, %r: index, %col: index, %rows: index, %cols: index) kernel {
-    sck.select_tile %t[%r, %col] within [%rows, %cols] epilogue @epi above %th into %cnt, %v, %c screened_by @screen : vector<64xf32>, memref<?xf32>, memref<?xi32>, memref<?x4096xf32>, memref<?x4096xi32>
-    gpu.return
-  }
 }
 
 gpu.module @m_scaled_add {

@@ -521,19 +521,11 @@ def Sck_SelectTileOp : Sck_Op<"select_tile", [MemoryEffects<[MemRead, MemWrite]>
     slot is inside `values` and `cols`, is written there with its column.
     `counts` must start at zero; a count past the capacity says the row
     had more such elements than slots.
-
-    With `screen`, a function (value f32, row, col, threshold f32, ins...)
-    -> i1 that is false only where the epilogue's value is not above the
-    threshold (an EpilogueScreen: cheaper than the epilogue), the exact
-    epilogue runs only on the rows of the thread where the screen kept an
-    element; the result is the same.
   }];
   let arguments = (ins VectorOfLengthAndType<[64], [F32]>:$tile, Index:$row,
                        Index:$column, Index:$rows, Index:$columns,
                        Optional<MemRefRankOf<[F32], [2]>>:$addend,
-                       FlatSymbolRefAttr:$epilogue,
-                       OptionalAttr<FlatSymbolRefAttr>:$screen,
-                       Variadic<AnyType>:$ins,
+                       FlatSymbolRefAttr:$epilogue, Variadic<AnyType>:$ins,
                        MemRefRankOf<[F32], [1]>:$thresholds,
                        MemRefRankOf<[I32], [1]>:$counts,
                        MemRefRankOf<[F32], [2]>:$values,
@@ -542,8 +534,8 @@ def Sck_SelectTileOp : Sck_Op<"select_tile", [MemoryEffects<[MemRead, MemWrite]>
     $tile `[` $row `,` $column `]` `within` `[` $rows `,` $columns `]`
     (`plus` $addend^ `:` type($addend))? `epilogue` $epilogue
     (`ins` `(` $ins^ `:` type($ins) `)`)? `above` $thresholds `into` $counts
-    `,` $values `,` $cols (`screened_by` $screen^)? attr-dict `:` type($tile)
-    `,` type($thresholds) `,` type($counts) `,` type($values) `,` type($cols)
+    `,` $values `,` $cols attr-dict `:` type($tile) `,` type($thresholds) `,`
+    type($counts) `,` type($values) `,` type($cols)
   }];
 }
 
