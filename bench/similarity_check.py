@@ -321,7 +321,7 @@ def main():
     # against torch.topk of our dense result.
     if "cosine_candidates" in module.entries:
         impl = sys.modules["sparcast.similarity"]
-        split = impl._Inspector(q, i, 32, None)
+        split = impl._Inspector(q, i, 16, None)  # the package's default head
         capacity = impl._candidate_slots(module)
         chunks = impl._candidate_chunks(N, 100, capacity, N)
         chunk_in = [split.inputs(a, b).to("cuda").args for a, b in chunks]

@@ -14,7 +14,9 @@
 #include "sparcast/Transforms/KernelConfig.h"
 #include "KernelBuilder.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -66,11 +68,34 @@ std::vector<LaunchParam> memrefGemmParams(const GemmBinding &binding) {
   return params;
 }
 
+/// Whether `div` may run as a full-range approximate f32 division: the
+/// epilogue asked for approximate functions (fastmath<afn>).
+static bool isApproximateF32Division(arith::DivFOp div) {
+  return div.getType().isF32() &&
+         arith::bitEnumContainsAll(div.getFastmath(),
+                                   arith::FastMathFlags::afn);
+}
+
 /// Clones `inner`, an op of an epilogue region, into `b`: tensor.extract on
-/// an epilogue operand becomes memref.load; ops on tensors or with regions
-/// are refused.
+/// an epilogue operand becomes memref.load; an f32 arith.divf with
+/// fastmath<afn> becomes div.full.f32 (at most 2 ulp off the rounded
+/// quotient over the whole range, with no slow path: the IEEE division's
+/// call to it costs the similarity tile kernels half their time,
+/// docs/decisions.md); ops on tensors or with regions are refused.
 static LogicalResult cloneEpilogueOp(Operation &inner, OpBuilder &b,
                                      IRMapping &mapping) {
+  if (auto div = dyn_cast<arith::DivFOp>(inner);
+      div && isApproximateF32Division(div)) {
+    b.getContext()->getOrLoadDialect<LLVM::LLVMDialect>();
+    Value quotient =
+        LLVM::CallIntrinsicOp::create(
+            b, inner.getLoc(), b.getF32Type(),
+            b.getStringAttr("llvm.nvvm.div.full"),
+            ValueRange{mapping.lookup(div.getLhs()), mapping.lookup(div.getRhs())})
+            .getResult(0);
+    mapping.map(div.getResult(), quotient);
+    return success();
+  }
   if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
     Value memref = mapping.lookupOrNull(extract.getTensor());
     if (!memref || !isa<MemRefType>(memref.getType()))
