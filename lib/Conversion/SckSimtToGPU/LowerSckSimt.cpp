@@ -24,8 +24,6 @@
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/Transforms/DialectConversion.h"
 
-#include <limits>
-
 namespace mlir::sc {
 #define GEN_PASS_DEF_SCLOWERSCKSIMTPASS
 #include "sparcast/Conversion/Passes.h.inc"
@@ -37,7 +35,6 @@ namespace {
 
 /// The CTA the tile ops assume, and the fp32 tile each thread holds of it.
 constexpr int64_t kThreads = 256, kTile = 128, kPerThread = 8;
-constexpr int64_t kI32Max = std::numeric_limits<int32_t>::max();
 
 Value cIndex(ImplicitLocOpBuilder &b, int64_t v) {
   return arith::ConstantIndexOp::create(b, v);
@@ -505,11 +502,10 @@ struct ThreadPlace {
     colBase = arith::MulIOp::create(
         b, arith::RemUIOp::create(b, tid, cIndex(b, 16)), cIndex(b, 4));
   }
-  /// The offset of the thread's i-th row (or column) from its first.
-  static int64_t offset(int64_t i) { return (i / 4) * (kTile / 2) + i % 4; }
-  /// The thread's i-th row (or column) past `base`.
+  /// Offset of this thread's i-th row (or column) from `base`.
   static Value nth(ImplicitLocOpBuilder &b, Value base, int64_t i) {
-    return arith::AddIOp::create(b, base, cIndex(b, offset(i)));
+    return arith::AddIOp::create(b, base,
+                                 cIndex(b, (i / 4) * (kTile / 2) + i % 4));
   }
 };
 
@@ -862,22 +858,6 @@ struct LowerSelectTile : OpConversionPattern<sck::SelectTileOp> {
       Value rowLimit = arith::MinUIOp::create(
           b, rows, rowsOfEveryBuffer(b, thresholds, counts, values, cols));
       Value capacity = slotsOfBoth(b, values, cols);
-      // The thread's columns as i32, half the registers of index values:
-      // the first saturated at 2^31 - 1, the others past it by less than
-      // 2^31 (so, as unsigned, never below the columns, themselves at most
-      // 2^31 - 1). The slots hold i32 columns: one past that is never
-      // selected.
-      auto saturated = [&](Value i) {
-        return arith::IndexCastUIOp::create(
-            b, b.getI32Type(), arith::MinUIOp::create(b, i, cIndex(b, kI32Max)));
-      };
-      Value columns32 = saturated(columns);
-      Value firstCol =
-          saturated(arith::AddIOp::create(b, adaptor.getColumn(), place.colBase));
-      SmallVector<Value> colsOfRow;
-      for (int64_t c = 0; c < kPerThread; ++c)
-        colsOfRow.push_back(arith::AddIOp::create(
-            b, firstCol, i32Const(b, ThreadPlace::offset(c))));
       for (int64_t r = 0; r < kPerThread; ++r) {
         Value row = arith::AddIOp::create(
             b, adaptor.getRow(), ThreadPlace::nth(b, place.rowBase, r));
@@ -888,13 +868,13 @@ struct LowerSelectTile : OpConversionPattern<sck::SelectTileOp> {
         OpBuilder::InsertionGuard rowGuard(b);
         b.setInsertionPointToStart(rowIf.thenBlock());
         Value theta = memref::LoadOp::create(b, thresholds, row);
-        SmallVector<Value> keeps;
+        SmallVector<Value> colsOfRow, keeps;
         Value kept = i32Const(b, 0);
         for (int64_t c = 0; c < kPerThread; ++c) {
+          colsOfRow.push_back(arith::AddIOp::create(
+              b, adaptor.getColumn(), ThreadPlace::nth(b, place.colBase, c)));
           keeps.push_back(arith::AndIOp::create(
-              b,
-              arith::CmpIOp::create(b, arith::CmpIPredicate::ult, colsOfRow[c],
-                                    columns32),
+              b, ult(b, colsOfRow.back(), columns),
               arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, scores[c],
                                     theta)));
           kept = arith::AddIOp::create(
@@ -915,17 +895,8 @@ struct LowerSelectTile : OpConversionPattern<sck::SelectTileOp> {
           {
             OpBuilder::InsertionGuard keepGuard(b);
             b.setInsertionPointToStart(keepIf.thenBlock());
-            // The score again (a rare path) rather than the row's eight
-            // held through the atomic: no spills at 128 registers.
-            Value col =
-                arith::IndexCastUIOp::create(b, b.getIndexType(), colsOfRow[c]);
-            Value extra = adaptor.getAddend()
-                              ? readAddendElement(b, adaptor.getAddend(), row, col)
-                              : Value();
-            Value score =
-                throughEpilogue(b, adaptor.getTile(), r * kPerThread + c, extra,
-                                row, col, *found, adaptor.getIns());
-            writeSlot(b, score, row, col, slot, values, cols, capacity);
+            writeSlot(b, scores[c], row, colsOfRow[c], slot, values, cols,
+                      capacity);
           }
           slot = arith::AddIOp::create(
               b, slot, arith::ExtUIOp::create(b, b.getI32Type(), keeps[c]));

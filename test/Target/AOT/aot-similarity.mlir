@@ -17,10 +17,10 @@
 // CHECK: kernel cosine_candidates_similarity0_clear: every slot of result1, result2 empty (-inf, -1)
 // CHECK: kernel cosine_candidates_similarity0_tile: heads arg0 x arg1^T in exact fp32 (128 x 128 tiles, CUDA-core FMAs) (the heads alone), through the epilogue, the elements above arg10 appended to their rows (result0, result1, result2; the scores never written)
 // CHECK: kernel cosine_candidates_similarity0_rescore: a CTA a row of arg4; the items its sparse part touches (per-item sums of arg4 x arg7 in a shared-memory table) scored exactly, their head-only candidates emptied, appended above arg10
-// ptxas: no spills, except a few bytes in the selecting tile (its
-// 64 accumulators at 128 registers with div.full.f32's temporaries: 12
-// bytes; the variant with 48 measured 1.8x faster than the IEEE
-// division's tile without any, docs/decisions.md).
+// ptxas: no spills, except a few bytes in the selecting tile (its 64
+// accumulators at 128 registers with a row's eight div.full.f32 results:
+// 48 bytes; measured 1.8x faster than the IEEE division's tile without
+// any, docs/decisions.md).
 // CHECK: 'cosine_similarity0_tile'
 // CHECK-NEXT: Function properties
 // CHECK-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
