@@ -329,6 +329,19 @@ scStatus Job::candidates(int64_t first, int64_t stop,
   return take(first, most, found, values, cols);
 }
 
+/// Calls `fn(column, value)` for each of query q's candidates in a chunk's
+/// slots (`found[q]` of them, `width` a row), skipping the emptied ones
+/// (column -1: the rescoring kernel appended the pair's exact score).
+template <typename Fn>
+static void forEachCandidate(int64_t q, int64_t width,
+                             const std::vector<int32_t> &found,
+                             const std::vector<float> &values,
+                             const std::vector<int32_t> &cols, Fn fn) {
+  for (int64_t j = 0; j < found[q]; ++j)
+    if (cols[q * width + j] >= 0)
+      fn(cols[q * width + j], values[q * width + j]);
+}
+
 scStatus Job::topK(float *topValues, int64_t *topIds) {
   int64_t m = queries.rows, n = items.rows, k = job.k;
   using Scored = std::pair<float, int64_t>;
@@ -347,9 +360,9 @@ scStatus Job::topK(float *topValues, int64_t *topIds) {
                   const std::vector<int32_t> &cols) {
     forEachQuery(m, [&](int64_t q) {
       std::vector<Scored> &row = best[q];
-      for (int64_t j = 0; j < found[q]; ++j)
-        if (cols[q * width + j] >= 0) // an emptied candidate (rescored)
-          row.emplace_back(values[q * width + j], first + cols[q * width + j]);
+      forEachCandidate(q, width, found, values, cols, [&](int32_t c, float v) {
+        row.emplace_back(v, first + c);
+      });
       std::size_t keep = std::min<std::size_t>(k, row.size());
       std::partial_sort(row.begin(), row.begin() + keep, row.end(), before);
       row.resize(keep);
@@ -390,9 +403,8 @@ scStatus Job::pairs() {
     std::vector<float> scores;
     for (int64_t q = 0; q < m; ++q) {
       std::vector<std::pair<int32_t, float>> row;
-      for (int64_t j = 0; j < found[q]; ++j)
-        if (cols[q * width + j] >= 0) // an emptied candidate (rescored)
-          row.emplace_back(cols[q * width + j], values[q * width + j]);
+      forEachCandidate(q, width, found, values, cols,
+                       [&](int32_t c, float v) { row.emplace_back(c, v); });
       std::sort(row.begin(), row.end());
       for (auto [c, v] : row) {
         rows.push_back(q);
