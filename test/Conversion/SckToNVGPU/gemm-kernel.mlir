@@ -88,6 +88,29 @@ func.func @f32_out(%a: tensor<?x96x64xbf16>, %b: tensor<?x64x256xbf16>) -> tenso
 
 // -----
 
+// An f32 division the epilogue marks fastmath<afn> runs as div.full.f32
+// (llvm.nvvm.div.full: full range, within 2 ulp); a plain one stays the
+// IEEE arith.divf.
+// CHECK-LABEL: func.func private @scaled_gemm0_epilogue(
+// CHECK: %[[D:.*]] = memref.load
+// CHECK: %[[Q:.*]] = llvm.call_intrinsic "llvm.nvvm.div.full"(%{{.*}}, %[[D]]) : (f32, f32) -> f32
+// CHECK: arith.divf %[[Q]], %[[D]] : f32
+// CHECK-NOT: llvm.call_intrinsic
+// CHECK: return
+func.func @scaled(%a: tensor<?x96x64xbf16>, %b: tensor<?x64x256xbf16>, %d: tensor<256xf32>) -> tensor<?x96x256xf32> {
+  %c = sc.batch_matmul %a, %b epilogue_ins(%d : tensor<256xf32>)
+      : tensor<?x96x64xbf16>, tensor<?x64x256xbf16> -> tensor<?x96x256xf32> {
+  ^bb0(%acc: f32, %bi: index, %m: index, %n: index, %dt: tensor<256xf32>):
+    %v = tensor.extract %dt[%n] : tensor<256xf32>
+    %q = arith.divf %acc, %v fastmath<afn> : f32
+    %r = arith.divf %q, %v : f32
+    sc.yield %r : f32
+  }
+  return %c : tensor<?x96x256xf32>
+}
+
+// -----
+
 // A transposed rhs [N, K] (x @ w^T) is K-major: wgmma "col" layout for B,
 // loads at [k, n].
 // CHECK-LABEL: gpu.func @linear_gemm0(
