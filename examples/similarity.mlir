@@ -8,8 +8,8 @@
 //   qn [M], in [N]: the full rows' norms
 // Result [M, N]: the cosines (0 against an empty row). The division is
 // fastmath<afn>: on the GPU div.full.f32, within 2 ulp of the rounded
-// quotient (the error bound in docs/sparse-similarity.md counts it), twice
-// as fast a tile kernel as the IEEE division's slow path.
+// quotient (the error bound in docs/sparse-similarity.md counts it), with
+// no call to the IEEE division's slow path (docs/decisions.md).
 #csr = #sc.block_csr<block_size = 1024>
 func.func @cosine(%qh: tensor<?x?xf32>, %ih: tensor<?x?xf32>,
                   %qp: tensor<?xi32>, %qi: tensor<?xi32>, %qv: tensor<?xf32>,

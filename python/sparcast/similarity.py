@@ -443,9 +443,9 @@ def _top_k_by_candidates(module, inspector, k, size, device, show):
     """Top-k without writing the scores: the first (small) chunk densely,
     then each chunk's candidates above the k-th largest so far
     (cosine_candidates: the selection fused into the kernel), merged with
-    the k so far (ties with
-    the threshold are among them already). A chunk where some query has
-    more candidates than slots is recomputed densely."""
+    the k so far (ties with the threshold are among them already). A chunk
+    where some query has more candidates than slots is recomputed
+    densely."""
     import sys
     torch = _torch()
     N = inspector.num_items
@@ -466,9 +466,13 @@ def _top_k_by_candidates(module, inspector, k, size, device, show):
         # The first chunk densely (with no threshold every pair would be a
         # candidate: a query's whole count on one counter), the others above
         # the k-th largest so far.
-        found = (_candidates_top_k(module, args, top_values[:, -1].contiguous(), start, k,
-                                   capacity) if c else _chunk_top_k(module.cosine(*args), start, k))
-        found = found[:2] if found is not None else None
+        if c == 0:
+            found = _chunk_top_k(module.cosine(*args), start, k)
+        else:
+            found = _candidates_top_k(module, args, top_values[:, -1].contiguous(), start, k,
+                                      capacity)
+            if found is not None:
+                found = found[:2]  # without the largest count (the bench's)
         # The next chunk's inspector on the host while these kernels run
         # (the check below waits for them).
         pending = upload(c + 1)

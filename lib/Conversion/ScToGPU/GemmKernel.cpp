@@ -78,10 +78,10 @@ static bool isApproximateF32Division(arith::DivFOp div) {
 
 /// Clones `inner`, an op of an epilogue region, into `b`: tensor.extract on
 /// an epilogue operand becomes memref.load; an f32 arith.divf with
-/// fastmath<afn> becomes div.full.f32 (at most 2 ulp off the rounded
-/// quotient over the whole range, with no slow path: the IEEE division's
-/// call to it costs the similarity tile kernels half their time,
-/// docs/decisions.md); ops on tensors or with regions are refused.
+/// fastmath<afn> becomes div.full.f32 (within 2 ulp over the whole range,
+/// with no call to the IEEE division's slow path, which dominates the
+/// similarity tile kernels: docs/decisions.md); ops on tensors or with
+/// regions are refused.
 static LogicalResult cloneEpilogueOp(Operation &inner, OpBuilder &b,
                                      IRMapping &mapping) {
   if (auto div = dyn_cast<arith::DivFOp>(inner);

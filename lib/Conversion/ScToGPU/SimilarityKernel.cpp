@@ -180,8 +180,8 @@ void writeClearKernel(SelectRowsAboveOp select, gpu::GPUModuleOp module,
 // The rescoring kernel's table of per-item tail sums (keys i32, sums f32:
 // 64 KB of dynamic shared memory, three CTAs an SM), and the products a
 // pass takes at most: the table stays at most three quarters full (fewer
-// passes than at half: the kernel 2.57 -> 2.47 ms on the benchmark job,
-// docs/decisions.md; a pass's distinct items never fill it).
+// passes than at half, measured faster: docs/decisions.md; a pass's
+// distinct items never fill it).
 constexpr int64_t kTableSlots = 8192, kProductsAPass = kTableSlots * 3 / 4;
 
 /// rescore(lhs ptr, words, values, rhs ptr, words, values, lhs head, rhs
