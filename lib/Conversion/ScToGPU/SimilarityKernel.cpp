@@ -183,6 +183,9 @@ void writeClearKernel(SelectRowsAboveOp select, gpu::GPUModuleOp module,
 // passes than at half, measured faster: docs/decisions.md; a pass's
 // distinct items never fill it).
 constexpr int64_t kTableSlots = 8192, kProductsAPass = kTableSlots * 3 / 4;
+// The rescoring kernel's threads: 512, three CTAs an SM (48 warps: its
+// phases wait on memory, each thread a chain of dependent reads).
+constexpr int64_t kRescoreThreads = 512, kRescoreWarps = kRescoreThreads / 32;
 
 /// rescore(lhs ptr, words, values, rhs ptr, words, values, lhs head, rhs
 /// head, thresholds, counts, values, cols, ins...): a CTA a query row, after
@@ -204,7 +207,7 @@ void writeRescoreKernel(SparseMatmulOp op, SelectRowsAboveOp select,
                   select.getCounts(), select.getValues(), select.getCols()})
     params.push_back(memrefOfValue(v));
   llvm::append_range(params, epilogueMemrefs(op));
-  auto func = createKernelFunction(b, loc, module, name, params, kThreads);
+  auto func = createKernelFunction(b, loc, module, name, params, kRescoreThreads);
   auto index = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
@@ -286,9 +289,13 @@ void writeRescoreKernel(SparseMatmulOp op, SelectRowsAboveOp select,
   ifThen(ult(row, rowLimit), [&] {
     auto query = csrRow(qPtr, row, qWords);
     // The row's tail products, and the passes that keep each within
-    // kProductsAPass.
-    auto count = scf::ForOp::create(b, loc, query.getBegin(), query.getEnd(),
-                                    index(1), ValueRange{index(0)});
+    // kProductsAPass: every warp counts them, a lane an entry (the list
+    // lengths are independent reads, not a chain), summed across the lanes
+    // in i32 saturated at 2^30 (a count that large needs more passes than
+    // any table gets through anyway).
+    auto count = scf::ForOp::create(
+        b, loc, arith::AddIOp::create(b, loc, query.getBegin(), lane),
+        query.getEnd(), index(32), ValueRange{index(0)});
     {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(count.getBody());
@@ -300,12 +307,30 @@ void writeRescoreKernel(SparseMatmulOp op, SelectRowsAboveOp select,
           ValueRange{arith::AddIOp::create(b, loc, count.getRegionIterArgs()[0],
                                            length)});
     }
+    auto i32 = [&](int64_t v) {
+      return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v))
+          .getResult();
+    };
+    Value most = index(int64_t(1) << 30);
+    Value products = arith::IndexCastUIOp::create(
+        b, loc, b.getI32Type(),
+        arith::MinUIOp::create(b, loc, count.getResult(0), most));
+    for (int64_t mask : {16, 8, 4, 2, 1}) {
+      Value other = gpu::ShuffleOp::create(b, loc, products, i32(mask),
+                                           i32(32), gpu::ShuffleMode::XOR)
+                        .getShuffleResult();
+      products = arith::MinUIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, products, other),
+          i32(int64_t(1) << 30));
+    }
     Value passes = arith::MaxUIOp::create(
         b, loc, index(1),
         arith::DivUIOp::create(
             b, loc,
-            arith::AddIOp::create(b, loc, count.getResult(0),
-                                  index(kProductsAPass - 1)),
+            arith::AddIOp::create(
+                b, loc,
+                arith::IndexCastUIOp::create(b, loc, indexType, products),
+                index(kProductsAPass - 1)),
             index(kProductsAPass)));
     // The tile kernel's candidates of the row, read before any append.
     Value tileCount = arith::IndexCastUIOp::create(
@@ -320,7 +345,7 @@ void writeRescoreKernel(SparseMatmulOp op, SelectRowsAboveOp select,
           arith::MulIOp::create(b, loc, items,
                                 arith::AddIOp::create(b, loc, pass, index(1))),
           passes);
-      stridedFor(tid, index(kTableSlots), kThreads, [&](Value s) {
+      stridedFor(tid, index(kTableSlots), kRescoreThreads, [&](Value s) {
         memref::StoreOp::create(
             b, loc, arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(-1)),
             keys, s);
@@ -332,7 +357,7 @@ void writeRescoreKernel(SparseMatmulOp op, SelectRowsAboveOp select,
       // A warp an entry of the row's tail, its lanes over the entry's items
       // in [lo, hi).
       stridedFor(arith::AddIOp::create(b, loc, query.getBegin(), warp),
-                 query.getEnd(), kWarps, [&](Value e) {
+                 query.getEnd(), kRescoreWarps, [&](Value e) {
         auto q = csrEntry(qWords, qValues, e, qLayout);
         auto list = csrRow(dPtr, q.getColumn(), dWords);
         auto bound = [&](Value from, Value column) {
@@ -381,7 +406,7 @@ void writeRescoreKernel(SparseMatmulOp op, SelectRowsAboveOp select,
       });
       gpu::BarrierOp::create(b, loc);
       // The tile's candidates the tail touched: emptied.
-      stridedFor(tid, found, kThreads, [&](Value s) {
+      stridedFor(tid, found, kRescoreThreads, [&](Value s) {
         Value c = arith::IndexCastUIOp::create(
             b, loc, indexType,
             memref::LoadOp::create(b, loc, cols, ValueRange{row, s}));
@@ -393,7 +418,7 @@ void writeRescoreKernel(SparseMatmulOp op, SelectRowsAboveOp select,
         });
       });
       // The touched items, scored exactly.
-      stridedFor(tid, index(kTableSlots), kThreads, [&](Value s) {
+      stridedFor(tid, index(kTableSlots), kRescoreThreads, [&](Value s) {
         Value key = memref::LoadOp::create(b, loc, keys, s);
         Value used = arith::CmpIOp::create(
             b, loc, arith::CmpIPredicate::ne, key,
@@ -636,7 +661,7 @@ KernelLaunch clearLaunch(StringRef name, const SparseMatmulBinding &binding) {
 KernelLaunch rescoreLaunch(StringRef name, const SparseMatmulBinding &binding) {
   KernelLaunch rescore;
   rescore.kernel = name.str();
-  rescore.block[0] = kThreads;
+  rescore.block[0] = kRescoreThreads;
   rescore.grid[0] = binding.rows;
   rescore.grid[1] = rescore.grid[2] = LaunchDim::of(1);
   rescore.sharedBytes = kTableSlots * 8;

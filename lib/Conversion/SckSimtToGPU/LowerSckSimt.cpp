@@ -311,9 +311,11 @@ Value rowOnSixteenBytes(ImplicitLocOpBuilder &b, Value m, Value r) {
                             cIndex(b, 1)));
 }
 
-/// sum_k a[row, k] * x[col, k] for k < depth (a multiple of `width` when
-/// width is 4), fused multiply-adds in k order from 0; `width` 4 reads
-/// four columns of each row at once (aligned: the caller checked).
+/// sum_k a[row, k] * x[col, k] for k < depth (a multiple of `width`),
+/// fused multiply-adds in k order from 0. `width` 1 reads a column of each
+/// row at a time; a multiple of 4 reads `width` columns of each row as
+/// vectors of four (aligned: the caller checked), all issued before the
+/// first multiply-add, so a step waits for one memory round trip.
 Value dotOfRows(ImplicitLocOpBuilder &b, Value a, Value row, Value x,
                 Value col, Value depth, int64_t width) {
   Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0));
@@ -327,16 +329,23 @@ Value dotOfRows(ImplicitLocOpBuilder &b, Value a, Value row, Value x,
                               memref::LoadOp::create(b, x, ValueRange{col, k}),
                               sum);
   } else {
-    auto quad = VectorType::get({width}, b.getF32Type());
-    Value va = vector::LoadOp::create(b, quad, a, ValueRange{row, k},
-                                      /*nontemporal=*/false,
-                                      llvm::MaybeAlign(16));
-    Value vx = vector::LoadOp::create(b, quad, x, ValueRange{col, k},
-                                      /*nontemporal=*/false,
-                                      llvm::MaybeAlign(16));
+    auto quad = VectorType::get({4}, b.getF32Type());
+    auto readQuad = [&](Value m, Value r, int64_t q) {
+      Value at = q ? arith::AddIOp::create(b, k, cIndex(b, 4 * q)).getResult() : k;
+      return vector::LoadOp::create(b, quad, m, ValueRange{r, at},
+                                    /*nontemporal=*/false,
+                                    llvm::MaybeAlign(16))
+          .getResult();
+    };
+    SmallVector<Value> as, xs;
+    for (int64_t q = 0; q < width / 4; ++q) {
+      as.push_back(readQuad(a, row, q));
+      xs.push_back(readQuad(x, col, q));
+    }
     for (int64_t i = 0; i < width; ++i)
-      sum = math::FmaOp::create(b, vector::ExtractOp::create(b, va, i),
-                                vector::ExtractOp::create(b, vx, i), sum);
+      sum = math::FmaOp::create(b, vector::ExtractOp::create(b, as[i / 4], i % 4),
+                                vector::ExtractOp::create(b, xs[i / 4], i % 4),
+                                sum);
   }
   scf::YieldOp::create(b, sum);
   b.setInsertionPointAfter(loop);
@@ -374,7 +383,24 @@ struct LowerRowDot : OpConversionPattern<sck::RowDotOp> {
               t, quads,
               [&](OpBuilder &vb, Location vloc) {
                 ImplicitLocOpBuilder v(vloc, vb);
-                scf::YieldOp::create(v, dotOfRows(v, a, row, x, col, depth, 4));
+                // Heads padded to 16 columns: 16 at a time.
+                Value sixteens = arith::CmpIOp::create(
+                    v, arith::CmpIPredicate::eq,
+                    arith::RemUIOp::create(v, depth, cIndex(v, 16)),
+                    cIndex(v, 0));
+                auto byWidth = scf::IfOp::create(
+                    v, sixteens,
+                    [&](OpBuilder &wb, Location wloc) {
+                      ImplicitLocOpBuilder w(wloc, wb);
+                      scf::YieldOp::create(
+                          w, dotOfRows(w, a, row, x, col, depth, 16));
+                    },
+                    [&](OpBuilder &wb, Location wloc) {
+                      ImplicitLocOpBuilder w(wloc, wb);
+                      scf::YieldOp::create(
+                          w, dotOfRows(w, a, row, x, col, depth, 4));
+                    });
+                scf::YieldOp::create(v, byWidth.getResult(0));
               },
               [&](OpBuilder &sb, Location sloc) {
                 ImplicitLocOpBuilder v(sloc, sb);
