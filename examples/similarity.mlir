@@ -5,29 +5,27 @@
 //     multiple of 16, zero-padded)
 //   qp, qi, qv: the queries' tail (CSR, #sc.block_csr words)
 //   dp, di, dv: the items' tail by dimension (row d: the items holding d)
-//   qn [M], in [N]: the full rows' norms
-// Result [M, N]: the cosines (0 against an empty row). The division is
-// fastmath<afn>: on the GPU div.full.f32, within 2 ulp of the rounded
-// quotient (the error bound in docs/sparse-similarity.md counts it), with
-// no call to the IEEE division's slow path (docs/decisions.md).
+//   qr [M], ir [N]: the full rows' inverse norms (1 / norm, 0 for an empty
+//     row: csr::inverseNorm, sparcast.similarity_inputs)
+// Result [M, N]: the cosines, the dot product times the product of both
+// inverse norms (0 against an empty row): two multiplications instead of a
+// division by the norms' product, fewer instructions in every element of
+// the tile kernels (the error bound in docs/sparse-similarity.md).
 #csr = #sc.block_csr<block_size = 1024>
 func.func @cosine(%qh: tensor<?x?xf32>, %ih: tensor<?x?xf32>,
                   %qp: tensor<?xi32>, %qi: tensor<?xi32>, %qv: tensor<?xf32>,
                   %dp: tensor<?xi32>, %di: tensor<?xi32>, %dv: tensor<?xf32>,
-                  %qn: tensor<?xf32>, %in: tensor<?xf32>) -> tensor<?x?xf32> {
+                  %qr: tensor<?xf32>, %ir: tensor<?xf32>) -> tensor<?x?xf32> {
   %q = sc.assemble_csr %qp, %qi, %qv : tensor<?xi32>, tensor<?xi32>, tensor<?xf32> -> tensor<?x?xf32, #csr>
   %d = sc.assemble_csr %dp, %di, %dv : tensor<?xi32>, tensor<?xi32>, tensor<?xf32> -> tensor<?x?xf32, #csr>
   %cos = sc.sparse_matmul %q, %d head(%qh, %ih : tensor<?x?xf32>, tensor<?x?xf32>)
-      epilogue_ins(%qn, %in : tensor<?xf32>, tensor<?xf32>) {transpose_rhs}
+      epilogue_ins(%qr, %ir : tensor<?xf32>, tensor<?xf32>) {transpose_rhs}
       : tensor<?x?xf32, #csr>, tensor<?x?xf32, #csr> -> tensor<?x?xf32> {
   ^bb0(%dot: f32, %m: index, %n: index, %a: tensor<?xf32>, %b: tensor<?xf32>):
     %x = tensor.extract %a[%m] : tensor<?xf32>
     %y = tensor.extract %b[%n] : tensor<?xf32>
     %p = arith.mulf %x, %y : f32
-    %zero = arith.constant 0.0 : f32
-    %none = arith.cmpf oeq, %p, %zero : f32
-    %c = arith.divf %dot, %p fastmath<afn> : f32
-    %r = arith.select %none, %zero, %c : f32
+    %r = arith.mulf %dot, %p : f32
     sc.yield %r : f32
   }
   return %cos : tensor<?x?xf32>
@@ -41,21 +39,18 @@ func.func @cosine(%qh: tensor<?x?xf32>, %ih: tensor<?x?xf32>,
 func.func @cosine_candidates(%qh: tensor<?x?xf32>, %ih: tensor<?x?xf32>,
                              %qp: tensor<?xi32>, %qi: tensor<?xi32>, %qv: tensor<?xf32>,
                              %dp: tensor<?xi32>, %di: tensor<?xi32>, %dv: tensor<?xf32>,
-                             %qn: tensor<?xf32>, %in: tensor<?xf32>, %theta: tensor<?xf32>)
+                             %qr: tensor<?xf32>, %ir: tensor<?xf32>, %theta: tensor<?xf32>)
     -> (tensor<?xi32>, tensor<?x4096xf32>, tensor<?x4096xi32>) {
   %q = sc.assemble_csr %qp, %qi, %qv : tensor<?xi32>, tensor<?xi32>, tensor<?xf32> -> tensor<?x?xf32, #csr>
   %d = sc.assemble_csr %dp, %di, %dv : tensor<?xi32>, tensor<?xi32>, tensor<?xf32> -> tensor<?x?xf32, #csr>
   %cos = sc.sparse_matmul %q, %d head(%qh, %ih : tensor<?x?xf32>, tensor<?x?xf32>)
-      epilogue_ins(%qn, %in : tensor<?xf32>, tensor<?xf32>) {transpose_rhs}
+      epilogue_ins(%qr, %ir : tensor<?xf32>, tensor<?xf32>) {transpose_rhs}
       : tensor<?x?xf32, #csr>, tensor<?x?xf32, #csr> -> tensor<?x?xf32> {
   ^bb0(%dot: f32, %m: index, %n: index, %a: tensor<?xf32>, %b: tensor<?xf32>):
     %x = tensor.extract %a[%m] : tensor<?xf32>
     %y = tensor.extract %b[%n] : tensor<?xf32>
     %p = arith.mulf %x, %y : f32
-    %zero = arith.constant 0.0 : f32
-    %none = arith.cmpf oeq, %p, %zero : f32
-    %c = arith.divf %dot, %p fastmath<afn> : f32
-    %r = arith.select %none, %zero, %c : f32
+    %r = arith.mulf %dot, %p : f32
     sc.yield %r : f32
   }
   %n, %v, %c = sc.select_rows_above %cos, %theta {capacity = 4096 : i64}

@@ -236,7 +236,7 @@ def csr_transpose(x, dim=None, block_size=1024, offset_bits=10, library=None):
 
 class SimilarityInputs:
     """What the compiled similarity entry (examples/similarity.mlir) takes,
-    on the host: the heads, the tails, the norms, and the inspector's
+    on the host: the heads, the tails, the inverse norms, and the inspector's
     head columns and their share of the pair products."""
 
     def __init__(self, args, head, coverage):
@@ -266,6 +266,14 @@ def _nonempty(rows):
     return [rows.row_ptr, torch.zeros(1, dtype=torch.int32), torch.zeros(1, dtype=torch.float32)]
 
 
+def _inverse_norms(norms):
+    """1 / norm in fp64 rounded once to fp32 (at most FLT_MAX), 0 for an
+    empty row: what the similarity entries take (csr::inverseNorm)."""
+    torch = _torch()
+    inverse = (1 / norms.double()).clamp(max=torch.finfo(torch.float32).max)
+    return torch.where(norms > 0, inverse, torch.zeros_like(inverse)).float()
+
+
 class _Inspector:
     """The inspector of a similarity (docs/sparse-similarity.md) over host
     CSR arrays: the head (at most `max_head` dims carrying the most pair
@@ -286,7 +294,7 @@ class _Inspector:
         self.width = max(16, (self.head.numel() + 15) // 16 * 16)
         head, tail = csr_split(q, self.head, dim=self.dim, library=library)
         norms = csr_pack(q, dim=self.dim, library=library).norms
-        self.query_args = [_padded(head, self.width)], _nonempty(tail), [norms]
+        self.query_args = [_padded(head, self.width)], _nonempty(tail), [_inverse_norms(norms)]
 
     @property
     def num_items(self):
@@ -301,9 +309,11 @@ class _Inspector:
         head, tail = _split_arrays(rows, self.head, self.dim, self.library)
         by_dim = csr_transpose(tail, dim=self.dim, library=self.library)
         norms = csr_pack(rows, dim=self.dim, library=self.library).norms
-        q_head, q_tail, q_norms = self.query_args
-        # The entry's argument order: heads, query tail, items by dim, norms.
-        args = q_head + [_padded(head, self.width)] + q_tail + _nonempty(by_dim) + q_norms + [norms]
+        q_head, q_tail, q_inverse = self.query_args
+        # The entry's argument order: heads, query tail, items by dim,
+        # inverse norms.
+        args = (q_head + [_padded(head, self.width)] + q_tail + _nonempty(by_dim) + q_inverse
+                + [_inverse_norms(norms)])
         return SimilarityInputs(args, self.head, self.coverage)
 
 
@@ -343,9 +353,9 @@ class _Uploads:
 
 def similarity_inputs(queries, items, max_head=16, library=None):
     """The inspector's output for the whole job: the entry's arguments
-    (heads, query tail, items' tail by dimension, the full rows' norms) as
-    a SimilarityInputs on the host. `queries` and `items` are what
-    csr_pack takes as `x`."""
+    (heads, query tail, items' tail by dimension, the full rows' inverse
+    norms) as a SimilarityInputs on the host. `queries` and `items` are
+    what csr_pack takes as `x`."""
     inspector = _Inspector(queries, items, max_head, library)
     return inspector.inputs(0, inspector.num_items)
 

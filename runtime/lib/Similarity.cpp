@@ -191,8 +191,8 @@ private:
   std::vector<int64_t> head;
   int64_t width = 16, capacity = 0, chunk = 0;
   size_t held = 0, peakHeld = 0;
-  DeviceBuffer qHead, qPtr, qWords, qValues, qNorms;
-  DeviceBuffer iHead, dPtr, dWords, dValues, iNorms, theta;
+  DeviceBuffer qHead, qPtr, qWords, qValues, qInverseNorms;
+  DeviceBuffer iHead, dPtr, dWords, dValues, iInverseNorms, theta;
   DeviceBuffer counts, slotValues, slotCols, scores, workspace;
   int64_t qEntries = 0, loadedItems = 0, loadedEntries = 0;
 };
@@ -231,12 +231,14 @@ scStatus Job::prepare() {
                      q.tailIndices.data(), q.tailValues.data());
   std::vector<float> norms(queries.rows);
   csr::rowNorms(queries.rows, queries.indptr, queries.values, norms.data());
+  for (float &n : norms)
+    n = csr::inverseNorm(n);
   qEntries = int64_t(tail.values.size());
   SC_RETURN_IF_ERROR(upload(qHead, q.head.data(), q.head.size() * 4));
   SC_RETURN_IF_ERROR(upload(qPtr, tail.ptr.data(), tail.ptr.size() * 4));
   SC_RETURN_IF_ERROR(upload(qWords, tail.words.data(), tail.words.size() * 4));
   SC_RETURN_IF_ERROR(upload(qValues, tail.values.data(), tail.values.size() * 4));
-  return upload(qNorms, norms.data(), norms.size() * 4);
+  return upload(qInverseNorms, norms.data(), norms.size() * 4);
 }
 
 scStatus Job::loadItems(int64_t first, int64_t stop) {
@@ -251,14 +253,17 @@ scStatus Job::loadItems(int64_t first, int64_t stop) {
                  tValues.data());
   Packed byDim = pack(items.dim, count, tPtr.data(), tIndices.data(),
                       tValues.data());
-  // The full rows' norms (indptr's offsets index the values as they are).
+  // The full rows' inverse norms (indptr's offsets index the values as
+  // they are).
   std::vector<float> norms(count);
   csr::rowNorms(count, items.indptr + first, items.values, norms.data());
+  for (float &n : norms)
+    n = csr::inverseNorm(n);
   SC_RETURN_IF_ERROR(upload(iHead, s.head.data(), s.head.size() * 4));
   SC_RETURN_IF_ERROR(upload(dPtr, byDim.ptr.data(), byDim.ptr.size() * 4));
   SC_RETURN_IF_ERROR(upload(dWords, byDim.words.data(), byDim.words.size() * 4));
   SC_RETURN_IF_ERROR(upload(dValues, byDim.values.data(), byDim.values.size() * 4));
-  SC_RETURN_IF_ERROR(upload(iNorms, norms.data(), norms.size() * 4));
+  SC_RETURN_IF_ERROR(upload(iInverseNorms, norms.data(), norms.size() * 4));
   loadedItems = count;
   loadedEntries = int64_t(byDim.values.size());
   return SC_OK;
@@ -275,8 +280,8 @@ std::vector<scTensor> Job::arguments() {
           tensor(dPtr, SC_I32, {items.dim + 1}),
           tensor(dWords, SC_I32, {loadedEntries}),
           tensor(dValues, SC_F32, {loadedEntries}),
-          tensor(qNorms, SC_F32, {m}),
-          tensor(iNorms, SC_F32, {loadedItems})};
+          tensor(qInverseNorms, SC_F32, {m}),
+          tensor(iInverseNorms, SC_F32, {loadedItems})};
 }
 
 scStatus Job::runEntry(const char *entry, std::vector<scTensor> args,
@@ -443,7 +448,7 @@ scStatus Job::slotsPerQuery() {
   // first items loaded.
   SC_RETURN_IF_ERROR(loadItems(0, std::min<int64_t>(items.rows, 128)));
   std::vector<scTensor> args = arguments();
-  args.push_back(tensor(qNorms, SC_F32, {queries.rows}));
+  args.push_back(tensor(qInverseNorms, SC_F32, {queries.rows}));
   int32_t rank = 0;
   int64_t shape[SC_MAX_RANK] = {};
   SC_RETURN_IF_ERROR(scResultShape(module, kCandidates, args.data(),

@@ -123,7 +123,7 @@ class CsrPackTest(unittest.TestCase):
         gen = torch.Generator().manual_seed(8)
         q, i = zipf_rows(15, 40, gen, empty=(2,)), zipf_rows(22, 35, gen, empty=(0,))
         inputs = sparcast.similarity_inputs(q, i, max_head=20)
-        qh, ih, qp, qi, qv, dp, di, dv, qn, inn = inputs.args
+        qh, ih, qp, qi, qv, dp, di, dv, qr, ir = inputs.args
         self.assertEqual(qh.shape, (15, 32))  # 20 head dims padded to 32
         self.assertEqual(ih.shape, (22, 32))
         self.assertEqual(inputs.head.numel(), 20)
@@ -134,8 +134,12 @@ class CsrPackTest(unittest.TestCase):
         qd, idn = q.to_dense().double(), i.to_dense().double()
         norms = qd.norm(dim=1)[:, None] * idn.norm(dim=1)[None, :]
         want = torch.where(norms == 0, torch.zeros_like(norms), qd @ idn.t() / norms)
-        got = torch.where(norms == 0, torch.zeros_like(norms),
-                          dots / (qn.double()[:, None] * inn.double()[None, :]))
+        # The inverse norms: 1 / norm within an ulp, 0 for the empty rows.
+        for r, rows in ((qr, qd), (ir, idn)):
+            n = rows.norm(dim=1)
+            self.assertTrue(torch.equal(r[n == 0], torch.zeros_like(r[n == 0])))
+            self.assertTrue(torch.allclose(r.double()[n > 0], 1 / n[n > 0], rtol=2.4e-7, atol=0))
+        got = dots * qr.double()[:, None] * ir.double()[None, :]
         self.assertTrue(torch.allclose(got, want, rtol=0, atol=1e-6))
         self.assertGreater((want != 0).sum().item(), 15 * 22 // 2)
 
@@ -186,11 +190,10 @@ class CsrPackTest(unittest.TestCase):
             (torch.repeat_interleave(torch.arange(shape[0]), (p[1:] - p[:-1]).long()),
              ((w.long() & 0xFFFFFFFF) >> 10) * 1024 + (w.long() & 1023)), v.double(), accumulate=True)
 
-        def cosines(qh, ih, qp, qi, qv, dp, di, dv, qn, inn):
+        def cosines(qh, ih, qp, qi, qv, dp, di, dv, qr, ir):  # as the example's entries
             dots = qh.double() @ ih.double().t() + \
                 unpack(qp, qi, qv, (qh.shape[0], D)) @ unpack(dp, di, dv, (D, ih.shape[0]))
-            p = qn.double()[:, None] * inn.double()[None, :]
-            return torch.where(p == 0, torch.zeros_like(p), dots / p).float()
+            return (dots * qr.double()[:, None] * ir.double()[None, :]).float()
 
         class Entry:
             def __init__(self, slots):

@@ -232,4 +232,15 @@ TEST(BlockCsrTest, HeadAndTailDotsAddUpToTheRows) {
             std::string::npos);
 }
 
+TEST(BlockCsrTest, InverseNormIsTheReciprocalRoundedOnce) {
+  EXPECT_EQ(csr::inverseNorm(0.0f), 0.0f); // an empty row: its cosines are 0
+  EXPECT_EQ(csr::inverseNorm(std::nanf("")), 0.0f);
+  EXPECT_EQ(csr::inverseNorm(4.0f), 0.25f);
+  EXPECT_EQ(csr::inverseNorm(3.0f), float(1.0 / 3.0));
+  EXPECT_EQ(csr::inverseNorm(7.0f), float(1.0 / 7.0));
+  // A norm whose reciprocal passes FLT_MAX: FLT_MAX, not inf (0 * inf
+  // would be NaN for a dot product that underflowed to 0).
+  EXPECT_EQ(csr::inverseNorm(1e-45f), std::numeric_limits<float>::max());
+}
+
 } // namespace

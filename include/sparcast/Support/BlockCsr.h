@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -97,6 +98,17 @@ inline void rowNorms(int64_t rows, const int64_t *indptr, const float *values,
       sum += double(values[j]) * double(values[j]);
     norms[r] = float(std::sqrt(sum));
   }
+}
+
+/// 1 / norm, computed in fp64 from the fp32 norm and rounded once (within
+/// an ulp of the exact inverse), at most FLT_MAX; 0 for a norm of 0 (an
+/// empty row: its cosines are 0). The similarity entries take these, so
+/// that the cosine is two multiplications instead of a division.
+inline float inverseNorm(float norm) {
+  if (!(norm > 0))
+    return 0;
+  return float(std::min(1.0 / double(norm),
+                        double(std::numeric_limits<float>::max())));
 }
 
 /// Packs checked CSR arrays: rowPtr (rows + 1), words and packedValues

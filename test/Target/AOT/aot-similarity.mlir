@@ -18,9 +18,7 @@
 // CHECK: kernel cosine_candidates_similarity0_tile: heads arg0 x arg1^T in exact fp32 (128 x 128 tiles, CUDA-core FMAs) (the heads alone), through the epilogue, the elements above arg10 appended to their rows (result0, result1, result2; the scores never written)
 // CHECK: kernel cosine_candidates_similarity0_rescore: a CTA a row of arg4; the items its sparse part touches (per-item sums of arg4 x arg7 in a shared-memory table) scored exactly, their head-only candidates emptied, appended above arg10
 // ptxas: no spills, except a few bytes in the selecting tile (its 64
-// accumulators at 128 registers with a row's eight div.full.f32 results:
-// 48 bytes; measured 1.8x faster than the IEEE division's tile without
-// any, docs/decisions.md).
+// accumulators at 128 registers with a row's eight scores: 24 bytes).
 // CHECK: 'cosine_similarity0_tile'
 // CHECK-NEXT: Function properties
 // CHECK-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
@@ -36,10 +34,10 @@
 // CHECK: 'cosine_candidates_similarity0_clear'
 // CHECK-NEXT: Function properties
 // CHECK-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
-// The cosine's fastmath<afn> division is div.full.f32 in every kernel that
-// runs the epilogue; no IEEE division is left.
-// PTX: div.full.f32
-// PTX-NOT: div.rn.f32
+// The cosine is the dot product times both rows' inverse norms: no
+// floating-point division in any kernel.
+// PTX: .entry cosine_similarity0_tile
+// PTX-NOT: div.{{rn|full|approx}}.f32
 // CHECK: wrote
 
 // The tile kernel: a CTA a 128 x 128 tile. The scatter: a warp a query
