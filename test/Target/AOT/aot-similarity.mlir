@@ -2,6 +2,7 @@
 // RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/similarity.mlir -o %t --report 2>&1 | FileCheck %s
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/manifest.json
 // RUN: cat %t/cosine_kernels.ptx %t/cosine_candidates_kernels.ptx | FileCheck %s --check-prefix=PTX
+// RUN: FileCheck %s --check-prefix=RESCORE < %t/cosine_candidates_kernels.ptx
 
 // The split similarity compiles to its two kernels, written in sck ops and
 // lowered by sc-lower-sck-simt. The cosine is linear in the dot product, so
@@ -76,3 +77,11 @@
 // MANIFEST: "name": "result0",
 // MANIFEST: "zero_init": true
 // MANIFEST: "workspace": []
+
+// The rescoring kernel: 512 threads a CTA; each warp's lanes count the
+// query's tail products, an entry a lane, summed across the warp by five
+// butterfly shuffles.
+// RESCORE: .entry cosine_candidates_similarity0_rescore(
+// RESCORE: .maxntid 512, 1, 1
+// RESCORE-COUNT-5: shfl.sync.bfly.b32
+// RESCORE-NOT: shfl.sync
