@@ -185,7 +185,9 @@ void writeClearKernel(SelectRowsAboveOp select, gpu::GPUModuleOp module,
 constexpr int64_t kTableSlots = 8192, kProductsAPass = kTableSlots * 3 / 4;
 // The rescoring kernel's threads: 512, three CTAs an SM (48 warps: its
 // phases wait on memory, each thread a chain of dependent reads).
-constexpr int64_t kRescoreThreads = 512, kRescoreWarps = kRescoreThreads / 32;
+constexpr int64_t kRescoreThreads = 512;
+// The table, then a batch's scan (index), bases (index) and weights (f32).
+constexpr int64_t kRescoreSharedBytes = kTableSlots * 8 + kRescoreThreads * 20;
 
 /// rescore(lhs ptr, words, values, rhs ptr, words, values, lhs head, rhs
 /// head, thresholds, counts, values, cols, ins...): a CTA a query row, after
@@ -232,9 +234,20 @@ void writeRescoreKernel(SparseMatmulOp op, SelectRowsAboveOp select,
   };
   Value keys = table(b.getI32Type(), 0);
   Value sums = table(b.getF32Type(), kTableSlots * 4);
+  // A batch of tail entries (a thread each): the scan of their products'
+  // counts, each one's first item less its scan offset, its value.
+  auto batchArray = [&](Type element, int64_t byteOffset) {
+    return memref::ViewOp::create(
+        b, loc,
+        MemRefType::get({kRescoreThreads}, element, AffineMap(), workgroup),
+        smem, index(byteOffset), ValueRange{});
+  };
+  Value ends = batchArray(b.getIndexType(), kTableSlots * 8);
+  Value bases = batchArray(b.getIndexType(), kTableSlots * 8 + kRescoreThreads * 8);
+  Value weights =
+      batchArray(b.getF32Type(), kTableSlots * 8 + kRescoreThreads * 16);
 
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value warp = arith::DivUIOp::create(b, loc, tid, index(32));
   Value lane = arith::RemUIOp::create(b, loc, tid, index(32));
   Value row = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   auto dim = [&](Value m, int64_t d) {
@@ -354,41 +367,115 @@ void writeRescoreKernel(SparseMatmulOp op, SelectRowsAboveOp select,
             sums, s);
       });
       gpu::BarrierOp::create(b, loc);
-      // A warp an entry of the row's tail, its lanes over the entry's items
-      // in [lo, hi).
-      stridedFor(arith::AddIOp::create(b, loc, query.getBegin(), warp),
-                 query.getEnd(), kRescoreWarps, [&](Value e) {
-        auto q = csrEntry(qWords, qValues, e, qLayout);
-        auto list = csrRow(dPtr, q.getColumn(), dWords);
-        auto bound = [&](Value from, Value column) {
-          return sck::CsrLowerBoundOp::create(
-              b, loc, indexType, dWords, from, list.getEnd(), column,
-              dLayout.getBlockSize(), dLayout.getOffsetBits());
-        };
-        // One pass takes the whole list: no bisection (its loads are a
-        // chain of dependent reads).
+      // The row's tail products in [lo, hi), spread evenly over the
+      // threads: a batch of entries (a thread each) finds its items' range
+      // and their count, a scan of the counts numbers the batch's products,
+      // and thread t takes products t, t + threads, ... (a bisection of
+      // the scan finds each one's entry). A warp an entry left most warps
+      // waiting at the barrier for the few with long lists.
+      stridedFor(query.getBegin(), query.getEnd(), kRescoreThreads,
+                 [&](Value batch) {
+        Value e = arith::AddIOp::create(b, loc, batch, tid);
         auto span = scf::IfOp::create(
-            b, loc, TypeRange{indexType, indexType},
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, passes,
-                                  index(1)),
-            /*withElseRegion=*/true);
+            b, loc, TypeRange{indexType, indexType, b.getF32Type()},
+            ult(e, query.getEnd()), /*withElseRegion=*/true);
         {
           OpBuilder::InsertionGuard g(b);
           b.setInsertionPointToStart(span.thenBlock());
+          auto q = csrEntry(qWords, qValues, e, qLayout);
+          auto list = csrRow(dPtr, q.getColumn(), dWords);
+          auto bound = [&](Value from, Value column) {
+            return sck::CsrLowerBoundOp::create(
+                b, loc, indexType, dWords, from, list.getEnd(), column,
+                dLayout.getBlockSize(), dLayout.getOffsetBits());
+          };
+          // One pass takes the whole list: no bisection (its loads are a
+          // chain of dependent reads).
+          auto range = scf::IfOp::create(
+              b, loc, TypeRange{indexType, indexType},
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, passes,
+                                    index(1)),
+              /*withElseRegion=*/true);
+          b.setInsertionPointToStart(range.thenBlock());
           scf::YieldOp::create(b, loc,
                                ValueRange{list.getBegin(), list.getEnd()});
-          b.setInsertionPointToStart(span.elseBlock());
+          b.setInsertionPointToStart(range.elseBlock());
           Value from = bound(list.getBegin(), lo);
           scf::YieldOp::create(b, loc, ValueRange{from, bound(from, hi)});
+          b.setInsertionPointAfter(range);
+          scf::YieldOp::create(
+              b, loc,
+              ValueRange{range.getResult(0), range.getResult(1), q.getValue()});
+          b.setInsertionPointToStart(span.elseBlock());
+          scf::YieldOp::create(
+              b, loc,
+              ValueRange{index(0), index(0),
+                         arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0))
+                             .getResult()});
         }
-        Value first = span.getResult(0), last = span.getResult(1);
-        stridedFor(arith::AddIOp::create(b, loc, first, lane), last, 32,
-                   [&](Value at) {
+        Value first = span.getResult(0);
+        Value length = arith::SubIOp::create(b, loc, span.getResult(1), first);
+        // The batch's arrays are reused: the last batch's walk is done.
+        gpu::BarrierOp::create(b, loc);
+        memref::StoreOp::create(b, loc, length, ends, tid);
+        memref::StoreOp::create(b, loc, span.getResult(2), weights, tid);
+        gpu::BarrierOp::create(b, loc);
+        // ends: the inclusive scan of the lengths (Hillis-Steele).
+        for (int64_t d = 1; d < kRescoreThreads; d *= 2) {
+          auto before = scf::IfOp::create(b, loc, TypeRange{indexType},
+                                          arith::CmpIOp::create(
+                                              b, loc, arith::CmpIPredicate::uge,
+                                              tid, index(d)),
+                                          /*withElseRegion=*/true);
+          {
+            OpBuilder::InsertionGuard g(b);
+            b.setInsertionPointToStart(before.thenBlock());
+            scf::YieldOp::create(
+                b, loc,
+                ValueRange{memref::LoadOp::create(
+                    b, loc, ends,
+                    ValueRange{arith::SubIOp::create(b, loc, tid, index(d))})
+                               .getResult()});
+            b.setInsertionPointToStart(before.elseBlock());
+            scf::YieldOp::create(b, loc, ValueRange{index(0)});
+          }
+          gpu::BarrierOp::create(b, loc);
+          Value mine = memref::LoadOp::create(b, loc, ends, tid);
+          memref::StoreOp::create(
+              b, loc, arith::AddIOp::create(b, loc, mine, before.getResult(0)),
+              ends, tid);
+          gpu::BarrierOp::create(b, loc);
+        }
+        // An entry's product p is item first + p - (its end - its length).
+        Value end = memref::LoadOp::create(b, loc, ends, tid);
+        memref::StoreOp::create(
+            b, loc,
+            arith::SubIOp::create(b, loc,
+                                  arith::AddIOp::create(b, loc, first, length),
+                                  end),
+            bases, tid);
+        Value total =
+            memref::LoadOp::create(b, loc, ends, index(kRescoreThreads - 1));
+        gpu::BarrierOp::create(b, loc);
+        stridedFor(tid, total, kRescoreThreads, [&](Value p) {
+          // The first entry whose end is past p.
+          Value j = index(0);
+          for (int64_t step = kRescoreThreads / 2; step >= 1; step /= 2) {
+            Value probe = arith::AddIOp::create(b, loc, j, index(step - 1));
+            Value past = arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::ule,
+                memref::LoadOp::create(b, loc, ends, probe), p);
+            j = arith::SelectOp::create(
+                b, loc, past, arith::AddIOp::create(b, loc, j, index(step)), j);
+          }
+          Value at = arith::AddIOp::create(
+              b, loc, memref::LoadOp::create(b, loc, bases, j), p);
           auto item = csrEntry(dWords, dValues, at, dLayout);
           Value n = item.getColumn();
           ifThen(inRange(n, lo, hi), [&] {
-            Value product =
-                arith::MulFOp::create(b, loc, q.getValue(), item.getValue());
+            Value product = arith::MulFOp::create(
+                b, loc, memref::LoadOp::create(b, loc, weights, j),
+                item.getValue());
             Value added = sck::TableAddOp::create(b, loc, b.getI1Type(),
                                                   product, keys, sums, n);
             Value full = arith::XOrIOp::create(
@@ -664,7 +751,7 @@ KernelLaunch rescoreLaunch(StringRef name, const SparseMatmulBinding &binding) {
   rescore.block[0] = kRescoreThreads;
   rescore.grid[0] = binding.rows;
   rescore.grid[1] = rescore.grid[2] = LaunchDim::of(1);
-  rescore.sharedBytes = kTableSlots * 8;
+  rescore.sharedBytes = kRescoreSharedBytes;
   addCsrParams(rescore, binding);
   addMemrefParams(rescore, {binding.lhsHead, binding.rhsHead,
                             binding.thresholds, binding.counts, binding.values,

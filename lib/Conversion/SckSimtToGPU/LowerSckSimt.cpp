@@ -862,10 +862,11 @@ struct LowerAppendAbove : OpConversionPattern<sck::AppendAboveOp> {
   }
 };
 
-/// A row of the thread's tile at a time (all 64 at once spill), its 8
-/// elements through the epilogue first (rowThroughEpilogue), then each inside
-/// the bounds compared with the row's threshold; those above it appended to
-/// the row, in consecutive slots taken by one atomic add.
+/// All 64 elements of the thread's tile through the epilogue first
+/// (rowThroughEpilogue: no store between them, so each row's and column's
+/// epilogue reads, the norms, are loaded once, not once a row), then row by
+/// row each inside the bounds compared with the row's threshold; those above
+/// it appended to the row, in consecutive slots taken by one atomic add.
 struct LowerSelectTile : OpConversionPattern<sck::SelectTileOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -884,12 +885,15 @@ struct LowerSelectTile : OpConversionPattern<sck::SelectTileOp> {
       Value rowLimit = arith::MinUIOp::create(
           b, rows, rowsOfEveryBuffer(b, thresholds, counts, values, cols));
       Value capacity = slotsOfBoth(b, values, cols);
+      SmallVector<SmallVector<Value>> tileScores;
+      for (int64_t r = 0; r < kPerThread; ++r)
+        tileScores.push_back(rowThroughEpilogue(
+            b, adaptor.getTile(), r, adaptor.getRow(), adaptor.getColumn(),
+            rows, columns, adaptor.getAddend(), *found, adaptor.getIns()));
       for (int64_t r = 0; r < kPerThread; ++r) {
         Value row = arith::AddIOp::create(
             b, adaptor.getRow(), ThreadPlace::nth(b, place.rowBase, r));
-        SmallVector<Value> scores = rowThroughEpilogue(
-            b, adaptor.getTile(), r, adaptor.getRow(), adaptor.getColumn(),
-            rows, columns, adaptor.getAddend(), *found, adaptor.getIns());
+        ArrayRef<Value> scores = tileScores[r];
         auto rowIf = scf::IfOp::create(b, ult(b, row, rowLimit));
         OpBuilder::InsertionGuard rowGuard(b);
         b.setInsertionPointToStart(rowIf.thenBlock());

@@ -1,12 +1,13 @@
 // RUN: sparcast-opt %s -sc-lower-sck-simt | FileCheck %s
 
 // sck.select_tile: nothing on an empty tile range; the rows every per-row
-// buffer has, the slots both buffers have. A row of the thread's tile at a
-// time: its 8 elements through the epilogue first (rows and columns past
-// the range clamped to its last, their values unused), then, when the row
-// is inside, its threshold read once; the elements inside the columns and
-// above the threshold counted, the row's slots for them taken by one atomic
-// add, each written with its column in the next of them when inside.
+// buffer has, the slots both buffers have. All 64 elements of the thread's
+// tile through the epilogue first (rows and columns past the range clamped
+// to its last, their values unused; no store between the calls), then a
+// row at a time, when the row is inside, its threshold read once; the
+// elements inside the columns and above the threshold counted, the row's
+// slots for them taken by one atomic add, each written with its column in
+// the next of them when inside.
 // CHECK-LABEL: gpu.func @select
 // CHECK: memref.dim %arg2, %c0
 // CHECK: memref.dim %arg3, %c0
@@ -16,7 +17,9 @@
 // CHECK: %[[LASTCOL:.*]] = arith.subi %arg9, %c1
 // CHECK: %[[COL:.*]] = arith.minui %{{.*}}, %[[LASTCOL]]
 // CHECK: func.call @epi(%{{.*}}, %{{.*}}, %[[COL]])
-// CHECK-COUNT-7: func.call @epi
+// CHECK-COUNT-63: func.call @epi
+// CHECK-NOT: func.call
+// CHECK-NOT: memref.atomic_rmw
 // CHECK: scf.if
 // CHECK:   %[[THETA:.*]] = memref.load %arg2[
 // CHECK:   %[[INSIDE:.*]] = arith.cmpi ult, %{{.*}}, %arg9
@@ -36,8 +39,8 @@
 // CHECK:     %[[NEXT:.*]] = arith.addi %[[SLOT]], %{{.*}} : i32
 // CHECK:     scf.if
 // CHECK:       arith.index_castui %[[NEXT]] : i32 to index
+// CHECK-COUNT-7: memref.atomic_rmw addi
 // CHECK-NOT: memref.atomic_rmw
-// CHECK-COUNT-56: func.call @epi
 // CHECK-NOT: func.call
 gpu.module @m {
   func.func private @epi(%x: f32, %m: index, %n: index) -> f32 {

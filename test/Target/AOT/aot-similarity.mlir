@@ -59,8 +59,9 @@
 // MANIFEST: "kernel": "cosine_similarity0_scatter"
 // MANIFEST: "name": "cosine",
 // MANIFEST: "workspace": []
-// The rescoring kernel: a CTA a query row, its 64 KB table in dynamic
-// shared memory; the candidates entry has no workspace.
+// The rescoring kernel: a CTA a query row, its 64 KB table and a batch of
+// tail entries (512 x 20 bytes: their products' scan, first items, values)
+// in dynamic shared memory; the candidates entry has no workspace.
 // MANIFEST: "grid": [
 // MANIFEST-NEXT: 528,
 // MANIFEST: "kernel": "cosine_candidates_similarity0_clear"
@@ -71,7 +72,7 @@
 // MANIFEST-NEXT: "arg0_d0",
 // MANIFEST-NEXT: 1,
 // MANIFEST: "kernel": "cosine_candidates_similarity0_rescore"
-// MANIFEST: "smem": 65536
+// MANIFEST: "smem": 75776
 // MANIFEST: "name": "cosine_candidates",
 // MANIFEST: "results": [
 // MANIFEST: "name": "result0",
