@@ -198,114 +198,103 @@ constexpr int64_t kRescoreSharedBytes = kTableSlots * 8 + kRescoreThreads * 20;
 /// tail), and each touched item is scored exactly (row_dot of the heads plus
 /// its tail sum, through the epilogue) and appended when above the row's
 /// threshold. A row whose table fills up gets a count past the slots (the
-/// caller's sign to run the items again in smaller chunks).
-void writeRescoreKernel(SparseMatmulOp op, SelectRowsAboveOp select,
-                        gpu::GPUModuleOp module, StringRef name,
-                        StringRef epilogueName) {
-  Location loc = op.getLoc();
-  OpBuilder b(op.getContext());
-  SmallVector<Type> params = csrMemrefs(op);
-  for (Value v : {op.getLhsHead(), op.getRhsHead(), select.getThresholds(),
-                  select.getCounts(), select.getValues(), select.getCols()})
-    params.push_back(memrefOfValue(v));
-  llvm::append_range(params, epilogueMemrefs(op));
-  auto func = createKernelFunction(b, loc, module, name, params, kRescoreThreads);
-  auto index = [&](int64_t v) {
-    return arith::ConstantIndexOp::create(b, loc, v).getResult();
-  };
-  auto arg = [&](unsigned i) { return func.getArgument(i); };
-  Value qPtr = arg(0), qWords = arg(1), qValues = arg(2), dPtr = arg(3),
-        dWords = arg(4), dValues = arg(5), qHead = arg(6), iHead = arg(7),
-        thresholds = arg(8), counts = arg(9), values = arg(10), cols = arg(11);
-  SmallVector<Value> ins(func.getArguments().drop_front(12));
-  BlockCsrAttr qLayout = layoutOf(op.getLhs()), dLayout = layoutOf(op.getRhs());
+/// caller's sign to run the items again in smaller chunks). Written a phase
+/// a method.
+class RescoreKernelWriter {
+public:
+  RescoreKernelWriter(SparseMatmulOp op, SelectRowsAboveOp select,
+                      gpu::GPUModuleOp module, StringRef name,
+                      StringRef epilogueName)
+      : b(op.getContext()), loc(op.getLoc()), epilogueName(epilogueName),
+        qLayout(layoutOf(op.getLhs())), dLayout(layoutOf(op.getRhs())) {
+    SmallVector<Type> params = csrMemrefs(op);
+    for (Value v : {op.getLhsHead(), op.getRhsHead(), select.getThresholds(),
+                    select.getCounts(), select.getValues(), select.getCols()})
+      params.push_back(memrefOfValue(v));
+    llvm::append_range(params, epilogueMemrefs(op));
+    func = createKernelFunction(b, loc, module, name, params, kRescoreThreads);
+  }
 
-  // The table: keys then sums, in dynamic shared memory.
-  auto workgroup =
-      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-  Value smem = gpu::DynamicSharedMemoryOp::create(
-      b, loc,
-      MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
-                      workgroup));
-  auto table = [&](Type element, int64_t byteOffset) {
-    return memref::ViewOp::create(
-        b, loc, MemRefType::get({kTableSlots}, element, AffineMap(), workgroup),
-        smem, index(byteOffset), ValueRange{});
-  };
-  Value keys = table(b.getI32Type(), 0);
-  Value sums = table(b.getF32Type(), kTableSlots * 4);
-  // A batch of tail entries (a thread each): the scan of their products'
-  // counts, each one's first item less its scan offset, its value.
-  auto batchArray = [&](Type element, int64_t byteOffset) {
-    return memref::ViewOp::create(
+  void write() {
+    bindArguments();
+    viewSharedMemory();
+    tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    lane = arith::RemUIOp::create(b, loc, tid, index(32));
+    row = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    Value rowLimit = minOf({dim(qHead, 0), dim(thresholds, 0), dim(counts, 0),
+                            dim(values, 0), dim(cols, 0)});
+    items = dim(iHead, 0);
+    capacity = minOf({dim(values, 1), dim(cols, 1)});
+    // A row outside the buffers is skipped by the whole CTA (barriers
+    // inside).
+    ifThen(ult(row, rowLimit), [&] {
+      query = csrRow(qPtr, row, qWords);
+      passes = passesOfRow();
+      // The tile kernel's candidates of the row, read before any append.
+      Value tileCount = arith::IndexCastUIOp::create(
+          b, loc, b.getIndexType(),
+          memref::LoadOp::create(b, loc, counts, row));
+      Value found = arith::MinUIOp::create(b, loc, tileCount, capacity);
+      gpu::BarrierOp::create(b, loc);
+      stridedFor(index(0), passes, 1, [&](Value pass) {
+        Value lo = arith::DivUIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, items, pass), passes);
+        Value hi = arith::DivUIOp::create(
+            b, loc,
+            arith::MulIOp::create(
+                b, loc, items, arith::AddIOp::create(b, loc, pass, index(1))),
+            passes);
+        clearTable();
+        gpu::BarrierOp::create(b, loc);
+        fillTable(lo, hi);
+        gpu::BarrierOp::create(b, loc);
+        emptyTouchedCandidates(found, lo, hi);
+        scoreTouchedItems();
+        gpu::BarrierOp::create(b, loc);
+      });
+    });
+    gpu::ReturnOp::create(b, loc);
+  }
+
+private:
+  void bindArguments() {
+    auto arg = [&](unsigned i) { return func.getArgument(i); };
+    qPtr = arg(0), qWords = arg(1), qValues = arg(2), dPtr = arg(3),
+    dWords = arg(4), dValues = arg(5), qHead = arg(6), iHead = arg(7),
+    thresholds = arg(8), counts = arg(9), values = arg(10), cols = arg(11);
+    ins.assign(func.getArguments().begin() + 12, func.getArguments().end());
+  }
+
+  /// The table (keys then sums), then a batch of tail entries (a thread
+  /// each): the scan of their products' counts, each one's first item less
+  /// its scan offset, its value; all in dynamic shared memory.
+  void viewSharedMemory() {
+    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    Value smem = gpu::DynamicSharedMemoryOp::create(
         b, loc,
-        MemRefType::get({kRescoreThreads}, element, AffineMap(), workgroup),
-        smem, index(byteOffset), ValueRange{});
-  };
-  Value ends = batchArray(b.getIndexType(), kTableSlots * 8);
-  Value bases = batchArray(b.getIndexType(), kTableSlots * 8 + kRescoreThreads * 8);
-  Value weights =
-      batchArray(b.getF32Type(), kTableSlots * 8 + kRescoreThreads * 16);
+        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
+                        workgroup));
+    auto view = [&](int64_t size, Type element, int64_t byteOffset) {
+      return memref::ViewOp::create(
+          b, loc, MemRefType::get({size}, element, AffineMap(), workgroup),
+          smem, index(byteOffset), ValueRange{});
+    };
+    keys = view(kTableSlots, b.getI32Type(), 0);
+    sums = view(kTableSlots, b.getF32Type(), kTableSlots * 4);
+    ends = view(kRescoreThreads, b.getIndexType(), kTableSlots * 8);
+    bases = view(kRescoreThreads, b.getIndexType(),
+                 kTableSlots * 8 + kRescoreThreads * 8);
+    weights = view(kRescoreThreads, b.getF32Type(),
+                   kTableSlots * 8 + kRescoreThreads * 16);
+  }
 
-  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value lane = arith::RemUIOp::create(b, loc, tid, index(32));
-  Value row = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  auto dim = [&](Value m, int64_t d) {
-    return memref::DimOp::create(b, loc, m, d).getResult();
-  };
-  auto minOf = [&](ValueRange xs) {
-    Value m = xs.front();
-    for (Value x : xs.drop_front())
-      m = arith::MinUIOp::create(b, loc, m, x);
-    return m;
-  };
-  Value rowLimit = minOf({dim(qHead, 0), dim(thresholds, 0), dim(counts, 0),
-                          dim(values, 0), dim(cols, 0)});
-  Value items = dim(iHead, 0);
-  Value capacity = minOf({dim(values, 1), dim(cols, 1)});
-  Type indexType = b.getIndexType();
-  auto csrRow = [&](Value ptr, Value at, Value words) {
-    return sck::CsrRowOp::create(b, loc, indexType, indexType, ptr, at,
-                                 dim(words, 0));
-  };
-  auto csrEntry = [&](Value words, Value vals, Value at, BlockCsrAttr layout) {
-    return sck::CsrEntryOp::create(b, loc, indexType, b.getF32Type(), words,
-                                   vals, at, layout.getBlockSize(),
-                                   layout.getOffsetBits());
-  };
-  // Strided loops of the CTA's threads (or a warp's lanes).
-  auto stridedFor = [&](Value first, Value stop, int64_t step,
-                        llvm::function_ref<void(Value)> body) {
-    auto loop = scf::ForOp::create(b, loc, first, stop, index(step));
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(loop.getBody());
-    body(loop.getInductionVar());
-  };
-  auto ifThen = [&](Value cond, llvm::function_ref<void()> body) {
-    auto branch = scf::IfOp::create(b, loc, cond);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(branch.thenBlock());
-    body();
-  };
-  auto ult = [&](Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y)
-        .getResult();
-  };
-  auto inRange = [&](Value x, Value lo, Value hi) {
-    return arith::AndIOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, x, lo),
-        ult(x, hi));
-  };
-
-  // A row outside the buffers is skipped by the whole CTA (barriers inside).
-  ifThen(ult(row, rowLimit), [&] {
-    auto query = csrRow(qPtr, row, qWords);
-    // The row's tail products, and the passes that keep each within
-    // kProductsAPass: every warp counts them, a lane an entry (the list
-    // lengths are independent reads, not a chain), summed across the lanes
-    // in i32 saturated at 2^30 (a count that large needs more passes than
-    // any table gets through anyway).
+  /// The passes that keep each within kProductsAPass of the row's tail
+  /// products: every warp counts them, a lane an entry (the list lengths
+  /// are independent reads, not a chain), summed across the lanes in i32
+  /// saturated at 2^30 (a count that large needs more passes than any
+  /// table gets through anyway).
+  Value passesOfRow() {
     auto count = scf::ForOp::create(
         b, loc, arith::AddIOp::create(b, loc, query.getBegin(), lane),
         query.getEnd(), index(32), ValueRange{index(0)});
@@ -314,11 +303,12 @@ void writeRescoreKernel(SparseMatmulOp op, SelectRowsAboveOp select,
       b.setInsertionPointToStart(count.getBody());
       auto q = csrEntry(qWords, qValues, count.getInductionVar(), qLayout);
       auto list = csrRow(dPtr, q.getColumn(), dWords);
-      Value length = arith::SubIOp::create(b, loc, list.getEnd(), list.getBegin());
+      Value length =
+          arith::SubIOp::create(b, loc, list.getEnd(), list.getBegin());
       scf::YieldOp::create(
           b, loc,
-          ValueRange{arith::AddIOp::create(b, loc, count.getRegionIterArgs()[0],
-                                           length)});
+          ValueRange{arith::AddIOp::create(
+              b, loc, count.getRegionIterArgs()[0], length)});
     }
     auto i32 = [&](int64_t v) {
       return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v))
@@ -336,200 +326,270 @@ void writeRescoreKernel(SparseMatmulOp op, SelectRowsAboveOp select,
           b, loc, arith::AddIOp::create(b, loc, products, other),
           i32(int64_t(1) << 30));
     }
-    Value passes = arith::MaxUIOp::create(
+    return arith::MaxUIOp::create(
         b, loc, index(1),
         arith::DivUIOp::create(
             b, loc,
             arith::AddIOp::create(
                 b, loc,
-                arith::IndexCastUIOp::create(b, loc, indexType, products),
+                arith::IndexCastUIOp::create(b, loc, b.getIndexType(),
+                                             products),
                 index(kProductsAPass - 1)),
             index(kProductsAPass)));
-    // The tile kernel's candidates of the row, read before any append.
-    Value tileCount = arith::IndexCastUIOp::create(
-        b, loc, indexType, memref::LoadOp::create(b, loc, counts, row));
-    Value found = arith::MinUIOp::create(b, loc, tileCount, capacity);
-    gpu::BarrierOp::create(b, loc);
-    stridedFor(index(0), passes, 1, [&](Value pass) {
-      Value lo = arith::DivUIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, items, pass), passes);
-      Value hi = arith::DivUIOp::create(
-          b, loc,
-          arith::MulIOp::create(b, loc, items,
-                                arith::AddIOp::create(b, loc, pass, index(1))),
-          passes);
-      stridedFor(tid, index(kTableSlots), kRescoreThreads, [&](Value s) {
-        memref::StoreOp::create(
-            b, loc, arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(-1)),
-            keys, s);
-        memref::StoreOp::create(
-            b, loc, arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0)),
-            sums, s);
-      });
-      gpu::BarrierOp::create(b, loc);
-      // The row's tail products in [lo, hi), spread evenly over the
-      // threads: a batch of entries (a thread each) finds its items' range
-      // and their count, a scan of the counts numbers the batch's products,
-      // and thread t takes products t, t + threads, ... (a bisection of
-      // the scan finds each one's entry). A warp an entry left most warps
-      // waiting at the barrier for the few with long lists.
-      stridedFor(query.getBegin(), query.getEnd(), kRescoreThreads,
-                 [&](Value batch) {
-        Value e = arith::AddIOp::create(b, loc, batch, tid);
-        auto span = scf::IfOp::create(
-            b, loc, TypeRange{indexType, indexType, b.getF32Type()},
-            ult(e, query.getEnd()), /*withElseRegion=*/true);
-        {
-          OpBuilder::InsertionGuard g(b);
-          b.setInsertionPointToStart(span.thenBlock());
-          auto q = csrEntry(qWords, qValues, e, qLayout);
-          auto list = csrRow(dPtr, q.getColumn(), dWords);
-          auto bound = [&](Value from, Value column) {
-            return sck::CsrLowerBoundOp::create(
-                b, loc, indexType, dWords, from, list.getEnd(), column,
-                dLayout.getBlockSize(), dLayout.getOffsetBits());
-          };
-          // One pass takes the whole list: no bisection (its loads are a
-          // chain of dependent reads).
-          auto range = scf::IfOp::create(
-              b, loc, TypeRange{indexType, indexType},
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, passes,
-                                    index(1)),
-              /*withElseRegion=*/true);
-          b.setInsertionPointToStart(range.thenBlock());
-          scf::YieldOp::create(b, loc,
-                               ValueRange{list.getBegin(), list.getEnd()});
-          b.setInsertionPointToStart(range.elseBlock());
-          Value from = bound(list.getBegin(), lo);
-          scf::YieldOp::create(b, loc, ValueRange{from, bound(from, hi)});
-          b.setInsertionPointAfter(range);
-          scf::YieldOp::create(
-              b, loc,
-              ValueRange{range.getResult(0), range.getResult(1), q.getValue()});
-          b.setInsertionPointToStart(span.elseBlock());
-          scf::YieldOp::create(
-              b, loc,
-              ValueRange{index(0), index(0),
-                         arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0))
-                             .getResult()});
-        }
-        Value first = span.getResult(0);
-        Value length = arith::SubIOp::create(b, loc, span.getResult(1), first);
-        // The batch's arrays are reused: the last batch's walk is done.
-        gpu::BarrierOp::create(b, loc);
-        memref::StoreOp::create(b, loc, length, ends, tid);
-        memref::StoreOp::create(b, loc, span.getResult(2), weights, tid);
-        gpu::BarrierOp::create(b, loc);
-        // ends: the inclusive scan of the lengths (Hillis-Steele).
-        for (int64_t d = 1; d < kRescoreThreads; d *= 2) {
-          auto before = scf::IfOp::create(b, loc, TypeRange{indexType},
-                                          arith::CmpIOp::create(
-                                              b, loc, arith::CmpIPredicate::uge,
-                                              tid, index(d)),
-                                          /*withElseRegion=*/true);
-          {
-            OpBuilder::InsertionGuard g(b);
-            b.setInsertionPointToStart(before.thenBlock());
-            scf::YieldOp::create(
-                b, loc,
-                ValueRange{memref::LoadOp::create(
-                    b, loc, ends,
-                    ValueRange{arith::SubIOp::create(b, loc, tid, index(d))})
-                               .getResult()});
-            b.setInsertionPointToStart(before.elseBlock());
-            scf::YieldOp::create(b, loc, ValueRange{index(0)});
-          }
-          gpu::BarrierOp::create(b, loc);
-          Value mine = memref::LoadOp::create(b, loc, ends, tid);
-          memref::StoreOp::create(
-              b, loc, arith::AddIOp::create(b, loc, mine, before.getResult(0)),
-              ends, tid);
-          gpu::BarrierOp::create(b, loc);
-        }
-        // An entry's product p is item first + p - (its end - its length).
-        Value end = memref::LoadOp::create(b, loc, ends, tid);
-        memref::StoreOp::create(
-            b, loc,
-            arith::SubIOp::create(b, loc,
-                                  arith::AddIOp::create(b, loc, first, length),
-                                  end),
-            bases, tid);
-        Value total =
-            memref::LoadOp::create(b, loc, ends, index(kRescoreThreads - 1));
-        gpu::BarrierOp::create(b, loc);
-        stridedFor(tid, total, kRescoreThreads, [&](Value p) {
-          // The first entry whose end is past p.
-          Value j = index(0);
-          for (int64_t step = kRescoreThreads / 2; step >= 1; step /= 2) {
-            Value probe = arith::AddIOp::create(b, loc, j, index(step - 1));
-            Value past = arith::CmpIOp::create(
-                b, loc, arith::CmpIPredicate::ule,
-                memref::LoadOp::create(b, loc, ends, probe), p);
-            j = arith::SelectOp::create(
-                b, loc, past, arith::AddIOp::create(b, loc, j, index(step)), j);
-          }
-          Value at = arith::AddIOp::create(
-              b, loc, memref::LoadOp::create(b, loc, bases, j), p);
-          auto item = csrEntry(dWords, dValues, at, dLayout);
-          Value n = item.getColumn();
-          ifThen(inRange(n, lo, hi), [&] {
-            Value product = arith::MulFOp::create(
-                b, loc, memref::LoadOp::create(b, loc, weights, j),
-                item.getValue());
-            Value added = sck::TableAddOp::create(b, loc, b.getI1Type(),
-                                                  product, keys, sums, n);
-            Value full = arith::XOrIOp::create(
-                b, loc, added,
-                arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
-            ifThen(full, [&] {
-              Value past = arith::IndexCastUIOp::create(
-                  b, loc, b.getI32Type(),
-                  arith::AddIOp::create(b, loc, capacity, index(1)));
-              memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::maxs,
-                                          past, counts, ValueRange{row});
-            });
-          });
-        });
-      });
-      gpu::BarrierOp::create(b, loc);
-      // The tile's candidates the tail touched: emptied.
-      stridedFor(tid, found, kRescoreThreads, [&](Value s) {
-        Value c = arith::IndexCastUIOp::create(
-            b, loc, indexType,
-            memref::LoadOp::create(b, loc, cols, ValueRange{row, s}));
-        ifThen(inRange(c, lo, hi), [&] {
-          Value touched =
-              sck::TableFindOp::create(b, loc, b.getI1Type(), keys, c);
-          ifThen(touched,
-                 [&] { storeEmptySlot(b, loc, values, cols, row, s); });
-        });
-      });
-      // The touched items, scored exactly.
-      stridedFor(tid, index(kTableSlots), kRescoreThreads, [&](Value s) {
-        Value key = memref::LoadOp::create(b, loc, keys, s);
-        Value used = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::ne, key,
-            arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(-1)));
-        ifThen(used, [&] {
-          Value n = arith::IndexCastUIOp::create(b, loc, indexType, key);
-          Value head = sck::RowDotOp::create(b, loc, b.getF32Type(), qHead,
-                                             row, iHead, n);
-          Value dot = arith::AddFOp::create(
-              b, loc, head, memref::LoadOp::create(b, loc, sums, s));
-          SmallVector<Value> args = {dot, row, n};
-          llvm::append_range(args, ins);
-          Value score = func::CallOp::create(b, loc, epilogueName,
-                                             b.getF32Type(), args)
-                            .getResult(0);
-          sck::AppendAboveOp::create(b, loc, score, row, n, thresholds, counts,
-                                     values, cols);
-        });
-      });
-      gpu::BarrierOp::create(b, loc);
+  }
+
+  void clearTable() {
+    stridedFor(tid, index(kTableSlots), kRescoreThreads, [&](Value s) {
+      memref::StoreOp::create(
+          b, loc, arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(-1)),
+          keys, s);
+      memref::StoreOp::create(
+          b, loc, arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0)),
+          sums, s);
     });
-  });
-  gpu::ReturnOp::create(b, loc);
-}
+  }
+
+  /// The row's tail products in [lo, hi) added into the table, spread
+  /// evenly over the threads: a batch of entries (a thread each) finds its
+  /// items' range and their count, a scan of the counts numbers the
+  /// batch's products, and thread t takes products t, t + threads, ... (a
+  /// bisection of the scan finds each one's entry). A warp an entry left
+  /// most warps waiting at the barrier for the few with long lists.
+  void fillTable(Value lo, Value hi) {
+    stridedFor(query.getBegin(), query.getEnd(), kRescoreThreads,
+               [&](Value batch) {
+      Value e = arith::AddIOp::create(b, loc, batch, tid);
+      auto [first, length, weight] = entrySpan(e, lo, hi);
+      // The batch's arrays are reused: the last batch's walk is done.
+      gpu::BarrierOp::create(b, loc);
+      memref::StoreOp::create(b, loc, length, ends, tid);
+      memref::StoreOp::create(b, loc, weight, weights, tid);
+      gpu::BarrierOp::create(b, loc);
+      scanEnds();
+      // An entry's product p is item first + p - (its end - its length).
+      Value end = memref::LoadOp::create(b, loc, ends, tid);
+      memref::StoreOp::create(
+          b, loc,
+          arith::SubIOp::create(
+              b, loc, arith::AddIOp::create(b, loc, first, length), end),
+          bases, tid);
+      Value total =
+          memref::LoadOp::create(b, loc, ends, index(kRescoreThreads - 1));
+      gpu::BarrierOp::create(b, loc);
+      stridedFor(tid, total, kRescoreThreads,
+                 [&](Value p) { addProduct(p, lo, hi); });
+    });
+  }
+
+  /// Entry `e` of the row's tail (none past its end): the first of its
+  /// items in [lo, hi), how many there are, and its value.
+  std::tuple<Value, Value, Value> entrySpan(Value e, Value lo, Value hi) {
+    Type indexType = b.getIndexType();
+    auto span = scf::IfOp::create(
+        b, loc, TypeRange{indexType, indexType, b.getF32Type()},
+        ult(e, query.getEnd()), /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(span.thenBlock());
+      auto q = csrEntry(qWords, qValues, e, qLayout);
+      auto list = csrRow(dPtr, q.getColumn(), dWords);
+      auto bound = [&](Value from, Value column) {
+        return sck::CsrLowerBoundOp::create(
+            b, loc, indexType, dWords, from, list.getEnd(), column,
+            dLayout.getBlockSize(), dLayout.getOffsetBits());
+      };
+      // One pass takes the whole list: no bisection (its loads are a chain
+      // of dependent reads).
+      auto range = scf::IfOp::create(
+          b, loc, TypeRange{indexType, indexType},
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, passes,
+                                index(1)),
+          /*withElseRegion=*/true);
+      b.setInsertionPointToStart(range.thenBlock());
+      scf::YieldOp::create(b, loc, ValueRange{list.getBegin(), list.getEnd()});
+      b.setInsertionPointToStart(range.elseBlock());
+      Value from = bound(list.getBegin(), lo);
+      scf::YieldOp::create(b, loc, ValueRange{from, bound(from, hi)});
+      b.setInsertionPointAfter(range);
+      scf::YieldOp::create(
+          b, loc,
+          ValueRange{range.getResult(0), range.getResult(1), q.getValue()});
+      b.setInsertionPointToStart(span.elseBlock());
+      scf::YieldOp::create(
+          b, loc,
+          ValueRange{index(0), index(0),
+                     arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0))
+                         .getResult()});
+    }
+    Value first = span.getResult(0);
+    Value length = arith::SubIOp::create(b, loc, span.getResult(1), first);
+    return {first, length, span.getResult(2)};
+  }
+
+  /// `ends` (the batch's lengths) becomes their inclusive scan
+  /// (Hillis-Steele, a barrier on each side of every step).
+  void scanEnds() {
+    for (int64_t d = 1; d < kRescoreThreads; d *= 2) {
+      auto before = scf::IfOp::create(
+          b, loc, TypeRange{b.getIndexType()},
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, tid,
+                                index(d)),
+          /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(before.thenBlock());
+        scf::YieldOp::create(
+            b, loc,
+            ValueRange{memref::LoadOp::create(
+                           b, loc, ends,
+                           ValueRange{arith::SubIOp::create(b, loc, tid,
+                                                            index(d))})
+                           .getResult()});
+        b.setInsertionPointToStart(before.elseBlock());
+        scf::YieldOp::create(b, loc, ValueRange{index(0)});
+      }
+      gpu::BarrierOp::create(b, loc);
+      Value mine = memref::LoadOp::create(b, loc, ends, tid);
+      memref::StoreOp::create(
+          b, loc, arith::AddIOp::create(b, loc, mine, before.getResult(0)),
+          ends, tid);
+      gpu::BarrierOp::create(b, loc);
+    }
+  }
+
+  /// The batch's product `p` (its entry: the first whose end is past p)
+  /// added into the table when its item is in [lo, hi); a full table gives
+  /// the row a count past its slots.
+  void addProduct(Value p, Value lo, Value hi) {
+    Value j = index(0);
+    for (int64_t step = kRescoreThreads / 2; step >= 1; step /= 2) {
+      Value probe = arith::AddIOp::create(b, loc, j, index(step - 1));
+      Value past = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ule,
+          memref::LoadOp::create(b, loc, ends, probe), p);
+      j = arith::SelectOp::create(
+          b, loc, past, arith::AddIOp::create(b, loc, j, index(step)), j);
+    }
+    Value at = arith::AddIOp::create(
+        b, loc, memref::LoadOp::create(b, loc, bases, j), p);
+    auto item = csrEntry(dWords, dValues, at, dLayout);
+    Value n = item.getColumn();
+    ifThen(inRange(n, lo, hi), [&] {
+      Value product = arith::MulFOp::create(
+          b, loc, memref::LoadOp::create(b, loc, weights, j), item.getValue());
+      Value added = sck::TableAddOp::create(b, loc, b.getI1Type(), product,
+                                            keys, sums, n);
+      Value full = arith::XOrIOp::create(
+          b, loc, added, arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+      ifThen(full, [&] {
+        Value past = arith::IndexCastUIOp::create(
+            b, loc, b.getI32Type(),
+            arith::AddIOp::create(b, loc, capacity, index(1)));
+        memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::maxs, past,
+                                    counts, ValueRange{row});
+      });
+    });
+  }
+
+  /// The tile's candidates (the first `found` slots) whose item the tail
+  /// touched in [lo, hi): emptied.
+  void emptyTouchedCandidates(Value found, Value lo, Value hi) {
+    stridedFor(tid, found, kRescoreThreads, [&](Value s) {
+      Value c = arith::IndexCastUIOp::create(
+          b, loc, b.getIndexType(),
+          memref::LoadOp::create(b, loc, cols, ValueRange{row, s}));
+      ifThen(inRange(c, lo, hi), [&] {
+        Value touched =
+            sck::TableFindOp::create(b, loc, b.getI1Type(), keys, c);
+        ifThen(touched, [&] { storeEmptySlot(b, loc, values, cols, row, s); });
+      });
+    });
+  }
+
+  /// Each item in the table scored exactly (the heads' row_dot plus its
+  /// tail sum, through the epilogue) and appended above the threshold.
+  void scoreTouchedItems() {
+    stridedFor(tid, index(kTableSlots), kRescoreThreads, [&](Value s) {
+      Value key = memref::LoadOp::create(b, loc, keys, s);
+      Value used = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ne, key,
+          arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(-1)));
+      ifThen(used, [&] {
+        Value n = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), key);
+        Value head = sck::RowDotOp::create(b, loc, b.getF32Type(), qHead, row,
+                                           iHead, n);
+        Value dot = arith::AddFOp::create(
+            b, loc, head, memref::LoadOp::create(b, loc, sums, s));
+        SmallVector<Value> args = {dot, row, n};
+        llvm::append_range(args, ins);
+        Value score =
+            func::CallOp::create(b, loc, epilogueName, b.getF32Type(), args)
+                .getResult(0);
+        sck::AppendAboveOp::create(b, loc, score, row, n, thresholds, counts,
+                                   values, cols);
+      });
+    });
+  }
+
+  // Small builders.
+  Value index(int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  }
+  Value dim(Value m, int64_t d) {
+    return memref::DimOp::create(b, loc, m, d).getResult();
+  }
+  Value minOf(ValueRange xs) {
+    Value m = xs.front();
+    for (Value x : xs.drop_front())
+      m = arith::MinUIOp::create(b, loc, m, x);
+    return m;
+  }
+  Value ult(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y)
+        .getResult();
+  }
+  Value inRange(Value x, Value lo, Value hi) {
+    return arith::AndIOp::create(
+        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, x, lo),
+        ult(x, hi));
+  }
+  sck::CsrRowOp csrRow(Value ptr, Value at, Value words) {
+    return sck::CsrRowOp::create(b, loc, b.getIndexType(), b.getIndexType(),
+                                 ptr, at, dim(words, 0));
+  }
+  sck::CsrEntryOp csrEntry(Value words, Value vals, Value at,
+                           BlockCsrAttr layout) {
+    return sck::CsrEntryOp::create(b, loc, b.getIndexType(), b.getF32Type(),
+                                   words, vals, at, layout.getBlockSize(),
+                                   layout.getOffsetBits());
+  }
+  /// A loop of the CTA's threads (or of one thread) from `first`.
+  void stridedFor(Value first, Value stop, int64_t step,
+                  llvm::function_ref<void(Value)> body) {
+    auto loop = scf::ForOp::create(b, loc, first, stop, index(step));
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    body(loop.getInductionVar());
+  }
+  void ifThen(Value cond, llvm::function_ref<void()> body) {
+    auto branch = scf::IfOp::create(b, loc, cond);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    body();
+  }
+
+  OpBuilder b;
+  Location loc;
+  StringRef epilogueName;
+  BlockCsrAttr qLayout, dLayout;
+  gpu::GPUFuncOp func;
+  Value qPtr, qWords, qValues, dPtr, dWords, dValues, qHead, iHead,
+      thresholds, counts, values, cols;
+  SmallVector<Value> ins;
+  Value keys, sums, ends, bases, weights;
+  Value tid, lane, row, items, capacity, passes;
+  sck::CsrRowOp query;
+};
 
 /// The kernels' epilogue, (dot, m, n, ins...) -> element: the op's
 /// region (the dot product itself without one).
@@ -804,7 +864,8 @@ mlir::sc::buildSparseMatmulKernels(SparseMatmulOp op,
     writeClearKernel(select, gpuModule, clearName);
     writeTileKernel(op, gpuModule, tileName, epilogueName, select,
                     /*withScores=*/false);
-    writeRescoreKernel(op, select, gpuModule, rescoreName, epilogueName);
+    RescoreKernelWriter(op, select, gpuModule, rescoreName, epilogueName)
+        .write();
     launches.push_back(clearLaunch(clearName, binding));
     launches.push_back(tileLaunch(tileName, binding, /*select=*/true));
     launches.push_back(rescoreLaunch(rescoreName, binding));
