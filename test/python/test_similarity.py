@@ -117,6 +117,18 @@ class CsrPackTest(unittest.TestCase):
         again = sparcast.csr_transpose(sparcast.csr_pack(x))
         self.assertTrue(torch.equal(again.col_ids, t.col_ids))
 
+    def test_inverse_norms_match_the_c_entry(self):
+        # As csr::inverseNorm: the fp64 reciprocal rounded once, 0 for an
+        # empty row, FLT_MAX for a norm whose reciprocal would overflow.
+        from sparcast.similarity import _inverse_norms
+        norms = torch.tensor([0.0, 4.0, 3.0, 1e-45, 7.0])
+        got = _inverse_norms(norms)
+        self.assertEqual(got.dtype, torch.float32)
+        self.assertEqual(got.tolist()[:2], [0.0, 0.25])
+        self.assertEqual(got[2].item(), torch.tensor(1 / 3.0, dtype=torch.float32).item())
+        self.assertEqual(got[3].item(), torch.finfo(torch.float32).max)
+        self.assertEqual(got[4].item(), torch.tensor(1 / 7.0, dtype=torch.float32).item())
+
     def test_similarity_inputs_reproduce_the_cosines(self):
         # What the compiled entry computes, evaluated here from its inputs:
         # heads' product + tails' product over the norms.
