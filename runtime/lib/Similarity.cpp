@@ -229,16 +229,15 @@ scStatus Job::prepare() {
   Split q = split(queries, 0, queries.rows, head, width);
   Packed tail = pack(queries.rows, queries.dim, q.tailPtr.data(),
                      q.tailIndices.data(), q.tailValues.data());
-  std::vector<float> norms(queries.rows);
-  csr::rowNorms(queries.rows, queries.indptr, queries.values, norms.data());
-  for (float &n : norms)
-    n = csr::inverseNorm(n);
+  std::vector<float> inverse(queries.rows);
+  csr::inverseRowNorms(queries.rows, queries.indptr, queries.values,
+                       inverse.data());
   qEntries = int64_t(tail.values.size());
   SC_RETURN_IF_ERROR(upload(qHead, q.head.data(), q.head.size() * 4));
   SC_RETURN_IF_ERROR(upload(qPtr, tail.ptr.data(), tail.ptr.size() * 4));
   SC_RETURN_IF_ERROR(upload(qWords, tail.words.data(), tail.words.size() * 4));
   SC_RETURN_IF_ERROR(upload(qValues, tail.values.data(), tail.values.size() * 4));
-  return upload(qInverseNorms, norms.data(), norms.size() * 4);
+  return upload(qInverseNorms, inverse.data(), inverse.size() * 4);
 }
 
 scStatus Job::loadItems(int64_t first, int64_t stop) {
@@ -255,15 +254,14 @@ scStatus Job::loadItems(int64_t first, int64_t stop) {
                       tValues.data());
   // The full rows' inverse norms (indptr's offsets index the values as
   // they are).
-  std::vector<float> norms(count);
-  csr::rowNorms(count, items.indptr + first, items.values, norms.data());
-  for (float &n : norms)
-    n = csr::inverseNorm(n);
+  std::vector<float> inverse(count);
+  csr::inverseRowNorms(count, items.indptr + first, items.values,
+                       inverse.data());
   SC_RETURN_IF_ERROR(upload(iHead, s.head.data(), s.head.size() * 4));
   SC_RETURN_IF_ERROR(upload(dPtr, byDim.ptr.data(), byDim.ptr.size() * 4));
   SC_RETURN_IF_ERROR(upload(dWords, byDim.words.data(), byDim.words.size() * 4));
   SC_RETURN_IF_ERROR(upload(dValues, byDim.values.data(), byDim.values.size() * 4));
-  SC_RETURN_IF_ERROR(upload(iInverseNorms, norms.data(), norms.size() * 4));
+  SC_RETURN_IF_ERROR(upload(iInverseNorms, inverse.data(), inverse.size() * 4));
   loadedItems = count;
   loadedEntries = int64_t(byDim.values.size());
   return SC_OK;

@@ -241,6 +241,11 @@ TEST(BlockCsrTest, InverseNormIsTheReciprocalRoundedOnce) {
   // A norm whose reciprocal passes FLT_MAX: FLT_MAX, not inf (0 * inf
   // would be NaN for a dot product that underflowed to 0).
   EXPECT_EQ(csr::inverseNorm(1e-45f), std::numeric_limits<float>::max());
+  // A row set's: each row's norm (3-4-5) inverted, the empty row's 0.
+  std::vector<int64_t> indptr = {0, 2, 2};
+  std::vector<float> values = {3, 4}, inverse(2, -1.0f);
+  csr::inverseRowNorms(2, indptr.data(), values.data(), inverse.data());
+  EXPECT_EQ(inverse, (std::vector<float>{0.2f, 0.0f}));
 }
 
 } // namespace

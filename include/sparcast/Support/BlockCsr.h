@@ -111,6 +111,14 @@ inline float inverseNorm(float norm) {
                         double(std::numeric_limits<float>::max())));
 }
 
+/// Each row's inverseNorm of its rowNorms: what the similarity entries take.
+inline void inverseRowNorms(int64_t rows, const int64_t *indptr,
+                            const float *values, float *inverse) {
+  rowNorms(rows, indptr, values, inverse);
+  for (int64_t r = 0; r < rows; ++r)
+    inverse[r] = inverseNorm(inverse[r]);
+}
+
 /// Packs checked CSR arrays: rowPtr (rows + 1), words and packedValues
 /// (nnz), norms (rows; rowNorms).
 inline void pack(const Shape &s, const int64_t *indptr, const int64_t *indices,

@@ -186,8 +186,15 @@ constexpr int64_t kTableSlots = 8192, kProductsAPass = kTableSlots * 3 / 4;
 // The rescoring kernel's threads: 512, three CTAs an SM (48 warps: its
 // phases wait on memory, each thread a chain of dependent reads).
 constexpr int64_t kRescoreThreads = 512;
-// The table, then a batch's scan (index), bases (index) and weights (f32).
-constexpr int64_t kRescoreSharedBytes = kTableSlots * 8 + kRescoreThreads * 20;
+// Its dynamic shared memory: the table (keys i32, sums f32), then a batch
+// of tail entries, a thread each: the scan of their products' counts
+// (index), each one's first item less its scan offset (index), its value
+// (f32).
+constexpr int64_t kSumsOffset = kTableSlots * 4,
+                  kEndsOffset = kSumsOffset + kTableSlots * 4,
+                  kBasesOffset = kEndsOffset + kRescoreThreads * 8,
+                  kWeightsOffset = kBasesOffset + kRescoreThreads * 8,
+                  kRescoreSharedBytes = kWeightsOffset + kRescoreThreads * 4;
 
 /// rescore(lhs ptr, words, values, rhs ptr, words, values, lhs head, rhs
 /// head, thresholds, counts, values, cols, ins...): a CTA a query row, after
@@ -265,9 +272,7 @@ private:
     ins.assign(func.getArguments().begin() + 12, func.getArguments().end());
   }
 
-  /// The table (keys then sums), then a batch of tail entries (a thread
-  /// each): the scan of their products' counts, each one's first item less
-  /// its scan offset, its value; all in dynamic shared memory.
+  /// The views of the dynamic shared memory (kSumsOffset and after).
   void viewSharedMemory() {
     auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
                                                 gpu::AddressSpace::Workgroup);
@@ -281,12 +286,10 @@ private:
           smem, index(byteOffset), ValueRange{});
     };
     keys = view(kTableSlots, b.getI32Type(), 0);
-    sums = view(kTableSlots, b.getF32Type(), kTableSlots * 4);
-    ends = view(kRescoreThreads, b.getIndexType(), kTableSlots * 8);
-    bases = view(kRescoreThreads, b.getIndexType(),
-                 kTableSlots * 8 + kRescoreThreads * 8);
-    weights = view(kRescoreThreads, b.getF32Type(),
-                   kTableSlots * 8 + kRescoreThreads * 16);
+    sums = view(kTableSlots, b.getF32Type(), kSumsOffset);
+    ends = view(kRescoreThreads, b.getIndexType(), kEndsOffset);
+    bases = view(kRescoreThreads, b.getIndexType(), kBasesOffset);
+    weights = view(kRescoreThreads, b.getF32Type(), kWeightsOffset);
   }
 
   /// The passes that keep each within kProductsAPass of the row's tail
