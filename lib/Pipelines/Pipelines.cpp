@@ -171,6 +171,7 @@ void mlir::sc::buildScKernelPipeline(OpPassManager &pm,
     ScLowerToSckPassOptions lower;
     lower.report = report;
     pm.addPass(createScLowerToSckPass(lower));
+    pm.addPass(createScPipelineMultistagePass());
     return;
   }
   // Where the best GEMM schedule depends on the call's dims: both kernels,

@@ -284,7 +284,7 @@ struct ScWarpSpecializePass
         auto lastLoad = cast<LoadOp>(put.back().getDefiningOp());
         OpBuilder after(lastLoad->getContext());
         after.setInsertionPointAfter(lastLoad);
-        PutOp::create(after, loc, ring, put);
+        PutOp::create(after, loc, ring, /*position=*/Value(), put);
       }
       // No MMAs or epilogues here: an MMA's result is its accumulator.
       SmallVector<Operation *> drop;
@@ -335,7 +335,7 @@ struct ScWarpSpecializePass
         auto firstLoad = cast<LoadOp>(map.lookup(eachLoads.front().getResult())
                                           .getDefiningOp());
         OpBuilder at(firstLoad);
-        auto get = GetOp::create(at, loc, boxes, ring);
+        auto get = GetOp::create(at, loc, boxes, ring, /*position=*/Value());
         for (auto [load, box] : llvm::zip(eachLoads, get.getBoxes())) {
           Operation *copied = map.lookup(load.getResult()).getDefiningOp();
           copied->getResult(0).replaceAllUsesWith(box);

@@ -8,6 +8,39 @@
 
 include "mlir/Pass/PassBase.td"
 
+def ScConvertSckToMmaSyncPass : Pass<"sc-convert-sck-to-mma-sync"> {
+  let summary = "Lower a multistage kernel's sck ops (sm_80 / sm_86 / sm_89) "
+                "to cp.async, ldmatrix and mma.sync, one pattern per op";
+  let description = [{
+    In each gpu.func: `sck.tile_loop` (grid) becomes the CTA's tile from
+    its block ids, `sck.ring` dynamic shared memory, `sck.put` at a named
+    position the cp.async copies of its boxes' 16-byte chunks into the
+    slot (zero-filled past the operands) and a commit group, `sck.get` the
+    wait for that slot's group and a CTA barrier, `sck.zero` and `sck.mma`
+    the registers and ldmatrix + mma.sync m16n8k16 of four warps on a
+    128 x 128 tile, `sck.epilogue` its region as a device function on each
+    element and two-column stores. The kernel's memref arguments carry
+    `sck.operand` ("A", "B", "C", "in0", ...), the names the ops use.
+
+    Before:
+
+    ```mlir
+    %got:2 = sck.get %ring[%k] : !sck.ring<...> -> !sck.box<128x32xf16>, !sck.box<32x128xf16>
+    ```
+
+    After:
+
+    ```mlir
+    nvvm.cp.async.wait.group 1
+    gpu.barrier
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+                           "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::NVVM::NVVMDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"];
+}
+
 def ScDropLineagePass : Pass<"sc-drop-lineage"> {
   let summary = "Remove sc.lineage argument attributes before LLVM lowering";
   let description = [{

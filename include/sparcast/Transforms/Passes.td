@@ -580,6 +580,62 @@ def ScMulticastPass : Pass<"sc-multicast"> {
   ];
 }
 
+def ScPipelineMultistagePass : Pass<"sc-pipeline-multistage", "::mlir::ModuleOp"> {
+  let summary = "Software-pipeline a multistage kernel's k-tile loads through a ring";
+  let description = [{
+    On the kernel-level IR (`sck`) of the multistage schedule (sm_80 /
+    sm_86 / sm_89, `sck.schedule = #sck.kernel_schedule<multistage>`), where
+    every thread both loads and computes: the boxes of each k-tile go
+    through a ring of `stages` shared-memory slots, put `stages` - 1
+    k-tiles ahead of the MMA that reads them. Before the k loop the tile
+    puts k-tiles 0 .. `stages` - 2; iteration t gets k-tile t (position t),
+    puts k-tile t + `stages` - 1 (its loads past K read zeros and are never
+    got) and multiplies the boxes it got. Every put and get names its ring
+    position, so the slot each uses (position mod `stages`) is in the IR,
+    and the CPU execution of the kernel IR, which keeps only `stages`
+    slots, checks that no put overwrites a slot before it is read.
+
+    Before:
+
+    ```mlir
+    sck.tile_loop %b, %mt, %nt attributes {schedule = #sck.tile_schedule<grid>} {
+    ^bb0(%i: index, %m: index, %n: index):
+      %acc = scf.for %k = %c0 to %c3 step %c1 iter_args(%a = %zero) -> (!sck.acc<128x128xf32>) {
+        %ba = sck.load "A"[%k0, %m0, %i] : !sck.box<128x32xf16>
+        %bb = sck.load "B"[%n0, %k0, %i] : !sck.box<32x128xf16>
+        %r = sck.mma %ba, %bb, %a : ...
+        scf.yield %r : !sck.acc<128x128xf32>
+      }
+      sck.epilogue "C"[%n0, %m0, %i], %acc : !sck.acc<128x128xf32>
+    }
+    ```
+
+    After:
+
+    ```mlir
+    %ring = sck.ring {stages = 3 : i64} : !sck.ring<!sck.box<128x32xf16>, !sck.box<32x128xf16>>
+    sck.tile_loop ... {
+      ... sck.put %ring[%c0], %ba0, %bb0 ...   // k-tiles 0 and 1
+      ... sck.put %ring[%c1], %ba1, %bb1 ...
+      %acc = scf.for %k = %c0 to %c3 step %c1 iter_args(%a = %zero) -> (!sck.acc<128x128xf32>) {
+        %got:2 = sck.get %ring[%k] : ... -> !sck.box<128x32xf16>, !sck.box<32x128xf16>
+        %next = arith.addi %k, %c2 : index
+        ... sck.put %ring[%next], %ba, %bb ...
+        %r = sck.mma %got#0, %got#1, %a : ...
+        scf.yield %r : !sck.acc<128x128xf32>
+      }
+      sck.epilogue "C"[%n0, %m0, %i], %acc : !sck.acc<128x128xf32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"stages", "stages", "int64_t", /*default=*/"3",
+           "Ring slots (2 to 8): k-tiles in flight, stages - 1 ahead of the MMA">,
+  ];
+  let dependentDialects = ["::mlir::sck::SckDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def ScWarpSpecializePass : Pass<"sc-warp-specialize"> {
   let summary = "Split a kernel's tile loop into a producer role and consumer roles";
   let description = [{

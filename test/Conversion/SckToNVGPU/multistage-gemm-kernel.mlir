@@ -1,22 +1,25 @@
-// RUN: sparcast-opt %s -split-input-file -sc-select-kernel-config=chip=sm_80 -sc-lower-to-sck -sc-test-gemm-kernel=chip=sm_80 | FileCheck %s
-// RUN: sparcast-opt %s -split-input-file -sc-select-kernel-config=chip=sm_89 -sc-lower-to-sck -sc-test-gemm-kernel=chip=sm_89 | FileCheck %s --check-prefix=ADA
+// RUN: sparcast-opt %s -split-input-file -sc-select-kernel-config=chip=sm_80 -sc-lower-to-sck -sc-pipeline-multistage -sc-test-gemm-kernel=chip=sm_80 | FileCheck %s
+// RUN: sparcast-opt %s -split-input-file -sc-select-kernel-config=chip=sm_89 -sc-lower-to-sck -sc-pipeline-multistage -sc-test-gemm-kernel=chip=sm_89 | FileCheck %s --check-prefix=ADA
 
-// sm_80's GEMM written from its kernel-level IR (the multistage schedule):
-// 128 threads (4 warps of 64 x 64) a 128 x 128 tile; the first two k-tiles
-// of 32 in flight by cp.async (16-byte chunks, zero-filled past the
-// operands: source size 0), a commit group each; per k-tile the wait for
-// it (at most one group pending), a barrier, the copies of k-tile t + 2,
-// then per 16-deep step A's fragments by ldmatrix (rows), an N-major B's
-// by ldmatrix .trans (col layout) and mma.sync m16n8k16 with fp32
-// accumulation; the epilogue (a device function) two columns a store.
+// sm_80's GEMM written from its kernel-level IR (the multistage schedule,
+// pipelined by sc-pipeline-multistage, lowered by
+// sc-convert-sck-to-mma-sync): 128 threads (4 warps of 64 x 64) a 128 x
+// 128 tile; the ring in dynamic shared memory; k-tiles 0 and 1 put before
+// the k loop by cp.async (16-byte chunks, zero-filled past the operands:
+// source size 0), a commit group each; per k-tile the wait for its group
+// (at most one pending), a barrier, the put of k-tile t + 2, then per
+// 16-deep step A's fragments by ldmatrix (rows), an N-major B's by
+// ldmatrix .trans (col layout) and mma.sync m16n8k16 with fp32
+// accumulation; the epilogue (a device function from the IR's region) two
+// columns a store; every copy landed before the kernel returns.
 // CHECK-LABEL: gpu.func @bias_relu_gemm0(
 // CHECK-SAME: %[[A:.*]]: memref<?x200x72xf16>, %[[B:.*]]: memref<?x72x136xf16>, %[[C:.*]]: memref<?x200x136xf32>, %[[BIAS:.*]]: memref<136xf32>) kernel
 // CHECK-SAME: nvvm.maxntid = array<i32: 128, 1, 1>
-// CHECK: memref.extract_aligned_pointer_as_index %[[A]]
-// CHECK: memref.extract_aligned_pointer_as_index %[[B]]
 // CHECK: gpu.dynamic_shared_memory
+// CHECK: memref.extract_aligned_pointer_as_index %[[A]]
 // CHECK: %[[SIZE:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : i32
 // CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %[[SIZE]] : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// CHECK: memref.extract_aligned_pointer_as_index %[[B]]
 // CHECK: nvvm.cp.async.commit.group
 // CHECK: nvvm.cp.async.commit.group
 // CHECK: scf.for
@@ -28,9 +31,10 @@
 // CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
 // CHECK: llvm.inline_asm asm_dialect = att "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};", "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3"
 // CHECK: scf.yield
-// CHECK: nvvm.cp.async.wait.group 0
 // CHECK: func.call @bias_relu_gemm0_epilogue(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[BIAS]])
 // CHECK: vector.store %{{.*}}, %[[C]][%{{.*}}, %{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<?x200x136xf32>, vector<2xf32>
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: gpu.return
 // CHECK: func.func private @bias_relu_gemm0_epilogue(
 // ADA-LABEL: gpu.func @bias_relu_gemm0(
 // ADA: mma.sync.aligned.m16n8k16

@@ -54,11 +54,34 @@ func.func @negative_stages() {
 
 // -----
 
-func.func @put_outside_producer(%k: index) {
+func.func @put_outside_roles_unnamed(%k: index) {
   %r = sck.ring {stages = 2} : !sck.ring<!sck.box<64x64xf16>>
   %a = sck.load "A"[%k] : !sck.box<64x64xf16>
-  // expected-error @below {{only a producer role puts into a ring}}
+  // expected-error @below {{outside roles puts into the ring position it names}}
   sck.put %r, %a : !sck.ring<!sck.box<64x64xf16>>, !sck.box<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @put_in_consumer(%k: index) {
+  %r = sck.ring {stages = 2} : !sck.ring<!sck.box<64x64xf16>>
+  sck.role consumer attributes {regs = 232} {
+    %a = sck.load "A"[%k] : !sck.box<64x64xf16>
+    // expected-error @below {{only a producer role puts into a ring}}
+    sck.put %r, %a : !sck.ring<!sck.box<64x64xf16>>, !sck.box<64x64xf16>
+  }
+  return
+}
+
+// -----
+
+func.func @get_in_role_at_position(%k: index) {
+  %r = sck.ring {stages = 2} : !sck.ring<!sck.box<64x64xf16>>
+  sck.role consumer attributes {regs = 232} {
+    // expected-error @below {{in a role gets from the next slot, not a named position}}
+    %b = sck.get %r[%k] : !sck.ring<!sck.box<64x64xf16>> -> !sck.box<64x64xf16>
+  }
   return
 }
 

@@ -1,6 +1,11 @@
 // RUN: sparcast-equiv %s --ref=bmm_bias --pass-pipeline='builtin.module(func.func(sc-select-kernel-config{chip=sm_80}),sc-lower-to-sck,sc-test-execute-kernel-ir)' --candidates=3 --trials=2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=linear_flat_rows --pass-pipeline='builtin.module(func.func(sc-select-kernel-config{chip=sm_86}),sc-lower-to-sck,sc-test-execute-kernel-ir)' --candidates=5 --trials=2 --rtol=1e-2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=shared_lhs --pass-pipeline='builtin.module(func.func(sc-select-kernel-config{chip=sm_89}),sc-lower-to-sck,sc-test-execute-kernel-ir)' --candidates=2 --trials=2 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=bmm_bias --pass-pipeline='builtin.module(func.func(sc-select-kernel-config{chip=sm_80}),sc-lower-to-sck,sc-pipeline-multistage,sc-test-execute-kernel-ir)' --candidates=3 --trials=2 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=bmm_bias --pass-pipeline='builtin.module(func.func(sc-select-kernel-config{chip=sm_80}),sc-lower-to-sck,sc-pipeline-multistage{stages=2},sc-test-execute-kernel-ir)' --candidates=3 --trials=2 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=linear_flat_rows --pass-pipeline='builtin.module(func.func(sc-select-kernel-config{chip=sm_86}),sc-lower-to-sck,sc-pipeline-multistage,sc-test-execute-kernel-ir)' --candidates=5 --trials=2 --rtol=1e-2 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=shared_lhs --pass-pipeline='builtin.module(func.func(sc-select-kernel-config{chip=sm_89}),sc-lower-to-sck,sc-pipeline-multistage{stages=4},sc-test-execute-kernel-ir)' --candidates=2 --trials=2 | FileCheck %s
+// RUN: not sparcast-equiv %S/Inputs/multistage-ring-overrun.mlir --ref=bmm --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=2 --trials=1 | FileCheck %s --check-prefix=TOO-FAR
 // RUN: sparcast-opt %s -sc-select-kernel-config=chip=sm_80 -sc-lower-to-sck | FileCheck %s --check-prefix=IR
 
 // The multistage schedule's kernel-level IR (sm_80 / sm_86 / sm_89: 128 x
@@ -9,8 +14,13 @@
 // tile's edge (130 x 136 x 72: two M and two N tiles, the last k-tile
 // half full), an epilogue reading a bias, a K-major rhs over the rows of
 // all batch elements (flat rows: 5 x 50 rows), and a shared lhs.
+// The same pipelined by sc-pipeline-multistage (2, 3 and 4 ring slots):
+// the CPU keeps only the ring's slots, position p in slot p mod stages, so
+// a put over a slot not yet read would show as a mismatch, as it does
+// for a kernel whose puts run one k-tile too far ahead (TOO-FAR).
 // CHECK-COUNT-2: ok
 // CHECK: EQUIVALENT
+// TOO-FAR: NOT EQUIVALENT
 // IR-COUNT-3: sck.schedule = #sck.kernel_schedule<multistage>
 
 func.func @bmm_bias(%a: tensor<?x130x72xf16> {sc.lineage = #sc.lineage<candidate>}, %b: tensor<?x72x136xf16> {sc.lineage = #sc.lineage<candidate>}, %bias: tensor<136xf32>) -> tensor<?x130x136xf32> {

@@ -679,6 +679,17 @@ private:
   /// The ring as queues as long as the producer's puts: at most one slot
   /// per k-tile of every 64 x 256 tile of the result.
   LogicalResult ring(sck::RingOp ringOp) {
+    // A ring whose puts and gets name their positions holds its `stages`
+    // slots only, position p in slot p mod stages, as the kernel's shared
+    // memory does: a put over a slot not yet read shows as a mismatch.
+    if (llvm::any_of(ringOp->getUsers(), [](Operation *user) {
+          auto put = dyn_cast<sck::PutOp>(user);
+          return put && put.getPosition();
+        })) {
+      if (ringOp.getStages() == 0)
+        return ringOp.emitError("a ring of named positions needs its stages");
+      return makeQueue(ringOp, cst(ringOp.getStages()));
+    }
     if (attention) {
       // At most one slot per 64-key block of every (batch, 64-row query
       // tile, head): the Q ring takes fewer.
@@ -744,6 +755,11 @@ private:
       else
         memref::StoreOp::create(b, loc, memref::LoadOp::create(b, loc, queue, at), box, ij);
     });
+  }
+
+  /// The slot of named ring position `position`: position mod stages.
+  Value slotAt(const Queue &queue, Value position) {
+    return arith::RemUIOp::create(b, loc, map.lookup(position), queue.capacity);
   }
 
   /// Takes the next put (which = 0) or get (1) position of `queue`.
@@ -846,14 +862,16 @@ private:
       return indexSwitch(cases);
     if (auto put = dyn_cast<sck::PutOp>(o)) {
       const Queue &queue = queues[put.getRing()];
-      Value slot = take(queue, 0);
+      Value slot = put.getPosition() ? slotAt(queue, put.getPosition())
+                                     : take(queue, 0);
       for (auto [q, box] : llvm::zip(queue.boxes, put.getBoxes()))
         copyBox(q, slot, map.lookup(box), cast<sck::BoxType>(box.getType()), true);
       return success();
     }
     if (auto get = dyn_cast<sck::GetOp>(o)) {
       const Queue &queue = queues[get.getRing()];
-      Value slot = take(queue, 1);
+      Value slot = get.getPosition() ? slotAt(queue, get.getPosition())
+                                     : take(queue, 1);
       for (auto [q, box] : llvm::zip(queue.boxes, get.getBoxes())) {
         auto type = cast<sck::BoxType>(box.getType());
         Value copy = alloc(type.getShape(), type.getElementType());

@@ -268,15 +268,27 @@ LogicalResult RingOp::verify() {
 }
 
 /// A put or get moves one box of each of the slot's types, in a role of
-/// the given kind.
+/// the given kind, or outside roles at a position it names (a ring whose
+/// threads both put and get: the slots are not taken in turn).
 static LogicalResult verifySlotAccess(Operation *op, RingType ring,
-                                      TypeRange boxes, RoleKind role,
-                                      StringRef what, StringRef preposition) {
+                                      TypeRange boxes, Value position,
+                                      RoleKind role, StringRef what,
+                                      StringRef preposition) {
   if (boxes != TypeRange(ring.getBoxes()))
     return op->emitOpError() << what
                              << " boxes of types that differ from the ring's slot";
   auto parent = op->getParentOfType<RoleOp>();
-  if (!parent || parent.getKind() != role)
+  if (!parent) {
+    if (!position)
+      return op->emitOpError()
+             << "outside roles " << what << " " << preposition
+             << " the ring position it names";
+    return success();
+  }
+  if (position)
+    return op->emitOpError() << "in a role " << what << " " << preposition
+                             << " the next slot, not a named position";
+  if (parent.getKind() != role)
     return op->emitOpError() << "only a " << stringifyRoleKind(role) << " role "
                              << what << " "
                              << preposition << " a ring";
@@ -285,12 +297,12 @@ static LogicalResult verifySlotAccess(Operation *op, RingType ring,
 
 LogicalResult PutOp::verify() {
   return verifySlotAccess(*this, getRing().getType(), getBoxes().getTypes(),
-                          RoleKind::producer, "puts", "into");
+                          getPosition(), RoleKind::producer, "puts", "into");
 }
 
 LogicalResult GetOp::verify() {
   return verifySlotAccess(*this, getRing().getType(), getBoxes().getTypes(),
-                          RoleKind::consumer, "gets", "from");
+                          getPosition(), RoleKind::consumer, "gets", "from");
 }
 
 LogicalResult RoleOp::verify() {

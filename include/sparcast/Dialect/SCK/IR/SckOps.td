@@ -341,18 +341,40 @@ def Sck_RingOp : Sck_Op<"ring", [MemoryEffects<[MemAlloc]>]> {
   let hasVerifier = 1;
 }
 
-def Sck_PutOp : Sck_Op<"put", [MemoryEffects<[MemWrite]>]> {
+def Sck_PutOp : Sck_Op<"put", [AttrSizedOperandSegments,
+                                MemoryEffects<[MemWrite]>]> {
   let summary = "wait for a free slot, load the boxes into it";
-  let arguments = (ins Sck_RingType:$ring, Variadic<Sck_BoxType>:$boxes);
-  let assemblyFormat = "$ring `,` $boxes attr-dict `:` qualified(type($ring)) `,` qualified(type($boxes))";
+  let description = [{
+    In a producer role: the next slot, once its consumers have released it.
+    Outside roles (a software-pipelined ring whose threads both put and
+    get, sc-pipeline-multistage): the slot of ring position `position`
+    (slot position mod stages), which the gets of the positions `stages`
+    before it have read; the loads are issued and not waited for.
+  }];
+  let arguments = (ins Sck_RingType:$ring, Optional<Index>:$position,
+                       Variadic<Sck_BoxType>:$boxes);
+  let assemblyFormat = [{
+    $ring (`[` $position^ `]`)? `,` $boxes attr-dict `:` qualified(type($ring)) `,` qualified(type($boxes))
+  }];
   let hasVerifier = 1;
 }
 
 def Sck_GetOp : Sck_Op<"get", [MemoryEffects<[MemRead]>]> {
   let summary = "wait until the next slot is full; its boxes";
-  let arguments = (ins Sck_RingType:$ring);
+  let description = [{
+    In a consumer role: the next slot the producer filled. Outside roles:
+    the slot of ring position `position`, once the put of that position
+    has landed; in a multistage kernel the ring keeps `stages` - 1 puts
+    ahead of each get (sc-pipeline-multistage), so the get waits until at
+    most `stages` - 2 of the CTA's put groups are in flight, then for every
+    thread (whose copies filled the slot, and who read the slot the next
+    put overwrites).
+  }];
+  let arguments = (ins Sck_RingType:$ring, Optional<Index>:$position);
   let results = (outs Variadic<Sck_BoxType>:$boxes);
-  let assemblyFormat = "$ring attr-dict `:` qualified(type($ring)) `->` qualified(type($boxes))";
+  let assemblyFormat = [{
+    $ring (`[` $position^ `]`)? attr-dict `:` qualified(type($ring)) `->` qualified(type($boxes))
+  }];
   let hasVerifier = 1;
 }
 
