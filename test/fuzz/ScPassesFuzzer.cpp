@@ -6,8 +6,9 @@
 // materialization), then the kernel configuration and kernel-level passes
 // for Hopper (lowering to sck, persistence, multicast, warp
 // specialization, prefetched epilogue operands) and, on a copy, for sm_80
-// (the multistage kernel); the CUDA-core kernels' sck ops are lowered on
-// another copy (sc-lower-sck-simt). A bad input must end in
+// (the multistage kernel, pipelined); the CUDA-core kernels' sck ops and
+// the multistage kernel's are lowered on other copies (sc-lower-sck-simt,
+// sc-convert-sck-to-mma-sync). A bad input must end in
 // diagnostics, never a crash or a hang (as upstream MLIR's parser fuzzers
 // do). Only this file is built with the fuzzer's coverage instrumentation
 // in the test build; scripts/fuzz.sh builds an instrumented copy of the
@@ -58,6 +59,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   PassManager simtPm(&context);
   simtPm.addPass(sc::createScLowerSckSimtPass());
   (void)simtPm.run(*simt);
+  OwningOpRef<ModuleOp> mmaSync = cast<ModuleOp>((*module)->clone());
+  PassManager mmaSyncPm(&context);
+  mmaSyncPm.addPass(sc::createScConvertSckToMmaSyncPass());
+  (void)mmaSyncPm.run(*mmaSync);
   PassManager pm(&context);
   pm.addPass(sc::createScInferLineagePass());
   sc::buildScIkboPipeline(pm, /*report=*/true, /*requestInResultType=*/false);
@@ -83,6 +88,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   config.chip = "sm_80";
   sm80.addNestedPass<func::FuncOp>(sc::createScSelectKernelConfigPass(config));
   sm80.addPass(sc::createScLowerToSckPass());
+  sm80.addPass(sc::createScPipelineMultistagePass());
   (void)sm80.run(*ampere);
   return 0;
 }
