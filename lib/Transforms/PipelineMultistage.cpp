@@ -94,21 +94,27 @@ void putKTile(OpBuilder &b, KLoop &k, Value ring, Value kt) {
   sck::PutOp::create(b, k.loop.getLoc(), ring, kt, boxes);
 }
 
-LogicalResult pipeline(scf::ForOp loop, Value ring, int64_t stages) {
+/// Pipelines `loop`, the k loop of tile loop `tiles`, through a ring of
+/// `stages` slots made before `tiles`.
+LogicalResult pipeline(sck::TileLoopOp tiles, scf::ForOp loop, int64_t stages) {
   FailureOr<KLoop> k = matchKLoop(loop);
   if (failed(k))
     return failure();
   Location loc = loop.getLoc();
+  // The ring's slot: a box of each load, in the body's order.
+  SmallVector<Type> boxTypes;
+  for (sck::LoadOp load : k->loads)
+    boxTypes.push_back(load.getType());
+  OpBuilder b(tiles);
+  Value ring = sck::RingOp::create(
+      b, tiles.getLoc(), sck::RingType::get(b.getContext(), boxTypes), stages);
   // k-tiles 0 .. stages - 2 before the loop.
-  OpBuilder b(loop);
+  b.setInsertionPoint(loop);
   for (int64_t p = 0; p + 1 < stages; ++p)
     putKTile(b, *k, ring, arith::ConstantIndexOp::create(b, loc, p));
   // Iteration t: gets k-tile t, puts k-tile t + stages - 1, multiplies.
   b.setInsertionPointToStart(loop.getBody());
   Value kt = loop.getInductionVar();
-  SmallVector<Type> boxTypes;
-  for (sck::LoadOp load : k->loads)
-    boxTypes.push_back(load.getType());
   auto get = sck::GetOp::create(b, loc, boxTypes, ring, kt);
   Value ahead = arith::ConstantIndexOp::create(b, loc, stages - 1);
   putKTile(b, *k, ring, arith::AddIOp::create(b, loc, kt, ahead));
@@ -152,19 +158,9 @@ struct ScPipelineMultistagePass
                         "k loop");
         return WalkResult::interrupt();
       }
-      scf::ForOp loop = *kLoops.begin();
-      // The ring's slot: a box of each load, in the body's order.
-      SmallVector<Type> boxes;
-      for (auto load : loop.getBody()->getOps<sck::LoadOp>())
-        boxes.push_back(load.getType());
-      OpBuilder b(tiles);
-      auto ring = sck::RingOp::create(
-          b, tiles.getLoc(), sck::RingType::get(&getContext(), boxes), stages);
-      if (failed(pipeline(loop, ring, stages))) {
-        ring.erase();
-        return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
+      return failed(pipeline(tiles, *kLoops.begin(), stages))
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
     });
     if (result.wasInterrupted())
       signalPassFailure();

@@ -71,27 +71,31 @@ constexpr int64_t kTileRows = 128, kTileCols = 128, kWarpM = 64, kWarpN = 64,
 /// Shared-memory rows padded by 16 bytes; cp.async copies 16-byte chunks.
 constexpr int64_t kRowPad = 16, kChunkBytes = 16;
 
-/// The kernel argument that is operand `name` (its `sck.operand`).
-Value operandArgument(Operation *op, StringRef name) {
+/// The arguments of the kernel holding `op` whose `sck.operand` name
+/// `matches`, in order.
+SmallVector<Value> namedArguments(Operation *op,
+                                  function_ref<bool(StringRef)> matches) {
+  SmallVector<Value> args;
   auto func = op->getParentOfType<gpu::GPUFuncOp>();
   if (!func)
-    return Value();
+    return args;
   for (unsigned i = 0; i < func.getNumArguments(); ++i)
     if (auto attr = func.getArgAttrOfType<StringAttr>(i, kOperandAttrName);
-        attr && attr.getValue() == name)
-      return func.getArgument(i);
-  return Value();
+        attr && matches(attr.getValue()))
+      args.push_back(func.getArgument(i));
+  return args;
 }
 
-/// The epilogue's operands: the kernel's arguments after C, in order.
+/// The kernel argument that is operand `name`.
+Value operandArgument(Operation *op, StringRef name) {
+  SmallVector<Value> args =
+      namedArguments(op, [&](StringRef n) { return n == name; });
+  return args.empty() ? Value() : args.front();
+}
+
+/// The epilogue's operands: the kernel's arguments named in0, in1, ...
 SmallVector<Value> epilogueArguments(Operation *op) {
-  auto func = op->getParentOfType<gpu::GPUFuncOp>();
-  SmallVector<Value> ins;
-  for (unsigned i = 0; i < func.getNumArguments(); ++i)
-    if (auto attr = func.getArgAttrOfType<StringAttr>(i, kOperandAttrName);
-        attr && attr.getValue().starts_with("in"))
-      ins.push_back(func.getArgument(i));
-  return ins;
+  return namedArguments(op, [](StringRef n) { return n.starts_with("in"); });
 }
 
 /// Arithmetic on index values at one place (KernelArith's helpers).
@@ -108,6 +112,17 @@ struct Arith : KernelArith {
         b, loc, LLVM::LLVMPointerType::get(b.getContext(), space), toI64(address));
   }
   Value threadId() { return gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x); }
+  /// This thread's lane and its warp's 64 x 64 quarter of the tile (warps
+  /// 0-3: rows 64 (warp / 2), columns 64 (warp % 2)).
+  struct WarpQuarter {
+    Value lane, rows, cols;
+  };
+  WarpQuarter warpQuarter() {
+    Value tid = threadId();
+    Value warp = div(tid, index(32));
+    return {rem(tid, index(32)), mul(div(warp, index(2)), index(kWarpM)),
+            mul(rem(warp, index(2)), index(kWarpN))};
+  }
 };
 
 } // namespace
@@ -434,10 +449,7 @@ struct MmaToMmaSync : OpConversionPattern<sck::MmaOp> {
     Arith a(rewriter, loc);
     Value aStage = adaptor.getA().front(), bStage = adaptor.getB().front();
     SmallVector<Value> acc(adaptor.getAcc());
-    Value tid = a.threadId();
-    Value lane = a.rem(tid, a.index(32)), warp = a.div(tid, a.index(32));
-    Value warpM = a.mul(a.div(warp, a.index(2)), a.index(kWarpM));
-    Value warpN = a.mul(a.rem(warp, a.index(2)), a.index(kWarpN));
+    auto [lane, warpM, warpN] = a.warpQuarter();
     // Lane L addresses row L % 16 of a 16-row block, at column 8 (L / 16):
     // ldmatrix .x4 then gives A's fragment registers in mma order.
     Value laneRow = a.rem(lane, a.index(16)), laneHalf = a.div(lane, a.index(16));
@@ -559,10 +571,7 @@ struct EpilogueToStores : OpConversionPattern<sck::EpilogueOp> {
     Value n0 = adaptor.getCoords()[0].front(), m0 = adaptor.getCoords()[1].front();
     Value batch = coords == 3 ? adaptor.getCoords()[2].front() : a.index(0);
     SmallVector<Value> acc(adaptor.getAcc());
-    Value tid = a.threadId();
-    Value lane = a.rem(tid, a.index(32)), warp = a.div(tid, a.index(32));
-    Value warpM = a.mul(a.div(warp, a.index(2)), a.index(kWarpM));
-    Value warpN = a.mul(a.rem(warp, a.index(2)), a.index(kWarpN));
+    auto [lane, warpM, warpN] = a.warpQuarter();
     // Accumulator register r of mma tile (mi, nj): row g + 8 (r / 2),
     // column 2 (lane % 4) + r % 2 of the tile (g = lane / 4).
     Value g = a.div(lane, a.index(4));
