@@ -228,6 +228,8 @@ void mlir::sc::buildScKernelPipeline(OpPassManager &pm,
     prefetch.report = report;
     pm.addPass(createScPrefetchEpilogueOperandsPass(prefetch));
   }
+  // What the GEMM kernels' threads order, as ops of their own.
+  pm.addPass(createScScheduleWgmmaPass());
 }
 
 void mlir::sc::registerScPipelines() {

@@ -353,7 +353,7 @@ struct ScWarpSpecializePass
           }
         OpBuilder release(last->getContext());
         release.setInsertionPointAfter(last);
-        ReleaseOp::create(release, loc, ring);
+        ReleaseOp::create(release, loc, ring, Value());
       }
     }
     if (failed(simplify(consumer)))

@@ -63,6 +63,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   PassManager mmaSyncPm(&context);
   mmaSyncPm.addPass(sc::createScConvertSckToMmaSyncPass());
   (void)mmaSyncPm.run(*mmaSync);
+  OwningOpRef<ModuleOp> wgmma = cast<ModuleOp>((*module)->clone());
+  PassManager wgmmaPm(&context);
+  wgmmaPm.addPass(sc::createScScheduleWgmmaPass());
+  (void)wgmmaPm.run(*wgmma);
   PassManager pm(&context);
   pm.addPass(sc::createScInferLineagePass());
   sc::buildScIkboPipeline(pm, /*report=*/true, /*requestInResultType=*/false);
@@ -82,6 +86,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   hopper.addPass(sc::createScMulticastPass());
   hopper.addPass(sc::createScWarpSpecializePass());
   hopper.addPass(sc::createScPrefetchEpilogueOperandsPass());
+  hopper.addPass(sc::createScScheduleWgmmaPass());
   (void)hopper.run(*module);
   PassManager sm80(&context);
   sc::ScSelectKernelConfigPassOptions config;

@@ -580,6 +580,65 @@ def ScMulticastPass : Pass<"sc-multicast"> {
   ];
 }
 
+def ScScheduleWgmmaPass : Pass<"sc-schedule-wgmma", "::mlir::ModuleOp"> {
+  let summary = "Make a warp-specialized Hopper GEMM's schedule explicit in its kernel-level IR";
+  let description = [{
+    On the kernel-level IR (`sck`) of a warp-specialized Hopper GEMM
+    (`sck.schedule` ping-pong, cooperative or transposed, after
+    sc-warp-specialize), what the kernel's threads must order becomes ops,
+    so that each op lowers on its own (sc-convert-sck-to-nvgpu):
+
+    - every put, get and release names its ring position: k-tile k of the
+      tile at index t of the CTA's walk (`sck.tile_index`) is position
+      t x (k-tiles a tile) + k;
+    - the consumer's k loop has its first k-tile peeled (its MMA starts
+      from the zero accumulator: no zeros are materialized), and the slot
+      of each k-tile is released one k-tile later, once the next k-tile's
+      MMAs are issued (the wgmma of a k-tile stays in flight until then);
+      after the last k-tile, `sck.mma_wait 0` and its release;
+    - ping-pong consumers take turns (`sck.await_turn` at the tile's start,
+      `sck.pass_turn` once its last MMAs are issued);
+    - in CTA pairs on pairs of M tiles, a tile past the result's M tiles
+      (the second of a pair, M tiles odd) is not computed: its consumer
+      frees each slot unread (`sck.discard`) and passes its turn.
+
+    The rewrite keeps the kernel's meaning: the ops it adds order threads
+    and do nothing on one (`sc-test-execute-kernel-ir`).
+
+    Consumer before:
+
+    ```mlir
+    %acc = scf.for %k = %c0 to %c2 step %c1 iter_args(%a = %zero) -> (!sck.acc<64x256xf32>) {
+      %g:2 = sck.get %ring : ...
+      %r = sck.mma %g#0, %g#1, %a : ...
+      sck.release %ring : ...
+      scf.yield %r : !sck.acc<64x256xf32>
+    }
+    ```
+
+    After (ping-pong):
+
+    ```mlir
+    %t = sck.tile_index
+    sck.await_turn
+    %p0 = arith.muli %t, %c2 : index
+    %g0:2 = sck.get %ring[%p0] : ...
+    %r0 = sck.mma %g0#0, %g0#1, %zero : ...
+    %acc = scf.for %k = %c1 to %c2 step %c1 iter_args(%a = %r0) -> (!sck.acc<64x256xf32>) {
+      %p = arith.addi %p0, %k : index
+      %g:2 = sck.get %ring[%p] : ...
+      %r = sck.mma %g#0, %g#1, %a : ...
+      %before = arith.subi %p, %c1 : index
+      sck.release %ring[%before] : ...
+      scf.yield %r : !sck.acc<64x256xf32>
+    }
+    sck.pass_turn
+    sck.mma_wait 0
+    sck.release %ring[%last] : ...
+    ```
+  }];
+}
+
 def ScPipelineMultistagePass : Pass<"sc-pipeline-multistage", "::mlir::ModuleOp"> {
   let summary = "Software-pipeline a multistage kernel's k-tile loads through a ring";
   let description = [{

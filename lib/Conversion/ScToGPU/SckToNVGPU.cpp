@@ -162,16 +162,17 @@ private:
   std::pair<Value, Value> mmaOnSlot(Value slot, Value inL, Value inR,
                                     bool first);
   LogicalResult writeProducer();
-  /// A producer k-tile's op (a load, or the put that loads the boxes) at
-  /// ring position `j`.
-  LogicalResult lowerProducerOp(Operation &op, Value j, IRMapping &mapping);
+  /// A producer k-tile's op: a load, or the put that loads the boxes at
+  /// its ring position.
+  LogicalResult lowerProducerOp(Operation &op, IRMapping &mapping);
   /// The transposed tile's TMA loads of W's box (`isW`) or E's at `at`
   /// into ring slot `slot`.
   void loadTransposedBox(bool isW, ArrayRef<Value> at, Value slot);
   LogicalResult writeConsumer();
-  /// A consumer k-tile's op at ring position `j` (`first`: the tile's
-  /// first k-tile): get (the slot, set in `slot`), mma, release.
-  LogicalResult lowerConsumerOp(Operation &op, Value j, bool first, Value &slot,
+  /// A consumer's ring op (get: its boxes' slot in `slotOf`; mma;
+  /// release; mma_wait; discard), at the ring positions it names.
+  LogicalResult lowerConsumerOp(Operation &op, IRMapping &mapping,
+                                DenseMap<Value, Value> &slotOf,
                                 DenseMap<Value, std::pair<Value, Value>> &accs);
   /// Frees ring position j's slot.
   void releaseSlot(Value j);
@@ -233,7 +234,7 @@ private:
   MLIRContext *ctx;
   // Values of the kernel's prologue.
   Value tmaA, tmaB, tmaC, c, tid, wg, smem, pad, smemBase, full, empty, mine,
-      ctas, cta, batch, kTiles, stageBase, cGM, cGN;
+      ctas, cta, batch, stageBase, cGM, cGN;
   /// CTA pairs: this CTA's rank in its pair and the other's (i32). The
   /// tiles are walked in units: unitsM x unitsN a batch element (pairs of
   /// M tiles, or of N tiles for the transposed tile, count as one).
@@ -341,19 +342,27 @@ static std::optional<KernelIR> matchKernelIR(func::FuncOp kernel,
     return std::nullopt;
   // The consumers' epilogue, and the box of an operand it reads, if any:
   // in the result's orientation at the epilogue's tile, 16- or 32-bit.
-  auto epilogues = ir.consumerLoop.getBody().front().getOps<sck::EpilogueOp>();
-  auto prefetches = ir.consumerLoop.getBody().front().getOps<sck::PrefetchOp>();
-  if (!llvm::hasSingleElement(epilogues))
+  // (A CTA pair's tile past M computes nothing: its work is under a
+  // condition, sc-schedule-wgmma.)
+  SmallVector<sck::EpilogueOp> epilogues;
+  SmallVector<sck::PrefetchOp> prefetches;
+  ir.consumerLoop.walk([&](Operation *inner) {
+    if (auto epilogue = dyn_cast<sck::EpilogueOp>(inner))
+      epilogues.push_back(epilogue);
+    else if (auto prefetch = dyn_cast<sck::PrefetchOp>(inner))
+      prefetches.push_back(prefetch);
+  });
+  if (epilogues.size() != 1)
     why = "a tile loop with other than one epilogue";
-  else if (!prefetches.empty() && !llvm::hasSingleElement(prefetches))
+  else if (prefetches.size() > 1)
     why = "more than one prefetched operand";
   if (!why.empty())
     return std::nullopt;
-  ir.epilogue = *epilogues.begin();
+  ir.epilogue = epilogues.front();
   ir.flatRows = !ir.transposed && ir.epilogue.getCoords().size() == 2;
   if (prefetches.empty())
     return ir;
-  ir.prefetch = *prefetches.begin();
+  ir.prefetch = prefetches.front();
   int64_t bits = ir.prefetch.getType().getElementType().getIntOrFloatBitWidth();
   if (!ir.prefetch->hasOneUse() || *ir.prefetch->user_begin() != ir.epilogue ||
       ir.epilogue.getTransposed() != ir.transposed ||
@@ -549,8 +558,7 @@ lowerBody(Block &body, OpBuilder &b, IRMapping &mapping,
   return success();
 }
 
-LogicalResult GemmKernelWriter::lowerProducerOp(Operation &op2, Value j,
-                                                IRMapping &m2) {
+LogicalResult GemmKernelWriter::lowerProducerOp(Operation &op2, IRMapping &m2) {
   if (auto load = dyn_cast<sck::LoadOp>(op2))
     return load.getTransposed() && load.getOperand() != "B" && !ir.transposed
                ? load.emitError("sck-to-nvgpu: a transposed box of A")
@@ -558,6 +566,10 @@ LogicalResult GemmKernelWriter::lowerProducerOp(Operation &op2, Value j,
   auto put = dyn_cast<sck::PutOp>(op2);
   if (!put)
     return op2.emitError("sck-to-nvgpu: not lowered in a producer");
+  if (!put.getPosition())
+    return put.emitError("sck-to-nvgpu: a put at a named ring position "
+                         "(sc-schedule-wgmma)");
+  Value j = lookup(put.getPosition(), b, m2);
   auto [slot, freeParity] = ringPosition(j, /*free=*/true);
   nvgpu::MBarrierTryWaitParityOp::create(b, loc, empty, freeParity,
                                          index(kWaitTicks), slot);
@@ -649,33 +661,32 @@ LogicalResult GemmKernelWriter::writeProducer() {
   b.setInsertionPointToStart(&ifLeader.getThenRegion().front());
   IRMapping mapping;
   Value i = openTileLoop(loop, index(0), index(1), mapping);
-  // The ring position of the CTA's tile i, k-tile kt: i x KT + kt. A tile
-  // of one k-tile has its loads and put without a loop.
-  Value first = mul(i, kTiles);
-  return lowerBody(
-      loop.getBody().front(), b, mapping,
+  std::function<LogicalResult(Operation &, IRMapping &)> visit =
       [&](Operation &inner, IRMapping &map) -> LogicalResult {
-        auto kLoop = dyn_cast<scf::ForOp>(inner);
-        if (!kLoop)
-          return lowerProducerOp(inner, first, map);
-        auto newLoop = scf::ForOp::create(b, loc, lookup(kLoop.getLowerBound(), b, map),
-                                          lookup(kLoop.getUpperBound(), b, map),
-                                          lookup(kLoop.getStep(), b, map));
-        OpBuilder::InsertionGuard inLoop(b);
-        b.setInsertionPointToStart(newLoop.getBody());
-        map.map(kLoop.getInductionVar(), newLoop.getInductionVar());
-        Value j = add(first, newLoop.getInductionVar());
-        return lowerBody(*kLoop.getBody(), b, map,
-                         [&](Operation &op2, IRMapping &m2) {
-                           return lowerProducerOp(op2, j, m2);
-                         });
-      });
+    if (auto tile = dyn_cast<sck::TileIndexOp>(inner)) {
+      map.map(tile.getIndex(), i);
+      return success();
+    }
+    auto kLoop = dyn_cast<scf::ForOp>(inner);
+    if (!kLoop)
+      return lowerProducerOp(inner, map);
+    auto newLoop = scf::ForOp::create(b, loc, lookup(kLoop.getLowerBound(), b, map),
+                                      lookup(kLoop.getUpperBound(), b, map),
+                                      lookup(kLoop.getStep(), b, map));
+    OpBuilder::InsertionGuard inLoop(b);
+    b.setInsertionPointToStart(newLoop.getBody());
+    map.map(kLoop.getInductionVar(), newLoop.getInductionVar());
+    return lowerBody(*kLoop.getBody(), b, map, visit);
+  };
+  return lowerBody(loop.getBody().front(), b, mapping, visit);
 }
 
 LogicalResult GemmKernelWriter::writeConsumer() {
   sck::TileLoopOp loop = ir.consumerLoop;
   OpBuilder::InsertionGuard guard(b);
   IRMapping mapping;
+  // (A CTA pair's dead tile: its M tile against the loop's count.)
+  mapping.map(loop.getMTiles(), cGM);
   // Ping-pong: consumer w takes the CTA's tiles w, w + 2, ...; cooperative:
   // both take every tile, 64 rows each.
   Value i = ir.cooperative ? openTileLoop(loop, index(0), index(1), mapping)
@@ -683,199 +694,184 @@ LogicalResult GemmKernelWriter::writeConsumer() {
   // The consumer's count of its tiles before this one (ping-pong: it takes
   // every other tile of the CTA).
   turn = ir.cooperative ? i : div(i, index(2));
-  // Ping-pong turns: wait until the other consumer has issued its tile's
-  // wgmma (named barrier 5 - w), hand over after this tile's (4 + w); not
-  // before the first tile, not after the last.
-  Value count = i32(256);
-  if (!ir.cooperative) {
-    Value notFirst = cmp(arith::CmpIPredicate::ugt, i, index(0));
-    auto ifWait = scf::IfOp::create(b, loc, notFirst, false);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(&ifWait.getThenRegion().front());
-    Value id = arith::IndexCastOp::create(b, loc, b.getI32Type(),
-                                          arith::SubIOp::create(b, loc, index(5), wg));
-    NVVM::BarrierOp::create(b, loc, Type(), id, count, nullptr, Value());
-  }
-  // Zero accumulators (two m64n128 halves), replaced as the k loop runs.
+  // Each accumulator as its two m64n128 halves; each got box as its slot.
   DenseMap<Value, std::pair<Value, Value>> accs;
-  auto handOver = [&]() {
-    if (ir.cooperative)
-      return;
-    Value next = add(i, index(1));
-    Value partner = cmp(arith::CmpIPredicate::ult, next, mine);
-    auto ifArrive = scf::IfOp::create(b, loc, partner, false);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(&ifArrive.getThenRegion().front());
-    Value id = arith::IndexCastOp::create(b, loc, b.getI32Type(),
-                                          add(index(4), wg));
-    NVVM::BarrierArriveOp::create(b, loc, id, count);
-  };
-  // After the tile's last k-tile (ring position end - 1) is issued: the
-  // other consumer's turn, then that k-tile's wgmma and its slot.
-  Value directSlot; // the slot of a k-tile not in a loop
-  auto finishKTiles = [&](Value end) {
-    handOver();
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-    releaseSlot(arith::SubIOp::create(b, loc, end, index(1)));
-  };
-  // CTA pairs: a tile past M (the second of a pair when M has an odd
-  // number of tiles) only takes part in the pair's loads: its consumer
-  // waits for each of its slots and frees it (in both CTAs), then hands
-  // over its turn. (The transposed tile's pairs go along N, an even number
-  // of tiles: every tile lives.)
-  if (ir.pairs && !ir.transposed) {
-    Value mb = mapping.lookup(loop.getBody().front().getArgument(1));
-    auto ifLive = scf::IfOp::create(b, loc, cmp(arith::CmpIPredicate::ult, mb, cGM),
-                                    /*withElse=*/true);
-    {
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(&ifLive.getElseRegion().front());
-      auto drain = scf::ForOp::create(b, loc, index(0), kTiles, index(1));
-      {
-        OpBuilder::InsertionGuard inLoop(b);
-        b.setInsertionPointToStart(drain.getBody());
-        Value j = add(mul(i, kTiles), drain.getInductionVar());
-        auto [slot, parity] = ringPosition(j, /*free=*/false);
-        nvgpu::MBarrierTryWaitParityOp::create(b, loc, full, parity,
-                                               index(kWaitTicks), slot);
-        releaseSlot(j);
-        // The warp meets again before the next slot: lanes 1-31 must not
-        // spin on it while lane 0, which frees this one, waits to be
-        // scheduled (only fair scheduling of diverged lanes would run it;
-        // compute-sanitizer does not promise that: racecheck hung).
-        NVVM::SyncWarpOp::create(b, loc, i32(-1));
-      }
-      handOver();
-    }
-    b.setInsertionPointToStart(&ifLive.getThenRegion().front());
-  }
-  return lowerBody(
-      loop.getBody().front(), b, mapping,
+  DenseMap<Value, Value> slotOf;
+  std::function<LogicalResult(Operation &, IRMapping &)> visit =
       [&](Operation &inner, IRMapping &map) -> LogicalResult {
-        // A zero accumulator is never materialized: the tile's first
-        // k-tile (peeled) has wgmma that ignore their accumulator.
-        if (auto zero = dyn_cast<sck::ZeroOp>(inner)) {
-          Value undef = LLVM::UndefOp::create(b, loc, accType);
-          accs[zero.getResult()] = {undef, undef};
-          return success();
-        }
-        // A read of an epilogue operand (the index a prefetch's batch
-        // element comes from): a load from the kernel's memref.
-        if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
-          Value memref = memrefOf.lookup(extract.getTensor());
-          if (!memref)
-            return extract.emitError("sck-to-nvgpu: a read of other than an "
-                                     "epilogue operand of the kernel");
-          SmallVector<Value> at;
-          for (Value v : extract.getIndices())
-            at.push_back(lookup(v, b, map));
-          map.map(extract.getResult(),
-                  memref::LoadOp::create(b, loc, memref, at).getResult());
-          return success();
-        }
-        if (auto prefetch = dyn_cast<sck::PrefetchOp>(inner)) {
-          issuePrefetch(prefetch, map);
-          return success();
-        }
-        if (auto epilogue = dyn_cast<sck::EpilogueOp>(inner)) {
-          auto it = accs.find(epilogue.getAcc());
-          if (it == accs.end())
-            return epilogue.emitError("sck-to-nvgpu: the epilogue of a k loop's "
-                                      "accumulator");
-          FailureOr<SmallVector<Value>> tile = epilogueTile(epilogue, map);
-          if (failed(tile))
-            return failure();
-          auto [accL, accR] = it->second;
-          return ir.transposed
-                     ? writeTransposedEpilogue(epilogue, *tile, accL, accR)
-                     : writeEpilogue(epilogue, *tile, accL, accR);
-        }
-        auto kLoop = dyn_cast<scf::ForOp>(inner);
-        if (!kLoop) {
-          // A tile of one k-tile: its get, mma and release without a loop.
-          if (failed(lowerConsumerOp(inner, mul(i, kTiles), /*first=*/true,
-                                     directSlot, accs)))
-            return failure();
-          if (isa<sck::ReleaseOp>(inner))
-            finishKTiles(add(mul(i, kTiles), kTiles));
-          return success();
-        }
-        if (kLoop.getNumRegionIterArgs() != 1 ||
-            !kLoop.getInitArgs()[0].getDefiningOp<sck::ZeroOp>())
-          return inner.emitError("sck-to-nvgpu: the consumer's tile is a zero "
-                                 "accumulator, one k loop and its epilogue");
-        // One k-tile of the IR's loop body at induction value `iv` from
-        // accumulators `in`. The first k-tile is peeled (its wgmma ignore
-        // the accumulator: nothing to zero).
-        auto kTile = [&](Value iv, std::pair<Value, Value> in,
-                         bool first) -> FailureOr<std::pair<Value, Value>> {
-          map.map(kLoop.getInductionVar(), iv);
-          accs[kLoop.getRegionIterArgs()[0]] = in;
-          Value j = add(mul(i, kTiles), iv);
-          Value slot;
-          LogicalResult body = lowerBody(
-              *kLoop.getBody(), b, map, [&](Operation &op2, IRMapping &) {
-                return lowerConsumerOp(op2, j, first, slot, accs);
-              });
-          if (failed(body))
-            return failure();
-          auto yield = cast<scf::YieldOp>(kLoop.getBody()->getTerminator());
-          auto it = accs.find(yield.getOperand(0));
-          if (it == accs.end())
-            return yield.emitError("sck-to-nvgpu: the k loop yields its mma");
-          return it->second;
-        };
-        Value lb = lookup(kLoop.getLowerBound(), b, map);
-        Value step = lookup(kLoop.getStep(), b, map);
-        FailureOr<std::pair<Value, Value>> peeled =
-            kTile(lb, accs.lookup(kLoop.getInitArgs()[0]), /*first=*/true);
-        if (failed(peeled))
-          return failure();
-        auto newLoop = scf::ForOp::create(
-            b, loc, add(lb, step), lookup(kLoop.getUpperBound(), b, map), step,
-            ValueRange{peeled->first, peeled->second});
-        {
-          OpBuilder::InsertionGuard inLoop(b);
-          b.setInsertionPointToStart(newLoop.getBody());
-          FailureOr<std::pair<Value, Value>> next =
-              kTile(newLoop.getInductionVar(),
-                    {newLoop.getRegionIterArgs()[0], newLoop.getRegionIterArgs()[1]},
-                    /*first=*/false);
-          if (failed(next))
-            return failure();
-          scf::YieldOp::create(b, loc, ValueRange{next->first, next->second});
-        }
-        accs[kLoop.getResult(0)] = {newLoop.getResult(0), newLoop.getResult(1)};
-        finishKTiles(add(mul(i, kTiles), kTiles));
+    if (auto tile = dyn_cast<sck::TileIndexOp>(inner)) {
+      map.map(tile.getIndex(), i);
+      return success();
+    }
+    // Ping-pong turns: named barrier 5 - w waits for the other consumer's
+    // MMAs of the tile before (not before the CTA's first tile), 4 + w
+    // hands over (not after its last).
+    if (isa<sck::AwaitTurnOp, sck::PassTurnOp>(inner)) {
+      bool await = isa<sck::AwaitTurnOp>(inner);
+      Value go = await ? cmp(arith::CmpIPredicate::ugt, i, index(0))
+                       : cmp(arith::CmpIPredicate::ult, add(i, index(1)), mine);
+      auto ifTurn = scf::IfOp::create(b, loc, go, false);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&ifTurn.getThenRegion().front());
+      Value count = i32(256);
+      if (await) {
+        Value id = arith::IndexCastOp::create(
+            b, loc, b.getI32Type(), arith::SubIOp::create(b, loc, index(5), wg));
+        NVVM::BarrierOp::create(b, loc, Type(), id, count, nullptr, Value());
+      } else {
+        Value id = arith::IndexCastOp::create(b, loc, b.getI32Type(),
+                                              add(index(4), wg));
+        NVVM::BarrierArriveOp::create(b, loc, id, count);
+      }
+      return success();
+    }
+    // A tile's work under a condition (a CTA pair's tile past M).
+    if (auto ifOp = dyn_cast<scf::IfOp>(inner)) {
+      Value cond = lookup(ifOp.getCondition(), b, map);
+      if (!cond || ifOp.getNumResults() != 0)
+        return ifOp.emitError("sck-to-nvgpu: a condition on the tile's index "
+                              "without results");
+      bool withElse = !ifOp.getElseRegion().empty();
+      auto copy = scf::IfOp::create(b, loc, cond, withElse);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&copy.getThenRegion().front());
+      if (failed(lowerBody(ifOp.getThenRegion().front(), b, map, visit)))
+        return failure();
+      if (!withElse)
         return success();
-      });
+      b.setInsertionPointToStart(&copy.getElseRegion().front());
+      return lowerBody(ifOp.getElseRegion().front(), b, map, visit);
+    }
+    // A zero accumulator is never materialized: the tile's first k-tile
+    // has wgmma that ignore their accumulator.
+    if (auto zero = dyn_cast<sck::ZeroOp>(inner)) {
+      Value undef = LLVM::UndefOp::create(b, loc, accType);
+      accs[zero.getResult()] = {undef, undef};
+      return success();
+    }
+    // A read of an epilogue operand (the index a prefetch's batch element
+    // comes from): a load from the kernel's memref.
+    if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
+      Value memref = memrefOf.lookup(extract.getTensor());
+      if (!memref)
+        return extract.emitError("sck-to-nvgpu: a read of other than an "
+                                 "epilogue operand of the kernel");
+      SmallVector<Value> at;
+      for (Value v : extract.getIndices())
+        at.push_back(lookup(v, b, map));
+      map.map(extract.getResult(),
+              memref::LoadOp::create(b, loc, memref, at).getResult());
+      return success();
+    }
+    if (auto prefetch = dyn_cast<sck::PrefetchOp>(inner)) {
+      issuePrefetch(prefetch, map);
+      return success();
+    }
+    if (auto epilogue = dyn_cast<sck::EpilogueOp>(inner)) {
+      auto it = accs.find(epilogue.getAcc());
+      if (it == accs.end())
+        return epilogue.emitError("sck-to-nvgpu: the epilogue of a k loop's "
+                                  "accumulator");
+      FailureOr<SmallVector<Value>> tile = epilogueTile(epilogue, map);
+      if (failed(tile))
+        return failure();
+      auto [accL, accR] = it->second;
+      return ir.transposed
+                 ? writeTransposedEpilogue(epilogue, *tile, accL, accR)
+                 : writeEpilogue(epilogue, *tile, accL, accR);
+    }
+    auto kLoop = dyn_cast<scf::ForOp>(inner);
+    if (!kLoop)
+      return lowerConsumerOp(inner, map, slotOf, accs);
+    // A loop over a dead tile's slots.
+    if (kLoop.getNumRegionIterArgs() == 0) {
+      auto newLoop = scf::ForOp::create(
+          b, loc, lookup(kLoop.getLowerBound(), b, map),
+          lookup(kLoop.getUpperBound(), b, map), lookup(kLoop.getStep(), b, map));
+      OpBuilder::InsertionGuard inLoop(b);
+      b.setInsertionPointToStart(newLoop.getBody());
+      map.map(kLoop.getInductionVar(), newLoop.getInductionVar());
+      return lowerBody(*kLoop.getBody(), b, map, visit);
+    }
+    if (kLoop.getNumRegionIterArgs() != 1 || !accs.count(kLoop.getInitArgs()[0]))
+      return inner.emitError("sck-to-nvgpu: a k loop of one accumulator");
+    auto [initL, initR] = accs.lookup(kLoop.getInitArgs()[0]);
+    auto newLoop = scf::ForOp::create(
+        b, loc, lookup(kLoop.getLowerBound(), b, map),
+        lookup(kLoop.getUpperBound(), b, map), lookup(kLoop.getStep(), b, map),
+        ValueRange{initL, initR});
+    {
+      OpBuilder::InsertionGuard inLoop(b);
+      b.setInsertionPointToStart(newLoop.getBody());
+      map.map(kLoop.getInductionVar(), newLoop.getInductionVar());
+      accs[kLoop.getRegionIterArgs()[0]] = {newLoop.getRegionIterArgs()[0],
+                                            newLoop.getRegionIterArgs()[1]};
+      if (failed(lowerBody(*kLoop.getBody(), b, map, visit)))
+        return failure();
+      auto yield = cast<scf::YieldOp>(kLoop.getBody()->getTerminator());
+      auto it = accs.find(yield.getOperand(0));
+      if (it == accs.end())
+        return yield.emitError("sck-to-nvgpu: the k loop yields its mma");
+      scf::YieldOp::create(b, loc, ValueRange{it->second.first, it->second.second});
+    }
+    accs[kLoop.getResult(0)] = {newLoop.getResult(0), newLoop.getResult(1)};
+    return success();
+  };
+  return lowerBody(loop.getBody().front(), b, mapping, visit);
 }
 
 LogicalResult GemmKernelWriter::lowerConsumerOp(
-    Operation &op2, Value j, bool first, Value &slot,
+    Operation &op2, IRMapping &map, DenseMap<Value, Value> &slotOf,
     DenseMap<Value, std::pair<Value, Value>> &accs) {
-  if (isa<sck::GetOp>(op2)) {
-    auto [s, parity] = ringPosition(j, /*free=*/false);
-    slot = s;
+  // Ring positions are named (sc-schedule-wgmma).
+  auto position = [&](Value p) -> Value {
+    return p ? lookup(p, b, map) : Value();
+  };
+  if (auto get = dyn_cast<sck::GetOp>(op2)) {
+    Value j = position(get.getPosition());
+    if (!j)
+      return get.emitError("sck-to-nvgpu: a get at a named ring position "
+                           "(sc-schedule-wgmma)");
+    auto [slot, parity] = ringPosition(j, /*free=*/false);
     nvgpu::MBarrierTryWaitParityOp::create(b, loc, full, parity,
-                                           index(kWaitTicks), s);
+                                           index(kWaitTicks), slot);
+    for (Value box : get.getBoxes())
+      slotOf[box] = slot;
     return success();
   }
   if (auto mma = dyn_cast<sck::MmaOp>(op2)) {
-    if (!slot || !accs.count(mma.getAcc()))
+    Value slot = slotOf.lookup(mma.getA());
+    if (!slot || slotOf.lookup(mma.getB()) != slot || !accs.count(mma.getAcc()))
       return mma.emitError("sck-to-nvgpu: an mma of a got slot");
     auto [inL, inR] = accs.lookup(mma.getAcc());
+    // From the zero accumulator: wgmma that ignore theirs.
+    bool first = static_cast<bool>(mma.getAcc().getDefiningOp<sck::ZeroOp>());
     accs[mma.getResult()] = mmaOnSlot(slot, inL, inR, first);
     return success();
   }
-  if (isa<sck::ReleaseOp>(op2)) {
-    if (!slot)
-      return op2.emitError("sck-to-nvgpu: a release of a got slot");
-    // The slot is read until its wgmma completes: released one k-tile
-    // later, once the next k-tile's wgmma is issued and the group before it
-    // waited for (the last one by finishKTiles).
-    if (!first)
-      releaseSlot(arith::SubIOp::create(b, loc, j, index(1)));
+  if (auto release = dyn_cast<sck::ReleaseOp>(op2)) {
+    Value j = position(release.getPosition());
+    if (!j)
+      return release.emitError("sck-to-nvgpu: a release at a named ring "
+                               "position (sc-schedule-wgmma)");
+    releaseSlot(j);
+    return success();
+  }
+  if (auto wait = dyn_cast<sck::MmaWaitOp>(op2)) {
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, wait.getPending());
+    return success();
+  }
+  if (auto discard = dyn_cast<sck::DiscardOp>(op2)) {
+    Value j = position(discard.getPosition());
+    auto [slot, parity] = ringPosition(j, /*free=*/false);
+    nvgpu::MBarrierTryWaitParityOp::create(b, loc, full, parity,
+                                           index(kWaitTicks), slot);
+    releaseSlot(j);
+    // The warp meets again before the next slot: lanes 1-31 must not spin
+    // on it while lane 0, which frees this one, waits to be scheduled
+    // (only fair scheduling of diverged lanes would run it;
+    // compute-sanitizer does not promise that: racecheck hung).
+    NVVM::SyncWarpOp::create(b, loc, i32(-1));
     return success();
   }
   return op2.emitError("sck-to-nvgpu: not lowered in a consumer");
@@ -1476,7 +1472,6 @@ LogicalResult GemmKernelWriter::write(gpu::GPUFuncOp func) {
         b, loc, any, arith::SubIOp::create(b, loc, numTiles, from), index(0));
     mine = arith::MinUIOp::create(b, loc, left, index(perCta));
   }
-  kTiles = index(llvm::divideCeil(op.getContractionSize(), kTileDepth));
 
   auto smemType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                                   MemRefLayoutAttrInterface(), workgroup);

@@ -1,5 +1,5 @@
-// RUN: sparcast-opt %s -split-input-file -sc-select-kernel-config=schedule=pingpong -sc-lower-to-sck -sc-persistent -sc-warp-specialize -sc-prefetch-epilogue-operands -sc-test-gemm-kernel | FileCheck %s --check-prefixes=CHECK,PP
-// RUN: sparcast-opt %s -split-input-file -sc-select-kernel-config=schedule=cooperative -sc-lower-to-sck -sc-persistent -sc-warp-specialize -sc-prefetch-epilogue-operands -sc-test-gemm-kernel | FileCheck %s --check-prefixes=CHECK,COOP
+// RUN: sparcast-opt %s -split-input-file -sc-select-kernel-config=schedule=pingpong -sc-lower-to-sck -sc-persistent -sc-warp-specialize -sc-prefetch-epilogue-operands -sc-schedule-wgmma -sc-test-gemm-kernel | FileCheck %s --check-prefixes=CHECK,PP
+// RUN: sparcast-opt %s -split-input-file -sc-select-kernel-config=schedule=cooperative -sc-lower-to-sck -sc-persistent -sc-warp-specialize -sc-prefetch-epilogue-operands -sc-schedule-wgmma -sc-test-gemm-kernel | FileCheck %s --check-prefixes=CHECK,COOP
 // RUN: not sparcast-opt %s -split-input-file -sc-test-gemm-kernel=schedule=fastest 2>&1 | FileCheck %s --check-prefix=BAD
 
 // The warp-specialized persistent kernels, written from the kernel-level

@@ -1,4 +1,4 @@
-// RUN: sparcast-opt %s -split-input-file -sc-test-gemm-kernel -verify-diagnostics | FileCheck %s
+// RUN: sparcast-opt %s -split-input-file -sc-schedule-wgmma -sc-test-gemm-kernel -verify-diagnostics | FileCheck %s
 
 // A GEMM with a kernel-level function (sc.kernel_ir): the kernel is written
 // from that function, its epilogue from the function's sck.epilogue, not

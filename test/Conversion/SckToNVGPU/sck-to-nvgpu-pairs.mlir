@@ -1,4 +1,4 @@
-// RUN: sparcast-opt %s --sc-lower-to-sck --sc-persistent --sc-multicast --sc-warp-specialize --sc-prefetch-epilogue-operands --sc-test-gemm-kernel | FileCheck %s
+// RUN: sparcast-opt %s --sc-lower-to-sck --sc-persistent --sc-multicast --sc-warp-specialize --sc-prefetch-epilogue-operands --sc-schedule-wgmma --sc-test-gemm-kernel | FileCheck %s
 
 // CTA pairs (sc-multicast): the pair's rank, empty barriers counting both
 // CTAs' consumer warps (8), the inits fenced and the pair synchronized,

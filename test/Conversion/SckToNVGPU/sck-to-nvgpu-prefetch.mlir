@@ -1,4 +1,4 @@
-// RUN: sparcast-opt %s --sc-lower-to-sck --sc-persistent --sc-warp-specialize --sc-prefetch-epilogue-operands --sc-test-gemm-kernel | FileCheck %s
+// RUN: sparcast-opt %s --sc-lower-to-sck --sc-persistent --sc-warp-specialize --sc-prefetch-epilogue-operands --sc-schedule-wgmma --sc-test-gemm-kernel | FileCheck %s
 
 // sck-to-nvgpu with a prefetched box (sc-prefetch-epilogue-operands): the
 // index read at the tile's start, subtiles 0 and 1 of the request tile

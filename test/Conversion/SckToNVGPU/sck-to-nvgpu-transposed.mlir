@@ -1,5 +1,5 @@
-// RUN: sparcast-opt %s --sc-lower-to-sck --sc-persistent --sc-multicast=shared-rhs-only=1 --sc-warp-specialize --sc-prefetch-epilogue-operands --sc-test-gemm-kernel | FileCheck %s
-// RUN: sparcast-opt %s --sc-lower-to-sck --sc-persistent --sc-warp-specialize --sc-prefetch-epilogue-operands --sc-test-gemm-kernel | FileCheck %s --check-prefix=ALONE
+// RUN: sparcast-opt %s --sc-lower-to-sck --sc-persistent --sc-multicast=shared-rhs-only=1 --sc-warp-specialize --sc-prefetch-epilogue-operands --sc-schedule-wgmma --sc-test-gemm-kernel | FileCheck %s
+// RUN: sparcast-opt %s --sc-lower-to-sck --sc-persistent --sc-warp-specialize --sc-prefetch-epilogue-operands --sc-schedule-wgmma --sc-test-gemm-kernel | FileCheck %s --check-prefix=ALONE
 
 // The transposed tile (out[b]^T = E[b]^T W^T, 152 rows m x 128 columns n a
 // consumer) from its kernel-level IR: W's box of 152 rows x 64 k (in CTA

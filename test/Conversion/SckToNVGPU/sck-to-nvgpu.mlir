@@ -1,5 +1,5 @@
-// RUN: sparcast-opt %s --sc-lower-to-sck --sc-persistent --sc-warp-specialize --sc-test-gemm-kernel | FileCheck %s
-// RUN: sparcast-opt %s --sc-lower-to-sck --sc-persistent --sc-warp-specialize="producer-regs=24 consumer-regs=240 stages=3" --sc-test-gemm-kernel | FileCheck %s --check-prefix=TUNED
+// RUN: sparcast-opt %s --sc-lower-to-sck --sc-persistent --sc-warp-specialize --sc-schedule-wgmma --sc-test-gemm-kernel | FileCheck %s
+// RUN: sparcast-opt %s --sc-lower-to-sck --sc-persistent --sc-warp-specialize="producer-regs=24 consumer-regs=240 stages=3" --sc-schedule-wgmma --sc-test-gemm-kernel | FileCheck %s --check-prefix=TUNED
 
 // sck-to-nvgpu: the GEMM's kernel written op by op from its kernel-level
 // IR. The ring: full and empty mbarriers (one arrival by TMA, four by the

@@ -76,12 +76,59 @@ func.func @put_in_consumer(%k: index) {
 
 // -----
 
-func.func @get_in_role_at_position(%k: index) {
+func.func @release_in_producer(%k: index) {
   %r = sck.ring {stages = 2} : !sck.ring<!sck.box<64x64xf16>>
-  sck.role consumer attributes {regs = 232} {
-    // expected-error @below {{in a role gets from the next slot, not a named position}}
-    %b = sck.get %r[%k] : !sck.ring<!sck.box<64x64xf16>> -> !sck.box<64x64xf16>
+  sck.role producer attributes {regs = 40} {
+    // expected-error @below {{'sck.release' op only in a consumer role}}
+    sck.release %r[%k] : !sck.ring<!sck.box<64x64xf16>>
   }
+  return
+}
+
+// -----
+
+func.func @discard_outside_roles(%k: index) {
+  %r = sck.ring {stages = 2} : !sck.ring<!sck.box<64x64xf16>>
+  // expected-error @below {{'sck.discard' op only in a consumer role}}
+  sck.discard %r[%k] : !sck.ring<!sck.box<64x64xf16>>
+  return
+}
+
+// -----
+
+func.func @mma_wait_negative() {
+  sck.role consumer attributes {regs = 232} {
+    // expected-error @below {{pending must be at least 0, got -1}}
+    sck.mma_wait -1
+  }
+  return
+}
+
+// -----
+
+func.func @turns_of_cooperative_consumers() {
+  sck.role consumer attributes {count = 2, order = #sck.consumer_order<cooperative>, regs = 232} {
+    // expected-error @below {{'sck.await_turn' op only in a consumer role of ping-pong order}}
+    sck.await_turn
+  }
+  return
+}
+
+// -----
+
+func.func @pass_turn_in_producer() {
+  sck.role producer attributes {regs = 40} {
+    // expected-error @below {{'sck.pass_turn' op only in a consumer role}}
+    sck.pass_turn
+  }
+  return
+}
+
+// -----
+
+func.func @tile_index_outside_tile_loop() {
+  // expected-error @below {{'sck.tile_index' op expects parent op 'sck.tile_loop'}}
+  %t = sck.tile_index
   return
 }
 

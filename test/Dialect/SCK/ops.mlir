@@ -161,3 +161,43 @@ func.func @rescore_ops(%w: memref<?xi32>, %keys: memref<8192xi32, #gpu.address_s
   sck.append_above %x[%i, %e] above %th into %cnt, %v, %c : memref<?xf32>, memref<?xi32>, memref<?x4096xf32>, memref<?x4096xi32>
   return
 }
+
+// Named ring positions in roles, as sc-pipeline-wgmma leaves a Hopper GEMM:
+// the tile's index in the CTA's walk, a slot released one k-tile late,
+// waits for the asynchronous MMAs, ping-pong turns and a slot discarded.
+// CHECK-LABEL: func.func @scheduled_roles
+// CHECK: %[[T:.*]] = sck.tile_index
+// CHECK: sck.put %[[R:.*]][%{{.*}}], %{{.*}} :
+// CHECK: sck.await_turn
+// CHECK: sck.get %[[R]][%{{.*}}] :
+// CHECK: sck.pass_turn
+// CHECK: sck.mma_wait 0
+// CHECK: sck.release %[[R]][%{{.*}}] :
+// CHECK: sck.discard %[[R]][%{{.*}}] :
+func.func @scheduled_roles(%tiles: index) {
+  %c2 = arith.constant 2 : index
+  %r = sck.ring {stages = 4} : !sck.ring<!sck.box<64x64xf16>>
+  sck.role producer attributes {regs = 40} {
+    sck.tile_loop %tiles, %tiles, %tiles attributes {schedule = #sck.tile_schedule<persistent>} {
+    ^bb0(%b: index, %m: index, %n: index):
+      %t = sck.tile_index
+      %p = arith.muli %t, %c2 : index
+      %a = sck.load "A"[%m, %b] : !sck.box<64x64xf16>
+      sck.put %r[%p], %a : !sck.ring<!sck.box<64x64xf16>>, !sck.box<64x64xf16>
+    }
+  }
+  sck.role consumer attributes {regs = 232, count = 2, order = #sck.consumer_order<pingpong>} {
+    sck.tile_loop %tiles, %tiles, %tiles attributes {schedule = #sck.tile_schedule<persistent>} {
+    ^bb0(%b: index, %m: index, %n: index):
+      %t = sck.tile_index
+      %p = arith.muli %t, %c2 : index
+      sck.await_turn
+      %a = sck.get %r[%p] : !sck.ring<!sck.box<64x64xf16>> -> !sck.box<64x64xf16>
+      sck.pass_turn
+      sck.mma_wait 0
+      sck.release %r[%p] : !sck.ring<!sck.box<64x64xf16>>
+      sck.discard %r[%p] : !sck.ring<!sck.box<64x64xf16>>
+    }
+  }
+  return
+}

@@ -5,8 +5,13 @@
 // RUN: sparcast-equiv %sparcast_src_root/test/Integration/CPU/Inputs/lce-odd.mlir --ref=lce --pass-pipeline='builtin.module(sc-ikbo-pipeline,func.func(sc-select-kernel-config{schedule=transposed}),sc-lower-to-sck,sc-persistent,sc-multicast{shared-rhs-only=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --users=4 --candidates=17 --trials=2 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=shared_lhs --pass-pipeline='builtin.module(func.func(sc-select-kernel-config{schedule=transposed}),sc-lower-to-sck,sc-persistent,sc-multicast{shared-rhs-only=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=2 --rtol=1e-2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=flat_rows_residual --pass-pipeline='builtin.module(func.func(sc-select-kernel-config{schedule=cooperative}),sc-lower-to-sck,sc-persistent,sc-multicast,sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=5 --rtol=1e-2 | FileCheck %s
+// RUN: sparcast-equiv %sparcast_src_root/test/Integration/CPU/Inputs/lce-odd.mlir --ref=lce --pass-pipeline='builtin.module(sc-ikbo-pipeline,func.func(sc-select-kernel-config{schedule=pingpong}),sc-lower-to-sck,sc-persistent,sc-multicast,sc-warp-specialize,sc-schedule-wgmma,sc-test-execute-kernel-ir)' --users=3 --candidates=11 --trials=2 --shuffle-index --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %sparcast_src_root/test/Integration/CPU/Inputs/lce-odd.mlir --ref=lce --pass-pipeline='builtin.module(sc-ikbo-pipeline,func.func(sc-select-kernel-config{schedule=transposed}),sc-lower-to-sck,sc-persistent,sc-multicast{shared-rhs-only=1},sc-warp-specialize,sc-schedule-wgmma,sc-test-execute-kernel-ir)' --users=4 --candidates=17 --trials=2 --shuffle-index --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=flat_rows_residual --pass-pipeline='builtin.module(func.func(sc-select-kernel-config{schedule=cooperative}),sc-lower-to-sck,sc-persistent,sc-multicast,sc-warp-specialize{stages=3},sc-schedule-wgmma,sc-test-execute-kernel-ir)' --candidates=5 --rtol=1e-2 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=linear_relu --pass-pipeline='builtin.module(sc-lower-to-sck,sc-warp-specialize,sc-schedule-wgmma,sc-test-execute-kernel-ir)' --candidates=3 --rtol=1e-2 | FileCheck %s
 // RUN: not sparcast-equiv %s --ref=relu_kernel_ir --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=3 | FileCheck %s --check-prefix=WRONG
 // RUN: not sparcast-equiv %s --ref=overfull_kernel_ir --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=2 | FileCheck %s --check-prefix=WRONG
+// RUN: not sparcast-equiv %s --ref=wrong_position_kernel_ir --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=3 | FileCheck %s --check-prefix=WRONG
 
 // The kernel-level IR keeps each GEMM's meaning: the GEMMs of a model,
 // lowered to their kernel functions (sc-lower-to-sck), made persistent
@@ -22,6 +27,10 @@
 // two N tiles. A batched lhs times a shared rhs tiled across its batch
 // elements (flat rows: 5 x 50 rows in 128-row tiles that straddle batch
 // elements, in CTA pairs), its epilogue reading a residual at [b, m, n].
+// The same with each ring position named (sc-schedule-wgmma: the CPU keeps
+// every put at its position, so a get or release at a wrong one reads
+// another k-tile), the first k-tile peeled, releases one k-tile late and
+// ping-pong turns; in CTA pairs a dead tile's work under a condition.
 // CHECK-COUNT-2: ok
 // CHECK: EQUIVALENT
 
@@ -112,4 +121,51 @@ func.func private @overfull_kernel(%batch: index) {
 func.func @shared_lhs(%w: tensor<300x100xf16>, %e: tensor<?x100x250xf16> {sc.lineage = #sc.lineage<candidate>}) -> tensor<?x300x250xf16> {
   %o = sc.batch_matmul %w, %e : tensor<300x100xf16>, tensor<?x100x250xf16> -> tensor<?x300x250xf16>
   return %o : tensor<?x300x250xf16>
+}
+
+// Named ring positions are checked: a consumer that gets the positions of
+// the next tile in its walk (t + 1 instead of t) multiplies another batch
+// element's boxes (or a slot never put, past the last tile).
+func.func @wrong_position_kernel_ir(%w: tensor<64x128xf16>, %e: tensor<?x128x256xf16> {sc.lineage = #sc.lineage<candidate>}) -> tensor<?x64x256xf16> {
+  %c = sc.batch_matmul %w, %e {sc.kernel_ir = @wrong_position_kernel} : tensor<64x128xf16>, tensor<?x128x256xf16> -> tensor<?x64x256xf16>
+  return %c : tensor<?x64x256xf16>
+}
+func.func private @wrong_position_kernel(%batch: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %r = sck.ring {stages = 4} : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x256xf16>>
+  sck.role producer attributes {regs = 40} {
+    sck.tile_loop %batch, %c1, %c1 attributes {schedule = #sck.tile_schedule<persistent>} {
+    ^bb0(%b: index, %mt: index, %nt: index):
+      %t = sck.tile_index
+      %base = arith.muli %t, %c2 : index
+      scf.for %k = %c0 to %c2 step %c1 {
+        %k0 = arith.muli %k, %c64 : index
+        %a = sck.load "A"[%k0, %c0] : !sck.box<64x64xf16>
+        %bb = sck.load "B"[%c0, %k0, %b] : !sck.box<64x256xf16>
+        %p = arith.addi %base, %k : index
+        sck.put %r[%p], %a, %bb : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x256xf16>>, !sck.box<64x64xf16>, !sck.box<64x256xf16>
+      }
+    }
+  }
+  sck.role consumer attributes {count = 2 : i64, order = #sck.consumer_order<cooperative>, regs = 232 : i64} {
+    sck.tile_loop %batch, %c1, %c1 attributes {schedule = #sck.tile_schedule<persistent>} {
+    ^bb0(%b: index, %mt: index, %nt: index):
+      %t = sck.tile_index
+      %next = arith.addi %t, %c1 : index
+      %base = arith.muli %next, %c2 : index
+      %zero = sck.zero : !sck.acc<64x256xf32>
+      %acc = scf.for %k = %c0 to %c2 step %c1 iter_args(%x = %zero) -> (!sck.acc<64x256xf32>) {
+        %p = arith.addi %base, %k : index
+        %g:2 = sck.get %r[%p] : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x256xf16>> -> !sck.box<64x64xf16>, !sck.box<64x256xf16>
+        %y = sck.mma %g#0, %g#1, %x : !sck.box<64x64xf16>, !sck.box<64x256xf16>, !sck.acc<64x256xf32>
+        sck.release %r[%p] : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x256xf16>>
+        scf.yield %y : !sck.acc<64x256xf32>
+      }
+      sck.epilogue "C"[%c0, %c0, %b], %acc : !sck.acc<64x256xf32>
+    }
+  }
+  return
 }

@@ -107,6 +107,8 @@ private:
     Value counts, capacity;
   };
   DenseMap<Value, Queue> queues;
+  /// The index of the tile the innermost tile loop runs (sck.tile_index).
+  Value tileIndex;
 
   Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
 
@@ -682,9 +684,11 @@ private:
     // A ring whose puts and gets name their positions holds its `stages`
     // slots only, position p in slot p mod stages, as the kernel's shared
     // memory does: a put over a slot not yet read shows as a mismatch.
+    // (Roles run one after another here: a ring between roles holds every
+    // put, at its named position if it has one.)
     if (llvm::any_of(ringOp->getUsers(), [](Operation *user) {
           auto put = dyn_cast<sck::PutOp>(user);
-          return put && put.getPosition();
+          return put && put.getPosition() && !put->getParentOfType<sck::RoleOp>();
         })) {
       if (ringOp.getStages() == 0)
         return ringOp.emitError("a ring of named positions needs its stages");
@@ -817,8 +821,14 @@ private:
   }
 
   LogicalResult runOp(Operation &o) {
-    if (isa<func::ReturnOp, sck::ReleaseOp>(o))
+    // What orders the kernel's threads has nothing to do on one thread.
+    if (isa<func::ReturnOp, sck::ReleaseOp, sck::DiscardOp, sck::MmaWaitOp,
+            sck::AwaitTurnOp, sck::PassTurnOp>(o))
       return success();
+    if (auto index = dyn_cast<sck::TileIndexOp>(o)) {
+      map.map(index.getIndex(), tileIndex);
+      return success();
+    }
     if (auto role = dyn_cast<sck::RoleOp>(o))
       return runBlock(role.getBody().front());
     if (auto ringOp = dyn_cast<sck::RingOp>(o))
@@ -837,6 +847,17 @@ private:
               [&](ValueRange tile) {
                 for (auto [arg, v] : llvm::zip(body.getArguments(), tile))
                   map.map(arg, v);
+                // Every role walks all tiles in this order: the tile's
+                // index is its place in it.
+                Value mn = arith::AddIOp::create(
+                    b, loc,
+                    arith::MulIOp::create(b, loc, tile[0],
+                                          map.lookup(loop.getMTiles())),
+                    tile[1]);
+                tileIndex = arith::AddIOp::create(
+                    b, loc,
+                    arith::MulIOp::create(b, loc, mn, map.lookup(loop.getNTiles())),
+                    tile[2]);
                 status = runBlock(body);
               });
       return status;
@@ -909,17 +930,21 @@ private:
       return status;
     }
     if (auto ifOp = dyn_cast<scf::IfOp>(o)) {
-      if (ifOp.getNumResults() != 0 || !ifOp.getElseRegion().empty())
-        return o.emitError("the CPU runner takes an scf.if without results "
-                           "or else");
+      if (ifOp.getNumResults() != 0)
+        return o.emitError("the CPU runner takes an scf.if without results");
       LogicalResult status = success();
+      bool withElse = !ifOp.getElseRegion().empty();
       auto copy = scf::IfOp::create(b, loc, TypeRange{},
-                                    map.lookup(ifOp.getCondition()), false);
+                                    map.lookup(ifOp.getCondition()), withElse);
       OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&copy.getThenRegion().front());
-      for (Operation &inner : ifOp.getThenRegion().front().without_terminator())
-        if (failed(runOp(inner)))
-          status = failure();
+      for (auto [from, to] : llvm::zip(ifOp->getRegions(), copy->getRegions())) {
+        if (from.empty())
+          continue;
+        b.setInsertionPointToStart(&to.front());
+        for (Operation &inner : from.front().without_terminator())
+          if (failed(runOp(inner)))
+            status = failure();
+      }
       return status;
     }
     if (o.getNumRegions() != 0 || o.getDialect()->getNamespace() == "sck")

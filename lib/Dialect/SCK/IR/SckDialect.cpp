@@ -268,8 +268,9 @@ LogicalResult RingOp::verify() {
 }
 
 /// A put or get moves one box of each of the slot's types, in a role of
-/// the given kind, or outside roles at a position it names (a ring whose
-/// threads both put and get: the slots are not taken in turn).
+/// the given kind (at the next slot, or at a position it names), or
+/// outside roles at a position it names (a ring whose threads both put and
+/// get: the slots are not taken in turn).
 static LogicalResult verifySlotAccess(Operation *op, RingType ring,
                                       TypeRange boxes, Value position,
                                       RoleKind role, StringRef what,
@@ -285,9 +286,6 @@ static LogicalResult verifySlotAccess(Operation *op, RingType ring,
              << " the ring position it names";
     return success();
   }
-  if (position)
-    return op->emitOpError() << "in a role " << what << " " << preposition
-                             << " the next slot, not a named position";
   if (parent.getKind() != role)
     return op->emitOpError() << "only a " << stringifyRoleKind(role) << " role "
                              << what << " "
@@ -303,6 +301,36 @@ LogicalResult PutOp::verify() {
 LogicalResult GetOp::verify() {
   return verifySlotAccess(*this, getRing().getType(), getBoxes().getTypes(),
                           getPosition(), RoleKind::consumer, "gets", "from");
+}
+
+/// `op` runs in a consumer role (of ping-pong order with `pingpong`).
+static LogicalResult verifyInConsumer(Operation *op, bool pingpong = false) {
+  auto role = op->getParentOfType<RoleOp>();
+  if (!role || role.getKind() != RoleKind::consumer)
+    return op->emitOpError("only in a consumer role");
+  if (pingpong && role.getOrder() != ConsumerOrder::pingpong)
+    return op->emitOpError("only in a consumer role of ping-pong order");
+  return success();
+}
+
+LogicalResult ReleaseOp::verify() { return verifyInConsumer(*this); }
+
+LogicalResult DiscardOp::verify() { return verifyInConsumer(*this); }
+
+LogicalResult MmaWaitOp::verify() {
+  // (Read signed: the attribute's accessor is unsigned.)
+  if (getPendingAttr().getInt() < 0)
+    return emitOpError("pending must be at least 0, got ")
+           << getPendingAttr().getInt();
+  return verifyInConsumer(*this);
+}
+
+LogicalResult AwaitTurnOp::verify() {
+  return verifyInConsumer(*this, /*pingpong=*/true);
+}
+
+LogicalResult PassTurnOp::verify() {
+  return verifyInConsumer(*this, /*pingpong=*/true);
 }
 
 LogicalResult RoleOp::verify() {

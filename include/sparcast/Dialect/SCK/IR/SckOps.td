@@ -379,9 +379,77 @@ def Sck_GetOp : Sck_Op<"get", [MemoryEffects<[MemRead]>]> {
 }
 
 def Sck_ReleaseOp : Sck_Op<"release", [MemoryEffects<[MemWrite]>]> {
-  let summary = "this consumer is done with the oldest slot it got";
-  let arguments = (ins Sck_RingType:$ring);
-  let assemblyFormat = "$ring attr-dict `:` qualified(type($ring))";
+  let summary = "this consumer is done with a slot it got";
+  let description = [{
+    In a consumer role: the oldest slot it got, or the slot of ring
+    position `position` (sc-pipeline-wgmma names them: the slot a k-tile's
+    asynchronous MMAs read is freed one k-tile later).
+  }];
+  let arguments = (ins Sck_RingType:$ring, Optional<Index>:$position);
+  let assemblyFormat = [{
+    $ring (`[` $position^ `]`)? attr-dict `:` qualified(type($ring))
+  }];
+  let hasVerifier = 1;
+}
+
+def Sck_DiscardOp : Sck_Op<"discard", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait until a slot is full and free it unread";
+  let description = [{
+    In a consumer role: the slot of ring position `position`, filled by
+    the producer, freed without being read (a CTA of a pair whose tile lies
+    past the result still takes part in the pair's shared loads).
+  }];
+  let arguments = (ins Sck_RingType:$ring, Index:$position);
+  let assemblyFormat = "$ring `[` $position `]` attr-dict `:` qualified(type($ring))";
+  let hasVerifier = 1;
+}
+
+def Sck_TileIndexOp : Sck_Op<"tile_index", [Pure, HasParent<"TileLoopOp">]> {
+  let summary = "the tile's place in the walk of the CTA that runs it";
+  let description = [{
+    0 for the first tile a CTA takes from the tile loop, 1 for its next,
+    and so on (the tiles of all roles of a CTA counted alike: ping-pong
+    consumers take every other one). Ring positions count from it: k-tile
+    k of the tile at index t is position t x (k-tiles a tile) + k.
+  }];
+  let results = (outs Index:$index);
+  let assemblyFormat = "attr-dict";
+}
+
+def Sck_MmaWaitOp : Sck_Op<"mma_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait until at most `pending` k-tiles' MMAs are in flight";
+  let description = [{
+    On Hopper an `sck.mma` runs asynchronously and leaves its k-tile's MMAs
+    in flight until the next one's are issued: the slot it read can be
+    released only after a wait. A consumer's last k-tile waits for all
+    (`pending` = 0) before its slot is released and the epilogue reads the
+    accumulator.
+  }];
+  let arguments = (ins I64Attr:$pending);
+  let assemblyFormat = "$pending attr-dict";
+  let hasVerifier = 1;
+}
+
+def Sck_AwaitTurnOp : Sck_Op<"await_turn", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait until the other ping-pong consumer has issued its MMAs";
+  let description = [{
+    Ping-pong consumers take turns: each issues its tile's MMAs only after
+    the other has issued those of its tile before (`sck.pass_turn`), so
+    one's epilogue runs under the other's MMAs. The CTA's first tile does
+    not wait.
+  }];
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def Sck_PassTurnOp : Sck_Op<"pass_turn", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "give the other ping-pong consumer its turn";
+  let description = [{
+    After a tile's MMAs are issued: the other consumer may issue those of
+    the CTA's next tile (none after the CTA's last).
+  }];
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
 }
 
 def Sck_RoleOp : Sck_Op<"role", [SingleBlock, NoTerminator]> {

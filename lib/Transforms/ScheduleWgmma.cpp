@@ -1,0 +1,305 @@
+//===- ScheduleWgmma.cpp - a Hopper GEMM's thread order made explicit -----===//
+//
+// sc-schedule-wgmma: in the kernel-level IR of a warp-specialized Hopper
+// GEMM, what its threads must order becomes ops: ring positions counted
+// from the tile's index in the CTA's walk, the consumer's first k-tile
+// peeled and each slot released one k-tile late (its asynchronous MMAs
+// are in flight until the next k-tile's are issued), ping-pong turns, and
+// the slots a dead tile of a CTA pair frees unread. Each op then lowers
+// on its own, with nothing decided by the lowering.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sparcast/Transforms/Passes.h"
+#include "sparcast/Dialect/SCK/IR/SckDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+namespace mlir::sc {
+#define GEN_PASS_DEF_SCSCHEDULEWGMMAPASS
+#include "sparcast/Transforms/Passes.h.inc"
+} // namespace mlir::sc
+
+using namespace mlir;
+
+namespace {
+
+/// The ring and the tile loop of each role of a warp-specialized GEMM.
+struct GemmRoles {
+  sck::RingOp ring;
+  sck::RoleOp consumer;
+  sck::TileLoopOp producerLoop, consumerLoop;
+};
+
+FailureOr<GemmRoles> matchRoles(func::FuncOp kernel) {
+  GemmRoles roles;
+  for (Operation &inner : kernel.getBody().front()) {
+    if (auto ring = dyn_cast<sck::RingOp>(inner)) {
+      if (roles.ring)
+        return ring.emitError("sc-schedule-wgmma: a GEMM kernel of one ring");
+      roles.ring = ring;
+      continue;
+    }
+    auto role = dyn_cast<sck::RoleOp>(inner);
+    if (!role)
+      continue;
+    auto loops = role.getBody().front().getOps<sck::TileLoopOp>();
+    if (!llvm::hasSingleElement(loops))
+      return role.emitError("sc-schedule-wgmma: a role of one tile loop");
+    if (role.getKind() == sck::RoleKind::producer) {
+      roles.producerLoop = *loops.begin();
+    } else {
+      roles.consumer = role;
+      roles.consumerLoop = *loops.begin();
+    }
+  }
+  if (!roles.ring || !roles.producerLoop || !roles.consumerLoop)
+    return kernel.emitError("sc-schedule-wgmma: a ring, a producer and a "
+                            "consumer role (run sc-warp-specialize)");
+  return roles;
+}
+
+/// The tile's k loop (from 0 by 1 to a constant: its k-tiles), or none
+/// when the tile is one k-tile.
+FailureOr<std::pair<scf::ForOp, int64_t>> kLoopOf(Block &body) {
+  auto loops = body.getOps<scf::ForOp>();
+  if (loops.empty())
+    return std::make_pair(scf::ForOp(), int64_t(1));
+  scf::ForOp loop = *loops.begin();
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+  std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (!llvm::hasSingleElement(loops) || lb != 0 || step != 1 || !ub || *ub < 1)
+    return loop.emitError("sc-schedule-wgmma: one k loop a tile, from 0 by "
+                          "1 to a constant");
+  return std::make_pair(loop, *ub);
+}
+
+/// At the start of `loop`'s body: the tile's index and its first k-tile's
+/// ring position, index x `kTiles`.
+Value firstPosition(OpBuilder &b, sck::TileLoopOp loop, int64_t kTiles,
+                    bool pingpongTurns) {
+  Location loc = loop.getLoc();
+  b.setInsertionPointToStart(&loop.getBody().front());
+  Value tile = sck::TileIndexOp::create(b, loc, b.getIndexType());
+  if (pingpongTurns)
+    sck::AwaitTurnOp::create(b, loc);
+  Value perTile = arith::ConstantIndexOp::create(b, loc, kTiles);
+  return arith::MulIOp::create(b, loc, tile, perTile);
+}
+
+/// The producer's puts at their positions.
+LogicalResult schedulePuts(sck::TileLoopOp loop) {
+  Block &body = loop.getBody().front();
+  auto kLoop = kLoopOf(body);
+  if (failed(kLoop))
+    return failure();
+  auto [forOp, kTiles] = *kLoop;
+  OpBuilder b(loop.getContext());
+  Value base = firstPosition(b, loop, kTiles, /*pingpongTurns=*/false);
+  Block &puts = forOp ? *forOp.getBody() : body;
+  for (auto put : llvm::make_early_inc_range(puts.getOps<sck::PutOp>())) {
+    if (put.getPosition())
+      return put.emitError("sc-schedule-wgmma: a put at a named position "
+                           "already");
+    b.setInsertionPoint(put);
+    Value position =
+        forOp ? arith::AddIOp::create(b, put.getLoc(), base,
+                                      forOp.getInductionVar())
+                    .getResult()
+              : base;
+    put.getPositionMutable().assign(position);
+  }
+  return success();
+}
+
+/// The consumer's k-tile as sc-warp-specialize leaves it: a get of the
+/// ring, an MMA of its two boxes into the accumulator, the release.
+struct KTile {
+  sck::GetOp get;
+  sck::MmaOp mma;
+  sck::ReleaseOp release;
+  /// The MMA of the boxes of `got` (a get of the same ring) into `acc`.
+  Value mmaOf(OpBuilder &b, sck::GetOp got, Value acc) {
+    auto boxOf = [&](Value box) {
+      return got.getBoxes()[cast<OpResult>(box).getResultNumber()];
+    };
+    return sck::MmaOp::create(b, mma.getLoc(), mma.getType(),
+                              boxOf(mma.getA()), boxOf(mma.getB()), acc);
+  }
+};
+
+FailureOr<KTile> matchKTile(Block &block, Operation *where) {
+  auto gets = block.getOps<sck::GetOp>();
+  auto mmas = block.getOps<sck::MmaOp>();
+  auto releases = block.getOps<sck::ReleaseOp>();
+  if (!llvm::hasSingleElement(gets) || !llvm::hasSingleElement(mmas) ||
+      !llvm::hasSingleElement(releases))
+    return where->emitError("sc-schedule-wgmma: a consumer k-tile of one "
+                            "get, one MMA of its boxes and one release");
+  KTile k{*gets.begin(), *mmas.begin(), *releases.begin()};
+  // (The transposed tile multiplies the ring's second box by its first.)
+  auto boxes = k.get.getBoxes();
+  if (k.get.getPosition() || k.release.getPosition() || boxes.size() != 2 ||
+      !llvm::is_contained(boxes, k.mma.getA()) ||
+      !llvm::is_contained(boxes, k.mma.getB()) ||
+      k.mma.getA() == k.mma.getB() || !k.get->isBeforeInBlock(k.mma) ||
+      !k.mma->isBeforeInBlock(k.release))
+    return where->emitError("sc-schedule-wgmma: a consumer k-tile of one "
+                            "get, one MMA of its boxes and one release");
+  return k;
+}
+
+/// After the tile's last k-tile (at position `last`) is issued: the other
+/// consumer's turn, the wait for its MMAs, its slot freed.
+void finishTile(OpBuilder &b, Location loc, Value ring, Value last,
+                bool pingpong) {
+  if (pingpong)
+    sck::PassTurnOp::create(b, loc);
+  sck::MmaWaitOp::create(b, loc, 0);
+  sck::ReleaseOp::create(b, loc, ring, last);
+}
+
+/// The consumer's k loop with its first k-tile peeled and each slot
+/// released one k-tile late.
+LogicalResult scheduleKLoop(scf::ForOp loop, int64_t kTiles, Value base,
+                            bool pingpong) {
+  FailureOr<KTile> k = matchKTile(*loop.getBody(), loop);
+  if (failed(k))
+    return failure();
+  if (loop.getNumRegionIterArgs() != 1 ||
+      !loop.getInitArgs()[0].getDefiningOp<sck::ZeroOp>() ||
+      k->mma.getAcc() != loop.getRegionIterArgs()[0] ||
+      loop.getBody()->getTerminator()->getOperand(0) != k->mma.getResult())
+    return loop.emitError("sc-schedule-wgmma: a k loop accumulating its "
+                          "MMAs from zero");
+  Location loc = loop.getLoc();
+  Value ring = k->get.getRing();
+  OpBuilder b(loop);
+  // k-tile 0: its MMA ignores the (zero) accumulator.
+  auto get0 = sck::GetOp::create(b, loc, k->get.getBoxes().getTypes(), ring, base);
+  Value acc0 = k->mmaOf(b, get0, loop.getInitArgs()[0]);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto rest = scf::ForOp::create(b, loc, one, loop.getUpperBound(),
+                                 loop.getStep(), ValueRange{acc0});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(rest.getBody());
+    Value position =
+        arith::AddIOp::create(b, loc, base, rest.getInductionVar());
+    auto get = sck::GetOp::create(b, loc, k->get.getBoxes().getTypes(), ring,
+                                  position);
+    Value acc = k->mmaOf(b, get, rest.getRegionIterArgs()[0]);
+    Value before = arith::SubIOp::create(b, loc, position, one);
+    sck::ReleaseOp::create(b, loc, ring, before);
+    scf::YieldOp::create(b, loc, acc);
+  }
+  Value last = arith::AddIOp::create(
+      b, loc, base, arith::ConstantIndexOp::create(b, loc, kTiles - 1));
+  finishTile(b, loc, ring, last, pingpong);
+  loop.getResult(0).replaceAllUsesWith(rest.getResult(0));
+  loop.erase();
+  return success();
+}
+
+/// A tile of one k-tile: its get at the tile's position, the release
+/// after the wait.
+LogicalResult scheduleSingleKTile(Block &body, Operation *where, Value base,
+                                  bool pingpong) {
+  FailureOr<KTile> k = matchKTile(body, where);
+  if (failed(k))
+    return failure();
+  if (!k->mma.getAcc().getDefiningOp<sck::ZeroOp>())
+    return k->mma.emitError("sc-schedule-wgmma: a tile's MMA accumulating "
+                            "from zero");
+  k->get.getPositionMutable().assign(base);
+  OpBuilder b(k->release);
+  finishTile(b, k->release.getLoc(), k->release.getRing(), base, pingpong);
+  k->release.erase();
+  return success();
+}
+
+/// CTA pairs on pairs of M tiles: the tile's work only when it lies in
+/// the result; else its slots freed unread (the pair's loads still fill
+/// them) and its turn passed.
+void guardDeadTile(OpBuilder &b, sck::TileLoopOp loop, Operation *from,
+                   Value ring, Value base, int64_t kTiles, bool pingpong) {
+  Block &body = loop.getBody().front();
+  Location loc = loop.getLoc();
+  b.setInsertionPoint(from);
+  Value m = body.getArgument(1);
+  Value live = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, m,
+                                     loop.getMTiles());
+  auto ifLive = scf::IfOp::create(b, loc, live, /*withElseRegion=*/true);
+  // Everything from `from` on moves into the live branch.
+  Block &then = ifLive.getThenRegion().front();
+  then.getOperations().splice(then.begin(), body.getOperations(),
+                              from->getIterator(), body.end());
+  b.setInsertionPointToStart(&ifLive.getElseRegion().front());
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value count = arith::ConstantIndexOp::create(b, loc, kTiles);
+  auto drain = scf::ForOp::create(b, loc, zero, count, one);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(drain.getBody());
+    Value position = arith::AddIOp::create(b, loc, base, drain.getInductionVar());
+    sck::DiscardOp::create(b, loc, ring, position);
+  }
+  if (pingpong)
+    sck::PassTurnOp::create(b, loc);
+}
+
+LogicalResult scheduleConsumer(GemmRoles roles) {
+  sck::TileLoopOp loop = roles.consumerLoop;
+  Block &body = loop.getBody().front();
+  if (body.empty())
+    return loop.emitError("sc-schedule-wgmma: an empty consumer tile");
+  auto kLoop = kLoopOf(body);
+  if (failed(kLoop))
+    return failure();
+  auto [forOp, kTiles] = *kLoop;
+  bool pingpong = roles.consumer.getOrder() == sck::ConsumerOrder::pingpong;
+  Operation *first = &body.front();
+  OpBuilder b(loop.getContext());
+  Value base = firstPosition(b, loop, kTiles, pingpong);
+  // (The transposed tile pairs N tiles, an even number: every tile lives.)
+  if (loop.getCluster() == 2 &&
+      sck::kernelSchedule(loop) != sck::KernelSchedule::transposed)
+    guardDeadTile(b, loop, first, roles.ring.getResult(), base, kTiles,
+                  pingpong);
+  if (forOp)
+    return scheduleKLoop(forOp, kTiles, base, pingpong);
+  return scheduleSingleKTile(*first->getBlock(), loop, base, pingpong);
+}
+
+bool isWarpSpecializedGemm(func::FuncOp func) {
+  std::optional<sck::KernelSchedule> schedule = sck::kernelSchedule(func);
+  return !func.isExternal() && schedule &&
+         (*schedule == sck::KernelSchedule::pingpong ||
+          *schedule == sck::KernelSchedule::cooperative ||
+          *schedule == sck::KernelSchedule::transposed) &&
+         !func.getBody().front().getOps<sck::RoleOp>().empty();
+}
+
+struct ScScheduleWgmmaPass
+    : sc::impl::ScScheduleWgmmaPassBase<ScScheduleWgmmaPass> {
+  void runOnOperation() final {
+    WalkResult result = getOperation()->walk([&](func::FuncOp func) {
+      if (!isWarpSpecializedGemm(func))
+        return WalkResult::advance();
+      FailureOr<GemmRoles> roles = matchRoles(func);
+      if (failed(roles) || failed(schedulePuts(roles->producerLoop)) ||
+          failed(scheduleConsumer(*roles)))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace
