@@ -67,6 +67,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   PassManager wgmmaPm(&context);
   wgmmaPm.addPass(sc::createScScheduleWgmmaPass());
   (void)wgmmaPm.run(*wgmma);
+  OwningOpRef<ModuleOp> nvgpu = cast<ModuleOp>((*module)->clone());
+  PassManager nvgpuPm(&context);
+  nvgpuPm.addPass(sc::createScConvertSckToNVGPUPass());
+  (void)nvgpuPm.run(*nvgpu);
   PassManager pm(&context);
   pm.addPass(sc::createScInferLineagePass());
   sc::buildScIkboPipeline(pm, /*report=*/true, /*requestInResultType=*/false);

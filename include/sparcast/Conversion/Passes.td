@@ -8,6 +8,42 @@
 
 include "mlir/Pass/PassBase.td"
 
+def ScConvertSckToNVGPUPass : Pass<"sc-convert-sck-to-nvgpu"> {
+  let summary = "Lower a warp-specialized Hopper GEMM's sck ops to TMA, "
+                "mbarriers and wgmma, one pattern per op";
+  let description = [{
+    In each gpu.func holding a warp-specialized GEMM's kernel-level IR
+    (after sc-schedule-wgmma, its ring's stages decided): the CTA's shared
+    memory and mbarriers are laid out first (the ring's slots, each
+    consumer's staging tile and prefetch buffers), then each op lowers by
+    a pattern of its own. `sck.role` becomes its warpgroup's branch with
+    setmaxnreg, `sck.tile_loop` the CTA's walk of the tiles and
+    `sck.tile_index` its induction variable, `sck.put` the wait for a free
+    slot, expect_tx and the TMA loads of its boxes, `sck.get` the wait for
+    a full slot, `sck.mma` wgmma on the slot's boxes, `sck.release` and
+    `sck.discard` the arrivals on the slot's empty barrier,
+    `sck.mma_wait` wgmma.wait_group, `sck.await_turn` / `sck.pass_turn`
+    named barriers, `sck.prefetch` the TMA loads of an epilogue operand's
+    first subtiles and `sck.epilogue` the region as a device function on
+    each accumulator element, staged and stored by TMA. The kernel's
+    arguments carry `sck.operand`: "A" and "B" (tensor maps), "C" (the
+    result's memref) and "C.map", "in0", ... (the epilogue's memrefs) and
+    "in<i>.map" for a prefetched one.
+
+    Before:
+
+    ```mlir
+    %g:2 = sck.get %ring[%p] : !sck.ring<...> -> !sck.box<64x64xf16>, !sck.box<64x256xf16>
+    ```
+
+    After:
+
+    ```mlir
+    nvgpu.mbarrier.try_wait.parity %full[%slot], %parity, %ticks : ...
+    ```
+  }];
+}
+
 def ScConvertSckToMmaSyncPass : Pass<"sc-convert-sck-to-mma-sync"> {
   let summary = "Lower a multistage kernel's sck ops (sm_80 / sm_86 / sm_89) "
                 "to cp.async, ldmatrix and mma.sync, one pattern per op";

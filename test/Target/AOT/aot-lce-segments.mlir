@@ -9,9 +9,9 @@
 // CHECK: kernel lce2_concat1: copy ws0 into ws1 (433x1178) at dim-1.. offsets
 // CHECK: kernel lce2_concat4: copy arg1 into ws3 (?x1178x256) at dim-1.. offsets
 // CHECK: kernel lce2_concat5: copy arg3 into ws3 (?x1178x256) at dim-1.. offsets
-// CHECK: kernel lce2_gemm7: {{.*}}; written from the kernel-level IR
+// CHECK: kernel lce2_gemm7: {{.*}}; lowered from the kernel-level IR
 // CHECK: kernel lce2_concat12: copy arg2 into ws9 (?x866x256) at dim-1.. offsets
-// CHECK: kernel lce2_gemm{{1[56]}}: {{.*}}; written from the kernel-level IR
+// CHECK: kernel lce2_gemm{{1[56]}}: {{.*}}; lowered from the kernel-level IR
 func.func @lce2(%w: tensor<433x2044xf16> {sc.lineage = #sc.lineage<shared>},
                 %u1: tensor<?x600x256xf16> {sc.lineage = #sc.lineage<request>},
                 %c1: tensor<?x400x256xf16> {sc.lineage = #sc.lineage<candidate>},

@@ -8,9 +8,9 @@
 // portable kernel.
 // CHECK: padded N 250 -> 256 (16-byte rows), the result sliced back
 // CHECK-NOT: portable
-// CHECK: kernel lce250_gemm2: {{.*}}; written from the kernel-level IR
+// CHECK: kernel lce250_gemm2: {{.*}}; lowered from the kernel-level IR
 // CHECK: kernel lce250_copy5: copy ws2 -> ws5 (?x433x250, zero outside the source box)
-// CHECK: kernel lce250_gemm6: {{.*}}; written from the kernel-level IR
+// CHECK: kernel lce250_gemm6: {{.*}}; lowered from the kernel-level IR
 // CHECK: kernel lce250_copy7: copy ws6 -> result0 (?x433x250, zero outside the source box)
 func.func @lce250(%w: tensor<433x2044xf16> {sc.lineage = #sc.lineage<shared>},
                   %e_user: tensor<?x1178x250xf16> {sc.lineage = #sc.lineage<request>},

@@ -18,24 +18,24 @@
 // K-major rhs, flat rows) is written op by op from its kernel-level IR,
 // and so is its launch. ptxas accepts every kernel with no spills.
 // CHECK: epilogue operand #0 ('tensor<?x433x256xf16>') read at [g(b), m, n]: prefetched as a '!sck.box<64x256xf16>' per tile
-// CHECK: kernel shared_w_f16_gemm0: {{.*}}; written from the kernel-level IR by sck-to-nvgpu
-// CHECK: kernel bmm_f16_gemm0: {{.*}}; written from the kernel-level IR by sck-to-nvgpu
+// CHECK: kernel shared_w_f16_gemm0: {{.*}}; lowered from the kernel-level IR by sc-convert-sck-to-nvgpu
+// CHECK: kernel bmm_f16_gemm0: {{.*}}; lowered from the kernel-level IR by sc-convert-sck-to-nvgpu
 // The cooperative schedule too (both consumers on one 128-row tile, 64
 // rows each, no turns).
-// CHECK: kernel square_bf16_gemm0: {{.*}} cooperative{{.*}}; written from the kernel-level IR by sck-to-nvgpu
+// CHECK: kernel square_bf16_gemm0: {{.*}} cooperative{{.*}}; lowered from the kernel-level IR by sc-convert-sck-to-nvgpu
 // Epilogue regions (bias + relu, a scale, gelu + silu) too: each element
 // through the device function built from the IR's sck.epilogue region; and
 // a K of one k-tile (no k loop in the IR).
-// CHECK: kernel odd_bias_relu_f16_gemm0: {{.*}}; written from the kernel-level IR by sck-to-nvgpu
-// CHECK: kernel odd_scale_bf16_gemm0: {{.*}}; written from the kernel-level IR by sck-to-nvgpu
-// CHECK: kernel gelu_silu_f16_gemm0: {{.*}}; written from the kernel-level IR by sck-to-nvgpu
+// CHECK: kernel odd_bias_relu_f16_gemm0: {{.*}}; lowered from the kernel-level IR by sc-convert-sck-to-nvgpu
+// CHECK: kernel odd_scale_bf16_gemm0: {{.*}}; lowered from the kernel-level IR by sc-convert-sck-to-nvgpu
+// CHECK: kernel gelu_silu_f16_gemm0: {{.*}}; lowered from the kernel-level IR by sc-convert-sck-to-nvgpu
 // A K-major rhs (B's boxes read transposed, wgmma's B col-major).
-// CHECK: kernel transposed_bf16_gemm0: {{.*}}; written from the kernel-level IR by sck-to-nvgpu
+// CHECK: kernel transposed_bf16_gemm0: {{.*}}; lowered from the kernel-level IR by sc-convert-sck-to-nvgpu
 // A batched lhs times a shared rhs: flat rows.
-// CHECK: kernel transposed_shared_f16_gemm0: {{.*}}; lhs batch elements as one matrix of B x 70 rows, tiles across them; written from the kernel-level IR by sck-to-nvgpu
+// CHECK: kernel transposed_shared_f16_gemm0: {{.*}}; lhs batch elements as one matrix of B x 70 rows, tiles across them; lowered from the kernel-level IR by sc-convert-sck-to-nvgpu
 // The gather-add (the request result's tile prefetched, f16 here: the
 // remark comes first, from the pass).
-// CHECK: kernel gather_add_f16_user_gemm0: {{.*}}; written from the kernel-level IR by sck-to-nvgpu
+// CHECK: kernel gather_add_f16_user_gemm0: {{.*}}; lowered from the kernel-level IR by sc-convert-sck-to-nvgpu
 // CHECK-NOT: {{[1-9][0-9]*}} bytes spill stores
 
 // The kernel: the roles' register split, TMA loads into the ring and
@@ -55,9 +55,9 @@
 
 // A grid tile loop (sc-persistent not run): a pair of tiles a CTA; the
 // dispatched transposed tile too.
-// GRID: kernel lce_gemm1: {{.*}}; written from the kernel-level IR by sck-to-nvgpu
-// GRID: kernel lce_gemm3: {{.*}} transposed ping-pong: {{.*}} epilogue in chunks of 32 rows{{.*}}; written from the kernel-level IR by sck-to-nvgpu
-// GRID: kernel lce_gemm4: {{.*}}; written from the kernel-level IR by sck-to-nvgpu
+// GRID: kernel lce_gemm1: {{.*}}; lowered from the kernel-level IR by sc-convert-sck-to-nvgpu
+// GRID: kernel lce_gemm3: {{.*}} transposed ping-pong: {{.*}} epilogue in chunks of 32 rows{{.*}}; lowered from the kernel-level IR by sc-convert-sck-to-nvgpu
+// GRID: kernel lce_gemm4: {{.*}}; lowered from the kernel-level IR by sc-convert-sck-to-nvgpu
 
 // The default: the kernels it takes written from the IR, the LCE's
 // candidate GEMM with its request tile prefetched (sc-prefetch-epilogue-
@@ -65,8 +65,8 @@
 // 64-row x 128-byte subtiles, eight a tile, two buffers a consumer, read
 // back from shared memory in the epilogue.
 // DEFAULT: epilogue operand #0 ('tensor<?x433x256xf32>') read at [g(b), m, n]: prefetched as a '!sck.box<64x256xf32>' per tile
-// DEFAULT: kernel lce_gemm1: {{.*}}; written from the kernel-level IR by sck-to-nvgpu
-// DEFAULT: kernel lce_gemm3: {{.*}}; written from the kernel-level IR by sck-to-nvgpu
+// DEFAULT: kernel lce_gemm1: {{.*}}; lowered from the kernel-level IR by sc-convert-sck-to-nvgpu
+// DEFAULT: kernel lce_gemm3: {{.*}}; lowered from the kernel-level IR by sc-convert-sck-to-nvgpu
 // DEFAULT-NOT: spill stores, {{[1-9]}}
 // PREFETCH-LABEL: .visible .entry lce_gemm3(
 // PREFETCH: ld.global.b32
@@ -77,8 +77,8 @@
 // PREFETCH: bar.sync {{.*}}, 128;
 // PREFETCH: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PREFETCH-LABEL: lce_gemm3_epilogue(
-// DEFAULT-SUITE: kernel shared_w_f16_gemm0: {{.*}}; written from the kernel-level IR by sck-to-nvgpu
-// DEFAULT-SUITE: kernel square_bf16_gemm0: {{.*}}; written from the kernel-level IR by sck-to-nvgpu
+// DEFAULT-SUITE: kernel shared_w_f16_gemm0: {{.*}}; lowered from the kernel-level IR by sc-convert-sck-to-nvgpu
+// DEFAULT-SUITE: kernel square_bf16_gemm0: {{.*}}; lowered from the kernel-level IR by sc-convert-sck-to-nvgpu
 // Off (--kernels-from-ir=false, or=false): the
 // templates.
 // EPILOGUE: .visible .entry odd_bias_relu_f16_gemm0
@@ -90,7 +90,7 @@
 // through mapa), the barrier inits fenced and the pair synchronized at the
 // start and before it exits; the f32 request tile still prefetched.
 // CLUSTERS: prefetched as a '!sck.box<64x256xf32>' per tile
-// CLUSTERS: kernel gemm_gather_add_gemm0: {{.*}} clusters of 2 CTAs on pairs of M tiles sharing B by TMA multicast{{.*}}; written from the kernel-level IR by sck-to-nvgpu
+// CLUSTERS: kernel gemm_gather_add_gemm0: {{.*}} clusters of 2 CTAs on pairs of M tiles sharing B by TMA multicast{{.*}}; lowered from the kernel-level IR by sc-convert-sck-to-nvgpu
 // CLUSTERS-NOT: spill stores, {{[1-9]}}
 // CLUSTERS-PTX: .reqnctapercluster 2, 1, 1
 // CLUSTERS-PTX: %cluster_ctarank
@@ -104,15 +104,15 @@
 // CLUSTERS-PTX-NEXT: barrier.cluster.wait
 // An odd number of M tiles (7 rows: one tile, its pair's second past M)
 // and the cooperative schedule.
-// CLUSTERS-ODD: kernel lce_odd_gemm1: {{.*}} cooperative{{.*}} clusters of 2 CTAs{{.*}}; written from the kernel-level IR by sck-to-nvgpu
+// CLUSTERS-ODD: kernel lce_odd_gemm1: {{.*}} cooperative{{.*}} clusters of 2 CTAs{{.*}}; lowered from the kernel-level IR by sc-convert-sck-to-nvgpu
 // KMAJOR: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, 1, 1, 0, 0;
 // The transposed tile (--gemm-schedule=transposed) from the IR too, at
 // 433 x 256 (tiles of 152 rows m), 8192^3 and 333 x 264 (odd M and N); an
 // f16 request tile read in place (the transposed tile streams f32 chunks
 // only). No kernel spills.
 // TRANSPOSED: epilogue operand #0 read in place: the transposed tile's epilogue streams f32 operands only
-// TRANSPOSED: kernel shared_w_f16_gemm0: {{.*}} transposed ping-pong: {{.*}}; written from the kernel-level IR by sck-to-nvgpu
-// TRANSPOSED: kernel square_bf16_gemm0: {{.*}} transposed ping-pong: {{.*}}; written from the kernel-level IR by sck-to-nvgpu
-// TRANSPOSED: kernel odd_scale_bf16_gemm0: {{.*}} transposed ping-pong: {{.*}}; written from the kernel-level IR by sck-to-nvgpu
-// TRANSPOSED: kernel gather_add_f16_user_gemm0: {{.*}} transposed ping-pong: {{.*}}; written from the kernel-level IR by sck-to-nvgpu
+// TRANSPOSED: kernel shared_w_f16_gemm0: {{.*}} transposed ping-pong: {{.*}}; lowered from the kernel-level IR by sc-convert-sck-to-nvgpu
+// TRANSPOSED: kernel square_bf16_gemm0: {{.*}} transposed ping-pong: {{.*}}; lowered from the kernel-level IR by sc-convert-sck-to-nvgpu
+// TRANSPOSED: kernel odd_scale_bf16_gemm0: {{.*}} transposed ping-pong: {{.*}}; lowered from the kernel-level IR by sc-convert-sck-to-nvgpu
+// TRANSPOSED: kernel gather_add_f16_user_gemm0: {{.*}} transposed ping-pong: {{.*}}; lowered from the kernel-level IR by sc-convert-sck-to-nvgpu
 // TRANSPOSED-NOT: spill stores, {{[1-9]}}

@@ -69,7 +69,7 @@
 // RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t --gemm-schedule=transposed --report | FileCheck %s --check-prefix=TRANSPOSED
 // RUN: FileCheck %s --check-prefix=TRANSPOSED-PTX < %t/lce_kernels.ptx
 // TRANSPOSED: GEMM schedule transposed (requested)
-// TRANSPOSED: kernel lce_gemm1: {{.*}} ping-pong: {{.*}} TMA stores; written from the kernel-level IR by sck-to-nvgpu [from lce.mlir:{{[0-9]+}}]{{$}}
+// TRANSPOSED: kernel lce_gemm1: {{.*}} ping-pong: {{.*}} TMA stores; lowered from the kernel-level IR by sc-convert-sck-to-nvgpu [from lce.mlir:{{[0-9]+}}]{{$}}
 // TRANSPOSED: kernel lce_gemm3: {{.*}} transposed ping-pong: {{.*}} each consumer a tile of its own of 152 rows x 128 columns computed transposed {{.*}} clusters of 2 CTAs on pairs of N tiles sharing W's rows by TMA multicast; the epilogue's gathered operand ws1 {{.*}} in 32x128 f32 chunks
 // TRANSPOSED-NOT: spill stores, {{[1-9]}}
 // TRANSPOSED-PTX: .reqnctapercluster 2, 1, 1
@@ -79,8 +79,8 @@
 // default; a shared lhs (W @ E) and a batched rhs do not.
 // RUN: rm -rf %t && sparcast-aot %sparcast_src_root/bench/gemm_suite.mlir -o %t --report | FileCheck %s --check-prefix=SHARED
 // RUN: FileCheck %s --check-prefix=SHARED-PTX < %t/linear_f16_kernels.ptx
-// SHARED: kernel shared_w_f16_gemm0: {{.*}} TMA stores; written from the kernel-level IR by sck-to-nvgpu [from gemm_suite.mlir:{{[0-9]+}}]{{$}}
-// SHARED: kernel bmm_f16_gemm0: {{.*}} TMA stores; written from the kernel-level IR by sck-to-nvgpu [from gemm_suite.mlir:{{[0-9]+}}]{{$}}
+// SHARED: kernel shared_w_f16_gemm0: {{.*}} TMA stores; lowered from the kernel-level IR by sc-convert-sck-to-nvgpu [from gemm_suite.mlir:{{[0-9]+}}]{{$}}
+// SHARED: kernel bmm_f16_gemm0: {{.*}} TMA stores; lowered from the kernel-level IR by sc-convert-sck-to-nvgpu [from gemm_suite.mlir:{{[0-9]+}}]{{$}}
 // SHARED: kernel linear_f16_gemm0: {{.*}} cooperative: {{.*}} TMA stores, clusters of 2 CTAs on pairs of M tiles sharing B by TMA multicast; lhs batch elements as one matrix of B x 433 rows
 // SHARED-PTX: .reqnctapercluster 2, 1, 1
 // SHARED-PTX: multicast::cluster
