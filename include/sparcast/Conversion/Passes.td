@@ -28,7 +28,11 @@ def ScConvertSckToNVGPUPass : Pass<"sc-convert-sck-to-nvgpu"> {
     each accumulator element, staged and stored by TMA. The kernel's
     arguments carry `sck.operand`: "A" and "B" (tensor maps), "C" (the
     result's memref) and "C.map", "in0", ... (the epilogue's memrefs) and
-    "in<i>.map" for a prefetched one.
+    "in<i>.map" for a prefetched one. A kernel of `sck.schedule` hybrid
+    (the hybrid-tiled GEMM) is lowered by patterns of its own: its rings
+    share slots, its puts, gets and releases take each role's next ring
+    position from counters, `sck.hybrid_tile` reads the packed tables and
+    `sck.mma_sp` becomes sparse wgmma.
 
     Before:
 

@@ -46,6 +46,7 @@
 #include "GemmKernelCommon.h"
 #include "KernelBuilder.h"
 #include "sparcast/Conversion/Passes.h"
+#include "sparcast/Conversion/ScToGPU/HybridKernel.h"
 #include "sparcast/Conversion/ScToGPU/MmaSyncKernel.h"
 #include "sparcast/Conversion/ScToGPU/WgmmaKernel.h"
 #include "sparcast/Dialect/SCK/IR/SckDialect.h"
@@ -1772,8 +1773,11 @@ struct ScConvertSckToNVGPUPass
       });
       if (!hasSckOps)
         return WalkResult::advance();
-      return failed(convertSckToNVGPU(kernel)) ? WalkResult::interrupt()
-                                                : WalkResult::advance();
+      // The hybrid-tiled GEMM's kernel has patterns of its own.
+      bool hybrid = sck::kernelSchedule(kernel) == sck::KernelSchedule::hybrid;
+      LogicalResult converted = hybrid ? convertHybridSckToNVGPU(kernel)
+                                       : convertSckToNVGPU(kernel);
+      return failed(converted) ? WalkResult::interrupt() : WalkResult::advance();
     });
     if (result.wasInterrupted())
       signalPassFailure();

@@ -1,7 +1,8 @@
 // RUN: sparcast-opt %s --sc-lower-to-sck --sc-warp-specialize --sc-test-hybrid-gemm-kernel | FileCheck %s
 
-// The hybrid-tiled GEMM's kernel, written op by op from its warp-specialized
-// kernel-level IR (HybridGemmKernel.cpp); per sck op what it becomes:
+// The hybrid-tiled GEMM's kernel, lowered from its warp-specialized
+// kernel-level IR by sc-convert-sck-to-nvgpu (SckHybridToNVGPU.cpp, a
+// pattern per op); per sck op what it becomes:
 // - the kernel: the tokens' and W's three tensor maps, the kind and slot
 //   tables, the result; two CTAs an SM (small token tiles);
 // - sck.ring: full (one arrival: the producer's expect_tx) and empty (four:
