@@ -1,11 +1,16 @@
 //===- KernelBuilder.cpp - what the kernels built with OpBuilder share ----===//
 
 #include "KernelBuilder.h"
+#include "sparcast/Conversion/ScToGPU/HybridKernel.h"
+#include "sparcast/Conversion/ScToGPU/MmaSyncKernel.h"
 #include "sparcast/Dialect/SC/IR/ScOps.h"
+#include "sparcast/Dialect/SCK/IR/SckDialect.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
+#include "mlir/IR/Dominance.h"
+#include "mlir/Transforms/CSE.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -42,4 +47,49 @@ SmallVector<Value> mlir::sc::detail::loadMatrixX4(OpBuilder &b, Location loc,
   for (int64_t r = 0; r < 4; ++r)
     regs.push_back(LLVM::ExtractValueOp::create(b, loc, loaded, r));
   return regs;
+}
+
+Value mlir::sc::detail::namedKernelArgument(gpu::GPUFuncOp kernel,
+                                            StringRef name) {
+  for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
+    if (auto attr = kernel.getArgAttrOfType<StringAttr>(i, kOperandAttrName);
+        attr && attr.getValue() == name)
+      return kernel.getArgument(i);
+  return Value();
+}
+
+Value mlir::sc::detail::kernelArgumentOf(Value tensor) {
+  auto cast = tensor.getDefiningOp<UnrealizedConversionCastOp>();
+  if (!cast || cast.getNumOperands() != 1)
+    return Value();
+  auto arg = dyn_cast<BlockArgument>(cast.getOperand(0));
+  return arg && isa<gpu::GPUFuncOp>(arg.getOwner()->getParentOp()) ? arg
+                                                                   : Value();
+}
+
+LogicalResult mlir::sc::detail::applyKernelConversion(
+    gpu::GPUFuncOp kernel, const ConversionTarget &target,
+    RewritePatternSet &&patterns) {
+  MLIRContext *ctx = kernel.getContext();
+  {
+    bool refused = false;
+    ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+      if (diag.getSeverity() != DiagnosticSeverity::Error)
+        return failure();
+      if (refused && StringRef(diag.str()).starts_with("failed to legalize"))
+        return success();
+      refused = true;
+      return failure();
+    });
+    if (failed(applyPartialConversion(kernel, target, std::move(patterns))))
+      return failure();
+  }
+  for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
+    kernel.removeArgAttr(i, kOperandAttrName);
+  kernel->removeAttr(sck::kKernelScheduleAttrName);
+  kernel->removeAttr(kHybridConsumersAttrName);
+  IRRewriter rewriter(ctx);
+  DominanceInfo dominance;
+  eliminateCommonSubExpressions(rewriter, dominance, kernel);
+  return success();
 }

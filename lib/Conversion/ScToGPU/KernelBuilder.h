@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 #include <string>
 
@@ -61,6 +62,24 @@ protected:
 /// lane's row), `.trans` when `transposed`: the four registers.
 SmallVector<Value> loadMatrixX4(OpBuilder &b, Location loc, Value sharedPtr,
                                 bool transposed);
+
+/// The argument of `kernel` named `name` by its `sck.operand` attribute
+/// (the kernels lowered from the kernel-level IR), or null.
+Value namedKernelArgument(gpu::GPUFuncOp kernel, StringRef name);
+
+/// The kernel argument a tensor of the kernel-level IR stands for (the
+/// IR cloned into a kernel reads its tensors through unrealized casts of
+/// memref arguments), or null.
+Value kernelArgumentOf(Value tensor);
+
+/// Applies a conversion of the kernel-level IR in `kernel`: a refusing
+/// pattern's located error is the only diagnostic (the driver's "failed
+/// to legalize" after it would repeat it); once converted, the argument
+/// names and the kernel's sck attributes are dropped and common
+/// subexpressions merged.
+LogicalResult applyKernelConversion(gpu::GPUFuncOp kernel,
+                                    const ConversionTarget &target,
+                                    RewritePatternSet &&patterns);
 
 /// A kernel parameter: its type in the gpu.func and what the launch passes
 /// for it (one list, so the signature and the launch cannot disagree).

@@ -51,7 +51,6 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
-#include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -143,23 +142,6 @@ struct HybridFrame {
   DenseMap<Operation *, Value> counterOf;
 };
 
-Value namedArgument(gpu::GPUFuncOp func, StringRef name) {
-  for (unsigned i = 0; i < func.getNumArguments(); ++i)
-    if (auto attr = func.getArgAttrOfType<StringAttr>(i, kOperandAttrName);
-        attr && attr.getValue() == name)
-      return func.getArgument(i);
-  return Value();
-}
-
-/// The kernel argument a tensor of the kernel-level IR stands for.
-Value memrefOfTensor(Value tensor) {
-  auto cast = tensor.getDefiningOp<UnrealizedConversionCastOp>();
-  return cast && cast.getNumOperands() == 1 &&
-                 isa<BaseMemRefType>(cast.getOperand(0).getType())
-             ? cast.getOperand(0)
-             : Value();
-}
-
 struct Arith : KernelArith {
   Arith(OpBuilder &b, Location loc) : KernelArith(b, loc) {}
   using KernelArith::add, KernelArith::b, KernelArith::cmp, KernelArith::div,
@@ -203,7 +185,7 @@ FailureOr<HybridFrame> buildFrame(gpu::GPUFuncOp func) {
     return failure();
   auto tmaSpace = IntegerAttr::get(IntegerType::get(ctx, 64), 3);
   for (StringRef name : {"A", "B.dense", "B.sparse", "B.meta"}) {
-    Value arg = namedArgument(func, name);
+    Value arg = namedKernelArgument(func, name);
     auto found = partsOf.find(name);
     if (!arg || found == partsOf.end())
       return func.emitError("sck-to-nvgpu: a hybrid-tiled kernel loading A, "
@@ -224,9 +206,9 @@ FailureOr<HybridFrame> buildFrame(gpu::GPUFuncOp func) {
         UnrealizedConversionCastOp::create(b, loc, mapType, arg).getResult(0),
         element};
   }
-  f.kinds = namedArgument(func, "B.kinds");
-  f.slots = namedArgument(func, "B.slots");
-  f.result = namedArgument(func, "C");
+  f.kinds = namedKernelArgument(func, "B.kinds");
+  f.slots = namedKernelArgument(func, "B.slots");
+  f.result = namedKernelArgument(func, "C");
   if (!f.kinds || !f.slots || !f.result)
     return func.emitError("sck-to-nvgpu: a hybrid-tiled kernel of arguments "
                           "B.kinds, B.slots (the tables) and C");
@@ -860,7 +842,7 @@ struct EpilogueToStores : HybridPattern<sck::EpilogueOp> {
                                 "tile of C [B, M, N] at [n, m, b]");
     SmallVector<Value> ins;
     for (Value in : epilogue.getIns()) {
-      Value memref = memrefOfTensor(in);
+      Value memref = kernelArgumentOf(in);
       if (!memref)
         return epilogue.emitError("sck-to-nvgpu: an epilogue operand that is "
                                   "not the kernel's");
@@ -962,25 +944,5 @@ LogicalResult mlir::sc::detail::convertHybridSckToNVGPU(gpu::GPUFuncOp kernel) {
                                                                 *frame);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
-  // A pattern that refuses its op says why at the op; the driver's own
-  // "failed to legalize" after it would only repeat that.
-  bool refused = false;
-  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
-    if (diag.getSeverity() != DiagnosticSeverity::Error)
-      return failure();
-    if (refused && StringRef(diag.str()).starts_with("failed to legalize"))
-      return success();
-    refused = true;
-    return failure();
-  });
-  if (failed(applyPartialConversion(kernel, target, std::move(patterns))))
-    return failure();
-  for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
-    kernel.removeArgAttr(i, kOperandAttrName);
-  kernel->removeAttr(sck::kKernelScheduleAttrName);
-  kernel->removeAttr(kHybridConsumersAttrName);
-  IRRewriter rewriter(ctx);
-  DominanceInfo dominance;
-  eliminateCommonSubExpressions(rewriter, dominance, kernel);
-  return success();
+  return applyKernelConversion(kernel, target, std::move(patterns));
 }

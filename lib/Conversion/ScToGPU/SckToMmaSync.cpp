@@ -49,7 +49,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -88,9 +87,8 @@ SmallVector<Value> namedArguments(Operation *op,
 
 /// The kernel argument that is operand `name`.
 Value operandArgument(Operation *op, StringRef name) {
-  SmallVector<Value> args =
-      namedArguments(op, [&](StringRef n) { return n == name; });
-  return args.empty() ? Value() : args.front();
+  auto func = op->getParentOfType<gpu::GPUFuncOp>();
+  return func ? namedKernelArgument(func, name) : Value();
 }
 
 /// The epilogue's operands: the kernel's arguments named in0, in1, ...
@@ -648,25 +646,7 @@ LogicalResult mlir::sc::detail::convertSckToMmaSync(gpu::GPUFuncOp kernel) {
   populateSckToMmaSyncPatterns(converter, patterns);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
-  // A pattern that refuses its op says why at the op; the driver's own
-  // "failed to legalize" after it would only repeat that.
-  bool refused = false;
-  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
-    if (diag.getSeverity() != DiagnosticSeverity::Error)
-      return failure();
-    if (refused && StringRef(diag.str()).starts_with("failed to legalize"))
-      return success();
-    refused = true;
-    return failure();
-  });
-  if (failed(applyPartialConversion(kernel, target, std::move(patterns))))
-    return failure();
-  for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
-    kernel.removeArgAttr(i, kOperandAttrName);
-  IRRewriter rewriter(ctx);
-  DominanceInfo dominance;
-  eliminateCommonSubExpressions(rewriter, dominance, kernel);
-  return success();
+  return applyKernelConversion(kernel, target, std::move(patterns));
 }
 
 namespace {

@@ -63,7 +63,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::sc {
@@ -299,31 +298,6 @@ struct WgmmaFrame {
   DenseSet<Operation *> producerLoops;
 };
 
-/// The kernel's argument named `name` (sck.operand), or null.
-Value namedArgument(gpu::GPUFuncOp func, StringRef name) {
-  for (unsigned i = 0; i < func.getNumArguments(); ++i)
-    if (auto attr = func.getArgAttrOfType<StringAttr>(i, kOperandAttrName);
-        attr && attr.getValue() == name)
-      return func.getArgument(i);
-  return Value();
-}
-
-/// The kernel argument a tensor of the kernel-level IR stands for (an
-/// unrealized cast of it), and its name.
-std::pair<Value, StringRef> memrefOfTensor(Value tensor) {
-  auto cast = tensor.getDefiningOp<UnrealizedConversionCastOp>();
-  if (!cast || cast.getNumOperands() != 1)
-    return {};
-  auto arg = dyn_cast<BlockArgument>(cast.getOperand(0));
-  auto func = arg ? dyn_cast<gpu::GPUFuncOp>(arg.getOwner()->getParentOp())
-                  : gpu::GPUFuncOp();
-  if (!func)
-    return {};
-  auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                kOperandAttrName);
-  return {arg, name ? name.getValue() : StringRef()};
-}
-
 /// Index arithmetic at one place (KernelArith's helpers).
 struct Arith : KernelArith {
   Arith(OpBuilder &b, Location loc) : KernelArith(b, loc) {}
@@ -356,9 +330,9 @@ FailureOr<WgmmaFrame> buildFrame(gpu::GPUFuncOp func, KernelIR ir) {
   OpBuilder b(ir.ring);
   Arith a(b, loc);
   // Operands and result, by name.
-  Value argA = namedArgument(func, "A"), argB = namedArgument(func, "B");
-  f.c = namedArgument(func, "C");
-  Value argC = namedArgument(func, "C.map");
+  Value argA = namedKernelArgument(func, "A"), argB = namedKernelArgument(func, "B");
+  f.c = namedKernelArgument(func, "C");
+  Value argC = namedKernelArgument(func, "C.map");
   f.cType = f.c ? dyn_cast<MemRefType>(f.c.getType()) : MemRefType();
   if (!argA || !argB || !argC || !f.cType || f.cType.getRank() != 3 ||
       ShapedType::isDynamic(f.cType.getDimSize(1)) ||
@@ -424,8 +398,13 @@ FailureOr<WgmmaFrame> buildFrame(gpu::GPUFuncOp func, KernelIR ir) {
   };
   f.tmaC = rowsOf128Bytes(f.outType, argC, form.transposed ? 8 : kTileRows);
   if (ir.prefetch) {
-    auto [source, name] = memrefOfTensor(ir.prefetch.getSource());
-    Value argX = source ? namedArgument(func, (name + ".map").str()) : Value();
+    auto source = dyn_cast_or_null<BlockArgument>(
+        kernelArgumentOf(ir.prefetch.getSource()));
+    auto name = source ? func.getArgAttrOfType<StringAttr>(source.getArgNumber(),
+                                                           kOperandAttrName)
+                       : StringAttr();
+    Value argX = name ? namedKernelArgument(func, (name.getValue() + ".map").str())
+                      : Value();
     if (!argX)
       return ir.prefetch.emitError("sck-to-nvgpu: a prefetched operand of "
                                    "the kernel's arguments, with its tensor "
@@ -1633,7 +1612,7 @@ struct EpilogueToTmaStores : WgmmaPattern<sck::EpilogueOp> {
         ins.push_back(Value());
         continue;
       }
-      Value memref = memrefOfTensor(in).first;
+      Value memref = kernelArgumentOf(in);
       if (!memref)
         return epilogue.emitError("sck-to-nvgpu: an epilogue operand that is "
                                   "neither a box nor the kernel's");
@@ -1676,7 +1655,7 @@ struct ExtractToLoad : OpConversionPattern<tensor::ExtractOp> {
   LogicalResult
   matchAndRewrite(tensor::ExtractOp extract, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
-    Value memref = memrefOfTensor(extract.getTensor()).first;
+    Value memref = kernelArgumentOf(extract.getTensor());
     if (!memref)
       return failure();
     rewriter.replaceOpWithNewOp<memref::LoadOp>(extract, memref,
@@ -1722,7 +1701,7 @@ LogicalResult mlir::sc::detail::convertSckToNVGPU(gpu::GPUFuncOp kernel) {
     return llvm::all_of(load->getUsers(), llvm::IsaPred<sck::PutOp>);
   });
   target.addDynamicallyLegalOp<tensor::ExtractOp>([](tensor::ExtractOp op) {
-    return !memrefOfTensor(op.getTensor()).first;
+    return !kernelArgumentOf(op.getTensor());
   });
   target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
   RewritePatternSet patterns(ctx);
@@ -1735,26 +1714,9 @@ LogicalResult mlir::sc::detail::convertSckToNVGPU(gpu::GPUFuncOp kernel) {
   patterns.add<ExtractToLoad>(converter, ctx);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
-  // A pattern that refuses its op says why at the op; the driver's own
-  // "failed to legalize" after it would only repeat that.
-  bool refused = false;
-  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
-    if (diag.getSeverity() != DiagnosticSeverity::Error)
-      return failure();
-    if (refused && StringRef(diag.str()).starts_with("failed to legalize"))
-      return success();
-    refused = true;
-    return failure();
-  });
-  if (failed(applyPartialConversion(kernel, target, std::move(patterns))))
+  if (failed(applyKernelConversion(kernel, target, std::move(patterns))))
     return failure();
   kernel.walk([](scf::ForOp loop) { loop->removeAttr(kWalkAttrName); });
-  for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
-    kernel.removeArgAttr(i, kOperandAttrName);
-  kernel->removeAttr(sck::kKernelScheduleAttrName);
-  IRRewriter rewriter(ctx);
-  DominanceInfo dominance;
-  eliminateCommonSubExpressions(rewriter, dominance, kernel);
   return success();
 }
 
