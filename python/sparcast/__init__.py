@@ -93,6 +93,8 @@ def _bind(lib):
                                        ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p,
                                        ctypes.c_uint32]
     lib.scRunWithWorkspace.restype = ctypes.c_int
+    lib.scSetTuning.argtypes = [ctypes.c_void_p, ctypes.c_int32, ctypes.c_char_p]
+    lib.scSetTuning.restype = ctypes.c_int
     lib.scGetLastError.argtypes = []
     lib.scGetLastError.restype = ctypes.c_char_p
     return lib
@@ -299,6 +301,16 @@ class Module:
             self._workspaces[key] = ws
         return ws
 
+    def set_tuning(self, tune, cache=None):
+        """How a dispatch's alternatives (one GEMM compiled for several
+        schedules) are chosen: by the tuning cache `cache` (a file path,
+        or None) where it has the call's shape bucket, else by the
+        compiler's conditions; with `tune`, a bucket not cached is measured
+        on its first call and the fastest cached (scSetTuning)."""
+        path = os.fsencode(cache) if cache is not None else None
+        if self._lib.scSetTuning(self._handle, 1 if tune else 0, path) != 0:
+            raise SparcastError(self._lib.scGetLastError().decode(errors="replace"))
+
     def __getattr__(self, name):
         entries = self.__dict__.get("entries", {})
         if name in entries:
@@ -312,9 +324,14 @@ class Module:
             lib.scModuleDestroy(handle)
 
 
-def load(directory, library=None):
-    """Loads a sparcast-aot artifact directory."""
-    return Module(directory, library)
+def load(directory, library=None, tune=False, tune_cache=None):
+    """Loads a sparcast-aot artifact directory; `tune` and `tune_cache` as
+    Module.set_tuning (the environment's SPARCAST_TUNE and
+    SPARCAST_TUNE_CACHE otherwise)."""
+    module = Module(directory, library)
+    if tune or tune_cache is not None:
+        module.set_tuning(tune, tune_cache)
+    return module
 
 
 from .hybrid import HybridWeight, hybrid_pack, hybrid_unpack  # noqa: E402,F401

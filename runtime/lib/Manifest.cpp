@@ -460,6 +460,17 @@ struct Reader {
     } else if (conditions && !getCondition(*conditions, at, out.when)) {
       return false;
     }
+    if (const Value *tune = get(v, key::kTune)) {
+      int64_t group = -1, choice = -1;
+      const Value *g = get(*tune, key::kGroup), *c = get(*tune, key::kChoice);
+      if (!g || !c || !getInt(*g, p + ".tune.group", group) ||
+          !getInt(*c, p + ".tune.choice", choice))
+        return fail(p + ".tune", "expected {\"group\": int, \"choice\": int}");
+      if (group < 0 || group > 1023 || choice < 0 || choice > 15)
+        return fail(p + ".tune", "group in [0, 1023] and choice in [0, 15]");
+      out.tuneGroup = static_cast<int>(group);
+      out.tuneChoice = static_cast<int>(choice);
+    }
     return true;
   }
 

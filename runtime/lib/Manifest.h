@@ -90,6 +90,12 @@ struct LaunchSpec {
   };
   std::vector<Condition> when;
   bool unless = false;
+  /// One alternative of a dispatch (`tune`): the launches of choice
+  /// `tuneChoice` of group `tuneGroup` run together instead of those of
+  /// the group's other choices. Which, the conditions say, unless the
+  /// module tunes or its tuning cache has the call's shape bucket
+  /// (scSetTuning).
+  int tuneGroup = -1, tuneChoice = -1;
   bool runsWith(const DimBindings &dims) const {
     if (when.empty())
       return true;

@@ -11,6 +11,7 @@
 
 #include "DeviceMemory.h"
 #include "Manifest.h"
+#include "TuneCache.h"
 #include "Status.h"
 #include "sparcast/Support/LogLinearPattern.h"
 
@@ -67,6 +68,8 @@ using CUcontext = CUctx_st *;
 using CUmodule = CUmod_st *;
 using CUfunction = CUfunc_st *;
 using CUstream = CUstream_st *;
+struct CUevent_st;
+using CUevent = CUevent_st *;
 struct alignas(64) CUtensorMap {
   uint64_t opaque[16];
 };
@@ -130,6 +133,13 @@ struct Driver {
   CUresult (*cuMemGetInfo)(size_t *, size_t *) = nullptr;
   CUresult (*cuMemcpy2D)(const CUDA_MEMCPY2D *) = nullptr;
   CUresult (*cuStreamSynchronize)(CUstream) = nullptr;
+  CUresult (*cuEventCreate)(CUevent *, unsigned) = nullptr;
+  CUresult (*cuEventRecord)(CUevent, CUstream) = nullptr;
+  CUresult (*cuEventSynchronize)(CUevent) = nullptr;
+  CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent) = nullptr;
+  CUresult (*cuEventDestroy)(CUevent) = nullptr;
+  CUresult (*cuDeviceGetName)(char *, int, CUdevice) = nullptr;
+  CUresult (*cuDriverGetVersion)(int *) = nullptr;
   CUresult (*cuPointerGetAttributes)(unsigned, int *, void **, CUdeviceptr) =
       nullptr;
   CUresult (*cuTensorMapEncodeTiled)(CUtensorMap *, int, unsigned, void *,
@@ -171,6 +181,13 @@ struct Driver {
            bind(cuMemGetInfo, "cuMemGetInfo_v2") &&
            bind(cuMemcpy2D, "cuMemcpy2D_v2") &&
            bind(cuStreamSynchronize, "cuStreamSynchronize") &&
+           bind(cuEventCreate, "cuEventCreate") &&
+           bind(cuEventRecord, "cuEventRecord") &&
+           bind(cuEventSynchronize, "cuEventSynchronize") &&
+           bind(cuEventElapsedTime, "cuEventElapsedTime") &&
+           bind(cuEventDestroy, "cuEventDestroy_v2") &&
+           bind(cuDeviceGetName, "cuDeviceGetName") &&
+           bind(cuDriverGetVersion, "cuDriverGetVersion") &&
            bind(cuPointerGetAttributes, "cuPointerGetAttributes") &&
            bind(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
   }
@@ -328,6 +345,20 @@ struct scModule {
   // lengths: {device buffer, int32 elements}. Immutable once written.
   std::map<std::string, std::pair<CUdeviceptr, int64_t>> maskTables;
   Driver *driver = nullptr;
+  // Tuning of dispatches (scSetTuning): measure a dispatch's alternatives
+  // on a shape bucket's first call (`tune`), keep the fastest in `tuned`
+  // and in `tuneFile` (read before the first call that looks there).
+  bool tune = false;
+  std::string tuneFile;
+  bool tuneFileRead = false;
+  TuneCache tuned;
+  // The artifact's identity (its manifest's text), and each device's
+  // scope of the cache.
+  std::string artifactHash;
+  std::map<CUdevice, TuneCache::Scope> tuneScopes;
+  // What is flushed from L2 before each measured run.
+  CUdeviceptr flushBuffer = 0;
+  size_t flushBytes = 0;
 
   ~scModule() {
     if (!driver)
@@ -338,6 +369,8 @@ struct scModule {
       driver->cuMemFree(p);
     for (auto &[key, table] : maskTables)
       driver->cuMemFree(table.first);
+    if (flushBuffer)
+      driver->cuMemFree(flushBuffer);
   }
 };
 
@@ -578,6 +611,12 @@ scStatus scModuleLoad(const char *dir, scModule **module) {
       return setError(SC_ERROR_NOT_FOUND, error);
     auto m = std::make_unique<scModule>();
     m->dir = dir;
+    m->artifactHash = contentHash(text);
+    // Tuning from the environment (scSetTuning's defaults).
+    if (const char *file = std::getenv("SPARCAST_TUNE_CACHE"))
+      m->tuneFile = file;
+    if (const char *tune = std::getenv("SPARCAST_TUNE"))
+      m->tune = std::string(tune) == "1";
     if (!parseManifest(text, m->manifest, error))
       return setError(SC_ERROR_MANIFEST, path + ": " + error);
     // Every kernel file is there, inside the folder, and read before any
@@ -685,6 +724,230 @@ scStatus scResultShape(scModule *module, const char *entry,
   });
 }
 
+/// Launches `launch` on `stream` with the call's tensors and dims.
+static scStatus launchKernel(scModule *module, Driver *d, const LaunchSpec &launch,
+                             const std::map<std::string, const scTensor *> &tensors,
+                             const DimBindings &dims, CUstream cuStream) {
+  CUfunction f;
+  if (scStatus s = getFunction(module, launch, f))
+    return s;
+  SC_TRACE("function " + launch.kernel + " ready");
+  // Kernel parameters: tensor maps by value (128 bytes each), memrefs
+  // expanded as MLIR's calling convention does (allocated, aligned,
+  // offset, sizes, strides), dims as 64-bit index values. `slots` says
+  // where each parameter's value is, once `words` and `maps` stop
+  // growing: a word (>= 0) or a map (-1 - index).
+  std::vector<uint64_t> words;
+  std::vector<CUtensorMap> maps;
+  std::vector<int64_t> slots;
+  words.reserve(64);
+  maps.reserve(launch.params.size());
+  auto addWord = [&](uint64_t w) {
+    slots.push_back(static_cast<int64_t>(words.size()));
+    words.push_back(w);
+  };
+  for (size_t i = 0; i < launch.params.size(); ++i) {
+    const ParamSpec &p = launch.params[i];
+    if (p.kind == ParamSpec::Kind::Dim) {
+      addWord(static_cast<uint64_t>(p.dim.evaluate(dims)));
+      continue;
+    }
+    if (p.kind == ParamSpec::Kind::LogLinearTables) {
+      CUdeviceptr table;
+      int64_t elements;
+      if (scStatus s = getMaskTables(module, p, dims, table, elements))
+        return s;
+      // A 1-D memref descriptor: allocated, aligned, offset, size, stride.
+      for (uint64_t word : {uint64_t(table), uint64_t(table), uint64_t(0),
+                            uint64_t(elements), uint64_t(1)})
+        addWord(word);
+      continue;
+    }
+    const scTensor &t = *tensors.at(p.tensor);
+    if (p.kind == ParamSpec::Kind::Tma) {
+      CUtensorMap &map = maps.emplace_back();
+      if (scStatus s = getTensorMap(module, launch, i, p, t, dims, map))
+        return s;
+      SC_TRACE("tensor map for " + p.tensor + " encoded");
+      slots.push_back(-1 - static_cast<int64_t>(maps.size() - 1));
+      continue;
+    }
+    uint64_t data = reinterpret_cast<uint64_t>(t.data);
+    addWord(data);
+    addWord(data);
+    addWord(0);
+    for (int32_t r = 0; r < t.rank; ++r)
+      addWord(static_cast<uint64_t>(t.shape[r]));
+    uint64_t stride = 1;
+    std::vector<uint64_t> strides(t.rank);
+    for (int32_t r = t.rank - 1; r >= 0; --r) {
+      strides[r] = stride;
+      stride *= static_cast<uint64_t>(t.shape[r]);
+    }
+    for (uint64_t each : strides)
+      addWord(each);
+  }
+  std::vector<void *> params;
+  for (int64_t slot : slots)
+    params.push_back(slot >= 0 ? static_cast<void *>(&words[slot])
+                               : static_cast<void *>(&maps[-1 - slot]));
+  SC_TRACE("launching " + launch.kernel + " with " +
+        std::to_string(params.size()) + " parameters");
+  unsigned grid[3];
+  for (int i = 0; i < 3; ++i)
+    grid[i] = static_cast<unsigned>(launch.grid[i].evaluate(dims));
+  SC_CUDA_CHECK(d, d->cuLaunchKernel(
+                       f, grid[0], grid[1], grid[2],
+                       static_cast<unsigned>(launch.block[0]),
+                       static_cast<unsigned>(launch.block[1]),
+                       static_cast<unsigned>(launch.block[2]),
+                       static_cast<unsigned>(launch.sharedBytes), cuStream,
+                       params.data(), nullptr));
+  return SC_OK;
+}
+
+/// The bytes flushed from L2 before a measured run (more than any
+/// Hopper's L2), and the runs a measurement takes the median of.
+constexpr size_t kFlushBytes = 128u << 20;
+constexpr int kTimedRuns = 5;
+
+/// The GPU, driver and artifact a tuned choice is valid for (asked of
+/// the driver once a device).
+static scStatus tuneScope(scModule *module, Driver *d, TuneCache::Scope &scope) {
+  CUdevice dev;
+  SC_CUDA_CHECK(d, d->cuCtxGetDevice(&dev));
+  auto known = module->tuneScopes.find(dev);
+  if (known == module->tuneScopes.end()) {
+    TuneCache::Scope fresh;
+    char name[256] = {0};
+    SC_CUDA_CHECK(d, d->cuDeviceGetName(name, sizeof name - 1, dev));
+    SC_CUDA_CHECK(d, d->cuDriverGetVersion(&fresh.driver));
+    fresh.gpu = name;
+    fresh.artifact = module->artifactHash;
+    known = module->tuneScopes.emplace(dev, fresh).first;
+  }
+  scope = known->second;
+  return SC_OK;
+}
+
+/// The median time (microseconds) of alternative `choice` of `group`:
+/// its launches run once to warm up, then kTimedRuns times, each after
+/// L2 is flushed, between events on the call's stream.
+static scStatus timeAlternative(scModule *module, Driver *d,
+                                const EntrySpec &spec, int group, int choice,
+                                const std::map<std::string, const scTensor *> &tensors,
+                                const DimBindings &dims, CUstream stream,
+                                double &us) {
+  auto run = [&]() -> scStatus {
+    for (const LaunchSpec &launch : spec.launches)
+      if (launch.tuneGroup == group && launch.tuneChoice == choice)
+        if (scStatus s = launchKernel(module, d, launch, tensors, dims, stream))
+          return s;
+    return SC_OK;
+  };
+  if (scStatus s = run())
+    return s;
+  if (!module->flushBuffer) {
+    SC_CUDA_CHECK(d, d->cuMemAlloc(&module->flushBuffer, kFlushBytes));
+    module->flushBytes = kFlushBytes;
+  }
+  CUevent start = nullptr, stop = nullptr;
+  SC_CUDA_CHECK(d, d->cuEventCreate(&start, 0));
+  if (CUresult r = d->cuEventCreate(&stop, 0)) {
+    d->cuEventDestroy(start);
+    return setError(SC_ERROR_CUDA, "cuEventCreate failed with " + cudaErrorText(d, r));
+  }
+  std::vector<double> times;
+  scStatus status = SC_OK;
+  for (int i = 0; i < kTimedRuns && status == SC_OK; ++i) {
+    float ms = 0;
+    CUresult r = d->cuMemsetD8Async(module->flushBuffer, 0, module->flushBytes, stream);
+    if (!r)
+      r = d->cuEventRecord(start, stream);
+    if (!r && (status = run()) != SC_OK)
+      break;
+    if (!r)
+      r = d->cuEventRecord(stop, stream);
+    if (!r)
+      r = d->cuEventSynchronize(stop);
+    if (!r)
+      r = d->cuEventElapsedTime(&ms, start, stop);
+    if (r)
+      status = setError(SC_ERROR_CUDA, "timing a dispatch's alternative failed with " +
+                                           cudaErrorText(d, r));
+    times.push_back(1000.0 * ms);
+  }
+  d->cuEventDestroy(start);
+  d->cuEventDestroy(stop);
+  if (status != SC_OK)
+    return status;
+  std::sort(times.begin(), times.end());
+  us = times[times.size() / 2];
+  return SC_OK;
+}
+
+/// For each dispatch (tune group) of the entry, the alternative to run:
+/// the tuning cache's for the call's shape bucket; with tuning on and
+/// none cached, each alternative measured and the fastest cached (and
+/// written to the cache file). A group with neither is left out of
+/// `chosen`: its launches' conditions decide.
+static scStatus chooseAlternatives(scModule *module, Driver *d,
+                                   const EntrySpec &spec,
+                                   const std::map<std::string, const scTensor *> &tensors,
+                                   const DimBindings &dims, CUstream stream,
+                                   std::map<int, int> &chosen) {
+  if (!module->tune && module->tuneFile.empty())
+    return SC_OK;
+  std::map<int, int> alternatives; // group -> its number of choices
+  for (const LaunchSpec &launch : spec.launches)
+    if (launch.tuneGroup >= 0)
+      alternatives[launch.tuneGroup] =
+          std::max(alternatives[launch.tuneGroup], launch.tuneChoice + 1);
+  if (alternatives.empty())
+    return SC_OK;
+  std::string error;
+  if (!module->tuneFileRead && !module->tuneFile.empty()) {
+    if (!module->tuned.load(module->tuneFile, error))
+      return setError(SC_ERROR_INVALID_ARGUMENT, error);
+    module->tuneFileRead = true;
+  }
+  TuneCache::Scope scope;
+  if (scStatus s = tuneScope(module, d, scope))
+    return s;
+  DimBindings callDims = dims;
+  callDims.erase("SMS"); // the device's, not the call's
+  std::string bucket = shapeBucket(callDims);
+  bool measured = false;
+  for (const auto &[group, count] : alternatives) {
+    if (std::optional<int> choice =
+            module->tuned.lookup(scope, spec.name, group, bucket)) {
+      if (*choice < count)
+        chosen[group] = *choice;
+      continue;
+    }
+    if (!module->tune)
+      continue;
+    TuneCache::Choice best;
+    for (int c = 0; c < count; ++c) {
+      double us = 0;
+      if (scStatus s = timeAlternative(module, d, spec, group, c, tensors,
+                                       dims, stream, us))
+        return s;
+      best.timesUs.push_back(us);
+      if (us < best.timesUs[best.choice])
+        best.choice = c;
+    }
+    SC_TRACE("tuned " + spec.name + " group " + std::to_string(group) + " at " +
+             bucket + ": alternative " + std::to_string(best.choice));
+    chosen[group] = best.choice;
+    module->tuned.insert(scope, spec.name, group, bucket, best);
+    measured = true;
+  }
+  if (measured && !module->tuneFile.empty() &&
+      !module->tuned.save(module->tuneFile, error))
+    return setError(SC_ERROR_INVALID_ARGUMENT, error);
+  return SC_OK;
+}
 static scStatus runImpl(scModule *module, const char *entry,
                         const scTensor *args, int32_t numArgs,
                         const scTensor *results, int32_t numResults,
@@ -787,6 +1050,12 @@ static scStatus runImpl(scModule *module, const char *entry,
                           t.viewOf + " does not cover its elements for these dims");
     tensors[t.name] = &v;
   }
+  // Each dispatch's alternative: as tuned (measured now, before the
+  // zeroing below, or earlier and cached), else as its conditions say.
+  std::map<int, int> chosen;
+  if (scStatus s = chooseAlternatives(module, d, spec, tensors, dims, cuStream,
+                                      chosen))
+    return s;
   // Tensors the kernels accumulate into (a workspace of partial sums, a
   // selection's counts) start at zero on every call, stream-ordered before
   // the kernels, once every check has passed.
@@ -804,88 +1073,33 @@ static scStatus runImpl(scModule *module, const char *entry,
     }
   SC_TRACE("arguments are device memory");
   for (const LaunchSpec &launch : spec.launches) {
-    if (!launch.runsWith(dims))
-      continue; // the other kernel of a dispatch runs
-    CUfunction f;
-    if (scStatus s = getFunction(module, launch, f))
+    auto tuned = chosen.find(launch.tuneGroup);
+    bool runs = tuned != chosen.end() ? launch.tuneChoice == tuned->second
+                                      : launch.runsWith(dims);
+    if (!runs)
+      continue; // another alternative of a dispatch runs
+    if (scStatus s = launchKernel(module, d, launch, tensors, dims, cuStream))
       return s;
-    SC_TRACE("function " + launch.kernel + " ready");
-    // Kernel parameters: tensor maps by value (128 bytes each), memrefs
-    // expanded as MLIR's calling convention does (allocated, aligned,
-    // offset, sizes, strides), dims as 64-bit index values. `slots` says
-    // where each parameter's value is, once `words` and `maps` stop
-    // growing: a word (>= 0) or a map (-1 - index).
-    std::vector<uint64_t> words;
-    std::vector<CUtensorMap> maps;
-    std::vector<int64_t> slots;
-    words.reserve(64);
-    maps.reserve(launch.params.size());
-    auto addWord = [&](uint64_t w) {
-      slots.push_back(static_cast<int64_t>(words.size()));
-      words.push_back(w);
-    };
-    for (size_t i = 0; i < launch.params.size(); ++i) {
-      const ParamSpec &p = launch.params[i];
-      if (p.kind == ParamSpec::Kind::Dim) {
-        addWord(static_cast<uint64_t>(p.dim.evaluate(dims)));
-        continue;
-      }
-      if (p.kind == ParamSpec::Kind::LogLinearTables) {
-        CUdeviceptr table;
-        int64_t elements;
-        if (scStatus s = getMaskTables(module, p, dims, table, elements))
-          return s;
-        // A 1-D memref descriptor: allocated, aligned, offset, size, stride.
-        for (uint64_t word : {uint64_t(table), uint64_t(table), uint64_t(0),
-                              uint64_t(elements), uint64_t(1)})
-          addWord(word);
-        continue;
-      }
-      const scTensor &t = *tensors.at(p.tensor);
-      if (p.kind == ParamSpec::Kind::Tma) {
-        CUtensorMap &map = maps.emplace_back();
-        if (scStatus s = getTensorMap(module, launch, i, p, t, dims, map))
-          return s;
-        SC_TRACE("tensor map for " + p.tensor + " encoded");
-        slots.push_back(-1 - static_cast<int64_t>(maps.size() - 1));
-        continue;
-      }
-      uint64_t data = reinterpret_cast<uint64_t>(t.data);
-      addWord(data);
-      addWord(data);
-      addWord(0);
-      for (int32_t r = 0; r < t.rank; ++r)
-        addWord(static_cast<uint64_t>(t.shape[r]));
-      uint64_t stride = 1;
-      std::vector<uint64_t> strides(t.rank);
-      for (int32_t r = t.rank - 1; r >= 0; --r) {
-        strides[r] = stride;
-        stride *= static_cast<uint64_t>(t.shape[r]);
-      }
-      for (uint64_t each : strides)
-        addWord(each);
-    }
-    std::vector<void *> params;
-    for (int64_t slot : slots)
-      params.push_back(slot >= 0 ? static_cast<void *>(&words[slot])
-                                 : static_cast<void *>(&maps[-1 - slot]));
-    SC_TRACE("launching " + launch.kernel + " with " +
-          std::to_string(params.size()) + " parameters");
-    unsigned grid[3];
-    for (int i = 0; i < 3; ++i)
-      grid[i] = static_cast<unsigned>(launch.grid[i].evaluate(dims));
-    SC_CUDA_CHECK(d, d->cuLaunchKernel(
-                         f, grid[0], grid[1], grid[2],
-                         static_cast<unsigned>(launch.block[0]),
-                         static_cast<unsigned>(launch.block[1]),
-                         static_cast<unsigned>(launch.block[2]),
-                         static_cast<unsigned>(launch.sharedBytes), cuStream,
-                         params.data(), nullptr));
   }
   clearError();
   return SC_OK;
 }
 
+
+scStatus scSetTuning(scModule *module, int32_t mode, const char *cacheFile) {
+  if (!module || mode < 0 || mode > 1)
+    return setError(SC_ERROR_INVALID_ARGUMENT,
+                    "scSetTuning: a module and a mode of 0 or 1");
+  std::lock_guard<std::mutex> lock(module->mutex);
+  module->tune = mode == 1;
+  std::string file = cacheFile ? cacheFile : "";
+  if (file != module->tuneFile) {
+    module->tuneFile = file;
+    module->tuneFileRead = false;
+  }
+  clearError();
+  return SC_OK;
+}
 
 scStatus scLogLinearTables(int64_t queryLength, int64_t keyLength,
                            int64_t blockSize, int64_t localWidth,

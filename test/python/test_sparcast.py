@@ -232,5 +232,29 @@ class PackageTest(unittest.TestCase):
             sparcast.load(os.path.join(self.dir, "missing"))
 
 
+    def test_tuning_is_set_without_a_gpu(self):
+        # Mode and cache file are recorded (read at the first call that
+        # looks there); nothing needs CUDA.
+        cache = os.path.join(self.dir, "tune-cache.json")
+        m = sparcast.load(self.dir, tune=True, tune_cache=cache)
+        m.set_tuning(False)
+        m.set_tuning(False, cache)
+        self.assertFalse(os.path.exists(cache))
+
+
+class TuneToolTest(unittest.TestCase):
+    def test_dims_and_sizes(self):
+        from sparcast import tune
+        dims = tune.parse_dims("B=1000,U=15")
+        self.assertEqual(dims, {"B": 1000, "U": 15})
+        self.assertEqual(tune._size(433, dims), 433)
+        self.assertEqual(tune._size("B", dims), 1000)
+        self.assertEqual(tune._size("U*64", dims), 960)
+        self.assertEqual(tune._size("B/64", dims), 16)
+        with self.assertRaises(SystemExit):
+            tune._size("L", dims)
+        with self.assertRaises(SystemExit):
+            tune.parse_dims("B=x")
+
 if __name__ == "__main__":
     unittest.main()

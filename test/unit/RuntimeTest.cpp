@@ -349,6 +349,32 @@ TEST(Manifest, ReadsLaunchConditions) {
   EXPECT_TRUE(m.findEntry("gemm")->launches[0].runsWith({}));
 }
 
+TEST(Manifest, ReadsTuneGroups) {
+  // A dispatch's alternative: group 3, choice 1.
+  Manifest m;
+  std::string error;
+  ASSERT_TRUE(parseManifest(withConditions("tune", "{\"group\": 3, \"choice\": 1}"),
+                            m, error))
+      << error;
+  const LaunchSpec &l = m.findEntry("gemm")->launches[0];
+  EXPECT_EQ(l.tuneGroup, 3);
+  EXPECT_EQ(l.tuneChoice, 1);
+  // Without one, no group.
+  ASSERT_TRUE(parseManifest(kManifest, m, error)) << error;
+  EXPECT_EQ(m.findEntry("gemm")->launches[0].tuneGroup, -1);
+  for (const char *bad : {"{\"group\": 3}", "{\"group\": -1, \"choice\": 0}",
+                          "{\"group\": 0, \"choice\": 16}", "7",
+                          "{\"group\": \"a\", \"choice\": 0}"}) {
+    EXPECT_FALSE(parseManifest(withConditions("tune", bad), m, error)) << bad;
+    EXPECT_NE(error.find("tune"), std::string::npos) << error;
+  }
+}
+
+TEST(Runtime, SetTuningChecksItsArguments) {
+  EXPECT_EQ(scSetTuning(nullptr, 0, nullptr), SC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(scGetLastError()).find("scSetTuning"), std::string::npos);
+}
+
 TEST(Manifest, ReadsConjunctionsOfLaunchConditions) {
   // B >= 4 U and B >= 2048: the dispatched kernel and its complement.
   const std::string both =

@@ -33,7 +33,8 @@ inline constexpr const char *kModule = "module", *kKernel = "kernel",
                             *kGrid = "grid", *kBlock = "block", *kSmem = "smem",
                             *kParams = "params", *kAtMost = "at_most",
                             *kWhen = "when", *kUnless = "unless", *kLhs = "lhs",
-                            *kCmp = "cmp", *kRhs = "rhs";
+                            *kCmp = "cmp", *kRhs = "rhs", *kTune = "tune",
+                            *kGroup = "group", *kChoice = "choice";
 // A kernel parameter.
 inline constexpr const char *kKind = "kind", *kTensor = "tensor", *kDim = "dim",
                             *kDims = "dims", *kStrides = "strides",

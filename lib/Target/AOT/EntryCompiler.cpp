@@ -681,6 +681,9 @@ LogicalResult EntryCompiler::addLaunch(const KernelLaunch &launch,
   json::Object entry = launchJson(launch, gpuModule.getName());
   if (condition)
     entry[condition->key()] = condition->toJson();
+  if (condition && condition->tuneGroup >= 0)
+    entry[key::kTune] = json::Object{{key::kGroup, condition->tuneGroup},
+                                     {key::kChoice, condition->tuneChoice}};
   if (report)
     *report << "kernel " << launch.summary
             << (condition ? " (launched when " + condition->str() + ")" : "")
@@ -1190,10 +1193,15 @@ LogicalResult EntryCompiler::visitIf(scf::IfOp op) {
   if (cond == conditions.end() || condition || op.getElseRegion().empty())
     return op.emitError() << "sparcast-aot: only a dispatch on the dims "
                              "with two branches, not nested, is supported";
-  for (auto [region, when] :
-       {std::pair{&op.getThenRegion(), cond->second},
-        std::pair{&op.getElseRegion(), cond->second.negated()}}) {
+  // The branches are the alternatives of one tune group: the condition
+  // chooses, unless the runtime measures (scSetTuning).
+  int group = dispatches++;
+  for (auto [choice, region, when] :
+       {std::tuple{0, &op.getThenRegion(), cond->second},
+        std::tuple{1, &op.getElseRegion(), cond->second.negated()}}) {
     condition = when;
+    condition->tuneGroup = group;
+    condition->tuneChoice = choice;
     for (Operation &inner : region->front().without_terminator())
       if (failed(visit(inner)))
         return failure();

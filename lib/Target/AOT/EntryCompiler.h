@@ -89,6 +89,9 @@ struct DimComparison {
 struct LaunchCondition {
   SmallVector<DimComparison> all;
   bool unless = false;
+  /// The dispatch this is a branch of (its launches' `tune` group) and the
+  /// branch's place in it, which the runtime may choose by measuring.
+  int tuneGroup = -1, tuneChoice = -1;
   LaunchCondition negated() const {
     LaunchCondition n = *this;
     if (all.size() == 1)
@@ -210,6 +213,8 @@ private:
   /// The condition of the branch being compiled, if any.
   std::optional<LaunchCondition> condition;
   int kernels = 0;
+  /// Dispatches compiled so far (each one `tune` group).
+  int dispatches = 0;
 };
 
 } // namespace mlir::sc::aot

@@ -69,6 +69,19 @@ scStatus scRun(scModule *module, const char *entry, const scTensor *args,
                int32_t numArgs, const scTensor *results, int32_t numResults,
                void *stream, uint32_t flags);
 
+/* How a dispatch's alternatives (the kernels of one GEMM compiled for
+ * several schedules, manifest `tune` groups) are chosen. Mode 0: by the
+ * tuning cache where it has the call's shape bucket (each dynamic dim
+ * rounded up to a power of two), else by the launches' conditions (the
+ * compiler's heuristics). Mode 1: the same, and a bucket not cached is
+ * measured on its first call (every alternative run, the median of 5 runs
+ * after a warm-up, L2 flushed before each) and the fastest cached.
+ * `cacheFile` (NULL: none) is read before the first call that looks there
+ * and rewritten after each measurement; its choices are kept per GPU,
+ * driver and artifact. SPARCAST_TUNE=1 and SPARCAST_TUNE_CACHE=<file> set
+ * the same at scModuleLoad. No CUDA needed to call. */
+scStatus scSetTuning(scModule *module, int32_t mode, const char *cacheFile);
+
 /* Bytes of workspace `entry` needs for these arguments (0 when it has no
  * intermediates). */
 scStatus scWorkspaceBytes(scModule *module, const char *entry,

@@ -12,17 +12,25 @@
 
 // A dispatch on the call's dims (an scf.if over tensor.dim, constants,
 // products and a >= or < comparison): each branch's kernels are launched
-// under its condition, and both write the entry's one result.
+// under its condition, and both write the entry's one result. The
+// branches are the alternatives of one tune group (choices 0 and 1), which
+// the runtime may choose by measuring (scSetTuning).
 // CHECK: kernel ge_gemm0: {{.*}} cooperative: {{.*}} (launched when B >= 16)
 // CHECK: kernel ge_gemm1: {{.*}} ping-pong: {{.*}} (launched when B < 16)
 // MANIFEST: "kernel": "ge_gemm0",
 // MANIFEST: "tensor": "result0"
+// MANIFEST: "tune": {
+// MANIFEST-NEXT: "choice": 0,
+// MANIFEST-NEXT: "group": 0
 // MANIFEST: "when": {
 // MANIFEST-NEXT: "cmp": ">=",
 // MANIFEST-NEXT: "lhs": "B",
 // MANIFEST-NEXT: "rhs": 16
 // MANIFEST: "kernel": "ge_gemm1",
 // MANIFEST: "tensor": "result0"
+// MANIFEST: "tune": {
+// MANIFEST-NEXT: "choice": 1,
+// MANIFEST-NEXT: "group": 0
 // MANIFEST: "when": {
 // MANIFEST-NEXT: "cmp": "<",
 // MANIFEST: "results": [
