@@ -19,6 +19,12 @@
 
 using namespace mlir;
 
+// As in ScPassesFuzzer.cpp: LLVM's allocator annotations, off where
+// instrumented and uninstrumented code share the allocators.
+extern "C" const char *__asan_default_options() {
+  return "allow_user_poisoning=0";
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static DialectRegistry *registry = [] {
     auto *r = new DialectRegistry();
