@@ -7,7 +7,9 @@ then the first call with tuning on (its wall time: the measurement of
 every alternative, then the call), the alternative chosen and each one's
 measured time, the kernel time with the tuned choice, and the host time
 of a call through the cache against one without it (the cache's lookup on
-the call's path). Results are checked against an fp32 reference.
+the call's path). Results are checked against an fp32 reference. The
+artifact is examples/lce.mlir compiled with --autotune (its request GEMM
+versioned over its schedules too).
 
     python3 bench/autotune_check.py --artifacts bench/artifacts/ws --out autotune.json
 """
@@ -72,10 +74,12 @@ def main():
     p.add_argument("--artifacts", required=True)
     p.add_argument("--out", required=True)
     p.add_argument("--commit", default="unknown")
+    p.add_argument("--name", default="lce_autotune",
+                   help="the LCE artifact under --artifacts (sparcast-aot --autotune)")
     args = p.parse_args()
     gen = torch.Generator(device="cuda")
     gen.manual_seed(7)
-    path = os.path.join(args.artifacts, "lce")
+    path = os.path.join(args.artifacts, args.name)
     cache = os.path.join(tempfile.mkdtemp(), "tune-cache.json")
     plain = sparcast.load(path)
     tuned = sparcast.load(path, tune=True, tune_cache=cache)

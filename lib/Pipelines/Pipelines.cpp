@@ -185,6 +185,13 @@ void mlir::sc::buildScKernelPipeline(OpPassManager &pm,
     dispatch.report = report;
     pm.addNestedPass<func::FuncOp>(createScDispatchGemmSchedulePass(dispatch));
   }
+  // --autotune: the GEMMs nothing else chose for, in every schedule they
+  // can take, as one tuning group each.
+  if (options.autotune && options.gemmSchedule == "auto") {
+    ScTuneGemmSchedulesPassOptions tune;
+    tune.report = report;
+    pm.addNestedPass<func::FuncOp>(createScTuneGemmSchedulesPass(tune));
+  }
   {
     ScSelectKernelConfigPassOptions config;
     config.schedule = options.gemmSchedule;

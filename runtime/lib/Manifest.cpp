@@ -470,6 +470,11 @@ struct Reader {
         return fail(p + ".tune", "group in [0, 1023] and choice in [0, 15]");
       out.tuneGroup = static_cast<int>(group);
       out.tuneChoice = static_cast<int>(choice);
+      if (const Value *fallback = get(*tune, key::kFallback)) {
+        if (!fallback->is_boolean())
+          return fail(p + ".tune.fallback", "expected true or false");
+        out.tuneFallback = fallback->get<bool>();
+      }
     }
     return true;
   }

@@ -96,6 +96,10 @@ struct LaunchSpec {
   /// module tunes or its tuning cache has the call's shape bucket
   /// (scSetTuning).
   int tuneGroup = -1, tuneChoice = -1;
+  /// Whether it runs (its conditions holding) while the module has not
+  /// measured the call's bucket: a dispatch's branches, and a tuning
+  /// group's default alternative.
+  bool tuneFallback = true;
   bool runsWith(const DimBindings &dims) const {
     if (when.empty())
       return true;

@@ -1074,8 +1074,9 @@ static scStatus runImpl(scModule *module, const char *entry,
   SC_TRACE("arguments are device memory");
   for (const LaunchSpec &launch : spec.launches) {
     auto tuned = chosen.find(launch.tuneGroup);
-    bool runs = tuned != chosen.end() ? launch.tuneChoice == tuned->second
-                                      : launch.runsWith(dims);
+    bool runs = tuned != chosen.end()
+                    ? launch.tuneChoice == tuned->second
+                    : launch.tuneFallback && launch.runsWith(dims);
     if (!runs)
       continue; // another alternative of a dispatch runs
     if (scStatus s = launchKernel(module, d, launch, tensors, dims, cuStream))

@@ -359,6 +359,16 @@ TEST(Manifest, ReadsTuneGroups) {
   const LaunchSpec &l = m.findEntry("gemm")->launches[0];
   EXPECT_EQ(l.tuneGroup, 3);
   EXPECT_EQ(l.tuneChoice, 1);
+  EXPECT_TRUE(l.tuneFallback);
+  // A tuning alternative that is not the default: never run untuned.
+  ASSERT_TRUE(parseManifest(withConditions("tune", "{\"group\": 0, \"choice\": 2, "
+                                                   "\"fallback\": false}"),
+                            m, error))
+      << error;
+  EXPECT_FALSE(m.findEntry("gemm")->launches[0].tuneFallback);
+  EXPECT_FALSE(parseManifest(withConditions("tune", "{\"group\": 0, \"choice\": 2, "
+                                                    "\"fallback\": 1}"),
+                             m, error));
   // Without one, no group.
   ASSERT_TRUE(parseManifest(kManifest, m, error)) << error;
   EXPECT_EQ(m.findEntry("gemm")->launches[0].tuneGroup, -1);

@@ -63,6 +63,11 @@ static cl::opt<int64_t> dispatchMinBatch(
     cl::desc("With the dispatch: the transposed kernel only from this many "
              "candidates (B) on (0: any B)"),
     cl::init(2048));
+static cl::opt<bool> autotune(
+    "autotune",
+    cl::desc("Compile every Hopper GEMM for each schedule it can take; the "
+             "runtime measures them on a shape bucket's first call and keeps "
+             "the fastest (scSetTuning, python -m sparcast.tune)"));
 static cl::opt<bool> gemmMulticast(
     "gemm-multicast",
     cl::desc("Warp-specialized GEMMs in CTA pairs sharing B by TMA multicast "
@@ -156,6 +161,7 @@ int main(int argc, char **argv) {
   options.attentionChainHeads = attentionChainHeads;
   options.attentionGroupCandidates = attentionGroupCandidates;
   options.gemmMulticast = gemmMulticast;
+  options.autotune = autotune;
   options.dispatchMinCandidatesPerUser = dispatchMinCandidatesPerUser;
   options.dispatchMinBatch = dispatchMinBatch;
   options.ikboRequestInResultType = ikboRequestInResultType;

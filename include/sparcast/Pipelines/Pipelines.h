@@ -48,6 +48,12 @@ struct ScKernelPipelineOptions
       *this, "dispatch-min-batch",
       llvm::cl::desc("... and from this many candidates on (0: any)"),
       llvm::cl::init(2048)};
+  Option<bool> autotune{*this, "autotune",
+                        llvm::cl::desc("Every Hopper GEMM compiled for each "
+                                       "schedule it can take, chosen by the "
+                                       "runtime's measurements "
+                                       "(sc-tune-gemm-schedules)"),
+                        llvm::cl::init(false)};
   Option<bool> gemmMulticast{*this, "gemm-multicast",
                              llvm::cl::desc("CTA pairs sharing B for every "
                                             "warp-specialized GEMM"),

@@ -34,7 +34,8 @@ inline constexpr const char *kModule = "module", *kKernel = "kernel",
                             *kParams = "params", *kAtMost = "at_most",
                             *kWhen = "when", *kUnless = "unless", *kLhs = "lhs",
                             *kCmp = "cmp", *kRhs = "rhs", *kTune = "tune",
-                            *kGroup = "group", *kChoice = "choice";
+                            *kGroup = "group", *kChoice = "choice",
+                            *kFallback = "fallback";
 // A kernel parameter.
 inline constexpr const char *kKind = "kind", *kTensor = "tensor", *kDim = "dim",
                             *kDims = "dims", *kStrides = "strides",

@@ -34,6 +34,9 @@ struct AotOptions {
   /// multicast (GemmKernelOptions::multicast) for every GEMM. Opt-in:
   /// correct, not faster where it is not the default (docs/decisions.md).
   bool gemmMulticast = false;
+  /// Every Hopper GEMM compiled for each schedule it can take, the
+  /// runtime choosing by measurement (scSetTuning).
+  bool autotune = false;
   /// Candidates per user from which IKBO's candidate GEMM runs the
   /// transposed kernel (sc-dispatch-gemm-schedule); 0: no dispatch.
   int64_t dispatchMinCandidatesPerUser = 64;

@@ -425,6 +425,51 @@ def ScSelectKernelConfigPass : Pass<"sc-select-kernel-config"> {
   ];
 }
 
+def ScTuneGemmSchedulesPass : Pass<"sc-tune-gemm-schedules"> {
+  let summary = "Version each Hopper GEMM over the schedules it can take, "
+                "for the runtime to measure";
+  let description = [{
+    `sparcast-aot --autotune`: every `sc.batch_matmul` of 16-bit operands
+    whose schedule nothing pinned and no dispatch already chose (it is not
+    inside an `scf.if`) becomes an `scf.index_switch` on a constant 0
+    whose default region holds the op with the schedule the heuristics
+    give it (defaultGemmSchedule) and whose cases 1, 2, ... hold it with
+    each other schedule it can take (ping-pong, cooperative, and the
+    transposed tile where `getTransposedTileLimitation` is empty), each
+    pinned by `sc.gemm_schedule`. The program computes what it did (the
+    default region runs); sparcast-aot makes the regions the alternatives
+    of one `tune` group, the default's launches the ones that run until
+    the runtime has measured the call's shape bucket (scSetTuning). It runs
+    after the pipeline's canonicalization (which would fold a switch on a
+    constant to its default).
+
+    Before:
+
+    ```mlir
+    %c = sc.batch_matmul %a, %b : ...
+    ```
+
+    After:
+
+    ```mlir
+    %c0 = arith.constant 0 : index
+    %c = scf.index_switch %c0 -> tensor<...>
+    case 1 {
+      %x = sc.batch_matmul %a, %b {sc.gemm_schedule = #sc.gemm_schedule<cooperative>} : ...
+      scf.yield %x : tensor<...>
+    }
+    default {
+      %x = sc.batch_matmul %a, %b {sc.gemm_schedule = #sc.gemm_schedule<pingpong>} : ...
+      scf.yield %x : tensor<...>
+    }
+    ```
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark for each GEMM versioned, naming its candidates">,
+  ];
+}
+
 def ScDispatchGemmSchedulePass : Pass<"sc-dispatch-gemm-schedule"> {
   let summary = "Choose a gather-add GEMM's schedule at run time from its "
                 "candidates per user";

@@ -28,7 +28,9 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -679,15 +681,24 @@ LogicalResult EntryCompiler::addLaunch(const KernelLaunch &launch,
       kernel.setArgAttr(i, ScDialect::getTensorMapAttrName(),
                         UnitAttr::get(kernel.getContext()));
   json::Object entry = launchJson(launch, gpuModule.getName());
-  if (condition)
+  if (condition && !condition->all.empty())
     entry[condition->key()] = condition->toJson();
-  if (condition && condition->tuneGroup >= 0)
-    entry[key::kTune] = json::Object{{key::kGroup, condition->tuneGroup},
-                                     {key::kChoice, condition->tuneChoice}};
-  if (report)
-    *report << "kernel " << launch.summary
-            << (condition ? " (launched when " + condition->str() + ")" : "")
-            << sourceOf(loc) << "\n";
+  if (condition && condition->tuneGroup >= 0) {
+    json::Object tune{{key::kGroup, condition->tuneGroup},
+                      {key::kChoice, condition->tuneChoice}};
+    if (!condition->tuneFallback)
+      tune[key::kFallback] = false;
+    entry[key::kTune] = std::move(tune);
+  }
+  if (report) {
+    *report << "kernel " << launch.summary;
+    if (condition && !condition->all.empty())
+      *report << " (launched when " << condition->str() << ")";
+    if (condition && condition->all.empty())
+      *report << " (tuning alternative " << condition->tuneChoice
+              << (condition->tuneFallback ? ", the default" : "") << ")";
+    *report << sourceOf(loc) << "\n";
+  }
   launches.push_back(std::move(entry));
   return success();
 }
@@ -1120,6 +1131,7 @@ LogicalResult EntryCompiler::visit(Operation &op) {
       .Case([&](arith::CmpIOp c) { return visitCmp(c); })
       .Case([&](arith::AndIOp a) { return visitAnd(a); })
       .Case([&](scf::IfOp i) { return visitIf(i); })
+      .Case([&](scf::IndexSwitchOp i) { return visitIndexSwitch(i); })
       .Default([&](Operation *other) {
         return other->emitError()
                << "sparcast-aot: '" << other->getName()
@@ -1214,6 +1226,43 @@ LogicalResult EntryCompiler::visitIf(scf::IfOp op) {
                                   tensors.at(result).name != it->second.name))
         return yield.emitError() << "sparcast-aot: both branches must "
                                     "compute their result by a kernel";
+      tensors[result] = it->second;
+    }
+  }
+  return success();
+}
+
+LogicalResult EntryCompiler::visitIndexSwitch(scf::IndexSwitchOp op) {
+  std::optional<int64_t> arg = getConstantIntValue(op.getArg());
+  if (!arg || *arg != 0 || condition ||
+      !llvm::equal(op.getCases(), llvm::seq<int64_t>(1, op.getNumCases() + 1)))
+    return op.emitError() << "sparcast-aot: only tuning alternatives are "
+                             "supported (sc-tune-gemm-schedules: a switch on "
+                             "0 with cases 1, 2, ..., not nested)";
+  // The regions are one tune group's alternatives: the default (choice 0)
+  // runs until the runtime has measured, case k is choice k.
+  int group = dispatches++;
+  SmallVector<std::pair<int, Block *>> branches = {
+      {0, &op.getDefaultBlock()}};
+  for (auto [k, region] : llvm::enumerate(op.getCaseRegions()))
+    branches.push_back({static_cast<int>(k) + 1, &region.front()});
+  for (auto [choice, block] : branches) {
+    condition = LaunchCondition();
+    condition->tuneGroup = group;
+    condition->tuneChoice = choice;
+    condition->tuneFallback = choice == 0;
+    for (Operation &inner : block->without_terminator())
+      if (failed(visit(inner)))
+        return failure();
+    condition.reset();
+    auto yield = cast<scf::YieldOp>(block->getTerminator());
+    for (auto [yielded, result] :
+         llvm::zip(yield.getOperands(), op.getResults())) {
+      auto it = tensors.find(yielded);
+      if (it == tensors.end() || (tensors.count(result) &&
+                                  tensors.at(result).name != it->second.name))
+        return yield.emitError() << "sparcast-aot: every alternative must "
+                                    "compute its result by a kernel";
       tensors[result] = it->second;
     }
   }

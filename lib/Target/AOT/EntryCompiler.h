@@ -92,6 +92,10 @@ struct LaunchCondition {
   /// The dispatch this is a branch of (its launches' `tune` group) and the
   /// branch's place in it, which the runtime may choose by measuring.
   int tuneGroup = -1, tuneChoice = -1;
+  /// Whether the branch's launches run while the runtime has not measured
+  /// (a dispatch's branches: by their conditions; tuning alternatives: the
+  /// default only).
+  bool tuneFallback = true;
   LaunchCondition negated() const {
     LaunchCondition n = *this;
     if (all.size() == 1)
@@ -153,6 +157,7 @@ private:
   LogicalResult visitAnd(arith::AndIOp op);
   /// A dispatch: each branch's launches run under its condition.
   LogicalResult visitIf(scf::IfOp op);
+  LogicalResult visitIndexSwitch(scf::IndexSwitchOp op);
   LogicalResult visitSlice(tensor::ExtractSliceOp op);
   /// tensor.concat past dim 0: each piece copied into its place.
   LogicalResult visitConcat(tensor::ConcatOp op);

@@ -1,6 +1,7 @@
 // RUN: sparcast-equiv %sparcast_src_root/test/Integration/CPU/Inputs/lce-odd.mlir --ref=lce --pass-pipeline='builtin.module(sc-kernel-pipeline,sc-test-execute-kernel-ir)' --users=2 --candidates=3 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %sparcast_src_root/test/Integration/CPU/Inputs/lce-wide.mlir --ref=lce --pass-pipeline='builtin.module(sc-kernel-pipeline{dispatch-min-candidates-per-user=1 dispatch-min-batch=0},sc-test-execute-kernel-ir)' --users=2 --candidates=3 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %sparcast_src_root/examples/target_attention.mlir --ref=target_attention --pass-pipeline='builtin.module(sc-kernel-pipeline,sc-test-execute-kernel-ir)' --users=2 --candidates=3 --shuffle-index --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %sparcast_src_root/test/Integration/CPU/Inputs/lce-odd.mlir --ref=lce --pass-pipeline='builtin.module(sc-kernel-pipeline{autotune=1},sc-test-execute-kernel-ir)' --users=2 --candidates=3 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-opt %sparcast_src_root/examples/lce.mlir --sc-kernel-pipeline | FileCheck %s --check-prefix=IR
 // RUN: sparcast-opt %sparcast_src_root/examples/lce.mlir "--sc-kernel-pipeline=gemm-schedule=cooperative ws-group=0" | FileCheck %s --check-prefix=FORCED
 // RUN: sparcast-opt %sparcast_src_root/examples/lce.mlir --sc-kernel-pipeline=sm=sm_80 | FileCheck %s --check-prefix=SM80
@@ -14,7 +15,8 @@
 // an IKBO LCE of small odd shapes (Inputs/lce-odd.mlir) on both sides of
 // its dispatch (ping-pong with few candidates a user, the transposed tile
 // when the thresholds let every call take it), and target attention on
-// its chained walk.
+// its chained walk; with autotune=1 the request GEMM versioned over its
+// schedules (sc-tune-gemm-schedules: the default alternative runs).
 // CHECK: EQUIVALENT
 
 // IR: func.func @lce
