@@ -91,6 +91,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   OwningOpRef<ModuleOp> ampere = cast<ModuleOp>((*module)->clone());
   PassManager hopper(&context);
+  hopper.addNestedPass<func::FuncOp>(sc::createScTuneGemmSchedulesPass());
   hopper.addNestedPass<func::FuncOp>(sc::createScSelectKernelConfigPass());
   sc::ScLowerToSckPassOptions lower;
   lower.attention = true;
