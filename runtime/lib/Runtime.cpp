@@ -914,9 +914,8 @@ static scStatus chooseAlternatives(scModule *module, Driver *d,
   TuneCache::Scope scope;
   if (scStatus s = tuneScope(module, d, scope))
     return s;
-  DimBindings callDims = dims;
-  callDims.erase("SMS"); // the device's, not the call's
-  std::string bucket = shapeBucket(callDims);
+  // (SMS is the device's, not the call's.)
+  std::string bucket = shapeBucket(dims, "SMS");
   bool measured = false;
   for (const auto &[group, count] : alternatives) {
     if (std::optional<int> choice =

@@ -16,9 +16,12 @@ namespace {
 constexpr const char *kFormat = "sparcast-tune-cache-1";
 } // namespace
 
-std::string sparcast::rt::shapeBucket(const DimBindings &dims) {
+std::string sparcast::rt::shapeBucket(const DimBindings &dims,
+                                      const std::string &except) {
   std::string out;
   for (const auto &[symbol, value] : dims) {
+    if (symbol == except)
+      continue;
     int64_t rounded = 1;
     while (rounded < value && rounded < (int64_t(1) << 62))
       rounded <<= 1;

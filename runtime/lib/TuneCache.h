@@ -20,9 +20,9 @@
 
 namespace sparcast::rt {
 
-/// The bucket of a call's dims: each rounded up to a power of two
-/// ("B=1024,U=16"), so that nearby sizes share a tuning.
-std::string shapeBucket(const DimBindings &dims);
+/// The bucket of a call's dims (but `except`): each rounded up to a power
+/// of two ("B=1024,U=16"), so that nearby sizes share a tuning.
+std::string shapeBucket(const DimBindings &dims, const std::string &except = "");
 
 /// FNV-1a of `bytes` as 16 hex digits (the artifact's identity: its
 /// manifest's text).

@@ -29,6 +29,7 @@ TEST(TuneCache, BucketsRoundDimsUpToPowersOfTwo) {
   EXPECT_EQ(shapeBucket({{"B", 1025}, {"U", 17}}), "B=2048,U=32");
   EXPECT_EQ(shapeBucket({{"L", 1}, {"Z", 0}}), "L=1,Z=1");
   EXPECT_EQ(shapeBucket({}), "");
+  EXPECT_EQ(shapeBucket({{"B", 3}, {"SMS", 132}}, "SMS"), "B=4");
 }
 
 TEST(TuneCache, HashesContent) {

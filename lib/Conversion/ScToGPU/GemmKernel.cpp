@@ -3,7 +3,7 @@
 // Which kernel an sc.batch_matmul gets, and what the kernels share. On
 // sm_90a, when the op fits TMA and wgmma: the warp-specialized kernel its
 // kernel-level IR describes (cooperative, ping-pong or the transposed
-// tile), written op by op by sck-to-nvgpu (SckToNVGPU.cpp); else the
+// tile), lowered by sc-convert-sck-to-nvgpu (SckToNVGPU.cpp); else the
 // portable kernel (GemmPortableKernel.cpp), with a remark saying why. The
 // epilogue region becomes a device function, built op by op.
 //

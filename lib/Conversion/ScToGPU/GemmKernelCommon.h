@@ -94,9 +94,10 @@ FailureOr<KernelLaunch> buildMultistageGemmKernel(BatchMatmulOp op,
 
 /// The warp-specialized kernel of `op` (ping-pong, cooperative or the
 /// transposed tile; persistent or a grid; alone or in CTA pairs; any
-/// epilogue, a prefetched operand, flat rows) written into `module` op by
-/// op from its kernel-level IR (SckToNVGPU.cpp), and its launch; a located
-/// error for IR the lowering does not take or that does not fit.
+/// epilogue, a prefetched operand, flat rows) lowered into `module` from
+/// its kernel-level IR by sc-convert-sck-to-nvgpu (WarpSpecializedGemmKernel.cpp,
+/// SckToNVGPU.cpp), and its launch; a located error for IR the lowering
+/// does not take or that does not fit.
 FailureOr<KernelLaunch> buildGemmKernelFromIR(BatchMatmulOp op,
                                               gpu::GPUModuleOp module,
                                               StringRef kernelName,

@@ -156,9 +156,10 @@ FailureOr<HybridFrame> buildFrame(gpu::GPUFuncOp func) {
   if (ringOps.empty())
     return func.emitError("sck-to-nvgpu: a hybrid-tiled kernel without rings");
   HybridFrame f;
-  f.stages = ringOps.front().getStages();
+  // (Read signed: the attribute's accessor is unsigned.)
+  f.stages = ringOps.front().getStagesAttr().getInt();
   if (f.stages < 2 || llvm::any_of(ringOps, [&](sck::RingOp r) {
-        return r.getStages() != f.stages;
+        return r.getStagesAttr().getInt() != f.stages;
       }))
     return ringOps.front().emitError("sck-to-nvgpu: rings of one number of "
                                      "stages (2 or more), decided");
