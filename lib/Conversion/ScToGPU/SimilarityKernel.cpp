@@ -123,19 +123,69 @@ void writeScatterKernel(SparseMatmulOp op, gpu::GPUModuleOp module,
   Type indexType = b.getIndexType();
   auto range =
       sck::CsrRowOp::create(b, loc, indexType, indexType, lPtr, row, lEntries);
-  auto entries = scf::ForOp::create(b, loc, range.getBegin(), range.getEnd(),
-                                    index(1));
-  b.setInsertionPointToStart(entries.getBody());
-  auto q = entry(lWords, lValues, entries.getInductionVar(), lLayout);
-  auto items = sck::CsrRowOp::create(b, loc, indexType, indexType, rPtr,
-                                     q.getColumn(), rEntries);
+  // The row's entries 32 at a time: each lane reads one entry and its
+  // items' range (independent reads, in flight together), then the warp
+  // walks the 32 lists in turn, each one's range and value from its lane.
+  // (Read by the walking warp one after another, an entry's three
+  // dependent reads were a chain the warp waited on for every entry.)
+  auto batches = scf::ForOp::create(b, loc, range.getBegin(), range.getEnd(),
+                                    index(32));
+  b.setInsertionPointToStart(batches.getBody());
+  Value e = arith::AddIOp::create(b, loc, batches.getInductionVar(), lane);
+  auto i32 = [&](int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v))
+        .getResult();
+  };
+  auto span = scf::IfOp::create(
+      b, loc, TypeRange{b.getI32Type(), b.getI32Type(), b.getF32Type()},
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, e,
+                            range.getEnd()),
+      /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(span.thenBlock());
+    auto q = entry(lWords, lValues, e, lLayout);
+    auto items = sck::CsrRowOp::create(b, loc, indexType, indexType, rPtr,
+                                       q.getColumn(), rEntries);
+    // Entries number fewer than 2^31 (csr_pack): i32 for the shuffles.
+    auto narrow = [&](Value v) {
+      return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), v)
+          .getResult();
+    };
+    scf::YieldOp::create(b, loc,
+                         ValueRange{narrow(items.getBegin()),
+                                    narrow(items.getEnd()), q.getValue()});
+    b.setInsertionPointToStart(span.elseBlock());
+    scf::YieldOp::create(
+        b, loc,
+        ValueRange{i32(0), i32(0),
+                   arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0))
+                       .getResult()});
+  }
+  Value inBatch = arith::MinUIOp::create(
+      b, loc, index(32),
+      arith::SubIOp::create(b, loc, range.getEnd(),
+                            batches.getInductionVar()));
+  auto lists = scf::ForOp::create(b, loc, index(0), inBatch, index(1));
+  b.setInsertionPointToStart(lists.getBody());
+  Value from = arith::IndexCastUIOp::create(b, loc, b.getI32Type(),
+                                            lists.getInductionVar());
+  auto fromLane = [&](Value v) {
+    return gpu::ShuffleOp::create(b, loc, v, from, i32(32),
+                                  gpu::ShuffleMode::IDX)
+        .getShuffleResult();
+  };
+  auto widen = [&](Value v) {
+    return arith::IndexCastUIOp::create(b, loc, indexType, v).getResult();
+  };
+  Value first = widen(fromLane(span.getResult(0)));
+  Value last = widen(fromLane(span.getResult(1)));
+  Value weight = fromLane(span.getResult(2));
   auto walk = scf::ForOp::create(
-      b, loc, arith::AddIOp::create(b, loc, items.getBegin(), lane),
-      items.getEnd(), index(32));
+      b, loc, arith::AddIOp::create(b, loc, first, lane), last, index(32));
   b.setInsertionPointToStart(walk.getBody());
   auto item = entry(rWords, rValues, walk.getInductionVar(), rLayout);
-  Value product =
-      arith::MulFOp::create(b, loc, q.getValue(), item.getValue());
+  Value product = arith::MulFOp::create(b, loc, weight, item.getValue());
   sck::ScatterAddOp::create(
       b, loc, product, scores, row, item.getColumn(),
       scale.empty() ? FlatSymbolRefAttr() : b.getAttr<FlatSymbolRefAttr>(scale),
