@@ -69,7 +69,7 @@ Value mlir::sc::detail::kernelArgumentOf(Value tensor) {
 
 LogicalResult mlir::sc::detail::applyKernelConversion(
     gpu::GPUFuncOp kernel, const ConversionTarget &target,
-    RewritePatternSet &&patterns) {
+    RewritePatternSet &&patterns, bool cse) {
   MLIRContext *ctx = kernel.getContext();
   {
     bool refused = false;
@@ -88,6 +88,8 @@ LogicalResult mlir::sc::detail::applyKernelConversion(
     kernel.removeArgAttr(i, kOperandAttrName);
   kernel->removeAttr(sck::kKernelScheduleAttrName);
   kernel->removeAttr(kHybridConsumersAttrName);
+  if (!cse)
+    return success();
   IRRewriter rewriter(ctx);
   DominanceInfo dominance;
   eliminateCommonSubExpressions(rewriter, dominance, kernel);

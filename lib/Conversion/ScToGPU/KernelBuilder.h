@@ -75,11 +75,11 @@ Value kernelArgumentOf(Value tensor);
 /// Applies a conversion of the kernel-level IR in `kernel`: a refusing
 /// pattern's located error is the only diagnostic (the driver's "failed
 /// to legalize" after it would repeat it); once converted, the argument
-/// names and the kernel's sck attributes are dropped and common
-/// subexpressions merged.
+/// names and the kernel's sck attributes are dropped, and with `cse`
+/// common subexpressions merged.
 LogicalResult applyKernelConversion(gpu::GPUFuncOp kernel,
                                     const ConversionTarget &target,
-                                    RewritePatternSet &&patterns);
+                                    RewritePatternSet &&patterns, bool cse);
 
 /// A kernel parameter: its type in the gpu.func and what the launch passes
 /// for it (one list, so the signature and the launch cannot disagree).

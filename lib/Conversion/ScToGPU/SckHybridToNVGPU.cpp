@@ -945,5 +945,7 @@ LogicalResult mlir::sc::detail::convertHybridSckToNVGPU(gpu::GPUFuncOp kernel) {
                                                                 *frame);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
-  return applyKernelConversion(kernel, target, std::move(patterns));
+  // (No CSE: see convertSckToNVGPU.)
+  return applyKernelConversion(kernel, target, std::move(patterns),
+                               /*cse=*/false);
 }

@@ -646,7 +646,8 @@ LogicalResult mlir::sc::detail::convertSckToMmaSync(gpu::GPUFuncOp kernel) {
   populateSckToMmaSyncPatterns(converter, patterns);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
-  return applyKernelConversion(kernel, target, std::move(patterns));
+  return applyKernelConversion(kernel, target, std::move(patterns),
+                               /*cse=*/true);
 }
 
 namespace {

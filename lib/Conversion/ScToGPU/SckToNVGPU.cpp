@@ -1714,7 +1714,11 @@ LogicalResult mlir::sc::detail::convertSckToNVGPU(gpu::GPUFuncOp kernel) {
   patterns.add<ExtractToLoad>(converter, ctx);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
-  if (failed(applyKernelConversion(kernel, target, std::move(patterns))))
+  // No CSE here (LLVM merges the duplicates later, in place): hoisted to
+  // the first of them, each box's slot offset moved ahead of the first
+  // TMA issue, and x @ w^T + r measured 2-3 % slower (docs/decisions.md).
+  if (failed(applyKernelConversion(kernel, target, std::move(patterns),
+                                   /*cse=*/false)))
     return failure();
   kernel.walk([](scf::ForOp loop) { loop->removeAttr(kWalkAttrName); });
   return success();

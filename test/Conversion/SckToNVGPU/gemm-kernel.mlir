@@ -132,10 +132,12 @@ func.func @linear(%x: tensor<?x100x64xf16>, %w: tensor<256x64xf16>) -> tensor<?x
 // CHECK: %[[ROWS:.*]] = arith.muli %[[B]], %[[PER:.*]] : index
 // CHECK: arith.ceildivui %[[ROWS]], %{{.*}} : index
 // CHECK: nvgpu.tma.async.load %{{.*}}[%{{.*}}, %{{.*}}], {{.*}} -> memref<{{64|128}}x64xf16, #gpu.address_space<workgroup>>
-// The last flat row (B x 100 - 1) clamps the epilogue's rows.
-// CHECK: %[[LAST:.*]] = arith.subi %[[ROWS]], %{{.*}} : index
+// CHECK: %[[B2:.*]] = memref.dim %{{.*}}, %{{.*}} : memref<?x100x256xf16>
+// CHECK: %[[ALL:.*]] = arith.muli %[[B2]], %{{.*}} : index
+// CHECK: %[[LAST:.*]] = arith.subi %[[ALL]], %{{.*}} : index
 // CHECK: %[[ROW:.*]] = arith.minui %{{.*}}, %[[LAST]] : index
-// CHECK-NEXT: %[[FB:.*]] = arith.divui %[[ROW]], %c100 : index
+// CHECK-NEXT: %[[C100:.*]] = arith.constant 100 : index
+// CHECK-NEXT: %[[FB:.*]] = arith.divui %[[ROW]], %[[C100]] : index
 // CHECK: %[[FM:.*]] = arith.remui %[[ROW]], %{{.*}} : index
 // CHECK: func.call @residual_gemm0_epilogue(%{{.*}}, %[[FB]], %[[FM]], %{{.*}}, %{{.*}})
 // CHECK: nvgpu.tma.async.store %{{.*}} to %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x64xf16, #gpu.address_space<workgroup>>

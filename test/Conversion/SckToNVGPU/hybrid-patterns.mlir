@@ -1,4 +1,4 @@
-// RUN: sparcast-opt %S/Inputs/hybrid.mlir -sc-convert-sck-to-nvgpu | FileCheck %s
+// RUN: sparcast-opt %S/Inputs/hybrid.mlir -sc-convert-sck-to-nvgpu -cse | FileCheck %s
 // RUN: sparcast-opt %s -split-input-file -sc-convert-sck-to-nvgpu -verify-diagnostics
 
 // The hybrid-tiled GEMM's sck ops, one pattern each (sc-convert-sck-to-nvgpu

@@ -1,4 +1,4 @@
-// RUN: sparcast-opt %S/Inputs/wgmma-pingpong.mlir -sc-convert-sck-to-nvgpu | FileCheck %s
+// RUN: sparcast-opt %S/Inputs/wgmma-pingpong.mlir -sc-convert-sck-to-nvgpu -cse | FileCheck %s
 
 // sck.prefetch: the consumer's elected thread loads the gathered
 // operand's first two 64 x 32 f32 subtiles (at [n0, m0, idx[b]], the

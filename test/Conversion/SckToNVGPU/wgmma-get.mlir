@@ -1,4 +1,4 @@
-// RUN: sparcast-opt %S/Inputs/wgmma-pingpong.mlir -sc-convert-sck-to-nvgpu | FileCheck %s
+// RUN: sparcast-opt %S/Inputs/wgmma-pingpong.mlir -sc-convert-sck-to-nvgpu -cse | FileCheck %s
 
 // sck.get at ring position p: wait until slot p mod 4 is full (the full
 // barrier's phase p / 4 mod 2); its boxes are the slot, read by the MMA's

@@ -1,4 +1,4 @@
-// RUN: sparcast-opt %S/Inputs/wgmma-pingpong.mlir -sc-convert-sck-to-nvgpu | FileCheck %s
+// RUN: sparcast-opt %S/Inputs/wgmma-pingpong.mlir -sc-convert-sck-to-nvgpu -cse | FileCheck %s
 
 // sck.zero is never materialized (an undef accumulator), sck.mma on it is
 // four k16 wgmma into each m64n128 half that ignore the accumulator on

@@ -1,4 +1,4 @@
-// RUN: sparcast-opt %S/Inputs/wgmma-pairs.mlir -sc-convert-sck-to-nvgpu | FileCheck %s
+// RUN: sparcast-opt %S/Inputs/wgmma-pairs.mlir -sc-convert-sck-to-nvgpu -cse | FileCheck %s
 
 // CTA pairs: the frame publishes the barrier inits to the cluster and the
 // kernel ends with a cluster barrier; each CTA loads its two 64-column

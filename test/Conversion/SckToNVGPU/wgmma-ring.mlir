@@ -1,4 +1,4 @@
-// RUN: sparcast-opt %S/Inputs/wgmma-pingpong.mlir -sc-convert-sck-to-nvgpu | FileCheck %s
+// RUN: sparcast-opt %S/Inputs/wgmma-pingpong.mlir -sc-convert-sck-to-nvgpu -cse | FileCheck %s
 
 // sck.ring: the kernel frame before the roles. Shared memory aligned to
 // 1024 bytes, the ring's full and empty barriers (4 slots) and the

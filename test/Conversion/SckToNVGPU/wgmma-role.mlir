@@ -1,4 +1,4 @@
-// RUN: sparcast-opt %S/Inputs/wgmma-pingpong.mlir -sc-convert-sck-to-nvgpu | FileCheck %s
+// RUN: sparcast-opt %S/Inputs/wgmma-pingpong.mlir -sc-convert-sck-to-nvgpu -cse | FileCheck %s
 
 // sck.role: warpgroup 2 (from lane 0 by a shuffle, warp-uniform) produces
 // with 40 registers, its loads issued by thread 256; warpgroups 0 and 1

@@ -1,4 +1,4 @@
-// RUN: sparcast-opt %S/Inputs/wgmma-pingpong.mlir -sc-convert-sck-to-nvgpu | FileCheck %s
+// RUN: sparcast-opt %S/Inputs/wgmma-pingpong.mlir -sc-convert-sck-to-nvgpu -cse | FileCheck %s
 
 // sck.tile_loop: the CTA's walk (persistent: tiles c, c + CTAs, ...; the
 // count of its tiles from the batch x 4 M tiles x 1 N tile), decoded in
