@@ -1211,23 +1211,29 @@ LogicalResult EntryCompiler::visitIf(scf::IfOp op) {
   for (auto [choice, region, when] :
        {std::tuple{0, &op.getThenRegion(), cond->second},
         std::tuple{1, &op.getElseRegion(), cond->second.negated()}}) {
-    condition = when;
-    condition->tuneGroup = group;
-    condition->tuneChoice = choice;
-    for (Operation &inner : region->front().without_terminator())
-      if (failed(visit(inner)))
-        return failure();
-    condition.reset();
-    auto yield = cast<scf::YieldOp>(region->front().getTerminator());
-    for (auto [yielded, result] :
-         llvm::zip(yield.getOperands(), op.getResults())) {
-      auto it = tensors.find(yielded);
-      if (it == tensors.end() || (tensors.count(result) &&
-                                  tensors.at(result).name != it->second.name))
-        return yield.emitError() << "sparcast-aot: both branches must "
-                                    "compute their result by a kernel";
-      tensors[result] = it->second;
-    }
+    when.tuneGroup = group;
+    when.tuneChoice = choice;
+    if (failed(compileBranch(region->front(), when, op.getResults())))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult EntryCompiler::compileBranch(Block &block, LaunchCondition when,
+                                           ValueRange results) {
+  condition = when;
+  for (Operation &inner : block.without_terminator())
+    if (failed(visit(inner)))
+      return failure();
+  condition.reset();
+  auto yield = cast<scf::YieldOp>(block.getTerminator());
+  for (auto [yielded, result] : llvm::zip(yield.getOperands(), results)) {
+    auto it = tensors.find(yielded);
+    if (it == tensors.end() || (tensors.count(result) &&
+                                tensors.at(result).name != it->second.name))
+      return yield.emitError() << "sparcast-aot: every branch must compute "
+                                  "its result by a kernel";
+    tensors[result] = it->second;
   }
   return success();
 }
@@ -1247,24 +1253,12 @@ LogicalResult EntryCompiler::visitIndexSwitch(scf::IndexSwitchOp op) {
   for (auto [k, region] : llvm::enumerate(op.getCaseRegions()))
     branches.push_back({static_cast<int>(k) + 1, &region.front()});
   for (auto [choice, block] : branches) {
-    condition = LaunchCondition();
-    condition->tuneGroup = group;
-    condition->tuneChoice = choice;
-    condition->tuneFallback = choice == 0;
-    for (Operation &inner : block->without_terminator())
-      if (failed(visit(inner)))
-        return failure();
-    condition.reset();
-    auto yield = cast<scf::YieldOp>(block->getTerminator());
-    for (auto [yielded, result] :
-         llvm::zip(yield.getOperands(), op.getResults())) {
-      auto it = tensors.find(yielded);
-      if (it == tensors.end() || (tensors.count(result) &&
-                                  tensors.at(result).name != it->second.name))
-        return yield.emitError() << "sparcast-aot: every alternative must "
-                                    "compute its result by a kernel";
-      tensors[result] = it->second;
-    }
+    LaunchCondition when;
+    when.tuneGroup = group;
+    when.tuneChoice = choice;
+    when.tuneFallback = choice == 0;
+    if (failed(compileBranch(*block, when, op.getResults())))
+      return failure();
   }
   return success();
 }

@@ -158,6 +158,10 @@ private:
   /// A dispatch: each branch's launches run under its condition.
   LogicalResult visitIf(scf::IfOp op);
   LogicalResult visitIndexSwitch(scf::IndexSwitchOp op);
+  /// Compiles `block` (a dispatch's branch, a tuning alternative) with its
+  /// launches under `when`; its yielded tensors become `results`.
+  LogicalResult compileBranch(Block &block, LaunchCondition when,
+                              ValueRange results);
   LogicalResult visitSlice(tensor::ExtractSliceOp op);
   /// tensor.concat past dim 0: each piece copied into its place.
   LogicalResult visitConcat(tensor::ConcatOp op);
