@@ -123,13 +123,7 @@ SmallVector<Value> AttentionKernelWriter::forLoop(
 
 std::pair<Value, Value> AttentionKernelWriter::ringPosition(Value j,
                                                             bool free) {
-  Value ringSlot = rem(j, index(s.stages));
-  Value phase = rem(div(j, index(s.stages)), index(2));
-  // The empty barrier's first wait, before any release, passes at once.
-  if (free)
-    phase = arith::XOrIOp::create(b, loc, phase, index(1));
-  return {ringSlot,
-          arith::IndexCastOp::create(b, loc, b.getI1Type(), phase).getResult()};
+  return ringSlotAndParity(j, s.stages, free);
 }
 
 void AttentionKernelWriter::wait(Value barriers, Value at, Value parity) {

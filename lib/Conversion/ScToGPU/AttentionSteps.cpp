@@ -67,11 +67,7 @@ void AttentionKernelWriter::loadKeyValue(Value position, Value t,
 // The wgmma descriptor of the 128B-swizzled tile at `byteOffset` from the
 // shared memory's base: (address >> 4) in bits 0-13 over the fixed bits.
 Value AttentionKernelWriter::descriptor(Value byteOffset) {
-  Value offset = arith::IndexCastOp::create(b, loc, b.getI64Type(), byteOffset);
-  Value masked = arith::AndIOp::create(b, loc, add(smemBase, offset),
-                                       i64(kDescriptorAddressMask));
-  Value encoded = arith::ShRUIOp::create(b, loc, masked, i64(4));
-  return arith::OrIOp::create(b, loc, encoded, i64(kWgmmaDescriptorBits));
+  return wgmmaDescriptor(smemBase, byteOffset);
 }
 
 // This lane's row of the four 8 x 8 matrices that ldmatrix / stmatrix .x4

@@ -67,6 +67,21 @@ Value mlir::sc::detail::kernelArgumentOf(Value tensor) {
                                                                    : Value();
 }
 
+void mlir::sc::detail::addKernelConversionLegality(ConversionTarget &target) {
+  target.addIllegalDialect<sck::SckDialect>();
+  target.addDynamicallyLegalOp<sck::LoadOp>([](sck::LoadOp load) {
+    return llvm::all_of(load->getUsers(), llvm::IsaPred<sck::PutOp>);
+  });
+  target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+}
+
+void mlir::sc::detail::erasePutAndItsLoads(ConversionPatternRewriter &rewriter,
+                                           sck::PutOp put) {
+  rewriter.eraseOp(put);
+  for (Value box : put.getBoxes())
+    rewriter.eraseOp(box.getDefiningOp());
+}
+
 LogicalResult mlir::sc::detail::applyKernelConversion(
     gpu::GPUFuncOp kernel, const ConversionTarget &target,
     RewritePatternSet &&patterns, bool cse) {

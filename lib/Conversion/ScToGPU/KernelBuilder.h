@@ -3,6 +3,7 @@
 #define SPARCAST_LIB_CONVERSION_SCTOGPU_KERNELBUILDER_H
 
 #include "sparcast/Conversion/ScToGPU/GemmKernel.h"
+#include "sparcast/Dialect/SCK/IR/SckDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -53,6 +54,32 @@ protected:
   Value ceilDiv(Value x, Value y) {
     return div(sub(add(x, y), index(1)), y);
   }
+  /// Ring position `j` of a ring of `stages` slots -> its slot and the
+  /// parity its full barrier has once the slot is full (`free`: the empty
+  /// barrier's once it is free again, one phase earlier, so that the first
+  /// wait for a free slot passes at once).
+  std::pair<Value, Value> ringSlotAndParity(Value j, int64_t stages,
+                                            bool free) {
+    Value slot = rem(j, index(stages));
+    Value phase = rem(div(j, index(stages)), index(2));
+    if (free)
+      phase = arith::XOrIOp::create(b, loc, phase, index(1));
+    return {slot,
+            arith::IndexCastOp::create(b, loc, b.getI1Type(), phase).getResult()};
+  }
+  /// The wgmma shared-memory descriptor of the 128B-swizzled box
+  /// `byteOffset` bytes into the region whose shared address (i64) is
+  /// `smemBase`.
+  Value wgmmaDescriptor(Value smemBase, Value byteOffset) {
+    auto i64 = [&](int64_t v) {
+      return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
+    };
+    Value offset = arith::IndexCastOp::create(b, loc, b.getI64Type(), byteOffset);
+    Value masked = arith::AndIOp::create(b, loc, add(smemBase, offset),
+                                         i64(kDescriptorAddressMask));
+    Value encoded = arith::ShRUIOp::create(b, loc, masked, i64(4));
+    return arith::OrIOp::create(b, loc, encoded, i64(kWgmmaDescriptorBits));
+  }
 
   OpBuilder &b;
   Location loc;
@@ -71,6 +98,14 @@ Value namedKernelArgument(gpu::GPUFuncOp kernel, StringRef name);
 /// IR cloned into a kernel reads its tensors through unrealized casts of
 /// memref arguments), or null.
 Value kernelArgumentOf(Value tensor);
+
+/// What a conversion of the kernel-level IR takes as legal: no sck op but
+/// an sck.load whose users are all sck.put (a put's pattern reads its
+/// loads and erases them: erasePutAndItsLoads), every other op.
+void addKernelConversionLegality(ConversionTarget &target);
+
+/// Erases a lowered `put` and the sck.load ops that made its boxes.
+void erasePutAndItsLoads(ConversionPatternRewriter &rewriter, sck::PutOp put);
 
 /// Applies a conversion of the kernel-level IR in `kernel`: a refusing
 /// pattern's located error is the only diagnostic (the driver's "failed

@@ -63,9 +63,6 @@ namespace {
 constexpr int64_t kBand = 64, kWarpgroup = 128;
 /// The mbarrier try_wait's suspend-time hint.
 constexpr int64_t kWaitTicks = 10000000;
-/// The wgmma shared-memory descriptor of a 128B-swizzled K-major box
-/// (swizzle mode in bits 62-63, 1024 bytes between 8-row groups).
-constexpr int64_t kDescriptorBits = 0x4000004002000000;
 } // namespace
 
 HybridBoxParts HybridBoxParts::of(sck::BoxType type, bool transposed) {
@@ -369,24 +366,13 @@ public:
   /// The slot of ring position `j`, and the parity a waiter on its full
   /// (`free` false) or empty barrier waits for.
   std::pair<Value, Value> slotOf(Value j, bool free) {
-    Value slot = rem(j, index(f.stages));
-    Value phase = rem(div(j, index(f.stages)), index(2));
-    if (free)
-      phase = arith::XOrIOp::create(b, loc, phase, index(1));
-    return {slot, arith::IndexCastOp::create(b, loc, b.getI1Type(), phase)};
+    return ringSlotAndParity(j, f.stages, free);
   }
   Value slotBase(const RingLayout &ring, Value slot) {
     return add(add(f.pad, index(ring.base)), mul(slot, index(ring.slotBytes)));
   }
   Value descriptor(Value byteOffset) {
-    Value off = arith::IndexCastOp::create(b, loc, b.getI64Type(), byteOffset);
-    Value address = arith::AddIOp::create(b, loc, f.smemBase, off);
-    auto i64 = [&](int64_t v) {
-      return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
-    };
-    Value encoded = arith::ShRUIOp::create(
-        b, loc, arith::AndIOp::create(b, loc, address, i64(0x3FFFF)), i64(4));
-    return arith::OrIOp::create(b, loc, encoded, i64(kDescriptorBits));
+    return wgmmaDescriptor(f.smemBase, byteOffset);
   }
   /// `acc` after the wgmma ops `issue` builds, as one waited-for group.
   Value mmaGroup(function_ref<Value(Value)> issue, Value acc) {
@@ -576,9 +562,7 @@ struct PutToTmaLoads : HybridPattern<sck::PutOp> {
                                       Value());
       }
     }
-    rewriter.eraseOp(put);
-    for (Value box : put.getBoxes())
-      rewriter.eraseOp(box.getDefiningOp());
+    erasePutAndItsLoads(rewriter, put);
     return success();
   }
 };
@@ -932,12 +916,7 @@ LogicalResult mlir::sc::detail::convertHybridSckToNVGPU(gpu::GPUFuncOp kernel) {
       [](sck::BoxType t) -> Type { return IndexType::get(t.getContext()); });
   converter.addConversion([](sck::AccType t) { return accumulatorType(t); });
   ConversionTarget target(*ctx);
-  target.addIllegalDialect<sck::SckDialect>();
-  // A load is issued by the put of its box (which erases it).
-  target.addDynamicallyLegalOp<sck::LoadOp>([](sck::LoadOp load) {
-    return llvm::all_of(load->getUsers(), llvm::IsaPred<sck::PutOp>);
-  });
-  target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+  addKernelConversionLegality(target);
   RewritePatternSet patterns(ctx);
   patterns.add<RingToFrame, RoleToWarpgroup, TileLoopToWalk, HybridTileToTables,
                PutToTmaLoads, GetToFullWait, ReleaseToArrive, ZeroToZero,

@@ -323,10 +323,7 @@ struct PutToCpAsync : OpConversionPattern<sck::PutOp> {
         return failure();
     }
     NVVM::CpAsyncCommitGroupOp::create(rewriter, put.getLoc());
-    rewriter.eraseOp(put);
-    // The loads are the put's (sck.load is legal only as a put's operand).
-    for (Value box : put.getBoxes())
-      rewriter.eraseOp(box.getDefiningOp());
+    erasePutAndItsLoads(rewriter, put);
     return success();
   }
 };
@@ -636,12 +633,7 @@ LogicalResult mlir::sc::detail::convertSckToMmaSync(gpu::GPUFuncOp kernel) {
     return success();
   });
   ConversionTarget target(*ctx);
-  target.addIllegalDialect<sck::SckDialect>();
-  // A load is copied by the put of its box (which erases it).
-  target.addDynamicallyLegalOp<sck::LoadOp>([](sck::LoadOp load) {
-    return llvm::all_of(load->getUsers(), llvm::IsaPred<sck::PutOp>);
-  });
-  target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+  addKernelConversionLegality(target);
   RewritePatternSet patterns(ctx);
   populateSckToMmaSyncPatterns(converter, patterns);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,

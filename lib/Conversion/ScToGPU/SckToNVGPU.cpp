@@ -534,13 +534,7 @@ public:
   /// Ring position j -> slot and the parity its barrier's phase has when
   /// the slot is full (`free`: when it is empty again, one phase earlier).
   std::pair<Value, Value> ringPosition(Value j, bool free) {
-    Value cS = index(form.stages);
-    Value slot = rem(j, cS);
-    Value phase = rem(div(j, cS), index(2));
-    if (free)
-      phase = arith::XOrIOp::create(b, loc, phase, index(1));
-    Value parity = arith::IndexCastOp::create(b, loc, b.getI1Type(), phase);
-    return {slot, parity};
+    return ringSlotAndParity(j, form.stages, free);
   }
 
   /// Where ring slot `slot`'s two parts lie in shared memory: every slot's
@@ -612,17 +606,7 @@ public:
   }
 
   Value descriptor(Value byteOffset) {
-    Value off = arith::IndexCastOp::create(b, loc, b.getI64Type(), byteOffset);
-    Value address = arith::AddIOp::create(b, loc, f.smemBase, off);
-    Value masked = arith::AndIOp::create(
-        b, loc, address,
-        arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0x3FFFF));
-    Value encoded = arith::ShRUIOp::create(
-        b, loc, masked, arith::ConstantIntOp::create(b, loc, b.getI64Type(), 4));
-    return arith::OrIOp::create(
-        b, loc, encoded,
-        arith::ConstantIntOp::create(b, loc, b.getI64Type(),
-                                     kWgmmaDescriptorBits));
+    return wgmmaDescriptor(f.smemBase, byteOffset);
   }
 
   /// The wgmma of one k-tile on ring slot `slot` into the two m64n128
@@ -1418,10 +1402,7 @@ struct PutToTmaLoads : WgmmaPattern<sck::PutOp> {
                                       slot, mask, Value());
       }
     }
-    rewriter.eraseOp(put);
-    // The loads are the put's (sck.load is legal only as a put's operand).
-    for (Value box : put.getBoxes())
-      rewriter.eraseOp(box.getDefiningOp());
+    erasePutAndItsLoads(rewriter, put);
     return success();
   }
 };
@@ -1695,15 +1676,10 @@ LogicalResult mlir::sc::detail::convertSckToNVGPU(gpu::GPUFuncOp kernel) {
     return success();
   });
   ConversionTarget target(*ctx);
-  target.addIllegalDialect<sck::SckDialect>();
-  // A load is issued by the put of its box (which erases it).
-  target.addDynamicallyLegalOp<sck::LoadOp>([](sck::LoadOp load) {
-    return llvm::all_of(load->getUsers(), llvm::IsaPred<sck::PutOp>);
-  });
+  addKernelConversionLegality(target);
   target.addDynamicallyLegalOp<tensor::ExtractOp>([](tensor::ExtractOp op) {
     return !kernelArgumentOf(op.getTensor());
   });
-  target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
   RewritePatternSet patterns(ctx);
   patterns.add<RingToFrame, RoleToWarpgroup, TileLoopToWalk, TileIndexToWalk,
                TurnToNamedBarrier<sck::AwaitTurnOp>,
