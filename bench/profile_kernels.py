@@ -10,6 +10,8 @@ order). transposed: shared W ping-pong, cooperative and transposed, then
 the LCE ping-pong and transposed. lce: the LCE default, with B multicast in CTA pairs, cooperative.
 attention: target attention at the reference shapes (B = 2048, 32 users,
 S = 1024, f16), log-linear N = 16384 (B = 4, H = 16, bf16, blocks of 128).
+hybrid: the hybrid-tiled y = x W^T, all tiles 2:4, f16: decode (N 4096, K
+11008, one token) then prefill (N 11008, K 4096, 2048 tokens).
 similarity: the dense cosine of 5,000 x 200,000 Zipf rows (head 16), then
 its top-100 candidates entry over the same items.
 """
@@ -27,7 +29,7 @@ from lce_check import make_index  # noqa: E402
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("workload", choices=["gemms", "lce", "attention", "transposed", "similarity"])
+    p.add_argument("workload", choices=["gemms", "lce", "attention", "transposed", "similarity", "hybrid"])
     p.add_argument("--artifacts", default="bench/artifacts")
     args = p.parse_args()
     load = lambda name: sparcast.load(os.path.join(args.artifacts, name))
@@ -37,7 +39,14 @@ def main():
     B = 1024
     out = torch.empty((B, 433, 256), dtype=torch.float16, device="cuda")
     lce_inputs = lambda: (u((433, 2044)), u((15, 1178, 256)), u((B, 866, 256)), make_index(15, B, gen, True))
-    if args.workload == "similarity":
+    if args.workload == "hybrid":
+        from hybrid_check import MIXES, make_weight, pack, run
+        module = load("hybrid_suite")
+        for n, k, m in ((4096, 11008, 1), (11008, 4096, 2048)):
+            w, kinds = make_weight(n, k, torch.float16, MIXES["all_24"], gen)
+            x = u((1, m, k))
+            run(getattr(module, "linear_%dx%d_m%d_f16" % (n, k, m)), pack(w, kinds), x)
+    elif args.workload == "similarity":
         from similarity_check import zipf_csr
         host = torch.Generator().manual_seed(0)
         q, i = zipf_csr(5000, 43, 1200000, host), zipf_csr(200000, 38, 1200000, host)

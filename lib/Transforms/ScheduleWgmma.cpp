@@ -5,8 +5,10 @@
 // from the tile's index in the CTA's walk, the consumer's first k-tile
 // peeled and each slot released one k-tile late (its asynchronous MMAs
 // are in flight until the next k-tile's are issued), ping-pong turns, and
-// the slots a dead tile of a CTA pair frees unread. Each op then lowers
-// on its own, with nothing decided by the lowering.
+// the slots a dead tile of a CTA pair frees unread. A hybrid-tiled GEMM's
+// consumer likewise frees each k-tile's slots one k-tile late (the kind
+// of the k-tile before carried to know its weight ring). Each op then
+// lowers on its own, with nothing decided by the lowering.
 //
 //===----------------------------------------------------------------------===//
 
@@ -285,10 +287,168 @@ bool isWarpSpecializedGemm(func::FuncOp func) {
          !func.getBody().front().getOps<sck::RoleOp>().empty();
 }
 
+//===----------------------------------------------------------------------===//
+// The hybrid-tiled GEMM
+//===----------------------------------------------------------------------===//
+
+/// The consumer's k-tile of a hybrid-tiled GEMM as sc-warp-specialize
+/// leaves it: the tokens' box got, the weight tile's kind, a switch on it
+/// whose MMA cases get, multiply and release a weight ring, the tokens'
+/// slot released.
+struct HybridKTile {
+  sck::GetOp tokens;
+  sck::ReleaseOp tokensRelease;
+  sck::HybridTileOp tile;
+  scf::IndexSwitchOp kinds;
+  /// Each MMA case's kind and its release of a weight ring.
+  SmallVector<std::pair<int64_t, sck::ReleaseOp>> weightReleases;
+  /// Those cases' kinds and rings.
+  SmallVector<int64_t> weightKinds;
+  SmallVector<Value> weightRings;
+  Value tokensRing;
+};
+
+FailureOr<HybridKTile> matchHybridKTile(scf::ForOp loop) {
+  auto fail = [&]() {
+    return loop.emitError("sc-schedule-wgmma: a hybrid k-tile of one get of "
+                          "the tokens, one hybrid_tile, a switch on its kind "
+                          "(each MMA case releasing its weight ring after "
+                          "its MMA) and the tokens' release");
+  };
+  Block &body = *loop.getBody();
+  auto gets = llvm::to_vector(body.getOps<sck::GetOp>());
+  auto releases = llvm::to_vector(body.getOps<sck::ReleaseOp>());
+  auto tiles = llvm::to_vector(body.getOps<sck::HybridTileOp>());
+  auto switches = llvm::to_vector(body.getOps<scf::IndexSwitchOp>());
+  if (gets.size() != 1 || releases.size() != 1 || tiles.size() != 1 ||
+      switches.size() != 1 || releases[0].getRing() != gets[0].getRing() ||
+      switches[0].getArg() != tiles[0].getKind() ||
+      !switches[0]->isBeforeInBlock(releases[0]) || gets[0].getPosition() ||
+      releases[0].getPosition())
+    return fail();
+  HybridKTile k{gets[0], releases[0], tiles[0], switches[0], {}, {}, {},
+                gets[0].getRing()};
+  for (auto [value, region] :
+       llvm::zip(k.kinds.getCases(), k.kinds.getCaseRegions())) {
+    auto caseReleases = llvm::to_vector(region.front().getOps<sck::ReleaseOp>());
+    if (caseReleases.empty())
+      continue;
+    if (caseReleases.size() != 1 || caseReleases[0].getPosition())
+      return fail();
+    k.weightReleases.push_back({value, caseReleases[0]});
+    k.weightKinds.push_back(value);
+    k.weightRings.push_back(caseReleases[0].getRing());
+  }
+  if (!k.kinds.getDefaultBlock().getOps<sck::ReleaseOp>().empty() ||
+      k.weightReleases.empty())
+    return fail();
+  return k;
+}
+
+/// The slots of the k-tile before, whose kind is `kind`: the tokens' and
+/// its weight ring's.
+void releaseHybridKTile(OpBuilder &b, Location loc, const HybridKTile &k,
+                        Value kind) {
+  sck::ReleaseOp::create(b, loc, k.tokensRing, Value());
+  auto which = scf::IndexSwitchOp::create(b, loc, TypeRange(), kind,
+                                          k.weightKinds, k.weightKinds.size());
+  OpBuilder::InsertionGuard guard(b);
+  for (auto [region, ring] : llvm::zip(which.getCaseRegions(), k.weightRings)) {
+    b.setInsertionPointToStart(&region.emplaceBlock());
+    sck::ReleaseOp::create(b, loc, ring, Value());
+    scf::YieldOp::create(b, loc);
+  }
+  b.setInsertionPointToStart(&which.getDefaultRegion().emplaceBlock());
+  scf::YieldOp::create(b, loc);
+}
+
+/// The consumer's k loop of a hybrid-tiled GEMM with each k-tile's slots
+/// released one k-tile late: the k loop carries the kind of the k-tile
+/// before; a zero tile (no MMA to keep in flight) waits for all before the
+/// k-tile before is freed; after the loop the wait for all and the last
+/// k-tile's release.
+LogicalResult scheduleHybridConsumer(sck::TileLoopOp tileLoop) {
+  Block &tile = tileLoop.getBody().front();
+  auto kLoop = kLoopOf(tile);
+  if (failed(kLoop))
+    return failure();
+  scf::ForOp loop = kLoop->first;
+  if (!loop || loop.getNumRegionIterArgs() != 1)
+    return tileLoop.emitError("sc-schedule-wgmma: a hybrid tile's k loop "
+                              "carrying its accumulator");
+  FailureOr<HybridKTile> k = matchHybridKTile(loop);
+  if (failed(k))
+    return failure();
+  Location loc = loop.getLoc();
+  for (auto &[value, release] : k->weightReleases)
+    release.erase();
+  // A zero tile issues no MMA: the k-tile before's must be waited for.
+  {
+    Block &zero = k->kinds.getDefaultBlock();
+    OpBuilder b = OpBuilder::atBlockTerminator(&zero);
+    sck::MmaWaitOp::create(b, loc, 0);
+  }
+  OpBuilder b(loop);
+  // Kind 0 (a zero tile) before the first k-tile: no weight slot to free.
+  Value none = arith::ConstantIndexOp::create(b, loc, 0);
+  auto scheduled = scf::ForOp::create(
+      b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
+      ValueRange{loop.getInitArgs()[0], none});
+  Block *body = scheduled.getBody();
+  if (!body->empty())
+    body->getTerminator()->erase();
+  Block *old = loop.getBody();
+  old->getArgument(0).replaceAllUsesWith(scheduled.getInductionVar());
+  old->getArgument(1).replaceAllUsesWith(scheduled.getRegionIterArgs()[0]);
+  body->getOperations().splice(body->end(), old->getOperations());
+  Value kind = k->tile.getKind();
+  Operation *yield = body->getTerminator();
+  {
+    // The k-tile before's slots, once this one's MMAs are issued.
+    OpBuilder at(k->tokensRelease);
+    Value later = arith::CmpIOp::create(at, loc, arith::CmpIPredicate::ugt,
+                                        scheduled.getInductionVar(),
+                                        loop.getLowerBound());
+    auto ifLater = scf::IfOp::create(at, loc, later, /*withElse=*/false);
+    OpBuilder inside = OpBuilder::atBlockTerminator(&ifLater.getThenRegion().front());
+    releaseHybridKTile(inside, loc, *k, scheduled.getRegionIterArgs()[1]);
+  }
+  k->tokensRelease.erase();
+  yield->insertOperands(1, kind);
+  b.setInsertionPointAfter(scheduled);
+  sck::MmaWaitOp::create(b, loc, 0);
+  releaseHybridKTile(b, loc, *k, scheduled.getResult(1));
+  loop.getResult(0).replaceAllUsesWith(scheduled.getResult(0));
+  loop.erase();
+  return success();
+}
+
+LogicalResult scheduleHybrid(func::FuncOp kernel) {
+  for (auto role : kernel.getBody().front().getOps<sck::RoleOp>()) {
+    if (role.getKind() != sck::RoleKind::consumer)
+      continue;
+    auto loops = role.getBody().front().getOps<sck::TileLoopOp>();
+    if (!llvm::hasSingleElement(loops))
+      return role.emitError("sc-schedule-wgmma: a role of one tile loop");
+    return scheduleHybridConsumer(*loops.begin());
+  }
+  return kernel.emitError("sc-schedule-wgmma: a hybrid-tiled kernel with a "
+                          "consumer role (run sc-warp-specialize)");
+}
+
+bool isWarpSpecializedHybrid(func::FuncOp func) {
+  return !func.isExternal() &&
+         sck::kernelSchedule(func) == sck::KernelSchedule::hybrid &&
+         !func.getBody().front().getOps<sck::RoleOp>().empty();
+}
+
 struct ScScheduleWgmmaPass
     : sc::impl::ScScheduleWgmmaPassBase<ScScheduleWgmmaPass> {
   void runOnOperation() final {
     WalkResult result = getOperation()->walk([&](func::FuncOp func) {
+      if (isWarpSpecializedHybrid(func))
+        return failed(scheduleHybrid(func)) ? WalkResult::interrupt()
+                                            : WalkResult::advance();
       if (!isWarpSpecializedGemm(func))
         return WalkResult::advance();
       FailureOr<GemmRoles> roles = matchRoles(func);

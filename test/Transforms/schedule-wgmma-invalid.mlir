@@ -110,3 +110,45 @@ func.func private @k_loop_from_an_accumulator(%batch: index, %start: !sck.acc<12
   }
   return
 }
+
+// -----
+
+// A hybrid k-tile whose weight ring is released before its MMA's case: not
+// the form sc-warp-specialize leaves.
+func.func private @hybrid_release_outside_case(%batch: index) attributes {sck.schedule = #sck.kernel_schedule<hybrid>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %x = sck.ring {stages = 4 : i64} : !sck.ring<!sck.box<128x8xf16>>
+  %w = sck.ring {stages = 4 : i64} : !sck.ring<!sck.box<64x128xf16>>
+  sck.role producer attributes {regs = 128 : i64} {
+    sck.tile_loop %batch, %c1, %c1 attributes {schedule = #sck.tile_schedule<grid>} {
+    ^bb0(%b: index, %m: index, %n: index):
+    }
+  }
+  sck.role consumer attributes {regs = 128 : i64} {
+    sck.tile_loop %batch, %c1, %c1 attributes {schedule = #sck.tile_schedule<grid>} {
+    ^bb0(%b: index, %m: index, %n: index):
+      %z = sck.zero : !sck.acc<64x8xf32>
+      // expected-error @below {{sc-schedule-wgmma: a hybrid k-tile of one get of the tokens, one hybrid_tile, a switch on its kind (each MMA case releasing its weight ring after its MMA) and the tokens' release}}
+      %r = scf.for %k = %c0 to %c2 step %c1 iter_args(%acc = %z) -> (!sck.acc<64x8xf32>) {
+        %t = sck.get %x : !sck.ring<!sck.box<128x8xf16>> -> !sck.box<128x8xf16>
+        %kind, %slot = sck.hybrid_tile "B"[%n, %k]
+        sck.release %w : !sck.ring<!sck.box<64x128xf16>>
+        %next = scf.index_switch %kind -> !sck.acc<64x8xf32>
+        case 1 {
+          %d = sck.get %w : !sck.ring<!sck.box<64x128xf16>> -> !sck.box<64x128xf16>
+          %y = sck.mma %d, %t, %acc : !sck.box<64x128xf16>, !sck.box<128x8xf16>, !sck.acc<64x8xf32>
+          scf.yield %y : !sck.acc<64x8xf32>
+        }
+        default {
+          scf.yield %acc : !sck.acc<64x8xf32>
+        }
+        sck.release %x : !sck.ring<!sck.box<128x8xf16>>
+        scf.yield %next : !sck.acc<64x8xf32>
+      }
+      sck.epilogue "C"[%c0, %m, %b] transposed, %r : !sck.acc<64x8xf32>
+    }
+  }
+  return
+}

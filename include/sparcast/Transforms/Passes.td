@@ -626,7 +626,7 @@ def ScMulticastPass : Pass<"sc-multicast"> {
 }
 
 def ScScheduleWgmmaPass : Pass<"sc-schedule-wgmma", "::mlir::ModuleOp"> {
-  let summary = "Make a warp-specialized Hopper GEMM's schedule explicit in its kernel-level IR";
+  let summary = "Make a warp-specialized Hopper GEMM's schedule explicit in its kernel-level IR (dense and hybrid-tiled)";
   let description = [{
     On the kernel-level IR (`sck`) of a warp-specialized Hopper GEMM
     (`sck.schedule` ping-pong, cooperative or transposed, after
@@ -645,7 +645,13 @@ def ScScheduleWgmmaPass : Pass<"sc-schedule-wgmma", "::mlir::ModuleOp"> {
       `sck.pass_turn` once its last MMAs are issued);
     - in CTA pairs on pairs of M tiles, a tile past the result's M tiles
       (the second of a pair, M tiles odd) is not computed: its consumer
-      frees each slot unread (`sck.discard`) and passes its turn.
+      frees each slot unread (`sck.discard`) and passes its turn;
+    - a hybrid-tiled GEMM (`sck.schedule` hybrid) keeps its ring counters
+      but frees each k-tile's slots one k-tile late: the tokens' slot and,
+      by the kind of the k-tile before (carried by the k loop), its dense
+      or 2:4 weight slot; a zero tile, which issues no MMA, waits for all
+      first (`sck.mma_wait 0`); after the loop the wait for all and the
+      last k-tile's slots.
 
     The rewrite keeps the kernel's meaning: the ops it adds order threads
     and do nothing on one (`sc-test-execute-kernel-ir`).

@@ -27,9 +27,12 @@
 //   sck.epilogue    each accumulator element through the epilogue function
 //                   (or converted) and stored transposed, inside the result
 //
+//   sck.mma_wait   wgmma.wait_group
+//
 // A put, get or release takes its role's next position of the ring
-// (counters in registers). Each wgmma group is waited for before the next
-// op, so a release after the MMAs that read a slot frees it safely.
+// (counters in registers). A k-tile's wgmma group stays in flight until
+// the next one's is issued (sc-schedule-wgmma releases each slot a k-tile
+// late, after an sck.mma_wait where no MMA follows).
 // Arguments (`sck.operand`): "A" (the tokens), "B.dense", "B.sparse",
 // "B.meta" (tensor maps), "B.kinds", "B.slots" (the tables), "C" and
 // "in0", ... (memrefs).
@@ -160,6 +163,17 @@ FailureOr<HybridFrame> buildFrame(gpu::GPUFuncOp func) {
       }))
     return ringOps.front().emitError("sck-to-nvgpu: rings of one number of "
                                      "stages (2 or more), decided");
+  // The MMA lowerings leave a group in flight: slots must be freed after
+  // the waits sc-schedule-wgmma places.
+  auto has = [&](auto opType) {
+    return func
+        .walk([](decltype(opType)) { return WalkResult::interrupt(); })
+        .wasInterrupted();
+  };
+  if ((has(sck::MmaOp()) || has(sck::MmaSparseOp())) && !has(sck::MmaWaitOp()))
+    return func.emitError("sck-to-nvgpu: a hybrid-tiled kernel whose slots "
+                          "are released after its MMAs' waits (run "
+                          "sc-schedule-wgmma)");
   if (auto count = func->getAttrOfType<IntegerAttr>(kHybridConsumersAttrName))
     f.consumers = count.getInt();
   OpBuilder b(ringOps.front());
@@ -374,12 +388,13 @@ public:
   Value descriptor(Value byteOffset) {
     return wgmmaDescriptor(f.smemBase, byteOffset);
   }
-  /// `acc` after the wgmma ops `issue` builds, as one waited-for group.
+  /// `acc` after the wgmma ops `issue` builds, one group left in flight
+  /// (the one before waited for) until an sck.mma_wait.
   Value mmaGroup(function_ref<Value(Value)> issue, Value acc) {
     NVVM::WgmmaFenceAlignedOp::create(b, loc);
     acc = issue(acc);
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
     return acc;
   }
   Value consumerRow() { return f.consumerRow; }
@@ -811,6 +826,17 @@ struct MmaSparseToWgmma : HybridPattern<sck::MmaSparseOp> {
   }
 };
 
+struct MmaWaitToWgmmaWait : HybridPattern<sck::MmaWaitOp> {
+  using HybridPattern::HybridPattern;
+  LogicalResult
+  matchAndRewrite(sck::MmaWaitOp wait, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const final {
+    rewriter.replaceOpWithNewOp<NVVM::WgmmaWaitGroupSyncOp>(wait,
+                                                            wait.getPending());
+    return success();
+  }
+};
+
 /// Each accumulator element through the epilogue's device function (or
 /// converted) and stored transposed where it lies inside the result.
 struct EpilogueToStores : HybridPattern<sck::EpilogueOp> {
@@ -920,7 +946,8 @@ LogicalResult mlir::sc::detail::convertHybridSckToNVGPU(gpu::GPUFuncOp kernel) {
   RewritePatternSet patterns(ctx);
   patterns.add<RingToFrame, RoleToWarpgroup, TileLoopToWalk, HybridTileToTables,
                PutToTmaLoads, GetToFullWait, ReleaseToArrive, ZeroToZero,
-               MmaToWgmma, MmaSparseToWgmma, EpilogueToStores>(converter, ctx,
+               MmaToWgmma, MmaSparseToWgmma, MmaWaitToWgmmaWait,
+               EpilogueToStores>(converter, ctx,
                                                                 *frame);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);

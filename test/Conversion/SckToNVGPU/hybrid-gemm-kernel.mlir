@@ -1,4 +1,4 @@
-// RUN: sparcast-opt %s --sc-lower-to-sck --sc-warp-specialize --sc-test-hybrid-gemm-kernel | FileCheck %s
+// RUN: sparcast-opt %s --sc-lower-to-sck --sc-warp-specialize --sc-schedule-wgmma --sc-test-hybrid-gemm-kernel | FileCheck %s
 
 // The hybrid-tiled GEMM's kernel, lowered from its warp-specialized
 // kernel-level IR by sc-convert-sck-to-nvgpu (SckHybridToNVGPU.cpp, a
@@ -11,11 +11,13 @@
 //   boxes: 2048), a TMA load per 128-byte-wide part of each box;
 // - sck.hybrid_tile: the kind (zero-extended) and slot from the tables;
 // - sck.get: wait for the next full slot;
-// - sck.mma: eight wgmma m64n8k16 (the dense tile's 128 k), one waited group;
+// - sck.mma: eight wgmma m64n8k16 (the dense tile's 128 k), one group left
+//   in flight (the one before waited for);
 // - sck.mma_sp: four sparse wgmma m64n8k32 (inline PTX: no NVVM op), each
 //   with this thread's metadata word gathered from two rows' words;
 // - sck.release: lane 0 of each consumer warp arrives on the slot's empty
-//   barrier;
+//   barrier, a k-tile late (sc-schedule-wgmma), after the wait for all
+//   where no MMA was issued (a zero tile, the tile's end);
 // - sck.epilogue: each accumulator register stored transposed inside the
 //   result.
 // CHECK: gpu.func @linear_gemm0(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[KINDS:.*]]: memref<2x2xi8>, %[[SLOTS:.*]]: memref<2x2xi32>, %[[C:.*]]: memref<?x5x128xf32>)
@@ -46,14 +48,20 @@
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 8, k = 16>
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
-// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK: nvgpu.mbarrier.arrive
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: case 2 {
 // CHECK: nvgpu.mbarrier.try_wait.parity
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK-COUNT-4: llvm.inline_asm has_side_effects asm_dialect = att "{ .reg .pred p; setp.ne.b32 p, $7, 0; wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 {$0, $1, $2, $3}, $4, $5, $6, 0, p, 1, 1, 0, 0; }"
-// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: default {
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// The k-tile before's slots: the tokens', then its weight ring's.
+// CHECK: nvgpu.mbarrier.arrive %[[EMPTY]]
+// CHECK: scf.index_switch
 // CHECK: nvgpu.mbarrier.arrive
+// After the k loop: the wait for all, the last k-tile's slots.
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: nvgpu.mbarrier.arrive %[[EMPTY]]
 // CHECK: scf.if
 // CHECK: llvm.extractvalue

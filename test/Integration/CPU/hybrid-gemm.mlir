@@ -1,7 +1,8 @@
 // RUN: sparcast-equiv %s --ref=linear --pass-pipeline='builtin.module(sc-lower-to-sck,sc-test-execute-kernel-ir)' --candidates=2 --trials=2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=linear --pass-pipeline='builtin.module(sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=3 --trials=2 | FileCheck %s
-// RUN: sparcast-equiv %s --ref=linear_bias_relu --pass-pipeline='builtin.module(sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=2 --trials=2 --rtol=1e-2 | FileCheck %s
-// RUN: sparcast-equiv %s --ref=prefill --pass-pipeline='builtin.module(sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=1 --trials=2 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=linear_bias_relu --pass-pipeline='builtin.module(sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-schedule-wgmma,sc-test-execute-kernel-ir)' --candidates=2 --trials=2 --rtol=1e-2 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=prefill --pass-pipeline='builtin.module(sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-schedule-wgmma,sc-test-execute-kernel-ir)' --candidates=1 --trials=2 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=linear --pass-pipeline='builtin.module(sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-schedule-wgmma,sc-test-execute-kernel-ir)' --candidates=3 --trials=2 | FileCheck %s
 // RUN: not sparcast-equiv %s --ref=skips_sparse_tiles --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=2 | FileCheck %s --check-prefix=WRONG
 
 // The hybrid-tiled GEMM's kernel-level IR keeps the GEMM's meaning: y = x
@@ -10,7 +11,8 @@
 // sparcast-equiv), lowered to its kernel function (per 64-row band of W a
 // loop over W's tile columns dispatching on each tile's kind), made
 // persistent and split into roles around three rings (tokens, dense
-// tiles, 2:4 tiles), then run op by op on the host, gives the reference
+// tiles, 2:4 tiles), its slots released a k-tile late (sc-schedule-wgmma),
+// then run op by op on the host, gives the reference
 // lowering's result (the unpacked weight multiplied). Tiles of 128 rows
 // (two bands a tile), odd token counts, a bias + ReLU epilogue; at 130
 // tokens (a token tile of 256) tiles of 128 rows run as one band of two

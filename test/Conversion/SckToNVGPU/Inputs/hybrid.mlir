@@ -1,6 +1,6 @@
 // The kernel-level IR of a hybrid-tiled GEMM (y = x W^T, W of 2 x 2 tiles of
 // 64 x 128 dense or 2:4, 5 tokens in tiles of 8, one consumer) after
-// sc-warp-specialize, in a gpu.func whose arguments are named for its ops and
+// sc-warp-specialize and sc-schedule-wgmma, in a gpu.func whose arguments are named for its ops and
 // whose rings have 4 slots: the input of hybrid-patterns.mlir.
 gpu.module @kernels {
   gpu.func @linear(%a: !llvm.ptr {sck.operand = "A"}, %dense: !llvm.ptr {sck.operand = "B.dense"}, %sparse: !llvm.ptr {sck.operand = "B.sparse"}, %meta: !llvm.ptr {sck.operand = "B.meta"}, %kinds: memref<2x2xi8> {sck.operand = "B.kinds"}, %slots: memref<2x2xi32> {sck.operand = "B.slots"}, %c: memref<?x5x128xf32> {sck.operand = "C"}) kernel attributes {sck.consumers = 1 : i64, sck.schedule = #sck.kernel_schedule<hybrid>} {
@@ -59,29 +59,55 @@ gpu.module @kernels {
         %4 = arith.muli %arg3, %c64 : index
         %5 = arith.divui %4, %c64 : index
         %6 = sck.zero : !sck.acc<64x8xf32>
-        %7 = scf.for %arg4 = %c0 to %c2 step %c1 iter_args(%arg5 = %6) -> (!sck.acc<64x8xf32>) {
+        %7:2 = scf.for %arg4 = %c0 to %c2 step %c1 iter_args(%arg5 = %6, %arg6 = %c0) -> (!sck.acc<64x8xf32>, index) {
           %8 = sck.get %0 : !sck.ring<!sck.box<128x8xf16>> -> !sck.box<128x8xf16>
           %kind, %slot = sck.hybrid_tile "B"[%5, %arg4]
           %9 = scf.index_switch %kind -> !sck.acc<64x8xf32> 
           case 1 {
             %10 = sck.get %1 : !sck.ring<!sck.box<64x128xf16>> -> !sck.box<64x128xf16>
             %11 = sck.mma %10, %8, %arg5 : !sck.box<64x128xf16>, !sck.box<128x8xf16>, !sck.acc<64x8xf32>
-            sck.release %1 : !sck.ring<!sck.box<64x128xf16>>
             scf.yield %11 : !sck.acc<64x8xf32>
           }
           case 2 {
             %10:2 = sck.get %2 : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x4xi32>> -> !sck.box<64x64xf16>, !sck.box<64x4xi32>
             %11 = sck.mma_sp %10#0, %10#1, %8, %arg5 : !sck.box<64x64xf16>, !sck.box<64x4xi32>, !sck.box<128x8xf16>, !sck.acc<64x8xf32>
-            sck.release %2 : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x4xi32>>
             scf.yield %11 : !sck.acc<64x8xf32>
           }
           default {
+            sck.mma_wait 0
             scf.yield %arg5 : !sck.acc<64x8xf32>
           }
-          sck.release %0 : !sck.ring<!sck.box<128x8xf16>>
-          scf.yield %9 : !sck.acc<64x8xf32>
+          %later = arith.cmpi ugt, %arg4, %c0 : index
+          scf.if %later {
+            sck.release %0 : !sck.ring<!sck.box<128x8xf16>>
+            scf.index_switch %arg6
+            case 1 {
+              sck.release %1 : !sck.ring<!sck.box<64x128xf16>>
+              scf.yield
+            }
+            case 2 {
+              sck.release %2 : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x4xi32>>
+              scf.yield
+            }
+            default {
+            }
+          }
+          scf.yield %9, %kind : !sck.acc<64x8xf32>, index
         }
-        sck.epilogue "C"[%4, %3, %arg1] transposed, %7 : !sck.acc<64x8xf32>
+        sck.mma_wait 0
+        sck.release %0 : !sck.ring<!sck.box<128x8xf16>>
+        scf.index_switch %7#1
+        case 1 {
+          sck.release %1 : !sck.ring<!sck.box<64x128xf16>>
+          scf.yield
+        }
+        case 2 {
+          sck.release %2 : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x4xi32>>
+          scf.yield
+        }
+        default {
+        }
+        sck.epilogue "C"[%4, %3, %arg1] transposed, %7#0 : !sck.acc<64x8xf32>
       }
     }
     gpu.return
