@@ -110,3 +110,10 @@ LogicalResult mlir::sc::detail::applyKernelConversion(
   eliminateCommonSubExpressions(rewriter, dominance, kernel);
   return success();
 }
+
+LogicalResult mlir::sc::detail::MmaWaitToWgmmaWait::matchAndRewrite(
+    sck::MmaWaitOp wait, OpAdaptor, ConversionPatternRewriter &rewriter) const {
+  rewriter.replaceOpWithNewOp<NVVM::WgmmaWaitGroupSyncOp>(wait,
+                                                          wait.getPending());
+  return success();
+}

@@ -104,6 +104,15 @@ Value kernelArgumentOf(Value tensor);
 /// loads and erases them: erasePutAndItsLoads), every other op.
 void addKernelConversionLegality(ConversionTarget &target);
 
+/// sck.mma_wait -> wgmma.wait_group (the Hopper conversions' MMAs leave
+/// their group in flight).
+struct MmaWaitToWgmmaWait : OpConversionPattern<sck::MmaWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(sck::MmaWaitOp wait, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const final;
+};
+
 /// Erases a lowered `put` and the sck.load ops that made its boxes.
 void erasePutAndItsLoads(ConversionPatternRewriter &rewriter, sck::PutOp put);
 

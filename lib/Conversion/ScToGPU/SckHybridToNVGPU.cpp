@@ -826,17 +826,6 @@ struct MmaSparseToWgmma : HybridPattern<sck::MmaSparseOp> {
   }
 };
 
-struct MmaWaitToWgmmaWait : HybridPattern<sck::MmaWaitOp> {
-  using HybridPattern::HybridPattern;
-  LogicalResult
-  matchAndRewrite(sck::MmaWaitOp wait, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const final {
-    rewriter.replaceOpWithNewOp<NVVM::WgmmaWaitGroupSyncOp>(wait,
-                                                            wait.getPending());
-    return success();
-  }
-};
-
 /// Each accumulator element through the epilogue's device function (or
 /// converted) and stored transposed where it lies inside the result.
 struct EpilogueToStores : HybridPattern<sck::EpilogueOp> {
@@ -946,9 +935,9 @@ LogicalResult mlir::sc::detail::convertHybridSckToNVGPU(gpu::GPUFuncOp kernel) {
   RewritePatternSet patterns(ctx);
   patterns.add<RingToFrame, RoleToWarpgroup, TileLoopToWalk, HybridTileToTables,
                PutToTmaLoads, GetToFullWait, ReleaseToArrive, ZeroToZero,
-               MmaToWgmma, MmaSparseToWgmma, MmaWaitToWgmmaWait,
-               EpilogueToStores>(converter, ctx,
-                                                                *frame);
+               MmaToWgmma, MmaSparseToWgmma, EpilogueToStores>(converter, ctx,
+                                                                 *frame);
+  patterns.add<MmaWaitToWgmmaWait>(converter, ctx);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
   // (No CSE: see convertSckToNVGPU.)

@@ -1487,17 +1487,6 @@ struct DiscardToWaitAndArrive : WgmmaPattern<sck::DiscardOp> {
   }
 };
 
-struct MmaWaitToWgmmaWait : WgmmaPattern<sck::MmaWaitOp> {
-  using WgmmaPattern::WgmmaPattern;
-  LogicalResult
-  matchAndRewrite(sck::MmaWaitOp wait, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const final {
-    rewriter.replaceOpWithNewOp<NVVM::WgmmaWaitGroupSyncOp>(wait,
-                                                            wait.getPending());
-    return success();
-  }
-};
-
 /// Where the tile's prefetched box is read from, in the walk `op` is in.
 FailureOr<Emitter::Prefetch> prefetchOf(Emitter &e, sck::PrefetchOp prefetch,
                                         Operation *op,
@@ -1685,9 +1674,9 @@ LogicalResult mlir::sc::detail::convertSckToNVGPU(gpu::GPUFuncOp kernel) {
                TurnToNamedBarrier<sck::AwaitTurnOp>,
                TurnToNamedBarrier<sck::PassTurnOp>, PutToTmaLoads,
                GetToFullWait, ZeroToUndef, MmaToWgmma, ReleaseToArrive,
-               DiscardToWaitAndArrive, MmaWaitToWgmmaWait, PrefetchToTmaLoads,
+               DiscardToWaitAndArrive, PrefetchToTmaLoads,
                EpilogueToTmaStores>(converter, ctx, *frame);
-  patterns.add<ExtractToLoad>(converter, ctx);
+  patterns.add<ExtractToLoad, MmaWaitToWgmmaWait>(converter, ctx);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
   // No CSE here (LLVM merges the duplicates later, in place): hoisted to
