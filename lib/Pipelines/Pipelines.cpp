@@ -219,6 +219,7 @@ void mlir::sc::buildScKernelPipeline(OpPassManager &pm,
     ScMulticastPassOptions multicast;
     multicast.report = report;
     multicast.sharedRhsOnly = !options.gemmMulticast;
+    multicast.hybridPairs = options.hybridMulticast;
     pm.addPass(createScMulticastPass(multicast));
   }
   {

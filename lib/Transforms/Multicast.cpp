@@ -5,7 +5,10 @@
 // pairs on pairs of M tiles can load half of each B box each and multicast
 // it to both. The pairs wait on each other, so the loop must be persistent
 // (every CTA resident); tile loops that share a block with another are
-// left as they are (the GPU kernels take one loop a role).
+// left as they are (the GPU kernels take one loop a role). A hybrid-tiled
+// GEMM's prefill tiles (128 weight rows on two consumers) re-read the
+// tokens' box for every 128 rows of W: with `hybrid-pairs`, CTAs in pairs
+// on pairs of N tiles (a cluster the launch co-schedules) share it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,14 +47,42 @@ bool pairsMeasuredFaster(sck::TileLoopOp loop) {
                                 nTiles && *nTiles % 2 == 0);
 }
 
+/// Whether a hybrid-tiled GEMM's tile loop can run in CTA pairs sharing
+/// the tokens' box: two consumers (a 128-row band of W), an even number of
+/// N tiles (the pairs' tiles are consecutive), a token tile of two halves
+/// of whole 128B-swizzle atoms.
+bool hybridTakesPairs(sck::TileLoopOp loop) {
+  auto kernel = loop->getParentOfType<func::FuncOp>();
+  auto consumers = kernel ? kernel->getAttrOfType<IntegerAttr>("sck.consumers")
+                          : IntegerAttr();
+  std::optional<int64_t> nTiles = getConstantIntValue(loop.getNTiles());
+  bool halves = false;
+  loop.walk([&](sck::LoadOp load) {
+    if (load.getOperand() == "A")
+      halves = load.getTransposed() && load.getType().getShape()[1] % 16 == 0;
+  });
+  return consumers && consumers.getInt() == 2 && nTiles && *nTiles % 2 == 0 &&
+         halves;
+}
+
 struct ScMulticastPass : sc::impl::ScMulticastPassBase<ScMulticastPass> {
   using Base::Base;
   void runOnOperation() final {
     WalkResult walk = getOperation()->walk([&](sck::TileLoopOp loop) {
-      // Multicast shares a GEMM's B between CTA pairs: not attention's, nor
-      // a hybrid-tiled weight's (its tiles' boxes differ by kind).
+      // A hybrid-tiled GEMM's pairs share the tokens (its weight tiles'
+      // boxes differ by kind).
+      if (sck::kernelSchedule(loop) == sck::KernelSchedule::hybrid) {
+        if (hybridPairs && hybridTakesPairs(loop)) {
+          loop.setClusterAttr(Builder(loop.getContext()).getI64IntegerAttr(2));
+          if (report)
+            loop.emitRemark("tile loop: CTA pairs on pairs of N tiles (W's "
+                            "bands), the tokens' box shared by TMA "
+                            "multicast");
+        }
+        return WalkResult::advance();
+      }
+      // Multicast shares a GEMM's B between CTA pairs: not attention's.
       if (loop.isAttention() ||
-          sck::kernelSchedule(loop) == sck::KernelSchedule::hybrid ||
           sck::kernelSchedule(loop) == sck::KernelSchedule::multistage)
         return WalkResult::advance();
       // Another tile loop in the same block: not a kernel sck-to-nvgpu

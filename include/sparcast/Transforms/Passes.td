@@ -615,13 +615,20 @@ def ScMulticastPass : Pass<"sc-multicast"> {
     the loops of a cooperative or ping-pong GEMM whose A is batched and B
     is not (x @ w: every tile reads all of w, x streams from DRAM) are
     paired, and grid loops are skipped: elsewhere pairs are correct but not
-    faster (docs/decisions.md).
+    faster (docs/decisions.md). With `hybrid-pairs`, a hybrid-tiled GEMM's
+    prefill tiles (two consumers on a 128-row band of W, an even number of
+    N tiles) run in pairs of consecutive N tiles, a cluster of two CTAs
+    that the launch co-schedules (its grid loop stays a grid), sharing the
+    tokens' box.
   }];
   let options = [
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark for each loop paired">,
     Option<"sharedRhsOnly", "shared-rhs-only", "bool", /*default=*/"false",
            "Pair only cooperative and ping-pong GEMMs with a batched A and a shared B">,
+    Option<"hybridPairs", "hybrid-pairs", "bool", /*default=*/"false",
+           "Pair a hybrid-tiled GEMM's prefill tiles (two consumers, N tiles "
+           "even) on pairs of N tiles sharing the tokens' box">,
   ];
 }
 

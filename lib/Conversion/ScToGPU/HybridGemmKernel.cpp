@@ -145,6 +145,14 @@ FailureOr<KernelLaunch> mlir::sc::buildHybridGemmKernel(
   // The token tile: the accumulator's columns.
   int64_t tokens = 0;
   kernelIR.walk([&](sck::ZeroOp zero) { tokens = zero.getType().getShape()[1]; });
+  // CTA pairs on pairs of N tiles (sc-multicast hybrid-pairs): a cluster of
+  // two, each CTA loading half of the tokens' box into both.
+  bool pairs = kernelIR
+                   .walk([](sck::TileLoopOp loop) {
+                     return loop.getCluster() == 2 ? WalkResult::interrupt()
+                                                   : WalkResult::advance();
+                   })
+                   .wasInterrupted();
 
   auto ptr = LLVM::LLVMPointerType::get(ctx);
   SmallVector<Type> params = {ptr, ptr, ptr, ptr};
@@ -167,6 +175,9 @@ FailureOr<KernelLaunch> mlir::sc::buildHybridGemmKernel(
   bool twoCtas = consumers == 1 && shared <= kTwoCtaShared;
   if (twoCtas)
     func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(2));
+  if (pairs)
+    func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                  b.getDenseI32ArrayAttr({2, 1, 1}));
   cloneKernelIR(kernelIR, func, stages);
   if (failed(convertHybridSckToNVGPU(func))) {
     func.erase();
@@ -202,8 +213,8 @@ FailureOr<KernelLaunch> mlir::sc::buildHybridGemmKernel(
   launch.kernel = kernelName.str();
   launch.params.push_back(tma(binding.lhs,
                               {of(k), of(m), binding.batchOf(op.getType())},
-                              {of(k * bytes), of(m * k * bytes)}, {64, tokens, 1},
-                              128));
+                              {of(k * bytes), of(m * k * bytes)},
+                              {64, pairs ? tokens / 2 : tokens, 1}, 128));
   launch.params.push_back(tma(weight.dense,
                               {of(tileCols), of(tileRows), weight.numDense},
                               {of(tileCols * bytes), of(tileRows * tileCols * bytes)},
@@ -229,7 +240,11 @@ FailureOr<KernelLaunch> mlir::sc::buildHybridGemmKernel(
   launch.sharedBytes = shared;
   launch.summary = llvm::formatv(
       "{0}: hybrid-tiled GEMM (tiles {1} x {2}), {6} weight rows x {3} tokens "
-      "a CTA ({7} consumer(s)), {4} slots a ring, {5} bytes of shared memory",
-      kernelName, tileRows, tileCols, tokens, stages, shared, band, consumers);
+      "a CTA ({7} consumer(s)), {4} slots a ring, {5} bytes of shared "
+      "memory{8}",
+      kernelName, tileRows, tileCols, tokens, stages, shared, band, consumers,
+      pairs ? ", clusters of 2 CTAs on pairs of N tiles sharing the tokens' "
+              "box by TMA multicast"
+            : "");
   return launch;
 }

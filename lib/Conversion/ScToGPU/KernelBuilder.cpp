@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 
 #include "mlir/IR/Dominance.h"
 #include "mlir/Transforms/CSE.h"
@@ -116,4 +117,15 @@ LogicalResult mlir::sc::detail::MmaWaitToWgmmaWait::matchAndRewrite(
   rewriter.replaceOpWithNewOp<NVVM::WgmmaWaitGroupSyncOp>(wait,
                                                           wait.getPending());
   return success();
+}
+
+void mlir::sc::detail::KernelArith::arriveOnPeer(Value barriers, Value slot,
+                                                 Value peer) {
+  Value address =
+      nvgpu::MBarrierGetOp::create(b, loc, b.getI32Type(), barriers, slot);
+  NVVM::InlinePtxOp::create(
+      b, loc, TypeRange(), ValueRange{address, peer}, ValueRange(),
+      "{ .reg .b32 ra; mapa.shared::cluster.u32 ra, $0, $1; "
+      "mbarrier.arrive.shared::cluster.b64 _, [ra]; }",
+      Value());
 }

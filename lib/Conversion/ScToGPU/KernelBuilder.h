@@ -67,6 +67,10 @@ protected:
     return {slot,
             arith::IndexCastOp::create(b, loc, b.getI1Type(), phase).getResult()};
   }
+  /// An arrival on barrier `slot` of the group `barriers` in the other
+  /// CTA of a cluster of two (`peer`, its rank as i32): the same barrier
+  /// there, mapped by mapa.
+  void arriveOnPeer(Value barriers, Value slot, Value peer);
   /// The wgmma shared-memory descriptor of the 128B-swizzled box
   /// `byteOffset` bytes into the region whose shared address (i64) is
   /// `smemBase`.

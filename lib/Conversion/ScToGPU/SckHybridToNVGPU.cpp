@@ -89,6 +89,16 @@ bool mlir::sc::detail::isHybridWeightRing(sck::RingOp ring) {
   return false;
 }
 
+/// The ring the tokens' boxes (operand "A") go through.
+static bool isTokensRing(sck::RingOp ring) {
+  for (Operation *user : ring->getUsers())
+    if (auto put = dyn_cast<sck::PutOp>(user))
+      for (Value box : put.getBoxes())
+        if (auto load = box.getDefiningOp<sck::LoadOp>())
+          return load.getOperand() == "A";
+  return false;
+}
+
 int64_t mlir::sc::detail::hybridSharedBytes(Operation *kernel, int64_t stages) {
   int64_t bytes = 1024 + kHybridBarrierBytes, weightSlot = 0;
   kernel->walk([&](sck::RingOp ring) {
@@ -115,6 +125,9 @@ struct RingLayout {
   /// The ring whose slots, barriers and counters this one uses (itself,
   /// or the dense tiles' ring for the 2:4 tiles').
   Value owner;
+  /// CTA pairs: the tokens' ring, each slot filled by both CTAs' loads
+  /// (each loads half of the box into both) and freed by both's consumers.
+  bool shared = false;
 };
 
 /// A tensor map the kernel loads from.
@@ -129,6 +142,10 @@ struct Operand {
 /// barrier), and each role's ring counters (at the start of its body).
 struct HybridFrame {
   int64_t stages = 0, consumers = 1;
+  /// CTA pairs (a cluster of two on pairs of N tiles): this CTA's rank and
+  /// the other's (i32).
+  bool pairs = false;
+  Value rank, peer;
   Type element;
   llvm::StringMap<Operand> operands;
   Value kinds, slots, result;
@@ -195,6 +212,11 @@ FailureOr<HybridFrame> buildFrame(gpu::GPUFuncOp func) {
   });
   if (failed(boxes))
     return failure();
+  f.pairs = func.walk([](sck::TileLoopOp loop) {
+                  return loop.getCluster() == 2 ? WalkResult::interrupt()
+                                                : WalkResult::advance();
+                })
+                .wasInterrupted();
   auto tmaSpace = IntegerAttr::get(IntegerType::get(ctx, 64), 3);
   for (StringRef name : {"A", "B.dense", "B.sparse", "B.meta"}) {
     Value arg = namedKernelArgument(func, name);
@@ -205,9 +227,11 @@ FailureOr<HybridFrame> buildFrame(gpu::GPUFuncOp func) {
                             "those names (tensor maps)");
     const HybridBoxParts &parts = found->second;
     Type element = name == "B.meta" ? b.getI32Type() : f.element;
+    // CTA pairs load half of the tokens' box each.
+    int64_t rows = f.pairs && name == "A" ? parts.rows / 2 : parts.rows;
     auto mapType = nvgpu::TensorMapDescriptorType::get(
         ctx,
-        MemRefType::get({1, parts.rows, parts.colsPerPart}, element,
+        MemRefType::get({1, rows, parts.colsPerPart}, element,
                         MemRefLayoutAttrInterface(), tmaSpace),
         parts.swizzled ? nvgpu::TensorMapSwizzleKind::SWIZZLE_128B
                        : nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE,
@@ -236,6 +260,11 @@ FailureOr<HybridFrame> buildFrame(gpu::GPUFuncOp func) {
   f.wg = arith::IndexCastOp::create(b, loc, b.getIndexType(), wgU);
   f.cta = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   f.ctas = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+  if (f.pairs) {
+    Value rank32 = NVVM::ClusterId::create(b, loc, b.getI32Type());
+    f.rank = arith::IndexCastOp::create(b, loc, b.getIndexType(), rank32);
+    f.peer = arith::SubIOp::create(b, loc, a.i32(1), rank32);
+  }
   f.consumerRow = a.mul(f.wg, a.index(kBand));
   f.consumerBoxBytes = a.mul(f.wg, a.index(kBand * 128));
   auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
@@ -273,6 +302,7 @@ FailureOr<HybridFrame> buildFrame(gpu::GPUFuncOp func) {
     RingLayout layout;
     layout.base = offset;
     layout.owner = ring.getResult();
+    layout.shared = f.pairs && isTokensRing(ring);
     for (Type t : ring.getType().getBoxes()) {
       auto box = cast<sck::BoxType>(t);
       // The put's loads say whether the box is stored transposed.
@@ -314,19 +344,32 @@ FailureOr<HybridFrame> buildFrame(gpu::GPUFuncOp func) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifFirst.getThenRegion().front());
     // One arrival by the producer's expect_tx; one by each consumer warp
-    // once done with the slot.
+    // once done with the slot (of both CTAs of a pair for a shared slot).
     for (Value owner : owners) {
       const RingLayout &layout = f.rings[owner];
+      int64_t releases = 4 * f.consumers * (layout.shared ? 2 : 1);
       for (int64_t s = 0; s < f.stages; ++s) {
         nvgpu::MBarrierInitOp::create(b, loc, layout.full, a.index(1),
                                       a.index(s), Value());
-        nvgpu::MBarrierInitOp::create(b, loc, layout.empty,
-                                      a.index(4 * f.consumers), a.index(s),
-                                      Value());
+        nvgpu::MBarrierInitOp::create(b, loc, layout.empty, a.index(releases),
+                                      a.index(s), Value());
       }
     }
   }
-  gpu::BarrierOp::create(b, loc);
+  // CTA pairs: each CTA's barriers are used by the other, so the inits are
+  // made visible cluster-wide before anyone arrives or loads; and no CTA
+  // leaves while the other may still write into it or arrive on its
+  // barriers.
+  if (f.pairs) {
+    NVVM::FenceMbarrierInitOp::create(b, loc);
+    NVVM::ClusterArriveOp::create(b, loc, UnitAttr());
+    NVVM::ClusterWaitOp::create(b, loc, UnitAttr());
+    OpBuilder atEnd(func.getBody().front().getTerminator());
+    NVVM::ClusterArriveOp::create(atEnd, loc, UnitAttr());
+    NVVM::ClusterWaitOp::create(atEnd, loc, UnitAttr());
+  } else {
+    gpu::BarrierOp::create(b, loc);
+  }
   // Each role's counters, a pair a ring that owns its slots: puts or gets
   // (0) and releases (1).
   for (auto role : top.getOps<sck::RoleOp>()) {
@@ -366,7 +409,7 @@ public:
       : KernelArith(b, loc), f(f) {}
   using KernelArith::add, KernelArith::b, KernelArith::cmp, KernelArith::div,
       KernelArith::i32, KernelArith::index, KernelArith::loc, KernelArith::mul,
-      KernelArith::rem;
+      KernelArith::rem, KernelArith::arriveOnPeer;
 
   /// The next position of the counter `which` (0 put / get, 1 release) of
   /// `op`'s role and ring, and the counter advanced.
@@ -560,20 +603,30 @@ struct PutToTmaLoads : HybridPattern<sck::PutOp> {
       SmallVector<Value> at = llvm::map_to_vector(
           load.getCoords(), [&](Value v) { return rewriter.getRemappedValue(v); });
       // The TMA box [1, rows, colsPerPart] of each part, along the
-      // innermost coordinate.
+      // innermost coordinate. A shared slot: this CTA's half of the rows,
+      // multicast to both CTAs (each full barrier expects the whole slot).
+      int64_t rows = ring.shared ? parts.rows / 2 : parts.rows;
       auto view = MemRefType::get(
-          {1, parts.rows, parts.colsPerPart}, operand.element,
+          {1, rows, parts.colsPerPart}, operand.element,
           MemRefLayoutAttrInterface(),
           gpu::AddressSpaceAttr::get(getContext(), gpu::AddressSpace::Workgroup));
+      Value half = ring.shared ? e.mul(frame.rank, e.index(rows)) : Value();
+      Value both = ring.shared ? arith::ConstantIntOp::create(
+                                     rewriter, loc, rewriter.getI16Type(), 3)
+                                     .getResult()
+                               : Value();
       for (int64_t p = 0; p < parts.parts; ++p) {
         SmallVector<Value> partAt = at;
         partAt[0] = e.add(partAt[0], e.index(p * parts.colsPerPart));
-        Value dst = memref::ViewOp::create(
-            rewriter, loc, view, frame.smem,
-            e.add(base, e.index(ring.boxOffsets[i] + p * parts.bytesPerPart)),
-            ValueRange());
+        Value at = e.add(base, e.index(ring.boxOffsets[i] + p * parts.bytesPerPart));
+        if (ring.shared) {
+          partAt[1] = e.add(partAt[1], half);
+          at = e.add(at, e.mul(half, e.index(parts.bytesPerPart / parts.rows)));
+        }
+        Value dst = memref::ViewOp::create(rewriter, loc, view, frame.smem, at,
+                                           ValueRange());
         nvgpu::TmaAsyncLoadOp::create(rewriter, loc, dst, ring.full,
-                                      operand.map, partAt, slot, Value(),
+                                      operand.map, partAt, slot, both,
                                       Value());
       }
     }
@@ -629,6 +682,9 @@ struct ReleaseToArrive : HybridPattern<sck::ReleaseOp> {
     nvgpu::MBarrierArriveOp::create(
         rewriter, loc, nvgpu::MBarrierTokenType::get(getContext()), ring.empty,
         slot);
+    // A shared slot is refilled by both CTAs' loads: free it in both.
+    if (ring.shared)
+      e.arriveOnPeer(ring.empty, slot, frame.peer);
     rewriter.eraseOp(release);
     return success();
   }

@@ -565,15 +565,8 @@ public:
     b.setInsertionPointToStart(&ifLane.getThenRegion().front());
     nvgpu::MBarrierArriveOp::create(b, loc, nvgpu::MBarrierTokenType::get(ctx),
                                     f.empty, slot);
-    if (form.pairs) {
-      Value address =
-          nvgpu::MBarrierGetOp::create(b, loc, b.getI32Type(), f.empty, slot);
-      NVVM::InlinePtxOp::create(
-          b, loc, TypeRange(), ValueRange{address, f.peer}, ValueRange(),
-          "{ .reg .b32 ra; mapa.shared::cluster.u32 ra, $0, $1; "
-          "mbarrier.arrive.shared::cluster.b64 _, [ra]; }",
-          Value());
-    }
+    if (form.pairs)
+      arriveOnPeer(f.empty, slot, f.peer);
   }
 
   /// (b, m tile, n tile) of this CTA's tile i, in the walk's order: within

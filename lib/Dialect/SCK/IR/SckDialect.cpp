@@ -115,7 +115,11 @@ LogicalResult TileLoopOp::verify() {
     return emitOpError("group must be at least 1");
   if (getCluster() != 1 && getCluster() != 2)
     return emitOpError("cluster must be 1 or 2, got ") << getCluster();
-  if (getCluster() == 2 && getSchedule() != TileSchedule::persistent)
+  // A pair's CTAs wait on each other: both must be resident. A persistent
+  // walk's are; a grid's are when the pair is a cluster the launch
+  // co-schedules (the hybrid-tiled GEMM: a CTA a tile, pairs of N tiles).
+  if (getCluster() == 2 && getSchedule() != TileSchedule::persistent &&
+      kernelSchedule(*this) != KernelSchedule::hybrid)
     return emitOpError("a cluster of 2 (multicast) needs the persistent "
                        "schedule: CTAs of a pair wait on each other");
   return success();
