@@ -97,7 +97,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   lower.attention = true;
   hopper.addPass(sc::createScLowerToSckPass(lower));
   hopper.addPass(sc::createScPersistentPass());
-  hopper.addPass(sc::createScMulticastPass());
+  sc::ScMulticastPassOptions pairs;
+  pairs.hybridPairs = true;
+  hopper.addPass(sc::createScMulticastPass(pairs));
   hopper.addPass(sc::createScWarpSpecializePass());
   hopper.addPass(sc::createScPrefetchEpilogueOperandsPass());
   hopper.addPass(sc::createScScheduleWgmmaPass());
