@@ -300,22 +300,21 @@ struct HybridKTile {
   sck::ReleaseOp tokensRelease;
   sck::HybridTileOp tile;
   scf::IndexSwitchOp kinds;
-  /// Each MMA case's kind and its release of a weight ring.
-  SmallVector<std::pair<int64_t, sck::ReleaseOp>> weightReleases;
-  /// Those cases' kinds and rings.
+  /// Each MMA case's release of a weight ring, the case's kind and the ring.
+  SmallVector<sck::ReleaseOp> weightReleases;
   SmallVector<int64_t> weightKinds;
   SmallVector<Value> weightRings;
   Value tokensRing;
 };
 
-FailureOr<HybridKTile> matchHybridKTile(scf::ForOp loop) {
+/// The k-tile in `body` (a k loop's, or the tile's when it is one k-tile).
+FailureOr<HybridKTile> matchHybridKTile(Block &body, Operation *where) {
   auto fail = [&]() {
-    return loop.emitError("sc-schedule-wgmma: a hybrid k-tile of one get of "
-                          "the tokens, one hybrid_tile, a switch on its kind "
-                          "(each MMA case releasing its weight ring after "
-                          "its MMA) and the tokens' release");
+    return where->emitError("sc-schedule-wgmma: a hybrid k-tile of one get "
+                            "of the tokens, one hybrid_tile, a switch on its "
+                            "kind (each MMA case releasing its weight ring "
+                            "after its MMA) and the tokens' release");
   };
-  Block &body = *loop.getBody();
   auto gets = llvm::to_vector(body.getOps<sck::GetOp>());
   auto releases = llvm::to_vector(body.getOps<sck::ReleaseOp>());
   auto tiles = llvm::to_vector(body.getOps<sck::HybridTileOp>());
@@ -335,7 +334,7 @@ FailureOr<HybridKTile> matchHybridKTile(scf::ForOp loop) {
       continue;
     if (caseReleases.size() != 1 || caseReleases[0].getPosition())
       return fail();
-    k.weightReleases.push_back({value, caseReleases[0]});
+    k.weightReleases.push_back(caseReleases[0]);
     k.weightKinds.push_back(value);
     k.weightRings.push_back(caseReleases[0].getRing());
   }
@@ -367,20 +366,15 @@ void releaseHybridKTile(OpBuilder &b, Location loc, const HybridKTile &k,
 /// before; a zero tile (no MMA to keep in flight) waits for all before the
 /// k-tile before is freed; after the loop the wait for all and the last
 /// k-tile's release.
-LogicalResult scheduleHybridConsumer(sck::TileLoopOp tileLoop) {
-  Block &tile = tileLoop.getBody().front();
-  auto kLoop = kLoopOf(tile);
-  if (failed(kLoop))
-    return failure();
-  scf::ForOp loop = kLoop->first;
-  if (!loop || loop.getNumRegionIterArgs() != 1)
-    return tileLoop.emitError("sc-schedule-wgmma: a hybrid tile's k loop "
-                              "carrying its accumulator");
-  FailureOr<HybridKTile> k = matchHybridKTile(loop);
+LogicalResult scheduleHybridKLoop(scf::ForOp loop) {
+  if (loop.getNumRegionIterArgs() != 1)
+    return loop.emitError("sc-schedule-wgmma: a hybrid tile's k loop "
+                          "carrying its accumulator");
+  FailureOr<HybridKTile> k = matchHybridKTile(*loop.getBody(), loop);
   if (failed(k))
     return failure();
   Location loc = loop.getLoc();
-  for (auto &[value, release] : k->weightReleases)
+  for (sck::ReleaseOp release : k->weightReleases)
     release.erase();
   // A zero tile issues no MMA: the k-tile before's must be waited for.
   {
@@ -421,6 +415,31 @@ LogicalResult scheduleHybridConsumer(sck::TileLoopOp tileLoop) {
   loop.getResult(0).replaceAllUsesWith(scheduled.getResult(0));
   loop.erase();
   return success();
+}
+
+/// A tile of one k-tile: its slots freed after the wait for its MMAs.
+LogicalResult scheduleHybridSingleKTile(Block &tile, Operation *where) {
+  FailureOr<HybridKTile> k = matchHybridKTile(tile, where);
+  if (failed(k))
+    return failure();
+  for (sck::ReleaseOp release : k->weightReleases)
+    release.erase();
+  OpBuilder b(k->tokensRelease);
+  Location loc = k->tokensRelease.getLoc();
+  sck::MmaWaitOp::create(b, loc, 0);
+  releaseHybridKTile(b, loc, *k, k->tile.getKind());
+  k->tokensRelease.erase();
+  return success();
+}
+
+LogicalResult scheduleHybridConsumer(sck::TileLoopOp tileLoop) {
+  Block &tile = tileLoop.getBody().front();
+  auto kLoop = kLoopOf(tile);
+  if (failed(kLoop))
+    return failure();
+  if (scf::ForOp loop = kLoop->first)
+    return scheduleHybridKLoop(loop);
+  return scheduleHybridSingleKTile(tile, tileLoop);
 }
 
 LogicalResult scheduleHybrid(func::FuncOp kernel) {

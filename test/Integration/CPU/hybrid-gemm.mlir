@@ -3,6 +3,7 @@
 // RUN: sparcast-equiv %s --ref=linear_bias_relu --pass-pipeline='builtin.module(sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-schedule-wgmma,sc-test-execute-kernel-ir)' --candidates=2 --trials=2 --rtol=1e-2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=prefill --pass-pipeline='builtin.module(sc-lower-to-sck,sc-persistent,sc-multicast{hybrid-pairs=1},sc-warp-specialize,sc-schedule-wgmma,sc-test-execute-kernel-ir)' --candidates=1 --trials=2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=linear --pass-pipeline='builtin.module(sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-schedule-wgmma,sc-test-execute-kernel-ir)' --candidates=3 --trials=2 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=one_k_tile --pass-pipeline='builtin.module(sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-schedule-wgmma,sc-test-execute-kernel-ir)' --candidates=2 --trials=2 | FileCheck %s
 // RUN: not sparcast-equiv %s --ref=skips_sparse_tiles --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=2 | FileCheck %s --check-prefix=WRONG
 
 // The hybrid-tiled GEMM's kernel-level IR keeps the GEMM's meaning: y = x
@@ -16,7 +17,8 @@
 // lowering's result (the unpacked weight multiplied). Tiles of 128 rows
 // (two bands a tile), odd token counts, a bias + ReLU epilogue; at 130
 // tokens (a token tile of 256) tiles of 128 rows run as one band of two
-// consumers. A kernel that skips the 2:4 tiles is caught.
+// consumers; a weight of one tile column (no k loop). A kernel that skips
+// the 2:4 tiles is caught.
 // CHECK-COUNT-2: ok
 // CHECK: EQUIVALENT
 // WRONG: MISMATCH
@@ -86,4 +88,11 @@ func.func private @dense_only_kernel(%batch: index) {
     sck.epilogue "C"[%n0, %m0, %b] transposed, %acc : !sck.acc<64x8xf32>
   }
   return
+}
+
+#w1 = #sc.hybrid_tiles<tile = [64, 128], grid = [2, 1], kinds = "">
+func.func @one_k_tile(%k: tensor<2x1xi8>, %s: tensor<2x1xi32>, %d: tensor<?x64x128xf16>, %sp: tensor<?x64x64xf16>, %m: tensor<?x64x4xi32>, %x: tensor<?x5x128xf16> {sc.lineage = #sc.lineage<candidate>}) -> tensor<?x5x128xf32> {
+  %w = sc.assemble_hybrid %k, %s, %d, %sp, %m : tensor<2x1xi8>, tensor<2x1xi32>, tensor<?x64x128xf16>, tensor<?x64x64xf16>, tensor<?x64x4xi32> -> tensor<128x128xf16, #w1>
+  %y = sc.batch_matmul %x, %w {transpose_rhs} : tensor<?x5x128xf16>, tensor<128x128xf16, #w1> -> tensor<?x5x128xf32>
+  return %y : tensor<?x5x128xf32>
 }
