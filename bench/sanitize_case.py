@@ -168,16 +168,19 @@ def main():
         ref = attention_ref(q.float(), k.float(), v.float(), m)
         bad += not check("[log-linear attention, 64-key blocks]",
                          lambda o: suite.ll_n1024_b64_causal(q, k, v, out=[o]), ref, torch.bfloat16, 1e-2)
-    if want("hybrid") and os.path.isdir(os.path.join(args.artifacts, "hybrid_suite")):
+    for build in ("hybrid_suite", "hybrid_suite_mc"):
+        if not want("hybrid") or not os.path.isdir(os.path.join(args.artifacts, build)):
+            continue
         # Hybrid dense / 2:4 / zero tiles: one consumer (19 tokens) and two
-        # (300 tokens: prefill's 128 weight rows a CTA).
+        # (300 tokens: prefill's 128 weight rows a CTA; in CTA pairs in the
+        # _mc build).
         from hybrid_check import MIXES, make_weight, pack
-        suite = load("hybrid_suite")
+        suite = load(build)
         for entry, n, k, m in (("check_f16", 256, 512, 19), ("check_f16_m300", 256, 256, 300)):
             w, kinds = make_weight(n, k, f16, MIXES["50_50_zero"], gen)
             packed = pack(w, kinds)
             x = uniform((1, m, k), f16, gen)
-            bad += not check("[hybrid %s]" % entry, lambda o, entry=entry, packed=packed, x=x: getattr(suite, entry)(
+            bad += not check("[%s %s]" % (build, entry), lambda o, suite=suite, entry=entry, packed=packed, x=x: getattr(suite, entry)(
                 packed.kinds, packed.slots, packed.dense, packed.sparse, packed.meta, x, out=[o]),
                 x.float() @ w.float().t())
     sys.exit(1 if bad else 0)
