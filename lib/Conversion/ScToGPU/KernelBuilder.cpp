@@ -129,3 +129,17 @@ void mlir::sc::detail::KernelArith::arriveOnPeer(Value barriers, Value slot,
       "mbarrier.arrive.shared::cluster.b64 _, [ra]; }",
       Value());
 }
+
+void mlir::sc::detail::publishBarrierInits(OpBuilder &b, Location loc,
+                                           gpu::GPUFuncOp kernel, bool pairs) {
+  if (!pairs) {
+    gpu::BarrierOp::create(b, loc);
+    return;
+  }
+  NVVM::FenceMbarrierInitOp::create(b, loc);
+  NVVM::ClusterArriveOp::create(b, loc, UnitAttr());
+  NVVM::ClusterWaitOp::create(b, loc, UnitAttr());
+  OpBuilder atEnd(kernel.getBody().front().getTerminator());
+  NVVM::ClusterArriveOp::create(atEnd, loc, UnitAttr());
+  NVVM::ClusterWaitOp::create(atEnd, loc, UnitAttr());
+}

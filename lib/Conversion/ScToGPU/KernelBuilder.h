@@ -117,6 +117,14 @@ struct MmaWaitToWgmmaWait : OpConversionPattern<sck::MmaWaitOp> {
                   ConversionPatternRewriter &rewriter) const final;
 };
 
+/// After thread 0 initialized the mbarriers (at `b`): the CTA meets before
+/// any thread uses them; in a cluster of two (`pairs`), whose CTAs use
+/// each other's barriers, the inits are fenced and the cluster meets, and
+/// it meets again before `kernel` returns (no CTA leaves while the other
+/// may still write into it or arrive on its barriers).
+void publishBarrierInits(OpBuilder &b, Location loc, gpu::GPUFuncOp kernel,
+                         bool pairs);
+
 /// Erases a lowered `put` and the sck.load ops that made its boxes.
 void erasePutAndItsLoads(ConversionPatternRewriter &rewriter, sck::PutOp put);
 

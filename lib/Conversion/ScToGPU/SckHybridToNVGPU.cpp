@@ -356,20 +356,7 @@ FailureOr<HybridFrame> buildFrame(gpu::GPUFuncOp func) {
       }
     }
   }
-  // CTA pairs: each CTA's barriers are used by the other, so the inits are
-  // made visible cluster-wide before anyone arrives or loads; and no CTA
-  // leaves while the other may still write into it or arrive on its
-  // barriers.
-  if (f.pairs) {
-    NVVM::FenceMbarrierInitOp::create(b, loc);
-    NVVM::ClusterArriveOp::create(b, loc, UnitAttr());
-    NVVM::ClusterWaitOp::create(b, loc, UnitAttr());
-    OpBuilder atEnd(func.getBody().front().getTerminator());
-    NVVM::ClusterArriveOp::create(atEnd, loc, UnitAttr());
-    NVVM::ClusterWaitOp::create(atEnd, loc, UnitAttr());
-  } else {
-    gpu::BarrierOp::create(b, loc);
-  }
+  publishBarrierInits(b, loc, func, f.pairs);
   // Each role's counters, a pair a ring that owns its slots: puts or gets
   // (0) and releases (1).
   for (auto role : top.getOps<sck::RoleOp>()) {

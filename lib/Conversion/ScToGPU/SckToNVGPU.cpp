@@ -498,20 +498,7 @@ FailureOr<WgmmaFrame> buildFrame(gpu::GPUFuncOp func, KernelIR ir) {
                                       Value());
     }
   }
-  // CTA pairs: barriers one CTA initialized are used by the other, so the
-  // inits are made visible cluster-wide before anyone arrives or loads;
-  // and no CTA of a pair leaves while the other may still write into it
-  // or arrive on its barriers.
-  if (form.pairs) {
-    NVVM::FenceMbarrierInitOp::create(b, loc);
-    NVVM::ClusterArriveOp::create(b, loc, UnitAttr());
-    NVVM::ClusterWaitOp::create(b, loc, UnitAttr());
-    OpBuilder atEnd(func.getBody().front().getTerminator());
-    NVVM::ClusterArriveOp::create(atEnd, loc, UnitAttr());
-    NVVM::ClusterWaitOp::create(atEnd, loc, UnitAttr());
-  } else {
-    gpu::BarrierOp::create(b, loc);
-  }
+  publishBarrierInits(b, loc, func, form.pairs);
   return f;
 }
 } // namespace
