@@ -12,6 +12,7 @@ import json
 import os
 import statistics
 import sys
+import time
 
 import torch
 
@@ -40,7 +41,11 @@ def main():
     dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[args.dtype]
     gen = torch.Generator(device="cuda")
     gen.manual_seed(7)
+    start = time.time()
     modules = [sparcast.load(d) for d in args.artifacts]
+    # The profiler's first session starts CUPTI (seconds): not in a row.
+    kernel_us(lambda: torch.zeros(1, device="cuda"), calls=1)
+    print("loaded and profiler started in %.1f s" % (time.time() - start), flush=True)
     rows = []
     for shape in args.shapes.split(","):
         n, k = (int(v) for v in shape.split("x"))
@@ -83,7 +88,8 @@ def main():
                        "ok": all(e is None or e < TOLERANCE for e in errors),
                        "vs_cublas": [us[-1] / u if u else None for u in us[:-1]]}
                 rows.append(row)
-                print("%5d x %5d m %4d %-15s us %s cublas %.1f -> %s %s" % (
+                print("[%.0f s] %5d x %5d m %4d %-15s us %s cublas %.1f -> %s %s" % (
+                    time.time() - start,
                     n, k, m, mix, " ".join("%.1f" % u if u else "-" for u in us[:-1]), us[-1],
                     " ".join("%.2fx" % v if v else "-" for v in row["vs_cublas"]),
                     "ok" if row["ok"] else "WRONG %s" % errors), flush=True)
