@@ -9,6 +9,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include "mlir/IR/Dominance.h"
 #include "mlir/Transforms/CSE.h"
@@ -119,17 +120,6 @@ LogicalResult mlir::sc::detail::MmaWaitToWgmmaWait::matchAndRewrite(
   return success();
 }
 
-void mlir::sc::detail::KernelArith::arriveOnPeer(Value barriers, Value slot,
-                                                 Value peer) {
-  Value address =
-      nvgpu::MBarrierGetOp::create(b, loc, b.getI32Type(), barriers, slot);
-  NVVM::InlinePtxOp::create(
-      b, loc, TypeRange(), ValueRange{address, peer}, ValueRange(),
-      "{ .reg .b32 ra; mapa.shared::cluster.u32 ra, $0, $1; "
-      "mbarrier.arrive.shared::cluster.b64 _, [ra]; }",
-      Value());
-}
-
 void mlir::sc::detail::publishBarrierInits(OpBuilder &b, Location loc,
                                            gpu::GPUFuncOp kernel, bool pairs) {
   if (!pairs) {
@@ -142,4 +132,23 @@ void mlir::sc::detail::publishBarrierInits(OpBuilder &b, Location loc,
   OpBuilder atEnd(kernel.getBody().front().getTerminator());
   NVVM::ClusterArriveOp::create(atEnd, loc, UnitAttr());
   NVVM::ClusterWaitOp::create(atEnd, loc, UnitAttr());
+}
+
+void mlir::sc::detail::KernelArith::releaseByLaneZero(Value tid, Value barriers,
+                                                      Value slot, Value peer) {
+  Value laneZero = cmp(arith::CmpIPredicate::eq, rem(tid, index(32)), index(0));
+  auto ifLane = scf::IfOp::create(b, loc, laneZero, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifLane.getThenRegion().front());
+  nvgpu::MBarrierArriveOp::create(
+      b, loc, nvgpu::MBarrierTokenType::get(b.getContext()), barriers, slot);
+  if (!peer)
+    return;
+  Value address =
+      nvgpu::MBarrierGetOp::create(b, loc, b.getI32Type(), barriers, slot);
+  NVVM::InlinePtxOp::create(
+      b, loc, TypeRange(), ValueRange{address, peer}, ValueRange(),
+      "{ .reg .b32 ra; mapa.shared::cluster.u32 ra, $0, $1; "
+      "mbarrier.arrive.shared::cluster.b64 _, [ra]; }",
+      Value());
 }

@@ -67,10 +67,11 @@ protected:
     return {slot,
             arith::IndexCastOp::create(b, loc, b.getI1Type(), phase).getResult()};
   }
-  /// An arrival on barrier `slot` of the group `barriers` in the other
-  /// CTA of a cluster of two (`peer`, its rank as i32): the same barrier
-  /// there, mapped by mapa.
-  void arriveOnPeer(Value barriers, Value slot, Value peer);
+  /// A consumer warp frees ring slot `slot`: its lane 0 (by thread id
+  /// `tid`) arrives on the slot's empty barrier of `barriers` and, in a
+  /// cluster of two whose loads fill the slot in both CTAs (`peer`, the
+  /// other's rank as i32, non-null), on the same barrier there (mapa).
+  void releaseByLaneZero(Value tid, Value barriers, Value slot, Value peer);
   /// The wgmma shared-memory descriptor of the 128B-swizzled box
   /// `byteOffset` bytes into the region whose shared address (i64) is
   /// `smemBase`.

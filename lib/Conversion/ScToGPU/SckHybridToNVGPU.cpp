@@ -396,7 +396,7 @@ public:
       : KernelArith(b, loc), f(f) {}
   using KernelArith::add, KernelArith::b, KernelArith::cmp, KernelArith::div,
       KernelArith::i32, KernelArith::index, KernelArith::loc, KernelArith::mul,
-      KernelArith::rem, KernelArith::arriveOnPeer;
+      KernelArith::rem, KernelArith::releaseByLaneZero;
 
   /// The next position of the counter `which` (0 put / get, 1 release) of
   /// `op`'s role and ring, and the counter advanced.
@@ -662,16 +662,9 @@ struct ReleaseToArrive : HybridPattern<sck::ReleaseOp> {
     const RingLayout &ring = frame.rings.lookup(release.getRing());
     Value j = e.takePosition(release, 1);
     Value slot = e.slotOf(j, /*free=*/false).first;
-    Value laneZero = e.cmp(arith::CmpIPredicate::eq,
-                           e.rem(frame.tid, e.index(32)), e.index(0));
-    auto ifLane = scf::IfOp::create(rewriter, loc, laneZero, false);
-    rewriter.setInsertionPointToStart(&ifLane.getThenRegion().front());
-    nvgpu::MBarrierArriveOp::create(
-        rewriter, loc, nvgpu::MBarrierTokenType::get(getContext()), ring.empty,
-        slot);
     // A shared slot is refilled by both CTAs' loads: free it in both.
-    if (ring.shared)
-      e.arriveOnPeer(ring.empty, slot, frame.peer);
+    e.releaseByLaneZero(frame.tid, ring.empty, slot,
+                        ring.shared ? frame.peer : Value());
     rewriter.eraseOp(release);
     return success();
   }

@@ -544,16 +544,8 @@ public:
   /// arrives (and, CTA pairs, on the other CTA's barrier of that slot, whose
   /// loads write this slot too).
   void releaseSlot(Value j) {
-    Value laneZero =
-        cmp(arith::CmpIPredicate::eq, rem(f.tid, index(32)), index(0));
     Value slot = ringPosition(j, /*free=*/false).first;
-    auto ifLane = scf::IfOp::create(b, loc, laneZero, false);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(&ifLane.getThenRegion().front());
-    nvgpu::MBarrierArriveOp::create(b, loc, nvgpu::MBarrierTokenType::get(ctx),
-                                    f.empty, slot);
-    if (form.pairs)
-      arriveOnPeer(f.empty, slot, f.peer);
+    releaseByLaneZero(f.tid, f.empty, slot, form.pairs ? f.peer : Value());
   }
 
   /// (b, m tile, n tile) of this CTA's tile i, in the walk's order: within

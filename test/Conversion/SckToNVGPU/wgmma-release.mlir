@@ -8,10 +8,10 @@
 // CHECK: %[[ACC:.*]]:2 = scf.for %[[K:.*]] = %c1 to %c2 step %c1
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK-NEXT: %[[BEFORE:.*]] = arith.subi %[[P:.*]], %c1 : index
+// CHECK-NEXT: %[[SLOT:.*]] = arith.remui %[[BEFORE]], %c4 : index
 // CHECK: %[[LANE:.*]] = arith.remui %{{.*}}, %c32{{.*}} : index
 // CHECK-NEXT: %[[ZERO:.*]] = arith.cmpi eq, %[[LANE]], %c0 : index
-// CHECK-NEXT: %[[SLOT:.*]] = arith.remui %[[BEFORE]], %c4 : index
-// CHECK: scf.if %[[ZERO]] {
+// CHECK-NEXT: scf.if %[[ZERO]] {
 // CHECK-NEXT: nvgpu.mbarrier.arrive %[[EMPTY:.*]][%[[SLOT]]]
 // CHECK: nvvm.barrier.arrive
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
