@@ -296,7 +296,6 @@ bool isWarpSpecializedGemm(func::FuncOp func) {
 /// whose MMA cases get, multiply and release a weight ring, the tokens'
 /// slot released.
 struct HybridKTile {
-  sck::GetOp tokens;
   sck::ReleaseOp tokensRelease;
   sck::HybridTileOp tile;
   scf::IndexSwitchOp kinds;
@@ -325,7 +324,7 @@ FailureOr<HybridKTile> matchHybridKTile(Block &body, Operation *where) {
       !switches[0]->isBeforeInBlock(releases[0]) || gets[0].getPosition() ||
       releases[0].getPosition())
     return fail();
-  HybridKTile k{gets[0], releases[0], tiles[0], switches[0], {}, {}, {},
+  HybridKTile k{releases[0], tiles[0], switches[0], {}, {}, {},
                 gets[0].getRing()};
   for (auto [value, region] :
        llvm::zip(k.kinds.getCases(), k.kinds.getCaseRegions())) {

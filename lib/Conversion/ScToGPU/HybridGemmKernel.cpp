@@ -147,12 +147,7 @@ FailureOr<KernelLaunch> mlir::sc::buildHybridGemmKernel(
   kernelIR.walk([&](sck::ZeroOp zero) { tokens = zero.getType().getShape()[1]; });
   // CTA pairs on pairs of N tiles (sc-multicast hybrid-pairs): a cluster of
   // two, each CTA loading half of the tokens' box into both.
-  bool pairs = kernelIR
-                   .walk([](sck::TileLoopOp loop) {
-                     return loop.getCluster() == 2 ? WalkResult::interrupt()
-                                                   : WalkResult::advance();
-                   })
-                   .wasInterrupted();
+  bool pairs = hybridRunsInPairs(kernelIR);
 
   auto ptr = LLVM::LLVMPointerType::get(ctx);
   SmallVector<Type> params = {ptr, ptr, ptr, ptr};

@@ -99,6 +99,15 @@ static bool isTokensRing(sck::RingOp ring) {
   return false;
 }
 
+bool mlir::sc::detail::hybridRunsInPairs(Operation *kernel) {
+  return kernel
+      ->walk([](sck::TileLoopOp loop) {
+        return loop.getCluster() == 2 ? WalkResult::interrupt()
+                                      : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 int64_t mlir::sc::detail::hybridSharedBytes(Operation *kernel, int64_t stages) {
   int64_t bytes = 1024 + kHybridBarrierBytes, weightSlot = 0;
   kernel->walk([&](sck::RingOp ring) {
@@ -212,11 +221,7 @@ FailureOr<HybridFrame> buildFrame(gpu::GPUFuncOp func) {
   });
   if (failed(boxes))
     return failure();
-  f.pairs = func.walk([](sck::TileLoopOp loop) {
-                  return loop.getCluster() == 2 ? WalkResult::interrupt()
-                                                : WalkResult::advance();
-                })
-                .wasInterrupted();
+  f.pairs = hybridRunsInPairs(func);
   auto tmaSpace = IntegerAttr::get(IntegerType::get(ctx, 64), 3);
   for (StringRef name : {"A", "B.dense", "B.sparse", "B.meta"}) {
     Value arg = namedKernelArgument(func, name);

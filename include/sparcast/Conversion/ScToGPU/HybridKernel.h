@@ -35,6 +35,10 @@ struct HybridBoxParts {
 /// metadata): the rings that share their slots.
 bool isHybridWeightRing(sck::RingOp ring);
 
+/// Whether `kernel`'s tiles run in CTA pairs sharing the tokens' box (a
+/// tile loop of cluster 2, sc-multicast hybrid-pairs).
+bool hybridRunsInPairs(Operation *kernel);
+
 /// The shared memory the rings of `kernel` need at `stages` slots each,
 /// with room for the barriers and 1024 bytes of alignment.
 int64_t hybridSharedBytes(Operation *kernel, int64_t stages);
