@@ -238,7 +238,7 @@ void buildHybridKernel(BatchMatmulOp op, func::FuncOp caller, unsigned index) {
   int64_t m = op.getType().getDimSize(1), n = op.getType().getDimSize(2);
   int64_t tokens = hybridTokenTile(m);
   int64_t band = hybridBandRows(tokens, tileRows);
-  func->setAttr("sck.consumers", b.getI64IntegerAttr(band / 64));
+  func->setAttr(sck::kConsumersAttrName, b.getI64IntegerAttr(band / 64));
   Type element = weight.getElementType();
   auto cst = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
@@ -393,7 +393,8 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
     func.setArgAttr(2, "sck.candidate_pairs", b.getUnitAttr());
   func->setAttr("sck.op", b.getStringAttr(caller.getSymName() + "/attention" +
                                           Twine(index)));
-  func->setAttr("sck.consumers", b.getI64IntegerAttr(config.getConsumers()));
+  func->setAttr(sck::kConsumersAttrName,
+                b.getI64IntegerAttr(config.getConsumers()));
   op->setAttr(BatchMatmulOp::getKernelAttrName(),
               FlatSymbolRefAttr::get(func.getSymNameAttr()));
   Block *entry = func.addEntryBlock();

@@ -53,8 +53,9 @@ bool pairsMeasuredFaster(sck::TileLoopOp loop) {
 /// of whole 128B-swizzle atoms.
 bool hybridTakesPairs(sck::TileLoopOp loop) {
   auto kernel = loop->getParentOfType<func::FuncOp>();
-  auto consumers = kernel ? kernel->getAttrOfType<IntegerAttr>("sck.consumers")
-                          : IntegerAttr();
+  auto consumers =
+      kernel ? kernel->getAttrOfType<IntegerAttr>(sck::kConsumersAttrName)
+             : IntegerAttr();
   std::optional<int64_t> nTiles = getConstantIntValue(loop.getNTiles());
   bool halves = false;
   loop.walk([&](sck::LoadOp load) {

@@ -134,7 +134,7 @@ struct ScWarpSpecializePass
       // A hybrid-tiled GEMM: a consumer per 64 weight rows of its tile
       // (sc-lower-to-sck records how many).
       if (recorded == KernelSchedule::hybrid) {
-        auto count = func->getAttrOfType<IntegerAttr>("sck.consumers");
+        auto count = func->getAttrOfType<IntegerAttr>(sck::kConsumersAttrName);
         consumers = count ? count.getInt() : 1;
       }
       order = recorded ? stringifyKernelSchedule(*recorded).str() : "pingpong";
@@ -168,7 +168,8 @@ struct ScWarpSpecializePass
       // it).
       auto func = loop->getParentOfType<func::FuncOp>();
       auto recorded =
-          func ? func->getAttrOfType<IntegerAttr>("sck.consumers") : IntegerAttr();
+          func ? func->getAttrOfType<IntegerAttr>(sck::kConsumersAttrName)
+               : IntegerAttr();
       if (recorded)
         consumers = recorded.getInt();
       if (consumers == 1)

@@ -50,7 +50,7 @@ void cloneKernelIR(func::FuncOp kernel, gpu::GPUFuncOp func, int64_t stages) {
   for (auto [i, name] : llvm::enumerate(names))
     func.setArgAttr(i, kOperandAttrName, b.getStringAttr(name));
   for (StringRef attr : {sck::kKernelScheduleAttrName.data(),
-                         kHybridConsumersAttrName.data()})
+                         sck::kConsumersAttrName.data()})
     if (Attribute value = kernel->getAttr(attr))
       func->setAttr(attr, value);
   IRMapping mapping;
@@ -117,7 +117,8 @@ FailureOr<KernelLaunch> mlir::sc::buildHybridGemmKernel(
   auto fits = [&](int64_t stages, int64_t limit) {
     return hybridSharedBytes(kernelIR, stages) <= limit;
   };
-  auto consumersAttr = kernelIR->getAttrOfType<IntegerAttr>(kHybridConsumersAttrName);
+  auto consumersAttr =
+      kernelIR->getAttrOfType<IntegerAttr>(sck::kConsumersAttrName);
   int64_t consumers = consumersAttr ? consumersAttr.getInt() : 1;
   int64_t band = kBand * consumers;
   int64_t stages = asked;

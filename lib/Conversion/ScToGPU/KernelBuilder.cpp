@@ -104,7 +104,7 @@ LogicalResult mlir::sc::detail::applyKernelConversion(
   for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
     kernel.removeArgAttr(i, kOperandAttrName);
   kernel->removeAttr(sck::kKernelScheduleAttrName);
-  kernel->removeAttr(kHybridConsumersAttrName);
+  kernel->removeAttr(sck::kConsumersAttrName);
   if (!cse)
     return success();
   IRRewriter rewriter(ctx);

@@ -200,7 +200,7 @@ FailureOr<HybridFrame> buildFrame(gpu::GPUFuncOp func) {
     return func.emitError("sck-to-nvgpu: a hybrid-tiled kernel whose slots "
                           "are released after its MMAs' waits (run "
                           "sc-schedule-wgmma)");
-  if (auto count = func->getAttrOfType<IntegerAttr>(kHybridConsumersAttrName))
+  if (auto count = func->getAttrOfType<IntegerAttr>(sck::kConsumersAttrName))
     f.consumers = count.getInt();
   OpBuilder b(ringOps.front());
   Location loc = ringOps.front().getLoc();

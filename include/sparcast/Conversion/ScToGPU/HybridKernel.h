@@ -17,10 +17,6 @@ namespace mlir::sc::detail {
 /// Room kept for the mbarriers past the dynamic-memory symbol (at most 3
 /// rings x 2 x 8 slots x 8 bytes).
 constexpr int64_t kHybridBarrierBytes = 512;
-/// The kernel's consumer warpgroups (sc-lower-to-sck's record on the
-/// kernel-level function: one per 64 weight rows of a tile).
-constexpr llvm::StringLiteral kHybridConsumersAttrName = "sck.consumers";
-
 /// The TMA parts of a box of `type`: 128-byte-wide swizzled columns of
 /// its rows as stored (a transposed box is stored [cols][rows]), or one
 /// unswizzled part when a row is narrower.

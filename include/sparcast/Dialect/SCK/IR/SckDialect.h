@@ -45,6 +45,11 @@ RoleRegisters defaultRoleRegisters(int64_t consumers, int64_t ctasPerSM);
 /// for (a KernelScheduleAttr).
 constexpr llvm::StringLiteral kKernelScheduleAttrName = "sck.schedule";
 
+/// The name of the kernel function's attribute giving its consumer
+/// warpgroups (sc-lower-to-sck's record: an attention's configuration, a
+/// hybrid-tiled GEMM's one per 64 weight rows of a tile).
+constexpr llvm::StringLiteral kConsumersAttrName = "sck.consumers";
+
 /// The kernel sc-lower-to-sck recorded on the function holding `op`, if
 /// any.
 std::optional<KernelSchedule> kernelSchedule(Operation *op);
