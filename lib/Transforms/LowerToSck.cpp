@@ -546,18 +546,19 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
       for (int64_t c = 0; c < chunks; ++c)
         s = sck::MmaOp::create(b, loc, sType, qs[half][c], ks[c], s);
       steps.push_back(sck::SoftmaxOp::create(
-          b, loc, sck::BoxType::get(ctx, {64, blockN}, element), oType,
-          stateType, s, iters[2 * half], iters[2 * half + 1], k0, keyLenValue,
-          b.getF32FloatAttr(scale)));
+          b, loc, sck::BoxType::get(ctx, {64, blockN}, element), stateType, s,
+          iters[2 * half + 1], k0, keyLenValue, b.getF32FloatAttr(scale)));
     }
     auto vBox = sck::BoxType::get(ctx, {blockN, headDim}, element);
     Value v = sck::LoadOp::create(b, loc, vBox, b.getStringAttr("V"),
                                   ValueRange{cst(0), k0, h, kvBatch},
                                   /*transposed=*/false);
     SmallVector<Value> yields;
-    for (sck::SoftmaxOp step : steps) {
-      yields.push_back(sck::MmaOp::create(b, loc, oType, step.getP(), v,
-                                          step.getNewO()));
+    for (auto [half, step] : llvm::enumerate(steps)) {
+      // O brought to the block's maxima, then P V added.
+      Value o = sck::RescaleOp::create(b, loc, oType, iters[2 * half],
+                                       iters[2 * half + 1], step.getNewState());
+      yields.push_back(sck::MmaOp::create(b, loc, oType, step.getP(), v, o));
       yields.push_back(step.getNewState());
     }
     scf::YieldOp::create(b, loc, yields);
@@ -567,9 +568,16 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
                                          blocks.getResult(2 * half),
                                          blocks.getResult(2 * half + 1));
     OpBuilder::InsertionGuard guard(b);
-    if (pairs && half == 1) {
-      auto ifPartner = scf::IfOp::create(b, loc, hasPartner, false);
-      b.setInsertionPointToStart(&ifPartner.getThenRegion().front());
+    // The second half stores only when it holds rows of its own: a
+    // candidate's partner, or rows before the query length (its consumer
+    // has nothing to do otherwise).
+    if (half == 1) {
+      Value own = hasPartner;
+      if (!pairs)
+        own = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                    q0s[half], queryLenValue);
+      auto ifOwn = scf::IfOp::create(b, loc, own, false);
+      b.setInsertionPointToStart(&ifOwn.getThenRegion().front());
     }
     sck::EpilogueOp::create(b, loc, b.getStringAttr("O"),
                             ValueRange{cst(0), q0s[half], h, batches[half]},

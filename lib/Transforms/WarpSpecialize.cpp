@@ -290,7 +290,8 @@ struct ScWarpSpecializePass
       // No MMAs or epilogues here: an MMA's result is its accumulator.
       SmallVector<Operation *> drop;
       copy->walk([&](Operation *op) {
-        if (isa<MmaOp, MmaSparseOp, EpilogueOp, SoftmaxOp, NormalizeOp>(op))
+        if (isa<MmaOp, MmaSparseOp, EpilogueOp, SoftmaxOp, RescaleOp,
+                NormalizeOp>(op))
           drop.push_back(op);
       });
       for (Operation *op : llvm::reverse(drop)) {
@@ -300,10 +301,10 @@ struct ScWarpSpecializePass
           mma.getResult().replaceAllUsesWith(mma.getAcc());
         // The softmax's statistics and output go through unchanged; its P
         // (read only by the MMAs dropped with it) has no users left.
-        if (auto step = dyn_cast<SoftmaxOp>(op)) {
-          step.getNewO().replaceAllUsesWith(step.getO());
+        if (auto step = dyn_cast<SoftmaxOp>(op))
           step.getNewState().replaceAllUsesWith(step.getState());
-        }
+        if (auto rescale = dyn_cast<RescaleOp>(op))
+          rescale.getResult().replaceAllUsesWith(rescale.getO());
         if (auto norm = dyn_cast<NormalizeOp>(op))
           norm.getResult().replaceAllUsesWith(norm.getO());
         op->erase();

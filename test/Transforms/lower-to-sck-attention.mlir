@@ -41,9 +41,10 @@
 // CHECK: %[[K1:.*]] = sck.load "K"[%{{.*}}, %{{.*}}, %[[H]], %[[KVB]]] {transposed} : !sck.box<64x128xf16>
 // CHECK: sck.mma %[[Q0]], %[[K0]]
 // CHECK: %[[S:.*]] = sck.mma %[[Q1]], %[[K1]]
-// CHECK: %[[P:.*]], %[[O:.*]], %[[ST:.*]] = sck.softmax %[[S]], {{.*}} of %c2000 {scale = 0.0883883461 : f32}
+// CHECK: %[[P:.*]], %[[ST:.*]] = sck.softmax %[[S]], %[[ST0:.*]] at {{.*}} of %c2000 {scale = 0.0883883461 : f32}
 // CHECK: sck.softmax
 // CHECK: %[[V:.*]] = sck.load "V"[%{{.*}}, %{{.*}}, %[[H]], %[[KVB]]] : !sck.box<128x128xf16>
+// CHECK: %[[O:.*]] = sck.rescale %{{.*}}, %[[ST0]] to %[[ST]]
 // CHECK: sck.mma %[[P]], %[[V]], %[[O]] : !sck.box<64x128xf16>, !sck.box<128x128xf16>, !sck.acc<64x128xf32>
 // CHECK: %[[N:.*]] = sck.normalize
 // CHECK: sck.epilogue "O"[%{{.*}}, %{{.*}}, %[[H]], %[[B]]], %[[N]] : !sck.acc<64x128xf32>
@@ -88,7 +89,9 @@
 // WSIR: %[[KV:.*]]:3 = sck.get %[[KVR]]
 // WSIR: sck.mma %[[Q]]#0, %[[KV]]#0
 // WSIR: sck.softmax
-// WSIR: sck.mma %{{.*}}, %[[KV]]#2
+// WSIR: sck.rescale
+// WSIR-NEXT: sck.mma %{{.*}}, %[[KV]]#2
+// WSIR-NEXT: sck.rescale
 // WSIR-NEXT: sck.mma %{{.*}}, %[[KV]]#2
 // WSIR-NEXT: sck.release %[[KVR]]
 // WSIR: }
@@ -105,7 +108,7 @@ func.func @target(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x2000x128xf16>,
 // no index): 64-key blocks, the op's scale.
 // CHECK-LABEL: func.func private @short_attention0_kernel(
 // CHECK-SAME: %{{.*}}: index) attributes {sck.consumers = 1 : i64
-// CHECK: sck.softmax {{.*}} of %c100 {scale = 5.000000e-01 : f32} : !sck.acc<64x64xf32>, !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x64xf16>
+// CHECK: sck.softmax {{.*}} of %c100 {scale = 5.000000e-01 : f32} : !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x64xf16>
 func.func @short(%q: tensor<2x1x40x64xf16>, %k: tensor<2x1x100x64xf16>, %v: tensor<2x1x100x64xf16>) -> tensor<2x1x40x64xf16> {
   %o = sc.attention %q, %k, %v {scale = 0.5 : f32} : tensor<2x1x40x64xf16>, tensor<2x1x100x64xf16>, tensor<2x1x100x64xf16> -> tensor<2x1x40x64xf16>
   return %o : tensor<2x1x40x64xf16>
@@ -118,6 +121,7 @@ func.func @short(%q: tensor<2x1x40x64xf16>, %k: tensor<2x1x100x64xf16>, %v: tens
 // them: a tile is a 128-row query block of two 64-row halves (4 tiles),
 // which walk its kept blocks together: the K and V boxes of a block are
 // loaded once for both halves, each half its own S, softmax step and O.
+// The second half stores only rows before the query length.
 // CHECK-LABEL: func.func private @masked_attention0_kernel(
 // CHECK-DAG: %[[OFFSETS:.*]] = arith.constant dense<[0, 1, 3, 5, 8]> : tensor<5xi32>
 // CHECK-DAG: %[[IND:.*]] = arith.constant dense<[0, 0, 1, 0, 2, 0, 1, 3]> : tensor<8xi32>
@@ -142,7 +146,9 @@ func.func @short(%q: tensor<2x1x40x64xf16>, %k: tensor<2x1x100x64xf16>, %v: tens
 // CHECK: sck.mma %{{.*}}, %[[V]]
 // CHECK: scf.yield
 // CHECK: sck.epilogue "O"[%c0, %[[ROW0]],
-// CHECK: sck.epilogue "O"[%c0, %[[ROW1]],
+// CHECK: %[[OWN:.*]] = arith.cmpi ult, %[[ROW1]], %c512 : index
+// CHECK-NEXT: scf.if %[[OWN]] {
+// CHECK-NEXT: sck.epilogue "O"[%c0, %[[ROW1]],
 func.func @masked(%q: tensor<1x1x512x64xbf16>, %k: tensor<1x1x512x64xbf16>, %v: tensor<1x1x512x64xbf16>) -> tensor<1x1x512x64xbf16> {
   %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128, local_width = 0, anchors = [first], causal = true>) : tensor<1x1x512x64xbf16>, tensor<1x1x512x64xbf16>, tensor<1x1x512x64xbf16> -> tensor<1x1x512x64xbf16>
   return %o : tensor<1x1x512x64xbf16>

@@ -268,7 +268,7 @@ func.func @softmax_state_shape(%s: !sck.acc<64x128xf32>, %o: !sck.acc<64x64xf32>
 func.func @softmax_rows(%s: !sck.acc<64x128xf32>, %o: !sck.acc<64x64xf32>, %st: !sck.acc<32x2xf32>, %k: index) {
   %keys10 = arith.constant 10 : index
   // expected-error @below {{statistics of 32 rows for a tile of 64}}
-  %p, %on, %stn = sck.softmax %s, %o, %st at %k of %keys10 {scale = 1.0 : f32} : !sck.acc<64x128xf32>, !sck.acc<64x64xf32>, !sck.acc<32x2xf32> -> !sck.box<64x128xf16>
+  %p, %stn = sck.softmax %s, %st at %k of %keys10 {scale = 1.0 : f32} : !sck.acc<64x128xf32>, !sck.acc<32x2xf32> -> !sck.box<64x128xf16>
   return
 }
 
@@ -277,7 +277,7 @@ func.func @softmax_rows(%s: !sck.acc<64x128xf32>, %o: !sck.acc<64x64xf32>, %st: 
 func.func @softmax_p_shape(%s: !sck.acc<64x128xf32>, %o: !sck.acc<64x64xf32>, %st: !sck.acc<64x2xf32>, %k: index) {
   %keys10 = arith.constant 10 : index
   // expected-error @below {{P must have the scores' shape, got '!sck.box<64x64xf16>' for '!sck.acc<64x128xf32>'}}
-  %p, %on, %stn = sck.softmax %s, %o, %st at %k of %keys10 {scale = 1.0 : f32} : !sck.acc<64x128xf32>, !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x64xf16>
+  %p, %stn = sck.softmax %s, %st at %k of %keys10 {scale = 1.0 : f32} : !sck.acc<64x128xf32>, !sck.acc<64x2xf32> -> !sck.box<64x64xf16>
   return
 }
 
@@ -286,16 +286,15 @@ func.func @softmax_p_shape(%s: !sck.acc<64x128xf32>, %o: !sck.acc<64x64xf32>, %s
 func.func @softmax_p_type(%s: !sck.acc<64x128xf32>, %o: !sck.acc<64x64xf32>, %st: !sck.acc<64x2xf32>, %k: index) {
   %keys10 = arith.constant 10 : index
   // expected-error @below {{P is f16 or bf16 (an MMA operand), got 'f32'}}
-  %p, %on, %stn = sck.softmax %s, %o, %st at %k of %keys10 {scale = 1.0 : f32} : !sck.acc<64x128xf32>, !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x128xf32>
+  %p, %stn = sck.softmax %s, %st at %k of %keys10 {scale = 1.0 : f32} : !sck.acc<64x128xf32>, !sck.acc<64x2xf32> -> !sck.box<64x128xf32>
   return
 }
 
 // -----
 
-func.func @softmax_rows_o(%s: !sck.acc<64x128xf32>, %o: !sck.acc<32x64xf32>, %st: !sck.acc<64x2xf32>, %k: index) {
-  %keys10 = arith.constant 10 : index
-  // expected-error @below {{scores of 64 rows, output of 32}}
-  %p, %on, %stn = sck.softmax %s, %o, %st at %k of %keys10 {scale = 1.0 : f32} : !sck.acc<64x128xf32>, !sck.acc<32x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x128xf16>
+func.func @rescale_rows(%o: !sck.acc<32x64xf32>, %st: !sck.acc<64x2xf32>, %st2: !sck.acc<64x2xf32>) {
+  // expected-error @below {{statistics of 64 rows for a tile of 32}}
+  %on = sck.rescale %o, %st to %st2 : !sck.acc<32x64xf32>, !sck.acc<64x2xf32>
   return
 }
 
@@ -304,7 +303,7 @@ func.func @softmax_rows_o(%s: !sck.acc<64x128xf32>, %o: !sck.acc<32x64xf32>, %st
 func.func @softmax_no_keys(%s: !sck.acc<64x128xf32>, %o: !sck.acc<64x64xf32>, %st: !sck.acc<64x2xf32>, %k: index) {
   %keys0 = arith.constant 0 : index
   // expected-error @below {{needs at least one key, got 0}}
-  %p, %on, %stn = sck.softmax %s, %o, %st at %k of %keys0 {scale = 1.0 : f32} : !sck.acc<64x128xf32>, !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x128xf16>
+  %p, %stn = sck.softmax %s, %st at %k of %keys0 {scale = 1.0 : f32} : !sck.acc<64x128xf32>, !sck.acc<64x2xf32> -> !sck.box<64x128xf16>
   return
 }
 
@@ -379,5 +378,23 @@ func.func @mma_sp_metadata(%n: index) {
   %x = sck.load "A"[%n, %n, %n] {transposed} : !sck.box<128x8xf16>
   // expected-error @below {{metadata words are i32, got 'f32'}}
   %r = sck.mma_sp %a, %e, %x, %zero : !sck.box<64x64xf16>, !sck.box<64x4xf32>, !sck.box<128x8xf16>, !sck.acc<64x8xf32>
+  return
+}
+
+// -----
+
+func.func @consumer_index_outside_role() {
+  // expected-error @below {{is the index of a consumer: inside a consumer role}}
+  %c = sck.consumer_index
+  return
+}
+
+// -----
+
+func.func @consumer_index_in_producer() {
+  sck.role producer attributes {regs = 40 : i64} {
+    // expected-error @below {{is the index of a consumer: inside a consumer role}}
+    %c = sck.consumer_index
+  }
   return
 }

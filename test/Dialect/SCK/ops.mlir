@@ -82,11 +82,12 @@ func.func @epilogue_region(%batch: index, %x: tensor<?x64x256xf32>, %idx: tensor
 }
 
 // Attention at the kernel level: per key block, S = Q K^T, one online
-// softmax step (P, O rescaled, running statistics), O += P V; then O
-// divided by the row sums.
+// softmax step (P, running statistics), O brought to the new maxima, O +=
+// P V; then O divided by the row sums.
 // CHECK-LABEL: func.func @attention_tile
 // CHECK: %[[ST:.*]] = sck.softmax_init : !sck.acc<64x2xf32>
-// CHECK: sck.softmax %{{.*}}, %{{.*}}, %{{.*}} at %{{.*}} of %{{.*}} {scale = 0.0883883461 : f32} : !sck.acc<64x128xf32>, !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x128xf16>
+// CHECK: %[[P:.*]], %[[STN:.*]] = sck.softmax %{{.*}}, %{{.*}} at %{{.*}} of %{{.*}} {scale = 0.0883883461 : f32} : !sck.acc<64x128xf32>, !sck.acc<64x2xf32> -> !sck.box<64x128xf16>
+// CHECK: sck.rescale %{{.*}}, %{{.*}} to %[[STN]] : !sck.acc<64x64xf32>, !sck.acc<64x2xf32>
 // CHECK: sck.normalize %{{.*}}, %{{.*}} : !sck.acc<64x64xf32>, !sck.acc<64x2xf32>
 func.func @attention_tile(%blocks: index) {
   %c0 = arith.constant 0 : index
@@ -101,7 +102,8 @@ func.func @attention_tile(%blocks: index) {
     %k = sck.load "K"[%c0, %k0, %c0, %c0] {transposed} : !sck.box<64x128xf16>
     %z = sck.zero : !sck.acc<64x128xf32>
     %s = sck.mma %q, %k, %z : !sck.box<64x64xf16>, !sck.box<64x128xf16>, !sck.acc<64x128xf32>
-    %p, %on, %stn = sck.softmax %s, %oi, %sti at %k0 of %keys1000 {scale = 0.0883883461 : f32} : !sck.acc<64x128xf32>, !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x128xf16>
+    %p, %stn = sck.softmax %s, %sti at %k0 of %keys1000 {scale = 0.0883883461 : f32} : !sck.acc<64x128xf32>, !sck.acc<64x2xf32> -> !sck.box<64x128xf16>
+    %on = sck.rescale %oi, %sti to %stn : !sck.acc<64x64xf32>, !sck.acc<64x2xf32>
     %v = sck.load "V"[%c0, %k0, %c0, %c0] : !sck.box<128x64xf16>
     %o1 = sck.mma %p, %v, %on : !sck.box<64x128xf16>, !sck.box<128x64xf16>, !sck.acc<64x64xf32>
     scf.yield %o1, %stn : !sck.acc<64x64xf32>, !sck.acc<64x2xf32>
@@ -198,6 +200,17 @@ func.func @scheduled_roles(%tiles: index) {
       sck.release %r[%p] : !sck.ring<!sck.box<64x64xf16>>
       sck.discard %r[%p] : !sck.ring<!sck.box<64x64xf16>>
     }
+  }
+  return
+}
+
+// Consumers taking turns, each running the role's body as its own.
+// CHECK-LABEL: func.func @per_consumer
+// CHECK: sck.role consumer attributes {count = 2 : i64, order = #sck.consumer_order<turns>, regs = 232 : i64} {
+// CHECK-NEXT: %{{.*}} = sck.consumer_index
+func.func @per_consumer() {
+  sck.role consumer attributes {count = 2, order = #sck.consumer_order<turns>, regs = 232} {
+    %c = sck.consumer_index
   }
   return
 }

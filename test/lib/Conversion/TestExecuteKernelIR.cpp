@@ -109,6 +109,8 @@ private:
   DenseMap<Value, Queue> queues;
   /// The index of the tile the innermost tile loop runs (sck.tile_index).
   Value tileIndex;
+  /// The consumer running a role body that asks (sck.consumer_index).
+  Value consumerIndex;
 
   Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
 
@@ -606,13 +608,11 @@ private:
   void softmax(sck::SoftmaxOp step) {
     ArrayRef<int64_t> sShape = step.getS().getType().getShape();
     int64_t rows = sShape[0], cols = sShape[1];
-    int64_t width = step.getO().getType().getShape()[1];
     Type element = step.getP().getType().getElementType();
-    Value s = map.lookup(step.getS()), o = map.lookup(step.getO());
+    Value s = map.lookup(step.getS());
     Value state = map.lookup(step.getState());
     Value keyStart = map.lookup(step.getKeyStart());
     Value p = alloc({rows, cols}, element);
-    Value newO = alloc({rows, width}, b.getF32Type());
     Value newState = alloc({rows, 2}, b.getF32Type());
     double log2e = 1.4426950408889634;
     Value scale2 = f32(step.getScale().convertToFloat() * log2e);
@@ -654,15 +654,28 @@ private:
                                          sumLoop.getResult(0));
       memref::StoreOp::create(b, loc, mNew, newState, ValueRange{r[0], cst(0)});
       memref::StoreOp::create(b, loc, lNew, newState, ValueRange{r[0], cst(1)});
-      forEach({cst(width)}, [&](ValueRange d) {
+    });
+    map.map(step.getP(), p);
+    map.map(step.getNewState(), newState);
+  }
+
+  /// O times exp2(m - m') per row, as sck.rescale defines it.
+  void rescale(sck::RescaleOp op) {
+    ArrayRef<int64_t> shape = op.getO().getType().getShape();
+    Value o = map.lookup(op.getO());
+    Value from = map.lookup(op.getFrom()), to = map.lookup(op.getTo());
+    Value out = alloc(shape, b.getF32Type());
+    forEach({cst(shape[0])}, [&](ValueRange r) {
+      Value m = memref::LoadOp::create(b, loc, from, ValueRange{r[0], cst(0)});
+      Value mNew = memref::LoadOp::create(b, loc, to, ValueRange{r[0], cst(0)});
+      Value alpha = math::Exp2Op::create(b, loc, arith::SubFOp::create(b, loc, m, mNew));
+      forEach({cst(shape[1])}, [&](ValueRange d) {
         Value v = memref::LoadOp::create(b, loc, o, ValueRange{r[0], d[0]});
-        memref::StoreOp::create(b, loc, arith::MulFOp::create(b, loc, v, alpha), newO,
+        memref::StoreOp::create(b, loc, arith::MulFOp::create(b, loc, v, alpha), out,
                                 ValueRange{r[0], d[0]});
       });
     });
-    map.map(step.getP(), p);
-    map.map(step.getNewO(), newO);
-    map.map(step.getNewState(), newState);
+    map.map(op.getResult(), out);
   }
 
   /// O divided by the row sums.
@@ -813,6 +826,23 @@ private:
     return status;
   }
 
+  /// A role's body; one that asks which consumer runs it is run once for
+  /// each of its consumers, in order.
+  LogicalResult runRole(sck::RoleOp role) {
+    Block &body = role.getBody().front();
+    bool perConsumer = body.walk([](sck::ConsumerIndexOp) {
+                             return WalkResult::interrupt();
+                           }).wasInterrupted();
+    if (!perConsumer)
+      return runBlock(body);
+    for (int64_t c = 0; c < static_cast<int64_t>(role.getCount()); ++c) {
+      consumerIndex = cst(c);
+      if (failed(runBlock(body)))
+        return failure();
+    }
+    return success();
+  }
+
   LogicalResult runBlock(Block &block) {
     for (Operation &o : block)
       if (failed(runOp(o)))
@@ -830,7 +860,13 @@ private:
       return success();
     }
     if (auto role = dyn_cast<sck::RoleOp>(o))
-      return runBlock(role.getBody().front());
+      return runRole(role);
+    if (auto index = dyn_cast<sck::ConsumerIndexOp>(o)) {
+      map.map(index.getIndex(), consumerIndex);
+      return success();
+    }
+    if (auto op = dyn_cast<sck::RescaleOp>(o))
+      return rescale(op), success();
     if (auto ringOp = dyn_cast<sck::RingOp>(o))
       return ring(ringOp);
     if (auto init = dyn_cast<sck::SoftmaxInitOp>(o))

@@ -239,10 +239,7 @@ LogicalResult SoftmaxInitOp::verify() {
 
 LogicalResult SoftmaxOp::verify() {
   ArrayRef<int64_t> s = getS().getType().getShape();
-  ArrayRef<int64_t> o = getO().getType().getShape();
   ArrayRef<int64_t> p = getP().getType().getShape();
-  if (o[0] != s[0])
-    return emitOpError("scores of ") << s[0] << " rows, output of " << o[0];
   if (p != s)
     return emitOpError("P must have the scores' shape, got ")
            << getP().getType() << " for " << getS().getType();
@@ -253,6 +250,17 @@ LogicalResult SoftmaxOp::verify() {
       keys && *keys < 1)
     return emitOpError("needs at least one key, got ") << *keys;
   return verifyState(*this, getState().getType(), s[0]);
+}
+
+LogicalResult RescaleOp::verify() {
+  return verifyState(*this, getFrom().getType(), getO().getType().getShape()[0]);
+}
+
+LogicalResult ConsumerIndexOp::verify() {
+  auto role = (*this)->getParentOfType<RoleOp>();
+  if (!role || role.getKind() != RoleKind::consumer)
+    return emitOpError("is the index of a consumer: inside a consumer role");
+  return success();
 }
 
 LogicalResult NormalizeOp::verify() {

@@ -255,27 +255,43 @@ def Sck_SoftmaxInitOp : Sck_Op<"softmax_init", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Sck_SoftmaxOp : Sck_Op<"softmax", [Pure, AllTypesMatch<["o", "newO"]>,
-                                        AllTypesMatch<["state", "newState"]>]> {
+def Sck_SoftmaxOp : Sck_Op<"softmax", [Pure, AllTypesMatch<["state", "newState"]>]> {
   let summary = "one key block of an online softmax (flash attention)";
   let description = [{
     Scores `s` (M x N: the block's keys `keyStart` ..) update the running
-    statistics `state` (sck.softmax_init) and rescale the output
-    accumulator `o` (M x D), as flash attention does: per row r, with z_j =
-    s[r, j] * `scale` * log2(e) for keys `keyStart` + j < `keys` (the key
-    length, a value: it may be known only at launch; -inf for
-    the others), m' = max(m, max_j z_j), p_j = exp2(z_j - m'), l' = l *
-    exp2(m - m') + sum_j p_j, o' = o * exp2(m - m'). Results: P (the box
-    of p in the element type of the next multiplication, M x N), o' and
-    (m', l'). `sck.normalize` divides by l at the end.
+    statistics `state` (sck.softmax_init), as flash attention does: per
+    row r, with z_j = s[r, j] * `scale` * log2(e) for keys `keyStart` + j <
+    `keys` (the key length, a value: it may be known only at launch; -inf
+    for the others), m' = max(m, max_j z_j), p_j = exp2(z_j - m'), l' = l *
+    exp2(m - m') + sum_j p_j. Results: P (the box of p in the element type
+    of the next multiplication, M x N) and (m', l'). The output
+    accumulator is brought to the new maxima by `sck.rescale`, and
+    `sck.normalize` divides by l at the end.
   }];
-  let arguments = (ins Sck_AccType:$s, Sck_AccType:$o, Sck_AccType:$state,
+  let arguments = (ins Sck_AccType:$s, Sck_AccType:$state,
                        Index:$keyStart, Index:$keys, F32Attr:$scale);
-  let results = (outs Sck_BoxType:$p, Sck_AccType:$newO, Sck_AccType:$newState);
+  let results = (outs Sck_BoxType:$p, Sck_AccType:$newState);
   let assemblyFormat = [{
-    $s `,` $o `,` $state `at` $keyStart `of` $keys attr-dict `:`
-    qualified(type($s)) `,` qualified(type($o)) `,` qualified(type($state))
-    `->` qualified(type($p))
+    $s `,` $state `at` $keyStart `of` $keys attr-dict `:`
+    qualified(type($s)) `,` qualified(type($state)) `->` qualified(type($p))
+  }];
+  let hasVerifier = 1;
+}
+
+def Sck_RescaleOp : Sck_Op<"rescale", [Pure, AllTypesMatch<["o", "result"]>,
+                                        AllTypesMatch<["from", "to"]>]> {
+  let summary = "an online softmax's output brought to new row maxima";
+  let description = [{
+    O (M x D) accumulated under the running maxima of `from` (the
+    statistics before a `sck.softmax` step), multiplied per row r by
+    exp2(from.m[r] - to.m[r]) for the maxima of `to` (the step's): O then
+    sums p values of the new maxima, as the step's P does. Apart from the
+    step, so that O may be read only once the MMAs adding to it are done.
+  }];
+  let arguments = (ins Sck_AccType:$o, Sck_AccType:$from, Sck_AccType:$to);
+  let results = (outs Sck_AccType:$result);
+  let assemblyFormat = [{
+    $o `,` $from `to` $to attr-dict `:` qualified(type($o)) `,` qualified(type($from))
   }];
   let hasVerifier = 1;
 }
@@ -448,6 +464,20 @@ def Sck_PassTurnOp : Sck_Op<"pass_turn", [MemoryEffects<[MemRead, MemWrite]>]> {
     After a tile's MMAs are issued: the other consumer may issue those of
     the CTA's next tile (none after the CTA's last).
   }];
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def Sck_ConsumerIndexOp : Sck_Op<"consumer_index", [Pure]> {
+  let summary = "which consumer of its role runs this code";
+  let description = [{
+    In a consumer role of `count` warpgroups: 0 .. count - 1. A consumer
+    role's body is the work of all its consumers (the lowering gives each
+    its tiles) unless it asks for this index: then each consumer runs the
+    body as its own (an attention's consumers taking turns, each on its own
+    query rows of the tile they share).
+  }];
+  let results = (outs Index:$index);
   let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
 }
