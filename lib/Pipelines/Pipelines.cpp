@@ -236,8 +236,10 @@ void mlir::sc::buildScKernelPipeline(OpPassManager &pm,
     prefetch.report = report;
     pm.addPass(createScPrefetchEpilogueOperandsPass(prefetch));
   }
-  // What the GEMM kernels' threads order, as ops of their own.
+  // What the GEMM and attention kernels' threads order, as ops of their
+  // own.
   pm.addPass(createScScheduleWgmmaPass());
+  pm.addPass(createScScheduleAttentionPass());
 }
 
 void mlir::sc::registerScPipelines() {

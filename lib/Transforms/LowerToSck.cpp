@@ -482,6 +482,13 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
     // Alone, the second half repeats the first and stores nothing.
     batches[1] = arith::SelectOp::create(b, loc, hasPartner, partner, bIdx);
   }
+  // The second half stores only when it holds rows of its own: a
+  // candidate's partner, or rows before the query length (its consumer
+  // has nothing to do otherwise).
+  Value secondOwns = hasPartner;
+  if (halves == 2 && !pairs)
+    secondOwns = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                       q0s[1], queryLenValue);
   // Keys and values of the request index[b] (IKBO type II), else of b.
   Value kvBatch = bIdx;
   if (indexed) {
@@ -568,15 +575,8 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
                                          blocks.getResult(2 * half),
                                          blocks.getResult(2 * half + 1));
     OpBuilder::InsertionGuard guard(b);
-    // The second half stores only when it holds rows of its own: a
-    // candidate's partner, or rows before the query length (its consumer
-    // has nothing to do otherwise).
     if (half == 1) {
-      Value own = hasPartner;
-      if (!pairs)
-        own = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                    q0s[half], queryLenValue);
-      auto ifOwn = scf::IfOp::create(b, loc, own, false);
+      auto ifOwn = scf::IfOp::create(b, loc, secondOwns, false);
       b.setInsertionPointToStart(&ifOwn.getThenRegion().front());
     }
     sck::EpilogueOp::create(b, loc, b.getStringAttr("O"),

@@ -697,6 +697,71 @@ def ScScheduleWgmmaPass : Pass<"sc-schedule-wgmma", "::mlir::ModuleOp"> {
   }];
 }
 
+def ScScheduleAttentionPass : Pass<"sc-schedule-attention", "::mlir::ModuleOp"> {
+  let summary = "Make a warp-specialized attention kernel's schedule explicit in its kernel-level IR";
+  let description = [{
+    On the kernel-level IR (`sck`) of a warp-specialized attention whose
+    CTAs run one tile each (the grid walk; after sc-warp-specialize), what
+    the kernel's threads must order becomes ops, so that each op lowers on
+    its own:
+
+    - each consumer runs the tile as its own (`sck.consumer_index`): its
+      query rows' Q, scores, softmax and O (two consumers: two candidates
+      of one request, or the halves of a 128-row query block, sharing
+      every key block);
+    - Q goes in a slot per consumer, K and V in rings of their own (a
+      block's K is done with long before its V), and every put, get and
+      release names its ring position: consumer c's Q of the tile at index
+      t (`sck.tile_index`) is position 2 t + c (t with one consumer), key
+      block i of the tile's walk position t x ceil(keys / block) + i;
+    - the key blocks are software-pipelined (FlashAttention-3): block 0's
+      Q K^T and softmax before the loop; then each block's Q K^T issued
+      with the block before's P V, `sck.mma_wait 1` (the Q K^T done) and
+      its K freed, its softmax under that P V, `sck.mma_wait 0`, the V
+      before freed and O brought to the new maxima (`sck.rescale`); the
+      last P V after the loop;
+    - two consumers take turns for their MMAs (`sck.await_turn`,
+      `sck.pass_turn`: consumer 0 first, no wait for a turn nobody gives)
+      when both have rows of their own; a consumer without (a candidate
+      left without partner, rows past the query length) frees its Q and
+      every key block unread (`sck.discard`).
+
+    The rewrite keeps the kernel's meaning: the ops it adds order threads
+    and do nothing on one (`sc-test-execute-kernel-ir` runs the consumer
+    role once per consumer). The chained walk is left as it is.
+
+    Consumer loop before (one consumer):
+
+    ```mlir
+    %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%o = %zero, %st = %init) -> (...) {
+      %kv:3 = sck.get %kvring : ...
+      %s = sck.mma %q#1, %kv#1, (sck.mma %q#0, %kv#0, %z) : ...
+      %p, %st2 = sck.softmax %s, %st at %k0 of %keys {scale = ...} : ...
+      %o2 = sck.rescale %o, %st to %st2 : ...
+      %o3 = sck.mma %p, %kv#2, %o2 : ...
+      sck.release %kvring : ...
+      scf.yield %o3, %st2 : ...
+    }
+    ```
+
+    After (inside the loop over blocks 1 ..):
+
+    ```mlir
+    %k:2 = sck.get %kring[%at] : ...
+    %v = sck.get %vring[%before] : ...
+    %s = ... Q K^T of %k ...
+    %pv = sck.mma %p, %v, %o : ...
+    sck.mma_wait 1
+    sck.release %kring[%at] : ...
+    %p2, %st2 = sck.softmax %s, %st at %k0 of %keys {scale = ...} : ...
+    sck.mma_wait 0
+    sck.release %vring[%before] : ...
+    %o2 = sck.rescale %pv, %st to %st2 : ...
+    scf.yield %o2, %st2, %p2 : ...
+    ```
+  }];
+}
+
 def ScPipelineMultistagePass : Pass<"sc-pipeline-multistage", "::mlir::ModuleOp"> {
   let summary = "Software-pipeline a multistage kernel's k-tile loads through a ring";
   let description = [{

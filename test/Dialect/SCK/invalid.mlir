@@ -108,7 +108,7 @@ func.func @mma_wait_negative() {
 
 func.func @turns_of_cooperative_consumers() {
   sck.role consumer attributes {count = 2, order = #sck.consumer_order<cooperative>, regs = 232} {
-    // expected-error @below {{'sck.await_turn' op only in a consumer role of ping-pong order}}
+    // expected-error @below {{'sck.await_turn' op only in a consumer role whose consumers take turns (ping-pong or turns order)}}
     sck.await_turn
   }
   return

@@ -316,12 +316,15 @@ LogicalResult GetOp::verify() {
 }
 
 /// `op` runs in a consumer role (of ping-pong order with `pingpong`).
-static LogicalResult verifyInConsumer(Operation *op, bool pingpong = false) {
+static LogicalResult verifyInConsumer(Operation *op, bool turns = false) {
   auto role = op->getParentOfType<RoleOp>();
   if (!role || role.getKind() != RoleKind::consumer)
     return op->emitOpError("only in a consumer role");
-  if (pingpong && role.getOrder() != ConsumerOrder::pingpong)
-    return op->emitOpError("only in a consumer role of ping-pong order");
+  if (turns && role.getOrder() != ConsumerOrder::pingpong &&
+      role.getOrder() != ConsumerOrder::turns)
+    return op->emitOpError(
+        "only in a consumer role whose consumers take turns (ping-pong or "
+        "turns order)");
   return success();
 }
 
@@ -338,11 +341,11 @@ LogicalResult MmaWaitOp::verify() {
 }
 
 LogicalResult AwaitTurnOp::verify() {
-  return verifyInConsumer(*this, /*pingpong=*/true);
+  return verifyInConsumer(*this, /*turns=*/true);
 }
 
 LogicalResult PassTurnOp::verify() {
-  return verifyInConsumer(*this, /*pingpong=*/true);
+  return verifyInConsumer(*this, /*turns=*/true);
 }
 
 LogicalResult RoleOp::verify() {

@@ -433,13 +433,17 @@ def Sck_TileIndexOp : Sck_Op<"tile_index", [Pure, HasParent<"TileLoopOp">]> {
 }
 
 def Sck_MmaWaitOp : Sck_Op<"mma_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
-  let summary = "wait until at most `pending` k-tiles' MMAs are in flight";
+  let summary = "wait until at most `pending` MMAs are in flight";
   let description = [{
-    On Hopper an `sck.mma` runs asynchronously and leaves its k-tile's MMAs
-    in flight until the next one's are issued: the slot it read can be
-    released only after a wait. A consumer's last k-tile waits for all
-    (`pending` = 0) before its slot is released and the epilogue reads the
-    accumulator.
+    On Hopper an `sck.mma` runs asynchronously: the boxes it reads and the
+    accumulator it writes may be touched again only after a wait. MMAs
+    complete in the order they were issued; the wait returns once at most
+    the `pending` latest are in flight. A GEMM's k-tile leaves its MMA in
+    flight until the next one's is issued (its slot released one k-tile
+    late), and its last k-tile waits for all (`pending` = 0) before the
+    epilogue reads the accumulator; an attention block waits for its
+    Q K^T (the P V issued after it still in flight) before the softmax
+    reads the scores.
   }];
   let arguments = (ins I64Attr:$pending);
   let assemblyFormat = "$pending attr-dict";
@@ -447,22 +451,25 @@ def Sck_MmaWaitOp : Sck_Op<"mma_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
 }
 
 def Sck_AwaitTurnOp : Sck_Op<"await_turn", [MemoryEffects<[MemRead, MemWrite]>]> {
-  let summary = "wait until the other ping-pong consumer has issued its MMAs";
+  let summary = "wait until the other consumer has issued its MMAs";
   let description = [{
     Ping-pong consumers take turns: each issues its tile's MMAs only after
     the other has issued those of its tile before (`sck.pass_turn`), so
     one's epilogue runs under the other's MMAs. The CTA's first tile does
-    not wait.
+    not wait. Consumers of order `turns` (an attention's, each running the
+    body as its own) wait wherever the IR says, each wait answered by one
+    pass of the other consumer.
   }];
   let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
 }
 
 def Sck_PassTurnOp : Sck_Op<"pass_turn", [MemoryEffects<[MemRead, MemWrite]>]> {
-  let summary = "give the other ping-pong consumer its turn";
+  let summary = "give the other consumer its turn";
   let description = [{
     After a tile's MMAs are issued: the other consumer may issue those of
-    the CTA's next tile (none after the CTA's last).
+    the CTA's next tile (ping-pong: none after the CTA's last), or (order
+    `turns`) its next group of MMAs.
   }];
   let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
