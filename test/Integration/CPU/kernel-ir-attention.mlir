@@ -2,15 +2,19 @@
 // RUN: sparcast-equiv %s --ref=self_bf16 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-test-execute-kernel-ir)' --candidates=2 --rtol=1e-2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=short_query --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-test-execute-kernel-ir)' --candidates=3 --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=target --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --users=2 --candidates=4 --shuffle-index --rtol=2e-3 | FileCheck %s
-// RUN: sparcast-equiv %s --ref=self_bf16 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize{stages=3},sc-test-execute-kernel-ir)' --candidates=2 --rtol=1e-2 | FileCheck %s
-// RUN: sparcast-equiv %s --ref=log_linear64 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=1 --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=target --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-schedule-attention,sc-test-execute-kernel-ir)' --users=3 --candidates=4 --shuffle-index --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=self_bf16 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize{stages=3},sc-schedule-attention,sc-test-execute-kernel-ir)' --candidates=2 --rtol=1e-2 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=log_linear64 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-schedule-attention,sc-test-execute-kernel-ir)' --candidates=1 --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=log_linear128 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-test-execute-kernel-ir)' --candidates=1 --rtol=1e-2 | FileCheck %s
-// RUN: sparcast-equiv %s --ref=dynamic_lengths --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --users=2 --candidates=3 --dynamic-size=130 --shuffle-index --rtol=2e-3 | FileCheck %s
-// RUN: sparcast-equiv %s --ref=dynamic_log_linear64 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=1 --dynamic-size=200 --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=dynamic_lengths --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-schedule-attention,sc-test-execute-kernel-ir)' --users=2 --candidates=3 --dynamic-size=130 --shuffle-index --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=dynamic_log_linear64 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-schedule-attention,sc-test-execute-kernel-ir)' --candidates=1 --dynamic-size=200 --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=dynamic_log_linear128 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-test-execute-kernel-ir)' --candidates=1 --dynamic-size=300 --rtol=1e-2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=pairs --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-test-execute-kernel-ir)' --users=3 --candidates=5 --shuffle-index --rtol=2e-3 | FileCheck %s
-// RUN: sparcast-equiv %s --ref=pairs --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --users=2 --candidates=5 --shuffle-index --rtol=2e-3 | FileCheck %s
-// RUN: sparcast-equiv %s --ref=pairs --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --users=3 --candidates=5 --shuffle-index --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=pairs --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-schedule-attention,sc-test-execute-kernel-ir)' --users=2 --candidates=5 --shuffle-index --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=pairs --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-schedule-attention,sc-test-execute-kernel-ir)' --users=3 --candidates=5 --shuffle-index --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=log_linear128 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-schedule-attention,sc-test-execute-kernel-ir)' --candidates=1 --rtol=1e-2 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=dynamic_log_linear128 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-schedule-attention,sc-test-execute-kernel-ir)' --candidates=1 --dynamic-size=300 --rtol=1e-2 | FileCheck %s
+// RUN: not sparcast-equiv %S/Inputs/attention-values-one-block-late.mlir --ref=late_values --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=2 --trials=1 --rtol=2e-3 | FileCheck %s --check-prefix=LATE
 // RUN: not sparcast-equiv %s --ref=wrong_scale --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=2 | FileCheck %s --check-prefix=WRONG
 
 // Attention at the kernel level keeps the op's meaning: each sc.attention
@@ -23,9 +27,14 @@
 // (128-key blocks, 130 keys; bf16 P and output rounding alone give
 // ~2.5e-3 relative error); a short query (40 rows, 64-key blocks). Also
 // warp-specialized (sc-warp-specialize: a ring for Q,
-// taken once per tile, and one for each key block's K and V).
+// taken once per tile, and one for each key block's K and V) and
+// scheduled (sc-schedule-attention: each consumer its own rows, K and V
+// rings at named positions, the key blocks software-pipelined); a
+// scheduled kernel whose pipelined loop reads V one block late is caught
+// (LATE: the execution reads each slot at the position its get names).
 // CHECK-COUNT-2: ok
 // CHECK: EQUIVALENT
+// LATE: MISMATCH
 
 func.func @target(%q: tensor<?x2x100x128xf16> {sc.lineage = #sc.lineage<candidate>},
                   %k: tensor<?x2x300x128xf16> {sc.lineage = #sc.lineage<request>},

@@ -1,0 +1,148 @@
+// RUN: sparcast-opt %s -sc-lower-to-sck=attention=1 -sc-warp-specialize -sc-schedule-attention -canonicalize | FileCheck %s
+// RUN: sparcast-opt %s -sc-lower-to-sck=attention=1 -sc-warp-specialize -sc-schedule-attention -canonicalize | FileCheck %s --check-prefix=PRODUCER
+// RUN: sparcast-opt %s -sc-lower-to-sck=attention=1 -sc-warp-specialize -sc-schedule-attention -canonicalize | FileCheck %s --check-prefix=TURNS
+// RUN: sparcast-opt %s -sc-lower-to-sck=attention=1 -sc-schedule-attention | FileCheck %s --check-prefix=UNSPLIT
+
+// One consumer (40 query rows, 300 keys in five 64-key blocks): Q in a
+// ring of its own, K and V each in theirs. Block 0's Q K^T alone, its wait
+// and K freed, its softmax; then each block's Q K^T with the block
+// before's P V, the wait for the Q K^T, K freed, the softmax, the wait for
+// the P V, V freed and O rescaled; the last P V after the loop. Ring
+// positions count from the tile's index: 5 key blocks a tile.
+// CHECK-LABEL: func.func private @single_attention0_kernel
+// CHECK-DAG: %[[QR:.*]] = sck.ring {stages = 0 : i64} : !sck.ring<!sck.box<64x64xf16>>
+// CHECK-DAG: %[[KR:.*]] = sck.ring {stages = 0 : i64} : !sck.ring<!sck.box<64x64xf16>>
+// CHECK-DAG: %[[VR:.*]] = sck.ring {stages = 0 : i64} : !sck.ring<!sck.box<64x64xf16>>
+// CHECK: sck.role consumer attributes {regs = 232 : i64}
+// CHECK-NOT: sck.consumer_index
+// CHECK: %[[T:.*]] = sck.tile_index
+// CHECK: %[[BASE:.*]] = arith.muli %[[T]], %c5 : index
+// CHECK: %[[Q:.*]] = sck.get %[[QR]][%[[T]]]
+// CHECK: %[[K0:.*]] = sck.get %[[KR]][%[[BASE]]]
+// CHECK-NOT: sck.await_turn
+// CHECK: %[[S0:.*]] = sck.mma %[[Q]], %[[K0]]
+// CHECK-NEXT: sck.mma_wait 0
+// CHECK-NEXT: sck.release %[[KR]][%[[BASE]]]
+// CHECK: %[[P0:.*]], %[[ST0:.*]] = sck.softmax %[[S0]], %{{.*}} at %c0 of %c300
+// CHECK: %[[R:.*]]:3 = scf.for %[[I:.*]] = %c1 to %c5 step %c1 iter_args(%[[O:.*]] = %{{.*}}, %[[ST:.*]] = %[[ST0]], %[[P:.*]] = %[[P0]])
+// CHECK-NEXT: %[[AT:.*]] = arith.addi %[[BASE]], %[[I]] : index
+// CHECK-NEXT: %[[BEFORE:.*]] = arith.subi %[[AT]], %c1 : index
+// CHECK-NEXT: %[[K:.*]] = sck.get %[[KR]][%[[AT]]]
+// CHECK-NEXT: %[[V:.*]] = sck.get %[[VR]][%[[BEFORE]]]
+// CHECK-NEXT: sck.zero
+// CHECK-NEXT: %[[S:.*]] = sck.mma %[[Q]], %[[K]]
+// CHECK-NEXT: %[[PV:.*]] = sck.mma %[[P]], %[[V]], %[[O]]
+// CHECK-NEXT: sck.mma_wait 1
+// CHECK-NEXT: sck.release %[[KR]][%[[AT]]]
+// CHECK-NEXT: %[[KEY:.*]] = arith.muli %[[I]], %c64 : index
+// CHECK-NEXT: %[[PN:.*]], %[[STN:.*]] = sck.softmax %[[S]], %[[ST]] at %[[KEY]] of %c300
+// CHECK-NEXT: sck.mma_wait 0
+// CHECK-NEXT: sck.release %[[VR]][%[[BEFORE]]]
+// CHECK-NEXT: %[[RS:.*]] = sck.rescale %[[PV]], %[[ST]] to %[[STN]]
+// CHECK-NEXT: scf.yield %[[RS]], %[[STN]], %[[PN]]
+// CHECK: %[[LAST:.*]] = arith.addi %[[BASE]], %c4 : index
+// CHECK-NEXT: %[[VL:.*]] = sck.get %[[VR]][%[[LAST]]]
+// CHECK-NEXT: %[[OL:.*]] = sck.mma %[[R]]#2, %[[VL]], %[[R]]#0
+// CHECK-NEXT: sck.mma_wait 0
+// CHECK-NEXT: sck.release %[[VR]][%[[LAST]]]
+// CHECK-NEXT: sck.release %[[QR]][%[[T]]]
+// CHECK-NEXT: %[[N:.*]] = sck.normalize %[[OL]], %[[R]]#1
+// CHECK-NEXT: sck.epilogue "O"[%c0, %{{.*}}, %{{.*}}, %{{.*}}], %[[N]]
+// The producer puts each block's K and V at the positions the consumer
+// gets them.
+// PRODUCER-LABEL: func.func private @single_attention0_kernel
+// PRODUCER: sck.role producer
+// PRODUCER: %[[T:.*]] = sck.tile_index
+// PRODUCER: sck.put %{{.*}}[%[[T]]], %{{.*}} : !sck.ring<!sck.box<64x64xf16>>
+// PRODUCER: %[[BASE:.*]] = arith.muli %[[T]], %c5 : index
+// PRODUCER: scf.for %[[I:.*]] = %c0 to %c5
+// PRODUCER: %[[AT:.*]] = arith.addi %[[BASE]], %[[I]] : index
+// PRODUCER: sck.put %{{.*}}[%[[AT]]], %{{.*}} : !sck.ring<!sck.box<64x64xf16>>, !sck.box<64x64xf16>
+// PRODUCER-NEXT: sck.put %{{.*}}[%[[AT]]], %{{.*}} : !sck.ring<!sck.box<64x64xf16>>, !sck.box<64x64xf16>
+func.func @single(%q: tensor<?x1x40x64xf16>, %k: tensor<?x1x300x64xf16>, %v: tensor<?x1x300x64xf16>) -> tensor<?x1x40x64xf16> {
+  %o = sc.attention %q, %k, %v : tensor<?x1x40x64xf16>, tensor<?x1x300x64xf16>, tensor<?x1x300x64xf16> -> tensor<?x1x40x64xf16>
+  return %o : tensor<?x1x40x64xf16>
+}
+
+// Two consumers on the halves of a 128-row query block (500 rows: the
+// second half of the last block has none): each runs the tile as its own,
+// its Q at position 2 t + c and its rows of the result; they take turns
+// when both compute (consumer 1 waits for its first turn, consumer 0 does
+// not give one after its last); a consumer without rows frees its Q and
+// each block's K and V unread.
+// TURNS-LABEL: func.func private @split_attention0_kernel
+// TURNS: sck.role producer
+// TURNS: %[[PT:.*]] = sck.tile_index
+// TURNS: %[[Q0:.*]] = sck.load "Q"
+// TURNS: %[[Q1:.*]] = sck.load "Q"
+// TURNS: %[[P0:.*]] = arith.muli %[[PT]], %c2 : index
+// TURNS: sck.put %{{.*}}[%[[P0]]], %[[Q0]]
+// TURNS: %[[P1:.*]] = arith.addi %{{.*}}, %c1 : index
+// TURNS: sck.put %{{.*}}[%[[P1]]], %[[Q1]]
+// TURNS: sck.role consumer attributes {count = 2 : i64, order = #sck.consumer_order<turns>, regs = 232 : i64}
+// TURNS-NEXT: %[[C:.*]] = sck.consumer_index
+// TURNS: %[[T:.*]] = sck.tile_index
+// TURNS: %[[ROW0:.*]] = arith.muli %{{.*}}, %c128 : index
+// TURNS: %[[ROW1:.*]] = arith.addi %[[ROW0]], %c64 : index
+// TURNS: %[[OWNS:.*]] = arith.cmpi ult, %[[ROW1]], %c500 : index
+// TURNS: %[[QAT:.*]] = arith.addi %{{.*}}, %[[C]] : index
+// TURNS: %[[FIRST:.*]] = arith.cmpi eq, %[[C]], %c0 : index
+// TURNS: %[[ACTIVE:.*]] = arith.ori %[[FIRST]], %[[OWNS]] : i1
+// TURNS: %[[SECOND:.*]] = arith.cmpi ne, %[[C]], %c0 : index
+// TURNS: %[[WAIT0:.*]] = arith.andi %[[OWNS]], %[[SECOND]] : i1
+// TURNS: %[[PASSLAST:.*]] = arith.andi %[[OWNS]], %[[FIRST]] : i1
+// TURNS: scf.if %[[ACTIVE]] {
+// TURNS: sck.get %{{.*}}[%[[QAT]]]
+// TURNS: scf.if %[[WAIT0]] {
+// TURNS-NEXT: sck.await_turn
+// TURNS: scf.if %[[OWNS]] {
+// TURNS-NEXT: sck.pass_turn
+// TURNS: scf.for
+// TURNS: scf.if %[[OWNS]] {
+// TURNS-NEXT: sck.await_turn
+// TURNS: scf.if %[[OWNS]] {
+// TURNS-NEXT: sck.pass_turn
+// TURNS: scf.yield
+// TURNS: scf.if %[[OWNS]] {
+// TURNS-NEXT: sck.await_turn
+// TURNS: scf.if %[[PASSLAST]] {
+// TURNS-NEXT: sck.pass_turn
+// TURNS: %[[ROW:.*]] = arith.select %{{.*}}, %[[ROW0]], %[[ROW1]] : index
+// TURNS: sck.epilogue "O"[%c0, %[[ROW]],
+// TURNS: } else {
+// TURNS-NEXT: sck.discard %{{.*}}[%[[QAT]]]
+// TURNS-NEXT: scf.for %[[I:.*]] = %c0 to %c4 step %c1 {
+// TURNS-NEXT: %[[AT:.*]] = arith.addi %{{.*}}, %[[I]] : index
+// TURNS-NEXT: sck.discard %{{.*}}[%[[AT]]] : !sck.ring<!sck.box<64x128xbf16>>
+// TURNS-NEXT: sck.discard %{{.*}}[%[[AT]]] : !sck.ring<!sck.box<128x64xbf16>>
+func.func @split(%q: tensor<?x2x500x64xbf16>, %k: tensor<?x2x500x64xbf16>, %v: tensor<?x2x500x64xbf16>) -> tensor<?x2x500x64xbf16> {
+  %o = sc.attention %q, %k, %v : tensor<?x2x500x64xbf16>, tensor<?x2x500x64xbf16>, tensor<?x2x500x64xbf16> -> tensor<?x2x500x64xbf16>
+  return %o : tensor<?x2x500x64xbf16>
+}
+
+// Two candidates of one request: a tile runs under its leading
+// candidate's condition, the second consumer when the candidate has a
+// partner, storing at the partner's batch element.
+// TURNS-LABEL: func.func private @pairs_attention0_kernel
+// TURNS: sck.role consumer
+// TURNS-NEXT: %[[C:.*]] = sck.consumer_index
+// TURNS: ^bb0(%[[B:.*]]: index, %{{.*}}: index, %{{.*}}: index):
+// TURNS: %[[LEADS:.*]] = arith.cmpi sge
+// TURNS-NEXT: scf.if %[[LEADS]] {
+// TURNS-NEXT: %[[HAS:.*]] = arith.cmpi sgt
+// TURNS: %[[PARTNER:.*]] = arith.select %[[HAS]], %{{.*}}, %[[B]] : index
+// TURNS: %[[ACTIVE:.*]] = arith.ori %{{.*}}, %[[HAS]] : i1
+// TURNS: scf.if %[[ACTIVE]] {
+// TURNS: scf.for %{{.*}} = %c1 to %c16
+// TURNS: %[[BATCH:.*]] = arith.select %{{.*}}, %[[B]], %[[PARTNER]] : index
+// TURNS-NEXT: sck.epilogue "O"[%c0, %{{.*}}, %{{.*}}, %[[BATCH]]]
+func.func @pairs(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x2000x128xf16>, %v: tensor<?x2x2000x128xf16>, %idx: tensor<?xi32>) -> tensor<?x2x64x128xf16> {
+  %o = sc.attention %q, %k, %v index %idx : tensor<?x2x64x128xf16>, tensor<?x2x2000x128xf16>, tensor<?x2x2000x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
+  return %o : tensor<?x2x64x128xf16>
+}
+
+// Not warp-specialized: nothing to order.
+// UNSPLIT-LABEL: func.func private @single_attention0_kernel
+// UNSPLIT-NOT: sck.role
+// UNSPLIT-NOT: sck.tile_index
+// UNSPLIT: sck.load "Q"
