@@ -31,10 +31,11 @@
 // scheduled (sc-schedule-attention: each consumer its own rows, K and V
 // rings at named positions, the key blocks software-pipelined); a
 // scheduled kernel whose pipelined loop reads V one block late is caught
-// (LATE: the execution reads each slot at the position its get names).
+// (the execution reads each slot at the position its get names).
 // CHECK-COUNT-2: ok
 // CHECK: EQUIVALENT
 // LATE: MISMATCH
+// LATE: NOT EQUIVALENT
 
 func.func @target(%q: tensor<?x2x100x128xf16> {sc.lineage = #sc.lineage<candidate>},
                   %k: tensor<?x2x300x128xf16> {sc.lineage = #sc.lineage<request>},
