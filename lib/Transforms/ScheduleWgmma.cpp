@@ -6,8 +6,8 @@
 // peeled and each slot released one k-tile late (its asynchronous MMAs
 // are in flight until the next k-tile's are issued), ping-pong turns, and
 // the slots a dead tile of a CTA pair frees unread. A hybrid-tiled GEMM's
-// consumer likewise frees each k-tile's slots one k-tile late (the kind
-// of the k-tile before carried to know its weight ring). Each op then
+// consumer frees each k-tile's slots (the tokens' and, by the k-tile's
+// kind, its weight ring's) once the k-tile's MMAs are done. Each op then
 // lowers on its own, with nothing decided by the lowering.
 //
 //===----------------------------------------------------------------------===//
@@ -343,8 +343,7 @@ FailureOr<HybridKTile> matchHybridKTile(Block &body, Operation *where) {
   return k;
 }
 
-/// The slots of the k-tile before, whose kind is `kind`: the tokens' and
-/// its weight ring's.
+/// A k-tile's slots, its kind `kind`: the tokens' and its weight ring's.
 void releaseHybridKTile(OpBuilder &b, Location loc, const HybridKTile &k,
                         Value kind) {
   sck::ReleaseOp::create(b, loc, k.tokensRing, Value());
@@ -360,64 +359,11 @@ void releaseHybridKTile(OpBuilder &b, Location loc, const HybridKTile &k,
   scf::YieldOp::create(b, loc);
 }
 
-/// The consumer's k loop of a hybrid-tiled GEMM with each k-tile's slots
-/// released one k-tile late: the k loop carries the kind of the k-tile
-/// before; a zero tile (no MMA to keep in flight) waits for all before the
-/// k-tile before is freed; after the loop the wait for all and the last
-/// k-tile's release.
-LogicalResult scheduleHybridKLoop(scf::ForOp loop) {
-  if (loop.getNumRegionIterArgs() != 1)
-    return loop.emitError("sc-schedule-wgmma: a hybrid tile's k loop "
-                          "carrying its accumulator");
-  FailureOr<HybridKTile> k = matchHybridKTile(*loop.getBody(), loop);
-  if (failed(k))
-    return failure();
-  Location loc = loop.getLoc();
-  for (sck::ReleaseOp release : k->weightReleases)
-    release.erase();
-  // A zero tile issues no MMA: the k-tile before's must be waited for.
-  {
-    Block &zero = k->kinds.getDefaultBlock();
-    OpBuilder b = OpBuilder::atBlockTerminator(&zero);
-    sck::MmaWaitOp::create(b, loc, 0);
-  }
-  OpBuilder b(loop);
-  // Kind 0 (a zero tile) before the first k-tile: no weight slot to free.
-  Value none = arith::ConstantIndexOp::create(b, loc, 0);
-  auto scheduled = scf::ForOp::create(
-      b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
-      ValueRange{loop.getInitArgs()[0], none});
-  Block *body = scheduled.getBody();
-  if (!body->empty())
-    body->getTerminator()->erase();
-  Block *old = loop.getBody();
-  old->getArgument(0).replaceAllUsesWith(scheduled.getInductionVar());
-  old->getArgument(1).replaceAllUsesWith(scheduled.getRegionIterArgs()[0]);
-  body->getOperations().splice(body->end(), old->getOperations());
-  Value kind = k->tile.getKind();
-  Operation *yield = body->getTerminator();
-  {
-    // The k-tile before's slots, once this one's MMAs are issued.
-    OpBuilder at(k->tokensRelease);
-    Value later = arith::CmpIOp::create(at, loc, arith::CmpIPredicate::ugt,
-                                        scheduled.getInductionVar(),
-                                        loop.getLowerBound());
-    auto ifLater = scf::IfOp::create(at, loc, later, /*withElse=*/false);
-    OpBuilder inside = OpBuilder::atBlockTerminator(&ifLater.getThenRegion().front());
-    releaseHybridKTile(inside, loc, *k, scheduled.getRegionIterArgs()[1]);
-  }
-  k->tokensRelease.erase();
-  yield->insertOperands(1, kind);
-  b.setInsertionPointAfter(scheduled);
-  sck::MmaWaitOp::create(b, loc, 0);
-  releaseHybridKTile(b, loc, *k, scheduled.getResult(1));
-  loop.getResult(0).replaceAllUsesWith(scheduled.getResult(0));
-  loop.erase();
-  return success();
-}
-
-/// A tile of one k-tile: its slots freed after the wait for its MMAs.
-LogicalResult scheduleHybridSingleKTile(Block &tile, Operation *where) {
+/// A k-tile (of the k loop, or the tile's only one): its slots freed once
+/// its MMAs are done. (Freed a k-tile late instead, with its MMAs in
+/// flight under the next k-tile's, the two-consumer kernel computed wrong
+/// prefill results on the H100 and ran 20-25 % slower: docs/decisions.md.)
+LogicalResult scheduleHybridKTile(Block &tile, Operation *where) {
   FailureOr<HybridKTile> k = matchHybridKTile(tile, where);
   if (failed(k))
     return failure();
@@ -437,8 +383,8 @@ LogicalResult scheduleHybridConsumer(sck::TileLoopOp tileLoop) {
   if (failed(kLoop))
     return failure();
   if (scf::ForOp loop = kLoop->first)
-    return scheduleHybridKLoop(loop);
-  return scheduleHybridSingleKTile(tile, tileLoop);
+    return scheduleHybridKTile(*loop.getBody(), loop);
+  return scheduleHybridKTile(tile, tileLoop);
 }
 
 LogicalResult scheduleHybrid(func::FuncOp kernel) {

@@ -1,12 +1,9 @@
 // RUN: sparcast-opt %s -split-input-file -sc-lower-to-sck -sc-warp-specialize -sc-schedule-wgmma | FileCheck %s
 
-// A hybrid-tiled GEMM's consumer frees each k-tile's slots one k-tile
-// late: its MMA (left in flight by the lowering) is issued first, then
-// the tokens' slot of the k-tile before and, by that k-tile's kind
-// (carried by the k loop, 0 before the first), its weight ring's. A zero
-// tile issues no MMA: it waits for all before the k-tile before is freed.
-// After the loop: the wait for all and the last k-tile's slots. The
-// producer is left as it was.
+// A hybrid-tiled GEMM's consumer frees each k-tile's slots once its MMA
+// is done: after the switch on the k-tile's kind (its MMA, left in flight
+// by the lowering), the wait for all, the tokens' slot and, by the
+// k-tile's kind, its weight ring's. The producer is left as it was.
 // CHECK-LABEL: func.func private @linear_gemm0_kernel
 // CHECK: %[[X:.*]] = sck.ring
 // CHECK: %[[D:.*]] = sck.ring
@@ -15,8 +12,7 @@
 // CHECK-NOT: sck.mma_wait
 // CHECK: sck.role consumer
 // CHECK: %[[ZERO:.*]] = sck.zero
-// CHECK: %[[NONE:.*]] = arith.constant 0 : index
-// CHECK: %[[R:.*]]:2 = scf.for %[[K:.*]] = %[[LB:.*]] to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]], %[[PREV:.*]] = %[[NONE]])
+// CHECK: %[[R:.*]] = scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]])
 // CHECK: sck.get %[[X]]
 // CHECK: %[[KIND:.*]], %{{.*}} = sck.hybrid_tile "B"
 // CHECK: %[[NEW:.*]] = scf.index_switch %[[KIND]]
@@ -29,25 +25,17 @@
 // CHECK-NEXT: %[[MS:.*]] = sck.mma_sp
 // CHECK-NEXT: scf.yield %[[MS]]
 // CHECK: default {
-// CHECK-NEXT: sck.mma_wait 0
 // CHECK-NEXT: scf.yield %[[ACC]]
-// CHECK: %[[LATER:.*]] = arith.cmpi ugt, %[[K]], %[[LB]] : index
-// CHECK-NEXT: scf.if %[[LATER]] {
-// CHECK-NEXT: sck.release %[[X]]
-// CHECK-NEXT: scf.index_switch %[[PREV]]
-// CHECK-NEXT: case 1 {
-// CHECK-NEXT: sck.release %[[D]]
-// CHECK: case 2 {
-// CHECK-NEXT: sck.release %[[S]]
-// CHECK: scf.yield %[[NEW]], %[[KIND]]
 // CHECK: sck.mma_wait 0
 // CHECK-NEXT: sck.release %[[X]]
-// CHECK-NEXT: scf.index_switch %[[R]]#1
+// CHECK-NEXT: scf.index_switch %[[KIND]]
 // CHECK-NEXT: case 1 {
 // CHECK-NEXT: sck.release %[[D]]
 // CHECK: case 2 {
 // CHECK-NEXT: sck.release %[[S]]
-// CHECK: sck.epilogue "C"[{{.*}}] transposed, %[[R]]#0
+// CHECK: scf.yield %[[NEW]]
+// CHECK-NOT: sck.release
+// CHECK: sck.epilogue "C"[{{.*}}] transposed, %[[R]]
 #w = #sc.hybrid_tiles<tile = [64, 128], grid = [2, 2], kinds = "">
 func.func @linear(%k: tensor<2x2xi8>, %s: tensor<2x2xi32>, %d: tensor<?x64x128xf16>, %sp: tensor<?x64x64xf16>, %m: tensor<?x64x4xi32>, %x: tensor<?x5x256xf16>) -> tensor<?x5x128xf32> {
   %w = sc.assemble_hybrid %k, %s, %d, %sp, %m : tensor<2x2xi8>, tensor<2x2xi32>, tensor<?x64x128xf16>, tensor<?x64x64xf16>, tensor<?x64x4xi32> -> tensor<128x256xf16, #w>

@@ -654,11 +654,10 @@ def ScScheduleWgmmaPass : Pass<"sc-schedule-wgmma", "::mlir::ModuleOp"> {
       (the second of a pair, M tiles odd) is not computed: its consumer
       frees each slot unread (`sck.discard`) and passes its turn;
     - a hybrid-tiled GEMM (`sck.schedule` hybrid) keeps its ring counters
-      but frees each k-tile's slots one k-tile late: the tokens' slot and,
-      by the kind of the k-tile before (carried by the k loop), its dense
-      or 2:4 weight slot; a zero tile, which issues no MMA, waits for all
-      first (`sck.mma_wait 0`); after the loop the wait for all and the
-      last k-tile's slots.
+      and frees each k-tile's slots once its MMAs are done
+      (`sck.mma_wait 0`): the tokens' slot and, by the k-tile's kind, its
+      dense or 2:4 weight slot (freed a k-tile late instead, the
+      two-consumer kernel was wrong and slower at prefill on the H100).
 
     The rewrite keeps the kernel's meaning: the ops it adds order threads
     and do nothing on one (`sc-test-execute-kernel-ir`).

@@ -30,9 +30,8 @@
 //   sck.mma_wait   wgmma.wait_group
 //
 // A put, get or release takes its role's next position of the ring
-// (counters in registers). A k-tile's wgmma group stays in flight until
-// the next one's is issued (sc-schedule-wgmma releases each slot a k-tile
-// late, after an sck.mma_wait where no MMA follows).
+// (counters in registers). A k-tile's slots are freed after the
+// sck.mma_wait sc-schedule-wgmma places once its MMAs are issued.
 // Arguments (`sck.operand`): "A" (the tokens), "B.dense", "B.sparse",
 // "B.meta" (tensor maps), "B.kinds", "B.slots" (the tables), "C" and
 // "in0", ... (memrefs).
@@ -190,7 +189,7 @@ FailureOr<HybridFrame> buildFrame(gpu::GPUFuncOp func) {
     return ringOps.front().emitError("sck-to-nvgpu: rings of one number of "
                                      "stages (2 or more), decided");
   // The MMA lowerings leave a group in flight: slots must be freed after
-  // the waits sc-schedule-wgmma places.
+  // the waits sc-schedule-wgmma places (none in an unscheduled kernel).
   auto has = [&](auto opType) {
     return func
         .walk([](decltype(opType)) { return WalkResult::interrupt(); })

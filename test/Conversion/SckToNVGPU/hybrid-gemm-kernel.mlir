@@ -16,8 +16,7 @@
 // - sck.mma_sp: four sparse wgmma m64n8k32 (inline PTX: no NVVM op), each
 //   with this thread's metadata word gathered from two rows' words;
 // - sck.release: lane 0 of each consumer warp arrives on the slot's empty
-//   barrier, a k-tile late (sc-schedule-wgmma), after the wait for all
-//   where no MMA was issued (a zero tile, the tile's end);
+//   barrier, after the wait for the k-tile's MMAs (sc-schedule-wgmma);
 // - sck.epilogue: each accumulator register stored transposed inside the
 //   result.
 // CHECK: gpu.func @linear_gemm0(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[KINDS:.*]]: memref<2x2xi8>, %[[SLOTS:.*]]: memref<2x2xi32>, %[[C:.*]]: memref<?x5x128xf32>)
@@ -55,14 +54,12 @@
 // CHECK-COUNT-4: llvm.inline_asm has_side_effects asm_dialect = att "{ .reg .pred p; setp.ne.b32 p, $7, 0; wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 {$0, $1, $2, $3}, $4, $5, $6, 0, p, 1, 1, 0, 0; }"
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: default {
-// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
-// The k-tile before's slots: the tokens', then its weight ring's.
+// The wait for the k-tile's MMAs, then its slots: the tokens', then its
+// weight ring's.
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: nvgpu.mbarrier.arrive %[[EMPTY]]
 // CHECK: scf.index_switch
 // CHECK: nvgpu.mbarrier.arrive
-// After the k loop: the wait for all, the last k-tile's slots.
-// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK: nvgpu.mbarrier.arrive %[[EMPTY]]
 // CHECK: scf.if
 // CHECK: llvm.extractvalue
 // CHECK: memref.store %{{.*}}, %[[C]]

@@ -12,7 +12,7 @@
 // sparcast-equiv), lowered to its kernel function (per 64-row band of W a
 // loop over W's tile columns dispatching on each tile's kind), made
 // persistent and split into roles around three rings (tokens, dense
-// tiles, 2:4 tiles), its slots released a k-tile late (sc-schedule-wgmma),
+// tiles, 2:4 tiles), its slots released after each k-tile's wait (sc-schedule-wgmma),
 // then run op by op on the host, gives the reference
 // lowering's result (the unpacked weight multiplied). Tiles of 128 rows
 // (two bands a tile), odd token counts, a bias + ReLU epilogue; at 130

@@ -59,7 +59,7 @@ gpu.module @kernels {
         %4 = arith.muli %arg3, %c64 : index
         %5 = arith.divui %4, %c64 : index
         %6 = sck.zero : !sck.acc<64x8xf32>
-        %7:2 = scf.for %arg4 = %c0 to %c2 step %c1 iter_args(%arg5 = %6, %arg6 = %c0) -> (!sck.acc<64x8xf32>, index) {
+        %7 = scf.for %arg4 = %c0 to %c2 step %c1 iter_args(%arg5 = %6) -> (!sck.acc<64x8xf32>) {
           %8 = sck.get %0 : !sck.ring<!sck.box<128x8xf16>> -> !sck.box<128x8xf16>
           %kind, %slot = sck.hybrid_tile "B"[%5, %arg4]
           %9 = scf.index_switch %kind -> !sck.acc<64x8xf32> 
@@ -74,40 +74,24 @@ gpu.module @kernels {
             scf.yield %11 : !sck.acc<64x8xf32>
           }
           default {
-            sck.mma_wait 0
             scf.yield %arg5 : !sck.acc<64x8xf32>
           }
-          %later = arith.cmpi ugt, %arg4, %c0 : index
-          scf.if %later {
-            sck.release %0 : !sck.ring<!sck.box<128x8xf16>>
-            scf.index_switch %arg6
-            case 1 {
-              sck.release %1 : !sck.ring<!sck.box<64x128xf16>>
-              scf.yield
-            }
-            case 2 {
-              sck.release %2 : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x4xi32>>
-              scf.yield
-            }
-            default {
-            }
+          sck.mma_wait 0
+          sck.release %0 : !sck.ring<!sck.box<128x8xf16>>
+          scf.index_switch %kind
+          case 1 {
+            sck.release %1 : !sck.ring<!sck.box<64x128xf16>>
+            scf.yield
           }
-          scf.yield %9, %kind : !sck.acc<64x8xf32>, index
+          case 2 {
+            sck.release %2 : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x4xi32>>
+            scf.yield
+          }
+          default {
+          }
+          scf.yield %9 : !sck.acc<64x8xf32>
         }
-        sck.mma_wait 0
-        sck.release %0 : !sck.ring<!sck.box<128x8xf16>>
-        scf.index_switch %7#1
-        case 1 {
-          sck.release %1 : !sck.ring<!sck.box<64x128xf16>>
-          scf.yield
-        }
-        case 2 {
-          sck.release %2 : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x4xi32>>
-          scf.yield
-        }
-        default {
-        }
-        sck.epilogue "C"[%4, %3, %arg1] transposed, %7#0 : !sck.acc<64x8xf32>
+        sck.epilogue "C"[%4, %3, %arg1] transposed, %7 : !sck.acc<64x8xf32>
       }
     }
     gpu.return
