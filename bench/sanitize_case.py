@@ -168,12 +168,11 @@ def main():
         ref = attention_ref(q.float(), k.float(), v.float(), m)
         bad += not check("[log-linear attention, 64-key blocks]",
                          lambda o: suite.ll_n1024_b64_causal(q, k, v, out=[o]), ref, torch.bfloat16, 1e-2)
-    for build in ("hybrid_suite", "hybrid_suite_mc"):
+    for build in ("hybrid_suite",):
         if not want("hybrid") or not os.path.isdir(os.path.join(args.artifacts, build)):
             continue
         # Hybrid dense / 2:4 / zero tiles: one consumer (19 tokens) and two
-        # (300 tokens: prefill's 128 weight rows a CTA; in CTA pairs in the
-        # _mc build).
+        # (300 tokens: prefill's 128 weight rows a CTA).
         from hybrid_check import MIXES, make_weight, pack
         suite = load(build)
         for entry, n, k, m in (("check_f16", 256, 512, 19), ("check_f16_m300", 256, 256, 300)):

@@ -31,9 +31,6 @@ cp -r /usr/include/nlohmann "$ROOT/bench/artifacts/include/"
 "$BIN/sparcast-aot" "$ROOT/examples/loglinear_attention.mlir" -o "$ROOT/bench/artifacts/loglinear_attention" --report
 # Hybrid dense / 2:4 / zero tiles (bench/hybrid_check.py).
 "$BIN/sparcast-aot" "$ROOT/bench/hybrid_suite.mlir" -o "$ROOT/bench/artifacts/hybrid_suite" >/dev/null
-# Opt-in: prefill's CTAs in pairs sharing the tokens' box (hybrid_ab.py
-# times it against the default).
-"$BIN/sparcast-aot" "$ROOT/bench/hybrid_suite.mlir" -o "$ROOT/bench/artifacts/hybrid_suite_mc" --hybrid-multicast >/dev/null
 # A constant weight packed at compile time (--hybrid-weights).
 python3 "$ROOT/bench/make_hybrid_suite.py" --constant > "$ROOT/bench/artifacts/hybrid_const.mlir"
 "$BIN/sparcast-aot" "$ROOT/bench/artifacts/hybrid_const.mlir" -o "$ROOT/bench/artifacts/hybrid_const" \

@@ -32,10 +32,6 @@ PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench
   --artifacts "$ROOT/bench/artifacts/hybrid_suite" --out "$OUT_DIR/hybrid.json" \
   --constant-artifacts "$ROOT/bench/artifacts/hybrid_const" \
   --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/hybrid.log" || echo "hybrid checks failed or timed out (see hybrid.log)"
-# The opt-in CTA pairs against the default, prefill sizes (kernel times).
-PYTHONUNBUFFERED=1 timeout 240 python3 "$ROOT/bench/hybrid_ab.py" \
-  "$ROOT/bench/artifacts/hybrid_suite" "$ROOT/bench/artifacts/hybrid_suite_mc" \
-  --tokens 2048 --mixes all_24,all_dense --rounds 3 --out "$OUT_DIR/hybrid_pairs.json" 2>&1 | tee -a "$OUT_DIR/hybrid.log" || echo "hybrid pairs A/B failed (see hybrid.log)"
 # cuSPARSELt on all-2:4 weights, a process per shape: on some shapes it
 # fails inside with an illegal instruction, which ends its process.
 for shape in 11008x4096 4096x11008 8192x8192; do

@@ -219,7 +219,6 @@ void mlir::sc::buildScKernelPipeline(OpPassManager &pm,
     ScMulticastPassOptions multicast;
     multicast.report = report;
     multicast.sharedRhsOnly = !options.gemmMulticast;
-    multicast.hybridPairs = options.hybridMulticast;
     pm.addPass(createScMulticastPass(multicast));
   }
   {

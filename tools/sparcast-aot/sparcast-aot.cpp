@@ -72,10 +72,6 @@ static cl::opt<bool> gemmMulticast(
     "gemm-multicast",
     cl::desc("Warp-specialized GEMMs in CTA pairs sharing B by TMA multicast "
              "(experimental: correct on the H200 but slower so far)"));
-static cl::opt<bool> hybridMulticast(
-    "hybrid-multicast",
-    cl::desc("Hybrid-tiled GEMMs' prefill tiles in CTA pairs sharing the "
-             "tokens' box by TMA multicast"));
 static cl::opt<bool> ikboRequestInResultType(
     "ikbo-request-in-result-type",
     cl::desc("IKBO: keep the request GEMM's result in the model's result "
@@ -165,7 +161,6 @@ int main(int argc, char **argv) {
   options.attentionChainHeads = attentionChainHeads;
   options.attentionGroupCandidates = attentionGroupCandidates;
   options.gemmMulticast = gemmMulticast;
-  options.hybridMulticast = hybridMulticast;
   options.autotune = autotune;
   options.dispatchMinCandidatesPerUser = dispatchMinCandidatesPerUser;
   options.dispatchMinBatch = dispatchMinBatch;

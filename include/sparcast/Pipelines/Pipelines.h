@@ -58,11 +58,6 @@ struct ScKernelPipelineOptions
                              llvm::cl::desc("CTA pairs sharing B for every "
                                             "warp-specialized GEMM"),
                              llvm::cl::init(false)};
-  Option<bool> hybridMulticast{
-      *this, "hybrid-multicast",
-      llvm::cl::desc("Hybrid-tiled GEMMs' prefill tiles in CTA pairs sharing "
-                     "the tokens' box by TMA multicast"),
-      llvm::cl::init(false)};
   Option<bool> attentionChainHeads{
       *this, "attention-chain-heads",
       llvm::cl::desc("Target attention of one consumer a candidate chains "

@@ -34,9 +34,6 @@ struct AotOptions {
   /// multicast (GemmKernelOptions::multicast) for every GEMM. Opt-in:
   /// correct, not faster where it is not the default (docs/decisions.md).
   bool gemmMulticast = false;
-  /// Hybrid-tiled GEMMs' prefill tiles in CTA pairs sharing the tokens'
-  /// box by TMA multicast (sc-multicast hybrid-pairs).
-  bool hybridMulticast = false;
   /// Every Hopper GEMM compiled for each schedule it can take, the
   /// runtime choosing by measurement (scSetTuning).
   bool autotune = false;

@@ -101,7 +101,6 @@ static LogicalResult runModelPasses(ModuleOp module, const AotOptions &options,
     pipeline.dispatchMinCandidatesPerUser = options.dispatchMinCandidatesPerUser;
     pipeline.dispatchMinBatch = options.dispatchMinBatch;
     pipeline.gemmMulticast = options.gemmMulticast;
-    pipeline.hybridMulticast = options.hybridMulticast;
     pipeline.autotune = options.autotune;
     pipeline.attentionChainHeads = options.attentionChainHeads;
     pipeline.attentionGroupCandidates = options.attentionGroupCandidates;

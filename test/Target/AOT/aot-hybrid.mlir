@@ -3,8 +3,6 @@
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/manifest.json
 // RUN: FileCheck %s --check-prefix=PTX < %t/linear_kernels.ptx
 // RUN: FileCheck %s --check-prefix=PREFILL < %t/prefill_kernels.ptx
-// RUN: rm -rf %t-mc && sparcast-aot %s -o %t-mc --hybrid-multicast --report | FileCheck %s --check-prefix=PAIRS
-// RUN: FileCheck %s --check-prefix=PAIRS-PTX < %t-mc/prefill_kernels.ptx
 // RUN: not sparcast-aot %s -o %t-80 --sm=sm_80 2>&1 | FileCheck %s --check-prefix=SM80
 // RUN: not sparcast-aot %S/Inputs/hybrid-narrow.mlir -o %t-narrow 2>&1 | FileCheck %s --check-prefix=NARROW
 // RUN: not sparcast-aot %S/Inputs/hybrid-argument.mlir -o %t-arg 2>&1 | FileCheck %s --check-prefix=ARGUMENT
@@ -38,12 +36,6 @@
 // --hybrid-multicast: prefill's CTAs in clusters of two on pairs of N
 // tiles sharing the tokens' box (decode's tiles are left alone); ptxas
 // accepts the multicast loads and the remote arrivals.
-// PAIRS: kernel linear_gemm0: hybrid-tiled GEMM (tiles 64 x 128), 64 weight rows x 8 tokens a CTA (1 consumer(s)), 6 slots a ring, {{[0-9]+}} bytes of shared memory [
-// PAIRS: kernel prefill_gemm0: {{.*}}, clusters of 2 CTAs on pairs of N tiles sharing the tokens' box by TMA multicast
-// PAIRS-PTX: .explicitcluster
-// PAIRS-PTX: .reqnctapercluster 2, 1, 1
-// PAIRS-PTX: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
-// PAIRS-PTX: mapa.shared::cluster.u32
 // PREFILL: .maxntid 384, 1, 1
 // PREFILL: setmaxnreg.dec.sync.aligned.u32 40
 // PREFILL: setmaxnreg.inc.sync.aligned.u32 232
