@@ -553,7 +553,7 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
       for (int64_t c = 0; c < chunks; ++c)
         s = sck::MmaOp::create(b, loc, sType, qs[half][c], ks[c], s);
       steps.push_back(sck::SoftmaxOp::create(
-          b, loc, sck::BoxType::get(ctx, {64, blockN}, element), stateType, s,
+          b, loc, sck::FragType::get(ctx, {64, blockN}, element), stateType, s,
           iters[2 * half + 1], k0, keyLenValue, b.getF32FloatAttr(scale)));
     }
     auto vBox = sck::BoxType::get(ctx, {blockN, headDim}, element);

@@ -283,9 +283,9 @@ void ifThen(OpBuilder &b, Location loc, Value cond, function_ref<void()> body) {
 class ConsumerSchedule {
 public:
   ConsumerSchedule(OpBuilder &b, ConsumerTile &tile,
-                   const ScheduledRings &rings)
+                   const ScheduledRings &rings, bool qInRegisters)
       : b(b), m{b, tile.keyLoop.getLoc()}, loc(tile.keyLoop.getLoc()),
-        tile(tile), rings(rings) {}
+        tile(tile), rings(rings), qInRegisters(qInRegisters) {}
 
   /// Consumer `c`'s tile at index `t`, its key blocks at positions from
   /// `base`; `turns` when both consumers compute (they then take turns),
@@ -298,7 +298,7 @@ public:
   void drain(Value qPosition, Value base);
 
 private:
-  /// S = Q K^T of the K boxes `k`.
+  /// S = Q K^T of the K boxes `k` (Q boxes or register tiles).
   Value scores(ValueRange q, ValueRange k);
   /// The softmax step of the block at key loop index `i`.
   FailureOr<sck::SoftmaxOp> step(Value s, Value state, Value i);
@@ -324,6 +324,7 @@ private:
   Location loc;
   ConsumerTile &tile;
   const ScheduledRings &rings;
+  bool qInRegisters;
 };
 
 Value ConsumerSchedule::scores(ValueRange q, ValueRange k) {
@@ -358,7 +359,21 @@ LogicalResult ConsumerSchedule::build(Value c, Value t, Value base,
   auto qGet = sck::GetOp::create(
       b, loc, TypeRange(tile.qGet.getBoxes()).take_front(tile.chunks), rings.q,
       qPosition);
-  ValueRange q = qGet.getBoxes();
+  SmallVector<Value> q(qGet.getBoxes());
+  // Q read into registers once, its slot free at once: every key block's
+  // Q K^T then reads only K from shared memory. (Not for pairs of
+  // candidates, where it did not pay: docs/decisions.md.)
+  if (qInRegisters) {
+    for (Value &box : q) {
+      auto boxType = cast<sck::BoxType>(box.getType());
+      box = sck::LoadFragOp::create(
+          b, loc,
+          sck::FragType::get(b.getContext(), boxType.getShape(),
+                             boxType.getElementType()),
+          box);
+    }
+    sck::ReleaseOp::create(b, loc, rings.q, qPosition);
+  }
   SmallVector<Type> kBoxTypes(tile.chunks,
                               tile.kvGet.getBoxes().front().getType());
   Type vType = tile.vBox().getType();
@@ -420,7 +435,8 @@ LogicalResult ConsumerSchedule::build(Value c, Value t, Value base,
   turn(passLast, /*pass=*/true);
   sck::MmaWaitOp::create(b, loc, 0);
   sck::ReleaseOp::create(b, loc, rings.v, last);
-  sck::ReleaseOp::create(b, loc, rings.q, qPosition);
+  if (!qInRegisters)
+    sck::ReleaseOp::create(b, loc, rings.q, qPosition);
   Value out = sck::NormalizeOp::create(b, loc, oType, o, blocks.getResult(1));
   // This consumer's rows of the result.
   sck::EpilogueOp first0 = tile.stores.front();
@@ -489,7 +505,12 @@ LogicalResult scheduleConsumer(AttentionRoles &roles, ConsumerTile &tile,
     return failure();
   Value base = m.mul(t, *stride);
   Value qPosition = halves == 2 ? m.add(m.mul(t, m.cst(2)), c) : t;
-  ConsumerSchedule schedule(b, tile, rings);
+  // Pairs of candidates come with the pairing kernel's table.
+  func::FuncOp kernel = roles.consumer->getParentOfType<func::FuncOp>();
+  bool pairs = llvm::any_of(
+      llvm::seq<unsigned>(0, kernel.getNumArguments()),
+      [&](unsigned i) { return kernel.getArgAttr(i, "sck.candidate_pairs"); });
+  ConsumerSchedule schedule(b, tile, rings, /*qInRegisters=*/!pairs);
   if (halves == 1) {
     if (failed(schedule.build(Value(), t, base, qPosition, Value(), Value(),
                               Value())))

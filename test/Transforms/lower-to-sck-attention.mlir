@@ -45,7 +45,7 @@
 // CHECK: sck.softmax
 // CHECK: %[[V:.*]] = sck.load "V"[%{{.*}}, %{{.*}}, %[[H]], %[[KVB]]] : !sck.box<128x128xf16>
 // CHECK: %[[O:.*]] = sck.rescale %{{.*}}, %[[ST0]] to %[[ST]]
-// CHECK: sck.mma %[[P]], %[[V]], %[[O]] : !sck.box<64x128xf16>, !sck.box<128x128xf16>, !sck.acc<64x128xf32>
+// CHECK: sck.mma %[[P]], %[[V]], %[[O]] : !sck.frag<64x128xf16>, !sck.box<128x128xf16>, !sck.acc<64x128xf32>
 // CHECK: %[[N:.*]] = sck.normalize
 // CHECK: sck.epilogue "O"[%{{.*}}, %{{.*}}, %[[H]], %[[B]]], %[[N]] : !sck.acc<64x128xf32>
 // CHECK: %[[N1:.*]] = sck.normalize
@@ -108,7 +108,7 @@ func.func @target(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x2000x128xf16>,
 // no index): 64-key blocks, the op's scale.
 // CHECK-LABEL: func.func private @short_attention0_kernel(
 // CHECK-SAME: %{{.*}}: index) attributes {sck.consumers = 1 : i64
-// CHECK: sck.softmax {{.*}} of %c100 {scale = 5.000000e-01 : f32} : !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x64xf16>
+// CHECK: sck.softmax {{.*}} of %c100 {scale = 5.000000e-01 : f32} : !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.frag<64x64xf16>
 func.func @short(%q: tensor<2x1x40x64xf16>, %k: tensor<2x1x100x64xf16>, %v: tensor<2x1x100x64xf16>) -> tensor<2x1x40x64xf16> {
   %o = sc.attention %q, %k, %v {scale = 0.5 : f32} : tensor<2x1x40x64xf16>, tensor<2x1x100x64xf16>, tensor<2x1x100x64xf16> -> tensor<2x1x40x64xf16>
   return %o : tensor<2x1x40x64xf16>
@@ -138,9 +138,9 @@ func.func @short(%q: tensor<2x1x40x64xf16>, %k: tensor<2x1x100x64xf16>, %v: tens
 // CHECK: %[[K:.*]] = sck.load "K"
 // CHECK-NOT: sck.load "K"
 // CHECK: sck.mma %[[QA]], %[[K]]
-// CHECK: sck.softmax {{.*}} -> !sck.box<64x128xbf16>
+// CHECK: sck.softmax {{.*}} -> !sck.frag<64x128xbf16>
 // CHECK: sck.mma %[[QB]], %[[K]]
-// CHECK: sck.softmax {{.*}} -> !sck.box<64x128xbf16>
+// CHECK: sck.softmax {{.*}} -> !sck.frag<64x128xbf16>
 // CHECK: %[[V:.*]] = sck.load "V"
 // CHECK-NOT: sck.load
 // CHECK: sck.mma %{{.*}}, %[[V]]

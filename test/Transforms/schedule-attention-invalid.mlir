@@ -38,9 +38,9 @@ func.func private @pingpong_consumers(%batch: index) {
         %g:2 = sck.get %kv : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x64xf16>> -> !sck.box<64x64xf16>, !sck.box<64x64xf16>
         %z = sck.zero : !sck.acc<64x64xf32>
         %s = sck.mma %q, %g#0, %z : !sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
-        %p, %st2 = sck.softmax %s, %st at %k0 of %c100 {scale = 1.0 : f32} : !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x64xf16>
+        %p, %st2 = sck.softmax %s, %st at %k0 of %c100 {scale = 1.0 : f32} : !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.frag<64x64xf16>
         %o2 = sck.rescale %o, %st to %st2 : !sck.acc<64x64xf32>, !sck.acc<64x2xf32>
-        %o3 = sck.mma %p, %g#1, %o2 : !sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
+        %o3 = sck.mma %p, %g#1, %o2 : !sck.frag<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
         sck.release %kv : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x64xf16>>
         scf.yield %o3, %st2 : !sck.acc<64x64xf32>, !sck.acc<64x2xf32>
       }
@@ -87,9 +87,9 @@ func.func private @scheduled_already(%batch: index) {
         %g:2 = sck.get %kv : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x64xf16>> -> !sck.box<64x64xf16>, !sck.box<64x64xf16>
         %z = sck.zero : !sck.acc<64x64xf32>
         %s = sck.mma %q, %g#0, %z : !sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
-        %p, %st2 = sck.softmax %s, %st at %k0 of %c100 {scale = 1.0 : f32} : !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x64xf16>
+        %p, %st2 = sck.softmax %s, %st at %k0 of %c100 {scale = 1.0 : f32} : !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.frag<64x64xf16>
         %o2 = sck.rescale %o, %st to %st2 : !sck.acc<64x64xf32>, !sck.acc<64x2xf32>
-        %o3 = sck.mma %p, %g#1, %o2 : !sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
+        %o3 = sck.mma %p, %g#1, %o2 : !sck.frag<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
         sck.release %kv : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x64xf16>>
         scf.yield %o3, %st2 : !sck.acc<64x64xf32>, !sck.acc<64x2xf32>
       }
@@ -136,9 +136,9 @@ func.func private @scores_of_other_boxes(%batch: index) {
         %g:2 = sck.get %kv : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x64xf16>> -> !sck.box<64x64xf16>, !sck.box<64x64xf16>
         %z = sck.zero : !sck.acc<64x64xf32>
         %s = sck.mma %q, %g#1, %z : !sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
-        %p, %st2 = sck.softmax %s, %st at %k0 of %c100 {scale = 1.0 : f32} : !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x64xf16>
+        %p, %st2 = sck.softmax %s, %st at %k0 of %c100 {scale = 1.0 : f32} : !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.frag<64x64xf16>
         %o2 = sck.rescale %o, %st to %st2 : !sck.acc<64x64xf32>, !sck.acc<64x2xf32>
-        %o3 = sck.mma %p, %g#1, %o2 : !sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
+        %o3 = sck.mma %p, %g#1, %o2 : !sck.frag<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
         sck.release %kv : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x64xf16>>
         scf.yield %o3, %st2 : !sck.acc<64x64xf32>, !sck.acc<64x2xf32>
       }
@@ -185,9 +185,9 @@ func.func private @o_not_rescaled(%batch: index) {
         %g:2 = sck.get %kv : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x64xf16>> -> !sck.box<64x64xf16>, !sck.box<64x64xf16>
         %z = sck.zero : !sck.acc<64x64xf32>
         %s = sck.mma %q, %g#0, %z : !sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
-        %p, %st2 = sck.softmax %s, %st at %k0 of %c100 {scale = 1.0 : f32} : !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x64xf16>
+        %p, %st2 = sck.softmax %s, %st at %k0 of %c100 {scale = 1.0 : f32} : !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.frag<64x64xf16>
         %o2 = sck.rescale %o, %st to %st2 : !sck.acc<64x64xf32>, !sck.acc<64x2xf32>
-        %o3 = sck.mma %p, %g#1, %o : !sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
+        %o3 = sck.mma %p, %g#1, %o : !sck.frag<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
         sck.release %kv : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x64xf16>>
         scf.yield %o3, %st2 : !sck.acc<64x64xf32>, !sck.acc<64x2xf32>
       }

@@ -4,7 +4,8 @@
 // RUN: sparcast-opt %s -sc-lower-to-sck=attention=1 -sc-schedule-attention | FileCheck %s --check-prefix=UNSPLIT
 
 // One consumer (40 query rows, 300 keys in five 64-key blocks): Q in a
-// ring of its own, K and V each in theirs. Block 0's Q K^T alone, its wait
+// ring of its own, read into registers once (its slot freed at once), K
+// and V each in rings of their own. Block 0's Q K^T alone, its wait
 // and K freed, its softmax; then each block's Q K^T with the block
 // before's P V, the wait for the Q K^T, K freed, the softmax, the wait for
 // the P V, V freed and O rescaled; the last P V after the loop. Ring
@@ -17,7 +18,9 @@
 // CHECK-NOT: sck.consumer_index
 // CHECK: %[[T:.*]] = sck.tile_index
 // CHECK: %[[BASE:.*]] = arith.muli %[[T]], %c5 : index
-// CHECK: %[[Q:.*]] = sck.get %[[QR]][%[[T]]]
+// CHECK: %[[QBOX:.*]] = sck.get %[[QR]][%[[T]]]
+// CHECK-NEXT: %[[Q:.*]] = sck.load_frag %[[QBOX]] : !sck.box<64x64xf16> -> !sck.frag<64x64xf16>
+// CHECK-NEXT: sck.release %[[QR]][%[[T]]]
 // CHECK: %[[K0:.*]] = sck.get %[[KR]][%[[BASE]]]
 // CHECK-NOT: sck.await_turn
 // CHECK: %[[S0:.*]] = sck.mma %[[Q]], %[[K0]]
@@ -45,7 +48,6 @@
 // CHECK-NEXT: %[[OL:.*]] = sck.mma %[[R]]#2, %[[VL]], %[[R]]#0
 // CHECK-NEXT: sck.mma_wait 0
 // CHECK-NEXT: sck.release %[[VR]][%[[LAST]]]
-// CHECK-NEXT: sck.release %[[QR]][%[[T]]]
 // CHECK-NEXT: %[[N:.*]] = sck.normalize %[[OL]], %[[R]]#1
 // CHECK-NEXT: sck.epilogue "O"[%c0, %{{.*}}, %{{.*}}, %{{.*}}], %[[N]]
 // The producer puts each block's K and V at the positions the consumer
@@ -122,7 +124,8 @@ func.func @split(%q: tensor<?x2x500x64xbf16>, %k: tensor<?x2x500x64xbf16>, %v: t
 
 // Two candidates of one request: a tile runs under its leading
 // candidate's condition, the second consumer when the candidate has a
-// partner, storing at the partner's batch element.
+// partner, storing at the partner's batch element. Q K^T reads Q from
+// shared memory here (no register copy), its slot freed after the last.
 // TURNS-LABEL: func.func private @pairs_attention0_kernel
 // TURNS: sck.role consumer
 // TURNS-NEXT: %[[C:.*]] = sck.consumer_index
@@ -133,7 +136,9 @@ func.func @split(%q: tensor<?x2x500x64xbf16>, %k: tensor<?x2x500x64xbf16>, %v: t
 // TURNS: %[[PARTNER:.*]] = arith.select %[[HAS]], %{{.*}}, %[[B]] : index
 // TURNS: %[[ACTIVE:.*]] = arith.ori %{{.*}}, %[[HAS]] : i1
 // TURNS: scf.if %[[ACTIVE]] {
+// TURNS-NOT: sck.load_frag
 // TURNS: scf.for %{{.*}} = %c1 to %c16
+// TURNS: sck.release %{{.*}} : !sck.ring<!sck.box<64x64xf16>, !sck.box<64x64xf16>>
 // TURNS: %[[BATCH:.*]] = arith.select %{{.*}}, %[[B]], %[[PARTNER]] : index
 // TURNS-NEXT: sck.epilogue "O"[%c0, %{{.*}}, %{{.*}}, %[[BATCH]]]
 func.func @pairs(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x2000x128xf16>, %v: tensor<?x2x2000x128xf16>, %idx: tensor<?xi32>) -> tensor<?x2x64x128xf16> {

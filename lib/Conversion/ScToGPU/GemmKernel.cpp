@@ -376,11 +376,12 @@ static LogicalResult checkKernelIRTiling(BatchMatmulOp op, StringRef schedule) {
   if (epilogues.wasInterrupted())
     return failure();
   WalkResult walk = kernel->walk([&](sck::MmaOp mma) {
-    sck::BoxType a = mma.getA().getType(), b = mma.getB().getType();
+    Type a = mma.getA().getType();
+    sck::BoxType b = mma.getB().getType();
     sck::AccType acc = mma.getAcc().getType();
-    if (a.getShape() == ArrayRef<int64_t>{rows, 64} &&
+    if (mma.getABox() && mma.getAShape() == ArrayRef<int64_t>{rows, 64} &&
         b.getShape() == ArrayRef<int64_t>{64, cols} &&
-        a.getElementType() == element &&
+        mma.getAElementType() == element &&
         acc.getShape() == ArrayRef<int64_t>{rows, cols})
       return WalkResult::advance();
     mma.emitError() << "the " << schedule << " GPU kernel multiplies "

@@ -707,7 +707,9 @@ struct MmaToWgmma : HybridPattern<sck::MmaOp> {
   LogicalResult
   matchAndRewrite(sck::MmaOp mma, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
-    sck::BoxType aType = mma.getA().getType(), bType = mma.getB().getType();
+    if (!mma.getABox())
+      return mma.emitError("sck-to-nvgpu: a hybrid MMA's A in shared memory");
+    sck::BoxType aType = mma.getABox().getType(), bType = mma.getB().getType();
     if (failed(checkMma(mma, frame, aType, bType, mma.getAcc().getType())))
       return failure();
     MLIRContext *ctx = getContext();

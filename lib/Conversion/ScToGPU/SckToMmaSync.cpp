@@ -424,7 +424,7 @@ struct MmaToMmaSync : OpConversionPattern<sck::MmaOp> {
     if (failed(checkAccumulator(mma, mma.getAcc().getType())))
       return failure();
     auto got = mma.getA().getDefiningOp<sck::GetOp>();
-    if (!got || mma.getB().getDefiningOp<sck::GetOp>() != got)
+    if (!got || !mma.getABox() || mma.getB().getDefiningOp<sck::GetOp>() != got)
       return mma.emitError("sc-convert-sck-to-mma-sync: an mma of the boxes "
                            "of one get");
     FailureOr<MmaSyncRingLayout> layout = layoutOf(got.getRing());
@@ -434,7 +434,7 @@ struct MmaToMmaSync : OpConversionPattern<sck::MmaOp> {
     unsigned bPart = cast<OpResult>(mma.getB()).getResultNumber();
     const MmaSyncRingLayout::Part &pa = layout->parts[aPart];
     const MmaSyncRingLayout::Part &pb = layout->parts[bPart];
-    sck::BoxType aType = mma.getA().getType(), bType = mma.getB().getType();
+    sck::BoxType aType = mma.getABox().getType(), bType = mma.getB().getType();
     if (aType.getShape() != ArrayRef<int64_t>{kTileRows, 32} || pa.transposed ||
         bType.getShape() != ArrayRef<int64_t>{32, kTileCols} ||
         aType.getElementType() != bType.getElementType())

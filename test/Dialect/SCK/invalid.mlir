@@ -268,7 +268,7 @@ func.func @softmax_state_shape(%s: !sck.acc<64x128xf32>, %o: !sck.acc<64x64xf32>
 func.func @softmax_rows(%s: !sck.acc<64x128xf32>, %o: !sck.acc<64x64xf32>, %st: !sck.acc<32x2xf32>, %k: index) {
   %keys10 = arith.constant 10 : index
   // expected-error @below {{statistics of 32 rows for a tile of 64}}
-  %p, %stn = sck.softmax %s, %st at %k of %keys10 {scale = 1.0 : f32} : !sck.acc<64x128xf32>, !sck.acc<32x2xf32> -> !sck.box<64x128xf16>
+  %p, %stn = sck.softmax %s, %st at %k of %keys10 {scale = 1.0 : f32} : !sck.acc<64x128xf32>, !sck.acc<32x2xf32> -> !sck.frag<64x128xf16>
   return
 }
 
@@ -276,8 +276,8 @@ func.func @softmax_rows(%s: !sck.acc<64x128xf32>, %o: !sck.acc<64x64xf32>, %st: 
 
 func.func @softmax_p_shape(%s: !sck.acc<64x128xf32>, %o: !sck.acc<64x64xf32>, %st: !sck.acc<64x2xf32>, %k: index) {
   %keys10 = arith.constant 10 : index
-  // expected-error @below {{P must have the scores' shape, got '!sck.box<64x64xf16>' for '!sck.acc<64x128xf32>'}}
-  %p, %stn = sck.softmax %s, %st at %k of %keys10 {scale = 1.0 : f32} : !sck.acc<64x128xf32>, !sck.acc<64x2xf32> -> !sck.box<64x64xf16>
+  // expected-error @below {{P must have the scores' shape, got '!sck.frag<64x64xf16>' for '!sck.acc<64x128xf32>'}}
+  %p, %stn = sck.softmax %s, %st at %k of %keys10 {scale = 1.0 : f32} : !sck.acc<64x128xf32>, !sck.acc<64x2xf32> -> !sck.frag<64x64xf16>
   return
 }
 
@@ -286,7 +286,7 @@ func.func @softmax_p_shape(%s: !sck.acc<64x128xf32>, %o: !sck.acc<64x64xf32>, %s
 func.func @softmax_p_type(%s: !sck.acc<64x128xf32>, %o: !sck.acc<64x64xf32>, %st: !sck.acc<64x2xf32>, %k: index) {
   %keys10 = arith.constant 10 : index
   // expected-error @below {{P is f16 or bf16 (an MMA operand), got 'f32'}}
-  %p, %stn = sck.softmax %s, %st at %k of %keys10 {scale = 1.0 : f32} : !sck.acc<64x128xf32>, !sck.acc<64x2xf32> -> !sck.box<64x128xf32>
+  %p, %stn = sck.softmax %s, %st at %k of %keys10 {scale = 1.0 : f32} : !sck.acc<64x128xf32>, !sck.acc<64x2xf32> -> !sck.frag<64x128xf32>
   return
 }
 
@@ -303,7 +303,7 @@ func.func @rescale_rows(%o: !sck.acc<32x64xf32>, %st: !sck.acc<64x2xf32>, %st2: 
 func.func @softmax_no_keys(%s: !sck.acc<64x128xf32>, %o: !sck.acc<64x64xf32>, %st: !sck.acc<64x2xf32>, %k: index) {
   %keys0 = arith.constant 0 : index
   // expected-error @below {{needs at least one key, got 0}}
-  %p, %stn = sck.softmax %s, %st at %k of %keys0 {scale = 1.0 : f32} : !sck.acc<64x128xf32>, !sck.acc<64x2xf32> -> !sck.box<64x128xf16>
+  %p, %stn = sck.softmax %s, %st at %k of %keys0 {scale = 1.0 : f32} : !sck.acc<64x128xf32>, !sck.acc<64x2xf32> -> !sck.frag<64x128xf16>
   return
 }
 
@@ -396,5 +396,21 @@ func.func @consumer_index_in_producer() {
     // expected-error @below {{is the index of a consumer: inside a consumer role}}
     %c = sck.consumer_index
   }
+  return
+}
+
+// -----
+
+func.func @load_frag_shape(%a: !sck.box<64x64xf16>) {
+  // expected-error @below {{reads a box into a register tile of its shape and type, got '!sck.box<64x64xf16>' into '!sck.frag<64x32xf16>'}}
+  %f = sck.load_frag %a : !sck.box<64x64xf16> -> !sck.frag<64x32xf16>
+  return
+}
+
+// -----
+
+func.func @mma_register_shapes(%f: !sck.frag<64x32xf16>, %b: !sck.box<64x128xf16>, %z: !sck.acc<64x128xf32>) {
+  // expected-error @below {{shapes do not compose: '!sck.frag<64x32xf16>' times '!sck.box<64x128xf16>' into '!sck.acc<64x128xf32>'}}
+  %r = sck.mma %f, %b, %z : !sck.frag<64x32xf16>, !sck.box<64x128xf16>, !sck.acc<64x128xf32>
   return
 }

@@ -86,7 +86,7 @@ func.func @epilogue_region(%batch: index, %x: tensor<?x64x256xf32>, %idx: tensor
 // P V; then O divided by the row sums.
 // CHECK-LABEL: func.func @attention_tile
 // CHECK: %[[ST:.*]] = sck.softmax_init : !sck.acc<64x2xf32>
-// CHECK: %[[P:.*]], %[[STN:.*]] = sck.softmax %{{.*}}, %{{.*}} at %{{.*}} of %{{.*}} {scale = 0.0883883461 : f32} : !sck.acc<64x128xf32>, !sck.acc<64x2xf32> -> !sck.box<64x128xf16>
+// CHECK: %[[P:.*]], %[[STN:.*]] = sck.softmax %{{.*}}, %{{.*}} at %{{.*}} of %{{.*}} {scale = 0.0883883461 : f32} : !sck.acc<64x128xf32>, !sck.acc<64x2xf32> -> !sck.frag<64x128xf16>
 // CHECK: sck.rescale %{{.*}}, %{{.*}} to %[[STN]] : !sck.acc<64x64xf32>, !sck.acc<64x2xf32>
 // CHECK: sck.normalize %{{.*}}, %{{.*}} : !sck.acc<64x64xf32>, !sck.acc<64x2xf32>
 func.func @attention_tile(%blocks: index) {
@@ -102,10 +102,10 @@ func.func @attention_tile(%blocks: index) {
     %k = sck.load "K"[%c0, %k0, %c0, %c0] {transposed} : !sck.box<64x128xf16>
     %z = sck.zero : !sck.acc<64x128xf32>
     %s = sck.mma %q, %k, %z : !sck.box<64x64xf16>, !sck.box<64x128xf16>, !sck.acc<64x128xf32>
-    %p, %stn = sck.softmax %s, %sti at %k0 of %keys1000 {scale = 0.0883883461 : f32} : !sck.acc<64x128xf32>, !sck.acc<64x2xf32> -> !sck.box<64x128xf16>
+    %p, %stn = sck.softmax %s, %sti at %k0 of %keys1000 {scale = 0.0883883461 : f32} : !sck.acc<64x128xf32>, !sck.acc<64x2xf32> -> !sck.frag<64x128xf16>
     %on = sck.rescale %oi, %sti to %stn : !sck.acc<64x64xf32>, !sck.acc<64x2xf32>
     %v = sck.load "V"[%c0, %k0, %c0, %c0] : !sck.box<128x64xf16>
-    %o1 = sck.mma %p, %v, %on : !sck.box<64x128xf16>, !sck.box<128x64xf16>, !sck.acc<64x64xf32>
+    %o1 = sck.mma %p, %v, %on : !sck.frag<64x128xf16>, !sck.box<128x64xf16>, !sck.acc<64x64xf32>
     scf.yield %o1, %stn : !sck.acc<64x64xf32>, !sck.acc<64x2xf32>
   }
   %out = sck.normalize %o, %st : !sck.acc<64x64xf32>, !sck.acc<64x2xf32>
@@ -213,4 +213,15 @@ func.func @per_consumer() {
     %c = sck.consumer_index
   }
   return
+}
+
+// A box read into registers once, the A operand of an MMA.
+// CHECK-LABEL: func.func @register_a
+// CHECK: %[[F:.*]] = sck.load_frag %{{.*}} : !sck.box<64x64xf16> -> !sck.frag<64x64xf16>
+// CHECK: sck.mma %[[F]], %{{.*}}, %{{.*}} : !sck.frag<64x64xf16>, !sck.box<64x128xf16>, !sck.acc<64x128xf32>
+func.func @register_a(%a: !sck.box<64x64xf16>, %b: !sck.box<64x128xf16>) -> !sck.acc<64x128xf32> {
+  %f = sck.load_frag %a : !sck.box<64x64xf16> -> !sck.frag<64x64xf16>
+  %z = sck.zero : !sck.acc<64x128xf32>
+  %r = sck.mma %f, %b, %z : !sck.frag<64x64xf16>, !sck.box<64x128xf16>, !sck.acc<64x128xf32>
+  return %r : !sck.acc<64x128xf32>
 }

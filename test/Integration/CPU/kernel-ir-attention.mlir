@@ -95,10 +95,10 @@ func.func private @wrong_scale_kernel(%batch: index) {
     %z = sck.zero : !sck.acc<64x64xf32>
     %s = sck.mma %q, %k, %z : !sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
     %keys64 = arith.constant 64 : index
-    %p, %st1 = sck.softmax %s, %st0 at %c0 of %keys64 {scale = 1.0 : f32} : !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x64xf16>
+    %p, %st1 = sck.softmax %s, %st0 at %c0 of %keys64 {scale = 1.0 : f32} : !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.frag<64x64xf16>
     %o1 = sck.rescale %o0, %st0 to %st1 : !sck.acc<64x64xf32>, !sck.acc<64x2xf32>
     %v = sck.load "V"[%c0, %c0, %h, %b] : !sck.box<64x64xf16>
-    %o2 = sck.mma %p, %v, %o1 : !sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
+    %o2 = sck.mma %p, %v, %o1 : !sck.frag<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
     %out = sck.normalize %o2, %st1 : !sck.acc<64x64xf32>, !sck.acc<64x2xf32>
     sck.epilogue "O"[%c0, %c0, %h, %b], %out : !sck.acc<64x64xf32>
   }

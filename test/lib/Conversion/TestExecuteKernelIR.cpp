@@ -255,7 +255,7 @@ private:
     map.map(mmaOp.getResult(),
             multiply(map.lookup(mmaOp.getA()), map.lookup(mmaOp.getB()),
                      map.lookup(mmaOp.getAcc()), mmaOp.getAcc().getType(),
-                     mmaOp.getA().getType().getShape()[1]));
+                     mmaOp.getAShape()[1]));
   }
 
   /// sck.mma_sp: the 2:4 operand expanded as its metadata says (element
@@ -797,6 +797,8 @@ private:
       return MemRefType::get(acc.getShape(), acc.getElementType());
     if (auto box = dyn_cast<sck::BoxType>(t))
       return MemRefType::get(box.getShape(), box.getElementType());
+    if (auto frag = dyn_cast<sck::FragType>(t))
+      return MemRefType::get(frag.getShape(), frag.getElementType());
     return t;
   }
 
@@ -867,6 +869,11 @@ private:
     }
     if (auto op = dyn_cast<sck::RescaleOp>(o))
       return rescale(op), success();
+    if (auto frag = dyn_cast<sck::LoadFragOp>(o)) {
+      // Registers hold what the box held.
+      map.map(frag.getFrag(), map.lookup(frag.getBox()));
+      return success();
+    }
     if (auto ringOp = dyn_cast<sck::RingOp>(o))
       return ring(ringOp);
     if (auto init = dyn_cast<sck::SoftmaxInitOp>(o))

@@ -82,6 +82,11 @@ LogicalResult BoxType::verify(function_ref<InFlightDiagnostic()> emitError,
   return verifyTile(emitError, "a box", shape, elementType);
 }
 
+LogicalResult FragType::verify(function_ref<InFlightDiagnostic()> emitError,
+                               ArrayRef<int64_t> shape, Type elementType) {
+  return verifyTile(emitError, "a register tile", shape, elementType);
+}
+
 LogicalResult AccType::verify(function_ref<InFlightDiagnostic()> emitError,
                               ArrayRef<int64_t> shape, Type elementType) {
   if (failed(verifyTile(emitError, "an accumulator", shape, elementType)))
@@ -188,18 +193,46 @@ LogicalResult PrefetchOp::verify() {
   return success();
 }
 
+ArrayRef<int64_t> MmaOp::getAShape() {
+  if (auto box = dyn_cast<BoxType>(getA().getType()))
+    return box.getShape();
+  return cast<FragType>(getA().getType()).getShape();
+}
+
+Type MmaOp::getAElementType() {
+  if (auto box = dyn_cast<BoxType>(getA().getType()))
+    return box.getElementType();
+  return cast<FragType>(getA().getType()).getElementType();
+}
+
+TypedValue<BoxType> MmaOp::getABox() {
+  return isa<BoxType>(getA().getType()) ? cast<TypedValue<BoxType>>(getA())
+                                        : TypedValue<BoxType>();
+}
+
 LogicalResult MmaOp::verify() {
-  auto a = getA().getType(), b = getB().getType();
+  auto b = getB().getType();
   auto acc = getAcc().getType();
-  if (a.getElementType() != b.getElementType())
+  ArrayRef<int64_t> a = getAShape();
+  if (getAElementType() != b.getElementType())
     return emitOpError("operands of different element types: ")
-           << a.getElementType() << " and " << b.getElementType();
+           << getAElementType() << " and " << b.getElementType();
   // A is [M, K], B is [K, N], the accumulator [M, N].
-  if (a.getShape()[1] != b.getShape()[0] ||
-      acc.getShape()[0] != a.getShape()[0] ||
+  if (a[1] != b.getShape()[0] || acc.getShape()[0] != a[0] ||
       acc.getShape()[1] != b.getShape()[1])
     return emitOpError("shapes do not compose: ")
-           << a << " times " << b << " into " << acc;
+           << getA().getType() << " times " << b << " into " << acc;
+  return success();
+}
+
+LogicalResult LoadFragOp::verify() {
+  BoxType box = getBox().getType();
+  FragType frag = getFrag().getType();
+  if (box.getShape() != frag.getShape() ||
+      box.getElementType() != frag.getElementType())
+    return emitOpError("reads a box into a register tile of its shape and "
+                       "type, got ")
+           << box << " into " << frag;
   return success();
 }
 

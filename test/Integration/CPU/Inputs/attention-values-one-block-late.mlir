@@ -43,39 +43,40 @@
         %4 = arith.muli %arg2, %c64 : index
         %5 = arith.muli %3, %c4 : index
         %6 = sck.get %0[%3] : !sck.ring<!sck.box<64x64xf16>> -> !sck.box<64x64xf16>
-        %7 = sck.get %1[%5] : !sck.ring<!sck.box<64x64xf16>> -> !sck.box<64x64xf16>
-        %8 = sck.zero : !sck.acc<64x64xf32>
-        %9 = sck.mma %6, %7, %8 : !sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
+        %7 = sck.load_frag %6 : !sck.box<64x64xf16> -> !sck.frag<64x64xf16>
+        sck.release %0[%3] : !sck.ring<!sck.box<64x64xf16>>
+        %8 = sck.get %1[%5] : !sck.ring<!sck.box<64x64xf16>> -> !sck.box<64x64xf16>
+        %9 = sck.zero : !sck.acc<64x64xf32>
+        %10 = sck.mma %7, %8, %9 : !sck.frag<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
         sck.mma_wait 0
         sck.release %1[%5] : !sck.ring<!sck.box<64x64xf16>>
-        %10 = sck.softmax_init : !sck.acc<64x2xf32>
-        %p, %newState = sck.softmax %9, %10 at %c0 of %c200 {scale = 1.250000e-01 : f32} : !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x64xf16>
-        %11 = sck.zero : !sck.acc<64x64xf32>
-        %12:3 = scf.for %arg4 = %c1 to %c4 step %c1 iter_args(%arg5 = %11, %arg6 = %newState, %arg7 = %p) -> (!sck.acc<64x64xf32>, !sck.acc<64x2xf32>, !sck.box<64x64xf16>) {
-          %17 = arith.addi %5, %arg4 : index
-          %18 = arith.subi %17, %c1 : index
-          %19 = sck.get %1[%17] : !sck.ring<!sck.box<64x64xf16>> -> !sck.box<64x64xf16>
-          %20 = sck.get %2[%17] : !sck.ring<!sck.box<64x64xf16>> -> !sck.box<64x64xf16>
-          %21 = sck.zero : !sck.acc<64x64xf32>
-          %22 = sck.mma %6, %19, %21 : !sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
-          %23 = sck.mma %arg7, %20, %arg5 : !sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
+        %11 = sck.softmax_init : !sck.acc<64x2xf32>
+        %p, %newState = sck.softmax %10, %11 at %c0 of %c200 {scale = 1.250000e-01 : f32} : !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.frag<64x64xf16>
+        %12 = sck.zero : !sck.acc<64x64xf32>
+        %13:3 = scf.for %arg4 = %c1 to %c4 step %c1 iter_args(%arg5 = %12, %arg6 = %newState, %arg7 = %p) -> (!sck.acc<64x64xf32>, !sck.acc<64x2xf32>, !sck.frag<64x64xf16>) {
+          %18 = arith.addi %5, %arg4 : index
+          %19 = arith.subi %18, %c1 : index
+          %20 = sck.get %1[%18] : !sck.ring<!sck.box<64x64xf16>> -> !sck.box<64x64xf16>
+          %21 = sck.get %2[%18] : !sck.ring<!sck.box<64x64xf16>> -> !sck.box<64x64xf16>
+          %22 = sck.zero : !sck.acc<64x64xf32>
+          %23 = sck.mma %7, %20, %22 : !sck.frag<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
+          %24 = sck.mma %arg7, %21, %arg5 : !sck.frag<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
           sck.mma_wait 1
-          sck.release %1[%17] : !sck.ring<!sck.box<64x64xf16>>
-          %24 = arith.muli %arg4, %c64 : index
-          %p_0, %newState_1 = sck.softmax %22, %arg6 at %24 of %c200 {scale = 1.250000e-01 : f32} : !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.box<64x64xf16>
+          sck.release %1[%18] : !sck.ring<!sck.box<64x64xf16>>
+          %25 = arith.muli %arg4, %c64 : index
+          %p_0, %newState_1 = sck.softmax %23, %arg6 at %25 of %c200 {scale = 1.250000e-01 : f32} : !sck.acc<64x64xf32>, !sck.acc<64x2xf32> -> !sck.frag<64x64xf16>
           sck.mma_wait 0
-          sck.release %2[%18] : !sck.ring<!sck.box<64x64xf16>>
-          %25 = sck.rescale %23, %arg6 to %newState_1 : !sck.acc<64x64xf32>, !sck.acc<64x2xf32>
-          scf.yield %25, %newState_1, %p_0 : !sck.acc<64x64xf32>, !sck.acc<64x2xf32>, !sck.box<64x64xf16>
+          sck.release %2[%19] : !sck.ring<!sck.box<64x64xf16>>
+          %26 = sck.rescale %24, %arg6 to %newState_1 : !sck.acc<64x64xf32>, !sck.acc<64x2xf32>
+          scf.yield %26, %newState_1, %p_0 : !sck.acc<64x64xf32>, !sck.acc<64x2xf32>, !sck.frag<64x64xf16>
         }
-        %13 = arith.addi %5, %c3 : index
-        %14 = sck.get %2[%13] : !sck.ring<!sck.box<64x64xf16>> -> !sck.box<64x64xf16>
-        %15 = sck.mma %12#2, %14, %12#0 : !sck.box<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
+        %14 = arith.addi %5, %c3 : index
+        %15 = sck.get %2[%14] : !sck.ring<!sck.box<64x64xf16>> -> !sck.box<64x64xf16>
+        %16 = sck.mma %13#2, %15, %13#0 : !sck.frag<64x64xf16>, !sck.box<64x64xf16>, !sck.acc<64x64xf32>
         sck.mma_wait 0
-        sck.release %2[%13] : !sck.ring<!sck.box<64x64xf16>>
-        sck.release %0[%3] : !sck.ring<!sck.box<64x64xf16>>
-        %16 = sck.normalize %15, %12#1 : !sck.acc<64x64xf32>, !sck.acc<64x2xf32>
-        sck.epilogue "O"[%c0, %4, %arg3, %arg1], %16 : !sck.acc<64x64xf32>
+        sck.release %2[%14] : !sck.ring<!sck.box<64x64xf16>>
+        %17 = sck.normalize %16, %13#1 : !sck.acc<64x64xf32>, !sck.acc<64x2xf32>
+        sck.epilogue "O"[%c0, %4, %arg3, %arg1], %17 : !sck.acc<64x64xf32>
       }
     }
     return

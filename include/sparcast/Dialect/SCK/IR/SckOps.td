@@ -103,6 +103,19 @@ def Sck_BoxType : Sck_Type<"Box", "box"> {
   let genVerifyDecl = 1;
 }
 
+def Sck_FragType : Sck_Type<"Frag", "frag"> {
+  let summary = "a tile held in registers as an MMA's A operand";
+  let description = [{
+    An online softmax's P, or a box read into registers once
+    (`sck.load_frag`) to be the A operand of several MMAs: wgmma takes A
+    from registers as well as from shared memory.
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "::mlir::Type":$elementType);
+  let assemblyFormat = "`<` custom<ShapeAndType>($shape, $elementType) `>`";
+  let genVerifyDecl = 1;
+}
+
 def Sck_AccType : Sck_Type<"Acc", "acc"> {
   let summary = "an accumulator tile in registers";
   let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
@@ -203,9 +216,34 @@ def Sck_ZeroOp : Sck_Op<"zero", [Pure]> {
 
 def Sck_MmaOp : Sck_Op<"mma", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let summary = "acc + a b over the boxes' k (wgmma)";
-  let arguments = (ins Sck_BoxType:$a, Sck_BoxType:$b, Sck_AccType:$acc);
+  let description = [{
+    A is a box in shared memory or a tile in registers (`!sck.frag`); B a
+    box.
+  }];
+  let arguments = (ins AnyTypeOf<[Sck_BoxType, Sck_FragType]>:$a,
+                       Sck_BoxType:$b, Sck_AccType:$acc);
   let results = (outs Sck_AccType:$result);
   let assemblyFormat = "$a `,` $b `,` $acc attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($acc))";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// A's shape and element type (a box's or a register tile's).
+    ::llvm::ArrayRef<int64_t> getAShape();
+    ::mlir::Type getAElementType();
+    /// A as a box in shared memory (null when it is in registers).
+    ::mlir::TypedValue<BoxType> getABox();
+  }];
+}
+
+def Sck_LoadFragOp : Sck_Op<"load_frag", [MemoryEffects<[MemRead]>]> {
+  let summary = "a box read into registers, the A operand of later MMAs";
+  let description = [{
+    Reads the box once (ldmatrix on Hopper) so that the MMAs that take it
+    as their A operand read registers, not shared memory: an attention's Q,
+    multiplied by every key block's K.
+  }];
+  let arguments = (ins Sck_BoxType:$box);
+  let results = (outs Sck_FragType:$frag);
+  let assemblyFormat = "$box attr-dict `:` qualified(type($box)) `->` qualified(type($frag))";
   let hasVerifier = 1;
 }
 
@@ -263,14 +301,14 @@ def Sck_SoftmaxOp : Sck_Op<"softmax", [Pure, AllTypesMatch<["state", "newState"]
     row r, with z_j = s[r, j] * `scale` * log2(e) for keys `keyStart` + j <
     `keys` (the key length, a value: it may be known only at launch; -inf
     for the others), m' = max(m, max_j z_j), p_j = exp2(z_j - m'), l' = l *
-    exp2(m - m') + sum_j p_j. Results: P (the box of p in the element type
-    of the next multiplication, M x N) and (m', l'). The output
+    exp2(m - m') + sum_j p_j. Results: P (p in registers in the element
+    type of the next multiplication, M x N) and (m', l'). The output
     accumulator is brought to the new maxima by `sck.rescale`, and
     `sck.normalize` divides by l at the end.
   }];
   let arguments = (ins Sck_AccType:$s, Sck_AccType:$state,
                        Index:$keyStart, Index:$keys, F32Attr:$scale);
-  let results = (outs Sck_BoxType:$p, Sck_AccType:$newState);
+  let results = (outs Sck_FragType:$p, Sck_AccType:$newState);
   let assemblyFormat = [{
     $s `,` $state `at` $keyStart `of` $keys attr-dict `:`
     qualified(type($s)) `,` qualified(type($state)) `->` qualified(type($p))
