@@ -39,7 +39,7 @@ TOLERANCE = 2e-3
 # (zero, 2:4, dense) fractions of the tiles.
 MIXES = {"all_24": (0.0, 1.0, 0.0), "70_24_30_dense": (0.0, 0.7, 0.3),
          "50_50_zero": (0.1, 0.45, 0.45), "all_dense": (0.0, 0.0, 1.0)}
-TOKENS = [1, 16, 2048]
+TOKENS = [1, 16, 2048, 8192]
 
 
 def make_weight(n, k, dtype, mix, gen):

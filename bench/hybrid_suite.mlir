@@ -63,6 +63,18 @@ func.func @linear_11008x4096_m2048_bf16(%kinds: tensor<86x32xi8>, %slots: tensor
   return %y : tensor<?x2048x11008xbf16>
 }
 
+func.func @linear_11008x4096_m8192_f16(%kinds: tensor<86x32xi8>, %slots: tensor<86x32xi32>, %dense: tensor<?x128x128xf16>, %sparse: tensor<?x128x64xf16>, %meta: tensor<?x128x4xi32>, %x: tensor<?x8192x4096xf16>) -> tensor<?x8192x11008xf16> {
+  %w = sc.assemble_hybrid %kinds, %slots, %dense, %sparse, %meta : tensor<86x32xi8>, tensor<86x32xi32>, tensor<?x128x128xf16>, tensor<?x128x64xf16>, tensor<?x128x4xi32> -> tensor<11008x4096xf16, #sc.hybrid_tiles<tile = [128, 128], grid = [86, 32], kinds = "">>
+  %y = sc.batch_matmul %x, %w {transpose_rhs} : tensor<?x8192x4096xf16>, tensor<11008x4096xf16, #sc.hybrid_tiles<tile = [128, 128], grid = [86, 32], kinds = "">> -> tensor<?x8192x11008xf16>
+  return %y : tensor<?x8192x11008xf16>
+}
+
+func.func @linear_11008x4096_m8192_bf16(%kinds: tensor<86x32xi8>, %slots: tensor<86x32xi32>, %dense: tensor<?x128x128xbf16>, %sparse: tensor<?x128x64xbf16>, %meta: tensor<?x128x4xi32>, %x: tensor<?x8192x4096xbf16>) -> tensor<?x8192x11008xbf16> {
+  %w = sc.assemble_hybrid %kinds, %slots, %dense, %sparse, %meta : tensor<86x32xi8>, tensor<86x32xi32>, tensor<?x128x128xbf16>, tensor<?x128x64xbf16>, tensor<?x128x4xi32> -> tensor<11008x4096xbf16, #sc.hybrid_tiles<tile = [128, 128], grid = [86, 32], kinds = "">>
+  %y = sc.batch_matmul %x, %w {transpose_rhs} : tensor<?x8192x4096xbf16>, tensor<11008x4096xbf16, #sc.hybrid_tiles<tile = [128, 128], grid = [86, 32], kinds = "">> -> tensor<?x8192x11008xbf16>
+  return %y : tensor<?x8192x11008xbf16>
+}
+
 func.func @linear_4096x11008_m1_f16(%kinds: tensor<32x86xi8>, %slots: tensor<32x86xi32>, %dense: tensor<?x128x128xf16>, %sparse: tensor<?x128x64xf16>, %meta: tensor<?x128x4xi32>, %x: tensor<?x1x11008xf16>) -> tensor<?x1x4096xf16> {
   %w = sc.assemble_hybrid %kinds, %slots, %dense, %sparse, %meta : tensor<32x86xi8>, tensor<32x86xi32>, tensor<?x128x128xf16>, tensor<?x128x64xf16>, tensor<?x128x4xi32> -> tensor<4096x11008xf16, #sc.hybrid_tiles<tile = [128, 128], grid = [32, 86], kinds = "">>
   %y = sc.batch_matmul %x, %w {transpose_rhs} : tensor<?x1x11008xf16>, tensor<4096x11008xf16, #sc.hybrid_tiles<tile = [128, 128], grid = [32, 86], kinds = "">> -> tensor<?x1x4096xf16>
@@ -99,6 +111,18 @@ func.func @linear_4096x11008_m2048_bf16(%kinds: tensor<32x86xi8>, %slots: tensor
   return %y : tensor<?x2048x4096xbf16>
 }
 
+func.func @linear_4096x11008_m8192_f16(%kinds: tensor<32x86xi8>, %slots: tensor<32x86xi32>, %dense: tensor<?x128x128xf16>, %sparse: tensor<?x128x64xf16>, %meta: tensor<?x128x4xi32>, %x: tensor<?x8192x11008xf16>) -> tensor<?x8192x4096xf16> {
+  %w = sc.assemble_hybrid %kinds, %slots, %dense, %sparse, %meta : tensor<32x86xi8>, tensor<32x86xi32>, tensor<?x128x128xf16>, tensor<?x128x64xf16>, tensor<?x128x4xi32> -> tensor<4096x11008xf16, #sc.hybrid_tiles<tile = [128, 128], grid = [32, 86], kinds = "">>
+  %y = sc.batch_matmul %x, %w {transpose_rhs} : tensor<?x8192x11008xf16>, tensor<4096x11008xf16, #sc.hybrid_tiles<tile = [128, 128], grid = [32, 86], kinds = "">> -> tensor<?x8192x4096xf16>
+  return %y : tensor<?x8192x4096xf16>
+}
+
+func.func @linear_4096x11008_m8192_bf16(%kinds: tensor<32x86xi8>, %slots: tensor<32x86xi32>, %dense: tensor<?x128x128xbf16>, %sparse: tensor<?x128x64xbf16>, %meta: tensor<?x128x4xi32>, %x: tensor<?x8192x11008xbf16>) -> tensor<?x8192x4096xbf16> {
+  %w = sc.assemble_hybrid %kinds, %slots, %dense, %sparse, %meta : tensor<32x86xi8>, tensor<32x86xi32>, tensor<?x128x128xbf16>, tensor<?x128x64xbf16>, tensor<?x128x4xi32> -> tensor<4096x11008xbf16, #sc.hybrid_tiles<tile = [128, 128], grid = [32, 86], kinds = "">>
+  %y = sc.batch_matmul %x, %w {transpose_rhs} : tensor<?x8192x11008xbf16>, tensor<4096x11008xbf16, #sc.hybrid_tiles<tile = [128, 128], grid = [32, 86], kinds = "">> -> tensor<?x8192x4096xbf16>
+  return %y : tensor<?x8192x4096xbf16>
+}
+
 func.func @linear_8192x8192_m1_f16(%kinds: tensor<64x64xi8>, %slots: tensor<64x64xi32>, %dense: tensor<?x128x128xf16>, %sparse: tensor<?x128x64xf16>, %meta: tensor<?x128x4xi32>, %x: tensor<?x1x8192xf16>) -> tensor<?x1x8192xf16> {
   %w = sc.assemble_hybrid %kinds, %slots, %dense, %sparse, %meta : tensor<64x64xi8>, tensor<64x64xi32>, tensor<?x128x128xf16>, tensor<?x128x64xf16>, tensor<?x128x4xi32> -> tensor<8192x8192xf16, #sc.hybrid_tiles<tile = [128, 128], grid = [64, 64], kinds = "">>
   %y = sc.batch_matmul %x, %w {transpose_rhs} : tensor<?x1x8192xf16>, tensor<8192x8192xf16, #sc.hybrid_tiles<tile = [128, 128], grid = [64, 64], kinds = "">> -> tensor<?x1x8192xf16>
@@ -133,5 +157,17 @@ func.func @linear_8192x8192_m2048_bf16(%kinds: tensor<64x64xi8>, %slots: tensor<
   %w = sc.assemble_hybrid %kinds, %slots, %dense, %sparse, %meta : tensor<64x64xi8>, tensor<64x64xi32>, tensor<?x128x128xbf16>, tensor<?x128x64xbf16>, tensor<?x128x4xi32> -> tensor<8192x8192xbf16, #sc.hybrid_tiles<tile = [128, 128], grid = [64, 64], kinds = "">>
   %y = sc.batch_matmul %x, %w {transpose_rhs} : tensor<?x2048x8192xbf16>, tensor<8192x8192xbf16, #sc.hybrid_tiles<tile = [128, 128], grid = [64, 64], kinds = "">> -> tensor<?x2048x8192xbf16>
   return %y : tensor<?x2048x8192xbf16>
+}
+
+func.func @linear_8192x8192_m8192_f16(%kinds: tensor<64x64xi8>, %slots: tensor<64x64xi32>, %dense: tensor<?x128x128xf16>, %sparse: tensor<?x128x64xf16>, %meta: tensor<?x128x4xi32>, %x: tensor<?x8192x8192xf16>) -> tensor<?x8192x8192xf16> {
+  %w = sc.assemble_hybrid %kinds, %slots, %dense, %sparse, %meta : tensor<64x64xi8>, tensor<64x64xi32>, tensor<?x128x128xf16>, tensor<?x128x64xf16>, tensor<?x128x4xi32> -> tensor<8192x8192xf16, #sc.hybrid_tiles<tile = [128, 128], grid = [64, 64], kinds = "">>
+  %y = sc.batch_matmul %x, %w {transpose_rhs} : tensor<?x8192x8192xf16>, tensor<8192x8192xf16, #sc.hybrid_tiles<tile = [128, 128], grid = [64, 64], kinds = "">> -> tensor<?x8192x8192xf16>
+  return %y : tensor<?x8192x8192xf16>
+}
+
+func.func @linear_8192x8192_m8192_bf16(%kinds: tensor<64x64xi8>, %slots: tensor<64x64xi32>, %dense: tensor<?x128x128xbf16>, %sparse: tensor<?x128x64xbf16>, %meta: tensor<?x128x4xi32>, %x: tensor<?x8192x8192xbf16>) -> tensor<?x8192x8192xbf16> {
+  %w = sc.assemble_hybrid %kinds, %slots, %dense, %sparse, %meta : tensor<64x64xi8>, tensor<64x64xi32>, tensor<?x128x128xbf16>, tensor<?x128x64xbf16>, tensor<?x128x4xi32> -> tensor<8192x8192xbf16, #sc.hybrid_tiles<tile = [128, 128], grid = [64, 64], kinds = "">>
+  %y = sc.batch_matmul %x, %w {transpose_rhs} : tensor<?x8192x8192xbf16>, tensor<8192x8192xbf16, #sc.hybrid_tiles<tile = [128, 128], grid = [64, 64], kinds = "">> -> tensor<?x8192x8192xbf16>
+  return %y : tensor<?x8192x8192xbf16>
 }
 

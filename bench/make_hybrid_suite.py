@@ -2,7 +2,7 @@
 runs: y = x W^T with W in TILE-shaped dense / 2:4 / zero tiles (the packing
 of sparcast.hybrid_pack), small odd shapes for correctness (one with a bias
 + ReLU epilogue, one at 300 tokens: a 128-row band of two consumers) and
-(N, K) = (11008, 4096), (4096, 11008), (8192, 8192) at M = 1, 16, 2048 in
+(N, K) = (11008, 4096), (4096, 11008), (8192, 8192) at M = 1, 16, 2048, 8192 in
 f16 and bf16 for the timings.
 
     python3 bench/make_hybrid_suite.py > bench/hybrid_suite.mlir
@@ -13,7 +13,7 @@ import argparse
 
 TILE = (128, 128)
 SHAPES = [(11008, 4096), (4096, 11008), (8192, 8192)]
-TOKENS = [1, 16, 2048]
+TOKENS = [1, 16, 2048, 8192]
 
 
 def gemm(name, n, k, m, dtype, bias=False):
