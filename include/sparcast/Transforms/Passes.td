@@ -565,7 +565,8 @@ def ScLowerToSckPass : Pass<"sc-lower-to-sck", "::mlir::ModuleOp"> {
     with two consumers, as the generator: an indexed op or more than 64
     query rows; else 64) the K boxes (transposed, at the
     request `index[b]` when indexed) into S, one online-softmax step
-    (`sck.softmax`), the V box into O; `sck.normalize` and the epilogue
+    (`sck.softmax`), O brought to its maxima (`sck.rescale`) and the V
+    box into O; `sck.normalize` and the epilogue
     `"O"` at `[0, q, h, b]`; the function records the generator's consumer
     warpgroups (`sck.consumers`). Off by default (`sparcast-aot
     --warp-specialize` turns it on: the attention generator reads the
