@@ -61,6 +61,7 @@ using namespace mlir;
 using namespace mlir::sc;
 using mlir::sc::detail::AttentionKernelWriter;
 using mlir::sc::detail::AttentionShape;
+using mlir::sc::detail::AttentionSteps;
 using mlir::sc::detail::RowState;
 using mlir::sc::detail::SoftmaxStep;
 using Mode = AttentionShape::Mode;
@@ -76,7 +77,7 @@ Value AttentionKernelWriter::loadIndex(Value table, Value i) {
   return toIndex(memref::LoadOp::create(b, loc, table, ValueRange{i}));
 }
 
-void AttentionKernelWriter::ifThen(Value cond, function_ref<void()> body) {
+void AttentionSteps::ifThen(Value cond, function_ref<void()> body) {
   auto op = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(&op.getThenRegion().front());
@@ -84,7 +85,7 @@ void AttentionKernelWriter::ifThen(Value cond, function_ref<void()> body) {
 }
 
 SmallVector<Value>
-AttentionKernelWriter::ifElse(Value cond, TypeRange types,
+AttentionSteps::ifElse(Value cond, TypeRange types,
                               function_ref<SmallVector<Value>()> thenBody,
                               function_ref<SmallVector<Value>()> elseBody) {
   auto op = scf::IfOp::create(b, loc, types, cond, /*withElseRegion=*/true);
@@ -105,7 +106,7 @@ AttentionKernelWriter::ifElse(Value cond, TypeRange types,
   return op.getResults();
 }
 
-SmallVector<Value> AttentionKernelWriter::forLoop(
+SmallVector<Value> AttentionSteps::forLoop(
     Value from, Value to, ValueRange init,
     function_ref<SmallVector<Value>(Value, ValueRange)> body) {
   auto loop = scf::ForOp::create(b, loc, from, to, index(1), init);
@@ -139,11 +140,11 @@ void AttentionKernelWriter::laneZeroArrive(Value barriers, Value at) {
   ifThen(laneZero, [&] { arrive(barriers, at); });
 }
 
-void AttentionKernelWriter::namedBarrier(Value id, Value count) {
+void AttentionSteps::namedBarrier(Value id, Value count) {
   NVVM::BarrierOp::create(b, loc, Type(), id, count, nullptr, Value());
 }
 
-void AttentionKernelWriter::warpSync() {
+void AttentionSteps::warpSync() {
   NVVM::SyncWarpOp::create(b, loc, i32(-1));
 }
 
@@ -169,7 +170,7 @@ void AttentionKernelWriter::writeParameters(gpu::GPUFuncOp func,
   tables = arg(params.tables);
   tilesXArg = arg(params.tilesX);
   Value queryLenArg = arg(params.queryLen), keyLenArg = arg(params.keyLen);
-  keyLen = keyLenArg ? keyLenArg : index(s.keyLen);
+  v.keyLen = keyLenArg ? keyLenArg : index(s.keyLen);
   queryLen = queryLenArg ? queryLenArg : index(s.queryLen);
 }
 
@@ -239,7 +240,7 @@ void AttentionKernelWriter::assignTile(Value tileX, Value tileY, Value &runs) {
 // firstKb in the mask's table), or ceil(keys / block).
 void AttentionKernelWriter::keyBlocks() {
   if (!s.runtimeTables && !s.staticMask) {
-    nkb = ceilDiv(keyLen, index(s.blockN));
+    nkb = ceilDiv(v.keyLen, index(s.blockN));
     return;
   }
   Value qBlock = div(mul(tileA, index(64)), index(s.blockN));
@@ -331,8 +332,8 @@ void AttentionKernelWriter::write(gpu::GPUModuleOp gpuModule, StringRef name,
     return LLVM::LLVMStructType::getLiteral(
         ctx, SmallVector<Type>(n, Float32Type::get(ctx)));
   };
-  accS = f32Struct(s.blockN / 2);
-  accO = f32Struct(s.headDim / 2);
+  v.accS = f32Struct(s.blockN / 2);
+  v.accO = f32Struct(s.headDim / 2);
   barsType = nvgpu::MBarrierGroupType::get(ctx, workgroup, s.stages);
   qbarType = nvgpu::MBarrierGroupType::get(ctx, workgroup, 1);
   auto tmaSpace = IntegerAttr::get(IntegerType::get(ctx, 64), 3);
@@ -415,15 +416,15 @@ void AttentionKernelWriter::write(gpu::GPUModuleOp gpuModule, StringRef name,
   }
   ifThen(run, [&] {
     smem = gpu::DynamicSharedMemoryOp::create(b, loc, smemType);
-    base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smem);
+    v.base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smem);
     // The region starts at the first 1024-byte boundary (128B-swizzled
-    // tiles) at least 256 bytes past the base: ptxas places the
+    // tiles) at least 256 bytes past the v.base: ptxas places the
     // dynamic-memory symbol first among the static shared variables, so
     // the mbarriers lie just past it.
-    Value from = add(base, index(256));
+    Value from = add(v.base, index(256));
     pad = add(rem(sub(index(1024), rem(from, index(1024))), index(1024)),
               index(256));
-    smemBase = arith::IndexCastOp::create(b, loc, b.getI64Type(), base);
+    v.smemBase = arith::IndexCastOp::create(b, loc, b.getI64Type(), v.base);
     // Per ring slot: full says its key block landed, fullV its value
     // block; empty that every consumer warp is done with the keys, emptyV
     // with the values. The pipelined consumer is done with K (t) in the
@@ -549,7 +550,7 @@ void AttentionKernelWriter::writeConsumer() {
     bW = select(isW0, bA, bB);
     q0 = mul(select(isW0, tileA, tileB), index(64));
   }
-  wgBar = arith::IndexCastOp::create(b, loc, b.getI32Type(), add(w, index(1)));
+  v.wgBar = arith::IndexCastOp::create(b, loc, b.getI32Type(), add(w, index(1)));
   Value inWg = rem(tid, index(128));
   elected = eq(inWg, index(0));
   // O is staged for its TMA store in the consumer's own Q tile: Q is dead
@@ -562,7 +563,7 @@ void AttentionKernelWriter::writeConsumer() {
   lane = rem(tid, index(32));
   laneZero = eq(lane, index(0));
   Value warpRow = mul(warp, index(16));
-  q2 = mul(rem(lane, index(4)), index(2));
+  v.q2 = mul(rem(lane, index(4)), index(2));
   if (!s.qInRegs)
     qDesc = descriptor(qOff);
   // This lane's row of the four 8 x 8 matrices of ldmatrix / stmatrix .x4
@@ -571,18 +572,18 @@ void AttentionKernelWriter::writeConsumer() {
   Value lmM = div(lane, index(8));
   Value lmRow = add(add(warpRow, rem(lane, index(8))),
                     mul(rem(lmM, index(2)), index(8)));
-  lmHi = div(lmM, index(2));
-  lmRowB = mul(lmRow, index(128));
-  lmSw = rem(lmRow, index(8));
-  scale2 = f32(s.scale2);
-  negInf = f32(-std::numeric_limits<double>::infinity());
+  v.lmHi = div(lmM, index(2));
+  v.lmRowB = mul(lmRow, index(128));
+  v.lmSw = rem(lmRow, index(8));
+  v.scale2 = f32(s.scale2);
+  v.negInf = f32(-std::numeric_limits<double>::infinity());
   // Lazy rescaling: a row keeps its running maximum until a block's
   // maximum exceeds it by more than 8 (log2 units): p = exp2(s - m) then
   // stays below 2^8, exact in f16/bf16 range and fp32 sums, and O is
   // rescaled only when some row of the warp moved its maximum.
-  lazyBound = f32(8.0);
-  zeroF = f32(0.0);
-  oZero = LLVM::ZeroOp::create(b, loc, accO);
+  v.lazyBound = f32(8.0);
+  v.zeroF = f32(0.0);
+  oZero = LLVM::ZeroOp::create(b, loc, v.accO);
   if (s.chained)
     writeChainedConsumerBody();
   else
@@ -659,14 +660,14 @@ RowState AttentionKernelWriter::pipelinedPrologue() {
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   // This warp is done with K (0).
   laneZeroArrive(empty, slot);
-  SoftmaxStep step = softmax(sFinal, freshRows(), s.skipUnmovedMaxima);
+  SoftmaxStep step = softmax(sFinal, kb, freshRows(), s.skipUnmovedMaxima);
   return {step.mNew0, step.mNew8, step.lNew0, step.lNew8, step.p};
 }
 
 // A row's first block: its running maximum and sum start over.
 RowState AttentionKernelWriter::freshRows() {
   Value mInit = f32(-1.0e30);
-  return {mInit, mInit, zeroF, zeroF, {}};
+  return {mInit, mInit, v.zeroF, v.zeroF, {}};
 }
 
 // Block t of the pipelined loop: its Q K^T issued with block t - 1's P V
@@ -700,9 +701,9 @@ AttentionKernelWriter::pipelinedBlock(Value t, Value o, const RowState &rows,
   // guessing that no maximum moves pays with 64-key blocks
   // (docs/decisions.md, "softmax instruction choices").
   SoftmaxStep step =
-      fresh ? softmax(sFinal, freshRows(), s.skipUnmovedMaxima)
-      : s.speculativeSoftmax ? speculativeSoftmax(sFinal, rows)
-                             : softmax(sFinal, rows, s.skipUnmovedMaxima);
+      fresh ? softmax(sFinal, kb, freshRows(), s.skipUnmovedMaxima)
+      : s.speculativeSoftmax ? speculativeSoftmax(sFinal, kb, rows)
+                             : softmax(sFinal, kb, rows, s.skipUnmovedMaxima);
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   // P (t - 1) stays in its registers until P V (t - 1) is done (so P (t)
   // gets registers of its own).
@@ -768,7 +769,7 @@ void AttentionKernelWriter::fenceAndStore(Value at, Value head, Value row,
   NVVM::FenceProxyOp::create(
       b, loc, NVVM::ProxyKind::async_shared,
       NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-  namedBarrier(wgBar, i32(128));
+  namedBarrier(v.wgBar, i32(128));
   ifThen(elected, [&] {
     storeO(at, head, row, batch);
     NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
@@ -852,7 +853,7 @@ void AttentionKernelWriter::writeChainedConsumerBody() {
   // same for every item, so they are read once.
   Value tileRun;
   decodeChainedTile(cta, tileRun);
-  SmallVector<Type> stateTypes = {accO, b.getF32Type(), b.getF32Type()};
+  SmallVector<Type> stateTypes = {v.accO, b.getF32Type(), b.getF32Type()};
   stateTypes.append(s.pRegs(), b.getI32Type());
   // Item hIdx: its ring position (every item has the same key blocks) and
   // Q's phase; Q once in, into registers, and the warp's part of the Q
@@ -883,7 +884,7 @@ void AttentionKernelWriter::writeChainedConsumerBody() {
         [&]() -> SmallVector<Value> {
           drainSlots();
           Value undefP = LLVM::UndefOp::create(b, loc, b.getI32Type());
-          return state(LLVM::UndefOp::create(b, loc, accO), zeroF, zeroF,
+          return state(LLVM::UndefOp::create(b, loc, v.accO), v.zeroF, v.zeroF,
                        SmallVector<Value>(s.pRegs(), undefP));
         });
     SmallVector<Value> last = forLoop(

@@ -5,7 +5,9 @@
 // kernel-level IR) and writes the skeleton (roles, tile walk, ring, the
 // consumer's software pipeline); AttentionSteps.cpp writes the steps
 // (K/V loads, Q K^T and P V by wgmma, the online softmax, O's rescale and
-// normalization).
+// normalization). The consumer's steps (AttentionSteps) read only what a
+// CTA sets up once (AttentionStepValues) and their arguments, so that
+// lowerings of the kernel-level IR's ops can emit them too.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SPARCAST_LIB_CONVERSION_SCTOGPU_ATTENTIONKERNELWRITER_H
@@ -92,17 +94,59 @@ struct SoftmaxStep {
   SmallVector<Value> p;
 };
 
-/// Writes the kernel into a gpu.func; see AttentionKernel.cpp.
-class AttentionKernelWriter : KernelArith {
+/// What the steps read that is set up once a CTA (by the writer, or by a
+/// conversion's frame): shared memory's base, this lane's place in the
+/// ldmatrix / stmatrix and wgmma fragment layouts, the softmax's constants.
+struct AttentionStepValues {
+  /// Shared memory's base (i64, for wgmma descriptors; index, for
+  /// pointers).
+  Value smemBase, base;
+  /// This lane's row of the four 8 x 8 matrices of ldmatrix / stmatrix
+  /// .x4: its 16-byte chunk, its byte offset in the tile, its swizzle; its
+  /// column pair 2 (lane % 4) of the wgmma fragments.
+  Value lmHi, lmRowB, lmSw, q2;
+  /// The key length (masking keys past it), -inf, scale * log2(e), the
+  /// lazy rescaling's bound, 0.0.
+  Value keyLen, negInf, scale2, lazyBound, zeroF;
+  /// The consumer warpgroup's named barrier (its 128 threads).
+  Value wgBar;
+  /// The S and O accumulators' types (structs of f32).
+  Type accS, accO;
+};
+
+/// The steps of the attention kernel's consumer, each written with the
+/// OpBuilder at its point (AttentionSteps.cpp): Q K^T and P V by wgmma,
+/// Q's fragments by ldmatrix, the online softmax, O's rescale and the
+/// normalization into the staging tile.
+class AttentionSteps : protected KernelArith {
 public:
-  AttentionKernelWriter(AttentionShape shape, OpBuilder &b, Location loc)
-      : KernelArith(b, loc), s(std::move(shape)), ctx(b.getContext()) {}
+  AttentionSteps(OpBuilder &b, Location loc, AttentionShape shape,
+                 AttentionStepValues values = {})
+      : KernelArith(b, loc), s(std::move(shape)), ctx(b.getContext()),
+        v(values) {}
 
-  /// Kernel `name` at the end of `module`, of parameters `params`.
-  void write(gpu::GPUModuleOp module, StringRef name,
-             const AttentionParams &params);
+  /// The wgmma descriptor of the 128B-swizzled tile at `byteOffset`.
+  Value descriptor(Value byteOffset);
+  /// Q's A fragments from the 64-row tile at `stageAt` (ldmatrix).
+  SmallVector<Value> loadQFragments(Value stageAt);
+  /// S = Q K^T of the block whose K is at kDesc: Q from registers
+  /// (`qFragments`) or else from shared memory (`qDesc`).
+  Value qk(ArrayRef<Value> qFragments, Value qDesc, Value kDesc);
+  /// O (`acc`) += P V, V at vDesc.
+  Value pv(ArrayRef<Value> p, Value acc, Value vDesc);
+  /// P's registers kept until the P V reading them is done.
+  void keepP(ArrayRef<Value> p);
+  /// One online-softmax step on the scores of key block `keyBlock`.
+  SoftmaxStep softmax(Value sFinal, Value keyBlock, const RowState &rows,
+                      bool skipUnmovedMaxima);
+  SoftmaxStep speculativeSoftmax(Value sFinal, Value keyBlock,
+                                 const RowState &rows);
+  /// O *= alpha where a row of the warp took a new maximum.
+  Value rescale(Value o, const SoftmaxStep &step);
+  /// O / row sums into the staging tile at `stageAt`.
+  void finish(Value oEnd, Value lEnd0, Value lEnd8, Value stageAt);
 
-private:
+protected:
   // Arithmetic.
   Value i64(int64_t v) {
     return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
@@ -123,8 +167,6 @@ private:
   Value toIndex(Value v) {
     return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
   }
-  /// `table`[i] (i32) as an index.
-  Value loadIndex(Value table, Value i);
   /// Control flow: the body builders yield their results.
   void ifThen(Value cond, function_ref<void()> body);
   SmallVector<Value> ifElse(Value cond, TypeRange types,
@@ -133,6 +175,40 @@ private:
   SmallVector<Value>
   forLoop(Value from, Value to, ValueRange init,
           function_ref<SmallVector<Value>(Value, ValueRange)> body);
+  void namedBarrier(Value id, Value count);
+  void warpSync();
+
+  AttentionShape s;
+  MLIRContext *ctx;
+  AttentionStepValues v;
+
+private:
+  Value matrixRowPointer(Value at, int64_t step);
+  Value wgmmaWithRegisterA(Value acc, Type accType, int64_t n, Type type,
+                           ArrayRef<Value> a, Value bDesc, bool accumulate,
+                           bool transposeB);
+  SmallVector<Value> blockScores(Value sFinal, Value keyBlock);
+  SoftmaxStep softmaxFromScores(ArrayRef<Value> z, const RowState &rows,
+                                bool skipUnmovedMaxima);
+  /// p = exp2(z scale2 + neg), the rows' sums of p and P's fragments.
+  std::pair<Value, Value> expSumsAndP(ArrayRef<Value> z, Value neg0, Value neg8,
+                                      SmallVector<Value> &p);
+  Value exp2(Value x);
+};
+
+/// Writes the kernel into a gpu.func; see AttentionKernel.cpp.
+class AttentionKernelWriter : AttentionSteps {
+public:
+  AttentionKernelWriter(AttentionShape shape, OpBuilder &b, Location loc)
+      : AttentionSteps(b, loc, std::move(shape)) {}
+
+  /// Kernel `name` at the end of `module`, of parameters `params`.
+  void write(gpu::GPUModuleOp module, StringRef name,
+             const AttentionParams &params);
+
+private:
+  /// `table`[i] (i32) as an index.
+  Value loadIndex(Value table, Value i);
 
   // Synchronization.
   /// Ring position `j` -> its slot and the parity its full barrier has
@@ -142,8 +218,6 @@ private:
   void arrive(Value barriers, Value slot);
   /// Lane 0 of the warp arrives.
   void laneZeroArrive(Value barriers, Value slot);
-  void namedBarrier(Value id, Value count);
-  void warpSync();
 
   // The kernel's parts (AttentionKernel.cpp).
   void writeParameters(gpu::GPUFuncOp func, const AttentionParams &params);
@@ -165,6 +239,8 @@ private:
   void writeBarrierInits();
   void writeProducer();
   void loadQ(Value tileA, Value bA, Value tileB, Value bB, Value head);
+  /// TMA loads of iteration t's key block into ring position `position`.
+  void loadKeyValue(Value position, Value t, Value emptyParity);
   void writeConsumer();
   void consumerTileSetup(Value ringBase);
   void writeGridConsumerBody();
@@ -197,53 +273,26 @@ private:
                      bool waitForReads);
   /// An idle consumer waits for and frees every block of the tile.
   void drainSlots();
+  /// S = Q K^T of this consumer's Q (in registers or in its tile).
+  Value qk(Value kDesc) { return AttentionSteps::qk(qFragments, qDesc, kDesc); }
 
-  // The steps (AttentionSteps.cpp).
-  void loadKeyValue(Value position, Value t, Value emptyParity);
-  Value descriptor(Value byteOffset);
-  SmallVector<Value> loadQFragments(Value stageAt);
-  Value matrixRowPointer(Value at, int64_t step);
-  Value wgmmaWithRegisterA(Value acc, Type accType, int64_t n, Type type,
-                           ArrayRef<Value> a, Value bDesc, bool accumulate,
-                           bool transposeB);
-  /// S = Q K^T of the block whose K is at kDesc.
-  Value qk(Value kDesc);
-  /// O (`acc`) += P V, V at vDesc.
-  Value pv(ArrayRef<Value> p, Value acc, Value vDesc);
-  void keepP(ArrayRef<Value> p);
-  SmallVector<Value> blockScores(Value sFinal);
-  SoftmaxStep softmaxFromScores(ArrayRef<Value> z, const RowState &rows,
-                                bool skipUnmovedMaxima);
-  SoftmaxStep softmax(Value sFinal, const RowState &rows, bool skipUnmovedMaxima);
-  SoftmaxStep speculativeSoftmax(Value sFinal, const RowState &rows);
-  /// p = exp2(z scale2 + neg), the rows' sums of p and P's fragments.
-  std::pair<Value, Value> expSumsAndP(ArrayRef<Value> z, Value neg0, Value neg8,
-                                      SmallVector<Value> &p);
-  Value rescale(Value o, const SoftmaxStep &step);
-  /// O / row sums into the staging tile at `stageAt`.
-  void finish(Value oEnd, Value lEnd0, Value lEnd8, Value stageAt);
-  Value exp2(Value x);
-
-  AttentionShape s;
-  MLIRContext *ctx;
   std::string kernelName;
   gpu::GPUModuleOp module;
   // Types.
-  Type accS, accO, barsType, qbarType, tmaQType, tmaKType, tmaVType, tmaOType;
+  Type barsType, qbarType, tmaQType, tmaKType, tmaVType, tmaOType;
   MemRefType box64, boxK, smemType;
   // Parameters.
   Value tmaQ, tmaK, tmaV, tmaO, idx, pairs, order, tables, tilesXArg;
-  Value queryLen, keyLen, ticks;
+  Value queryLen, ticks;
   // The CTA.
-  Value tid, w, smem, base, pad, smemBase;
+  Value tid, w, smem, pad;
   Value full, fullV, empty, emptyV, qbar, qfree;
   Value x, y, h, bA, bB, tileA, tileB, noB, rA, run, nkb, firstKb;
   Value maskOffsets, maskIndices;
   Value cta, ctas, cH, chainX, chainTiles, cItems, chainAny;
   // The consumer.
-  Value bW, q0, wgBar, elected, stageAt, oStageAt, lane, laneZero, q2, qDesc;
-  Value lmHi, lmRowB, lmSw;
-  Value scale2, negInf, lazyBound, zeroF, oZero;
+  Value bW, q0, elected, stageAt, oStageAt, lane, laneZero, qDesc;
+  Value oZero;
   SmallVector<Value> qFragments;
   // The consumer's tile (consumerTileSetup).
   Value jBase, active, turns, myTurn, hisTurn, turnCount, isW0t, nkbLast;

@@ -65,25 +65,25 @@ void AttentionKernelWriter::loadKeyValue(Value position, Value t,
 }
 
 // The wgmma descriptor of the 128B-swizzled tile at `byteOffset` from the
-// shared memory's base: (address >> 4) in bits 0-13 over the fixed bits.
-Value AttentionKernelWriter::descriptor(Value byteOffset) {
-  return wgmmaDescriptor(smemBase, byteOffset);
+// shared memory's v.base: (address >> 4) in bits 0-13 over the fixed bits.
+Value AttentionSteps::descriptor(Value byteOffset) {
+  return wgmmaDescriptor(v.smemBase, byteOffset);
 }
 
 // This lane's row of the four 8 x 8 matrices that ldmatrix / stmatrix .x4
 // move for its warp's 16 rows, in 16-column step `step` of the swizzled
 // 64-row tile at byte offset `at`: lanes 8 m .. 8 m + 7 address matrix m's
 // rows, the warp's rows 8 (m % 2) .. in the 16-byte chunk m / 2 of the
-// step (lmHi); TMA's 128-byte swizzle XORs a chunk with the row mod 8
-// (lmSw).
-Value AttentionKernelWriter::matrixRowPointer(Value at, int64_t step) {
-  Value chunk = add(lmHi, index((2 * step) % 8));
-  Value swizzled = arith::XOrIOp::create(b, loc, chunk, lmSw);
-  Value offset = add(add(add(lmRowB, index((2 * step / 8) * 8192)),
+// step (v.lmHi); TMA's 128-byte swizzle XORs a chunk with the row mod 8
+// (v.lmSw).
+Value AttentionSteps::matrixRowPointer(Value at, int64_t step) {
+  Value chunk = add(v.lmHi, index((2 * step) % 8));
+  Value swizzled = arith::XOrIOp::create(b, loc, chunk, v.lmSw);
+  Value offset = add(add(add(v.lmRowB, index((2 * step / 8) * 8192)),
                          mul(swizzled, index(16))),
                      at);
   Value address = arith::IndexCastOp::create(b, loc, b.getI64Type(),
-                                             add(offset, base));
+                                             add(offset, v.base));
   return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, 3),
                                   address);
 }
@@ -92,7 +92,7 @@ Value AttentionKernelWriter::matrixRowPointer(Value at, int64_t step) {
 // the consumer's swizzled Q tile, one ldmatrix .x4 a step: its four
 // matrices are the fragment's rows r0 / r8 at columns 16 kk + 2 (lane % 4)
 // and + 8, in order.
-SmallVector<Value> AttentionKernelWriter::loadQFragments(Value at) {
+SmallVector<Value> AttentionSteps::loadQFragments(Value at) {
   SmallVector<Value> fragments;
   for (int64_t kk = 0; kk < s.headDim / 16; ++kk)
     llvm::append_range(fragments, loadMatrixX4(b, loc, matrixRowPointer(at, kk),
@@ -104,7 +104,7 @@ SmallVector<Value> AttentionKernelWriter::loadQFragments(Value at) {
 // from shared memory, so this is the PTX instruction itself, the
 // accumulator (`accType`, n / 2 f32) tied in and out; !accumulate ignores
 // it (scale-d false). B transposed (N-major) or not (K-major).
-Value AttentionKernelWriter::wgmmaWithRegisterA(Value acc, Type accType,
+Value AttentionSteps::wgmmaWithRegisterA(Value acc, Type accType,
                                                 int64_t n, Type type,
                                                 ArrayRef<Value> a, Value bDesc,
                                                 bool accumulate,
@@ -140,17 +140,18 @@ Value AttentionKernelWriter::wgmmaWithRegisterA(Value acc, Type accType,
 
 // S = Q K^T: the head dim in 64-column chunks, 4 k16 steps each, K read
 // K-major from its slot; Q from registers, or (pairs) from its tile.
-Value AttentionKernelWriter::qk(Value kDesc) {
-  Value acc = LLVM::UndefOp::create(b, loc, accS);
+Value AttentionSteps::qk(ArrayRef<Value> qFragments, Value qDesc,
+                        Value kDesc) {
+  Value acc = LLVM::UndefOp::create(b, loc, v.accS);
   int64_t steps = s.dChunks() * 4;
   auto type = s.elementType.isBF16() ? NVVM::WGMMATypes::bf16
                                      : NVVM::WGMMATypes::f16;
   for (int64_t step = 0; step < steps; ++step) {
     int64_t c = step / 4, kk = step % 4;
-    if (s.qInRegs) {
+    if (!qFragments.empty()) {
       Value kd = add(kDesc, i64((c * s.blockN * 128 + kk * 32) >> 4));
-      acc = wgmmaWithRegisterA(acc, accS, s.blockN, s.elementType,
-                               ArrayRef<Value>(qFragments).slice(4 * step, 4),
+      acc = wgmmaWithRegisterA(acc, v.accS, s.blockN, s.elementType,
+                               qFragments.slice(4 * step, 4),
                                kd, /*accumulate=*/step != 0,
                                /*transposeB=*/false);
       continue;
@@ -158,7 +159,7 @@ Value AttentionKernelWriter::qk(Value kDesc) {
     Value qd = add(qDesc, i64((c * 8192 + kk * 32) >> 4));
     Value kd = add(kDesc, i64((c * s.blockN * 128 + kk * 32) >> 4));
     acc = NVVM::WgmmaMmaAsyncOp::create(
-        b, loc, accS, acc, qd, kd,
+        b, loc, v.accS, acc, qd, kd,
         NVVM::MMAShapeAttr::get(ctx, 64, s.blockN, 16),
         NVVM::WGMMATypesAttr::get(ctx, type),
         NVVM::WGMMATypesAttr::get(ctx, type),
@@ -177,10 +178,10 @@ Value AttentionKernelWriter::qk(Value kDesc) {
 // accumulator's layout (registers 8c .. 8c + 7 hold rows r0 / r8 at keys
 // 16c + 2 (lane % 4) + {0, 1, 8, 9}); V N-major in its slot (64-key blocks
 // of head-dim chunks).
-Value AttentionKernelWriter::pv(ArrayRef<Value> p, Value acc, Value vDesc) {
+Value AttentionSteps::pv(ArrayRef<Value> p, Value acc, Value vDesc) {
   for (int64_t kk = 0; kk < s.blockN / 16; ++kk) {
     int64_t vOff = (kk / 4) * s.dChunks() * 8192 + (kk % 4) * 2048;
-    acc = wgmmaWithRegisterA(acc, accO, s.headDim, s.pType,
+    acc = wgmmaWithRegisterA(acc, v.accO, s.headDim, s.pType,
                              p.slice(4 * kk, 4), add(vDesc, i64(vOff >> 4)),
                              /*accumulate=*/true, /*transposeB=*/true);
   }
@@ -189,7 +190,7 @@ Value AttentionKernelWriter::pv(ArrayRef<Value> p, Value acc, Value vDesc) {
 
 // An empty asm taking P's fragments: they stay in their registers until
 // the P V reading them is done (so the next block's P gets its own).
-void AttentionKernelWriter::keepP(ArrayRef<Value> p) {
+void AttentionSteps::keepP(ArrayRef<Value> p) {
   std::string constraints;
   for (size_t i = 0; i < p.size(); ++i)
     constraints += i ? ",r" : "r";
@@ -204,7 +205,7 @@ void AttentionKernelWriter::keepP(ArrayRef<Value> p) {
 // subnormal inputs and results; a p below 2^-126 adds nothing to a row sum
 // of at least 1 (the score that set the running maximum), nor an alpha
 // below it to O.
-Value AttentionKernelWriter::exp2(Value x) {
+Value AttentionSteps::exp2(Value x) {
   return LLVM::CallIntrinsicOp::create(b, loc, b.getF32Type(),
                                        b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f32"),
                                        ValueRange{x})
@@ -213,17 +214,18 @@ Value AttentionKernelWriter::exp2(Value x) {
 
 // The block's scores from the S registers; with maskTail, keys past the
 // length are -inf. Scores stay unscaled (z); the running maxima are kept
-// scaled (m), so p = exp2(z scale2 - m) is one fma.
-SmallVector<Value> AttentionKernelWriter::blockScores(Value sFinal) {
+// scaled (m), so p = exp2(z v.scale2 - m) is one fma.
+SmallVector<Value> AttentionSteps::blockScores(Value sFinal,
+                                               Value keyBlock) {
   SmallVector<Value> z;
   Value kPosQ;
   if (s.maskTail)
-    kPosQ = add(mul(kb, index(s.blockN)), q2);
+    kPosQ = add(mul(keyBlock, index(s.blockN)), v.q2);
   for (int64_t i = 0; i < s.blockN / 2; ++i) {
     Value score = LLVM::ExtractValueOp::create(b, loc, sFinal, i);
     if (s.maskTail) {
       Value key = add(kPosQ, index(8 * (i / 4) + (i % 2)));
-      score = select(ult(key, keyLen), score, negInf);
+      score = select(ult(key, v.keyLen), score, v.negInf);
     }
     z.push_back(score);
   }
@@ -231,14 +233,14 @@ SmallVector<Value> AttentionKernelWriter::blockScores(Value sFinal) {
 }
 
 std::pair<Value, Value>
-AttentionKernelWriter::expSumsAndP(ArrayRef<Value> z, Value neg0, Value neg8,
+AttentionSteps::expSumsAndP(ArrayRef<Value> z, Value neg0, Value neg8,
                                    SmallVector<Value> &p) {
-  Value sum0 = zeroF, sum8 = zeroF;
+  Value sum0 = v.zeroF, sum8 = v.zeroF;
   Type packed = VectorType::get({2}, s.pType);
   Value previous;
   for (auto [i, score] : llvm::enumerate(z)) {
     bool row8 = (i / 2) % 2;
-    Value e = math::FmaOp::create(b, loc, score, scale2, row8 ? neg8 : neg0);
+    Value e = math::FmaOp::create(b, loc, score, v.scale2, row8 ? neg8 : neg0);
     Value pi = exp2(e);
     Value &sum = row8 ? sum8 : sum0;
     sum = arith::AddFOp::create(b, loc, sum, pi);
@@ -259,8 +261,8 @@ AttentionKernelWriter::expSumsAndP(ArrayRef<Value> z, Value neg0, Value neg8,
 // Online softmax of the block's scores: new maxima, the rescale factors
 // alpha (big: the row took a new maximum), row sums and P.
 // Lazy rescaling: a row keeps its running maximum until a block's maximum
-// exceeds it by more than lazyBound (log2 units); p then stays below 2^8.
-SoftmaxStep AttentionKernelWriter::softmaxFromScores(ArrayRef<Value> z,
+// exceeds it by more than v.lazyBound (log2 units); p then stays below 2^8.
+SoftmaxStep AttentionSteps::softmaxFromScores(ArrayRef<Value> z,
                                                      const RowState &rows,
                                                      bool skipUnmovedMaxima) {
   SoftmaxStep out;
@@ -276,10 +278,10 @@ SoftmaxStep AttentionKernelWriter::softmaxFromScores(ArrayRef<Value> z,
       return arith::MaxNumFOp::create(b, loc, v, other).getResult();
     };
     Value rowMax = arith::MulFOp::create(
-        b, loc, shuffleMax(shuffleMax(local, 1), 2), scale2);
+        b, loc, shuffleMax(shuffleMax(local, 1), 2), v.scale2);
     Value grow = arith::SubFOp::create(b, loc, rowMax, m);
     big = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, grow,
-                                lazyBound);
+                                v.lazyBound);
     mNew = select(big, rowMax, m);
     alpha = exp2(arith::SubFOp::create(b, loc, m, mNew));
   };
@@ -308,10 +310,10 @@ SoftmaxStep AttentionKernelWriter::softmaxFromScores(ArrayRef<Value> z,
     // maxima stay and alpha is 1, without the quads' shuffles and the exp2
     // of alpha (the same values either way).
     auto grows = [&](Value localMax, Value m) {
-      Value scaled = arith::MulFOp::create(b, loc, localMax, scale2);
+      Value scaled = arith::MulFOp::create(b, loc, localMax, v.scale2);
       Value grow = arith::SubFOp::create(b, loc, scaled, m);
       return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, grow,
-                                   lazyBound)
+                                   v.lazyBound)
           .getResult();
     };
     Value big0 = grows(local[0], rows.m0), big8 = grows(local[1], rows.m8);
@@ -348,21 +350,23 @@ SoftmaxStep AttentionKernelWriter::softmaxFromScores(ArrayRef<Value> z,
   return out;
 }
 
-SoftmaxStep AttentionKernelWriter::softmax(Value sFinal, const RowState &rows,
-                                           bool skipUnmovedMaxima) {
-  return softmaxFromScores(blockScores(sFinal), rows, skipUnmovedMaxima);
+SoftmaxStep AttentionSteps::softmax(Value sFinal, Value keyBlock,
+                                    const RowState &rows,
+                                    bool skipUnmovedMaxima) {
+  return softmaxFromScores(blockScores(sFinal, keyBlock), rows,
+                           skipUnmovedMaxima);
 }
 
 // The softmax's results, guessing first that no running maximum moves:
-// p = exp2(z scale2 - m) with the maxima as they are, and when every
+// p = exp2(z v.scale2 - m) with the maxima as they are, and when every
 // thread's partial row sums stay within 2^8 (so every p does: the lazy
 // bound) those are P and the sums, alpha is 1 and O is not rescaled.
 // Otherwise (a row's first block, or a maximum that moved far) the warp
 // takes the plain softmax, exponentials again included. The guess takes
 // the row maxima and their vote off the path from S to P.
-SoftmaxStep AttentionKernelWriter::speculativeSoftmax(Value sFinal,
-                                                      const RowState &rows) {
-  SmallVector<Value> z = blockScores(sFinal);
+SoftmaxStep AttentionSteps::speculativeSoftmax(Value sFinal, Value keyBlock,
+                                               const RowState &rows) {
+  SmallVector<Value> z = blockScores(sFinal, keyBlock);
   Value gNeg0 = arith::NegFOp::create(b, loc, rows.m0);
   Value gNeg8 = arith::NegFOp::create(b, loc, rows.m8);
   SmallVector<Value> guessedP;
@@ -406,12 +410,12 @@ SoftmaxStep AttentionKernelWriter::speculativeSoftmax(Value sFinal,
 }
 
 // O *= alpha, row by row, when a row of the warp took a new maximum.
-Value AttentionKernelWriter::rescale(Value o, const SoftmaxStep &step) {
+Value AttentionSteps::rescale(Value o, const SoftmaxStep &step) {
   Value grew = arith::OrIOp::create(b, loc, step.big0, step.big8);
   Value warpGrew = NVVM::VoteSyncOp::create(b, loc, b.getI1Type(), i32(-1),
                                             grew, NVVM::VoteSyncKind::any);
   return ifElse(
-      warpGrew, {accO},
+      warpGrew, {v.accO},
       [&]() -> SmallVector<Value> {
         Value acc = o;
         for (int64_t i = 0; i < s.headDim / 2; ++i) {
@@ -429,7 +433,7 @@ Value AttentionKernelWriter::rescale(Value o, const SoftmaxStep &step) {
 // rcp.approx (1 ulp; a division is a dozen instructions and a branch),
 // then O / sum into the staging tile at `at` (64 rows x head dim, the O
 // tensor map's swizzled layout) by stmatrix, 16 columns a store.
-void AttentionKernelWriter::finish(Value oEnd, Value lEnd0, Value lEnd8,
+void AttentionSteps::finish(Value oEnd, Value lEnd0, Value lEnd8,
                                    Value at) {
   auto inverseRowSum = [&](Value partial) {
     Value sum = partial;
@@ -450,7 +454,7 @@ void AttentionKernelWriter::finish(Value oEnd, Value lEnd0, Value lEnd8,
   };
   Value inv0 = rcp(sum0), inv8 = rcp(sum8);
   // The last P V has been read by every thread: the staging tile is free.
-  namedBarrier(wgBar, i32(128));
+  namedBarrier(v.wgBar, i32(128));
   Type packed = VectorType::get({2}, s.elementType);
   SmallVector<Value> pairs(s.headDim / 2);
   for (int64_t i = 1; i < s.headDim / 2; i += 2) {
