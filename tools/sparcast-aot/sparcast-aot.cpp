@@ -43,6 +43,11 @@ static cl::opt<bool> attentionChainHeads(
              "candidates head by head, the software pipeline running on "
              "from head to head"),
     cl::init(true));
+static cl::opt<bool> attentionFromKernelIR(
+    "attention-from-kernel-ir",
+    cl::desc("Lower the attention kernels of the grid walks op by op from "
+             "their scheduled kernel-level IR (experimental: not yet checked "
+             "on a GPU against the writer's kernels)"));
 static cl::opt<bool> attentionGroupCandidates(
     "attention-group-candidates",
     cl::desc("A chained target attention walks its candidates in request "
@@ -160,6 +165,7 @@ int main(int argc, char **argv) {
   options.attentionF16P = attentionF16P;
   options.attentionChainHeads = attentionChainHeads;
   options.attentionGroupCandidates = attentionGroupCandidates;
+  options.attentionFromKernelIR = attentionFromKernelIR;
   options.gemmMulticast = gemmMulticast;
   options.autotune = autotune;
   options.dispatchMinCandidatesPerUser = dispatchMinCandidatesPerUser;

@@ -1355,11 +1355,75 @@ attentionParams(AttentionOp op, const AttentionShape &s,
 }
 
 
+/// Kernel `name` lowered op by op from `op`'s scheduled kernel-level IR
+/// (the grid walks), its parameters the writer's.
+static LogicalResult lowerKernelIR(AttentionOp op, const AttentionShape &s,
+                                   gpu::GPUModuleOp gpuModule, StringRef name,
+                                   const sc::detail::AttentionParams &params) {
+  if (s.chained)
+    return op.emitError() << "the chained attention walk is not lowered "
+                             "from its kernel-level IR yet";
+  FailureOr<func::FuncOp> kernel = sc::detail::kernelIRFunction(op);
+  if (failed(kernel))
+    return failure();
+  if (!*kernel)
+    return op.emitError() << "no kernel-level IR to lower (run "
+                             "sc-lower-to-sck{attention=1}, "
+                             "sc-warp-specialize, sc-schedule-attention)";
+  Location loc = op.getLoc();
+  OpBuilder b(op.getContext());
+  b.setInsertionPointToEnd(gpuModule.getBody());
+  SmallVector<Type> paramTypes = llvm::map_to_vector(
+      params.list,
+      [](const sc::detail::KernelParam &param) { return param.type; });
+  gpu::GPUFuncOp func = sc::detail::createKernelFunction(b, loc, gpuModule, name,
+                                             paramTypes, 128 * (s.consumers + 1));
+  if (s.ctasPerSM > 1)
+    func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(s.ctasPerSM));
+  // The kernel-level function's arguments: the batch count (read by no
+  // lowered op: one tile a CTA), the index, the pairs table, the dynamic
+  // lengths and the runtime's tables, in that order.
+  auto ret = gpu::ReturnOp::create(b, loc);
+  b.setInsertionPoint(ret);
+  IRMapping mapping;
+  Block &body = kernel->getBody().front();
+  unsigned next = 0;
+  mapping.map(body.getArgument(next++),
+              arith::ConstantIndexOp::create(b, loc, 0).getResult());
+  auto asTensor = [&](int at) {
+    Value in = body.getArgument(next++);
+    mapping.map(in, UnrealizedConversionCastOp::create(b, loc, in.getType(),
+                                                       func.getArgument(at))
+                        .getResult(0));
+  };
+  if (s.indexed)
+    asTensor(params.index);
+  if (s.mode == Mode::Pairs)
+    asTensor(params.pairs);
+  if (s.dynamicQuery)
+    mapping.map(body.getArgument(next++), func.getArgument(params.queryLen));
+  Value keyLen;
+  if (s.dynamicKey) {
+    keyLen = func.getArgument(params.keyLen);
+    mapping.map(body.getArgument(next++), keyLen);
+  } else {
+    keyLen = arith::ConstantIndexOp::create(b, loc, s.keyLen);
+  }
+  if (s.runtimeTables)
+    asTensor(params.tables);
+  if (next != body.getNumArguments())
+    return kernel->emitError() << "the attention kernel's kernel-level IR "
+                                  "takes other arguments than its kernel";
+  for (Operation &inner : body.without_terminator())
+    b.clone(inner, mapping);
+  return sc::detail::convertAttentionSckToNVGPU(func, s, keyLen);
+}
+
 FailureOr<KernelLaunch>
 mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                                StringRef kernelName,
                                const AttentionBinding &binding,
-                               StringRef chip) {
+                               StringRef chip, bool fromKernelIR) {
   FailureOr<AttentionShape> shape = attentionShape(op, binding, chip);
   if (failed(shape))
     return failure();
@@ -1371,7 +1435,13 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                     vector::VectorDialect>();
   OpBuilder b(op.getContext());
   sc::detail::AttentionParams params = attentionParams(op, s, binding);
-  AttentionKernelWriter(s, b, op.getLoc()).write(gpuModule, kernelName, params);
+  // (The chained walk is not scheduled in its IR yet: the writer's.)
+  if (fromKernelIR && !s.chained) {
+    if (failed(lowerKernelIR(op, s, gpuModule, kernelName, params)))
+      return failure();
+  } else {
+    AttentionKernelWriter(s, b, op.getLoc()).write(gpuModule, kernelName, params);
+  }
   int64_t sharedBytes = s.oStageOff + (s.chained ? s.consumers * s.qBytes : 0) +
                         sc::detail::kSmemAlignReserve;
 

@@ -145,6 +145,15 @@ public:
   Value rescale(Value o, const SoftmaxStep &step);
   /// O / row sums into the staging tile at `stageAt`.
   void finish(Value oEnd, Value lEnd0, Value lEnd8, Value stageAt);
+  /// The same in two parts (for the kernel-level IR's normalize and
+  /// epilogue): O times the inverse row sums; O into the staging tile.
+  Value normalized(Value o, Value lEnd0, Value lEnd8);
+  void stage(Value o, Value stageAt);
+  /// S (`acc`, or from nothing when `fresh`) += one 64-column chunk of Q
+  /// (4 k16 steps; from registers, or its tile at qDesc) times K^T at
+  /// kDesc.
+  Value qkChunk(ArrayRef<Value> qFragments, Value qDesc, Value kDesc,
+                Value acc, bool fresh);
 
 protected:
   // Arithmetic.
@@ -299,6 +308,14 @@ private:
   // The block being computed (keyBlockIn).
   Value position, slot, kb, kOff;
 };
+
+/// Lowers the scheduled kernel-level IR of an attention of the grid walk
+/// (sc-schedule-attention's), cloned into `kernel` (whose parameters are
+/// the writer's: the tensor maps of Q, K, V and O first), op by op
+/// (SckAttentionToNVGPU.cpp); `keyLen` is the key length in the kernel.
+LogicalResult convertAttentionSckToNVGPU(gpu::GPUFuncOp kernel,
+                                         const AttentionShape &shape,
+                                         Value keyLen);
 
 } // namespace mlir::sc::detail
 

@@ -480,3 +480,81 @@ void AttentionSteps::finish(Value oEnd, Value lEnd0, Value lEnd8,
                              NVVM::LdStMatrixEltType::B16);
   }
 }
+
+Value AttentionSteps::qkChunk(ArrayRef<Value> qFragments, Value qDesc,
+                              Value kDesc, Value acc, bool fresh) {
+  auto type = s.elementType.isBF16() ? NVVM::WGMMATypes::bf16
+                                     : NVVM::WGMMATypes::f16;
+  for (int64_t kk = 0; kk < 4; ++kk) {
+    bool accumulate = !(fresh && kk == 0);
+    Value kd = add(kDesc, i64((kk * 32) >> 4));
+    if (!qFragments.empty()) {
+      acc = wgmmaWithRegisterA(acc, v.accS, s.blockN, s.elementType,
+                               qFragments.slice(4 * kk, 4), kd, accumulate,
+                               /*transposeB=*/false);
+      continue;
+    }
+    Value qd = add(qDesc, i64((kk * 32) >> 4));
+    acc = NVVM::WgmmaMmaAsyncOp::create(
+        b, loc, v.accS, acc, qd, kd,
+        NVVM::MMAShapeAttr::get(ctx, 64, s.blockN, 16),
+        NVVM::WGMMATypesAttr::get(ctx, type),
+        NVVM::WGMMATypesAttr::get(ctx, type),
+        NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+        NVVM::WGMMAScaleOutAttr::get(ctx, accumulate ? NVVM::WGMMAScaleOut::one
+                                                     : NVVM::WGMMAScaleOut::zero),
+        NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+        NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col), nullptr);
+  }
+  return acc;
+}
+
+Value AttentionSteps::normalized(Value o, Value lEnd0, Value lEnd8) {
+  auto rowSum = [&](Value partial) {
+    Value sum = partial;
+    for (int64_t mask : {1, 2}) {
+      Value other = gpu::ShuffleOp::create(b, loc, sum, i32(mask), i32(32),
+                                           gpu::ShuffleMode::XOR)
+                        .getShuffleResult();
+      sum = arith::AddFOp::create(b, loc, sum, other);
+    }
+    return LLVM::CallIntrinsicOp::create(
+               b, loc, b.getF32Type(),
+               b.getStringAttr("llvm.nvvm.rcp.approx.ftz.f"), ValueRange{sum})
+        .getResult(0);
+  };
+  Value inv0 = rowSum(lEnd0), inv8 = rowSum(lEnd8);
+  Value out = o;
+  for (int64_t i = 0; i < s.headDim / 2; ++i) {
+    Value x = LLVM::ExtractValueOp::create(b, loc, o, i);
+    x = arith::MulFOp::create(b, loc, x, (i / 2) % 2 ? inv8 : inv0);
+    out = LLVM::InsertValueOp::create(b, loc, out, x, i);
+  }
+  return out;
+}
+
+void AttentionSteps::stage(Value o, Value stageAt) {
+  // The last P V has been read by every thread: the staging tile is free.
+  namedBarrier(v.wgBar, i32(128));
+  Type packed = VectorType::get({2}, s.elementType);
+  SmallVector<Value> pairs(s.headDim / 2);
+  for (int64_t i = 1; i < s.headDim / 2; i += 2) {
+    Value lo = LLVM::ExtractValueOp::create(b, loc, o, i - 1);
+    Value hi = LLVM::ExtractValueOp::create(b, loc, o, i);
+    lo = arith::TruncFOp::create(b, loc, s.elementType, lo);
+    hi = arith::TruncFOp::create(b, loc, s.elementType, hi);
+    pairs[i] = vector::FromElementsOp::create(b, loc, packed, ValueRange{lo, hi});
+    int64_t g = i / 4;
+    if (i % 4 != 3 || g % 2 != 1)
+      continue;
+    Value ptr = matrixRowPointer(stageAt, g / 2);
+    SmallVector<Value> words;
+    for (int64_t k : {4 * (g - 1) + 1, 4 * (g - 1) + 3, 4 * g + 1, 4 * g + 3})
+      words.push_back(LLVM::BitcastOp::create(b, loc, b.getI32Type(), pairs[k]));
+    NVVM::StMatrixOp::create(b, loc, ptr, words, NVVM::MMALayout::row,
+                             NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
+                             NVVM::LdStMatrixEltType::B16);
+  }
+}

@@ -1088,7 +1088,7 @@ LogicalResult EntryCompiler::visitAttention(AttentionOp op) {
   }
   FailureOr<KernelLaunch> launch =
       buildAttentionKernel(op, gpuModule, nextKernelName("attention"), binding,
-                           options.chip);
+                           options.chip, options.attentionFromKernelIR);
   if (failed(launch) || failed(addLaunch(*launch, op.getLoc())))
     return failure();
   return success();

@@ -43,7 +43,8 @@ struct ScTestAttentionKernelPass
       binding.keyBatchSymbol = "U";
       binding.queryLenSymbol = "L";
       binding.keyLenSymbol = "S";
-      return buildAttentionKernel(op, gpuModule, name, binding, chip);
+      return buildAttentionKernel(op, gpuModule, name, binding, chip,
+                                  fromKernelIR);
     };
     if (failed(sc::detail::buildTestKernels<AttentionOp>(getOperation(),
                                                      "attention", build)))

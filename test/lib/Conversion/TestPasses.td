@@ -22,6 +22,8 @@ def ScTestAttentionKernelPass : Pass<"sc-test-attention-kernel", "::mlir::Module
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
            "Target chip">,
+    Option<"fromKernelIR", "from-kernel-ir", "bool", /*default=*/"false",
+           "Lower the kernel op by op from its scheduled kernel-level IR">,
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect",

@@ -38,11 +38,14 @@ bool attentionKernelTakesF16Value(AttentionOp op);
 /// other element types, head dims other than 64 and 128, dynamic heads, a
 /// block mask with a block size other than 64 or 128 or over dynamic
 /// lengths. Dynamic sequence lengths are passed to the kernel as values.
+/// With `fromKernelIR`, the kernel is lowered op by op from the op's
+/// scheduled kernel-level IR (the grid walks; sc-schedule-attention).
 FailureOr<KernelLaunch> buildAttentionKernel(AttentionOp op,
                                              gpu::GPUModuleOp gpuModule,
                                              StringRef kernelName,
                                              const AttentionBinding &binding,
-                                             StringRef chip);
+                                             StringRef chip,
+                                             bool fromKernelIR = false);
 
 } // namespace mlir::sc
 
