@@ -407,13 +407,28 @@ struct LoadFragToLdmatrix : AttentionPattern<sck::LoadFragOp> {
   }
 };
 
+/// Whether `mma` multiplies by a K box (Q K^T).
+bool multipliesKeys(const AttentionFrame &frame, sck::MmaOp mma) {
+  auto got = mma.getB().getDefiningOp<sck::GetOp>();
+  return got && kindOf(frame, got.getRing()) == RingKind::K;
+}
+
+/// A zero accumulator; undefined where only Q K^T chains start from it
+/// (their first wgmma ignores it: 64 registers not zeroed each block).
 struct ZeroToZero : AttentionPattern<sck::ZeroOp> {
   using AttentionPattern::AttentionPattern;
   LogicalResult
   matchAndRewrite(sck::ZeroOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const final {
     Type type = getTypeConverter()->convertType(op.getType());
-    rewriter.replaceOpWithNewOp<LLVM::ZeroOp>(op, type);
+    bool chainStart = llvm::all_of(op->getUses(), [&](OpOperand &use) {
+      auto mma = dyn_cast<sck::MmaOp>(use.getOwner());
+      return mma && use.get() == mma.getAcc() && multipliesKeys(frame, mma);
+    });
+    if (chainStart)
+      rewriter.replaceOpWithNewOp<LLVM::UndefOp>(op, type);
+    else
+      rewriter.replaceOpWithNewOp<LLVM::ZeroOp>(op, type);
     return success();
   }
 };
