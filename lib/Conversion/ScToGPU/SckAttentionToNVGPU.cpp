@@ -855,6 +855,42 @@ FailureOr<AttentionFrame> buildFrame(gpu::GPUFuncOp func,
                                       Value());
   }
   publishBarrierInits(b, loc, func, /*pairs=*/false);
+  // A branch of the consumer over wgmma or named barriers (.aligned: the
+  // whole warp takes it) on a condition from lane 0: ptxas then knows it
+  // warp-uniform (on a path it takes as divergent it serializes the
+  // wgmma, C7520).
+  DenseMap<Value, Value> uniform;
+  func.walk([&](scf::IfOp branch) {
+    bool aligned = branch->walk([](Operation *op) {
+                           return isa<sck::MmaOp, sck::AwaitTurnOp,
+                                      sck::PassTurnOp>(op)
+                                      ? WalkResult::interrupt()
+                                      : WalkResult::advance();
+                         }).wasInterrupted();
+    if (!aligned)
+      return;
+    // Once a condition, where it is defined.
+    Value cond = branch.getCondition();
+    if (Value done = uniform.lookup(cond)) {
+      branch.getConditionMutable().assign(done);
+      return;
+    }
+    OpBuilder at(branch);
+    if (Operation *def = cond.getDefiningOp())
+      at.setInsertionPointAfter(def);
+    else
+      at.setInsertionPointToStart(cast<BlockArgument>(cond).getOwner());
+    Value wide = arith::ExtUIOp::create(at, loc, at.getI32Type(), cond);
+    Value lane0 = gpu::ShuffleOp::create(
+                      at, loc, wide,
+                      arith::ConstantIntOp::create(at, loc, at.getI32Type(), 0),
+                      arith::ConstantIntOp::create(at, loc, at.getI32Type(), 32),
+                      gpu::ShuffleMode::IDX)
+                      .getShuffleResult();
+    Value lane0Cond = arith::TruncIOp::create(at, loc, at.getI1Type(), lane0);
+    uniform[cond] = lane0Cond;
+    branch.getConditionMutable().assign(lane0Cond);
+  });
   // Constant tables (a static mask's) and the query blocks' order as
   // globals of the module.
   auto module = func->getParentOfType<gpu::GPUModuleOp>();
