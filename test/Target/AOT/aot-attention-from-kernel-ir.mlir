@@ -1,0 +1,23 @@
+// REQUIRES: ptxas
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: sparcast-aot %S/Inputs/target_attention_long.mlir -o %t/ir --attention-from-kernel-ir --report | FileCheck %s
+// RUN: FileCheck %s --check-prefix=PTX < %t/ir/target_attention_kernels.ptx
+// RUN: sparcast-aot %S/Inputs/target_attention_long.mlir -o %t/writer > /dev/null
+// RUN: diff %t/ir/manifest.json %t/writer/manifest.json
+// RUN: rm -rf %t/ll && sparcast-aot %sparcast_src_root/examples/loglinear_attention.mlir -o %t/ll --attention-from-kernel-ir --report | FileCheck %s --check-prefix=LOGLINEAR
+
+// sparcast-aot --attention-from-kernel-ir: the attention kernels of the
+// grid walks lowered op by op from their scheduled kernel-level IR
+// (sc-schedule-attention, SckAttentionToNVGPU.cpp) instead of written by
+// AttentionKernel.cpp: here the pairs kernel of a history of 2048 keys and
+// the log-linear attention's halves of 128-row query blocks. ptxas takes
+// them without spills; the launches and the manifest are the writer's.
+// CHECK: kernel target_attention_attention1: {{.*}} two consumer warpgroups on two candidates of one request
+// CHECK-NOT: {{[1-9][0-9]*}} bytes spill stores
+// PTX: setmaxnreg.dec.sync.aligned.u32
+// PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// PTX: bar.sync
+// PTX: stmatrix.sync.aligned.m8n8.x4.shared.b16
+// PTX: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group
+// LOGLINEAR: kernel loglinear_attention_attention0: {{.*}} two consumer warpgroups on the two 64-row halves of a 128-row query tile
+// LOGLINEAR-NOT: {{[1-9][0-9]*}} bytes spill stores
