@@ -127,8 +127,9 @@ public:
 
   /// The wgmma descriptor of the 128B-swizzled tile at `byteOffset`.
   Value descriptor(Value byteOffset);
-  /// Q's A fragments from the 64-row tile at `stageAt` (ldmatrix).
-  SmallVector<Value> loadQFragments(Value stageAt);
+  /// Q's A fragments from the 64-row tile at `stageAt` (ldmatrix): every
+  /// k16 step of the head dim, or the first `steps`.
+  SmallVector<Value> loadQFragments(Value stageAt, int64_t steps = -1);
   /// S = Q K^T of the block whose K is at kDesc: Q from registers
   /// (`qFragments`) or else from shared memory (`qDesc`).
   Value qk(ArrayRef<Value> qFragments, Value qDesc, Value kDesc);

@@ -92,9 +92,9 @@ Value AttentionSteps::matrixRowPointer(Value at, int64_t step) {
 // the consumer's swizzled Q tile, one ldmatrix .x4 a step: its four
 // matrices are the fragment's rows r0 / r8 at columns 16 kk + 2 (lane % 4)
 // and + 8, in order.
-SmallVector<Value> AttentionSteps::loadQFragments(Value at) {
+SmallVector<Value> AttentionSteps::loadQFragments(Value at, int64_t steps) {
   SmallVector<Value> fragments;
-  for (int64_t kk = 0; kk < s.headDim / 16; ++kk)
+  for (int64_t kk = 0; kk < (steps < 0 ? s.headDim / 16 : steps); ++kk)
     llvm::append_range(fragments, loadMatrixX4(b, loc, matrixRowPointer(at, kk),
                                                /*transposed=*/false));
   return fragments;

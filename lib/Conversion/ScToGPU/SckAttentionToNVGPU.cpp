@@ -143,26 +143,6 @@ struct Emitter : AttentionSteps {
           slot);
     });
   }
-  /// The fragments of the Q chunk (64 columns) at `at`.
-  SmallVector<Value> fragments(Value at) {
-    SmallVector<Value> out;
-    for (int64_t kk = 0; kk < 4; ++kk)
-      llvm::append_range(out, loadMatrixX4(b, loc, rowPointer(at, kk),
-                                           /*transposed=*/false));
-    return out;
-  }
-  Value rowPointer(Value at, int64_t step) {
-    Value chunk = add(v.lmHi, index((2 * step) % 8));
-    Value swizzled = arith::XOrIOp::create(b, loc, chunk, v.lmSw);
-    Value offset = add(add(add(v.lmRowB, index((2 * step / 8) * 8192)),
-                           mul(swizzled, index(16))),
-                       at);
-    Value address = arith::IndexCastOp::create(b, loc, b.getI64Type(),
-                                               add(offset, v.base));
-    return LLVM::IntToPtrOp::create(
-        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), address);
-  }
-
   const AttentionFrame &f;
 };
 
@@ -380,12 +360,12 @@ struct FreeToArrive : AttentionPattern<Op> {
     Emitter e(rewriter, op.getLoc(), frame);
     auto [slot, parity] =
         e.ringSlotAndParity(adaptor.getPosition(), frame.slots(*kind), false);
-    if (std::is_same_v<Op, sck::DiscardOp>)
+    if constexpr (std::is_same_v<Op, sck::DiscardOp>)
       e.wait(e.fullOf(*kind), slot, parity);
     e.laneZeroArrive(e.emptyOf(*kind), slot);
     // (The warp meets before its next wait: lanes 1-31 must not spin ahead
     // on a later slot while lane 0 frees this one.)
-    if (std::is_same_v<Op, sck::DiscardOp>)
+    if constexpr (std::is_same_v<Op, sck::DiscardOp>)
       e.warpSync();
     rewriter.eraseOp(op);
     return success();
@@ -402,7 +382,9 @@ struct LoadFragToLdmatrix : AttentionPattern<sck::LoadFragOp> {
       return op.emitError("sck-to-nvgpu: Q read into registers a 64 x 64 "
                           "box at a time");
     Emitter e(rewriter, op.getLoc(), frame);
-    rewriter.replaceOpWithMultiple(op, {e.fragments(adaptor.getBox().front())});
+    // One 64-column chunk: 4 k16 steps.
+    rewriter.replaceOpWithMultiple(
+        op, {e.loadQFragments(adaptor.getBox().front(), /*steps=*/4)});
     return success();
   }
 };
@@ -527,7 +509,7 @@ struct TurnToNamedBarrier : AttentionPattern<TurnOp> {
     Emitter e(rewriter, loc, this->frame);
     Value w = this->frame.w;
     Value count = e.i32(256);
-    if (std::is_same_v<TurnOp, sck::AwaitTurnOp>) {
+    if constexpr (std::is_same_v<TurnOp, sck::AwaitTurnOp>) {
       e.namedBarrier(e.toI32(e.add(e.index(3), w)), count);
     } else {
       Value his = e.toI32(e.sub(e.index(4), w));
