@@ -5,7 +5,8 @@
 // the IKBO pipeline, the K split at concatenations, block-mask
 // materialization), then the kernel configuration and kernel-level passes
 // for Hopper (lowering to sck, persistence, multicast, warp
-// specialization, prefetched epilogue operands) and, on a copy, for sm_80
+// specialization, prefetched epilogue operands, the GEMM and attention
+// schedules) and, on a copy, for sm_80
 // (the multistage kernel, pipelined); the CUDA-core kernels' sck ops and
 // the multistage kernel's are lowered on other copies (sc-lower-sck-simt,
 // sc-convert-sck-to-mma-sync). A bad input must end in
@@ -103,6 +104,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   hopper.addPass(sc::createScWarpSpecializePass());
   hopper.addPass(sc::createScPrefetchEpilogueOperandsPass());
   hopper.addPass(sc::createScScheduleWgmmaPass());
+  hopper.addPass(sc::createScScheduleAttentionPass());
   (void)hopper.run(*module);
   PassManager sm80(&context);
   sc::ScSelectKernelConfigPassOptions config;
