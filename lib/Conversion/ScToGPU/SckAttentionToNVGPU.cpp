@@ -437,11 +437,18 @@ struct MmaToWgmma : AttentionPattern<sck::MmaOp> {
       return mma.emitError("sck-to-nvgpu: an attention MMA of a K or V box");
     Location loc = mma.getLoc();
     Emitter e(rewriter, loc, frame);
-    if (!followsMma(mma))
-      NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
     Value acc = adaptor.getAcc().front();
     bool fresh = static_cast<bool>(mma.getAcc().getDefiningOp<sck::ZeroOp>());
-    Value bDesc = e.descriptor(adaptor.getB().front());
+    // A box's descriptor where the box is got (before the turn's wait and
+    // the fence: the other consumer waits on the MMAs between them).
+    auto descriptorOf = [&](Value offset) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointAfterValue(offset);
+      return e.descriptor(offset);
+    };
+    Value bDesc = descriptorOf(adaptor.getB().front());
+    if (!followsMma(mma))
+      NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
     Value out;
     if (*kind == RingKind::K) {
       // One 64-column chunk of the head dim: 4 k16 steps.
@@ -449,7 +456,7 @@ struct MmaToWgmma : AttentionPattern<sck::MmaOp> {
       SmallVector<Value> fragments;
       Value aDesc;
       if (mma.getABox())
-        aDesc = e.descriptor(a.front());
+        aDesc = descriptorOf(a.front());
       else
         fragments.assign(a.begin(), a.end());
       out = e.qkChunk(fragments, aDesc, bDesc, acc, fresh);
