@@ -336,15 +336,8 @@ void AttentionKernelWriter::write(gpu::GPUModuleOp gpuModule, StringRef name,
   v.accO = f32Struct(s.headDim / 2);
   barsType = nvgpu::MBarrierGroupType::get(ctx, workgroup, s.stages);
   qbarType = nvgpu::MBarrierGroupType::get(ctx, workgroup, 1);
-  auto tmaSpace = IntegerAttr::get(IntegerType::get(ctx, 64), 3);
   auto mapType = [&](int64_t rows, nvgpu::TensorMapL2PromoKind promo) {
-    return nvgpu::TensorMapDescriptorType::get(
-        ctx,
-        MemRefType::get({1, 1, rows, 64}, s.elementType,
-                        MemRefLayoutAttrInterface(), tmaSpace),
-        nvgpu::TensorMapSwizzleKind::SWIZZLE_128B, promo,
-        nvgpu::TensorMapOOBKind::OOB_ZERO,
-        nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+    return s.tensorMapType(ctx, rows, promo);
   };
   tmaQType = mapType(64, nvgpu::TensorMapL2PromoKind::L2PROMO_256B);
   tmaKType = mapType(s.blockN, nvgpu::TensorMapL2PromoKind::L2PROMO_256B);

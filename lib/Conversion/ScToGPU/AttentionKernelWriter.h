@@ -18,6 +18,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::sc::detail {
@@ -64,6 +65,19 @@ struct AttentionShape {
   SmallVector<int32_t> offsets, indices, order;
 
   int64_t dChunks() const { return headDim / 64; }
+  /// The tensor map of Q, K, V or O: [1, 1, rows, 64] boxes, 128-byte
+  /// swizzle, zeros past the tensor.
+  Type tensorMapType(MLIRContext *ctx, int64_t rows,
+                     nvgpu::TensorMapL2PromoKind promo) const {
+    auto space = IntegerAttr::get(IntegerType::get(ctx, 64), 3);
+    return nvgpu::TensorMapDescriptorType::get(
+        ctx,
+        MemRefType::get({1, 1, rows, 64}, elementType,
+                        MemRefLayoutAttrInterface(), space),
+        nvgpu::TensorMapSwizzleKind::SWIZZLE_128B, promo,
+        nvgpu::TensorMapOOBKind::OOB_ZERO,
+        nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+  }
   /// P's wgmma A fragments: blockN / 16 k16 steps of 4 registers.
   int64_t pRegs() const { return blockN / 16 * 4; }
 };

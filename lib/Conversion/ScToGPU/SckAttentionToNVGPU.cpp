@@ -745,16 +745,8 @@ FailureOr<AttentionFrame> buildFrame(gpu::GPUFuncOp func,
   if (f.rings.size() != 3)
     return func.emitError("sck-to-nvgpu: an attention kernel of a Q, a K and "
                           "a V ring (run sc-schedule-attention)");
-  // Tensor maps: [1, 1, rows, 64] boxes, 128-byte swizzle.
-  auto tmaSpace = IntegerAttr::get(IntegerType::get(ctx, 64), 3);
   auto mapType = [&](int64_t rows, nvgpu::TensorMapL2PromoKind promo) {
-    return nvgpu::TensorMapDescriptorType::get(
-        ctx,
-        MemRefType::get({1, 1, rows, 64}, s.elementType,
-                        MemRefLayoutAttrInterface(), tmaSpace),
-        nvgpu::TensorMapSwizzleKind::SWIZZLE_128B, promo,
-        nvgpu::TensorMapOOBKind::OOB_ZERO,
-        nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+    return s.tensorMapType(ctx, rows, promo);
   };
   auto map = [&](unsigned at, Type type) {
     return UnrealizedConversionCastOp::create(b, loc, type, func.getArgument(at))
