@@ -27,6 +27,11 @@ PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench
 PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench/attention_check.py" \
   --artifacts "$ROOT/bench/artifacts" --out "$OUT_DIR/attention.json" \
   --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/attention.log"
+# Experimental: the attention kernels lowered from their scheduled IR,
+# checked and timed against the writer's (the baseline) in one run.
+PYTHONUNBUFFERED=1 timeout 240 python3 "$ROOT/bench/attention_check.py" \
+  --artifacts "$ROOT/bench/artifacts/ir" --baseline "$ROOT/bench/artifacts" \
+  --out "$OUT_DIR/attention-from-ir.json" --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/attention-from-ir.log" || echo "attention from IR failed (see attention-from-ir.log)"
 # Hybrid dense / 2:4 / zero tiles against cuBLAS and cuSPARSELt.
 PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench/hybrid_check.py" \
   --artifacts "$ROOT/bench/artifacts/hybrid_suite" --out "$OUT_DIR/hybrid.json" \
