@@ -279,6 +279,12 @@ void ifThen(OpBuilder &b, Location loc, Value cond, function_ref<void()> body) {
   body();
 }
 
+/// A consumer's running state between key blocks: O (before the P V of
+/// the block whose P it holds), the softmax statistics and P.
+struct Rows {
+  Value o, state, p;
+};
+
 /// The consumer's schedule of one tile, built at a builder's point.
 class ConsumerSchedule {
 public:
@@ -297,9 +303,32 @@ public:
   /// block's K and V unread.
   void drain(Value qPosition, Value base);
 
+  /// The tile's Q from ring position `qPosition` (read into registers and
+  /// its slot freed, when it is).
+  SmallVector<Value> takeQ(Value qPosition);
+  /// Block 0: its Q K^T alone, K (0) freed once done, its softmax.
+  FailureOr<Rows> firstBlock(ArrayRef<Value> q, Value base, Value turns,
+                             Value waitFirst);
+  /// A chained walk's tile's block 0, its Q K^T issued with the tile
+  /// before's last P V (`before`: its rows, V at ring position `vAt`),
+  /// that O (complete) in `doneO`.
+  FailureOr<Rows> firstBlockAfter(ArrayRef<Value> q, Value base,
+                                  const Rows &before, Value vAt, Value &doneO);
+  /// Blocks 1 ..: Q K^T (i) with P V (i - 1).
+  FailureOr<Rows> laterBlocks(ArrayRef<Value> q, Value base, const Rows &rows,
+                              Value turns);
+  /// The last block's P V: the tile's O.
+  Value lastPV(Value base, const Rows &rows, Value turns, Value passLast);
+  /// The ring position of the tile's last key block.
+  Value lastPosition(Value base) {
+    return position(base, m.sub(tile.keyLoop.getUpperBound(), m.cst(1)));
+  }
+  /// O / row sums stored at `coords`.
+  void store(Value o, Value state, ValueRange coords);
+
 private:
   /// S = Q K^T of the K boxes `k` (Q boxes or register tiles).
-  Value scores(ValueRange q, ValueRange k);
+  Value scores(ArrayRef<Value> q, ValueRange k);
   /// The softmax step of the block at key loop index `i`.
   FailureOr<sck::SoftmaxOp> step(Value s, Value state, Value i);
   /// A turn awaited or passed when `when` holds (never without it: one
@@ -318,6 +347,11 @@ private:
   Value position(Value base, Value i) {
     return m.add(base, m.sub(i, tile.keyLoop.getLowerBound()));
   }
+  Type oType() { return tile.keyLoop.getResult(0).getType(); }
+  SmallVector<Type> kTypes() {
+    return SmallVector<Type>(tile.chunks,
+                             tile.kvGet.getBoxes().front().getType());
+  }
 
   OpBuilder &b;
   IndexMath m;
@@ -327,7 +361,7 @@ private:
   bool qInRegisters;
 };
 
-Value ConsumerSchedule::scores(ValueRange q, ValueRange k) {
+Value ConsumerSchedule::scores(ArrayRef<Value> q, ValueRange k) {
   sck::SoftmaxOp first = tile.steps.front();
   Value s = sck::ZeroOp::create(b, loc, first.getS().getType());
   for (auto [qBox, kBox] : llvm::zip(q, k))
@@ -350,12 +384,7 @@ FailureOr<sck::SoftmaxOp> ConsumerSchedule::step(Value s, Value state,
                                 first.getScaleAttr());
 }
 
-LogicalResult ConsumerSchedule::build(Value c, Value t, Value base,
-                                      Value qPosition, Value turns,
-                                      Value waitFirst, Value passLast) {
-  sck::SoftmaxOp first = tile.steps.front();
-  Type oType = tile.keyLoop.getResult(0).getType();
-  Type stateType = first.getState().getType();
+SmallVector<Value> ConsumerSchedule::takeQ(Value qPosition) {
   auto qGet = sck::GetOp::create(
       b, loc, TypeRange(tile.qGet.getBoxes()).take_front(tile.chunks), rings.q,
       qPosition);
@@ -374,80 +403,126 @@ LogicalResult ConsumerSchedule::build(Value c, Value t, Value base,
     }
     sck::ReleaseOp::create(b, loc, rings.q, qPosition);
   }
-  SmallVector<Type> kBoxTypes(tile.chunks,
-                              tile.kvGet.getBoxes().front().getType());
-  Type vType = tile.vBox().getType();
-  Value lb = tile.keyLoop.getLowerBound(), ub = tile.keyLoop.getUpperBound();
+  return q;
+}
 
-  // Block 0: its Q K^T alone, K (0) freed once done, its softmax.
-  auto k0 = sck::GetOp::create(b, loc, kBoxTypes, rings.k, base);
+FailureOr<Rows> ConsumerSchedule::firstBlock(ArrayRef<Value> q, Value base,
+                                             Value turns, Value waitFirst) {
+  auto k0 = sck::GetOp::create(b, loc, kTypes(), rings.k, base);
   turn(waitFirst, /*pass=*/false);
   Value s0 = scores(q, k0.getBoxes());
   turn(turns, /*pass=*/true);
   sck::MmaWaitOp::create(b, loc, 0);
   sck::ReleaseOp::create(b, loc, rings.k, base);
-  Value init = sck::SoftmaxInitOp::create(b, loc, stateType);
-  FailureOr<sck::SoftmaxOp> step0 = step(s0, init, lb);
+  Value init = sck::SoftmaxInitOp::create(
+      b, loc, tile.steps.front().getState().getType());
+  FailureOr<sck::SoftmaxOp> step0 =
+      step(s0, init, tile.keyLoop.getLowerBound());
   if (failed(step0))
     return failure();
-  Value zero = sck::ZeroOp::create(b, loc, oType);
+  return Rows{sck::ZeroOp::create(b, loc, oType()), step0->getNewState(),
+              step0->getP()};
+}
 
-  // Blocks 1 ..: Q K^T (i) with P V (i - 1).
-  Value next = m.add(lb, m.cst(1));
-  auto blocks = scf::ForOp::create(
-      b, loc, next, ub, m.cst(1),
-      ValueRange{zero, step0->getNewState(), step0->getP()});
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(blocks.getBody());
-    Value i = blocks.getInductionVar();
-    Value o = blocks.getRegionIterArgs()[0];
-    Value state = blocks.getRegionIterArgs()[1];
-    Value p = blocks.getRegionIterArgs()[2];
-    Value at = position(base, i);
-    Value before = m.sub(at, m.cst(1));
-    auto k = sck::GetOp::create(b, loc, kBoxTypes, rings.k, at);
-    auto v = sck::GetOp::create(b, loc, vType, rings.v, before);
-    turn(turns, /*pass=*/false);
-    Value s = scores(q, k.getBoxes());
-    Value pv = sck::MmaOp::create(b, loc, oType, p, v.getBoxes()[0], o);
-    turn(turns, /*pass=*/true);
-    // Q K^T (i) done: K (i) free, its softmax under P V (i - 1).
-    sck::MmaWaitOp::create(b, loc, 1);
-    sck::ReleaseOp::create(b, loc, rings.k, at);
-    FailureOr<sck::SoftmaxOp> stepI = step(s, state, i);
-    if (failed(stepI))
-      return failure();
-    sck::MmaWaitOp::create(b, loc, 0);
-    sck::ReleaseOp::create(b, loc, rings.v, before);
-    Value rescaled = sck::RescaleOp::create(b, loc, oType, pv, state,
-                                            stepI->getNewState());
-    scf::YieldOp::create(
-        b, loc, ValueRange{rescaled, stepI->getNewState(), stepI->getP()});
-  }
+FailureOr<Rows> ConsumerSchedule::firstBlockAfter(ArrayRef<Value> q,
+                                                  Value base,
+                                                  const Rows &before,
+                                                  Value vAt, Value &doneO) {
+  auto k0 = sck::GetOp::create(b, loc, kTypes(), rings.k, base);
+  auto v = sck::GetOp::create(b, loc, tile.vBox().getType(), rings.v, vAt);
+  Value s0 = scores(q, k0.getBoxes());
+  doneO = sck::MmaOp::create(b, loc, oType(), before.p, v.getBoxes()[0],
+                             before.o);
+  // Q K^T done: K free, the softmax under the tile before's last P V.
+  sck::MmaWaitOp::create(b, loc, 1);
+  sck::ReleaseOp::create(b, loc, rings.k, base);
+  Value init = sck::SoftmaxInitOp::create(
+      b, loc, tile.steps.front().getState().getType());
+  FailureOr<sck::SoftmaxOp> step0 =
+      step(s0, init, tile.keyLoop.getLowerBound());
+  if (failed(step0))
+    return failure();
+  sck::MmaWaitOp::create(b, loc, 0);
+  sck::ReleaseOp::create(b, loc, rings.v, vAt);
+  return Rows{sck::ZeroOp::create(b, loc, oType()), step0->getNewState(),
+              step0->getP()};
+}
 
-  // The last block's P V; Q's slot is free since its last Q K^T.
-  Value last = position(base, m.sub(ub, m.cst(1)));
-  auto vLast = sck::GetOp::create(b, loc, vType, rings.v, last);
+FailureOr<Rows> ConsumerSchedule::laterBlocks(ArrayRef<Value> q, Value base,
+                                              const Rows &rows, Value turns) {
+  Value lb = tile.keyLoop.getLowerBound(), ub = tile.keyLoop.getUpperBound();
+  auto blocks = scf::ForOp::create(b, loc, m.add(lb, m.cst(1)), ub, m.cst(1),
+                                   ValueRange{rows.o, rows.state, rows.p});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(blocks.getBody());
+  Value i = blocks.getInductionVar();
+  Value o = blocks.getRegionIterArgs()[0];
+  Value state = blocks.getRegionIterArgs()[1];
+  Value p = blocks.getRegionIterArgs()[2];
+  Value at = position(base, i);
+  Value before = m.sub(at, m.cst(1));
+  auto k = sck::GetOp::create(b, loc, kTypes(), rings.k, at);
+  auto v = sck::GetOp::create(b, loc, tile.vBox().getType(), rings.v, before);
   turn(turns, /*pass=*/false);
-  Value o = sck::MmaOp::create(b, loc, oType, blocks.getResult(2),
-                               vLast.getBoxes()[0], blocks.getResult(0));
+  Value s = scores(q, k.getBoxes());
+  Value pv = sck::MmaOp::create(b, loc, oType(), p, v.getBoxes()[0], o);
+  turn(turns, /*pass=*/true);
+  // Q K^T (i) done: K (i) free, its softmax under P V (i - 1).
+  sck::MmaWaitOp::create(b, loc, 1);
+  sck::ReleaseOp::create(b, loc, rings.k, at);
+  FailureOr<sck::SoftmaxOp> stepI = step(s, state, i);
+  if (failed(stepI))
+    return failure();
+  sck::MmaWaitOp::create(b, loc, 0);
+  sck::ReleaseOp::create(b, loc, rings.v, before);
+  Value rescaled =
+      sck::RescaleOp::create(b, loc, oType(), pv, state, stepI->getNewState());
+  scf::YieldOp::create(
+      b, loc, ValueRange{rescaled, stepI->getNewState(), stepI->getP()});
+  return Rows{blocks.getResult(0), blocks.getResult(1), blocks.getResult(2)};
+}
+
+Value ConsumerSchedule::lastPV(Value base, const Rows &rows, Value turns,
+                               Value passLast) {
+  Value last = lastPosition(base);
+  auto vLast = sck::GetOp::create(b, loc, tile.vBox().getType(), rings.v, last);
+  turn(turns, /*pass=*/false);
+  Value o = sck::MmaOp::create(b, loc, oType(), rows.p, vLast.getBoxes()[0],
+                               rows.o);
   turn(passLast, /*pass=*/true);
   sck::MmaWaitOp::create(b, loc, 0);
   sck::ReleaseOp::create(b, loc, rings.v, last);
+  return o;
+}
+
+void ConsumerSchedule::store(Value o, Value state, ValueRange coords) {
+  Value out = sck::NormalizeOp::create(b, loc, oType(), o, state);
+  sck::EpilogueOp::create(b, loc, tile.stores.front().getResultAttr(), coords,
+                          out, ValueRange{});
+}
+
+LogicalResult ConsumerSchedule::build(Value c, Value t, Value base,
+                                      Value qPosition, Value turns,
+                                      Value waitFirst, Value passLast) {
+  SmallVector<Value> q = takeQ(qPosition);
+  FailureOr<Rows> first = firstBlock(q, base, turns, waitFirst);
+  if (failed(first))
+    return failure();
+  FailureOr<Rows> rows = laterBlocks(q, base, *first, turns);
+  if (failed(rows))
+    return failure();
+  // Q's slot is free since its last Q K^T.
+  Value o = lastPV(base, *rows, turns, passLast);
   if (!qInRegisters)
     sck::ReleaseOp::create(b, loc, rings.q, qPosition);
-  Value out = sck::NormalizeOp::create(b, loc, oType, o, blocks.getResult(1));
   // This consumer's rows of the result.
-  sck::EpilogueOp first0 = tile.stores.front();
-  SmallVector<Value> coords(first0.getCoords());
+  SmallVector<Value> coords(tile.stores.front().getCoords());
   if (tile.halves() == 2) {
     Value isFirst = m.eq(c, m.cst(0));
     for (auto [i, other] : llvm::enumerate(tile.stores[1].getCoords()))
       coords[i] = m.select(isFirst, coords[i], other);
   }
-  sck::EpilogueOp::create(b, loc, first0.getResultAttr(), coords, out,
-                          ValueRange{});
+  store(o, rows->state, coords);
   return success();
 }
 

@@ -869,6 +869,24 @@ private:
     }
     if (auto op = dyn_cast<sck::RescaleOp>(o))
       return rescale(op), success();
+    // One CTA runs every tile of a chained walk, heads fastest (the tile
+    // loop's order).
+    if (auto size = dyn_cast<sck::WalkSizeOp>(o)) {
+      Value bm = arith::MulIOp::create(b, loc, map.lookup(size.getBatches()),
+                                       map.lookup(size.getMTiles()));
+      map.map(size.getSize(),
+              arith::MulIOp::create(b, loc, bm, map.lookup(size.getNTiles())));
+      return success();
+    }
+    if (auto tile = dyn_cast<sck::WalkTileOp>(o)) {
+      Value i = map.lookup(tile.getIndex());
+      Value n = map.lookup(tile.getNTiles()), m = map.lookup(tile.getMTiles());
+      Value bm = arith::DivUIOp::create(b, loc, i, n);
+      map.map(tile.getN(), arith::RemUIOp::create(b, loc, i, n));
+      map.map(tile.getM(), arith::RemUIOp::create(b, loc, bm, m));
+      map.map(tile.getB(), arith::DivUIOp::create(b, loc, bm, m));
+      return success();
+    }
     if (auto frag = dyn_cast<sck::LoadFragOp>(o)) {
       // Registers hold what the box held.
       map.map(frag.getFrag(), map.lookup(frag.getBox()));

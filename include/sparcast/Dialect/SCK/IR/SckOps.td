@@ -166,6 +166,33 @@ def Sck_TileLoopOp : Sck_Op<"tile_loop", [SingleBlock, NoTerminator]> {
   }];
 }
 
+def Sck_WalkSizeOp : Sck_Op<"walk_size", [Pure]> {
+  let summary = "how many tiles of a chained walk this CTA runs";
+  let description = [{
+    The chained walk of `sck.tile_loop` (schedule `chained`) made explicit
+    (sc-schedule-attention), so that a loop over a CTA's tiles can carry
+    values from one to the next: the CTA runs tiles 0 .. size - 1 of its
+    walk, in order, each given by `sck.walk_tile`.
+  }];
+  let arguments = (ins Index:$batches, Index:$mTiles, Index:$nTiles);
+  let results = (outs Index:$size);
+  let assemblyFormat = "$batches `,` $mTiles `,` $nTiles attr-dict";
+}
+
+def Sck_WalkTileOp : Sck_Op<"walk_tile", [Pure]> {
+  let summary = "the (b, m, n) of a tile of this CTA's chained walk";
+  let description = [{
+    Tile `index` (0 .. sck.walk_size - 1) of the CTA's chained walk over
+    `batches` x `mTiles` x `nTiles` tiles: its batch element, M tile and N
+    tile (the heads of one (b, m) tile run one after another).
+  }];
+  let arguments = (ins Index:$index, Index:$batches, Index:$mTiles,
+                       Index:$nTiles);
+  let results = (outs Index:$b, Index:$m, Index:$n);
+  let assemblyFormat =
+      "$index `of` $batches `,` $mTiles `,` $nTiles attr-dict";
+}
+
 def Sck_LoadOp : Sck_Op<"load", [Pure]> {
   let summary = "a box of a kernel operand";
   let description = [{
