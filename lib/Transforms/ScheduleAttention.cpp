@@ -1,8 +1,8 @@
 //===- ScheduleAttention.cpp - an attention kernel's thread order made explicit //
 //
 // sc-schedule-attention: in the kernel-level IR of a warp-specialized
-// attention whose CTAs run one tile each (the grid walk), what its threads
-// must order becomes ops, so that each op lowers on its own:
+// attention (the grid walk, a tile a CTA, or the chained walk), what its
+// threads must order becomes ops, so that each op lowers on its own:
 //
 // - each consumer runs the tile as its own (`sck.consumer_index`): its
 //   query rows' Q, S, softmax and O; two consumers share every key block;
@@ -21,8 +21,10 @@
 //   other's MMAs; a consumer without rows of its own (a candidate without
 //   a partner, rows past the query length) frees every slot unread.
 //
-// The chained walk (a CTA running several tiles, its pipeline running on
-// from one to the next) is left as it is.
+// The chained walk (one consumer; a CTA running several tiles) becomes a
+// loop over the CTA's tiles (sck.walk_size, sck.walk_tile) whose consumer
+// pipeline runs on from one tile to the next: each tile's block 0 issued
+// with the tile before's last P V, whose O is then stored.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,7 +53,43 @@ constexpr StringLiteral kPass = "sc-schedule-attention: ";
 struct AttentionRoles {
   sck::RoleOp producer, consumer;
   sck::TileLoopOp producerLoop, consumerLoop;
+  /// The chained walk made explicit: each role's loop over its tiles (the
+  /// tile's index its induction variable).
+  scf::ForOp producerWalk, consumerWalk;
+  Operation *producerTile() {
+    return producerWalk ? producerWalk.getOperation() : producerLoop;
+  }
+  Operation *consumerTile() {
+    return consumerWalk ? consumerWalk.getOperation() : consumerLoop;
+  }
 };
+
+/// A chained tile loop as the walk it stands for: the CTA's tile count
+/// (sck.walk_size) and a loop over them, each tile's (b, m, n) from
+/// sck.walk_tile, so that the loop can carry values from tile to tile.
+scf::ForOp explicateChainedWalk(sck::TileLoopOp loop) {
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  Value size = sck::WalkSizeOp::create(b, loc, b.getIndexType(),
+                                       loop.getBatches(), loop.getMTiles(),
+                                       loop.getNTiles());
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto walk = scf::ForOp::create(b, loc, zero, size, one);
+  b.setInsertionPointToStart(walk.getBody());
+  Type index = b.getIndexType();
+  auto tile = sck::WalkTileOp::create(b, loc, index, index, index,
+                                      walk.getInductionVar(), loop.getBatches(),
+                                      loop.getMTiles(), loop.getNTiles());
+  Block &body = loop.getBody().front();
+  for (auto [arg, v] : llvm::zip(body.getArguments(), tile.getResults()))
+    arg.replaceAllUsesWith(v);
+  Block *to = walk.getBody();
+  to->getOperations().splice(to->getTerminator()->getIterator(),
+                             body.getOperations());
+  loop.erase();
+  return walk;
+}
 
 FailureOr<AttentionRoles> matchRoles(func::FuncOp kernel) {
   AttentionRoles roles;
@@ -79,16 +117,17 @@ FailureOr<AttentionRoles> matchRoles(func::FuncOp kernel) {
 /// to a last kept block, by 1) whose body holds the role's put or get of
 /// the key/value ring.
 template <typename RingOp>
-FailureOr<scf::ForOp> keyLoopOf(sck::TileLoopOp tile) {
+FailureOr<scf::ForOp> keyLoopOf(Operation *tile) {
   scf::ForOp keyLoop;
-  tile.walk([&](RingOp op) {
-    if (auto loop = dyn_cast<scf::ForOp>(op->getParentOp()); loop && !keyLoop)
+  tile->walk([&](RingOp op) {
+    if (auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
+        loop && loop != tile && !keyLoop)
       keyLoop = loop;
   });
   if (!keyLoop || getConstantIntValue(keyLoop.getStep()) != 1)
-    return tile.emitError() << kPass << "a tile with a loop over key blocks "
-                                        "(by 1) holding the key/value ring's "
-                                        "slots";
+    return tile->emitError() << kPass << "a tile with a loop over key blocks "
+                                         "(by 1) holding the key/value ring's "
+                                         "slots";
   return keyLoop;
 }
 
@@ -129,7 +168,7 @@ LogicalResult matchScores(Value s, SmallVectorImpl<Value> &q,
   return success();
 }
 
-FailureOr<ConsumerTile> matchConsumerTile(sck::TileLoopOp tileLoop,
+FailureOr<ConsumerTile> matchConsumerTile(Operation *tileLoop,
                                           int64_t halves) {
   FailureOr<scf::ForOp> keyLoop = keyLoopOf<sck::GetOp>(tileLoop);
   if (failed(keyLoop))
@@ -634,13 +673,111 @@ LogicalResult scheduleConsumer(AttentionRoles &roles, ConsumerTile &tile,
   return success();
 }
 
+/// The chained walk's consumer: its tiles' key blocks one pipeline, each
+/// tile's block 0 issued with the tile before's last P V, whose O is then
+/// normalized and stored; the first tile's block 0 before the loop over
+/// the others, the last tile's last P V after it.
+LogicalResult scheduleChainedConsumer(AttentionRoles &roles,
+                                      ConsumerTile &tile,
+                                      const ScheduledRings &rings,
+                                      DominanceInfo &dom) {
+  scf::ForOp walk = roles.consumerWalk;
+  Location loc = tile.keyLoop.getLoc();
+  Block *body = walk.getBody();
+  if (tile.keyLoop->getBlock() != body)
+    return tile.keyLoop.emitError()
+           << kPass << "a chained tile's key loop in the tile itself";
+  for (Value bound : {tile.keyLoop.getLowerBound(), tile.keyLoop.getUpperBound()})
+    if (!dom.properlyDominates(bound, walk))
+      return tile.keyLoop.emitError()
+             << kPass << "a chained walk's key blocks the same for every tile";
+  // The tile's own ops before its Q: its coordinates.
+  SmallVector<Operation *> prefix;
+  for (Operation &op : body->without_terminator()) {
+    if (&op == tile.qGet.getOperation())
+      break;
+    prefix.push_back(&op);
+  }
+  SmallVector<Value> coords(tile.stores.front().getCoords());
+  OpBuilder b(walk);
+  IndexMath m{b, loc};
+  FailureOr<Value> stride = blockStride(b, dom, tile.steps.front(), loc);
+  if (failed(stride))
+    return failure();
+  Value size = walk.getUpperBound();
+  Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, size,
+                                    m.cst(0));
+  auto ifAny = scf::IfOp::create(b, loc, any, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&ifAny.getThenRegion().front());
+  ConsumerSchedule schedule(b, tile, rings, /*qInRegisters=*/true);
+  // Tile 0: its coordinates, Q, blocks.
+  IRMapping first;
+  first.map(walk.getInductionVar(), m.cst(0));
+  for (Operation *op : prefix)
+    b.clone(*op, first);
+  SmallVector<Value> q0 = schedule.takeQ(m.cst(0));
+  FailureOr<Rows> block0 = schedule.firstBlock(q0, m.cst(0), Value(), Value());
+  if (failed(block0))
+    return failure();
+  FailureOr<Rows> rows0 = schedule.laterBlocks(q0, m.cst(0), *block0, Value());
+  if (failed(rows0))
+    return failure();
+  SmallVector<Value> inits = {rows0->o, rows0->state, rows0->p};
+  for (Value c : coords)
+    inits.push_back(first.lookupOrDefault(c));
+  // Tiles 1 ..: the tile's ops moved into a loop carrying the tile before's
+  // rows and coordinates.
+  auto tiles = scf::ForOp::create(b, loc, m.cst(1), size, m.cst(1), inits);
+  Block *tilesBody = tiles.getBody();
+  // (An anchor where the tile's ops go, replaced by the real yield.)
+  if (tilesBody->empty() || !tilesBody->back().hasTrait<OpTrait::IsTerminator>()) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(tilesBody);
+    scf::YieldOp::create(b, loc, tiles.getRegionIterArgs());
+  }
+  Operation *yieldAt = tilesBody->getTerminator();
+  for (Operation *op : prefix)
+    op->moveBefore(yieldAt);
+  walk.getInductionVar().replaceAllUsesWith(tiles.getInductionVar());
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(yieldAt);
+    Value i = tiles.getInductionVar();
+    ValueRange carried = tiles.getRegionIterArgs();
+    Rows before{carried[0], carried[1], carried[2]};
+    Value base = m.mul(i, *stride);
+    SmallVector<Value> q = schedule.takeQ(i);
+    Value lastBefore = schedule.lastPosition(m.sub(base, *stride));
+    Value doneO;
+    FailureOr<Rows> block = schedule.firstBlockAfter(q, base, before,
+                                                     lastBefore, doneO);
+    if (failed(block))
+      return failure();
+    schedule.store(doneO, before.state, carried.drop_front(3));
+    FailureOr<Rows> rows = schedule.laterBlocks(q, base, *block, Value());
+    if (failed(rows))
+      return failure();
+    SmallVector<Value> yields = {rows->o, rows->state, rows->p};
+    llvm::append_range(yields, coords);
+    scf::YieldOp::create(b, loc, yields);
+  }
+  yieldAt->erase();
+  // The last tile's last P V and store.
+  Value lastBase = m.mul(m.sub(size, m.cst(1)), *stride);
+  Rows last{tiles.getResult(0), tiles.getResult(1), tiles.getResult(2)};
+  Value o = schedule.lastPV(lastBase, last, Value(), Value());
+  schedule.store(o, last.state, tiles.getResults().drop_front(3));
+  walk.erase();
+  return success();
+}
+
 /// The producer role: each consumer's Q in a slot of its own, each key
 /// block's K and V in their rings, at the positions the consumers get.
 LogicalResult scheduleProducer(AttentionRoles &roles,
                                ConsumerTile &tile,
                                const ScheduledRings &rings,
                                DominanceInfo &dom) {
-  FailureOr<scf::ForOp> keyLoop = keyLoopOf<sck::PutOp>(roles.producerLoop);
+  FailureOr<scf::ForOp> keyLoop = keyLoopOf<sck::PutOp>(roles.producerTile());
   if (failed(keyLoop))
     return failure();
   Block *block = keyLoop->getOperation()->getBlock();
@@ -656,8 +793,13 @@ LogicalResult scheduleProducer(AttentionRoles &roles,
                        "key/value put, as the consumers get them";
   Location loc = keyLoop->getLoc();
   OpBuilder b(roles.producer.getContext());
-  b.setInsertionPointToStart(&roles.producerLoop.getBody().front());
-  Value t = sck::TileIndexOp::create(b, loc, b.getIndexType());
+  Value t;
+  if (roles.producerWalk) {
+    t = roles.producerWalk.getInductionVar();
+  } else {
+    b.setInsertionPointToStart(&roles.producerLoop.getBody().front());
+    t = sck::TileIndexOp::create(b, loc, b.getIndexType());
+  }
   IndexMath m{b, loc};
   b.setInsertionPoint(qPuts[0]);
   for (int64_t h = 0; h < halves; ++h) {
@@ -686,8 +828,16 @@ LogicalResult scheduleAttention(func::FuncOp kernel) {
   FailureOr<AttentionRoles> roles = matchRoles(kernel);
   if (failed(roles))
     return failure();
+  bool chained = roles->consumerLoop.getSchedule() == sck::TileSchedule::chained;
+  if (chained) {
+    if (roles->consumer.getCount() != 1)
+      return roles->consumer.emitError()
+             << kPass << "a chained walk of one consumer";
+    roles->producerWalk = explicateChainedWalk(roles->producerLoop);
+    roles->consumerWalk = explicateChainedWalk(roles->consumerLoop);
+  }
   FailureOr<ConsumerTile> tile =
-      matchConsumerTile(roles->consumerLoop, roles->consumer.getCount());
+      matchConsumerTile(roles->consumerTile(), roles->consumer.getCount());
   if (failed(tile))
     return failure();
   // Q a consumer's boxes a slot; K and V each a ring of the key/value
@@ -712,7 +862,8 @@ LogicalResult scheduleAttention(func::FuncOp kernel) {
                        ring(kvTypes.take_back(), oldKV.getStages())};
   DominanceInfo dom(kernel);
   if (failed(scheduleProducer(*roles, *tile, rings, dom)) ||
-      failed(scheduleConsumer(*roles, *tile, rings, dom)))
+      failed(chained ? scheduleChainedConsumer(*roles, *tile, rings, dom)
+                     : scheduleConsumer(*roles, *tile, rings, dom)))
     return failure();
   if (!oldQ->use_empty() || !oldKV->use_empty())
     return kernel.emitError() << kPass << "rings used outside the tile";
@@ -721,23 +872,24 @@ LogicalResult scheduleAttention(func::FuncOp kernel) {
   return success();
 }
 
-/// A warp-specialized attention kernel of the grid walk.
-bool isGridAttention(func::FuncOp func) {
+/// A warp-specialized attention kernel (grid or chained walk).
+bool isWarpSpecializedAttention(func::FuncOp func) {
   if (func.isExternal() || func.getBody().front().getOps<sck::RoleOp>().empty())
     return false;
-  bool attention = false, grid = true;
+  bool attention = false, walks = true;
   func.walk([&](sck::TileLoopOp loop) {
     attention |= loop.isAttention();
-    grid &= loop.getSchedule() == sck::TileSchedule::grid;
+    walks &= loop.getSchedule() == sck::TileSchedule::grid ||
+             loop.getSchedule() == sck::TileSchedule::chained;
   });
-  return attention && grid;
+  return attention && walks;
 }
 
 struct ScScheduleAttentionPass
     : sc::impl::ScScheduleAttentionPassBase<ScScheduleAttentionPass> {
   void runOnOperation() final {
     WalkResult result = getOperation()->walk([&](func::FuncOp func) {
-      if (!isGridAttention(func))
+      if (!isWarpSpecializedAttention(func))
         return WalkResult::advance();
       return failed(scheduleAttention(func)) ? WalkResult::interrupt()
                                              : WalkResult::advance();

@@ -2,6 +2,7 @@
 // RUN: sparcast-opt %s -sc-lower-to-sck=attention=1 -sc-warp-specialize -sc-schedule-attention -canonicalize | FileCheck %s --check-prefix=PRODUCER
 // RUN: sparcast-opt %s -sc-lower-to-sck=attention=1 -sc-warp-specialize -sc-schedule-attention -canonicalize | FileCheck %s --check-prefix=TURNS
 // RUN: sparcast-opt %s -sc-lower-to-sck=attention=1 -sc-schedule-attention | FileCheck %s --check-prefix=UNSPLIT
+// RUN: sparcast-opt %s -sc-select-kernel-config -sc-lower-to-sck=attention=1 -sc-warp-specialize -sc-schedule-attention -canonicalize | FileCheck %s --check-prefix=CHAINED
 
 // One consumer (40 query rows, 300 keys in five 64-key blocks): Q in a
 // ring of its own, read into registers once (its slot freed at once), K
@@ -151,3 +152,39 @@ func.func @pairs(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x2000x128xf16>, %v: t
 // UNSPLIT-NOT: sck.role
 // UNSPLIT-NOT: sck.tile_index
 // UNSPLIT: sck.load "Q"
+
+// The chained walk (one consumer a candidate, at most 1024 keys): each
+// role's tile loop becomes the CTA's walk (sck.walk_size, sck.walk_tile);
+// the consumer's pipeline runs across tiles: tile 0's blocks before a loop
+// over the others, each of which issues its block 0's Q K^T with the tile
+// before's last P V, then stores that tile's O at the coordinates the loop
+// carries; the last tile's last P V after it, the whole under the CTA
+// having tiles.
+// CHAINED-LABEL: func.func private @chained_attention0_kernel
+// CHAINED: sck.role producer
+// CHAINED: %[[PN:.*]] = sck.walk_size
+// CHAINED: scf.for %[[PI:.*]] = %c0 to %[[PN]] step %c1 {
+// CHAINED-NEXT: sck.walk_tile %[[PI]] of
+// CHAINED: sck.put %{{.*}}[%[[PI]]]
+// CHAINED: sck.role consumer
+// CHAINED: %[[N:.*]] = sck.walk_size
+// CHAINED: %[[ANY:.*]] = arith.cmpi ugt, %[[N]], %c0 : index
+// CHAINED-NEXT: scf.if %[[ANY]] {
+// CHAINED: sck.walk_tile %c0 of
+// CHAINED: scf.for
+// CHAINED: %[[T:.*]]:6 = scf.for %[[I:.*]] = %c1 to %[[N]] step %c1 iter_args(%[[O:.*]] = %{{.*}}, %[[ST:.*]] = %{{.*}}, %[[P:.*]] = %{{.*}}, %[[R:.*]] = %{{.*}}, %[[H:.*]] = %{{.*}}, %[[B:.*]] = %{{.*}})
+// CHAINED-NEXT: sck.walk_tile %[[I]] of
+// CHAINED: sck.get %{{.*}}[%[[I]]]
+// CHAINED: %[[DONE:.*]] = sck.mma %[[P]], %{{.*}}, %[[O]]
+// CHAINED-NEXT: sck.mma_wait 1
+// CHAINED: sck.mma_wait 0
+// CHAINED: %[[NORM:.*]] = sck.normalize %[[DONE]], %[[ST]]
+// CHAINED-NEXT: sck.epilogue "O"[%c0, %[[R]], %[[H]], %[[B]]], %[[NORM]]
+// CHAINED: scf.for
+// CHAINED: scf.yield
+// CHAINED: sck.mma %[[T]]#2, %{{.*}}, %[[T]]#0
+// CHAINED: sck.epilogue "O"[%c0, %[[T]]#3, %[[T]]#4, %[[T]]#5]
+func.func @chained(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x1000x128xf16>, %v: tensor<?x2x1000x128xf16>, %idx: tensor<?xi32>) -> tensor<?x2x64x128xf16> {
+  %o = sc.attention %q, %k, %v index %idx : tensor<?x2x64x128xf16>, tensor<?x2x1000x128xf16>, tensor<?x2x1000x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
+  return %o : tensor<?x2x64x128xf16>
+}

@@ -701,8 +701,9 @@ def ScScheduleWgmmaPass : Pass<"sc-schedule-wgmma", "::mlir::ModuleOp"> {
 def ScScheduleAttentionPass : Pass<"sc-schedule-attention", "::mlir::ModuleOp"> {
   let summary = "Make a warp-specialized attention kernel's schedule explicit in its kernel-level IR";
   let description = [{
-    On the kernel-level IR (`sck`) of a warp-specialized attention whose
-    CTAs run one tile each (the grid walk; after sc-warp-specialize), what
+    On the kernel-level IR (`sck`) of a warp-specialized attention (the
+    grid walk, one tile a CTA, or the chained walk; after
+    sc-warp-specialize), what
     the kernel's threads must order becomes ops, so that each op lowers on
     its own:
 
@@ -727,9 +728,17 @@ def ScScheduleAttentionPass : Pass<"sc-schedule-attention", "::mlir::ModuleOp"> 
       left without partner, rows past the query length) frees its Q and
       every key block unread (`sck.discard`).
 
+    - the chained walk (one consumer; resident CTAs each running several
+      tiles) becomes an explicit loop over the CTA's tiles
+      (`sck.walk_size`, `sck.walk_tile`) in both roles, and the consumer's
+      pipeline runs across tiles: the first tile's blocks before a loop
+      over the others, each issuing its block 0's Q K^T with the tile
+      before's last P V, then storing that tile's O at the coordinates the
+      loop carries; the last tile's last P V after it.
+
     The rewrite keeps the kernel's meaning: the ops it adds order threads
     and do nothing on one (`sc-test-execute-kernel-ir` runs the consumer
-    role once per consumer). The chained walk is left as it is.
+    role once per consumer, and a chained walk's tiles in order).
 
     Consumer loop before (one consumer):
 

@@ -225,3 +225,13 @@ func.func @register_a(%a: !sck.box<64x64xf16>, %b: !sck.box<64x128xf16>) -> !sck
   %r = sck.mma %f, %b, %z : !sck.frag<64x64xf16>, !sck.box<64x128xf16>, !sck.acc<64x128xf32>
   return %r : !sck.acc<64x128xf32>
 }
+
+// A chained walk made explicit: the CTA's tile count, each tile's (b, m, n).
+// CHECK-LABEL: func.func @walk
+// CHECK: %[[N:.*]] = sck.walk_size %{{.*}}, %{{.*}}, %{{.*}}
+// CHECK: %{{.*}}, %{{.*}}, %{{.*}} = sck.walk_tile %{{.*}} of %{{.*}}, %{{.*}}, %{{.*}}
+func.func @walk(%b: index, %m: index, %n: index, %i: index) -> (index, index, index, index) {
+  %size = sck.walk_size %b, %m, %n
+  %tb, %tm, %tn = sck.walk_tile %i of %b, %m, %n
+  return %size, %tb, %tm, %tn : index, index, index, index
+}

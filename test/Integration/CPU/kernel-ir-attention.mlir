@@ -14,6 +14,8 @@
 // RUN: sparcast-equiv %s --ref=pairs --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-schedule-attention,sc-test-execute-kernel-ir)' --users=3 --candidates=5 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=log_linear128 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-schedule-attention,sc-test-execute-kernel-ir)' --candidates=1 --rtol=1e-2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=dynamic_log_linear128 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-schedule-attention,sc-test-execute-kernel-ir)' --candidates=1 --dynamic-size=300 --rtol=1e-2 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=chained --pass-pipeline='builtin.module(sc-select-kernel-config,sc-lower-to-sck{attention=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --users=3 --candidates=5 --shuffle-index --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=chained --pass-pipeline='builtin.module(sc-select-kernel-config,sc-lower-to-sck{attention=1},sc-warp-specialize,sc-schedule-attention,sc-test-execute-kernel-ir)' --users=3 --candidates=5 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: not sparcast-equiv %S/Inputs/attention-values-one-block-late.mlir --ref=late_values --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=2 --trials=1 --rtol=2e-3 | FileCheck %s --check-prefix=LATE
 // RUN: not sparcast-equiv %s --ref=wrong_scale --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=2 | FileCheck %s --check-prefix=WRONG
 
@@ -151,4 +153,17 @@ func.func @dynamic_log_linear128(%q: tensor<3x1x?x64xbf16>, %k: tensor<3x1x?x64x
   %o = sc.attention %q, %k, %v mask(#sc.log_linear<block_size = 128>)
       : tensor<3x1x?x64xbf16>, tensor<3x1x?x64xbf16>, tensor<3x1x?x64xbf16> -> tensor<3x1x?x64xbf16>
   return %o : tensor<3x1x?x64xbf16>
+}
+
+// One consumer a candidate over at most 1024 keys: the chained walk (each
+// CTA's tiles head by head, the pipeline running on from one to the next;
+// sc-schedule-attention makes the walk a loop carrying the tile before's
+// last P V and coordinates).
+func.func @chained(%q: tensor<?x2x64x128xf16> {sc.lineage = #sc.lineage<candidate>},
+                   %k: tensor<?x2x1000x128xf16> {sc.lineage = #sc.lineage<request>},
+                   %v: tensor<?x2x1000x128xf16> {sc.lineage = #sc.lineage<request>},
+                   %idx: tensor<?xi32> {sc.lineage = #sc.lineage<index>}) -> tensor<?x2x64x128xf16> {
+  %o = sc.attention %q, %k, %v index %idx
+      : tensor<?x2x64x128xf16>, tensor<?x2x1000x128xf16>, tensor<?x2x1000x128xf16>, tensor<?xi32> -> tensor<?x2x64x128xf16>
+  return %o : tensor<?x2x64x128xf16>
 }
