@@ -30,10 +30,10 @@ struct AotOptions {
   /// (sc-select-kernel-config group-candidates). Opt-in: faster on an index in
   /// random order, slower on one already grouped (docs/decisions.md).
   bool attentionGroupCandidates = false;
-  /// The grid walks' attention kernels lowered op by op from their
-  /// scheduled kernel-level IR (sc-schedule-attention) instead of written
-  /// by AttentionKernel.cpp. Experimental until checked and timed against
-  /// the writer on the GPU.
+  /// The attention kernels lowered op by op from their scheduled
+  /// kernel-level IR (sc-schedule-attention) instead of written by
+  /// AttentionKernel.cpp. Experimental until checked and timed against the
+  /// writer on the GPU.
   bool attentionFromKernelIR = false;
   /// Warp-specialized GEMMs in clusters of two CTAs sharing B by TMA
   /// multicast (GemmKernelOptions::multicast) for every GEMM. Opt-in:

@@ -1353,9 +1353,6 @@ attentionParams(AttentionOp op, const AttentionShape &s,
 static LogicalResult lowerKernelIR(AttentionOp op, const AttentionShape &s,
                                    gpu::GPUModuleOp gpuModule, StringRef name,
                                    const sc::detail::AttentionParams &params) {
-  if (s.chained)
-    return op.emitError() << "the chained attention walk is not lowered "
-                             "from its kernel-level IR yet";
   FailureOr<func::FuncOp> kernel = sc::detail::kernelIRFunction(op);
   if (failed(kernel))
     return failure();
@@ -1373,16 +1370,21 @@ static LogicalResult lowerKernelIR(AttentionOp op, const AttentionShape &s,
                                              paramTypes, 128 * (s.consumers + 1));
   if (s.ctasPerSM > 1)
     func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(s.ctasPerSM));
-  // The kernel-level function's arguments: the batch count (read by no
-  // lowered op: one tile a CTA), the index, the pairs table, the dynamic
-  // lengths and the runtime's tables, in that order.
+  // The kernel-level function's arguments: the batch count (the chained
+  // walk's tile count reads it; one tile a CTA does not), the index, the
+  // pairs table, the dynamic lengths and the runtime's tables, in that
+  // order.
   auto ret = gpu::ReturnOp::create(b, loc);
   b.setInsertionPoint(ret);
   IRMapping mapping;
   Block &body = kernel->getBody().front();
   unsigned next = 0;
-  mapping.map(body.getArgument(next++),
-              arith::ConstantIndexOp::create(b, loc, 0).getResult());
+  Value batches = s.dynamicBatch && s.chained
+                      ? func.getArgument(params.tilesX)
+                      : arith::ConstantIndexOp::create(
+                            b, loc, s.dynamicBatch ? 0 : s.tilesX)
+                            .getResult();
+  mapping.map(body.getArgument(next++), batches);
   auto asTensor = [&](int at) {
     Value in = body.getArgument(next++);
     mapping.map(in, UnrealizedConversionCastOp::create(b, loc, in.getType(),
@@ -1428,8 +1430,7 @@ mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                     vector::VectorDialect>();
   OpBuilder b(op.getContext());
   sc::detail::AttentionParams params = attentionParams(op, s, binding);
-  // (The chained walk is not scheduled in its IR yet: the writer's.)
-  if (fromKernelIR && !s.chained) {
+  if (fromKernelIR) {
     if (failed(lowerKernelIR(op, s, gpuModule, kernelName, params)))
       return failure();
   } else {

@@ -324,7 +324,7 @@ private:
   Value position, slot, kb, kOff;
 };
 
-/// Lowers the scheduled kernel-level IR of an attention of the grid walk
+/// Lowers the scheduled kernel-level IR of an attention
 /// (sc-schedule-attention's), cloned into `kernel` (whose parameters are
 /// the writer's: the tensor maps of Q, K, V and O first), op by op
 /// (SckAttentionToNVGPU.cpp); `keyLen` is the key length in the kernel.

@@ -1,7 +1,7 @@
 //===- SckAttentionToNVGPU.cpp - an attention kernel's ops, a pattern per op //
 //
 // The attention half of sc-convert-sck-to-nvgpu: the kernel-level IR of a
-// warp-specialized attention of the grid walk, scheduled by
+// warp-specialized attention (the grid or the chained walk), scheduled by
 // sc-schedule-attention, in a gpu.func, each sck op lowered by a pattern of
 // its own onto a frame laid out first (the tensor maps, the thread's place,
 // shared memory, the mbarriers). The steps are AttentionSteps' (the same
@@ -14,6 +14,8 @@
 //                     producer: its first thread)
 //   sck.tile_loop     the CTA's tile from its block ids (a static mask's
 //                     query blocks heaviest first)
+//   sck.walk_size /   a chained walk's share of the CTA: candidate tiles
+//   sck.walk_tile     c, c + C, ..., each head by head
 //   sck.tile_index    0 (one tile a CTA); sck.consumer_index the warpgroup
 //   sck.put           wait for the slot's empty barrier, expect its bytes,
 //                     TMA loads of its boxes
@@ -32,8 +34,9 @@
 //   sck.softmax       the online softmax step (P as wgmma A fragments)
 //   sck.rescale       O times alpha where a row of the warp moved
 //   sck.normalize     O times the inverse row sums
-//   sck.epilogue      O staged by stmatrix in the consumer's Q slot, TMA
-//                     stores
+//   sck.epilogue      O staged by stmatrix in the consumer's Q slot (a
+//                     chained walk's: a staging tile of its own, once the
+//                     store before has read it), TMA stores
 //
 //===----------------------------------------------------------------------===//
 
@@ -204,7 +207,62 @@ struct RoleToWarpgroup : AttentionPattern<sck::RoleOp> {
       end = ifFirst.getThenRegion().front().getTerminator();
     }
     rewriter.inlineBlockBefore(&role.getBody().front(), end);
+    if (!producer && frame.s.chained) {
+      // The last O's TMA stores have read their staging tile.
+      rewriter.setInsertionPoint(end);
+      e.ifThen(frame.elected, [&] {
+        NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, loc, 0,
+                                             rewriter.getUnitAttr());
+      });
+    }
     rewriter.eraseOp(role);
+    return success();
+  }
+};
+
+/// The chained walk: CTA c of C runs candidate tiles c, c + C, ... of the
+/// T = batches x M tiles, each head by head: (T + C - 1 - c) / C tiles of
+/// heads each.
+struct WalkSizeToShare : AttentionPattern<sck::WalkSizeOp> {
+  using AttentionPattern::AttentionPattern;
+  LogicalResult
+  matchAndRewrite(sck::WalkSizeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const final {
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc, frame);
+    Value cta = gpu::BlockIdOp::create(rewriter, loc, gpu::Dimension::x);
+    Value ctas = gpu::GridDimOp::create(rewriter, loc, gpu::Dimension::x);
+    Value tiles = e.mul(adaptor.getBatches(), adaptor.getMTiles());
+    Value mine = arith::DivUIOp::create(
+        rewriter, loc,
+        e.sub(e.sub(e.add(tiles, ctas), e.index(1)), cta), ctas);
+    rewriter.replaceOp(op, e.mul(mine, adaptor.getNTiles()));
+    return success();
+  }
+};
+
+/// Tile i of the CTA's chained walk: candidate tile c + C (i / heads) (x
+/// fastest: the batch element, or its place in the grouping kernel's
+/// order), head i % heads.
+struct WalkTileToItem : AttentionPattern<sck::WalkTileOp> {
+  using AttentionPattern::AttentionPattern;
+  LogicalResult
+  matchAndRewrite(sck::WalkTileOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const final {
+    if (frame.s.grouped)
+      return op.emitError("sck-to-nvgpu: a chained walk in request order "
+                          "from its kernel-level IR");
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc, frame);
+    Value cta = gpu::BlockIdOp::create(rewriter, loc, gpu::Dimension::x);
+    Value ctas = gpu::GridDimOp::create(rewriter, loc, gpu::Dimension::x);
+    Value heads = adaptor.getNTiles();
+    Value i = adaptor.getIndex();
+    Value tile = e.add(cta, e.mul(arith::DivUIOp::create(rewriter, loc, i, heads),
+                                  ctas));
+    Value x = e.rem(tile, adaptor.getBatches());
+    Value y = arith::DivUIOp::create(rewriter, loc, tile, adaptor.getBatches());
+    rewriter.replaceOp(op, {x, y, e.rem(i, heads)});
     return success();
   }
 };
@@ -608,7 +666,19 @@ struct EpilogueToTmaStores : AttentionPattern<sck::EpilogueOp> {
     Location loc = op.getLoc();
     Emitter e(rewriter, loc, frame);
     const AttentionShape &s = frame.s;
+    // One tile a CTA: O staged in the consumer's Q slot (Q is dead). A
+    // chained walk refills that slot with the next tile's Q: O has a
+    // staging tile of its own, once TMA has read the tile before's out of
+    // it (the consumer waits for the last one's reads before it leaves).
     Value at = e.slotAt(RingKind::Q, frame.w);
+    if (s.chained) {
+      at = e.add(frame.pad, e.add(e.index(s.oStageOff),
+                                  e.mul(frame.w, e.index(s.qBytes))));
+      e.ifThen(frame.elected, [&] {
+        NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, loc, 0,
+                                             rewriter.getUnitAttr());
+      });
+    }
     e.stage(adaptor.getAcc().front(), at);
     NVVM::FenceProxyOp::create(
         rewriter, loc, NVVM::ProxyKind::async_shared,
@@ -634,8 +704,9 @@ struct EpilogueToTmaStores : AttentionPattern<sck::EpilogueOp> {
       NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
       // The staging tile must outlive the stores' reads of it: the CTA
       // may leave once they are read.
-      NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, loc, 0,
-                                           rewriter.getUnitAttr());
+      if (!s.chained)
+        NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, loc, 0,
+                                             rewriter.getUnitAttr());
     });
     rewriter.eraseOp(op);
     return success();
@@ -950,7 +1021,8 @@ LogicalResult mlir::sc::detail::convertAttentionSckToNVGPU(
                TurnToNamedBarrier<sck::AwaitTurnOp>,
                TurnToNamedBarrier<sck::PassTurnOp>, SoftmaxInitToRows,
                SoftmaxToRows, RescaleToMultiply, NormalizeToRowSums,
-               EpilogueToTmaStores, ExtractToLoad>(converter, ctx, *frame);
+               EpilogueToTmaStores, ExtractToLoad, WalkSizeToShare,
+               WalkTileToItem>(converter, ctx, *frame);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
   return applyKernelConversion(kernel, target, std::move(patterns),

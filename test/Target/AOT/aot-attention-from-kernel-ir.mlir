@@ -5,6 +5,9 @@
 // RUN: sparcast-aot %S/Inputs/target_attention_long.mlir -o %t/writer > /dev/null
 // RUN: diff %t/ir/manifest.json %t/writer/manifest.json
 // RUN: rm -rf %t/ll && sparcast-aot %sparcast_src_root/examples/loglinear_attention.mlir -o %t/ll --attention-from-kernel-ir --report | FileCheck %s --check-prefix=LOGLINEAR
+// RUN: rm -rf %t/ta && sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t/ta --attention-from-kernel-ir --report | FileCheck %s --check-prefix=CHAINED
+// RUN: FileCheck %s --check-prefix=CHAINED-PTX < %t/ta/target_attention_kernels.ptx
+// RUN: not sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t/grouped --attention-from-kernel-ir --attention-group-candidates 2>&1 | FileCheck %s --check-prefix=GROUPED
 
 // sparcast-aot --attention-from-kernel-ir: the attention kernels of the
 // grid walks lowered op by op from their scheduled kernel-level IR
@@ -21,3 +24,14 @@
 // PTX: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group
 // LOGLINEAR: kernel loglinear_attention_attention0: {{.*}} two consumer warpgroups on the two 64-row halves of a 128-row query tile
 // LOGLINEAR-NOT: {{[1-9][0-9]*}} bytes spill stores
+// The chained walk (resident CTAs, each candidate's heads in turn): its
+// tile count and tiles from the CTA's share; O through a staging tile of
+// its own, each store's reads waited for before the tile is restaged.
+// CHAINED: kernel target_attention_attention0: {{.*}} chained heads
+// CHAINED-NOT: {{[1-9][0-9]*}} bytes spill stores
+// CHAINED-PTX: mov.u32 %r{{[0-9]+}}, %nctaid.x;
+// CHAINED-PTX: cp.async.bulk.wait_group.read 0;
+// CHAINED-PTX: stmatrix.sync.aligned.m8n8.x4.shared.b16
+// CHAINED-PTX: cp.async.bulk.commit_group;
+// Candidates in request order are the writer's only.
+// GROUPED: error: sck-to-nvgpu: a chained walk in request order from its kernel-level IR

@@ -39,7 +39,7 @@ bool attentionKernelTakesF16Value(AttentionOp op);
 /// block mask with a block size other than 64 or 128 or over dynamic
 /// lengths. Dynamic sequence lengths are passed to the kernel as values.
 /// With `fromKernelIR`, the kernel is lowered op by op from the op's
-/// scheduled kernel-level IR (the grid walks; sc-schedule-attention).
+/// scheduled kernel-level IR (sc-schedule-attention).
 FailureOr<KernelLaunch> buildAttentionKernel(AttentionOp op,
                                              gpu::GPUModuleOp gpuModule,
                                              StringRef kernelName,
