@@ -771,6 +771,51 @@ LogicalResult scheduleChainedConsumer(AttentionRoles &roles,
   return success();
 }
 
+/// A chained walk's producer loads the next tile's Q a block into the
+/// tile before's key blocks (the ring keeps the producer only a couple of
+/// blocks ahead of the consumer, too little to hide Q's trip from memory
+/// when it follows the tile's last block): tile 0's before the walk, tile
+/// t + 1's after block min(1, blocks - 1) of tile t.
+void prefetchNextQ(scf::ForOp walk, scf::ForOp keyLoop) {
+  Block *body = walk.getBody();
+  sck::PutOp qPut;
+  for (auto put : body->getOps<sck::PutOp>())
+    qPut = put;
+  // What the put needs of the tile: its loads and their coordinates.
+  SetVector<Operation *> slice;
+  BackwardSliceOptions options;
+  options.inclusive = true;
+  options.filter = [&](Operation *op) { return op->getBlock() == body; };
+  (void)getBackwardSlice(qPut.getOperation(), &slice, options);
+  Location loc = qPut.getLoc();
+  auto cloneFor = [&](OpBuilder &b, Value tileIndex) {
+    IRMapping map;
+    map.map(walk.getInductionVar(), tileIndex);
+    for (Operation *op : slice)
+      b.clone(*op, map);
+  };
+  OpBuilder b(walk);
+  IndexMath m{b, loc};
+  Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                    walk.getUpperBound(), m.cst(0));
+  ifThen(b, loc, any, [&] { cloneFor(b, m.cst(0)); });
+  // After the block's own K and V (as the writer orders them).
+  b.setInsertionPoint(keyLoop.getBody()->getTerminator());
+  Value lb = keyLoop.getLowerBound();
+  Value blocks = m.sub(keyLoop.getUpperBound(), lb);
+  Value at = m.add(lb, arith::MinUIOp::create(b, loc, m.cst(1),
+                                              m.sub(blocks, m.cst(1))));
+  Value next = m.add(walk.getInductionVar(), m.cst(1));
+  Value here = arith::AndIOp::create(
+      b, loc, m.eq(keyLoop.getInductionVar(), at),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, next,
+                            walk.getUpperBound()));
+  ifThen(b, loc, here, [&] { cloneFor(b, next); });
+  for (Operation *op : llvm::reverse(slice))
+    if (op->use_empty())
+      op->erase();
+}
+
 /// The producer role: each consumer's Q in a slot of its own, each key
 /// block's K and V in their rings, at the positions the consumers get.
 LogicalResult scheduleProducer(AttentionRoles &roles,
@@ -809,6 +854,8 @@ LogicalResult scheduleProducer(AttentionRoles &roles,
         qPuts[0].getBoxes().slice(h * tile.chunks, tile.chunks));
   }
   qPuts[0].erase();
+  if (roles.producerWalk)
+    prefetchNextQ(roles.producerWalk, *keyLoop);
   b.setInsertionPoint(*keyLoop);
   FailureOr<Value> stride = blockStride(b, dom, tile.steps.front(), loc);
   if (failed(stride))

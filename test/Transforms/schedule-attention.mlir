@@ -161,11 +161,23 @@ func.func @pairs(%q: tensor<?x2x64x128xf16>, %k: tensor<?x2x2000x128xf16>, %v: t
 // carries; the last tile's last P V after it, the whole under the CTA
 // having tiles.
 // CHAINED-LABEL: func.func private @chained_attention0_kernel
+// The producer loads tile 0's Q before the walk and each next tile's after
+// block 1 of the tile before (a block into it, not after its last).
 // CHAINED: sck.role producer
 // CHAINED: %[[PN:.*]] = sck.walk_size
+// CHAINED: scf.if
+// CHAINED: sck.walk_tile %c0 of
+// CHAINED: sck.put %{{.*}}[%c0]
 // CHAINED: scf.for %[[PI:.*]] = %c0 to %[[PN]] step %c1 {
 // CHAINED-NEXT: sck.walk_tile %[[PI]] of
-// CHAINED: sck.put %{{.*}}[%[[PI]]]
+// CHAINED: scf.for %[[J:.*]] =
+// CHAINED: sck.put
+// CHAINED: sck.put
+// CHAINED: %[[NEXT:.*]] = arith.addi %[[PI]], %c1 : index
+// CHAINED: %[[AT:.*]] = arith.cmpi eq, %[[J]], %c1 : index
+// CHAINED: scf.if
+// CHAINED-NEXT: sck.walk_tile %[[NEXT]] of
+// CHAINED: sck.put %{{.*}}[%[[NEXT]]]
 // CHAINED: sck.role consumer
 // CHAINED: %[[N:.*]] = sck.walk_size
 // CHAINED: %[[ANY:.*]] = arith.cmpi ugt, %[[N]], %c0 : index
