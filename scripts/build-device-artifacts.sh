@@ -29,13 +29,15 @@ cp -r /usr/include/nlohmann "$ROOT/bench/artifacts/include/"
 "$BIN/sparcast-aot" "$ROOT/examples/target_attention.mlir" -o "$ROOT/bench/artifacts/target_attention_grouped" --attention-group-candidates >/dev/null
 "$BIN/sparcast-aot" "$ROOT/bench/attention_suite.mlir" -o "$ROOT/bench/artifacts/attention_suite_grouped" --attention-group-candidates >/dev/null
 "$BIN/sparcast-aot" "$ROOT/examples/loglinear_attention.mlir" -o "$ROOT/bench/artifacts/loglinear_attention" --report
-# Experimental: the grid walks' attention kernels lowered op by op from
-# their scheduled kernel-level IR (device-check.sh checks them and times
-# them against the writer's above).
+# Experimental: the attention kernels lowered op by op from their
+# scheduled kernel-level IR (device-check.sh checks them and times them
+# against the writer's above; the grouped ones with experimental_check.py).
 mkdir -p "$ROOT/bench/artifacts/ir"
 "$BIN/sparcast-aot" "$ROOT/bench/attention_suite.mlir" -o "$ROOT/bench/artifacts/ir/attention_suite" --attention-from-kernel-ir >/dev/null
 "$BIN/sparcast-aot" "$ROOT/examples/target_attention.mlir" -o "$ROOT/bench/artifacts/ir/target_attention" --attention-from-kernel-ir >/dev/null
 "$BIN/sparcast-aot" "$ROOT/examples/loglinear_attention.mlir" -o "$ROOT/bench/artifacts/ir/loglinear_attention" --attention-from-kernel-ir >/dev/null
+"$BIN/sparcast-aot" "$ROOT/examples/target_attention.mlir" -o "$ROOT/bench/artifacts/ir/target_attention_grouped" --attention-from-kernel-ir --attention-group-candidates >/dev/null
+"$BIN/sparcast-aot" "$ROOT/bench/attention_suite.mlir" -o "$ROOT/bench/artifacts/ir/attention_suite_grouped" --attention-from-kernel-ir --attention-group-candidates >/dev/null
 # Hybrid dense / 2:4 / zero tiles (bench/hybrid_check.py).
 "$BIN/sparcast-aot" "$ROOT/bench/hybrid_suite.mlir" -o "$ROOT/bench/artifacts/hybrid_suite" >/dev/null
 # A constant weight packed at compile time (--hybrid-weights).

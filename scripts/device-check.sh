@@ -32,6 +32,9 @@ PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench
 PYTHONUNBUFFERED=1 timeout 240 python3 "$ROOT/bench/attention_check.py" \
   --artifacts "$ROOT/bench/artifacts/ir" --baseline "$ROOT/bench/artifacts" \
   --out "$OUT_DIR/attention-from-ir.json" --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/attention-from-ir.log" || echo "attention from IR failed (see attention-from-ir.log)"
+PYTHONUNBUFFERED=1 timeout 120 python3 "$ROOT/bench/experimental_check.py" \
+  --artifacts "$ROOT/bench/artifacts/ir" --out "$OUT_DIR/grouped-from-ir.json" \
+  --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/grouped-from-ir.log" || echo "grouped attention from IR failed (see grouped-from-ir.log)"
 # Hybrid dense / 2:4 / zero tiles against cuBLAS and cuSPARSELt.
 PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench/hybrid_check.py" \
   --artifacts "$ROOT/bench/artifacts/hybrid_suite" --out "$OUT_DIR/hybrid.json" \

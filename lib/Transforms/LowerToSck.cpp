@@ -339,9 +339,9 @@ std::string limitation(AttentionOp op) {
 }
 
 /// The kernel of attention `op` (the `index`-th of `caller`): a function
-/// (batch elements (, the index) (, the query length) (, the key length)
-/// (, the mask's tables), the lengths when dynamic, the tables when a
-/// block mask's lengths are) whose tile loop runs over batch x 64-row
+/// (batch elements (, the index) (, the pairs table) (, the candidate
+/// order) (, the query length) (, the key length) (, the mask's tables),
+/// the lengths when dynamic, the tables when a block mask's lengths are) whose tile loop runs over batch x 64-row
 /// query tiles x heads, each tile a flash-attention loop over key blocks.
 void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
                           unsigned index, float scale) {
@@ -370,19 +370,27 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
   // pairing kernel makes (partner + 1, 0 alone, -1 some other's partner)
   // is an argument after the index, marked sck.candidate_pairs.
   bool pairs = config.getWalk() == AttentionWalk::pairs;
+  // Candidates in request order (a grouping kernel sorts them by the
+  // index first): the tile loop's batch coordinate is a position of the
+  // order, an argument after the pairs table marked sck.candidate_order
+  // (the pairs table is then by position, its partners candidates).
+  bool grouped = config.getGroupCandidates();
+  auto i32Table = RankedTensorType::get({ShapedType::kDynamic}, b.getI32Type());
   SmallVector<Type> argTypes = {b.getIndexType()};
   if (indexed)
     argTypes.push_back(op.getIndex().getType());
+  unsigned pairsArg = argTypes.size();
   if (pairs)
-    argTypes.push_back(
-        RankedTensorType::get({ShapedType::kDynamic}, b.getI32Type()));
+    argTypes.push_back(i32Table);
+  unsigned orderArg = argTypes.size();
+  if (grouped)
+    argTypes.push_back(i32Table);
   if (dynamicQuery)
     argTypes.push_back(b.getIndexType());
   if (dynamicKey)
     argTypes.push_back(b.getIndexType());
   if (tablesArg)
-    argTypes.push_back(
-        RankedTensorType::get({ShapedType::kDynamic}, b.getI32Type()));
+    argTypes.push_back(i32Table);
   std::string name =
       (caller.getSymName() + "_attention" + Twine(index) + "_kernel").str();
   auto func = func::FuncOp::create(b, loc, name, b.getFunctionType(argTypes, {}));
@@ -390,7 +398,9 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
   if (tablesArg)
     func.setArgAttr(argTypes.size() - 1, "sck.mask_tables", op.getMaskAttr());
   if (pairs)
-    func.setArgAttr(2, "sck.candidate_pairs", b.getUnitAttr());
+    func.setArgAttr(pairsArg, "sck.candidate_pairs", b.getUnitAttr());
+  if (grouped)
+    func.setArgAttr(orderArg, "sck.candidate_order", b.getUnitAttr());
   func->setAttr("sck.op", b.getStringAttr(caller.getSymName() + "/attention" +
                                           Twine(index)));
   func->setAttr(sck::kConsumersAttrName,
@@ -403,7 +413,7 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
   // The lengths: constants, or the function's arguments after the index.
-  unsigned next = indexed ? (pairs ? 3 : 2) : 1;
+  unsigned next = orderArg + (grouped ? 1 : 0);
   Value queryLenValue =
       dynamicQuery ? entry->getArgument(next++) : cst(queryLen);
   Value keyLenValue = dynamicKey ? entry->getArgument(next++) : cst(keyLen);
@@ -458,16 +468,23 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
   Value bIdx = body->getArgument(0), qTile = body->getArgument(1),
         h = body->getArgument(2);
   Value tile0 = arith::MulIOp::create(b, loc, qTile, cst(tileRows));
+  // The tile's candidate: bIdx, or the one at position bIdx of the order.
+  Value candidate = bIdx;
+  if (grouped)
+    candidate = arith::IndexCastOp::create(
+        b, loc, b.getIndexType(),
+        tensor::ExtractOp::create(b, loc, entry->getArgument(orderArg), bIdx));
   // Per half its batch element and first query row.
-  SmallVector<Value> q0s, batches(halves, bIdx);
+  SmallVector<Value> q0s, batches(halves, candidate);
   for (int64_t half = 0; half < halves; ++half)
     q0s.push_back(pairs ? tile0
                         : arith::AddIOp::create(b, loc, tile0, cst(64 * half)));
   Value hasPartner;
   if (pairs) {
-    // Entry p of candidate b: p > 0 pairs it with candidate p - 1, 0 leaves
-    // it alone, -1 makes it some other's partner (its tile does nothing).
-    Value entryB = tensor::ExtractOp::create(b, loc, entry->getArgument(2), bIdx);
+    // Entry p of tile b: p > 0 pairs its candidate with candidate p - 1, 0
+    // leaves it alone, -1 makes it some other's partner (nothing to do).
+    Value entryB =
+        tensor::ExtractOp::create(b, loc, entry->getArgument(pairsArg), bIdx);
     Value zero = arith::ConstantIntOp::create(b, loc, 0, 32);
     Value leads = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
                                         entryB, zero);
@@ -480,7 +497,7 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
         arith::SubIOp::create(b, loc, entryB,
                               arith::ConstantIntOp::create(b, loc, 1, 32)));
     // Alone, the second half repeats the first and stores nothing.
-    batches[1] = arith::SelectOp::create(b, loc, hasPartner, partner, bIdx);
+    batches[1] = arith::SelectOp::create(b, loc, hasPartner, partner, candidate);
   }
   // The second half stores only when it holds rows of its own: a
   // candidate's partner, or rows before the query length (its consumer
@@ -490,9 +507,10 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
     secondOwns = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                        q0s[1], queryLenValue);
   // Keys and values of the request index[b] (IKBO type II), else of b.
-  Value kvBatch = bIdx;
+  Value kvBatch = candidate;
   if (indexed) {
-    Value user = tensor::ExtractOp::create(b, loc, entry->getArgument(1), bIdx);
+    Value user =
+        tensor::ExtractOp::create(b, loc, entry->getArgument(1), candidate);
     kvBatch = arith::IndexCastOp::create(b, loc, b.getIndexType(), user);
   }
   // Q as 64-column chunks of the head dim (the k of Q K^T), per half.

@@ -1372,8 +1372,8 @@ static LogicalResult lowerKernelIR(AttentionOp op, const AttentionShape &s,
     func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(s.ctasPerSM));
   // The kernel-level function's arguments: the batch count (the chained
   // walk's tile count reads it; one tile a CTA does not), the index, the
-  // pairs table, the dynamic lengths and the runtime's tables, in that
-  // order.
+  // pairs table, the candidate order, the dynamic lengths and the
+  // runtime's tables, in that order.
   auto ret = gpu::ReturnOp::create(b, loc);
   b.setInsertionPoint(ret);
   IRMapping mapping;
@@ -1395,6 +1395,14 @@ static LogicalResult lowerKernelIR(AttentionOp op, const AttentionShape &s,
     asTensor(params.index);
   if (s.mode == Mode::Pairs)
     asTensor(params.pairs);
+  if (s.grouped) {
+    if (next >= body.getNumArguments() ||
+        !kernel->getArgAttr(next, "sck.candidate_order"))
+      return kernel->emitError() << "the attention's candidates are grouped "
+                                    "by request but its kernel-level IR "
+                                    "takes no candidate order";
+    asTensor(params.order);
+  }
   if (s.dynamicQuery)
     mapping.map(body.getArgument(next++), func.getArgument(params.queryLen));
   Value keyLen;

@@ -242,16 +242,13 @@ struct WalkSizeToShare : AttentionPattern<sck::WalkSizeOp> {
 };
 
 /// Tile i of the CTA's chained walk: candidate tile c + C (i / heads) (x
-/// fastest: the batch element, or its place in the grouping kernel's
-/// order), head i % heads.
+/// fastest: the batch element, or with grouped candidates its place in the
+/// order, which the IR reads), head i % heads.
 struct WalkTileToItem : AttentionPattern<sck::WalkTileOp> {
   using AttentionPattern::AttentionPattern;
   LogicalResult
   matchAndRewrite(sck::WalkTileOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
-    if (frame.s.grouped)
-      return op.emitError("sck-to-nvgpu: a chained walk in request order "
-                          "from its kernel-level IR");
     Location loc = op.getLoc();
     Emitter e(rewriter, loc, frame);
     Value cta = gpu::BlockIdOp::create(rewriter, loc, gpu::Dimension::x);

@@ -52,7 +52,7 @@ func.func @attention_arguments(%q: tensor<?x1x64x64xf16>, %k: tensor<?x1x64x64xf
   %o = sc.attention %q, %k, %v {sc.kernel_ir = @attention_two_args} : tensor<?x1x64x64xf16>, tensor<?x1x64x64xf16>, tensor<?x1x64x64xf16> -> tensor<?x1x64x64xf16>
   return %o : tensor<?x1x64x64xf16>
 }
-// expected-error @below {{the CPU runner takes an attention kernel's (batch(, index(, pairs))(, dynamic lengths)(, mask tables))}}
+// expected-error @below {{the CPU runner takes an attention kernel's (batch(, index(, pairs)(, order))(, dynamic lengths)(, mask tables))}}
 func.func private @attention_two_args(%batch: index, %extra: index) {
   return
 }

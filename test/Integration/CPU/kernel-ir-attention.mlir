@@ -16,6 +16,9 @@
 // RUN: sparcast-equiv %s --ref=dynamic_log_linear128 --pass-pipeline='builtin.module(sc-lower-to-sck{attention=1},sc-warp-specialize,sc-schedule-attention,sc-test-execute-kernel-ir)' --candidates=1 --dynamic-size=300 --rtol=1e-2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=chained --pass-pipeline='builtin.module(sc-select-kernel-config,sc-lower-to-sck{attention=1},sc-warp-specialize,sc-test-execute-kernel-ir)' --users=3 --candidates=5 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=chained --pass-pipeline='builtin.module(sc-select-kernel-config,sc-lower-to-sck{attention=1},sc-warp-specialize,sc-schedule-attention,sc-test-execute-kernel-ir)' --users=3 --candidates=5 --shuffle-index --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=chained --pass-pipeline='builtin.module(sc-select-kernel-config{group-candidates=1},sc-lower-to-sck{attention=1},sc-warp-specialize,sc-schedule-attention,sc-test-execute-kernel-ir)' --users=3 --candidates=5 --shuffle-index --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=pairs --pass-pipeline='builtin.module(sc-select-kernel-config{group-candidates=1},sc-lower-to-sck{attention=1},sc-test-execute-kernel-ir)' --users=3 --candidates=5 --shuffle-index --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=pairs --pass-pipeline='builtin.module(sc-select-kernel-config{group-candidates=1},sc-lower-to-sck{attention=1},sc-warp-specialize,sc-schedule-attention,sc-test-execute-kernel-ir)' --users=3 --candidates=5 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: not sparcast-equiv %S/Inputs/attention-values-one-block-late.mlir --ref=late_values --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=2 --trials=1 --rtol=2e-3 | FileCheck %s --check-prefix=LATE
 // RUN: not sparcast-equiv %s --ref=wrong_scale --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=2 | FileCheck %s --check-prefix=WRONG
 
@@ -31,7 +34,10 @@
 // warp-specialized (sc-warp-specialize: a ring for Q,
 // taken once per tile, and one for each key block's K and V) and
 // scheduled (sc-schedule-attention: each consumer its own rows, K and V
-// rings at named positions, the key blocks software-pipelined); a
+// rings at named positions, the key blocks software-pipelined); with
+// the candidates in request order (group-candidates: the tiles walk
+// positions of an order the runner sorts by request, the pairs table by
+// position); a
 // scheduled kernel whose pipelined loop reads V one block late is caught
 // (the execution reads each slot at the position its get names).
 // CHECK-COUNT-2: ok

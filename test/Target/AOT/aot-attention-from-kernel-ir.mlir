@@ -7,10 +7,15 @@
 // RUN: rm -rf %t/ll && sparcast-aot %sparcast_src_root/examples/loglinear_attention.mlir -o %t/ll --attention-from-kernel-ir --report | FileCheck %s --check-prefix=LOGLINEAR
 // RUN: rm -rf %t/ta && sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t/ta --attention-from-kernel-ir --report | FileCheck %s --check-prefix=CHAINED
 // RUN: FileCheck %s --check-prefix=CHAINED-PTX < %t/ta/target_attention_kernels.ptx
-// RUN: not sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t/grouped --attention-from-kernel-ir --attention-group-candidates 2>&1 | FileCheck %s --check-prefix=GROUPED
+// RUN: rm -rf %t/grouped && sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t/grouped --attention-from-kernel-ir --attention-group-candidates --report | FileCheck %s --check-prefix=GROUPED
+// RUN: rm -rf %t/grouped-writer && sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t/grouped-writer --attention-group-candidates > /dev/null
+// RUN: diff %t/grouped/manifest.json %t/grouped-writer/manifest.json
+// RUN: rm -rf %t/grouped-pairs && sparcast-aot %S/Inputs/target_attention_long.mlir -o %t/grouped-pairs --attention-from-kernel-ir --attention-group-candidates --report | FileCheck %s --check-prefix=GROUPED-PAIRS
+// RUN: rm -rf %t/grouped-pairs-writer && sparcast-aot %S/Inputs/target_attention_long.mlir -o %t/grouped-pairs-writer --attention-group-candidates > /dev/null
+// RUN: diff %t/grouped-pairs/manifest.json %t/grouped-pairs-writer/manifest.json
 
-// sparcast-aot --attention-from-kernel-ir: the attention kernels of the
-// grid walks lowered op by op from their scheduled kernel-level IR
+// sparcast-aot --attention-from-kernel-ir: the attention kernels
+// lowered op by op from their scheduled kernel-level IR
 // (sc-schedule-attention, SckAttentionToNVGPU.cpp) instead of written by
 // AttentionKernel.cpp: here the pairs kernel of a history of 2048 keys and
 // the log-linear attention's halves of 128-row query blocks. ptxas takes
@@ -33,5 +38,12 @@
 // CHAINED-PTX: cp.async.bulk.wait_group.read 0;
 // CHAINED-PTX: stmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHAINED-PTX: cp.async.bulk.commit_group;
-// Candidates in request order are the writer's only.
-// GROUPED: error: sck-to-nvgpu: a chained walk in request order from its kernel-level IR
+// Candidates in request order: the kernel-level IR reads each tile's
+// candidate from the grouping kernel's order (chained and pairs walks);
+// the launches and the manifest are the writer's.
+// GROUPED: kernel target_attention_group0:
+// GROUPED: kernel target_attention_attention1: {{.*}} in request order
+// GROUPED-NOT: {{[1-9][0-9]*}} bytes spill stores
+// GROUPED-PAIRS: kernel target_attention_group0: {{.*}} pairs neighbours of one request
+// GROUPED-PAIRS: kernel target_attention_attention1: {{.*}} two consumer warpgroups on two candidates of one request
+// GROUPED-PAIRS-NOT: {{[1-9][0-9]*}} bytes spill stores

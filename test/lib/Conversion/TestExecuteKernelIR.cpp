@@ -454,10 +454,21 @@ private:
       args.push_back(index);
     // Two candidates of one request a tile: the pairs table, made here from
     // the index's values as the pairing kernel makes it on the device (which
-    // candidates pair does not change any result).
-    if (index && entry.getNumArguments() > 2 &&
-        kernel.getArgAttr(2, "sck.candidate_pairs"))
-      args.push_back(candidatePairs(index));
+    // candidates pair does not change any result). Candidates in request
+    // order: the order, sorted by request as the grouping kernel sorts it,
+    // and the pairs table by position.
+    auto marked = [&](unsigned at, StringRef name) {
+      return index && at < entry.getNumArguments() &&
+             kernel.getArgAttr(at, name);
+    };
+    bool pairs = marked(args.size(), "sck.candidate_pairs");
+    Value order;
+    if (marked(args.size() + (pairs ? 1 : 0), "sck.candidate_order"))
+      order = candidateOrder(index);
+    if (pairs)
+      args.push_back(candidatePairs(index, order));
+    if (order)
+      args.push_back(order);
     if (type.isDynamicDim(2))
       args.push_back(tensor::DimOp::create(b, loc, attention.getQuery(), 2));
     if (attention.getKey().getType().isDynamicDim(2))
@@ -470,8 +481,8 @@ private:
         args.push_back(logLinearTables(mask));
     if (entry.getNumArguments() != args.size())
       return kernel.emitError("the CPU runner takes an attention kernel's "
-                              "(batch(, index(, pairs))(, dynamic lengths)(, "
-                              "mask tables))");
+                              "(batch(, index(, pairs)(, order))(, dynamic "
+                              "lengths)(, mask tables))");
     for (auto [arg, value] : llvm::zip(entry.getArguments(), args))
       map.map(arg, value);
     if (failed(runBlock(entry)))
@@ -544,11 +555,65 @@ private:
                                              /*writable=*/true);
   }
 
+  /// The candidates in request order (int32 [B], position -> candidate):
+  /// a counting sort by the index's values, stable, as the grouping kernel
+  /// sorts them (its order within a request may differ; no result depends
+  /// on it).
+  Value candidateOrder(Value index) {
+    auto type = MemRefType::get({ShapedType::kDynamic}, b.getI32Type());
+    auto indexType = MemRefType::get({ShapedType::kDynamic}, b.getIndexType());
+    Value candidates = tensor::DimOp::create(b, loc, index, 0);
+    Value requests = tensor::DimOp::create(b, loc, attention.getKey(), 0);
+    Value order = memref::AllocOp::create(b, loc, type, ValueRange{candidates});
+    Value cursor = memref::AllocOp::create(b, loc, indexType, ValueRange{requests});
+    auto requestOf = [&](ValueRange c) -> Value {
+      return arith::IndexCastOp::create(
+          b, loc, b.getIndexType(), tensor::ExtractOp::create(b, loc, index, c));
+    };
+    forEach({requests}, [&](ValueRange r) {
+      memref::StoreOp::create(b, loc, cst(0), cursor, r);
+    });
+    forEach({candidates}, [&](ValueRange c) {
+      Value r = requestOf(c);
+      Value n = memref::LoadOp::create(b, loc, cursor, ValueRange{r});
+      memref::StoreOp::create(b, loc, arith::AddIOp::create(b, loc, n, cst(1)),
+                              cursor, ValueRange{r});
+    });
+    // Counts -> each request's first position.
+    auto scan = scf::ForOp::create(b, loc, cst(0), requests, cst(1),
+                                   ValueRange{cst(0)});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(scan.getBody());
+      Value r = scan.getInductionVar();
+      Value n = memref::LoadOp::create(b, loc, cursor, ValueRange{r});
+      Value start = scan.getRegionIterArgs()[0];
+      memref::StoreOp::create(b, loc, start, cursor, ValueRange{r});
+      scf::YieldOp::create(b, loc,
+                           ValueRange{arith::AddIOp::create(b, loc, start, n)});
+    }
+    forEach({candidates}, [&](ValueRange c) {
+      Value r = requestOf(c);
+      Value at = memref::LoadOp::create(b, loc, cursor, ValueRange{r});
+      memref::StoreOp::create(
+          b, loc, arith::IndexCastOp::create(b, loc, b.getI32Type(), c[0]),
+          order, ValueRange{at});
+      memref::StoreOp::create(b, loc, arith::AddIOp::create(b, loc, at, cst(1)),
+                              cursor, ValueRange{r});
+    });
+    auto tensorType = RankedTensorType::get({ShapedType::kDynamic}, b.getI32Type());
+    return bufferization::ToTensorOp::create(b, loc, tensorType, order,
+                                             /*restrict=*/true,
+                                             /*writable=*/true);
+  }
+
   /// The pairs table of `index` (int32 [B]): candidates of one request
   /// paired in order of the index, the first of a pair holding its
   /// partner + 1, the partner -1, a candidate left alone 0. A waiting
-  /// candidate per request (-1: none) makes the pairs in one pass.
-  Value candidatePairs(Value index) {
+  /// position per request (-1: none) makes the pairs in one pass. With an
+  /// `order`, the table is by position (position p runs candidate
+  /// order[p]) and pairs positions, its partners still candidates.
+  Value candidatePairs(Value index, Value order) {
     auto i32 = [&](int64_t v) -> Value {
       return arith::ConstantIntOp::create(b, loc, v, 32);
     };
@@ -561,17 +626,25 @@ private:
       memref::StoreOp::create(b, loc, i32(-1), waiting, r);
     });
     forEach({candidates}, [&](ValueRange c) {
+      // Position c's candidate.
+      Value self = arith::IndexCastOp::create(b, loc, b.getI32Type(), c[0]);
+      Value candidate = c[0];
+      if (order) {
+        self = tensor::ExtractOp::create(b, loc, order, c);
+        candidate = arith::IndexCastOp::create(b, loc, b.getIndexType(), self);
+      }
       Value request = arith::IndexCastOp::create(
-          b, loc, b.getIndexType(), tensor::ExtractOp::create(b, loc, index, c));
+          b, loc, b.getIndexType(),
+          tensor::ExtractOp::create(b, loc, index, ValueRange{candidate}));
       Value other = memref::LoadOp::create(b, loc, waiting, ValueRange{request});
       Value none = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
                                          other, i32(0));
-      Value self = arith::IndexCastOp::create(b, loc, b.getI32Type(), c[0]);
+      Value position = arith::IndexCastOp::create(b, loc, b.getI32Type(), c[0]);
       auto ifNone = scf::IfOp::create(b, loc, TypeRange{}, none, true);
       {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(&ifNone.getThenRegion().front());
-        memref::StoreOp::create(b, loc, self, waiting, ValueRange{request});
+        memref::StoreOp::create(b, loc, position, waiting, ValueRange{request});
         memref::StoreOp::create(b, loc, i32(0), table, c);
         b.setInsertionPointToStart(&ifNone.getElseRegion().front());
         Value otherIdx =
