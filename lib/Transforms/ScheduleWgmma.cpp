@@ -377,13 +377,15 @@ LogicalResult scheduleHybridKTile(Block &tile, Operation *where) {
   return success();
 }
 
+/// Each k-tile frees its own slots, so the k loop may run any range (a
+/// part of K under split-K).
 LogicalResult scheduleHybridConsumer(sck::TileLoopOp tileLoop) {
   Block &tile = tileLoop.getBody().front();
-  auto kLoop = kLoopOf(tile);
-  if (failed(kLoop))
-    return failure();
-  if (scf::ForOp loop = kLoop->first)
-    return scheduleHybridKTile(*loop.getBody(), loop);
+  auto loops = llvm::to_vector(tile.getOps<scf::ForOp>());
+  if (loops.size() > 1)
+    return loops[1].emitError("sc-schedule-wgmma: one k loop a hybrid tile");
+  if (!loops.empty())
+    return scheduleHybridKTile(*loops.front().getBody(), loops.front());
   return scheduleHybridKTile(tile, tileLoop);
 }
 

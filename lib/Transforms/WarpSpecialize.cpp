@@ -291,7 +291,7 @@ struct ScWarpSpecializePass
       SmallVector<Operation *> drop;
       copy->walk([&](Operation *op) {
         if (isa<MmaOp, MmaSparseOp, EpilogueOp, SoftmaxOp, RescaleOp,
-                NormalizeOp>(op))
+                NormalizeOp, ReduceSplitsOp>(op))
           drop.push_back(op);
       });
       for (Operation *op : llvm::reverse(drop)) {
@@ -307,6 +307,13 @@ struct ScWarpSpecializePass
           rescale.getResult().replaceAllUsesWith(rescale.getO());
         if (auto norm = dyn_cast<NormalizeOp>(op))
           norm.getResult().replaceAllUsesWith(norm.getO());
+        // The split's reduction is the consumer's; its epilogue went too.
+        if (auto reduce = dyn_cast<ReduceSplitsOp>(op)) {
+          reduce.getSum().replaceAllUsesWith(reduce.getAcc());
+          OpBuilder at(reduce);
+          reduce.getLast().replaceAllUsesWith(
+              arith::ConstantIntOp::create(at, reduce.getLoc(), 0, 1));
+        }
         op->erase();
       }
       // A switch whose every case now yields the same outer value (the

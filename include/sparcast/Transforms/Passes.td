@@ -603,6 +603,30 @@ def ScPersistentPass : Pass<"sc-persistent"> {
   ];
 }
 
+def ScSplitKPass : Pass<"sc-split-k"> {
+  let summary = "Cut a decode hybrid-tiled GEMM's K range across CTAs";
+  let description = [{
+    On the kernel-level IR (`sck`) of a hybrid-tiled GEMM with one
+    consumer (decode: 64 weight rows a tile), before sc-warp-specialize and
+    sc-persistent: each tile runs as `splits` tiles, each over a contiguous
+    share of the k-tiles, and `sck.reduce_splits` adds their partial sums
+    in the one that finishes last, whose epilogue then runs (under an
+    `scf.if` of its `last`). Decode runs one CTA per 64 weight rows, too
+    few to keep the weight's bytes in flight where the weight has fewer
+    than 128 x 64 rows (docs/decisions.md). `splits` = 0 chooses: the
+    largest power of two that keeps every CTA resident at two an SM of
+    132 SMs with at least 8 k-tiles a part (1: unchanged). Other kernels
+    are left alone.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect"];
+  let options = [
+    Option<"splits", "splits", "int64_t", /*default=*/"0",
+           "Parts of each tile's K range (0: auto; else 2 to 16)">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark with each kernel's split">,
+  ];
+}
+
 def ScMulticastPass : Pass<"sc-multicast"> {
   let summary = "Pair the CTAs of persistent tile loops to share B by TMA multicast";
   let description = [{

@@ -4,6 +4,9 @@
 // RUN: sparcast-equiv %s --ref=prefill --pass-pipeline='builtin.module(sc-lower-to-sck,sc-persistent,sc-multicast{hybrid-pairs=1},sc-warp-specialize,sc-schedule-wgmma,sc-test-execute-kernel-ir)' --candidates=1 --trials=2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=linear --pass-pipeline='builtin.module(sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-schedule-wgmma,sc-test-execute-kernel-ir)' --candidates=3 --trials=2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=one_k_tile --pass-pipeline='builtin.module(sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-schedule-wgmma,sc-test-execute-kernel-ir)' --candidates=2 --trials=2 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=linear --pass-pipeline='builtin.module(sc-lower-to-sck,sc-split-k{splits=2},sc-test-execute-kernel-ir)' --candidates=3 --trials=2 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=linear --pass-pipeline='builtin.module(sc-lower-to-sck,sc-split-k{splits=2},sc-warp-specialize,sc-schedule-wgmma,sc-test-execute-kernel-ir)' --candidates=2 --trials=2 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=linear_bias_relu --pass-pipeline='builtin.module(sc-lower-to-sck,sc-split-k{splits=3},sc-warp-specialize,sc-schedule-wgmma,sc-test-execute-kernel-ir)' --candidates=2 --trials=2 --rtol=1e-2 | FileCheck %s
 // RUN: not sparcast-equiv %s --ref=skips_sparse_tiles --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=2 | FileCheck %s --check-prefix=WRONG
 
 // The hybrid-tiled GEMM's kernel-level IR keeps the GEMM's meaning: y = x
@@ -17,8 +20,11 @@
 // lowering's result (the unpacked weight multiplied). Tiles of 128 rows
 // (two bands a tile), odd token counts, a bias + ReLU epilogue; at 130
 // tokens (a token tile of 256) tiles of 128 rows run as one band of two
-// consumers; a weight of one tile column (no k loop). A kernel that skips
-// the 2:4 tiles is caught.
+// consumers; a weight of one tile column (no k loop). Split-K
+// (sc-split-k: each tile's k-tiles in parts whose partial sums the last
+// part adds before the epilogue; 3 parts of 3 k-tiles under bias + ReLU,
+// which would be wrong on any partial sum). A kernel that skips the 2:4
+// tiles is caught.
 // CHECK-COUNT-2: ok
 // CHECK: EQUIVALENT
 // WRONG: MISMATCH

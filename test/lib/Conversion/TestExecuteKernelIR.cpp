@@ -111,6 +111,12 @@ private:
   Value tileIndex;
   /// The consumer running a role body that asks (sck.consumer_index).
   Value consumerIndex;
+  /// Per sck.reduce_splits: the parts kept so far (part s of tile t at
+  /// t x splits + s) and each tile's arrivals.
+  struct Splits {
+    Value partials, arrivals;
+  };
+  DenseMap<Operation *, Splits> splits;
 
   Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
 
@@ -343,6 +349,79 @@ private:
       memref::StoreOp::create(b, loc, sum.getResult(0), out, ij);
     });
     return out;
+  }
+
+  /// The parts of each sck.reduce_splits in `loop`: room for every tile
+  /// the loop runs (each a part of one of its tiles), no arrivals yet.
+  void allocateSplits(sck::TileLoopOp loop) {
+    SmallVector<sck::ReduceSplitsOp> reduces;
+    loop.walk([&](sck::ReduceSplitsOp op) { reduces.push_back(op); });
+    if (reduces.empty())
+      return;
+    Value bm = arith::MulIOp::create(b, loc, map.lookup(loop.getBatches()),
+                                     map.lookup(loop.getMTiles()));
+    Value tiles =
+        arith::MulIOp::create(b, loc, bm, map.lookup(loop.getNTiles()));
+    for (sck::ReduceSplitsOp op : reduces) {
+      ArrayRef<int64_t> shape = op.getAcc().getType().getShape();
+      Value partials = memref::AllocOp::create(
+          b, loc,
+          MemRefType::get({ShapedType::kDynamic, shape[0], shape[1]},
+                          b.getF32Type()),
+          ValueRange{tiles});
+      Value arrivals = memref::AllocOp::create(
+          b, loc, MemRefType::get({ShapedType::kDynamic}, b.getIndexType()),
+          ValueRange{tiles});
+      forEach({tiles}, [&](ValueRange t) {
+        memref::StoreOp::create(b, loc, cst(0), arrivals, t);
+      });
+      splits[op] = {partials, arrivals};
+    }
+  }
+
+  /// sck.reduce_splits: the part kept, the tile's arrivals counted; in the
+  /// last to arrive, the sum of every part (elsewhere zero).
+  LogicalResult reduceSplits(sck::ReduceSplitsOp op) {
+    auto found = splits.find(op);
+    if (found == splits.end())
+      return op.emitError("the CPU runner takes sck.reduce_splits in a tile "
+                          "loop");
+    auto [partials, arrivals] = found->second;
+    ArrayRef<int64_t> shape = op.getAcc().getType().getShape();
+    int64_t parts = op.getSplitsAttr().getInt();
+    Value tile = map.lookup(op.getTile());
+    Value first = arith::MulIOp::create(b, loc, tile, cst(parts));
+    Value at = arith::AddIOp::create(b, loc, first, map.lookup(op.getSplit()));
+    Value acc = map.lookup(op.getAcc());
+    forEach({cst(shape[0]), cst(shape[1])}, [&](ValueRange ij) {
+      Value v = memref::LoadOp::create(b, loc, acc, ij);
+      memref::StoreOp::create(b, loc, v, partials,
+                              ValueRange{at, ij[0], ij[1]});
+    });
+    Value count = arith::AddIOp::create(
+        b, loc, memref::LoadOp::create(b, loc, arrivals, ValueRange{tile}),
+        cst(1));
+    memref::StoreOp::create(b, loc, count, arrivals, ValueRange{tile});
+    Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count,
+                                       cst(parts));
+    Value sum = alloc(shape, b.getF32Type());
+    fillZero(sum, shape, b.getF32Type());
+    auto ifLast = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifLast.thenBlock());
+      forEach({cst(parts), cst(shape[0]), cst(shape[1])}, [&](ValueRange sij) {
+        Value part = arith::AddIOp::create(b, loc, first, sij[0]);
+        Value v = memref::LoadOp::create(b, loc, partials,
+                                         ValueRange{part, sij[1], sij[2]});
+        Value prior = memref::LoadOp::create(b, loc, sum, sij.drop_front());
+        memref::StoreOp::create(b, loc, arith::AddFOp::create(b, loc, prior, v),
+                                sum, sij.drop_front());
+      });
+    }
+    map.map(op.getSum(), sum);
+    map.map(op.getLast(), last);
+    return success();
   }
 
   /// Every element of the tile inside the result, through the region.
@@ -976,6 +1055,7 @@ private:
     if (auto loop = dyn_cast<sck::TileLoopOp>(o)) {
       Block &body = loop.getBody().front();
       LogicalResult status = success();
+      allocateSplits(loop);
       forEach({map.lookup(loop.getBatches()), map.lookup(loop.getMTiles()),
                map.lookup(loop.getNTiles())},
               [&](ValueRange tile) {
@@ -1037,6 +1117,8 @@ private:
     }
     if (auto epi = dyn_cast<sck::EpilogueOp>(o))
       return epilogue(epi);
+    if (auto reduce = dyn_cast<sck::ReduceSplitsOp>(o))
+      return reduceSplits(reduce);
     if (auto loop = dyn_cast<scf::ForOp>(o)) {
       SmallVector<Value> inits =
           llvm::map_to_vector(loop.getInitArgs(), [&](Value v) { return map.lookup(v); });

@@ -361,6 +361,21 @@ static LogicalResult verifyInConsumer(Operation *op, bool turns = false) {
   return success();
 }
 
+LogicalResult ReduceSplitsOp::verify() {
+  // (Read signed: the attribute's accessor is unsigned.)
+  int64_t splits = getSplitsAttr().getInt();
+  if (splits < 2 || splits > kMaxSplits)
+    return emitOpError("splits must be 2 to ") << kMaxSplits << ", got "
+                                               << splits;
+  // Before warp specialization in the tile loop; after, in the consumer.
+  auto role = (*this)->getParentOfType<RoleOp>();
+  if (role && role.getKind() != RoleKind::consumer)
+    return emitOpError("only in a consumer role");
+  if (!(*this)->getParentOfType<TileLoopOp>())
+    return emitOpError("only in a kernel's tile loop");
+  return success();
+}
+
 LogicalResult ReleaseOp::verify() { return verifyInConsumer(*this); }
 
 LogicalResult DiscardOp::verify() { return verifyInConsumer(*this); }

@@ -49,6 +49,8 @@ constexpr llvm::StringLiteral kKernelScheduleAttrName = "sck.schedule";
 /// warpgroups (sc-lower-to-sck's record: an attention's configuration, a
 /// hybrid-tiled GEMM's one per 64 weight rows of a tile).
 constexpr llvm::StringLiteral kConsumersAttrName = "sck.consumers";
+/// The most parts sck.reduce_splits cuts a tile's K range into.
+constexpr int64_t kMaxSplits = 16;
 
 /// The kernel sc-lower-to-sck recorded on the function holding `op`, if
 /// any.

@@ -407,6 +407,31 @@ def Sck_EpilogueOp : Sck_Op<"epilogue", [MemoryEffects<[MemWrite]>, IsolatedFrom
   }];
 }
 
+def Sck_ReduceSplitsOp : Sck_Op<"reduce_splits",
+                                 [MemoryEffects<[MemRead, MemWrite]>,
+                                  AllTypesMatch<["acc", "sum"]>]> {
+  let summary = "split-K: a tile's partial sums added once all have arrived";
+  let description = [{
+    The K range of output tile `tile` (its index among the kernel's tiles)
+    is cut into `splits` parts computed by separate tiles of the loop; this
+    one computed part `split`, its partial accumulator `acc`. The op keeps
+    `acc` with the tile's other parts (in the kernel's partial-sum buffer,
+    named `result`.partials, with a count of arrivals per tile in
+    `result`.counters) and returns `last` true in the tile that arrives
+    last, whose `sum` is then the sum of every part; elsewhere `sum` is
+    undefined and `last` false. The tile's epilogue runs under `last`, so
+    it sees the whole sum once.
+  }];
+  let arguments = (ins StrAttr:$result, Index:$tile, Index:$split,
+                       Sck_AccType:$acc, I64Attr:$splits);
+  let results = (outs Sck_AccType:$sum, I1:$last);
+  let assemblyFormat = [{
+    $acc `into` $result `[` $tile `]` `split` $split `of` $splits attr-dict
+    `:` qualified(type($acc))
+  }];
+  let hasVerifier = 1;
+}
+
 def Sck_YieldOp : Sck_Op<"yield", [Pure, Terminator, HasParent<"EpilogueOp">]> {
   let summary = "the result element of an epilogue";
   let arguments = (ins AnyType:$value);

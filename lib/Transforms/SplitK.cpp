@@ -1,0 +1,181 @@
+//===- SplitK.cpp - a hybrid-tiled GEMM's K range cut across CTAs ---------===//
+//
+// sc-split-k: a decode GEMM over a hybrid-tiled weight runs one CTA per 64
+// weight rows, so a weight of N rows runs N / 64 CTAs, too few to keep
+// the weight's bytes in flight where N / 64 is below two CTAs an SM
+// (docs/decisions.md, "Decode is limited by the grid"). Split-K runs each
+// tile as `splits` tiles, each over a contiguous share of the k-tiles;
+// `sck.reduce_splits` adds the partial sums in the tile that finishes last,
+// whose epilogue then runs on the whole sum:
+//
+//   sck.tile_loop %B, %M, %N { ^bb0(%b, %m, %n):
+//     %acc = scf.for %k = 0 to %K ...
+//     sck.epilogue "C"[..] %acc
+//   }
+// becomes
+//   sck.tile_loop %B x S, %M, %N { ^bb0(%bs, %m, %n):
+//     %b = %bs / S, %s = %bs mod S
+//     %acc = scf.for %k = %s x ceil(K / S) to min(K, (%s + 1) x ceil(K / S)) ...
+//     %sum, %last = sck.reduce_splits %acc into "C"[tile (b, m, n)] split %s of S
+//     scf.if %last { sck.epilogue "C"[..] %sum }
+//   }
+//
+//===----------------------------------------------------------------------===//
+
+#include "sparcast/Transforms/Passes.h"
+#include "sparcast/Dialect/SCK/IR/SckDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+namespace mlir::sc {
+#define GEN_PASS_DEF_SCSPLITKPASS
+#include "sparcast/Transforms/Passes.h.inc"
+} // namespace mlir::sc
+
+using namespace mlir;
+
+namespace {
+
+constexpr StringLiteral kPass = "sc-split-k: ";
+/// What auto fills: two CTAs on each of the 132 SMs of an H100 / H200.
+constexpr int64_t kResidentCtas = 2 * 132;
+/// The fewest k-tiles a part keeps (each part fills and drains its ring).
+constexpr int64_t kMinKTilesPerSplit = 8;
+
+/// The parts auto cuts a kernel of `tiles` tiles (of one batch element) of
+/// `kTiles` k-tiles into: as many as keep every tile resident, a power of
+/// two, each part at least kMinKTilesPerSplit k-tiles; 1 where the tiles
+/// alone fill the SMs.
+int64_t autoSplits(int64_t tiles, int64_t kTiles) {
+  int64_t splits = 1;
+  while (2 * splits <= sck::kMaxSplits &&
+         tiles * 2 * splits <= kResidentCtas &&
+         kTiles / (2 * splits) >= kMinKTilesPerSplit)
+    splits *= 2;
+  return splits;
+}
+
+/// The loop over k-tiles of a tile's body: the scf.for whose result is the
+/// accumulator the epilogue stores.
+FailureOr<scf::ForOp> kLoopOf(sck::EpilogueOp epilogue) {
+  auto loop = epilogue.getAcc().getDefiningOp<scf::ForOp>();
+  if (!loop || loop->getBlock() != epilogue->getBlock())
+    return epilogue.emitError()
+           << kPass << "an epilogue of the accumulator a k loop yields";
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (lb != 0 || step != 1)
+    return loop.emitError() << kPass << "a k loop from 0 by 1";
+  return loop;
+}
+
+LogicalResult splitTileLoop(sck::TileLoopOp loop, int64_t option,
+                            bool report) {
+  Block &body = loop.getBody().front();
+  auto epilogues = llvm::to_vector(body.getOps<sck::EpilogueOp>());
+  if (epilogues.size() != 1)
+    return loop.emitError() << kPass << "a tile loop of one epilogue";
+  sck::EpilogueOp epilogue = epilogues.front();
+  FailureOr<scf::ForOp> kLoop = kLoopOf(epilogue);
+  if (failed(kLoop))
+    return failure();
+  std::optional<int64_t> kTiles = getConstantIntValue(kLoop->getUpperBound());
+  std::optional<int64_t> mTiles = getConstantIntValue(loop.getMTiles());
+  std::optional<int64_t> nTiles = getConstantIntValue(loop.getNTiles());
+  if (!kTiles || !mTiles || !nTiles)
+    return loop.emitError() << kPass << "static k-tile and tile counts";
+  int64_t splits = option ? option : autoSplits(*mTiles * *nTiles, *kTiles);
+  if (splits == 1) {
+    if (report)
+      loop.emitRemark() << "split-K: none (" << *mTiles * *nTiles
+                        << " tiles a batch element fill the SMs, or "
+                        << *kTiles << " k-tiles are too few to cut)";
+    return success();
+  }
+  if (splits > *kTiles)
+    return loop.emitError() << kPass << splits << " splits of " << *kTiles
+                            << " k-tiles";
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  auto cst = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  // The loop runs S tiles for each tile, the parts of one tile adjacent.
+  loop.getBatchesMutable().assign(
+      arith::MulIOp::create(b, loc, loop.getBatches(), cst(splits)));
+  b.setInsertionPointToStart(&body);
+  Value bs = body.getArgument(0);
+  Value batch = arith::DivUIOp::create(b, loc, bs, cst(splits));
+  Value split = arith::RemUIOp::create(b, loc, bs, cst(splits));
+  bs.replaceUsesWithIf(batch, [&](OpOperand &use) {
+    return use.getOwner() != batch.getDefiningOp() &&
+           use.getOwner() != split.getDefiningOp();
+  });
+  // Part s: k-tiles [s x share, min(K, (s + 1) x share)).
+  int64_t share = llvm::divideCeil(*kTiles, splits);
+  Value lo = arith::MulIOp::create(b, loc, split, cst(share));
+  Value hi = arith::MinUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, lo, cst(share)), cst(*kTiles));
+  kLoop->getLowerBoundMutable().assign(lo);
+  kLoop->getUpperBoundMutable().assign(hi);
+  // The tile's index among the loop's tiles of one part: (b, m, n), n
+  // fastest.
+  b.setInsertionPoint(epilogue);
+  Value bm = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, batch, loop.getMTiles()),
+      body.getArgument(1));
+  Value tile = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, bm, loop.getNTiles()),
+      body.getArgument(2));
+  auto reduce = sck::ReduceSplitsOp::create(
+      b, loc, epilogue.getAcc().getType(), b.getI1Type(),
+      epilogue.getResultAttr(), tile, split, epilogue.getAcc(),
+      b.getI64IntegerAttr(splits));
+  auto ifLast = scf::IfOp::create(b, loc, reduce.getLast(),
+                                  /*withElseRegion=*/false);
+  epilogue->moveBefore(ifLast.thenBlock()->getTerminator());
+  epilogue.getAccMutable().assign(reduce.getSum());
+  if (report)
+    loop.emitRemark() << "split-K: " << splits << " parts of " << share
+                      << " k-tiles (of " << *kTiles << ") a tile, "
+                      << *mTiles * *nTiles * splits
+                      << " CTAs a batch element";
+  return success();
+}
+
+struct ScSplitKPass : sc::impl::ScSplitKPassBase<ScSplitKPass> {
+  using Base::Base;
+  void runOnOperation() final {
+    if (splits < 0 || splits > sck::kMaxSplits || splits == 1) {
+      emitError(getOperation()->getLoc())
+          << kPass << "splits must be 0 (auto) or 2 to " << sck::kMaxSplits
+          << ", got " << static_cast<int64_t>(splits);
+      return signalPassFailure();
+    }
+    WalkResult result = getOperation()->walk([&](func::FuncOp kernel) {
+      // The decode form of the hybrid-tiled GEMM: one consumer, 64 weight
+      // rows a tile (prefill's tiles fill the SMs).
+      auto consumers = kernel->getAttrOfType<IntegerAttr>(sck::kConsumersAttrName);
+      if (sck::kernelSchedule(kernel) != sck::KernelSchedule::hybrid ||
+          !consumers || consumers.getInt() != 1)
+        return WalkResult::advance();
+      for (auto loop : kernel.getBody().getOps<sck::TileLoopOp>()) {
+        if (loop.getSchedule() != sck::TileSchedule::grid) {
+          loop.emitError() << kPass << "a grid tile loop (run it before "
+                                       "sc-persistent)";
+          return WalkResult::interrupt();
+        }
+        if (failed(splitTileLoop(loop, splits, report)))
+          return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,67 @@
+// RUN: sparcast-opt %s -split-input-file -sc-lower-to-sck -sc-split-k=splits=2 -canonicalize | FileCheck %s
+// RUN: sparcast-opt %s -split-input-file -sc-lower-to-sck -sc-split-k=report=1 -o /dev/null 2>&1 | FileCheck %s --check-prefix=AUTO
+// RUN: sparcast-opt %s -split-input-file -sc-lower-to-sck -sc-split-k=splits=2 -sc-warp-specialize -sc-schedule-wgmma -canonicalize | FileCheck %s --check-prefix=WS
+
+// sc-split-k on a decode GEMM over a hybrid-tiled weight (one consumer,
+// 64 weight rows a tile): the tile loop runs two tiles for each tile, the
+// parts of one tile adjacent (b = bs / 2, part s = bs mod 2); part s walks
+// k-tiles [s x 43, min(86, (s + 1) x 43)); sck.reduce_splits keeps the
+// partial sums of tile (b, m, n) and the epilogue runs in the part that
+// arrives last, on their sum.
+// CHECK-LABEL: func.func private @decode_gemm0_kernel(
+// CHECK: %[[BS:.*]] = arith.muli %arg0, %c2 : index
+// CHECK: sck.tile_loop %[[BS]], %c1, %c64 attributes {schedule = #sck.tile_schedule<grid>}
+// CHECK: ^bb0(%[[ARG:.*]]: index, %[[M:.*]]: index, %[[N:.*]]: index):
+// CHECK: %[[B:.*]] = arith.divui %[[ARG]], %c2 : index
+// CHECK: %[[S:.*]] = arith.remui %[[ARG]], %c2 : index
+// CHECK: %[[LO:.*]] = arith.muli %[[S]], %c43 : index
+// CHECK: %[[END:.*]] = arith.addi %[[LO]], %c43 : index
+// CHECK: %[[HI:.*]] = arith.minui %[[END]], %c86 : index
+// CHECK: %[[ACC:.*]] = scf.for %{{.*}} = %[[LO]] to %[[HI]] step %c1
+// CHECK: sck.load "A"[%{{.*}}, %{{.*}}, %[[B]]]
+// CHECK: %[[BM:.*]] = arith.addi %[[B]], %[[M]] : index
+// CHECK: %[[BMN:.*]] = arith.muli %[[BM]], %c64 : index
+// CHECK: %[[TILE:.*]] = arith.addi %[[BMN]], %[[N]] : index
+// CHECK: %[[SUM:.*]], %[[LAST:.*]] = sck.reduce_splits %[[ACC]] into "C"[%[[TILE]]] split %[[S]] of 2 : !sck.acc<64x8xf32>
+// CHECK: scf.if %[[LAST]] {
+// CHECK-NEXT: sck.epilogue "C"[%{{.*}}, %{{.*}}, %[[B]]] transposed, %[[SUM]] : !sck.acc<64x8xf32>
+// Auto: 64 tiles a batch element of 86 k-tiles run in 4 parts (256 CTAs,
+// two an SM of 132 SMs).
+// AUTO: remark: split-K: 4 parts of 22 k-tiles (of 86) a tile, 256 CTAs a batch element
+// Warp-specialized: the producer loads its part's k-tiles; the reduction
+// and the epilogue are the consumer's.
+// WS-LABEL: func.func private @decode_gemm0_kernel(
+// WS: sck.role producer
+// WS-NOT: sck.reduce_splits
+// WS: sck.role consumer
+// WS: sck.reduce_splits
+// WS: scf.if
+// WS: sck.epilogue
+#w = #sc.hybrid_tiles<tile = [64, 128], grid = [64, 86], kinds = "">
+func.func @decode(%k: tensor<64x86xi8>, %s: tensor<64x86xi32>, %d: tensor<?x64x128xf16>, %sp: tensor<?x64x64xf16>, %m: tensor<?x64x4xi32>, %x: tensor<?x1x11008xf16>) -> tensor<?x1x4096xf16> {
+  %w = sc.assemble_hybrid %k, %s, %d, %sp, %m : tensor<64x86xi8>, tensor<64x86xi32>, tensor<?x64x128xf16>, tensor<?x64x64xf16>, tensor<?x64x4xi32> -> tensor<4096x11008xf16, #w>
+  %y = sc.batch_matmul %x, %w {transpose_rhs} : tensor<?x1x11008xf16>, tensor<4096x11008xf16, #w> -> tensor<?x1x4096xf16>
+  return %y : tensor<?x1x4096xf16>
+}
+
+// -----
+
+// A weight of 11008 rows: its 172 tiles fill the SMs (auto leaves it;
+// a count given splits it all the same). Prefill (two consumers a tile)
+// is left alone.
+// AUTO: remark: split-K: none (172 tiles a batch element fill the SMs, or 32 k-tiles are too few to cut)
+// AUTO-NOT: split-K
+// CHECK-LABEL: func.func private @wide_gemm1_kernel(
+// CHECK-NOT: sck.reduce_splits
+// CHECK-LABEL: func.func private @wide_gemm0_kernel(
+// CHECK: sck.reduce_splits {{.*}} of 2
+#w = #sc.hybrid_tiles<tile = [64, 128], grid = [172, 32], kinds = "">
+#p = #sc.hybrid_tiles<tile = [128, 128], grid = [86, 32], kinds = "">
+func.func @wide(%k: tensor<172x32xi8>, %s: tensor<172x32xi32>, %d: tensor<?x64x128xf16>, %sp: tensor<?x64x64xf16>, %m: tensor<?x64x4xi32>, %x: tensor<?x1x4096xf16>,
+                %k2: tensor<86x32xi8>, %s2: tensor<86x32xi32>, %d2: tensor<?x128x128xf16>, %sp2: tensor<?x128x64xf16>, %m2: tensor<?x128x4xi32>, %x2: tensor<?x2048x4096xf16>) -> (tensor<?x1x11008xf16>, tensor<?x2048x11008xf16>) {
+  %w = sc.assemble_hybrid %k, %s, %d, %sp, %m : tensor<172x32xi8>, tensor<172x32xi32>, tensor<?x64x128xf16>, tensor<?x64x64xf16>, tensor<?x64x4xi32> -> tensor<11008x4096xf16, #w>
+  %y = sc.batch_matmul %x, %w {transpose_rhs} : tensor<?x1x4096xf16>, tensor<11008x4096xf16, #w> -> tensor<?x1x11008xf16>
+  %w2 = sc.assemble_hybrid %k2, %s2, %d2, %sp2, %m2 : tensor<86x32xi8>, tensor<86x32xi32>, tensor<?x128x128xf16>, tensor<?x128x64xf16>, tensor<?x128x4xi32> -> tensor<11008x4096xf16, #p>
+  %y2 = sc.batch_matmul %x2, %w2 {transpose_rhs} : tensor<?x2048x4096xf16>, tensor<11008x4096xf16, #p> -> tensor<?x2048x11008xf16>
+  return %y, %y2 : tensor<?x1x11008xf16>, tensor<?x2048x11008xf16>
+}
