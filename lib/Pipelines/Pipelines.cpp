@@ -207,6 +207,13 @@ void mlir::sc::buildScKernelPipeline(OpPassManager &pm,
     lower.attention = true;
     pm.addPass(createScLowerToSckPass(lower));
   }
+  // Split-K of decode hybrid-tiled GEMMs, on the tile loops as built.
+  if (options.hybridSplitK != 1) {
+    ScSplitKPassOptions split;
+    split.splits = options.hybridSplitK;
+    split.report = report;
+    pm.addPass(createScSplitKPass(split));
+  }
   if (options.wsGroup != 0) {
     ScPersistentPassOptions persistent;
     persistent.group = options.wsGroup;

@@ -100,6 +100,14 @@ static cl::opt<double> hybridDenseBudget(
     cl::desc("With --hybrid-prune: the fraction of tiles kept dense, those "
              "pruning would change most"),
     cl::init(0.0));
+static cl::opt<int64_t> hybridSplitK(
+    "hybrid-split-k",
+    cl::desc("Decode GEMMs over hybrid-tiled weights (one consumer, 64 "
+             "weight rows a CTA) run each tile's k-tiles in this many parts, "
+             "the last to finish adding the partial sums (sc-split-k; "
+             "experimental, not yet run on a GPU): 1 off, 0 as many as "
+             "fill two CTAs an SM, else 2 to 16"),
+    cl::init(1));
 static cl::opt<int64_t> wsStages(
     "ws-stages", cl::desc("Ring stages of the warp-specialized kernels (0: as many as fit)"),
     cl::init(0));
@@ -191,6 +199,7 @@ int main(int argc, char **argv) {
   }
   options.hybridPrune = hybridPrune;
   options.hybridDenseBudget = hybridDenseBudget;
+  options.hybridSplitK = hybridSplitK;
   options.wsStages = wsStages;
   options.wsProducerRegs = wsProducerRegs;
   options.wsConsumerRegs = wsConsumerRegs;

@@ -100,6 +100,11 @@ struct ScKernelPipelineOptions
       *this, "hybrid-dense-budget",
       llvm::cl::desc("... except this fraction of the tiles"),
       llvm::cl::init(0.0)};
+  Option<int64_t> hybridSplitK{
+      *this, "hybrid-split-k",
+      llvm::cl::desc("Split-K of decode hybrid-tiled GEMMs (sc-split-k): 1 "
+                     "off, 0 auto, else the parts"),
+      llvm::cl::init(1)};
 };
 
 /// Everything sparcast-aot runs on a model before it builds the kernels:

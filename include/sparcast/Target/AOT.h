@@ -57,6 +57,9 @@ struct AotOptions {
   int64_t hybridTileRows = 0, hybridTileCols = 0;
   bool hybridPrune = false;
   double hybridDenseBudget = 0.0;
+  /// Split-K of decode hybrid-tiled GEMMs (sc-split-k): 1 off, 0 auto, or
+  /// the parts.
+  int64_t hybridSplitK = 1;
   /// The kernel-level IR's passes: sc-warp-specialize's ring stages (0: as
   /// many as fit) and register split, sc-persistent's M-tile group (0: no
   /// sc-persistent, one CTA per tile).

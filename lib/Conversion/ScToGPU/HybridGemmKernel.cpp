@@ -25,6 +25,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -42,7 +43,8 @@ constexpr int64_t kSharedLimit = 232448, kTwoCtaShared = 113 * 1024;
 /// arguments named for the ops (SckHybridToNVGPU.cpp), its rings of
 /// `stages` slots: the batch count is C's first dim, the epilogue's
 /// tensors the memrefs they stand for.
-void cloneKernelIR(func::FuncOp kernel, gpu::GPUFuncOp func, int64_t stages) {
+void cloneKernelIR(func::FuncOp kernel, gpu::GPUFuncOp func, int64_t stages,
+                   bool split) {
   OpBuilder b(func.getBody().front().getTerminator());
   Location loc = kernel.getLoc();
   StringRef names[] = {"A", "B.dense", "B.sparse", "B.meta",
@@ -63,6 +65,12 @@ void cloneKernelIR(func::FuncOp kernel, gpu::GPUFuncOp func, int64_t stages) {
                         b, loc, in.getType(), func.getArgument(6 + i))
                         .getResult(0));
   }
+  // Split-K's workspaces after the epilogue's operands.
+  if (split) {
+    unsigned at = 6 + kernel.getNumArguments();
+    func.setArgAttr(at, kOperandAttrName, b.getStringAttr("C.partials"));
+    func.setArgAttr(at + 1, kOperandAttrName, b.getStringAttr("C.arrivals"));
+  }
   for (Operation &inner : kernel.getBody().front().without_terminator()) {
     Operation *copy = b.clone(inner, mapping);
     if (auto ring = dyn_cast<sck::RingOp>(copy))
@@ -70,6 +78,27 @@ void cloneKernelIR(func::FuncOp kernel, gpu::GPUFuncOp func, int64_t stages) {
   }
 }
 } // namespace
+
+HybridSplit mlir::sc::hybridSplitOf(BatchMatmulOp op) {
+  HybridSplit split;
+  auto ref = op->getAttrOfType<FlatSymbolRefAttr>(BatchMatmulOp::getKernelAttrName());
+  auto kernel = ref ? dyn_cast_or_null<func::FuncOp>(
+                          SymbolTable::lookupNearestSymbolFrom(op, ref))
+                    : func::FuncOp();
+  if (!kernel)
+    return split;
+  kernel.walk([&](sck::ReduceSplitsOp reduce) {
+    auto loop = reduce->getParentOfType<sck::TileLoopOp>();
+    std::optional<int64_t> m = getConstantIntValue(loop.getMTiles());
+    std::optional<int64_t> n = getConstantIntValue(loop.getNTiles());
+    if (!m || !n)
+      return;
+    ArrayRef<int64_t> shape = reduce.getAcc().getType().getShape();
+    split = {reduce.getSplitsAttr().getInt(), shape[0] * shape[1], *m * *n,
+             shape[0] / 16};
+  });
+  return split;
+}
 
 std::string mlir::sc::hybridGemmLimitation(BatchMatmulOp op, StringRef chip) {
   if (chip != "sm_90a")
@@ -98,7 +127,8 @@ std::string mlir::sc::hybridGemmLimitation(BatchMatmulOp op, StringRef chip) {
 
 FailureOr<KernelLaunch> mlir::sc::buildHybridGemmKernel(
     BatchMatmulOp op, gpu::GPUModuleOp gpuModule, StringRef kernelName,
-    const GemmBinding &binding, const HybridWeightBinding &weight) {
+    const GemmBinding &binding, const HybridWeightBinding &weight,
+    const HybridSplitBinding &splitBinding) {
   std::string why = hybridGemmLimitation(op, "sm_90a");
   if (!why.empty())
     return op.emitError("sparcast-aot: ") << why;
@@ -161,6 +191,17 @@ FailureOr<KernelLaunch> mlir::sc::buildHybridGemmKernel(
   params.push_back(sc::detail::memrefOf(op.getType()));
   for (Value in : op.getEpilogueIns())
     params.push_back(sc::detail::memrefOf(cast<RankedTensorType>(in.getType())));
+  // Split-K (sc-split-k): each tile's parts run as tiles of their own and
+  // meet in two workspaces.
+  HybridSplit split = hybridSplitOf(op);
+  bool splitK = split.splits > 1;
+  if (splitK != !splitBinding.partials.empty())
+    return op.emitError("sparcast-aot: internal error: the hybrid-tiled "
+                        "GEMM's split-K workspaces do not match its "
+                        "kernel-level IR");
+  if (splitK)
+    for (Type element : {Type(Float32Type::get(ctx)), Type(IntegerType::get(ctx, 32))})
+      params.push_back(MemRefType::get({ShapedType::kDynamic}, element));
   OpBuilder b(ctx);
   gpu::GPUFuncOp func = sc::detail::createKernelFunction(
       b, op.getLoc(), gpuModule, kernelName, params, (consumers + 1) * kWarpgroup);
@@ -174,7 +215,7 @@ FailureOr<KernelLaunch> mlir::sc::buildHybridGemmKernel(
   if (pairs)
     func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
                   b.getDenseI32ArrayAttr({2, 1, 1}));
-  cloneKernelIR(kernelIR, func, stages);
+  cloneKernelIR(kernelIR, func, stages, splitK);
   if (failed(convertHybridSckToNVGPU(func))) {
     func.erase();
     if (auto f = gpuModule.lookupSymbol<func::FuncOp>((kernelName + "_epilogue").str()))
@@ -228,19 +269,30 @@ FailureOr<KernelLaunch> mlir::sc::buildHybridGemmKernel(
     launch.params.push_back(LaunchParam::memref(name));
   for (const std::string &name : binding.epilogueIns)
     launch.params.push_back(LaunchParam::memref(name));
-  // One CTA a tile (a persistent loop then runs one tile a CTA too).
+  if (splitK) {
+    launch.params.push_back(LaunchParam::memref(splitBinding.partials));
+    launch.params.push_back(LaunchParam::memref(splitBinding.arrivals));
+  }
+  // One CTA a tile (a persistent loop then runs one tile a CTA too), each
+  // part of a split tile a tile.
   launch.grid[0] = binding.batchOf(op.getType())
-                       .times(llvm::divideCeil(m, tokens) * (n / band));
+                       .times(llvm::divideCeil(m, tokens) * (n / band) *
+                              split.splits);
   launch.grid[1] = launch.grid[2] = of(1);
   launch.block[0] = (consumers + 1) * kWarpgroup;
   launch.sharedBytes = shared;
   launch.summary = llvm::formatv(
       "{0}: hybrid-tiled GEMM (tiles {1} x {2}), {6} weight rows x {3} tokens "
       "a CTA ({7} consumer(s)), {4} slots a ring, {5} bytes of shared "
-      "memory{8}",
+      "memory{8}{9}",
       kernelName, tileRows, tileCols, tokens, stages, shared, band, consumers,
       pairs ? ", clusters of 2 CTAs on pairs of N tiles sharing the tokens' "
               "box by TMA multicast"
-            : "");
+            : "",
+      splitK ? llvm::formatv(", split-K: each tile's k-tiles in {0} parts, "
+                             "the last to finish adding their partial sums",
+                             split.splits)
+                   .str()
+             : "");
   return launch;
 }

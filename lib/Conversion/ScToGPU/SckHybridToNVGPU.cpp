@@ -24,6 +24,8 @@
 //   sck.mma         wgmma m64nNk16 over the boxes' k
 //   sck.mma_sp      sparse wgmma m64nNk32, each thread's metadata word
 //                   gathered from the metadata box
+//   sck.reduce_splits split-K's fixup: the part's sums stored, its arrival
+//                   counted; the last part adds every part's
 //   sck.epilogue    each accumulator element through the epilogue function
 //                   (or converted) and stored transposed, inside the result
 //
@@ -34,7 +36,8 @@
 // sck.mma_wait sc-schedule-wgmma places once its MMAs are issued.
 // Arguments (`sck.operand`): "A" (the tokens), "B.dense", "B.sparse",
 // "B.meta" (tensor maps), "B.kinds", "B.slots" (the tables), "C" and
-// "in0", ... (memrefs).
+// "in0", ... (memrefs); with split-K "C.partials" (f32) and "C.arrivals"
+// (i32, a count per warp of each tile, zero at launch).
 //
 //===----------------------------------------------------------------------===//
 
@@ -157,6 +160,9 @@ struct HybridFrame {
   Type element;
   llvm::StringMap<Operand> operands;
   Value kinds, slots, result;
+  /// Split-K (sck.reduce_splits): the parts' partial sums and each tile's
+  /// arrivals (memrefs; null without a split).
+  Value partials, arrivals;
   Value tid, wg, cta, ctas, smem, smemBase, pad;
   /// A consumer's first weight row within the tile, and that row's byte
   /// offset in a 128-byte-wide box.
@@ -252,6 +258,17 @@ FailureOr<HybridFrame> buildFrame(gpu::GPUFuncOp func) {
   if (!f.kinds || !f.slots || !f.result)
     return func.emitError("sck-to-nvgpu: a hybrid-tiled kernel of arguments "
                           "B.kinds, B.slots (the tables) and C");
+  bool split = func.walk([](sck::ReduceSplitsOp) {
+                      return WalkResult::interrupt();
+                    }).wasInterrupted();
+  if (split) {
+    f.partials = namedKernelArgument(func, "C.partials");
+    f.arrivals = namedKernelArgument(func, "C.arrivals");
+    if (!f.partials || !f.arrivals || f.consumers != 1)
+      return func.emitError("sck-to-nvgpu: a split-K hybrid-tiled kernel of "
+                            "one consumer, with arguments C.partials and "
+                            "C.arrivals");
+  }
 
   f.tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   // The warpgroup from lane 0 (a shuffle): warp-uniform for ptxas, so the
@@ -868,6 +885,96 @@ struct MmaSparseToWgmma : HybridPattern<sck::MmaSparseOp> {
   }
 };
 
+/// Split-K's fixup, warp by warp (a warp's 16 rows of the tile are its
+/// own: the epilogue stores each element from the thread that holds it,
+/// with no barrier, so each warp may finish on its own): the part's
+/// accumulator stored to its place among the tile's parts (word r of
+/// thread t of part p of tile i at ((i x S + p) x words + r) x 128 + t:
+/// coalesced, and read back by the same thread of the last part); once the
+/// warp's stores are fenced, its lane 0 counts the arrival of the warp's
+/// rows of this part; the warp whose count completes them adds every part
+/// in order (the same sum whichever part comes last) and runs the
+/// epilogue on it.
+struct ReduceSplitsToFixup : HybridPattern<sck::ReduceSplitsOp> {
+  using HybridPattern::HybridPattern;
+  LogicalResult
+  matchAndRewrite(sck::ReduceSplitsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const final {
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc, frame);
+    MLIRContext *ctx = rewriter.getContext();
+    int64_t splits = op.getSplitsAttr().getInt();
+    ArrayRef<int64_t> shape = op.getAcc().getType().getShape();
+    int64_t words = shape[0] * shape[1] / kWarpgroup;
+    int64_t warps = kWarpgroup / 32;
+    Value t = e.rem(frame.tid, e.index(kWarpgroup));
+    Value warp = e.div(t, e.index(32)), lane = e.rem(t, e.index(32));
+    Value first = e.mul(adaptor.getTile(), e.index(splits));
+    auto wordAt = [&](Value part, int64_t r) {
+      return e.add(e.mul(e.add(e.mul(part, e.index(words)), e.index(r)),
+                         e.index(kWarpgroup)),
+                   t);
+    };
+    Value acc = adaptor.getAcc();
+    Value mine = e.add(first, adaptor.getSplit());
+    for (int64_t r = 0; r < words; ++r)
+      memref::StoreOp::create(rewriter, loc,
+                              LLVM::ExtractValueOp::create(rewriter, loc, acc, r),
+                              frame.partials, ValueRange{wordAt(mine, r)});
+    // Each lane's stores before lane 0's count (release), the count before
+    // the last part's reads (acquire).
+    auto gpuScope = NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::GPU);
+    NVVM::MembarOp::create(rewriter, loc, gpuScope);
+    NVVM::SyncWarpOp::create(rewriter, loc, e.i32(-1));
+    Value counter = e.add(e.mul(adaptor.getTile(), e.index(warps)), warp);
+    auto count = scf::IfOp::create(rewriter, loc, rewriter.getI32Type(),
+                                   e.cmp(arith::CmpIPredicate::eq, lane,
+                                         e.index(0)),
+                                   /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(count.thenBlock());
+      Value before = memref::AtomicRMWOp::create(
+          rewriter, loc, arith::AtomicRMWKind::addi, e.i32(1), frame.arrivals,
+          ValueRange{counter});
+      Value last = e.cmp(arith::CmpIPredicate::eq, before, e.i32(splits - 1));
+      scf::YieldOp::create(rewriter, loc,
+                           ValueRange{arith::ExtUIOp::create(
+                               rewriter, loc, rewriter.getI32Type(), last)});
+      rewriter.setInsertionPointToStart(count.elseBlock());
+      scf::YieldOp::create(rewriter, loc, ValueRange{e.i32(0)});
+    }
+    Value fromLane0 = gpu::ShuffleOp::create(rewriter, loc, count.getResult(0),
+                                             e.i32(0), e.i32(32),
+                                             gpu::ShuffleMode::IDX)
+                          .getShuffleResult();
+    Value last = e.cmp(arith::CmpIPredicate::ne, fromLane0, e.i32(0));
+    auto sum = scf::IfOp::create(rewriter, loc, acc.getType(), last,
+                                 /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(sum.thenBlock());
+      NVVM::MembarOp::create(rewriter, loc, gpuScope);
+      Value total = acc;
+      for (int64_t r = 0; r < words; ++r) {
+        Value word;
+        for (int64_t p = 0; p < splits; ++p) {
+          Value v = memref::LoadOp::create(
+              rewriter, loc, frame.partials,
+              ValueRange{wordAt(e.add(first, e.index(p)), r)});
+          word = word ? arith::AddFOp::create(rewriter, loc, word, v) : v;
+        }
+        total = LLVM::InsertValueOp::create(rewriter, loc, total, word, r);
+      }
+      scf::YieldOp::create(rewriter, loc, ValueRange{total});
+      rewriter.setInsertionPointToStart(sum.elseBlock());
+      scf::YieldOp::create(rewriter, loc, ValueRange{acc});
+    }
+    rewriter.replaceOp(op, {sum.getResult(0), last});
+    return success();
+  }
+};
+
 /// Each accumulator element through the epilogue's device function (or
 /// converted) and stored transposed where it lies inside the result.
 struct EpilogueToStores : HybridPattern<sck::EpilogueOp> {
@@ -977,8 +1084,8 @@ LogicalResult mlir::sc::detail::convertHybridSckToNVGPU(gpu::GPUFuncOp kernel) {
   RewritePatternSet patterns(ctx);
   patterns.add<RingToFrame, RoleToWarpgroup, TileLoopToWalk, HybridTileToTables,
                PutToTmaLoads, GetToFullWait, ReleaseToArrive, ZeroToZero,
-               MmaToWgmma, MmaSparseToWgmma, EpilogueToStores>(converter, ctx,
-                                                                 *frame);
+               MmaToWgmma, MmaSparseToWgmma, ReduceSplitsToFixup,
+               EpilogueToStores>(converter, ctx, *frame);
   patterns.add<MmaWaitToWgmmaWait>(converter, ctx);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);

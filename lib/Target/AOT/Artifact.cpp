@@ -113,6 +113,7 @@ static LogicalResult runModelPasses(ModuleOp module, const AotOptions &options,
     pipeline.hybridTileCols = options.hybridTileCols;
     pipeline.hybridPrune = options.hybridPrune;
     pipeline.hybridDenseBudget = options.hybridDenseBudget;
+    pipeline.hybridSplitK = options.hybridSplitK;
     PassManager pm(ctx);
     buildScKernelPipeline(pm, pipeline);
     if (failed(pm.run(module)))

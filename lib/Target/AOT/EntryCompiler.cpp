@@ -855,8 +855,27 @@ LogicalResult EntryCompiler::visitHybridMatmul(BatchMatmulOp op) {
                                   LaunchDim::of(op.getType().getDimSize(1)),
                                   LaunchDim::of(op.getType().getDimSize(2))})
           .name;
+  // Split-K: the parts' partial sums and each tile's arrivals (zeroed at
+  // each call).
+  HybridSplitBinding split;
+  HybridSplit parts = hybridSplitOf(op);
+  if (parts.splits > 1) {
+    LaunchDim tiles = binding.batchOf(op.getType()).times(parts.tilesPerBatch);
+    auto vector = [&](Type element) {
+      return RankedTensorType::get({ShapedType::kDynamic}, element);
+    };
+    split.partials =
+        newWorkspace(vector(Float32Type::get(op.getContext())),
+                     {tiles.times(parts.splits * parts.wordsPerPart)},
+                     /*zeroInit=*/false)
+            .name;
+    split.arrivals =
+        newWorkspace(vector(IntegerType::get(op.getContext(), 32)),
+                     {tiles.times(parts.arrivalsPerTile)}, /*zeroInit=*/true)
+            .name;
+  }
   FailureOr<KernelLaunch> launch = buildHybridGemmKernel(
-      op, gpuModule, nextKernelName("gemm"), binding, weight->second);
+      op, gpuModule, nextKernelName("gemm"), binding, weight->second, split);
   if (failed(launch) || failed(addLaunch(*launch, op.getLoc())))
     return failure();
   return success();

@@ -3,6 +3,9 @@
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/manifest.json
 // RUN: FileCheck %s --check-prefix=PTX < %t/linear_kernels.ptx
 // RUN: FileCheck %s --check-prefix=PREFILL < %t/prefill_kernels.ptx
+// RUN: rm -rf %t-split && sparcast-aot %s -o %t-split --report --hybrid-split-k=2 | FileCheck %s --check-prefix=SPLIT
+// RUN: FileCheck %s --check-prefix=SPLIT-MANIFEST < %t-split/manifest.json
+// RUN: FileCheck %s --check-prefix=SPLIT-PTX < %t-split/linear_kernels.ptx
 // RUN: not sparcast-aot %s -o %t-80 --sm=sm_80 2>&1 | FileCheck %s --check-prefix=SM80
 // RUN: not sparcast-aot %S/Inputs/hybrid-narrow.mlir -o %t-narrow 2>&1 | FileCheck %s --check-prefix=NARROW
 // RUN: not sparcast-aot %S/Inputs/hybrid-argument.mlir -o %t-arg 2>&1 | FileCheck %s --check-prefix=ARGUMENT
@@ -40,6 +43,31 @@
 // PREFILL: setmaxnreg.dec.sync.aligned.u32 40
 // PREFILL: setmaxnreg.inc.sync.aligned.u32 232
 // PREFILL: wgmma.mma_async.sp.sync.aligned.m64n256k32.f32.f16.f16
+// --hybrid-split-k=2: decode's tiles in two parts over halves of K (twice
+// the CTAs: B*4), the parts' partial sums in a workspace of B x 2 tiles x
+// 2 parts x 64 x 8 words, the arrivals of each tile's 4 warps zeroed at
+// each call; the last part's warps add them (fence, count, broadcast).
+// Prefill keeps its tiles.
+// SPLIT: split-K: 2 parts of 1 k-tiles (of 2) a tile, 4 CTAs a batch element
+// SPLIT: kernel linear_gemm0: {{.*}}split-K: each tile's k-tiles in 2 parts
+// SPLIT-NOT: split-K
+// SPLIT-NOT: {{[1-9][0-9]*}} bytes spill stores
+// SPLIT-MANIFEST: "grid": [
+// SPLIT-MANIFEST-NEXT: "B*4"
+// SPLIT-MANIFEST: "dtype": "f32"
+// SPLIT-MANIFEST-NEXT: "name": "ws0"
+// SPLIT-MANIFEST-NEXT: "shape": [
+// SPLIT-MANIFEST-NEXT: "B*2048"
+// SPLIT-MANIFEST: "dtype": "i32"
+// SPLIT-MANIFEST-NEXT: "name": "ws1"
+// SPLIT-MANIFEST-NEXT: "shape": [
+// SPLIT-MANIFEST-NEXT: "B*8"
+// SPLIT-MANIFEST: "zero_init": true
+// SPLIT-PTX: membar.gl;
+// SPLIT-PTX: bar.warp.sync
+// SPLIT-PTX: atom.global.add.u32
+// SPLIT-PTX: shfl.sync.idx.b32
+// SPLIT-PTX: membar.gl;
 // What has no kernel is a located error, never a dense GEMM over packed
 // data.
 // SM80: aot-hybrid.mlir:[[# @LINE + 6]]:8: error: sparcast-aot: no kernel for this hybrid-tiled GEMM: the hybrid-tiled GEMM runs on sm_90a only (sparse wgmma), not sm_80

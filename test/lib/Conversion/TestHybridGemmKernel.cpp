@@ -43,7 +43,12 @@ struct ScTestHybridGemmKernelPass
       weight.meta = sc::detail::testOperandName(packed.getMeta());
       weight.numDense = LaunchDim::sym("D");
       weight.numSparse = LaunchDim::sym("S");
-      return buildHybridGemmKernel(op, gpuModule, name, binding, weight);
+      HybridSplitBinding split;
+      if (hybridSplitOf(op).splits > 1) {
+        split.partials = "partials";
+        split.arrivals = "arrivals";
+      }
+      return buildHybridGemmKernel(op, gpuModule, name, binding, weight, split);
     };
     if (failed(sc::detail::buildTestKernels<BatchMatmulOp>(getOperation(),
                                                            "gemm", build)))

@@ -156,6 +156,23 @@ struct HybridWeightBinding {
   LaunchDim numDense, numSparse;
 };
 
+/// Split-K of a hybrid-tiled GEMM's kernel-level IR (sc-split-k): the
+/// parts a tile runs in (1: none), the f32 words of one part's partial
+/// sums, the tiles of one batch element, and the arrival counts a tile
+/// (one per warp of its consumer: 16 rows each).
+struct HybridSplit {
+  int64_t splits = 1, wordsPerPart = 0, tilesPerBatch = 0, arrivalsPerTile = 0;
+};
+HybridSplit hybridSplitOf(BatchMatmulOp op);
+
+/// Split-K's workspaces as the entry knows them: the parts' partial sums
+/// (f32, [batch x tiles x splits x words]) and each tile's arrivals (i32,
+/// [batch x tiles x arrivals a tile], zero at each call). Empty without a
+/// split.
+struct HybridSplitBinding {
+  std::string partials, arrivals;
+};
+
 /// Why `op`, a GEMM whose rhs is a hybrid-tiled weight, has no kernel on
 /// `chip`, or an empty string.
 std::string hybridGemmLimitation(BatchMatmulOp op, StringRef chip);
@@ -171,7 +188,8 @@ FailureOr<KernelLaunch> buildHybridGemmKernel(BatchMatmulOp op,
                                               gpu::GPUModuleOp gpuModule,
                                               StringRef kernelName,
                                               const GemmBinding &binding,
-                                              const HybridWeightBinding &weight);
+                                              const HybridWeightBinding &weight,
+                                              const HybridSplitBinding &split);
 
 } // namespace mlir::sc
 

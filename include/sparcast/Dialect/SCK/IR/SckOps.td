@@ -417,7 +417,7 @@ def Sck_ReduceSplitsOp : Sck_Op<"reduce_splits",
     one computed part `split`, its partial accumulator `acc`. The op keeps
     `acc` with the tile's other parts (in the kernel's partial-sum buffer,
     named `result`.partials, with a count of arrivals per tile in
-    `result`.counters) and returns `last` true in the tile that arrives
+    `result`.arrivals) and returns `last` true in the tile that arrives
     last, whose `sum` is then the sum of every part; elsewhere `sum` is
     undefined and `last` false. The tile's epilogue runs under `last`, so
     it sees the whole sum once.
