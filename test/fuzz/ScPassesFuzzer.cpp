@@ -97,6 +97,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   sc::ScLowerToSckPassOptions lower;
   lower.attention = true;
   hopper.addPass(sc::createScLowerToSckPass(lower));
+  sc::ScSplitKPassOptions splitK;
+  splitK.splits = 2;
+  hopper.addPass(sc::createScSplitKPass(splitK));
   hopper.addPass(sc::createScPersistentPass());
   sc::ScMulticastPassOptions pairs;
   pairs.hybridPairs = true;
