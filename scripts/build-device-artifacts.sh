@@ -53,6 +53,7 @@ rm "$ROOT/bench/artifacts/hybrid_const.mlir"
 "$BIN/sparcast-aot" "$ROOT/examples/similarity.mlir" -o "$ROOT/bench/artifacts/similarity" >/dev/null
 # Generated linalg.generic kernels: an imported MLP (bench/generic_check.py).
 "$BIN/sparcast-aot" "$ROOT/test/Target/ONNX/Inputs/mlp.onnxtxt" -o "$ROOT/bench/artifacts/mlp" >/dev/null
+"$BIN/sparcast-aot" "$ROOT/test/Target/AOT/aot-gather.mlir" -o "$ROOT/bench/artifacts/gather" >/dev/null
 # A whole ranking model exported from PyTorch (examples/ranking_model.py),
 # with its weights.
 SPARCAST_AOT="$BIN/sparcast-aot" /usr/bin/python3 "$ROOT/examples/ranking_model.py" \

@@ -62,7 +62,8 @@ PYTHONUNBUFFERED=1 timeout 300 python3 "$ROOT/bench/similarity_check.py" \
   --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/similarity.log" || echo "similarity failed (see similarity.log)"
 # Generated linalg.generic kernels (an imported MLP) against torch.
 PYTHONUNBUFFERED=1 timeout 120 python3 "$ROOT/bench/generic_check.py" \
-  --artifacts "$ROOT/bench/artifacts/mlp" --out "$OUT_DIR/generic.json" 2>&1 | tee "$OUT_DIR/generic.log" || echo "generic kernels failed (see generic.log)"
+  --artifacts "$ROOT/bench/artifacts/mlp" --gather-artifacts "$ROOT/bench/artifacts/gather" \
+  --out "$OUT_DIR/generic.json" 2>&1 | tee "$OUT_DIR/generic.log" || echo "generic kernels failed (see generic.log)"
 # The ranking model against eager PyTorch and torch.compile.
 PYTHONUNBUFFERED=1 timeout 300 python3 "$ROOT/examples/ranking_model.py" check \
   "$ROOT/bench/artifacts/ranker" --json "$OUT_DIR/ranking.json" 2>&1 | tee "$OUT_DIR/ranking.log" || echo "ranking model failed (see ranking.log)"

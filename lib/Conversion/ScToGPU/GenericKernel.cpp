@@ -19,8 +19,10 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -36,6 +38,20 @@ struct LoopSize {
   unsigned dim = 0;
 };
 } // namespace
+
+/// Whether `v` is defined outside `op`'s body.
+static bool fromOutside(linalg::GenericOp op, Value v) {
+  return !op->isAncestor(v.getParentRegion()->getParentOp());
+}
+
+SmallVector<Value> mlir::sc::genericGatheredTensors(linalg::GenericOp op) {
+  SetVector<Value> tensors;
+  op.getBody()->walk([&](tensor::ExtractOp extract) {
+    if (fromOutside(op, extract.getTensor()))
+      tensors.insert(extract.getTensor());
+  });
+  return tensors.takeVector();
+}
 
 std::string mlir::sc::genericKernelLimitation(linalg::GenericOp op) {
   if (op.getNumDpsInits() != 1 || op->getNumResults() != 1)
@@ -54,22 +70,32 @@ std::string mlir::sc::genericKernelLimitation(linalg::GenericOp op) {
         return "indexing maps of loop dims and constants only";
   if (!op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isProjectedPermutation())
     return "an output map that is a projected permutation";
-  for (Operation &inner : op.getBody()->without_terminator())
+  for (Operation &inner : op.getBody()->without_terminator()) {
+    auto extract = dyn_cast<tensor::ExtractOp>(inner);
+    if (extract && !fromOutside(op, extract.getTensor()))
+      return "a tensor.extract of a tensor from outside the body only";
     if (inner.getNumRegions() != 0 ||
-        !isa<arith::ArithDialect, math::MathDialect, linalg::LinalgDialect>(
-            inner.getDialect()))
-      return "a body of arith / math ops ('" +
+        (!extract &&
+         !isa<arith::ArithDialect, math::MathDialect, linalg::LinalgDialect>(
+             inner.getDialect())))
+      return "a body of arith / math ops and tensor.extract ('" +
              inner.getName().getStringRef().str() + "' is not)";
-  // Values from outside the body: constants only (cloned into the kernel).
+  }
+  // Values from outside the body: constants (cloned into the kernel) and
+  // the tensors it gathers from.
   bool capturesOther = false;
   op.getBody()->walk([&](Operation *inner) {
-    for (Value operand : inner->getOperands())
-      if (!op->isAncestor(operand.getParentRegion()->getParentOp()) &&
+    for (OpOperand &use : inner->getOpOperands()) {
+      Value operand = use.get();
+      bool gathered = isa<tensor::ExtractOp>(inner) && use.getOperandNumber() == 0;
+      if (fromOutside(op, operand) && !gathered &&
           !operand.getDefiningOp<arith::ConstantOp>())
         capturesOther = true;
+    }
   });
   if (capturesOther)
-    return "a body that uses values from outside it other than constants";
+    return "a body that uses values from outside it other than constants "
+           "and the tensors it gathers from";
   // Every loop's size must be readable from some operand dim.
   for (unsigned d = 0; d < op.getNumLoops(); ++d) {
     bool found = false;
@@ -81,6 +107,31 @@ std::string mlir::sc::genericKernelLimitation(linalg::GenericOp op) {
       return "a loop no operand is indexed by";
   }
   return "";
+}
+
+/// Element `at` of `source`, or zero where `at` lies outside it (an index
+/// past a gathered table reads nothing).
+static Value gatherElement(OpBuilder &b, Location loc, Value source,
+                           ArrayRef<Value> at) {
+  Value inside = arith::ConstantIntOp::create(b, loc, 1, 1);
+  for (auto [d, i] : llvm::enumerate(at)) {
+    Value size = memref::DimOp::create(b, loc, source, d);
+    inside = arith::AndIOp::create(
+        b, loc, inside,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i, size));
+  }
+  Type element = cast<MemRefType>(source.getType()).getElementType();
+  auto read = scf::IfOp::create(b, loc, element, inside, /*withElse=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(read.thenBlock());
+    scf::YieldOp::create(b, loc,
+                         memref::LoadOp::create(b, loc, source, at).getResult());
+    b.setInsertionPointToStart(read.elseBlock());
+    scf::YieldOp::create(
+        b, loc, arith::ConstantOp::create(b, loc, b.getZeroAttr(element)).getResult());
+  }
+  return read.getResult(0);
 }
 
 FailureOr<KernelLaunch> mlir::sc::buildGenericKernel(
@@ -108,6 +159,14 @@ FailureOr<KernelLaunch> mlir::sc::buildGenericKernel(
       params.push_back(sc::detail::memrefOf(cast<RankedTensorType>(in.getType())));
     }
   }
+  // The tensors the body gathers from.
+  SmallVector<Value> gathered = genericGatheredTensors(op);
+  if (gathered.size() != binding.gathered.size())
+    return op.emitError("sparcast-aot: internal error: a linalg.generic's "
+                        "gathered tensors are not bound");
+  unsigned firstGathered = params.size();
+  for (Value t : gathered)
+    params.push_back(sc::detail::memrefOf(cast<RankedTensorType>(t.getType())));
   unsigned outParam = params.size();
   params.push_back(sc::detail::memrefOf(outType));
   Block *body = op.getBody();
@@ -228,6 +287,16 @@ FailureOr<KernelLaunch> mlir::sc::buildGenericKernel(
         mapping.map(idx.getResult(), loops[idx.getDim()]);
         continue;
       }
+      if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
+        unsigned k = llvm::find(gathered, extract.getTensor()) - gathered.begin();
+        SmallVector<Value> at = llvm::map_to_vector(
+            extract.getIndices(),
+            [&](Value v) { return mapping.lookupOrDefault(v); });
+        mapping.map(extract.getResult(),
+                    gatherElement(nb, loc, func.getArgument(firstGathered + k),
+                                  at));
+        continue;
+      }
       // Constants the body uses from outside it (canonicalization hoists
       // them) are cloned into the kernel.
       for (Value operand : inner.getOperands())
@@ -280,6 +349,8 @@ FailureOr<KernelLaunch> mlir::sc::buildGenericKernel(
   for (const std::string &name : binding.inputs)
     if (!name.empty())
       launch.params.push_back(LaunchParam::memref(name));
+  for (const std::string &name : binding.gathered)
+    launch.params.push_back(LaunchParam::memref(name));
   launch.params.push_back(LaunchParam::memref(binding.output));
   if (readsInit)
     launch.params.push_back(LaunchParam::memref(binding.init));

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "sparcast/Conversion/ScToLinalg/GatherRows.h"
 #include "sparcast/Conversion/ScToLinalg/LogLinearKeep.h"
 
 #include "sparcast/Conversion/Passes.h"
@@ -31,6 +32,7 @@ namespace mlir::sc {
 
 using namespace mlir;
 using namespace mlir::sc;
+using mlir::sc::detail::buildGatherRows;
 
 namespace {
 
@@ -106,29 +108,6 @@ AffineMap mapOf(MLIRContext *ctx, unsigned numDims, ArrayRef<unsigned> dims) {
 //===----------------------------------------------------------------------===//
 // sc.gather_rows
 //===----------------------------------------------------------------------===//
-
-/// Materializes `source[indices[b], ...]` with one `tensor.extract` per element.
-Value buildGatherRows(ImplicitLocOpBuilder &b, Value source, Value indices) {
-  auto sourceType = cast<RankedTensorType>(source.getType());
-  int64_t rank = sourceType.getRank();
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, b.getLoc(), source);
-  sizes[0] = tensor::getMixedSize(b, b.getLoc(), indices, 0);
-  Value init = createInit(b, sizes, sourceType.getElementType());
-  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank)};
-  SmallVector<IteratorType> iters(rank, kPar);
-  auto generic = linalg::GenericOp::create(
-      b, init.getType(), ValueRange{}, ValueRange{init}, maps, iters,
-      [&](OpBuilder &nb, Location loc, ValueRange) {
-        SmallVector<Value> at;
-        for (int64_t d = 0; d < rank; ++d)
-          at.push_back(linalg::IndexOp::create(nb, loc, d));
-        Value row = tensor::ExtractOp::create(nb, loc, indices, at[0]);
-        at[0] = arith::IndexCastOp::create(nb, loc, nb.getIndexType(), row);
-        Value v = tensor::ExtractOp::create(nb, loc, source, at);
-        linalg::YieldOp::create(nb, loc, v);
-      });
-  return generic.getResult(0);
-}
 
 struct LowerGatherRows : OpConversionPattern<GatherRowsOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -714,6 +693,30 @@ struct LowerSelectRowsAbove : OpConversionPattern<SelectRowsAboveOp> {
 //===----------------------------------------------------------------------===//
 
 } // namespace
+
+/// Materializes `source[indices[b], ...]` with one `tensor.extract` per element.
+Value mlir::sc::detail::buildGatherRows(ImplicitLocOpBuilder &b, Value source,
+                                       Value indices) {
+  auto sourceType = cast<RankedTensorType>(source.getType());
+  int64_t rank = sourceType.getRank();
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, b.getLoc(), source);
+  sizes[0] = tensor::getMixedSize(b, b.getLoc(), indices, 0);
+  Value init = createInit(b, sizes, sourceType.getElementType());
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank)};
+  SmallVector<IteratorType> iters(rank, kPar);
+  auto generic = linalg::GenericOp::create(
+      b, init.getType(), ValueRange{}, ValueRange{init}, maps, iters,
+      [&](OpBuilder &nb, Location loc, ValueRange) {
+        SmallVector<Value> at;
+        for (int64_t d = 0; d < rank; ++d)
+          at.push_back(linalg::IndexOp::create(nb, loc, d));
+        Value row = tensor::ExtractOp::create(nb, loc, indices, at[0]);
+        at[0] = arith::IndexCastOp::create(nb, loc, nb.getIndexType(), row);
+        Value v = tensor::ExtractOp::create(nb, loc, source, at);
+        linalg::YieldOp::create(nb, loc, v);
+      });
+  return generic.getResult(0);
+}
 
 Value mlir::sc::detail::buildLogLinearKeep(OpBuilder &b, Location loc,
                                            LogLinearMaskAttr mask, Value qb,

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "EntryCompiler.h"
+#include "sparcast/Conversion/ScToLinalg/GatherRows.h"
 
 #include "sparcast/Conversion/ScToGPU/AttentionKernel.h"
 #include "sparcast/Conversion/ScToGPU/ConvertKernel.h"
@@ -921,6 +922,12 @@ LogicalResult EntryCompiler::visitGeneric(linalg::GenericOp op) {
       return failure();
     binding.inputs.push_back(info->name);
   }
+  for (Value t : genericGatheredTensors(op)) {
+    FailureOr<TensorInfo> info = materialize(t, op.getLoc());
+    if (failed(info))
+      return failure();
+    binding.gathered.push_back(info->name);
+  }
   Value init = op.getDpsInits()[0];
   if (!op.getBody()->getArgument(op.getNumDpsInputs()).use_empty() &&
       !init.getDefiningOp<tensor::EmptyOp>()) {
@@ -938,6 +945,24 @@ LogicalResult EntryCompiler::visitGeneric(linalg::GenericOp op) {
       op, gpuModule, nextKernelName("generic"), binding);
   if (failed(launch) || failed(addLaunch(*launch, op.getLoc())))
     return failure();
+  return success();
+}
+
+/// A gather no GEMM epilogue or attention took (the IKBO passes take the
+/// broadcasts they find): the generated kernel of its linalg form, put in
+/// its place, each element read through the index (an index past the
+/// table reads 0). The gather is left unused.
+LogicalResult EntryCompiler::visitGatherRows(GatherRowsOp op) {
+  Operation *before = op->getPrevNode();
+  ImplicitLocOpBuilder b(op.getLoc(), op);
+  Value gathered =
+      sc::detail::buildGatherRows(b, op.getSource(), op.getIndices());
+  op.getResult().replaceAllUsesWith(gathered);
+  // The sizes of its output (tensor.dim, tensor.empty), then the generic.
+  Operation *next = before ? before->getNextNode() : &op->getBlock()->front();
+  for (; next != op.getOperation(); next = next->getNextNode())
+    if (failed(visit(*next)))
+      return failure();
   return success();
 }
 
@@ -1128,6 +1153,7 @@ LogicalResult EntryCompiler::visit(Operation &op) {
                                 "sc.sparse_matmul (fused into its kernel)";
       })
       .Case([&](linalg::GenericOp g) { return visitGeneric(g); })
+      .Case([&](GatherRowsOp g) { return visitGatherRows(g); })
       // Outputs' shapes, read by the kernels that write them.
       .Case([&](tensor::EmptyOp) { return success(); })
       .Case([&](tensor::ExtractSliceOp s) { return visitSlice(s); })

@@ -184,6 +184,7 @@ private:
   LogicalResult visitSparseMatmul(SparseMatmulOp op);
   /// A linalg.generic: a kernel of one thread per output element.
   LogicalResult visitGeneric(linalg::GenericOp op);
+  LogicalResult visitGatherRows(GatherRowsOp op);
   /// The shape of `v` as the entry knows it (its dynamic dims' symbols).
   FailureOr<std::vector<LaunchDim>> shapeOf(Value v, Location loc);
   /// Binds `op`'s operands (materializing views the kernel cannot read) and

@@ -21,12 +21,19 @@ struct GenericBinding {
   /// Per input: its entry tensor, or empty for a constant (a tensor
   /// constant becomes a global of the kernels' module, a scalar is cloned).
   std::vector<std::string> inputs;
+  /// Per tensor the body reads elements of by `tensor.extract` (a gather;
+  /// genericGatheredTensors's order): its entry tensor.
+  std::vector<std::string> gathered;
   /// The output, and the tensor holding its initial values when the body
   /// reads them (a reduction's), else empty.
   std::string output, init;
   /// The output's shape (dim 0 may be a symbol).
   std::vector<LaunchDim> outputShape;
 };
+
+/// The tensors from outside `op` its body reads by `tensor.extract`, each
+/// once, in the order the body first reads them.
+SmallVector<Value> genericGatheredTensors(linalg::GenericOp op);
 
 /// Why `op` has no kernel here, or an empty string.
 std::string genericKernelLimitation(linalg::GenericOp op);
