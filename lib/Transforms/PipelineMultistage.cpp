@@ -130,6 +130,149 @@ LogicalResult pipeline(sck::TileLoopOp tiles, scf::ForOp loop, int64_t stages) {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+/// The loads of `block` (its direct ops) and what their coordinates are
+/// computed from there.
+LogicalResult collectLoads(Block &block, SmallVectorImpl<sck::LoadOp> &loads,
+                           SetVector<Operation *> &addressing) {
+  for (auto load : block.getOps<sck::LoadOp>())
+    loads.push_back(load);
+  BackwardSliceOptions options;
+  options.inclusive = false;
+  options.filter = [&](Operation *op) { return op->getBlock() == &block; };
+  for (sck::LoadOp load : loads) {
+    SetVector<Operation *> slice;
+    if (failed(getBackwardSlice(load.getOperation(), &slice, options)))
+      return load.emitError("sc-pipeline-multistage: coordinates not "
+                            "computed where the box is loaded");
+    for (Operation *op : slice) {
+      if (!isPure(op))
+        return op->emitError("sc-pipeline-multistage: the coordinates of a "
+                             "load computed with side effects");
+      addressing.insert(op);
+    }
+  }
+  return success();
+}
+
+/// At `b`: clones of `block`'s `loads` (and their `addressing`) with
+/// `mapping`, put into `ring` at `position`.
+void putLoads(OpBuilder &b, Block &block, ArrayRef<sck::LoadOp> loads,
+              const SetVector<Operation *> &addressing, IRMapping &mapping,
+              Value ring, Value position) {
+  SmallVector<Value> boxes;
+  for (Operation &inner : block.without_terminator()) {
+    if (addressing.contains(&inner))
+      b.clone(inner, mapping);
+    else if (auto load = dyn_cast<sck::LoadOp>(inner);
+             load && llvm::is_contained(loads, load))
+      boxes.push_back(b.clone(inner, mapping)->getResult(0));
+  }
+  sck::PutOp::create(b, ring.getLoc(), ring, position, boxes);
+}
+
+/// A multistage attention (sm_80 / sm_86 / sm_89, every thread loads and
+/// computes): each tile's Q through a ring of its own (put, got and read
+/// into registers once, `sck.load_frag`, before the key blocks), each key
+/// block's K and V through a ring of `stages` slots, block i at position
+/// i (from the loop's first block) put `stages` - 1 blocks ahead of the
+/// MMAs that read it. Puts past the last block load the last block again
+/// (never read; their coordinates stay inside the tables and tensors), so
+/// that every iteration puts once; none is put when the tile has no block.
+LogicalResult pipelineAttention(sck::TileLoopOp tiles, int64_t stages) {
+  Block &body = tiles.getBody().front();
+  auto keyLoops = llvm::to_vector(body.getOps<scf::ForOp>());
+  if (keyLoops.size() != 1)
+    return tiles.emitError("sc-pipeline-multistage: an attention tile of one "
+                           "key-block loop");
+  scf::ForOp keyLoop = keyLoops.front();
+  if (getConstantIntValue(keyLoop.getStep()) != 1)
+    return keyLoop.emitError("sc-pipeline-multistage: a key-block loop by 1");
+  SmallVector<sck::LoadOp> qLoads, kvLoads;
+  SetVector<Operation *> qAddressing, kvAddressing;
+  if (failed(collectLoads(body, qLoads, qAddressing)) ||
+      failed(collectLoads(*keyLoop.getBody(), kvLoads, kvAddressing)))
+    return failure();
+  if (qLoads.empty() || kvLoads.empty())
+    return tiles.emitError("sc-pipeline-multistage: an attention tile "
+                           "loading Q before its key blocks and K, V in them");
+  for (sck::LoadOp load : qLoads)
+    for (Operation *user : load->getUsers())
+      if (!isa<sck::MmaOp>(user) || cast<sck::MmaOp>(user).getA() != load)
+        return load.emitError("sc-pipeline-multistage: a Q box read only as "
+                              "the A operand of MMAs");
+  Location loc = tiles.getLoc();
+  MLIRContext *ctx = tiles.getContext();
+  auto typesOf = [](ArrayRef<sck::LoadOp> loads) {
+    return llvm::map_to_vector(loads, [](sck::LoadOp l) -> Type {
+      return l.getType();
+    });
+  };
+  SmallVector<Type> qTypes = typesOf(qLoads), kvTypes = typesOf(kvLoads);
+  OpBuilder b(tiles);
+  Value qRing = sck::RingOp::create(b, loc, sck::RingType::get(ctx, qTypes), 2);
+  Value kvRing =
+      sck::RingOp::create(b, loc, sck::RingType::get(ctx, kvTypes), stages);
+  auto cst = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  // Q: put and got at the loop, read into registers.
+  b.setInsertionPoint(keyLoop);
+  {
+    IRMapping same;
+    putLoads(b, body, qLoads, qAddressing, same, qRing, cst(0));
+  }
+  auto qGet = sck::GetOp::create(b, loc, qTypes, qRing, cst(0));
+  for (auto [load, box] : llvm::zip(qLoads, qGet.getBoxes())) {
+    Value frag = sck::LoadFragOp::create(
+        b, loc,
+        sck::FragType::get(ctx, load.getType().getShape(),
+                           load.getType().getElementType()),
+        box);
+    load.getResult().replaceAllUsesWith(frag);
+  }
+  // K and V: blocks lb .. lb + stages - 2 before the loop (when the tile
+  // has a block), each later one stages - 1 blocks ahead.
+  Value lb = keyLoop.getLowerBound(), ub = keyLoop.getUpperBound();
+  Value iv = keyLoop.getInductionVar();
+  auto putBlock = [&](Value position) {
+    // Block lb + position, or the last one past the end.
+    Value block = arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, lb, position),
+        arith::SubIOp::create(b, loc, ub, cst(1)));
+    IRMapping mapping;
+    mapping.map(iv, block);
+    putLoads(b, *keyLoop.getBody(), kvLoads, kvAddressing, mapping, kvRing,
+             position);
+  };
+  Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lb, ub);
+  auto ifAny = scf::IfOp::create(b, loc, any, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifAny.thenBlock());
+    for (int64_t p = 0; p + 1 < stages; ++p)
+      putBlock(cst(p));
+  }
+  b.setInsertionPointToStart(keyLoop.getBody());
+  Value position = arith::SubIOp::create(b, loc, iv, lb);
+  auto kvGet = sck::GetOp::create(b, loc, kvTypes, kvRing, position);
+  putBlock(arith::AddIOp::create(b, loc, position, cst(stages - 1)));
+  for (auto [load, box] : llvm::zip(kvLoads, kvGet.getBoxes())) {
+    load.getResult().replaceAllUsesWith(box);
+    load.erase();
+  }
+  for (sck::LoadOp load : qLoads)
+    load.erase();
+  for (auto *addressing : {&kvAddressing, &qAddressing})
+    for (Operation *op : llvm::reverse(*addressing))
+      if (op->use_empty())
+        op->erase();
+  return success();
+}
+
 struct ScPipelineMultistagePass
     : sc::impl::ScPipelineMultistagePassBase<ScPipelineMultistagePass> {
   using Base::Base;
@@ -142,8 +285,15 @@ struct ScPipelineMultistagePass
       return signalPassFailure();
     }
     WalkResult result = getOperation()->walk([&](func::FuncOp func) {
-      if (sck::kernelSchedule(func) != sck::KernelSchedule::multistage ||
-          func.isExternal())
+      if (func.isExternal())
+        return WalkResult::advance();
+      // An attention's kernel: on these chips it has no roles.
+      for (auto tiles : func.getBody().front().getOps<sck::TileLoopOp>())
+        if (tiles.isAttention())
+          return failed(pipelineAttention(tiles, stages))
+                     ? WalkResult::interrupt()
+                     : WalkResult::advance();
+      if (sck::kernelSchedule(func) != sck::KernelSchedule::multistage)
         return WalkResult::advance();
       auto loops = func.getBody().front().getOps<sck::TileLoopOp>();
       if (!llvm::hasSingleElement(loops)) {

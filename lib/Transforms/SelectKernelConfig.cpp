@@ -35,6 +35,8 @@ struct ScSelectKernelConfigPass
         return signalPassFailure();
       }
       getOperation()->walk([&](BatchMatmulOp op) { selectMultistage(op); });
+      getOperation()->walk(
+          [&](AttentionOp op) { selectMultistageAttention(op); });
       return;
     }
     std::optional<GemmSchedule> requested;
@@ -102,6 +104,21 @@ struct ScSelectKernelConfigPass
                 GemmScheduleAttr::get(op.getContext(), GemmSchedule::multistage));
     if (report)
       op.emitRemark() << "GEMM schedule multistage (" << chip
+                      << ": cp.async ring, mma.sync)";
+  }
+
+  /// sm_80 / sm_86 / sm_89: one CTA of four warps a 64-row query tile and
+  /// head, K and V through a cp.async ring in blocks of 64 keys (the
+  /// mask's blocks where it has them).
+  void selectMultistageAttention(AttentionOp op) {
+    auto mask = dyn_cast_if_present<BlockMaskAttrInterface>(op.getMaskAttr());
+    auto config = AttentionConfigAttr::get(
+        op.getContext(), AttentionWalk::grid, /*consumers=*/1,
+        mask ? mask.getMaskBlockSize() : 64, /*groupCandidates=*/false,
+        /*pInF16=*/false);
+    op->setAttr(AttentionOp::getConfigAttrName(), config);
+    if (report)
+      op.emitRemark() << "attention kernel " << config << " (" << chip
                       << ": cp.async ring, mma.sync)";
   }
 
