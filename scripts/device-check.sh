@@ -21,6 +21,10 @@ PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench
 PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench/multistage_check.py" \
   --artifacts "$ROOT/bench/artifacts" --out "$OUT_DIR/gemm-sm80.json" \
   --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/gemm-sm80.log"
+# sm_80's attention (experimental), its PTX JIT-compiled here.
+PYTHONUNBUFFERED=1 timeout 120 python3 "$ROOT/bench/attention_sm80_check.py" \
+  --artifacts "$ROOT/bench/artifacts" --out "$OUT_DIR/attention-sm80.json" \
+  --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/attention-sm80.log" || echo "sm_80 attention failed (see attention-sm80.log)"
 PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench/lce_check.py" \
   --artifacts "$ROOT/bench/artifacts" --out "$OUT_DIR/lce.json" \
   --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/lce.log"

@@ -170,8 +170,13 @@ void mlir::sc::buildScKernelPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createScSelectKernelConfigPass(config));
     ScLowerToSckPassOptions lower;
     lower.report = report;
+    lower.attention = true;
     pm.addPass(createScLowerToSckPass(lower));
-    pm.addPass(createScPipelineMultistagePass());
+    // An attention's K/V ring: 3 slots (128 KB with Q's, head dim 128)
+    // where sm_80's 163 KB a CTA take them, 2 in sm_86 / sm_89's 99 KB.
+    ScPipelineMultistagePassOptions pipeline;
+    pipeline.attentionStages = options.chip == "sm_80" ? 3 : 2;
+    pm.addPass(createScPipelineMultistagePass(pipeline));
     return;
   }
   // Where the best GEMM schedule depends on the call's dims: both kernels,

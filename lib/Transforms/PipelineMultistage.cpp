@@ -278,10 +278,11 @@ struct ScPipelineMultistagePass
   using Base::Base;
 
   void runOnOperation() final {
-    if (stages < 2 || stages > 8) {
+    if (stages < 2 || stages > 8 || attentionStages < 2 || attentionStages > 8) {
       getOperation()->emitError()
           << "sc-pipeline-multistage: stages must be 2 to 8, got "
-          << static_cast<int64_t>(stages);
+          << static_cast<int64_t>(stages) << " and "
+          << static_cast<int64_t>(attentionStages) << " for attention";
       return signalPassFailure();
     }
     WalkResult result = getOperation()->walk([&](func::FuncOp func) {
@@ -290,7 +291,7 @@ struct ScPipelineMultistagePass
       // An attention's kernel: on these chips it has no roles.
       for (auto tiles : func.getBody().front().getOps<sck::TileLoopOp>())
         if (tiles.isAttention())
-          return failed(pipelineAttention(tiles, stages))
+          return failed(pipelineAttention(tiles, attentionStages))
                      ? WalkResult::interrupt()
                      : WalkResult::advance();
       if (sck::kernelSchedule(func) != sck::KernelSchedule::multistage)

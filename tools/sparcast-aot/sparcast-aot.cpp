@@ -43,6 +43,11 @@ static cl::opt<bool> attentionChainHeads(
              "candidates head by head, the software pipeline running on "
              "from head to head"),
     cl::init(true));
+static cl::opt<bool> ampereAttention(
+    "ampere-attention",
+    cl::desc("With --sm=sm_80 / sm_86 / sm_89: attention by the mma.sync "
+             "kernel lowered from its kernel-level IR (experimental: not yet "
+             "run on a GPU)"));
 static cl::opt<bool> attentionFromKernelIR(
     "attention-from-kernel-ir",
     cl::desc("Lower the attention kernels op by op from their scheduled "
@@ -175,6 +180,7 @@ int main(int argc, char **argv) {
   options.attentionChainHeads = attentionChainHeads;
   options.attentionGroupCandidates = attentionGroupCandidates;
   options.attentionFromKernelIR = attentionFromKernelIR;
+  options.ampereAttention = ampereAttention;
   options.gemmMulticast = gemmMulticast;
   options.autotune = autotune;
   options.dispatchMinCandidatesPerUser = dispatchMinCandidatesPerUser;

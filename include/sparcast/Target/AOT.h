@@ -35,6 +35,8 @@ struct AotOptions {
   /// AttentionKernel.cpp. Experimental until checked and timed against the
   /// writer on the GPU.
   bool attentionFromKernelIR = false;
+  /// sm_80 / sm_86 / sm_89: attention by the mma.sync kernel (experimental).
+  bool ampereAttention = false;
   /// Warp-specialized GEMMs in clusters of two CTAs sharing B by TMA
   /// multicast (GemmKernelOptions::multicast) for every GEMM. Opt-in:
   /// correct, not faster where it is not the default (docs/decisions.md).

@@ -843,10 +843,20 @@ def ScPipelineMultistagePass : Pass<"sc-pipeline-multistage", "::mlir::ModuleOp"
       sck.epilogue "C"[%n0, %m0, %i], %acc : !sck.acc<128x128xf32>
     }
     ```
+
+    An attention's kernel (these chips' has no roles) the same way: each
+    tile's Q through a ring of its own (put and got before the key blocks,
+    read into registers once by `sck.load_frag`), each key block's K and V
+    through a ring of `attention-stages` slots, block i at position i
+    (from the loop's first block), `attention-stages` - 1 ahead of its
+    MMAs; puts past the last block load the last block again (never got),
+    so every iteration puts once.
   }];
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"3",
            "Ring slots (2 to 8): k-tiles in flight, stages - 1 ahead of the MMA">,
+    Option<"attentionStages", "attention-stages", "int64_t", /*default=*/"3",
+           "An attention's K/V ring slots (2 to 8)">,
   ];
   let dependentDialects = ["::mlir::sck::SckDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect"];

@@ -38,8 +38,10 @@
 
 #include "sparcast/Conversion/ScToGPU/AttentionKernel.h"
 #include "AttentionKernelWriter.h"
+#include "GemmKernelCommon.h"
 #include "KernelBuilder.h"
 #include "sparcast/Dialect/SCK/IR/SckDialect.h"
+#include "sparcast/Conversion/ScToGPU/MmaSyncKernel.h"
 #include "sparcast/Transforms/KernelConfig.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -1422,20 +1424,211 @@ static LogicalResult lowerKernelIR(AttentionOp op, const AttentionShape &s,
   return sc::detail::convertAttentionSckToNVGPU(func, s, keyLen);
 }
 
+/// The multistage kernel of sm_80 / sm_86 / sm_89 (`chip`): one CTA of
+/// four warps a (batch element, 64-row query tile, head), lowered op by op
+/// from the op's kernel-level IR (sc-pipeline-multistage's) by
+/// SckAttentionToMmaSync.cpp; parameters Q, K, V, O (memrefs), the index,
+/// the dynamic lengths, the runtime's tables.
+static FailureOr<KernelLaunch>
+buildMultistageAttention(AttentionOp op, gpu::GPUModuleOp gpuModule,
+                         StringRef kernelName, const AttentionBinding &binding,
+                         StringRef chip) {
+  RankedTensorType qType = op.getQuery().getType();
+  RankedTensorType kType = op.getKey().getType();
+  Type element = qType.getElementType();
+  if ((!element.isF16() && !element.isBF16()) ||
+      kType.getElementType() != element ||
+      op.getValue().getType().getElementType() != element ||
+      op.getType().getElementType() != element)
+    return op.emitError() << "the attention kernel takes Q, K, V and a "
+                             "result of one type, f16 or bf16";
+  AttentionConfigAttr config = getAttentionConfig(op);
+  AttentionShape s;
+  s.elementType = s.pType = element;
+  s.heads = qType.getDimSize(1);
+  s.queryLen = qType.getDimSize(2);
+  s.headDim = qType.getDimSize(3);
+  s.keyLen = kType.getDimSize(2);
+  if (ShapedType::isDynamic(s.heads) ||
+      (s.headDim != 64 && s.headDim != 128) ||
+      op.getValue().getType().getDimSize(3) != s.headDim)
+    return op.emitError() << "the attention kernel takes static heads and "
+                             "head dims of 64 or 128 (V's too)";
+  if (config.getWalk() != AttentionWalk::grid || config.getConsumers() != 1 ||
+      config.getPInF16())
+    return op.emitError() << "the " << chip << " attention kernel runs one "
+                             "consumer a 64-row query tile, got "
+                          << config;
+  s.dynamicQuery = ShapedType::isDynamic(s.queryLen);
+  s.dynamicKey = ShapedType::isDynamic(s.keyLen);
+  s.runtimeTables = (s.dynamicQuery || s.dynamicKey) && op.getMaskAttr();
+  s.indexed = static_cast<bool>(op.getIndex());
+  s.blockN = config.getKeyBlock();
+  s.maskTail = s.dynamicKey || s.keyLen % s.blockN != 0;
+  // As on Hopper with one consumer: maxima that cannot move are skipped,
+  // and with 64-key blocks the softmax guesses that none moves.
+  s.skipUnmovedMaxima = true;
+  s.speculativeSoftmax = s.blockN == 64;
+  FailureOr<func::FuncOp> kernel = sc::detail::kernelIRFunction(op);
+  if (failed(kernel))
+    return failure();
+  if (!*kernel ||
+      kernel->getBody().getOps<sck::RingOp>().empty())
+    return op.emitError() << "no multistage kernel-level IR to lower (run "
+                             "sc-lower-to-sck{attention=1}, "
+                             "sc-pipeline-multistage)";
+  // The scale the IR's softmax applies.
+  std::optional<float> scale;
+  kernel->walk([&](sck::SoftmaxOp step) {
+    scale = step.getScale().convertToFloat();
+  });
+  s.scale2 = static_cast<double>(scale.value_or(op.getScaleOrDefault())) *
+             1.4426950408889634;
+
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  auto indices = MemRefType::get({ShapedType::kDynamic}, IntegerType::get(ctx, 32));
+  Type indexType = IndexType::get(ctx);
+  SmallVector<Type> paramTypes;
+  std::vector<LaunchParam> launchParams;
+  for (auto [tensor, type] :
+       {std::pair<const std::string &, RankedTensorType>{binding.query, qType},
+        {binding.key, kType},
+        {binding.value, op.getValue().getType()},
+        {binding.result, op.getType()}}) {
+    paramTypes.push_back(sc::detail::memrefOf(type));
+    launchParams.push_back(LaunchParam::memref(tensor));
+  }
+  if (s.indexed) {
+    paramTypes.push_back(indices);
+    launchParams.push_back(LaunchParam::memref(binding.index));
+  }
+  auto length = [&](const std::string &symbol) {
+    LaunchParam p;
+    p.kind = LaunchParam::Kind::Dim;
+    p.dim = LaunchDim::sym(symbol);
+    paramTypes.push_back(indexType);
+    launchParams.push_back(p);
+  };
+  if (s.dynamicQuery)
+    length(binding.queryLenSymbol);
+  if (s.dynamicKey)
+    length(binding.keyLenSymbol);
+  if (s.runtimeTables) {
+    auto logLinear = cast<LogLinearMaskAttr>(op.getMaskAttr());
+    LaunchParam p;
+    p.kind = LaunchParam::Kind::LogLinearTables;
+    p.queryLen = s.dynamicQuery ? LaunchDim::sym(binding.queryLenSymbol)
+                                : LaunchDim::of(s.queryLen);
+    p.keyLen = s.dynamicKey ? LaunchDim::sym(binding.keyLenSymbol)
+                            : LaunchDim::of(s.keyLen);
+    p.maskBlock = s.blockN;
+    p.localWidth = logLinear.getLocalWidth();
+    p.anchors = static_cast<int64_t>(logLinear.getAnchors());
+    p.causal = logLinear.getCausal();
+    paramTypes.push_back(indices);
+    launchParams.push_back(p);
+  }
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(gpuModule.getBody());
+  gpu::GPUFuncOp func = sc::detail::createKernelFunction(
+      b, loc, gpuModule, kernelName, paramTypes, 128);
+  StringRef names[] = {"Q", "K", "V", "O"};
+  for (auto [i, name] : llvm::enumerate(names))
+    func.setArgAttr(i, sc::detail::kOperandAttrName, b.getStringAttr(name));
+  // The kernel-level function's arguments: the batch count, the index, the
+  // dynamic lengths and the runtime's tables, in that order.
+  auto ret = gpu::ReturnOp::create(b, loc);
+  b.setInsertionPoint(ret);
+  IRMapping mapping;
+  Block &body = kernel->getBody().front();
+  unsigned next = 0, param = 4;
+  mapping.map(body.getArgument(next++),
+              memref::DimOp::create(b, loc, func.getArgument(0), 0).getResult());
+  auto asTensor = [&]() {
+    Value in = body.getArgument(next++);
+    mapping.map(in, UnrealizedConversionCastOp::create(b, loc, in.getType(),
+                                                       func.getArgument(param++))
+                        .getResult(0));
+  };
+  if (s.indexed)
+    asTensor();
+  if (s.dynamicQuery)
+    mapping.map(body.getArgument(next++), func.getArgument(param++));
+  Value keyLen;
+  if (s.dynamicKey) {
+    keyLen = func.getArgument(param++);
+    mapping.map(body.getArgument(next++), keyLen);
+  } else {
+    keyLen = arith::ConstantIndexOp::create(b, loc, s.keyLen);
+  }
+  if (s.runtimeTables)
+    asTensor();
+  if (next != body.getNumArguments())
+    return kernel->emitError() << "the attention's kernel-level IR takes "
+                                  "other arguments than its kernel";
+  for (Operation &inner : body.without_terminator())
+    b.clone(inner, mapping);
+  FailureOr<int64_t> shared =
+      sc::detail::convertAttentionSckToMmaSync(func, s, keyLen);
+  if (failed(shared))
+    return failure();
+  // Dynamic shared memory a CTA may take: sm_80's 163 KB, sm_86 / sm_89's
+  // 99 KB.
+  int64_t limit = (chip == "sm_80" ? 163 : 99) * 1024;
+  if (*shared > limit)
+    return op.emitError() << "the " << chip << " attention kernel's rings "
+                             "need "
+                          << *shared << " bytes of shared memory, more than "
+                          << limit;
+  func.walk([](UnrealizedConversionCastOp cast) {
+    if (cast->use_empty())
+      cast.erase();
+  });
+  KernelLaunch launch;
+  launch.kernel = kernelName.str();
+  launch.block[0] = 128;
+  launch.grid[0] = queryBatch(op, binding);
+  launch.grid[1] = s.dynamicQuery
+                       ? LaunchDim::ceilDiv(binding.queryLenSymbol, 64)
+                       : LaunchDim::of(llvm::divideCeil(s.queryLen, 64));
+  launch.grid[2] = LaunchDim::of(s.heads);
+  launch.sharedBytes = *shared;
+  launch.params = std::move(launchParams);
+  launch.summary = llvm::formatv(
+      "{0}: attention, {1} heads, head dim {2}, {3}{4}, one CTA of four warps "
+      "a 64-row query tile ({5}: cp.async rings, mma.sync), {6}-key blocks, "
+      "online softmax (exp2, fp32), {7} B shared memory",
+      kernelName, s.heads, s.headDim, sc::detail::typeToString(element),
+      s.indexed ? ", keys/values read through the index" : "", chip, s.blockN,
+      *shared);
+  return launch;
+}
+
 FailureOr<KernelLaunch>
 mlir::sc::buildAttentionKernel(AttentionOp op, gpu::GPUModuleOp gpuModule,
                                StringRef kernelName,
                                const AttentionBinding &binding,
-                               StringRef chip, bool fromKernelIR) {
-  FailureOr<AttentionShape> shape = attentionShape(op, binding, chip);
-  if (failed(shape))
-    return failure();
-  const AttentionShape &s = *shape;
+                               StringRef chip, bool fromKernelIR,
+                               bool ampereAttention) {
   op.getContext()
       ->loadDialect<arith::ArithDialect, gpu::GPUDialect, LLVM::LLVMDialect,
                     math::MathDialect, memref::MemRefDialect,
                     nvgpu::NVGPUDialect, NVVM::NVVMDialect, scf::SCFDialect,
                     vector::VectorDialect>();
+  if (isAmpereOrAda(chip)) {
+    if (!ampereAttention)
+      return op.emitError() << "the attention kernel needs sm_90a (TMA and "
+                               "wgmma), got "
+                            << chip
+                            << " (--ampere-attention: the mma.sync kernel, "
+                               "experimental)";
+    return buildMultistageAttention(op, gpuModule, kernelName, binding, chip);
+  }
+  FailureOr<AttentionShape> shape = attentionShape(op, binding, chip);
+  if (failed(shape))
+    return failure();
+  const AttentionShape &s = *shape;
   OpBuilder b(op.getContext());
   sc::detail::AttentionParams params = attentionParams(op, s, binding);
   if (fromKernelIR) {

@@ -324,6 +324,15 @@ private:
   Value position, slot, kb, kOff;
 };
 
+/// Lowers the multistage kernel-level IR of an attention
+/// (sc-pipeline-multistage's, sm_80 / sm_86 / sm_89), cloned into `kernel`
+/// (its memref arguments Q, K, V and O named by `sck.operand`), op by op
+/// (SckAttentionToMmaSync.cpp); `keyLen` is the key length in the kernel.
+/// Returns the shared memory the kernel needs.
+FailureOr<int64_t> convertAttentionSckToMmaSync(gpu::GPUFuncOp kernel,
+                                                const AttentionShape &shape,
+                                                Value keyLen);
+
 /// Lowers the scheduled kernel-level IR of an attention
 /// (sc-schedule-attention's), cloned into `kernel` (whose parameters are
 /// the writer's: the tensor maps of Q, K, V and O first), op by op

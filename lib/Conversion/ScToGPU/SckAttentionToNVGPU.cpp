@@ -41,6 +41,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AttentionKernelWriter.h"
+#include "AttentionSoftmaxPatterns.h"
 #include "KernelBuilder.h"
 #include "sparcast/Dialect/SCK/IR/SckDialect.h"
 
@@ -582,75 +583,6 @@ struct TurnToNamedBarrier : AttentionPattern<TurnOp> {
   }
 };
 
-struct SoftmaxInitToRows : AttentionPattern<sck::SoftmaxInitOp> {
-  using AttentionPattern::AttentionPattern;
-  LogicalResult
-  matchAndRewrite(sck::SoftmaxInitOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const final {
-    Emitter e(rewriter, op.getLoc(), frame);
-    Value m = e.f32(-1.0e30), l = e.f32(0.0);
-    rewriter.replaceOpWithMultiple(op, {{m, m, l, l}});
-    return success();
-  }
-};
-
-/// The online softmax step: the block's key start masks keys past the
-/// length; skipping unmoved maxima and guessing that none moves as the
-/// writer chooses (not for pairs of candidates; the guess with 64-key
-/// blocks and never on a row's first block).
-struct SoftmaxToRows : AttentionPattern<sck::SoftmaxOp> {
-  using AttentionPattern::AttentionPattern;
-  LogicalResult
-  matchAndRewrite(sck::SoftmaxOp op, OneToNOpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const final {
-    Emitter e(rewriter, op.getLoc(), frame);
-    ValueRange state = adaptor.getState();
-    RowState rows{state[0], state[1], state[2], state[3], {}};
-    Value keyBlock = arith::DivUIOp::create(
-        rewriter, op.getLoc(), adaptor.getKeyStart().front(),
-        e.index(frame.s.blockN));
-    bool first = static_cast<bool>(op.getState().getDefiningOp<sck::SoftmaxInitOp>());
-    Value s = adaptor.getS().front();
-    SoftmaxStep step =
-        frame.s.speculativeSoftmax && !first
-            ? e.speculativeSoftmax(s, keyBlock, rows)
-            : e.softmax(s, keyBlock, rows, frame.s.skipUnmovedMaxima);
-    frame.steps[op.getNewState()] = step;
-    rewriter.replaceOpWithMultiple(
-        op, {step.p, {step.mNew0, step.mNew8, step.lNew0, step.lNew8}});
-    return success();
-  }
-};
-
-struct RescaleToMultiply : AttentionPattern<sck::RescaleOp> {
-  using AttentionPattern::AttentionPattern;
-  LogicalResult
-  matchAndRewrite(sck::RescaleOp op, OneToNOpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const final {
-    auto it = frame.steps.find(op.getTo());
-    if (it == frame.steps.end())
-      return op.emitError("sck-to-nvgpu: O rescaled to the maxima of a "
-                          "softmax step lowered before it");
-    Emitter e(rewriter, op.getLoc(), frame);
-    rewriter.replaceOpWithMultiple(
-        op, {{e.rescale(adaptor.getO().front(), it->second)}});
-    return success();
-  }
-};
-
-struct NormalizeToRowSums : AttentionPattern<sck::NormalizeOp> {
-  using AttentionPattern::AttentionPattern;
-  LogicalResult
-  matchAndRewrite(sck::NormalizeOp op, OneToNOpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const final {
-    Emitter e(rewriter, op.getLoc(), frame);
-    ValueRange state = adaptor.getState();
-    rewriter.replaceOpWithMultiple(
-        op, {{e.normalized(adaptor.getO().front(), state[2], state[3])}});
-    return success();
-  }
-};
-
 /// O into the consumer's staging tile (its Q slot, free since Q is in
 /// registers or was last read), then out by TMA from its elected thread.
 struct EpilogueToTmaStores : AttentionPattern<sck::EpilogueOp> {
@@ -1016,10 +948,9 @@ LogicalResult mlir::sc::detail::convertAttentionSckToNVGPU(
                FreeToArrive<sck::DiscardOp>, LoadFragToLdmatrix, ZeroToZero,
                MmaToWgmma, MmaWaitKeepingP,
                TurnToNamedBarrier<sck::AwaitTurnOp>,
-               TurnToNamedBarrier<sck::PassTurnOp>, SoftmaxInitToRows,
-               SoftmaxToRows, RescaleToMultiply, NormalizeToRowSums,
-               EpilogueToTmaStores, ExtractToLoad, WalkSizeToShare,
+               TurnToNamedBarrier<sck::PassTurnOp>, EpilogueToTmaStores, ExtractToLoad, WalkSizeToShare,
                WalkTileToItem>(converter, ctx, *frame);
+  populateAttentionSoftmaxPatterns(converter, patterns, *frame);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
   return applyKernelConversion(kernel, target, std::move(patterns),

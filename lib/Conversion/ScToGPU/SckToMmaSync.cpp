@@ -125,6 +125,27 @@ struct Arith : KernelArith {
 
 } // namespace
 
+Value mlir::sc::detail::mmaSyncM16N8K16(OpBuilder &b, Location loc,
+                                        Type element, ArrayRef<Value> a,
+                                        ArrayRef<Value> bFrag, Value acc) {
+  std::string type = element.isBF16() ? "bf16" : "f16";
+  std::string text = llvm::formatv(
+      "mma.sync.aligned.m16n8k16.row.col.f32.{0}.{0}.f32 {{$0, $1, $2, $3}, "
+      "{{$4, $5, $6, $7}, {{$8, $9}, {{$10, $11, $12, $13};",
+      type);
+  SmallVector<Value> operands(a);
+  llvm::append_range(operands, bFrag);
+  for (int64_t r = 0; r < 4; ++r)
+    operands.push_back(LLVM::ExtractValueOp::create(b, loc, acc, r));
+  return LLVM::InlineAsmOp::create(
+             b, loc, acc.getType(), operands, text,
+             "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3", /*has_side_effects=*/false,
+             /*is_align_stack=*/false, LLVM::TailCallKind::None,
+             LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+             ArrayAttr())
+      .getResult(0);
+}
+
 FailureOr<MmaSyncRingLayout>
 mlir::sc::detail::mmaSyncRingLayout(sck::RingOp ring) {
   MmaSyncRingLayout layout;
@@ -396,28 +417,6 @@ struct ZeroToRegisters : OpConversionPattern<sck::ZeroOp> {
 struct MmaToMmaSync : OpConversionPattern<sck::MmaOp> {
   using OpConversionPattern::OpConversionPattern;
 
-  // mma.sync m16n8k16, fp32 accumulation, the accumulator (a struct of 4
-  // f32) tied in and out.
-  static Value mmaSync(OpBuilder &b, Location loc, Type element,
-                       ArrayRef<Value> a, ArrayRef<Value> bFrag, Value acc) {
-    std::string type = element.isBF16() ? "bf16" : "f16";
-    std::string text = llvm::formatv(
-        "mma.sync.aligned.m16n8k16.row.col.f32.{0}.{0}.f32 {{$0, $1, $2, $3}, "
-        "{{$4, $5, $6, $7}, {{$8, $9}, {{$10, $11, $12, $13};",
-        type);
-    SmallVector<Value> operands(a);
-    llvm::append_range(operands, bFrag);
-    for (int64_t r = 0; r < kAccRegisters; ++r)
-      operands.push_back(LLVM::ExtractValueOp::create(b, loc, acc, r));
-    return LLVM::InlineAsmOp::create(
-               b, loc, acc.getType(), operands, text,
-               "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3", /*has_side_effects=*/false,
-               /*is_align_stack=*/false, LLVM::TailCallKind::None,
-               LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-               ArrayAttr())
-        .getResult(0);
-  }
-
   LogicalResult
   matchAndRewrite(sck::MmaOp mma, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -483,7 +482,7 @@ struct MmaToMmaSync : OpConversionPattern<sck::MmaOp> {
       for (int64_t mi = 0; mi < kMmaTilesM; ++mi)
         for (int64_t nj = 0; nj < kMmaTilesN; ++nj) {
           Value &tile = acc[mi * kMmaTilesN + nj];
-          tile = mmaSync(rewriter, loc, aType.getElementType(), aFrags[mi],
+          tile = mmaSyncM16N8K16(rewriter, loc, aType.getElementType(), aFrags[mi],
                          bFrags[nj], tile);
         }
     }

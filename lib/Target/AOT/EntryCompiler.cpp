@@ -1132,7 +1132,8 @@ LogicalResult EntryCompiler::visitAttention(AttentionOp op) {
   }
   FailureOr<KernelLaunch> launch =
       buildAttentionKernel(op, gpuModule, nextKernelName("attention"), binding,
-                           options.chip, options.attentionFromKernelIR);
+                           options.chip, options.attentionFromKernelIR,
+                           options.ampereAttention);
   if (failed(launch) || failed(addLaunch(*launch, op.getLoc())))
     return failure();
   return success();

@@ -44,7 +44,7 @@ struct ScTestAttentionKernelPass
       binding.queryLenSymbol = "L";
       binding.keyLenSymbol = "S";
       return buildAttentionKernel(op, gpuModule, name, binding, chip,
-                                  fromKernelIR);
+                                  fromKernelIR, ampereAttention);
     };
     if (failed(sc::detail::buildTestKernels<AttentionOp>(getOperation(),
                                                      "attention", build)))

@@ -24,6 +24,8 @@ def ScTestAttentionKernelPass : Pass<"sc-test-attention-kernel", "::mlir::Module
            "Target chip">,
     Option<"fromKernelIR", "from-kernel-ir", "bool", /*default=*/"false",
            "Lower the kernel op by op from its scheduled kernel-level IR">,
+    Option<"ampereAttention", "ampere-attention", "bool", /*default=*/"false",
+           "sm_80 / sm_86 / sm_89: the mma.sync kernel">,
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect",

@@ -45,7 +45,8 @@ FailureOr<KernelLaunch> buildAttentionKernel(AttentionOp op,
                                              StringRef kernelName,
                                              const AttentionBinding &binding,
                                              StringRef chip,
-                                             bool fromKernelIR = false);
+                                             bool fromKernelIR = false,
+                                             bool ampereAttention = false);
 
 } // namespace mlir::sc
 

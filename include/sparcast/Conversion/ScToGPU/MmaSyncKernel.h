@@ -34,6 +34,12 @@ struct MmaSyncRingLayout {
   int64_t bytes = 0;
 };
 
+/// mma.sync m16n8k16 with fp32 accumulation: A's 4 and B's 2 registers
+/// (two `element`s each), the accumulator a struct of 4 f32, tied in and
+/// out.
+Value mmaSyncM16N8K16(OpBuilder &b, Location loc, Type element,
+                      ArrayRef<Value> a, ArrayRef<Value> bFrag, Value acc);
+
 /// The layout of `ring`, from its stages and a put at a named position;
 /// a located error when the ring is not of that form.
 FailureOr<MmaSyncRingLayout> mmaSyncRingLayout(sck::RingOp ring);

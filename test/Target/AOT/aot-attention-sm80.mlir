@@ -1,0 +1,33 @@
+// REQUIRES: ptxas
+// RUN: rm -rf %t && sparcast-aot %sparcast_src_root/examples/self_target_attention.mlir -o %t --sm=sm_80 --ampere-attention --report | FileCheck %s
+// RUN: FileCheck %s --check-prefix=PTX < %t/self_target_attention_kernels.ptx
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t/manifest.json
+// RUN: rm -rf %t-86 && sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t-86 --sm=sm_86 --ampere-attention --report | FileCheck %s --check-prefix=SM86
+// RUN: not sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t-off --sm=sm_80 2>&1 | FileCheck %s --check-prefix=OFF
+// RUN: not sparcast-aot %sparcast_src_root/examples/loglinear_attention.mlir -o %t-ll --sm=sm_80 --ampere-attention 2>&1 | FileCheck %s --check-prefix=BIG
+
+// sparcast-aot --sm=sm_80 --ampere-attention (experimental): attention by
+// the mma.sync kernel lowered from its multistage kernel-level IR, one
+// CTA of four warps a 64-row query tile and head: K and V through a
+// cp.async ring of three slots (two on sm_86 / sm_89, whose CTAs get 99
+// KB of shared memory), Q through one of its own; ptxas (sm_80) takes it
+// without spills. The launch: (batch, query tiles, heads) CTAs of 128
+// threads; the tensors passed as memrefs, the index after them.
+// CHECK: kernel self_target_attention_attention0: attention, 2 heads, head dim 128, f16, one CTA of four warps a 64-row query tile (sm_80: cp.async rings, mma.sync), 64-key blocks, online softmax (exp2, fp32), 132096 B shared memory
+// CHECK: kernel self_target_attention_attention1: attention, 2 heads, head dim 128, f16, keys/values read through the index
+// CHECK-NOT: {{[1-9][0-9]*}} bytes spill stores
+// PTX: .target sm_80
+// PTX: cp.async.cg.shared.global
+// PTX: cp.async.wait_group 0;
+// PTX: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// PTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// PTX: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// MANIFEST: "kernel": "self_target_attention_attention1",
+// MANIFEST: "kind": "memref",
+// MANIFEST-NEXT: "tensor":
+// SM86: 99328 B shared memory
+// SM86-NOT: {{[1-9][0-9]*}} bytes spill stores
+// What it does not take is a located error: without the flag, and the
+// log-linear mask's 128-token blocks, whose rings do not fit.
+// OFF: error: the attention kernel needs sm_90a (TMA and wgmma), got sm_80 (--ampere-attention: the mma.sync kernel, experimental)
+// BIG: loglinear_attention.mlir:{{[0-9]+}}:{{[0-9]+}}: error: the sm_80 attention kernel's rings need 230400 bytes of shared memory, more than 166912
