@@ -113,7 +113,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   sc::ScSelectKernelConfigPassOptions config;
   config.chip = "sm_80";
   sm80.addNestedPass<func::FuncOp>(sc::createScSelectKernelConfigPass(config));
-  sm80.addPass(sc::createScLowerToSckPass());
+  sc::ScLowerToSckPassOptions sm80Lower;
+  sm80Lower.attention = true;
+  sm80.addPass(sc::createScLowerToSckPass(sm80Lower));
   sm80.addPass(sc::createScPipelineMultistagePass());
   (void)sm80.run(*ampere);
   return 0;
