@@ -142,7 +142,10 @@ std::string mlir::sc::attentionConfigLimitation(AttentionOp op,
   if (config.getWalk() == AttentionWalk::chained &&
       (mask || !staticPastBatch(q) || k.isDynamicDim(2)))
     return "a chained walk needs static lengths and heads and no mask";
-  if (mask && config.getKeyBlock() != mask.getMaskBlockSize())
+  // Key blocks are the mask's, or (one consumer) halves of its blocks.
+  if (mask && config.getKeyBlock() != mask.getMaskBlockSize() &&
+      !(config.getConsumers() == 1 && config.getKeyBlock() == 64 &&
+        mask.getMaskBlockSize() == 128))
     return "key blocks of " + std::to_string(config.getKeyBlock()) +
            " under a mask of " + std::to_string(mask.getMaskBlockSize()) +
            "-token blocks";

@@ -359,6 +359,10 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
   AttentionConfigAttr config = getAttentionConfig(op);
   auto mask = dyn_cast_if_present<BlockMaskAttrInterface>(op.getMaskAttr());
   int64_t blockN = config.getKeyBlock();
+  // The mask's blocks: the key blocks, or two of them each (64-key blocks
+  // under a 128-token mask).
+  int64_t maskBlock = mask ? mask.getMaskBlockSize() : blockN;
+  int64_t keyBlocksPerMaskBlock = maskBlock / blockN;
   bool dynamicQuery = ShapedType::isDynamic(queryLen);
   bool dynamicKey = ShapedType::isDynamic(keyLen);
   // A block mask over lengths known only at launch: its BSR tables
@@ -428,11 +432,11 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
   Value indexBase = cst(0);
   if (tablesArg) {
     offsets = indices = entry->getArguments().back();
-    indexBase = arith::AddIOp::create(b, loc, ceilDiv(queryLenValue, blockN),
-                                      cst(1));
+    indexBase = arith::AddIOp::create(
+        b, loc, ceilDiv(queryLenValue, maskBlock), cst(1));
   } else if (mask) {
-    int64_t numQueryBlocks = llvm::divideCeil(queryLen, blockN);
-    int64_t numKeyBlocks = llvm::divideCeil(keyLen, blockN);
+    int64_t numQueryBlocks = llvm::divideCeil(queryLen, maskBlock);
+    int64_t numKeyBlocks = llvm::divideCeil(keyLen, maskBlock);
     SmallVector<int32_t> offsetTable, indexTable;
     mask.getBlockTables(numQueryBlocks, numKeyBlocks, offsetTable, indexTable);
     auto table = [&](ArrayRef<int32_t> values) -> Value {
@@ -539,21 +543,37 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
     Value v = tensor::ExtractOp::create(b, loc, table, at);
     return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
   };
+  // Under a mask of blocks twice the key blocks', position i of the loop
+  // is half i % 2 of the table's kept block i / 2.
+  auto times = [&](Value v, int64_t n) -> Value {
+    return n == 1 ? v : arith::MulIOp::create(b, loc, v, cst(n)).getResult();
+  };
   Value first = cst(0), last = keyBlocks;
   if (mask) {
-    Value queryBlock = arith::DivUIOp::create(b, loc, tile0, cst(blockN));
-    first = extract(offsets, queryBlock);
-    last = extract(offsets,
-                   arith::AddIOp::create(b, loc, queryBlock, cst(1)));
+    Value queryBlock = arith::DivUIOp::create(b, loc, tile0, cst(maskBlock));
+    first = times(extract(offsets, queryBlock), keyBlocksPerMaskBlock);
+    last = times(extract(offsets,
+                         arith::AddIOp::create(b, loc, queryBlock, cst(1))),
+                 keyBlocksPerMaskBlock);
   }
   auto blocks = scf::ForOp::create(b, loc, first, last, cst(1), inits);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(blocks.getBody());
-    Value keyBlock =
-        mask ? extract(indices, arith::AddIOp::create(
-                                    b, loc, indexBase, blocks.getInductionVar()))
-             : blocks.getInductionVar();
+    Value keyBlock = blocks.getInductionVar();
+    if (mask && keyBlocksPerMaskBlock == 1) {
+      keyBlock = extract(indices,
+                         arith::AddIOp::create(b, loc, indexBase, keyBlock));
+    } else if (mask) {
+      Value kept = arith::DivUIOp::create(b, loc, keyBlock,
+                                          cst(keyBlocksPerMaskBlock));
+      Value part = arith::RemUIOp::create(b, loc, keyBlock,
+                                          cst(keyBlocksPerMaskBlock));
+      Value maskKeyBlock =
+          extract(indices, arith::AddIOp::create(b, loc, indexBase, kept));
+      keyBlock = arith::AddIOp::create(
+          b, loc, times(maskKeyBlock, keyBlocksPerMaskBlock), part);
+    }
     Value k0 = arith::MulIOp::create(b, loc, keyBlock, cst(blockN));
     // K stored [keys][head dim], read transposed: its boxes serve both
     // halves, as V's box does.

@@ -108,14 +108,13 @@ struct ScSelectKernelConfigPass
   }
 
   /// sm_80 / sm_86 / sm_89: one CTA of four warps a 64-row query tile and
-  /// head, K and V through a cp.async ring in blocks of 64 keys (the
-  /// mask's blocks where it has them).
+  /// head, K and V through a cp.async ring in blocks of 64 keys (a
+  /// 128-token mask block is two: a ring of 128-key blocks would not fit
+  /// sm_86 / sm_89's shared memory, nor three slots of them sm_80's).
   void selectMultistageAttention(AttentionOp op) {
-    auto mask = dyn_cast_if_present<BlockMaskAttrInterface>(op.getMaskAttr());
     auto config = AttentionConfigAttr::get(
-        op.getContext(), AttentionWalk::grid, /*consumers=*/1,
-        mask ? mask.getMaskBlockSize() : 64, /*groupCandidates=*/false,
-        /*pInF16=*/false);
+        op.getContext(), AttentionWalk::grid, /*consumers=*/1, 64,
+        /*groupCandidates=*/false, /*pInF16=*/false);
     op->setAttr(AttentionOp::getConfigAttrName(), config);
     if (report)
       op.emitRemark() << "attention kernel " << config << " (" << chip

@@ -1522,7 +1522,7 @@ buildMultistageAttention(AttentionOp op, gpu::GPUModuleOp gpuModule,
                                 : LaunchDim::of(s.queryLen);
     p.keyLen = s.dynamicKey ? LaunchDim::sym(binding.keyLenSymbol)
                             : LaunchDim::of(s.keyLen);
-    p.maskBlock = s.blockN;
+    p.maskBlock = logLinear.getMaskBlockSize();
     p.localWidth = logLinear.getLocalWidth();
     p.anchors = static_cast<int64_t>(logLinear.getAnchors());
     p.causal = logLinear.getCausal();

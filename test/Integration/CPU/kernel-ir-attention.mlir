@@ -24,6 +24,8 @@
 // RUN: sparcast-equiv %s --ref=log_linear64 --pass-pipeline='builtin.module(sc-select-kernel-config{chip=sm_80},sc-lower-to-sck{attention=1},sc-pipeline-multistage,sc-test-execute-kernel-ir)' --candidates=1 --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=dynamic_lengths --pass-pipeline='builtin.module(sc-select-kernel-config{chip=sm_80},sc-lower-to-sck{attention=1},sc-pipeline-multistage,sc-test-execute-kernel-ir)' --users=2 --candidates=3 --dynamic-size=130 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=dynamic_log_linear64 --pass-pipeline='builtin.module(sc-select-kernel-config{chip=sm_89},sc-lower-to-sck{attention=1},sc-pipeline-multistage,sc-test-execute-kernel-ir)' --candidates=1 --dynamic-size=200 --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=log_linear128 --pass-pipeline='builtin.module(sc-select-kernel-config{chip=sm_80},sc-lower-to-sck{attention=1},sc-pipeline-multistage,sc-test-execute-kernel-ir)' --candidates=1 --rtol=1e-2 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=dynamic_log_linear128 --pass-pipeline='builtin.module(sc-select-kernel-config{chip=sm_86},sc-lower-to-sck{attention=1},sc-pipeline-multistage{stages=2},sc-test-execute-kernel-ir)' --candidates=1 --dynamic-size=300 --rtol=1e-2 | FileCheck %s
 // RUN: not sparcast-equiv %S/Inputs/attention-values-one-block-late.mlir --ref=late_values --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=2 --trials=1 --rtol=2e-3 | FileCheck %s --check-prefix=LATE
 // RUN: not sparcast-equiv %s --ref=wrong_scale --pass-pipeline='builtin.module(sc-test-execute-kernel-ir)' --candidates=2 | FileCheck %s --check-prefix=WRONG
 
@@ -45,7 +47,7 @@
 // position); on sm_80 / sm_86 / sm_89 (sc-pipeline-multistage: Q through
 // a ring of its own into registers, K and V through a ring of 2 or 3
 // slots, a block put two ahead of its MMAs, block masks and dynamic
-// lengths included); a
+// lengths included, a 128-token mask block as two 64-key blocks); a
 // scheduled kernel whose pipelined loop reads V one block late is caught
 // (the execution reads each slot at the position its get names).
 // CHECK-COUNT-2: ok
