@@ -7,7 +7,10 @@
 // computes one element of the output: its parallel loop indices from the
 // element's place, the reduction loops (if any) run in the thread from the
 // output's initial value, the inputs read through the op's indexing maps,
-// the body's ops cloned. Built with the builders, no text.
+// the body's ops cloned. Without reductions a thread computes 16 bytes of
+// consecutive output elements along its last dim (where that dim allows):
+// the inputs read along that dim and the output move in 16-byte vector
+// accesses, the body cloned per element. Built with the builders, no text.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +23,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
@@ -109,6 +113,33 @@ std::string mlir::sc::genericKernelLimitation(linalg::GenericOp op) {
   return "";
 }
 
+/// Consecutive output elements along its last dim a thread computes: as
+/// many as make 16 bytes (at most 8), where that dim is static and a
+/// multiple of them and nothing is reduced (a reduction's thread already
+/// loops); else one.
+static int64_t elementsPerThread(linalg::GenericOp op,
+                                 RankedTensorType outType) {
+  Type element = outType.getElementType();
+  if (op.getNumReductionLoops() != 0 || !element.isIntOrFloat())
+    return 1;
+  int64_t bits = element.getIntOrFloatBitWidth();
+  if (bits < 8 || bits > 32)
+    return 1;
+  int64_t lanes = std::min<int64_t>(8, 128 / bits);
+  int64_t inner = outType.getShape().back();
+  if (ShapedType::isDynamic(inner) || inner % lanes != 0)
+    return 1;
+  return lanes;
+}
+
+/// The byte alignment of `lanes` elements of `memref` starting at an
+/// element index that is a multiple of `lanes` (the runtime's tensors and
+/// workspaces are 16-byte aligned).
+static llvm::MaybeAlign laneAlignment(MemRefType memref, int64_t lanes) {
+  int64_t bytes = lanes * memref.getElementTypeBitWidth() / 8;
+  return llvm::Align(std::min<int64_t>(16, llvm::PowerOf2Ceil(bytes)));
+}
+
 /// Element `at` of `source`, or zero where `at` lies outside it (an index
 /// past a gathered table reads nothing).
 static Value gatherElement(OpBuilder &b, Location loc, Value source,
@@ -143,7 +174,8 @@ FailureOr<KernelLaunch> mlir::sc::buildGenericKernel(
            << why;
   MLIRContext *ctx = gpuModule.getContext();
   ctx->loadDialect<arith::ArithDialect, math::MathDialect,
-                   memref::MemRefDialect, scf::SCFDialect>();
+                   memref::MemRefDialect, scf::SCFDialect,
+                   vector::VectorDialect>();
   Location loc = op.getLoc();
   OpBuilder b(ctx);
   auto outType = cast<RankedTensorType>(op->getResult(0).getType());
@@ -180,7 +212,8 @@ FailureOr<KernelLaunch> mlir::sc::buildGenericKernel(
     initParam = params.size();
     params.push_back(sc::detail::memrefOf(outType));
   }
-  // Constant tensors: module globals.
+  // Constant tensors: module globals, 16-byte aligned as the runtime's
+  // tensors are (vector reads).
   SmallVector<Value> constantGlobals(op.getNumDpsInputs());
   SmallVector<std::string> globalNames(op.getNumDpsInputs());
   {
@@ -195,7 +228,7 @@ FailureOr<KernelLaunch> mlir::sc::buildGenericKernel(
       memref::GlobalOp::create(b, loc, globalNames[i], b.getStringAttr("private"),
                                sc::detail::memrefOf(type),
                                cast<ElementsAttr>(dense.getValue()),
-                               /*constant=*/true, IntegerAttr());
+                               /*constant=*/true, b.getI64IntegerAttr(16));
     }
   }
   auto func = sc::detail::createKernelFunction(b, loc, gpuModule, kernelName,
@@ -235,11 +268,15 @@ FailureOr<KernelLaunch> mlir::sc::buildGenericKernel(
           isa<MemRefType>(operandValue(k).getType()))
         loopSizes[dim.getPosition()] =
             memref::DimOp::create(b, loc, operandValue(k), pos);
-  // This thread's output element: flat over the output, row-major.
+  // This thread's first output element: flat over the output, row-major,
+  // `lanes` a thread.
+  int64_t lanes = elementsPerThread(op, outType);
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value flat = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, bid, index(kThreads)), tid);
+  if (lanes > 1)
+    flat = arith::MulIOp::create(b, loc, flat, index(lanes));
   Value total = index(1);
   int64_t rank = outType.getRank();
   for (int64_t d = 0; d < rank; ++d)
@@ -259,28 +296,71 @@ FailureOr<KernelLaunch> mlir::sc::buildGenericKernel(
   AffineMap outMap = maps.back();
   for (unsigned j = 0; j < outMap.getNumResults(); ++j)
     loops[outMap.getDimPosition(j)] = at[j];
-  Value init = readsInit ? memref::LoadOp::create(b, loc, func.getArgument(initParam), at)
-                               .getResult()
-                         : arith::ConstantOp::create(
-                               b, loc, b.getZeroAttr(outType.getElementType()))
-                               .getResult();
-  // The body at the current loop indices, on the running value.
-  auto runBody = [&](OpBuilder &nb, Value running) -> Value {
+  // An operand's element at the current loop indices.
+  auto indicesOf = [&](OpBuilder &nb, AffineMap map) {
+    SmallVector<Value> idx;
+    for (AffineExpr e : map.getResults())
+      idx.push_back(isa<AffineDimExpr>(e)
+                        ? loops[cast<AffineDimExpr>(e).getPosition()]
+                        : arith::ConstantIndexOp::create(
+                              nb, loc, cast<AffineConstantExpr>(e).getValue())
+                              .getResult());
+    return idx;
+  };
+  // With several lanes: the loop of the output's last dim, and each input
+  // read along it as its own last dim (a multiple of the lanes) read once
+  // as a vector; the others element by element.
+  unsigned laneLoop = outMap.getDimPosition(rank - 1);
+  Value laneBase = at[rank - 1];
+  SmallVector<Value> laneVectors(inputs.size());
+  auto readsAlongLanes = [&](Value memref, AffineMap map) {
+    auto type = dyn_cast<MemRefType>(memref.getType());
+    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+    int64_t inner = type ? type.getShape().back() : ShapedType::kDynamic;
+    return type && last && last.getPosition() == laneLoop &&
+           !ShapedType::isDynamic(inner) && inner % lanes == 0 &&
+           type.getElementTypeBitWidth() >= 8;
+  };
+  auto vectorOf = [&](Value memref) {
+    return VectorType::get({lanes}, cast<MemRefType>(memref.getType()).getElementType());
+  };
+  if (lanes > 1)
+    for (auto [k, input] : llvm::enumerate(inputs))
+      if (readsAlongLanes(input, maps[k]))
+        laneVectors[k] = vector::LoadOp::create(
+            b, loc, vectorOf(input), input, indicesOf(b, maps[k]),
+            /*nontemporal=*/false,
+            laneAlignment(cast<MemRefType>(input.getType()), lanes));
+  Value initVector;
+  if (readsInit && lanes > 1)
+    initVector = vector::LoadOp::create(
+        b, loc, vectorOf(out), func.getArgument(initParam), at,
+        /*nontemporal=*/false, laneAlignment(cast<MemRefType>(out.getType()), lanes));
+  Value init = readsInit && lanes == 1
+                   ? memref::LoadOp::create(b, loc, func.getArgument(initParam), at)
+                         .getResult()
+                   : arith::ConstantOp::create(
+                         b, loc, b.getZeroAttr(outType.getElementType()))
+                         .getResult();
+  // The body at the current loop indices (lane `lane` of the thread's
+  // elements), on the running value.
+  auto runBody = [&](OpBuilder &nb, Value running, int64_t lane = 0) -> Value {
+    if (lanes > 1)
+      loops[laneLoop] =
+          lane == 0 ? laneBase
+                    : arith::AddIOp::create(nb, loc, laneBase, index(lane))
+                          .getResult();
     IRMapping mapping;
     for (auto [k, input] : llvm::enumerate(inputs)) {
       Value v = input;
-      if (isa<MemRefType>(input.getType())) {
-        SmallVector<Value> idx;
-        for (AffineExpr e : maps[k].getResults())
-          idx.push_back(isa<AffineDimExpr>(e)
-                            ? loops[cast<AffineDimExpr>(e).getPosition()]
-                            : arith::ConstantIndexOp::create(
-                                  nb, loc, cast<AffineConstantExpr>(e).getValue())
-                                  .getResult());
-        v = memref::LoadOp::create(nb, loc, input, idx);
-      }
+      if (laneVectors[k])
+        v = vector::ExtractOp::create(nb, loc, laneVectors[k], lane);
+      else if (isa<MemRefType>(input.getType()))
+        v = memref::LoadOp::create(nb, loc, input, indicesOf(nb, maps[k]));
       mapping.map(body->getArgument(k), v);
     }
+    if (initVector)
+      running = vector::ExtractOp::create(nb, loc, initVector, lane);
     mapping.map(body->getArgument(op.getNumDpsInputs()), running);
     for (Operation &inner : body->without_terminator()) {
       if (auto idx = dyn_cast<linalg::IndexOp>(inner)) {
@@ -329,8 +409,17 @@ FailureOr<KernelLaunch> mlir::sc::buildGenericKernel(
     scf::YieldOp::create(b, loc, next);
     return loop.getResult(0);
   };
-  Value result = nest(0, init);
-  memref::StoreOp::create(b, loc, result, out, at);
+  if (lanes > 1) {
+    SmallVector<Value> results;
+    for (int64_t lane = 0; lane < lanes; ++lane)
+      results.push_back(runBody(b, init, lane));
+    Value packed =
+        vector::FromElementsOp::create(b, loc, vectorOf(out), results);
+    vector::StoreOp::create(b, loc, packed, out, at, /*nontemporal=*/false,
+                            laneAlignment(cast<MemRefType>(out.getType()), lanes));
+  } else {
+    memref::StoreOp::create(b, loc, nest(0, init), out, at);
+  }
   b.setInsertionPointToEnd(&func.getBody().front());
   gpu::ReturnOp::create(b, loc);
 
@@ -342,9 +431,11 @@ FailureOr<KernelLaunch> mlir::sc::buildGenericKernel(
     inner *= outType.getDimSize(d);
   const LaunchDim &rows = binding.outputShape.front();
   if (rows.symbol.empty())
-    launch.grid[0] = LaunchDim::of(llvm::divideCeil(rows.constant * inner, kThreads));
+    launch.grid[0] = LaunchDim::of(
+        llvm::divideCeil(rows.constant * inner, kThreads * lanes));
   else
-    launch.grid[0] = LaunchDim{0, rows.symbol, rows.factor * inner, kThreads};
+    launch.grid[0] =
+        LaunchDim{0, rows.symbol, rows.factor * inner, kThreads * lanes};
   launch.grid[1] = launch.grid[2] = LaunchDim::of(1);
   for (const std::string &name : binding.inputs)
     if (!name.empty())
@@ -354,9 +445,16 @@ FailureOr<KernelLaunch> mlir::sc::buildGenericKernel(
   launch.params.push_back(LaunchParam::memref(binding.output));
   if (readsInit)
     launch.params.push_back(LaunchParam::memref(binding.init));
-  launch.summary = llvm::formatv(
-      "{0}: linalg.generic ({1} loops, {2} reduced) as one thread per output "
-      "element of {3}",
-      kernelName, op.getNumLoops(), reductions.size(), binding.output);
+  launch.summary =
+      lanes > 1
+          ? llvm::formatv("{0}: linalg.generic ({1} loops) as one thread per "
+                          "{2} consecutive elements of {3} (16-byte accesses)",
+                          kernelName, op.getNumLoops(), lanes, binding.output)
+                .str()
+          : llvm::formatv("{0}: linalg.generic ({1} loops, {2} reduced) as "
+                          "one thread per output element of {3}",
+                          kernelName, op.getNumLoops(), reductions.size(),
+                          binding.output)
+                .str();
   return launch;
 }

@@ -10,14 +10,14 @@
 // index and the table as gathered tensors, after its inputs. A
 // linalg.generic whose body reads a tensor by tensor.extract (what a
 // gather lowers to; also imported graphs) takes it the same way.
-// REPORT: kernel gather_generic0: linalg.generic (3 loops, 0 reduced) as one thread per output element of result0
+// REPORT: kernel gather_generic0: linalg.generic (3 loops) as one thread per 8 consecutive elements of result0 (16-byte accesses)
 // REPORT: kernel lookup_generic0: linalg.generic (1 loops, 0 reduced) as one thread per output element of result0
 // MANIFEST: "index_into": "U",
 // MANIFEST-NEXT: "name": "arg1",
 // MANIFEST-NEXT: "shape": [
 // MANIFEST-NEXT: "B"
 // MANIFEST: "grid": [
-// MANIFEST-NEXT: "B*32/256",
+// MANIFEST-NEXT: "B*32/2048",
 // MANIFEST: "kernel": "gather_generic0",
 // MANIFEST: "tensor": "arg1"
 // MANIFEST: "tensor": "arg0"
@@ -26,7 +26,7 @@
 // PTX: .entry gather_generic0(
 // PTX: setp.{{.*}}
 // PTX: ld.global
-// PTX: st.global
+// PTX: st.global.v4.b32
 func.func @gather(%user: tensor<?x4x8xf16> {sc.lineage = #sc.lineage<request>},
                   %idx: tensor<?xi32> {sc.lineage = #sc.lineage<index>}) -> tensor<?x4x8xf16> {
   %e = sc.gather_rows %user[%idx] : tensor<?x4x8xf16>, tensor<?xi32> -> tensor<?x4x8xf16>

@@ -10,20 +10,30 @@
 // the rows' reshapes views of their buffers in the manifest, each constant
 // a kernel reads copied out of the kernels' module, and
 // what stays outside the sc ops generated kernels, one per linalg.generic
-// (named ops generalized, element-wise chains fused), one thread per
-// output element, the reductions in the thread.
+// (named ops generalized, element-wise chains fused): one thread per
+// output element with the reductions in the thread, or without
+// reductions one thread per 16 bytes of consecutive output elements, the
+// inputs read along them and the output in 16-byte vector accesses (the
+// Cast to f16: eight elements, two 16-byte loads of f32 and one store).
 // REPORT: raised to sc.batch_matmul over one-row items
 // REPORT: raised to sc.batch_matmul over one-row items, the weight read transposed
 // REPORT: fused an element-wise consumer into the epilogue (0 gathered input(s) read through the index, 0 other input(s))
 // REPORT: fused an element-wise consumer into the epilogue (0 gathered input(s) read through the index, 1 other input(s))
-// REPORT: kernel mlp_generic0: linalg.generic (2 loops, 0 reduced) as one thread per output element of ws0
-// REPORT: kernel mlp_generic1: linalg.generic (1 loops, 0 reduced) as one thread per output element of ws1
+// REPORT: kernel mlp_generic0: linalg.generic (2 loops) as one thread per 4 consecutive elements of ws0 (16-byte accesses)
+// REPORT: kernel mlp_generic1: linalg.generic (1 loops) as one thread per 4 consecutive elements of ws1 (16-byte accesses)
 // REPORT: kernel mlp_gemm2: 1x8x16 f32, portable path
+// REPORT: kernel mlp_generic4: linalg.generic (2 loops, 0 reduced) as one thread per output element of ws4
 // REPORT: kernel mlp_gemm5: 1x1x8 f32, portable path
-// REPORT: kernel mlp_generic7: linalg.generic (2 loops, 1 reduced)
-// REPORT: kernel mlp_generic12: linalg.generic (3 loops, 0 reduced) as one thread per output element of view4
-// PTX: .global .align 4 .b8 mlp_generic0_in0[512] =
-// PTX: .entry mlp_generic
+// REPORT: kernel mlp_generic7: linalg.generic (2 loops, 1 reduced) as one thread per output element of ws6
+// REPORT: kernel mlp_generic12: linalg.generic (3 loops) as one thread per 8 consecutive elements of view4 (16-byte accesses)
+// PTX: .global .align 16 .b8 mlp_generic0_in0[512] =
+// PTX: .entry mlp_generic0(
+// PTX: ld.global.nc.v4.b32
+// PTX: st.global.v4.b32
+// PTX: .entry mlp_generic12(
+// PTX: ld.global.v4.b32
+// PTX: ld.global.v4.b32
+// PTX: st.global.v4.b32
 // MANIFEST: "views": [
 // MANIFEST-NEXT: {
 // MANIFEST-NEXT: "dtype": "f32",
