@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes bench/results/<workload>.json, one current file per workload, from
 the JSON files one device run wrote (scripts/device-check.sh: gemm.json, gemm-sm80.json,
-lce.json, attention.json, experimental.json, ceiling.json, similarity.json).
+attention-sm80.json, lce.json, attention.json, experimental.json, ceiling.json,
+similarity.json).
 
 Every file keeps the run's date, GPU, commit and torch version, and the
 rows of its workload (ours and each peer timed in the same rounds, ratios,
@@ -52,8 +53,8 @@ def main():
         os.path.dirname(os.path.abspath(__file__)), "results"))
     args = parser.parse_args()
     runs = {}
-    for name in ("gemm", "gemm-sm80", "lce", "attention", "experimental", "ceiling",
-                 "similarity"):
+    for name in ("gemm", "gemm-sm80", "attention-sm80", "lce", "attention",
+                 "experimental", "ceiling", "similarity"):
         path = os.path.join(args.run_dir, name + ".json")
         if os.path.exists(path):
             with open(path) as f:

@@ -44,10 +44,10 @@ mkdir -p "$ROOT/bench/artifacts/ir"
 "$BIN/sparcast-aot" "$ROOT/bench/attention_suite.mlir" -o "$ROOT/bench/artifacts/ir/attention_suite_grouped" --attention-from-kernel-ir --attention-group-candidates >/dev/null
 # Hybrid dense / 2:4 / zero tiles (bench/hybrid_check.py).
 "$BIN/sparcast-aot" "$ROOT/bench/hybrid_suite.mlir" -o "$ROOT/bench/artifacts/hybrid_suite" >/dev/null
-# Split-K of decode (experimental): three parts everywhere (the small
-# correctness cases split too), and as many as auto picks (the A/B).
+# Split-K of decode (the default picks the parts): three parts everywhere
+# (the small correctness cases split too), and none (the A/B's baseline).
 "$BIN/sparcast-aot" "$ROOT/bench/hybrid_suite.mlir" -o "$ROOT/bench/artifacts/hybrid_suite_split3" --hybrid-split-k=3 >/dev/null
-"$BIN/sparcast-aot" "$ROOT/bench/hybrid_suite.mlir" -o "$ROOT/bench/artifacts/hybrid_suite_splitk" --hybrid-split-k=0 >/dev/null
+"$BIN/sparcast-aot" "$ROOT/bench/hybrid_suite.mlir" -o "$ROOT/bench/artifacts/hybrid_suite_nosplit" --hybrid-split-k=1 >/dev/null
 # A constant weight packed at compile time (--hybrid-weights).
 python3 "$ROOT/bench/make_hybrid_suite.py" --constant > "$ROOT/bench/artifacts/hybrid_const.mlir"
 "$BIN/sparcast-aot" "$ROOT/bench/artifacts/hybrid_const.mlir" -o "$ROOT/bench/artifacts/hybrid_const" \

@@ -44,13 +44,13 @@ PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench
   --artifacts "$ROOT/bench/artifacts/hybrid_suite" --out "$OUT_DIR/hybrid.json" \
   --constant-artifacts "$ROOT/bench/artifacts/hybrid_const" \
   --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/hybrid.log" || echo "hybrid checks failed or timed out (see hybrid.log)"
-# Split-K of decode (experimental): correct with three parts, then auto's
-# parts against no split and cuBLAS in the same rounds.
+# Split-K of decode: correct with three parts, then no split against the
+# default (auto's parts) and cuBLAS in the same rounds.
 PYTHONUNBUFFERED=1 timeout 120 python3 "$ROOT/bench/hybrid_check.py" --check-only \
   --artifacts "$ROOT/bench/artifacts/hybrid_suite_split3" --out "$OUT_DIR/hybrid-split3.json" \
   --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/hybrid-splitk.log" || echo "split-K checks failed (see hybrid-splitk.log)"
 PYTHONUNBUFFERED=1 timeout 180 python3 "$ROOT/bench/hybrid_ab.py" \
-  "$ROOT/bench/artifacts/hybrid_suite" "$ROOT/bench/artifacts/hybrid_suite_splitk" \
+  "$ROOT/bench/artifacts/hybrid_suite_nosplit" "$ROOT/bench/artifacts/hybrid_suite" \
   --shapes 4096x11008,8192x8192,11008x4096 --tokens 1,16 --mixes all_24,all_dense \
   --out "$OUT_DIR/hybrid-splitk-ab.json" 2>&1 | tee -a "$OUT_DIR/hybrid-splitk.log" || echo "split-K A/B failed (see hybrid-splitk.log)"
 # cuSPARSELt on all-2:4 weights, a process per shape: on some shapes it

@@ -109,10 +109,10 @@ static cl::opt<int64_t> hybridSplitK(
     "hybrid-split-k",
     cl::desc("Decode GEMMs over hybrid-tiled weights (one consumer, 64 "
              "weight rows a CTA) run each tile's k-tiles in this many parts, "
-             "the last to finish adding the partial sums (sc-split-k; "
-             "experimental, not yet run on a GPU): 1 off, 0 as many as "
-             "fill two CTAs an SM, else 2 to 16"),
-    cl::init(1));
+             "the last to finish adding the partial sums (sc-split-k): 1 "
+             "off, 0 auto (where the tiles alone leave over half the SMs "
+             "idle: as many as fill two CTAs an SM), else 2 to 16"),
+    cl::init(0));
 static cl::opt<int64_t> wsStages(
     "ws-stages", cl::desc("Ring stages of the warp-specialized kernels (0: as many as fit)"),
     cl::init(0));

@@ -104,7 +104,7 @@ struct ScKernelPipelineOptions
       *this, "hybrid-split-k",
       llvm::cl::desc("Split-K of decode hybrid-tiled GEMMs (sc-split-k): 1 "
                      "off, 0 auto, else the parts"),
-      llvm::cl::init(1)};
+      llvm::cl::init(0)};
 };
 
 /// Everything sparcast-aot runs on a model before it builds the kernels:

@@ -61,7 +61,7 @@ struct AotOptions {
   double hybridDenseBudget = 0.0;
   /// Split-K of decode hybrid-tiled GEMMs (sc-split-k): 1 off, 0 auto, or
   /// the parts.
-  int64_t hybridSplitK = 1;
+  int64_t hybridSplitK = 0;
   /// The kernel-level IR's passes: sc-warp-specialize's ring stages (0: as
   /// many as fit) and register split, sc-persistent's M-tile group (0: no
   /// sc-persistent, one CTA per tile).
