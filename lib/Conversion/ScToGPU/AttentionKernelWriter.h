@@ -115,6 +115,10 @@ struct AttentionStepValues {
   /// Shared memory's base (i64, for wgmma descriptors; index, for
   /// pointers).
   Value smemBase, base;
+  /// If set, the wgmma descriptor of the base itself: a box's descriptor
+  /// is then this plus its offset / 16 (shared addresses stay below the
+  /// descriptor's 18 address bits, so no mask is needed), an add a box.
+  Value descriptorBase;
   /// This lane's row of the four 8 x 8 matrices of ldmatrix / stmatrix
   /// .x4: its 16-byte chunk, its byte offset in the tile, its swizzle; its
   /// column pair 2 (lane % 4) of the wgmma fragments.

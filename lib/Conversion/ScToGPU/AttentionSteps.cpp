@@ -67,7 +67,10 @@ void AttentionKernelWriter::loadKeyValue(Value position, Value t,
 // The wgmma descriptor of the 128B-swizzled tile at `byteOffset` from the
 // shared memory's v.base: (address >> 4) in bits 0-13 over the fixed bits.
 Value AttentionSteps::descriptor(Value byteOffset) {
-  return wgmmaDescriptor(v.smemBase, byteOffset);
+  if (!v.descriptorBase)
+    return wgmmaDescriptor(v.smemBase, byteOffset);
+  Value offset = arith::IndexCastOp::create(b, loc, b.getI64Type(), byteOffset);
+  return add(v.descriptorBase, arith::ShRUIOp::create(b, loc, offset, i64(4)));
 }
 
 // This lane's row of the four 8 x 8 matrices that ldmatrix / stmatrix .x4

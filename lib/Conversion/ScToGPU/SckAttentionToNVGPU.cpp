@@ -785,6 +785,18 @@ FailureOr<AttentionFrame> buildFrame(gpu::GPUFuncOp func,
               index(256));
   f.v.base = base;
   f.v.smemBase = arith::IndexCastOp::create(b, loc, b.getI64Type(), base);
+  {
+    // The base's own wgmma descriptor (AttentionSteps::descriptor adds a
+    // box's offset / 16 to it).
+    auto i64 = [&](int64_t v) {
+      return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v).getResult();
+    };
+    Value masked = arith::AndIOp::create(b, loc, f.v.smemBase,
+                                         i64(sc::detail::kDescriptorAddressMask));
+    f.v.descriptorBase = arith::OrIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, masked, i64(4)),
+        i64(sc::detail::kWgmmaDescriptorBits));
+  }
   // The lane's rows of the ldmatrix / stmatrix matrices and its column
   // pair of the wgmma fragments (AttentionSteps).
   Value warp = div(inWg, index(32));

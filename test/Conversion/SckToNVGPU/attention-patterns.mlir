@@ -1,5 +1,6 @@
 // RUN: sparcast-opt %s -sc-select-kernel-config -sc-lower-to-sck=attention=1 -sc-warp-specialize -sc-schedule-attention "-sc-test-attention-kernel=from-kernel-ir=1" | FileCheck %s
 // RUN: sparcast-opt %s -sc-select-kernel-config -sc-lower-to-sck=attention=1 -sc-warp-specialize -sc-schedule-attention "-sc-test-attention-kernel=from-kernel-ir=1" | FileCheck %s --check-prefix=TURNS
+// RUN: sparcast-opt %s -sc-select-kernel-config -sc-lower-to-sck=attention=1 -sc-warp-specialize -sc-schedule-attention "-sc-test-attention-kernel=from-kernel-ir=1" | FileCheck %s --check-prefix=DESC
 // RUN: not sparcast-opt %s -sc-select-kernel-config -sc-lower-to-sck=attention=1 -sc-warp-specialize "-sc-test-attention-kernel=from-kernel-ir=1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNSCHEDULED
 
 // The attention kernel of the grid walk lowered op by op from its
@@ -17,6 +18,18 @@
 // - sck.release: lane 0 of each warp on the slot's empty barrier;
 // - sck.normalize / sck.epilogue: stmatrix into the consumer's staging
 //   tile between the warpgroup's named barriers, the TMA store.
+// A box's wgmma descriptor: the frame's descriptor of the shared memory's
+// base (masked, shifted, the fixed bits) plus the box's offset / 16, an
+// add a box (shared addresses stay below the 18 address bits).
+// DESC-LABEL: gpu.func @single_attention0(
+// DESC: %[[MASKED:.*]] = arith.andi %{{.*}}, %c262143_i64 : i64
+// DESC: %[[SHIFTED:.*]] = arith.shrui %[[MASKED]], %{{.*}} : i64
+// DESC: %[[BASE:.*]] = arith.ori %[[SHIFTED]], %{{.*}} : i64
+// DESC: nvvm.setmaxregister  increase 232
+// DESC: %[[OFF:.*]] = arith.shrui %{{.*}}, %{{.*}} : i64
+// DESC-NEXT: arith.addi %[[BASE]], %[[OFF]] : i64
+// DESC-NEXT: llvm.mlir.undef
+// DESC-NEXT: nvvm.wgmma.fence.aligned
 // CHECK-LABEL: gpu.func @single_attention0(
 // CHECK: nvvm.setmaxregister  decrease 24
 // CHECK: nvgpu.tma.prefetch.descriptor
