@@ -613,10 +613,10 @@ def ScSplitKPass : Pass<"sc-split-k"> {
     in the one that finishes last, whose epilogue then runs (under an
     `scf.if` of its `last`). Decode runs one CTA per 64 weight rows, too
     few to keep the weight's bytes in flight where the weight has fewer
-    than 128 x 64 rows (docs/decisions.md). `splits` = 0 chooses: the
-    largest power of two that keeps every CTA resident at two an SM of
-    132 SMs with at least 8 k-tiles a part (1: unchanged). Other kernels
-    are left alone.
+    than 128 x 64 rows (docs/decisions.md). `splits` = 0 chooses: 1
+    (unchanged) where the tiles alone keep at least half of 132 SMs busy,
+    else the largest power of two that keeps every CTA resident at two an
+    SM with at least 8 k-tiles a part. Other kernels are left alone.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect"];
   let options = [
