@@ -23,7 +23,7 @@
 //                   ldmatrix, O += P V with P from the softmax's registers
 //                   and V's by ldmatrix .trans
 //   sck.softmax_init, sck.softmax, sck.rescale, sck.normalize
-//                   as on Hopper (AttentionSoftmaxPatterns.h)
+//                   as on Hopper (AttentionSharedPatterns.h)
 //   sck.epilogue    O's rows inside the query length stored, two columns
 //                   a store
 //   tensor.extract  of the index, of the runtime's tables, or of a static
@@ -35,7 +35,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AttentionKernelWriter.h"
-#include "AttentionSoftmaxPatterns.h"
+#include "AttentionSharedPatterns.h"
 #include "KernelBuilder.h"
 #include "sparcast/Conversion/ScToGPU/MmaSyncKernel.h"
 #include "sparcast/Dialect/SCK/IR/SckDialect.h"
@@ -416,29 +416,6 @@ struct EpilogueToStores : MmaSyncPattern<sck::EpilogueOp> {
   }
 };
 
-/// A kernel argument's table (the index, the runtime's BSR tables) or a
-/// constant one (a static mask's) read at an index.
-struct ExtractToLoad : MmaSyncPattern<tensor::ExtractOp> {
-  using MmaSyncPattern::MmaSyncPattern;
-  LogicalResult
-  matchAndRewrite(tensor::ExtractOp extract, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const final {
-    Value memref = kernelArgumentOf(extract.getTensor());
-    if (!memref) {
-      auto it = frame.globals.find(extract.getTensor().getDefiningOp());
-      if (it == frame.globals.end())
-        return failure();
-      auto type = cast<RankedTensorType>(extract.getTensor().getType());
-      memref = memref::GetGlobalOp::create(
-          rewriter, extract.getLoc(),
-          MemRefType::get(type.getShape(), type.getElementType()), it->second);
-    }
-    rewriter.replaceOpWithNewOp<memref::LoadOp>(extract, memref,
-                                                adaptor.getIndices());
-    return success();
-  }
-};
-
 /// The rings' layouts (from their puts' loads), shared memory, the
 /// thread's place in the fragments, the tables as globals.
 FailureOr<Frame> buildFrame(gpu::GPUFuncOp func, const AttentionShape &shape,
@@ -541,22 +518,7 @@ FailureOr<Frame> buildFrame(gpu::GPUFuncOp func, const AttentionShape &shape,
   f.v.accS = f32Struct(shape.blockN / 2);
   f.v.accO = f32Struct(shape.headDim / 2);
   // Constant tables (a static mask's) as globals of the module.
-  auto module = func->getParentOfType<gpu::GPUModuleOp>();
-  OpBuilder top = OpBuilder::atBlockBegin(module.getBody());
-  int64_t tables = 0;
-  func.walk([&](tensor::ExtractOp extract) {
-    auto constant = extract.getTensor().getDefiningOp<arith::ConstantOp>();
-    if (!constant || f.globals.count(constant))
-      return;
-    auto values = cast<DenseIntElementsAttr>(constant.getValue());
-    std::string name = (func.getName() + "_table" + Twine(tables++)).str();
-    memref::GlobalOp::create(
-        top, loc, name, top.getStringAttr("private"),
-        MemRefType::get(values.getType().getShape(),
-                        values.getType().getElementType()),
-        values, /*constant=*/true, IntegerAttr());
-    f.globals[constant] = name;
-  });
+  f.globals = attentionTableGlobals(func);
   return f;
 }
 
@@ -569,40 +531,14 @@ FailureOr<int64_t> mlir::sc::detail::convertAttentionSckToMmaSync(
   if (failed(frame))
     return failure();
   TypeConverter converter;
-  converter.addConversion([](Type t) { return t; });
-  converter.addConversion(
-      [](sck::RingType t) -> Type { return IndexType::get(t.getContext()); });
-  converter.addConversion(
-      [](sck::BoxType t) -> Type { return IndexType::get(t.getContext()); });
-  // A register tile: 4 A-fragment registers a k16 step.
-  converter.addConversion([](sck::FragType t, SmallVectorImpl<Type> &out) {
-    out.append(t.getShape()[1] / 16 * 4, IntegerType::get(t.getContext(), 32));
-    return success();
-  });
-  // An accumulator: a struct of f32; the softmax's statistics: each
-  // thread's rows' maxima and sums.
-  converter.addConversion([](sck::AccType t, SmallVectorImpl<Type> &out) {
-    MLIRContext *c = t.getContext();
-    if (t.getShape()[1] == 2) {
-      out.append(4, Float32Type::get(c));
-      return success();
-    }
-    out.push_back(LLVM::LLVMStructType::getLiteral(
-        c, SmallVector<Type>(t.getShape()[1] / 2, Float32Type::get(c))));
-    return success();
-  });
+  addAttentionTypeConversions(converter);
   ConversionTarget target(*ctx);
   addKernelConversionLegality(target);
-  target.addDynamicallyLegalOp<tensor::ExtractOp>([&](tensor::ExtractOp op) {
-    if (kernelArgumentOf(op.getTensor()))
-      return false;
-    return !op.getTensor().getDefiningOp<arith::ConstantOp>();
-  });
+  addAttentionTableLegality(target);
   RewritePatternSet patterns(ctx);
   patterns.add<RingToFrame, TileLoopToBlocks, PutToCpAsync, GetToWait,
-               LoadFragToLdmatrix, ZeroToZero, MmaToMmaSync, EpilogueToStores,
-               ExtractToLoad>(converter, ctx, *frame);
-  populateAttentionSoftmaxPatterns(converter, patterns, *frame);
+               LoadFragToLdmatrix, ZeroToZero, MmaToMmaSync, EpilogueToStores>(converter, ctx, *frame);
+  populateAttentionSharedPatterns(converter, patterns, *frame);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
   if (failed(applyKernelConversion(kernel, target, std::move(patterns),

@@ -41,7 +41,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AttentionKernelWriter.h"
-#include "AttentionSoftmaxPatterns.h"
+#include "AttentionSharedPatterns.h"
 #include "KernelBuilder.h"
 #include "sparcast/Dialect/SCK/IR/SckDialect.h"
 
@@ -642,30 +642,6 @@ struct EpilogueToTmaStores : AttentionPattern<sck::EpilogueOp> {
   }
 };
 
-/// A kernel argument's table (the index, the pairs, the runtime's BSR
-/// tables) or a constant one (a static mask's) read at an index.
-struct ExtractToLoad : AttentionPattern<tensor::ExtractOp> {
-  using AttentionPattern::AttentionPattern;
-  LogicalResult
-  matchAndRewrite(tensor::ExtractOp extract, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const final {
-    Value memref = kernelArgumentOf(extract.getTensor());
-    if (!memref) {
-      Operation *constant = extract.getTensor().getDefiningOp();
-      auto it = frame.globals.find(constant);
-      if (it == frame.globals.end())
-        return failure();
-      auto type = cast<RankedTensorType>(extract.getTensor().getType());
-      memref = memref::GetGlobalOp::create(
-          rewriter, extract.getLoc(),
-          MemRefType::get(type.getShape(), type.getElementType()), it->second);
-    }
-    rewriter.replaceOpWithNewOp<memref::LoadOp>(extract, memref,
-                                                adaptor.getIndices());
-    return success();
-  }
-};
-
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -886,22 +862,9 @@ FailureOr<AttentionFrame> buildFrame(gpu::GPUFuncOp func,
   });
   // Constant tables (a static mask's) and the query blocks' order as
   // globals of the module.
-  auto module = func->getParentOfType<gpu::GPUModuleOp>();
-  OpBuilder top = OpBuilder::atBlockBegin(module.getBody());
-  int64_t tables = 0;
-  func.walk([&](tensor::ExtractOp extract) {
-    auto constant = extract.getTensor().getDefiningOp<arith::ConstantOp>();
-    if (!constant || f.globals.count(constant))
-      return;
-    auto values = cast<DenseIntElementsAttr>(constant.getValue());
-    std::string name = (kernelName + "_table" + Twine(tables++)).str();
-    memref::GlobalOp::create(
-        top, loc, name, top.getStringAttr("private"),
-        MemRefType::get(values.getType().getShape(),
-                        values.getType().getElementType()),
-        values, /*constant=*/true, IntegerAttr());
-    f.globals[constant] = name;
-  });
+  OpBuilder top =
+      OpBuilder::atBlockBegin(func->getParentOfType<gpu::GPUModuleOp>().getBody());
+  f.globals = attentionTableGlobals(func);
   if (s.staticMask) {
     f.orderTable = (kernelName + "_order").str();
     auto type = RankedTensorType::get({static_cast<int64_t>(s.order.size())},
@@ -924,35 +887,10 @@ LogicalResult mlir::sc::detail::convertAttentionSckToNVGPU(
   if (failed(frame))
     return failure();
   TypeConverter converter;
-  converter.addConversion([](Type t) { return t; });
-  converter.addConversion(
-      [](sck::RingType t) -> Type { return IndexType::get(t.getContext()); });
-  converter.addConversion(
-      [](sck::BoxType t) -> Type { return IndexType::get(t.getContext()); });
-  // A register tile: 4 A-fragment registers a k16 step.
-  converter.addConversion([](sck::FragType t, SmallVectorImpl<Type> &out) {
-    out.append(t.getShape()[1] / 16 * 4, IntegerType::get(t.getContext(), 32));
-    return success();
-  });
-  // An accumulator: a struct of f32; the softmax's statistics: each
-  // thread's rows' maxima and sums.
-  converter.addConversion([](sck::AccType t, SmallVectorImpl<Type> &out) {
-    MLIRContext *c = t.getContext();
-    if (t.getShape()[1] == 2) {
-      out.append(4, Float32Type::get(c));
-      return success();
-    }
-    out.push_back(LLVM::LLVMStructType::getLiteral(
-        c, SmallVector<Type>(t.getShape()[1] / 2, Float32Type::get(c))));
-    return success();
-  });
+  addAttentionTypeConversions(converter);
   ConversionTarget target(*ctx);
   addKernelConversionLegality(target);
-  target.addDynamicallyLegalOp<tensor::ExtractOp>([&](tensor::ExtractOp op) {
-    if (kernelArgumentOf(op.getTensor()))
-      return false;
-    return !op.getTensor().getDefiningOp<arith::ConstantOp>();
-  });
+  addAttentionTableLegality(target);
   RewritePatternSet patterns(ctx);
   patterns.add<RingToFrame, RoleToWarpgroup, TileLoopToBlockIds,
                TileIndexToZero, ConsumerIndexToWarpgroup, PutToTmaLoads,
@@ -960,9 +898,9 @@ LogicalResult mlir::sc::detail::convertAttentionSckToNVGPU(
                FreeToArrive<sck::DiscardOp>, LoadFragToLdmatrix, ZeroToZero,
                MmaToWgmma, MmaWaitKeepingP,
                TurnToNamedBarrier<sck::AwaitTurnOp>,
-               TurnToNamedBarrier<sck::PassTurnOp>, EpilogueToTmaStores, ExtractToLoad, WalkSizeToShare,
+               TurnToNamedBarrier<sck::PassTurnOp>, EpilogueToTmaStores, WalkSizeToShare,
                WalkTileToItem>(converter, ctx, *frame);
-  populateAttentionSoftmaxPatterns(converter, patterns, *frame);
+  populateAttentionSharedPatterns(converter, patterns, *frame);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
   return applyKernelConversion(kernel, target, std::move(patterns),
