@@ -1264,6 +1264,25 @@ static LaunchDim queryBatch(AttentionOp op, const AttentionBinding &binding) {
                                       : LaunchDim::of(batch);
 }
 
+/// The launch parameter of a log-linear mask's BSR tables, which the
+/// runtime builds at each call for its lengths, in the mask's blocks (the
+/// kernel's key blocks may be halves of them).
+static LaunchParam logLinearTablesParam(AttentionOp op, const AttentionShape &s,
+                                        const AttentionBinding &binding) {
+  auto logLinear = cast<LogLinearMaskAttr>(op.getMaskAttr());
+  LaunchParam p;
+  p.kind = LaunchParam::Kind::LogLinearTables;
+  p.queryLen = s.dynamicQuery ? LaunchDim::sym(binding.queryLenSymbol)
+                              : LaunchDim::of(s.queryLen);
+  p.keyLen = s.dynamicKey ? LaunchDim::sym(binding.keyLenSymbol)
+                          : LaunchDim::of(s.keyLen);
+  p.maskBlock = logLinear.getMaskBlockSize();
+  p.localWidth = logLinear.getLocalWidth();
+  p.anchors = static_cast<int64_t>(logLinear.getAnchors());
+  p.causal = logLinear.getCausal();
+  return p;
+}
+
 /// The kernel's parameters, in order: the tensor maps of Q, K, V and O,
 /// the index, the pairs table and the order, the dynamic lengths, the
 /// runtime's BSR tables, the chained walk's dynamic batch.
@@ -1327,18 +1346,8 @@ attentionParams(AttentionOp op, const AttentionShape &s,
   if (s.dynamicKey)
     params.keyLen = length(binding.keyLenSymbol);
   if (s.runtimeTables) {
-    auto logLinear = cast<LogLinearMaskAttr>(op.getMaskAttr());
-    LaunchParam p;
-    p.kind = LaunchParam::Kind::LogLinearTables;
-    p.queryLen = s.dynamicQuery ? LaunchDim::sym(binding.queryLenSymbol)
-                                : LaunchDim::of(s.queryLen);
-    p.keyLen = s.dynamicKey ? LaunchDim::sym(binding.keyLenSymbol)
-                            : LaunchDim::of(s.keyLen);
-    p.maskBlock = s.blockN;
-    p.localWidth = logLinear.getLocalWidth();
-    p.anchors = static_cast<int64_t>(logLinear.getAnchors());
-    p.causal = logLinear.getCausal();
-    params.tables = params.add({indices, p});
+    params.tables =
+        params.add({indices, logLinearTablesParam(op, s, binding)});
   }
   if (s.chained && s.dynamicBatch) {
     LaunchParam tilesX;
@@ -1515,19 +1524,8 @@ buildMultistageAttention(AttentionOp op, gpu::GPUModuleOp gpuModule,
   if (s.dynamicKey)
     length(binding.keyLenSymbol);
   if (s.runtimeTables) {
-    auto logLinear = cast<LogLinearMaskAttr>(op.getMaskAttr());
-    LaunchParam p;
-    p.kind = LaunchParam::Kind::LogLinearTables;
-    p.queryLen = s.dynamicQuery ? LaunchDim::sym(binding.queryLenSymbol)
-                                : LaunchDim::of(s.queryLen);
-    p.keyLen = s.dynamicKey ? LaunchDim::sym(binding.keyLenSymbol)
-                            : LaunchDim::of(s.keyLen);
-    p.maskBlock = logLinear.getMaskBlockSize();
-    p.localWidth = logLinear.getLocalWidth();
-    p.anchors = static_cast<int64_t>(logLinear.getAnchors());
-    p.causal = logLinear.getCausal();
     paramTypes.push_back(indices);
-    launchParams.push_back(p);
+    launchParams.push_back(logLinearTablesParam(op, s, binding));
   }
   OpBuilder b(ctx);
   b.setInsertionPointToEnd(gpuModule.getBody());
