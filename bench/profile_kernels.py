@@ -8,6 +8,9 @@ gemms: x @ w^T ping-pong, x @ w^T cooperative, shared W ping-pong, the IKBO
 LCE ping-pong (kernel names repeat across schedules: they run in this
 order). transposed: shared W ping-pong, cooperative and transposed, then
 the LCE ping-pong and transposed. lce: the LCE default, with B multicast in CTA pairs, cooperative.
+attention-ab: the two cases where the attention lowered from its IR trails
+the writer's (ta_speed_s8192, ll_speed_n65536 of attention_suite): profile
+with --artifacts bench/artifacts and bench/artifacts/ir.
 attention: target attention at the reference shapes (B = 2048, 32 users,
 S = 1024, f16), log-linear N = 16384 (B = 4, H = 16, bf16, blocks of 128).
 hybrid: the hybrid-tiled y = x W^T, all tiles 2:4, f16: decode (N 4096, K
@@ -29,7 +32,7 @@ from lce_check import make_index  # noqa: E402
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("workload", choices=["gemms", "lce", "attention", "transposed", "similarity", "hybrid"])
+    p.add_argument("workload", choices=["gemms", "lce", "attention", "attention-ab", "transposed", "similarity", "hybrid"])
     p.add_argument("--artifacts", default="bench/artifacts")
     args = p.parse_args()
     load = lambda name: sparcast.load(os.path.join(args.artifacts, name))
@@ -39,7 +42,14 @@ def main():
     B = 1024
     out = torch.empty((B, 433, 256), dtype=torch.float16, device="cuda")
     lce_inputs = lambda: (u((433, 2044)), u((15, 1178, 256)), u((B, 866, 256)), make_index(15, B, gen, True))
-    if args.workload == "hybrid":
+    if args.workload == "attention-ab":
+        from attention_check import target_inputs
+        suite = load("attention_suite")
+        idx, q, k, v = target_inputs(8192, gen)
+        suite.ta_speed_s8192(q, k, v, idx, out=[torch.empty_like(q)])
+        q, k, v = (u((4, 16, 65536, 128), torch.bfloat16) for _ in range(3))
+        suite.ll_speed_n65536(q, k, v, out=[torch.empty_like(q)])
+    elif args.workload == "hybrid":
         from hybrid_check import MIXES, make_weight, pack, run
         module = load("hybrid_suite")
         for n, k, m in ((4096, 11008, 1), (11008, 4096, 2048)):

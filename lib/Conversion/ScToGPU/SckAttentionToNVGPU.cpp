@@ -140,12 +140,17 @@ struct Emitter : AttentionSteps {
     nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, parity,
                                            index(kWaitTicks), slot);
   }
+  /// Lane 0 of each warp arrives on `barriers[slot]`: every lane computes
+  /// the (uniform) address and the arrive is predicated, not branched
+  /// around. Behind a branch ptxas rebuilt the address from the CTA id in
+  /// the branch and issued a slot's release ~70 instructions late.
   void laneZeroArrive(Value barriers, Value slot) {
-    ifThen(f.laneZero, [&] {
-      nvgpu::MBarrierArriveOp::create(
-          b, loc, nvgpu::MBarrierTokenType::get(b.getContext()), barriers,
-          slot);
-    });
+    Value address = nvgpu::MBarrierGetOp::create(b, loc, b.getI32Type(),
+                                                 barriers, slot);
+    NVVM::InlinePtxOp::create(b, loc, TypeRange(), ValueRange{address},
+                              ValueRange(),
+                              "mbarrier.arrive.shared::cta.b64 _, [$0];",
+                              f.laneZero);
   }
   const AttentionFrame &f;
 };

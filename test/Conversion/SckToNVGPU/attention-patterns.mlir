@@ -15,7 +15,8 @@
 //   a commit after each chain (Q K^T, then P V in the loop);
 // - sck.mma_wait: wgmma.wait_group; a wait for all keeps P's registers
 //   until then (an empty asm taking them);
-// - sck.release: lane 0 of each warp on the slot's empty barrier;
+// - sck.release: lane 0 of each warp on the slot's empty barrier (the
+//   address taken by every lane, the arrive predicated, not branched to);
 // - sck.normalize / sck.epilogue: stmatrix into the consumer's staging
 //   tile between the warpgroup's named barriers, the TMA store.
 // A box's wgmma descriptor: the frame's descriptor of the shared memory's
@@ -46,7 +47,8 @@
 // CHECK: nvvm.setmaxregister  increase 232
 // CHECK: nvgpu.mbarrier.try_wait.parity
 // CHECK-COUNT-4: nvvm.ldmatrix
-// CHECK: nvgpu.mbarrier.arrive
+// CHECK: %[[QFREE:.*]] = nvgpu.mbarrier.get
+// CHECK-NEXT: nvvm.inline_ptx "mbarrier.arrive.shared::cta.b64 _, [$0];" ro(%[[QFREE]] : i32), predicate =
 // Block 0: Q K^T alone, all waited for.
 // CHECK: nvgpu.mbarrier.try_wait.parity
 // CHECK: nvvm.wgmma.fence.aligned
@@ -90,7 +92,7 @@ func.func @single(%q: tensor<?x1x40x64xf16>, %k: tensor<?x1x300x64xf16>, %v: ten
 // TURNS: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %c256_i32
 // TURNS: } else {
 // TURNS: nvgpu.mbarrier.try_wait.parity
-// TURNS: nvgpu.mbarrier.arrive
+// TURNS: nvvm.inline_ptx "mbarrier.arrive.shared::cta.b64 _, [$0];"
 // TURNS: nvvm.bar.warp.sync
 func.func @split(%q: tensor<?x2x500x64xbf16>, %k: tensor<?x2x500x64xbf16>, %v: tensor<?x2x500x64xbf16>) -> tensor<?x2x500x64xbf16> {
   %o = sc.attention %q, %k, %v : tensor<?x2x500x64xbf16>, tensor<?x2x500x64xbf16>, tensor<?x2x500x64xbf16> -> tensor<?x2x500x64xbf16>
