@@ -98,14 +98,11 @@ struct SoftmaxEmitter : AttentionSteps {
 };
 
 template <typename Op, typename Frame>
-struct SoftmaxPattern : OpConversionPattern<Op> {
-  SoftmaxPattern(const TypeConverter &converter, MLIRContext *ctx,
-                 const Frame &frame)
-      : OpConversionPattern<Op>(converter, ctx), frame(frame) {}
+struct SoftmaxPattern : FramePattern<Op, Frame> {
+  using FramePattern<Op, Frame>::FramePattern;
   SoftmaxEmitter emitter(OpBuilder &b, Location loc) const {
-    return SoftmaxEmitter(b, loc, frame.s, frame.v);
+    return SoftmaxEmitter(b, loc, this->frame.s, this->frame.v);
   }
-  const Frame &frame;
 };
 
 /// Each row's maximum (scaled, so that exp2 needs one fma) and sum: -1e30

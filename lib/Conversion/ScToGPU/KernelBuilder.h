@@ -15,6 +15,16 @@
 
 namespace mlir::sc::detail {
 
+/// A conversion pattern of `Op` that lowers into a kernel's frame (the
+/// values and layout its patterns share, built before they run).
+template <typename Op, typename Frame>
+struct FramePattern : OpConversionPattern<Op> {
+  FramePattern(const TypeConverter &converter, MLIRContext *ctx,
+               const Frame &frame)
+      : OpConversionPattern<Op>(converter, ctx), frame(frame) {}
+  const Frame &frame;
+};
+
 /// Shared memory the Hopper kernels keep for aligning their region to 1024
 /// bytes (128B-swizzled TMA tiles need it) past the mbarriers ptxas places
 /// at the dynamic-memory symbol.

@@ -134,13 +134,7 @@ struct Emitter : AttentionSteps {
   const Frame &f;
 };
 
-template <typename Op>
-struct MmaSyncPattern : OpConversionPattern<Op> {
-  MmaSyncPattern(const TypeConverter &converter, MLIRContext *ctx,
-                 const Frame &frame)
-      : OpConversionPattern<Op>(converter, ctx), frame(frame) {}
-  const Frame &frame;
-};
+template <typename Op> using MmaSyncPattern = FramePattern<Op, Frame>;
 
 const RingLayout *layoutOf(const Frame &frame, Value ring) {
   auto it = frame.rings.find(ring);
@@ -155,7 +149,7 @@ Value slotAt(Emitter &e, const RingLayout &ring, Value position) {
 }
 
 struct RingToFrame : MmaSyncPattern<sck::RingOp> {
-  using MmaSyncPattern::MmaSyncPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::RingOp ring, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -168,7 +162,7 @@ struct RingToFrame : MmaSyncPattern<sck::RingOp> {
 /// (batch element, query tile, head) from the block ids: candidates of one
 /// request run side by side (their keys and values shared in L2).
 struct TileLoopToBlocks : MmaSyncPattern<sck::TileLoopOp> {
-  using MmaSyncPattern::MmaSyncPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::TileLoopOp loop, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -188,7 +182,7 @@ struct TileLoopToBlocks : MmaSyncPattern<sck::TileLoopOp> {
 /// Each box's 16-byte chunks by cp.async into the slot, swizzled; one
 /// commit group.
 struct PutToCpAsync : MmaSyncPattern<sck::PutOp> {
-  using MmaSyncPattern::MmaSyncPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::PutOp put, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -255,7 +249,7 @@ struct PutToCpAsync : MmaSyncPattern<sck::PutOp> {
 /// flight this position's copies have landed; the barrier shows every
 /// thread's, and ends every thread's reads of the slot the next put fills.
 struct GetToWait : MmaSyncPattern<sck::GetOp> {
-  using MmaSyncPattern::MmaSyncPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::GetOp get, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -277,7 +271,7 @@ struct GetToWait : MmaSyncPattern<sck::GetOp> {
 };
 
 struct LoadFragToLdmatrix : MmaSyncPattern<sck::LoadFragOp> {
-  using MmaSyncPattern::MmaSyncPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::LoadFragOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -292,7 +286,7 @@ struct LoadFragToLdmatrix : MmaSyncPattern<sck::LoadFragOp> {
 };
 
 struct ZeroToZero : MmaSyncPattern<sck::ZeroOp> {
-  using MmaSyncPattern::MmaSyncPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::ZeroOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -306,7 +300,7 @@ struct ZeroToZero : MmaSyncPattern<sck::ZeroOp> {
 /// ldmatrix from its [keys][64 columns] box) or O += P V (V's by ldmatrix
 /// .trans from its [keys][head dim] box).
 struct MmaToMmaSync : MmaSyncPattern<sck::MmaOp> {
-  using MmaSyncPattern::MmaSyncPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::MmaOp mma, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -377,7 +371,7 @@ struct MmaToMmaSync : MmaSyncPattern<sck::MmaOp> {
 /// O's rows of this thread (r and r + 8 of its warp's 16) inside the query
 /// length, two columns a store.
 struct EpilogueToStores : MmaSyncPattern<sck::EpilogueOp> {
-  using MmaSyncPattern::MmaSyncPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::EpilogueOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {

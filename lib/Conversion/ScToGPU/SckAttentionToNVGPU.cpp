@@ -155,13 +155,7 @@ struct Emitter : AttentionSteps {
   const AttentionFrame &f;
 };
 
-template <typename Op>
-struct AttentionPattern : OpConversionPattern<Op> {
-  AttentionPattern(const TypeConverter &converter, MLIRContext *ctx,
-                   const AttentionFrame &frame)
-      : OpConversionPattern<Op>(converter, ctx), frame(frame) {}
-  const AttentionFrame &frame;
-};
+template <typename Op> using AttentionPattern = FramePattern<Op, AttentionFrame>;
 
 /// The frame's ring of `ring` (an sck.ring result), if any.
 std::optional<RingKind> kindOf(const AttentionFrame &frame, Value ring) {
@@ -172,7 +166,7 @@ std::optional<RingKind> kindOf(const AttentionFrame &frame, Value ring) {
 }
 
 struct RingToFrame : AttentionPattern<sck::RingOp> {
-  using AttentionPattern::AttentionPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::RingOp ring, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -185,7 +179,7 @@ struct RingToFrame : AttentionPattern<sck::RingOp> {
 /// loads issued by its first thread, after its tensor maps are
 /// prefetched).
 struct RoleToWarpgroup : AttentionPattern<sck::RoleOp> {
-  using AttentionPattern::AttentionPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::RoleOp role, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -230,7 +224,7 @@ struct RoleToWarpgroup : AttentionPattern<sck::RoleOp> {
 /// T = batches x M tiles, each head by head: (T + C - 1 - c) / C tiles of
 /// heads each.
 struct WalkSizeToShare : AttentionPattern<sck::WalkSizeOp> {
-  using AttentionPattern::AttentionPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::WalkSizeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -251,7 +245,7 @@ struct WalkSizeToShare : AttentionPattern<sck::WalkSizeOp> {
 /// fastest: the batch element, or with grouped candidates its place in the
 /// order, which the IR reads), head i % heads.
 struct WalkTileToItem : AttentionPattern<sck::WalkTileOp> {
-  using AttentionPattern::AttentionPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::WalkTileOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -272,7 +266,7 @@ struct WalkTileToItem : AttentionPattern<sck::WalkTileOp> {
 
 /// One tile a CTA: (batch element, query tile, head) from its block ids.
 struct TileLoopToBlockIds : AttentionPattern<sck::TileLoopOp> {
-  using AttentionPattern::AttentionPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::TileLoopOp loop, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -301,7 +295,7 @@ struct TileLoopToBlockIds : AttentionPattern<sck::TileLoopOp> {
 };
 
 struct TileIndexToZero : AttentionPattern<sck::TileIndexOp> {
-  using AttentionPattern::AttentionPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::TileIndexOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -311,7 +305,7 @@ struct TileIndexToZero : AttentionPattern<sck::TileIndexOp> {
 };
 
 struct ConsumerIndexToWarpgroup : AttentionPattern<sck::ConsumerIndexOp> {
-  using AttentionPattern::AttentionPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::ConsumerIndexOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -324,7 +318,7 @@ struct ConsumerIndexToWarpgroup : AttentionPattern<sck::ConsumerIndexOp> {
 /// loads of its boxes (64-column chunks of the head dim; V's 64-row boxes
 /// in (block, chunk) order).
 struct PutToTmaLoads : AttentionPattern<sck::PutOp> {
-  using AttentionPattern::AttentionPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::PutOp put, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -384,7 +378,7 @@ struct PutToTmaLoads : AttentionPattern<sck::PutOp> {
 
 /// The slot of ring position `position` once full: its boxes' offsets.
 struct GetToFullWait : AttentionPattern<sck::GetOp> {
-  using AttentionPattern::AttentionPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::GetOp get, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -435,7 +429,7 @@ struct FreeToArrive : AttentionPattern<Op> {
 
 /// Q's A fragments by ldmatrix (4 registers a k16 step).
 struct LoadFragToLdmatrix : AttentionPattern<sck::LoadFragOp> {
-  using AttentionPattern::AttentionPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::LoadFragOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -459,7 +453,7 @@ bool multipliesKeys(const AttentionFrame &frame, sck::MmaOp mma) {
 /// A zero accumulator; undefined where only Q K^T chains start from it
 /// (their first wgmma ignores it: 64 registers not zeroed each block).
 struct ZeroToZero : AttentionPattern<sck::ZeroOp> {
-  using AttentionPattern::AttentionPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::ZeroOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -487,7 +481,7 @@ bool followsMma(Operation *op) {
 /// N-major); A from registers or from its box. A chain of MMAs on one
 /// accumulator is one group (committed after its last).
 struct MmaToWgmma : AttentionPattern<sck::MmaOp> {
-  using AttentionPattern::AttentionPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::MmaOp mma, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -542,7 +536,7 @@ struct MmaToWgmma : AttentionPattern<sck::MmaOp> {
 /// the MMAs it completes (those since the wait before) alive until then:
 /// an MMA in flight reads them.
 struct MmaWaitKeepingP : AttentionPattern<sck::MmaWaitOp> {
-  using AttentionPattern::AttentionPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::MmaWaitOp wait, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -591,7 +585,7 @@ struct TurnToNamedBarrier : AttentionPattern<TurnOp> {
 /// O into the consumer's staging tile (its Q slot, free since Q is in
 /// registers or was last read), then out by TMA from its elected thread.
 struct EpilogueToTmaStores : AttentionPattern<sck::EpilogueOp> {
-  using AttentionPattern::AttentionPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::EpilogueOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {

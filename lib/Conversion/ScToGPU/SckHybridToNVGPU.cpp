@@ -454,13 +454,7 @@ public:
   const HybridFrame &f;
 };
 
-template <typename Op>
-struct HybridPattern : OpConversionPattern<Op> {
-  HybridPattern(const TypeConverter &converter, MLIRContext *ctx,
-                const HybridFrame &frame)
-      : OpConversionPattern<Op>(converter, ctx), frame(frame) {}
-  const HybridFrame &frame;
-};
+template <typename Op> using HybridPattern = FramePattern<Op, HybridFrame>;
 
 /// The wgmma accumulator of an m64nN tile: N / 2 f32 a thread.
 Type accumulatorType(sck::AccType acc) {
@@ -471,7 +465,7 @@ Type accumulatorType(sck::AccType acc) {
 
 /// The ring is the frame's: its slots' offset.
 struct RingToFrame : HybridPattern<sck::RingOp> {
-  using HybridPattern::HybridPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::RingOp ring, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -485,7 +479,7 @@ struct RingToFrame : HybridPattern<sck::RingOp> {
 /// Consumers: warpgroups 0 .. C - 1; the producer: warpgroup C, one
 /// elected thread.
 struct RoleToWarpgroup : HybridPattern<sck::RoleOp> {
-  using HybridPattern::HybridPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::RoleOp role, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -523,7 +517,7 @@ struct RoleToWarpgroup : HybridPattern<sck::RoleOp> {
 /// then the batch element. Grid: CTA c runs tile c; persistent: c, c +
 /// CTAs, ...
 struct TileLoopToWalk : HybridPattern<sck::TileLoopOp> {
-  using HybridPattern::HybridPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::TileLoopOp loop, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -553,7 +547,7 @@ struct TileLoopToWalk : HybridPattern<sck::TileLoopOp> {
 /// then knows the kind switch is warp-uniform and keeps the wgmmas in its
 /// cases asynchronous (on a divergent path it serializes them, C7520).
 struct HybridTileToTables : HybridPattern<sck::HybridTileOp> {
-  using HybridPattern::HybridPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::HybridTileOp tile, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -582,7 +576,7 @@ struct HybridTileToTables : HybridPattern<sck::HybridTileOp> {
 /// The role's next slot of the ring once free, its bytes expected, the
 /// TMA loads of each box's parts.
 struct PutToTmaLoads : HybridPattern<sck::PutOp> {
-  using HybridPattern::HybridPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::PutOp put, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -646,7 +640,7 @@ struct PutToTmaLoads : HybridPattern<sck::PutOp> {
 /// The role's next slot once full: each box its byte offset in shared
 /// memory.
 struct GetToFullWait : HybridPattern<sck::GetOp> {
-  using HybridPattern::HybridPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::GetOp get, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -671,7 +665,7 @@ struct GetToFullWait : HybridPattern<sck::GetOp> {
 /// Lane 0 of each of the consumer's four warps arrives on the role's next
 /// released slot's empty barrier.
 struct ReleaseToArrive : HybridPattern<sck::ReleaseOp> {
-  using HybridPattern::HybridPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::ReleaseOp release, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -692,7 +686,7 @@ struct ReleaseToArrive : HybridPattern<sck::ReleaseOp> {
 };
 
 struct ZeroToZero : HybridPattern<sck::ZeroOp> {
-  using HybridPattern::HybridPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::ZeroOp zero, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -720,7 +714,7 @@ LogicalResult checkMma(Operation *op, const HybridFrame &f, sck::BoxType a,
 /// box (stored tokens by k, K-major: read transposed). A k16 step is 32
 /// bytes along a 128-byte part; each part is its own swizzled tile.
 struct MmaToWgmma : HybridPattern<sck::MmaOp> {
-  using HybridPattern::HybridPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::MmaOp mma, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -808,7 +802,7 @@ static Value sparseWgmma(OpBuilder &b, Location loc, Value acc, Value descA,
 /// Sparse wgmma m64nNk32 on the 2:4 values' box, each thread's metadata
 /// words gathered from the metadata box.
 struct MmaSparseToWgmma : HybridPattern<sck::MmaSparseOp> {
-  using HybridPattern::HybridPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::MmaSparseOp mma, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -896,7 +890,7 @@ struct MmaSparseToWgmma : HybridPattern<sck::MmaSparseOp> {
 /// in order (the same sum whichever part comes last) and runs the
 /// epilogue on it.
 struct ReduceSplitsToFixup : HybridPattern<sck::ReduceSplitsOp> {
-  using HybridPattern::HybridPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::ReduceSplitsOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -978,7 +972,7 @@ struct ReduceSplitsToFixup : HybridPattern<sck::ReduceSplitsOp> {
 /// Each accumulator element through the epilogue's device function (or
 /// converted) and stored transposed where it lies inside the result.
 struct EpilogueToStores : HybridPattern<sck::EpilogueOp> {
-  using HybridPattern::HybridPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::EpilogueOp epilogue, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {

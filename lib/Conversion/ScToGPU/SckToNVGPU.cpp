@@ -1157,13 +1157,7 @@ void Emitter::writeTransposedEpilogue(ArrayRef<Value> tile, Value accL,
 //===----------------------------------------------------------------------===//
 
 namespace {
-template <typename Op>
-struct WgmmaPattern : OpConversionPattern<Op> {
-  WgmmaPattern(const TypeConverter &converter, MLIRContext *ctx,
-               const WgmmaFrame &frame)
-      : OpConversionPattern<Op>(converter, ctx), frame(frame) {}
-  const WgmmaFrame &frame;
-};
+template <typename Op> using WgmmaPattern = FramePattern<Op, WgmmaFrame>;
 
 /// The loop of the tile walk `op` is in (its induction variable: the
 /// tile's index in the CTA's walk).
@@ -1185,7 +1179,7 @@ Value consumerTurn(Emitter &e, scf::ForOp walk) {
 /// The ring is the frame's (its slots at the aligned start of shared
 /// memory): its users read the frame.
 struct RingToFrame : WgmmaPattern<sck::RingOp> {
-  using WgmmaPattern::WgmmaPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::RingOp ring, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -1198,7 +1192,7 @@ struct RingToFrame : WgmmaPattern<sck::RingOp> {
 /// loads issued by one thread, the consumers waiting for their last TMA
 /// stores (shared memory must outlive them).
 struct RoleToWarpgroup : WgmmaPattern<sck::RoleOp> {
-  using WgmmaPattern::WgmmaPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::RoleOp role, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -1239,7 +1233,7 @@ struct RoleToWarpgroup : WgmmaPattern<sck::RoleOp> {
 /// consumer w every other one from w, cooperative consumers all (64 rows
 /// each); each decoded into the loop's (b, m tile, n tile).
 struct TileLoopToWalk : WgmmaPattern<sck::TileLoopOp> {
-  using WgmmaPattern::WgmmaPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::TileLoopOp loop, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -1261,7 +1255,7 @@ struct TileLoopToWalk : WgmmaPattern<sck::TileLoopOp> {
 };
 
 struct TileIndexToWalk : WgmmaPattern<sck::TileIndexOp> {
-  using WgmmaPattern::WgmmaPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::TileIndexOp index, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -1312,7 +1306,7 @@ struct TurnToNamedBarrier : WgmmaPattern<TurnOp> {
 /// boxes (B in 64-column parts; CTA pairs: this CTA's parts multicast to
 /// both).
 struct PutToTmaLoads : WgmmaPattern<sck::PutOp> {
-  using WgmmaPattern::WgmmaPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::PutOp put, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -1381,7 +1375,7 @@ struct PutToTmaLoads : WgmmaPattern<sck::PutOp> {
 
 /// A get: wait for the slot to be full; its boxes are the slot.
 struct GetToFullWait : WgmmaPattern<sck::GetOp> {
-  using WgmmaPattern::WgmmaPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::GetOp get, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -1399,7 +1393,7 @@ struct GetToFullWait : WgmmaPattern<sck::GetOp> {
 /// A zero accumulator is never materialized: the MMA from it has wgmma
 /// that ignore their accumulator.
 struct ZeroToUndef : WgmmaPattern<sck::ZeroOp> {
-  using WgmmaPattern::WgmmaPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::ZeroOp zero, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -1410,7 +1404,7 @@ struct ZeroToUndef : WgmmaPattern<sck::ZeroOp> {
 };
 
 struct MmaToWgmma : WgmmaPattern<sck::MmaOp> {
-  using WgmmaPattern::WgmmaPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::MmaOp mma, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -1427,7 +1421,7 @@ struct MmaToWgmma : WgmmaPattern<sck::MmaOp> {
 };
 
 struct ReleaseToArrive : WgmmaPattern<sck::ReleaseOp> {
-  using WgmmaPattern::WgmmaPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::ReleaseOp release, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -1442,7 +1436,7 @@ struct ReleaseToArrive : WgmmaPattern<sck::ReleaseOp> {
 };
 
 struct DiscardToWaitAndArrive : WgmmaPattern<sck::DiscardOp> {
-  using WgmmaPattern::WgmmaPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::DiscardOp discard, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -1485,7 +1479,7 @@ FailureOr<Emitter::Prefetch> prefetchOf(Emitter &e, sck::PrefetchOp prefetch,
 /// The first two subtiles (chunks) of the box into the consumer's
 /// buffers, under the tile's MMAs; the box is its first buffer.
 struct PrefetchToTmaLoads : WgmmaPattern<sck::PrefetchOp> {
-  using WgmmaPattern::WgmmaPattern;
+  using FramePattern::FramePattern;
   LogicalResult
   matchAndRewrite(sck::PrefetchOp prefetch, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const final {
@@ -1505,7 +1499,7 @@ struct PrefetchToTmaLoads : WgmmaPattern<sck::PrefetchOp> {
 /// The epilogue: its region as the kernel's device function on every
 /// accumulator element, staged in shared memory, stored by TMA.
 struct EpilogueToTmaStores : WgmmaPattern<sck::EpilogueOp> {
-  using WgmmaPattern::WgmmaPattern;
+  using FramePattern::FramePattern;
 
   /// The region as device function <kernel>_epilogue (acc, b, m, n, per
   /// operand its memref or the box's element) -> result element.
