@@ -1,5 +1,6 @@
 """A/B of two builds on a few headline cases (target attention S=512, 1024,
-2048 and 8192, S=1024 with the candidates shuffled, log-linear N=16384 with blocks of 128 and 64, and the LCE when both builds have it), nothing
+2048, 4096 and 8192, S=1024 with the candidates shuffled, log-linear N=16384 with blocks of 128 and 64 and
+N=65536, and the LCE when both builds have it), nothing
 else in between (no peers: their load changes clocks), many interleaved
 rounds: for effects of a few percent. Correctness is the checks' job.
 
@@ -29,6 +30,7 @@ def main():
     for S, module, entry in ((512, "attention_suite", "ta_speed_s512"),
                              (1024, "target_attention", "target_attention"),
                              (2048, "attention_suite", "ta_speed_s2048"),
+                             (4096, "attention_suite", "ta_speed_s4096"),
                              (8192, "attention_suite", "ta_speed_s8192")):
         q, k, v = u((B, H, L, d), torch.float16), u((users, H, S, d), torch.float16), u((users, H, S, d), torch.float16)
         o = torch.empty_like(q)
@@ -51,6 +53,11 @@ def main():
     fns = [load(x, "attention_suite").ll_speed_n16384_b64 for x in (args.artifacts, args.baseline)]
     cases.append(("log-linear N=16384 blocks of 64",
                   [lambda f=f, q=q, k=k, v=v: f(q, k, v, out=[o2]) for f in fns]))
+    del q, k, v
+    q, k, v = (u((4, 16, 65536, 128), torch.bfloat16) for _ in range(3))
+    o3 = torch.empty_like(q)
+    fns = [load(x, "attention_suite").ll_speed_n65536 for x in (args.artifacts, args.baseline)]
+    cases.append(("log-linear N=65536", [lambda f=f, q=q, k=k, v=v: f(q, k, v, out=[o3]) for f in fns]))
     # The IKBO LCE at the reference shapes, when both builds have it.
     if all(os.path.isdir(os.path.join(x, "lce")) for x in (args.artifacts, args.baseline)):
         from lce_check import make_index  # noqa: E402

@@ -140,17 +140,26 @@ struct Emitter : AttentionSteps {
     nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, parity,
                                            index(kWaitTicks), slot);
   }
-  /// Lane 0 of each warp arrives on `barriers[slot]`: every lane computes
-  /// the (uniform) address and the arrive is predicated, not branched
-  /// around. Behind a branch ptxas rebuilt the address from the CTA id in
-  /// the branch and issued a slot's release ~70 instructions late.
+  /// Lane 0 of each warp arrives on `barriers[slot]`, behind a branch, at
+  /// an address every lane computed before it. The branch keeps ptxas from
+  /// hoisting the wait for all MMAs above the softmax it overlaps (it did
+  /// for predicated arrives: P V serialized with the softmax); an address
+  /// computed in the branch is rebuilt there from the CTA id and the
+  /// release issued ~70 instructions late. (The copy through inline PTX
+  /// keeps LLVM from sinking the address into the branch.)
   void laneZeroArrive(Value barriers, Value slot) {
     Value address = nvgpu::MBarrierGetOp::create(b, loc, b.getI32Type(),
                                                  barriers, slot);
-    NVVM::InlinePtxOp::create(b, loc, TypeRange(), ValueRange{address},
-                              ValueRange(),
-                              "mbarrier.arrive.shared::cta.b64 _, [$0];",
-                              f.laneZero);
+    Value held = NVVM::InlinePtxOp::create(b, loc, TypeRange{b.getI32Type()},
+                                           ValueRange{address}, ValueRange(),
+                                           "mov.b32 $0, $1;", Value())
+                     .getResult(0);
+    ifThen(f.laneZero, [&] {
+      NVVM::InlinePtxOp::create(b, loc, TypeRange(), ValueRange{held},
+                                ValueRange(),
+                                "mbarrier.arrive.shared::cta.b64 _, [$0];",
+                                Value());
+    });
   }
   const AttentionFrame &f;
 };

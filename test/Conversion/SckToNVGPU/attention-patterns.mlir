@@ -1,6 +1,7 @@
 // RUN: sparcast-opt %s -sc-select-kernel-config -sc-lower-to-sck=attention=1 -sc-warp-specialize -sc-schedule-attention "-sc-test-attention-kernel=from-kernel-ir=1" | FileCheck %s
 // RUN: sparcast-opt %s -sc-select-kernel-config -sc-lower-to-sck=attention=1 -sc-warp-specialize -sc-schedule-attention "-sc-test-attention-kernel=from-kernel-ir=1" | FileCheck %s --check-prefix=TURNS
 // RUN: sparcast-opt %s -sc-select-kernel-config -sc-lower-to-sck=attention=1 -sc-warp-specialize -sc-schedule-attention "-sc-test-attention-kernel=from-kernel-ir=1" | FileCheck %s --check-prefix=DESC
+// RUN: sparcast-opt %s -sc-select-kernel-config -sc-lower-to-sck=attention=1 -sc-warp-specialize -sc-schedule-attention "-sc-test-attention-kernel=from-kernel-ir=1" | FileCheck %s --check-prefix=RELEASE
 // RUN: not sparcast-opt %s -sc-select-kernel-config -sc-lower-to-sck=attention=1 -sc-warp-specialize "-sc-test-attention-kernel=from-kernel-ir=1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNSCHEDULED
 
 // The attention kernel of the grid walk lowered op by op from its
@@ -15,8 +16,8 @@
 //   a commit after each chain (Q K^T, then P V in the loop);
 // - sck.mma_wait: wgmma.wait_group; a wait for all keeps P's registers
 //   until then (an empty asm taking them);
-// - sck.release: lane 0 of each warp on the slot's empty barrier (the
-//   address taken by every lane, the arrive predicated, not branched to);
+// - sck.release: lane 0 of each warp on the slot's empty barrier, behind
+//   a branch, at an address every lane took before it;
 // - sck.normalize / sck.epilogue: stmatrix into the consumer's staging
 //   tile between the warpgroup's named barriers, the TMA store.
 // A box's wgmma descriptor: the frame's descriptor of the shared memory's
@@ -48,7 +49,9 @@
 // CHECK: nvgpu.mbarrier.try_wait.parity
 // CHECK-COUNT-4: nvvm.ldmatrix
 // CHECK: %[[QFREE:.*]] = nvgpu.mbarrier.get
-// CHECK-NEXT: nvvm.inline_ptx "mbarrier.arrive.shared::cta.b64 _, [$0];" ro(%[[QFREE]] : i32), predicate =
+// CHECK-NEXT: %[[HELD:.*]] = nvvm.inline_ptx "mov.b32 $0, $1;" ro(%[[QFREE]] : i32) -> i32
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: nvvm.inline_ptx "mbarrier.arrive.shared::cta.b64 _, [$0];" ro(%[[HELD]] : i32)
 // Block 0: Q K^T alone, all waited for.
 // CHECK: nvgpu.mbarrier.try_wait.parity
 // CHECK: nvvm.wgmma.fence.aligned
@@ -87,6 +90,15 @@ func.func @single(%q: tensor<?x1x40x64xf16>, %k: tensor<?x1x300x64xf16>, %v: ten
 // 4 - w (arrive) of 256 threads; an idle consumer waits for each slot and
 // frees it.
 // TURNS-LABEL: gpu.func @split_attention0(
+// In the pipelined blocks K (i) is freed once Q K^T (i) is done and V
+// (i - 1) after the wait for all, each behind lane 0's branch (a block
+// boundary: predicated, ptxas hoisted the wait for all above the softmax).
+// RELEASE: nvvm.wgmma.wait.group.sync.aligned 1
+// RELEASE: scf.if
+// RELEASE-NEXT: nvvm.inline_ptx "mbarrier.arrive.shared::cta.b64 _, [$0];"
+// RELEASE: nvvm.wgmma.wait.group.sync.aligned 0
+// RELEASE: scf.if
+// RELEASE-NEXT: nvvm.inline_ptx "mbarrier.arrive.shared::cta.b64 _, [$0];"
 // TURNS: nvvm.setmaxregister  increase
 // TURNS: nvvm.barrier id = %{{.*}} number_of_threads = %c256_i32
 // TURNS: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %c256_i32
