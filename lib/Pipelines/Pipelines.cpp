@@ -173,9 +173,12 @@ void mlir::sc::buildScKernelPipeline(OpPassManager &pm,
     lower.attention = true;
     pm.addPass(createScLowerToSckPass(lower));
     // An attention's K/V ring: 3 slots (128 KB with Q's, head dim 128)
-    // where sm_80's 163 KB a CTA take them, 2 in sm_86 / sm_89's 99 KB.
+    // where sm_80's 163 KB a CTA take them, 2 in sm_86 / sm_89's 99 KB,
+    // unless asked for (2 slots: two CTAs an SM where 2 x 97 KB fit).
     ScPipelineMultistagePassOptions pipeline;
-    pipeline.attentionStages = options.chip == "sm_80" ? 3 : 2;
+    pipeline.attentionStages = options.ampereAttentionStages
+                                   ? options.ampereAttentionStages
+                                   : (options.chip == "sm_80" ? 3 : 2);
     pm.addPass(createScPipelineMultistagePass(pipeline));
     return;
   }

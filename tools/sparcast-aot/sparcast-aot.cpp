@@ -49,6 +49,11 @@ static cl::opt<bool> ampereAttention(
              "kernel lowered from its kernel-level IR (experimental: correct "
              "through PTX JIT on an H100, 0.35-0.42x the sm_90a kernel's "
              "speed there)"));
+static cl::opt<int64_t> ampereAttentionStages(
+    "ampere-attention-stages",
+    cl::desc("With --ampere-attention: slots of the K/V ring (0: 3 on sm_80, "
+             "2 on sm_86 / sm_89; else 2 to 8)"),
+    cl::init(0));
 static cl::opt<bool> attentionFromKernelIR(
     "attention-from-kernel-ir",
     cl::desc("Lower the attention kernels op by op from their scheduled "
@@ -206,6 +211,7 @@ int main(int argc, char **argv) {
   options.hybridPrune = hybridPrune;
   options.hybridDenseBudget = hybridDenseBudget;
   options.hybridSplitK = hybridSplitK;
+  options.ampereAttentionStages = ampereAttentionStages;
   options.wsStages = wsStages;
   options.wsProducerRegs = wsProducerRegs;
   options.wsConsumerRegs = wsConsumerRegs;

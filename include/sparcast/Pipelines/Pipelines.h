@@ -105,6 +105,11 @@ struct ScKernelPipelineOptions
       llvm::cl::desc("Split-K of decode hybrid-tiled GEMMs (sc-split-k): 1 "
                      "off, 0 auto, else the parts"),
       llvm::cl::init(0)};
+  Option<int64_t> ampereAttentionStages{
+      *this, "ampere-attention-stages",
+      llvm::cl::desc("sm_80 / sm_86 / sm_89 attention: slots of its K/V "
+                     "ring (0: 3 on sm_80, 2 on sm_86 / sm_89; else 2 to 8)"),
+      llvm::cl::init(0)};
 };
 
 /// Everything sparcast-aot runs on a model before it builds the kernels:

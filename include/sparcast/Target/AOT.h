@@ -62,6 +62,8 @@ struct AotOptions {
   /// Split-K of decode hybrid-tiled GEMMs (sc-split-k): 1 off, 0 auto, or
   /// the parts.
   int64_t hybridSplitK = 0;
+  /// sm_80 / sm_86 / sm_89 attention's K/V ring slots (0: the chip's).
+  int64_t ampereAttentionStages = 0;
   /// The kernel-level IR's passes: sc-warp-specialize's ring stages (0: as
   /// many as fit) and register split, sc-persistent's M-tile group (0: no
   /// sc-persistent, one CTA per tile).

@@ -4,6 +4,9 @@
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/manifest.json
 // RUN: rm -rf %t-86 && sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t-86 --sm=sm_86 --ampere-attention --report | FileCheck %s --check-prefix=SM86
 // RUN: not sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t-off --sm=sm_80 2>&1 | FileCheck %s --check-prefix=OFF
+// RUN: rm -rf %t-s2 && sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t-s2 --sm=sm_80 --ampere-attention --ampere-attention-stages=2
+// RUN: FileCheck %s --check-prefix=STAGES2 < %t-s2/manifest.json
+// RUN: not sparcast-aot %sparcast_src_root/examples/target_attention.mlir -o %t-s9 --sm=sm_80 --ampere-attention --ampere-attention-stages=9 2>&1 | FileCheck %s --check-prefix=STAGES9
 // RUN: rm -rf %t-ll && sparcast-aot %sparcast_src_root/examples/loglinear_attention.mlir -o %t-ll --sm=sm_86 --ampere-attention --report 2>&1 | FileCheck %s --check-prefix=LL
 
 // sparcast-aot --sm=sm_80 --ampere-attention (experimental): attention by
@@ -34,3 +37,9 @@
 // LL-NOT: {{[1-9][0-9]*}} bytes spill stores
 // Without the flag: a located error.
 // OFF: error: the attention kernel needs sm_90a (TMA and wgmma), got sm_80 (--ampere-attention: the mma.sync kernel, experimental)
+
+// --ampere-attention-stages: a K/V ring of two 32 KB slots (Q's two 16 KB
+// beside it, 1 KB for alignment) instead of sm_80's three; out of 2-8 a
+// diagnostic.
+// STAGES2: "smem": 99328
+// STAGES9: error: sc-pipeline-multistage: stages must be 2 to 8, got 3 and 9 for attention
