@@ -99,7 +99,7 @@ def main():
     print("== speed: target attention S=1024 (median ms of interleaved rounds)")
     hopper = art("target_attention").target_attention
     # The same kernel with a K/V ring of two slots (--ampere-attention-stages
-    # 2: 97 KB, two CTAs an SM where the chip has 2 x 97 KB), when built.
+    # 2: 81 KB, two CTAs an SM on an A100 and on Hopper), when built.
     two_slots = (art("target_attention_sm80_s2").target_attention
                  if os.path.isdir(os.path.join(args.artifacts, "target_attention_sm80_s2")) else None)
     flops = 4 * 2048 * 2 * 64 * 128 * 1024

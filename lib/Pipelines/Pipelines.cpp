@@ -172,9 +172,9 @@ void mlir::sc::buildScKernelPipeline(OpPassManager &pm,
     lower.report = report;
     lower.attention = true;
     pm.addPass(createScLowerToSckPass(lower));
-    // An attention's K/V ring: 3 slots (128 KB with Q's, head dim 128)
+    // An attention's K/V ring: 3 slots (113 KB with Q's, head dim 128)
     // where sm_80's 163 KB a CTA take them, 2 in sm_86 / sm_89's 99 KB,
-    // unless asked for (2 slots: two CTAs an SM where 2 x 97 KB fit).
+    // unless asked for (2 slots, 81 KB: two CTAs an SM on sm_80).
     ScPipelineMultistagePassOptions pipeline;
     pipeline.attentionStages = options.ampereAttentionStages
                                    ? options.ampereAttentionStages

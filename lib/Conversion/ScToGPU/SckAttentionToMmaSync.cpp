@@ -67,11 +67,27 @@ struct BoxLayout {
   int64_t bytes() const { return cols / 64 * partBytes(); }
 };
 
-/// A ring: its slots from `base`, each of its boxes in turn.
+/// A ring: its slots from `base`, each of its boxes in turn. `slots` are
+/// those laid out: its stages, or one where every put and get is at
+/// position 0 (Q's: the others would never be touched).
 struct RingLayout {
-  int64_t base = 0, stages = 0, slotBytes = 0;
+  int64_t base = 0, stages = 0, slots = 0, slotBytes = 0;
   SmallVector<BoxLayout> boxes;
 };
+
+/// Whether every put and get of `ring` is at the constant position 0.
+bool onlyAtPositionZero(sck::RingOp ring) {
+  return llvm::all_of(ring->getUsers(), [](Operation *user) {
+    Value position;
+    if (auto put = dyn_cast<sck::PutOp>(user))
+      position = put.getPosition();
+    else if (auto get = dyn_cast<sck::GetOp>(user))
+      position = get.getPosition();
+    std::optional<int64_t> at =
+        position ? getConstantIntValue(position) : std::nullopt;
+    return at && *at == 0;
+  });
+}
 
 /// What the patterns read, laid out before the conversion.
 struct Frame {
@@ -436,6 +452,7 @@ FailureOr<Frame> buildFrame(gpu::GPUFuncOp func, const AttentionShape &shape,
     RingLayout layout;
     layout.base = offset;
     layout.stages = ring.getStages();
+    layout.slots = onlyAtPositionZero(ring) ? 1 : layout.stages;
     for (Value box : put.getBoxes()) {
       auto load = box.getDefiningOp<sck::LoadOp>();
       if (!load)
@@ -453,7 +470,7 @@ FailureOr<Frame> buildFrame(gpu::GPUFuncOp func, const AttentionShape &shape,
       layout.slotBytes += b.bytes();
       layout.boxes.push_back(b);
     }
-    offset += layout.stages * layout.slotBytes;
+    offset += layout.slots * layout.slotBytes;
     f.rings[ring.getResult()] = layout;
   }
   if (f.rings.size() != 2)

@@ -13,10 +13,11 @@
 // the mma.sync kernel lowered from its multistage kernel-level IR, one
 // CTA of four warps a 64-row query tile and head: K and V through a
 // cp.async ring of three slots (two on sm_86 / sm_89, whose CTAs get 99
-// KB of shared memory), Q through one of its own; ptxas (sm_80) takes it
+// KB of shared memory), Q through one slot of its own (a ring only ever
+// at position 0 is laid out as one slot); ptxas (sm_80) takes it
 // without spills. The launch: (batch, query tiles, heads) CTAs of 128
 // threads; the tensors passed as memrefs, the index after them.
-// CHECK: kernel self_target_attention_attention0: attention, 2 heads, head dim 128, f16, one CTA of four warps a 64-row query tile (sm_80: cp.async rings, mma.sync), 64-key blocks, online softmax (exp2, fp32), 132096 B shared memory
+// CHECK: kernel self_target_attention_attention0: attention, 2 heads, head dim 128, f16, one CTA of four warps a 64-row query tile (sm_80: cp.async rings, mma.sync), 64-key blocks, online softmax (exp2, fp32), 115712 B shared memory
 // CHECK: kernel self_target_attention_attention1: attention, 2 heads, head dim 128, f16, keys/values read through the index
 // CHECK-NOT: {{[1-9][0-9]*}} bytes spill stores
 // PTX: .target sm_80
@@ -28,18 +29,18 @@
 // MANIFEST: "kernel": "self_target_attention_attention1",
 // MANIFEST: "kind": "memref",
 // MANIFEST-NEXT: "tensor":
-// SM86: 99328 B shared memory
+// SM86: 82944 B shared memory
 // SM86-NOT: {{[1-9][0-9]*}} bytes spill stores
 // The log-linear mask's 128-token blocks: each a pair of 64-key blocks
 // (a ring of 128-key blocks would not fit sm_86's shared memory).
 // LL: attention kernel #sc.attention_config<walk = grid, consumers = 1, key_block = 64
-// LL: kernel loglinear_attention_attention0: attention, 16 heads, head dim 128, bf16, one CTA of four warps a 64-row query tile (sm_86: cp.async rings, mma.sync), 64-key blocks, online softmax (exp2, fp32), 99328 B shared memory
+// LL: kernel loglinear_attention_attention0: attention, 16 heads, head dim 128, bf16, one CTA of four warps a 64-row query tile (sm_86: cp.async rings, mma.sync), 64-key blocks, online softmax (exp2, fp32), 82944 B shared memory
 // LL-NOT: {{[1-9][0-9]*}} bytes spill stores
 // Without the flag: a located error.
 // OFF: error: the attention kernel needs sm_90a (TMA and wgmma), got sm_80 (--ampere-attention: the mma.sync kernel, experimental)
 
-// --ampere-attention-stages: a K/V ring of two 32 KB slots (Q's two 16 KB
-// beside it, 1 KB for alignment) instead of sm_80's three; out of 2-8 a
-// diagnostic.
-// STAGES2: "smem": 99328
+// --ampere-attention-stages: a K/V ring of two 32 KB slots (Q's 16 KB
+// beside it, 1 KB for alignment: two CTAs fit A100's 164 KB an SM)
+// instead of sm_80's three; out of 2-8 a diagnostic.
+// STAGES2: "smem": 82944
 // STAGES9: error: sc-pipeline-multistage: stages must be 2 to 8, got 3 and 9 for attention
