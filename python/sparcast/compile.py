@@ -19,6 +19,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 
 from . import SparcastError, _torch, load
 
@@ -100,6 +101,7 @@ def compile(module, example_inputs, lineage, output_dir=None, name=None, aot=Non
     outputs = ["out"]
     if any(kind in ("candidate", "index") for kind in lineage.values()):
         dynamic["out"] = {0: "B"}
+    started = time.perf_counter()
     torch.onnx.export(module, tuple(example_inputs), path, input_names=forward,
                       output_names=outputs, dynamic_axes=dynamic, export_params=False,
                       opset_version=17)
@@ -111,14 +113,21 @@ def compile(module, example_inputs, lineage, output_dir=None, name=None, aot=Non
     spec = ",".join("%s=%s" % (arg, kind) for arg, kind in lineage.items())
     artifact = os.path.join(output_dir, "artifact")
     cmd = [_find_aot(aot), path, "-o", artifact, "--onnx-lineage=" + spec] + list(aot_args)
+    exported = time.perf_counter()
     run = subprocess.run(cmd, capture_output=True, text=True)
+    compiled = time.perf_counter()
     if run.returncode != 0:
         raise SparcastError("sparcast-aot failed: " + (run.stderr.strip() or run.stdout.strip()))
     # What load_compiled needs to call the artifact again (on a machine
     # without ONNX or sparcast-aot).
     with open(os.path.join(output_dir, "compiled.json"), "w") as f:
         json.dump({"entry": name, "inputs": inputs, "forward": forward,
-                   "lineage": dict(lineage)}, f, indent=1)
+                   "lineage": dict(lineage),
+                   # Seconds: the export to ONNX, then sparcast-aot (import,
+                   # passes, PTX, ptxas).
+                   "compile_seconds": {"onnx_export": round(exported - started, 3),
+                                       "sparcast_aot": round(compiled - exported, 3)}},
+                  f, indent=1)
     loaded = load(artifact)
     return CompiledModule(loaded, getattr(loaded, name), inputs, forward, parameters,
                           dict(lineage))

@@ -54,6 +54,11 @@ class CompileTest(unittest.TestCase):
             self.assertEqual(entry["name"], "lce")
             # The IKBO decomposition ran: a request GEMM into a workspace.
             self.assertTrue(entry["workspace"])
+            # The compile's time is kept beside it, export and sparcast-aot apart.
+            with open(os.path.join(out, "compiled.json")) as f:
+                seconds = json.load(f)["compile_seconds"]
+            self.assertEqual(sorted(seconds), ["onnx_export", "sparcast_aot"])
+            self.assertTrue(all(0 < t < 600 for t in seconds.values()))
             # What compile() wrote calls the artifact again (on a GPU
             # machine without ONNX or sparcast-aot).
             again = sparcast.load_compiled(out, model)
