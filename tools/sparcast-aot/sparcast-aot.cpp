@@ -58,7 +58,8 @@ static cl::opt<bool> attentionFromKernelIR(
     "attention-from-kernel-ir",
     cl::desc("Lower the attention kernels op by op from their scheduled "
              "kernel-level IR instead of the writer (experimental: every "
-             "walk correct on the H100, 0.89-1.03x of the writer's time)"));
+             "walk correct on the H100, not yet at the writer's speed on "
+             "every form: docs/decisions.md)"));
 static cl::opt<bool> attentionGroupCandidates(
     "attention-group-candidates",
     cl::desc("A chained target attention walks its candidates in request "
