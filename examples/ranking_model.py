@@ -6,9 +6,10 @@ history (keys and values broadcast by the index), and an MLP tower (bias,
 ReLU, sigmoid output) over the flattened features. Plain PyTorch: the
 broadcasts are gathers, nothing is hand-optimized.
 
-    # here (sparcast-aot, ONNX): export, compile, save the weights
+    # here (sparcast-aot, ONNX): export and compile (the weights are
+    # arguments of the artifact, not part of it)
     python3 examples/ranking_model.py compile OUT
-    # on the GPU (the artifact and the weights carried): check against the
+    # on the GPU (the artifact carried): check against the
     # eager model on fresh inputs, then time it against eager and
     # torch.compile in interleaved rounds
     python3 examples/ranking_model.py check OUT --json results.json
@@ -74,7 +75,6 @@ def compile_model(out):
     # torch's CPU matmul has no f16: the model is exported in bf16.
     fast = sparcast.compile(model, inputs(2, 5, torch.bfloat16, "cpu", gen), LINEAGE,
                             output_dir=out, name="ranker", aot_args=["--report"])
-    torch.save(model.state_dict(), os.path.join(out, "weights.pt"))
     with open(os.path.join(out, "compiled.json")) as f:
         seconds = json.load(f)["compile_seconds"]
     print("compiled into", out, "entry", fast.entry.name, "in %.1f s (ONNX export %.1f s, sparcast-aot %.1f s)" % (
@@ -83,9 +83,10 @@ def compile_model(out):
 
 def check(out, json_path):
     from gemm_check import compare_ms, rel_fro  # bench/
-    model = Ranker().to(torch.bfloat16)
-    model.load_state_dict(torch.load(os.path.join(out, "weights.pt")))
-    model = model.cuda()
+    # The artifact takes the weights at each call (exported without them):
+    # any weights do, so none are carried from the compile.
+    torch.manual_seed(0)
+    model = Ranker().to(torch.bfloat16).cuda()
     fast = sparcast.load_compiled(out, model)
     reference = Ranker().cuda()
     reference.load_state_dict({k: v.float() for k, v in model.state_dict().items()})
