@@ -33,11 +33,7 @@ namespace mlir::sc::detail {
 /// a k16 step), an accumulator as a struct of f32, the softmax's
 /// statistics as each thread's rows' maxima and sums (4 f32).
 inline void addAttentionTypeConversions(TypeConverter &converter) {
-  converter.addConversion([](Type t) { return t; });
-  converter.addConversion(
-      [](sck::RingType t) -> Type { return IndexType::get(t.getContext()); });
-  converter.addConversion(
-      [](sck::BoxType t) -> Type { return IndexType::get(t.getContext()); });
+  addSharedMemoryTypeConversions(converter);
   converter.addConversion([](sck::FragType t, SmallVectorImpl<Type> &out) {
     out.append(t.getShape()[1] / 16 * 4, IntegerType::get(t.getContext(), 32));
     return success();

@@ -25,6 +25,17 @@ struct FramePattern : OpConversionPattern<Op> {
   const Frame &frame;
 };
 
+/// The type conversions every sck lowering shares: other types as they are,
+/// a ring and a box as their shared-memory offsets (index). Each lowering
+/// adds its accumulator's (and fragments').
+inline void addSharedMemoryTypeConversions(TypeConverter &converter) {
+  converter.addConversion([](Type t) { return t; });
+  converter.addConversion(
+      [](sck::RingType t) -> Type { return IndexType::get(t.getContext()); });
+  converter.addConversion(
+      [](sck::BoxType t) -> Type { return IndexType::get(t.getContext()); });
+}
+
 /// Shared memory the Hopper kernels keep for aligning their region to 1024
 /// bytes (128B-swizzled TMA tiles need it) past the mbarriers ptxas places
 /// at the dynamic-memory symbol.

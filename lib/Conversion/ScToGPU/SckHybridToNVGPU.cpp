@@ -1065,13 +1065,9 @@ LogicalResult mlir::sc::detail::convertHybridSckToNVGPU(gpu::GPUFuncOp kernel) {
   if (failed(frame))
     return failure();
   TypeConverter converter;
-  converter.addConversion([](Type t) { return t; });
   // A ring is its slots' offset, a box its offset in shared memory, an
   // accumulator the wgmma fragment.
-  converter.addConversion(
-      [](sck::RingType t) -> Type { return IndexType::get(t.getContext()); });
-  converter.addConversion(
-      [](sck::BoxType t) -> Type { return IndexType::get(t.getContext()); });
+  addSharedMemoryTypeConversions(converter);
   converter.addConversion([](sck::AccType t) { return accumulatorType(t); });
   ConversionTarget target(*ctx);
   addKernelConversionLegality(target);

@@ -621,12 +621,8 @@ void mlir::sc::detail::populateSckToMmaSyncPatterns(TypeConverter &converter,
 LogicalResult mlir::sc::detail::convertSckToMmaSync(gpu::GPUFuncOp kernel) {
   MLIRContext *ctx = kernel.getContext();
   TypeConverter converter;
-  converter.addConversion([](Type t) { return t; });
   // A ring is its shared-memory address, a box its slot's.
-  converter.addConversion(
-      [](sck::RingType t) -> Type { return IndexType::get(t.getContext()); });
-  converter.addConversion(
-      [](sck::BoxType t) -> Type { return IndexType::get(t.getContext()); });
+  addSharedMemoryTypeConversions(converter);
   converter.addConversion([](sck::AccType t, SmallVectorImpl<Type> &out) {
     out.append(kMmaTilesM * kMmaTilesN, accRegisterType(t.getContext()));
     return success();

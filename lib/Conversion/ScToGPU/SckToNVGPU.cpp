@@ -1618,13 +1618,9 @@ LogicalResult mlir::sc::detail::convertSckToNVGPU(gpu::GPUFuncOp kernel) {
   if (failed(frame))
     return failure();
   TypeConverter converter;
-  converter.addConversion([](Type t) { return t; });
   // A ring is its shared-memory offset, a box its slot (a prefetched one:
   // its first buffer), an accumulator its two m64n128 halves.
-  converter.addConversion(
-      [](sck::RingType t) -> Type { return IndexType::get(t.getContext()); });
-  converter.addConversion(
-      [](sck::BoxType t) -> Type { return IndexType::get(t.getContext()); });
+  addSharedMemoryTypeConversions(converter);
   Type accType = frame->accType;
   converter.addConversion([accType](sck::AccType, SmallVectorImpl<Type> &out) {
     out.append(2, accType);
