@@ -64,44 +64,57 @@ FailureOr<GemmRoles> matchRoles(func::FuncOp kernel) {
   return roles;
 }
 
-/// The tile's k loop (from 0 by 1 to a constant: its k-tiles), or none
-/// when the tile is one k-tile.
-FailureOr<std::pair<scf::ForOp, int64_t>> kLoopOf(Block &body) {
+/// The tile's k loop (from 0 by 1) and its k-tiles: a constant, or a
+/// count of the kernel's (split-K's share); no loop when the tile is one
+/// k-tile.
+struct KLoop {
+  scf::ForOp loop;
+  /// The k-tiles a tile, at `b`'s insertion point.
+  Value count(OpBuilder &b, Location loc) {
+    return loop ? loop.getUpperBound()
+                : arith::ConstantIndexOp::create(b, loc, 1).getResult();
+  }
+};
+
+FailureOr<KLoop> kLoopOf(Block &body) {
   auto loops = body.getOps<scf::ForOp>();
   if (loops.empty())
-    return std::make_pair(scf::ForOp(), int64_t(1));
+    return KLoop{};
   scf::ForOp loop = *loops.begin();
   std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
   std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
   std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-  if (!llvm::hasSingleElement(loops) || lb != 0 || step != 1 || !ub || *ub < 1)
+  // (A count from outside the tile loop: the same for every tile.)
+  bool uniform = ub ? *ub >= 1
+                    : !body.getParentOp()->isAncestor(
+                          loop.getUpperBound().getParentBlock()->getParentOp());
+  if (!llvm::hasSingleElement(loops) || lb != 0 || step != 1 || !uniform)
     return loop.emitError("sc-schedule-wgmma: one k loop a tile, from 0 by "
-                          "1 to a constant");
-  return std::make_pair(loop, *ub);
+                          "1 to a count the same for every tile");
+  return KLoop{loop};
 }
 
 /// At the start of `loop`'s body: the tile's index and its first k-tile's
-/// ring position, index x `kTiles`.
-Value firstPosition(OpBuilder &b, sck::TileLoopOp loop, int64_t kTiles,
+/// ring position, index x the k-tiles a tile.
+Value firstPosition(OpBuilder &b, sck::TileLoopOp loop, KLoop k,
                     bool pingpongTurns) {
   Location loc = loop.getLoc();
   b.setInsertionPointToStart(&loop.getBody().front());
   Value tile = sck::TileIndexOp::create(b, loc, b.getIndexType());
   if (pingpongTurns)
     sck::AwaitTurnOp::create(b, loc);
-  Value perTile = arith::ConstantIndexOp::create(b, loc, kTiles);
-  return arith::MulIOp::create(b, loc, tile, perTile);
+  return arith::MulIOp::create(b, loc, tile, k.count(b, loc));
 }
 
 /// The producer's puts at their positions.
 LogicalResult schedulePuts(sck::TileLoopOp loop) {
   Block &body = loop.getBody().front();
-  auto kLoop = kLoopOf(body);
+  FailureOr<KLoop> kLoop = kLoopOf(body);
   if (failed(kLoop))
     return failure();
-  auto [forOp, kTiles] = *kLoop;
+  scf::ForOp forOp = kLoop->loop;
   OpBuilder b(loop.getContext());
-  Value base = firstPosition(b, loop, kTiles, /*pingpongTurns=*/false);
+  Value base = firstPosition(b, loop, *kLoop, /*pingpongTurns=*/false);
   Block &puts = forOp ? *forOp.getBody() : body;
   for (auto put : llvm::make_early_inc_range(puts.getOps<sck::PutOp>())) {
     if (put.getPosition())
@@ -167,8 +180,7 @@ void finishTile(OpBuilder &b, Location loc, Value ring, Value last,
 
 /// The consumer's k loop with its first k-tile peeled and each slot
 /// released one k-tile late.
-LogicalResult scheduleKLoop(scf::ForOp loop, int64_t kTiles, Value base,
-                            bool pingpong) {
+LogicalResult scheduleKLoop(scf::ForOp loop, Value base, bool pingpong) {
   FailureOr<KTile> k = matchKTile(*loop.getBody(), loop);
   if (failed(k))
     return failure();
@@ -200,7 +212,7 @@ LogicalResult scheduleKLoop(scf::ForOp loop, int64_t kTiles, Value base,
     scf::YieldOp::create(b, loc, acc);
   }
   Value last = arith::AddIOp::create(
-      b, loc, base, arith::ConstantIndexOp::create(b, loc, kTiles - 1));
+      b, loc, base, arith::SubIOp::create(b, loc, loop.getUpperBound(), one));
   finishTile(b, loc, ring, last, pingpong);
   loop.getResult(0).replaceAllUsesWith(rest.getResult(0));
   loop.erase();
@@ -228,7 +240,7 @@ LogicalResult scheduleSingleKTile(Block &body, Operation *where, Value base,
 /// the result; else its slots freed unread (the pair's loads still fill
 /// them) and its turn passed.
 void guardDeadTile(OpBuilder &b, sck::TileLoopOp loop, Operation *from,
-                   Value ring, Value base, int64_t kTiles, bool pingpong) {
+                   Value ring, Value base, KLoop k, bool pingpong) {
   Block &body = loop.getBody().front();
   Location loc = loop.getLoc();
   b.setInsertionPoint(from);
@@ -243,7 +255,7 @@ void guardDeadTile(OpBuilder &b, sck::TileLoopOp loop, Operation *from,
   b.setInsertionPointToStart(&ifLive.getElseRegion().front());
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value count = arith::ConstantIndexOp::create(b, loc, kTiles);
+  Value count = k.count(b, loc);
   auto drain = scf::ForOp::create(b, loc, zero, count, one);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -260,21 +272,21 @@ LogicalResult scheduleConsumer(GemmRoles roles) {
   Block &body = loop.getBody().front();
   if (body.empty())
     return loop.emitError("sc-schedule-wgmma: an empty consumer tile");
-  auto kLoop = kLoopOf(body);
+  FailureOr<KLoop> kLoop = kLoopOf(body);
   if (failed(kLoop))
     return failure();
-  auto [forOp, kTiles] = *kLoop;
+  scf::ForOp forOp = kLoop->loop;
   bool pingpong = roles.consumer.getOrder() == sck::ConsumerOrder::pingpong;
   Operation *first = &body.front();
   OpBuilder b(loop.getContext());
-  Value base = firstPosition(b, loop, kTiles, pingpong);
+  Value base = firstPosition(b, loop, *kLoop, pingpong);
   // (The transposed tile pairs N tiles, an even number: every tile lives.)
   if (loop.getCluster() == 2 &&
       sck::kernelSchedule(loop) != sck::KernelSchedule::transposed)
-    guardDeadTile(b, loop, first, roles.ring.getResult(), base, kTiles,
+    guardDeadTile(b, loop, first, roles.ring.getResult(), base, *kLoop,
                   pingpong);
   if (forOp)
-    return scheduleKLoop(forOp, kTiles, base, pingpong);
+    return scheduleKLoop(forOp, base, pingpong);
   return scheduleSingleKTile(*first->getBlock(), loop, base, pingpong);
 }
 

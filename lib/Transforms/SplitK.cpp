@@ -1,12 +1,9 @@
-//===- SplitK.cpp - a hybrid-tiled GEMM's K range cut across CTAs ---------===//
+//===- SplitK.cpp - a GEMM's K range cut across CTAs ---------------------===//
 //
-// sc-split-k: a decode GEMM over a hybrid-tiled weight runs one CTA per 64
-// weight rows, so a weight of N rows runs N / 64 CTAs, too few to keep
-// the weight's bytes in flight where N / 64 is below two CTAs an SM
-// (docs/decisions.md, "Decode is limited by the grid"). Split-K runs each
-// tile as `splits` tiles, each over a contiguous share of the k-tiles;
-// `sck.reduce_splits` adds the partial sums in the tile that finishes last,
-// whose epilogue then runs on the whole sum:
+// sc-split-k: a GEMM whose output tiles are too few for the SMs runs each
+// tile as several tiles, each over a contiguous share of the k-tiles;
+// `sck.reduce_splits` adds the partial sums in the tile that finishes
+// last, whose epilogue then runs on the whole sum:
 //
 //   sck.tile_loop %B, %M, %N { ^bb0(%b, %m, %n):
 //     %acc = scf.for %k = 0 to %K ...
@@ -15,10 +12,19 @@
 // becomes
 //   sck.tile_loop %B x S, %M, %N { ^bb0(%bs, %m, %n):
 //     %b = %bs / S, %s = %bs mod S
-//     %acc = scf.for %k = %s x ceil(K / S) to min(K, (%s + 1) x ceil(K / S)) ...
+//     %acc = scf.for %k = <part s's k-tiles> ...
 //     %sum, %last = sck.reduce_splits %acc into "C"[tile (b, m, n)] split %s of S
 //     scf.if %last { sck.epilogue "C"[..] %sum }
 //   }
+//
+// Two kernels take it. A decode GEMM over a hybrid-tiled weight runs one
+// CTA per 64 weight rows (docs/decisions.md, "Decode is limited by the
+// grid"): S is a constant, part s walks k-tiles [s x ceil(K / S), min(K,
+// (s + 1) x ceil(K / S))). A dense warp-specialized GEMM (one CTA an SM)
+// often has a tile count only the call knows (rows of a dynamic batch):
+// S is computed in the kernel from its tile count, every part walks K / S
+// k-tiles (the ring positions stay tile x K / S + k), and S = 1 where the
+// tiles fill the SMs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,6 +68,10 @@ int64_t autoSplits(int64_t tiles, int64_t kTiles) {
     splits *= 2;
   return splits;
 }
+
+/// Dense warp-specialized GEMMs: one CTA an SM, so S x tiles at most the
+/// SMs; the part counts S tried, largest first.
+constexpr int64_t kDenseSplitChoices[] = {8, 4, 2};
 
 /// The loop over k-tiles of a tile's body: the scf.for whose result is the
 /// accumulator the epilogue stores.
@@ -137,8 +147,8 @@ LogicalResult splitTileLoop(sck::TileLoopOp loop, int64_t option,
       body.getArgument(2));
   auto reduce = sck::ReduceSplitsOp::create(
       b, loc, epilogue.getAcc().getType(), b.getI1Type(),
-      epilogue.getResultAttr(), tile, split, epilogue.getAcc(),
-      b.getI64IntegerAttr(splits));
+      epilogue.getResultAttr(), tile, split, epilogue.getAcc(), cst(splits),
+      /*max_parts=*/nullptr);
   auto ifLast = scf::IfOp::create(b, loc, reduce.getLast(),
                                   /*withElseRegion=*/false);
   epilogue->moveBefore(ifLast.thenBlock()->getTerminator());
@@ -151,6 +161,111 @@ LogicalResult splitTileLoop(sck::TileLoopOp loop, int64_t option,
   return success();
 }
 
+/// The part counts a dense GEMM of `kTiles` k-tiles can take: those that
+/// divide them into parts of at least kMinKTilesPerSplit, largest first.
+SmallVector<int64_t> densePartCounts(int64_t kTiles) {
+  SmallVector<int64_t> counts;
+  for (int64_t parts : kDenseSplitChoices)
+    if (kTiles % parts == 0 && kTiles / parts >= kMinKTilesPerSplit)
+      counts.push_back(parts);
+  return counts;
+}
+
+/// A dense warp-specialized GEMM's tile loop split into a part count the
+/// kernel computes from its tiles: the largest of `counts` that keeps
+/// tiles x S within the SMs, else 1. Part s walks k-tiles [s x K / S,
+/// (s + 1) x K / S), its k loop from 0 to K / S.
+LogicalResult splitDenseTileLoop(sck::TileLoopOp loop, bool report) {
+  Block &body = loop.getBody().front();
+  auto epilogues = llvm::to_vector(body.getOps<sck::EpilogueOp>());
+  if (epilogues.size() != 1)
+    return loop.emitError() << kPass << "a tile loop of one epilogue";
+  sck::EpilogueOp epilogue = epilogues.front();
+  FailureOr<scf::ForOp> kLoop = kLoopOf(epilogue);
+  if (failed(kLoop))
+    return failure();
+  std::optional<int64_t> kTiles = getConstantIntValue(kLoop->getUpperBound());
+  if (!kTiles)
+    return kLoop->emitError() << kPass << "a static k-tile count";
+  SmallVector<int64_t> counts = densePartCounts(*kTiles);
+  if (counts.empty()) {
+    if (report)
+      loop.emitRemark() << "split-K: none (" << *kTiles
+                        << " k-tiles do not cut into parts of "
+                        << kMinKTilesPerSplit << " or more)";
+    return success();
+  }
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  auto cst = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  // S: the largest count whose parts all fit the SMs at once.
+  Value tiles = arith::MulIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, loop.getBatches(), loop.getMTiles()),
+      loop.getNTiles());
+  Value splits = cst(1);
+  for (int64_t parts : llvm::reverse(counts)) {
+    Value fit = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ule,
+        arith::MulIOp::create(b, loc, tiles, cst(parts)), cst(kSMs));
+    splits = arith::SelectOp::create(b, loc, fit, cst(parts), splits);
+  }
+  Value share = arith::DivUIOp::create(b, loc, cst(*kTiles), splits);
+  loop.getBatchesMutable().assign(
+      arith::MulIOp::create(b, loc, loop.getBatches(), splits));
+  b.setInsertionPointToStart(&body);
+  Value bs = body.getArgument(0);
+  Value batch = arith::DivUIOp::create(b, loc, bs, splits);
+  Value split = arith::RemUIOp::create(b, loc, bs, splits);
+  bs.replaceUsesWithIf(batch, [&](OpOperand &use) {
+    return use.getOwner() != batch.getDefiningOp() &&
+           use.getOwner() != split.getDefiningOp();
+  });
+  // The k loop counts the part's k-tiles from 0; its loads read k-tile
+  // s x K / S + k.
+  Value first = arith::MulIOp::create(b, loc, split, share);
+  kLoop->getUpperBoundMutable().assign(share);
+  Value k = kLoop->getInductionVar();
+  b.setInsertionPointToStart(kLoop->getBody());
+  Value kTile = arith::AddIOp::create(b, loc, first, k);
+  k.replaceUsesWithIf(kTile, [&](OpOperand &use) {
+    return use.getOwner() != kTile.getDefiningOp();
+  });
+  b.setInsertionPoint(epilogue);
+  Value bm = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, batch, loop.getMTiles()),
+      body.getArgument(1));
+  Value tile = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, bm, loop.getNTiles()),
+      body.getArgument(2));
+  auto reduce = sck::ReduceSplitsOp::create(
+      b, loc, epilogue.getAcc().getType(), b.getI1Type(),
+      epilogue.getResultAttr(), tile, split, epilogue.getAcc(), splits,
+      b.getI64IntegerAttr(kSMs));
+  auto ifLast = scf::IfOp::create(b, loc, reduce.getLast(),
+                                  /*withElseRegion=*/false);
+  epilogue->moveBefore(ifLast.thenBlock()->getTerminator());
+  epilogue.getAccMutable().assign(reduce.getSum());
+  if (report) {
+    auto remark = loop.emitRemark();
+    remark << "split-K: parts chosen at run time, the largest of";
+    for (int64_t parts : counts)
+      remark << " " << parts;
+    remark << " with tiles x parts <= " << kSMs << " (else 1), of "
+           << *kTiles << " k-tiles";
+  }
+  return success();
+}
+
+/// The schedules of the dense warp-specialized GEMMs split-K takes.
+bool isDenseWarpSpecializedGemm(func::FuncOp kernel) {
+  std::optional<sck::KernelSchedule> schedule = sck::kernelSchedule(kernel);
+  return schedule && (*schedule == sck::KernelSchedule::cooperative ||
+                      *schedule == sck::KernelSchedule::pingpong);
+}
+
 struct ScSplitKPass : sc::impl::ScSplitKPassBase<ScSplitKPass> {
   using Base::Base;
   void runOnOperation() final {
@@ -161,6 +276,18 @@ struct ScSplitKPass : sc::impl::ScSplitKPassBase<ScSplitKPass> {
       return signalPassFailure();
     }
     WalkResult result = getOperation()->walk([&](func::FuncOp kernel) {
+      if (dense && isDenseWarpSpecializedGemm(kernel)) {
+        for (auto loop : kernel.getBody().getOps<sck::TileLoopOp>()) {
+          if (loop.getSchedule() != sck::TileSchedule::grid) {
+            loop.emitError() << kPass << "a grid tile loop (run it before "
+                                         "sc-persistent)";
+            return WalkResult::interrupt();
+          }
+          if (failed(splitDenseTileLoop(loop, report)))
+            return WalkResult::interrupt();
+        }
+        return WalkResult::advance();
+      }
       // The decode form of the hybrid-tiled GEMM: one consumer, 64 weight
       // rows a tile (prefill's tiles fill the SMs).
       auto consumers = kernel->getAttrOfType<IntegerAttr>(sck::kConsumersAttrName);

@@ -6,12 +6,26 @@
 // ONE: error: sc-split-k: splits must be 0 (auto) or 2 to 16, got 1
 // MANY: error: sc-split-k: splits must be 0 (auto) or 2 to 16, got 17
 
-func.func private @one_part(%acc: !sck.acc<64x8xf32>, %t: index, %s: index, %n: index) {
+func.func private @many_parts(%acc: !sck.acc<64x8xf32>, %t: index, %s: index, %n: index) {
+  %c1 = arith.constant 1 : index
+  %c17 = arith.constant 17 : index
+  sck.tile_loop %n, %c1, %c1 attributes {schedule = #sck.tile_schedule<grid>} {
+  ^bb0(%b: index, %m: index, %j: index):
+    // expected-error @below {{splits must be 1 to 16, got 17}}
+    %sum, %last = sck.reduce_splits %acc into "C"[%t] split %s of %c17 : !sck.acc<64x8xf32>
+  }
+  return
+}
+
+// -----
+
+// A count known only at run time: the buffer's size must be bounded.
+func.func private @unbounded(%acc: !sck.acc<64x8xf32>, %t: index, %s: index, %n: index, %parts: index) {
   %c1 = arith.constant 1 : index
   sck.tile_loop %n, %c1, %c1 attributes {schedule = #sck.tile_schedule<grid>} {
   ^bb0(%b: index, %m: index, %j: index):
-    // expected-error @below {{splits must be 2 to 16, got 1}}
-    %sum, %last = sck.reduce_splits %acc into "C"[%t] split %s of 1 : !sck.acc<64x8xf32>
+    // expected-error @below {{a part count computed at run time needs max_parts}}
+    %sum, %last = sck.reduce_splits %acc into "C"[%t] split %s of %parts : !sck.acc<64x8xf32>
   }
   return
 }
@@ -19,8 +33,9 @@ func.func private @one_part(%acc: !sck.acc<64x8xf32>, %t: index, %s: index, %n: 
 // -----
 
 func.func private @outside(%acc: !sck.acc<64x8xf32>, %t: index, %s: index) {
+  %c2 = arith.constant 2 : index
   // expected-error @below {{only in a kernel's tile loop}}
-  %sum, %last = sck.reduce_splits %acc into "C"[%t] split %s of 2 : !sck.acc<64x8xf32>
+  %sum, %last = sck.reduce_splits %acc into "C"[%t] split %s of %c2 : !sck.acc<64x8xf32>
   return
 }
 
@@ -28,11 +43,12 @@ func.func private @outside(%acc: !sck.acc<64x8xf32>, %t: index, %s: index) {
 
 func.func private @producer(%acc: !sck.acc<64x8xf32>, %t: index, %s: index, %n: index) {
   %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
   sck.role producer attributes {regs = 40 : i64} {
     sck.tile_loop %n, %c1, %c1 attributes {schedule = #sck.tile_schedule<grid>} {
     ^bb0(%b: index, %m: index, %j: index):
       // expected-error @below {{only in a consumer role}}
-      %sum, %last = sck.reduce_splits %acc into "C"[%t] split %s of 2 : !sck.acc<64x8xf32>
+      %sum, %last = sck.reduce_splits %acc into "C"[%t] split %s of %c2 : !sck.acc<64x8xf32>
     }
   }
   return

@@ -604,24 +604,37 @@ def ScPersistentPass : Pass<"sc-persistent"> {
 }
 
 def ScSplitKPass : Pass<"sc-split-k"> {
-  let summary = "Cut a decode hybrid-tiled GEMM's K range across CTAs";
+  let summary = "Cut a GEMM's K range across CTAs where its tiles are too few";
   let description = [{
-    On the kernel-level IR (`sck`) of a hybrid-tiled GEMM with one
-    consumer (decode: 64 weight rows a tile), before sc-warp-specialize and
-    sc-persistent: each tile runs as `splits` tiles, each over a contiguous
-    share of the k-tiles, and `sck.reduce_splits` adds their partial sums
-    in the one that finishes last, whose epilogue then runs (under an
-    `scf.if` of its `last`). Decode runs one CTA per 64 weight rows, too
-    few to keep the weight's bytes in flight where the weight has fewer
-    than 128 x 64 rows (docs/decisions.md). `splits` = 0 chooses: 1
-    (unchanged) where the tiles alone keep at least half of 132 SMs busy,
-    else the largest power of two that keeps every CTA resident at two an
-    SM with at least 8 k-tiles a part. Other kernels are left alone.
+    On the kernel-level IR (`sck`), before sc-warp-specialize and
+    sc-persistent: each tile runs as S tiles, each over a contiguous share
+    of the k-tiles, and `sck.reduce_splits` adds their partial sums in the
+    one that finishes last, whose epilogue then runs (under an `scf.if` of
+    its `last`).
+
+    * A hybrid-tiled GEMM with one consumer (decode: 64 weight rows a tile)
+      runs one CTA per 64 weight rows, too few to keep the weight's bytes
+      in flight where the weight has fewer than 128 x 64 rows
+      (docs/decisions.md). `splits` = 0 chooses: 1 (unchanged) where the
+      tiles alone keep at least half of 132 SMs busy, else the largest
+      power of two that keeps every CTA resident at two an SM with at least
+      8 k-tiles a part.
+    * With `dense`, a cooperative or ping-pong warp-specialized GEMM: the
+      kernel computes S from its tile count at run time (the count often
+      depends on a dynamic batch), the largest of 8, 4 and 2 that divides
+      the k-tiles into parts of 8 or more and keeps tiles x S within the
+      132 SMs, else 1 (the kernel's batch is an argument, so the count
+      is computed even where the shapes are static).
+
+    Other kernels are left alone.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect"];
   let options = [
     Option<"splits", "splits", "int64_t", /*default=*/"0",
-           "Parts of each tile's K range (0: auto; else 2 to 16)">,
+           "Parts of each hybrid-tiled tile's K range (0: auto; else 2 to 16)">,
+    Option<"dense", "dense", "bool", /*default=*/"false",
+           "Also split the dense warp-specialized GEMMs, their part count "
+           "chosen in the kernel from its tile count">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark with each kernel's split">,
   ];

@@ -91,10 +91,11 @@ HybridSplit mlir::sc::hybridSplitOf(BatchMatmulOp op) {
     auto loop = reduce->getParentOfType<sck::TileLoopOp>();
     std::optional<int64_t> m = getConstantIntValue(loop.getMTiles());
     std::optional<int64_t> n = getConstantIntValue(loop.getNTiles());
-    if (!m || !n)
+    std::optional<int64_t> splits = reduce.getStaticSplits();
+    if (!m || !n || !splits)
       return;
     ArrayRef<int64_t> shape = reduce.getAcc().getType().getShape();
-    split = {reduce.getSplitsAttr().getInt(), shape[0] * shape[1], *m * *n,
+    split = {*splits, shape[0] * shape[1], *m * *n,
              shape[0] / 16};
   });
   return split;

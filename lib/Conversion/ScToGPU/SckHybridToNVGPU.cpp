@@ -897,7 +897,11 @@ struct ReduceSplitsToFixup : HybridPattern<sck::ReduceSplitsOp> {
     Location loc = op.getLoc();
     Emitter e(rewriter, loc, frame);
     MLIRContext *ctx = rewriter.getContext();
-    int64_t splits = op.getSplitsAttr().getInt();
+    std::optional<int64_t> staticSplits = op.getStaticSplits();
+    if (!staticSplits || *staticSplits < 2)
+      return op.emitError("sck-to-nvgpu: a hybrid-tiled kernel's split-K of a "
+                          "constant count of 2 or more parts");
+    int64_t splits = *staticSplits;
     ArrayRef<int64_t> shape = op.getAcc().getType().getShape();
     int64_t words = shape[0] * shape[1] / kWarpgroup;
     int64_t warps = kWarpgroup / 32;

@@ -388,9 +388,9 @@ private:
                           "loop");
     auto [partials, arrivals] = found->second;
     ArrayRef<int64_t> shape = op.getAcc().getType().getShape();
-    int64_t parts = op.getSplitsAttr().getInt();
+    Value parts = map.lookup(op.getSplits());
     Value tile = map.lookup(op.getTile());
-    Value first = arith::MulIOp::create(b, loc, tile, cst(parts));
+    Value first = arith::MulIOp::create(b, loc, tile, parts);
     Value at = arith::AddIOp::create(b, loc, first, map.lookup(op.getSplit()));
     Value acc = map.lookup(op.getAcc());
     forEach({cst(shape[0]), cst(shape[1])}, [&](ValueRange ij) {
@@ -403,14 +403,14 @@ private:
         cst(1));
     memref::StoreOp::create(b, loc, count, arrivals, ValueRange{tile});
     Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count,
-                                       cst(parts));
+                                       parts);
     Value sum = alloc(shape, b.getF32Type());
     fillZero(sum, shape, b.getF32Type());
     auto ifLast = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(ifLast.thenBlock());
-      forEach({cst(parts), cst(shape[0]), cst(shape[1])}, [&](ValueRange sij) {
+      forEach({parts, cst(shape[0]), cst(shape[1])}, [&](ValueRange sij) {
         Value part = arith::AddIOp::create(b, loc, first, sij[0]);
         Value v = memref::LoadOp::create(b, loc, partials,
                                          ValueRange{part, sij[1], sij[2]});

@@ -361,12 +361,22 @@ static LogicalResult verifyInConsumer(Operation *op, bool turns = false) {
   return success();
 }
 
+std::optional<int64_t> ReduceSplitsOp::getStaticSplits() {
+  return getConstantIntValue(getSplits());
+}
+
 LogicalResult ReduceSplitsOp::verify() {
+  std::optional<int64_t> splits = getStaticSplits();
+  if (splits && (*splits < 1 || *splits > kMaxSplits))
+    return emitOpError("splits must be 1 to ") << kMaxSplits << ", got "
+                                               << *splits;
+  if (!splits && !getMaxPartsAttr())
+    return emitOpError("a part count computed at run time needs max_parts "
+                       "(the partial-sum buffer's parts)");
   // (Read signed: the attribute's accessor is unsigned.)
-  int64_t splits = getSplitsAttr().getInt();
-  if (splits < 2 || splits > kMaxSplits)
-    return emitOpError("splits must be 2 to ") << kMaxSplits << ", got "
-                                               << splits;
+  if (getMaxPartsAttr() && getMaxPartsAttr().getInt() < 1)
+    return emitOpError("max_parts must be positive, got ")
+           << getMaxPartsAttr().getInt();
   // Before warp specialization in the tile loop; after, in the consumer.
   auto role = (*this)->getParentOfType<RoleOp>();
   if (role && role.getKind() != RoleKind::consumer)

@@ -418,18 +418,35 @@ def Sck_ReduceSplitsOp : Sck_Op<"reduce_splits",
     `acc` with the tile's other parts (in the kernel's partial-sum buffer,
     named `result`.partials, with a count of arrivals per tile in
     `result`.arrivals) and returns `last` true in the tile that arrives
-    last, whose `sum` is then the sum of every part; elsewhere `sum` is
-    undefined and `last` false. The tile's epilogue runs under `last`, so
-    it sees the whole sum once.
+    last, whose `sum` is then the sum of every part in part order;
+    elsewhere `sum` is undefined and `last` false. The tile's epilogue runs
+    under `last`, so it sees the whole sum once. With one part, `sum` is
+    `acc` and `last` true.
+
+    `splits` is a constant, or a count the kernel computes at run time from
+    its tile count; then `max_parts` bounds the parts the loop runs in all
+    (tiles x splits), the size of the partial-sum buffer.
+
+    ```mlir
+    %sum, %last = sck.reduce_splits %acc into "C"[%tile] split %s of %c4
+        : !sck.acc<64x8xf32>
+    %sum, %last = sck.reduce_splits %acc into "C"[%tile] split %s of %parts
+        {max_parts = 132} : !sck.acc<128x256xf32>
+    ```
   }];
   let arguments = (ins StrAttr:$result, Index:$tile, Index:$split,
-                       Sck_AccType:$acc, I64Attr:$splits);
+                       Sck_AccType:$acc, Index:$splits,
+                       OptionalAttr<I64Attr>:$max_parts);
   let results = (outs Sck_AccType:$sum, I1:$last);
   let assemblyFormat = [{
     $acc `into` $result `[` $tile `]` `split` $split `of` $splits attr-dict
     `:` qualified(type($acc))
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The part count when it is a constant.
+    std::optional<int64_t> getStaticSplits();
+  }];
 }
 
 def Sck_YieldOp : Sck_Op<"yield", [Pure, Terminator, HasParent<"EpilogueOp">]> {
