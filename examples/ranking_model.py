@@ -68,26 +68,28 @@ def inputs(users, candidates, dtype, device, gen, shuffle=True):
             r(users, HEADS, HISTORY, HEAD_DIM))
 
 
-def compile_model(out):
+def compile_model(out, aot_args=()):
     torch.manual_seed(0)
     model = Ranker().to(torch.bfloat16)
     gen = torch.Generator().manual_seed(1)
     # torch's CPU matmul has no f16: the model is exported in bf16.
     fast = sparcast.compile(model, inputs(2, 5, torch.bfloat16, "cpu", gen), LINEAGE,
-                            output_dir=out, name="ranker", aot_args=["--report"])
+                            output_dir=out, name="ranker", aot_args=["--report", *aot_args])
     with open(os.path.join(out, "compiled.json")) as f:
         seconds = json.load(f)["compile_seconds"]
     print("compiled into", out, "entry", fast.entry.name, "in %.1f s (ONNX export %.1f s, sparcast-aot %.1f s)" % (
         sum(seconds.values()), seconds["onnx_export"], seconds["sparcast_aot"]))
 
 
-def check(out, json_path):
+def check(out, json_path, baseline=None):
     from gemm_check import compare_ms, rel_fro  # bench/
     # The artifact takes the weights at each call (exported without them):
     # any weights do, so none are carried from the compile.
     torch.manual_seed(0)
     model = Ranker().to(torch.bfloat16).cuda()
     fast = sparcast.load_compiled(out, model)
+    # Another build of the model, timed in the same rounds (an A/B).
+    base = sparcast.load_compiled(baseline, model) if baseline else None
     reference = Ranker().cuda()
     reference.load_state_dict({k: v.float() for k, v in model.state_dict().items()})
     gen = torch.Generator().manual_seed(2)
@@ -111,6 +113,8 @@ def check(out, json_path):
     for users, candidates in [(16, 1024), (64, 4096)]:
         args = inputs(users, candidates, torch.bfloat16, "cuda", gen)
         fns = {"sparcast": lambda: fast(*args), "eager": lambda: model(*args)}
+        if base:
+            fns["baseline"] = lambda: base(*args)
         try:
             compiled(*args)
             fns["torch.compile"] = lambda: compiled(*args)
@@ -127,6 +131,8 @@ def check(out, json_path):
                "vs_eager": ms["eager"] / ms["sparcast"]}
         if "torch.compile" in ms:
             row["vs_torch_compile"] = ms["torch.compile"] / ms["sparcast"]
+        if base:
+            row["vs_baseline"] = ms["baseline"] / ms["sparcast"]
         report["timings"].append(row)
         print("U %d B %d: %s" % (users, candidates, json.dumps(row)), flush=True)
     report["all_ok"] = ok
@@ -141,11 +147,15 @@ def main():
     parser.add_argument("command", choices=["compile", "check"])
     parser.add_argument("out")
     parser.add_argument("--json")
+    parser.add_argument("--aot-arg", action="append", default=[],
+                        help="compile: a further sparcast-aot flag")
+    parser.add_argument("--baseline",
+                        help="check: another build, timed in the same rounds")
     args = parser.parse_args()
     if args.command == "compile":
-        return compile_model(args.out)
+        return compile_model(args.out, args.aot_arg)
     sys.path.insert(0, os.path.join(HERE, "..", "bench"))
-    return check(args.out, args.json)
+    return check(args.out, args.json, args.baseline)
 
 
 if __name__ == "__main__":

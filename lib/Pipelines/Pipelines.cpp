@@ -215,10 +215,13 @@ void mlir::sc::buildScKernelPipeline(OpPassManager &pm,
     lower.attention = true;
     pm.addPass(createScLowerToSckPass(lower));
   }
-  // Split-K of decode hybrid-tiled GEMMs, on the tile loops as built.
-  if (options.hybridSplitK != 1) {
+  // Split-K of decode hybrid-tiled GEMMs and of dense GEMMs whose tiles
+  // leave SMs idle, on the tile loops as built.
+  if (options.hybridSplitK != 1 || options.denseSplitK) {
     ScSplitKPassOptions split;
-    split.splits = options.hybridSplitK;
+    split.splits = options.hybridSplitK == 1 ? 0 : options.hybridSplitK.getValue();
+    split.hybrid = options.hybridSplitK != 1;
+    split.dense = options.denseSplitK;
     split.report = report;
     pm.addPass(createScSplitKPass(split));
   }

@@ -291,7 +291,7 @@ struct ScSplitKPass : sc::impl::ScSplitKPassBase<ScSplitKPass> {
       // The decode form of the hybrid-tiled GEMM: one consumer, 64 weight
       // rows a tile (prefill's tiles fill the SMs).
       auto consumers = kernel->getAttrOfType<IntegerAttr>(sck::kConsumersAttrName);
-      if (sck::kernelSchedule(kernel) != sck::KernelSchedule::hybrid ||
+      if (!hybrid || sck::kernelSchedule(kernel) != sck::KernelSchedule::hybrid ||
           !consumers || consumers.getInt() != 1)
         return WalkResult::advance();
       for (auto loop : kernel.getBody().getOps<sck::TileLoopOp>()) {

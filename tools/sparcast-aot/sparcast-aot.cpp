@@ -119,6 +119,12 @@ static cl::opt<int64_t> hybridSplitK(
              "off, 0 auto (where the tiles alone leave over half the SMs "
              "idle: as many as fill two CTAs an SM), else 2 to 16"),
     cl::init(0));
+static cl::opt<bool> denseSplitK(
+    "dense-split-k",
+    cl::desc("Dense warp-specialized GEMMs run each tile's k-tiles in 2, 4 "
+             "or 8 parts where their tiles leave SMs idle, the count chosen "
+             "in the kernel from its tile count (sc-split-k dense)"),
+    cl::init(true));
 static cl::opt<int64_t> wsStages(
     "ws-stages", cl::desc("Ring stages of the warp-specialized kernels (0: as many as fit)"),
     cl::init(0));
@@ -212,6 +218,7 @@ int main(int argc, char **argv) {
   options.hybridPrune = hybridPrune;
   options.hybridDenseBudget = hybridDenseBudget;
   options.hybridSplitK = hybridSplitK;
+  options.denseSplitK = denseSplitK;
   options.ampereAttentionStages = ampereAttentionStages;
   options.wsStages = wsStages;
   options.wsProducerRegs = wsProducerRegs;

@@ -105,6 +105,11 @@ struct ScKernelPipelineOptions
       llvm::cl::desc("Split-K of decode hybrid-tiled GEMMs (sc-split-k): 1 "
                      "off, 0 auto, else the parts"),
       llvm::cl::init(0)};
+  Option<bool> denseSplitK{
+      *this, "dense-split-k",
+      llvm::cl::desc("Split-K of the dense warp-specialized GEMMs "
+                     "(sc-split-k dense), parts chosen in the kernel"),
+      llvm::cl::init(true)};
   Option<int64_t> ampereAttentionStages{
       *this, "ampere-attention-stages",
       llvm::cl::desc("sm_80 / sm_86 / sm_89 attention: slots of its K/V "

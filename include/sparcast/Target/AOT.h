@@ -62,6 +62,9 @@ struct AotOptions {
   /// Split-K of decode hybrid-tiled GEMMs (sc-split-k): 1 off, 0 auto, or
   /// the parts.
   int64_t hybridSplitK = 0;
+  /// Split-K of the dense warp-specialized GEMMs, parts chosen in the
+  /// kernel from its tile count (sc-split-k dense).
+  bool denseSplitK = true;
   /// sm_80 / sm_86 / sm_89 attention's K/V ring slots (0: the chip's).
   int64_t ampereAttentionStages = 0;
   /// The kernel-level IR's passes: sc-warp-specialize's ring stages (0: as

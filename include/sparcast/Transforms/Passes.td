@@ -632,6 +632,8 @@ def ScSplitKPass : Pass<"sc-split-k"> {
   let options = [
     Option<"splits", "splits", "int64_t", /*default=*/"0",
            "Parts of each hybrid-tiled tile's K range (0: auto; else 2 to 16)">,
+    Option<"hybrid", "hybrid", "bool", /*default=*/"true",
+           "Split the hybrid-tiled decode GEMMs">,
     Option<"dense", "dense", "bool", /*default=*/"false",
            "Also split the dense warp-specialized GEMMs, their part count "
            "chosen in the kernel from its tile count">,

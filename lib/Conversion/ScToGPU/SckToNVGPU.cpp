@@ -93,6 +93,7 @@ constexpr int64_t kTransposedStagingBytes = 2 * kChunkRows * 128;
 /// A role's threads: the producer is warpgroup 2 (thread 256 issues its
 /// loads), consumers 0 and 1.
 constexpr int64_t kProducerThread = 256;
+constexpr int64_t kWarpgroup = 128;
 /// The discardable attribute marking a tile walk's loop while the
 /// patterns run (tile_index and the turns read its induction variable).
 constexpr llvm::StringLiteral kWalkAttrName = "sck.tile_walk";
@@ -126,6 +127,7 @@ struct KernelIR {
   sck::TileLoopOp producerLoop, consumerLoop;
   sck::EpilogueOp epilogue;
   sck::PrefetchOp prefetch;
+  sck::ReduceSplitsOp reduce;
 };
 
 std::optional<KernelIR> matchKernelIR(Block &top, std::string &why) {
@@ -214,16 +216,25 @@ std::optional<KernelIR> matchKernelIR(Block &top, std::string &why) {
   // condition.)
   SmallVector<sck::EpilogueOp> epilogues;
   SmallVector<sck::PrefetchOp> prefetches;
+  SmallVector<sck::ReduceSplitsOp> reduces;
   ir.consumerLoop.walk([&](Operation *inner) {
     if (auto epilogue = dyn_cast<sck::EpilogueOp>(inner))
       epilogues.push_back(epilogue);
     else if (auto prefetch = dyn_cast<sck::PrefetchOp>(inner))
       prefetches.push_back(prefetch);
+    else if (auto reduce = dyn_cast<sck::ReduceSplitsOp>(inner))
+      reduces.push_back(reduce);
   });
   if (epilogues.size() != 1)
     why = "a tile loop with other than one epilogue";
   else if (prefetches.size() > 1)
     why = "more than one prefetched operand";
+  else if (reduces.size() > 1)
+    why = "more than one split-K reduction";
+  else if (!reduces.empty() && (f.transposed || !prefetches.empty()))
+    why = "split-K on the transposed tile or with a prefetched operand";
+  if (!reduces.empty())
+    ir.reduce = reduces.front();
   if (!why.empty())
     return std::nullopt;
   ir.epilogue = epilogues.front();
@@ -296,6 +307,8 @@ struct WgmmaFrame {
   func::FuncOp epilogueFn;
   /// The tile loops of the producer role (the walk differs by role).
   DenseSet<Operation *> producerLoops;
+  /// Split-K: the parts' partial sums (f32) and each tile's arrivals (i32).
+  Value partials, arrivals;
 };
 
 /// Index arithmetic at one place (KernelArith's helpers).
@@ -340,6 +353,13 @@ FailureOr<WgmmaFrame> buildFrame(gpu::GPUFuncOp func, KernelIR ir) {
     return func.emitError("sck-to-nvgpu: a kernel of arguments named A, B "
                           "(tensor maps), C (the result's memref [B, M, N], M "
                           "and N static) and C.map");
+  if (ir.reduce) {
+    f.partials = namedKernelArgument(func, "C.partials");
+    f.arrivals = namedKernelArgument(func, "C.arrivals");
+    if (!f.partials || !f.arrivals)
+      return func.emitError("sck-to-nvgpu: a split-K kernel of arguments "
+                            "C.partials and C.arrivals");
+  }
   f.elementType = cast<sck::BoxType>(ir.ring.getType().getBoxes()[0]).getElementType();
   f.outType = f.cType.getElementType();
   f.nTiles = getConstantIntValue(ir.consumerLoop.getNTiles());
@@ -1496,6 +1516,142 @@ struct PrefetchToTmaLoads : WgmmaPattern<sck::PrefetchOp> {
   }
 };
 
+/// Split-K's fixup, warpgroup by warpgroup (a consumer's rows of the tile
+/// are its own: its epilogue meets only its own warpgroup), only where the
+/// kernel runs more than one part: the part's accumulator stored to its
+/// place among the tile's parts (word r of thread t of part p, warpgroup w
+/// of the tile at ((p x W + w) x words + r) x 128 + t: coalesced), fenced;
+/// the warpgroup meets, its thread 0 counts the arrival, and the barrier's
+/// OR tells every thread whether this part came last; the last adds every
+/// part's words in part order (the same sum whichever comes last).
+struct ReduceSplitsToFixup : WgmmaPattern<sck::ReduceSplitsOp> {
+  using FramePattern::FramePattern;
+  LogicalResult
+  matchAndRewrite(sck::ReduceSplitsOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const final {
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc, frame);
+    MLIRContext *ctx = rewriter.getContext();
+    const WgmmaKernelForm &form = frame.form;
+    SmallVector<Value> acc(adaptor.getAcc());
+    Value splits = adaptor.getSplits().front();
+    Value tile = adaptor.getTile().front();
+    Value split = adaptor.getSplit().front();
+    int64_t halves = form.halves(), wordsPerHalf = form.halfCols() / 2;
+    int64_t words = halves * wordsPerHalf;
+    // Warpgroups a tile, and this one's place in it.
+    int64_t perTile = form.cooperative ? 2 : 1;
+    Value w = form.cooperative ? frame.wg : e.index(0);
+    Value inWg = e.warpgroupThread().inWg;
+    auto [elected, wgBar] = e.electedAndBarrier(inWg);
+    auto wordAt = [&](Value part, int64_t r) {
+      Value slot = e.add(e.mul(part, e.index(perTile)), w);
+      return e.add(e.mul(e.add(e.mul(slot, e.index(words)), e.index(r)),
+                         e.index(kWarpgroup)),
+                   inWg);
+    };
+    auto gpuScope = NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::GPU);
+    SmallVector<Type> types(acc.size(), frame.accType);
+    types.push_back(rewriter.getI1Type());
+    Value several = e.cmp(arith::CmpIPredicate::ugt, splits, e.index(1));
+    auto fixup = scf::IfOp::create(rewriter, loc, types, several,
+                                   /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(rewriter);
+    // One part: the accumulator is the sum.
+    rewriter.setInsertionPointToStart(fixup.elseBlock());
+    SmallVector<Value> whole(acc);
+    whole.push_back(arith::ConstantIntOp::create(rewriter, loc, 1, 1));
+    scf::YieldOp::create(rewriter, loc, whole);
+    rewriter.setInsertionPointToStart(fixup.thenBlock());
+    Value first = e.mul(tile, splits);
+    Value mine = e.add(first, split);
+    for (int64_t h = 0; h < halves; ++h)
+      for (int64_t r = 0; r < wordsPerHalf; ++r)
+        memref::StoreOp::create(
+            rewriter, loc, LLVM::ExtractValueOp::create(rewriter, loc, acc[h], r),
+            frame.partials, ValueRange{wordAt(mine, h * wordsPerHalf + r)});
+    // Every thread's stores before thread 0's count (release), the count
+    // before the last part's reads (acquire).
+    NVVM::MembarOp::create(rewriter, loc, gpuScope);
+    NVVM::BarrierOp::create(rewriter, loc, Type(), wgBar, e.i32(kWarpgroup),
+                            nullptr, Value());
+    auto count = scf::IfOp::create(rewriter, loc, rewriter.getI32Type(),
+                                   elected, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard inner(rewriter);
+      rewriter.setInsertionPointToStart(count.thenBlock());
+      Value counter = e.add(e.mul(tile, e.index(perTile)), w);
+      Value before = memref::AtomicRMWOp::create(
+          rewriter, loc, arith::AtomicRMWKind::addi, e.i32(1), frame.arrivals,
+          ValueRange{counter});
+      Value lastPart = arith::SubIOp::create(
+          rewriter, loc,
+          arith::IndexCastOp::create(rewriter, loc, rewriter.getI32Type(),
+                                     splits),
+          e.i32(1));
+      Value last = e.cmp(arith::CmpIPredicate::eq, before, lastPart);
+      scf::YieldOp::create(rewriter, loc,
+                           ValueRange{arith::ExtUIOp::create(
+                               rewriter, loc, rewriter.getI32Type(), last)});
+      rewriter.setInsertionPointToStart(count.elseBlock());
+      scf::YieldOp::create(rewriter, loc, ValueRange{e.i32(0)});
+    }
+    // (nvvm.barrier reduces on barrier 0 only: the warpgroup's is named.)
+    Value anyLast =
+        NVVM::InlinePtxOp::create(
+            rewriter, loc, TypeRange{rewriter.getI32Type()},
+            ValueRange{wgBar, count.getResult(0)}, ValueRange(),
+            "{ .reg .pred p, q; setp.ne.u32 p, $2, 0; "
+            "bar.red.or.pred q, $1, 128, p; selp.u32 $0, 1, 0, q; }",
+            Value())
+            .getResult(0);
+    Value last = e.cmp(arith::CmpIPredicate::ne, anyLast, e.i32(0));
+    auto sum = scf::IfOp::create(rewriter, loc, TypeRange(types).drop_back(),
+                                 last, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard inner(rewriter);
+      rewriter.setInsertionPointToStart(sum.thenBlock());
+      NVVM::MembarOp::create(rewriter, loc, gpuScope);
+      Value zero = arith::ConstantOp::create(rewriter, loc,
+                                             rewriter.getF32FloatAttr(0.0f));
+      SmallVector<Value> zeros;
+      for (int64_t h = 0; h < static_cast<int64_t>(acc.size()); ++h) {
+        Value z = LLVM::UndefOp::create(rewriter, loc, frame.accType);
+        for (int64_t r = 0; r < wordsPerHalf; ++r)
+          z = LLVM::InsertValueOp::create(rewriter, loc, z, zero, r);
+        zeros.push_back(z);
+      }
+      auto parts = scf::ForOp::create(rewriter, loc, e.index(0), splits,
+                                      e.index(1), zeros);
+      rewriter.setInsertionPointToStart(parts.getBody());
+      Value part = e.add(first, parts.getInductionVar());
+      SmallVector<Value> totals(parts.getRegionIterArgs());
+      for (int64_t h = 0; h < halves; ++h)
+        for (int64_t r = 0; r < wordsPerHalf; ++r) {
+          Value v = memref::LoadOp::create(
+              rewriter, loc, frame.partials,
+              ValueRange{wordAt(part, h * wordsPerHalf + r)});
+          Value prior = LLVM::ExtractValueOp::create(rewriter, loc, totals[h], r);
+          totals[h] = LLVM::InsertValueOp::create(
+              rewriter, loc, totals[h],
+              arith::AddFOp::create(rewriter, loc, prior, v), r);
+        }
+      scf::YieldOp::create(rewriter, loc, totals);
+      rewriter.setInsertionPointAfter(parts);
+      scf::YieldOp::create(rewriter, loc, parts.getResults());
+      rewriter.setInsertionPointToStart(sum.elseBlock());
+      scf::YieldOp::create(rewriter, loc, acc);
+    }
+    SmallVector<Value> sumAndLast(sum.getResults());
+    sumAndLast.push_back(last);
+    scf::YieldOp::create(rewriter, loc, sumAndLast);
+    SmallVector<Value> results(fixup.getResults());
+    rewriter.replaceOpWithMultiple(
+        op, {ValueRange(results).drop_back(), ValueRange(results).take_back()});
+    return success();
+  }
+};
+
 /// The epilogue: its region as the kernel's device function on every
 /// accumulator element, staged in shared memory, stored by TMA.
 struct EpilogueToTmaStores : WgmmaPattern<sck::EpilogueOp> {
@@ -1636,7 +1792,7 @@ LogicalResult mlir::sc::detail::convertSckToNVGPU(gpu::GPUFuncOp kernel) {
                TurnToNamedBarrier<sck::AwaitTurnOp>,
                TurnToNamedBarrier<sck::PassTurnOp>, PutToTmaLoads,
                GetToFullWait, ZeroToUndef, MmaToWgmma, ReleaseToArrive,
-               DiscardToWaitAndArrive, PrefetchToTmaLoads,
+               DiscardToWaitAndArrive, PrefetchToTmaLoads, ReduceSplitsToFixup,
                EpilogueToTmaStores>(converter, ctx, *frame);
   patterns.add<ExtractToLoad, MmaWaitToWgmmaWait>(converter, ctx);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,

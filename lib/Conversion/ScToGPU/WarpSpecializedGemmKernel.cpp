@@ -143,6 +143,15 @@ static std::vector<sc::detail::KernelParam> kernelParams(BatchMatmulOp op,
     c.box = {128 / outBytes, shape.transposed ? 8 : 64, 1};
   }
   out.push_back({pointer, c});
+  // Split-K's workspaces, after C's map (nothing is prefetched then).
+  if (!binding.partials.empty()) {
+    Type f32 = Float32Type::get(op.getContext());
+    Type i32 = IntegerType::get(op.getContext(), 32);
+    out.push_back({MemRefType::get({ShapedType::kDynamic}, f32),
+                   LaunchParam::memref(binding.partials)});
+    out.push_back({MemRefType::get({ShapedType::kDynamic}, i32),
+                   LaunchParam::memref(binding.arrivals)});
+  }
   if (std::optional<unsigned> prefetched = shape.prefetched) {
     // The gathered operand's tensor map: [U, M, N] in boxes like C's.
     auto xType = cast<RankedTensorType>(op.getEpilogueIns()[*prefetched].getType());
@@ -167,7 +176,8 @@ namespace {
 /// arguments named for the ops (WgmmaKernel.h): the batch count is C's
 /// first dim, the epilogue's tensors the memrefs they stand for.
 void cloneKernelIR(func::FuncOp kernel, gpu::GPUFuncOp func, size_t numIns,
-                   std::optional<unsigned> prefetched, int64_t stages) {
+                   std::optional<unsigned> prefetched, bool splitK,
+                   int64_t stages) {
   OpBuilder b(func.getBody().front().getTerminator());
   Location loc = kernel.getLoc();
   auto name = [&](unsigned arg, const Twine &n) {
@@ -179,6 +189,10 @@ void cloneKernelIR(func::FuncOp kernel, gpu::GPUFuncOp func, size_t numIns,
   name(3 + numIns, "C.map");
   if (prefetched)
     name(4 + numIns, "in" + Twine(*prefetched) + ".map");
+  if (splitK) {
+    name(4 + numIns, "C.partials");
+    name(5 + numIns, "C.arrivals");
+  }
   IRMapping mapping;
   mapping.map(kernel.getArgument(0),
               memref::DimOp::create(b, loc, func.getArgument(2), 0).getResult());
@@ -200,6 +214,22 @@ void cloneKernelIR(func::FuncOp kernel, gpu::GPUFuncOp func, size_t numIns,
   }
 }
 } // namespace
+
+DenseSplit mlir::sc::denseSplitOf(BatchMatmulOp op) {
+  DenseSplit split;
+  FailureOr<func::FuncOp> kernel = kernelIRFunction(op);
+  if (failed(kernel) || !*kernel)
+    return split;
+  (*kernel).walk([&](sck::ReduceSplitsOp reduce) {
+    std::optional<uint64_t> maxParts = reduce.getMaxParts();
+    if (!maxParts)
+      return;
+    ArrayRef<int64_t> shape = reduce.getAcc().getType().getShape();
+    // (A consumer warpgroup holds 64 rows of the tile.)
+    split = {static_cast<int64_t>(*maxParts), shape[0] * shape[1], shape[0] / 64};
+  });
+  return split;
+}
 
 FailureOr<KernelLaunch> mlir::sc::detail::buildGemmKernelFromIR(
     BatchMatmulOp op, gpu::GPUModuleOp module, StringRef kernelName,
@@ -255,6 +285,10 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildGemmKernelFromIR(
   if (prefetch)
     shape.prefetched =
         cast<BlockArgument>(prefetch.getSource()).getArgNumber() - 1;
+  bool splitK = denseSplitOf(op).maxParts > 0;
+  if (splitK != !binding.partials.empty())
+    return op.emitError("sparcast-aot: internal error: the GEMM's split-K "
+                        "workspaces do not match its kernel-level IR");
   // The signature and the launch's parameters from one list.
   std::vector<sc::detail::KernelParam> params = kernelParams(op, binding, shape);
   SmallVector<Type> types = llvm::map_to_vector(
@@ -271,7 +305,7 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildGemmKernelFromIR(
   b.setInsertionPointToStart(&func.getBody().front());
   gpu::ReturnOp::create(b, op.getLoc());
   cloneKernelIR(*kernel, func, op.getEpilogueIns().size(), shape.prefetched,
-                stages);
+                splitK, stages);
   if (failed(convertSckToNVGPU(func))) {
     func.erase();
     if (auto f = module.lookupSymbol<func::FuncOp>((kernelName + "_epilogue").str()))

@@ -114,6 +114,7 @@ static LogicalResult runModelPasses(ModuleOp module, const AotOptions &options,
     pipeline.hybridPrune = options.hybridPrune;
     pipeline.hybridDenseBudget = options.hybridDenseBudget;
     pipeline.hybridSplitK = options.hybridSplitK;
+    pipeline.denseSplitK = options.denseSplitK;
     pipeline.ampereAttentionStages = options.ampereAttentionStages;
     PassManager pm(ctx);
     buildScKernelPipeline(pm, pipeline);

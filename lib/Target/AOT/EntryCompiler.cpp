@@ -592,6 +592,24 @@ FailureOr<GemmBinding> EntryCompiler::bindMatmul(BatchMatmulOp op) {
                                   LaunchDim::of(op.getType().getDimSize(1)),
                                   LaunchDim::of(op.getType().getDimSize(2))};
   binding.result = bindResult(op.getResult(), shape).name;
+  // Split-K: room for the most parts the kernel runs, and each tile's
+  // arrivals (zeroed at each call).
+  DenseSplit split = denseSplitOf(op);
+  if (split.maxParts > 0) {
+    auto vector = [&](Type element) {
+      return RankedTensorType::get({ShapedType::kDynamic}, element);
+    };
+    binding.partials =
+        newWorkspace(vector(Float32Type::get(op.getContext())),
+                     {LaunchDim::of(split.maxParts * split.wordsPerPart)},
+                     /*zeroInit=*/false)
+            .name;
+    binding.arrivals =
+        newWorkspace(vector(IntegerType::get(op.getContext(), 32)),
+                     {LaunchDim::of(split.maxParts * split.arrivalsPerTile)},
+                     /*zeroInit=*/true)
+            .name;
+  }
   return binding;
 }
 

@@ -1,5 +1,6 @@
 // RUN: sparcast-equiv %s --ref=flat_rows_bias_relu --pass-pipeline='builtin.module(func.func(sc-select-kernel-config{schedule=cooperative}),sc-lower-to-sck,sc-split-k{dense=1},sc-test-execute-kernel-ir)' --candidates=5 --trials=2 --rtol=1e-2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=flat_rows_bias_relu --pass-pipeline='builtin.module(func.func(sc-select-kernel-config{schedule=cooperative}),sc-lower-to-sck,sc-split-k{dense=1},sc-persistent,sc-warp-specialize,sc-schedule-wgmma,sc-test-execute-kernel-ir)' --candidates=5 --trials=2 --rtol=1e-2 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=flat_rows_bias_relu --pass-pipeline='builtin.module(func.func(sc-select-kernel-config{schedule=cooperative}),sc-lower-to-sck,sc-split-k{dense=1},sc-persistent,sc-multicast,sc-warp-specialize,sc-schedule-wgmma,sc-test-execute-kernel-ir)' --candidates=7 --trials=2 --rtol=1e-2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=batched_four_parts --pass-pipeline='builtin.module(func.func(sc-select-kernel-config{schedule=pingpong}),sc-lower-to-sck,sc-split-k{dense=1},sc-persistent,sc-warp-specialize,sc-schedule-wgmma,sc-test-execute-kernel-ir)' --candidates=3 --trials=2 --rtol=1e-2 | FileCheck %s
 // RUN: sparcast-opt %s -sc-lower-to-sck -sc-split-k=dense=1 -sc-persistent -sc-warp-specialize -sc-schedule-wgmma -canonicalize | FileCheck %s --check-prefix=IR
 
@@ -10,8 +11,10 @@
 // the epilogue, whose ReLU would be wrong on any partial sum. Run on the
 // host op by op after the kernel is made persistent, split into roles and
 // its ring positions named (tile x K / S + k), it gives the reference's
-// results: flat rows (5 x 50 rows in 128-row cooperative tiles), and
-// batched 64-row ping-pong tiles in four parts.
+// results: flat rows (5 x 50 rows in 128-row cooperative tiles; 7 x 50
+// in CTA pairs sharing B, the pair's parts walking the same k-tiles, the
+// last pair's second tile dead), and batched 64-row ping-pong tiles in
+// four parts.
 // CHECK-COUNT-2: ok
 // CHECK: EQUIVALENT
 

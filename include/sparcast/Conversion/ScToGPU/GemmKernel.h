@@ -132,7 +132,20 @@ struct GemmBinding {
   /// its K: TMA's zero fill past it stands in for the padding, which is
   /// never materialized. 0 when the rhs is the tensor itself.
   int64_t rhsSourceK = 0;
+  /// Split-K of a dense warp-specialized GEMM: its workspaces (the parts'
+  /// partial sums, f32; each tile's arrivals, i32, zero at each call);
+  /// empty without a split.
+  std::string partials, arrivals;
 };
+
+/// Split-K of a dense warp-specialized GEMM as its kernel-level IR has it
+/// (sc-split-k dense): the most parts the kernel runs in all, the f32
+/// words of one part's partial sums and the arrival counts a tile (one a
+/// consumer warpgroup); maxParts 0 without a split.
+struct DenseSplit {
+  int64_t maxParts = 0, wordsPerPart = 0, arrivalsPerTile = 0;
+};
+DenseSplit denseSplitOf(BatchMatmulOp op);
 
 /// Whether buildGemmKernel takes the TMA + wgmma path for `op` with
 /// `options` (chip and schedule).
