@@ -161,6 +161,21 @@ LogicalResult splitTileLoop(sck::TileLoopOp loop, int64_t option,
   return success();
 }
 
+/// `v`'s value where it is arithmetic on constants (sc-lower-to-sck
+/// builds tile counts from the shapes, unfolded).
+std::optional<int64_t> staticIndex(Value v) {
+  if (std::optional<int64_t> c = getConstantIntValue(v))
+    return c;
+  Operation *op = v.getDefiningOp();
+  if (!isa_and_nonnull<arith::MulIOp, arith::CeilDivUIOp>(op))
+    return std::nullopt;
+  std::optional<int64_t> lhs = staticIndex(op->getOperand(0));
+  std::optional<int64_t> rhs = staticIndex(op->getOperand(1));
+  if (!lhs || !rhs || *rhs <= 0)
+    return std::nullopt;
+  return isa<arith::MulIOp>(op) ? *lhs * *rhs : llvm::divideCeil(*lhs, *rhs);
+}
+
 /// The part counts a dense GEMM of `kTiles` k-tiles can take: those that
 /// divide them into parts of at least kMinKTilesPerSplit, largest first.
 SmallVector<int64_t> densePartCounts(int64_t kTiles) {
@@ -188,11 +203,21 @@ LogicalResult splitDenseTileLoop(sck::TileLoopOp loop, bool report) {
   if (!kTiles)
     return kLoop->emitError() << kPass << "a static k-tile count";
   SmallVector<int64_t> counts = densePartCounts(*kTiles);
-  if (counts.empty()) {
-    if (report)
-      loop.emitRemark() << "split-K: none (" << *kTiles
-                        << " k-tiles do not cut into parts of "
-                        << kMinKTilesPerSplit << " or more)";
+  // The fewest tiles the loop runs (a dynamic count at least 1): where
+  // they keep half the SMs busy, it never splits.
+  int64_t leastTiles = 1;
+  for (Value count : {loop.getBatches(), loop.getMTiles(), loop.getNTiles()})
+    leastTiles *= staticIndex(count).value_or(1);
+  if (counts.empty() || 2 * leastTiles > kSMs) {
+    if (report) {
+      auto remark = loop.emitRemark() << "split-K: none (";
+      if (counts.empty())
+        remark << *kTiles << " k-tiles do not cut into parts of "
+               << kMinKTilesPerSplit << " or more)";
+      else
+        remark << "at least " << leastTiles
+               << " tiles keep half the SMs busy)";
+    }
     return success();
   }
   Location loc = loop.getLoc();

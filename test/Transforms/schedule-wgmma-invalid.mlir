@@ -33,7 +33,7 @@ func.func private @k_loop_from_one(%batch: index) attributes {sck.schedule = #sc
   sck.role producer attributes {regs = 40 : i64} {
     sck.tile_loop %batch, %c1, %c1 attributes {schedule = #sck.tile_schedule<persistent>} {
     ^bb0(%b: index, %m: index, %n: index):
-      // expected-error @below {{sc-schedule-wgmma: one k loop a tile, from 0 by 1 to a constant}}
+      // expected-error @below {{sc-schedule-wgmma: one k loop a tile, from 0 by 1 to a count the same for every tile}}
       scf.for %k = %c1 to %c3 step %c1 {
         %a = sck.load "A"[%k, %m] : !sck.box<128x64xf16>
         %bb = sck.load "B"[%n, %k, %b] : !sck.box<64x256xf16>

@@ -13,8 +13,7 @@
 // CHECK: %[[RING:.*]] = sck.ring
 // CHECK: sck.role producer
 // CHECK: %[[T:.*]] = sck.tile_index
-// CHECK: %[[C3:.*]] = arith.constant 3 : index
-// CHECK: %[[BASE:.*]] = arith.muli %[[T]], %[[C3]] : index
+// CHECK: %[[BASE:.*]] = arith.muli %[[T]], %[[C3:.*]] : index
 // CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: %[[P:.*]] = arith.addi %[[BASE]], %[[K]] : index
 // CHECK: sck.put %[[RING]][%[[P]]],
@@ -34,7 +33,7 @@
 // CHECK: %[[PREV:.*]] = arith.subi %[[PK]], %[[ONE]] : index
 // CHECK: sck.release %[[RING]][%[[PREV]]]
 // CHECK: scf.yield %[[R]]
-// CHECK: %[[C2:.*]] = arith.constant 2 : index
+// CHECK: %[[C2:.*]] = arith.subi %[[C3]], %[[ONE]] : index
 // CHECK: %[[LAST:.*]] = arith.addi %[[CBASE]], %[[C2]] : index
 // PP: sck.pass_turn
 // COOP-NOT: sck.pass_turn

@@ -117,11 +117,20 @@ func.func @tower(%x: tensor<?x1x8192xbf16> {sc.lineage = #sc.lineage<candidate>}
 
 // -----
 
-// A K too short to cut into parts of 8 k-tiles: left alone.
+// A K too short to cut into parts of 8 k-tiles, and 64 x 32 tiles a batch
+// element: left alone.
 // DENSE: remark: split-K: none (8 k-tiles do not cut into parts of 8 or more)
+// DENSE: remark: split-K: none (at least 2048 tiles keep half the SMs busy)
 // DENSEIR-LABEL: func.func private @short_k_gemm0_kernel(
+// DENSEIR-NOT: sck.reduce_splits
+// DENSEIR-LABEL: func.func private @square_gemm0_kernel(
 // DENSEIR-NOT: sck.reduce_splits
 func.func @short_k(%x: tensor<?x64x512xbf16>, %w: tensor<256x512xbf16>) -> tensor<?x64x256xbf16> {
   %y = sc.batch_matmul %x, %w {transpose_rhs, sc.gemm_schedule = #sc.gemm_schedule<cooperative>} : tensor<?x64x512xbf16>, tensor<256x512xbf16> -> tensor<?x64x256xbf16>
   return %y : tensor<?x64x256xbf16>
+}
+
+func.func @square(%a: tensor<8192x8192xbf16>, %b: tensor<?x8192x8192xbf16>) -> tensor<?x8192x8192xbf16> {
+  %c = sc.batch_matmul %a, %b {sc.gemm_schedule = #sc.gemm_schedule<cooperative>} : tensor<8192x8192xbf16>, tensor<?x8192x8192xbf16> -> tensor<?x8192x8192xbf16>
+  return %c : tensor<?x8192x8192xbf16>
 }

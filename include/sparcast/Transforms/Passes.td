@@ -623,8 +623,8 @@ def ScSplitKPass : Pass<"sc-split-k"> {
       kernel computes S from its tile count at run time (the count often
       depends on a dynamic batch), the largest of 8, 4 and 2 that divides
       the k-tiles into parts of 8 or more and keeps tiles x S within the
-      132 SMs, else 1 (the kernel's batch is an argument, so the count
-      is computed even where the shapes are static).
+      132 SMs, else 1. A kernel whose tiles keep half the SMs busy for
+      any batch is left alone.
 
     Other kernels are left alone.
   }];

@@ -38,6 +38,10 @@ struct ScTestGemmKernelPass
       for (Value v : op.getEpilogueIns())
         binding.epilogueIns.push_back(sc::detail::testOperandName(v));
       binding.batchSymbol = "B";
+      if (denseSplitOf(op).maxParts > 0) {
+        binding.partials = "result.partials";
+        binding.arrivals = "result.arrivals";
+      }
       GemmKernelOptions options;
       options.chip = chip;
       options.schedule = schedule;
