@@ -172,13 +172,12 @@ void mlir::sc::buildScKernelPipeline(OpPassManager &pm,
     lower.report = report;
     lower.attention = true;
     pm.addPass(createScLowerToSckPass(lower));
-    // An attention's K/V ring: 3 slots (113 KB with Q's, head dim 128)
-    // where sm_80's 163 KB a CTA take them, 2 in sm_86 / sm_89's 99 KB,
-    // unless asked for (2 slots, 81 KB: two CTAs an SM on sm_80).
+    // An attention's K/V ring: 2 slots (81 KB with Q's, head dim 128: two
+    // CTAs an SM on sm_80, measured faster than one CTA of 3 slots:
+    // docs/decisions.md), unless asked for.
     ScPipelineMultistagePassOptions pipeline;
-    pipeline.attentionStages = options.ampereAttentionStages
-                                   ? options.ampereAttentionStages
-                                   : (options.chip == "sm_80" ? 3 : 2);
+    pipeline.attentionStages =
+        options.ampereAttentionStages ? options.ampereAttentionStages : 2;
     pm.addPass(createScPipelineMultistagePass(pipeline));
     return;
   }

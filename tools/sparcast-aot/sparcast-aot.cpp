@@ -51,8 +51,8 @@ static cl::opt<bool> ampereAttention(
              "speed there)"));
 static cl::opt<int64_t> ampereAttentionStages(
     "ampere-attention-stages",
-    cl::desc("With --ampere-attention: slots of the K/V ring (0: 3 on sm_80, "
-             "2 on sm_86 / sm_89; else 2 to 8)"),
+    cl::desc("With --ampere-attention: slots of the K/V ring (0: 2, two "
+             "CTAs an SM on sm_80; else 2 to 8)"),
     cl::init(0));
 static cl::opt<bool> attentionFromKernelIR(
     "attention-from-kernel-ir",

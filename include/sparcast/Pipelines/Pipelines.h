@@ -113,7 +113,7 @@ struct ScKernelPipelineOptions
   Option<int64_t> ampereAttentionStages{
       *this, "ampere-attention-stages",
       llvm::cl::desc("sm_80 / sm_86 / sm_89 attention: slots of its K/V "
-                     "ring (0: 3 on sm_80, 2 on sm_86 / sm_89; else 2 to 8)"),
+                     "ring (0: 2; else 2 to 8)"),
       llvm::cl::init(0)};
 };
 
