@@ -273,6 +273,15 @@ def check_tma_kernels(label, suite, example, gen, corr):
         r = uniform((B, 433, 256), f16, gen)
         check_("linear_residual_f16 B=%d (x @ w^T + r)" % B, suite.linear_residual_f16, [x, w, r],
                ref + r.float(), f16, (B, 433, 256))
+    # Split-K where the tiles leave SMs idle: 4 tiles in 8 parts, 32 in 4,
+    # 128 in none; the ReLU would be wrong on any partial sum.
+    for B in (1, 100, 1000, 4000):
+        x = uniform((B, 1, 4096), bf16, gen)
+        w = uniform((1024, 4096), bf16, gen)
+        bias = uniform((1024,), torch.float32, gen)
+        ref = torch.relu(torch.matmul(x.float(), w.float().t()) + bias)
+        check_("tower_bf16 B=%d (x @ w^T + bias, ReLU; split-K)" % B, suite.tower_bf16,
+               [x, w, bias], ref, bf16, (B, 1, 1024))
     a = uniform((8192, 8192), bf16, gen)
     b = uniform((1, 8192, 8192), bf16, gen)
     ref = torch.matmul(a.float(), b[0].float()).unsqueeze(0)

@@ -129,3 +129,20 @@ func.func @gather_add_f16_user(
   }
   return %c : tensor<?x433x256xf16>
 }
+
+// A tower layer over candidate rows (x @ w^T + bias, ReLU): its tiles
+// depend on the batch, and where they leave SMs idle the kernel runs each
+// tile's K in parts (split-K, the count chosen in the kernel).
+func.func @tower_bf16(%x: tensor<?x1x4096xbf16>, %w: tensor<1024x4096xbf16>, %bias: tensor<1024xf32>) -> tensor<?x1x1024xbf16> {
+  %c = sc.batch_matmul %x, %w epilogue_ins(%bias : tensor<1024xf32>) {transpose_rhs}
+      : tensor<?x1x4096xbf16>, tensor<1024x4096xbf16> -> tensor<?x1x1024xbf16> {
+  ^bb0(%acc: f32, %b: index, %m: index, %n: index, %bs: tensor<1024xf32>):
+    %v = tensor.extract %bs[%n] : tensor<1024xf32>
+    %s = arith.addf %acc, %v : f32
+    %zero = arith.constant 0.0 : f32
+    %r = arith.maximumf %s, %zero : f32
+    %t = arith.truncf %r : f32 to bf16
+    sc.yield %t : bf16
+  }
+  return %c : tensor<?x1x1024xbf16>
+}

@@ -91,8 +91,18 @@ def main():
              torch.matmul(w.float(), e.float()) + user.half().float()[idx.long()]),
             ("lce",) + lce_case(load("lce" + suffix).lce, gen),
         ]
-        for name, run, ref in cases:
-            bad += not check("[%s] %s" % (schedule, name), run, ref)
+        # Split-K: 12 tiles in 8 parts, 32 in 4, 128 in none (the parts'
+        # stores, counts and sums, and the kernel's path without them).
+        tw = uniform((1024, 4096), torch.bfloat16, gen)
+        tb = uniform((1024,), torch.float32, gen)
+        for rows in ((300, 1000, 4000) if hasattr(suite, "tower_bf16") else ()):
+            tx = uniform((rows, 1, 4096), torch.bfloat16, gen)
+            cases.append(("tower_split_k B=%d" % rows,
+                          lambda o, tx=tx: suite.tower_bf16(tx, tw, tb, out=[o]),
+                          torch.relu(torch.matmul(tx.float(), tw.float().t()) + tb),
+                          torch.bfloat16, 1e-2))
+        for name, run, ref, *dtype_tol in cases:
+            bad += not check("[%s] %s" % (schedule, name), run, ref, *dtype_tol)
     # SC_RUN_CHECK_INDICES: an index past its bound is refused before any
     # kernel runs (under memcheck: nothing read or written out of bounds).
     if want("indices"):
