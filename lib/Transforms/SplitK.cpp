@@ -87,17 +87,76 @@ FailureOr<scf::ForOp> kLoopOf(sck::EpilogueOp epilogue) {
   return loop;
 }
 
-LogicalResult splitTileLoop(sck::TileLoopOp loop, int64_t option,
-                            bool report) {
-  Block &body = loop.getBody().front();
-  auto epilogues = llvm::to_vector(body.getOps<sck::EpilogueOp>());
+/// A tile loop's epilogue and the k loop whose accumulator it stores.
+struct SplitTile {
+  sck::EpilogueOp epilogue;
+  scf::ForOp kLoop;
+};
+
+FailureOr<SplitTile> splitTileOf(sck::TileLoopOp loop) {
+  auto epilogues =
+      llvm::to_vector(loop.getBody().front().getOps<sck::EpilogueOp>());
   if (epilogues.size() != 1)
     return loop.emitError() << kPass << "a tile loop of one epilogue";
-  sck::EpilogueOp epilogue = epilogues.front();
-  FailureOr<scf::ForOp> kLoop = kLoopOf(epilogue);
+  FailureOr<scf::ForOp> kLoop = kLoopOf(epilogues.front());
   if (failed(kLoop))
     return failure();
-  std::optional<int64_t> kTiles = getConstantIntValue(kLoop->getUpperBound());
+  return SplitTile{epilogues.front(), *kLoop};
+}
+
+/// The loop runs `splits` tiles for each tile, the parts of one tile
+/// adjacent: at the body's start, the batch element b = bs / S and the
+/// part s = bs mod S.
+std::pair<Value, Value> cutBatches(OpBuilder &b, sck::TileLoopOp loop,
+                                   Value splits) {
+  Location loc = loop.getLoc();
+  Block &body = loop.getBody().front();
+  b.setInsertionPoint(loop);
+  loop.getBatchesMutable().assign(
+      arith::MulIOp::create(b, loc, loop.getBatches(), splits));
+  b.setInsertionPointToStart(&body);
+  Value bs = body.getArgument(0);
+  Value batch = arith::DivUIOp::create(b, loc, bs, splits);
+  Value split = arith::RemUIOp::create(b, loc, bs, splits);
+  bs.replaceUsesWithIf(batch, [&](OpOperand &use) {
+    return use.getOwner() != batch.getDefiningOp() &&
+           use.getOwner() != split.getDefiningOp();
+  });
+  return {batch, split};
+}
+
+/// The parts' sums added in the last to arrive, whose epilogue then runs
+/// on the whole sum. The tile's index among the loop's tiles of one part:
+/// (b, m, n), n fastest.
+void reduceInLastPart(OpBuilder &b, sck::TileLoopOp loop,
+                      sck::EpilogueOp epilogue, Value batch, Value split,
+                      Value splits, IntegerAttr maxParts) {
+  Location loc = loop.getLoc();
+  Block &body = loop.getBody().front();
+  b.setInsertionPoint(epilogue);
+  Value bm = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, batch, loop.getMTiles()),
+      body.getArgument(1));
+  Value tile = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, bm, loop.getNTiles()),
+      body.getArgument(2));
+  auto reduce = sck::ReduceSplitsOp::create(
+      b, loc, epilogue.getAcc().getType(), b.getI1Type(),
+      epilogue.getResultAttr(), tile, split, epilogue.getAcc(), splits,
+      maxParts);
+  auto ifLast = scf::IfOp::create(b, loc, reduce.getLast(),
+                                  /*withElseRegion=*/false);
+  epilogue->moveBefore(ifLast.thenBlock()->getTerminator());
+  epilogue.getAccMutable().assign(reduce.getSum());
+}
+
+LogicalResult splitTileLoop(sck::TileLoopOp loop, int64_t option,
+                            bool report) {
+  FailureOr<SplitTile> parts = splitTileOf(loop);
+  if (failed(parts))
+    return failure();
+  auto [epilogue, kLoop] = *parts;
+  std::optional<int64_t> kTiles = getConstantIntValue(kLoop.getUpperBound());
   std::optional<int64_t> mTiles = getConstantIntValue(loop.getMTiles());
   std::optional<int64_t> nTiles = getConstantIntValue(loop.getNTiles());
   if (!kTiles || !mTiles || !nTiles)
@@ -115,44 +174,19 @@ LogicalResult splitTileLoop(sck::TileLoopOp loop, int64_t option,
                             << " k-tiles";
   Location loc = loop.getLoc();
   OpBuilder b(loop);
-  auto cst = [&](int64_t v) {
-    return arith::ConstantIndexOp::create(b, loc, v).getResult();
-  };
-  // The loop runs S tiles for each tile, the parts of one tile adjacent.
-  loop.getBatchesMutable().assign(
-      arith::MulIOp::create(b, loc, loop.getBatches(), cst(splits)));
-  b.setInsertionPointToStart(&body);
-  Value bs = body.getArgument(0);
-  Value batch = arith::DivUIOp::create(b, loc, bs, cst(splits));
-  Value split = arith::RemUIOp::create(b, loc, bs, cst(splits));
-  bs.replaceUsesWithIf(batch, [&](OpOperand &use) {
-    return use.getOwner() != batch.getDefiningOp() &&
-           use.getOwner() != split.getDefiningOp();
-  });
+  Value count = arith::ConstantIndexOp::create(b, loc, splits);
+  auto [batch, split] = cutBatches(b, loop, count);
   // Part s: k-tiles [s x share, min(K, (s + 1) x share)).
   int64_t share = llvm::divideCeil(*kTiles, splits);
-  Value lo = arith::MulIOp::create(b, loc, split, cst(share));
+  Value shareValue = arith::ConstantIndexOp::create(b, loc, share);
+  Value lo = arith::MulIOp::create(b, loc, split, shareValue);
   Value hi = arith::MinUIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, lo, cst(share)), cst(*kTiles));
-  kLoop->getLowerBoundMutable().assign(lo);
-  kLoop->getUpperBoundMutable().assign(hi);
-  // The tile's index among the loop's tiles of one part: (b, m, n), n
-  // fastest.
-  b.setInsertionPoint(epilogue);
-  Value bm = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, batch, loop.getMTiles()),
-      body.getArgument(1));
-  Value tile = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, bm, loop.getNTiles()),
-      body.getArgument(2));
-  auto reduce = sck::ReduceSplitsOp::create(
-      b, loc, epilogue.getAcc().getType(), b.getI1Type(),
-      epilogue.getResultAttr(), tile, split, epilogue.getAcc(), cst(splits),
-      /*max_parts=*/nullptr);
-  auto ifLast = scf::IfOp::create(b, loc, reduce.getLast(),
-                                  /*withElseRegion=*/false);
-  epilogue->moveBefore(ifLast.thenBlock()->getTerminator());
-  epilogue.getAccMutable().assign(reduce.getSum());
+      b, loc, arith::AddIOp::create(b, loc, lo, shareValue),
+      arith::ConstantIndexOp::create(b, loc, *kTiles));
+  kLoop.getLowerBoundMutable().assign(lo);
+  kLoop.getUpperBoundMutable().assign(hi);
+  reduceInLastPart(b, loop, epilogue, batch, split, count,
+                   /*maxParts=*/nullptr);
   if (report)
     loop.emitRemark() << "split-K: " << splits << " parts of " << share
                       << " k-tiles (of " << *kTiles << ") a tile, "
@@ -191,17 +225,13 @@ SmallVector<int64_t> densePartCounts(int64_t kTiles) {
 /// tiles x S within the SMs, else 1. Part s walks k-tiles [s x K / S,
 /// (s + 1) x K / S), its k loop from 0 to K / S.
 LogicalResult splitDenseTileLoop(sck::TileLoopOp loop, bool report) {
-  Block &body = loop.getBody().front();
-  auto epilogues = llvm::to_vector(body.getOps<sck::EpilogueOp>());
-  if (epilogues.size() != 1)
-    return loop.emitError() << kPass << "a tile loop of one epilogue";
-  sck::EpilogueOp epilogue = epilogues.front();
-  FailureOr<scf::ForOp> kLoop = kLoopOf(epilogue);
-  if (failed(kLoop))
+  FailureOr<SplitTile> parts = splitTileOf(loop);
+  if (failed(parts))
     return failure();
-  std::optional<int64_t> kTiles = getConstantIntValue(kLoop->getUpperBound());
+  auto [epilogue, kLoop] = *parts;
+  std::optional<int64_t> kTiles = getConstantIntValue(kLoop.getUpperBound());
   if (!kTiles)
-    return kLoop->emitError() << kPass << "a static k-tile count";
+    return kLoop.emitError() << kPass << "a static k-tile count";
   SmallVector<int64_t> counts = densePartCounts(*kTiles);
   // The fewest tiles the loop runs (a dynamic count at least 1): where
   // they keep half the SMs busy, it never splits.
@@ -238,41 +268,19 @@ LogicalResult splitDenseTileLoop(sck::TileLoopOp loop, bool report) {
     splits = arith::SelectOp::create(b, loc, fit, cst(parts), splits);
   }
   Value share = arith::DivUIOp::create(b, loc, cst(*kTiles), splits);
-  loop.getBatchesMutable().assign(
-      arith::MulIOp::create(b, loc, loop.getBatches(), splits));
-  b.setInsertionPointToStart(&body);
-  Value bs = body.getArgument(0);
-  Value batch = arith::DivUIOp::create(b, loc, bs, splits);
-  Value split = arith::RemUIOp::create(b, loc, bs, splits);
-  bs.replaceUsesWithIf(batch, [&](OpOperand &use) {
-    return use.getOwner() != batch.getDefiningOp() &&
-           use.getOwner() != split.getDefiningOp();
-  });
+  auto [batch, split] = cutBatches(b, loop, splits);
   // The k loop counts the part's k-tiles from 0; its loads read k-tile
   // s x K / S + k.
   Value first = arith::MulIOp::create(b, loc, split, share);
-  kLoop->getUpperBoundMutable().assign(share);
-  Value k = kLoop->getInductionVar();
-  b.setInsertionPointToStart(kLoop->getBody());
+  kLoop.getUpperBoundMutable().assign(share);
+  Value k = kLoop.getInductionVar();
+  b.setInsertionPointToStart(kLoop.getBody());
   Value kTile = arith::AddIOp::create(b, loc, first, k);
   k.replaceUsesWithIf(kTile, [&](OpOperand &use) {
     return use.getOwner() != kTile.getDefiningOp();
   });
-  b.setInsertionPoint(epilogue);
-  Value bm = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, batch, loop.getMTiles()),
-      body.getArgument(1));
-  Value tile = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, bm, loop.getNTiles()),
-      body.getArgument(2));
-  auto reduce = sck::ReduceSplitsOp::create(
-      b, loc, epilogue.getAcc().getType(), b.getI1Type(),
-      epilogue.getResultAttr(), tile, split, epilogue.getAcc(), splits,
-      b.getI64IntegerAttr(kSMs));
-  auto ifLast = scf::IfOp::create(b, loc, reduce.getLast(),
-                                  /*withElseRegion=*/false);
-  epilogue->moveBefore(ifLast.thenBlock()->getTerminator());
-  epilogue.getAccMutable().assign(reduce.getSum());
+  reduceInLastPart(b, loop, epilogue, batch, split, splits,
+                   b.getI64IntegerAttr(kSMs));
   if (report) {
     auto remark = loop.emitRemark();
     remark << "split-K: parts chosen at run time, the largest of";
