@@ -29,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sparcast/Transforms/Passes.h"
+#include "sparcast/Dialect/SC/IR/ScOps.h"
 #include "sparcast/Dialect/SCK/IR/SckDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -210,6 +211,21 @@ std::optional<int64_t> staticIndex(Value v) {
   return isa<arith::MulIOp>(op) ? *lhs * *rhs : llvm::divideCeil(*lhs, *rhs);
 }
 
+/// Whether `epilogue` reads an operand's tile through an index (IKBO's
+/// gather-add), which sc-prefetch-epilogue-operands loads under the MMAs:
+/// a split tile's epilogue runs in one part only, so it would lose that.
+bool readsGatheredTile(sck::EpilogueOp epilogue) {
+  if (epilogue.getBody().empty())
+    return false;
+  for (unsigned i = 0; i < epilogue.getIns().size(); ++i) {
+    std::string why;
+    if (sc::BatchMatmulOp::getGatheredTileIndex(epilogue.getBody().front(), i,
+                                                why))
+      return true;
+  }
+  return false;
+}
+
 /// The part counts a dense GEMM of `kTiles` k-tiles can take: those that
 /// divide them into parts of at least kMinKTilesPerSplit, largest first.
 SmallVector<int64_t> densePartCounts(int64_t kTiles) {
@@ -238,12 +254,16 @@ LogicalResult splitDenseTileLoop(sck::TileLoopOp loop, bool report) {
   int64_t leastTiles = 1;
   for (Value count : {loop.getBatches(), loop.getMTiles(), loop.getNTiles()})
     leastTiles *= staticIndex(count).value_or(1);
-  if (counts.empty() || 2 * leastTiles > kSMs) {
+  bool gathers = readsGatheredTile(epilogue);
+  if (counts.empty() || 2 * leastTiles > kSMs || gathers) {
     if (report) {
       auto remark = loop.emitRemark() << "split-K: none (";
       if (counts.empty())
         remark << *kTiles << " k-tiles do not cut into parts of "
                << kMinKTilesPerSplit << " or more)";
+      else if (gathers)
+        remark << "its epilogue reads a tile through an index, prefetched "
+                  "under the MMAs)";
       else
         remark << "at least " << leastTiles
                << " tiles keep half the SMs busy)";

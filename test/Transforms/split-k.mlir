@@ -117,13 +117,17 @@ func.func @tower(%x: tensor<?x1x8192xbf16> {sc.lineage = #sc.lineage<candidate>}
 
 // -----
 
-// A K too short to cut into parts of 8 k-tiles, and 64 x 32 tiles a batch
-// element: left alone.
+// A K too short to cut into parts of 8 k-tiles, 64 x 32 tiles a batch
+// element, and an epilogue that reads the request's tile through the
+// index (prefetched under the MMAs): left alone.
 // DENSE: remark: split-K: none (8 k-tiles do not cut into parts of 8 or more)
 // DENSE: remark: split-K: none (at least 2048 tiles keep half the SMs busy)
+// DENSE: remark: split-K: none (its epilogue reads a tile through an index, prefetched under the MMAs)
 // DENSEIR-LABEL: func.func private @short_k_gemm0_kernel(
 // DENSEIR-NOT: sck.reduce_splits
 // DENSEIR-LABEL: func.func private @square_gemm0_kernel(
+// DENSEIR-NOT: sck.reduce_splits
+// DENSEIR-LABEL: func.func private @gather_add_gemm0_kernel(
 // DENSEIR-NOT: sck.reduce_splits
 func.func @short_k(%x: tensor<?x64x512xbf16>, %w: tensor<256x512xbf16>) -> tensor<?x64x256xbf16> {
   %y = sc.batch_matmul %x, %w {transpose_rhs, sc.gemm_schedule = #sc.gemm_schedule<cooperative>} : tensor<?x64x512xbf16>, tensor<256x512xbf16> -> tensor<?x64x256xbf16>
@@ -133,4 +137,18 @@ func.func @short_k(%x: tensor<?x64x512xbf16>, %w: tensor<256x512xbf16>) -> tenso
 func.func @square(%a: tensor<8192x8192xbf16>, %b: tensor<?x8192x8192xbf16>) -> tensor<?x8192x8192xbf16> {
   %c = sc.batch_matmul %a, %b {sc.gemm_schedule = #sc.gemm_schedule<cooperative>} : tensor<8192x8192xbf16>, tensor<?x8192x8192xbf16> -> tensor<?x8192x8192xbf16>
   return %c : tensor<?x8192x8192xbf16>
+}
+
+func.func @gather_add(%w: tensor<433x2048xf16>, %e: tensor<?x2048x256xf16>, %user: tensor<?x433x256xf32>, %idx: tensor<?xi32>) -> tensor<?x433x256xf16> {
+  %c = sc.batch_matmul %w, %e epilogue_ins(%user, %idx : tensor<?x433x256xf32>, tensor<?xi32>) {sc.gemm_schedule = #sc.gemm_schedule<pingpong>}
+      : tensor<433x2048xf16>, tensor<?x2048x256xf16> -> tensor<?x433x256xf16> {
+  ^bb0(%acc: f32, %b: index, %m: index, %n: index, %u: tensor<?x433x256xf32>, %i: tensor<?xi32>):
+    %r = tensor.extract %i[%b] : tensor<?xi32>
+    %ri = arith.index_cast %r : i32 to index
+    %x = tensor.extract %u[%ri, %m, %n] : tensor<?x433x256xf32>
+    %s = arith.addf %acc, %x : f32
+    %h = arith.truncf %s : f32 to f16
+    sc.yield %h : f16
+  }
+  return %c : tensor<?x433x256xf16>
 }
