@@ -211,11 +211,12 @@ std::optional<int64_t> staticIndex(Value v) {
   return isa<arith::MulIOp>(op) ? *lhs * *rhs : llvm::divideCeil(*lhs, *rhs);
 }
 
-/// Whether `epilogue` reads an operand's tile through an index (IKBO's
-/// gather-add), which sc-prefetch-epilogue-operands loads under the MMAs:
-/// a split tile's epilogue runs in one part only, so it would lose that.
-bool readsGatheredTile(sck::EpilogueOp epilogue) {
-  if (epilogue.getBody().empty())
+/// Whether `epilogue` reads an operand one tile at [g(b), m, n] (IKBO's
+/// gather-add, a residual), which sc-prefetch-epilogue-operands loads
+/// under the MMAs: a split tile's epilogue runs in one part only, so it
+/// would lose that. (Flat rows' epilogues are not prefetched.)
+bool readsPrefetchableTile(sck::EpilogueOp epilogue) {
+  if (epilogue.getBody().empty() || epilogue.getCoords().size() != 3)
     return false;
   for (unsigned i = 0; i < epilogue.getIns().size(); ++i) {
     std::string why;
@@ -254,7 +255,7 @@ LogicalResult splitDenseTileLoop(sck::TileLoopOp loop, bool report) {
   int64_t leastTiles = 1;
   for (Value count : {loop.getBatches(), loop.getMTiles(), loop.getNTiles()})
     leastTiles *= staticIndex(count).value_or(1);
-  bool gathers = readsGatheredTile(epilogue);
+  bool gathers = readsPrefetchableTile(epilogue);
   if (counts.empty() || 2 * leastTiles > kSMs || gathers) {
     if (report) {
       auto remark = loop.emitRemark() << "split-K: none (";
@@ -262,8 +263,8 @@ LogicalResult splitDenseTileLoop(sck::TileLoopOp loop, bool report) {
         remark << *kTiles << " k-tiles do not cut into parts of "
                << kMinKTilesPerSplit << " or more)";
       else if (gathers)
-        remark << "its epilogue reads a tile through an index, prefetched "
-                  "under the MMAs)";
+        remark << "its epilogue reads an operand's tile, prefetched under "
+                  "the MMAs)";
       else
         remark << "at least " << leastTiles
                << " tiles keep half the SMs busy)";

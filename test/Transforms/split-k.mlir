@@ -122,7 +122,7 @@ func.func @tower(%x: tensor<?x1x8192xbf16> {sc.lineage = #sc.lineage<candidate>}
 // index (prefetched under the MMAs): left alone.
 // DENSE: remark: split-K: none (8 k-tiles do not cut into parts of 8 or more)
 // DENSE: remark: split-K: none (at least 2048 tiles keep half the SMs busy)
-// DENSE: remark: split-K: none (its epilogue reads a tile through an index, prefetched under the MMAs)
+// DENSE: remark: split-K: none (its epilogue reads an operand's tile, prefetched under the MMAs)
 // DENSEIR-LABEL: func.func private @short_k_gemm0_kernel(
 // DENSEIR-NOT: sck.reduce_splits
 // DENSEIR-LABEL: func.func private @square_gemm0_kernel(

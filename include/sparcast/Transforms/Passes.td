@@ -624,9 +624,9 @@ def ScSplitKPass : Pass<"sc-split-k"> {
       depends on a dynamic batch), the largest of 8, 4 and 2 that divides
       the k-tiles into parts of 8 or more and keeps tiles x S within the
       132 SMs, else 1. A kernel whose tiles keep half the SMs busy for
-      any batch is left alone, and so is one whose epilogue reads a tile
-      through an index (IKBO's gather-add: sc-prefetch-epilogue-operands
-      loads it under the MMAs of the tile whose epilogue reads it).
+      any batch is left alone, and so is one whose epilogue reads an
+      operand's tile at [g(b), m, n] (IKBO's gather-add, a residual:
+      sc-prefetch-epilogue-operands loads it under the tile's MMAs).
 
     Other kernels are left alone.
   }];
