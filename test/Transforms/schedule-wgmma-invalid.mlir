@@ -152,3 +152,32 @@ func.func private @hybrid_release_outside_case(%batch: index) attributes {sck.sc
   }
   return
 }
+
+// -----
+
+func.func private @k_count_by_tile(%batch: index) attributes {sck.schedule = #sck.kernel_schedule<cooperative>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %ring = sck.ring {stages = 4 : i64} : !sck.ring<!sck.box<128x64xf16>, !sck.box<64x256xf16>>
+  sck.role producer attributes {regs = 40 : i64} {
+    sck.tile_loop %batch, %c1, %c1 attributes {schedule = #sck.tile_schedule<persistent>} {
+    ^bb0(%b: index, %m: index, %n: index):
+      %count = arith.addi %m, %c3 : index
+      // (A count that depends on the tile: ring positions tile x count + k
+      // would collide.)
+      // expected-error @below {{sc-schedule-wgmma: one k loop a tile, from 0 by 1 to a count the same for every tile}}
+      scf.for %k = %c0 to %count step %c1 {
+        %a = sck.load "A"[%k, %m] : !sck.box<128x64xf16>
+        %bb = sck.load "B"[%n, %k, %b] : !sck.box<64x256xf16>
+        sck.put %ring, %a, %bb : !sck.ring<!sck.box<128x64xf16>, !sck.box<64x256xf16>>, !sck.box<128x64xf16>, !sck.box<64x256xf16>
+      }
+    }
+  }
+  sck.role consumer attributes {count = 2 : i64, order = #sck.consumer_order<cooperative>, regs = 232 : i64} {
+    sck.tile_loop %batch, %c1, %c1 attributes {schedule = #sck.tile_schedule<persistent>} {
+    ^bb0(%b: index, %m: index, %n: index):
+    }
+  }
+  return
+}

@@ -1,4 +1,5 @@
 // RUN: sparcast-opt %s -sc-select-kernel-config=schedule=cooperative -sc-lower-to-sck -sc-split-k=dense=1 -sc-persistent -sc-warp-specialize -sc-schedule-wgmma -sc-test-gemm-kernel | FileCheck %s
+// RUN: sparcast-opt %s -sc-select-kernel-config=schedule=pingpong -sc-lower-to-sck -sc-split-k=dense=1 -sc-persistent -sc-warp-specialize -sc-schedule-wgmma -sc-test-gemm-kernel | FileCheck %s --check-prefix=PP
 
 // sck.reduce_splits of a dense cooperative GEMM (sc-split-k dense), lowered
 // warpgroup by warpgroup: the kernel takes the parts' partial sums (f32)
@@ -28,6 +29,13 @@
 // CHECK: scf.yield %{{.*}}, %{{.*}}, %true
 // CHECK: scf.if
 // CHECK: nvgpu.tma.async.store
+// Ping-pong: each consumer's 64 x 256 tile is a tile of its own (its
+// arrivals counted at the tile's index), 128 words a thread as well.
+// PP-LABEL: gpu.func @tower_gemm0(
+// PP-SAME: memref<?xf32>, %{{.*}}: memref<?xi32>) kernel
+// PP-COUNT-128: memref.store %{{.*}} : memref<?xf32>
+// PP: bar.red.or.pred
+// PP: nvgpu.tma.async.store
 func.func @tower(%x: tensor<?x1x2048xbf16> {sc.lineage = #sc.lineage<candidate>}, %w: tensor<1024x2048xbf16>) -> tensor<?x1x1024xbf16> {
   %y = sc.batch_matmul %x, %w {transpose_rhs} : tensor<?x1x2048xbf16>, tensor<1024x2048xbf16> -> tensor<?x1x1024xbf16>
   return %y : tensor<?x1x1024xbf16>
