@@ -1516,14 +1516,120 @@ struct PrefetchToTmaLoads : WgmmaPattern<sck::PrefetchOp> {
   }
 };
 
-/// Split-K's fixup, warpgroup by warpgroup (a consumer's rows of the tile
-/// are its own: its epilogue meets only its own warpgroup), only where the
-/// kernel runs more than one part: the part's accumulator stored to its
-/// place among the tile's parts (word r of thread t of part p, warpgroup w
-/// of the tile at ((p x W + w) x words + r) x 128 + t: coalesced), fenced;
-/// the warpgroup meets, its thread 0 counts the arrival, and the barrier's
-/// OR tells every thread whether this part came last; the last adds every
-/// part's words in part order (the same sum whichever comes last).
+/// Split-K's fixup for one consumer warpgroup's rows of a tile (its
+/// epilogue meets only its own warpgroup): word r of thread t of part p,
+/// warpgroup w of the tile, lies at ((p x W + w) x words + r) x 128 + t
+/// (coalesced, read back by the same thread of the last part).
+struct WarpgroupFixup {
+  Emitter &e;
+  const WgmmaFrame &f;
+  /// The accumulator's halves and their words a thread.
+  int64_t halves, wordsPerHalf;
+  /// Warpgroups a tile, this one's place in it, its thread and barrier.
+  int64_t perTile;
+  Value w, inWg, elected, wgBar;
+
+  WarpgroupFixup(Emitter &e, const WgmmaFrame &f)
+      : e(e), f(f), halves(f.form.halves()),
+        wordsPerHalf(f.form.halfCols() / 2),
+        perTile(f.form.cooperative ? 2 : 1),
+        w(f.form.cooperative ? f.wg : e.index(0)),
+        inWg(e.warpgroupThread().inWg) {
+    std::tie(elected, wgBar) = e.electedAndBarrier(inWg);
+  }
+
+  Value wordAt(Value part, int64_t h, int64_t r) {
+    Value slot = e.add(e.mul(part, e.index(perTile)), w);
+    Value word = e.index(h * wordsPerHalf + r);
+    return e.add(e.mul(e.add(e.mul(slot, e.index(halves * wordsPerHalf)), word),
+                       e.index(kWarpgroup)),
+                 inWg);
+  }
+
+  /// This thread's words of the part's accumulator, then a fence.
+  void storePart(ArrayRef<Value> acc, Value part) {
+    for (int64_t h = 0; h < halves; ++h)
+      for (int64_t r = 0; r < wordsPerHalf; ++r)
+        memref::StoreOp::create(
+            e.b, e.loc, LLVM::ExtractValueOp::create(e.b, e.loc, acc[h], r),
+            f.partials, ValueRange{wordAt(part, h, r)});
+    NVVM::MembarOp::create(e.b, e.loc, gpuScope());
+  }
+
+  /// Once every thread has fenced its stores, thread 0 counts the
+  /// warpgroup's arrival; whether it completed the tile's `splits` parts,
+  /// told to every thread by the barrier's OR (nvvm.barrier reduces on
+  /// barrier 0 only: the warpgroup's is named).
+  Value arriveLast(Value tile, Value splits) {
+    NVVM::BarrierOp::create(e.b, e.loc, Type(), wgBar, e.i32(kWarpgroup),
+                            nullptr, Value());
+    Type i32 = e.b.getI32Type();
+    auto count = scf::IfOp::create(e.b, e.loc, i32, elected,
+                                   /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(e.b);
+      e.b.setInsertionPointToStart(count.thenBlock());
+      Value counter = e.add(e.mul(tile, e.index(perTile)), w);
+      Value before = memref::AtomicRMWOp::create(
+          e.b, e.loc, arith::AtomicRMWKind::addi, e.i32(1), f.arrivals,
+          ValueRange{counter});
+      Value lastPart = arith::SubIOp::create(
+          e.b, e.loc, arith::IndexCastOp::create(e.b, e.loc, i32, splits),
+          e.i32(1));
+      Value last = e.cmp(arith::CmpIPredicate::eq, before, lastPart);
+      scf::YieldOp::create(e.b, e.loc,
+                           ValueRange{arith::ExtUIOp::create(e.b, e.loc, i32, last)});
+      e.b.setInsertionPointToStart(count.elseBlock());
+      scf::YieldOp::create(e.b, e.loc, ValueRange{e.i32(0)});
+    }
+    Value any = NVVM::InlinePtxOp::create(
+                    e.b, e.loc, TypeRange{i32},
+                    ValueRange{wgBar, count.getResult(0)}, ValueRange(),
+                    "{ .reg .pred p, q; setp.ne.u32 p, $2, 0; "
+                    "bar.red.or.pred q, $1, 128, p; selp.u32 $0, 1, 0, q; }",
+                    Value())
+                    .getResult(0);
+    return e.cmp(arith::CmpIPredicate::ne, any, e.i32(0));
+  }
+
+  /// After a fence, the sum of parts first .. first + splits - 1 in part
+  /// order (the same whichever part came last), as `count` halves.
+  SmallVector<Value> sumParts(Value first, Value splits, size_t count) {
+    NVVM::MembarOp::create(e.b, e.loc, gpuScope());
+    Value zero = arith::ConstantOp::create(e.b, e.loc, e.b.getF32FloatAttr(0.0f));
+    SmallVector<Value> zeros;
+    for (size_t h = 0; h < count; ++h) {
+      Value z = LLVM::UndefOp::create(e.b, e.loc, f.accType);
+      for (int64_t r = 0; r < wordsPerHalf; ++r)
+        z = LLVM::InsertValueOp::create(e.b, e.loc, z, zero, r);
+      zeros.push_back(z);
+    }
+    auto parts = scf::ForOp::create(e.b, e.loc, e.index(0), splits, e.index(1),
+                                    zeros);
+    OpBuilder::InsertionGuard guard(e.b);
+    e.b.setInsertionPointToStart(parts.getBody());
+    Value part = e.add(first, parts.getInductionVar());
+    SmallVector<Value> totals(parts.getRegionIterArgs());
+    for (int64_t h = 0; h < halves; ++h)
+      for (int64_t r = 0; r < wordsPerHalf; ++r) {
+        Value v = memref::LoadOp::create(e.b, e.loc, f.partials,
+                                         ValueRange{wordAt(part, h, r)});
+        Value prior = LLVM::ExtractValueOp::create(e.b, e.loc, totals[h], r);
+        totals[h] = LLVM::InsertValueOp::create(
+            e.b, e.loc, totals[h], arith::AddFOp::create(e.b, e.loc, prior, v), r);
+      }
+    scf::YieldOp::create(e.b, e.loc, totals);
+    return SmallVector<Value>(parts.getResults());
+  }
+
+  NVVM::MemScopeKindAttr gpuScope() {
+    return NVVM::MemScopeKindAttr::get(e.b.getContext(), NVVM::MemScopeKind::GPU);
+  }
+};
+
+/// Split-K's reduction (sck.reduce_splits) where the kernel runs more than
+/// one part: the part stored, its arrival counted, and in the last part of
+/// the tile the sum of every part; with one part, the accumulator itself.
 struct ReduceSplitsToFixup : WgmmaPattern<sck::ReduceSplitsOp> {
   using FramePattern::FramePattern;
   LogicalResult
@@ -1531,121 +1637,35 @@ struct ReduceSplitsToFixup : WgmmaPattern<sck::ReduceSplitsOp> {
                   ConversionPatternRewriter &rewriter) const final {
     Location loc = op.getLoc();
     Emitter e(rewriter, loc, frame);
-    MLIRContext *ctx = rewriter.getContext();
-    const WgmmaKernelForm &form = frame.form;
     SmallVector<Value> acc(adaptor.getAcc());
     Value splits = adaptor.getSplits().front();
     Value tile = adaptor.getTile().front();
-    Value split = adaptor.getSplit().front();
-    int64_t halves = form.halves(), wordsPerHalf = form.halfCols() / 2;
-    int64_t words = halves * wordsPerHalf;
-    // Warpgroups a tile, and this one's place in it.
-    int64_t perTile = form.cooperative ? 2 : 1;
-    Value w = form.cooperative ? frame.wg : e.index(0);
-    Value inWg = e.warpgroupThread().inWg;
-    auto [elected, wgBar] = e.electedAndBarrier(inWg);
-    auto wordAt = [&](Value part, int64_t r) {
-      Value slot = e.add(e.mul(part, e.index(perTile)), w);
-      return e.add(e.mul(e.add(e.mul(slot, e.index(words)), e.index(r)),
-                         e.index(kWarpgroup)),
-                   inWg);
-    };
-    auto gpuScope = NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::GPU);
+    WarpgroupFixup fixup(e, frame);
     SmallVector<Type> types(acc.size(), frame.accType);
     types.push_back(rewriter.getI1Type());
-    Value several = e.cmp(arith::CmpIPredicate::ugt, splits, e.index(1));
-    auto fixup = scf::IfOp::create(rewriter, loc, types, several,
-                                   /*withElseRegion=*/true);
+    auto several = scf::IfOp::create(
+        rewriter, loc, types, e.cmp(arith::CmpIPredicate::ugt, splits, e.index(1)),
+        /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(rewriter);
-    // One part: the accumulator is the sum.
-    rewriter.setInsertionPointToStart(fixup.elseBlock());
+    rewriter.setInsertionPointToStart(several.elseBlock());
     SmallVector<Value> whole(acc);
     whole.push_back(arith::ConstantIntOp::create(rewriter, loc, 1, 1));
     scf::YieldOp::create(rewriter, loc, whole);
-    rewriter.setInsertionPointToStart(fixup.thenBlock());
+    rewriter.setInsertionPointToStart(several.thenBlock());
     Value first = e.mul(tile, splits);
-    Value mine = e.add(first, split);
-    for (int64_t h = 0; h < halves; ++h)
-      for (int64_t r = 0; r < wordsPerHalf; ++r)
-        memref::StoreOp::create(
-            rewriter, loc, LLVM::ExtractValueOp::create(rewriter, loc, acc[h], r),
-            frame.partials, ValueRange{wordAt(mine, h * wordsPerHalf + r)});
-    // Every thread's stores before thread 0's count (release), the count
-    // before the last part's reads (acquire).
-    NVVM::MembarOp::create(rewriter, loc, gpuScope);
-    NVVM::BarrierOp::create(rewriter, loc, Type(), wgBar, e.i32(kWarpgroup),
-                            nullptr, Value());
-    auto count = scf::IfOp::create(rewriter, loc, rewriter.getI32Type(),
-                                   elected, /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard inner(rewriter);
-      rewriter.setInsertionPointToStart(count.thenBlock());
-      Value counter = e.add(e.mul(tile, e.index(perTile)), w);
-      Value before = memref::AtomicRMWOp::create(
-          rewriter, loc, arith::AtomicRMWKind::addi, e.i32(1), frame.arrivals,
-          ValueRange{counter});
-      Value lastPart = arith::SubIOp::create(
-          rewriter, loc,
-          arith::IndexCastOp::create(rewriter, loc, rewriter.getI32Type(),
-                                     splits),
-          e.i32(1));
-      Value last = e.cmp(arith::CmpIPredicate::eq, before, lastPart);
-      scf::YieldOp::create(rewriter, loc,
-                           ValueRange{arith::ExtUIOp::create(
-                               rewriter, loc, rewriter.getI32Type(), last)});
-      rewriter.setInsertionPointToStart(count.elseBlock());
-      scf::YieldOp::create(rewriter, loc, ValueRange{e.i32(0)});
-    }
-    // (nvvm.barrier reduces on barrier 0 only: the warpgroup's is named.)
-    Value anyLast =
-        NVVM::InlinePtxOp::create(
-            rewriter, loc, TypeRange{rewriter.getI32Type()},
-            ValueRange{wgBar, count.getResult(0)}, ValueRange(),
-            "{ .reg .pred p, q; setp.ne.u32 p, $2, 0; "
-            "bar.red.or.pred q, $1, 128, p; selp.u32 $0, 1, 0, q; }",
-            Value())
-            .getResult(0);
-    Value last = e.cmp(arith::CmpIPredicate::ne, anyLast, e.i32(0));
+    fixup.storePart(acc, e.add(first, adaptor.getSplit().front()));
+    Value last = fixup.arriveLast(tile, splits);
     auto sum = scf::IfOp::create(rewriter, loc, TypeRange(types).drop_back(),
                                  last, /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard inner(rewriter);
-      rewriter.setInsertionPointToStart(sum.thenBlock());
-      NVVM::MembarOp::create(rewriter, loc, gpuScope);
-      Value zero = arith::ConstantOp::create(rewriter, loc,
-                                             rewriter.getF32FloatAttr(0.0f));
-      SmallVector<Value> zeros;
-      for (int64_t h = 0; h < static_cast<int64_t>(acc.size()); ++h) {
-        Value z = LLVM::UndefOp::create(rewriter, loc, frame.accType);
-        for (int64_t r = 0; r < wordsPerHalf; ++r)
-          z = LLVM::InsertValueOp::create(rewriter, loc, z, zero, r);
-        zeros.push_back(z);
-      }
-      auto parts = scf::ForOp::create(rewriter, loc, e.index(0), splits,
-                                      e.index(1), zeros);
-      rewriter.setInsertionPointToStart(parts.getBody());
-      Value part = e.add(first, parts.getInductionVar());
-      SmallVector<Value> totals(parts.getRegionIterArgs());
-      for (int64_t h = 0; h < halves; ++h)
-        for (int64_t r = 0; r < wordsPerHalf; ++r) {
-          Value v = memref::LoadOp::create(
-              rewriter, loc, frame.partials,
-              ValueRange{wordAt(part, h * wordsPerHalf + r)});
-          Value prior = LLVM::ExtractValueOp::create(rewriter, loc, totals[h], r);
-          totals[h] = LLVM::InsertValueOp::create(
-              rewriter, loc, totals[h],
-              arith::AddFOp::create(rewriter, loc, prior, v), r);
-        }
-      scf::YieldOp::create(rewriter, loc, totals);
-      rewriter.setInsertionPointAfter(parts);
-      scf::YieldOp::create(rewriter, loc, parts.getResults());
-      rewriter.setInsertionPointToStart(sum.elseBlock());
-      scf::YieldOp::create(rewriter, loc, acc);
-    }
+    rewriter.setInsertionPointToStart(sum.thenBlock());
+    scf::YieldOp::create(rewriter, loc, fixup.sumParts(first, splits, acc.size()));
+    rewriter.setInsertionPointToStart(sum.elseBlock());
+    scf::YieldOp::create(rewriter, loc, acc);
+    rewriter.setInsertionPointAfter(sum);
     SmallVector<Value> sumAndLast(sum.getResults());
     sumAndLast.push_back(last);
     scf::YieldOp::create(rewriter, loc, sumAndLast);
-    SmallVector<Value> results(fixup.getResults());
+    SmallVector<Value> results(several.getResults());
     rewriter.replaceOpWithMultiple(
         op, {ValueRange(results).drop_back(), ValueRange(results).take_back()});
     return success();
