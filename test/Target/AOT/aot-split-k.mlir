@@ -32,7 +32,7 @@
 // PTX: bar.red.or.pred
 // OFF-NOT: split-K
 // OFF: kernel tower_gemm0:
-// OFF-MANIFEST-NOT: "workspace"
+// OFF-MANIFEST: "workspace": []
 func.func @tower(%x: tensor<?x1x4096xbf16> {sc.lineage = #sc.lineage<candidate>}, %w: tensor<1024x4096xbf16>, %bias: tensor<1024xf32>) -> tensor<?x1x1024xbf16> {
   %c = sc.batch_matmul %x, %w epilogue_ins(%bias : tensor<1024xf32>) {transpose_rhs}
       : tensor<?x1x4096xbf16>, tensor<1024x4096xbf16> -> tensor<?x1x1024xbf16> {
