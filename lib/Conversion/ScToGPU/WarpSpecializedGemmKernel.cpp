@@ -375,6 +375,10 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildGemmKernelFromIR(
   if (form->flatRows)
     launch.summary += "; lhs batch elements as one matrix of B x " +
                       std::to_string(m) + " rows, tiles across them";
+  if (splitK)
+    launch.summary += "; split-K: each tile's k-tiles in parts the kernel "
+                      "chooses from its tile count (8, 4, 2 or none), the "
+                      "last part of each consumer's rows adding them";
   launch.summary += "; lowered from the kernel-level IR by sc-convert-sck-to-nvgpu";
   return launch;
 }

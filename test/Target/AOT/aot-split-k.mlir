@@ -13,7 +13,7 @@
 // after C's tensor map; ptxas takes the fixup (bar.red on the consumer's
 // named barrier) without spills. With --dense-split-k=0: none of it.
 // REPORT: split-K: parts chosen at run time, the largest of 8 4 2 with tiles x parts <= 132 (else 1), of 64 k-tiles
-// REPORT: kernel tower_gemm0:
+// REPORT: kernel tower_gemm0: {{.*}}; split-K: each tile's k-tiles in parts the kernel chooses from its tile count (8, 4, 2 or none), the last part of each consumer's rows adding them
 // REPORT-NOT: {{[1-9][0-9]*}} bytes spill stores
 // MANIFEST: "tensor": "result0"
 // MANIFEST: "tensor": "[[PARTIALS:ws[0-9]+]]"
@@ -32,6 +32,7 @@
 // PTX: bar.red.or.pred
 // OFF-NOT: split-K
 // OFF: kernel tower_gemm0:
+// OFF-NOT: split-K
 // OFF-MANIFEST: "workspace": []
 func.func @tower(%x: tensor<?x1x4096xbf16> {sc.lineage = #sc.lineage<candidate>}, %w: tensor<1024x4096xbf16>, %bias: tensor<1024xf32>) -> tensor<?x1x1024xbf16> {
   %c = sc.batch_matmul %x, %w epilogue_ins(%bias : tensor<1024xf32>) {transpose_rhs}
