@@ -129,7 +129,7 @@ std::string mlir::sc::hybridGemmLimitation(BatchMatmulOp op, StringRef chip) {
 FailureOr<KernelLaunch> mlir::sc::buildHybridGemmKernel(
     BatchMatmulOp op, gpu::GPUModuleOp gpuModule, StringRef kernelName,
     const GemmBinding &binding, const HybridWeightBinding &weight,
-    const HybridSplitBinding &splitBinding) {
+    const SplitKBinding &splitBinding) {
   std::string why = hybridGemmLimitation(op, "sm_90a");
   if (!why.empty())
     return op.emitError("sparcast-aot: ") << why;

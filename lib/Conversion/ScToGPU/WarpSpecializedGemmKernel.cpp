@@ -144,13 +144,13 @@ static std::vector<sc::detail::KernelParam> kernelParams(BatchMatmulOp op,
   }
   out.push_back({pointer, c});
   // Split-K's workspaces, after C's map (nothing is prefetched then).
-  if (!binding.partials.empty()) {
+  if (!binding.split.partials.empty()) {
     Type f32 = Float32Type::get(op.getContext());
     Type i32 = IntegerType::get(op.getContext(), 32);
     out.push_back({MemRefType::get({ShapedType::kDynamic}, f32),
-                   LaunchParam::memref(binding.partials)});
+                   LaunchParam::memref(binding.split.partials)});
     out.push_back({MemRefType::get({ShapedType::kDynamic}, i32),
-                   LaunchParam::memref(binding.arrivals)});
+                   LaunchParam::memref(binding.split.arrivals)});
   }
   if (std::optional<unsigned> prefetched = shape.prefetched) {
     // The gathered operand's tensor map: [U, M, N] in boxes like C's.
@@ -286,7 +286,7 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildGemmKernelFromIR(
     shape.prefetched =
         cast<BlockArgument>(prefetch.getSource()).getArgNumber() - 1;
   bool splitK = denseSplitOf(op).maxParts > 0;
-  if (splitK != !binding.partials.empty())
+  if (splitK != !binding.split.partials.empty())
     return op.emitError("sparcast-aot: internal error: the GEMM's split-K "
                         "workspaces do not match its kernel-level IR");
   // The signature and the launch's parameters from one list.

@@ -231,6 +231,21 @@ LogicalResult EntryCompiler::bindArguments() {
   return success();
 }
 
+SplitKBinding EntryCompiler::newSplitKWorkspaces(LaunchDim partialWords,
+                                                 LaunchDim arrivals) {
+  auto vector = [&](Type element) {
+    return RankedTensorType::get({ShapedType::kDynamic}, element);
+  };
+  SplitKBinding split;
+  split.partials = newWorkspace(vector(Float32Type::get(func.getContext())),
+                                {partialWords}, /*zeroInit=*/false)
+                       .name;
+  split.arrivals = newWorkspace(vector(IntegerType::get(func.getContext(), 32)),
+                                {arrivals}, /*zeroInit=*/true)
+                       .name;
+  return split;
+}
+
 TensorInfo EntryCompiler::newWorkspace(RankedTensorType type,
                                        std::vector<LaunchDim> shape,
                                        bool zeroInit) {
@@ -592,24 +607,12 @@ FailureOr<GemmBinding> EntryCompiler::bindMatmul(BatchMatmulOp op) {
                                   LaunchDim::of(op.getType().getDimSize(1)),
                                   LaunchDim::of(op.getType().getDimSize(2))};
   binding.result = bindResult(op.getResult(), shape).name;
-  // Split-K: room for the most parts the kernel runs, and each tile's
-  // arrivals (zeroed at each call).
+  // Split-K: room for the most parts the kernel runs.
   DenseSplit split = denseSplitOf(op);
-  if (split.maxParts > 0) {
-    auto vector = [&](Type element) {
-      return RankedTensorType::get({ShapedType::kDynamic}, element);
-    };
-    binding.partials =
-        newWorkspace(vector(Float32Type::get(op.getContext())),
-                     {LaunchDim::of(split.maxParts * split.wordsPerPart)},
-                     /*zeroInit=*/false)
-            .name;
-    binding.arrivals =
-        newWorkspace(vector(IntegerType::get(op.getContext(), 32)),
-                     {LaunchDim::of(split.maxParts * split.arrivalsPerTile)},
-                     /*zeroInit=*/true)
-            .name;
-  }
+  if (split.maxParts > 0)
+    binding.split = newSplitKWorkspaces(
+        LaunchDim::of(split.maxParts * split.wordsPerPart),
+        LaunchDim::of(split.maxParts * split.arrivalsPerTile));
   return binding;
 }
 
@@ -874,24 +877,13 @@ LogicalResult EntryCompiler::visitHybridMatmul(BatchMatmulOp op) {
                                   LaunchDim::of(op.getType().getDimSize(1)),
                                   LaunchDim::of(op.getType().getDimSize(2))})
           .name;
-  // Split-K: the parts' partial sums and each tile's arrivals (zeroed at
-  // each call).
-  HybridSplitBinding split;
+  // Split-K: every part of every tile.
+  SplitKBinding split;
   HybridSplit parts = hybridSplitOf(op);
   if (parts.splits > 1) {
     LaunchDim tiles = binding.batchOf(op.getType()).times(parts.tilesPerBatch);
-    auto vector = [&](Type element) {
-      return RankedTensorType::get({ShapedType::kDynamic}, element);
-    };
-    split.partials =
-        newWorkspace(vector(Float32Type::get(op.getContext())),
-                     {tiles.times(parts.splits * parts.wordsPerPart)},
-                     /*zeroInit=*/false)
-            .name;
-    split.arrivals =
-        newWorkspace(vector(IntegerType::get(op.getContext(), 32)),
-                     {tiles.times(parts.arrivalsPerTile)}, /*zeroInit=*/true)
-            .name;
+    split = newSplitKWorkspaces(tiles.times(parts.splits * parts.wordsPerPart),
+                                tiles.times(parts.arrivalsPerTile));
   }
   FailureOr<KernelLaunch> launch = buildHybridGemmKernel(
       op, gpuModule, nextKernelName("gemm"), binding, weight->second, split);

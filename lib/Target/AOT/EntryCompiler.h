@@ -201,6 +201,9 @@ private:
   FailureOr<TensorInfo> materialize(Value v, Location loc);
   TensorInfo newWorkspace(RankedTensorType type, std::vector<LaunchDim> shape,
                           bool zeroInit = false);
+  /// Split-K's workspaces: `partialWords` f32 partial sums and `arrivals`
+  /// i32 counts, zeroed at each call.
+  SplitKBinding newSplitKWorkspaces(LaunchDim partialWords, LaunchDim arrivals);
   std::string nextKernelName(StringRef what) {
     return llvm::formatv("{0}_{1}{2}", func.getSymName(), what, kernels++);
   }

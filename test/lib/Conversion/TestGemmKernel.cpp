@@ -39,8 +39,8 @@ struct ScTestGemmKernelPass
         binding.epilogueIns.push_back(sc::detail::testOperandName(v));
       binding.batchSymbol = "B";
       if (denseSplitOf(op).maxParts > 0) {
-        binding.partials = "result.partials";
-        binding.arrivals = "result.arrivals";
+        binding.split.partials = "result.partials";
+        binding.split.arrivals = "result.arrivals";
       }
       GemmKernelOptions options;
       options.chip = chip;

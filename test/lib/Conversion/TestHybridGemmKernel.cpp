@@ -43,7 +43,7 @@ struct ScTestHybridGemmKernelPass
       weight.meta = sc::detail::testOperandName(packed.getMeta());
       weight.numDense = LaunchDim::sym("D");
       weight.numSparse = LaunchDim::sym("S");
-      HybridSplitBinding split;
+      SplitKBinding split;
       if (hybridSplitOf(op).splits > 1) {
         split.partials = "partials";
         split.arrivals = "arrivals";

@@ -111,6 +111,13 @@ struct KernelLaunch {
 
 /// How the op's operands and result are known to the entry: tensor names
 /// and the symbol of each dynamic dim (kDynamic dims only).
+/// Split-K's workspaces as the entry knows them: the parts' partial sums
+/// (f32) and each tile's arrivals (i32, zero at each call). Empty without
+/// a split.
+struct SplitKBinding {
+  std::string partials, arrivals;
+};
+
 struct GemmBinding {
   std::string lhs, rhs, result;
   std::vector<std::string> epilogueIns;
@@ -132,10 +139,8 @@ struct GemmBinding {
   /// its K: TMA's zero fill past it stands in for the padding, which is
   /// never materialized. 0 when the rhs is the tensor itself.
   int64_t rhsSourceK = 0;
-  /// Split-K of a dense warp-specialized GEMM: its workspaces (the parts'
-  /// partial sums, f32; each tile's arrivals, i32, zero at each call);
-  /// empty without a split.
-  std::string partials, arrivals;
+  /// Split-K of a dense warp-specialized GEMM: its workspaces.
+  SplitKBinding split;
 };
 
 /// Split-K of a dense warp-specialized GEMM as its kernel-level IR has it
@@ -178,14 +183,6 @@ struct HybridSplit {
 };
 HybridSplit hybridSplitOf(BatchMatmulOp op);
 
-/// Split-K's workspaces as the entry knows them: the parts' partial sums
-/// (f32, [batch x tiles x splits x words]) and each tile's arrivals (i32,
-/// [batch x tiles x arrivals a tile], zero at each call). Empty without a
-/// split.
-struct HybridSplitBinding {
-  std::string partials, arrivals;
-};
-
 /// Why `op`, a GEMM whose rhs is a hybrid-tiled weight, has no kernel on
 /// `chip`, or an empty string.
 std::string hybridGemmLimitation(BatchMatmulOp op, StringRef chip);
@@ -202,7 +199,7 @@ FailureOr<KernelLaunch> buildHybridGemmKernel(BatchMatmulOp op,
                                               StringRef kernelName,
                                               const GemmBinding &binding,
                                               const HybridWeightBinding &weight,
-                                              const HybridSplitBinding &split);
+                                              const SplitKBinding &split);
 
 } // namespace mlir::sc
 
