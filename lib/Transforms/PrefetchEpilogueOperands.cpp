@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sparcast/Transforms/Passes.h"
+#include "sparcast/Transforms/Transforms.h"
 #include "sparcast/Dialect/SC/IR/ScOps.h"
 #include "sparcast/Dialect/SCK/IR/SckDialect.h"
 
@@ -26,6 +27,44 @@ using namespace mlir;
 
 namespace {
 constexpr unsigned kLead = sc::BatchMatmulOp::kNumEpilogueLeadingArgs;
+} // namespace
+
+std::string mlir::sc::epiloguePrefetchLimitation(sck::EpilogueOp epilogue,
+                                                 sck::TileLoopOp loop,
+                                                 unsigned i, Value &g) {
+  Value in = epilogue.getIns()[i];
+  auto type = dyn_cast<RankedTensorType>(in.getType());
+  if (!type || type.getRank() != 3)
+    return "not a 3-D tensor";
+  std::string why;
+  g = sc::BatchMatmulOp::getGatheredTileIndex(epilogue.getBody().front(), i,
+                                              why);
+  if (!g)
+    return why;
+  // The index and the operands g reads must be there before the tile:
+  // values from outside the tile loop.
+  auto outside = [&](Value v) {
+    return !loop->isAncestor(v.getParentRegion()->getParentOp());
+  };
+  if (!llvm::all_of(epilogue.getIns(), outside))
+    return "an operand defined inside the tile loop";
+  // What the GPU kernels stream (sck-to-nvgpu): one box a tile, of 16- or
+  // 32-bit elements; f32 for the transposed tile.
+  unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+  if (llvm::any_of(epilogue.getIns().getTypes(), llvm::IsaPred<sck::BoxType>))
+    return "another operand is prefetched already";
+  if (bits != 16 && bits != 32)
+    return "elements of other than 16 or 32 bits";
+  if (epilogue.getTransposed() && !type.getElementType().isF32())
+    return "the transposed tile's epilogue streams f32 operands only";
+  // The kernels stream it in subtiles of 128 bytes a row.
+  if (!epilogue.getTransposed() &&
+      epilogue.getTileShape()[1] * bits / 8 % 128 != 0)
+    return "a tile row of other than whole 128-byte subtiles";
+  return "";
+}
+
+namespace {
 
 /// Where the tile's prefetch goes: right after the last of `values`
 /// defined in `block` (the tile coordinates), else at its start.
@@ -86,44 +125,15 @@ struct ScPrefetchEpilogueOperandsPass
     auto type = dyn_cast<RankedTensorType>(in.getType());
     if (!type || type.getRank() != 3)
       return false;
-    Block &body = epilogue.getBody().front();
-    std::string why;
-    Value g = sc::BatchMatmulOp::getGatheredTileIndex(body, i, why);
-    // The index and the operands g reads must be there before the tile:
-    // values from outside the tile loop.
-    auto outside = [&](Value v) {
-      return !loop->isAncestor(v.getParentRegion()->getParentOp());
-    };
-    if (g && !llvm::all_of(epilogue.getIns(), outside)) {
-      why = "an operand defined inside the tile loop";
-      g = Value();
-    }
-    // What the GPU kernels stream (sck-to-nvgpu): one box a tile, of 16- or
-    // 32-bit elements; f32 for the transposed tile.
-    unsigned bits = type.getElementType().getIntOrFloatBitWidth();
-    if (g && llvm::any_of(epilogue.getIns().getTypes(),
-                          llvm::IsaPred<sck::BoxType>)) {
-      why = "another operand is prefetched already";
-      g = Value();
-    } else if (g && bits != 16 && bits != 32) {
-      why = "elements of other than 16 or 32 bits";
-      g = Value();
-    } else if (g && epilogue.getTransposed() &&
-               !type.getElementType().isF32()) {
-      why = "the transposed tile's epilogue streams f32 operands only";
-      g = Value();
-    } else if (g && !epilogue.getTransposed() &&
-               epilogue.getTileShape()[1] * bits / 8 % 128 != 0) {
-      // The kernels stream it in subtiles of 128 bytes a row.
-      why = "a tile row of other than whole 128-byte subtiles";
-      g = Value();
-    }
-    if (!g) {
+    Value g;
+    std::string why = sc::epiloguePrefetchLimitation(epilogue, loop, i, g);
+    if (!why.empty()) {
       if (report)
         epilogue.emitRemark() << "epilogue operand #" << i << " read in place: "
                               << why;
       return false;
     }
+    Block &body = epilogue.getBody().front();
     // g's computation at the tile's start: the region's b is the tile's
     // batch element, its operands the epilogue's.
     OpBuilder b(epilogue);

@@ -29,8 +29,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "sparcast/Transforms/Passes.h"
-#include "sparcast/Dialect/SC/IR/ScOps.h"
 #include "sparcast/Dialect/SCK/IR/SckDialect.h"
+#include "sparcast/Transforms/Transforms.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -211,17 +211,16 @@ std::optional<int64_t> staticIndex(Value v) {
   return isa<arith::MulIOp>(op) ? *lhs * *rhs : llvm::divideCeil(*lhs, *rhs);
 }
 
-/// Whether `epilogue` reads an operand one tile at [g(b), m, n] (IKBO's
-/// gather-add, a residual), which sc-prefetch-epilogue-operands loads
-/// under the MMAs: a split tile's epilogue runs in one part only, so it
-/// would lose that. (Flat rows' epilogues are not prefetched.)
-bool readsPrefetchableTile(sck::EpilogueOp epilogue) {
+/// Whether sc-prefetch-epilogue-operands would load one of `epilogue`'s
+/// operands under the MMAs (a tile at [g(b), m, n]: IKBO's gather-add, a
+/// residual): a split tile's epilogue runs in one part only, so it would
+/// lose that. (Flat rows' epilogues are not prefetched.)
+bool readsPrefetchableTile(sck::EpilogueOp epilogue, sck::TileLoopOp loop) {
   if (epilogue.getBody().empty() || epilogue.getCoords().size() != 3)
     return false;
   for (unsigned i = 0; i < epilogue.getIns().size(); ++i) {
-    std::string why;
-    if (sc::BatchMatmulOp::getGatheredTileIndex(epilogue.getBody().front(), i,
-                                                why))
+    Value g;
+    if (sc::epiloguePrefetchLimitation(epilogue, loop, i, g).empty())
       return true;
   }
   return false;
@@ -255,7 +254,7 @@ LogicalResult splitDenseTileLoop(sck::TileLoopOp loop, bool report) {
   int64_t leastTiles = 1;
   for (Value count : {loop.getBatches(), loop.getMTiles(), loop.getNTiles()})
     leastTiles *= staticIndex(count).value_or(1);
-  bool gathers = readsPrefetchableTile(epilogue);
+  bool gathers = readsPrefetchableTile(epilogue, loop);
   if (counts.empty() || 2 * leastTiles > kSMs || gathers) {
     if (report) {
       auto remark = loop.emitRemark() << "split-K: none (";

@@ -3,6 +3,7 @@
 #define SPARCAST_TRANSFORMS_TRANSFORMS_H
 
 #include "sparcast/Dialect/SC/IR/ScOps.h"
+#include "sparcast/Dialect/SCK/IR/SckDialect.h"
 
 #include "mlir/IR/PatternMatch.h"
 
@@ -43,6 +44,14 @@ void populateScIkboAttentionPatterns(RewritePatternSet &patterns,
 FailureOr<BlockSparseMaskAttr>
 materializeLogLinearMask(LogLinearMaskAttr mask, int64_t queryLength,
                          int64_t keyLength);
+
+/// Why sc-prefetch-epilogue-operands leaves operand `i` of `epilogue`, the
+/// epilogue of tile loop `loop`, read in place, or an empty string when it
+/// loads the operand's tile as a box at the tile's start; then `g` is the
+/// batch element that tile is read at (in the epilogue's region).
+std::string epiloguePrefetchLimitation(sck::EpilogueOp epilogue,
+                                       sck::TileLoopOp loop, unsigned i,
+                                       Value &g);
 
 } // namespace mlir::sc
 
