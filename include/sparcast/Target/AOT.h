@@ -65,7 +65,7 @@ struct AotOptions {
   /// Split-K of the dense warp-specialized GEMMs, parts chosen in the
   /// kernel from its tile count (sc-split-k dense).
   bool denseSplitK = true;
-  /// sm_80 / sm_86 / sm_89 attention's K/V ring slots (0: the chip's).
+  /// sm_80 / sm_86 / sm_89 attention's K/V ring slots (0: two).
   int64_t ampereAttentionStages = 0;
   /// The kernel-level IR's passes: sc-warp-specialize's ring stages (0: as
   /// many as fit) and register split, sc-persistent's M-tile group (0: no
