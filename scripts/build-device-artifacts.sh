@@ -64,6 +64,8 @@ rm "$ROOT/bench/artifacts/hybrid_const.mlir"
 # its weights are the artifact's arguments, made on the GPU machine).
 SPARCAST_AOT="$BIN/sparcast-aot" /usr/bin/python3 "$ROOT/examples/ranking_model.py" \
   compile "$ROOT/bench/artifacts/ranker" >/dev/null
+SPARCAST_AOT="$BIN/sparcast-aot" /usr/bin/python3 "$ROOT/examples/ranking_model.py" \
+  compile "$ROOT/bench/artifacts/ranker_reference" --model reference >/dev/null
 # The same kernels with each GEMM schedule forced (the ones above use the
 # default, auto): the checks run them all and time them side by side.
 # Opt-in: the default schedules with B shared by TMA multicast in CTA pairs

@@ -140,6 +140,7 @@ private:
   Results importSqueeze(const onnx::NodeProto &node, Location loc);
   Results importUnsqueeze(const onnx::NodeProto &node, Location loc);
   Results importLayerNorm(const onnx::NodeProto &node, Location loc);
+  Results importReduce(const onnx::NodeProto &node, Location loc);
   Results importAttention(const onnx::NodeProto &node, Location loc);
   /// `q`, `k`, `v` ([batch, heads, rows, dim]) as sc.attention.
   Results attention(Value q, Value k, Value v, std::optional<float> scale,
@@ -1249,6 +1250,103 @@ OnnxImporter::importAttention(const onnx::NodeProto &node, Location loc) {
   return attention(*q, *k, *v, scale, loc);
 }
 
+/// ReduceSum / ReduceMean: the axes from input #1 (ReduceSum from opset
+/// 13, ReduceMean from 18) or the `axes` attribute; the sum in f32 (a
+/// 16-bit sum of hundreds of terms would lose most of its bits), then
+/// divided for the mean and rounded to the input's type once.
+OnnxImporter::Results OnnxImporter::importReduce(const onnx::NodeProto &node,
+                                                 Location loc) {
+  FailureOr<Value> x = input(node, 0, loc);
+  if (failed(x))
+    return failure();
+  auto t = cast<RankedTensorType>(x->getType());
+  Type element = t.getElementType();
+  if (!isa<FloatType>(element) || t.getRank() < 1)
+    return error(loc) << "'" << node.op_type() << "' of " << x->getType()
+                      << ": expected floats of rank 1 or more";
+  SmallVector<int64_t> axes;
+  if (node.input_size() > 1 && !node.input(1).empty()) {
+    FailureOr<SmallVector<int64_t>> given = constantInts(node, 1, loc);
+    if (failed(given))
+      return failure();
+    axes = *given;
+  }
+  for (const onnx::AttributeProto &a : node.attribute())
+    if (a.name() == "axes")
+      axes.append(a.ints().begin(), a.ints().end());
+  if (axes.empty()) {
+    if (intAttr(node, "noop_with_empty_axes", 0))
+      return SmallVector<Value>{*x};
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      axes.push_back(d);
+  }
+  int64_t rank = t.getRank();
+  llvm::SmallDenseSet<int64_t> reduced;
+  for (int64_t a : axes) {
+    int64_t d = a < 0 ? a + rank : a;
+    if (d < 0 || d >= rank || !reduced.insert(d).second)
+      return error(loc) << "'" << node.op_type() << "' over axis " << a
+                        << " of " << t << " (each axis once, within the rank)";
+  }
+  // The sum over the reduced dims, the kept dims in order.
+  SmallVector<AffineExpr> keptExprs;
+  SmallVector<int64_t> keptShape;
+  SmallVector<Value> keptSizes, dims = dimValues(*x, loc);
+  SmallVector<utils::IteratorType> iterators;
+  Value count = arith::ConstantIndexOp::create(b, loc, 1);
+  for (int64_t d = 0; d < rank; ++d) {
+    if (reduced.contains(d)) {
+      iterators.push_back(utils::IteratorType::reduction);
+      count = arith::MulIOp::create(b, loc, count, dims[d]);
+      continue;
+    }
+    iterators.push_back(utils::IteratorType::parallel);
+    keptExprs.push_back(b.getAffineDimExpr(d));
+    keptShape.push_back(t.getDimSize(d));
+    if (t.isDynamicDim(d))
+      keptSizes.push_back(dims[d]);
+  }
+  auto sumType = RankedTensorType::get(keptShape, b.getF32Type());
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank),
+                                 AffineMap::get(rank, 0, keptExprs, ctx)};
+  Value sum =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{sumType}, ValueRange{*x},
+          ValueRange{zeros(sumType, keptSizes, loc)}, maps, iterators,
+          [&](OpBuilder &nb, Location l, ValueRange args) {
+            Value v = args[0].getType().isF32()
+                          ? args[0]
+                          : arith::ExtFOp::create(nb, l, nb.getF32Type(), args[0])
+                                .getResult();
+            linalg::YieldOp::create(nb, l,
+                                    ValueRange{arith::AddFOp::create(nb, l, args[1], v)});
+          })
+          .getResult(0);
+  FailureOr<SmallVector<Value>> out = SmallVector<Value>{sum};
+  bool mean = node.op_type() == "ReduceMean";
+  if (mean || !element.isF32()) {
+    Value n = arith::UIToFPOp::create(
+        b, loc, b.getF32Type(),
+        arith::IndexCastOp::create(b, loc, b.getI64Type(), count));
+    out = single(elementwise(
+        sum, element, loc, [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
+          Value r = mean ? arith::DivFOp::create(nb, l, v[0], n).getResult() : v[0];
+          return element.isF32() ? r : arith::TruncFOp::create(nb, l, element, r).getResult();
+        }));
+  }
+  if (failed(out) || !intAttr(node, "keepdims", 1))
+    return out;
+  // keepdims: the reduced dims back as dims of size 1.
+  SmallVector<int64_t> shape;
+  SmallVector<Value> sizes;
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  for (int64_t d = 0; d < rank; ++d) {
+    shape.push_back(reduced.contains(d) ? 1 : t.getDimSize(d));
+    sizes.push_back(reduced.contains(d) ? one : dims[d]);
+  }
+  return SmallVector<Value>{reshape((*out)[0], sizes, shape, loc)};
+}
+
 OnnxImporter::Results OnnxImporter::importConstant(const onnx::NodeProto &node,
                                                    Location loc) {
   // Its one value attribute: a tensor, or a float / int scalar or list.
@@ -1413,6 +1511,8 @@ LogicalResult OnnxImporter::importNode(const onnx::NodeProto &node,
       {"Squeeze", &OnnxImporter::importSqueeze},
       {"Unsqueeze", &OnnxImporter::importUnsqueeze},
       {"LayerNormalization", &OnnxImporter::importLayerNorm},
+      {"ReduceSum", &OnnxImporter::importReduce},
+      {"ReduceMean", &OnnxImporter::importReduce},
       {"Attention", &OnnxImporter::importAttention},
       {"Constant", &OnnxImporter::importConstant},
       {"Shape", &OnnxImporter::importShape},

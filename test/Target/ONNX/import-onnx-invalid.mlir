@@ -18,6 +18,7 @@
 // RUN: not sparcast-translate --import-onnx %S/Inputs/bad-rank.onnx 2>&1 | FileCheck %s --check-prefix=RANK
 // RUN: not sparcast-translate --import-onnx %S/Inputs/bad-attention.onnx 2>&1 | FileCheck %s --check-prefix=ATTENTION
 // RUN: not sparcast-translate --import-onnx %S/Inputs/bad-outputs.onnx 2>&1 | FileCheck %s --check-prefix=OUTPUTS
+// RUN: not sparcast-translate --import-onnx %S/Inputs/bad-reduce.onnxtxt 2>&1 | FileCheck %s --check-prefix=REDUCE
 
 // What the importer does not take is a located error naming the node (its
 // name, or its op and position when unnamed) and why; nothing is imported.
@@ -53,3 +54,4 @@
 // not matched; the nodes are imported one by one and the first that fails
 // says why.
 // OUTPUTS: error: node 'MatMul#3': MatMul of 'tensor<?x2x64x129xf16>' and 'tensor<?x2x128x1024xf16>': contraction sizes 129 and 128
+// REDUCE: error: node 'ReduceMean#0': 'ReduceMean' over axis -1 of 'tensor<4x8xf32>' (each axis once, within the rank)
