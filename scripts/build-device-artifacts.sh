@@ -66,6 +66,8 @@ SPARCAST_AOT="$BIN/sparcast-aot" /usr/bin/python3 "$ROOT/examples/ranking_model.
   compile "$ROOT/bench/artifacts/ranker" >/dev/null
 SPARCAST_AOT="$BIN/sparcast-aot" /usr/bin/python3 "$ROOT/examples/ranking_model.py" \
   compile "$ROOT/bench/artifacts/ranker_reference" --model reference >/dev/null
+# The LCE over 15 shapes with --autotune (bench/lce_sweep.py).
+SPARCAST_AOT="$BIN/sparcast-aot" python3 "$ROOT/bench/lce_sweep.py" compile "$ROOT/bench/artifacts/lce_sweep" >/dev/null
 # The same kernels with each GEMM schedule forced (the ones above use the
 # default, auto): the checks run them all and time them side by side.
 # Opt-in: the default schedules with B shared by TMA multicast in CTA pairs

@@ -28,6 +28,9 @@ PYTHONUNBUFFERED=1 timeout 120 python3 "$ROOT/bench/attention_sm80_check.py" \
 PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench/lce_check.py" \
   --artifacts "$ROOT/bench/artifacts" --out "$OUT_DIR/lce.json" \
   --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/lce.log"
+# The LCE over 30 points of 15 shapes, tuned, against Triton and eager.
+PYTHONUNBUFFERED=1 timeout 420 python3 "$ROOT/bench/lce_sweep.py" check "$ROOT/bench/artifacts/lce_sweep" \
+  --out "$OUT_DIR/lce-sweep.json" --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/lce-sweep.log" || echo "LCE sweep failed (see lce-sweep.log)"
 PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench/attention_check.py" \
   --artifacts "$ROOT/bench/artifacts" --out "$OUT_DIR/attention.json" \
   --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/attention.log"
