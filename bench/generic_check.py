@@ -1,7 +1,7 @@
 """Correctness of the generated linalg.generic kernels on the GPU machine.
 
 Runs the imported MLP of test/Target/ONNX/Inputs/mlp.onnxtxt (Gemm + bias +
-ReLU, Sub, MatMul, Sigmoid, Softmax, Tanh + Cast: thirteen generated
+ReLU, Sub, MatMul, Sigmoid, Softmax, Tanh + Cast: eleven generated
 kernels) against the same graph in torch (fp32) on fresh random inputs,
 outputs poisoned with NaN first, for several batch sizes.
 

@@ -202,7 +202,8 @@ FailureOr<KernelLaunch> mlir::sc::buildGenericKernel(
   unsigned outParam = params.size();
   params.push_back(sc::detail::memrefOf(outType));
   Block *body = op.getBody();
-  bool readsInit = !body->getArgument(op.getNumDpsInputs()).use_empty();
+  bool readsInit = !body->getArgument(op.getNumDpsInputs()).use_empty() &&
+                   !binding.initValue;
   int initParam = -1;
   if (readsInit) {
     if (binding.init.empty())
@@ -336,12 +337,17 @@ FailureOr<KernelLaunch> mlir::sc::buildGenericKernel(
     initVector = vector::LoadOp::create(
         b, loc, vectorOf(out), func.getArgument(initParam), at,
         /*nontemporal=*/false, laneAlignment(cast<MemRefType>(out.getType()), lanes));
-  Value init = readsInit && lanes == 1
-                   ? memref::LoadOp::create(b, loc, func.getArgument(initParam), at)
-                         .getResult()
-                   : arith::ConstantOp::create(
-                         b, loc, b.getZeroAttr(outType.getElementType()))
-                         .getResult();
+  Value init =
+      readsInit && lanes == 1
+          ? memref::LoadOp::create(b, loc, func.getArgument(initParam), at)
+                .getResult()
+          : arith::ConstantOp::create(
+                b, loc,
+                binding.initValue ? binding.initValue
+                                  : b.getZeroAttr(outType.getElementType()))
+                .getResult();
+  if (binding.initValue && lanes > 1)
+    initVector = vector::BroadcastOp::create(b, loc, vectorOf(out), init);
   // The body at the current loop indices (lane `lane` of the thread's
   // elements), on the running value.
   auto runBody = [&](OpBuilder &nb, Value running, int64_t lane = 0) -> Value {

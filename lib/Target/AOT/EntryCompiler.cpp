@@ -916,7 +916,50 @@ FailureOr<std::vector<LaunchDim>> EntryCompiler::shapeOf(Value v,
   return shape;
 }
 
+/// The constant every element of `t` holds when `t` is a fill of one (a
+/// linalg.fill, or its generic form: parallel loops yielding a constant,
+/// given or as a scalar input), else null.
+static TypedAttr filledConstant(Value t) {
+  Type element = getElementTypeOrSelf(t.getType());
+  auto constantOf = [&](Value v) -> TypedAttr {
+    auto constant = v.getDefiningOp<arith::ConstantOp>();
+    return constant && constant.getType() == element ? constant.getValue()
+                                                     : TypedAttr();
+  };
+  if (auto fill = t.getDefiningOp<linalg::FillOp>())
+    return constantOf(fill.value());
+  auto generic = t.getDefiningOp<linalg::GenericOp>();
+  if (!generic || generic.getNumReductionLoops() != 0 ||
+      generic->getNumResults() != 1)
+    return {};
+  Block *body = generic.getBody();
+  if (!llvm::hasSingleElement(body->without_terminator()) &&
+      !body->without_terminator().empty())
+    return {};
+  Value yielded = body->getTerminator()->getOperand(0);
+  if (!body->without_terminator().empty()) {
+    // The constant inside the body.
+    if (yielded.getDefiningOp() != &body->front())
+      return {};
+    return constantOf(yielded);
+  }
+  if (auto arg = dyn_cast<BlockArgument>(yielded)) {
+    if (arg.getOwner() != body || arg.getArgNumber() >= generic.getNumDpsInputs())
+      return {};
+    return constantOf(generic.getDpsInputs()[arg.getArgNumber()]);
+  }
+  return constantOf(yielded);
+}
+
 LogicalResult EntryCompiler::visitGeneric(linalg::GenericOp op) {
+  // A fill only generics start from (their initial values): each takes
+  // the constant itself, so the fill needs no kernel.
+  if (filledConstant(op->getResult(0)) &&
+      llvm::all_of(op->getResult(0).getUses(), [](OpOperand &use) {
+        auto user = dyn_cast<linalg::GenericOp>(use.getOwner());
+        return user && user.isDpsInit(&use);
+      }))
+    return success();
   std::string why = genericKernelLimitation(op);
   if (!why.empty())
     return op.emitError() << "sparcast-aot: no kernel for this linalg.generic: "
@@ -939,14 +982,24 @@ LogicalResult EntryCompiler::visitGeneric(linalg::GenericOp op) {
     binding.gathered.push_back(info->name);
   }
   Value init = op.getDpsInits()[0];
-  if (!op.getBody()->getArgument(op.getNumDpsInputs()).use_empty() &&
-      !init.getDefiningOp<tensor::EmptyOp>()) {
+  // A fill of a constant (a reduction's start): the constant in the
+  // kernel; the fill is then built only if something else reads it.
+  TypedAttr fillValue = filledConstant(init);
+  if (fillValue && !op.getBody()->getArgument(op.getNumDpsInputs()).use_empty()) {
+    binding.initValue = fillValue;
+  } else if (!op.getBody()->getArgument(op.getNumDpsInputs()).use_empty() &&
+             !init.getDefiningOp<tensor::EmptyOp>()) {
     FailureOr<TensorInfo> info = materialize(init, op.getLoc());
     if (failed(info))
       return failure();
     binding.init = info->name;
   }
-  FailureOr<std::vector<LaunchDim>> shape = shapeOf(init, op.getLoc());
+  // The output's sizes: a fill taken as a constant has no tensor of its
+  // own, its destination's sizes are the same.
+  Value sized = init;
+  while (filledConstant(sized) && !tensors.count(sized))
+    sized = cast<DestinationStyleOpInterface>(sized.getDefiningOp()).getDpsInits()[0];
+  FailureOr<std::vector<LaunchDim>> shape = shapeOf(sized, op.getLoc());
   if (failed(shape))
     return failure();
   binding.outputShape = *shape;

@@ -11,7 +11,10 @@
 // a kernel reads copied out of the kernels' module, and
 // what stays outside the sc ops generated kernels, one per linalg.generic
 // (named ops generalized, element-wise chains fused): one thread per
-// output element with the reductions in the thread, or without
+// output element with the reductions in the thread (starting from the
+// constant their output was filled with: the softmax's -inf and 0 fills
+// get no kernel of their own, the max reduction follows the second GEMM
+// directly), or without
 // reductions one thread per 16 bytes of consecutive output elements, the
 // inputs read along them and the output in 16-byte vector accesses (the
 // Cast to f16: eight elements, two 16-byte loads of f32 and one store).
@@ -24,13 +27,14 @@
 // REPORT: kernel mlp_gemm2: 1x8x16 f32, portable path
 // REPORT: kernel mlp_generic4: linalg.generic (2 loops, 0 reduced) as one thread per output element of ws4
 // REPORT: kernel mlp_gemm5: 1x1x8 f32, portable path
-// REPORT: kernel mlp_generic7: linalg.generic (2 loops, 1 reduced) as one thread per output element of ws6
-// REPORT: kernel mlp_generic12: linalg.generic (3 loops) as one thread per 8 consecutive elements of view4 (16-byte accesses)
+// REPORT-NEXT: kernel mlp_generic6: linalg.generic (2 loops, 1 reduced) as one thread per output element of ws5
+// REPORT: kernel mlp_generic8: linalg.generic (2 loops, 1 reduced) as one thread per output element of ws7
+// REPORT: kernel mlp_generic10: linalg.generic (3 loops) as one thread per 8 consecutive elements of view4 (16-byte accesses)
 // PTX: .global .align 16 .b8 mlp_generic0_in0[512] =
 // PTX: .entry mlp_generic0(
 // PTX: ld.global.nc.v4.b32
 // PTX: st.global.v4.b32
-// PTX: .entry mlp_generic12(
+// PTX: .entry mlp_generic10(
 // PTX: ld.global.v4.b32
 // PTX: ld.global.v4.b32
 // PTX: st.global.v4.b32

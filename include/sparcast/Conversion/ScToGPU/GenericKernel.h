@@ -27,6 +27,9 @@ struct GenericBinding {
   /// The output, and the tensor holding its initial values when the body
   /// reads them (a reduction's), else empty.
   std::string output, init;
+  /// Instead of `init`: the one value every initial element has (the
+  /// output was a linalg.fill of a constant), read by no one.
+  TypedAttr initValue;
   /// The output's shape (dim 0 may be a symbol).
   std::vector<LaunchDim> outputShape;
 };
