@@ -25,6 +25,8 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
+#include <cmath>
+
 #include "ParseONNX.h"
 
 #include "onnx/onnx_pb.h"
@@ -1250,10 +1252,12 @@ OnnxImporter::importAttention(const onnx::NodeProto &node, Location loc) {
   return attention(*q, *k, *v, scale, loc);
 }
 
-/// ReduceSum / ReduceMean: the axes from input #1 (ReduceSum from opset
-/// 13, ReduceMean from 18) or the `axes` attribute; the sum in f32 (a
-/// 16-bit sum of hundreds of terms would lose most of its bits), then
-/// divided for the mean and rounded to the input's type once.
+/// ReduceSum / ReduceMean / ReduceMax / ReduceMin: the axes from input #1
+/// (ReduceSum from opset 13, the others from 18) or the `axes` attribute;
+/// the reduction in f32 (a 16-bit sum of hundreds of terms would lose most
+/// of its bits; maxima and minima are exact either way, NaN propagated as
+/// torch's amax does), divided for the mean, rounded to the input's type
+/// once.
 OnnxImporter::Results OnnxImporter::importReduce(const onnx::NodeProto &node,
                                                  Location loc) {
   FailureOr<Value> x = input(node, 0, loc);
@@ -1309,17 +1313,29 @@ OnnxImporter::Results OnnxImporter::importReduce(const onnx::NodeProto &node,
   auto sumType = RankedTensorType::get(keptShape, b.getF32Type());
   SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank),
                                  AffineMap::get(rank, 0, keptExprs, ctx)};
+  StringRef kind = node.op_type();
+  bool isMax = kind == "ReduceMax", isMin = kind == "ReduceMin";
+  Value start = zeros(sumType, keptSizes, loc);
+  if (isMax || isMin) {
+    Value empty = tensor::EmptyOp::create(b, loc, keptShape, b.getF32Type(), keptSizes);
+    Value infinity = arith::ConstantOp::create(
+        b, loc, b.getF32FloatAttr(isMax ? -INFINITY : INFINITY));
+    start = linalg::FillOp::create(b, loc, infinity, empty).getResult(0);
+  }
   Value sum =
       linalg::GenericOp::create(
-          b, loc, TypeRange{sumType}, ValueRange{*x},
-          ValueRange{zeros(sumType, keptSizes, loc)}, maps, iterators,
+          b, loc, TypeRange{sumType}, ValueRange{*x}, ValueRange{start}, maps,
+          iterators,
           [&](OpBuilder &nb, Location l, ValueRange args) {
             Value v = args[0].getType().isF32()
                           ? args[0]
                           : arith::ExtFOp::create(nb, l, nb.getF32Type(), args[0])
                                 .getResult();
-            linalg::YieldOp::create(nb, l,
-                                    ValueRange{arith::AddFOp::create(nb, l, args[1], v)});
+            Value next =
+                isMax ? arith::MaximumFOp::create(nb, l, args[1], v).getResult()
+                : isMin ? arith::MinimumFOp::create(nb, l, args[1], v).getResult()
+                        : arith::AddFOp::create(nb, l, args[1], v).getResult();
+            linalg::YieldOp::create(nb, l, next);
           })
           .getResult(0);
   FailureOr<SmallVector<Value>> out = SmallVector<Value>{sum};
@@ -1513,6 +1529,8 @@ LogicalResult OnnxImporter::importNode(const onnx::NodeProto &node,
       {"LayerNormalization", &OnnxImporter::importLayerNorm},
       {"ReduceSum", &OnnxImporter::importReduce},
       {"ReduceMean", &OnnxImporter::importReduce},
+      {"ReduceMax", &OnnxImporter::importReduce},
+      {"ReduceMin", &OnnxImporter::importReduce},
       {"Attention", &OnnxImporter::importAttention},
       {"Constant", &OnnxImporter::importConstant},
       {"Shape", &OnnxImporter::importShape},

@@ -2,10 +2,11 @@
 // RUN: sparcast-translate --import-onnx %S/Inputs/reduce.onnxtxt -o %t.mlir
 // RUN: sparcast-equiv %s --link=%t.mlir --ref=reduce_ref --test=reduce --candidates=5 | FileCheck %s --check-prefix=EQUIV
 
-// ReduceMean (axes as an attribute, keepdims 0; a negative axis) and
+// ReduceMean (axes as an attribute, keepdims 0; a negative axis),
 // ReduceSum (axes as an input, keepdims 1; no axes: every dim, the dynamic
-// one included). Sums run in f32 whatever the input's type; a mean divides
-// the sum by the reduced dims' element count, then rounds once.
+// one included), ReduceMax and ReduceMin (from -inf / +inf, NaN kept).
+// Reductions run in f32 whatever the input's type; a mean divides the sum
+// by the reduced dims' element count, then rounds once.
 // CHECK-LABEL: func.func @reduce(%{{.*}}: tensor<?x4x8xf32>, %{{.*}}: tensor<?x3x8xf16>)
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]
 // CHECK-SAME: outs(%{{.*}} : tensor<?x8xf32>)
@@ -17,6 +18,9 @@
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 // CHECK: iterator_types = ["reduction", "reduction", "reduction"]
 // CHECK-SAME: outs(%{{.*}} : tensor<f32>)
+// CHECK: arith.maximumf
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: arith.minimumf
 
 // Executed on the CPU against the same sums written by hand.
 // EQUIV: EQUIVALENT
@@ -27,7 +31,8 @@
 #none = affine_map<(b, i, j) -> ()>
 #b2 = affine_map<(b, j) -> (b, j)>
 func.func @reduce_ref(%x: tensor<?x4x8xf32>, %h: tensor<?x3x8xf16>)
-    -> (tensor<?x8xf32>, tensor<?x4x1xf32>, tensor<?x8xf16>, tensor<1x1x1xf32>) {
+    -> (tensor<?x8xf32>, tensor<?x4x1xf32>, tensor<?x8xf16>, tensor<1x1x1xf32>,
+        tensor<?x8xf16>, tensor<?x4xf32>) {
   %c0 = arith.constant 0 : index
   %n = tensor.dim %x, %c0 : tensor<?x4x8xf32>
   %zero = arith.constant 0.0 : f32
@@ -80,5 +85,24 @@ func.func @reduce_ref(%x: tensor<?x4x8xf32>, %h: tensor<?x3x8xf16>)
     linalg.yield %s3 : f32
   } -> tensor<f32>
   %all = tensor.expand_shape %s0 [] output_shape [1, 1, 1] : tensor<f32> into tensor<1x1x1xf32>
-  return %m, %s, %hm, %all : tensor<?x8xf32>, tensor<?x4x1xf32>, tensor<?x8xf16>, tensor<1x1x1xf32>
+  // hmax = max over i of h (exact in f16); xmin = min over j of x
+  %ninf = arith.constant 0xFC00 : f16
+  %e16b = tensor.empty(%n) : tensor<?x8xf16>
+  %lo = linalg.fill ins(%ninf : f16) outs(%e16b : tensor<?x8xf16>) -> tensor<?x8xf16>
+  %hmax = linalg.generic {indexing_maps = [#x3, #bj], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%h : tensor<?x3x8xf16>) outs(%lo : tensor<?x8xf16>) {
+  ^bb0(%v: f16, %acc: f16):
+    %mx = arith.maximumf %acc, %v : f16
+    linalg.yield %mx : f16
+  } -> tensor<?x8xf16>
+  %pinf = arith.constant 0x7F800000 : f32
+  %hi = linalg.fill ins(%pinf : f32) outs(%e4 : tensor<?x4xf32>) -> tensor<?x4xf32>
+  %xmin = linalg.generic {indexing_maps = [#x3, #bi], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<?x4x8xf32>) outs(%hi : tensor<?x4xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %mn = arith.minimumf %acc, %v : f32
+    linalg.yield %mn : f32
+  } -> tensor<?x4xf32>
+  return %m, %s, %hm, %all, %hmax, %xmin : tensor<?x8xf32>, tensor<?x4x1xf32>, tensor<?x8xf16>,
+      tensor<1x1x1xf32>, tensor<?x8xf16>, tensor<?x4xf32>
 }
