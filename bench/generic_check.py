@@ -51,6 +51,8 @@ def main():
     parser.add_argument("--artifacts", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--gather-artifacts", default=None)
+    parser.add_argument("--pool-artifacts", default=None,
+                        help="test/Target/ONNX/Inputs/pool.onnxtxt compiled: ReduceMean / ReduceMax")
     args = parser.parse_args()
     w = {k: v.cuda() for k, v in initializers().items()}
     module = sparcast.load(args.artifacts)
@@ -74,8 +76,31 @@ def main():
                   flush=True)
     if args.gather_artifacts:
         ok &= check_gathers(sparcast.load(args.gather_artifacts), gen, results)
+    if args.pool_artifacts:
+        ok &= check_pools(sparcast.load(args.pool_artifacts), gen, results)
     json.dump({"all_ok": ok, "results": results}, open(args.out, "w"), indent=1)
     return 0 if ok else 1
+
+
+def check_pools(module, gen, results):
+    """The reduction kernels of ReduceMean (f16, the mean's division applied
+    in the sum's kernel) and ReduceMax (f32) against torch, outputs
+    poisoned."""
+    ok = True
+    for batch in (1, 33, 4099):
+        h = torch.randn(batch, 4, 8, device="cuda", generator=gen).half()
+        x = torch.randn(batch, 4, 8, device="cuda", generator=gen)
+        outs = [torch.full((batch, 8), float("nan"), device="cuda").half(),
+                torch.full((batch, 4), float("nan"), device="cuda")]
+        module.pool(h, x, out=outs)
+        torch.cuda.synchronize()
+        mean_err = (outs[0].float() - h.float().mean(1)).abs().max().item()
+        good = mean_err <= 2e-3 and torch.equal(outs[1], x.amax(2))
+        ok &= good
+        results.append({"case": "pool B=%d" % batch, "mean_max_abs": mean_err, "ok": good})
+        print("pool B %5d: mean max_abs %.1e, max exact: %s" % (
+            batch, mean_err, "ok" if good else "WRONG"), flush=True)
+    return ok
 
 
 def check_gathers(module, gen, results):

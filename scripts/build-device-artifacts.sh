@@ -60,6 +60,7 @@ rm "$ROOT/bench/artifacts/hybrid_const.mlir"
 # Generated linalg.generic kernels: an imported MLP (bench/generic_check.py).
 "$BIN/sparcast-aot" "$ROOT/test/Target/ONNX/Inputs/mlp.onnxtxt" -o "$ROOT/bench/artifacts/mlp" >/dev/null
 "$BIN/sparcast-aot" "$ROOT/test/Target/AOT/aot-gather.mlir" -o "$ROOT/bench/artifacts/gather" >/dev/null
+"$BIN/sparcast-aot" "$ROOT/test/Target/ONNX/Inputs/pool.onnxtxt" -o "$ROOT/bench/artifacts/pool" >/dev/null
 # A whole ranking model exported from PyTorch (examples/ranking_model.py;
 # its weights are the artifact's arguments, made on the GPU machine).
 SPARCAST_AOT="$BIN/sparcast-aot" /usr/bin/python3 "$ROOT/examples/ranking_model.py" \

@@ -70,6 +70,7 @@ PYTHONUNBUFFERED=1 timeout 300 python3 "$ROOT/bench/similarity_check.py" \
 # Generated linalg.generic kernels (an imported MLP) against torch.
 PYTHONUNBUFFERED=1 timeout 120 python3 "$ROOT/bench/generic_check.py" \
   --artifacts "$ROOT/bench/artifacts/mlp" --gather-artifacts "$ROOT/bench/artifacts/gather" \
+  --pool-artifacts "$ROOT/bench/artifacts/pool" \
   --out "$OUT_DIR/generic.json" 2>&1 | tee "$OUT_DIR/generic.log" || echo "generic kernels failed (see generic.log)"
 # The ranking model against eager PyTorch and torch.compile.
 PYTHONUNBUFFERED=1 timeout 300 python3 "$ROOT/examples/ranking_model.py" check \

@@ -113,6 +113,27 @@ std::string mlir::sc::genericKernelLimitation(linalg::GenericOp op) {
   return "";
 }
 
+linalg::GenericOp mlir::sc::fusableConsumer(linalg::GenericOp op) {
+  if (op.getNumReductionLoops() == 0 || op->getNumResults() != 1 ||
+      !op->getResult(0).hasOneUse())
+    return {};
+  auto consumer = dyn_cast<linalg::GenericOp>(*op->getResult(0).user_begin());
+  if (!consumer || consumer.getNumReductionLoops() != 0 ||
+      consumer.getNumDpsInputs() != 1 || consumer.getNumDpsInits() != 1 ||
+      consumer.getDpsInputs()[0] != op->getResult(0) ||
+      !consumer.getBody()->getArgument(1).use_empty() ||
+      !genericKernelLimitation(consumer).empty() ||
+      !genericGatheredTensors(consumer).empty())
+    return {};
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  auto consumerType = cast<RankedTensorType>(consumer->getResult(0).getType());
+  if (type.getShape() != consumerType.getShape() ||
+      !llvm::all_of(consumer.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return {};
+  return consumer;
+}
+
 /// Consecutive output elements along its last dim a thread computes: as
 /// many as make 16 bytes (at most 8), where that dim is static and a
 /// multiple of them and nothing is reduced (a reduction's thread already
@@ -200,7 +221,11 @@ FailureOr<KernelLaunch> mlir::sc::buildGenericKernel(
   for (Value t : gathered)
     params.push_back(sc::detail::memrefOf(cast<RankedTensorType>(t.getType())));
   unsigned outParam = params.size();
-  params.push_back(sc::detail::memrefOf(outType));
+  auto storedType =
+      binding.consumer
+          ? cast<RankedTensorType>(binding.consumer->getResult(0).getType())
+          : outType;
+  params.push_back(sc::detail::memrefOf(storedType));
   Block *body = op.getBody();
   bool readsInit = !body->getArgument(op.getNumDpsInputs()).use_empty() &&
                    !binding.initValue;
@@ -424,7 +449,27 @@ FailureOr<KernelLaunch> mlir::sc::buildGenericKernel(
     vector::StoreOp::create(b, loc, packed, out, at, /*nontemporal=*/false,
                             laneAlignment(cast<MemRefType>(out.getType()), lanes));
   } else {
-    memref::StoreOp::create(b, loc, nest(0, init), out, at);
+    Value element = nest(0, init);
+    if (linalg::GenericOp consumer = binding.consumer) {
+      // The consumer's body on the reduced element (its constants cloned).
+      Block *body = consumer.getBody();
+      IRMapping mapping;
+      mapping.map(body->getArgument(0), element);
+      for (Operation &inner : body->without_terminator()) {
+        for (Value operand : inner.getOperands())
+          if (!mapping.contains(operand) &&
+              !consumer->isAncestor(operand.getParentRegion()->getParentOp()))
+            if (auto constant = operand.getDefiningOp<arith::ConstantOp>())
+              mapping.map(operand, b.clone(*constant)->getResult(0));
+        b.clone(inner, mapping);
+      }
+      Value yielded = body->getTerminator()->getOperand(0);
+      if (auto constant = yielded.getDefiningOp<arith::ConstantOp>();
+          constant && !mapping.contains(yielded))
+        mapping.map(yielded, b.clone(*constant)->getResult(0));
+      element = mapping.lookupOrDefault(yielded);
+    }
+    memref::StoreOp::create(b, loc, element, out, at);
   }
   b.setInsertionPointToEnd(&func.getBody().front());
   gpu::ReturnOp::create(b, loc);
@@ -458,9 +503,13 @@ FailureOr<KernelLaunch> mlir::sc::buildGenericKernel(
                           kernelName, op.getNumLoops(), lanes, binding.output)
                 .str()
           : llvm::formatv("{0}: linalg.generic ({1} loops, {2} reduced) as "
-                          "one thread per output element of {3}",
+                          "one thread per output element of {3}{4}",
                           kernelName, op.getNumLoops(), reductions.size(),
-                          binding.output)
+                          binding.output,
+                          binding.consumer
+                              ? ", its element-wise consumer applied before "
+                                "the store"
+                              : "")
                 .str();
   return launch;
 }

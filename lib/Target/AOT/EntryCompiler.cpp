@@ -952,6 +952,8 @@ static TypedAttr filledConstant(Value t) {
 }
 
 LogicalResult EntryCompiler::visitGeneric(linalg::GenericOp op) {
+  if (fusedIntoReductions.contains(op))
+    return success();
   // A fill only generics start from (their initial values): each takes
   // the constant itself, so the fill needs no kernel.
   if (filledConstant(op->getResult(0)) &&
@@ -1003,7 +1005,15 @@ LogicalResult EntryCompiler::visitGeneric(linalg::GenericOp op) {
   if (failed(shape))
     return failure();
   binding.outputShape = *shape;
-  binding.output = bindResult(op->getResult(0), *shape).name;
+  // A mean's division after its sum: applied in the sum's kernel, which
+  // then writes the consumer's result.
+  binding.consumer = fusableConsumer(op);
+  Value stored = op->getResult(0);
+  if (binding.consumer) {
+    fusedIntoReductions.insert(binding.consumer);
+    stored = binding.consumer->getResult(0);
+  }
+  binding.output = bindResult(stored, *shape).name;
   FailureOr<KernelLaunch> launch = buildGenericKernel(
       op, gpuModule, nextKernelName("generic"), binding);
   if (failed(launch) || failed(addLaunch(*launch, op.getLoc())))

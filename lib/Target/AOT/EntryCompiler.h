@@ -221,6 +221,9 @@ private:
   DenseMap<Value, CsrBinding> csrRows;
   /// Selections run inside the kernels of the product they consume.
   llvm::SmallPtrSet<Operation *, 2> fusedSelections;
+  /// Element-wise generics a reduction's kernel applies (fusableConsumer):
+  /// no kernel of their own.
+  llvm::SmallPtrSet<Operation *, 4> fusedIntoReductions;
   DenseMap<Value, LaunchDim> dims;
   DenseMap<Value, LaunchCondition> conditions;
   /// The condition of the branch being compiled, if any.

@@ -30,6 +30,9 @@ struct GenericBinding {
   /// Instead of `init`: the one value every initial element has (the
   /// output was a linalg.fill of a constant), read by no one.
   TypedAttr initValue;
+  /// A reduction's element-wise consumer (fusableConsumer's), applied to
+  /// each reduced element before the store: `output` is then its result.
+  linalg::GenericOp consumer;
   /// The output's shape (dim 0 may be a symbol).
   std::vector<LaunchDim> outputShape;
 };
@@ -40,6 +43,12 @@ SmallVector<Value> genericGatheredTensors(linalg::GenericOp op);
 
 /// Why `op` has no kernel here, or an empty string.
 std::string genericKernelLimitation(linalg::GenericOp op);
+
+/// The sole reader of reduction `op`'s result when the reduction's kernel
+/// can apply it too: element-wise over the same shape (identity maps), the
+/// result its only tensor input, constants its only other values; else
+/// null. (A mean's division and rounding after its sum.)
+linalg::GenericOp fusableConsumer(linalg::GenericOp op);
 
 /// Builds kernel `kernelName` for `op` into `gpuModule`: one thread per
 /// output element, the reduction loops (if any) in the thread.
