@@ -130,7 +130,8 @@ struct FuseElementwiseConsumer : OpRewritePattern<linalg::GenericOp> {
     SmallVector<InputRead> reads;
     SetVector<Value> captured;
     (void)checkFusable(generic, matmul, reads, captured);
-    if (!matmul)
+    // A sum of rows reads no element of the rows: nothing folds into it.
+    if (!matmul || matmul.getSumRows())
       return failure();
     RankedTensorType resultType =
         cast<RankedTensorType>(generic.getResultTypes()[0]);

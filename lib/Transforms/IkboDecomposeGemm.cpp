@@ -246,7 +246,11 @@ struct ScIkboDecomposeGemmPass
     if (lineage.hasConflicts())
       return signalPassFailure();
     SmallVector<BatchMatmulOp> matmuls;
-    getOperation()->walk([&](BatchMatmulOp op) { matmuls.push_back(op); });
+    // (A sum of rows is the decomposed form's consumer, never decomposed.)
+    getOperation()->walk([&](BatchMatmulOp op) {
+      if (!op.getSumRows())
+        matmuls.push_back(op);
+    });
     IRRewriter rewriter(&getContext());
     for (BatchMatmulOp op : matmuls)
       (void)decomposeIkboGemm(rewriter, op, lineage, report,

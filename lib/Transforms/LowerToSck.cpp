@@ -39,6 +39,8 @@ std::string limitation(BatchMatmulOp op) {
   Type element = lhs.getElementType();
   if (!element.isF16() && !element.isBF16())
     return "16-bit operands only";
+  if (op.getSumRows())
+    return "its rows are summed (sum_rows), which no kernel does yet";
   if (ShapedType::isDynamic(op.getType().getDimSize(1)) ||
       ShapedType::isDynamic(op.getType().getDimSize(2)) ||
       ShapedType::isDynamic(lhs.getShape().back()))

@@ -60,6 +60,7 @@ struct PadContractionDim : OpRewritePattern<BatchMatmulOp> {
     auto padded_op = BatchMatmulOp::create(
         rewriter, loc, op.getType(), lhs, rhs, op.getEpilogueIns(),
         op.getTransposeRhsAttr());
+    padded_op.setSumRows(op.getSumRows());
     padded_op->setDiscardableAttrs(op->getDiscardableAttrDictionary());
     rewriter.inlineRegionBefore(op.getEpilogue(), padded_op.getEpilogue(),
                                 padded_op.getEpilogue().end());

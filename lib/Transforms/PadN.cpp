@@ -60,6 +60,7 @@ struct PadOutputColumns : OpRewritePattern<BatchMatmulOp> {
     auto product = BatchMatmulOp::create(rewriter, loc, paddedType, op.getLhs(),
                                          rhs, op.getEpilogueIns(),
                                          op.getTransposeRhsAttr());
+    product.setSumRows(op.getSumRows());
     product->setDiscardableAttrs(op->getDiscardableAttrDictionary());
     rewriter.inlineRegionBefore(op.getEpilogue(), product.getEpilogue(),
                                 product.getEpilogue().end());

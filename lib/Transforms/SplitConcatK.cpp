@@ -102,7 +102,7 @@ struct SplitConcatK : OpRewritePattern<BatchMatmulOp> {
     tensor::ConcatOp concat;
     tensor::ExpandShapeOp expand;
     std::tie(concat, expand) = concatAlongK(op.getLhs());
-    if (!concat || lhsType.getRank() != 3 || rhsType.getRank() != 2 ||
+    if (!concat || op.getSumRows() || lhsType.getRank() != 3 || rhsType.getRank() != 2 ||
         rhsType.getEncoding() || !rhsType.hasStaticShape())
       return failure();
     int64_t k = lhsType.getDimSize(2), n = type.getDimSize(2);

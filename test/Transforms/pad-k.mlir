@@ -52,3 +52,16 @@ func.func @aligned(%w: tensor<4x16xf16>, %e: tensor<?x16x6xf16>, %a: tensor<?x4x
   %p = sc.batch_matmul %a, %b : tensor<?x4x?xf16>, tensor<?x?x6xf16> -> tensor<?x4x6xf32>
   return %o, %p : tensor<?x4x6xf32>, tensor<?x4x6xf32>
 }
+
+// A GEMM whose rows are summed keeps sum_rows (K's padding adds zeros to
+// every element before the sum).
+// CHECK-LABEL: func.func @summed_rows
+// CHECK: sc.batch_matmul %{{.*}}, %{{.*}} {sum_rows} : tensor<4x16xf16>, tensor<?x16x6xf16> -> tensor<?x1x6xf32>
+func.func @summed_rows(%w: tensor<4x13xf16>, %e: tensor<?x13x6xf16>) -> tensor<?x1x6xf32> {
+  %o = sc.batch_matmul %w, %e {sum_rows} : tensor<4x13xf16>, tensor<?x13x6xf16> -> tensor<?x1x6xf32> {
+  ^bb0(%acc: f32, %b: index, %m: index, %n: index):
+    %h = arith.truncf %acc : f32 to f16
+    sc.yield %h : f16
+  }
+  return %o : tensor<?x1x6xf32>
+}

@@ -278,8 +278,11 @@ struct LowerBatchMatmul : OpConversionPattern<BatchMatmulOp> {
               yieldMulAdd)
               .getResult(0);
 
-    // Epilogue: the region's body inlined into an element-wise generic.
+    // Epilogue: the region's body inlined into an element-wise generic
+    // (with sum_rows, of the element type its region yields).
     Type resultElement = op.getType().getElementType();
+    if (op.getSumRows())
+      resultElement = op.getEpilogueBlock()->getTerminator()->getOperand(0).getType();
     Value init = createInit(b, sizes, resultElement);
     SmallVector<AffineMap> idMaps(2, b.getMultiDimIdentityMap(3));
     auto epilogue = linalg::GenericOp::create(
@@ -294,8 +297,28 @@ struct LowerBatchMatmul : OpConversionPattern<BatchMatmulOp> {
                         BatchMatmulOp::kNumEpilogueLeadingArgs - 1,
                         adaptor.getEpilogueIns());
         });
-    rewriter.replaceOp(op,
-                       castTo(b, loc, epilogue.getResult(0), op.getType()));
+    Value result = epilogue.getResult(0);
+    if (op.getSumRows()) {
+      // The rows summed in f32 into the result's one row.
+      SmallVector<OpFoldResult> oneRow = {batch, b.getIndexAttr(1), n};
+      Value sum = createInit(b, oneRow, f32, 0.0);
+      SmallVector<AffineMap> sumMaps = {
+          b.getMultiDimIdentityMap(3),
+          AffineMap::get(3, 0,
+                         {b.getAffineDimExpr(0), b.getAffineConstantExpr(0),
+                          b.getAffineDimExpr(2)},
+                         ctx)};
+      result = linalg::GenericOp::create(
+                   b, sum.getType(), ValueRange{result}, ValueRange{sum}, sumMaps,
+                   {kPar, kRed, kPar},
+                   [&](OpBuilder &nb, Location l, ValueRange args) {
+                     Value v = convertFloat(nb, l, args[0], nb.getF32Type());
+                     linalg::YieldOp::create(
+                         nb, l, ValueRange{arith::AddFOp::create(nb, l, args[1], v)});
+                   })
+                   .getResult(0);
+    }
+    rewriter.replaceOp(op, castTo(b, loc, result, op.getType()));
     return success();
   }
 };

@@ -1040,6 +1040,9 @@ LogicalResult EntryCompiler::visitGatherRows(GatherRowsOp op) {
 }
 
 LogicalResult EntryCompiler::visitMatmul(BatchMatmulOp op) {
+  if (op.getSumRows())
+    return op.emitError() << "sparcast-aot: no GPU kernel sums a GEMM's rows "
+                             "(sum_rows) yet";
   if (isa_and_nonnull<HybridTilesAttr>(op.getRhs().getType().getEncoding()))
     return visitHybridMatmul(op);
   FailureOr<GemmBinding> binding = bindMatmul(op);

@@ -72,3 +72,46 @@ func.func @yield_outside(%x: f32) {
   // expected-error @+1 {{'sc.yield' op expects parent op to be one of 'sc.batch_matmul, sc.sparse_matmul'}}
   sc.yield %x : f32
 }
+
+// -----
+
+func.func @sum_rows_not_f32(%a: tensor<2x4xf16>, %b: tensor<?x4x8xf16>) {
+  // expected-error @+1 {{expected an f32 result with sum_rows, got 'f16'}}
+  %0 = sc.batch_matmul %a, %b {sum_rows} : tensor<2x4xf16>, tensor<?x4x8xf16> -> tensor<?x1x8xf16> {
+  ^bb0(%acc: f32, %i: index, %j: index, %k: index):
+    %h = arith.truncf %acc : f32 to f16
+    sc.yield %h : f16
+  }
+  return
+}
+
+// -----
+
+func.func @sum_rows_no_region(%a: tensor<2x4xf16>, %b: tensor<?x4x8xf16>) {
+  // expected-error @+1 {{expected an epilogue region with sum_rows (it rounds each element before the sum)}}
+  %0 = sc.batch_matmul %a, %b {sum_rows} : tensor<2x4xf16>, tensor<?x4x8xf16> -> tensor<?x1x8xf32>
+  return
+}
+
+// -----
+
+func.func @sum_rows_two_rows(%a: tensor<2x4xf16>, %b: tensor<?x4x8xf16>) {
+  // expected-error @+1 {{result rows}}
+  %0 = sc.batch_matmul %a, %b {sum_rows} : tensor<2x4xf16>, tensor<?x4x8xf16> -> tensor<?x2x8xf32> {
+  ^bb0(%acc: f32, %i: index, %j: index, %k: index):
+    sc.yield %acc : f32
+  }
+  return
+}
+
+// -----
+
+func.func @sum_rows_yield(%a: tensor<2x4xf16>, %b: tensor<?x4x8xf16>) {
+  // expected-error @+1 {{expected the epilogue of sum_rows to yield f16, bf16 or f32, got 'i32'}}
+  %0 = sc.batch_matmul %a, %b {sum_rows} : tensor<2x4xf16>, tensor<?x4x8xf16> -> tensor<?x1x8xf32> {
+  ^bb0(%acc: f32, %i: index, %j: index, %k: index):
+    %x = arith.fptosi %acc : f32 to i32
+    sc.yield %x : i32
+  }
+  return
+}

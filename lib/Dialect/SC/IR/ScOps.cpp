@@ -489,8 +489,16 @@ LogicalResult BatchMatmulOp::verify() {
       batch = rhs[0];
   }
   ArrayRef<int64_t> res = resultType.getShape();
+  if (getSumRows()) {
+    if (!resultType.getElementType().isF32())
+      return emitOpError() << "expected an f32 result with sum_rows, got "
+                           << resultType.getElementType();
+    if (!hasEpilogue())
+      return emitOpError() << "expected an epilogue region with sum_rows "
+                              "(it rounds each element before the sum)";
+  }
   if (failed(verifyDim(*this, "result", "batch size", res[0], batch)) ||
-      failed(verifyDim(*this, "result", "rows", res[1], m)) ||
+      failed(verifyDim(*this, "result", "rows", res[1], getSumRows() ? 1 : m)) ||
       failed(verifyDim(*this, "result", "columns", res[2], n)))
     return failure();
   if (!hasEpilogue() && !getEpilogueIns().empty())
@@ -528,6 +536,13 @@ LogicalResult BatchMatmulOp::verifyRegions() {
   if (!yield)
     return emitOpError() << "expected the epilogue to end with sc.yield";
   Type elementType = getResult().getType().getElementType();
+  if (getSumRows()) {
+    if (!isMatmulFloat(yield.getValue().getType()))
+      return emitOpError() << "expected the epilogue of sum_rows to yield f16, "
+                              "bf16 or f32, got "
+                           << yield.getValue().getType();
+    return success();
+  }
   if (yield.getValue().getType() != elementType)
     return emitOpError() << "expected the epilogue to yield " << elementType
                          << ", got " << yield.getValue().getType();

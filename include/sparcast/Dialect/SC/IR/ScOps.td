@@ -93,6 +93,13 @@ def Sc_BatchMatmulOp : Sc_Op<"batch_matmul", [
     IKBO gather-add `user[idx[b], m, n]`. Without a region the accumulator is
     converted to the result element type.
 
+    With `sum_rows` the rows are summed instead of stored: `result[b, 0, n]
+    = sum_m f32(epilogue(...)[b, m, n])`, an f32 result of one row. The
+    region is then required and may yield any float type: the element
+    rounded as a stored result would be, then summed in f32 (a GEMM whose
+    result only a sum over its rows reads, as a mean pooling: the result
+    is never written).
+
     Example:
 
     ```mlir
@@ -108,7 +115,7 @@ def Sc_BatchMatmulOp : Sc_Op<"batch_matmul", [
   }];
   let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs,
                        Variadic<AnyType>:$epilogue_ins,
-                       UnitAttr:$transpose_rhs);
+                       UnitAttr:$transpose_rhs, UnitAttr:$sum_rows);
   let results = (outs AnyRankedTensor:$result);
   let regions = (region MaxSizedRegion<1>:$epilogue);
   let assemblyFormat = [{
@@ -286,7 +293,7 @@ def Sc_SparseMatmulOp : Sc_Op<"sparse_matmul", [RecursiveMemoryEffects,
                        Optional<AnyRankedTensor>:$lhs_head,
                        Optional<AnyRankedTensor>:$rhs_head,
                        Variadic<AnyType>:$epilogue_ins,
-                       UnitAttr:$transpose_rhs);
+                       UnitAttr:$transpose_rhs, UnitAttr:$sum_rows);
   let results = (outs AnyRankedTensor:$result);
   let regions = (region MaxSizedRegion<1>:$epilogue);
   let assemblyFormat = [{

@@ -1,0 +1,52 @@
+// RUN: sparcast-equiv %s --ref=pooled_lce --pass-pipeline='builtin.module(func.func(sc-fuse-row-sum))' --users=3 --candidates=7 --trials=3 --rtol=1e-6 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=pooled_lce --pass-pipeline='builtin.module(func.func(sc-fuse-row-sum))' --users=2 --candidates=5 --shuffle-index --trials=2 --rtol=1e-6 | FileCheck %s
+// RUN: sparcast-opt %s -sc-fuse-row-sum | FileCheck %s --check-prefix=IR
+
+// Folding a mean pooling's sum into the GEMM keeps its meaning: the LCE's
+// candidate GEMM with its gather-add epilogue and bf16 rounding, its 6
+// rows summed in f32 and divided, before and after, run on the host on
+// random inputs (uneven and shuffled candidates of each user).
+// CHECK-COUNT-2: ok
+// CHECK: EQUIVALENT
+// IR: sc.batch_matmul {{.*}} {sum_rows}
+// IR-NOT: linalg.fill
+
+#x3 = affine_map<(b, m, n) -> (b, m, n)>
+#bn = affine_map<(b, m, n) -> (b, n)>
+#id = affine_map<(b, n) -> (b, n)>
+func.func @pooled_lce(%w: tensor<6x40xbf16> {sc.lineage = #sc.lineage<shared>},
+                      %e: tensor<?x40x16xbf16> {sc.lineage = #sc.lineage<candidate>},
+                      %user: tensor<?x6x16xf32> {sc.lineage = #sc.lineage<request>},
+                      %idx: tensor<?xi32> {sc.lineage = #sc.lineage<index>}) -> tensor<?x16xbf16> {
+  %c0 = arith.constant 0 : index
+  %nb = tensor.dim %e, %c0 : tensor<?x40x16xbf16>
+  %lce = sc.batch_matmul %w, %e epilogue_ins(%user, %idx : tensor<?x6x16xf32>, tensor<?xi32>) : tensor<6x40xbf16>, tensor<?x40x16xbf16> -> tensor<?x6x16xbf16> {
+  ^bb0(%acc: f32, %b: index, %m: index, %n: index, %u: tensor<?x6x16xf32>, %ix: tensor<?xi32>):
+    %i = tensor.extract %ix[%b] : tensor<?xi32>
+    %ii = arith.index_cast %i : i32 to index
+    %r = tensor.extract %u[%ii, %m, %n] : tensor<?x6x16xf32>
+    %s = arith.addf %acc, %r : f32
+    %h = arith.truncf %s : f32 to bf16
+    sc.yield %h : bf16
+  }
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty(%nb) : tensor<?x16xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e0 : tensor<?x16xf32>) -> tensor<?x16xf32>
+  %sum = linalg.generic {indexing_maps = [#x3, #bn], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%lce : tensor<?x6x16xbf16>) outs(%z : tensor<?x16xf32>) {
+  ^bb0(%v: bf16, %acc: f32):
+    %x = arith.extf %v : bf16 to f32
+    %a = arith.addf %acc, %x : f32
+    linalg.yield %a : f32
+  } -> tensor<?x16xf32>
+  %six = arith.constant 6.0 : f32
+  %e1 = tensor.empty(%nb) : tensor<?x16xbf16>
+  %mean = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%sum : tensor<?x16xf32>) outs(%e1 : tensor<?x16xbf16>) {
+  ^bb0(%v: f32, %o: bf16):
+    %q = arith.divf %v, %six : f32
+    %t = arith.truncf %q : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<?x16xbf16>
+  return %mean : tensor<?x16xbf16>
+}
