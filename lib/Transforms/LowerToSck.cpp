@@ -39,13 +39,14 @@ std::string limitation(BatchMatmulOp op) {
   Type element = lhs.getElementType();
   if (!element.isF16() && !element.isBF16())
     return "16-bit operands only";
-  if (op.getSumRows())
-    return "its rows are summed (sum_rows), which no kernel does yet";
   if (ShapedType::isDynamic(op.getType().getDimSize(1)) ||
       ShapedType::isDynamic(op.getType().getDimSize(2)) ||
       ShapedType::isDynamic(lhs.getShape().back()))
     return "M, N and K must be static";
   auto weight = dyn_cast_or_null<HybridTilesAttr>(op.getRhs().getType().getEncoding());
+  if (op.getSumRows() && (lhs.getRank() != 2 || weight))
+    return "its rows are summed (sum_rows): a shared lhs times dense "
+           "operands only";
   if (weight && weight.getTile()[1] % 128 != 0)
     return "hybrid tiles of a multiple of 128 columns only (a 2:4 tile's "
            "values a whole 128-byte swizzled box)";
@@ -76,7 +77,9 @@ void buildTileLoop(OpBuilder &b, BatchMatmulOp op, Value batches,
   RankedTensorType lhsType = op.getLhs().getType();
   RankedTensorType rhsType = op.getRhs().getType();
   Type element = lhsType.getElementType();
-  int64_t m = op.getType().getDimSize(1), n = op.getType().getDimSize(2);
+  // (M from the lhs: a result whose rows are summed has one.)
+  int64_t m = lhsType.getShape()[lhsType.getRank() - 2],
+          n = op.getType().getDimSize(2);
   int64_t k = lhsType.getShape().back();
   bool lhsBatched = lhsType.getRank() == 3, rhsBatched = rhsType.getRank() == 3;
   StringRef schedule = scheduleOf(op);
@@ -151,9 +154,9 @@ void buildTileLoop(OpBuilder &b, BatchMatmulOp op, Value batches,
   SmallVector<Value> cCoords = {n0, m0};
   if (!flatRows)
     cCoords.push_back(bIdx);
-  auto epilogue = sck::EpilogueOp::create(b, loc, b.getStringAttr("C"),
-                                          cCoords, kLoop.getResult(0), ins,
-                                          transposed);
+  auto epilogue = sck::EpilogueOp::create(
+      b, loc, b.getStringAttr("C"), cCoords, kLoop.getResult(0), ins,
+      transposed, op.getSumRows() ? b.getI64IntegerAttr(m) : IntegerAttr());
   if (op.hasEpilogue()) {
     // The op's element-wise epilogue, its sc.yield an sck.yield.
     IRMapping mapping;
@@ -309,7 +312,8 @@ void buildHybridKernel(BatchMatmulOp op, func::FuncOp caller, unsigned index) {
   b.setInsertionPointAfter(kLoop);
   auto epilogue = sck::EpilogueOp::create(
       b, loc, b.getStringAttr("C"), ValueRange{n0, m0, bIdx}, kLoop.getResult(0),
-      entry->getArguments().drop_front(), /*transposed=*/true);
+      entry->getArguments().drop_front(), /*transposed=*/true,
+      /*sum_rows=*/IntegerAttr());
   if (op.hasEpilogue()) {
     IRMapping mapping;
     op.getEpilogue().cloneInto(&epilogue.getBody(), mapping);
@@ -621,7 +625,8 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
     }
     sck::EpilogueOp::create(b, loc, b.getStringAttr("O"),
                             ValueRange{cst(0), q0s[half], h, batches[half]},
-                            out, ValueRange{});
+                            out, ValueRange{}, /*transposed=*/false,
+                            /*sum_rows=*/IntegerAttr());
   }
 }
 

@@ -537,7 +537,8 @@ Value ConsumerSchedule::lastPV(Value base, const Rows &rows, Value turns,
 void ConsumerSchedule::store(Value o, Value state, ValueRange coords) {
   Value out = sck::NormalizeOp::create(b, loc, oType(), o, state);
   sck::EpilogueOp::create(b, loc, tile.stores.front().getResultAttr(), coords,
-                          out, ValueRange{});
+                          out, ValueRange{}, /*transposed=*/false,
+                          /*sum_rows=*/IntegerAttr());
 }
 
 LogicalResult ConsumerSchedule::build(Value c, Value t, Value base,

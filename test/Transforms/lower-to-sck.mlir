@@ -83,3 +83,19 @@ func.func @f32(%a: tensor<?x8x8xf32>, %b: tensor<?x8x8xf32>) -> tensor<?x8x8xf32
 // WSIR: sck.yield
 // WS: remark: warp-specialized: producer (2 box(es) per k-tile, 40 registers) + 2 consumer(s) (pingpong, 232 registers), ring of as many slots as fit
 // WS: remark: warp-specialized: {{.*}} (cooperative, 232 registers)
+
+// A GEMM whose rows are summed (sc-fuse-row-sum): its tiles over the
+// lhs's M rows, the epilogue adding each element below M into the
+// result's one row (sum_rows = M).
+// CHECK-LABEL: func.func @summed_rows
+// CHECK-LABEL: func.func private @summed_rows_gemm0_kernel
+// CHECK: sck.tile_loop %{{.*}}, %c3, %c1
+// CHECK: sck.epilogue "C"[%{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} {sum_rows = 150 : i64} : !sck.acc<64x64xf32>
+func.func @summed_rows(%w: tensor<150x64xbf16>, %e: tensor<?x64x24xbf16>) -> tensor<?x1x24xf32> {
+  %o = sc.batch_matmul %w, %e {sc.gemm_schedule = #sc.gemm_schedule<pingpong>, sum_rows} : tensor<150x64xbf16>, tensor<?x64x24xbf16> -> tensor<?x1x24xf32> {
+  ^bb0(%acc: f32, %b: index, %m: index, %n: index):
+    %h = arith.truncf %acc : f32 to bf16
+    sc.yield %h : bf16
+  }
+  return %o : tensor<?x1x24xf32>
+}

@@ -980,6 +980,8 @@ struct EpilogueToStores : HybridPattern<sck::EpilogueOp> {
   LogicalResult
   matchAndRewrite(sck::EpilogueOp epilogue, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
+    if (epilogue.getSumRows())
+      return epilogue.emitError("no GPU lowering sums an epilogue's rows yet");
     auto cType = cast<MemRefType>(frame.result.getType());
     if (!epilogue.getTransposed() || epilogue.getCoords().size() != 3 ||
         epilogue.getResult() != "C" || cType.getRank() != 3 ||

@@ -529,6 +529,8 @@ struct EpilogueToStores : OpConversionPattern<sck::EpilogueOp> {
   LogicalResult
   matchAndRewrite(sck::EpilogueOp epilogue, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
+    if (epilogue.getSumRows())
+      return epilogue.emitError("no GPU lowering sums an epilogue's rows yet");
     if (failed(checkAccumulator(epilogue, epilogue.getAcc().getType())))
       return failure();
     Value c = operandArgument(epilogue, epilogue.getResult());

@@ -1708,6 +1708,8 @@ struct EpilogueToTmaStores : WgmmaPattern<sck::EpilogueOp> {
   LogicalResult
   matchAndRewrite(sck::EpilogueOp epilogue, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
+    if (epilogue.getSumRows())
+      return epilogue.emitError("no GPU lowering sums an epilogue's rows yet");
     const WgmmaKernelForm &form = frame.form;
     size_t coords = epilogue.getCoords().size();
     if (epilogue.getResult() != "C" || epilogue.getTransposed() != form.transposed ||

@@ -414,3 +414,12 @@ func.func @mma_register_shapes(%f: !sck.frag<64x32xf16>, %b: !sck.box<64x128xf16
   %r = sck.mma %f, %b, %z : !sck.frag<64x32xf16>, !sck.box<64x128xf16>, !sck.acc<64x128xf32>
   return
 }
+
+// -----
+
+func.func @epilogue_sum_rows_without_region(%n: index) {
+  %zero = sck.zero : !sck.acc<64x256xf32>
+  // expected-error @below {{sum_rows needs the region and a row count of at least 1}}
+  sck.epilogue "C"[%n], %zero {sum_rows = 6 : i64} : !sck.acc<64x256xf32>
+  return
+}

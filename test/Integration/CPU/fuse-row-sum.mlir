@@ -1,6 +1,11 @@
 // RUN: sparcast-equiv %s --ref=pooled_lce --pass-pipeline='builtin.module(func.func(sc-fuse-row-sum))' --users=3 --candidates=7 --trials=3 --rtol=1e-6 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=pooled_lce --pass-pipeline='builtin.module(func.func(sc-fuse-row-sum))' --users=2 --candidates=5 --shuffle-index --trials=2 --rtol=1e-6 | FileCheck %s
 // RUN: sparcast-opt %s -sc-fuse-row-sum | FileCheck %s --check-prefix=IR
+// RUN: sparcast-equiv %s --ref=pooled_lce --pass-pipeline='builtin.module(func.func(sc-fuse-row-sum,sc-select-kernel-config{schedule=pingpong}),sc-lower-to-sck,sc-test-execute-kernel-ir)' --users=3 --candidates=7 --trials=2 --rtol=1e-6 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=pooled_lce --pass-pipeline='builtin.module(func.func(sc-fuse-row-sum,sc-select-kernel-config{schedule=transposed}),sc-lower-to-sck,sc-test-execute-kernel-ir)' --users=3 --candidates=7 --trials=2 --rtol=1e-6 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=pooled_wide --pass-pipeline='builtin.module(func.func(sc-fuse-row-sum,sc-select-kernel-config{schedule=cooperative}),sc-lower-to-sck,sc-split-k{dense=1},sc-persistent,sc-warp-specialize,sc-schedule-wgmma,sc-test-execute-kernel-ir)' --candidates=3 --trials=2 --rtol=1e-3 | FileCheck %s
+// RUN: sparcast-equiv %s --ref=pooled_wide --pass-pipeline='builtin.module(func.func(sc-fuse-row-sum,sc-select-kernel-config{schedule=pingpong}),sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-schedule-wgmma,sc-test-execute-kernel-ir)' --candidates=3 --trials=2 --rtol=1e-3 | FileCheck %s
+// RUN: sparcast-opt %s -sc-fuse-row-sum -sc-lower-to-sck | FileCheck %s --check-prefix=SCK
 
 // Folding a mean pooling's sum into the GEMM keeps its meaning: the LCE's
 // candidate GEMM with its gather-add epilogue and bf16 rounding, its 6
@@ -8,8 +13,17 @@
 // random inputs (uneven and shuffled candidates of each user).
 // CHECK-COUNT-2: ok
 // CHECK: EQUIVALENT
+// The kernel-level IR of the fused GEMM (its tiles' epilogue adds each
+// element below M into the result's row), run on the host op by op, the
+// same: ping-pong and transposed tiles; 150 rows over several tiles with
+// K in two split-K parts, roles and ring positions (the parts' f32 sums
+// added in another order round a few elements to the other bf16: 1e-5).
 // IR: sc.batch_matmul {{.*}} {sum_rows}
 // IR-NOT: linalg.fill
+// SCK-LABEL: func.func private @pooled_lce_gemm0_kernel
+// SCK: sck.epilogue "C"{{.*}} {sum_rows = 6 : i64}
+// SCK-LABEL: func.func private @pooled_wide_gemm0_kernel
+// SCK: sck.epilogue "C"{{.*}} {sum_rows = 150 : i64}
 
 #x3 = affine_map<(b, m, n) -> (b, m, n)>
 #bn = affine_map<(b, m, n) -> (b, n)>
@@ -49,4 +63,22 @@ func.func @pooled_lce(%w: tensor<6x40xbf16> {sc.lineage = #sc.lineage<shared>},
     linalg.yield %t : bf16
   } -> tensor<?x16xbf16>
   return %mean : tensor<?x16xbf16>
+}
+
+func.func @pooled_wide(%w: tensor<150x1024xbf16> {sc.lineage = #sc.lineage<shared>},
+                       %e: tensor<?x1024x24xbf16> {sc.lineage = #sc.lineage<candidate>}) -> tensor<?x24xf32> {
+  %c0 = arith.constant 0 : index
+  %nb = tensor.dim %e, %c0 : tensor<?x1024x24xbf16>
+  %p = sc.batch_matmul %w, %e : tensor<150x1024xbf16>, tensor<?x1024x24xbf16> -> tensor<?x150x24xbf16>
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty(%nb) : tensor<?x24xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e0 : tensor<?x24xf32>) -> tensor<?x24xf32>
+  %sum = linalg.generic {indexing_maps = [#x3, #bn], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%p : tensor<?x150x24xbf16>) outs(%z : tensor<?x24xf32>) {
+  ^bb0(%v: bf16, %acc: f32):
+    %x = arith.extf %v : bf16 to f32
+    %a = arith.addf %acc, %x : f32
+    linalg.yield %a : f32
+  } -> tensor<?x24xf32>
+  return %sum : tensor<?x24xf32>
 }

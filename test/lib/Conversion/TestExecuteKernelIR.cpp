@@ -55,6 +55,13 @@ public:
       return runAttention(kernel);
     lhs = toBuffer(op.getLhs());
     result = allocResult(op);
+    // Summed rows add into zeros (the kernel's launch clears them).
+    if (op.getSumRows())
+      forEach({batchOf(op), cst(op.getType().getDimSize(2))}, [&](ValueRange bn) {
+        Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+        memref::StoreOp::create(b, loc, zero, result,
+                                ValueRange{bn[0], cst(0), bn[1]});
+      });
     sources["A"] = lhs;
     // A hybrid-tiled rhs is read through its packed buffers.
     if (auto packed = op.getRhs().getDefiningOp<AssembleHybridOp>()) {
@@ -446,7 +453,10 @@ private:
           bIdxTile = flatRows ? Value() : map.lookup(epi.getCoords().back());
     Value head = rank == 4 ? map.lookup(epi.getCoords()[2]) : Value();
     Value acc = map.lookup(epi.getAcc());
-    Value rows = memref::DimOp::create(b, loc, target, rank - 2);
+    // Summed rows: the GEMM's M rows into the result's one.
+    std::optional<int64_t> sumRows = epi.getSumRows();
+    Value rows = sumRows ? cst(*sumRows)
+                         : memref::DimOp::create(b, loc, target, rank - 2).getResult();
     Value cols = memref::DimOp::create(b, loc, target, rank - 1);
     Value rowsPerItem = rows;
     if (flatRows)
@@ -507,6 +517,14 @@ private:
       SmallVector<Value> at = {bIdx, m, n};
       if (head)
         at.insert(at.begin() + 1, head);
+      if (sumRows) {
+        at[1] = cst(0);
+        Value wide = out.getType().isF32()
+                         ? out
+                         : arith::ExtFOp::create(b, loc, b.getF32Type(), out).getResult();
+        Value prior = memref::LoadOp::create(b, loc, target, at);
+        out = arith::AddFOp::create(b, loc, prior, wide);
+      }
       memref::StoreOp::create(b, loc, out, target, at);
     });
     return status;
@@ -888,8 +906,11 @@ private:
             cst(llvm::divideCeil(gemm.getType().getDimSize(1), 8) *
                 (gemm.getType().getDimSize(2) / 64) * layout.getGrid()[1]));
       RankedTensorType type = gemm.getType();
-      int64_t k = gemm.getLhs().getType().getShape().back();
-      int64_t perBatch = llvm::divideCeil(type.getDimSize(1), 8) *
+      RankedTensorType lhsType = gemm.getLhs().getType();
+      int64_t k = lhsType.getShape().back();
+      // M from the lhs (a result whose rows are summed has one).
+      int64_t m = lhsType.getShape()[lhsType.getRank() - 2];
+      int64_t perBatch = llvm::divideCeil(m, 8) *
                          llvm::divideCeil(type.getDimSize(2), 64) *
                          llvm::divideCeil(k, 64);
       return arith::MulIOp::create(b, loc, batchOf(gemm), cst(perBatch));

@@ -137,6 +137,9 @@ bool TileLoopOp::isAttention() {
 }
 
 LogicalResult EpilogueOp::verify() {
+  if (getSumRows() && (getBody().empty() || *getSumRows() < 1))
+    return emitOpError("sum_rows needs the region and a row count of at "
+                       "least 1");
   if (getBody().empty()) {
     if (!getIns().empty())
       return emitOpError("has operands but no region to read them");

@@ -389,10 +389,16 @@ def Sck_EpilogueOp : Sck_Op<"epilogue", [MemoryEffects<[MemWrite]>, IsolatedFrom
     orientation: the accumulator's shape, transposed with `transposed`)
     gives the region the box's element at the result element's place
     instead of a tensor.
+
+    With `sum_rows = M` (an sc.batch_matmul's with sum_rows, M its rows):
+    the elements the region yields for the tile's rows below M are
+    extended to f32 and added to the result's one row, [b, 0, n], which
+    starts at zero; the region is required.
   }];
   let arguments = (ins StrAttr:$result, Variadic<Index>:$coords,
                        Sck_AccType:$acc, Variadic<AnyType>:$ins,
-                       UnitAttr:$transposed);
+                       UnitAttr:$transposed,
+                       OptionalAttr<I64Attr>:$sum_rows);
   let regions = (region AnyRegion:$body);
   let assemblyFormat = [{
     $result `[` $coords `]` (`transposed` $transposed^)? `,` $acc
