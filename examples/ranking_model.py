@@ -96,7 +96,14 @@ def compile_model(out, sizes, aot_args=()):
         sum(seconds.values()), seconds["onnx_export"], seconds["sparcast_aot"]))
 
 
-def check(out, sizes, json_path, baseline=None):
+# Timed points (users, candidates): the goal's (16 users, 1,024
+# candidates) and 4,096; with --sweep also 256 to 2,048 candidates and 2
+# to 64 candidates a user, where the goal asks never to be slower.
+TIMED = [(16, 1024), (64, 4096)]
+SWEEP = [(128, 256), (2, 256), (32, 1024), (128, 2048), (8, 2048)]
+
+
+def check(out, sizes, json_path, baseline=None, sweep=False):
     from gemm_check import compare_ms, rel_fro  # bench/
     # The artifact takes the weights at each call (exported without them):
     # any weights do, so none are carried from the compile.
@@ -125,7 +132,7 @@ def check(out, sizes, json_path, baseline=None):
         print("U %4d B %4d: rel_fro vs the fp32 model %.2e %s" % (
             users, candidates, err, "ok" if good else "WRONG"), flush=True)
     compiled = torch.compile(model)
-    for users, candidates in [(16, 1024), (64, 4096)]:
+    for users, candidates in TIMED + (SWEEP if sweep else []):
         args = inputs(sizes, users, candidates, torch.bfloat16, "cuda", gen)
         fns = {"sparcast": lambda: fast(*args), "eager": lambda: model(*args)}
         if base:
@@ -168,11 +175,13 @@ def main():
                         help="compile: a further sparcast-aot flag")
     parser.add_argument("--baseline",
                         help="check: another build, timed in the same rounds")
+    parser.add_argument("--sweep", action="store_true",
+                        help="check: time the SWEEP points too")
     args = parser.parse_args()
     if args.command == "compile":
         return compile_model(args.out, MODELS[args.model], args.aot_arg)
     sys.path.insert(0, os.path.join(HERE, "..", "bench"))
-    return check(args.out, MODELS[args.model], args.json, args.baseline)
+    return check(args.out, MODELS[args.model], args.json, args.baseline, args.sweep)
 
 
 if __name__ == "__main__":

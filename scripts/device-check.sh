@@ -75,7 +75,7 @@ PYTHONUNBUFFERED=1 timeout 120 python3 "$ROOT/bench/generic_check.py" \
 # The ranking model against eager PyTorch and torch.compile.
 PYTHONUNBUFFERED=1 timeout 300 python3 "$ROOT/examples/ranking_model.py" check \
   "$ROOT/bench/artifacts/ranker" --json "$OUT_DIR/ranking.json" 2>&1 | tee "$OUT_DIR/ranking.log" || echo "ranking model failed (see ranking.log)"
-PYTHONUNBUFFERED=1 timeout 300 python3 "$ROOT/examples/ranking_model.py" check --model reference \
+PYTHONUNBUFFERED=1 timeout 420 python3 "$ROOT/examples/ranking_model.py" check --model reference --sweep \
   "$ROOT/bench/artifacts/ranker_reference" --json "$OUT_DIR/ranking-reference.json" 2>&1 | tee "$OUT_DIR/ranking-reference.log" || echo "reference ranking model failed (see ranking-reference.log)"
 # Experimental kernels (TMA multicast GEMMs, grouped target attention)
 # in a process of their own with a short bound: a hang there costs little
