@@ -193,7 +193,8 @@ static void makeRandomPacking(MutableArrayRef<HostTensor *> t,
 FailureOr<std::vector<HostTensor>>
 mlir::sc::makeRandomInputs(func::FuncOp func, const InputSpec &spec) {
   std::mt19937_64 rng(spec.seed);
-  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  std::uniform_real_distribution<double> uniform(-spec.floatScale,
+                                                 spec.floatScale);
   std::vector<HostTensor> inputs;
   SmallVector<SmallVector<unsigned, 5>> packed = packedArguments(func);
   auto isPacked = [&](unsigned arg) {

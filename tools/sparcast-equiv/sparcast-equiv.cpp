@@ -59,6 +59,11 @@ static cl::opt<bool> shuffleIndex("shuffle-index",
                                   cl::desc("Shuffle the candidate->user index"));
 static cl::opt<unsigned> trials("trials", cl::desc("Random trials"),
                                 cl::init(2));
+static cl::opt<double> inputScale(
+    "input-scale",
+    cl::desc("Float inputs uniform in [-scale, scale) (default 1; smaller "
+             "keeps a whole model's activations from saturating)"),
+    cl::init(1.0));
 static cl::opt<uint64_t> seed("seed", cl::desc("First random seed"),
                               cl::init(1));
 static cl::opt<double> rtol("rtol",
@@ -192,6 +197,7 @@ int main(int argc, char **argv) {
     spec.otherDynamicSize = otherSize;
     spec.shuffleIndex = shuffleIndex;
     spec.seed = seed + t;
+    spec.floatScale = inputScale;
     FailureOr<std::vector<HostTensor>> made = makeRandomInputs(refFunc, spec);
     if (failed(made))
       return fail("cannot make inputs");

@@ -56,9 +56,12 @@ struct InputSpec {
   /// Shuffle the candidate->request index instead of sorted runs.
   bool shuffleIndex = false;
   uint64_t seed = 1;
+  /// Floats are drawn from [-floatScale, floatScale) (a whole model's
+  /// activations saturate its sigmoid at 1).
+  double floatScale = 1.0;
 };
 
-/// Random arguments for `func`: floats uniform in [-1, 1); `index` tensors
+/// Random arguments for `func`: floats uniform in [-scale, scale); `index` tensors
 /// give every user at least one candidate when there are enough candidates,
 /// in runs of uneven lengths.
 FailureOr<std::vector<HostTensor>> makeRandomInputs(func::FuncOp func,
