@@ -293,7 +293,7 @@ def Sc_SparseMatmulOp : Sc_Op<"sparse_matmul", [RecursiveMemoryEffects,
                        Optional<AnyRankedTensor>:$lhs_head,
                        Optional<AnyRankedTensor>:$rhs_head,
                        Variadic<AnyType>:$epilogue_ins,
-                       UnitAttr:$transpose_rhs, UnitAttr:$sum_rows);
+                       UnitAttr:$transpose_rhs);
   let results = (outs AnyRankedTensor:$result);
   let regions = (region MaxSizedRegion<1>:$epilogue);
   let assemblyFormat = [{
