@@ -186,6 +186,33 @@ static Value gatherElement(OpBuilder &b, Location loc, Value source,
   return read.getResult(0);
 }
 
+/// Clones `body`'s ops at `b` (`mapping` giving its arguments) and
+/// returns what it yields: the constants it uses from outside it
+/// (canonicalization hoists them) cloned too, the ops `visit` takes
+/// (returning true) left to it.
+static Value cloneBody(OpBuilder &b, Block &body, IRMapping &mapping,
+                       function_ref<bool(Operation &)> visit) {
+  Operation *owner = body.getParentOp();
+  auto outside = [&](Value v) {
+    return !mapping.contains(v) &&
+           !owner->isAncestor(v.getParentRegion()->getParentOp());
+  };
+  for (Operation &inner : body.without_terminator()) {
+    if (visit(inner))
+      continue;
+    for (Value operand : inner.getOperands())
+      if (outside(operand))
+        if (auto constant = operand.getDefiningOp<arith::ConstantOp>())
+          mapping.map(operand, b.clone(*constant)->getResult(0));
+    b.clone(inner, mapping);
+  }
+  Value yielded = body.getTerminator()->getOperand(0);
+  if (outside(yielded))
+    if (auto constant = yielded.getDefiningOp<arith::ConstantOp>())
+      return b.clone(*constant)->getResult(0);
+  return mapping.lookupOrDefault(yielded);
+}
+
 FailureOr<KernelLaunch> mlir::sc::buildGenericKernel(
     linalg::GenericOp op, gpu::GPUModuleOp gpuModule, StringRef kernelName,
     const GenericBinding &binding) {
@@ -393,35 +420,21 @@ FailureOr<KernelLaunch> mlir::sc::buildGenericKernel(
     if (initVector)
       running = vector::ExtractOp::create(nb, loc, initVector, lane);
     mapping.map(body->getArgument(op.getNumDpsInputs()), running);
-    for (Operation &inner : body->without_terminator()) {
+    return cloneBody(nb, *body, mapping, [&](Operation &inner) {
       if (auto idx = dyn_cast<linalg::IndexOp>(inner)) {
         mapping.map(idx.getResult(), loops[idx.getDim()]);
-        continue;
+        return true;
       }
-      if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
-        unsigned k = llvm::find(gathered, extract.getTensor()) - gathered.begin();
-        SmallVector<Value> at = llvm::map_to_vector(
-            extract.getIndices(),
-            [&](Value v) { return mapping.lookupOrDefault(v); });
-        mapping.map(extract.getResult(),
-                    gatherElement(nb, loc, func.getArgument(firstGathered + k),
-                                  at));
-        continue;
-      }
-      // Constants the body uses from outside it (canonicalization hoists
-      // them) are cloned into the kernel.
-      for (Value operand : inner.getOperands())
-        if (!mapping.contains(operand) && !body->getParentOp()->isAncestor(
-                                              operand.getParentRegion()->getParentOp()))
-          if (auto constant = operand.getDefiningOp<arith::ConstantOp>())
-            mapping.map(operand, nb.clone(*constant)->getResult(0));
-      nb.clone(inner, mapping);
-    }
-    Value yielded = body->getTerminator()->getOperand(0);
-    if (!mapping.contains(yielded))
-      if (auto constant = yielded.getDefiningOp<arith::ConstantOp>())
-        return nb.clone(*constant)->getResult(0);
-    return mapping.lookupOrDefault(yielded);
+      auto extract = dyn_cast<tensor::ExtractOp>(inner);
+      if (!extract)
+        return false;
+      unsigned k = llvm::find(gathered, extract.getTensor()) - gathered.begin();
+      SmallVector<Value> at = llvm::map_to_vector(
+          extract.getIndices(), [&](Value v) { return mapping.lookupOrDefault(v); });
+      mapping.map(extract.getResult(),
+                  gatherElement(nb, loc, func.getArgument(firstGathered + k), at));
+      return true;
+    });
   };
   // The reduction loops, nested, carrying the running value.
   SmallVector<unsigned> reductions;
@@ -451,23 +464,16 @@ FailureOr<KernelLaunch> mlir::sc::buildGenericKernel(
   } else {
     Value element = nest(0, init);
     if (linalg::GenericOp consumer = binding.consumer) {
-      // The consumer's body on the reduced element (its constants cloned).
-      Block *body = consumer.getBody();
+      // The consumer's body on the reduced element, its loop d the
+      // output's dim d (identity maps).
       IRMapping mapping;
-      mapping.map(body->getArgument(0), element);
-      for (Operation &inner : body->without_terminator()) {
-        for (Value operand : inner.getOperands())
-          if (!mapping.contains(operand) &&
-              !consumer->isAncestor(operand.getParentRegion()->getParentOp()))
-            if (auto constant = operand.getDefiningOp<arith::ConstantOp>())
-              mapping.map(operand, b.clone(*constant)->getResult(0));
-        b.clone(inner, mapping);
-      }
-      Value yielded = body->getTerminator()->getOperand(0);
-      if (auto constant = yielded.getDefiningOp<arith::ConstantOp>();
-          constant && !mapping.contains(yielded))
-        mapping.map(yielded, b.clone(*constant)->getResult(0));
-      element = mapping.lookupOrDefault(yielded);
+      mapping.map(consumer.getBody()->getArgument(0), element);
+      element = cloneBody(b, *consumer.getBody(), mapping, [&](Operation &inner) {
+        auto idx = dyn_cast<linalg::IndexOp>(inner);
+        if (idx)
+          mapping.map(idx.getResult(), at[idx.getDim()]);
+        return static_cast<bool>(idx);
+      });
     }
     memref::StoreOp::create(b, loc, element, out, at);
   }

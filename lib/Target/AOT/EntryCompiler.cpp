@@ -986,11 +986,11 @@ LogicalResult EntryCompiler::visitGeneric(linalg::GenericOp op) {
   Value init = op.getDpsInits()[0];
   // A fill of a constant (a reduction's start): the constant in the
   // kernel; the fill is then built only if something else reads it.
+  bool readsInit = !op.getBody()->getArgument(op.getNumDpsInputs()).use_empty();
   TypedAttr fillValue = filledConstant(init);
-  if (fillValue && !op.getBody()->getArgument(op.getNumDpsInputs()).use_empty()) {
+  if (readsInit && fillValue) {
     binding.initValue = fillValue;
-  } else if (!op.getBody()->getArgument(op.getNumDpsInputs()).use_empty() &&
-             !init.getDefiningOp<tensor::EmptyOp>()) {
+  } else if (readsInit && !init.getDefiningOp<tensor::EmptyOp>()) {
     FailureOr<TensorInfo> info = materialize(init, op.getLoc());
     if (failed(info))
       return failure();
