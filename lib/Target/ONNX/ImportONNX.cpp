@@ -1297,11 +1297,14 @@ OnnxImporter::Results OnnxImporter::importReduce(const onnx::NodeProto &node,
   SmallVector<int64_t> keptShape;
   SmallVector<Value> keptSizes, dims = dimValues(*x, loc);
   SmallVector<utils::IteratorType> iterators;
-  Value count = arith::ConstantIndexOp::create(b, loc, 1);
+  bool mean = node.op_type() == "ReduceMean";
+  // The reduced elements a mean divides by.
+  Value count = mean ? arith::ConstantIndexOp::create(b, loc, 1).getResult() : Value();
   for (int64_t d = 0; d < rank; ++d) {
     if (reduced.contains(d)) {
       iterators.push_back(utils::IteratorType::reduction);
-      count = arith::MulIOp::create(b, loc, count, dims[d]);
+      if (mean)
+        count = arith::MulIOp::create(b, loc, count, dims[d]);
       continue;
     }
     iterators.push_back(utils::IteratorType::parallel);
@@ -1339,11 +1342,12 @@ OnnxImporter::Results OnnxImporter::importReduce(const onnx::NodeProto &node,
           })
           .getResult(0);
   FailureOr<SmallVector<Value>> out = SmallVector<Value>{sum};
-  bool mean = node.op_type() == "ReduceMean";
   if (mean || !element.isF32()) {
-    Value n = arith::UIToFPOp::create(
-        b, loc, b.getF32Type(),
-        arith::IndexCastOp::create(b, loc, b.getI64Type(), count));
+    Value n = mean ? arith::UIToFPOp::create(
+                         b, loc, b.getF32Type(),
+                         arith::IndexCastOp::create(b, loc, b.getI64Type(), count))
+                         .getResult()
+                   : Value();
     out = single(elementwise(
         sum, element, loc, [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
           Value r = mean ? arith::DivFOp::create(nb, l, v[0], n).getResult() : v[0];
