@@ -152,6 +152,14 @@ void mlir::sc::buildScKernelPipeline(OpPassManager &pm,
     hybrid.report = report;
     pm.addPass(createScPackHybridWeightsPass(hybrid));
   }
+  // A sum over a GEMM's rows (a mean pooling) in the GEMM's epilogue: its
+  // result is never stored (after the epilogue fusion and the packing: the
+  // GEMM is then final; before generalization: its zeros a linalg.fill).
+  {
+    ScFuseRowSumPassOptions rowSum;
+    rowSum.report = report;
+    pm.addNestedPass<func::FuncOp>(createScFuseRowSumPass(rowSum));
+  }
   // What stays outside the sc ops runs as generated kernels, one per
   // linalg.generic: named ops generalized, element-wise chains fused (one
   // kernel for a chain), scalar operands inlined into the bodies.

@@ -65,6 +65,10 @@ struct FoldRowSum : OpRewritePattern<linalg::GenericOp> {
     auto matmul = sum.getDpsInputs()[0].getDefiningOp<BatchMatmulOp>();
     if (!matmul || matmul.getSumRows() || !matmul->hasOneUse())
       return failure();
+    // A shared lhs (rows of one batch element a tile) times a dense rhs.
+    if (matmul.getLhs().getType().getRank() != 2 ||
+        matmul.getRhs().getType().getEncoding())
+      return failure();
     // Over (b, m, n), the rows reduced into [b, n].
     MLIRContext *ctx = getContext();
     SmallVector<utils::IteratorType> iterators = sum.getIteratorTypesArray();

@@ -118,3 +118,23 @@ func.func @left(%w: tensor<6x8xf16>, %e: tensor<?x8x16xf16>) -> (tensor<?x6x16xf
   } -> tensor<?x16xf32>
   return %p, %twice, %from_one, %cols, %max : tensor<?x6x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>, tensor<?x6xf32>, tensor<?x16xf32>
 }
+
+// Left too: a batched lhs (a kernel's tile would then span rows of several
+// batch elements).
+// CHECK-LABEL: func.func @batched_lhs
+// CHECK-NOT: sum_rows
+func.func @batched_lhs(%x: tensor<?x6x8xf16>, %w: tensor<8x16xf16>) -> tensor<?x16xf32> {
+  %c0 = arith.constant 0 : index
+  %nb = tensor.dim %x, %c0 : tensor<?x6x8xf16>
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty(%nb) : tensor<?x16xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e0 : tensor<?x16xf32>) -> tensor<?x16xf32>
+  %p = sc.batch_matmul %x, %w : tensor<?x6x8xf16>, tensor<8x16xf16> -> tensor<?x6x16xf32>
+  %s = linalg.generic {indexing_maps = [#x3, #bn], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%p : tensor<?x6x16xf32>) outs(%z : tensor<?x16xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %a = arith.addf %acc, %v : f32
+    linalg.yield %a : f32
+  } -> tensor<?x16xf32>
+  return %s : tensor<?x16xf32>
+}

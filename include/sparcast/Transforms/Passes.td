@@ -318,8 +318,8 @@ def ScFuseRowSumPass : Pass<"sc-fuse-row-sum"> {
     [B, M, N] result is never materialized (a mean pooling after an LCE
     reads it once, 227 MB at 1,024 candidates of M 433 x N 256 bf16). The
     epilogue keeps the rounding of the stored element (a region without one
-    gets the conversion the op did). Not yet in the kernel pipeline: no GPU
-    kernel sums rows.
+    gets the conversion the op did). Only a shared lhs times a dense rhs
+    (the kernels' tiles then hold rows of one batch element).
 
     Before:
 

@@ -51,7 +51,7 @@ createMemrefGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp module,
   b.setInsertionPointToEnd(module.getBody());
   auto epilogue = func::FuncOp::create(
       b, loc, (name + "_epilogue").str(),
-      b.getFunctionType(epilogueTypes, {op.getType().getElementType()}));
+      b.getFunctionType(epilogueTypes, {op.getEpilogueElementType()}));
   epilogue.setPrivate();
   if (failed(buildEpilogueFunction(op, epilogueBody, epilogue, std::nullopt)))
     return failure();
@@ -155,7 +155,7 @@ Block *epilogueBlock(BatchMatmulOp op) {
 LogicalResult buildEpilogueFunction(BatchMatmulOp op, Block *body,
                                     func::FuncOp func,
                                     std::optional<unsigned> prefetched) {
-  return buildEpilogueFunction(op.getLoc(), op.getType().getElementType(),
+  return buildEpilogueFunction(op.getLoc(), op.getEpilogueElementType(),
                                BatchMatmulOp::kNumEpilogueLeadingArgs, body,
                                func, prefetched);
 }
@@ -214,7 +214,7 @@ std::vector<LaunchParam> tmaKernelParams(BatchMatmulOp op,
                                          int64_t tileM) {
   RankedTensorType lhsType = op.getLhs().getType();
   RankedTensorType rhsType = op.getRhs().getType();
-  int64_t m = op.getType().getDimSize(1), n = op.getType().getDimSize(2);
+  int64_t m = op.getRowCount(), n = op.getType().getDimSize(2);
   int64_t k = lhsType.getShape().back();
   int64_t bytes = lhsType.getElementType().getIntOrFloatBitWidth() / 8;
   LaunchParam a;

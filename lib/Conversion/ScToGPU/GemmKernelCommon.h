@@ -30,7 +30,7 @@ struct GemmShape {
   int64_t m, n, k;
   bool lhsBatched, rhsBatched;
   explicit GemmShape(BatchMatmulOp op)
-      : m(op.getType().getDimSize(1)), n(op.getType().getDimSize(2)),
+      : m(op.getRowCount()), n(op.getType().getDimSize(2)),
         k(op.getLhs().getType().getShape().back()),
         lhsBatched(op.getLhs().getType().getRank() == 3),
         rhsBatched(op.getRhs().getType().getRank() == 3) {}

@@ -1,8 +1,9 @@
 //===- GemmPortableKernel.cpp - the portable GEMM kernel ------------------===//
 //
 // One thread per output element, fp32 accumulation over K, the op's
-// epilogue: correct for every shape, layout and element type the op allows;
-// used for sm_80 and where the Hopper kernels do not apply.
+// epilogue: correct for every shape, layout and element type the op allows
+// (summed rows added atomically); used for sm_80 and where the Hopper
+// kernels do not apply.
 //
 //===----------------------------------------------------------------------===//
 
@@ -86,8 +87,18 @@ LogicalResult writePortableKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
   for (unsigned i = 3; i < func.getNumArguments(); ++i)
     args.push_back(func.getArgument(i));
   Value result = func::CallOp::create(b, loc, epilogue, args).getResult(0);
-  memref::StoreOp::create(b, loc, result, func.getArgument(2),
-                          ValueRange{batch, row, col});
+  if (op.getSumRows()) {
+    // The element as rounded, added in f32 into its column's sum (the
+    // result zeroed before the launch).
+    Value wide = result.getType().isF32()
+                     ? result
+                     : arith::ExtFOp::create(b, loc, b.getF32Type(), result);
+    memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addf, wide,
+                                func.getArgument(2), ValueRange{batch, c0, col});
+  } else {
+    memref::StoreOp::create(b, loc, result, func.getArgument(2),
+                            ValueRange{batch, row, col});
+  }
   b.setInsertionPointToEnd(&func.getBody().front());
   gpu::ReturnOp::create(b, loc);
   return success();

@@ -526,11 +526,71 @@ struct EpilogueToStores : OpConversionPattern<sck::EpilogueOp> {
     return func;
   }
 
+  /// Summed rows: per column, the warp's elements in rows below M (those
+  /// past it computed at the last row, then masked) summed in f32 over its
+  /// registers and its eight lane quads, added by the first quad into
+  /// C[b, 0, n] (zeroed before the launch).
+  void addRowSums(sck::EpilogueOp epilogue, OneToNOpAdaptor adaptor,
+                  func::FuncOp fn, ArrayRef<Value> ins, Value c,
+                  ConversionPatternRewriter &rewriter) const {
+    Location loc = epilogue.getLoc();
+    Arith a(rewriter, loc);
+    int64_t m = *epilogue.getSumRows();
+    int64_t n = cast<MemRefType>(c.getType()).getShape().back();
+    Value n0 = adaptor.getCoords()[0].front(), m0 = adaptor.getCoords()[1].front();
+    Value batch = adaptor.getCoords()[2].front();
+    SmallVector<Value> acc(adaptor.getAcc());
+    auto [lane, warpM, warpN] = a.warpQuarter();
+    Value g = a.div(lane, a.index(4));
+    Value pairCol = a.mul(a.rem(lane, a.index(4)), a.index(2));
+    Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0));
+    for (int64_t nj = 0; nj < kMmaTilesN; ++nj) {
+      Value col = a.add(a.add(n0, a.add(warpN, a.index(nj * 8))), pairCol);
+      // Columns past N computed at the last pair (N is a multiple of 8).
+      Value colAt = arith::MinUIOp::create(rewriter, loc, col, a.index(n - 2));
+      SmallVector<Value> sums(2, zero);
+      for (int64_t mi = 0; mi < kMmaTilesM; ++mi)
+        for (int64_t half = 0; half < 2; ++half) {
+          Value r = a.add(a.add(m0, a.add(warpM, a.index(mi * 16 + 8 * half))), g);
+          Value in = a.ult(r, a.index(m));
+          Value row = arith::MinUIOp::create(rewriter, loc, r, a.index(m - 1));
+          for (int64_t e = 0; e < 2; ++e) {
+            Value v = LLVM::ExtractValueOp::create(
+                rewriter, loc, acc[mi * kMmaTilesN + nj], 2 * half + e);
+            SmallVector<Value> args = {v, batch, row,
+                                       e ? a.add(colAt, a.index(1)) : colAt};
+            llvm::append_range(args, ins);
+            Value y = func::CallOp::create(rewriter, loc, fn, args).getResult(0);
+            if (!y.getType().isF32())
+              y = arith::ExtFOp::create(rewriter, loc, rewriter.getF32Type(), y);
+            y = arith::SelectOp::create(rewriter, loc, in, y, zero);
+            sums[e] = arith::AddFOp::create(rewriter, loc, sums[e], y);
+          }
+        }
+      // Lanes with one lane % 4 hold the same columns.
+      for (Value &sum : sums)
+        for (int64_t offset : {4, 8, 16})
+          sum = arith::AddFOp::create(
+              rewriter, loc, sum,
+              gpu::ShuffleOp::create(rewriter, loc, sum, a.i32(offset), a.i32(32),
+                                     gpu::ShuffleMode::XOR)
+                  .getShuffleResult());
+      Value adds = arith::AndIOp::create(
+          rewriter, loc, a.ult(g, a.index(1)), a.ult(col, a.index(n)));
+      auto ifAdds = scf::IfOp::create(rewriter, loc, adds, false);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&ifAdds.getThenRegion().front());
+      for (int64_t e = 0; e < 2; ++e)
+        memref::AtomicRMWOp::create(rewriter, loc, arith::AtomicRMWKind::addf,
+                                    sums[e], c,
+                                    ValueRange{batch, a.index(0),
+                                               e ? a.add(col, a.index(1)) : col});
+    }
+  }
+
   LogicalResult
   matchAndRewrite(sck::EpilogueOp epilogue, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
-    if (epilogue.getSumRows())
-      return epilogue.emitError("no GPU lowering sums an epilogue's rows yet");
     if (failed(checkAccumulator(epilogue, epilogue.getAcc().getType())))
       return failure();
     Value c = operandArgument(epilogue, epilogue.getResult());
@@ -553,14 +613,24 @@ struct EpilogueToStores : OpConversionPattern<sck::EpilogueOp> {
     if (ins.size() != epilogue.getIns().size())
       return epilogue.emitError("sc-convert-sck-to-mma-sync: the epilogue's "
                                 "operands are the kernel's arguments after C");
-    Type out = cType.getElementType();
+    bool flat = coords == 2 && cType.getRank() == 3;
+    std::optional<uint64_t> sumRows = epilogue.getSumRows();
+    if (sumRows && (flat || cType.getRank() != 3 || cType.getShape()[1] != 1))
+      return epilogue.emitError("sc-convert-sck-to-mma-sync: summed rows into "
+                                "a [B, 1, N] result at [n0, m0, b]");
+    Type out = sumRows ? epilogue.getBody().front().getTerminator()->getOperand(0).getType()
+                       : cType.getElementType();
     FailureOr<func::FuncOp> fn = buildFunction(epilogue, out, ins, rewriter);
     if (failed(fn))
       return failure();
+    if (sumRows) {
+      addRowSums(epilogue, adaptor, *fn, ins, c, rewriter);
+      rewriter.eraseOp(epilogue);
+      return success();
+    }
     Location loc = epilogue.getLoc();
     Arith a(rewriter, loc);
     int64_t m = cType.getShape()[cType.getRank() - 2], n = cType.getShape().back();
-    bool flat = coords == 2 && cType.getRank() == 3;
     Value rowLimit =
         flat ? a.mul(memref::DimOp::create(rewriter, loc, c, 0), a.index(m))
              : a.index(m);

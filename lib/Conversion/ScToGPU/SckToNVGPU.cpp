@@ -287,6 +287,9 @@ struct WgmmaFrame {
   /// result's memref (static rows M and columns N), an m64n<N> accumulator
   /// half (N / 2 f32 a thread), and A's and B's TMA boxes in shared memory.
   Type elementType, outType;
+  /// Bits of an element of a consumer's staging tile: the result's, or 0
+  /// when its rows are summed (nothing staged).
+  int64_t stagedBits = 0;
   MemRefType cType, boxA, boxB;
   Type accType;
   bool kMajorB = false;
@@ -362,6 +365,11 @@ FailureOr<WgmmaFrame> buildFrame(gpu::GPUFuncOp func, KernelIR ir) {
   }
   f.elementType = cast<sck::BoxType>(ir.ring.getType().getBoxes()[0]).getElementType();
   f.outType = f.cType.getElementType();
+  f.stagedBits = f.outType.getIntOrFloatBitWidth();
+  func.walk([&](sck::EpilogueOp epilogue) {
+    if (epilogue.getSumRows())
+      f.stagedBits = 0;
+  });
   f.nTiles = getConstantIntValue(ir.consumerLoop.getNTiles());
   f.group = ir.consumerLoop.getGroup();
   f.accType = LLVM::LLVMStructType::getLiteral(
@@ -614,8 +622,7 @@ public:
   /// the ring.
   Value stageBase() {
     return add(add(f.pad, index(form.stages * form.slotBytes())),
-               mul(f.wg, index(form.consumerBytes(
-                             f.outType.getIntOrFloatBitWidth()))));
+               mul(f.wg, index(form.consumerBytes(f.stagedBits))));
   }
 
   /// Where this thread sits in its warpgroup, for the epilogues.
@@ -676,10 +683,15 @@ public:
   /// The epilogue of the tile at [n0, m0(, b)] from the accumulator halves:
   /// `fn` (null: convert) on each element with, per epilogue operand, its
   /// memref or (null) the prefetched box's element, through the consumer's
-  /// staging tile at `stageBase`.
+  /// staging tile at `stageBase`. With `sumRows` (M), the elements' f32
+  /// sums over the tile's rows below M are added into C[b, 0, n] instead.
   void writeEpilogue(ArrayRef<Value> tile, Value accL, Value accR,
                      func::FuncOp fn, ArrayRef<Value> ins, Value stageBase,
-                     std::optional<Prefetch> x);
+                     std::optional<Prefetch> x,
+                     std::optional<int64_t> sumRows = std::nullopt);
+  /// Adds a thread's per-column sums `sums` (columns `col`, `col` + 1 of
+  /// the tile past `n0`) over the warp's rows into C[b, 0, n].
+  void addColumnSums(ArrayRef<Value> sums, Value bIdx, Value n0, Value col);
   /// The transposed tile's epilogue: out[b][m][n] from accumulators whose
   /// registers run along m, chunk by chunk through 8-row staging boxes.
   void writeTransposedEpilogue(ArrayRef<Value> tile, Value accL, Value accR,
@@ -692,7 +704,7 @@ public:
 
 private:
   Value subtileBuffer(Value stage, int64_t u) {
-    return add(stage, index(kTileRows * 128 * f.outType.getIntOrFloatBitWidth() / 8 +
+    return add(stage, index(kTileRows * 128 * f.stagedBits / 8 +
                             (u % 2) * kSubtileBytes));
   }
   Value subtileBarrier(int64_t u) {
@@ -854,9 +866,37 @@ void Emitter::loadSubtile(const Prefetch &x, int64_t u, Value elected) {
                                 ValueRange{n, x.m0, x.g}, bar, Value(), Value());
 }
 
+void Emitter::addColumnSums(ArrayRef<Value> sums, Value bIdx, Value n0,
+                            Value col) {
+  // The warp's eight quads hold the same columns: a butterfly over them,
+  // then the first quad's lanes add the two columns (N is even).
+  auto [inWg, warp, lane, quad] = warpgroupThread();
+  SmallVector<Value> total;
+  for (Value sum : sums) {
+    for (int64_t offset : {4, 8, 16})
+      sum = arith::AddFOp::create(
+          b, loc, sum,
+          gpu::ShuffleOp::create(b, loc, sum, i32(offset), i32(32),
+                                 gpu::ShuffleMode::XOR)
+              .getShuffleResult());
+    total.push_back(sum);
+  }
+  Value n = add(n0, col);
+  Value inC = arith::AndIOp::create(
+      b, loc, cmp(arith::CmpIPredicate::eq, quad, index(0)),
+      cmp(arith::CmpIPredicate::ult, n, index(f.cType.getDimSize(2))));
+  auto ifAdd = scf::IfOp::create(b, loc, inC, false);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&ifAdd.getThenRegion().front());
+  for (auto [e, sum] : llvm::enumerate(total))
+    memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addf, sum, f.c,
+                                ValueRange{bIdx, index(0), add(n, index(e))});
+}
+
 void Emitter::writeEpilogue(ArrayRef<Value> tile, Value accL, Value accR,
                             func::FuncOp fn, ArrayRef<Value> ins,
-                            Value stageBase, std::optional<Prefetch> x) {
+                            Value stageBase, std::optional<Prefetch> x,
+                            std::optional<int64_t> sumRows) {
   // (Flat rows: m0 a row of all batch elements', no batch coordinate.)
   Value n0 = tile[0], m0 = tile[1], bIdx = form.flatRows ? Value() : tile[2];
   // Cooperative: this consumer's 64 rows of the tile.
@@ -885,7 +925,7 @@ void Emitter::writeEpilogue(ArrayRef<Value> tile, Value accL, Value accR,
     boxShape.insert(boxShape.begin(), 1);
   auto boxType = MemRefType::get(boxShape, outType, MemRefLayoutAttrInterface(),
                                  f.boxA.getMemorySpace());
-  int64_t rowsPerItem = f.cType.getDimSize(1);
+  int64_t rowsPerItem = sumRows ? *sumRows : f.cType.getDimSize(1);
   Value mLast = form.flatRows
                     ? arith::SubIOp::create(
                           b, loc,
@@ -904,6 +944,14 @@ void Emitter::writeEpilogue(ArrayRef<Value> tile, Value accL, Value accR,
   Type xType = form.prefetched;
   Value subtile;
   Value accs[2] = {accL, accR};
+  // Summed rows: the rows this thread holds that lie in the result (the
+  // clamped ones are computed twice, and added once).
+  Value rowInC[2];
+  if (sumRows)
+    for (int64_t r = 0; r < 2; ++r)
+      rowInC[r] = cmp(arith::CmpIPredicate::ult,
+                      add(add(m0, rowRel0), index(8 * r)), index(*sumRows));
+  Type valueType = fn ? fn.getResultTypes()[0] : outType;
   // The (b, m) of this thread's two rows, clamped into the result: what
   // lies past it is computed on its last row and dropped by the store.
   // Flat rows: row r is row r mod M of batch element r / M.
@@ -956,6 +1004,8 @@ void Emitter::writeEpilogue(ArrayRef<Value> tile, Value accL, Value accR,
                             MemRefLayoutAttrInterface(), f.boxA.getMemorySpace()),
             f.smem, subtileBuffer(stageBase, u), ValueRange());
       }
+      Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+      SmallVector<Value> columnSums(2, zero);
       for (int64_t r = 0; r < 2; ++r) {
         int64_t reg = 4 * g + 2 * r;
         // The box's two elements of this pair, 128B-swizzled as its
@@ -1003,13 +1053,26 @@ void Emitter::writeEpilogue(ArrayRef<Value> tile, Value accL, Value accR,
           }
           values.push_back(v);
         }
+        if (sumRows) {
+          for (auto [e, v] : llvm::enumerate(values)) {
+            Value wide = v.getType().isF32()
+                             ? v
+                             : arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+            wide = arith::SelectOp::create(b, loc, rowInC[r], wide, zero);
+            columnSums[e] = arith::AddFOp::create(b, loc, columnSums[e], wide);
+          }
+          continue;
+        }
         Value pair = vector::FromElementsOp::create(
-            b, loc, VectorType::get({2}, outType), values);
+            b, loc, VectorType::get({2}, valueType), values);
         vector::StoreOp::create(b, loc, pair, stage,
                                 ValueRange{div(offset, index(outBytes))},
                                 /*nontemporal=*/false,
                                 llvm::MaybeAlign(2 * outBytes));
       }
+      if (sumRows)
+        addColumnSums(columnSums, bIdx, n0,
+                      add(colPair, index(128 * half + 8 * g)));
       // Every thread has read subtile u: subtile u + 2 goes into its buffer.
       if (xBytes && (col + 8) % subCols == 0 && col / subCols + 2 < numSub) {
         NVVM::BarrierOp::create(b, loc, Type(), wgBar, wgCount, nullptr, Value());
@@ -1017,10 +1080,15 @@ void Emitter::writeEpilogue(ArrayRef<Value> tile, Value accL, Value accR,
       }
     }
     // The stores are visible to TMA, then the elected thread sends them.
-    NVVM::FenceProxyOp::create(
-        b, loc, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    // (Summed rows: nothing staged; the barrier still orders the reads of
+    // the prefetch buffers before the next tile's fill.)
+    if (!sumRows)
+      NVVM::FenceProxyOp::create(
+          b, loc, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
     NVVM::BarrierOp::create(b, loc, Type(), wgBar, wgCount, nullptr, Value());
+    if (sumRows)
+      continue;
     auto ifElected = scf::IfOp::create(b, loc, elected, false);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&ifElected.getThenRegion().front());
@@ -1678,7 +1746,8 @@ struct EpilogueToTmaStores : WgmmaPattern<sck::EpilogueOp> {
   using FramePattern::FramePattern;
 
   /// The region as device function <kernel>_epilogue (acc, b, m, n, per
-  /// operand its memref or the box's element) -> result element.
+  /// operand its memref or the box's element) -> the element it yields
+  /// (the result's, but for summed rows).
   FailureOr<func::FuncOp> buildFunction(sck::EpilogueOp epilogue,
                                         ArrayRef<Value> ins,
                                         ConversionPatternRewriter &rewriter) const {
@@ -1690,15 +1759,18 @@ struct EpilogueToTmaStores : WgmmaPattern<sck::EpilogueOp> {
     for (auto [in, memref] : llvm::zip(epilogue.getIns(), ins))
       types.push_back(memref ? memref.getType()
                              : cast<sck::BoxType>(in.getType()).getElementType());
+    Type element = epilogue.getSumRows()
+                       ? epilogue.getBody().front().getTerminator()->getOperand(0).getType()
+                       : frame.outType;
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointToEnd(module.getBody());
     auto fn = func::FuncOp::create(
         rewriter, epilogue.getLoc(), (kernel.getName() + "_epilogue").str(),
-        rewriter.getFunctionType(types, {frame.outType}));
+        rewriter.getFunctionType(types, {element}));
     fn.setPrivate();
     SymbolTable(module).insert(fn);
     if (failed(sc::detail::buildEpilogueFunction(
-            epilogue.getLoc(), frame.outType,
+            epilogue.getLoc(), element,
             BatchMatmulOp::kNumEpilogueLeadingArgs,
             &epilogue.getBody().front(), fn, std::nullopt)))
       return failure();
@@ -1708,9 +1780,11 @@ struct EpilogueToTmaStores : WgmmaPattern<sck::EpilogueOp> {
   LogicalResult
   matchAndRewrite(sck::EpilogueOp epilogue, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
-    if (epilogue.getSumRows())
-      return epilogue.emitError("no GPU lowering sums an epilogue's rows yet");
     const WgmmaKernelForm &form = frame.form;
+    std::optional<int64_t> sumRows = epilogue.getSumRows();
+    if (sumRows && (form.transposed || form.flatRows))
+      return epilogue.emitError("sck-to-nvgpu: summed rows in a tile of "
+                                "untransposed rows of one batch element");
     size_t coords = epilogue.getCoords().size();
     if (epilogue.getResult() != "C" || epilogue.getTransposed() != form.transposed ||
         coords != (form.flatRows ? 2u : 3u))
@@ -1756,7 +1830,7 @@ struct EpilogueToTmaStores : WgmmaPattern<sck::EpilogueOp> {
     if (form.transposed)
       e.writeTransposedEpilogue(tile, acc[0], acc[1], fn, ins, stage, x);
     else
-      e.writeEpilogue(tile, acc[0], acc[1], fn, ins, stage, x);
+      e.writeEpilogue(tile, acc[0], acc[1], fn, ins, stage, x, sumRows);
     rewriter.eraseOp(epilogue);
     return success();
   }

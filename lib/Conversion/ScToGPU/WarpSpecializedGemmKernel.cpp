@@ -136,11 +136,13 @@ static std::vector<sc::detail::KernelParam> kernelParams(BatchMatmulOp op,
     c.stridesBytes = {LaunchDim::of(n * outBytes)};
     c.box = {128 / outBytes, 64};
   } else {
-    c.dims = {LaunchDim::of(n), LaunchDim::of(m), batchDim};
+    // (Summed rows: C is [B, 1, N], added into, its map unused.)
+    int64_t cRows = op.getType().getDimSize(1);
+    c.dims = {LaunchDim::of(n), LaunchDim::of(cRows), batchDim};
     c.stridesBytes = {LaunchDim::of(n * outBytes),
-                      LaunchDim::of(m * n * outBytes)};
+                      LaunchDim::of(cRows * n * outBytes)};
     // (Transposed: the epilogue stores 8 rows at a time.)
-    c.box = {128 / outBytes, shape.transposed ? 8 : 64, 1};
+    c.box = {128 / outBytes, std::min<int64_t>(cRows, shape.transposed ? 8 : 64), 1};
   }
   out.push_back({pointer, c});
   // Split-K's workspaces, after C's map (nothing is prefetched then).
@@ -257,7 +259,10 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildGemmKernelFromIR(
   // The ring: as many slots as the IR asks, or as fit next to the two
   // consumers' staging tiles and 1 KB of alignment.
   auto ring = *(*kernel).getBody().front().getOps<sck::RingOp>().begin();
-  int64_t outBits = op.getType().getElementType().getIntOrFloatBitWidth();
+  // (Summed rows stage nothing.)
+  int64_t outBits = op.getSumRows()
+                        ? 0
+                        : op.getType().getElementType().getIntOrFloatBitWidth();
   int64_t slotBytes = form->slotBytes();
   int64_t consumersBytes = 2 * form->consumerBytes(outBits);
   int64_t fit = (kSharedMemoryBytes - consumersBytes - kSmemAlignReserve - 256) /
@@ -343,7 +348,7 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildGemmKernelFromIR(
       "{0}: {1}x{2}x{3} {4}, warp-specialized{5}, {6}: producer warpgroup "
       "(TMA, {7} registers) + 2 consumer warpgroups (wgmma + epilogue, {8} "
       "registers), {9}, {10} stages, {11} k-tiles, {12}, {13} B shared "
-      "memory, epilogue {14} in registers, TMA stores",
+      "memory, epilogue {14} in registers, {15}",
       kernelName, m, n, k,
       sc::detail::typeToString(op.getLhs().getType().getElementType()),
       shape.persistent ? " persistent" : "",
@@ -357,7 +362,11 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildGemmKernelFromIR(
                 std::to_string(loop.getGroup()) + " M tiles"
           : form->cooperative ? std::string("one CTA per tile")
                               : std::string("one CTA per pair of tiles"),
-      sharedBytes, epilogue.getBody().empty() ? "convert" : "fused (region)");
+      sharedBytes, epilogue.getBody().empty() ? "convert" : "fused (region)",
+      epilogue.getSumRows() ? "rows summed: each warp's column sums over its "
+                              "rows added atomically into C's one row (zeroed "
+                              "before)"
+                            : "TMA stores");
   if (form->pairs)
     launch.summary += form->transposed
                           ? ", clusters of 2 CTAs on pairs of N tiles sharing "

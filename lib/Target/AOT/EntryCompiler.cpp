@@ -606,7 +606,8 @@ FailureOr<GemmBinding> EntryCompiler::bindMatmul(BatchMatmulOp op) {
   std::vector<LaunchDim> shape = {batch,
                                   LaunchDim::of(op.getType().getDimSize(1)),
                                   LaunchDim::of(op.getType().getDimSize(2))};
-  binding.result = bindResult(op.getResult(), shape).name;
+  // (Summed rows are added into the result: zeroed before every call.)
+  binding.result = bindResult(op.getResult(), shape, op.getSumRows()).name;
   // Split-K: room for the most parts the kernel runs.
   DenseSplit split = denseSplitOf(op);
   if (split.maxParts > 0)
@@ -1040,9 +1041,6 @@ LogicalResult EntryCompiler::visitGatherRows(GatherRowsOp op) {
 }
 
 LogicalResult EntryCompiler::visitMatmul(BatchMatmulOp op) {
-  if (op.getSumRows())
-    return op.emitError() << "sparcast-aot: no GPU kernel sums a GEMM's rows "
-                             "(sum_rows) yet";
   if (isa_and_nonnull<HybridTilesAttr>(op.getRhs().getType().getEncoding()))
     return visitHybridMatmul(op);
   FailureOr<GemmBinding> binding = bindMatmul(op);

@@ -2,8 +2,6 @@
 // RUN: not sparcast-aot %S/Inputs/returns-argument.mlir -o %t 2>&1 | FileCheck %s --check-prefix=RESULT
 // RUN: not sparcast-aot %S/Inputs/scalar-argument.mlir -o %t 2>&1 | FileCheck %s --check-prefix=SCALAR
 // RUN: not sparcast-aot %s -o %t --sm=sm_70 2>&1 | FileCheck %s --check-prefix=CHIP
-// RUN: not sparcast-aot %S/Inputs/sum-rows.mlir -o %t 2>&1 | FileCheck %s --check-prefix=SUMROWS
-// RUN: not sparcast-aot %S/Inputs/sum-rows.mlir -o %t --sm=sm_80 2>&1 | FileCheck %s --check-prefix=SUMROWS
 
 // Entries are made of sc.batch_matmul, slices and zero padding for now
 // (after --sc-ikbo-pipeline, which sparcast-aot runs first); anything else
@@ -23,7 +21,3 @@ func.func @generate(%x: tensor<?x8xf16>) -> tensor<?x8xf16> {
   } : tensor<?x8xf16>
   return %e : tensor<?x8xf16>
 }
-
-// A GEMM whose rows are summed (sc-fuse-row-sum's form) has no kernel
-// yet: refused, not compiled as a plain GEMM.
-// SUMROWS: sum-rows.mlir:2:8: error: sparcast-aot: no GPU kernel sums a GEMM's rows (sum_rows) yet

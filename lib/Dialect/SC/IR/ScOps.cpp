@@ -341,6 +341,8 @@ std::string BatchMatmulOp::getTransposedTileLimitation() {
     return "its lhs is batched (the transposed tile shares it)";
   if (getTransposeRhs())
     return "its rhs is transposed";
+  if (getSumRows())
+    return "its rows are summed (the transposed tile stores 8-row slices)";
   if (!getType().getElementType().isF16() && !getType().getElementType().isBF16())
     return "its result is not f16 or bf16";
   return "";
@@ -441,6 +443,17 @@ SmallVector<Operation *> BatchMatmulOp::getEpilogueSlice(Value value) {
 
 int64_t BatchMatmulOp::getContractionSize() {
   return getLhs().getType().getShape().back();
+}
+
+int64_t BatchMatmulOp::getRowCount() {
+  ArrayRef<int64_t> lhs = getLhs().getType().getShape();
+  return getSumRows() ? lhs[lhs.size() - 2] : getType().getDimSize(1);
+}
+
+Type BatchMatmulOp::getEpilogueElementType() {
+  if (getSumRows() && hasEpilogue())
+    return getEpilogueBlock()->getTerminator()->getOperand(0).getType();
+  return getType().getElementType();
 }
 
 LogicalResult BatchMatmulOp::verify() {

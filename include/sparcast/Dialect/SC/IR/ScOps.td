@@ -128,6 +128,12 @@ def Sc_BatchMatmulOp : Sc_Op<"batch_matmul", [
   let extraClassDeclaration = [{
     /// The contraction size K (may be dynamic).
     int64_t getContractionSize();
+    /// The rows M of each product: the result's, or with sum_rows (one
+    /// result row) the lhs's.
+    int64_t getRowCount();
+    /// The element the epilogue yields: the result's, or with sum_rows
+    /// (an f32 sum of them) the region's.
+    ::mlir::Type getEpilogueElementType();
     /// Whether the op has an epilogue region.
     bool hasEpilogue() { return !getEpilogue().empty(); }
     /// The epilogue region's block, or null without an epilogue.
