@@ -179,6 +179,7 @@ void mlir::sc::buildScKernelPipeline(OpPassManager &pm,
     ScLowerToSckPassOptions lower;
     lower.report = report;
     lower.attention = true;
+    lower.multistageTileCols = options.ampereGemmTileCols;
     pm.addPass(createScLowerToSckPass(lower));
     // An attention's K/V ring: 2 slots (81 KB with Q's, head dim 128: two
     // CTAs an SM on sm_80, measured faster than one CTA of 3 slots:

@@ -70,6 +70,10 @@ std::string mlir::sc::multistageLimitation(BatchMatmulOp op) {
   return "";
 }
 
+int64_t mlir::sc::multistageTileCols(int64_t requested) {
+  return requested ? requested : 128;
+}
+
 bool mlir::sc::isAmpereOrAda(StringRef chip) {
   return chip == "sm_80" || chip == "sm_86" || chip == "sm_89";
 }

@@ -71,7 +71,7 @@ StringRef scheduleOf(BatchMatmulOp op) {
 /// so no tile is cut short at a batch element's end and B is read once a
 /// tile of the flattened rows.
 void buildTileLoop(OpBuilder &b, BatchMatmulOp op, Value batches,
-                   ValueRange ins, bool flatRows) {
+                   ValueRange ins, bool flatRows, int64_t multistageCols) {
   MLIRContext *ctx = op.getContext();
   Location loc = op.getLoc();
   RankedTensorType lhsType = op.getLhs().getType();
@@ -84,14 +84,15 @@ void buildTileLoop(OpBuilder &b, BatchMatmulOp op, Value batches,
   bool lhsBatched = lhsType.getRank() == 3, rhsBatched = rhsType.getRank() == 3;
   StringRef schedule = scheduleOf(op);
   bool transposed = schedule == "transposed";
-  // sm_80 / sm_86 / sm_89's multistage kernel: 128 x 128 tiles, 32 deep.
+  // sm_80 / sm_86 / sm_89's multistage kernel: 128 x 128 or 256 tiles,
+  // 32 deep.
   bool multistage = schedule == "multistage";
   int64_t tileM = transposed   ? transposedTileRows(m)
                   : multistage ? kMultistageTileM
                   : schedule == "pingpong" ? 64
                                            : 128;
   int64_t tileN = transposed   ? 128
-                  : multistage ? kMultistageTileN
+                  : multistage ? multistageTileCols(multistageCols)
                                : gemmTileCols(n);
   int64_t tileK = multistage ? kMultistageTileK : kTileK;
   auto cst = [&](int64_t v) {
@@ -194,14 +195,15 @@ func::FuncOp createKernelFunction(BatchMatmulOp op, func::FuncOp caller,
 
 /// The kernel of `op` (the `index`-th GEMM of `caller`): (batch elements,
 /// the epilogue's tensor operands...).
-void buildKernel(BatchMatmulOp op, func::FuncOp caller, unsigned index) {
+void buildKernel(BatchMatmulOp op, func::FuncOp caller, unsigned index,
+                 int64_t multistageCols) {
   func::FuncOp func = createKernelFunction(op, caller, index);
   Block *entry = &func.front();
   OpBuilder b = OpBuilder::atBlockBegin(entry);
   bool flatRows = op.getLhs().getType().getRank() == 3 &&
                   op.getRhs().getType().getRank() == 2;
   buildTileLoop(b, op, entry->getArgument(0), entry->getArguments().drop_front(),
-                flatRows);
+                flatRows, multistageCols);
   func::ReturnOp::create(b, op.getLoc());
 }
 
@@ -634,6 +636,13 @@ void buildAttentionKernel(AttentionOp op, func::FuncOp caller,
 struct ScLowerToSckPass : sc::impl::ScLowerToSckPassBase<ScLowerToSckPass> {
   using Base::Base;
   void runOnOperation() final {
+    if (multistageTileCols != 0 && multistageTileCols != 128 &&
+        multistageTileCols != 256) {
+      getOperation().emitError("sc-lower-to-sck: multistage-tile-cols is 128 "
+                               "or 256 (0 chooses), not ")
+          << multistageTileCols.getValue();
+      return signalPassFailure();
+    }
     SmallVector<func::FuncOp> funcs(getOperation().getOps<func::FuncOp>());
     for (func::FuncOp caller : funcs) {
       unsigned index = 0;
@@ -651,7 +660,7 @@ struct ScLowerToSckPass : sc::impl::ScLowerToSckPassBase<ScLowerToSckPass> {
           buildHybridKernel(op, caller, index++);
           continue;
         }
-        buildKernel(op, caller, index++);
+        buildKernel(op, caller, index++, multistageTileCols);
       }
       if (!attention)
         continue;

@@ -54,6 +54,11 @@ static cl::opt<int64_t> ampereAttentionStages(
     cl::desc("With --ampere-attention: slots of the K/V ring (0: 2, two "
              "CTAs an SM on sm_80; else 2 to 8)"),
     cl::init(0));
+static cl::opt<int64_t> ampereGemmTileCols(
+    "ampere-gemm-tile-cols",
+    cl::desc("With --sm=sm_80 / sm_86 / sm_89: the multistage GEMM's tile "
+             "columns, 128 (4 warps) or 256 (8 warps); 0 chooses"),
+    cl::init(0));
 static cl::opt<bool> attentionFromKernelIR(
     "attention-from-kernel-ir",
     cl::desc("Lower the attention kernels op by op from their scheduled "
@@ -220,6 +225,7 @@ int main(int argc, char **argv) {
   options.hybridSplitK = hybridSplitK;
   options.denseSplitK = denseSplitK;
   options.ampereAttentionStages = ampereAttentionStages;
+  options.ampereGemmTileCols = ampereGemmTileCols;
   options.wsStages = wsStages;
   options.wsProducerRegs = wsProducerRegs;
   options.wsConsumerRegs = wsConsumerRegs;

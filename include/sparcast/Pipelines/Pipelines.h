@@ -115,6 +115,11 @@ struct ScKernelPipelineOptions
       llvm::cl::desc("sm_80 / sm_86 / sm_89 attention: slots of its K/V "
                      "ring (0: 2; else 2 to 8)"),
       llvm::cl::init(0)};
+  Option<int64_t> ampereGemmTileCols{
+      *this, "ampere-gemm-tile-cols",
+      llvm::cl::desc("sm_80 / sm_86 / sm_89 GEMM: tile columns, 128 (4 "
+                     "warps) or 256 (8 warps); 0 chooses"),
+      llvm::cl::init(0)};
 };
 
 /// Everything sparcast-aot runs on a model before it builds the kernels:

@@ -67,6 +67,8 @@ struct AotOptions {
   bool denseSplitK = true;
   /// sm_80 / sm_86 / sm_89 attention's K/V ring slots (0: two).
   int64_t ampereAttentionStages = 0;
+  /// sm_80 / sm_86 / sm_89 GEMM's tile columns (0: chosen).
+  int64_t ampereGemmTileCols = 0;
   /// The kernel-level IR's passes: sc-warp-specialize's ring stages (0: as
   /// many as fit) and register split, sc-persistent's M-tile group (0: no
   /// sc-persistent, one CTA per tile).

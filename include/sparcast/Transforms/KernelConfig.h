@@ -35,9 +35,14 @@ int64_t gemmTileCols(int64_t n);
 /// multiples of 8 (16-byte rows for cp.async), no hybrid tiles.
 std::string multistageLimitation(BatchMatmulOp op);
 
-/// The multistage kernel's tile (rows, columns, depth) and ring stages.
-constexpr int64_t kMultistageTileM = 128, kMultistageTileN = 128,
-                  kMultistageTileK = 32, kMultistageStages = 3;
+/// The multistage kernel's tile rows and depth, and its ring stages (its
+/// columns: multistageTileCols).
+constexpr int64_t kMultistageTileM = 128, kMultistageTileK = 32,
+                  kMultistageStages = 3;
+
+/// The multistage tile's columns: `requested` (128 or 256) when nonzero,
+/// else 128 (4 warps, two CTAs an SM).
+int64_t multistageTileCols(int64_t requested);
 
 /// Whether `chip` is one the multistage kernel is for.
 bool isAmpereOrAda(StringRef chip);

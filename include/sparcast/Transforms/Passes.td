@@ -623,6 +623,10 @@ def ScLowerToSckPass : Pass<"sc-lower-to-sck", "::mlir::ModuleOp"> {
            "Emit a remark for each GEMM that has no kernel-level form">,
     Option<"attention", "attention", "bool", /*default=*/"false",
            "Also lower sc.attention to sck">,
+    Option<"multistageTileCols", "multistage-tile-cols", "int64_t",
+           /*default=*/"0",
+           "Columns of the multistage (sm_80) GEMM's tiles: 128 (4 warps) "
+           "or 256 (8 warps); 0 chooses">,
   ];
   let dependentDialects = ["::mlir::sck::SckDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

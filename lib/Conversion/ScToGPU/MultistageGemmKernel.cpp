@@ -2,8 +2,8 @@
 //
 // The GEMM of sm_80 / sm_86 / sm_89 (A100, A10, L4, L40S): the kernel-level
 // IR that sc-lower-to-sck and sc-pipeline-multistage leave (a grid tile
-// loop of 128 x 128 tiles, k-tiles of 32 put through a ring of shared
-// memory stages - 1 ahead of their MMA) cloned into a gpu.func of memref
+// loop of 128 x 128 or 128 x 256 tiles, k-tiles of 32 put through a ring of
+// shared memory stages - 1 ahead of their MMA) cloned into a gpu.func of memref
 // arguments and lowered by sc-convert-sck-to-mma-sync, one pattern per op
 // (SckToMmaSync.cpp); here the kernel's signature and its launch.
 //
@@ -33,15 +33,22 @@ using namespace mlir::sc;
 using namespace mlir::sc::detail;
 
 namespace {
-constexpr int64_t kRows = kMultistageTileM, kCols = kMultistageTileN,
-                  kDepth = kMultistageTileK;
-constexpr int64_t kThreads = 128;
+constexpr int64_t kRows = kMultistageTileM, kDepth = kMultistageTileK;
 
-/// The ring and tile loop of the kernel-level IR, once the launch below
-/// runs its tiles: one CTA a 128 x 128 tile of the op; else a located
+/// The multistage kernel the IR describes: its ring and tile loop, and the
+/// tile's columns (its accumulator's: 128 or 256, a warp each 64 x 64).
+struct MultistageIR {
+  sck::RingOp ring;
+  sck::TileLoopOp loop;
+  int64_t cols = 0;
+  int64_t threads() const { return 32 * (kRows / 64) * (cols / 64); }
+};
+
+/// The kernel-level IR's multistage kernel, once the launch below runs its
+/// tiles: one CTA a 128 x 128 or 128 x 256 tile of the op; else a located
 /// error.
-FailureOr<std::pair<sck::RingOp, sck::TileLoopOp>>
-matchMultistageIR(BatchMatmulOp op, func::FuncOp kernel) {
+FailureOr<MultistageIR> matchMultistageIR(BatchMatmulOp op,
+                                          func::FuncOp kernel) {
   auto rings = kernel.getBody().front().getOps<sck::RingOp>();
   auto loops = kernel.getBody().front().getOps<sck::TileLoopOp>();
   if (!llvm::hasSingleElement(rings) || !llvm::hasSingleElement(loops))
@@ -49,19 +56,27 @@ matchMultistageIR(BatchMatmulOp op, func::FuncOp kernel) {
                             "loop at the kernel function's top level (run "
                             "sc-pipeline-multistage)");
   sck::TileLoopOp loop = *loops.begin();
+  sck::ZeroOp zero;
+  loop.walk([&](sck::ZeroOp z) { zero = z; });
+  ArrayRef<int64_t> acc = zero ? zero.getType().getShape() : ArrayRef<int64_t>();
+  if (acc.size() != 2 || acc[0] != kRows || (acc[1] != 128 && acc[1] != 256))
+    return (zero ? zero.getOperation() : loop.getOperation())
+               ->emitError("multistage-gemm-kernel: a 128x128 or 128x256 f32 "
+                           "accumulator (warps of 64 x 64)");
+  int64_t cols = acc[1];
   GemmShape shape(op);
   bool flatRows = shape.lhsBatched && !shape.rhsBatched;
   std::optional<int64_t> mTiles = getConstantIntValue(loop.getMTiles());
   std::optional<int64_t> nTiles = getConstantIntValue(loop.getNTiles());
-  if (nTiles != llvm::divideCeil(shape.n, kCols) ||
+  if (nTiles != llvm::divideCeil(shape.n, cols) ||
       (!flatRows && mTiles != llvm::divideCeil(shape.m, kRows)))
     return loop.emitError()
            << "multistage-gemm-kernel: the kernel runs "
            << (flatRows ? std::string("the flat rows'")
                         : std::to_string(llvm::divideCeil(shape.m, kRows)))
-           << " x " << llvm::divideCeil(shape.n, kCols)
-           << " tiles of 128 x 128; the kernel-level IR's tile loop differs";
-  return std::make_pair(*rings.begin(), loop);
+           << " x " << llvm::divideCeil(shape.n, cols) << " tiles of 128 x "
+           << cols << "; the kernel-level IR's tile loop differs";
+  return MultistageIR{*rings.begin(), loop, cols};
 }
 
 /// The kernel-level function's body cloned into `func` (its memref
@@ -107,11 +122,10 @@ mlir::sc::detail::buildMultistageGemmKernel(BatchMatmulOp op,
   if (!*kernel)
     return op.emitError("multistage-gemm-kernel: the op has no kernel-level "
                         "IR (sc-lower-to-sck)");
-  FailureOr<std::pair<sck::RingOp, sck::TileLoopOp>> ir =
-      matchMultistageIR(op, *kernel);
+  FailureOr<MultistageIR> ir = matchMultistageIR(op, *kernel);
   if (failed(ir))
     return failure();
-  FailureOr<MmaSyncRingLayout> layout = mmaSyncRingLayout(ir->first);
+  FailureOr<MmaSyncRingLayout> layout = mmaSyncRingLayout(ir->ring);
   if (failed(layout))
     return failure();
   if (binding.rhsSourceK || binding.rhsSourceRowElems)
@@ -129,7 +143,7 @@ mlir::sc::detail::buildMultistageGemmKernel(BatchMatmulOp op,
     params.push_back(memrefOf(cast<RankedTensorType>(in.getType())));
   OpBuilder b(ctx);
   gpu::GPUFuncOp func = createKernelFunction(b, op.getLoc(), gpuModule,
-                                             kernelName, params, kThreads);
+                                             kernelName, params, ir->threads());
   cloneKernelIR(*kernel, func, b);
   if (failed(convertSckToMmaSync(func))) {
     if (auto epilogue = gpuModule.lookupSymbol((kernelName + "_epilogue").str()))
@@ -145,8 +159,8 @@ mlir::sc::detail::buildMultistageGemmKernel(BatchMatmulOp op,
 
   KernelLaunch launch;
   launch.kernel = kernelName.str();
-  launch.block[0] = kThreads;
-  launch.grid[0] = LaunchDim::of(llvm::divideCeil(shape.n, kCols));
+  launch.block[0] = ir->threads();
+  launch.grid[0] = LaunchDim::of(llvm::divideCeil(shape.n, ir->cols));
   if (flatRows) {
     LaunchDim rows = binding.batchOf(op.getLhs().getType()).times(shape.m);
     launch.grid[1] = rows.symbol.empty()
@@ -162,8 +176,8 @@ mlir::sc::detail::buildMultistageGemmKernel(BatchMatmulOp op,
   launch.sharedBytes = layout->bytes;
   launch.params = memrefGemmParams(binding);
   launch.summary =
-      llvm::formatv("{0}: {1}x{2}x{3} {4}, multistage (sm_80/86/89): 128x128 "
-                    "tiles of 4 warps, {5}-stage cp.async ring (k-tiles of "
+      llvm::formatv("{0}: {1}x{2}x{3} {4}, multistage (sm_80/86/89): 128x{10} "
+                    "tiles of {11} warps, {5}-stage cp.async ring (k-tiles of "
                     "{6}), ldmatrix + mma.sync m16n8k16 (fp32 accumulation), "
                     "B {7}{8}, {9} B shared memory",
                     kernelName, shape.m, shape.n, shape.k,
@@ -171,7 +185,7 @@ mlir::sc::detail::buildMultistageGemmKernel(BatchMatmulOp op,
                     layout->stages, kDepth,
                     op.getTransposeRhs() ? "K-major" : "N-major",
                     flatRows ? ", rows of all batch elements" : "",
-                    launch.sharedBytes)
+                    launch.sharedBytes, ir->cols, ir->threads() / 32)
           .str();
   return launch;
 }

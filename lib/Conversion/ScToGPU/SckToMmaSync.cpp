@@ -17,9 +17,9 @@
 //   sck.zero              the accumulator's registers, zero
 //   sck.mma               per 16-deep step ldmatrix of A's and B's
 //                         fragments (.trans for an N-major B) and
-//                         mma.sync m16n8k16 with fp32 accumulation, each of
-//                         the 4 warps a 64 x 64 quarter of the 128 x 128
-//                         tile
+//                         mma.sync m16n8k16 with fp32 accumulation, each
+//                         warp a 64 x 64 part of the 128 x 128 tile (4
+//                         warps) or the 128 x 256 tile (8 warps)
 //   sck.epilogue          the region as a device function on each
 //                         accumulator element, two columns a store, rows
 //                         and columns past the result skipped
@@ -63,10 +63,11 @@ using namespace mlir::sc::detail;
 
 namespace {
 
-constexpr int64_t kThreads = 128;
-/// A warp's quarter of the 128 x 128 tile: 4 m16 by 8 n8 mma tiles.
-constexpr int64_t kTileRows = 128, kTileCols = 128, kWarpM = 64, kWarpN = 64,
-                  kMmaTilesM = 4, kMmaTilesN = 8, kAccRegisters = 4;
+/// A warp's 64 x 64 part of the tile: 4 m16 by 8 n8 mma tiles. The tile
+/// is 128 rows by 128 or 256 columns (its accumulator type says which),
+/// 4 or 8 warps.
+constexpr int64_t kTileRows = 128, kWarpM = 64, kWarpN = 64, kMmaTilesM = 4,
+                  kMmaTilesN = 8, kAccRegisters = 4;
 /// Shared-memory rows padded by 16 bytes; cp.async copies 16-byte chunks.
 constexpr int64_t kRowPad = 16, kChunkBytes = 16;
 
@@ -110,18 +111,28 @@ struct Arith : KernelArith {
         b, loc, LLVM::LLVMPointerType::get(b.getContext(), space), toI64(address));
   }
   Value threadId() { return gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x); }
-  /// This thread's lane and its warp's 64 x 64 quarter of the tile (warps
-  /// 0-3: rows 64 (warp / 2), columns 64 (warp % 2)).
-  struct WarpQuarter {
+  /// This thread's lane and its warp's 64 x 64 part of a tile of
+  /// `tileCols` columns (warp w: rows 64 (w / W), columns 64 (w % W), W =
+  /// tileCols / 64).
+  struct WarpPart {
     Value lane, rows, cols;
   };
-  WarpQuarter warpQuarter() {
+  WarpPart warpPart(int64_t tileCols) {
     Value tid = threadId();
     Value warp = div(tid, index(32));
-    return {rem(tid, index(32)), mul(div(warp, index(2)), index(kWarpM)),
-            mul(rem(warp, index(2)), index(kWarpN))};
+    int64_t warpsN = tileCols / kWarpN;
+    return {rem(tid, index(32)), mul(div(warp, index(warpsN)), index(kWarpM)),
+            mul(rem(warp, index(warpsN)), index(kWarpN))};
   }
 };
+
+/// The threads of the CTA running `op` (its kernel's nvvm.maxntid), or 0.
+int64_t blockThreads(Operation *op) {
+  auto func = op->getParentOfType<gpu::GPUFuncOp>();
+  auto maxntid = func ? func->getAttrOfType<DenseI32ArrayAttr>("nvvm.maxntid")
+                      : DenseI32ArrayAttr();
+  return maxntid && maxntid.size() == 3 ? maxntid[0] : 0;
+}
 
 } // namespace
 
@@ -298,13 +309,14 @@ struct PutToCpAsync : OpConversionPattern<sck::PutOp> {
         coords == 3 ? a.mul(at[2], a.index(rows * cols)) : a.index(0);
     int64_t chunksARow = (part.rowBytes - kRowPad) / kChunkBytes;
     int64_t chunks = part.rows * chunksARow;
-    if (chunks % kThreads != 0)
+    int64_t threads = blockThreads(load);
+    if (threads <= 0 || chunks % threads != 0)
       return load.emitError("sc-convert-sck-to-mma-sync: a box of a multiple "
-                            "of ")
-             << kThreads << " chunks of 16 bytes";
+                            "of the CTA's threads (")
+             << threads << ") in chunks of 16 bytes";
     Value tid = a.threadId();
-    for (int64_t i = 0; i < chunks / kThreads; ++i) {
-      Value chunk = a.add(tid, a.index(i * kThreads));
+    for (int64_t i = 0; i < chunks / threads; ++i) {
+      Value chunk = a.add(tid, a.index(i * threads));
       Value row = a.div(chunk, a.index(chunksARow));
       Value col = a.mul(a.rem(chunk, a.index(chunksARow)), a.index(8));
       Value r = a.add(row0, row), c = a.add(col0, col);
@@ -390,12 +402,19 @@ Type accRegisterType(MLIRContext *ctx) {
       ctx, SmallVector<Type>(kAccRegisters, Float32Type::get(ctx)));
 }
 
+/// A 128 x 128 or 128 x 256 f32 accumulator, a warp each 64 x 64 of it.
 LogicalResult checkAccumulator(Operation *op, sck::AccType type) {
-  if (type.getShape() != ArrayRef<int64_t>{kTileRows, kTileCols} ||
-      !type.getElementType().isF32())
-    return op->emitError("sc-convert-sck-to-mma-sync: a 128x128 f32 "
-                         "accumulator (4 warps of 64 x 64), got ")
+  ArrayRef<int64_t> shape = type.getShape();
+  if (shape.size() != 2 || shape[0] != kTileRows ||
+      (shape[1] != 128 && shape[1] != 256) || !type.getElementType().isF32())
+    return op->emitError("sc-convert-sck-to-mma-sync: a 128x128 or 128x256 "
+                         "f32 accumulator (warps of 64 x 64), got ")
            << type;
+  int64_t warps = shape[0] / kWarpM * (shape[1] / kWarpN);
+  if (blockThreads(op) != 32 * warps)
+    return op->emitError("sc-convert-sck-to-mma-sync: a ")
+           << type << " accumulator in a CTA of " << 32 * warps
+           << " threads (nvvm.maxntid), not " << blockThreads(op);
   return success();
 }
 
@@ -434,16 +453,18 @@ struct MmaToMmaSync : OpConversionPattern<sck::MmaOp> {
     const MmaSyncRingLayout::Part &pa = layout->parts[aPart];
     const MmaSyncRingLayout::Part &pb = layout->parts[bPart];
     sck::BoxType aType = mma.getABox().getType(), bType = mma.getB().getType();
+    int64_t tileCols = mma.getAcc().getType().getShape()[1];
     if (aType.getShape() != ArrayRef<int64_t>{kTileRows, 32} || pa.transposed ||
-        bType.getShape() != ArrayRef<int64_t>{32, kTileCols} ||
+        bType.getShape() != ArrayRef<int64_t>{32, tileCols} ||
         aType.getElementType() != bType.getElementType())
       return mma.emitError("sc-convert-sck-to-mma-sync: a 128x32 A box read "
-                           "as stored times a 32x128 B box of one element type");
+                           "as stored times a 32x")
+             << tileCols << " B box of one element type";
     Location loc = mma.getLoc();
     Arith a(rewriter, loc);
     Value aStage = adaptor.getA().front(), bStage = adaptor.getB().front();
     SmallVector<Value> acc(adaptor.getAcc());
-    auto [lane, warpM, warpN] = a.warpQuarter();
+    auto [lane, warpM, warpN] = a.warpPart(tileCols);
     // Lane L addresses row L % 16 of a 16-row block, at column 8 (L / 16):
     // ldmatrix .x4 then gives A's fragment registers in mma order.
     Value laneRow = a.rem(lane, a.index(16)), laneHalf = a.div(lane, a.index(16));
@@ -540,7 +561,7 @@ struct EpilogueToStores : OpConversionPattern<sck::EpilogueOp> {
     Value n0 = adaptor.getCoords()[0].front(), m0 = adaptor.getCoords()[1].front();
     Value batch = adaptor.getCoords()[2].front();
     SmallVector<Value> acc(adaptor.getAcc());
-    auto [lane, warpM, warpN] = a.warpQuarter();
+    auto [lane, warpM, warpN] = a.warpPart(epilogue.getAcc().getType().getShape()[1]);
     Value g = a.div(lane, a.index(4));
     Value pairCol = a.mul(a.rem(lane, a.index(4)), a.index(2));
     Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0));
@@ -637,7 +658,7 @@ struct EpilogueToStores : OpConversionPattern<sck::EpilogueOp> {
     Value n0 = adaptor.getCoords()[0].front(), m0 = adaptor.getCoords()[1].front();
     Value batch = coords == 3 ? adaptor.getCoords()[2].front() : a.index(0);
     SmallVector<Value> acc(adaptor.getAcc());
-    auto [lane, warpM, warpN] = a.warpQuarter();
+    auto [lane, warpM, warpN] = a.warpPart(epilogue.getAcc().getType().getShape()[1]);
     // Accumulator register r of mma tile (mi, nj): row g + 8 (r / 2),
     // column 2 (lane % 4) + r % 2 of the tile (g = lane / 4).
     Value g = a.div(lane, a.index(4));

@@ -116,6 +116,7 @@ static LogicalResult runModelPasses(ModuleOp module, const AotOptions &options,
     pipeline.hybridSplitK = options.hybridSplitK;
     pipeline.denseSplitK = options.denseSplitK;
     pipeline.ampereAttentionStages = options.ampereAttentionStages;
+    pipeline.ampereGemmTileCols = options.ampereGemmTileCols;
     PassManager pm(ctx);
     buildScKernelPipeline(pm, pipeline);
     if (failed(pm.run(module)))

@@ -15,7 +15,7 @@
 // CHECK-NEXT: return %[[ACC]] : f32
 
 gpu.module @kernels {
-  gpu.func @gemm(%a: memref<?x200x72xf16> {sck.operand = "A"}, %b: memref<?x72x136xf16> {sck.operand = "B"}, %c: memref<?x200x136xf32> {sck.operand = "C"}) kernel {
+  gpu.func @gemm(%a: memref<?x200x72xf16> {sck.operand = "A"}, %b: memref<?x72x136xf16> {sck.operand = "B"}, %c: memref<?x200x136xf32> {sck.operand = "C"}) kernel attributes {nvvm.maxntid = array<i32: 128, 1, 1>} {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
@@ -55,7 +55,7 @@ gpu.module @kernels {
 // CHECK: func.func private @summed_epilogue(%{{.*}}: f32, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index) -> bf16
 
 gpu.module @sum_kernels {
-  gpu.func @summed(%a: memref<200x72xbf16> {sck.operand = "A"}, %b: memref<?x72x136xbf16> {sck.operand = "B"}, %c: memref<?x1x136xf32> {sck.operand = "C"}) kernel {
+  gpu.func @summed(%a: memref<200x72xbf16> {sck.operand = "A"}, %b: memref<?x72x136xbf16> {sck.operand = "B"}, %c: memref<?x1x136xf32> {sck.operand = "C"}) kernel attributes {nvvm.maxntid = array<i32: 128, 1, 1>} {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index

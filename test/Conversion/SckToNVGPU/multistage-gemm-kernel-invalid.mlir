@@ -21,7 +21,7 @@ func.func private @small_gemm0_kernel(%batch: index) attributes {sck.schedule = 
   ^bb0(%b: index, %mt: index, %nt: index):
     %m0 = arith.muli %mt, %c64 : index
     %n0 = arith.muli %nt, %c128 : index
-    // expected-error @below {{sc-convert-sck-to-mma-sync: a 128x128 f32 accumulator (4 warps of 64 x 64), got '!sck.acc<64x128xf32>'}}
+    // expected-error @below {{multistage-gemm-kernel: a 128x128 or 128x256 f32 accumulator (warps of 64 x 64)}}
     %zero = sck.zero : !sck.acc<64x128xf32>
     %acc = scf.for %kt = %c0 to %c3 step %c1 iter_args(%in = %zero) -> (!sck.acc<64x128xf32>) {
       %k0 = arith.muli %kt, %c32 : index
