@@ -2,8 +2,8 @@
 //
 // Any bytes as MLIR text: parsed and verified with every dialect the tools
 // register, then run through the tensor-level Sparcast passes (lineage,
-// the IKBO pipeline, the K split at concatenations, block-mask
-// materialization), then the kernel configuration and kernel-level passes
+// the IKBO pipeline, the K split at concatenations, row sums folded into
+// GEMMs, block-mask materialization), then the kernel configuration and kernel-level passes
 // for Hopper (lowering to sck, persistence, multicast, warp
 // specialization, prefetched epilogue operands, the GEMM and attention
 // schedules) and, on a copy, for sm_80
@@ -87,6 +87,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   sc::ScSplitConcatKPassOptions split;
   split.report = true;
   pm.addPass(sc::createScSplitConcatKPass(split));
+  pm.addNestedPass<func::FuncOp>(sc::createScFuseRowSumPass());
   pm.addPass(sc::createScMaterializeBlockMaskPass());
   if (failed(pm.run(*module)))
     return 0;
@@ -115,6 +116,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   sm80.addNestedPass<func::FuncOp>(sc::createScSelectKernelConfigPass(config));
   sc::ScLowerToSckPassOptions sm80Lower;
   sm80Lower.attention = true;
+  sm80Lower.multistageTileCols = 256;
   sm80.addPass(sc::createScLowerToSckPass(sm80Lower));
   sm80.addPass(sc::createScPipelineMultistagePass());
   (void)sm80.run(*ampere);
