@@ -2,10 +2,10 @@
 //
 // A similarity split at a head (docs/sparse-similarity.md) runs as two
 // kernels written in sck ops:
-//  - scatter: a warp a query row; for each entry (d, v) of the query's tail,
-//    the lanes walk the items of dimension d (the rhs by dimension,
-//    transpose_rhs) and add v * w into the scores with atomics. Only the
-//    tail's pair products are touched. When the epilogue is linear in the
+//  - scatter: a CTA a query row; for each entry (d, v) of the query's
+//    tail, the items of dimension d (the rhs by dimension, transpose_rhs),
+//    v * w added into the scores with atomics, the row's products spread
+//    evenly over the threads. Only the tail's pair products are touched. When the epilogue is linear in the
 //    product (the cosine) and nothing selects from the result, it runs
 //    after the tile kernel and adds v * w * epilogue(1) into the result
 //    itself: no workspace is cleared, written and read back.
@@ -38,7 +38,7 @@ using namespace mlir::sc;
 using namespace mlir::sc::detail;
 
 namespace {
-constexpr int64_t kThreads = 256, kWarps = kThreads / 32;
+constexpr int64_t kThreads = 256;
 // sck.fma_tile's tile, the k-tile depth staged at once, and the stage's
 // row length (padded by 4 floats: the transposed stores of a warp spread
 // over 8 banks instead of one).
@@ -85,115 +85,6 @@ void storeEmptySlot(OpBuilder &b, Location loc, Value values, Value cols,
   memref::StoreOp::create(b, loc, noColumn, cols, ValueRange{row, slot});
 }
 
-/// scatter(lhs ptr, words, values, rhs ptr, words, values, scores), or with
-/// `scale` (the epilogue function) scatter(..., result, ins...), each
-/// product scaled by scale(1, row, column, ins...).
-void writeScatterKernel(SparseMatmulOp op, gpu::GPUModuleOp module,
-                        StringRef name, StringRef scale) {
-  Location loc = op.getLoc();
-  OpBuilder b(op.getContext());
-  SmallVector<Type> params = csrMemrefs(op);
-  params.push_back(MemRefType::get({ShapedType::kDynamic, ShapedType::kDynamic},
-                                   b.getF32Type()));
-  unsigned firstIn = params.size();
-  if (!scale.empty())
-    llvm::append_range(params, epilogueMemrefs(op));
-  auto func = createKernelFunction(b, loc, module, name, params, kThreads);
-  auto index = [&](int64_t v) {
-    return arith::ConstantIndexOp::create(b, loc, v).getResult();
-  };
-  BlockArgument lPtr = func.getArgument(0), lWords = func.getArgument(1),
-                lValues = func.getArgument(2), rPtr = func.getArgument(3),
-                rWords = func.getArgument(4), rValues = func.getArgument(5),
-                scores = func.getArgument(6);
-  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value row = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, bid, index(kWarps)),
-      arith::DivUIOp::create(b, loc, tid, index(32)));
-  Value lane = arith::RemUIOp::create(b, loc, tid, index(32));
-  Value lEntries = memref::DimOp::create(b, loc, lWords, 0);
-  Value rEntries = memref::DimOp::create(b, loc, rWords, 0);
-  BlockCsrAttr lLayout = layoutOf(op.getLhs()), rLayout = layoutOf(op.getRhs());
-  auto entry = [&](Value words, Value values, Value at, BlockCsrAttr layout) {
-    return sck::CsrEntryOp::create(b, loc, b.getIndexType(), b.getF32Type(),
-                                   words, values, at, layout.getBlockSize(),
-                                   layout.getOffsetBits());
-  };
-  Type indexType = b.getIndexType();
-  auto range =
-      sck::CsrRowOp::create(b, loc, indexType, indexType, lPtr, row, lEntries);
-  // The row's entries 32 at a time: each lane reads one entry and its
-  // items' range (independent reads, in flight together), then the warp
-  // walks the 32 lists in turn, each one's range and value from its lane.
-  // (Read by the walking warp one after another, an entry's three
-  // dependent reads were a chain the warp waited on for every entry.)
-  auto batches = scf::ForOp::create(b, loc, range.getBegin(), range.getEnd(),
-                                    index(32));
-  b.setInsertionPointToStart(batches.getBody());
-  Value e = arith::AddIOp::create(b, loc, batches.getInductionVar(), lane);
-  auto i32 = [&](int64_t v) {
-    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v))
-        .getResult();
-  };
-  auto span = scf::IfOp::create(
-      b, loc, TypeRange{b.getI32Type(), b.getI32Type(), b.getF32Type()},
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, e,
-                            range.getEnd()),
-      /*withElseRegion=*/true);
-  {
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(span.thenBlock());
-    auto q = entry(lWords, lValues, e, lLayout);
-    auto items = sck::CsrRowOp::create(b, loc, indexType, indexType, rPtr,
-                                       q.getColumn(), rEntries);
-    // Entries number fewer than 2^31 (csr_pack): i32 for the shuffles.
-    auto narrow = [&](Value v) {
-      return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), v)
-          .getResult();
-    };
-    scf::YieldOp::create(b, loc,
-                         ValueRange{narrow(items.getBegin()),
-                                    narrow(items.getEnd()), q.getValue()});
-    b.setInsertionPointToStart(span.elseBlock());
-    scf::YieldOp::create(
-        b, loc,
-        ValueRange{i32(0), i32(0),
-                   arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0))
-                       .getResult()});
-  }
-  Value inBatch = arith::MinUIOp::create(
-      b, loc, index(32),
-      arith::SubIOp::create(b, loc, range.getEnd(),
-                            batches.getInductionVar()));
-  auto lists = scf::ForOp::create(b, loc, index(0), inBatch, index(1));
-  b.setInsertionPointToStart(lists.getBody());
-  Value from = arith::IndexCastUIOp::create(b, loc, b.getI32Type(),
-                                            lists.getInductionVar());
-  auto fromLane = [&](Value v) {
-    return gpu::ShuffleOp::create(b, loc, v, from, i32(32),
-                                  gpu::ShuffleMode::IDX)
-        .getShuffleResult();
-  };
-  auto widen = [&](Value v) {
-    return arith::IndexCastUIOp::create(b, loc, indexType, v).getResult();
-  };
-  Value first = widen(fromLane(span.getResult(0)));
-  Value last = widen(fromLane(span.getResult(1)));
-  Value weight = fromLane(span.getResult(2));
-  auto walk = scf::ForOp::create(
-      b, loc, arith::AddIOp::create(b, loc, first, lane), last, index(32));
-  b.setInsertionPointToStart(walk.getBody());
-  auto item = entry(rWords, rValues, walk.getInductionVar(), rLayout);
-  Value product = arith::MulFOp::create(b, loc, weight, item.getValue());
-  sck::ScatterAddOp::create(
-      b, loc, product, scores, row, item.getColumn(),
-      scale.empty() ? FlatSymbolRefAttr() : b.getAttr<FlatSymbolRefAttr>(scale),
-      func.getArguments().drop_front(firstIn));
-  b.setInsertionPointToEnd(&func.getBody().front());
-  gpu::ReturnOp::create(b, loc);
-}
-
 /// clear(values, cols): every slot of a selection empty (-inf, -1) before
 /// the tile kernel appends to the rows; a grid-stride loop.
 void writeClearKernel(SelectRowsAboveOp select, gpu::GPUModuleOp module,
@@ -227,6 +118,242 @@ void writeClearKernel(SelectRowsAboveOp select, gpu::GPUModuleOp module,
   gpu::ReturnOp::create(b, loc);
 }
 
+/// The builders the kernels over CSR rows share: index arithmetic, rows
+/// and entries, loops and branches, and the pieces that spread a batch of
+/// entries' lists evenly over a CTA's threads (an inclusive scan of the
+/// lists' lengths, the bisection that finds a product's entry).
+class CsrKernelBuilder {
+protected:
+  CsrKernelBuilder(MLIRContext *ctx, Location loc) : b(ctx), loc(loc) {}
+
+  Value index(int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  }
+  Value dim(Value m, int64_t d) {
+    return memref::DimOp::create(b, loc, m, d).getResult();
+  }
+  Value minOf(ValueRange xs) {
+    Value m = xs.front();
+    for (Value x : xs.drop_front())
+      m = arith::MinUIOp::create(b, loc, m, x);
+    return m;
+  }
+  Value ult(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y)
+        .getResult();
+  }
+  Value inRange(Value x, Value lo, Value hi) {
+    return arith::AndIOp::create(
+        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, x, lo),
+        ult(x, hi));
+  }
+  sck::CsrRowOp csrRow(Value ptr, Value at, Value words) {
+    return sck::CsrRowOp::create(b, loc, b.getIndexType(), b.getIndexType(),
+                                 ptr, at, dim(words, 0));
+  }
+  sck::CsrEntryOp csrEntry(Value words, Value vals, Value at,
+                           BlockCsrAttr layout) {
+    return sck::CsrEntryOp::create(b, loc, b.getIndexType(), b.getF32Type(),
+                                   words, vals, at, layout.getBlockSize(),
+                                   layout.getOffsetBits());
+  }
+  /// A loop of the CTA's threads (or of one thread) from `first`.
+  void stridedFor(Value first, Value stop, int64_t step,
+                  llvm::function_ref<void(Value)> body) {
+    auto loop = scf::ForOp::create(b, loc, first, stop, index(step));
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    body(loop.getInductionVar());
+  }
+  void ifThen(Value cond, llvm::function_ref<void()> body) {
+    auto branch = scf::IfOp::create(b, loc, cond);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    body();
+  }
+  /// A view of `size` `element`s of the dynamic shared memory at `offset`.
+  Value sharedView(int64_t size, Type element, int64_t offset) {
+    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    Value smem = gpu::DynamicSharedMemoryOp::create(
+        b, loc,
+        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
+                        workgroup));
+    return memref::ViewOp::create(
+        b, loc, MemRefType::get({size}, element, AffineMap(), workgroup), smem,
+        index(offset), ValueRange{});
+  }
+
+  /// `ends` (a length a thread of `threads`, thread `tid`'s at [tid])
+  /// becomes their inclusive scan (Hillis-Steele, a barrier on each side
+  /// of every step).
+  void scanInclusive(Value ends, Value tid, int64_t threads) {
+    for (int64_t d = 1; d < threads; d *= 2) {
+      auto before = scf::IfOp::create(
+          b, loc, TypeRange{b.getIndexType()},
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, tid,
+                                index(d)),
+          /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(before.thenBlock());
+        scf::YieldOp::create(
+            b, loc,
+            ValueRange{memref::LoadOp::create(
+                           b, loc, ends,
+                           ValueRange{arith::SubIOp::create(b, loc, tid,
+                                                            index(d))})
+                           .getResult()});
+        b.setInsertionPointToStart(before.elseBlock());
+        scf::YieldOp::create(b, loc, ValueRange{index(0)});
+      }
+      gpu::BarrierOp::create(b, loc);
+      Value mine = memref::LoadOp::create(b, loc, ends, tid);
+      memref::StoreOp::create(
+          b, loc, arith::AddIOp::create(b, loc, mine, before.getResult(0)),
+          ends, tid);
+      gpu::BarrierOp::create(b, loc);
+    }
+  }
+
+  /// The entry of product `p` of a scanned batch (`ends`, `threads` long,
+  /// a power of two): the first whose end is past p.
+  Value entryOfProduct(Value ends, Value p, int64_t threads) {
+    Value j = index(0);
+    for (int64_t step = threads / 2; step >= 1; step /= 2) {
+      Value probe = arith::AddIOp::create(b, loc, j, index(step - 1));
+      Value past = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ule,
+          memref::LoadOp::create(b, loc, ends, probe), p);
+      j = arith::SelectOp::create(
+          b, loc, past, arith::AddIOp::create(b, loc, j, index(step)), j);
+    }
+    return j;
+  }
+
+  OpBuilder b;
+  Location loc;
+};
+
+// The balanced scatter kernel's threads (a CTA a query row) and its
+// dynamic shared memory: a batch of tail entries, a thread each: the scan
+// of their list lengths (index), each one's first item less its scan
+// offset (index), its value (f32).
+constexpr int64_t kScatterThreads = 256,
+                  kScatterBasesOffset = kScatterThreads * 8,
+                  kScatterWeightsOffset = kScatterBasesOffset + kScatterThreads * 8,
+                  kScatterSharedBytes = kScatterWeightsOffset + kScatterThreads * 4;
+
+/// scatter(lhs ptr, words, values, rhs ptr, words, values, scores), or with
+/// `scale` (the epilogue function) scatter(..., result, ins...): a CTA a
+/// query row; each batch of the row's tail entries (a thread each) finds
+/// its items' lists, a scan of their lengths numbers the batch's products,
+/// and thread t adds products t, t + threads, ... (a bisection of the scan
+/// finds each one's entry), each v * w (scaled by scale(1, row, column,
+/// ins...)) into row, column with an atomic add. The products spread
+/// evenly over the CTA whatever the lists' lengths; the rows' differences
+/// even out over the grid.
+class ScatterKernelWriter : CsrKernelBuilder {
+public:
+  ScatterKernelWriter(SparseMatmulOp op, gpu::GPUModuleOp module,
+                      StringRef name, StringRef scale)
+      : CsrKernelBuilder(op.getContext(), op.getLoc()), scale(scale),
+        qLayout(layoutOf(op.getLhs())), dLayout(layoutOf(op.getRhs())) {
+    SmallVector<Type> params = csrMemrefs(op);
+    params.push_back(MemRefType::get(
+        {ShapedType::kDynamic, ShapedType::kDynamic}, b.getF32Type()));
+    if (!scale.empty())
+      llvm::append_range(params, epilogueMemrefs(op));
+    func = createKernelFunction(b, loc, module, name, params, kScatterThreads);
+  }
+
+  void write() {
+    auto arg = [&](unsigned i) { return func.getArgument(i); };
+    qPtr = arg(0), qWords = arg(1), qValues = arg(2), dPtr = arg(3),
+    dWords = arg(4), dValues = arg(5), scores = arg(6);
+    ins.assign(func.getArguments().begin() + 7, func.getArguments().end());
+    ends = sharedView(kScatterThreads, b.getIndexType(), 0);
+    bases = sharedView(kScatterThreads, b.getIndexType(), kScatterBasesOffset);
+    weights = sharedView(kScatterThreads, b.getF32Type(), kScatterWeightsOffset);
+    tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    row = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    // (A row past the pointers is empty: csr_row.)
+    query = csrRow(qPtr, row, qWords);
+    stridedFor(query.getBegin(), query.getEnd(), kScatterThreads,
+               [&](Value batch) { scatterBatch(batch); });
+    gpu::ReturnOp::create(b, loc);
+  }
+
+private:
+  /// The products of the row's entries batch .. batch + threads - 1.
+  void scatterBatch(Value batch) {
+    Value e = arith::AddIOp::create(b, loc, batch, tid);
+    auto [first, length, weight] = entrySpan(e);
+    // The batch's arrays are reused: the last batch's products are done.
+    gpu::BarrierOp::create(b, loc);
+    memref::StoreOp::create(b, loc, length, ends, tid);
+    memref::StoreOp::create(b, loc, weight, weights, tid);
+    gpu::BarrierOp::create(b, loc);
+    scanInclusive(ends, tid, kScatterThreads);
+    // An entry's product p is item first + p - (its end - its length).
+    Value end = memref::LoadOp::create(b, loc, ends, tid);
+    memref::StoreOp::create(
+        b, loc,
+        arith::SubIOp::create(b, loc, arith::AddIOp::create(b, loc, first, length),
+                              end),
+        bases, tid);
+    Value total = memref::LoadOp::create(b, loc, ends, index(kScatterThreads - 1));
+    gpu::BarrierOp::create(b, loc);
+    stridedFor(tid, total, kScatterThreads, [&](Value p) {
+      Value j = entryOfProduct(ends, p, kScatterThreads);
+      Value at = arith::AddIOp::create(
+          b, loc, memref::LoadOp::create(b, loc, bases, j), p);
+      auto item = csrEntry(dWords, dValues, at, dLayout);
+      Value product = arith::MulFOp::create(
+          b, loc, memref::LoadOp::create(b, loc, weights, j), item.getValue());
+      sck::ScatterAddOp::create(
+          b, loc, product, scores, row, item.getColumn(),
+          scale.empty() ? FlatSymbolRefAttr()
+                        : b.getAttr<FlatSymbolRefAttr>(scale),
+          ins);
+    });
+  }
+
+  /// Entry `e` of the row's tail (none past its end): its items' first
+  /// entry, their count, and its value.
+  std::tuple<Value, Value, Value> entrySpan(Value e) {
+    Type indexType = b.getIndexType();
+    auto span = scf::IfOp::create(
+        b, loc, TypeRange{indexType, indexType, b.getF32Type()},
+        ult(e, query.getEnd()), /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(span.thenBlock());
+      auto q = csrEntry(qWords, qValues, e, qLayout);
+      auto list = csrRow(dPtr, q.getColumn(), dWords);
+      scf::YieldOp::create(
+          b, loc, ValueRange{list.getBegin(), list.getEnd(), q.getValue()});
+      b.setInsertionPointToStart(span.elseBlock());
+      scf::YieldOp::create(
+          b, loc,
+          ValueRange{index(0), index(0),
+                     arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0))
+                         .getResult()});
+    }
+    Value first = span.getResult(0);
+    Value length = arith::SubIOp::create(b, loc, span.getResult(1), first);
+    return {first, length, span.getResult(2)};
+  }
+
+  StringRef scale;
+  BlockCsrAttr qLayout, dLayout;
+  gpu::GPUFuncOp func;
+  Value qPtr, qWords, qValues, dPtr, dWords, dValues, scores;
+  SmallVector<Value> ins;
+  Value ends, bases, weights, tid, row;
+  sck::CsrRowOp query;
+};
+
 // The rescoring kernel's table of per-item tail sums (keys i32, sums f32:
 // 64 KB of dynamic shared memory, three CTAs an SM), and the products a
 // pass takes at most: the table stays at most three quarters full (fewer
@@ -257,12 +384,13 @@ constexpr int64_t kSumsOffset = kTableSlots * 4,
 /// threshold. A row whose table fills up gets a count past the slots (the
 /// caller's sign to run the items again in smaller chunks). Written a phase
 /// a method.
-class RescoreKernelWriter {
+class RescoreKernelWriter : CsrKernelBuilder {
 public:
   RescoreKernelWriter(SparseMatmulOp op, SelectRowsAboveOp select,
                       gpu::GPUModuleOp module, StringRef name,
                       StringRef epilogueName)
-      : b(op.getContext()), loc(op.getLoc()), epilogueName(epilogueName),
+      : CsrKernelBuilder(op.getContext(), op.getLoc()),
+        epilogueName(epilogueName),
         qLayout(layoutOf(op.getLhs())), dLayout(layoutOf(op.getRhs())) {
     SmallVector<Type> params = csrMemrefs(op);
     for (Value v : {op.getLhsHead(), op.getRhsHead(), select.getThresholds(),
@@ -324,22 +452,11 @@ private:
 
   /// The views of the dynamic shared memory (kSumsOffset and after).
   void viewSharedMemory() {
-    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
-                                                gpu::AddressSpace::Workgroup);
-    Value smem = gpu::DynamicSharedMemoryOp::create(
-        b, loc,
-        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
-                        workgroup));
-    auto view = [&](int64_t size, Type element, int64_t byteOffset) {
-      return memref::ViewOp::create(
-          b, loc, MemRefType::get({size}, element, AffineMap(), workgroup),
-          smem, index(byteOffset), ValueRange{});
-    };
-    keys = view(kTableSlots, b.getI32Type(), 0);
-    sums = view(kTableSlots, b.getF32Type(), kSumsOffset);
-    ends = view(kRescoreThreads, b.getIndexType(), kEndsOffset);
-    bases = view(kRescoreThreads, b.getIndexType(), kBasesOffset);
-    weights = view(kRescoreThreads, b.getF32Type(), kWeightsOffset);
+    keys = sharedView(kTableSlots, b.getI32Type(), 0);
+    sums = sharedView(kTableSlots, b.getF32Type(), kSumsOffset);
+    ends = sharedView(kRescoreThreads, b.getIndexType(), kEndsOffset);
+    bases = sharedView(kRescoreThreads, b.getIndexType(), kBasesOffset);
+    weights = sharedView(kRescoreThreads, b.getF32Type(), kWeightsOffset);
   }
 
   /// The passes that keep each within kProductsAPass of the row's tail
@@ -418,7 +535,7 @@ private:
       memref::StoreOp::create(b, loc, length, ends, tid);
       memref::StoreOp::create(b, loc, weight, weights, tid);
       gpu::BarrierOp::create(b, loc);
-      scanEnds();
+      scanInclusive(ends, tid, kRescoreThreads);
       // An entry's product p is item first + p - (its end - its length).
       Value end = memref::LoadOp::create(b, loc, ends, tid);
       memref::StoreOp::create(
@@ -479,50 +596,11 @@ private:
     return {first, length, span.getResult(2)};
   }
 
-  /// `ends` (the batch's lengths) becomes their inclusive scan
-  /// (Hillis-Steele, a barrier on each side of every step).
-  void scanEnds() {
-    for (int64_t d = 1; d < kRescoreThreads; d *= 2) {
-      auto before = scf::IfOp::create(
-          b, loc, TypeRange{b.getIndexType()},
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, tid,
-                                index(d)),
-          /*withElseRegion=*/true);
-      {
-        OpBuilder::InsertionGuard g(b);
-        b.setInsertionPointToStart(before.thenBlock());
-        scf::YieldOp::create(
-            b, loc,
-            ValueRange{memref::LoadOp::create(
-                           b, loc, ends,
-                           ValueRange{arith::SubIOp::create(b, loc, tid,
-                                                            index(d))})
-                           .getResult()});
-        b.setInsertionPointToStart(before.elseBlock());
-        scf::YieldOp::create(b, loc, ValueRange{index(0)});
-      }
-      gpu::BarrierOp::create(b, loc);
-      Value mine = memref::LoadOp::create(b, loc, ends, tid);
-      memref::StoreOp::create(
-          b, loc, arith::AddIOp::create(b, loc, mine, before.getResult(0)),
-          ends, tid);
-      gpu::BarrierOp::create(b, loc);
-    }
-  }
-
   /// The batch's product `p` (its entry: the first whose end is past p)
   /// added into the table when its item is in [lo, hi); a full table gives
   /// the row a count past its slots.
   void addProduct(Value p, Value lo, Value hi) {
-    Value j = index(0);
-    for (int64_t step = kRescoreThreads / 2; step >= 1; step /= 2) {
-      Value probe = arith::AddIOp::create(b, loc, j, index(step - 1));
-      Value past = arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::ule,
-          memref::LoadOp::create(b, loc, ends, probe), p);
-      j = arith::SelectOp::create(
-          b, loc, past, arith::AddIOp::create(b, loc, j, index(step)), j);
-    }
+    Value j = entryOfProduct(ends, p, kRescoreThreads);
     Value at = arith::AddIOp::create(
         b, loc, memref::LoadOp::create(b, loc, bases, j), p);
     auto item = csrEntry(dWords, dValues, at, dLayout);
@@ -584,55 +662,6 @@ private:
     });
   }
 
-  // Small builders.
-  Value index(int64_t v) {
-    return arith::ConstantIndexOp::create(b, loc, v).getResult();
-  }
-  Value dim(Value m, int64_t d) {
-    return memref::DimOp::create(b, loc, m, d).getResult();
-  }
-  Value minOf(ValueRange xs) {
-    Value m = xs.front();
-    for (Value x : xs.drop_front())
-      m = arith::MinUIOp::create(b, loc, m, x);
-    return m;
-  }
-  Value ult(Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y)
-        .getResult();
-  }
-  Value inRange(Value x, Value lo, Value hi) {
-    return arith::AndIOp::create(
-        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, x, lo),
-        ult(x, hi));
-  }
-  sck::CsrRowOp csrRow(Value ptr, Value at, Value words) {
-    return sck::CsrRowOp::create(b, loc, b.getIndexType(), b.getIndexType(),
-                                 ptr, at, dim(words, 0));
-  }
-  sck::CsrEntryOp csrEntry(Value words, Value vals, Value at,
-                           BlockCsrAttr layout) {
-    return sck::CsrEntryOp::create(b, loc, b.getIndexType(), b.getF32Type(),
-                                   words, vals, at, layout.getBlockSize(),
-                                   layout.getOffsetBits());
-  }
-  /// A loop of the CTA's threads (or of one thread) from `first`.
-  void stridedFor(Value first, Value stop, int64_t step,
-                  llvm::function_ref<void(Value)> body) {
-    auto loop = scf::ForOp::create(b, loc, first, stop, index(step));
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(loop.getBody());
-    body(loop.getInductionVar());
-  }
-  void ifThen(Value cond, llvm::function_ref<void()> body) {
-    auto branch = scf::IfOp::create(b, loc, cond);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(branch.thenBlock());
-    body();
-  }
-
-  OpBuilder b;
-  Location loc;
   StringRef epilogueName;
   BlockCsrAttr qLayout, dLayout;
   gpu::GPUFuncOp func;
@@ -775,29 +804,32 @@ void addCsrParams(KernelLaunch &launch, const SparseMatmulBinding &binding) {
     addMemrefParams(launch, {c->rowPtr, c->words, c->values});
 }
 
-/// The launch of the scatter kernel: a warp a query row; into the
+/// The launch of the scatter kernel: a CTA a query row; into the
 /// workspace, or (without one) into the result scaled by the epilogue.
 KernelLaunch scatterLaunch(StringRef name, const SparseMatmulBinding &binding) {
   KernelLaunch scatter;
   scatter.kernel = name.str();
-  scatter.block[0] = kThreads;
-  scatter.grid[0] = binding.rows.dividedUp(kWarps);
+  scatter.block[0] = kScatterThreads;
+  scatter.grid[0] = binding.rows;
   scatter.grid[1] = scatter.grid[2] = LaunchDim::of(1);
+  scatter.sharedBytes = kScatterSharedBytes;
   addCsrParams(scatter, binding);
   if (binding.scores.empty()) {
     addMemrefParams(scatter, {binding.result});
     addMemrefParams(scatter, binding.epilogueIns);
     scatter.summary =
         llvm::formatv("{0}: the sparse parts' products of {1} x {2}, each "
-                      "scaled by the epilogue at 1, added into {3} (a warp "
-                      "a row, atomics)",
+                      "scaled by the epilogue at 1, added into {3} (a CTA "
+                      "a row, its products spread evenly over the threads, "
+                      "atomics)",
                       name, binding.lhs.values, binding.rhs.values,
                       binding.result)
             .str();
   } else {
     addMemrefParams(scatter, {binding.scores});
     scatter.summary = llvm::formatv("{0}: the sparse parts' products of {1} "
-                                    "x {2} into {3} (a warp a row, atomics)",
+                                    "x {2} into {3} (a CTA a row, its products "
+                                    "spread evenly over the threads, atomics)",
                                     name, binding.lhs.values,
                                     binding.rhs.values, binding.scores)
                           .str();
@@ -924,8 +956,9 @@ mlir::sc::buildSparseMatmulKernels(SparseMatmulOp op,
     launches.push_back(rescoreLaunch(rescoreName, binding));
     return launches;
   }
-  writeScatterKernel(op, gpuModule, scatterName,
-                     workspace ? StringRef() : StringRef(epilogueName));
+  ScatterKernelWriter(op, gpuModule, scatterName,
+                      workspace ? StringRef() : StringRef(epilogueName))
+      .write();
   writeTileKernel(op, gpuModule, tileName, epilogueName, {},
                   /*withScores=*/workspace);
   if (workspace) {

@@ -10,7 +10,7 @@
 // stored, then the tails' products, each scaled by the cosine at 1, are
 // added into the result.
 // CHECK: kernel cosine_similarity0_tile: heads arg0 x arg1^T in exact fp32 (128 x 128 tiles, CUDA-core FMAs), through the epilogue, into result0
-// CHECK: kernel cosine_similarity0_scatter: the sparse parts' products of arg4 x arg7, each scaled by the epilogue at 1, added into result0 (a warp a row, atomics)
+// CHECK: kernel cosine_similarity0_scatter: the sparse parts' products of arg4 x arg7, each scaled by the epilogue at 1, added into result0 (a CTA a row, its products spread evenly over the threads, atomics)
 // The top-k candidates: the selection fused into the tile kernel on the
 // heads alone (the scores never written), its slots cleared first, its
 // counts zeroed by the runtime (a result with zero_init); then the
@@ -41,8 +41,8 @@
 // PTX-NOT: div.{{rn|full|approx}}.f32
 // CHECK: wrote
 
-// The tile kernel: a CTA a 128 x 128 tile. The scatter: a warp a query
-// row. The norms, read at the row and the column index, must cover M and N
+// The tile kernel: a CTA a 128 x 128 tile. The scatter: a CTA a query
+// row, a batch of tail entries (256 x 20 bytes) in dynamic shared memory. The norms, read at the row and the column index, must cover M and N
 // (checked by the runtime) for both kernels, which read them.
 // MANIFEST: "grid": [
 // MANIFEST-NEXT: "arg1_d0/128",
@@ -55,8 +55,9 @@
 // MANIFEST: "arg1_d0",
 // MANIFEST-NEXT: "arg9_d0"
 // MANIFEST: "grid": [
-// MANIFEST-NEXT: "arg0_d0/8"
+// MANIFEST-NEXT: "arg0_d0",
 // MANIFEST: "kernel": "cosine_similarity0_scatter"
+// MANIFEST: "smem": 5120
 // MANIFEST: "name": "cosine",
 // MANIFEST: "workspace": []
 // The rescoring kernel: a CTA a query row, its 64 KB table and a batch of
