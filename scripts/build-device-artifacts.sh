@@ -53,8 +53,6 @@ mkdir -p "$ROOT/bench/artifacts/ir"
 # (the small correctness cases split too), and none (the A/B's baseline).
 "$BIN/sparcast-aot" "$ROOT/bench/hybrid_suite.mlir" -o "$ROOT/bench/artifacts/hybrid_suite_split3" --hybrid-split-k=3 >/dev/null
 "$BIN/sparcast-aot" "$ROOT/bench/hybrid_suite.mlir" -o "$ROOT/bench/artifacts/hybrid_suite_nosplit" --hybrid-split-k=1 >/dev/null
-# Prefill at most 128 tokens a tile (three ring slots instead of two).
-"$BIN/sparcast-aot" "$ROOT/bench/hybrid_suite.mlir" -o "$ROOT/bench/artifacts/hybrid_suite_tok128" --hybrid-token-tile=128 >/dev/null
 # A constant weight packed at compile time (--hybrid-weights).
 python3 "$ROOT/bench/make_hybrid_suite.py" --constant > "$ROOT/bench/artifacts/hybrid_const.mlir"
 "$BIN/sparcast-aot" "$ROOT/bench/artifacts/hybrid_const.mlir" -o "$ROOT/bench/artifacts/hybrid_const" \

@@ -56,11 +56,6 @@ PYTHONUNBUFFERED=1 timeout 180 python3 "$ROOT/bench/hybrid_ab.py" \
   "$ROOT/bench/artifacts/hybrid_suite_nosplit" "$ROOT/bench/artifacts/hybrid_suite" \
   --shapes 4096x11008,8192x8192,11008x4096 --tokens 1,16 --mixes all_24,all_dense \
   --out "$OUT_DIR/hybrid-splitk-ab.json" 2>&1 | tee -a "$OUT_DIR/hybrid-splitk.log" || echo "split-K A/B failed (see hybrid-splitk.log)"
-# Prefill at 128 tokens a tile (three slots) against 256 (two), same rounds.
-PYTHONUNBUFFERED=1 timeout 180 python3 "$ROOT/bench/hybrid_ab.py" \
-  "$ROOT/bench/artifacts/hybrid_suite" "$ROOT/bench/artifacts/hybrid_suite_tok128" \
-  --shapes 4096x11008,8192x8192,11008x4096 --tokens 2048,8192 --mixes all_24,all_dense \
-  --out "$OUT_DIR/hybrid-tokens-ab.json" 2>&1 | tee "$OUT_DIR/hybrid-tokens.log" || echo "token-tile A/B failed (see hybrid-tokens.log)"
 # cuSPARSELt on all-2:4 weights, a process per shape: on some shapes it
 # fails inside with an illegal instruction, which ends its process.
 for shape in 11008x4096 4096x11008 8192x8192; do

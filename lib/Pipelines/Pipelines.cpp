@@ -221,7 +221,6 @@ void mlir::sc::buildScKernelPipeline(OpPassManager &pm,
     ScLowerToSckPassOptions lower;
     lower.report = report;
     lower.attention = true;
-    lower.hybridTokenTile = options.hybridTokenTile;
     pm.addPass(createScLowerToSckPass(lower));
   }
   // Split-K of decode hybrid-tiled GEMMs and of dense GEMMs whose tiles

@@ -208,9 +208,9 @@ void buildKernel(BatchMatmulOp op, func::FuncOp caller, unsigned index,
 }
 
 /// Tokens a tile of the hybrid-tiled GEMM takes: the N of its wgmma, the
-/// least power of two from 8 that covers M, up to `most` (256 when 0).
-int64_t hybridTokenTile(int64_t m, int64_t most) {
-  return std::clamp<int64_t>(llvm::PowerOf2Ceil(m), 8, most ? most : 256);
+/// least power of two from 8 that covers M, up to 256.
+int64_t hybridTokenTile(int64_t m) {
+  return std::clamp<int64_t>(llvm::PowerOf2Ceil(m), 8, 256);
 }
 
 /// Weight rows a tile of the hybrid-tiled GEMM takes: 128 (two consumers,
@@ -230,8 +230,7 @@ int64_t hybridBandRows(int64_t tokens, int64_t tileRows) {
 /// metadata of a 2:4 tile (sck.mma_sp), nothing for a zero tile. The
 /// accumulator holds the result tile transposed (rows: weight rows, the
 /// result's columns; the sparse MMA takes only its first operand sparse).
-void buildHybridKernel(BatchMatmulOp op, func::FuncOp caller, unsigned index,
-                       int64_t mostTokens) {
+void buildHybridKernel(BatchMatmulOp op, func::FuncOp caller, unsigned index) {
   func::FuncOp func = createKernelFunction(op, caller, index);
   func->setAttr(sck::kKernelScheduleAttrName,
                 sck::KernelScheduleAttr::get(op.getContext(),
@@ -244,7 +243,7 @@ void buildHybridKernel(BatchMatmulOp op, func::FuncOp caller, unsigned index,
   auto layout = cast<HybridTilesAttr>(weight.getEncoding());
   int64_t tileRows = layout.getTile()[0], tileCols = layout.getTile()[1];
   int64_t m = op.getType().getDimSize(1), n = op.getType().getDimSize(2);
-  int64_t tokens = hybridTokenTile(m, mostTokens);
+  int64_t tokens = hybridTokenTile(m);
   int64_t band = hybridBandRows(tokens, tileRows);
   func->setAttr(sck::kConsumersAttrName, b.getI64IntegerAttr(band / 64));
   Type element = weight.getElementType();
@@ -644,14 +643,6 @@ struct ScLowerToSckPass : sc::impl::ScLowerToSckPassBase<ScLowerToSckPass> {
           << multistageTileCols.getValue();
       return signalPassFailure();
     }
-    if (hybridTokenTile != 0 &&
-        (hybridTokenTile < 8 || hybridTokenTile > 256 ||
-         !llvm::isPowerOf2_64(hybridTokenTile))) {
-      getOperation().emitError("sc-lower-to-sck: hybrid-token-tile is a power "
-                               "of two from 8 to 256 (0: 256), not ")
-          << hybridTokenTile.getValue();
-      return signalPassFailure();
-    }
     SmallVector<func::FuncOp> funcs(getOperation().getOps<func::FuncOp>());
     for (func::FuncOp caller : funcs) {
       unsigned index = 0;
@@ -666,7 +657,7 @@ struct ScLowerToSckPass : sc::impl::ScLowerToSckPassBase<ScLowerToSckPass> {
           continue;
         }
         if (isa_and_nonnull<HybridTilesAttr>(op.getRhs().getType().getEncoding())) {
-          buildHybridKernel(op, caller, index++, hybridTokenTile);
+          buildHybridKernel(op, caller, index++);
           continue;
         }
         buildKernel(op, caller, index++, multistageTileCols);

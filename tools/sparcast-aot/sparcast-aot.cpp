@@ -116,12 +116,6 @@ static cl::opt<double> hybridDenseBudget(
     cl::desc("With --hybrid-prune: the fraction of tiles kept dense, those "
              "pruning would change most"),
     cl::init(0.0));
-static cl::opt<int64_t> hybridTokenTile(
-    "hybrid-token-tile",
-    cl::desc("Most tokens a tile of a hybrid-tiled GEMM takes (a power of "
-             "two from 8 to 256; 0: 256): fewer make the ring's slots "
-             "smaller, so more fit"),
-    cl::init(0));
 static cl::opt<int64_t> hybridSplitK(
     "hybrid-split-k",
     cl::desc("Decode GEMMs over hybrid-tiled weights (one consumer, 64 "
@@ -232,7 +226,6 @@ int main(int argc, char **argv) {
   options.denseSplitK = denseSplitK;
   options.ampereAttentionStages = ampereAttentionStages;
   options.ampereGemmTileCols = ampereGemmTileCols;
-  options.hybridTokenTile = hybridTokenTile;
   options.wsStages = wsStages;
   options.wsProducerRegs = wsProducerRegs;
   options.wsConsumerRegs = wsConsumerRegs;

@@ -115,11 +115,6 @@ struct ScKernelPipelineOptions
       llvm::cl::desc("sm_80 / sm_86 / sm_89 attention: slots of its K/V "
                      "ring (0: 2; else 2 to 8)"),
       llvm::cl::init(0)};
-  Option<int64_t> hybridTokenTile{
-      *this, "hybrid-token-tile",
-      llvm::cl::desc("Most tokens a tile of a hybrid-tiled GEMM takes (a "
-                     "power of two from 8 to 256; 0: 256)"),
-      llvm::cl::init(0)};
   Option<int64_t> ampereGemmTileCols{
       *this, "ampere-gemm-tile-cols",
       llvm::cl::desc("sm_80 / sm_86 / sm_89 GEMM: tile columns, 128 (4 "

@@ -67,8 +67,6 @@ struct AotOptions {
   bool denseSplitK = true;
   /// sm_80 / sm_86 / sm_89 attention's K/V ring slots (0: two).
   int64_t ampereAttentionStages = 0;
-  /// Most tokens a hybrid-tiled GEMM's tile takes (0: 256).
-  int64_t hybridTokenTile = 0;
   /// sm_80 / sm_86 / sm_89 GEMM's tile columns (0: chosen).
   int64_t ampereGemmTileCols = 0;
   /// The kernel-level IR's passes: sc-warp-specialize's ring stages (0: as

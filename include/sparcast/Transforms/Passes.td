@@ -627,10 +627,6 @@ def ScLowerToSckPass : Pass<"sc-lower-to-sck", "::mlir::ModuleOp"> {
            /*default=*/"0",
            "Columns of the multistage (sm_80) GEMM's tiles: 128 (4 warps) "
            "or 256 (8 warps); 0 chooses">,
-    Option<"hybridTokenTile", "hybrid-token-tile", "int64_t",
-           /*default=*/"0",
-           "Most tokens a tile of a hybrid-tiled GEMM takes (8 to 256, a "
-           "power of two); 0: 256">,
   ];
   let dependentDialects = ["::mlir::sck::SckDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

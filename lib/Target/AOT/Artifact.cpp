@@ -117,7 +117,6 @@ static LogicalResult runModelPasses(ModuleOp module, const AotOptions &options,
     pipeline.denseSplitK = options.denseSplitK;
     pipeline.ampereAttentionStages = options.ampereAttentionStages;
     pipeline.ampereGemmTileCols = options.ampereGemmTileCols;
-    pipeline.hybridTokenTile = options.hybridTokenTile;
     PassManager pm(ctx);
     buildScKernelPipeline(pm, pipeline);
     if (failed(pm.run(module)))

@@ -2,7 +2,6 @@
 // RUN: sparcast-equiv %s --ref=linear --pass-pipeline='builtin.module(sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-test-execute-kernel-ir)' --candidates=3 --trials=2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=linear_bias_relu --pass-pipeline='builtin.module(sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-schedule-wgmma,sc-test-execute-kernel-ir)' --candidates=2 --trials=2 --rtol=1e-2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=prefill --pass-pipeline='builtin.module(sc-lower-to-sck,sc-persistent,sc-multicast{hybrid-pairs=1},sc-warp-specialize,sc-schedule-wgmma,sc-test-execute-kernel-ir)' --candidates=1 --trials=2 | FileCheck %s
-// RUN: sparcast-equiv %s --ref=prefill --pass-pipeline='builtin.module(sc-lower-to-sck{hybrid-token-tile=128},sc-persistent,sc-warp-specialize,sc-schedule-wgmma,sc-test-execute-kernel-ir)' --candidates=1 --trials=2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=linear --pass-pipeline='builtin.module(sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-schedule-wgmma,sc-test-execute-kernel-ir)' --candidates=3 --trials=2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=one_k_tile --pass-pipeline='builtin.module(sc-lower-to-sck,sc-persistent,sc-warp-specialize,sc-schedule-wgmma,sc-test-execute-kernel-ir)' --candidates=2 --trials=2 | FileCheck %s
 // RUN: sparcast-equiv %s --ref=linear --pass-pipeline='builtin.module(sc-lower-to-sck,sc-split-k{splits=2},sc-test-execute-kernel-ir)' --candidates=3 --trials=2 | FileCheck %s

@@ -7,8 +7,6 @@
 // RUN: FileCheck %s --check-prefix=SPLIT-MANIFEST < %t-split/manifest.json
 // RUN: FileCheck %s --check-prefix=SPLIT-PTX < %t-split/linear_kernels.ptx
 // RUN: not sparcast-aot %s -o %t-80 --sm=sm_80 2>&1 | FileCheck %s --check-prefix=SM80
-// RUN: rm -rf %t-tok && sparcast-aot %s -o %t-tok --report --hybrid-token-tile=128 | FileCheck %s --check-prefix=TOKENS
-// RUN: not sparcast-aot %s -o %t-tok --hybrid-token-tile=96 2>&1 | FileCheck %s --check-prefix=BAD-TOKENS
 // RUN: not sparcast-aot %S/Inputs/hybrid-narrow.mlir -o %t-narrow 2>&1 | FileCheck %s --check-prefix=NARROW
 // RUN: not sparcast-aot %S/Inputs/hybrid-argument.mlir -o %t-arg 2>&1 | FileCheck %s --check-prefix=ARGUMENT
 
@@ -22,10 +20,6 @@
 // At prefill sizes (a token tile of 256) tiles of 128 rows run 128 rows a
 // CTA, two consumers on one tokens' box, registers moved by setmaxnreg.
 // REPORT: kernel prefill_gemm0: hybrid-tiled GEMM (tiles 128 x 128), 128 weight rows x 256 tokens a CTA (2 consumer(s)), 2 slots a ring
-// At most 128 tokens a tile (--hybrid-token-tile=128), prefill's slots
-// are half as large and a third fits.
-// TOKENS: kernel prefill_gemm0: hybrid-tiled GEMM (tiles 128 x 128), 128 weight rows x 128 tokens a CTA (2 consumer(s)), 3 slots a ring
-// BAD-TOKENS: error: sc-lower-to-sck: hybrid-token-tile is a power of two from 8 to 256 (0: 256), not 96
 // MANIFEST: "dtype": "u8"
 // MANIFEST: "may_be_empty": true
 // MANIFEST-NEXT: "name": "arg2"
