@@ -9,9 +9,10 @@ in interleaved rounds of one run: against cuBLAS (torch.matmul) and, with
 scalar kernel. On a Hopper GPU cuBLAS uses wgmma, which mma.sync cannot
 reach there: the ratio to cuBLAS means something on the chips the kernel is
 for (A100, A10, L4, L40S), not here; the ratio to the portable kernel does.
-With the suite also built with --ampere-gemm-tile-cols=256 (artifacts
-gemm_suite_sm80_wide and gemm_sm80_wide, as build-device-artifacts.sh
-makes them), that build is checked too and timed in the same rounds.
+With the suite also built with --ampere-gemm-tile-cols=128 (artifacts
+gemm_suite_sm80_narrow and gemm_sm80_narrow, as build-device-artifacts.sh
+makes them: 128 x 128 tiles where the default takes 128 x 256), that build
+is checked too and timed in the same rounds.
 
     python3 bench/multistage_check.py --artifacts bench/artifacts \
         --baseline DIR_WITH_PORTABLE_gemm_suite_sm80 --out multistage.json
@@ -31,11 +32,11 @@ def main():
     results = dict(header, correctness=[], speed=[])
     print("== correctness (sm_80 PTX, fp32 reference, NaN-poisoned outputs)")
     g.check_tma_kernels("[multistage] ", suite, example, gen, results["correctness"])
-    wide = None
-    if os.path.isdir(os.path.join(args.artifacts, "gemm_suite_sm80_wide")):
-        wide = sparcast.load(os.path.join(args.artifacts, "gemm_suite_sm80_wide"))
-        wide_example = sparcast.load(os.path.join(args.artifacts, "gemm_sm80_wide"))
-        g.check_tma_kernels("[multistage 128x256] ", wide, wide_example, gen,
+    narrow = None
+    if os.path.isdir(os.path.join(args.artifacts, "gemm_suite_sm80_narrow")):
+        narrow = sparcast.load(os.path.join(args.artifacts, "gemm_suite_sm80_narrow"))
+        narrow_example = sparcast.load(os.path.join(args.artifacts, "gemm_sm80_narrow"))
+        g.check_tma_kernels("[multistage 128x128] ", narrow, narrow_example, gen,
                             results["correctness"])
 
     base = None
@@ -62,8 +63,8 @@ def main():
     for name, entry, inputs, cublas, shape, dtype, flops in cases:
         out = torch.empty(shape, dtype=dtype, device="cuda")
         fns = {"ours": lambda: getattr(suite, entry)(*inputs, out=[out]), "cublas": cublas}
-        if wide is not None:
-            fns["wide"] = lambda: getattr(wide, entry)(*inputs, out=[out])
+        if narrow is not None:
+            fns["narrow"] = lambda: getattr(narrow, entry)(*inputs, out=[out])
         if base is not None and name != "square_bf16 8192^3":
             # (The scalar kernel takes seconds at 8192^3.)
             fns["portable"] = lambda: getattr(base, entry)(*inputs, out=[out])
@@ -73,10 +74,10 @@ def main():
                "ratio_vs_cublas": ms["cublas"] / ms["ours"]}
         text = "  %-34s ours %.3f ms (%.0f TFLOP/s), cuBLAS %.3f ms (ours %.2fx)" % (
             name, ms["ours"], row["ours_tflops"], ms["cublas"], row["ratio_vs_cublas"])
-        if "wide" in ms:
-            row["wide_ms"] = ms["wide"]
-            row["wide_ratio_vs_cublas"] = ms["cublas"] / ms["wide"]
-            text += ", 128x256 tiles %.3f ms (%.2fx cuBLAS)" % (ms["wide"], row["wide_ratio_vs_cublas"])
+        if "narrow" in ms:
+            row["narrow_ms"] = ms["narrow"]
+            row["narrow_ratio_vs_cublas"] = ms["cublas"] / ms["narrow"]
+            text += ", 128x128 tiles %.3f ms (%.2fx cuBLAS)" % (ms["narrow"], row["narrow_ratio_vs_cublas"])
         if "portable" in ms:
             row["portable_ms"] = ms["portable"]
             row["speedup_vs_portable"] = ms["portable"] / ms["ours"]

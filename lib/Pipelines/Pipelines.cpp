@@ -152,10 +152,13 @@ void mlir::sc::buildScKernelPipeline(OpPassManager &pm,
     hybrid.report = report;
     pm.addPass(createScPackHybridWeightsPass(hybrid));
   }
-  // A sum over a GEMM's rows (a mean pooling) in the GEMM's epilogue: its
-  // result is never stored (after the epilogue fusion and the packing: the
-  // GEMM is then final; before generalization: its zeros a linalg.fill).
-  {
+  // With fuse-row-sum, a sum over a GEMM's rows (a mean pooling) in the
+  // GEMM's epilogue: its result is never stored (after the epilogue fusion
+  // and the packing: the GEMM is then final; before generalization: its
+  // zeros a linalg.fill). Opt-in: the summing epilogue costs what the
+  // stores saved, and the transposed tile cannot take it
+  // (docs/decisions.md).
+  if (options.fuseRowSum) {
     ScFuseRowSumPassOptions rowSum;
     rowSum.report = report;
     pm.addNestedPass<func::FuncOp>(createScFuseRowSumPass(rowSum));

@@ -92,7 +92,7 @@ void buildTileLoop(OpBuilder &b, BatchMatmulOp op, Value batches,
                   : schedule == "pingpong" ? 64
                                            : 128;
   int64_t tileN = transposed   ? 128
-                  : multistage ? multistageTileCols(multistageCols)
+                  : multistage ? multistageTileCols(multistageCols, n)
                                : gemmTileCols(n);
   int64_t tileK = multistage ? kMultistageTileK : kTileK;
   auto cst = [&](int64_t v) {

@@ -46,21 +46,23 @@ func.func @odd_k(%a: tensor<?x16x13xf16>, %b: tensor<?x13x16xf16>) -> tensor<?x1
   return %c : tensor<?x16x16xf16>
 }
 
-// sc-lower-to-sck then tiles 128 x 128 in k-tiles of 32 (ceil(72 / 32) = 3),
-// one CTA a tile; a shared rhs over batched rows: flat rows.
+// sc-lower-to-sck then tiles 128 x 256 past 128 columns (8 warps; 128 x
+// 128 up to them) in k-tiles of 32 (ceil(72 / 32) = 3), one CTA a tile; a
+// shared rhs over batched rows: flat rows.
 // SCK-LABEL: func.func private @gemm_gemm0_kernel(
 // SCK-SAME: sck.schedule = #sck.kernel_schedule<multistage>
+// SCK-DAG: %[[C1:.*]] = arith.constant 1 : index
 // SCK-DAG: %[[C2:.*]] = arith.constant 2 : index
 // SCK-DAG: %[[C3:.*]] = arith.constant 3 : index
-// SCK: sck.tile_loop %{{.*}}, %[[C2]], %[[C2]] attributes {schedule = #sck.tile_schedule<grid>}
+// SCK: sck.tile_loop %{{.*}}, %[[C2]], %[[C1]] attributes {schedule = #sck.tile_schedule<grid>}
 // SCK: scf.for %{{.*}} = %{{.*}} to %[[C3]]
 // SCK: sck.load "A"[%{{.*}}, %{{.*}}, %{{.*}}] : !sck.box<128x32xf16>
-// SCK: sck.load "B"[%{{.*}}, %{{.*}}, %{{.*}}] : !sck.box<32x128xf16>
-// SCK: sck.mma {{.*}} : !sck.box<128x32xf16>, !sck.box<32x128xf16>, !sck.acc<128x128xf32>
+// SCK: sck.load "B"[%{{.*}}, %{{.*}}, %{{.*}}] : !sck.box<32x256xf16>
+// SCK: sck.mma {{.*}} : !sck.box<128x32xf16>, !sck.box<32x256xf16>, !sck.acc<128x256xf32>
 // SCK: sck.epilogue "C"
 // SCK-LABEL: func.func private @pinned_gemm0_kernel(
 // SCK: sck.load "A"[%{{.*}}, %{{.*}}] : !sck.box<128x32xbf16>
-// SCK: sck.load "B"[%{{.*}}, %{{.*}}] {transposed} : !sck.box<32x128xbf16>
+// SCK: sck.load "B"[%{{.*}}, %{{.*}}] {transposed} : !sck.box<32x256xbf16>
 // SCK-NOT: @f32_gemm0_kernel
 // The Hopper passes leave a multistage kernel alone.
 // HOPPER: remark: tile loop: grid (a multistage kernel: one CTA per tile)

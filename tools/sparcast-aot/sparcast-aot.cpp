@@ -57,7 +57,7 @@ static cl::opt<int64_t> ampereAttentionStages(
 static cl::opt<int64_t> ampereGemmTileCols(
     "ampere-gemm-tile-cols",
     cl::desc("With --sm=sm_80 / sm_86 / sm_89: the multistage GEMM's tile "
-             "columns, 128 (4 warps) or 256 (8 warps); 0 chooses"),
+             "columns, 128 (4 warps) or 256 (8 warps); 0: 256 past 128 columns, else 128"),
     cl::init(0));
 static cl::opt<bool> attentionFromKernelIR(
     "attention-from-kernel-ir",
@@ -124,6 +124,11 @@ static cl::opt<int64_t> hybridSplitK(
              "off, 0 auto (where the tiles alone leave over half the SMs "
              "idle: as many as fill two CTAs an SM), else 2 to 16"),
     cl::init(0));
+static cl::opt<bool> fuseRowSum(
+    "fuse-row-sum",
+    cl::desc("Fold sums over a GEMM's rows (a mean pooling) into the GEMM, "
+             "whose result is then never stored (sc-fuse-row-sum; "
+             "measured no faster overall: docs/decisions.md)"));
 static cl::opt<bool> denseSplitK(
     "dense-split-k",
     cl::desc("Dense warp-specialized GEMMs run each tile's k-tiles in 2, 4 "
@@ -224,6 +229,7 @@ int main(int argc, char **argv) {
   options.hybridDenseBudget = hybridDenseBudget;
   options.hybridSplitK = hybridSplitK;
   options.denseSplitK = denseSplitK;
+  options.fuseRowSum = fuseRowSum;
   options.ampereAttentionStages = ampereAttentionStages;
   options.ampereGemmTileCols = ampereGemmTileCols;
   options.wsStages = wsStages;

@@ -105,6 +105,11 @@ struct ScKernelPipelineOptions
       llvm::cl::desc("Split-K of decode hybrid-tiled GEMMs (sc-split-k): 1 "
                      "off, 0 auto, else the parts"),
       llvm::cl::init(0)};
+  Option<bool> fuseRowSum{
+      *this, "fuse-row-sum",
+      llvm::cl::desc("Fold sums over a GEMM's rows (mean pooling) into the "
+                     "GEMM (sc-fuse-row-sum): its result is never stored"),
+      llvm::cl::init(false)};
   Option<bool> denseSplitK{
       *this, "dense-split-k",
       llvm::cl::desc("Split-K of the dense warp-specialized GEMMs "
@@ -118,7 +123,7 @@ struct ScKernelPipelineOptions
   Option<int64_t> ampereGemmTileCols{
       *this, "ampere-gemm-tile-cols",
       llvm::cl::desc("sm_80 / sm_86 / sm_89 GEMM: tile columns, 128 (4 "
-                     "warps) or 256 (8 warps); 0 chooses"),
+                     "warps) or 256 (8 warps); 0: 256 past 128 columns"),
       llvm::cl::init(0)};
 };
 

@@ -65,6 +65,8 @@ struct AotOptions {
   /// Split-K of the dense warp-specialized GEMMs, parts chosen in the
   /// kernel from its tile count (sc-split-k dense).
   bool denseSplitK = true;
+  /// sc-fuse-row-sum in the pipeline.
+  bool fuseRowSum = false;
   /// sm_80 / sm_86 / sm_89 attention's K/V ring slots (0: two).
   int64_t ampereAttentionStages = 0;
   /// sm_80 / sm_86 / sm_89 GEMM's tile columns (0: chosen).

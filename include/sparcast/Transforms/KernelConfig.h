@@ -40,9 +40,10 @@ std::string multistageLimitation(BatchMatmulOp op);
 constexpr int64_t kMultistageTileM = 128, kMultistageTileK = 32,
                   kMultistageStages = 3;
 
-/// The multistage tile's columns: `requested` (128 or 256) when nonzero,
-/// else 128 (4 warps, two CTAs an SM).
-int64_t multistageTileCols(int64_t requested);
+/// The multistage tile's columns for a result of `n` columns: `requested`
+/// (128 or 256) when nonzero, else 256 (8 warps) past 128 columns and 128
+/// (4 warps) up to them.
+int64_t multistageTileCols(int64_t requested, int64_t n);
 
 /// Whether `chip` is one the multistage kernel is for.
 bool isAmpereOrAda(StringRef chip);

@@ -626,7 +626,7 @@ def ScLowerToSckPass : Pass<"sc-lower-to-sck", "::mlir::ModuleOp"> {
     Option<"multistageTileCols", "multistage-tile-cols", "int64_t",
            /*default=*/"0",
            "Columns of the multistage (sm_80) GEMM's tiles: 128 (4 warps) "
-           "or 256 (8 warps); 0 chooses">,
+           "or 256 (8 warps); 0: 256 past 128 columns, else 128">,
   ];
   let dependentDialects = ["::mlir::sck::SckDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

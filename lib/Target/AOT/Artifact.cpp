@@ -115,6 +115,7 @@ static LogicalResult runModelPasses(ModuleOp module, const AotOptions &options,
     pipeline.hybridDenseBudget = options.hybridDenseBudget;
     pipeline.hybridSplitK = options.hybridSplitK;
     pipeline.denseSplitK = options.denseSplitK;
+    pipeline.fuseRowSum = options.fuseRowSum;
     pipeline.ampereAttentionStages = options.ampereAttentionStages;
     pipeline.ampereGemmTileCols = options.ampereGemmTileCols;
     PassManager pm(ctx);

@@ -1,5 +1,5 @@
-// RUN: sparcast-opt %s -split-input-file -sc-select-kernel-config=chip=sm_80 -sc-lower-to-sck -sc-pipeline-multistage -sc-test-gemm-kernel=chip=sm_80 | FileCheck %s
-// RUN: sparcast-opt %s -split-input-file -sc-select-kernel-config=chip=sm_89 -sc-lower-to-sck -sc-pipeline-multistage -sc-test-gemm-kernel=chip=sm_89 | FileCheck %s --check-prefix=ADA
+// RUN: sparcast-opt %s -split-input-file -sc-select-kernel-config=chip=sm_80 -sc-lower-to-sck=multistage-tile-cols=128 -sc-pipeline-multistage -sc-test-gemm-kernel=chip=sm_80 | FileCheck %s
+// RUN: sparcast-opt %s -split-input-file -sc-select-kernel-config=chip=sm_89 -sc-lower-to-sck=multistage-tile-cols=128 -sc-pipeline-multistage -sc-test-gemm-kernel=chip=sm_89 | FileCheck %s --check-prefix=ADA
 
 // sm_80's GEMM written from its kernel-level IR (the multistage schedule,
 // pipelined by sc-pipeline-multistage, lowered by

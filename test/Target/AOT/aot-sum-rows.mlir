@@ -4,7 +4,8 @@
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/hopper/manifest.json
 // RUN: sparcast-aot %s -o %t/ampere --sm=sm_80 --report 2>&1 | FileCheck %s --check-prefix=AMPERE
 // RUN: FileCheck %s --check-prefix=AMPERE-PTX < %t/ampere/sum_f16_kernels.ptx
-// RUN: sparcast-aot %sparcast_src_root/test/Integration/CPU/fuse-row-sum.mlir -o %t/pooled --report 2>&1 | FileCheck %s --check-prefix=POOLED
+// RUN: sparcast-aot %sparcast_src_root/test/Integration/CPU/fuse-row-sum.mlir -o %t/pooled --fuse-row-sum --report 2>&1 | FileCheck %s --check-prefix=POOLED
+// RUN: sparcast-aot %sparcast_src_root/test/Integration/CPU/fuse-row-sum.mlir -o %t/pooled-default --report 2>&1 | FileCheck %s --check-prefix=DEFAULT
 
 // A GEMM whose rows are summed (sc-fuse-row-sum's form: a mean pooling's
 // sum in the GEMM) is never stored: every kernel adds each column's sums
@@ -42,8 +43,12 @@
 // AMPERE-PTX: atom.global.add.f32
 
 // The pooled LCE (the gathered user part added in the epilogue, rows then
-// summed, the mean's division a kernel on the sums): the pass in the
-// pipeline, the user part prefetched by TMA in the summing kernel.
+// summed, the mean's division a kernel on the sums): with --fuse-row-sum
+// the pass runs in the pipeline, the user part prefetched by TMA in the
+// summing kernel; by default the GEMM stores its result and a generated
+// kernel sums it.
+// DEFAULT-NOT: rows summed
+// DEFAULT: linalg.generic (3 loops, 1 reduced)
 // POOLED: its rows summed where they are computed (a sum over M folded in): the result is not stored
 // POOLED: kernel pooled_lce_gemm{{[0-9]+}}: {{.*}}rows summed
 func.func @sum_f16(%w: tensor<200x64xf16>, %e: tensor<?x64x64xf16>) -> tensor<?x1x64xf32> {
