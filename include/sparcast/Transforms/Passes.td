@@ -319,7 +319,8 @@ def ScFuseRowSumPass : Pass<"sc-fuse-row-sum"> {
     reads it once, 227 MB at 1,024 candidates of M 433 x N 256 bf16). The
     epilogue keeps the rounding of the stored element (a region without one
     gets the conversion the op did). Only a shared lhs times a dense rhs
-    (the kernels' tiles then hold rows of one batch element).
+    (the kernels' tiles then hold rows of one batch element). In the kernel
+    pipeline with `fuse-row-sum` (`sparcast-aot --fuse-row-sum`).
 
     Before:
 
