@@ -71,6 +71,17 @@ protected:
     return arith::CmpIOp::create(b, loc, p, x, y);
   }
   Value ult(Value x, Value y) { return cmp(arith::CmpIPredicate::ult, x, y); }
+  /// The f32 `v` summed over the lanes whose ids differ from this one's in
+  /// the bits of `masks` (a butterfly of xor shuffles over the warp).
+  Value sumOverLanes(Value v, ArrayRef<int64_t> masks) {
+    for (int64_t mask : masks)
+      v = arith::AddFOp::create(
+          b, loc, v,
+          gpu::ShuffleOp::create(b, loc, v, i32(mask), i32(32),
+                                 gpu::ShuffleMode::XOR)
+              .getShuffleResult());
+    return v;
+  }
   /// ceil(x / y) for x + y within the index range.
   Value ceilDiv(Value x, Value y) {
     return div(sub(add(x, y), index(1)), y);

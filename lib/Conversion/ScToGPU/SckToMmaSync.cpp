@@ -102,7 +102,7 @@ struct Arith : KernelArith {
   Arith(OpBuilder &b, Location loc) : KernelArith(b, loc) {}
   using KernelArith::add, KernelArith::b, KernelArith::div, KernelArith::i32,
       KernelArith::index, KernelArith::loc, KernelArith::mul, KernelArith::rem,
-      KernelArith::ult;
+      KernelArith::sumOverLanes, KernelArith::ult;
   Value toI64(Value v) {
     return arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
   }
@@ -590,12 +590,7 @@ struct EpilogueToStores : OpConversionPattern<sck::EpilogueOp> {
         }
       // Lanes with one lane % 4 hold the same columns.
       for (Value &sum : sums)
-        for (int64_t offset : {4, 8, 16})
-          sum = arith::AddFOp::create(
-              rewriter, loc, sum,
-              gpu::ShuffleOp::create(rewriter, loc, sum, a.i32(offset), a.i32(32),
-                                     gpu::ShuffleMode::XOR)
-                  .getShuffleResult());
+        sum = a.sumOverLanes(sum, {4, 8, 16});
       Value adds = arith::AndIOp::create(
           rewriter, loc, a.ult(g, a.index(1)), a.ult(col, a.index(n)));
       auto ifAdds = scf::IfOp::create(rewriter, loc, adds, false);
@@ -639,8 +634,7 @@ struct EpilogueToStores : OpConversionPattern<sck::EpilogueOp> {
     if (sumRows && (flat || cType.getRank() != 3 || cType.getShape()[1] != 1))
       return epilogue.emitError("sc-convert-sck-to-mma-sync: summed rows into "
                                 "a [B, 1, N] result at [n0, m0, b]");
-    Type out = sumRows ? epilogue.getBody().front().getTerminator()->getOperand(0).getType()
-                       : cType.getElementType();
+    Type out = sumRows ? epilogue.getYieldedType() : cType.getElementType();
     FailureOr<func::FuncOp> fn = buildFunction(epilogue, out, ins, rewriter);
     if (failed(fn))
       return failure();

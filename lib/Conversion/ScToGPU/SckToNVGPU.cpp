@@ -872,15 +872,8 @@ void Emitter::addColumnSums(ArrayRef<Value> sums, Value bIdx, Value n0,
   // then the first quad's lanes add the two columns (N is even).
   auto [inWg, warp, lane, quad] = warpgroupThread();
   SmallVector<Value> total;
-  for (Value sum : sums) {
-    for (int64_t offset : {4, 8, 16})
-      sum = arith::AddFOp::create(
-          b, loc, sum,
-          gpu::ShuffleOp::create(b, loc, sum, i32(offset), i32(32),
-                                 gpu::ShuffleMode::XOR)
-              .getShuffleResult());
-    total.push_back(sum);
-  }
+  for (Value sum : sums)
+    total.push_back(sumOverLanes(sum, {4, 8, 16}));
   Value n = add(n0, col);
   Value inC = arith::AndIOp::create(
       b, loc, cmp(arith::CmpIPredicate::eq, quad, index(0)),
@@ -1759,9 +1752,8 @@ struct EpilogueToTmaStores : WgmmaPattern<sck::EpilogueOp> {
     for (auto [in, memref] : llvm::zip(epilogue.getIns(), ins))
       types.push_back(memref ? memref.getType()
                              : cast<sck::BoxType>(in.getType()).getElementType());
-    Type element = epilogue.getSumRows()
-                       ? epilogue.getBody().front().getTerminator()->getOperand(0).getType()
-                       : frame.outType;
+    Type element = epilogue.getSumRows() ? epilogue.getYieldedType()
+                                         : frame.outType;
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointToEnd(module.getBody());
     auto fn = func::FuncOp::create(

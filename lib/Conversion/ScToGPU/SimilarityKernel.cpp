@@ -118,13 +118,19 @@ void writeClearKernel(SelectRowsAboveOp select, gpu::GPUModuleOp module,
   gpu::ReturnOp::create(b, loc);
 }
 
-/// The builders the kernels over CSR rows share: index arithmetic, rows
-/// and entries, loops and branches, and the pieces that spread a batch of
-/// entries' lists evenly over a CTA's threads (an inclusive scan of the
-/// lists' lengths, the bisection that finds a product's entry).
+/// What the kernels over a query row's tail share: index arithmetic, rows
+/// and entries, loops and branches, and the spreading of a batch of the
+/// row's entries' products evenly over a CTA's threads (an inclusive scan
+/// of the entries' list lengths, the bisection that finds a product's
+/// entry).
 class CsrKernelBuilder {
 protected:
-  CsrKernelBuilder(MLIRContext *ctx, Location loc) : b(ctx), loc(loc) {}
+  explicit CsrKernelBuilder(SparseMatmulOp op)
+      : b(op.getContext()), loc(op.getLoc()), qLayout(layoutOf(op.getLhs())),
+        dLayout(layoutOf(op.getRhs())) {}
+
+  /// The items of an entry's list a kernel takes, [begin, end).
+  using ItemsOf = llvm::function_ref<std::pair<Value, Value>(sck::CsrRowOp)>;
 
   Value index(int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
@@ -231,8 +237,79 @@ protected:
     return j;
   }
 
+  /// Entry `e` of the query row's tail (none past its end): the first of
+  /// the items `itemsOf` takes from its list, how many, and its value.
+  std::tuple<Value, Value, Value> entrySpan(Value e, ItemsOf itemsOf) {
+    Type indexType = b.getIndexType();
+    auto span = scf::IfOp::create(
+        b, loc, TypeRange{indexType, indexType, b.getF32Type()},
+        ult(e, query.getEnd()), /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(span.thenBlock());
+      auto q = csrEntry(qWords, qValues, e, qLayout);
+      auto [first, last] = itemsOf(csrRow(dPtr, q.getColumn(), dWords));
+      scf::YieldOp::create(b, loc, ValueRange{first, last, q.getValue()});
+      b.setInsertionPointToStart(span.elseBlock());
+      scf::YieldOp::create(
+          b, loc,
+          ValueRange{index(0), index(0),
+                     arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0))
+                         .getResult()});
+    }
+    Value first = span.getResult(0);
+    Value length = arith::SubIOp::create(b, loc, span.getResult(1), first);
+    return {first, length, span.getResult(2)};
+  }
+
+  /// The products of the query row's entries batch .. batch + threads - 1
+  /// spread over the CTA's threads: each thread's entry finds its items
+  /// (`itemsOf`), a scan of their counts numbers the batch's products, and
+  /// thread t runs `product` (its entry's index in the batch, the item) on
+  /// products t, t + threads, ...
+  void spreadBatch(Value batch, int64_t threads, ItemsOf itemsOf,
+                   llvm::function_ref<void(Value, sck::CsrEntryOp)> product) {
+    Value e = arith::AddIOp::create(b, loc, batch, tid);
+    auto [first, length, weight] = entrySpan(e, itemsOf);
+    // The batch's arrays are reused: the last batch's products are done.
+    gpu::BarrierOp::create(b, loc);
+    memref::StoreOp::create(b, loc, length, ends, tid);
+    memref::StoreOp::create(b, loc, weight, weights, tid);
+    gpu::BarrierOp::create(b, loc);
+    scanInclusive(ends, tid, threads);
+    // An entry's product p is item first + p - (its end - its length).
+    Value end = memref::LoadOp::create(b, loc, ends, tid);
+    memref::StoreOp::create(
+        b, loc,
+        arith::SubIOp::create(b, loc, arith::AddIOp::create(b, loc, first, length),
+                              end),
+        bases, tid);
+    Value total = memref::LoadOp::create(b, loc, ends, index(threads - 1));
+    gpu::BarrierOp::create(b, loc);
+    stridedFor(tid, total, threads, [&](Value p) {
+      Value j = entryOfProduct(ends, p, threads);
+      Value at = arith::AddIOp::create(
+          b, loc, memref::LoadOp::create(b, loc, bases, j), p);
+      product(j, csrEntry(dWords, dValues, at, dLayout));
+    });
+  }
+
+  /// The value of the batch's entry `j` times `item`'s.
+  Value productOf(Value j, sck::CsrEntryOp item) {
+    return arith::MulFOp::create(
+        b, loc, memref::LoadOp::create(b, loc, weights, j), item.getValue());
+  }
+
   OpBuilder b;
   Location loc;
+  BlockCsrAttr qLayout, dLayout;
+  /// The row sets' buffers (queries; items by dimension), the query row and
+  /// its entries, this thread, and the batch's arrays in shared memory (the
+  /// scan of its entries' item counts, each one's first item less its scan
+  /// offset, its value).
+  Value qPtr, qWords, qValues, dPtr, dWords, dValues;
+  Value row, tid, ends, bases, weights;
+  sck::CsrRowOp query;
 };
 
 // The balanced scatter kernel's threads (a CTA a query row) and its
@@ -257,8 +334,7 @@ class ScatterKernelWriter : CsrKernelBuilder {
 public:
   ScatterKernelWriter(SparseMatmulOp op, gpu::GPUModuleOp module,
                       StringRef name, StringRef scale)
-      : CsrKernelBuilder(op.getContext(), op.getLoc()), scale(scale),
-        qLayout(layoutOf(op.getLhs())), dLayout(layoutOf(op.getRhs())) {
+      : CsrKernelBuilder(op), scale(scale) {
     SmallVector<Type> params = csrMemrefs(op);
     params.push_back(MemRefType::get(
         {ShapedType::kDynamic, ShapedType::kDynamic}, b.getF32Type()));
@@ -279,79 +355,28 @@ public:
     row = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
     // (A row past the pointers is empty: csr_row.)
     query = csrRow(qPtr, row, qWords);
+    auto wholeList = [](sck::CsrRowOp list) {
+      return std::pair(list.getBegin(), list.getEnd());
+    };
     stridedFor(query.getBegin(), query.getEnd(), kScatterThreads,
-               [&](Value batch) { scatterBatch(batch); });
+               [&](Value batch) {
+      spreadBatch(batch, kScatterThreads, wholeList,
+                  [&](Value j, sck::CsrEntryOp item) {
+        sck::ScatterAddOp::create(
+            b, loc, productOf(j, item), scores, row, item.getColumn(),
+            scale.empty() ? FlatSymbolRefAttr()
+                          : b.getAttr<FlatSymbolRefAttr>(scale),
+            ins);
+      });
+    });
     gpu::ReturnOp::create(b, loc);
   }
 
 private:
-  /// The products of the row's entries batch .. batch + threads - 1.
-  void scatterBatch(Value batch) {
-    Value e = arith::AddIOp::create(b, loc, batch, tid);
-    auto [first, length, weight] = entrySpan(e);
-    // The batch's arrays are reused: the last batch's products are done.
-    gpu::BarrierOp::create(b, loc);
-    memref::StoreOp::create(b, loc, length, ends, tid);
-    memref::StoreOp::create(b, loc, weight, weights, tid);
-    gpu::BarrierOp::create(b, loc);
-    scanInclusive(ends, tid, kScatterThreads);
-    // An entry's product p is item first + p - (its end - its length).
-    Value end = memref::LoadOp::create(b, loc, ends, tid);
-    memref::StoreOp::create(
-        b, loc,
-        arith::SubIOp::create(b, loc, arith::AddIOp::create(b, loc, first, length),
-                              end),
-        bases, tid);
-    Value total = memref::LoadOp::create(b, loc, ends, index(kScatterThreads - 1));
-    gpu::BarrierOp::create(b, loc);
-    stridedFor(tid, total, kScatterThreads, [&](Value p) {
-      Value j = entryOfProduct(ends, p, kScatterThreads);
-      Value at = arith::AddIOp::create(
-          b, loc, memref::LoadOp::create(b, loc, bases, j), p);
-      auto item = csrEntry(dWords, dValues, at, dLayout);
-      Value product = arith::MulFOp::create(
-          b, loc, memref::LoadOp::create(b, loc, weights, j), item.getValue());
-      sck::ScatterAddOp::create(
-          b, loc, product, scores, row, item.getColumn(),
-          scale.empty() ? FlatSymbolRefAttr()
-                        : b.getAttr<FlatSymbolRefAttr>(scale),
-          ins);
-    });
-  }
-
-  /// Entry `e` of the row's tail (none past its end): its items' first
-  /// entry, their count, and its value.
-  std::tuple<Value, Value, Value> entrySpan(Value e) {
-    Type indexType = b.getIndexType();
-    auto span = scf::IfOp::create(
-        b, loc, TypeRange{indexType, indexType, b.getF32Type()},
-        ult(e, query.getEnd()), /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(span.thenBlock());
-      auto q = csrEntry(qWords, qValues, e, qLayout);
-      auto list = csrRow(dPtr, q.getColumn(), dWords);
-      scf::YieldOp::create(
-          b, loc, ValueRange{list.getBegin(), list.getEnd(), q.getValue()});
-      b.setInsertionPointToStart(span.elseBlock());
-      scf::YieldOp::create(
-          b, loc,
-          ValueRange{index(0), index(0),
-                     arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0))
-                         .getResult()});
-    }
-    Value first = span.getResult(0);
-    Value length = arith::SubIOp::create(b, loc, span.getResult(1), first);
-    return {first, length, span.getResult(2)};
-  }
-
   StringRef scale;
-  BlockCsrAttr qLayout, dLayout;
   gpu::GPUFuncOp func;
-  Value qPtr, qWords, qValues, dPtr, dWords, dValues, scores;
+  Value scores;
   SmallVector<Value> ins;
-  Value ends, bases, weights, tid, row;
-  sck::CsrRowOp query;
 };
 
 // The rescoring kernel's table of per-item tail sums (keys i32, sums f32:
@@ -389,9 +414,7 @@ public:
   RescoreKernelWriter(SparseMatmulOp op, SelectRowsAboveOp select,
                       gpu::GPUModuleOp module, StringRef name,
                       StringRef epilogueName)
-      : CsrKernelBuilder(op.getContext(), op.getLoc()),
-        epilogueName(epilogueName),
-        qLayout(layoutOf(op.getLhs())), dLayout(layoutOf(op.getRhs())) {
+      : CsrKernelBuilder(op), epilogueName(epilogueName) {
     SmallVector<Type> params = csrMemrefs(op);
     for (Value v : {op.getLhsHead(), op.getRhsHead(), select.getThresholds(),
                     select.getCounts(), select.getValues(), select.getCols()})
@@ -528,86 +551,43 @@ private:
   void fillTable(Value lo, Value hi) {
     stridedFor(query.getBegin(), query.getEnd(), kRescoreThreads,
                [&](Value batch) {
-      Value e = arith::AddIOp::create(b, loc, batch, tid);
-      auto [first, length, weight] = entrySpan(e, lo, hi);
-      // The batch's arrays are reused: the last batch's walk is done.
-      gpu::BarrierOp::create(b, loc);
-      memref::StoreOp::create(b, loc, length, ends, tid);
-      memref::StoreOp::create(b, loc, weight, weights, tid);
-      gpu::BarrierOp::create(b, loc);
-      scanInclusive(ends, tid, kRescoreThreads);
-      // An entry's product p is item first + p - (its end - its length).
-      Value end = memref::LoadOp::create(b, loc, ends, tid);
-      memref::StoreOp::create(
-          b, loc,
-          arith::SubIOp::create(
-              b, loc, arith::AddIOp::create(b, loc, first, length), end),
-          bases, tid);
-      Value total =
-          memref::LoadOp::create(b, loc, ends, index(kRescoreThreads - 1));
-      gpu::BarrierOp::create(b, loc);
-      stridedFor(tid, total, kRescoreThreads,
-                 [&](Value p) { addProduct(p, lo, hi); });
+      spreadBatch(
+          batch, kRescoreThreads,
+          [&](sck::CsrRowOp list) { return itemsIn(list, lo, hi); },
+          [&](Value j, sck::CsrEntryOp item) { addProduct(j, item, lo, hi); });
     });
   }
 
-  /// Entry `e` of the row's tail (none past its end): the first of its
-  /// items in [lo, hi), how many there are, and its value.
-  std::tuple<Value, Value, Value> entrySpan(Value e, Value lo, Value hi) {
+  /// The items of `list` in [lo, hi) (the whole list in one pass: no
+  /// bisection, whose loads are a chain of dependent reads).
+  std::pair<Value, Value> itemsIn(sck::CsrRowOp list, Value lo, Value hi) {
     Type indexType = b.getIndexType();
-    auto span = scf::IfOp::create(
-        b, loc, TypeRange{indexType, indexType, b.getF32Type()},
-        ult(e, query.getEnd()), /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(span.thenBlock());
-      auto q = csrEntry(qWords, qValues, e, qLayout);
-      auto list = csrRow(dPtr, q.getColumn(), dWords);
-      auto bound = [&](Value from, Value column) {
-        return sck::CsrLowerBoundOp::create(
-            b, loc, indexType, dWords, from, list.getEnd(), column,
-            dLayout.getBlockSize(), dLayout.getOffsetBits());
-      };
-      // One pass takes the whole list: no bisection (its loads are a chain
-      // of dependent reads).
-      auto range = scf::IfOp::create(
-          b, loc, TypeRange{indexType, indexType},
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, passes,
-                                index(1)),
-          /*withElseRegion=*/true);
-      b.setInsertionPointToStart(range.thenBlock());
-      scf::YieldOp::create(b, loc, ValueRange{list.getBegin(), list.getEnd()});
-      b.setInsertionPointToStart(range.elseBlock());
-      Value from = bound(list.getBegin(), lo);
-      scf::YieldOp::create(b, loc, ValueRange{from, bound(from, hi)});
-      b.setInsertionPointAfter(range);
-      scf::YieldOp::create(
-          b, loc,
-          ValueRange{range.getResult(0), range.getResult(1), q.getValue()});
-      b.setInsertionPointToStart(span.elseBlock());
-      scf::YieldOp::create(
-          b, loc,
-          ValueRange{index(0), index(0),
-                     arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0))
-                         .getResult()});
-    }
-    Value first = span.getResult(0);
-    Value length = arith::SubIOp::create(b, loc, span.getResult(1), first);
-    return {first, length, span.getResult(2)};
+    auto bound = [&](Value from, Value column) {
+      return sck::CsrLowerBoundOp::create(
+          b, loc, indexType, dWords, from, list.getEnd(), column,
+          dLayout.getBlockSize(), dLayout.getOffsetBits());
+    };
+    auto range = scf::IfOp::create(
+        b, loc, TypeRange{indexType, indexType},
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, passes,
+                              index(1)),
+        /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(range.thenBlock());
+    scf::YieldOp::create(b, loc, ValueRange{list.getBegin(), list.getEnd()});
+    b.setInsertionPointToStart(range.elseBlock());
+    Value from = bound(list.getBegin(), lo);
+    scf::YieldOp::create(b, loc, ValueRange{from, bound(from, hi)});
+    return {range.getResult(0), range.getResult(1)};
   }
 
-  /// The batch's product `p` (its entry: the first whose end is past p)
-  /// added into the table when its item is in [lo, hi); a full table gives
-  /// the row a count past its slots.
-  void addProduct(Value p, Value lo, Value hi) {
-    Value j = entryOfProduct(ends, p, kRescoreThreads);
-    Value at = arith::AddIOp::create(
-        b, loc, memref::LoadOp::create(b, loc, bases, j), p);
-    auto item = csrEntry(dWords, dValues, at, dLayout);
+  /// The batch's product of entry `j` and `item` added into the table when
+  /// the item is in [lo, hi); a full table gives the row a count past its
+  /// slots.
+  void addProduct(Value j, sck::CsrEntryOp item, Value lo, Value hi) {
     Value n = item.getColumn();
     ifThen(inRange(n, lo, hi), [&] {
-      Value product = arith::MulFOp::create(
-          b, loc, memref::LoadOp::create(b, loc, weights, j), item.getValue());
+      Value product = productOf(j, item);
       Value added = sck::TableAddOp::create(b, loc, b.getI1Type(), product,
                                             keys, sums, n);
       Value full = arith::XOrIOp::create(
@@ -663,14 +643,11 @@ private:
   }
 
   StringRef epilogueName;
-  BlockCsrAttr qLayout, dLayout;
   gpu::GPUFuncOp func;
-  Value qPtr, qWords, qValues, dPtr, dWords, dValues, qHead, iHead,
-      thresholds, counts, values, cols;
+  Value qHead, iHead, thresholds, counts, values, cols;
   SmallVector<Value> ins;
-  Value keys, sums, ends, bases, weights;
-  Value tid, lane, row, items, capacity, passes;
-  sck::CsrRowOp query;
+  Value keys, sums;
+  Value lane, items, capacity, passes;
 };
 
 /// The kernels' epilogue, (dot, m, n, ins...) -> element: the op's

@@ -280,9 +280,7 @@ struct LowerBatchMatmul : OpConversionPattern<BatchMatmulOp> {
 
     // Epilogue: the region's body inlined into an element-wise generic
     // (with sum_rows, of the element type its region yields).
-    Type resultElement = op.getType().getElementType();
-    if (op.getSumRows())
-      resultElement = op.getEpilogueBlock()->getTerminator()->getOperand(0).getType();
+    Type resultElement = op.getEpilogueElementType();
     Value init = createInit(b, sizes, resultElement);
     SmallVector<AffineMap> idMaps(2, b.getMultiDimIdentityMap(3));
     auto epilogue = linalg::GenericOp::create(

@@ -181,6 +181,12 @@ SmallVector<int64_t> EpilogueOp::getTileShape() {
   return shape;
 }
 
+Type EpilogueOp::getYieldedType() {
+  if (getBody().empty())
+    return Type();
+  return getBody().front().getTerminator()->getOperand(0).getType();
+}
+
 LogicalResult PrefetchOp::verify() {
   auto source = cast<RankedTensorType>(getSource().getType());
   if (static_cast<int64_t>(getCoords().size()) != source.getRank())

@@ -410,6 +410,8 @@ def Sck_EpilogueOp : Sck_Op<"epilogue", [MemoryEffects<[MemWrite]>, IsolatedFrom
     /// The tile in the result's orientation: the accumulator's shape,
     /// transposed with `transposed` (a box operand's shape).
     ::llvm::SmallVector<int64_t> getTileShape();
+    /// The element the region yields (null without a region).
+    ::mlir::Type getYieldedType();
   }];
 }
 
