@@ -282,6 +282,26 @@ def check_tma_kernels(label, suite, example, gen, corr):
         ref = torch.relu(torch.matmul(x.float(), w.float().t()) + bias)
         check_("tower_bf16 B=%d (x @ w^T + bias, ReLU; split-K)" % B, suite.tower_bf16,
                [x, w, bias], ref, bf16, (B, 1, 1024))
+    # Rows that are no TMA stride (N = 250, 252): B copied by the producer's
+    # threads and C stored by the consumers' (sm_90a), nothing padded.
+    for B in ((1, 3, 300) if hasattr(suite, "unaligned_n_f16") else ()):
+        w = uniform((128, 200), f16, gen)
+        e = uniform((B, 200, 250), f16, gen)
+        check_("unaligned_n_f16 B=%d (128x250x200)" % B, suite.unaligned_n_f16, [w, e],
+               torch.matmul(w.float(), e.float()), f16, (B, 128, 250))
+        w = uniform((100, 77), bf16, gen)
+        e = uniform((B, 77, 252), bf16, gen)
+        bias = uniform((252,), torch.float32, gen)
+        check_("unaligned_odd_k_bias_bf16 B=%d (100x252x77)" % B, suite.unaligned_odd_k_bias_bf16,
+               [w, e, bias], torch.matmul(w.float(), e.float()) + bias, bf16, (B, 100, 252))
+        x = uniform((B, 300, 64), bf16, gen)
+        w = uniform((250, 64), bf16, gen)
+        check_("linear_unaligned_bf16 B=%d (x @ w^T, 250 out)" % B, suite.linear_unaligned_bf16,
+               [x, w], torch.matmul(x.float(), w.float().t()), bf16, (B, 300, 250))
+        x = uniform((B, 70, 64), f16, gen)
+        w = uniform((64, 250), f16, gen)
+        check_("shared_rhs_unaligned_f16 B=%d (x @ w, 250 out)" % B, suite.shared_rhs_unaligned_f16,
+               [x, w], torch.matmul(x.float(), w.float()), f16, (B, 70, 250))
     a = uniform((8192, 8192), bf16, gen)
     b = uniform((1, 8192, 8192), bf16, gen)
     ref = torch.matmul(a.float(), b[0].float()).unsqueeze(0)

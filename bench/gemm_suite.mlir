@@ -146,3 +146,38 @@ func.func @tower_bf16(%x: tensor<?x1x4096xbf16>, %w: tensor<1024x4096xbf16>, %bi
   }
   return %c : tensor<?x1x1024xbf16>
 }
+
+// Rows that are no TMA stride (N even, not a multiple of 8): on sm_90a the
+// producer's threads copy B's boxes and the consumers store C's pairs
+// themselves, nothing padded. 250 columns (4-byte pieces), a batched rhs.
+func.func @unaligned_n_f16(%w: tensor<128x200xf16>, %e: tensor<?x200x250xf16>) -> tensor<?x128x250xf16> {
+  %c = sc.batch_matmul %w, %e : tensor<128x200xf16>, tensor<?x200x250xf16> -> tensor<?x128x250xf16>
+  return %c : tensor<?x128x250xf16>
+}
+
+// 252 columns (8-byte pieces), odd K (the rhs's padding along K left to
+// the copies' zero fill), bias epilogue, bf16 out.
+func.func @unaligned_odd_k_bias_bf16(%w: tensor<100x77xbf16>, %e: tensor<?x77x252xbf16>, %bias: tensor<252xf32>) -> tensor<?x100x252xbf16> {
+  %c = sc.batch_matmul %w, %e epilogue_ins(%bias : tensor<252xf32>)
+      : tensor<100x77xbf16>, tensor<?x77x252xbf16> -> tensor<?x100x252xbf16> {
+  ^bb0(%acc: f32, %i: index, %m: index, %n: index, %bs: tensor<252xf32>):
+    %x = tensor.extract %bs[%n] : tensor<252xf32>
+    %s = arith.addf %acc, %x : f32
+    %h = arith.truncf %s : f32 to bf16
+    sc.yield %h : bf16
+  }
+  return %c : tensor<?x100x252xbf16>
+}
+
+// x @ w^T with 250 output features: B read by TMA (rows of K), C stored
+// directly, rows of all batch elements as one matrix.
+func.func @linear_unaligned_bf16(%x: tensor<?x300x64xbf16>, %w: tensor<250x64xbf16>) -> tensor<?x300x250xbf16> {
+  %c = sc.batch_matmul %x, %w {transpose_rhs} : tensor<?x300x64xbf16>, tensor<250x64xbf16> -> tensor<?x300x250xbf16>
+  return %c : tensor<?x300x250xbf16>
+}
+
+// x @ w with a shared [K, 250] weight: its boxes copied by threads.
+func.func @shared_rhs_unaligned_f16(%x: tensor<?x70x64xf16>, %w: tensor<64x250xf16>) -> tensor<?x70x250xf16> {
+  %c = sc.batch_matmul %x, %w : tensor<?x70x64xf16>, tensor<64x250xf16> -> tensor<?x70x250xf16>
+  return %c : tensor<?x70x250xf16>
+}

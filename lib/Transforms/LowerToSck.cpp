@@ -53,6 +53,12 @@ std::string limitation(BatchMatmulOp op) {
   return "";
 }
 
+/// Whether rows of `cols` elements of `element` are a TMA stride (a
+/// multiple of 16 bytes).
+bool isTmaStride(int64_t cols, Type element) {
+  return cols * element.getIntOrFloatBitWidth() / 8 % 16 == 0;
+}
+
 /// The schedule of `op`'s kernel.
 StringRef scheduleOf(BatchMatmulOp op) {
   return stringifyGemmSchedule(getGemmSchedule(op));
@@ -145,8 +151,13 @@ void buildTileLoop(OpBuilder &b, BatchMatmulOp op, Value batches,
       bCoords.push_back(bIdx);
     Value boxA = sck::LoadOp::create(b, loc, aType, b.getStringAttr("A"),
                                      aCoords, transposed);
-    Value boxB = sck::LoadOp::create(b, loc, bType, b.getStringAttr("B"),
-                                     bCoords, transposed || op.getTransposeRhs());
+    auto boxB = sck::LoadOp::create(b, loc, bType, b.getStringAttr("B"),
+                                    bCoords, transposed || op.getTransposeRhs());
+    // Rows of N elements that are no TMA stride: Hopper's producer threads
+    // copy the box (the multistage kernel's rows are padded, sc-pad-n).
+    if (!transposed && !multistage && !op.getTransposeRhs() &&
+        !isTmaStride(n, element))
+      boxB.setByThreads(true);
     Value acc = sck::MmaOp::create(b, loc, accType, transposed ? boxB : boxA,
                                    transposed ? boxA : boxB,
                                    kLoop.getRegionIterArgs().front());
@@ -158,6 +169,10 @@ void buildTileLoop(OpBuilder &b, BatchMatmulOp op, Value batches,
   auto epilogue = sck::EpilogueOp::create(
       b, loc, b.getStringAttr("C"), cCoords, kLoop.getResult(0), ins,
       transposed, op.getSumRows() ? b.getI64IntegerAttr(m) : IntegerAttr());
+  // Result rows that are no TMA stride: each thread stores its own.
+  if (!transposed && !multistage && !op.getSumRows() &&
+      !isTmaStride(n, op.getType().getElementType()))
+    epilogue.setDirectStores(true);
   if (op.hasEpilogue()) {
     // The op's element-wise epilogue, its sc.yield an sck.yield.
     IRMapping mapping;

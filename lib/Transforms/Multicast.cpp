@@ -96,10 +96,12 @@ struct ScMulticastPass : sc::impl::ScMulticastPassBase<ScMulticastPass> {
           (loop.getSchedule() != sck::TileSchedule::persistent || !pairsMeasuredFaster(loop)))
         return WalkResult::advance();
       // The pair splits B's box in four 64-column parts: a tile of 256
-      // columns only (the transposed tile splits W's rows instead).
+      // columns only (the transposed tile splits W's rows instead), loaded
+      // by TMA (not by threads).
       bool narrow = false;
       loop.walk([&](sck::LoadOp load) {
         ArrayRef<int64_t> box = load.getType().getShape();
+        narrow |= load.getByThreads();
         narrow |= load.getOperand() == "B" &&
                   sck::kernelSchedule(loop) != sck::KernelSchedule::transposed && box.size() == 2 &&
                   box[0] * box[1] < 64 * 256;

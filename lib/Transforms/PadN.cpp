@@ -24,9 +24,9 @@ namespace {
 constexpr int64_t kAlign = 8;
 
 struct PadOutputColumns : OpRewritePattern<BatchMatmulOp> {
-  PadOutputColumns(MLIRContext *ctx, bool report)
-      : OpRewritePattern(ctx), report(report) {}
-  bool report;
+  PadOutputColumns(MLIRContext *ctx, bool report, bool oddOnly)
+      : OpRewritePattern(ctx), report(report), oddOnly(oddOnly) {}
+  bool report, oddOnly;
 
   LogicalResult matchAndRewrite(BatchMatmulOp op,
                                 PatternRewriter &rewriter) const override {
@@ -35,7 +35,7 @@ struct PadOutputColumns : OpRewritePattern<BatchMatmulOp> {
     int64_t n = type.getDimSize(2);
     unsigned bits = rhsType.getElementType().getIntOrFloatBitWidth();
     if (bits != 16 || ShapedType::isDynamic(n) || n % kAlign == 0 ||
-        rhsType.getEncoding())
+        (oddOnly && n % 2 == 0) || rhsType.getEncoding())
       return failure();
     int64_t padded = llvm::alignTo(n, kAlign);
     Location loc = op.getLoc();
@@ -90,7 +90,7 @@ struct ScPadNPass : sc::impl::ScPadNPassBase<ScPadNPass> {
   using Base::Base;
   void runOnOperation() final {
     RewritePatternSet patterns(&getContext());
-    patterns.add<PadOutputColumns>(&getContext(), report);
+    patterns.add<PadOutputColumns>(&getContext(), report, oddOnly);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

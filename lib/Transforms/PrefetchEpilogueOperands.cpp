@@ -55,6 +55,9 @@ std::string mlir::sc::epiloguePrefetchLimitation(sck::EpilogueOp epilogue,
     return "another operand is prefetched already";
   if (bits != 16 && bits != 32)
     return "elements of other than 16 or 32 bits";
+  if (ShapedType::isDynamic(type.getDimSize(2)) ||
+      type.getDimSize(2) * bits / 8 % 16 != 0)
+    return "rows of other than a multiple of 16 bytes (TMA's stride)";
   if (epilogue.getTransposed() && !type.getElementType().isF32())
     return "the transposed tile's epilogue streams f32 operands only";
   // The kernels stream it in subtiles of 128 bytes a row.

@@ -59,3 +59,18 @@ func.func @grid(%t: index) attributes {sck.schedule = #sck.kernel_schedule<coope
   }
   return
 }
+
+// -----
+
+// B's boxes copied by threads (rows that are no TMA stride) cannot be
+// multicast: no pairs.
+// CHECK-LABEL: func.func @rhs_by_threads
+// CHECK-NOT: cluster
+func.func @rhs_by_threads(%t: index) attributes {sck.schedule = #sck.kernel_schedule<cooperative>} {
+  sck.tile_loop %t, %t, %t attributes {schedule = #sck.tile_schedule<persistent>, group = 8} {
+  ^bb0(%b: index, %m: index, %n: index):
+    %a = sck.load "A"[%m, %m, %b] : !sck.box<128x64xf16>
+    %w = sck.load "B"[%m, %n] {by_threads} : !sck.box<64x256xf16>
+  }
+  return
+}

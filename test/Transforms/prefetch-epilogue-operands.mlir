@@ -194,3 +194,34 @@ func.func private @narrow_tile(%batch: index, %x: tensor<?x64x32xf32>, %idx: ten
   }
   return
 }
+
+// -----
+
+// Rows of 250 f32 (1000 bytes) are no TMA stride: read in place, and the
+// result stored by threads.
+// CHECK-LABEL: func.func private @unaligned_rows
+// CHECK-NOT: sck.prefetch
+// CHECK: sck.epilogue "C"[%{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x128x250xf32>, tensor<?xi32>) {direct_stores}
+func.func private @unaligned_rows(%batch: index, %x: tensor<?x128x250xf32>, %idx: tensor<?xi32>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %c256 = arith.constant 256 : index
+  sck.tile_loop %batch, %c2, %c1 attributes {schedule = #sck.tile_schedule<persistent>} {
+  ^bb0(%b: index, %mt: index, %nt: index):
+    %m0 = arith.muli %mt, %c64 : index
+    %n0 = arith.muli %nt, %c256 : index
+    %acc = sck.zero : !sck.acc<64x256xf32>
+    // expected-remark @+1 {{epilogue operand #0 read in place: rows of other than a multiple of 16 bytes (TMA's stride)}}
+    sck.epilogue "C"[%n0, %m0, %b], %acc ins(%x, %idx : tensor<?x128x250xf32>, tensor<?xi32>) {direct_stores} : !sck.acc<64x256xf32> {
+    ^bb0(%v: f32, %bb: index, %m: index, %n: index, %xs: tensor<?x128x250xf32>, %is: tensor<?xi32>):
+      %u = tensor.extract %is[%bb] : tensor<?xi32>
+      %g = arith.index_cast %u : i32 to index
+      %e = tensor.extract %xs[%g, %m, %n] : tensor<?x128x250xf32>
+      %s = arith.addf %v, %e : f32
+      %t = arith.truncf %s : f32 to f16
+      sck.yield %t : f16
+    }
+  }
+  return
+}

@@ -110,6 +110,12 @@ struct ScKernelPipelineOptions
       llvm::cl::desc("Fold sums over a GEMM's rows (mean pooling) into the "
                      "GEMM (sc-fuse-row-sum): its result is never stored"),
       llvm::cl::init(false)};
+  Option<bool> padEvenN{
+      *this, "pad-even-n",
+      llvm::cl::desc("sm_90a: pad every N that is no multiple of 8 (sc-pad-n), "
+                     "not only odd N (the kernels read and store rows of even "
+                     "N in 4- or 8-byte pieces)"),
+      llvm::cl::init(false)};
   Option<bool> denseSplitK{
       *this, "dense-split-k",
       llvm::cl::desc("Split-K of the dense warp-specialized GEMMs "

@@ -67,6 +67,8 @@ struct AotOptions {
   bool denseSplitK = true;
   /// sc-fuse-row-sum in the pipeline.
   bool fuseRowSum = false;
+  /// sm_90a: sc-pad-n on every N not a multiple of 8, not only odd N.
+  bool padEvenN = false;
   /// sm_80 / sm_86 / sm_89 attention's K/V ring slots (0: two).
   int64_t ampereAttentionStages = 0;
   /// sm_80 / sm_86 / sm_89 GEMM's tile columns (0: chosen).

@@ -272,10 +272,12 @@ static std::string hopperPathLimitation(BatchMatmulOp op, StringRef schedule) {
   int64_t n = op.getType().getDimSize(2), k = lhsType.getShape().back();
   if (!elementType.isF16() && !elementType.isBF16())
     return "wgmma takes f16/bf16 operands here, got " + typeToString(elementType);
-  if (k % 8 != 0 || n % 8 != 0)
+  if (k % 8 != 0)
     return "TMA needs 16-byte aligned rows: K (" + std::to_string(k) +
-           ") and N (" + std::to_string(n) +
-           ") must be multiples of 8 (pad K with sc-pad-k)";
+           ") must be a multiple of 8 (pad K with sc-pad-k)";
+  // Rows of other even N are copied and stored in 4-byte pieces.
+  if (n % 2 != 0)
+    return "N (" + std::to_string(n) + ") must be even (pad N with sc-pad-n)";
   if (schedule == "transposed") {
     std::string why = op.getTransposedTileLimitation();
     if (!why.empty())

@@ -239,6 +239,23 @@ std::optional<KernelIR> matchKernelIR(Block &top, std::string &why) {
     return std::nullopt;
   ir.epilogue = epilogues.front();
   f.flatRows = !f.transposed && ir.epilogue.getCoords().size() == 2;
+  // Rows that are no TMA stride: B's boxes copied by the producer's
+  // threads, C stored by the consumers' (the untransposed tile of one CTA).
+  ir.producerLoop.walk([&](sck::LoadOp load) {
+    f.bByThreads |= load.getOperand() == "B" && load.getByThreads();
+    if (load.getOperand() != "B" && load.getByThreads())
+      why = "a box of A loaded by threads";
+  });
+  f.directStores = ir.epilogue.getDirectStores();
+  if (f.bByThreads && (f.transposed || f.pairs))
+    why = "boxes loaded by threads on the transposed tile or in CTA pairs "
+          "(which multicast B by TMA)";
+  else if (f.directStores && f.transposed)
+    why = "direct stores on the transposed tile";
+  else if (f.directStores && (!prefetches.empty() || ir.epilogue.getSumRows()))
+    why = "direct stores with a prefetched operand or summed rows";
+  if (!why.empty())
+    return std::nullopt;
   if (prefetches.empty())
     return ir;
   ir.prefetch = prefetches.front();
@@ -297,6 +314,10 @@ struct WgmmaFrame {
   std::optional<int64_t> nTiles;
   int64_t group = 1;
   Value tmaA, tmaB, tmaC, tmaX, c;
+  /// B's memref when the producer's threads copy its boxes, in pieces of
+  /// `bPieceBytes` (4 or 8: what its rows' alignment allows).
+  Value bMemref;
+  int64_t bPieceBytes = 0;
   Value tid, wg, cta, ctas, smem, pad, smemBase, full, empty, xBars;
   /// The tile walk: units (pairs of tiles in CTA pairs) of the result, the
   /// CTA's count of tiles, its rank in its pair and the other's (i32).
@@ -350,12 +371,26 @@ FailureOr<WgmmaFrame> buildFrame(gpu::GPUFuncOp func, KernelIR ir) {
   f.c = namedKernelArgument(func, "C");
   Value argC = namedKernelArgument(func, "C.map");
   f.cType = f.c ? dyn_cast<MemRefType>(f.c.getType()) : MemRefType();
-  if (!argA || !argB || !argC || !f.cType || f.cType.getRank() != 3 ||
-      ShapedType::isDynamic(f.cType.getDimSize(1)) ||
+  if (!argA || !argB || (!argC && !form.directStores) || !f.cType ||
+      f.cType.getRank() != 3 || ShapedType::isDynamic(f.cType.getDimSize(1)) ||
       ShapedType::isDynamic(f.cType.getDimSize(2)))
     return func.emitError("sck-to-nvgpu: a kernel of arguments named A, B "
                           "(tensor maps), C (the result's memref [B, M, N], M "
-                          "and N static) and C.map");
+                          "and N static) and C.map (but with direct stores)");
+  auto bType = dyn_cast<MemRefType>(argB.getType());
+  if (form.bByThreads != static_cast<bool>(bType))
+    return func.emitError("sck-to-nvgpu: B is a memref exactly when the "
+                          "kernel-level IR loads its boxes by threads");
+  if (bType) {
+    int64_t rank = bType.getRank(), cols = bType.getShape().back();
+    if ((rank != 2 && rank != 3) || ShapedType::isDynamic(cols) ||
+        ShapedType::isDynamic(bType.getDimSize(rank - 2)) || cols % 2 != 0 ||
+        bType.getElementTypeBitWidth() != 16)
+      return func.emitError("sck-to-nvgpu: B's boxes copied by threads from "
+                            "a 16-bit memref [(B,) K, N] of static K and even N");
+    f.bMemref = argB;
+    f.bPieceBytes = cols % 4 == 0 ? 8 : 4;
+  }
   if (ir.reduce) {
     f.partials = namedKernelArgument(func, "C.partials");
     f.arrivals = namedKernelArgument(func, "C.arrivals");
@@ -365,9 +400,10 @@ FailureOr<WgmmaFrame> buildFrame(gpu::GPUFuncOp func, KernelIR ir) {
   }
   f.elementType = cast<sck::BoxType>(ir.ring.getType().getBoxes()[0]).getElementType();
   f.outType = f.cType.getElementType();
+  // (Nothing staged when rows are summed or stored directly.)
   f.stagedBits = f.outType.getIntOrFloatBitWidth();
   func.walk([&](sck::EpilogueOp epilogue) {
-    if (epilogue.getSumRows())
+    if (epilogue.getSumRows() || epilogue.getDirectStores())
       f.stagedBits = 0;
   });
   f.nTiles = getConstantIntValue(ir.consumerLoop.getNTiles());
@@ -406,9 +442,10 @@ FailureOr<WgmmaFrame> buildFrame(gpu::GPUFuncOp func, KernelIR ir) {
   f.tmaA = UnrealizedConversionCastOp::create(
                b, loc, tensorMapType(ctx, aBox, f.elementType, l2), argA)
                .getResult(0);
-  f.tmaB = UnrealizedConversionCastOp::create(
-               b, loc, tensorMapType(ctx, bBox, f.elementType, l2), argB)
-               .getResult(0);
+  if (!f.bMemref)
+    f.tmaB = UnrealizedConversionCastOp::create(
+                 b, loc, tensorMapType(ctx, bBox, f.elementType, l2), argB)
+                 .getResult(0);
   // C's tensor map and the prefetched operand's: boxes of 64 rows x 128
   // bytes, 128B-swizzled, as the launch encodes them (the transposed
   // tile's: 8 rows of C, 32 x 32 f32 of the operand).
@@ -424,7 +461,8 @@ FailureOr<WgmmaFrame> buildFrame(gpu::GPUFuncOp func, KernelIR ir) {
                pointer)
         .getResult(0);
   };
-  f.tmaC = rowsOf128Bytes(f.outType, argC, form.transposed ? 8 : kTileRows);
+  if (argC)
+    f.tmaC = rowsOf128Bytes(f.outType, argC, form.transposed ? 8 : kTileRows);
   if (ir.prefetch) {
     auto source = dyn_cast_or_null<BlockArgument>(
         kernelArgumentOf(ir.prefetch.getSource()));
@@ -511,7 +549,10 @@ FailureOr<WgmmaFrame> buildFrame(gpu::GPUFuncOp func, KernelIR ir) {
                                     a.index(1));
     b.setInsertionPointToStart(slots.getBody());
     Value s = slots.getInductionVar();
-    nvgpu::MBarrierInitOp::create(b, loc, f.full, a.index(1), s, Value());
+    // The producer's TMA issue (and, B copied by threads, each of its
+    // threads' copies).
+    nvgpu::MBarrierInitOp::create(
+        b, loc, f.full, a.index(1 + (f.bMemref ? kWarpgroup : 0)), s, Value());
     // Lane 0 of each warp of the consumer that read the slot.
     // (Cooperative: both consumers read every slot.)
     // (CTA pairs: the other CTA's consumer warps too.)
@@ -617,6 +658,11 @@ public:
   /// The transposed tile's TMA loads of W's box (`isW`) or E's at `at`
   /// into ring slot `slot`.
   void loadTransposedBox(bool isW, ArrayRef<Value> at, Value slot);
+
+  /// This producer thread's share of B's box at `at` ([n0, k0(, b)]) into
+  /// the slot part at `bBase` as TMA would lay it out, by cp.async; then
+  /// the full barrier of `slot` hears of them once they land.
+  void copyBoxByThreads(ArrayRef<Value> at, Value bBase, Value slot);
 
   /// The consumer's staging tile (and the prefetched box's buffers), past
   /// the ring.
@@ -824,6 +870,61 @@ void Emitter::loadTransposedBox(bool isW, ArrayRef<Value> at, Value slot) {
                                 Value());
 }
 
+void Emitter::copyBoxByThreads(ArrayRef<Value> at, Value bBase, Value slot) {
+  auto type = cast<MemRefType>(f.bMemref.getType());
+  int64_t rank = type.getRank();
+  int64_t rows = type.getDimSize(rank - 2), cols = type.getDimSize(rank - 1);
+  // Thread t of the warpgroup copies the piece at column (t mod P) x E of
+  // rows t / P, t / P + 128 / P, ... (P pieces of E elements a box row):
+  // a warp reads 32 neighbouring pieces of a row.
+  int64_t pieceElems = f.bPieceBytes / 2;
+  int64_t piecesARow = form.tileN / pieceElems;
+  int64_t rowsAPass = kWarpgroup / piecesARow;
+  Value t = rem(f.tid, index(kWarpgroup));
+  Value col = mul(rem(t, index(piecesARow)), index(pieceElems));
+  Value n = add(at[0], col);
+  Value colInB = cmp(arith::CmpIPredicate::ult, n, index(cols));
+  Value source = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, f.bMemref);
+  Value first = add(rank == 3 ? mul(at[2], index(rows * cols)) : index(0), n);
+  // In shared memory: 64-column part col / 64, 128-byte rows whose 16-byte
+  // chunks are swizzled by the row mod 8 (TMA's 128B swizzle).
+  Value inRow = mul(rem(col, index(64)), index(2));
+  Value chunk = div(inRow, index(16));
+  Value part = add(add(arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                                  f.smemBase),
+                       bBase),
+                   add(mul(div(col, index(64)), index(8192)),
+                       rem(inRow, index(16))));
+  auto global = LLVM::LLVMPointerType::get(ctx, 1);
+  auto shared = LLVM::LLVMPointerType::get(ctx, 3);
+  auto pointer = [&](Value address, Type type) -> Value {
+    Value wide = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
+    return LLVM::IntToPtrOp::create(b, loc, type, wide);
+  };
+  auto rowLoop = scf::ForOp::create(b, loc, div(t, index(piecesARow)),
+                                    index(kTileDepth), index(rowsAPass));
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(rowLoop.getBody());
+    Value r = rowLoop.getInductionVar();
+    Value k = add(at[1], r);
+    Value valid = arith::AndIOp::create(
+        b, loc, colInB, cmp(arith::CmpIPredicate::ult, k, index(rows)));
+    Value from = add(source, mul(add(first, mul(k, index(cols))), index(2)));
+    // Past B's rows or columns: nothing read (source size 0), zeros
+    // written, from an address inside B.
+    from = arith::SelectOp::create(b, loc, valid, from, source);
+    Value size = arith::SelectOp::create(b, loc, valid, i32(f.bPieceBytes), i32(0));
+    Value swizzled = arith::XOrIOp::create(b, loc, chunk, rem(r, index(8)));
+    Value to = add(part, add(mul(r, index(128)), mul(swizzled, index(16))));
+    NVVM::CpAsyncOp::create(b, loc, pointer(to, shared), pointer(from, global),
+                            f.bPieceBytes, NVVM::LoadCacheModifierKind::CA, size);
+  }
+  Value barrier = nvgpu::MBarrierGetOp::create(b, loc, b.getI32Type(), f.full, slot);
+  NVVM::CpAsyncMBarrierArriveOp::create(
+      b, loc, LLVM::IntToPtrOp::create(b, loc, shared, barrier), /*noinc=*/true);
+}
+
 void Emitter::loadChunk(const Prefetch &x, int64_t u, Value elected) {
   auto ifElected = scf::IfOp::create(b, loc, elected, false);
   OpBuilder::InsertionGuard g(b);
@@ -948,10 +1049,13 @@ void Emitter::writeEpilogue(ArrayRef<Value> tile, Value accL, Value accR,
   // The (b, m) of this thread's two rows, clamped into the result: what
   // lies past it is computed on its last row and dropped by the store.
   // Flat rows: row r is row r mod M of batch element r / M.
+  // Direct stores: the rows that lie in the result.
   std::pair<Value, Value> rowOf[2];
+  Value rowStored[2];
   for (int64_t r = 0; r < 2; ++r) {
-    Value m = arith::MinUIOp::create(b, loc, add(add(m0, rowRel0), index(8 * r)),
-                                     mLast);
+    Value row = add(add(m0, rowRel0), index(8 * r));
+    rowStored[r] = cmp(arith::CmpIPredicate::ule, row, mLast);
+    Value m = arith::MinUIOp::create(b, loc, row, mLast);
     rowOf[r] = form.flatRows ? std::pair(div(m, index(rowsPerItem)),
                                        rem(m, index(rowsPerItem)))
                            : std::pair(bIdx, m);
@@ -962,16 +1066,17 @@ void Emitter::writeEpilogue(ArrayRef<Value> tile, Value accL, Value accR,
   int64_t liveCols =
       f.nTiles == 1 && !xBytes ? nLast + 1 : form.tileN;
   int64_t halfCols = form.halfCols();
+  bool direct = form.directStores;
   for (int64_t half = 0; half < form.halves() && 128 * half < liveCols;
        ++half) {
     // TMA has read the staging tile (the previous half's stores).
-    {
+    if (!direct) {
       auto ifElected = scf::IfOp::create(b, loc, elected, false);
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(&ifElected.getThenRegion().front());
       NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, b.getUnitAttr());
+      NVVM::BarrierOp::create(b, loc, Type(), wgBar, wgCount, nullptr, Value());
     }
-    NVVM::BarrierOp::create(b, loc, Type(), wgBar, wgCount, nullptr, Value());
     for (int64_t g = 0; g < halfCols / 8 && 128 * half + 8 * g < liveCols;
          ++g) {
       int64_t col = 128 * half + 8 * g;
@@ -1014,13 +1119,15 @@ void Emitter::writeEpilogue(ArrayRef<Value> tile, Value accL, Value accR,
         }
         // Column 8 g + colPair of the half: box q, column c in it; the
         // pair's 16-byte chunk is swizzled by the row (mod 8: the quad).
-        int64_t q = 8 * g / boxCols;
-        Value cInBox = add(index(8 * g % boxCols), colPair);
-        Value bytes = mul(cInBox, index(outBytes));
-        Value chunk = arith::XOrIOp::create(b, loc, div(bytes, index(16)), quad);
-        Value rowRel = add(rowRel0, index(8 * r));
-        Value offset = add(add(index(q * kTileRows * 128), mul(rowRel, index(128))),
-                           add(mul(chunk, index(16)), rem(bytes, index(16))));
+        auto stagingOffset = [&]() {
+          int64_t q = 8 * g / boxCols;
+          Value cInBox = add(index(8 * g % boxCols), colPair);
+          Value bytes = mul(cInBox, index(outBytes));
+          Value chunk = arith::XOrIOp::create(b, loc, div(bytes, index(16)), quad);
+          Value rowRel = add(rowRel0, index(8 * r));
+          return add(add(index(q * kTileRows * 128), mul(rowRel, index(128))),
+                     add(mul(chunk, index(16)), rem(bytes, index(16))));
+        };
         // The pair's columns clamped as a pair (N is even): the first at
         // most N - 2, so the two stay neighbours and the epilogue's loads
         // of them can merge into one.
@@ -1058,8 +1165,24 @@ void Emitter::writeEpilogue(ArrayRef<Value> tile, Value accL, Value accR,
         }
         Value pair = vector::FromElementsOp::create(
             b, loc, VectorType::get({2}, valueType), values);
+        if (direct) {
+          // The pair into C where its row and columns lie in it (N is
+          // even: both columns or neither).
+          Value n = add(add(n0, colPair), index(128 * half + 8 * g));
+          Value inC = arith::AndIOp::create(
+              b, loc, rowStored[r],
+              cmp(arith::CmpIPredicate::ule, n, index(nLast)));
+          auto ifInC = scf::IfOp::create(b, loc, inC, false);
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(&ifInC.getThenRegion().front());
+          auto [bOfRow, m] = rowOf[r];
+          vector::StoreOp::create(b, loc, pair, f.c, ValueRange{bOfRow, m, n},
+                                  /*nontemporal=*/false,
+                                  llvm::MaybeAlign(2 * outBytes));
+          continue;
+        }
         vector::StoreOp::create(b, loc, pair, stage,
-                                ValueRange{div(offset, index(outBytes))},
+                                ValueRange{div(stagingOffset(), index(outBytes))},
                                 /*nontemporal=*/false,
                                 llvm::MaybeAlign(2 * outBytes));
       }
@@ -1072,6 +1195,9 @@ void Emitter::writeEpilogue(ArrayRef<Value> tile, Value accL, Value accR,
         loadSubtile(*x, col / subCols + 2, elected);
       }
     }
+    // Stored directly: nothing staged, nothing prefetched.
+    if (direct)
+      continue;
     // The stores are visible to TMA, then the elected thread sends them.
     // (Summed rows: nothing staged; the barrier still orders the reads of
     // the prefetch buffers before the next tile's fill.)
@@ -1290,7 +1416,9 @@ struct RoleToWarpgroup : WgmmaPattern<sck::RoleOp> {
                                        ? NVVM::SetMaxRegisterAction::decrease
                                        : NVVM::SetMaxRegisterAction::increase);
     Operation *end = ifRole.getThenRegion().front().getTerminator();
-    if (producer) {
+    // (B copied by threads: every producer thread walks the ring, thread
+    // 256 alone issuing TMA.)
+    if (producer && !frame.bMemref) {
       Value leader = e.cmp(arith::CmpIPredicate::eq, frame.tid,
                            e.index(kProducerThread));
       auto ifLeader = scf::IfOp::create(rewriter, loc, leader, false);
@@ -1401,13 +1529,25 @@ struct PutToTmaLoads : WgmmaPattern<sck::PutOp> {
     e.waitSlot(j, /*free=*/true);
     Value slot = e.ringPosition(j, /*free=*/true).first;
     // (CTA pairs on the transposed tile: both halves of W land in each
-    // CTA, the rows they share twice.)
+    // CTA, the rows they share twice. B copied by threads: A's box only.)
     int64_t txBytes =
         form.transposed && form.pairs
             ? kTransposedEBytes + 2 * form.wHalfRows() * kTileDepth * 2
-            : form.slotBytes();
+        : form.bByThreads ? form.firstPartBytes()
+                          : form.slotBytes();
+    // B copied by threads: every producer thread is here; the TMA issue is
+    // thread 256's.
+    std::optional<OpBuilder::InsertionGuard> afterIssue;
+    if (form.bByThreads) {
+      Value leader = e.cmp(arith::CmpIPredicate::eq, frame.tid,
+                           e.index(kProducerThread));
+      auto ifLeader = scf::IfOp::create(rewriter, loc, leader, false);
+      afterIssue.emplace(rewriter);
+      rewriter.setInsertionPointToStart(&ifLeader.getThenRegion().front());
+    }
     nvgpu::MBarrierArriveExpectTxOp::create(rewriter, loc, frame.full,
                                             e.index(txBytes), slot, Value());
+    SmallVector<Value> byThreads;
     for (Value boxValue : put.getBoxes()) {
       auto load = boxValue.getDefiningOp<sck::LoadOp>();
       if (!load || (load.getOperand() != "A" && load.getOperand() != "B"))
@@ -1419,6 +1559,16 @@ struct PutToTmaLoads : WgmmaPattern<sck::PutOp> {
       bool isA = load.getOperand() == "A";
       if (form.transposed) {
         e.loadTransposedBox(isA, at, slot);
+        continue;
+      }
+      if (load.getByThreads() != (!isA && form.bByThreads))
+        return load.emitError("sck-to-nvgpu: B's boxes all loaded by threads "
+                              "or all by TMA");
+      if (load.getByThreads()) {
+        if (load.getTransposed())
+          return load.emitError("sck-to-nvgpu: a box loaded by threads from "
+                                "an N-major B only");
+        byThreads = at;
         continue;
       }
       // B's 64-column parts (tileN / 64): along its first coordinate (n,
@@ -1449,6 +1599,9 @@ struct PutToTmaLoads : WgmmaPattern<sck::PutOp> {
                                       slot, mask, Value());
       }
     }
+    afterIssue.reset();
+    if (!byThreads.empty())
+      e.copyBoxByThreads(byThreads, e.slotParts(slot).second, slot);
     erasePutAndItsLoads(rewriter, put);
     return success();
   }
@@ -1465,6 +1618,12 @@ struct GetToFullWait : WgmmaPattern<sck::GetOp> {
                            "(sc-schedule-wgmma)");
     Emitter e(rewriter, get.getLoc(), frame);
     e.waitSlot(adaptor.getPosition(), /*free=*/false);
+    // What the producer's threads copied (the generic proxy) is seen by
+    // wgmma (the async proxy) after a proxy fence.
+    if (frame.form.bByThreads)
+      NVVM::FenceProxyOp::create(
+          rewriter, get.getLoc(), NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(getContext(), NVVM::SharedSpace::shared_cta));
     Value slot = e.ringPosition(adaptor.getPosition(), /*free=*/false).first;
     rewriter.replaceOp(get, SmallVector<Value>(get.getNumResults(), slot));
     return success();

@@ -51,6 +51,9 @@ struct LaunchShape {
   int64_t tilesPerUnit = 1;
   bool transposed = false, flatRows = false;
   std::optional<unsigned> prefetched;
+  /// Rows that are no TMA stride: B's boxes copied by threads (B a
+  /// memref), C stored by threads (no tensor map of C).
+  bool bByThreads = false, directStores = false;
 };
 } // namespace
 
@@ -98,8 +101,9 @@ static KernelLaunch warpSpecializedLaunch(BatchMatmulOp op,
   return launch;
 }
 
-/// The kernel's parameters: A's and B's tensor maps, C and the epilogue
-/// operands as memrefs, C's tensor map for the TMA stores and the
+/// The kernel's parameters: A's and B's tensor maps (B's memref when its
+/// boxes are copied by threads), C and the epilogue operands as memrefs,
+/// C's tensor map for the TMA stores (none with direct stores) and the
 /// prefetched operand's.
 static std::vector<sc::detail::KernelParam> kernelParams(BatchMatmulOp op,
                                              const GemmBinding &binding,
@@ -120,10 +124,20 @@ static std::vector<sc::detail::KernelParam> kernelParams(BatchMatmulOp op,
     params[0].stridesBytes = {LaunchDim::of(k * bytes)};
     params[0].box = {kTileK, shape.tileM};
   }
-  // A and B as tensor maps, C and the epilogue operands as memrefs.
+  // A and B as tensor maps, C and the epilogue operands as memrefs. B
+  // copied by threads: its memref (K the source's where the padding along
+  // K is left to the copies' zero fill).
   std::vector<sc::detail::KernelParam> out = {{pointer, params[0]},
                                  {pointer, params[1]},
                                  {memrefOf(resultType), params[2]}};
+  if (shape.bByThreads) {
+    RankedTensorType rhsType = op.getRhs().getType();
+    SmallVector<int64_t> dims(rhsType.getShape());
+    if (binding.rhsSourceK)
+      dims[dims.size() - 2] = binding.rhsSourceK;
+    out[1] = {memrefOf(RankedTensorType::get(dims, rhsType.getElementType())),
+              LaunchParam::memref(binding.rhs)};
+  }
   for (auto [in, param] :
        llvm::zip(op.getEpilogueIns(), ArrayRef(params).drop_front(3)))
     out.push_back({memrefOf(cast<RankedTensorType>(in.getType())), param});
@@ -144,7 +158,8 @@ static std::vector<sc::detail::KernelParam> kernelParams(BatchMatmulOp op,
     // (Transposed: the epilogue stores 8 rows at a time.)
     c.box = {128 / outBytes, std::min<int64_t>(cRows, shape.transposed ? 8 : 64), 1};
   }
-  out.push_back({pointer, c});
+  if (!shape.directStores)
+    out.push_back({pointer, c});
   // Split-K's workspaces, after C's map (nothing is prefetched then).
   if (!binding.split.partials.empty()) {
     Type f32 = Float32Type::get(op.getContext());
@@ -178,7 +193,7 @@ namespace {
 /// arguments named for the ops (WgmmaKernel.h): the batch count is C's
 /// first dim, the epilogue's tensors the memrefs they stand for.
 void cloneKernelIR(func::FuncOp kernel, gpu::GPUFuncOp func, size_t numIns,
-                   std::optional<unsigned> prefetched, bool splitK,
+                   bool cMap, std::optional<unsigned> prefetched, bool splitK,
                    int64_t stages) {
   OpBuilder b(func.getBody().front().getTerminator());
   Location loc = kernel.getLoc();
@@ -188,12 +203,16 @@ void cloneKernelIR(func::FuncOp kernel, gpu::GPUFuncOp func, size_t numIns,
   name(0, "A");
   name(1, "B");
   name(2, "C");
-  name(3 + numIns, "C.map");
+  // After the epilogue operands: C's map (not with direct stores), then
+  // the prefetched operand's map or split-K's workspaces.
+  unsigned next = 3 + numIns;
+  if (cMap)
+    name(next++, "C.map");
   if (prefetched)
-    name(4 + numIns, "in" + Twine(*prefetched) + ".map");
+    name(next, "in" + Twine(*prefetched) + ".map");
   if (splitK) {
-    name(4 + numIns, "C.partials");
-    name(5 + numIns, "C.arrivals");
+    name(next, "C.partials");
+    name(next + 1, "C.arrivals");
   }
   IRMapping mapping;
   mapping.map(kernel.getArgument(0),
@@ -259,8 +278,8 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildGemmKernelFromIR(
   // The ring: as many slots as the IR asks, or as fit next to the two
   // consumers' staging tiles and 1 KB of alignment.
   auto ring = *(*kernel).getBody().front().getOps<sck::RingOp>().begin();
-  // (Summed rows stage nothing.)
-  int64_t outBits = op.getSumRows()
+  // (Summed rows and direct stores stage nothing.)
+  int64_t outBits = op.getSumRows() || form->directStores
                         ? 0
                         : op.getType().getElementType().getIntOrFloatBitWidth();
   int64_t slotBytes = form->slotBytes();
@@ -285,6 +304,11 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildGemmKernelFromIR(
   shape.tilesPerUnit = form->cooperative ? 1 : 2;
   shape.transposed = form->transposed;
   shape.flatRows = form->flatRows;
+  shape.bByThreads = form->bByThreads;
+  shape.directStores = form->directStores;
+  if (shape.bByThreads && binding.rhsSourceRowElems)
+    return op.emitError("sparcast-aot: internal error: a slice of a weight "
+                        "read in place whose rows are no TMA stride");
   sck::PrefetchOp prefetch;
   (*kernel).walk([&](sck::PrefetchOp p) { prefetch = p; });
   if (prefetch)
@@ -309,8 +333,8 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildGemmKernelFromIR(
                   b.getDenseI32ArrayAttr({2, 1, 1}));
   b.setInsertionPointToStart(&func.getBody().front());
   gpu::ReturnOp::create(b, op.getLoc());
-  cloneKernelIR(*kernel, func, op.getEpilogueIns().size(), shape.prefetched,
-                splitK, stages);
+  cloneKernelIR(*kernel, func, op.getEpilogueIns().size(),
+                !shape.directStores, shape.prefetched, splitK, stages);
   if (failed(convertSckToNVGPU(func))) {
     func.erase();
     if (auto f = module.lookupSymbol<func::FuncOp>((kernelName + "_epilogue").str()))
@@ -346,7 +370,7 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildGemmKernelFromIR(
   (*kernel).walk([&](sck::EpilogueOp e) { epilogue = e; });
   launch.summary = llvm::formatv(
       "{0}: {1}x{2}x{3} {4}, warp-specialized{5}, {6}: producer warpgroup "
-      "(TMA, {7} registers) + 2 consumer warpgroups (wgmma + epilogue, {8} "
+      "({16}, {7} registers) + 2 consumer warpgroups (wgmma + epilogue, {8} "
       "registers), {9}, {10} stages, {11} k-tiles, {12}, {13} B shared "
       "memory, epilogue {14} in registers, {15}",
       kernelName, m, n, k,
@@ -366,7 +390,13 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildGemmKernelFromIR(
       epilogue.getSumRows() ? "rows summed: each warp's column sums over its "
                               "rows added atomically into C's one row (zeroed "
                               "before)"
-                            : "TMA stores");
+                            : shape.directStores
+                                  ? "stores of each thread's pairs (C's rows "
+                                    "are no TMA stride)"
+                                  : "TMA stores",
+      shape.bByThreads ? "TMA for A, B's boxes by its threads' cp.async (B's "
+                         "rows are no TMA stride)"
+                       : "TMA");
   if (form->pairs)
     launch.summary += form->transposed
                           ? ", clusters of 2 CTAs on pairs of N tiles sharing "

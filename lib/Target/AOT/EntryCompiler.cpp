@@ -552,8 +552,8 @@ FailureOr<GemmBinding> EntryCompiler::bindMatmul(BatchMatmulOp op) {
       usesHopperGemmPath(op, gemmOptions())) {
     const View &v = *rhsView;
     RankedTensorType src = v.source.type;
-    // A rhs [B, K, N] that only pads K is read unpadded: TMA zero-fills the
-    // rows past the source's K.
+    // A rhs [B, K, N] that only pads K is read unpadded: TMA (or the
+    // producer threads' copies) zero-fill the rows past the source's K.
     absorbPad = src.getRank() == 3 && !op.getTransposeRhs() &&
                 llvm::all_of(v.offsets, [](int64_t o) { return o == 0; }) &&
                 v.extent == SmallVector<int64_t>(src.getShape()) &&
@@ -561,10 +561,10 @@ FailureOr<GemmBinding> EntryCompiler::bindMatmul(BatchMatmulOp op) {
                 v.type.getDimSize(2) == src.getDimSize(2);
     // A slice of a shared 2-D weight (sc-split-concat-k's parts of it): the
     // tensor map starts at the slice, with the weight's rows (16-byte
-    // aligned start: TMA's).
+    // aligned start and rows: TMA's).
     int64_t bytes = src.getElementTypeBitWidth() / 8;
     inPlace = src.getRank() == 2 && src.hasStaticShape() &&
-              v.type.hasStaticShape() &&
+              v.type.hasStaticShape() && src.getDimSize(1) * bytes % 16 == 0 &&
               v.extent == SmallVector<int64_t>(v.type.getShape()) &&
               (v.offsets[0] * src.getDimSize(1) + v.offsets[1]) * bytes % 16 == 0;
     if (absorbPad) {
@@ -573,7 +573,7 @@ FailureOr<GemmBinding> EntryCompiler::bindMatmul(BatchMatmulOp op) {
       if (report)
         *report << "padding of " << v.source.name << " along K ("
                 << src.getDimSize(1) << " -> " << v.type.getDimSize(1)
-                << ") left to TMA zero fill\n";
+                << ") left to the kernel's zero fill (TMA's, or its threads' copies')\n";
     } else if (inPlace) {
       binding.rhs = v.source.name;
       binding.rhsSourceRowElems = src.getDimSize(1);

@@ -10,9 +10,22 @@
 // CHECK: gpu.func @unaligned_k_gemm0
 // CHECK-NOT: nvgpu.
 func.func @unaligned_k(%a: tensor<16x13xf16>, %b: tensor<?x13x24xf16>) -> tensor<?x16x24xf16> {
-  // expected-remark @+1 {{using the portable GEMM path: TMA needs 16-byte aligned rows: K (13) and N (24) must be multiples of 8 (pad K with sc-pad-k)}}
+  // expected-remark @+1 {{using the portable GEMM path: TMA needs 16-byte aligned rows: K (13) must be a multiple of 8 (pad K with sc-pad-k)}}
   %c = sc.batch_matmul %a, %b : tensor<16x13xf16>, tensor<?x13x24xf16> -> tensor<?x16x24xf16>
   return %c : tensor<?x16x24xf16>
+}
+
+// -----
+
+// N even but no multiple of 8 stays on the Hopper path (its rows copied
+// and stored by threads); odd N does not.
+// CHECK-LABEL: func.func @odd_n
+// CHECK: gpu.func @odd_n_gemm0
+// CHECK-NOT: nvgpu.
+func.func @odd_n(%a: tensor<16x16xf16>, %b: tensor<?x16x25xf16>) -> tensor<?x16x25xf16> {
+  // expected-remark @+1 {{using the portable GEMM path: N (25) must be even (pad N with sc-pad-n)}}
+  %c = sc.batch_matmul %a, %b : tensor<16x16xf16>, tensor<?x16x25xf16> -> tensor<?x16x25xf16>
+  return %c : tensor<?x16x25xf16>
 }
 
 // -----

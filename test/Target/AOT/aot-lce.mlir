@@ -20,10 +20,10 @@
 // CHECK: fused an element-wise consumer into the epilogue (1 gathered input(s) read through the index, 0 other input(s))
 // CHECK: GEMM schedule not dispatched: the transposed schedule cannot take it: its result is not f16 or bf16
 // CHECK: GEMM schedule dispatched at run time: transposed when B >= 64 x the users (the request tiles then stay in L2) and B >= 2048, else pingpong
-// CHECK: padding of arg1 along K (1178 -> 1184) left to TMA zero fill
+// CHECK: padding of arg1 along K (1178 -> 1184) left to the kernel's zero fill
 // CHECK: kernel lce_copy0: copy arg0 -> ws0 (433x1184, zero outside the source box)
 // CHECK: kernel lce_gemm1: {{.*}}433x256x1184 f16, warp-specialized persistent, ping-pong: {{.*}} epilogue convert
-// CHECK: padding of arg2 along K (866 -> 872) left to TMA zero fill
+// CHECK: padding of arg2 along K (866 -> 872) left to the kernel's zero fill
 // CHECK: kernel lce_copy2: copy arg0 -> ws2 (433x872, zero outside the source box)
 // The candidate GEMM has two kernels: the transposed tiles when a user has
 // at least 4 candidates, else ping-pong's; the runtime launches one.

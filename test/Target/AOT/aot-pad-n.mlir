@@ -1,17 +1,32 @@
 // REQUIRES: ptxas
-// RUN: rm -rf %t && sparcast-aot %s -o %t --report | FileCheck %s
+// RUN: rm -rf %t && sparcast-aot %s -o %t --report 2>&1 | FileCheck %s
+// RUN: rm -rf %t.padded && sparcast-aot %s -o %t.padded --report --pad-even-n 2>&1 | FileCheck %s --check-prefix=PADDED
 
-// An LCE whose N (250) is not a multiple of 8 stays on the tensor cores:
-// both GEMMs computed over 256 columns of zero-padded inputs, their results
-// sliced back (the request GEMM's before the candidate GEMM's epilogue
-// gathers it, the candidate GEMM's into the entry's result), never the
-// portable kernel.
-// CHECK: padded N 250 -> 256 (16-byte rows), the result sliced back
+// An LCE whose N (250) is not a multiple of 8 stays on the tensor cores
+// without copies: each GEMM's producer threads copy B's boxes (rows of 500
+// bytes are no TMA stride; the candidates read unpadded, K's padding left
+// to the copies' zero fill), its consumers store their pairs of C
+// themselves, and the request part is read in place by the candidate
+// GEMM's epilogue (not prefetched by TMA). Never the portable kernel.
+// CHECK-NOT: padded N
+// CHECK: epilogue operand #0 read in place: rows of other than a multiple of 16 bytes (TMA's stride)
 // CHECK-NOT: portable
-// CHECK: kernel lce250_gemm2: {{.*}}; lowered from the kernel-level IR
-// CHECK: kernel lce250_copy5: copy ws2 -> ws5 (?x433x250, zero outside the source box)
-// CHECK: kernel lce250_gemm6: {{.*}}; lowered from the kernel-level IR
-// CHECK: kernel lce250_copy7: copy ws6 -> result0 (?x433x250, zero outside the source box)
+// CHECK: kernel lce250_gemm1: 433x250x1184 f16, {{.*}}B's boxes by its threads' cp.async{{.*}}stores of each thread's pairs (C's rows are no TMA stride)
+// CHECK: padding of arg2 along K (866 -> 872) left to the kernel's zero fill
+// CHECK-NOT: kernel lce250_copy{{.*}}arg2
+// CHECK: kernel lce250_gemm3: 433x250x872 f16, {{.*}}B's boxes by its threads' cp.async{{.*}}stores of each thread's pairs
+// CHECK-NOT: kernel lce250_copy
+
+// With --pad-even-n: both GEMMs computed over 256 columns of zero-padded
+// inputs, their results sliced back (the request GEMM's before the
+// candidate GEMM's epilogue gathers it, the candidate GEMM's into the
+// entry's result).
+// PADDED: padded N 250 -> 256 (16-byte rows), the result sliced back
+// PADDED-NOT: portable
+// PADDED: kernel lce250_gemm2: {{.*}}; lowered from the kernel-level IR
+// PADDED: kernel lce250_copy5: copy ws2 -> ws5 (?x433x250, zero outside the source box)
+// PADDED: kernel lce250_gemm6: {{.*}}; lowered from the kernel-level IR
+// PADDED: kernel lce250_copy7: copy ws6 -> result0 (?x433x250, zero outside the source box)
 func.func @lce250(%w: tensor<433x2044xf16> {sc.lineage = #sc.lineage<shared>},
                   %e_user: tensor<?x1178x250xf16> {sc.lineage = #sc.lineage<request>},
                   %e_cand: tensor<?x866x250xf16> {sc.lineage = #sc.lineage<candidate>},

@@ -42,6 +42,12 @@ struct WgmmaKernelForm {
   int64_t stages = 0;
   /// The epilogue's prefetched box's element type (null: none).
   Type prefetched;
+  /// B's rows are no TMA stride: the producer's threads copy its boxes
+  /// (`sck.load {by_threads}`), B a memref argument.
+  bool bByThreads = false;
+  /// C's rows are no TMA stride: the consumers store their elements
+  /// themselves (`sck.epilogue {direct_stores}`), nothing staged.
+  bool directStores = false;
 
   int64_t halves() const { return tileN > 128 ? 2 : 1; }
   int64_t halfCols() const { return std::min<int64_t>(tileN, 128); }
@@ -65,8 +71,9 @@ FailureOr<WgmmaKernelForm> matchWgmmaKernel(Operation *kernel);
 /// Lowers the sck ops in `kernel` (a gpu.func holding a warp-specialized
 /// GEMM's kernel-level IR after sc-schedule-wgmma), its arguments named
 /// by `sck.operand` (dropped after): "A" and "B" the operands' TMA tensor
-/// maps (the names sck.load uses), "C" the result's memref and "C.map" its
-/// tensor map, "in0", "in1", ... the epilogue's operands as memrefs and
+/// maps (the names sck.load uses; B's memref when its box is loaded by
+/// threads), "C" the result's memref and "C.map" its tensor map (none with
+/// direct stores), "in0", "in1", ... the epilogue's operands as memrefs and
 /// "in<i>.map" the tensor map of a prefetched one.
 LogicalResult convertSckToNVGPU(gpu::GPUFuncOp kernel);
 

@@ -345,6 +345,10 @@ std::string BatchMatmulOp::getTransposedTileLimitation() {
     return "its rows are summed (the transposed tile stores 8-row slices)";
   if (!getType().getElementType().isF16() && !getType().getElementType().isBF16())
     return "its result is not f16 or bf16";
+  // (It reads E and stores C by TMA only.)
+  if (getType().getDimSize(2) % 8 != 0)
+    return "its rows of N = " + std::to_string(getType().getDimSize(2)) +
+           " are no multiple of 16 bytes (TMA's stride)";
   return "";
 }
 

@@ -207,9 +207,12 @@ def Sck_LoadOp : Sck_Op<"load", [Pure]> {
     elements (a GEMM of a shared rhs tiled across batch elements).
     On Hopper a box is one TMA load; in a multistage kernel (sm_80 / sm_86
     / sm_89) the CTA's threads copy its 16-byte chunks with cp.async.
+    `by_threads`: the operand's rows are no multiple of 16 bytes (no TMA
+    stride), so on Hopper the producer's threads copy the box in 4- or
+    8-byte pieces (cp.async, zeros past the end) instead.
   }];
   let arguments = (ins StrAttr:$operand, Variadic<Index>:$coords,
-                       UnitAttr:$transposed);
+                       UnitAttr:$transposed, UnitAttr:$by_threads);
   let results = (outs Sck_BoxType:$box);
   let assemblyFormat = "$operand `[` $coords `]` attr-dict `:` qualified(type($box))";
 }
@@ -390,6 +393,10 @@ def Sck_EpilogueOp : Sck_Op<"epilogue", [MemoryEffects<[MemWrite]>, IsolatedFrom
     gives the region the box's element at the result element's place
     instead of a tensor.
 
+    With `direct_stores` the result's rows are no multiple of 16 bytes (no
+    TMA stride): each thread stores its elements inside the result itself,
+    nothing staged.
+
     With `sum_rows = M` (an sc.batch_matmul's with sum_rows, M its rows):
     the elements the region yields for the tile's rows below M are
     extended to f32 and added to the result's one row, [b, 0, n], which
@@ -398,7 +405,8 @@ def Sck_EpilogueOp : Sck_Op<"epilogue", [MemoryEffects<[MemWrite]>, IsolatedFrom
   let arguments = (ins StrAttr:$result, Variadic<Index>:$coords,
                        Sck_AccType:$acc, Variadic<AnyType>:$ins,
                        UnitAttr:$transposed,
-                       OptionalAttr<I64Attr>:$sum_rows);
+                       OptionalAttr<I64Attr>:$sum_rows,
+                       UnitAttr:$direct_stores);
   let regions = (region AnyRegion:$body);
   let assemblyFormat = [{
     $result `[` $coords `]` (`transposed` $transposed^)? `,` $acc
