@@ -414,6 +414,16 @@ def main():
     speed("f16 shared W B=1024 433x256x872",
           {s: (lambda m=m: m.shared_w_f16(w, e, out=[out])) for s, m, _ in schedules},
           {"torch_matmul": lambda: torch.matmul(w, e)}, 2 * B * 433 * 256 * 872)
+    if hasattr(suite, "unaligned_n_f16"):
+        # Rows of 500 bytes (no TMA stride): B copied by threads, C stored
+        # directly (sm_90a); cuBLAS takes such rows too.
+        w250 = uniform((128, 200), f16, gen)
+        e250 = uniform((4096, 200, 250), f16, gen)
+        out250 = torch.empty((4096, 128, 250), dtype=f16, device="cuda")
+        speed("f16 shared W B=4096 128x250x200 (rows of 500 bytes)",
+              {s: (lambda m=m: m.unaligned_n_f16(w250, e250, out=[out250])) for s, m, _ in schedules},
+              {"torch_matmul": lambda: torch.matmul(w250, e250)}, 2 * 4096 * 128 * 250 * 200)
+        del e250, out250
     user = uniform((15, 433, 256), torch.float32, gen)
     idx = torch.sort(torch.randint(0, 15, (B,), generator=gen, device="cuda", dtype=torch.int32))[0]
     speed("f16 gather-add B=1024 U=15",

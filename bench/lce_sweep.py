@@ -12,6 +12,10 @@ reported); "heuristic": the same artifact without a cache.
     python3 bench/lce_sweep.py compile bench/artifacts/lce_sweep
     # on the GPU
     python3 bench/lce_sweep.py check bench/artifacts/lce_sweep --out lce-sweep.json
+    # A/B: some shapes built with other flags, timed in the same rounds
+    python3 bench/lce_sweep.py compile bench/artifacts/lce_sweep_padded --only n250 --aot-flag=--pad-even-n
+    python3 bench/lce_sweep.py check bench/artifacts/lce_sweep --only n250 \
+        --baseline bench/artifacts/lce_sweep_padded --out lce-n250.json
 """
 
 import argparse
@@ -62,16 +66,18 @@ def points():
             for i, shape in enumerate(SHAPES) for j in range(2)]
 
 
-def compile_all(out):
+def compile_all(out, only="", flags=()):
     aot = os.environ.get("SPARCAST_AOT", os.path.join(HERE, "..", "build", "bin", "sparcast-aot"))
     os.makedirs(out, exist_ok=True)
     for shape in SHAPES:
+        if only not in name(shape):
+            continue
         m, n, ku, kc = shape
         src = os.path.join(out, name(shape) + ".mlir")
         with open(src, "w") as f:
             f.write(GRAPH.format(M=m, N=n, KU=ku, KC=kc, K=ku + kc))
         start = time.time()
-        subprocess.run([aot, src, "--autotune", "-o", os.path.join(out, name(shape))], check=True,
+        subprocess.run([aot, src, "--autotune", *flags, "-o", os.path.join(out, name(shape))], check=True,
                        stdout=subprocess.DEVNULL)
         print("%s compiled in %.1f s" % (name(shape), time.time() - start), flush=True)
 
@@ -83,7 +89,7 @@ def in_chunks(fn, B, chunk=256):
     return torch.cat([fn(lo, min(B, lo + chunk)) for lo in range(0, B, chunk)])
 
 
-def check(artifacts, out_path, commit):
+def check(artifacts, out_path, commit, only="", baseline=None):
     import torch
     sys.path.insert(0, os.path.join(HERE, "..", "python"))
     sys.path.insert(0, HERE)
@@ -98,12 +104,18 @@ def check(artifacts, out_path, commit):
     gen.manual_seed(int(time.time()))
     f16 = torch.float16
     cache = os.path.join(tempfile.mkdtemp(), "tune-cache.json")
+    base_cache = os.path.join(tempfile.mkdtemp(), "tune-cache.json")
     rows, ok_all = [], True
     for shape, B, users in points():
+        if only not in name(shape):
+            continue
         m, n, ku, kc = shape
         path = os.path.join(artifacts, name(shape))
         plain = sparcast.load(path).lce
         tuned = sparcast.load(path, tune=True, tune_cache=cache).lce
+        # Another build, tuned, timed in the same rounds (A/B).
+        base = (sparcast.load(os.path.join(baseline, name(shape)), tune=True,
+                              tune_cache=base_cache).lce if baseline else None)
         w = uniform((m, ku + kc), f16, gen)
         e_user = uniform((users, ku, n), f16, gen)
         e_cand = uniform((B, kc, n), f16, gen)
@@ -129,6 +141,11 @@ def check(artifacts, out_path, commit):
         errors["heuristic"] = (out.float() - ref32).abs().max().item()
         fns = {"tuned": lambda: tuned(w, e_user, e_cand, idx, out=[out]),
                "heuristic": lambda: plain(w, e_user, e_cand, idx, out=[out])}
+        if base:
+            out.fill_(float("nan"))
+            base(w, e_user, e_cand, idx, out=[out])
+            errors["baseline"] = (out.float() - ref32).abs().max().item()
+            fns["baseline"] = lambda: base(w, e_user, e_cand, idx, out=[out])
         pad8 = lambda t, dim: torch.nn.functional.pad(
             t, (0, 0, 0, -t.shape[1] % 8) if dim == 1 else (0, -t.shape[1] % 8)).contiguous()
         w_up, w_cp, e_up, e_cp = pad8(w_u, 0), pad8(w_c, 0), pad8(e_user, 1), pad8(e_cand, 1)
@@ -147,7 +164,7 @@ def check(artifacts, out_path, commit):
         ok_all &= row["tuned_ok"] and row["heuristic_ok"]
         for k, ms in compare_ms(fns, rounds=5).items():
             row[k + "_ms"] = ms
-        for peer in ("triton", "eager_decomposed_padded"):
+        for peer in ("triton", "eager_decomposed_padded", "baseline"):
             if peer + "_ms" in row:
                 row["tuned_vs_" + peer] = row[peer + "_ms"] / row["tuned_ms"]
                 row["heuristic_vs_" + peer] = row[peer + "_ms"] / row["heuristic_ms"]
@@ -173,10 +190,15 @@ def main():
     p.add_argument("artifacts")
     p.add_argument("--out")
     p.add_argument("--commit", default="unknown")
+    p.add_argument("--only", default="", help="the shapes whose name holds this (e.g. n250)")
+    p.add_argument("--aot-flag", action="append", default=[],
+                   help="compile: a sparcast-aot flag more (repeatable)")
+    p.add_argument("--baseline", help="check: the same shapes of another build, tuned, "
+                                      "timed in the same rounds")
     args = p.parse_args()
     if args.command == "compile":
-        return compile_all(args.artifacts)
-    return check(args.artifacts, args.out, args.commit)
+        return compile_all(args.artifacts, args.only, args.aot_flag)
+    return check(args.artifacts, args.out, args.commit, args.only, args.baseline)
 
 
 if __name__ == "__main__":
