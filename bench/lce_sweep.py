@@ -13,9 +13,9 @@ reported); "heuristic": the same artifact without a cache.
     # on the GPU
     python3 bench/lce_sweep.py check bench/artifacts/lce_sweep --out lce-sweep.json
     # A/B: some shapes built with other flags, timed in the same rounds
-    python3 bench/lce_sweep.py compile bench/artifacts/lce_sweep_padded --only n250 --aot-flag=--pad-even-n
-    python3 bench/lce_sweep.py check bench/artifacts/lce_sweep --only n250 \
-        --baseline bench/artifacts/lce_sweep_padded --out lce-n250.json
+    python3 bench/lce_sweep.py compile bench/artifacts/lce_sweep_rows --only n250 --aot-flag=--rows-by-threads
+    python3 bench/lce_sweep.py check bench/artifacts/lce_sweep_rows --only n250 \
+        --baseline bench/artifacts/lce_sweep --out lce-n250.json
 """
 
 import argparse

@@ -73,6 +73,13 @@ SPARCAST_AOT="$BIN/sparcast-aot" /usr/bin/python3 "$ROOT/examples/ranking_model.
   compile "$ROOT/bench/artifacts/ranker_reference" --model reference >/dev/null
 # The LCE over 15 shapes with --autotune (bench/lce_sweep.py).
 SPARCAST_AOT="$BIN/sparcast-aot" python3 "$ROOT/bench/lce_sweep.py" compile "$ROOT/bench/artifacts/lce_sweep" >/dev/null
+# Experimental: rows that are no TMA stride (N = 250) copied and stored by
+# the kernels' threads instead of padded copies (--rows-by-threads);
+# gemm_check.py and device-check.sh check them and time them beside the
+# default.
+"$BIN/sparcast-aot" "$ROOT/bench/gemm_suite.mlir" -o "$ROOT/bench/artifacts/gemm_suite_rows" --rows-by-threads >/dev/null
+SPARCAST_AOT="$BIN/sparcast-aot" python3 "$ROOT/bench/lce_sweep.py" compile "$ROOT/bench/artifacts/lce_sweep_rows" \
+  --only n250 --aot-flag=--rows-by-threads >/dev/null
 # The same kernels with each GEMM schedule forced (the ones above use the
 # default, auto): the checks run them all and time them side by side.
 # Opt-in: the default schedules with B shared by TMA multicast in CTA pairs

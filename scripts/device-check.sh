@@ -31,6 +31,11 @@ PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench
 # The LCE over 30 points of 15 shapes, tuned, against Triton and eager.
 PYTHONUNBUFFERED=1 timeout 420 python3 "$ROOT/bench/lce_sweep.py" check "$ROOT/bench/artifacts/lce_sweep" \
   --out "$OUT_DIR/lce-sweep.json" --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/lce-sweep.log" || echo "LCE sweep failed (see lce-sweep.log)"
+# Experimental: its N = 250 shapes with rows copied and stored by threads
+# (--rows-by-threads), the default's padded copies timed in the same rounds.
+PYTHONUNBUFFERED=1 timeout 240 python3 "$ROOT/bench/lce_sweep.py" check "$ROOT/bench/artifacts/lce_sweep_rows" \
+  --only n250 --baseline "$ROOT/bench/artifacts/lce_sweep" --out "$OUT_DIR/lce-rows.json" \
+  --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/lce-rows.log" || echo "LCE rows-by-threads failed (see lce-rows.log)"
 PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench/attention_check.py" \
   --artifacts "$ROOT/bench/artifacts" --out "$OUT_DIR/attention.json" \
   --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/attention.log"

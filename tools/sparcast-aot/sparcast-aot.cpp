@@ -129,12 +129,12 @@ static cl::opt<bool> fuseRowSum(
     cl::desc("Fold sums over a GEMM's rows (a mean pooling) into the GEMM, "
              "whose result is then never stored (sc-fuse-row-sum; "
              "measured no faster overall: docs/decisions.md)"));
-static cl::opt<bool> padEvenN(
-    "pad-even-n",
-    cl::desc("sm_90a: copy a GEMM's operand and result of N columns that are "
-             "no multiple of 8 into padded ones (sc-pad-n), as for odd N, "
-             "instead of reading and storing their rows in 4- or 8-byte "
-             "pieces"));
+static cl::opt<bool> rowsByThreads(
+    "rows-by-threads",
+    cl::desc("sm_90a, experimental (not yet run on a GPU): a GEMM whose N is "
+             "even but no multiple of 8 reads its rhs and stores its result "
+             "in place, its rows copied and stored by the kernel's threads, "
+             "instead of through zero-padded copies (sc-pad-n)"));
 static cl::opt<bool> denseSplitK(
     "dense-split-k",
     cl::desc("Dense warp-specialized GEMMs run each tile's k-tiles in 2, 4 "
@@ -236,7 +236,7 @@ int main(int argc, char **argv) {
   options.hybridSplitK = hybridSplitK;
   options.denseSplitK = denseSplitK;
   options.fuseRowSum = fuseRowSum;
-  options.padEvenN = padEvenN;
+  options.rowsByThreads = rowsByThreads;
   options.ampereAttentionStages = ampereAttentionStages;
   options.ampereGemmTileCols = ampereGemmTileCols;
   options.wsStages = wsStages;

@@ -110,11 +110,11 @@ struct ScKernelPipelineOptions
       llvm::cl::desc("Fold sums over a GEMM's rows (mean pooling) into the "
                      "GEMM (sc-fuse-row-sum): its result is never stored"),
       llvm::cl::init(false)};
-  Option<bool> padEvenN{
-      *this, "pad-even-n",
-      llvm::cl::desc("sm_90a: pad every N that is no multiple of 8 (sc-pad-n), "
-                     "not only odd N (the kernels read and store rows of even "
-                     "N in 4- or 8-byte pieces)"),
+  Option<bool> rowsByThreads{
+      *this, "rows-by-threads",
+      llvm::cl::desc("sm_90a: pad only odd N (sc-pad-n odd-only); the GEMM "
+                     "kernels copy and store rows of even N that are no TMA "
+                     "stride by threads (experimental)"),
       llvm::cl::init(false)};
   Option<bool> denseSplitK{
       *this, "dense-split-k",

@@ -1,13 +1,14 @@
 // REQUIRES: ptxas
-// RUN: rm -rf %t && sparcast-aot %s -o %t --report 2>&1 | FileCheck %s
-// RUN: rm -rf %t.padded && sparcast-aot %s -o %t.padded --report --pad-even-n 2>&1 | FileCheck %s --check-prefix=PADDED
+// RUN: rm -rf %t && sparcast-aot %s -o %t --report 2>&1 | FileCheck %s --check-prefix=PADDED
+// RUN: rm -rf %t.rows && sparcast-aot %s -o %t.rows --report --rows-by-threads 2>&1 | FileCheck %s
 
-// An LCE whose N (250) is not a multiple of 8 stays on the tensor cores
-// without copies: each GEMM's producer threads copy B's boxes (rows of 500
-// bytes are no TMA stride; the candidates read unpadded, K's padding left
-// to the copies' zero fill), its consumers store their pairs of C
-// themselves, and the request part is read in place by the candidate
-// GEMM's epilogue (not prefetched by TMA). Never the portable kernel.
+// An LCE whose N (250) is not a multiple of 8 stays on the tensor cores.
+// With --rows-by-threads, without copies: each GEMM's producer threads
+// copy B's boxes (rows of 500 bytes are no TMA stride; the candidates read
+// unpadded, K's padding left to the copies' zero fill), its consumers
+// store their pairs of C themselves, and the request part is read in
+// place by the candidate GEMM's epilogue (not prefetched by TMA). Never
+// the portable kernel.
 // CHECK-NOT: padded N
 // CHECK: epilogue operand #0 read in place: rows of other than a multiple of 16 bytes (TMA's stride)
 // CHECK-NOT: portable
@@ -17,7 +18,7 @@
 // CHECK: kernel lce250_gemm3: 433x250x872 f16, {{.*}}B's boxes by its threads' cp.async{{.*}}stores of each thread's pairs
 // CHECK-NOT: kernel lce250_copy
 
-// With --pad-even-n: both GEMMs computed over 256 columns of zero-padded
+// By default: both GEMMs computed over 256 columns of zero-padded
 // inputs, their results sliced back (the request GEMM's before the
 // candidate GEMM's epilogue gathers it, the candidate GEMM's into the
 // entry's result).
