@@ -282,6 +282,11 @@ def check_tma_kernels(label, suite, example, gen, corr):
         ref = torch.relu(torch.matmul(x.float(), w.float().t()) + bias)
         check_("tower_bf16 B=%d (x @ w^T + bias, ReLU; split-K)" % B, suite.tower_bf16,
                [x, w, bias], ref, bf16, (B, 1, 1024))
+    for B in ((1, 9) if hasattr(suite, "odd_k_f16") else ()):
+        w = uniform((100, 77), f16, gen)
+        e = uniform((B, 77, 256), f16, gen)
+        check_("odd_k_f16 B=%d (100x256x77, E read unpadded)" % B, suite.odd_k_f16, [w, e],
+               torch.matmul(w.float(), e.float()), f16, (B, 100, 256))
     # Rows that are no TMA stride (N = 250, 252): B copied by the producer's
     # threads and C stored by the consumers' (sm_90a), nothing padded.
     for B in ((1, 3, 300) if hasattr(suite, "unaligned_n_f16") else ()):

@@ -147,6 +147,13 @@ func.func @tower_bf16(%x: tensor<?x1x4096xbf16>, %w: tensor<1024x4096xbf16>, %bi
   return %c : tensor<?x1x1024xbf16>
 }
 
+// Odd K: W's rows padded by a copy, E's rows past K left to the kernel's
+// zero fill (TMA's on sm_90a, the cp.async copies' on sm_80), E unpadded.
+func.func @odd_k_f16(%w: tensor<100x77xf16>, %e: tensor<?x77x256xf16>) -> tensor<?x100x256xf16> {
+  %c = sc.batch_matmul %w, %e : tensor<100x77xf16>, tensor<?x77x256xf16> -> tensor<?x100x256xf16>
+  return %c : tensor<?x100x256xf16>
+}
+
 // Rows that are no TMA stride (N even, not a multiple of 8): on sm_90a the
 // producer's threads copy B's boxes and the consumers store C's pairs
 // themselves, nothing padded. 250 columns (4-byte pieces), a batched rhs.

@@ -78,6 +78,7 @@ SPARCAST_AOT="$BIN/sparcast-aot" python3 "$ROOT/bench/lce_sweep.py" compile "$RO
 # gemm_check.py and device-check.sh check them and time them beside the
 # default.
 "$BIN/sparcast-aot" "$ROOT/bench/gemm_suite.mlir" -o "$ROOT/bench/artifacts/gemm_suite_rows" --rows-by-threads >/dev/null
+"$BIN/sparcast-aot" "$ROOT/bench/gemm_suite.mlir" -o "$ROOT/bench/artifacts/gemm_suite_sm80_rows" --sm=sm_80 --rows-by-threads >/dev/null
 SPARCAST_AOT="$BIN/sparcast-aot" python3 "$ROOT/bench/lce_sweep.py" compile "$ROOT/bench/artifacts/lce_sweep_rows" \
   --only n250 --aot-flag=--rows-by-threads >/dev/null
 # The same kernels with each GEMM schedule forced (the ones above use the

@@ -135,12 +135,12 @@ void mlir::sc::buildScKernelPipeline(OpPassManager &pm,
   }
   // 16-byte output rows for TMA (after the epilogue fusion: the slice it
   // leaves would stop it), and for sm_80's cp.async; with rows-by-threads
-  // sm_90a's kernels copy and store rows of even N in pieces, so only odd
-  // N there; the portable kernel of other chips takes any N.
+  // the kernels copy and store rows of even N in pieces, so only odd N;
+  // the portable kernel of other chips takes any N.
   if (options.chip == "sm_90a" || isAmpereOrAda(options.chip)) {
     ScPadNPassOptions padN;
     padN.report = report;
-    padN.oddOnly = options.chip == "sm_90a" && options.rowsByThreads;
+    padN.oddOnly = options.rowsByThreads;
     pm.addPass(createScPadNPass(padN));
   }
   // Constant weights in hybrid tiles (after the IKBO steps: the GEMMs they

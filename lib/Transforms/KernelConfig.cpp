@@ -62,9 +62,12 @@ std::string mlir::sc::multistageLimitation(BatchMatmulOp op) {
   if (ShapedType::isDynamic(m) || ShapedType::isDynamic(n) ||
       ShapedType::isDynamic(k))
     return "M, N and K must be static";
-  if (k % 8 != 0 || n % 8 != 0)
+  if (k % 8 != 0)
     return "cp.async copies 16-byte rows: K (" + std::to_string(k) +
-           ") and N (" + std::to_string(n) + ") must be multiples of 8";
+           ") must be a multiple of 8 (pad K with sc-pad-k)";
+  // (Rows of other even N are copied in 4- or 8-byte pieces.)
+  if (n % 2 != 0)
+    return "N (" + std::to_string(n) + ") must be even (pad N with sc-pad-n)";
   if (op.getRhs().getType().getEncoding())
     return "no encoded (hybrid-tiled) operands";
   return "";

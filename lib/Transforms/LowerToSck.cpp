@@ -153,10 +153,10 @@ void buildTileLoop(OpBuilder &b, BatchMatmulOp op, Value batches,
                                      aCoords, transposed);
     auto boxB = sck::LoadOp::create(b, loc, bType, b.getStringAttr("B"),
                                     bCoords, transposed || op.getTransposeRhs());
-    // Rows of N elements that are no TMA stride: Hopper's producer threads
-    // copy the box (the multistage kernel's rows are padded, sc-pad-n).
-    if (!transposed && !multistage && !op.getTransposeRhs() &&
-        !isTmaStride(n, element))
+    // Rows of N elements that are no TMA stride (16 bytes): Hopper's
+    // producer threads copy the box instead of TMA, the multistage
+    // kernel's threads in pieces smaller than 16 bytes.
+    if (!transposed && !op.getTransposeRhs() && !isTmaStride(n, element))
       boxB.setByThreads(true);
     Value acc = sck::MmaOp::create(b, loc, accType, transposed ? boxB : boxA,
                                    transposed ? boxA : boxB,

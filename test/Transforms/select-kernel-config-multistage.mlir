@@ -41,9 +41,15 @@ func.func @f32(%a: tensor<?x8x8xf32>, %b: tensor<?x8x8xf32>) -> tensor<?x8x8xf32
 }
 
 func.func @odd_k(%a: tensor<?x16x13xf16>, %b: tensor<?x13x16xf16>) -> tensor<?x16x16xf16> {
-  // expected-remark @below {{no tensor-core kernel on sm_80: cp.async copies 16-byte rows: K (13) and N (16) must be multiples of 8}}
+  // expected-remark @below {{no tensor-core kernel on sm_80: cp.async copies 16-byte rows: K (13) must be a multiple of 8 (pad K with sc-pad-k)}}
   %c = sc.batch_matmul %a, %b : tensor<?x16x13xf16>, tensor<?x13x16xf16> -> tensor<?x16x16xf16>
   return %c : tensor<?x16x16xf16>
+}
+
+func.func @odd_n(%a: tensor<?x16x16xf16>, %b: tensor<?x16x13xf16>) -> tensor<?x16x13xf16> {
+  // expected-remark @below {{no tensor-core kernel on sm_80: N (13) must be even (pad N with sc-pad-n)}}
+  %c = sc.batch_matmul %a, %b : tensor<?x16x16xf16>, tensor<?x16x13xf16> -> tensor<?x16x13xf16>
+  return %c : tensor<?x16x13xf16>
 }
 
 // sc-lower-to-sck then tiles 128 x 256 past 128 columns (8 warps; 128 x

@@ -131,10 +131,11 @@ static cl::opt<bool> fuseRowSum(
              "measured no faster overall: docs/decisions.md)"));
 static cl::opt<bool> rowsByThreads(
     "rows-by-threads",
-    cl::desc("sm_90a, experimental (not yet run on a GPU): a GEMM whose N is "
-             "even but no multiple of 8 reads its rhs and stores its result "
-             "in place, its rows copied and stored by the kernel's threads, "
-             "instead of through zero-padded copies (sc-pad-n)"));
+    cl::desc("Experimental (not yet run on a GPU): a GEMM whose N is even "
+             "but no multiple of 8 reads its rhs and stores its result in "
+             "place, its rows copied and stored by the kernel's threads in "
+             "4- or 8-byte pieces, instead of through zero-padded copies "
+             "(sc-pad-n)"));
 static cl::opt<bool> denseSplitK(
     "dense-split-k",
     cl::desc("Dense warp-specialized GEMMs run each tile's k-tiles in 2, 4 "

@@ -112,9 +112,9 @@ struct ScKernelPipelineOptions
       llvm::cl::init(false)};
   Option<bool> rowsByThreads{
       *this, "rows-by-threads",
-      llvm::cl::desc("sm_90a: pad only odd N (sc-pad-n odd-only); the GEMM "
-                     "kernels copy and store rows of even N that are no TMA "
-                     "stride by threads (experimental)"),
+      llvm::cl::desc("Pad only odd N (sc-pad-n odd-only); the GEMM kernels "
+                     "copy and store rows of even N that are no 16-byte "
+                     "multiple by threads (experimental)"),
       llvm::cl::init(false)};
   Option<bool> denseSplitK{
       *this, "dense-split-k",

@@ -67,8 +67,8 @@ struct AotOptions {
   bool denseSplitK = true;
   /// sc-fuse-row-sum in the pipeline.
   bool fuseRowSum = false;
-  /// sm_90a: sc-pad-n on odd N only, rows of other N that are no TMA
-  /// stride copied and stored by the kernels' threads (experimental).
+  /// sc-pad-n on odd N only, rows of other N that are no 16-byte multiple
+  /// copied and stored by the kernels' threads (experimental).
   bool rowsByThreads = false;
   /// sm_80 / sm_86 / sm_89 attention's K/V ring slots (0: two).
   int64_t ampereAttentionStages = 0;

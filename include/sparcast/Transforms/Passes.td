@@ -381,7 +381,7 @@ def ScPadNPass : Pass<"sc-pad-n"> {
     %o = tensor.extract_slice %p[0, 0, 0] [%b, 4, 250] [1, 1, 1] : tensor<?x4x256xf16> to tensor<?x4x250xf16>
     ```
 
-    With `odd-only` only odd N is padded: sm_90a's warp-specialized
+    With `odd-only` only odd N is padded: the sm_90a and multistage GEMM
     kernels read a rhs and store a result whose rows are no multiple of
     16 bytes in 4- or 8-byte pieces (`sck.load {by_threads}`,
     `sck.epilogue {direct_stores}`), which even N allows, without the
@@ -391,7 +391,7 @@ def ScPadNPass : Pass<"sc-pad-n"> {
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark for every rewrite (what --report shows)">,
     Option<"oddOnly", "odd-only", "bool", /*default=*/"false",
-           "Pad only odd N (the sm_90a kernels take rows of even N as they are)">,
+           "Pad only odd N (the GEMM kernels take rows of even N as they are)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -303,6 +303,12 @@ bool mlir::sc::usesHopperGemmPath(BatchMatmulOp op,
              .empty();
 }
 
+bool mlir::sc::usesMultistageGemmPath(BatchMatmulOp op,
+                                      const GemmKernelOptions &options) {
+  return isAmpereOrAda(options.chip) && op.getKernelIR() &&
+         getGemmSchedule(op) == GemmSchedule::multistage;
+}
+
 
 /// The consumers' order (the schedule) the kernel-level IR chose for `op`
 /// (its `sc.kernel` function after sc-warp-specialize), empty when the op
@@ -430,11 +436,11 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
   }
   // sm_80 / sm_86 / sm_89: the multistage kernel where
   // sc-select-kernel-config chose it (it says why not otherwise).
-  if (isAmpereOrAda(options.chip) && op.getKernelIR() &&
-      getGemmSchedule(op) == GemmSchedule::multistage)
+  if (usesMultistageGemmPath(op, options))
     return detail::buildMultistageGemmKernel(op, gpuModule, kernelName, binding);
   if (binding.rhsSourceK)
     return op.emitError() << "internal error: K padding can only be left to "
-                             "TMA on the sm_90a path";
+                             "the zero fill of the sm_90a and multistage "
+                             "kernels";
   return detail::buildPortableGemmKernel(op, gpuModule, kernelName, binding);
 }

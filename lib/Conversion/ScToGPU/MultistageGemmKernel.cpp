@@ -128,17 +128,24 @@ mlir::sc::detail::buildMultistageGemmKernel(BatchMatmulOp op,
   FailureOr<MmaSyncRingLayout> layout = mmaSyncRingLayout(ir->ring);
   if (failed(layout))
     return failure();
-  if (binding.rhsSourceK || binding.rhsSourceRowElems)
+  if (binding.rhsSourceRowElems)
     return op.emitError("internal error: the multistage kernel reads the "
-                        "rhs itself, not a view of another tensor");
+                        "rhs itself, not a slice of another tensor");
   if ((*kernel).getNumArguments() != 1 + op.getEpilogueIns().size())
     return kernel->emitError("multistage-gemm-kernel: a kernel-level function "
                              "of other than (batch, epilogue operands...)");
   GemmShape shape(op);
   bool flatRows = shape.lhsBatched && !shape.rhsBatched;
-  SmallVector<Type> params = {memrefOf(op.getLhs().getType()),
-                              memrefOf(op.getRhs().getType()),
-                              memrefOf(op.getType())};
+  // A rhs padded along K is read unpadded (binding.rhsSourceK): the copies
+  // zero-fill the rows past its K.
+  RankedTensorType rhsType = op.getRhs().getType();
+  SmallVector<int64_t> rhsDims(rhsType.getShape());
+  if (binding.rhsSourceK)
+    rhsDims[rhsDims.size() - 2] = binding.rhsSourceK;
+  SmallVector<Type> params = {
+      memrefOf(op.getLhs().getType()),
+      memrefOf(RankedTensorType::get(rhsDims, rhsType.getElementType())),
+      memrefOf(op.getType())};
   for (Value in : op.getEpilogueIns())
     params.push_back(memrefOf(cast<RankedTensorType>(in.getType())));
   OpBuilder b(ctx);
@@ -175,17 +182,22 @@ mlir::sc::detail::buildMultistageGemmKernel(BatchMatmulOp op,
   }
   launch.sharedBytes = layout->bytes;
   launch.params = memrefGemmParams(binding);
+  bool bInPieces = false;
+  (*kernel).walk([&](sck::LoadOp load) { bInPieces |= load.getByThreads(); });
   launch.summary =
       llvm::formatv("{0}: {1}x{2}x{3} {4}, multistage (sm_80/86/89): 128x{10} "
                     "tiles of {11} warps, {5}-stage cp.async ring (k-tiles of "
                     "{6}), ldmatrix + mma.sync m16n8k16 (fp32 accumulation), "
-                    "B {7}{8}, {9} B shared memory",
+                    "B {7}{12}{8}, {9} B shared memory",
                     kernelName, shape.m, shape.n, shape.k,
                     op.getLhs().getType().getElementType(),
                     layout->stages, kDepth,
                     op.getTransposeRhs() ? "K-major" : "N-major",
                     flatRows ? ", rows of all batch elements" : "",
-                    launch.sharedBytes, ir->cols, ir->threads() / 32)
+                    launch.sharedBytes, ir->cols, ir->threads() / 32,
+                    bInPieces ? " (copied in 4- or 8-byte pieces: its rows "
+                                "are no 16-byte multiple)"
+                              : "")
           .str();
   return launch;
 }

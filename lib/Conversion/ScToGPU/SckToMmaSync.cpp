@@ -294,6 +294,19 @@ struct PutToCpAsync : OpConversionPattern<sck::PutOp> {
                             "static rows and columns");
     int64_t rows = type.getShape()[type.getRank() - 2];
     int64_t cols = type.getShape().back();
+    // Pieces of 16 bytes; of 8 or 4 where the operand's rows are no
+    // 16-byte multiple (`by_threads`: as much as their alignment allows).
+    int64_t piece = kChunkBytes;
+    if (load.getByThreads()) {
+      if (load.getTransposed() || cols % 2 != 0)
+        return load.emitError("sc-convert-sck-to-mma-sync: a box loaded by "
+                              "threads in pieces from rows of an even number "
+                              "of elements, as stored");
+      piece = cols % 4 == 0 ? 8 : 4;
+    } else if (cols * 2 % kChunkBytes != 0) {
+      return load.emitError("sc-convert-sck-to-mma-sync: an operand of rows "
+                            "of 16-byte multiples (else loaded by threads)");
+    }
     // Rows: the operand's, or with one coordinate fewer those of all its
     // batch elements.
     bool flat = coords == 2 && type.getRank() == 3;
@@ -307,7 +320,7 @@ struct PutToCpAsync : OpConversionPattern<sck::PutOp> {
     Value row0 = at[1], col0 = at[0];
     Value batchOffset =
         coords == 3 ? a.mul(at[2], a.index(rows * cols)) : a.index(0);
-    int64_t chunksARow = (part.rowBytes - kRowPad) / kChunkBytes;
+    int64_t chunksARow = (part.rowBytes - kRowPad) / piece;
     int64_t chunks = part.rows * chunksARow;
     int64_t threads = blockThreads(load);
     if (threads <= 0 || chunks % threads != 0)
@@ -318,7 +331,7 @@ struct PutToCpAsync : OpConversionPattern<sck::PutOp> {
     for (int64_t i = 0; i < chunks / threads; ++i) {
       Value chunk = a.add(tid, a.index(i * threads));
       Value row = a.div(chunk, a.index(chunksARow));
-      Value col = a.mul(a.rem(chunk, a.index(chunksARow)), a.index(8));
+      Value col = a.mul(a.rem(chunk, a.index(chunksARow)), a.index(piece / 2));
       Value r = a.add(row0, row), c = a.add(col0, col);
       Value valid = arith::AndIOp::create(a.b, a.loc, a.ult(r, rowLimit),
                                           a.ult(c, a.index(cols)));
@@ -328,9 +341,13 @@ struct PutToCpAsync : OpConversionPattern<sck::PutOp> {
                                     a.mul(col, a.index(2))));
       // An invalid chunk reads nothing (source size 0) from a valid address.
       Value from = arith::SelectOp::create(a.b, a.loc, valid, src, base);
-      Value size = arith::SelectOp::create(a.b, a.loc, valid, a.i32(16), a.i32(0));
+      Value size = arith::SelectOp::create(a.b, a.loc, valid, a.i32(piece), a.i32(0));
+      // (cp.async.cg copies 16 bytes only.)
       NVVM::CpAsyncOp::create(a.b, a.loc, a.pointer(dst, 3), a.pointer(from, 1),
-                              kChunkBytes, NVVM::LoadCacheModifierKind::CG, size);
+                              piece,
+                              piece == kChunkBytes ? NVVM::LoadCacheModifierKind::CG
+                                                   : NVVM::LoadCacheModifierKind::CA,
+                              size);
     }
     return success();
   }

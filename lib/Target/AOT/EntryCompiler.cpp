@@ -545,11 +545,13 @@ FailureOr<GemmBinding> EntryCompiler::bindMatmul(BatchMatmulOp op) {
   GemmBinding binding;
   Location loc = op.getLoc();
   // A rhs that is a view of another tensor may be read where it is by the
-  // Hopper kernels' tensor map.
+  // Hopper kernels' tensor map (and, padded along K, by the multistage
+  // kernel's copies).
   std::optional<View> rhsView = viewOf(op.getRhs(), views, tensors);
   bool absorbPad = false, inPlace = false;
+  bool hopper = usesHopperGemmPath(op, gemmOptions());
   if (rhsView && views.count(op.getRhs()) &&
-      usesHopperGemmPath(op, gemmOptions())) {
+      (hopper || usesMultistageGemmPath(op, gemmOptions()))) {
     const View &v = *rhsView;
     RankedTensorType src = v.source.type;
     // A rhs [B, K, N] that only pads K is read unpadded: TMA (or the
@@ -563,7 +565,7 @@ FailureOr<GemmBinding> EntryCompiler::bindMatmul(BatchMatmulOp op) {
     // tensor map starts at the slice, with the weight's rows (16-byte
     // aligned start and rows: TMA's).
     int64_t bytes = src.getElementTypeBitWidth() / 8;
-    inPlace = src.getRank() == 2 && src.hasStaticShape() &&
+    inPlace = hopper && src.getRank() == 2 && src.hasStaticShape() &&
               v.type.hasStaticShape() && src.getDimSize(1) * bytes % 16 == 0 &&
               v.extent == SmallVector<int64_t>(v.type.getShape()) &&
               (v.offsets[0] * src.getDimSize(1) + v.offsets[1]) * bytes % 16 == 0;

@@ -41,3 +41,19 @@ gpu.module @kernels {
     gpu.return
   }
 }
+
+// -----
+
+// Rows of 130 f16 (260 bytes) are no 16-byte multiple: their boxes must be
+// loaded by threads (in pieces), not in 16-byte chunks.
+gpu.module @kernels {
+  gpu.func @gemm(%a: memref<?x200x72xf16> {sck.operand = "A"}, %b: memref<?x72x130xf16> {sck.operand = "B"}) kernel attributes {nvvm.maxntid = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %ring = sck.ring {stages = 2 : i64} : !sck.ring<!sck.box<128x32xf16>, !sck.box<32x128xf16>>
+    %a0 = sck.load "A"[%c0, %c0, %c0] : !sck.box<128x32xf16>
+    // expected-error @below {{sc-convert-sck-to-mma-sync: an operand of rows of 16-byte multiples (else loaded by threads)}}
+    %b0 = sck.load "B"[%c0, %c0, %c0] : !sck.box<32x128xf16>
+    sck.put %ring[%c0], %a0, %b0 : !sck.ring<!sck.box<128x32xf16>, !sck.box<32x128xf16>>, !sck.box<128x32xf16>, !sck.box<32x128xf16>
+    gpu.return
+  }
+}

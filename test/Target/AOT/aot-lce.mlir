@@ -2,6 +2,16 @@
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/manifest.json
 // RUN: FileCheck %s --check-prefix=HEADER < %t/lce.h
 // RUN: rm -rf %t16 && sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t16 --report --ikbo-request-in-result-type | FileCheck %s --check-prefix=REQ16
+// RUN: rm -rf %t80 && sparcast-aot %sparcast_src_root/examples/lce.mlir -o %t80 --sm=sm_80 --report | FileCheck %s --check-prefix=SM80
+
+// sm_80: the multistage kernels' copies zero-fill the features' rows past
+// K as TMA does, so the features are read unpadded (only the weight's
+// parts are copied).
+// SM80: padding of arg1 along K (1178 -> 1184) left to the kernel's zero fill
+// SM80: kernel lce_gemm1: 433x256x1184 f16, multistage
+// SM80: padding of arg2 along K (866 -> 872) left to the kernel's zero fill
+// SM80-NOT: copy arg2
+// SM80: kernel lce_gemm3: 433x256x872 f16, multistage
 
 // --ikbo-request-in-result-type: the request GEMM writes f16, and the
 // candidate GEMM's epilogue gets its tiles by TMA (not dispatched: the

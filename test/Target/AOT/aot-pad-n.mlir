@@ -1,6 +1,7 @@
 // REQUIRES: ptxas
 // RUN: rm -rf %t && sparcast-aot %s -o %t --report 2>&1 | FileCheck %s --check-prefix=PADDED
 // RUN: rm -rf %t.rows && sparcast-aot %s -o %t.rows --report --rows-by-threads 2>&1 | FileCheck %s
+// RUN: rm -rf %t.rows80 && sparcast-aot %s -o %t.rows80 --sm=sm_80 --report --rows-by-threads 2>&1 | FileCheck %s --check-prefix=SM80
 
 // An LCE whose N (250) is not a multiple of 8 stays on the tensor cores.
 // With --rows-by-threads, without copies: each GEMM's producer threads
@@ -17,6 +18,15 @@
 // CHECK-NOT: kernel lce250_copy{{.*}}arg2
 // CHECK: kernel lce250_gemm3: 433x250x872 f16, {{.*}}B's boxes by its threads' cp.async{{.*}}stores of each thread's pairs
 // CHECK-NOT: kernel lce250_copy
+
+// sm_80 with --rows-by-threads: the multistage kernels copy B's rows in
+// 4-byte pieces (their C stores are per thread anyway), no copies.
+// SM80-NOT: padded N
+// SM80: kernel lce250_gemm1: 433x250x1184 f16, multistage {{.*}}B N-major (copied in 4- or 8-byte pieces: its rows are no 16-byte multiple)
+// SM80: padding of arg2 along K (866 -> 872) left to the kernel's zero fill
+// SM80-NOT: kernel lce250_copy{{.*}}arg2
+// SM80: kernel lce250_gemm3: 433x250x872 f16, multistage {{.*}}(copied in 4- or 8-byte pieces
+// SM80-NOT: kernel lce250_copy
 
 // By default: both GEMMs computed over 256 columns of zero-padded
 // inputs, their results sliced back (the request GEMM's before the

@@ -8,16 +8,16 @@
 // ptxas -v accepts every generated kernel with no spills, on both paths
 // (and with rows copied and stored by threads: no padding copies), and the
 // artifact ships a cubin next to the PTX.
-// CHECK-COUNT-25: 0 bytes spill stores, 0 bytes spill loads
+// CHECK-COUNT-27: 0 bytes spill stores, 0 bytes spill loads
 // CHECK-NOT: spill stores
-// ROWS-COUNT-17: 0 bytes spill stores, 0 bytes spill loads
+// ROWS-COUNT-19: 0 bytes spill stores, 0 bytes spill loads
 // ROWS-NOT: spill stores
-// SM80-COUNT-16: multistage (sm_80/86/89)
+// SM80-COUNT-17: multistage (sm_80/86/89)
 // SM80: Compiling entry function 'shared_w_f16_gemm0' for 'sm_80'
-// SM80-COUNT-16: 0 bytes spill stores, 0 bytes spill loads
-// SM80-WIDE-COUNT-16: multistage (sm_80/86/89): 128x256 tiles of 8 warps
+// SM80-COUNT-17: 0 bytes spill stores, 0 bytes spill loads
+// SM80-WIDE-COUNT-17: multistage (sm_80/86/89): 128x256 tiles of 8 warps
 // SM80-WIDE: Compiling entry function 'shared_w_f16_gemm0' for 'sm_80'
-// SM80-WIDE-COUNT-16: 0 bytes spill stores, 0 bytes spill loads
+// SM80-WIDE-COUNT-17: 0 bytes spill stores, 0 bytes spill loads
 // RUN: FileCheck %s --check-prefix=CUBIN < %t/manifest.json
 // CUBIN: "chip": "sm_90a",
 // CUBIN: "cubin": "bmm_f16_kernels.sm_90a.cubin",

@@ -156,6 +156,10 @@ DenseSplit denseSplitOf(BatchMatmulOp op);
 /// `options` (chip and schedule).
 bool usesHopperGemmPath(BatchMatmulOp op, const GemmKernelOptions &options);
 
+/// Whether buildGemmKernel takes the multistage (sm_80 / sm_86 / sm_89)
+/// path for `op`: its threads copy the operands by cp.async.
+bool usesMultistageGemmPath(BatchMatmulOp op, const GemmKernelOptions &options);
+
 /// Builds kernel `kernelName` for `op` into `gpuModule`: the TMA + wgmma
 /// kernel on sm_90a when the op fits it (f16/bf16, row-major B, K and N
 /// multiples of 8), else the portable kernel, with a remark saying why.
