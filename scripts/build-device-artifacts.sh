@@ -71,6 +71,10 @@ SPARCAST_AOT="$BIN/sparcast-aot" /usr/bin/python3 "$ROOT/examples/ranking_model.
   compile "$ROOT/bench/artifacts/ranker" >/dev/null
 SPARCAST_AOT="$BIN/sparcast-aot" /usr/bin/python3 "$ROOT/examples/ranking_model.py" \
   compile "$ROOT/bench/artifacts/ranker_reference" --model reference >/dev/null
+# Experimental: the same with the pooled LCE's weight rows summed before its
+# GEMMs (--sum-rows-first); device-check.sh times it against the default.
+SPARCAST_AOT="$BIN/sparcast-aot" /usr/bin/python3 "$ROOT/examples/ranking_model.py" \
+  compile "$ROOT/bench/artifacts/ranker_reference_first" --model reference --aot-arg=--sum-rows-first >/dev/null
 # The LCE over 15 shapes with --autotune (bench/lce_sweep.py).
 SPARCAST_AOT="$BIN/sparcast-aot" python3 "$ROOT/bench/lce_sweep.py" compile "$ROOT/bench/artifacts/lce_sweep" >/dev/null
 # Experimental: rows that are no TMA stride (N = 250) copied and stored by

@@ -82,6 +82,11 @@ PYTHONUNBUFFERED=1 timeout 300 python3 "$ROOT/examples/ranking_model.py" check \
   "$ROOT/bench/artifacts/ranker" --json "$OUT_DIR/ranking.json" 2>&1 | tee "$OUT_DIR/ranking.log" || echo "ranking model failed (see ranking.log)"
 PYTHONUNBUFFERED=1 timeout 420 python3 "$ROOT/examples/ranking_model.py" check --model reference --sweep \
   "$ROOT/bench/artifacts/ranker_reference" --json "$OUT_DIR/ranking-reference.json" 2>&1 | tee "$OUT_DIR/ranking-reference.log" || echo "reference ranking model failed (see ranking-reference.log)"
+# Experimental: the weight rows summed before the pooled LCE's GEMMs
+# (--sum-rows-first), the default build timed in the same rounds.
+PYTHONUNBUFFERED=1 timeout 240 python3 "$ROOT/examples/ranking_model.py" check --model reference \
+  "$ROOT/bench/artifacts/ranker_reference_first" --baseline "$ROOT/bench/artifacts/ranker_reference" \
+  --json "$OUT_DIR/ranking-sum-rows-first.json" 2>&1 | tee "$OUT_DIR/ranking-sum-rows-first.log" || echo "sum-rows-first ranking model failed (see ranking-sum-rows-first.log)"
 # Experimental kernels (TMA multicast GEMMs, grouped target attention)
 # in a process of their own with a short bound: a hang there costs little
 # and the results above are already written.

@@ -160,10 +160,18 @@ void mlir::sc::buildScKernelPipeline(OpPassManager &pm,
   // zeros a linalg.fill). Opt-in: the summing epilogue costs what the
   // stores saved, and the transposed tile cannot take it
   // (docs/decisions.md).
-  if (options.fuseRowSum) {
+  if (options.fuseRowSum || options.sumRowsFirst) {
     ScFuseRowSumPassOptions rowSum;
     rowSum.report = report;
     pm.addNestedPass<func::FuncOp>(createScFuseRowSumPass(rowSum));
+  }
+  // With sum-rows-first, such a GEMM of a shared lhs then multiplies the
+  // lhs's row sum: one row instead of M (exact in real arithmetic; the
+  // products' per-element rounding before the sum goes).
+  if (options.sumRowsFirst) {
+    ScSumRowsFirstPassOptions first;
+    first.report = report;
+    pm.addNestedPass<func::FuncOp>(createScSumRowsFirstPass(first));
   }
   // What stays outside the sc ops runs as generated kernels, one per
   // linalg.generic: named ops generalized, element-wise chains fused (one

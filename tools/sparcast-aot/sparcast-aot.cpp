@@ -129,6 +129,12 @@ static cl::opt<bool> fuseRowSum(
     cl::desc("Fold sums over a GEMM's rows (a mean pooling) into the GEMM, "
              "whose result is then never stored (sc-fuse-row-sum; "
              "measured no faster overall: docs/decisions.md)"));
+static cl::opt<bool> sumRowsFirst(
+    "sum-rows-first",
+    cl::desc("Experimental (not yet run on a GPU), implies --fuse-row-sum: "
+             "a GEMM of a shared weight whose result rows are summed (a mean "
+             "pooling) multiplies the weight's row sum instead, one row "
+             "for M (sc-sum-rows-first; exact in real arithmetic)"));
 static cl::opt<bool> rowsByThreads(
     "rows-by-threads",
     cl::desc("Experimental (not yet run on a GPU): a GEMM whose N is even "
@@ -237,6 +243,7 @@ int main(int argc, char **argv) {
   options.hybridSplitK = hybridSplitK;
   options.denseSplitK = denseSplitK;
   options.fuseRowSum = fuseRowSum;
+  options.sumRowsFirst = sumRowsFirst;
   options.rowsByThreads = rowsByThreads;
   options.ampereAttentionStages = ampereAttentionStages;
   options.ampereGemmTileCols = ampereGemmTileCols;

@@ -110,6 +110,11 @@ struct ScKernelPipelineOptions
       llvm::cl::desc("Fold sums over a GEMM's rows (mean pooling) into the "
                      "GEMM (sc-fuse-row-sum): its result is never stored"),
       llvm::cl::init(false)};
+  Option<bool> sumRowsFirst{
+      *this, "sum-rows-first",
+      llvm::cl::desc("With fuse-row-sum: a summed-rows GEMM of a shared lhs "
+                     "multiplies the lhs's row sum instead (sc-sum-rows-first)"),
+      llvm::cl::init(false)};
   Option<bool> rowsByThreads{
       *this, "rows-by-threads",
       llvm::cl::desc("Pad only odd N (sc-pad-n odd-only); the GEMM kernels "

@@ -65,8 +65,9 @@ struct AotOptions {
   /// Split-K of the dense warp-specialized GEMMs, parts chosen in the
   /// kernel from its tile count (sc-split-k dense).
   bool denseSplitK = true;
-  /// sc-fuse-row-sum in the pipeline.
-  bool fuseRowSum = false;
+  /// sc-fuse-row-sum in the pipeline; with sumRowsFirst, sc-sum-rows-first
+  /// after it.
+  bool fuseRowSum = false, sumRowsFirst = false;
   /// sc-pad-n on odd N only, rows of other N that are no 16-byte multiple
   /// copied and stored by the kernels' threads (experimental).
   bool rowsByThreads = false;

@@ -309,6 +309,57 @@ def ScSplitConcatKPass : Pass<"sc-split-concat-k"> {
   ];
 }
 
+def ScSumRowsFirstPass : Pass<"sc-sum-rows-first"> {
+  let summary = "Sum a shared lhs's rows before the matmul whose result rows are summed";
+  let description = [{
+    A matmul whose rows are summed (`sum_rows`, sc-fuse-row-sum) with a
+    shared lhs W [M, K] computes sum_m (W E[b])[m, n] = (sum_m W[m, :])
+    E[b][:, n]: the rows of W are summed first (in f32, per call: W is an
+    argument), so the product has one row instead of M (M times fewer
+    flops; at M 433 the LCE's candidate GEMM then only streams its
+    candidates once). The f32 row is split in two 16-bit rows, hi + lo, so
+    the tensor cores lose none of it, and the product sums those two rows.
+    An epilogue that adds a gathered operand X[g, m, n] (IKBO's
+    gather-add) adds its own row sum once instead (row 0); where X is a
+    matmul's result of that one use, that matmul sums its rows too (and
+    this pass applies to it in turn), else a reduction sums them. Exact in
+    real arithmetic; the per-element rounding of the product's elements
+    before the sum is gone (closer to the f32 sum). Other epilogues are
+    left alone. In the kernel pipeline with `sum-rows-first`
+    (`sparcast-aot --sum-rows-first`, which implies `--fuse-row-sum`).
+
+    Before:
+
+    ```mlir
+    %r = sc.batch_matmul %w, %e {sum_rows} : tensor<433x872xbf16>, tensor<?x872x256xbf16> -> tensor<?x1x256xf32> {
+    ^bb0(%acc: f32, %b: index, %m: index, %n: index):
+      %h = arith.truncf %acc : f32 to bf16
+      sc.yield %h : bf16
+    }
+    ```
+
+    After:
+
+    ```mlir
+    %sum = linalg.generic ... ins(%w : tensor<433x872xbf16>) -> tensor<1x872xf32>
+    %w2 = linalg.generic ... ins(%sum : tensor<1x872xf32>) -> tensor<2x872xbf16>  // hi, lo
+    %r = sc.batch_matmul %w2, %e {sum_rows} : tensor<2x872xbf16>, tensor<?x872x256xbf16> -> tensor<?x1x256xf32> {
+    ^bb0(%acc: f32, %b: index, %m: index, %n: index):
+      sc.yield %acc : f32
+    }
+    ```
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark for every rewrite (what --report shows)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def ScFuseRowSumPass : Pass<"sc-fuse-row-sum"> {
   let summary = "Fold a sum over a batched matmul's rows into the matmul";
   let description = [{

@@ -116,6 +116,7 @@ static LogicalResult runModelPasses(ModuleOp module, const AotOptions &options,
     pipeline.hybridSplitK = options.hybridSplitK;
     pipeline.denseSplitK = options.denseSplitK;
     pipeline.fuseRowSum = options.fuseRowSum;
+    pipeline.sumRowsFirst = options.sumRowsFirst;
     pipeline.rowsByThreads = options.rowsByThreads;
     pipeline.ampereAttentionStages = options.ampereAttentionStages;
     pipeline.ampereGemmTileCols = options.ampereGemmTileCols;
