@@ -85,6 +85,12 @@ bool mlir::sc::isAmpereOrAda(StringRef chip) {
   return chip == "sm_80" || chip == "sm_86" || chip == "sm_89";
 }
 
+int64_t mlir::sc::maxSharedBytesPerBlock(StringRef chip) {
+  if (chip == "sm_90a")
+    return 227 * 1024;
+  return (chip == "sm_80" ? 163 : 99) * 1024;
+}
+
 GemmSchedule mlir::sc::getGemmSchedule(BatchMatmulOp op) {
   if (auto pinned = op->getAttrOfType<GemmScheduleAttr>(
           BatchMatmulOp::getScheduleAttrName()))

@@ -48,6 +48,10 @@ int64_t multistageTileCols(int64_t requested, int64_t n);
 /// Whether `chip` is one the multistage kernel is for.
 bool isAmpereOrAda(StringRef chip);
 
+/// Dynamic shared memory a CTA may take on `chip`: sm_80's 163 KB, sm_86 /
+/// sm_89's 99 KB, sm_90a's 227 KB.
+int64_t maxSharedBytesPerBlock(StringRef chip);
+
 /// The transposed schedule's tile rows (result rows m a tile) for a result
 /// of `m` rows: as few tiles of at most 152 rows (the two m64n152
 /// accumulators a consumer holds) as cover m, split evenly, rounded up to

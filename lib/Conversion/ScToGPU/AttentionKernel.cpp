@@ -1571,9 +1571,7 @@ buildMultistageAttention(AttentionOp op, gpu::GPUModuleOp gpuModule,
       sc::detail::convertAttentionSckToMmaSync(func, s, keyLen);
   if (failed(shared))
     return failure();
-  // Dynamic shared memory a CTA may take: sm_80's 163 KB, sm_86 / sm_89's
-  // 99 KB.
-  int64_t limit = (chip == "sm_80" ? 163 : 99) * 1024;
+  int64_t limit = maxSharedBytesPerBlock(chip);
   if (*shared > limit)
     return op.emitError() << "the " << chip << " attention kernel's rings "
                              "need "

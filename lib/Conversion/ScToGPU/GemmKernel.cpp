@@ -437,7 +437,8 @@ mlir::sc::buildGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp gpuModule,
   // sm_80 / sm_86 / sm_89: the multistage kernel where
   // sc-select-kernel-config chose it (it says why not otherwise).
   if (usesMultistageGemmPath(op, options))
-    return detail::buildMultistageGemmKernel(op, gpuModule, kernelName, binding);
+    return detail::buildMultistageGemmKernel(op, gpuModule, kernelName, binding,
+                                             options.chip);
   if (binding.rhsSourceK)
     return op.emitError() << "internal error: K padding can only be left to "
                              "the zero fill of the sm_90a and multistage "

@@ -86,11 +86,13 @@ FailureOr<KernelLaunch> buildPortableGemmKernel(BatchMatmulOp op,
 
 /// The multistage kernel of `op` (sm_80 / sm_86 / sm_89: cp.async ring,
 /// mma.sync) written from its kernel-level IR (MultistageGemmKernel.cpp),
-/// and its launch; a located error for IR of another form.
+/// and its launch; a located error for IR of another form or a ring that
+/// needs more shared memory than `chip` gives a CTA.
 FailureOr<KernelLaunch> buildMultistageGemmKernel(BatchMatmulOp op,
                                                   gpu::GPUModuleOp module,
                                                   StringRef kernelName,
-                                                  const GemmBinding &binding);
+                                                  const GemmBinding &binding,
+                                                  StringRef chip);
 
 /// The warp-specialized kernel of `op` (ping-pong, cooperative or the
 /// transposed tile; persistent or a grid; alone or in CTA pairs; any

@@ -111,7 +111,8 @@ FailureOr<KernelLaunch>
 mlir::sc::detail::buildMultistageGemmKernel(BatchMatmulOp op,
                                             gpu::GPUModuleOp gpuModule,
                                             StringRef kernelName,
-                                            const GemmBinding &binding) {
+                                            const GemmBinding &binding,
+                                            StringRef chip) {
   MLIRContext *ctx = op.getContext();
   ctx->loadDialect<arith::ArithDialect, func::FuncDialect, gpu::GPUDialect,
                    LLVM::LLVMDialect, memref::MemRefDialect, NVVM::NVVMDialect,
@@ -128,6 +129,11 @@ mlir::sc::detail::buildMultistageGemmKernel(BatchMatmulOp op,
   FailureOr<MmaSyncRingLayout> layout = mmaSyncRingLayout(ir->ring);
   if (failed(layout))
     return failure();
+  if (layout->bytes > maxSharedBytesPerBlock(chip))
+    return ir->ring.emitError("multistage-gemm-kernel: the ring needs ")
+           << layout->bytes << " bytes of shared memory, more than " << chip
+           << "'s " << maxSharedBytesPerBlock(chip)
+           << " a CTA (fewer stages, or 128-column tiles)";
   if (binding.rhsSourceRowElems)
     return op.emitError("internal error: the multistage kernel reads the "
                         "rhs itself, not a slice of another tensor");
