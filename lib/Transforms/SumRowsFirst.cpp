@@ -69,8 +69,10 @@ FailureOr<AffineEpilogue> matchAffineEpilogue(BatchMatmulOp op) {
     x = ext.getIn();
   auto read = x.getDefiningOp<tensor::ExtractOp>();
   auto in = read ? dyn_cast<BlockArgument>(read.getTensor()) : BlockArgument();
+  // (Read there only: its rows are summed.)
   if (!in || in.getOwner() != &body || in.getArgNumber() < kLead ||
-      read.getIndices().size() != 3 || read.getIndices()[1] != m ||
+      !in.hasOneUse() || read.getIndices().size() != 3 ||
+      read.getIndices()[1] != m ||
       read.getIndices()[2] != n ||
       dependsOn(read.getIndices()[0], {acc, m, n}))
     return failure();

@@ -114,3 +114,23 @@ func.func @left(%w: tensor<5x32xf16>, %x: tensor<?x5x32xf16>, %e: tensor<?x32x16
   }
   return %relu, %biased, %unsummed, %batched, %two : tensor<?x1x16xf32>, tensor<?x1x16xf32>, tensor<?x5x16xf32>, tensor<?x1x16xf32>, tensor<?x1x16xf32>
 }
+
+// -----
+
+// Left: the gathered operand read twice (its rows could not be summed for
+// one read only).
+// CHECK-LABEL: func.func @read_twice
+// CHECK-NOT: linalg.generic
+func.func @read_twice(%w: tensor<5x32xf16>, %e: tensor<?x32x16xf16>, %user: tensor<?x5x16xf32>, %idx: tensor<?xi32>) -> tensor<?x1x16xf32> {
+  %r = sc.batch_matmul %w, %e epilogue_ins(%user, %idx : tensor<?x5x16xf32>, tensor<?xi32>) {sum_rows} : tensor<5x32xf16>, tensor<?x32x16xf16> -> tensor<?x1x16xf32> {
+  ^bb0(%acc: f32, %b: index, %m: index, %n: index, %u: tensor<?x5x16xf32>, %ix: tensor<?xi32>):
+    %c0 = arith.constant 0 : index
+    %first = tensor.extract %u[%c0, %c0, %c0] : tensor<?x5x16xf32>
+    %g = arith.fptosi %first : f32 to i32
+    %gi = arith.index_cast %g : i32 to index
+    %x = tensor.extract %u[%gi, %m, %n] : tensor<?x5x16xf32>
+    %s = arith.addf %x, %acc : f32
+    sc.yield %s : f32
+  }
+  return %r : tensor<?x1x16xf32>
+}
