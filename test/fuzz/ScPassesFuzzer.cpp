@@ -3,7 +3,8 @@
 // Any bytes as MLIR text: parsed and verified with every dialect the tools
 // register, then run through the tensor-level Sparcast passes (lineage,
 // the IKBO pipeline, the K split at concatenations, row sums folded into
-// GEMMs, block-mask materialization), then the kernel configuration and kernel-level passes
+// GEMMs (and, on a copy, the lhs's rows summed first), block-mask
+// materialization), then the kernel configuration and kernel-level passes
 // for Hopper (lowering to sck, persistence, multicast, warp
 // specialization, prefetched epilogue operands, the GEMM and attention
 // schedules) and, on a copy, for sm_80
@@ -91,6 +92,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   pm.addPass(sc::createScMaterializeBlockMaskPass());
   if (failed(pm.run(*module)))
     return 0;
+  // Summed rows of a shared lhs summed before the product, on a copy.
+  OwningOpRef<ModuleOp> first = cast<ModuleOp>((*module)->clone());
+  PassManager firstPm(&context);
+  firstPm.addNestedPass<func::FuncOp>(sc::createScSumRowsFirstPass());
+  (void)firstPm.run(*first);
   OwningOpRef<ModuleOp> ampere = cast<ModuleOp>((*module)->clone());
   PassManager hopper(&context);
   hopper.addNestedPass<func::FuncOp>(sc::createScTuneGemmSchedulesPass());
