@@ -40,11 +40,17 @@ bool dependsOn(Value v, ArrayRef<Value> args) {
 }
 
 /// What an epilogue adds to the accumulator before it is (maybe) rounded
-/// and yielded: nothing, or operand `operand` read at [g, m, n], g
-/// independent of the accumulator, the row and the column.
+/// and yielded: nothing (null `term`); operand `operand` read at [g, m, n]
+/// (`read`; g independent of the accumulator, the row and the column), whose
+/// rows are then summed; or a term that depends on neither the
+/// accumulator nor the row (a bias at [n]), then added M times.
 struct AffineEpilogue {
-  tensor::ExtractOp added;
+  Value term;
+  tensor::ExtractOp read;
   unsigned operand = 0;
+  /// The ops that go: the addition, the rounding, the read and its
+  /// extension.
+  SmallVector<Operation *> replaced;
 };
 
 /// The affine form of `op`'s epilogue (none without a region), or
@@ -57,27 +63,37 @@ FailureOr<AffineEpilogue> matchAffineEpilogue(BatchMatmulOp op) {
   Value acc = body.getArgument(0), m = body.getArgument(2),
         n = body.getArgument(3);
   Value v = body.getTerminator()->getOperand(0);
-  if (auto trunc = v.getDefiningOp<arith::TruncFOp>())
+  if (auto trunc = v.getDefiningOp<arith::TruncFOp>()) {
+    form.replaced.push_back(trunc);
     v = trunc.getIn();
+  }
   if (v == acc)
     return form;
   auto add = v.getDefiningOp<arith::AddFOp>();
-  if (!add || (add.getLhs() != acc && add.getRhs() != acc))
+  if (!add || (add.getLhs() != acc && add.getRhs() != acc) ||
+      add.getLhs() == add.getRhs())
     return failure();
-  Value x = add.getLhs() == acc ? add.getRhs() : add.getLhs();
-  if (auto ext = x.getDefiningOp<arith::ExtFOp>())
+  form.replaced.push_back(add);
+  form.term = add.getLhs() == acc ? add.getRhs() : add.getLhs();
+  if (!dependsOn(form.term, {acc, m}))
+    return form;
+  Value x = form.term;
+  auto ext = x.getDefiningOp<arith::ExtFOp>();
+  if (ext)
     x = ext.getIn();
   auto read = x.getDefiningOp<tensor::ExtractOp>();
   auto in = read ? dyn_cast<BlockArgument>(read.getTensor()) : BlockArgument();
   // (Read there only: its rows are summed.)
   if (!in || in.getOwner() != &body || in.getArgNumber() < kLead ||
       !in.hasOneUse() || read.getIndices().size() != 3 ||
-      read.getIndices()[1] != m ||
-      read.getIndices()[2] != n ||
+      read.getIndices()[1] != m || read.getIndices()[2] != n ||
       dependsOn(read.getIndices()[0], {acc, m, n}))
     return failure();
-  form.added = read;
+  form.read = read;
   form.operand = in.getArgNumber() - kLead;
+  form.replaced.push_back(read);
+  if (ext)
+    form.replaced.push_back(ext);
   return form;
 }
 
@@ -179,11 +195,12 @@ struct SumLhsRowsFirst : OpRewritePattern<BatchMatmulOp> {
     FailureOr<AffineEpilogue> form = matchAffineEpilogue(op);
     if (failed(form))
       return rewriter.notifyMatchFailure(op, "an epilogue other than acc (+ "
-                                             "an operand at [g, m, n])");
+                                             "an operand at [g, m, n] or a "
+                                             "term independent of m)");
     Location loc = op.getLoc();
     SmallVector<Value> ins(op.getEpilogueIns());
-    if (form->added) {
-      // The added operand's rows summed: by its matmul where it has no
+    if (form->read) {
+      // The read operand's rows summed: by its matmul where it has no
       // other use, else by a reduction.
       Value x = ins[form->operand];
       auto xType = cast<RankedTensorType>(x.getType());
@@ -215,32 +232,37 @@ struct SumLhsRowsFirst : OpRewritePattern<BatchMatmulOp> {
                                        op.getTransposeRhsAttr());
     first.setSumRows(true);
     first->setDiscardableAttrs(op->getDiscardableAttrDictionary());
-    // The region: the accumulator in f32, plus, on row 0 only, the added
-    // operand's row sum at [g, 0, n] (the old body's index computation
-    // cloned).
+    // The region: the accumulator in f32, plus, on row 0 only, the term
+    // summed over the rows (the old body's other ops cloned).
     buildIdentityEpilogue(rewriter, loc, first);
     Block &body = first.getEpilogue().front();
-    if (form->added) {
+    if (form->term) {
       Block &old = op.getEpilogue().front();
       IRMapping mapping;
       mapping.map(old.getArguments(), body.getArguments());
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPoint(body.getTerminator());
-      for (Operation &inner : old.without_terminator()) {
-        if (&inner == form->added.getOperation())
-          break;
-        rewriter.clone(inner, mapping);
-      }
+      for (Operation &inner : old.without_terminator())
+        if (!llvm::is_contained(form->replaced, &inner))
+          rewriter.clone(inner, mapping);
       Value zeroIndex = arith::ConstantIndexOp::create(rewriter, loc, 0);
-      Value g = mapping.lookupOrDefault(form->added.getIndices()[0]);
-      Value x = tensor::ExtractOp::create(
-          rewriter, loc, body.getArgument(kLead + form->operand),
-          ValueRange{g, zeroIndex, body.getArgument(3)});
+      Value summed;
+      if (form->read) {
+        Value g = mapping.lookupOrDefault(form->read.getIndices()[0]);
+        summed = tensor::ExtractOp::create(
+            rewriter, loc, body.getArgument(kLead + form->operand),
+            ValueRange{g, zeroIndex, body.getArgument(3)});
+      } else {
+        Value rows = arith::ConstantOp::create(
+            rewriter, loc, rewriter.getF32FloatAttr(lhsType.getDimSize(0)));
+        summed = arith::MulFOp::create(rewriter, loc,
+                                       mapping.lookupOrDefault(form->term), rows);
+      }
       Value onFirstRow = arith::CmpIOp::create(
           rewriter, loc, arith::CmpIPredicate::eq, body.getArgument(2), zeroIndex);
       Value zero = arith::ConstantOp::create(rewriter, loc,
                                              rewriter.getF32FloatAttr(0));
-      Value added = arith::SelectOp::create(rewriter, loc, onFirstRow, x, zero);
+      Value added = arith::SelectOp::create(rewriter, loc, onFirstRow, summed, zero);
       Value sum = arith::AddFOp::create(rewriter, loc, body.getArgument(0), added);
       body.getTerminator()->setOperand(0, sum);
     }
@@ -249,9 +271,11 @@ struct SumLhsRowsFirst : OpRewritePattern<BatchMatmulOp> {
                       << " rows summed before the product (one f32 row as "
                          "hi + lo "
                       << element << " rows)"
-                      << (form->added ? ", the gathered operand's rows "
-                                        "summed and added once"
-                                      : "");
+                      << (form->read   ? ", the gathered operand's rows "
+                                           "summed and added once"
+                          : form->term ? ", the term added to each row added "
+                                         "M times once"
+                                       : "");
     rewriter.replaceOp(op, first.getResult());
     return success();
   }

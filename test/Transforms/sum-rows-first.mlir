@@ -84,22 +84,45 @@ func.func @gathered_argument(%w: tensor<5x32xf16>, %e: tensor<?x32x16xf16>, %use
 
 // -----
 
-// Left: an epilogue that is not acc (+ an operand at [g, m, n]) (a ReLU,
-// a bias read at [n] only), rows not summed, a batched lhs, an lhs of two
-// rows already.
+// A term that depends on neither the accumulator nor the row (a bias at
+// [n]) is added M times, on row 0.
+// CHECK-LABEL: func.func @biased
+// CHECK: sc.batch_matmul %{{.*}}, %arg1 epilogue_ins(%arg2 : tensor<16xf32>) {sum_rows} : tensor<2x32xf16>
+// CHECK-NEXT: ^bb0(%[[ACC:.*]]: f32, %{{.*}}: index, %[[M:.*]]: index, %[[N:.*]]: index, %[[BS:.*]]: tensor<16xf32>):
+// CHECK: %[[V:.*]] = tensor.extract %[[BS]][%[[N]]] : tensor<16xf32>
+// CHECK: %[[MV:.*]] = arith.mulf %[[V]], %{{.*}} : f32
+// CHECK: %[[ROW0:.*]] = arith.cmpi eq, %[[M]], %{{.*}} : index
+// CHECK: %[[T:.*]] = arith.select %[[ROW0]], %[[MV]], %{{.*}} : f32
+// CHECK: arith.addf %[[ACC]], %[[T]] : f32
+func.func @biased(%w: tensor<5x32xf16>, %e: tensor<?x32x16xf16>, %bias: tensor<16xf32>) -> tensor<?x1x16xf32> {
+  // expected-remark @below {{the term added to each row added M times once}}
+  %biased = sc.batch_matmul %w, %e epilogue_ins(%bias : tensor<16xf32>) {sum_rows} : tensor<5x32xf16>, tensor<?x32x16xf16> -> tensor<?x1x16xf32> {
+  ^bb0(%acc: f32, %b: index, %m: index, %n: index, %bs: tensor<16xf32>):
+    %v = tensor.extract %bs[%n] : tensor<16xf32>
+    %s = arith.addf %acc, %v : f32
+    sc.yield %s : f32
+  }
+  return %biased : tensor<?x1x16xf32>
+}
+
+// -----
+
+// Left: an epilogue that is not acc (+ an operand at [g, m, n] or a term
+// independent of the row) (a ReLU, a term read at the row), rows not
+// summed, a batched lhs, an lhs of two rows already.
 // CHECK-LABEL: func.func @left
 // CHECK-NOT: linalg.generic
 // CHECK-NOT: -> tensor<2x
-func.func @left(%w: tensor<5x32xf16>, %x: tensor<?x5x32xf16>, %e: tensor<?x32x16xf16>, %bias: tensor<16xf32>, %w2: tensor<2x32xf16>) -> (tensor<?x1x16xf32>, tensor<?x1x16xf32>, tensor<?x5x16xf32>, tensor<?x1x16xf32>, tensor<?x1x16xf32>) {
+func.func @left(%w: tensor<5x32xf16>, %x: tensor<?x5x32xf16>, %e: tensor<?x32x16xf16>, %rowbias: tensor<5xf32>, %w2: tensor<2x32xf16>) -> (tensor<?x1x16xf32>, tensor<?x1x16xf32>, tensor<?x5x16xf32>, tensor<?x1x16xf32>, tensor<?x1x16xf32>) {
   %relu = sc.batch_matmul %w, %e {sum_rows} : tensor<5x32xf16>, tensor<?x32x16xf16> -> tensor<?x1x16xf32> {
   ^bb0(%acc: f32, %b: index, %m: index, %n: index):
     %zero = arith.constant 0.0 : f32
     %r = arith.maximumf %acc, %zero : f32
     sc.yield %r : f32
   }
-  %biased = sc.batch_matmul %w, %e epilogue_ins(%bias : tensor<16xf32>) {sum_rows} : tensor<5x32xf16>, tensor<?x32x16xf16> -> tensor<?x1x16xf32> {
-  ^bb0(%acc: f32, %b: index, %m: index, %n: index, %bs: tensor<16xf32>):
-    %v = tensor.extract %bs[%n] : tensor<16xf32>
+  %byrow = sc.batch_matmul %w, %e epilogue_ins(%rowbias : tensor<5xf32>) {sum_rows} : tensor<5x32xf16>, tensor<?x32x16xf16> -> tensor<?x1x16xf32> {
+  ^bb0(%acc: f32, %b: index, %m: index, %n: index, %bs: tensor<5xf32>):
+    %v = tensor.extract %bs[%m] : tensor<5xf32>
     %s = arith.addf %acc, %v : f32
     sc.yield %s : f32
   }
@@ -112,7 +135,7 @@ func.func @left(%w: tensor<5x32xf16>, %x: tensor<?x5x32xf16>, %e: tensor<?x32x16
   ^bb0(%acc: f32, %b: index, %m: index, %n: index):
     sc.yield %acc : f32
   }
-  return %relu, %biased, %unsummed, %batched, %two : tensor<?x1x16xf32>, tensor<?x1x16xf32>, tensor<?x5x16xf32>, tensor<?x1x16xf32>, tensor<?x1x16xf32>
+  return %relu, %byrow, %unsummed, %batched, %two : tensor<?x1x16xf32>, tensor<?x1x16xf32>, tensor<?x5x16xf32>, tensor<?x1x16xf32>, tensor<?x1x16xf32>
 }
 
 // -----

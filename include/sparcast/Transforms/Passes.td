@@ -322,10 +322,11 @@ def ScSumRowsFirstPass : Pass<"sc-sum-rows-first"> {
     An epilogue that adds a gathered operand X[g, m, n] (IKBO's
     gather-add) adds its own row sum once instead (row 0); where X is a
     matmul's result of that one use, that matmul sums its rows too (and
-    this pass applies to it in turn), else a reduction sums them. Exact in
-    real arithmetic; the per-element rounding of the product's elements
-    before the sum is gone (closer to the f32 sum). Other epilogues are
-    left alone. In the kernel pipeline with `sum-rows-first`
+    this pass applies to it in turn), else a reduction sums them; a term
+    that depends on neither the accumulator nor the row (a bias at [n]) is
+    added M times, once. Exact in real arithmetic; the per-element
+    rounding of the product's elements before the sum is gone (closer to
+    the f32 sum). Other epilogues are left alone. In the kernel pipeline with `sum-rows-first`
     (`sparcast-aot --sum-rows-first`, which implies `--fuse-row-sum`).
 
     Before:
