@@ -5,14 +5,20 @@
 # Results go to $OUT (or bench/runs/latest).
 #
 #   here:  ./scripts/build-device-artifacts.sh
-#   there: ./scripts/device-check.sh COMMIT   (pass the hash from here: the
-#          GPU machine's copy of the tree may not have the latest .git)
+#   there: ./scripts/device-check.sh COMMIT [PARTS]   (pass the hash from
+#          here: the GPU machine's copy of the tree may not have the latest
+#          .git; PARTS: all, or a comma list of gemm, attention-sm80, lce,
+#          attention, hybrid, similarity, models, experimental: the whole
+#          run takes longer than one device call)
 #   here:  python3 bench/collect_results.py RUN_DIR   (the fetched $OUT:
 #          overwrites bench/results/<workload>.json)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$ROOT/scripts/device-env.sh"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+PARTS="${2:-all}"
+want() { [ "$PARTS" = all ] || [[ ",$PARTS," == *",$1,"* ]]; }
+if want gemm; then
 # A hung kernel must not eat the device lease: bound the whole run.
 PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench/gemm_check.py" \
   --artifacts "$ROOT/bench/artifacts" --out "$OUT_DIR/gemm.json" \
@@ -21,10 +27,14 @@ PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench
 PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench/multistage_check.py" \
   --artifacts "$ROOT/bench/artifacts" --out "$OUT_DIR/gemm-sm80.json" \
   --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/gemm-sm80.log"
+fi
+if want attention-sm80; then
 # sm_80's attention (experimental), its PTX JIT-compiled here.
 PYTHONUNBUFFERED=1 timeout 120 python3 "$ROOT/bench/attention_sm80_check.py" \
   --artifacts "$ROOT/bench/artifacts" --out "$OUT_DIR/attention-sm80.json" \
   --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/attention-sm80.log" || echo "sm_80 attention failed (see attention-sm80.log)"
+fi
+if want lce; then
 PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench/lce_check.py" \
   --artifacts "$ROOT/bench/artifacts" --out "$OUT_DIR/lce.json" \
   --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/lce.log"
@@ -36,6 +46,8 @@ PYTHONUNBUFFERED=1 timeout 420 python3 "$ROOT/bench/lce_sweep.py" check "$ROOT/b
 PYTHONUNBUFFERED=1 timeout 240 python3 "$ROOT/bench/lce_sweep.py" check "$ROOT/bench/artifacts/lce_sweep_rows" \
   --only n250 --baseline "$ROOT/bench/artifacts/lce_sweep" --out "$OUT_DIR/lce-rows.json" \
   --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/lce-rows.log" || echo "LCE rows-by-threads failed (see lce-rows.log)"
+fi
+if want attention; then
 PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench/attention_check.py" \
   --artifacts "$ROOT/bench/artifacts" --out "$OUT_DIR/attention.json" \
   --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/attention.log"
@@ -47,6 +59,8 @@ PYTHONUNBUFFERED=1 timeout 240 python3 "$ROOT/bench/attention_check.py" \
 PYTHONUNBUFFERED=1 timeout 120 python3 "$ROOT/bench/experimental_check.py" \
   --artifacts "$ROOT/bench/artifacts/ir" --out "$OUT_DIR/grouped-from-ir.json" \
   --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/grouped-from-ir.log" || echo "grouped attention from IR failed (see grouped-from-ir.log)"
+fi
+if want hybrid; then
 # Hybrid dense / 2:4 / zero tiles against cuBLAS and cuSPARSELt.
 PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench/hybrid_check.py" \
   --artifacts "$ROOT/bench/artifacts/hybrid_suite" --out "$OUT_DIR/hybrid.json" \
@@ -68,10 +82,14 @@ for shape in 11008x4096 4096x11008 8192x8192; do
     --artifacts "$ROOT/bench/artifacts/hybrid_suite" --out "$OUT_DIR/hybrid_cusparselt_$shape.json" \
     --commit "${1:-unknown}" 2>&1 | tee -a "$OUT_DIR/hybrid.log" || echo "cuSPARSELt on $shape failed (see hybrid.log)"
 done
+fi
+if want similarity; then
 # Exact sparse cosine similarity against torch's CSR product.
 PYTHONUNBUFFERED=1 timeout 300 python3 "$ROOT/bench/similarity_check.py" \
   --artifacts "$ROOT/bench/artifacts/similarity" --out "$OUT_DIR/similarity.json" \
   --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/similarity.log" || echo "similarity failed (see similarity.log)"
+fi
+if want models; then
 # Generated linalg.generic kernels (an imported MLP) against torch.
 PYTHONUNBUFFERED=1 timeout 120 python3 "$ROOT/bench/generic_check.py" \
   --artifacts "$ROOT/bench/artifacts/mlp" --gather-artifacts "$ROOT/bench/artifacts/gather" \
@@ -87,6 +105,8 @@ PYTHONUNBUFFERED=1 timeout 420 python3 "$ROOT/examples/ranking_model.py" check -
 PYTHONUNBUFFERED=1 timeout 240 python3 "$ROOT/examples/ranking_model.py" check --model reference \
   "$ROOT/bench/artifacts/ranker_reference_first" --baseline "$ROOT/bench/artifacts/ranker_reference" \
   --json "$OUT_DIR/ranking-sum-rows-first.json" 2>&1 | tee "$OUT_DIR/ranking-sum-rows-first.log" || echo "sum-rows-first ranking model failed (see ranking-sum-rows-first.log)"
+fi
+if want experimental; then
 # Experimental kernels (TMA multicast GEMMs, grouped target attention)
 # in a process of their own with a short bound: a hang there costs little
 # and the results above are already written.
@@ -99,3 +119,4 @@ PYTHONUNBUFFERED=1 timeout "${SPARCAST_EXPERIMENTAL_TIMEOUT:-120}" python3 "$ROO
 PYTHONUNBUFFERED=1 timeout "${SPARCAST_EXPERIMENTAL_TIMEOUT:-120}" python3 "$ROOT/bench/attention_ceiling.py" \
   --artifacts "$ROOT/bench/artifacts" --sizes 1024,4096 --out "$OUT_DIR/ceiling.json" \
   --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/ceiling.log" || echo "attention ceiling failed or timed out (see ceiling.log)"
+fi
