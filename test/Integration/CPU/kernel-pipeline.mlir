@@ -2,6 +2,9 @@
 // RUN: sparcast-equiv %sparcast_src_root/test/Integration/CPU/Inputs/lce-wide.mlir --ref=lce --pass-pipeline='builtin.module(sc-kernel-pipeline{dispatch-min-candidates-per-user=1 dispatch-min-batch=0},sc-test-execute-kernel-ir)' --users=2 --candidates=3 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %sparcast_src_root/examples/target_attention.mlir --ref=target_attention --pass-pipeline='builtin.module(sc-kernel-pipeline,sc-test-execute-kernel-ir)' --users=2 --candidates=3 --shuffle-index --rtol=2e-3 | FileCheck %s
 // RUN: sparcast-equiv %sparcast_src_root/test/Integration/CPU/Inputs/lce-odd.mlir --ref=lce --pass-pipeline='builtin.module(sc-kernel-pipeline{autotune=1},sc-test-execute-kernel-ir)' --users=2 --candidates=3 --shuffle-index --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %sparcast_src_root/test/Integration/CPU/Inputs/lce-odd.mlir --ref=lce --pass-pipeline='builtin.module(sc-kernel-pipeline{rows-by-threads=1},sc-test-execute-kernel-ir)' --users=2 --candidates=3 --shuffle-index --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-equiv %sparcast_src_root/test/Integration/CPU/Inputs/lce-odd.mlir --ref=lce --pass-pipeline='builtin.module(sc-kernel-pipeline{sm=sm_80 rows-by-threads=1},sc-test-execute-kernel-ir)' --users=2 --candidates=3 --shuffle-index --rtol=2e-3 | FileCheck %s
+// RUN: sparcast-opt %sparcast_src_root/test/Integration/CPU/Inputs/lce-odd.mlir --sc-kernel-pipeline=rows-by-threads=1 | FileCheck %s --check-prefix=ROWS
 // RUN: sparcast-opt %sparcast_src_root/examples/lce.mlir --sc-kernel-pipeline | FileCheck %s --check-prefix=IR
 // RUN: sparcast-opt %sparcast_src_root/examples/lce.mlir "--sc-kernel-pipeline=gemm-schedule=cooperative ws-group=0" | FileCheck %s --check-prefix=FORCED
 // RUN: sparcast-opt %sparcast_src_root/examples/lce.mlir --sc-kernel-pipeline=sm=sm_80 | FileCheck %s --check-prefix=SM80
@@ -18,6 +21,11 @@
 // its chained walk; with autotune=1 the request GEMM versioned over its
 // schedules (sc-tune-gemm-schedules: the default alternative runs).
 // CHECK: EQUIVALENT
+// With rows-by-threads its N (6: rows of 12 bytes) is not padded: the
+// kernel IR's B boxes are loaded by threads and its results stored
+// directly, on sm_90a and on sm_80, the same on the CPU.
+// ROWS: sck.load "B"{{.*}} {by_threads}
+// ROWS: sck.epilogue "C"{{.*}} {direct_stores}
 
 // IR: func.func @lce
 // IR: sc.batch_matmul {{.*}} {sc.gemm_schedule = #sc.gemm_schedule<pingpong>, sc.kernel_ir = @lce_gemm0_kernel}
