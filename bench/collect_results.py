@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Writes bench/results/<workload>.json, one current file per workload, from
 the JSON files one device run wrote (scripts/device-check.sh: gemm.json, gemm-sm80.json,
-attention-sm80.json, lce.json, lce-sweep.json, lce-rows.json, attention.json,
-experimental.json, ceiling.json, similarity.json).
+attention-sm80.json, lce.json, lce-sweep.json, lce-rows.json, rows.json,
+attention.json, experimental.json, ceiling.json, similarity.json).
 
 Every file keeps the run's date, GPU, commit and torch version, and the
 rows of its workload (ours and each peer timed in the same rounds, ratios,
@@ -42,7 +42,8 @@ def workloads(name, run):
         return split_attention(run).items()
     rows = {k: v for k, v in run.items() if k not in HEADER + ("workload",)}
     renamed = {"experimental": "opt-in-kernels", "ceiling": "attention-ceiling",
-               "similarity": "sparse-similarity", "lce-rows": "lce-rows-by-threads"}
+               "similarity": "sparse-similarity", "lce-rows": "lce-rows-by-threads",
+               "rows": "gemm-rows-by-threads"}
     return [(renamed.get(name, name), rows)]
 
 
@@ -54,7 +55,7 @@ def main():
     args = parser.parse_args()
     runs = {}
     for name in ("gemm", "gemm-sm80", "attention-sm80", "lce", "lce-sweep", "lce-rows",
-                 "attention", "experimental", "ceiling", "similarity"):
+                 "rows", "attention", "experimental", "ceiling", "similarity"):
         path = os.path.join(args.run_dir, name + ".json")
         if os.path.exists(path):
             with open(path) as f:
