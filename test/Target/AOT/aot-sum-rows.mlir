@@ -6,6 +6,22 @@
 // RUN: FileCheck %s --check-prefix=AMPERE-PTX < %t/ampere/sum_f16_kernels.ptx
 // RUN: sparcast-aot %sparcast_src_root/test/Integration/CPU/fuse-row-sum.mlir -o %t/pooled --fuse-row-sum --report 2>&1 | FileCheck %s --check-prefix=POOLED
 // RUN: sparcast-aot %sparcast_src_root/test/Integration/CPU/fuse-row-sum.mlir -o %t/pooled-default --report 2>&1 | FileCheck %s --check-prefix=DEFAULT
+// RUN: sparcast-aot %sparcast_src_root/test/Integration/CPU/sum-rows-first.mlir -o %t/first --sum-rows-first --report 2>&1 | FileCheck %s --check-prefix=FIRST
+// RUN: sparcast-aot %sparcast_src_root/test/Integration/CPU/sum-rows-first.mlir -o %t/first80 --sm=sm_80 --sum-rows-first --report 2>&1 | FileCheck %s --check-prefix=FIRST80
+
+// --sum-rows-first: the pooled LCE's weights' rows summed per call (a
+// reduction kernel, then the hi + lo split) and each GEMM a 2-row product
+// summing its two rows, on sm_90a and sm_80; the request part's row sums
+// added once by the candidate GEMM.
+// FIRST: kernel pooled_lce_generic0: linalg.generic (2 loops, 1 reduced)
+// FIRST: kernel pooled_lce_generic1: linalg.generic (2 loops)
+// FIRST: kernel pooled_lce_gemm2: 2x16x24 bf16, warp-specialized{{.*}}rows summed
+// FIRST: kernel pooled_lce_gemm5: 2x16x40 bf16, warp-specialized{{.*}}rows summed
+// FIRST: kernel pooled_wide_gemm2: 2x24x1024 bf16, warp-specialized{{.*}}rows summed
+// FIRST-NOT: {{[1-9][0-9]*}} bytes spill stores
+// FIRST80: kernel pooled_lce_gemm2: 2x16x24 bf16, multistage
+// FIRST80: kernel pooled_lce_gemm5: 2x16x40 bf16, multistage
+// FIRST80: kernel pooled_wide_gemm2: 2x24x1024 bf16, multistage
 
 // A GEMM whose rows are summed (sc-fuse-row-sum's form: a mean pooling's
 // sum in the GEMM) is never stored: every kernel adds each column's sums
