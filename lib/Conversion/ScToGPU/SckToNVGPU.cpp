@@ -1071,10 +1071,12 @@ void Emitter::writeEpilogue(ArrayRef<Value> tile, Value accL, Value accR,
        ++half) {
     // TMA has read the staging tile (the previous half's stores).
     if (!direct) {
-      auto ifElected = scf::IfOp::create(b, loc, elected, false);
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(&ifElected.getThenRegion().front());
-      NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, b.getUnitAttr());
+      {
+        auto ifElected = scf::IfOp::create(b, loc, elected, false);
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(&ifElected.getThenRegion().front());
+        NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, b.getUnitAttr());
+      }
       NVVM::BarrierOp::create(b, loc, Type(), wgBar, wgCount, nullptr, Value());
     }
     for (int64_t g = 0; g < halfCols / 8 && 128 * half + 8 * g < liveCols;

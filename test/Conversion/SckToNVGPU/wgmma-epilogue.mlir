@@ -5,10 +5,12 @@
 // index read from the kernel's memref) into its two buffers, under the
 // tile's wgmma. sck.epilogue: its region is the device function
 // <kernel>_epilogue (acc, b, m, n, the operand's element); per 128-column
-// half, once TMA has read the staging tile: each pair of accumulator
-// elements with the operand's pair from its subtile (waited for on the
-// buffer's barrier) through the function into the 128B-swizzled staging
-// tile, a proxy fence, then TMA stores of 64 x 64 boxes, one commit group.
+// half, once TMA has read the staging tile (the elected thread waits,
+// then the warpgroup's named barrier, all 128 threads): each pair of
+// accumulator elements with the operand's pair from its subtile (waited
+// for on the buffer's barrier) through the function into the
+// 128B-swizzled staging tile, a proxy fence, then TMA stores of 64 x 64
+// boxes, one commit group.
 // CHECK-LABEL: gpu.func @gather_add(
 // CHECK: %[[G:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<?xi32>
 // CHECK: %[[GI:.*]] = arith.index_cast %[[G]] : i32 to index
@@ -16,6 +18,8 @@
 // CHECK: nvgpu.tma.async.load %{{.*}}[%{{.*}}, %{{.*}}, %[[GI]]], {{.*}} -> memref<1x64x32xf32, #gpu.address_space<workgroup>>
 // CHECK: nvgpu.tma.async.load {{.*}} -> memref<1x64x32xf32, #gpu.address_space<workgroup>>
 // CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK-NEXT: }
+// CHECK-NEXT: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
 // CHECK: nvgpu.mbarrier.try_wait.parity
 // CHECK: vector.load {{.*}} : memref<2048xf32, #gpu.address_space<workgroup>>, vector<2xf32>
 // CHECK: func.call @gather_add_epilogue({{.*}}) : (f32, index, index, index, f32) -> f16
