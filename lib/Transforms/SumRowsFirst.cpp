@@ -97,17 +97,26 @@ FailureOr<AffineEpilogue> matchAffineEpilogue(BatchMatmulOp op) {
   return form;
 }
 
-/// An epilogue of (acc, b, m, n, ins...) that yields acc in f32.
-void buildIdentityEpilogue(PatternRewriter &rewriter, Location loc,
-                           BatchMatmulOp op) {
+/// `like`'s matmul of `lhs` (its rhs and layout) with its rows summed
+/// into an f32 `resultType`, epilogue operands `ins`, and an epilogue of
+/// (acc, b, m, n, ins...) that yields acc.
+BatchMatmulOp createSummedRows(PatternRewriter &rewriter, BatchMatmulOp like,
+                               RankedTensorType resultType, Value lhs,
+                               ValueRange ins) {
+  Location loc = like.getLoc();
+  auto op = BatchMatmulOp::create(rewriter, loc, resultType, lhs, like.getRhs(),
+                                  ins, like.getTransposeRhsAttr());
+  op.setSumRows(true);
+  op->setDiscardableAttrs(like->getDiscardableAttrDictionary());
   Type index = rewriter.getIndexType();
   SmallVector<Type> types = {rewriter.getF32Type(), index, index, index};
-  for (Value in : op.getEpilogueIns())
+  for (Value in : ins)
     types.push_back(in.getType());
   SmallVector<Location> locs(types.size(), loc);
   OpBuilder::InsertionGuard guard(rewriter);
   Block *body = rewriter.createBlock(&op.getEpilogue(), {}, types, locs);
   sc::YieldOp::create(rewriter, loc, body->getArgument(0));
+  return op;
 }
 
 /// sum_m x[.., m, ..] over dim `dim` of `x`, in f32 from zeros, as a
@@ -210,14 +219,10 @@ struct SumLhsRowsFirst : OpRewritePattern<BatchMatmulOp> {
       if (producer && x.hasOneUse() && !producer.getSumRows() &&
           producer.getLhs().getType().getRank() == 2 &&
           xType.getElementType().isF32() && !producer.hasEpilogue()) {
-        auto summed = BatchMatmulOp::create(
-            rewriter, producer.getLoc(), oneRow, producer.getLhs(),
-            producer.getRhs(), producer.getEpilogueIns(),
-            producer.getTransposeRhsAttr());
-        summed.setSumRows(true);
-        summed->setDiscardableAttrs(producer->getDiscardableAttrDictionary());
-        buildIdentityEpilogue(rewriter, producer.getLoc(), summed);
-        ins[form->operand] = summed.getResult();
+        ins[form->operand] =
+            createSummedRows(rewriter, producer, oneRow, producer.getLhs(),
+                             producer.getEpilogueIns())
+                .getResult();
       } else {
         Value sum = sumOverDim(rewriter, loc, x, 1);
         ins[form->operand] = tensor::ExpandShapeOp::create(
@@ -227,14 +232,9 @@ struct SumLhsRowsFirst : OpRewritePattern<BatchMatmulOp> {
     }
     Value rowSum = sumOverDim(rewriter, loc, op.getLhs(), 0);
     Value lhs = splitHiLo(rewriter, loc, rowSum, element);
-    auto first = BatchMatmulOp::create(rewriter, loc, op.getType(), lhs,
-                                       op.getRhs(), ins,
-                                       op.getTransposeRhsAttr());
-    first.setSumRows(true);
-    first->setDiscardableAttrs(op->getDiscardableAttrDictionary());
     // The region: the accumulator in f32, plus, on row 0 only, the term
     // summed over the rows (the old body's other ops cloned).
-    buildIdentityEpilogue(rewriter, loc, first);
+    auto first = createSummedRows(rewriter, op, op.getType(), lhs, ins);
     Block &body = first.getEpilogue().front();
     if (form->term) {
       Block &old = op.getEpilogue().front();

@@ -32,6 +32,14 @@ MemRefType memrefOf(RankedTensorType t) {
   return MemRefType::get(t.getShape(), t.getElementType());
 }
 
+RankedTensorType rhsTypeAsRead(BatchMatmulOp op, const GemmBinding &binding) {
+  RankedTensorType rhsType = op.getRhs().getType();
+  SmallVector<int64_t> dims(rhsType.getShape());
+  if (binding.rhsSourceK)
+    dims[dims.size() - 2] = binding.rhsSourceK;
+  return RankedTensorType::get(dims, rhsType.getElementType());
+}
+
 FailureOr<std::pair<gpu::GPUFuncOp, func::FuncOp>>
 createMemrefGemmKernel(BatchMatmulOp op, gpu::GPUModuleOp module,
                        StringRef name, int64_t threads, Block *epilogueBody,

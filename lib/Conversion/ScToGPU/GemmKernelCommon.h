@@ -24,6 +24,11 @@ constexpr int64_t kTileM = 128, kTileK = 64;
 
 MemRefType memrefOf(RankedTensorType t);
 
+/// The rhs as a kernel that reads it itself takes it: K the source's where
+/// the padding along K is left to the kernel's zero fill
+/// (`binding.rhsSourceK`).
+RankedTensorType rhsTypeAsRead(BatchMatmulOp op, const GemmBinding &binding);
+
 /// The sizes every GEMM generator reads; M, N and K are static
 /// (buildGemmKernel refuses the op otherwise).
 struct GemmShape {

@@ -16,6 +16,7 @@
 #include "sparcast/Conversion/ScToGPU/HybridKernel.h"
 #include "sparcast/Conversion/ScToGPU/MmaSyncKernel.h"
 #include "sparcast/Dialect/SCK/IR/SckDialect.h"
+#include "sparcast/Transforms/KernelConfig.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -36,8 +37,8 @@ using namespace mlir::sc::detail;
 namespace {
 /// Rows of W a consumer (the wgmma's M), threads of a warpgroup.
 constexpr int64_t kBand = 64, kWarpgroup = 128;
-/// Dynamic shared memory a CTA may use, and what keeps two CTAs an SM.
-constexpr int64_t kSharedLimit = 232448, kTwoCtaShared = 113 * 1024;
+/// Dynamic shared memory that keeps two CTAs an SM.
+constexpr int64_t kTwoCtaShared = 113 * 1024;
 
 /// The kernel-level function's body cloned before `func`'s return, its
 /// arguments named for the ops (SckHybridToNVGPU.cpp), its rings of
@@ -152,19 +153,20 @@ FailureOr<KernelLaunch> mlir::sc::buildHybridGemmKernel(
       kernelIR->getAttrOfType<IntegerAttr>(sck::kConsumersAttrName);
   int64_t consumers = consumersAttr ? consumersAttr.getInt() : 1;
   int64_t band = kBand * consumers;
+  int64_t sharedLimit = maxSharedBytesPerBlock("sm_90a");
   int64_t stages = asked;
   if (stages == 0) {
     int64_t limit =
-        consumers == 1 && fits(2, kTwoCtaShared) ? kTwoCtaShared : kSharedLimit;
+        consumers == 1 && fits(2, kTwoCtaShared) ? kTwoCtaShared : sharedLimit;
     stages = 8;
     while (stages > 2 && !fits(stages, limit))
       --stages;
   }
-  if (!fits(stages, kSharedLimit))
+  if (!fits(stages, sharedLimit))
     return op.emitError("sparcast-aot: the hybrid-tiled GEMM's rings need ")
            << hybridSharedBytes(kernelIR, stages)
            << " bytes of shared memory at " << stages << " slots, more than "
-           << kSharedLimit;
+           << sharedLimit;
   int64_t shared = hybridSharedBytes(kernelIR, stages);
 
   auto weightType = cast<RankedTensorType>(op.getRhs().getType());

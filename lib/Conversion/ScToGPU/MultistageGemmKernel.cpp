@@ -144,14 +144,9 @@ mlir::sc::detail::buildMultistageGemmKernel(BatchMatmulOp op,
   bool flatRows = shape.lhsBatched && !shape.rhsBatched;
   // A rhs padded along K is read unpadded (binding.rhsSourceK): the copies
   // zero-fill the rows past its K.
-  RankedTensorType rhsType = op.getRhs().getType();
-  SmallVector<int64_t> rhsDims(rhsType.getShape());
-  if (binding.rhsSourceK)
-    rhsDims[rhsDims.size() - 2] = binding.rhsSourceK;
-  SmallVector<Type> params = {
-      memrefOf(op.getLhs().getType()),
-      memrefOf(RankedTensorType::get(rhsDims, rhsType.getElementType())),
-      memrefOf(op.getType())};
+  SmallVector<Type> params = {memrefOf(op.getLhs().getType()),
+                              memrefOf(rhsTypeAsRead(op, binding)),
+                              memrefOf(op.getType())};
   for (Value in : op.getEpilogueIns())
     params.push_back(memrefOf(cast<RankedTensorType>(in.getType())));
   OpBuilder b(ctx);

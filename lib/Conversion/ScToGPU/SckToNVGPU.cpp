@@ -401,11 +401,9 @@ FailureOr<WgmmaFrame> buildFrame(gpu::GPUFuncOp func, KernelIR ir) {
   f.elementType = cast<sck::BoxType>(ir.ring.getType().getBoxes()[0]).getElementType();
   f.outType = f.cType.getElementType();
   // (Nothing staged when rows are summed or stored directly.)
-  f.stagedBits = f.outType.getIntOrFloatBitWidth();
-  func.walk([&](sck::EpilogueOp epilogue) {
-    if (epilogue.getSumRows() || epilogue.getDirectStores())
-      f.stagedBits = 0;
-  });
+  f.stagedBits = ir.epilogue.getSumRows() || form.directStores
+                     ? 0
+                     : f.outType.getIntOrFloatBitWidth();
   f.nTiles = getConstantIntValue(ir.consumerLoop.getNTiles());
   f.group = ir.consumerLoop.getGroup();
   f.accType = LLVM::LLVMStructType::getLiteral(
@@ -552,7 +550,8 @@ FailureOr<WgmmaFrame> buildFrame(gpu::GPUFuncOp func, KernelIR ir) {
     // The producer's TMA issue (and, B copied by threads, each of its
     // threads' copies).
     nvgpu::MBarrierInitOp::create(
-        b, loc, f.full, a.index(1 + (f.bMemref ? kWarpgroup : 0)), s, Value());
+        b, loc, f.full, a.index(1 + (form.bByThreads ? kWarpgroup : 0)), s,
+        Value());
     // Lane 0 of each warp of the consumer that read the slot.
     // (Cooperative: both consumers read every slot.)
     // (CTA pairs: the other CTA's consumer warps too.)
@@ -1420,7 +1419,7 @@ struct RoleToWarpgroup : WgmmaPattern<sck::RoleOp> {
     Operation *end = ifRole.getThenRegion().front().getTerminator();
     // (B copied by threads: every producer thread walks the ring, thread
     // 256 alone issuing TMA.)
-    if (producer && !frame.bMemref) {
+    if (producer && !frame.form.bByThreads) {
       Value leader = e.cmp(arith::CmpIPredicate::eq, frame.tid,
                            e.index(kProducerThread));
       auto ifLeader = scf::IfOp::create(rewriter, loc, leader, false);

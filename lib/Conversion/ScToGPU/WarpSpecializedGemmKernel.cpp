@@ -16,6 +16,7 @@
 #include "sparcast/Conversion/ScToGPU/MmaSyncKernel.h"
 #include "sparcast/Conversion/ScToGPU/WgmmaKernel.h"
 #include "sparcast/Dialect/SCK/IR/SckDialect.h"
+#include "sparcast/Transforms/KernelConfig.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -35,8 +36,6 @@ using namespace mlir::sc;
 using namespace mlir::sc::detail;
 
 namespace {
-/// Shared memory a CTA may have (227 KB on sm_90).
-constexpr int64_t kSharedMemoryBytes = 227 * 1024;
 constexpr int64_t kTileDepth = 64;
 } // namespace
 
@@ -130,14 +129,9 @@ static std::vector<sc::detail::KernelParam> kernelParams(BatchMatmulOp op,
   std::vector<sc::detail::KernelParam> out = {{pointer, params[0]},
                                  {pointer, params[1]},
                                  {memrefOf(resultType), params[2]}};
-  if (shape.bByThreads) {
-    RankedTensorType rhsType = op.getRhs().getType();
-    SmallVector<int64_t> dims(rhsType.getShape());
-    if (binding.rhsSourceK)
-      dims[dims.size() - 2] = binding.rhsSourceK;
-    out[1] = {memrefOf(RankedTensorType::get(dims, rhsType.getElementType())),
+  if (shape.bByThreads)
+    out[1] = {memrefOf(rhsTypeAsRead(op, binding)),
               LaunchParam::memref(binding.rhs)};
-  }
   for (auto [in, param] :
        llvm::zip(op.getEpilogueIns(), ArrayRef(params).drop_front(3)))
     out.push_back({memrefOf(cast<RankedTensorType>(in.getType())), param});
@@ -284,7 +278,8 @@ FailureOr<KernelLaunch> mlir::sc::detail::buildGemmKernelFromIR(
                         : op.getType().getElementType().getIntOrFloatBitWidth();
   int64_t slotBytes = form->slotBytes();
   int64_t consumersBytes = 2 * form->consumerBytes(outBits);
-  int64_t fit = (kSharedMemoryBytes - consumersBytes - kSmemAlignReserve - 256) /
+  int64_t fit = (maxSharedBytesPerBlock("sm_90a") - consumersBytes -
+                 kSmemAlignReserve - 256) /
                 slotBytes;
   int64_t stages = ring.getStages() ? ring.getStages() : fit;
   if (stages < 2 || stages > fit)

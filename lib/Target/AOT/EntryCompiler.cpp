@@ -575,7 +575,8 @@ FailureOr<GemmBinding> EntryCompiler::bindMatmul(BatchMatmulOp op) {
       if (report)
         *report << "padding of " << v.source.name << " along K ("
                 << src.getDimSize(1) << " -> " << v.type.getDimSize(1)
-                << ") left to the kernel's zero fill (TMA's, or its threads' copies')\n";
+                << ") left to the kernel's zero fill (TMA's, or its "
+                   "threads' copies')\n";
     } else if (inPlace) {
       binding.rhs = v.source.name;
       binding.rhsSourceRowElems = src.getDimSize(1);
