@@ -287,8 +287,8 @@ def check_tma_kernels(label, suite, example, gen, corr):
         e = uniform((B, 77, 256), f16, gen)
         check_("odd_k_f16 B=%d (100x256x77, E read unpadded)" % B, suite.odd_k_f16, [w, e],
                torch.matmul(w.float(), e.float()), f16, (B, 100, 256))
-    # Rows that are no TMA stride (N = 250, 252): B copied by the producer's
-    # threads and C stored by the consumers' (sm_90a), nothing padded.
+    # Rows that are no TMA stride (N = 250, 252): padded copies by default;
+    # with --rows-by-threads copied and stored by the kernels' threads.
     for B in ((1, 3, 300) if hasattr(suite, "unaligned_n_f16") else ()):
         w = uniform((128, 200), f16, gen)
         e = uniform((B, 200, 250), f16, gen)
@@ -324,12 +324,6 @@ def main():
     corr = results["correctness"]
     for schedule, s_suite, s_example in schedules:
         check_tma_kernels("[%s] " % schedule, s_suite, s_example, gen, corr)
-    # Experimental: rows that are no TMA stride copied and stored by the
-    # kernels' threads (--rows-by-threads).
-    rows_dir = os.path.join(args.artifacts, "gemm_suite_rows")
-    rows_suite = sparcast.load(rows_dir) if os.path.isdir(rows_dir) else None
-    if rows_suite:
-        check_tma_kernels("[rows-by-threads] ", rows_suite, example, gen, corr)
     print("== portable path (sm_90a fallback, and sm_80 PTX JIT-compiled here)")
     portable = sparcast.load(os.path.join(args.artifacts, "gemm_portable"))
     sm80 = sparcast.load(os.path.join(args.artifacts, "gemm_suite_sm80"))
@@ -425,18 +419,6 @@ def main():
     speed("f16 shared W B=1024 433x256x872",
           {s: (lambda m=m: m.shared_w_f16(w, e, out=[out])) for s, m, _ in schedules},
           {"torch_matmul": lambda: torch.matmul(w, e)}, 2 * B * 433 * 256 * 872)
-    if rows_suite and hasattr(suite, "unaligned_n_f16"):
-        # Rows of 500 bytes (no TMA stride): through padded copies (the
-        # default) or copied and stored by threads (--rows-by-threads);
-        # cuBLAS takes such rows as they are.
-        w250 = uniform((128, 200), f16, gen)
-        e250 = uniform((4096, 200, 250), f16, gen)
-        out250 = torch.empty((4096, 128, 250), dtype=f16, device="cuda")
-        speed("f16 shared W B=4096 128x250x200 (rows of 500 bytes)",
-              {"auto": lambda: suite.unaligned_n_f16(w250, e250, out=[out250]),
-               "rows_by_threads": lambda: rows_suite.unaligned_n_f16(w250, e250, out=[out250])},
-              {"torch_matmul": lambda: torch.matmul(w250, e250)}, 2 * 4096 * 128 * 250 * 200)
-        del e250, out250
     user = uniform((15, 433, 256), torch.float32, gen)
     idx = torch.sort(torch.randint(0, 15, (B,), generator=gen, device="cuda", dtype=torch.int32))[0]
     speed("f16 gather-add B=1024 U=15",

@@ -38,12 +38,6 @@ def main():
         narrow_example = sparcast.load(os.path.join(args.artifacts, "gemm_sm80_narrow"))
         g.check_tma_kernels("[multistage 128x128] ", narrow, narrow_example, gen,
                             results["correctness"])
-    # Experimental: rows that are no 16-byte multiple copied in pieces
-    # (--rows-by-threads), checked on every GEMM of the suite.
-    if os.path.isdir(os.path.join(args.artifacts, "gemm_suite_sm80_rows")):
-        rows = sparcast.load(os.path.join(args.artifacts, "gemm_suite_sm80_rows"))
-        g.check_tma_kernels("[multistage rows-by-threads] ", rows, example, gen,
-                            results["correctness"])
 
     base = None
     if args.baseline:

@@ -79,8 +79,8 @@ SPARCAST_AOT="$BIN/sparcast-aot" /usr/bin/python3 "$ROOT/examples/ranking_model.
 SPARCAST_AOT="$BIN/sparcast-aot" python3 "$ROOT/bench/lce_sweep.py" compile "$ROOT/bench/artifacts/lce_sweep" >/dev/null
 # Experimental: rows that are no TMA stride (N = 250) copied and stored by
 # the kernels' threads instead of padded copies (--rows-by-threads);
-# gemm_check.py and device-check.sh check them and time them beside the
-# default.
+# bench/rows_check.py and the LCE sweep's A/B check them and time them
+# beside the default (device-check.sh, device-experiments.sh).
 "$BIN/sparcast-aot" "$ROOT/bench/gemm_suite.mlir" -o "$ROOT/bench/artifacts/gemm_suite_rows" --rows-by-threads >/dev/null
 "$BIN/sparcast-aot" "$ROOT/bench/gemm_suite.mlir" -o "$ROOT/bench/artifacts/gemm_suite_sm80_rows" --sm=sm_80 --rows-by-threads >/dev/null
 SPARCAST_AOT="$BIN/sparcast-aot" python3 "$ROOT/bench/lce_sweep.py" compile "$ROOT/bench/artifacts/lce_sweep_rows" \

@@ -27,6 +27,9 @@ PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench
 PYTHONUNBUFFERED=1 timeout "${SPARCAST_CHECK_TIMEOUT:-300}" python3 "$ROOT/bench/multistage_check.py" \
   --artifacts "$ROOT/bench/artifacts" --out "$OUT_DIR/gemm-sm80.json" \
   --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/gemm-sm80.log"
+# Experimental: rows copied and stored by threads (--rows-by-threads).
+PYTHONUNBUFFERED=1 timeout 150 python3 "$ROOT/bench/rows_check.py" --artifacts "$ROOT/bench/artifacts" \
+  --out "$OUT_DIR/rows.json" --commit "${1:-unknown}" 2>&1 | tee "$OUT_DIR/rows.log" || echo "rows-by-threads failed (see rows.log)"
 fi
 if want attention-sm80; then
 # sm_80's attention (experimental), its PTX JIT-compiled here.
