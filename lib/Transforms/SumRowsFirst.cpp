@@ -41,7 +41,7 @@ bool dependsOn(Value v, ArrayRef<Value> args) {
 
 /// What an epilogue adds to the accumulator before it is (maybe) rounded
 /// and yielded: nothing (null `term`); operand `operand` read at [g, m, n]
-/// (`read`; g independent of the accumulator, the row and the column), whose
+/// (`read`; a gathered tile, BatchMatmulOp::getGatheredTileIndex), whose
 /// rows are then summed; or a term that depends on neither the
 /// accumulator nor the row (a bias at [n]), then added M times.
 struct AffineEpilogue {
@@ -60,8 +60,7 @@ FailureOr<AffineEpilogue> matchAffineEpilogue(BatchMatmulOp op) {
   if (!op.hasEpilogue())
     return form;
   Block &body = op.getEpilogue().front();
-  Value acc = body.getArgument(0), m = body.getArgument(2),
-        n = body.getArgument(3);
+  Value acc = body.getArgument(0), m = body.getArgument(2);
   Value v = body.getTerminator()->getOperand(0);
   if (auto trunc = v.getDefiningOp<arith::TruncFOp>()) {
     form.replaced.push_back(trunc);
@@ -83,11 +82,11 @@ FailureOr<AffineEpilogue> matchAffineEpilogue(BatchMatmulOp op) {
     x = ext.getIn();
   auto read = x.getDefiningOp<tensor::ExtractOp>();
   auto in = read ? dyn_cast<BlockArgument>(read.getTensor()) : BlockArgument();
-  // (Read there only: its rows are summed.)
+  // A gathered tile's read, its only one (its rows are summed).
+  std::string why;
   if (!in || in.getOwner() != &body || in.getArgNumber() < kLead ||
-      !in.hasOneUse() || read.getIndices().size() != 3 ||
-      read.getIndices()[1] != m || read.getIndices()[2] != n ||
-      dependsOn(read.getIndices()[0], {acc, m, n}))
+      !in.hasOneUse() ||
+      !BatchMatmulOp::getGatheredTileIndex(body, in.getArgNumber() - kLead, why))
     return failure();
   form.read = read;
   form.operand = in.getArgNumber() - kLead;
